@@ -1,0 +1,60 @@
+import { Migration } from '@mikro-orm/migrations';
+import type { MigrationObject } from '@mikro-orm/core';
+
+/**
+ * A migration written as plain SQL. Names must be unique and sort in the order they apply;
+ * services prefix theirs with the service name (e.g. `sales_0001_documents`).
+ */
+export function sqlMigration(name: string, sql: string): MigrationObject {
+  const cls = class extends Migration {
+    override up(): void {
+      this.addSql(sql);
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return { name, class: cls };
+}
+
+/** Tables the kit itself needs in every service database: outbox, inbox, idempotency keys. */
+export const kitMigrations: MigrationObject[] = [
+  sqlMigration(
+    'kit_0001_outbox_inbox_idempotency',
+    `
+create table kit_outbox (
+  id bigserial primary key,
+  event_id uuid not null unique,
+  subject text not null,
+  type text not null,
+  org_id bigint,
+  envelope jsonb not null,
+  created_at timestamptz not null default now(),
+  sent_at timestamptz,
+  attempts int not null default 0,
+  last_error text
+);
+create index kit_outbox_unsent on kit_outbox (id) where sent_at is null;
+
+create table kit_inbox (
+  consumer text not null,
+  event_id text not null,
+  subject text not null,
+  processed_at timestamptz not null default now(),
+  primary key (consumer, event_id)
+);
+
+create table kit_idempotency (
+  org_id bigint not null,
+  idem_key text not null,
+  method text not null,
+  path text not null,
+  request_hash text not null,
+  response_status int not null,
+  response_headers jsonb not null,
+  response_body text not null,
+  created_at timestamptz not null default now(),
+  primary key (org_id, idem_key)
+);
+create index kit_idempotency_created on kit_idempotency (created_at);
+`,
+  ),
+];

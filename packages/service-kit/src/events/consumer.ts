@@ -1,0 +1,186 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { streamForSubject, type CloudEvent } from '@ledgerline/contracts';
+import type { EventBus } from './bus.js';
+import { parseEnvelope } from './envelope.js';
+import { TENANT_FILTER } from '../db/orm.js';
+import type { Logger } from '../logger.js';
+import type { MetricsRegistry } from '../metrics.js';
+
+/** Thrown by a handler for a message that can never succeed: it goes to the dead-letter subject at once. */
+export class PoisonMessageError extends Error {}
+
+export interface ConsumerContext {
+  log: Logger;
+  /** Records an outgoing event in the same transaction as the effect. */
+  emit: <T>(ev: { subject: string; data: T; orgId?: number; resource?: string; id?: string }) => Promise<string>;
+  subject: string;
+  deliveryCount: number;
+}
+
+export interface ConsumerDefinition {
+  /** Durable name, unique per service and subject, e.g. `accounting-sales-invoice-posted`. */
+  name: string;
+  /** Catalogue subject without prefix. */
+  subject: string;
+  /**
+   * Runs inside one database transaction with the event id already claimed in the inbox;
+   * the entity manager is scoped to the event's organisation when it carries one.
+   */
+  handle: (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => Promise<void>;
+}
+
+export interface ConsumerRuntimeOptions {
+  service: string;
+  maxDeliver: number;
+  /** Redelivery delays after a failure, in ms, by attempt (the last repeats). */
+  backoffMs?: number[];
+  onCommitted?: () => void;
+}
+
+/**
+ * A durable pull consumer with explicit acks. Each message is handled in one transaction that
+ * first records the event id in `kit_inbox`; a redelivered message finds its id there and is only
+ * acknowledged. The ack is sent after the commit, so a crash in between redelivers and the inbox
+ * absorbs it. Failures are retried with backoff up to `maxDeliver`, then dead-lettered to
+ * `dlq.<service>.<subject>` with the reason in a header.
+ */
+export class IdempotentConsumer {
+  private messages: ConsumerMessages | null = null;
+  private loop: Promise<void> | null = null;
+  private stopped = false;
+  private processed: ReturnType<MetricsRegistry['counter']>;
+
+  constructor(
+    private readonly def: ConsumerDefinition,
+    private readonly orm: MikroORM,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+    private readonly emitFor: (em: EntityManager) => ConsumerContext['emit'],
+    private readonly opts: ConsumerRuntimeOptions,
+    metrics: MetricsRegistry,
+  ) {
+    this.processed = metrics.counter('consumer_messages_total', 'Consumed messages by consumer and outcome');
+  }
+
+  get durableName(): string {
+    return this.bus.durableName(this.def.name);
+  }
+
+  async start(): Promise<void> {
+    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
+    const backoff = this.opts.backoffMs ?? [200, 1000, 5000, 15000, 30000];
+    try {
+      await this.bus.jsm.consumers.info(streamName, this.durableName);
+    } catch {
+      await this.bus.jsm.consumers
+        .add(streamName, {
+          durable_name: this.durableName,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          filter_subject: this.bus.subject(this.def.subject),
+          ack_wait: 30_000_000_000,
+          max_deliver: this.opts.maxDeliver + 1,
+          max_ack_pending: 1000,
+        })
+        .catch(async (e) => {
+          await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => {
+            throw e;
+          });
+        });
+    }
+    const consumer = await this.bus.js.consumers.get(streamName, this.durableName);
+    this.stopped = false;
+    this.loop = (async () => {
+      while (!this.stopped) {
+        try {
+          this.messages = await consumer.consume({ max_messages: 100 });
+          for await (const m of this.messages) {
+            await this.handleMessage(m, backoff);
+            if (this.stopped) break;
+          }
+        } catch (err) {
+          if (this.stopped) break;
+          this.log.warn('consumer loop interrupted; resubscribing', { consumer: this.def.name, err: String(err) });
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
+    })();
+  }
+
+  private async handleMessage(m: JsMsg, backoff: number[]): Promise<void> {
+    let event: CloudEvent;
+    try {
+      event = parseEnvelope(m.data);
+    } catch (err) {
+      await this.deadLetter(m, `malformed envelope: ${String(err)}`);
+      return;
+    }
+    try {
+      const applied = await this.apply(event, m);
+      this.processed.inc({ consumer: this.def.name, outcome: applied ? 'applied' : 'duplicate' });
+      if (applied) this.opts.onCommitted?.();
+      await m.ackAck().catch(() => m.ack());
+    } catch (err) {
+      const poison = err instanceof PoisonMessageError;
+      if (poison || m.info.deliveryCount >= this.opts.maxDeliver) {
+        await this.deadLetter(m, poison ? err.message : `failed after ${m.info.deliveryCount} deliveries: ${String(err)}`);
+        return;
+      }
+      this.processed.inc({ consumer: this.def.name, outcome: 'retry' });
+      this.log.warn('event handling failed; will be redelivered', { consumer: this.def.name, event_id: event.id, err: String(err) });
+      m.nak(backoff[Math.min(m.info.deliveryCount - 1, backoff.length - 1)]);
+    }
+  }
+
+  /** Returns false when the event had already been applied (a redelivery). */
+  private async apply(event: CloudEvent, m: JsMsg): Promise<boolean> {
+    const em = this.orm.em.fork({ clear: true });
+    if (event.orgid && /^\d+$/.test(event.orgid)) em.setFilterParams(TENANT_FILTER, { orgId: Number(event.orgid) });
+    return em.transactional(async (tem) => {
+      const claimed = (await tem
+        .getConnection()
+        .execute(
+          'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
+          [this.def.name, event.id, this.def.subject],
+          'all',
+          tem.getTransactionContext(),
+        )) as unknown[];
+      if (claimed.length === 0) return false;
+      await this.def.handle(tem, event, {
+        log: this.log.child({ consumer: this.def.name, event_id: event.id }),
+        emit: this.emitFor(tem),
+        subject: this.bus.unprefixed(m.subject),
+        deliveryCount: m.info.deliveryCount,
+      });
+      return true;
+    });
+  }
+
+  private async deadLetter(m: JsMsg, reason: string): Promise<void> {
+    this.log.error('event dead-lettered', { consumer: this.def.name, subject: m.subject, reason });
+    this.processed.inc({ consumer: this.def.name, outcome: 'dead_lettered' });
+    try {
+      await this.bus.ensureStream('DLQ');
+      const h = natsHeaders();
+      h.set('x-dead-letter-reason', reason.slice(0, 1000));
+      h.set('x-dead-letter-consumer', this.def.name);
+      h.set('x-original-subject', m.subject);
+      await this.bus.js.publish(this.bus.subject(`dlq.${this.opts.service}.${this.def.subject}`), m.data, {
+        headers: h,
+        msgID: `dlq-${this.def.name}-${m.info.streamSequence}`,
+      });
+      m.term(reason.slice(0, 200));
+    } catch (err) {
+      this.log.error('dead-letter publish failed; message will be redelivered', { err: String(err) });
+      m.nak(5000);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.messages?.close().catch(() => undefined);
+    await this.loop?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,146 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { EventBus } from './bus.js';
+import { buildEnvelope, type NewEvent } from './envelope.js';
+import type { Logger } from '../logger.js';
+import type { MetricsRegistry } from '../metrics.js';
+
+/**
+ * Writes an event into the outbox inside the caller's transaction: the event exists if and only
+ * if the change that caused it was committed. The relay publishes it afterwards.
+ */
+export async function recordEvent<T>(em: EntityManager, source: string, ev: NewEvent<T>): Promise<string> {
+  const envelope = buildEnvelope(source, ev);
+  await em
+    .getConnection()
+    .execute(
+      'insert into kit_outbox (event_id, subject, type, org_id, envelope) values (?, ?, ?, ?, ?::jsonb) on conflict (event_id) do nothing',
+      [envelope.id, ev.subject, envelope.type, ev.orgId ?? null, JSON.stringify(envelope)],
+      'run',
+      em.getTransactionContext(),
+    );
+  return envelope.id;
+}
+
+interface OutboxRow {
+  id: string;
+  event_id: string;
+  subject: string;
+  envelope: unknown;
+}
+
+/**
+ * Publishes committed outbox rows in order, each with `Nats-Msg-Id` = event id, and marks a row
+ * sent only after its PubAck (a duplicate PubAck counts as sent). A failed publish leaves the
+ * row for the next pass; JetStream's dedup window and the consumers' inbox absorb the repeats.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private failures = 0;
+  private backlog = 0;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+    private readonly pollMs: number,
+    metrics: MetricsRegistry,
+    private readonly batchSize = 200,
+  ) {
+    this.published = metrics.counter('outbox_published_total', 'Outbox events published');
+    metrics.gauge('outbox_backlog', 'Unsent outbox rows seen at the last pass').set({}, () => this.backlog);
+  }
+  private published: ReturnType<MetricsRegistry['counter']>;
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Called after a commit that wrote events, so they leave without waiting for the poll. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  private schedule(ms: number) {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.pass(), ms);
+  }
+
+  private async pass(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.timer = null;
+    this.running = (async () => {
+      try {
+        let more = true;
+        while (more && !this.stopped) more = (await this.publishBatch()) === this.batchSize;
+        this.failures = 0;
+      } catch (err) {
+        this.failures++;
+        if (this.failures === 1 || this.failures % 20 === 0) this.log.warn('outbox relay pass failed; will retry', { err: String(err) });
+      }
+    })();
+    await this.running;
+    this.running = null;
+    const delay = this.again ? 0 : this.failures ? Math.min(5000, this.pollMs * 2 ** Math.min(this.failures, 5)) : this.pollMs;
+    this.again = false;
+    this.schedule(delay);
+  }
+
+  /** One batch in one transaction; returns how many rows it handled. */
+  async publishBatch(): Promise<number> {
+    const conn = this.orm.em.getConnection();
+    let publishError: unknown = null;
+    const handled = await conn.transactional(async (trx) => {
+      const rows = (await conn.execute(
+        'select id, event_id, subject, envelope from kit_outbox where sent_at is null order by id limit ? for update skip locked',
+        [this.batchSize],
+        'all',
+        trx,
+      )) as OutboxRow[];
+      this.backlog = rows.length;
+      const sent: string[] = [];
+      try {
+        for (const row of rows) {
+          const h = natsHeaders();
+          const env = row.envelope as { traceparent?: string; orgid?: string };
+          if (env.traceparent) h.set('traceparent', env.traceparent);
+          if (env.orgid) h.set('ce-orgid', env.orgid);
+          await this.bus.js.publish(this.bus.subject(row.subject), JSON.stringify(row.envelope), {
+            msgID: row.event_id,
+            headers: h,
+            timeout: 5000,
+          });
+          sent.push(row.id);
+          this.published.inc({ subject: row.subject });
+        }
+      } catch (err) {
+        publishError = err; // commit what was acknowledged; the rest waits for the next pass
+      } finally {
+        if (sent.length) {
+          await conn.execute('update kit_outbox set sent_at = now() where id = any(?::bigint[])', [sent], 'run', trx);
+        }
+        const failed = rows.find((r) => !sent.includes(r.id));
+        if (failed) {
+          await conn.execute('update kit_outbox set attempts = attempts + 1 where id = ?', [failed.id], 'run', trx);
+        }
+      }
+      return rows.length;
+    });
+    if (publishError) throw publishError;
+    return handled;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running) await this.running;
+  }
+}

@@ -1,0 +1,154 @@
+import { Hono, type Context } from 'hono';
+import { randomUUID } from 'node:crypto';
+import {
+  AppError,
+  MalformedRequestError,
+  NotAcceptableError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  internalProblem,
+  toProblem,
+} from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { MetricsRegistry } from '../metrics.js';
+import { INTERNAL_HEADERS, type KitEnv } from './context.js';
+import { isJsonContentType, negotiateJson } from './negotiation.js';
+import { mapDriverError } from './driver-errors.js';
+
+export interface HttpAppOptions {
+  service: string;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  bodyLimit: number;
+  /** Readiness probes: name → check. /readyz answers 503 while any is false. */
+  readiness?: Record<string, () => Promise<boolean>>;
+  /** Paths answered with their own media types (HTML, PDF, CSV); JSON negotiation skips them. */
+  nonJsonPaths?: RegExp[];
+  /** When set, `/v1` requests must carry it (proof they came through the gateway). */
+  internalToken?: string;
+  /** Services read the caller from internal headers; the gateway authenticates itself. */
+  trustInternalHeaders: boolean;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function problemResponse(c: Context, err: AppError | null): Response {
+  const requestId = (c.get('requestId') as string | undefined) ?? undefined;
+  const instance = new URL(c.req.url).pathname;
+  const body = err ? toProblem(err, instance, requestId) : internalProblem(instance, requestId);
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+  if (requestId) headers['x-request-id'] = requestId;
+  if (err?.headers) Object.assign(headers, err.headers);
+  return new Response(JSON.stringify(body), { status: body.status, headers });
+}
+
+/** JSON response in the media type the client negotiated (application/json by default). */
+export function respond(c: Context, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  const type = negotiateJson(c.req.header('accept')) ?? 'application/json';
+  return c.body(JSON.stringify(body), status as 200, { ...headers, 'content-type': `${type}; charset=utf-8` });
+}
+
+/**
+ * The Hono app every process starts from: request ids, access logs and metrics, content
+ * negotiation, body checks (415/413/400), caller context, health, readiness, metrics and the
+ * single place where errors become problem+json.
+ */
+export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
+  const app = new Hono<KitEnv>();
+  const requests = opts.metrics.counter('http_requests_total', 'HTTP requests by method, route and status');
+  const duration = opts.metrics.histogram('http_request_duration_seconds', 'HTTP request duration');
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', requestId);
+    c.set('log', opts.logger.child({ request_id: requestId }));
+    const started = performance.now();
+    await next();
+    c.res.headers.set('x-request-id', requestId);
+    const seconds = (performance.now() - started) / 1000;
+    const route = c.req.routePath || 'unmatched';
+    requests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    duration.observe({ method: c.req.method, route }, seconds);
+    if (c.res.status >= 500) c.get('log').warn('request failed', { method: c.req.method, path: c.req.path, status: c.res.status });
+  });
+
+  app.get('/healthz', (c) => c.json({ status: 'ok', service: opts.service }));
+  app.get('/readyz', async (c) => {
+    const checks: Record<string, boolean> = {};
+    for (const [name, check] of Object.entries(opts.readiness ?? {})) {
+      checks[name] = await check().catch(() => false);
+    }
+    const ok = Object.values(checks).every(Boolean);
+    return c.json({ status: ok ? 'ready' : 'not_ready', service: opts.service, checks }, ok ? 200 : 503);
+  });
+  app.get('/metrics', (c) => c.body(opts.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
+
+  app.use('/v1/*', async (c, next) => {
+    const path = c.req.path;
+    const producesJson = !(opts.nonJsonPaths ?? []).some((re) => re.test(path));
+    if (producesJson && negotiateJson(c.req.header('accept')) === null) throw new NotAcceptableError();
+
+    if (opts.trustInternalHeaders) {
+      if (opts.internalToken && c.req.header(INTERNAL_HEADERS.token) !== opts.internalToken) {
+        throw new UnauthorizedError('Requests must come through the gateway', 'gateway_required');
+      }
+      const org = c.req.header(INTERNAL_HEADERS.orgId);
+      if (org && /^\d+$/.test(org)) {
+        c.set('auth', {
+          orgId: Number(org),
+          scopes: (c.req.header(INTERNAL_HEADERS.scopes) ?? '').split(' ').filter(Boolean),
+          credentialId: c.req.header(INTERNAL_HEADERS.credentialId) ?? 'unknown',
+          credentialType: (c.req.header(INTERNAL_HEADERS.credentialType) as 'api_key') ?? 'api_key',
+        });
+      }
+    }
+
+    if (WRITE_METHODS.has(c.req.method)) {
+      const declared = Number(c.req.header('content-length') ?? '0');
+      if (declared > opts.bodyLimit) throw new PayloadTooLargeError(opts.bodyLimit);
+      const raw = c.req.raw.body ? await readLimited(c.req.raw, opts.bodyLimit) : '';
+      if (raw.trim().length > 0) {
+        if (!isJsonContentType(c.req.header('content-type'))) {
+          throw new UnsupportedMediaTypeError(c.req.header('content-type') ?? '');
+        }
+        try {
+          c.set('body', JSON.parse(raw));
+        } catch {
+          throw new MalformedRequestError('The request body is not valid JSON', 'malformed_json');
+        }
+      } else c.set('body', undefined);
+    }
+    await next();
+  });
+
+  app.notFound((c) => problemResponse(c, new NotFoundError(`No route for ${c.req.method} ${c.req.path}`, 'route_not_found')));
+  app.onError((err, c) => {
+    const mapped = err instanceof AppError ? err : mapDriverError(err);
+    if (!mapped) {
+      (c.get('log') ?? opts.logger).error('unhandled error', { err, method: c.req.method, path: c.req.path });
+      return problemResponse(c, null);
+    }
+    return problemResponse(c, mapped);
+  });
+  return app;
+}
+
+async function readLimited(req: Request, limit: number): Promise<string> {
+  const reader = req.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new PayloadTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

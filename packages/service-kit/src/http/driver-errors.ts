@@ -1,0 +1,16 @@
+import { ConflictError, type AppError } from '../errors.js';
+
+/**
+ * Database errors a handler did not anticipate still must not leak SQL: a unique violation is a
+ * conflict, a serialization failure asks the client to retry. Anything else is a 500.
+ */
+export function mapDriverError(err: unknown): AppError | null {
+  const e = err as { code?: string; name?: string };
+  if (e?.name === 'UniqueConstraintViolationException' || e?.code === '23505') {
+    return new ConflictError('A record with the same unique value already exists', 'duplicate');
+  }
+  if (e?.code === '40001' || e?.code === '40P01') {
+    return new ConflictError('The request conflicted with a concurrent one; retry it', 'concurrent_update');
+  }
+  return null;
+}

@@ -1,0 +1,104 @@
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { ValidationError } from '../errors.js';
+import { parseOrThrow } from './validation.js';
+
+/**
+ * Reads the query string into an object for a zod schema: keys listed in `arrays` keep every
+ * value (`?sort=a&sort=-b`), others keep the last one.
+ */
+export function readQuery<S extends z.ZodType>(c: Context, schema: S, arrays: string[] = []): z.output<S> {
+  const all = c.req.queries();
+  const obj: Record<string, unknown> = {};
+  for (const [k, values] of Object.entries(all)) {
+    obj[k] = arrays.includes(k) ? values : values[values.length - 1];
+  }
+  return parseOrThrow(schema, obj, 'query string');
+}
+
+export const MAX_TAKE = 1000;
+
+/** `from`/`take` paging with the endpoint's default page size; take above 1000 → 400. */
+export function pagingShape(defaultTake: number) {
+  return {
+    from: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
+    take: z.coerce.number().int().min(0).max(MAX_TAKE).default(defaultTake),
+  };
+}
+
+export interface SortKey {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+/** `sort=field` ascending, `sort=-field` descending; unknown fields → 400 naming them. */
+export function parseSort(values: string[] | undefined, allowed: readonly string[], fallback: SortKey[]): SortKey[] {
+  if (!values || values.length === 0) return fallback;
+  const keys: SortKey[] = [];
+  for (const raw of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
+    const desc = raw.startsWith('-');
+    const field = raw.replace(/^[-+]/, '');
+    if (!allowed.includes(field)) {
+      throw new ValidationError(`Cannot sort by "${field}"; sortable fields: ${allowed.join(', ')}`, [
+        { path: 'sort', message: `unknown sort field "${field}"`, code: 'invalid_value' },
+      ]);
+    }
+    keys.push({ field, direction: desc ? 'desc' : 'asc' });
+  }
+  return keys;
+}
+
+export interface Range<T> {
+  from?: T;
+  to?: T;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function validDate(s: string): boolean {
+  if (!ISO_DATE.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/**
+ * Range filter syntax of the interface: `v` equal, `[v;]` from, `[;v]` to, `[a;b]` between,
+ * all inclusive. `kind: 'date'` checks ISO 8601 calendar dates.
+ */
+export function parseRange(param: string, raw: string | undefined, kind: 'date' | 'string'): Range<string> | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const bad = (why: string) =>
+    new ValidationError(`Query parameter ${param} is not a valid range: ${why}`, [
+      { path: param, message: `${why}; use v, [v;], [;v] or [a;b]`, code: 'invalid_range' },
+    ]);
+  let from: string | undefined;
+  let to: string | undefined;
+  if (raw.startsWith('[')) {
+    if (!raw.endsWith(']')) throw bad('missing closing ]');
+    const inner = raw.slice(1, -1);
+    const parts = inner.split(';');
+    if (parts.length !== 2) throw bad('expected one ";"');
+    from = parts[0].trim() || undefined;
+    to = parts[1].trim() || undefined;
+    if (from === undefined && to === undefined) throw bad('both ends are empty');
+  } else {
+    from = to = raw.trim();
+  }
+  if (kind === 'date') {
+    for (const v of [from, to]) if (v !== undefined && !validDate(v)) throw bad(`"${v}" is not an ISO 8601 date (YYYY-MM-DD)`);
+  }
+  if (from !== undefined && to !== undefined && from > to) throw bad('the start is after the end');
+  return { from, to };
+}
+
+export interface Page<T> {
+  total: number;
+  from: number;
+  take: number;
+  entities: T[];
+  aggregations: unknown[];
+}
+
+export function page<T>(entities: T[], total: number, from: number, take: number, aggregations: unknown[] = []): Page<T> {
+  return { total, from, take, entities, aggregations };
+}

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { BusinessRuleError, ConflictError, ValidationError } from '../errors.js';
+import { TENANT_FILTER } from '../db/orm.js';
+import type { KitEnv } from './context.js';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+function stableStringify(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  const keys = Object.keys(value as object).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+interface StoredResponse {
+  request_hash: string;
+  response_status: number;
+  response_headers: Record<string, string>;
+  response_body: string;
+}
+
+/**
+ * One entity manager per request, scoped to the caller's organisation. A write request runs in
+ * one database transaction that also holds its outbox events and its `Idempotency-Key` record,
+ * so a retry after a crash can neither create a second document nor lose the first one's
+ * answer. Any error or non-2xx answer rolls the whole request back.
+ */
+export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHandler<KitEnv> {
+  return async (c, next) => {
+    const auth = c.get('auth');
+    const em = orm.em.fork({ clear: true });
+    if (auth) em.setFilterParams(TENANT_FILTER, { orgId: auth.orgId });
+    c.set('em', em);
+    if (!WRITE_METHODS.has(c.req.method)) return next();
+
+    const idemKey = c.req.method === 'POST' ? c.req.header('idempotency-key') : undefined;
+    if (idemKey !== undefined && (idemKey.length < 1 || idemKey.length > 255)) {
+      throw new ValidationError('Idempotency-Key must be 1 to 255 characters', [
+        { path: 'header.Idempotency-Key', message: 'must be 1 to 255 characters', code: 'too_big' },
+      ]);
+    }
+    await em.begin();
+    const conn = em.getConnection();
+    let done = false;
+    try {
+      let requestHash = '';
+      if (idemKey && auth) {
+        requestHash = createHash('sha256')
+          .update(`${c.req.method} ${c.req.path}\n${stableStringify(c.get('body') ?? null)}`)
+          .digest('hex');
+        const [lock] = (await conn.execute(
+          'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
+          [`idem:${auth.orgId}:${idemKey}`],
+          'all',
+          em.getTransactionContext(),
+        )) as Array<{ locked: boolean }>;
+        if (!lock.locked) {
+          throw new ConflictError('A request with this Idempotency-Key is still being processed', 'idempotency_key_in_flight');
+        }
+        const [stored] = (await conn.execute(
+          `select request_hash, response_status, response_headers, response_body from kit_idempotency
+            where org_id = ? and idem_key = ? and created_at > now() - interval '24 hours'`,
+          [auth.orgId, idemKey],
+          'all',
+          em.getTransactionContext(),
+        )) as StoredResponse[];
+        if (stored) {
+          if (stored.request_hash !== requestHash) {
+            throw new BusinessRuleError(
+              'This Idempotency-Key was already used with a different request',
+              'idempotency_key_reused',
+            );
+          }
+          await em.rollback();
+          done = true;
+          return c.body(stored.response_body, stored.response_status as 200, {
+            ...stored.response_headers,
+            'idempotent-replayed': 'true',
+          });
+        }
+      }
+
+      await next();
+
+      if (c.error || c.res.status >= 300) {
+        await em.rollback();
+        done = true;
+        return;
+      }
+      if (idemKey && auth) {
+        const body = await c.res.clone().text();
+        const headers: Record<string, string> = {};
+        for (const h of REPLAYED_HEADERS) {
+          const v = c.res.headers.get(h);
+          if (v) headers[h] = v;
+        }
+        await conn.execute(
+          `insert into kit_idempotency (org_id, idem_key, method, path, request_hash, response_status, response_headers, response_body)
+           values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)
+           on conflict (org_id, idem_key) do update set method = excluded.method, path = excluded.path,
+             request_hash = excluded.request_hash, response_status = excluded.response_status,
+             response_headers = excluded.response_headers, response_body = excluded.response_body, created_at = now()`,
+          [auth.orgId, idemKey, c.req.method, c.req.path, requestHash, c.res.status, JSON.stringify(headers), body],
+          'run',
+          em.getTransactionContext(),
+        );
+      }
+      await em.commit();
+      done = true;
+      afterCommit();
+    } finally {
+      if (!done) await em.rollback().catch(() => undefined);
+    }
+  };
+}

@@ -1,0 +1,173 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
+import type { StreamName } from '@ledgerline/contracts';
+import { baseConfigSchema, ConfigError, loadConfig, type BaseConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { MetricsRegistry } from './metrics.js';
+import { createHttpApp } from './http/app.js';
+import type { KitEnv } from './http/context.js';
+import { unitOfWork } from './http/unit-of-work.js';
+import { initOrm } from './db/orm.js';
+import { EventBus } from './events/bus.js';
+import { OutboxRelay, recordEvent } from './events/outbox.js';
+import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
+import type { NewEvent } from './events/envelope.js';
+
+export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
+  config: C & { PORT: number };
+  orm: MikroORM;
+  bus: EventBus;
+  log: Logger;
+  metrics: MetricsRegistry;
+  /** Records an event in the outbox within the transaction of `em`. */
+  emit: <T>(em: EntityManager, ev: NewEvent<T>) => Promise<string>;
+}
+
+export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSchema> {
+  name: string;
+  defaultPort: number;
+  /** Extra configuration keys of this service (merged into the base schema). */
+  configSchema?: S;
+  entities: EntitySchema<any, any>[];
+  migrations: MigrationObject[];
+  /** The stream this service publishes to; created at boot. */
+  stream?: StreamName;
+  nonJsonPaths?: RegExp[];
+  routes: (app: Hono<KitEnv>, deps: ServiceDeps<z.infer<S> & BaseConfig>) => void;
+  consumers?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ConsumerDefinition[];
+  /** Runs after migrations and before the HTTP server listens (seeding, replicas, timers). */
+  onStart?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => Promise<void | (() => Promise<void>)>;
+}
+
+export function defineService<S extends z.ZodObject = typeof baseConfigSchema>(def: ServiceDefinition<S>): ServiceDefinition<S> {
+  return def;
+}
+
+export interface RunningService<C extends BaseConfig = BaseConfig> {
+  name: string;
+  url: string;
+  port: number;
+  deps: ServiceDeps<C>;
+  app: Hono<KitEnv>;
+  relay: OutboxRelay;
+  consumers: IdempotentConsumer[];
+  close: () => Promise<void>;
+}
+
+/**
+ * Boots one service: configuration, database (created and migrated), NATS streams, the outbox
+ * relay, idempotent consumers and the HTTP server, all from one definition. Used by `main.ts`
+ * of every service and by the tests, which start services in-process with their own env.
+ */
+export async function startService<S extends z.ZodObject>(
+  def: ServiceDefinition<S>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<RunningService<z.infer<S> & BaseConfig>> {
+  const schema = baseConfigSchema
+    .extend({ PORT: z.coerce.number().int().min(0).max(65535).default(def.defaultPort) })
+    .extend((def.configSchema?.shape ?? {}) as z.ZodRawShape);
+  const config = loadConfig(schema, env) as z.infer<S> & BaseConfig & { PORT: number };
+  const log = createLogger(def.name, config.LOG_LEVEL);
+  const metrics = new MetricsRegistry('ledgerline');
+  const orm = await initOrm({
+    databaseUrl: config.DATABASE_URL,
+    databaseName: `${config.DATABASE_PREFIX}${def.name}`,
+    entities: def.entities,
+    migrations: def.migrations,
+  });
+  const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, `ledgerline-${def.name}`, log);
+  if (def.stream) await bus.ensureStream(def.stream);
+  await bus.ensureStream('DLQ');
+
+  const relay = new OutboxRelay(orm, bus, log, config.OUTBOX_POLL_MS, metrics);
+  const deps: ServiceDeps<z.infer<S> & BaseConfig> = {
+    config,
+    orm,
+    bus,
+    log,
+    metrics,
+    emit: (em, ev) => recordEvent(em, def.name, ev),
+  };
+
+  const stopHooks: Array<() => Promise<void>> = [];
+  const stopHook = await def.onStart?.(deps);
+  if (stopHook) stopHooks.push(stopHook);
+
+  const consumers = (def.consumers?.(deps) ?? []).map(
+    (cd) =>
+      new IdempotentConsumer(cd, orm, bus, log, (em) => (ev) => recordEvent(em, def.name, ev), {
+        service: def.name,
+        maxDeliver: config.CONSUMER_MAX_DELIVER,
+        onCommitted: () => relay.kick(),
+      }, metrics),
+  );
+  for (const c of consumers) await c.start();
+  relay.start();
+
+  const app = createHttpApp({
+    service: def.name,
+    logger: log,
+    metrics,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    nonJsonPaths: def.nonJsonPaths,
+    internalToken: config.INTERNAL_TOKEN,
+    trustInternalHeaders: true,
+    readiness: {
+      database: async () => orm.isConnected(),
+      nats: async () => bus.isConnected(),
+    },
+  });
+  app.use('/v1/*', unitOfWork(orm, () => relay.kick()));
+  def.routes(app, deps);
+
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  log.info(`${def.name} listening`, { url: `http://${config.HOST}:${port}` });
+
+  let closed = false;
+  return {
+    name: def.name,
+    url: `http://${config.HOST}:${port}`,
+    port,
+    deps,
+    app,
+    relay,
+    consumers,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((r) => server.close(() => r()));
+      for (const c of consumers) await c.stop();
+      await relay.stop();
+      for (const h of stopHooks) await h();
+      await bus.close();
+      await orm.close(true);
+    },
+  };
+}
+
+/** Entry point of a service process: start, log where it listens, stop cleanly on a signal. */
+export function runMain<S extends z.ZodObject>(def: ServiceDefinition<S>): void {
+  startService(def)
+    .then((svc) => {
+      const stop = () => {
+        svc.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((err) => {
+      if (err instanceof ConfigError) process.stderr.write(`${def.name}: ${err.message}\n`);
+      else process.stderr.write(`${def.name}: failed to start: ${err?.stack ?? err}\n`);
+      process.exit(1);
+    });
+}
