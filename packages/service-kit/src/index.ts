@@ -15,3 +15,5 @@ export * from './events/outbox.js';
 export * from './events/consumer.js';
 export * from './service.js';
 export * from './money.js';
+export * from './credentials.js';
+export * from './http/caller.js';

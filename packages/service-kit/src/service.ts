@@ -36,6 +36,7 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   /** The stream this service publishes to; created at boot. */
   stream?: StreamName;
   nonJsonPaths?: RegExp[];
+  formBodyPaths?: RegExp[];
   routes: (app: Hono<KitEnv>, deps: ServiceDeps<z.infer<S> & BaseConfig>) => void;
   consumers?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ConsumerDefinition[];
   /** Runs after migrations and before the HTTP server listens (seeding, replicas, timers). */
@@ -77,6 +78,7 @@ export async function startService<S extends z.ZodObject>(
     databaseName: `${config.DATABASE_PREFIX}${def.name}`,
     entities: def.entities,
     migrations: def.migrations,
+    log: (msg) => log.debug(msg),
   });
   const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, `ledgerline-${def.name}`, log);
   if (def.stream) await bus.ensureStream(def.stream);
@@ -113,6 +115,7 @@ export async function startService<S extends z.ZodObject>(
     metrics,
     bodyLimit: config.BODY_LIMIT_BYTES,
     nonJsonPaths: def.nonJsonPaths,
+    formBodyPaths: def.formBodyPaths,
     internalToken: config.INTERNAL_TOKEN,
     trustInternalHeaders: true,
     readiness: {

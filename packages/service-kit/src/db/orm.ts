@@ -6,6 +6,9 @@ import { kitMigrations } from './migrations.js';
 
 export const TENANT_FILTER = 'tenant';
 
+// bigint ids fit in a JS number (< 2^53); numeric amounts stay strings for the decimal library.
+pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
+
 export interface OrmOptions {
   databaseUrl: string;
   databaseName: string;
@@ -13,6 +16,7 @@ export interface OrmOptions {
   migrations: MigrationObject[];
   debug?: boolean;
   poolMax?: number;
+  log?: (msg: string) => void;
 }
 
 /** Creates the service's own database when it does not exist yet (first boot, new test run). */
@@ -63,6 +67,7 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     entities: opts.entities,
     discovery: { warnWhenNoEntities: false },
     debug: opts.debug ?? false,
+    logger: (msg: string) => opts.log?.(msg),
     allowGlobalContext: false,
     forceUtcTimezone: true,
     pool: { min: 1, max: opts.poolMax ?? 10 },
@@ -73,6 +78,7 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
       allOrNothing: true,
       snapshot: false,
       tableName: 'kit_migrations',
+      silent: true,
     },
     filters: {
       [TENANT_FILTER]: {

@@ -124,7 +124,7 @@ export class OutboxRelay {
         publishError = err; // commit what was acknowledged; the rest waits for the next pass
       } finally {
         if (sent.length) {
-          await conn.execute('update kit_outbox set sent_at = now() where id = any(?::bigint[])', [sent], 'run', trx);
+          await conn.execute(`update kit_outbox set sent_at = now() where id in (${sent.map(() => '?').join(',')})`, sent, 'run', trx);
         }
         const failed = rows.find((r) => !sent.includes(r.id));
         if (failed) {

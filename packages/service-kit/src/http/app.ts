@@ -26,6 +26,10 @@ export interface HttpAppOptions {
   readiness?: Record<string, () => Promise<boolean>>;
   /** Paths answered with their own media types (HTML, PDF, CSV); JSON negotiation skips them. */
   nonJsonPaths?: RegExp[];
+  /** Paths that also accept `application/x-www-form-urlencoded` (kept as the raw string). */
+  formBodyPaths?: RegExp[];
+  /** The gateway proxies bodies as they come: no parsing, no JSON negotiation. */
+  proxy?: boolean;
   /** When set, `/v1` requests must carry it (proof they came through the gateway). */
   internalToken?: string;
   /** Services read the caller from internal headers; the gateway authenticates itself. */
@@ -87,6 +91,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   app.get('/metrics', (c) => c.body(opts.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
 
   app.use('/v1/*', async (c, next) => {
+    if (opts.proxy) return next();
     const path = c.req.path;
     const producesJson = !(opts.nonJsonPaths ?? []).some((re) => re.test(path));
     if (producesJson && negotiateJson(c.req.header('accept')) === null) throw new NotAcceptableError();
@@ -111,6 +116,11 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
       if (declared > opts.bodyLimit) throw new PayloadTooLargeError(opts.bodyLimit);
       const raw = c.req.raw.body ? await readLimited(c.req.raw, opts.bodyLimit) : '';
       if (raw.trim().length > 0) {
+        const isForm = (c.req.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+        if (isForm && (opts.formBodyPaths ?? []).some((re) => re.test(path))) {
+          c.set('body', raw);
+          return next();
+        }
         if (!isJsonContentType(c.req.header('content-type'))) {
           throw new UnsupportedMediaTypeError(c.req.header('content-type') ?? '');
         }

@@ -1,0 +1,4 @@
+import { runMain } from '@ledgerline/service-kit';
+import { accountingService } from './service.js';
+
+runMain(accountingService);

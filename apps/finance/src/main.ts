@@ -1,0 +1,4 @@
+import { runMain } from '@ledgerline/service-kit';
+import { financeService } from './service.js';
+
+runMain(financeService);

@@ -1,0 +1,126 @@
+import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
+import { request, type Dispatcher } from 'undici';
+import { SECRET_PREFIXES, UnauthorizedError, UpstreamError, hasValidChecksum, safeEqual, secretHash, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
+
+interface CachedKey {
+  auth: AuthContext | null;
+  expiresAt: number;
+  keyExpiresAt: number | null;
+}
+
+const TOKEN_ISSUER = 'ledgerline-settings';
+const TOKEN_AUDIENCE = 'ledgerline-api';
+
+/**
+ * Verifies bearer credentials. API keys are looked up in settings by their SHA-256 hash and
+ * cached for a short TTL; a `settings.api_key.revoked` event drops the entry at once. Access
+ * tokens are JWTs verified against the settings service's public keys (JWKS).
+ */
+export class CredentialVerifier {
+  private cache = new Map<string, CachedKey>();
+  private inflight = new Map<string, Promise<CachedKey>>();
+  private jwks: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(
+    private readonly settingsUrl: string,
+    private readonly settings: Dispatcher,
+    private readonly ttlMs: number,
+    private readonly operatorToken: string | undefined,
+    private readonly internalToken: string | undefined,
+  ) {
+    this.jwks = createRemoteJWKSet(new URL('/internal/jwks', settingsUrl), {
+      cooldownDuration: 5_000,
+      cacheMaxAge: 10 * 60_000,
+      headers: internalToken ? { [INTERNAL_HEADERS.token]: internalToken } : {},
+    });
+  }
+
+  /** Drops a key from the cache (revoked, deleted or narrowed). */
+  forget(keyHash: string): void {
+    this.cache.delete(keyHash);
+  }
+
+  isOperator(token: string): boolean {
+    return !!this.operatorToken && safeEqual(token, this.operatorToken);
+  }
+
+  async verify(authorization: string | undefined): Promise<AuthContext> {
+    if (!authorization) throw new UnauthorizedError('Send Authorization: Bearer <API key or access token>', 'missing_credentials');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!m) throw new UnauthorizedError('The Authorization header must use the Bearer scheme', 'invalid_credentials');
+    const token = m[1];
+    if (token.split('.').length === 3) return this.verifyAccessToken(token);
+    return this.verifyApiKey(token);
+  }
+
+  private async verifyAccessToken(token: string): Promise<AuthContext> {
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, { issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, algorithms: ['EdDSA'] });
+      if (typeof payload.org !== 'number' || typeof payload.scope !== 'string') throw new Error('claims');
+      return {
+        orgId: payload.org,
+        scopes: payload.scope.split(' ').filter(Boolean),
+        credentialId: `client:${payload.sub}`,
+        credentialType: 'access_token',
+      };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new UnauthorizedError('The access token has expired', 'token_expired');
+      if (err instanceof joseErrors.JWKSTimeout) throw new UpstreamError(503, 'settings', 'cannot verify access tokens now');
+      throw new UnauthorizedError('The access token is not valid', 'invalid_token');
+    }
+  }
+
+  private async verifyApiKey(token: string): Promise<AuthContext> {
+    if (token.startsWith(`${SECRET_PREFIXES.apiKey}_`) && !hasValidChecksum(token, SECRET_PREFIXES.apiKey)) {
+      throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
+    }
+    const hash = secretHash(token);
+    const now = Date.now();
+    let entry = this.cache.get(hash);
+    if (!entry || entry.expiresAt <= now) {
+      let pending = this.inflight.get(hash);
+      if (!pending) {
+        pending = this.lookup(hash).finally(() => this.inflight.delete(hash));
+        this.inflight.set(hash, pending);
+      }
+      entry = await pending;
+      this.cache.set(hash, entry);
+    }
+    if (!entry.auth) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
+    if (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now) throw new UnauthorizedError('The API key has expired', 'api_key_expired');
+    return entry.auth;
+  }
+
+  private async lookup(hash: string): Promise<CachedKey> {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(new URL('/internal/credentials/api-key', this.settingsUrl), {
+        dispatcher: this.settings,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.internalToken ? { [INTERNAL_HEADERS.token]: this.internalToken } : {}) },
+        body: JSON.stringify({ key_hash: hash }),
+        headersTimeout: 5_000,
+        bodyTimeout: 5_000,
+      });
+    } catch {
+      throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
+    }
+    const body = (await res.body.json().catch(() => null)) as null | {
+      found: boolean;
+      api_key_id: number;
+      org_id: number;
+      scopes: string[];
+      status: string;
+      expires_at: string | null;
+    };
+    const now = Date.now();
+    if (res.statusCode === 404 || (body && body.found === false)) return { auth: null, expiresAt: now + 2_000, keyExpiresAt: null };
+    if (res.statusCode !== 200 || !body) throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
+    if (body.status === 'revoked') return { auth: null, expiresAt: now + this.ttlMs, keyExpiresAt: null };
+    return {
+      auth: { orgId: body.org_id, scopes: body.scopes, credentialId: `key:${body.api_key_id}`, credentialType: 'api_key' },
+      expiresAt: now + this.ttlMs,
+      keyExpiresAt: body.expires_at ? Date.parse(body.expires_at) : null,
+    };
+  }
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { baseConfigSchema } from '@ledgerline/service-kit';
+
+export const gatewayConfigSchema = baseConfigSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  SALES_URL: z.string().url().default('http://127.0.0.1:8081'),
+  PURCHASE_URL: z.string().url().default('http://127.0.0.1:8082'),
+  FINANCE_URL: z.string().url().default('http://127.0.0.1:8083'),
+  ACCOUNTING_URL: z.string().url().default('http://127.0.0.1:8084'),
+  SETTINGS_URL: z.string().url().default('http://127.0.0.1:8085'),
+  /** Enables POST /v1/admin/organisations for whoever holds it; disabled when unset. */
+  OPERATOR_TOKEN: z.string().min(24, 'at least 24 characters').optional(),
+  /** Token bucket per credential: sustained requests per second and burst size. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** How long a verified API key is trusted without asking settings again (revocation events cut it short). */
+  CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(30_000),
+  PUBLIC_URL: z.string().url().optional(),
+});
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

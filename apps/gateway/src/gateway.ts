@@ -1,0 +1,162 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { Context } from 'hono';
+import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
+import { requiredScope, scopesAllow } from '@ledgerline/contracts/scopes';
+import {
+  AppError,
+  EventBus,
+  ForbiddenError,
+  MetricsRegistry,
+  RateLimitedError,
+  UnauthorizedError,
+  createHttpApp,
+  createLogger,
+  loadConfig,
+  parseEnvelope,
+  problemResponse,
+  type AuthContext,
+  type KitEnv,
+} from '@ledgerline/service-kit';
+import type { Pool } from 'undici';
+import { gatewayConfigSchema, type GatewayConfig } from './config.js';
+import { CredentialVerifier } from './auth/credentials.js';
+import { RateLimiter } from './auth/rate-limit.js';
+import { createPool, forward } from './proxy/upstream.js';
+import { allowedMethods, routingOrder } from './http/routing.js';
+import { docsRoutes } from './http/docs.js';
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  config: GatewayConfig;
+  verifier: CredentialVerifier;
+  close: () => Promise<void>;
+}
+
+/**
+ * The public edge: authenticates every `/v1` call, checks its scope and rate, and forwards it
+ * to the owning service by the route table in the contracts package.
+ */
+export async function startGateway(env: Record<string, string | undefined> = process.env): Promise<RunningGateway> {
+  const config = loadConfig(gatewayConfigSchema, env);
+  const log = createLogger('gateway', config.LOG_LEVEL);
+  const metrics = new MetricsRegistry('ledgerline');
+  const upstreamUrl: Record<ServiceName, string> = {
+    sales: config.SALES_URL,
+    purchase: config.PURCHASE_URL,
+    finance: config.FINANCE_URL,
+    accounting: config.ACCOUNTING_URL,
+    settings: config.SETTINGS_URL,
+  };
+  const pools = Object.fromEntries(Object.entries(upstreamUrl).map(([s, u]) => [s, createPool(u)])) as Record<ServiceName, Pool>;
+  const verifier = new CredentialVerifier(config.SETTINGS_URL, pools.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN);
+  const limiter = new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+
+  const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, 'ledgerline-gateway', log);
+  const revocations = bus.nc.subscribe(bus.subject(SUBJECTS.settingsApiKeyRevoked), {
+    callback: (err, msg) => {
+      if (err) return;
+      try {
+        const data = apiKeyRevokedEventSchema.parse(parseEnvelope(msg.data).data);
+        verifier.forget(data.key_hash);
+      } catch (e) {
+        log.warn('ignored a malformed revocation event', { err: String(e) });
+      }
+    },
+  });
+
+  let publicUrl = config.PUBLIC_URL ?? '';
+  const app = createHttpApp({
+    service: 'gateway',
+    logger: log,
+    metrics,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    proxy: true,
+    trustInternalHeaders: false,
+    readiness: {
+      nats: () => bus.isConnected(),
+    },
+  });
+  app.route('/', docsRoutes(() => publicUrl));
+
+  const authorise = async (c: Context<KitEnv>, route: RouteSpec): Promise<AuthContext | undefined> => {
+    if (route.open) return undefined;
+    const header = c.req.header('authorization');
+    if (route.operationId === 'createOrganisation') {
+      const token = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
+      if (token && verifier.isOperator(token)) {
+        return { orgId: 0, scopes: ['operator'], credentialId: 'operator', credentialType: 'operator' };
+      }
+      throw new UnauthorizedError('Only the operator token may create organisations', 'operator_token_required');
+    }
+    const auth = await verifier.verify(header);
+    const needed = requiredScope(route.scope, route.method);
+    if (!scopesAllow(auth.scopes, needed)) {
+      throw new ForbiddenError(`This credential lacks the ${needed} scope`, 'insufficient_scope');
+    }
+    return auth;
+  };
+
+  for (const route of routingOrder(ROUTES)) {
+    app.on(route.method, `/v1${route.path}`, async (c) => {
+      const declared = Number(c.req.header('content-length') ?? '0');
+      if (declared > config.BODY_LIMIT_BYTES) {
+        return problemResponse(c, new AppError(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${config.BODY_LIMIT_BYTES} bytes`));
+      }
+      const auth = await authorise(c, route);
+      const bucket = auth ? auth.credentialId : `ip:${c.req.header('x-forwarded-for') ?? 'local'}`;
+      const decision = limiter.take(bucket);
+      if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.headers);
+      const target = new URL(c.req.url);
+      const upstream = new URL(upstreamUrl[route.service]);
+      target.protocol = upstream.protocol;
+      target.host = upstream.host;
+      const res = await forward(c.req.raw, target, {
+        service: route.service,
+        pool: pools[route.service],
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        internalToken: config.INTERNAL_TOKEN,
+        requestId: c.get('requestId'),
+        auth: auth?.credentialType === 'operator' ? undefined : auth,
+        operator: auth?.credentialType === 'operator',
+        forwardAuthorization: route.open === true,
+      });
+      for (const [k, v] of Object.entries(decision.headers)) res.headers.set(k, v);
+      return res;
+    });
+  }
+
+  app.all('/v1/*', (c) => {
+    const allowed = allowedMethods(ROUTES, c.req.path);
+    if (allowed.length === 0) {
+      return problemResponse(c, new AppError(404, 'route_not_found', 'Not found', `No operation at ${c.req.path}`));
+    }
+    return problemResponse(
+      c,
+      new AppError(405, 'method_not_allowed', 'Method not allowed', `${c.req.method} is not offered here; use ${allowed.join(', ')}`, undefined, {
+        Allow: allowed.join(', '),
+      }),
+    );
+  });
+
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://${config.HOST}:${port}`;
+  publicUrl = config.PUBLIC_URL ?? url;
+  log.info('gateway listening', { url, docs: `${url}/docs` });
+  return {
+    url,
+    port,
+    config,
+    verifier,
+    close: async () => {
+      await new Promise<void>((r) => server.close(() => r()));
+      revocations.unsubscribe();
+      await bus.close();
+      await Promise.all(Object.values(pools).map((p) => p.close()));
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { ConfigError } from '@ledgerline/service-kit';
+import { startGateway } from './gateway.js';
+
+startGateway()
+  .then((gw) => {
+    const stop = () => gw.close().then(() => process.exit(0), () => process.exit(1));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  })
+  .catch((err) => {
+    process.stderr.write(err instanceof ConfigError ? `gateway: ${err.message}\n` : `gateway: failed to start: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  });

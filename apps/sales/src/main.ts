@@ -1,0 +1,4 @@
+import { runMain } from '@ledgerline/service-kit';
+import { salesService } from './service.js';
+
+runMain(salesService);

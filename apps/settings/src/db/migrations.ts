@@ -1,0 +1,52 @@
+import { sqlMigration } from '@ledgerline/service-kit';
+
+export const migrations = [
+  sqlMigration(
+    'settings_0001_organisations_credentials',
+    `
+create table organisations (
+  id bigserial primary key,
+  name text not null,
+  country char(2) not null,
+  legal_currency char(3) not null,
+  is_vat_payer boolean not null default true,
+  peppol_id text, reg_no text, tax_no text, vat_no text, eori_no text,
+  address jsonb not null default '{}',
+  info_legal text,
+  config jsonb not null default '{}',
+  website text, email text, phone text, fb text, insta text,
+  bank_account jsonb,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create table api_keys (
+  id bigserial primary key,
+  org_id bigint not null references organisations(id),
+  name text not null,
+  prefix text not null,
+  key_hash text not null unique,
+  scopes jsonb not null,
+  revoked_at timestamptz,
+  created_at timestamptz not null default now(),
+  expires_at timestamptz,
+  last_used_at timestamptz
+);
+create index api_keys_org on api_keys (org_id, id);
+create table api_clients (
+  id bigserial primary key,
+  org_id bigint not null references organisations(id),
+  name text,
+  client_id text not null unique,
+  secret_hash text not null,
+  scopes jsonb not null,
+  created_at timestamptz not null default now()
+);
+create table signing_keys (
+  kid text primary key,
+  public_jwk jsonb not null,
+  private_jwk jsonb not null,
+  created_at timestamptz not null default now()
+);
+`,
+  ),
+];

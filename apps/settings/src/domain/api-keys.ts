@@ -1,0 +1,111 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SUBJECTS, type ApiKeyRevokedEvent } from '@ledgerline/contracts';
+import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES } from '@ledgerline/service-kit';
+import { ApiKeySchema, type ApiKey, type ApiKeyStatus } from '../db/entities.js';
+
+export type Emit = <T>(em: EntityManager, ev: { subject: string; data: T; orgId?: number; resource?: string }) => Promise<string>;
+
+export function apiKeyStatus(key: ApiKey, now = new Date()): ApiKeyStatus {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+/** The API key record as the interface shows it; the secret is never part of it. */
+export function apiKeyView(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    status: apiKeyStatus(key),
+    created_at: key.createdAt.toISOString(),
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export interface NewApiKey {
+  name: string;
+  scopes: string[];
+  expires_at?: string | null;
+}
+
+function futureExpiry(expires: string | null | undefined): Date | null {
+  if (!expires) return null;
+  const d = new Date(expires);
+  if (d.getTime() <= Date.now()) {
+    throw new BusinessRuleError('expires_at must be in the future', 'invalid_expiry', [
+      { path: 'expires_at', message: 'must be in the future', code: 'invalid_expiry' },
+    ]);
+  }
+  return d;
+}
+
+/** Creates a key and returns its record plus the secret, which exists only in this answer. */
+export async function createApiKey(em: EntityManager, orgId: number, input: NewApiKey, secret?: string) {
+  const key = secret ?? generateSecret(SECRET_PREFIXES.apiKey);
+  const entity = em.create(ApiKeySchema, {
+    orgId,
+    name: input.name,
+    prefix: displayPrefix(key),
+    keyHash: secretHash(key),
+    scopes: [...new Set(input.scopes)],
+    expiresAt: futureExpiry(input.expires_at),
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return { record: entity, key };
+}
+
+export async function findApiKey(em: EntityManager, id: number): Promise<ApiKey> {
+  const key = await em.findOne(ApiKeySchema, { id });
+  if (!key) throw new NotFoundError(`API key ${id} does not exist`, 'api_key_not_found');
+  return key;
+}
+
+export async function updateApiKey(em: EntityManager, id: number, input: Partial<NewApiKey>, emit: Emit): Promise<ApiKey> {
+  const key = await findApiKey(em, id);
+  if (key.revokedAt) throw new BusinessRuleError('A revoked key cannot be changed', 'api_key_revoked');
+  if (input.name !== undefined) key.name = input.name;
+  const narrowed = input.scopes !== undefined && key.scopes.some((s) => !input.scopes!.includes(s));
+  if (input.scopes !== undefined) key.scopes = [...new Set(input.scopes)];
+  if (input.expires_at !== undefined) key.expiresAt = futureExpiry(input.expires_at);
+  await em.flush();
+  // The gateway caches what a key may do; narrowing its scopes must take effect at once too.
+  if (narrowed) await announceRevocation(em, key, 'revoked', emit);
+  return key;
+}
+
+async function announceRevocation(em: EntityManager, key: ApiKey, reason: ApiKeyRevokedEvent['reason'], emit: Emit) {
+  await emit<ApiKeyRevokedEvent>(em, {
+    subject: SUBJECTS.settingsApiKeyRevoked,
+    orgId: key.orgId,
+    resource: String(key.id),
+    data: { api_key_id: key.id, key_hash: key.keyHash, reason },
+  });
+}
+
+export async function revokeApiKey(em: EntityManager, id: number, emit: Emit): Promise<ApiKey> {
+  const key = await findApiKey(em, id);
+  if (!key.revokedAt) {
+    key.revokedAt = new Date();
+    await em.flush();
+    await announceRevocation(em, key, 'revoked', emit);
+  }
+  return key;
+}
+
+export async function deleteApiKey(em: EntityManager, id: number, emit: Emit): Promise<{ id: number; deleted: true }> {
+  const key = await findApiKey(em, id);
+  await announceRevocation(em, key, 'deleted', emit);
+  em.remove(key);
+  await em.flush();
+  return { id, deleted: true };
+}
+
+export async function listApiKeys(em: EntityManager, from: number, take: number) {
+  const [rows, total] = await em.findAndCount(ApiKeySchema, {}, { orderBy: { id: 'asc' }, offset: from, limit: take });
+  return { rows, total };
+}

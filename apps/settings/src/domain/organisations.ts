@@ -1,0 +1,105 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SUBJECTS } from '@ledgerline/contracts';
+import { NotFoundError } from '@ledgerline/service-kit';
+import { OrganisationSchema, type Organisation } from '../db/entities.js';
+import { createApiKey, type Emit } from './api-keys.js';
+
+export interface OrganisationInput {
+  name?: string;
+  country?: string;
+  legal_currency?: string;
+  is_vat_payer?: boolean;
+  peppol_id?: string | null;
+  reg_no?: string | null;
+  tax_no?: string | null;
+  vat_no?: string | null;
+  eori_no?: string | null;
+  address?: Organisation['address'];
+  info_legal?: string | null;
+  config?: Organisation['config'];
+  website?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  fb?: string | null;
+  insta?: string | null;
+  bank_account?: Organisation['bankAccount'];
+}
+
+/** The organisation profile: the credit note's `org` issuer object plus DESIGN §1's fields. */
+export function organisationView(o: Organisation) {
+  return {
+    id: o.id,
+    name: o.name,
+    reg_no: o.regNo ?? null,
+    tax_no: o.taxNo ?? null,
+    vat_no: o.vatNo ?? null,
+    eori_no: o.eoriNo ?? null,
+    address: o.address,
+    info_legal: o.infoLegal ?? null,
+    config: o.config,
+    website: o.website ?? null,
+    email: o.email ?? null,
+    phone: o.phone ?? null,
+    fb: o.fb ?? null,
+    insta: o.insta ?? null,
+    country: o.country,
+    legal_currency: o.legalCurrency,
+    is_vat_payer: o.isVatPayer,
+    peppol_id: o.peppolId ?? null,
+    bank_account: o.bankAccount ?? null,
+    created_at: o.createdAt.toISOString(),
+    updated_at: o.updatedAt.toISOString(),
+  };
+}
+
+function apply(o: Organisation, input: OrganisationInput) {
+  const map: Array<[keyof OrganisationInput, keyof Organisation]> = [
+    ['name', 'name'], ['country', 'country'], ['legal_currency', 'legalCurrency'], ['is_vat_payer', 'isVatPayer'],
+    ['peppol_id', 'peppolId'], ['reg_no', 'regNo'], ['tax_no', 'taxNo'], ['vat_no', 'vatNo'], ['eori_no', 'eoriNo'],
+    ['address', 'address'], ['info_legal', 'infoLegal'], ['config', 'config'], ['website', 'website'],
+    ['email', 'email'], ['phone', 'phone'], ['fb', 'fb'], ['insta', 'insta'], ['bank_account', 'bankAccount'],
+  ];
+  for (const [from, to] of map) if (input[from] !== undefined) (o as unknown as Record<string, unknown>)[to] = input[from];
+}
+
+async function announce(em: EntityManager, o: Organisation, emit: Emit) {
+  await emit(em, { subject: SUBJECTS.settingsOrganisationUpdated, orgId: o.id, resource: String(o.id), data: organisationView(o) });
+}
+
+/**
+ * A new organisation with its first admin key. The profile is announced on the bus so the
+ * services that keep a replica of it (sales renders with it) learn about it.
+ */
+export async function createOrganisation(em: EntityManager, input: OrganisationInput & { name: string }, emit: Emit, adminSecret?: string) {
+  const org = em.create(OrganisationSchema, {
+    name: input.name,
+    country: (input.country ?? 'CZ').toUpperCase(),
+    legalCurrency: (input.legal_currency ?? 'CZK').toUpperCase(),
+    isVatPayer: input.is_vat_payer ?? true,
+    address: {},
+    config: {},
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  apply(org, input);
+  await em.flush();
+  const { record, key } = await createApiKey(em, org.id, { name: 'Admin key', scopes: ['admin'] }, adminSecret);
+  await announce(em, org, emit);
+  return { org, adminKey: record, secret: key };
+}
+
+export async function getOrganisation(em: EntityManager, orgId: number): Promise<Organisation> {
+  const org = await em.findOne(OrganisationSchema, { id: orgId });
+  if (!org) throw new NotFoundError('The organisation does not exist', 'organisation_not_found');
+  return org;
+}
+
+export async function updateOrganisation(em: EntityManager, orgId: number, input: OrganisationInput, emit: Emit) {
+  const org = await getOrganisation(em, orgId);
+  apply(org, input);
+  if (input.country) org.country = input.country.toUpperCase();
+  if (input.legal_currency) org.legalCurrency = input.legal_currency.toUpperCase();
+  await em.flush();
+  await announce(em, org, emit);
+  return org;
+}

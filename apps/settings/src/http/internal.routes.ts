@@ -1,0 +1,43 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { UnauthorizedError, parseOrThrow, INTERNAL_HEADERS, type KitEnv, type ServiceDeps } from '@ledgerline/service-kit';
+import { ApiKeySchema } from '../db/entities.js';
+import { apiKeyStatus } from '../domain/api-keys.js';
+import { jwks } from '../domain/access-tokens.js';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Endpoints only the gateway calls (never routed publicly): API key verification by hash and
+ * the public keys that verify access tokens.
+ */
+export function internalRoutes(deps: ServiceDeps) {
+  const r = new Hono<KitEnv>();
+  r.use('*', async (c, next) => {
+    const token = deps.config.INTERNAL_TOKEN;
+    if (token && c.req.header(INTERNAL_HEADERS.token) !== token) throw new UnauthorizedError('Internal endpoint', 'gateway_required');
+    await next();
+  });
+
+  r.post('/credentials/api-key', async (c) => {
+    const { key_hash } = parseOrThrow(z.object({ key_hash: z.string().regex(/^[0-9a-f]{64}$/) }), await c.req.json().catch(() => null));
+    const em = deps.orm.em.fork();
+    const key = await em.findOne(ApiKeySchema, { keyHash: key_hash }, { filters: false });
+    if (!key) return c.json({ found: false }, 404);
+    const now = new Date();
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await em.nativeUpdate(ApiKeySchema, { id: key.id }, { lastUsedAt: now }, { filters: false });
+    }
+    return c.json({
+      found: true,
+      api_key_id: key.id,
+      org_id: key.orgId,
+      scopes: key.scopes,
+      status: apiKeyStatus(key, now),
+      expires_at: key.expiresAt?.toISOString() ?? null,
+    });
+  });
+
+  r.get('/jwks', async (c) => c.json(await jwks(deps.orm.em.fork())));
+  return r;
+}

@@ -1,0 +1,4 @@
+import { runMain } from '@ledgerline/service-kit';
+import { settingsService } from './service.js';
+
+runMain(settingsService);

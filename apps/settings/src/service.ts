@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineService } from '@ledgerline/service-kit';
+import { entities, OrganisationSchema } from './db/entities.js';
+import { migrations } from './db/migrations.js';
+import { apiKeyRoutes } from './http/api-keys.routes.js';
+import { clientRoutes, tokenRoutes } from './http/clients.routes.js';
+import { organisationRoutes } from './http/organisation.routes.js';
+import { internalRoutes } from './http/internal.routes.js';
+import { createOrganisation } from './domain/organisations.js';
+import { currentSigningKey } from './domain/access-tokens.js';
+
+export const settingsService = defineService({
+  name: 'settings',
+  defaultPort: 8085,
+  stream: 'SETTINGS',
+  configSchema: z.object({
+    /** The first organisation's admin key; generated and printed once when unset. */
+    BOOTSTRAP_API_KEY: z.string().min(20, 'at least 20 characters').optional(),
+    BOOTSTRAP_ORG_NAME: z.string().default('My organisation'),
+    BOOTSTRAP_ORG_COUNTRY: z.string().regex(/^[A-Z]{2}$/).default('CZ'),
+    BOOTSTRAP_ORG_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('CZK'),
+  }),
+  entities,
+  migrations,
+  formBodyPaths: [/^\/v1\/oauth\/token$/],
+  routes: (app, deps) => {
+    app.route('/internal', internalRoutes(deps));
+    app.route('/v1/settings/security/api-keys', apiKeyRoutes(deps));
+    app.route('/v1', clientRoutes());
+    app.route('/v1', tokenRoutes());
+    app.route('/v1', organisationRoutes(deps));
+  },
+  onStart: async (deps) => {
+    const em = deps.orm.em.fork();
+    await currentSigningKey(em);
+    if ((await em.count(OrganisationSchema, {})) > 0) return;
+    await em.transactional(async (tem) => {
+      const { org, secret } = await createOrganisation(
+        tem,
+        {
+          name: deps.config.BOOTSTRAP_ORG_NAME,
+          country: deps.config.BOOTSTRAP_ORG_COUNTRY,
+          legal_currency: deps.config.BOOTSTRAP_ORG_CURRENCY,
+        },
+        deps.emit,
+        deps.config.BOOTSTRAP_API_KEY,
+      );
+      if (!deps.config.BOOTSTRAP_API_KEY) {
+        // Printed once, on first start only: the one way to learn the generated admin key.
+        process.stdout.write(
+          `\n  Bootstrap: organisation ${org.id} "${org.name}" created.\n  Admin API key (shown once, store it now): ${secret}\n\n`,
+        );
+      } else deps.log.info('bootstrap organisation created with BOOTSTRAP_API_KEY', { org_id: org.id });
+    });
+  },
+});

@@ -1,0 +1,375 @@
+import { z } from 'zod';
+
+/**
+ * Shared building blocks of the interface (spec §2.1, DESIGN §1–§4).
+ *
+ * Conventions used by every schema in this package:
+ * - objects are never `.strict()`: unknown fields are accepted and dropped;
+ * - every number is finite (zod 4's `z.number()` rejects `Infinity` and `NaN`);
+ * - optional fields of requests and responses accept `null` as well as absence (`.nullish()`),
+ *   because the spec calls most fields nullable;
+ * - schemas that should appear as named OpenAPI components carry `.meta({ id })`.
+ */
+
+// --- limits ----------------------------------------------------------------------------------
+
+/** Longest code, name, number or reference we accept (a database `varchar(255)` fits it). */
+export const SHORT_TEXT = 255;
+/** Longest free text (notes, memo, description, legal info). */
+export const LONG_TEXT = 10_000;
+/** Longest embedded content (an HTML template, a data-URI logo, a raw bank message). */
+export const CONTENT_TEXT = 1_000_000;
+/** Largest magnitude of an amount, quantity or rate: far beyond any real document, small enough to stay exact. */
+export const NUMBER_LIMIT = 1e15;
+/** Largest page size (`take`); above it the request is rejected with 400 (DESIGN §2). */
+export const MAX_TAKE = 1000;
+export const INT32_MAX = 2_147_483_647;
+
+// --- primitives ------------------------------------------------------------------------------
+
+export const shortText = (max = SHORT_TEXT) => z.string().max(max);
+export const longText = () => z.string().max(LONG_TEXT);
+
+/** Optional in a request or a response: absent or `null`. */
+export const nullish = <T extends z.ZodType>(schema: T) => schema.nullish();
+
+/** A decimal amount on the wire: a finite JSON number (the services compute with decimals, never floats). */
+export const money = z
+  .number()
+  .min(-NUMBER_LIMIT)
+  .max(NUMBER_LIMIT)
+  .describe('Decimal amount as a finite JSON number');
+
+/** A quantity, rate or ratio: a finite JSON number. */
+export const decimal = z.number().min(-NUMBER_LIMIT).max(NUMBER_LIMIT);
+/** A tax rate in percent (21 means 21 %). */
+export const percentRate = z.number().min(0).max(100).describe('Tax rate in percent, e.g. 21');
+/** A deduction ratio between 0 and 1. */
+export const ratio = z.number().min(0).max(1);
+/** An exchange rate or currency coefficient: finite and positive. */
+export const positiveRate = z.number().positive().max(NUMBER_LIMIT);
+
+/** A JSON integer in the int64 range that JavaScript holds exactly. */
+export const int64 = z.int();
+export const int32 = z.int32();
+/** An identifier (int64) of a stored record. */
+export const id = z.int().min(1);
+/** Document precision: decimals of amounts, 0–4 (default 2 when absent). */
+export const precision = z.int().min(0).max(4).describe('Decimals of amounts, 0–4; 2 when absent');
+
+/** ISO 8601 calendar date `YYYY-MM-DD`, validated as a real date (no 2024-02-30). */
+export const isoDate = z.iso.date().describe('ISO 8601 calendar date (YYYY-MM-DD)');
+/** ISO 8601 date-time with `Z` or an offset. */
+export const isoDateTime = z.iso.datetime({ offset: true }).describe('ISO 8601 date-time with Z or an offset');
+export const uuid = z.uuid();
+
+/**
+ * Active ISO 4217 alphabetic codes (ISO 4217 list one), without the testing and "no currency"
+ * codes (XTS, XXX) and the units of precious metals and bond markets (XAU, XAG, XPD, XPT, XBA–XBD,
+ * XDR, XSU, XUA), which no invoice is issued in.
+ */
+export const ISO_4217_CURRENCIES: ReadonlySet<string> = new Set(
+  (
+    'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD ' +
+    'CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP ' +
+    'GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW ' +
+    'KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN ' +
+    'NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL ' +
+    'SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES ' +
+    'VND VUV WST XAF XCD XCG XOF XPF YER ZAR ZMW ZWG ZWL'
+  ).split(' '),
+);
+
+/** ISO 4217 currency code: three upper-case letters of an active currency (`CZK`, `EUR`). */
+export const currencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'ISO 4217 currency code: three upper-case letters')
+  .refine((c) => ISO_4217_CURRENCIES.has(c), { message: 'not an ISO 4217 currency code' })
+  .describe('ISO 4217 currency code, e.g. CZK, EUR');
+/** Alias of `currencyCode`. */
+export const currency = currencyCode;
+
+/** Country of an Address: at most 2 characters (spec §2.1, §8); ISO 3166-1 alpha-2 intended. */
+export const addressCountry = z.string().max(2).describe('ISO 3166-1 alpha-2 country code (at most 2 characters)');
+/** A two-letter ISO 3166-1 country code in upper case (the organisation profile). */
+export const countryCode = z.string().regex(/^[A-Z]{2}$/, 'two-letter ISO 3166-1 country code in upper case');
+
+/** Peppol participant identifier `scheme:value`, e.g. `9950:2020123456` (DESIGN §1). */
+export const peppolId = z
+  .string()
+  .max(SHORT_TEXT)
+  .regex(/^[0-9]{4}:\S+$/, 'Peppol participant id as scheme:value, e.g. 9950:2020123456')
+  .describe('Peppol participant identifier scheme:value, e.g. 9950:2020123456');
+
+/** BCP 47 language tag such as `cs-CZ`. */
+export const culture = z.string().max(35).describe('BCP 47 language tag, e.g. cs-CZ');
+
+// --- shared shapes (spec §2.1) ---------------------------------------------------------------
+
+export const addressSchema = z
+  .object({
+    name: nullish(shortText()),
+    company: nullish(shortText()),
+    address1: nullish(shortText()),
+    address2: nullish(shortText()),
+    postal_code: nullish(shortText(32)),
+    city: nullish(shortText()),
+    region: nullish(shortText()),
+    country: nullish(addressCountry),
+  })
+  .meta({ id: 'Address', description: 'Postal address; country holds at most 2 characters' });
+export type Address = z.infer<typeof addressSchema>;
+
+export const contactSchema = z
+  .object({
+    id: nullish(int64),
+    business_name: nullish(shortText()),
+    display_name: nullish(shortText()),
+    reg_no: nullish(shortText(64)),
+    vat_no: nullish(shortText(64)),
+    tax_no: nullish(shortText(64)),
+    address: nullish(addressSchema),
+    email: nullish(shortText(320)),
+    preferred_locale: nullish(culture),
+    phone: nullish(shortText(64)),
+    peppol_id: nullish(peppolId),
+  })
+  .meta({ id: 'Contact', description: 'A customer, vendor or other contact; peppol_id is a DESIGN §1 extension' });
+export type Contact = z.infer<typeof contactSchema>;
+
+export const bankAccountSchema = z
+  .object({
+    id: nullish(int64),
+    account_number: nullish(shortText(64)),
+  })
+  .meta({ id: 'BankAccount' });
+export type BankAccount = z.infer<typeof bankAccountSchema>;
+
+export const transactionTypeSchema = z
+  .object({
+    id: nullish(int32),
+    name: nullish(shortText()),
+    associated_payment_cards: nullish(z.array(shortText()).max(100)),
+  })
+  .meta({ id: 'TransactionType', description: 'Transaction type of a document' });
+export type TransactionType = z.infer<typeof transactionTypeSchema>;
+
+export const glAccountSchema = z
+  .object({
+    id: nullish(int64),
+    number: nullish(shortText(32)),
+    name: nullish(shortText()),
+    description: nullish(longText()),
+  })
+  .meta({ id: 'GlAccount', description: 'General-ledger account; number is a string such as "311"' });
+export type GlAccount = z.infer<typeof glAccountSchema>;
+
+export const PAID_RECORD_TYPES = ['sales_invoice', 'sales_credit_note', 'purchase_bill', 'purchase_vendor_credit'] as const;
+export const paidRecordTypeSchema = z.enum(PAID_RECORD_TYPES);
+export type PaidRecordType = z.infer<typeof paidRecordTypeSchema>;
+
+export const paidRecordSchema = z
+  .object({
+    id: nullish(int64),
+    no: nullish(shortText()),
+    type: nullish(paidRecordTypeSchema),
+    contact: nullish(
+      z.object({
+        id: nullish(int64),
+        business_name: nullish(shortText()),
+      }),
+    ),
+  })
+  .meta({ id: 'PaidRecord', description: 'The document a payment settles' });
+export type PaidRecord = z.infer<typeof paidRecordSchema>;
+
+export const fxRateSchema = z
+  .object({
+    rate: nullish(positiveRate),
+    currency: nullish(currencyCode),
+    source: nullish(shortText()),
+  })
+  .meta({ id: 'FxRate' });
+export type FxRate = z.infer<typeof fxRateSchema>;
+
+export const taxDefinitionSchema = z
+  .object({
+    index: nullish(int32),
+    code: nullish(shortText(64)),
+    name: nullish(shortText()),
+    currency: nullish(currencyCode),
+    rate_type: nullish(shortText(64)),
+    is_implicit: nullish(z.boolean()),
+    rates: nullish(z.array(z.object({ rate: nullish(percentRate), is_default: nullish(z.boolean()) })).max(100)),
+  })
+  .meta({ id: 'TaxDefinition' });
+export type TaxDefinition = z.infer<typeof taxDefinitionSchema>;
+
+export const taxNexusSchema = z
+  .object({
+    id: nullish(int64),
+    code: nullish(shortText(64)),
+    currency: nullish(currencyCode),
+    taxes: nullish(z.array(taxDefinitionSchema).max(100)),
+    jurisdiction: nullish(
+      z.object({
+        country: nullish(addressCountry),
+        region: nullish(shortText()),
+        subregion: nullish(shortText()),
+        city: nullish(shortText()),
+        postal_code: nullish(shortText(32)),
+      }),
+    ),
+    registration_mode: nullish(shortText(64)),
+  })
+  .meta({ id: 'TaxNexus' });
+export type TaxNexus = z.infer<typeof taxNexusSchema>;
+
+/** A `{id, code, name_org, name_leg, name}` reference (payment term, delivery condition on a document). */
+export const codedReferenceSchema = z.object({
+  id: nullish(int64),
+  code: nullish(shortText(64)),
+  name_org: nullish(shortText()),
+  name_leg: nullish(shortText()),
+  name: nullish(shortText()),
+});
+
+// --- errors (DESIGN §2) ----------------------------------------------------------------------
+
+export const fieldErrorSchema = z.object({
+  path: z.string().describe('Field path such as items[0].qty, or (root)'),
+  message: z.string(),
+  code: z.string().describe('Stable machine word, e.g. too_small, invalid_type'),
+});
+export type FieldError = z.infer<typeof fieldErrorSchema>;
+
+/** RFC 9457 problem details, served as `application/problem+json`. */
+export const problemSchema = z
+  .object({
+    type: z.string().describe('Stable relative URI, e.g. /problems/validation-error'),
+    title: z.string(),
+    status: z.int().min(400).max(599),
+    detail: z.string(),
+    instance: z.string().optional().describe('The request path'),
+    code: z.string().describe('Stable machine word, e.g. validation_error, duplicate_number, document_locked'),
+    request_id: z.string().optional().describe('The X-Request-Id of the request'),
+    errors: z.array(fieldErrorSchema).optional().describe('One entry per failing field (400, some 422)'),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
+export type Problem = z.infer<typeof problemSchema>;
+
+// --- paging, sorting, ranges (DESIGN §2) -----------------------------------------------------
+
+/**
+ * Paged list envelope `{total, from, take, entities, aggregations}`. When `item` is a named
+ * component, the envelope is named `<Item>Page`.
+ */
+export function pagedEnvelope<T extends z.ZodType>(item: T) {
+  const schema = z.object({
+    total: z.int().min(0).describe('Number of matching records'),
+    from: z.int().min(0).describe('Offset of the first entity'),
+    take: z.int().min(0).describe('Page size'),
+    entities: z.array(item),
+    aggregations: z.array(z.unknown()).describe('Reserved; empty'),
+  });
+  const itemId = z.globalRegistry.get(item)?.id;
+  return itemId ? schema.meta({ id: `${itemId}Page`, description: `A page of ${itemId}` }) : schema;
+}
+export interface Paged<T> {
+  total: number;
+  from: number;
+  take: number;
+  entities: T[];
+  aggregations: unknown[];
+}
+
+/** Coerced query integer (query strings carry text). */
+const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** `from` (offset, default 0) and `take` (page size, default per endpoint, at most 1000). */
+export function pagingQuery(defaultTake: number) {
+  return {
+    from: queryInt(0, INT32_MAX).default(0).describe('Offset of the first record'),
+    take: queryInt(0, MAX_TAKE).default(defaultTake).describe(`Page size, at most ${MAX_TAKE} (default ${defaultTake})`),
+  };
+}
+
+/**
+ * A query parameter that may repeat (`?x=a&x=b`): accepts one value or an array and yields an
+ * array. `item` validates each value.
+ */
+export function repeatedParam<T extends z.ZodType>(item: T) {
+  return z.union([item, z.array(item).max(MAX_TAKE)]).transform((v): z.output<T>[] => (Array.isArray(v) ? v : [v]));
+}
+
+/** Sort keys: `field` ascending, `-field` descending, repeatable; the service rejects unknown fields (400). */
+export const sortQuery = repeatedParam(
+  z.string().regex(/^[-+]?[a-z_][a-z0-9_.]*(,[-+]?[a-z_][a-z0-9_.]*)*$/, 'sort key: field or -field'),
+).describe('Sort keys: field ascending, -field descending; repeatable');
+
+export const searchQuery = z.string().max(SHORT_TEXT).describe('Case-insensitive substring over number, name or description');
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+function isCalendarDate(s: string): boolean {
+  if (!ISO_DATE.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+export interface Range {
+  from?: string;
+  to?: string;
+}
+
+/**
+ * Parses the range syntax of the interface: `v` equal, `[v;]` from, `[;v]` to, `[a;b]` between
+ * (inclusive). Returns null when malformed. With `kind: 'date'` each end must be a calendar date.
+ */
+export function parseRangeFilter(raw: string, kind: 'date' | 'string'): Range | null {
+  let from: string | undefined;
+  let to: string | undefined;
+  if (raw.startsWith('[')) {
+    if (!raw.endsWith(']')) return null;
+    const parts = raw.slice(1, -1).split(';');
+    if (parts.length !== 2) return null;
+    from = parts[0].trim() || undefined;
+    to = parts[1].trim() || undefined;
+    if (from === undefined && to === undefined) return null;
+  } else {
+    if (raw.trim() === '' || raw.includes(';')) return null;
+    from = to = raw.trim();
+  }
+  if (kind === 'date' && [from, to].some((v) => v !== undefined && !isCalendarDate(v))) return null;
+  if (from !== undefined && to !== undefined && from > to) return null;
+  return { from, to };
+}
+
+/**
+ * A range query parameter, kept as text (services parse it with `parseRangeFilter` or the kit's
+ * `parseRange`); malformed ranges fail validation (400).
+ */
+export function rangeQuery(kind: 'date' | 'string') {
+  const example = kind === 'date' ? '[2025-01-01;2025-12-31]' : '[300;399]';
+  return z
+    .string()
+    .max(SHORT_TEXT)
+    .refine((v) => parseRangeFilter(v, kind) !== null, {
+      message: `malformed ${kind} range; use v, [v;], [;v] or [a;b]${kind === 'date' ? ' with YYYY-MM-DD dates' : ''}`,
+    })
+    .describe(`${kind === 'date' ? 'Date' : 'String'} range: v equal, [v;] from, [;v] to, [a;b] between (inclusive), e.g. ${example}`);
+}
+
+/** `{id}` path parameter: an int64 record id. */
+export const idPathParams = z.object({
+  id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Record id (int64)'),
+});
+
+/** `layout` and `culture` of a rendering (spec #18, #24). */
+export const renderQuery = z.object({
+  layout: z.string().max(SHORT_TEXT).optional().describe('Template code; the default template when absent'),
+  culture: culture.optional().describe('Language of the rendering (BCP 47), e.g. cs-CZ'),
+});
+
+export const PAYMENT_STATUSES = ['unpaid', 'partially_paid', 'paid', 'overpaid'] as const;
+export const paymentStatusSchema = z.enum(PAYMENT_STATUSES);
+export type PaymentStatus = z.infer<typeof paymentStatusSchema>;

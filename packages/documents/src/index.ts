@@ -1,0 +1,14 @@
+export * from './types.js';
+export * from './errors.js';
+export { computeDocument } from './document-math.js';
+export { paymentStatus } from './payment-status.js';
+export { allocateDiscount, type AllocationTarget, type DiscountRule } from './discount-allocation.js';
+export {
+  normalizeDocumentInput,
+  type NormalizedDocument,
+  type NormalizedItem,
+  type NormalizedShippingCharge,
+  type NormalizedDiscount,
+  type NormalizedTax,
+} from './document-input.js';
+export * from './numbering.js';
