@@ -33,6 +33,9 @@ export const longText = () => z.string().max(LONG_TEXT);
 /** Optional in a request or a response: absent or `null`. */
 export const nullish = <T extends z.ZodType>(schema: T) => schema.nullish();
 
+/** A field a client may send in a request but that the service computes and ignores. */
+export const ignoredInput = <T extends z.ZodType>(schema: T) => schema.nullish().describe('Ignored: computed by the service');
+
 /** A decimal amount on the wire: a finite JSON number (the services compute with decimals, never floats). */
 export const money = z
   .number()

@@ -17,3 +17,4 @@ export * from './service.js';
 export * from './money.js';
 export * from './credentials.js';
 export * from './http/caller.js';
+export * from './events/rpc.js';

@@ -15,6 +15,7 @@ import { EventBus } from './events/bus.js';
 import { OutboxRelay, recordEvent } from './events/outbox.js';
 import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
 import type { NewEvent } from './events/envelope.js';
+import { startResponders, type ResponderDefinition } from './events/rpc.js';
 
 export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   config: C & { PORT: number };
@@ -39,6 +40,8 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   formBodyPaths?: RegExp[];
   routes: (app: Hono<KitEnv>, deps: ServiceDeps<z.infer<S> & BaseConfig>) => void;
   consumers?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ConsumerDefinition[];
+  /** NATS request-reply handlers other services call for answers they need now. */
+  responders?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ResponderDefinition[];
   /** Runs after migrations and before the HTTP server listens (seeding, replicas, timers). */
   onStart?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => Promise<void | (() => Promise<void>)>;
 }
@@ -107,6 +110,7 @@ export async function startService<S extends z.ZodObject>(
       }, metrics),
   );
   for (const c of consumers) await c.start();
+  const responders = startResponders(def.responders?.(deps) ?? [], orm, bus, log, `ledgerline-${def.name}`);
   relay.start();
 
   const app = createHttpApp({
@@ -146,6 +150,7 @@ export async function startService<S extends z.ZodObject>(
       if (closed) return;
       closed = true;
       await new Promise<void>((r) => server.close(() => r()));
+      for (const r of responders) r.unsubscribe();
       for (const c of consumers) await c.stop();
       await relay.stop();
       for (const h of stopHooks) await h();

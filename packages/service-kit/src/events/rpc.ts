@@ -1,0 +1,60 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
+import type { EventBus } from './bus.js';
+import { TENANT_FILTER } from '../db/orm.js';
+import { UpstreamError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * NATS request-reply for answers a service needs now from another (DESIGN §1: never read another
+ * service's database). Subjects live under `rpc.<service>.…`, outside every stream, so JetStream
+ * never captures a request. The organisation travels in a header and scopes the responder's
+ * entity manager, so a lookup can never see another tenant's rows.
+ */
+export interface ResponderDefinition {
+  /** e.g. `rpc.sales.document.lookup` (without the deployment prefix). */
+  subject: string;
+  handle: (em: EntityManager, data: unknown, orgId: number) => Promise<unknown>;
+}
+
+const ORG_HEADER = 'ledgerline-org-id';
+
+export function startResponders(defs: ResponderDefinition[], orm: MikroORM, bus: EventBus, log: Logger, queue: string): Subscription[] {
+  return defs.map((def) =>
+    bus.nc.subscribe(bus.subject(def.subject), {
+      queue,
+      callback: (err, msg) => {
+        if (err) return;
+        void (async () => {
+          const org = msg.headers?.get(ORG_HEADER);
+          try {
+            if (!org || !/^\d+$/.test(org)) throw new Error('missing organisation');
+            const em = orm.em.fork({ clear: true });
+            em.setFilterParams(TENANT_FILTER, { orgId: Number(org) });
+            const data = await def.handle(em, msg.data.length ? JSON.parse(Buffer.from(msg.data).toString('utf8')) : null, Number(org));
+            msg.respond(JSON.stringify({ ok: true, data }));
+          } catch (e) {
+            log.warn('rpc handler failed', { subject: def.subject, err: String(e) });
+            msg.respond(JSON.stringify({ ok: false, error: String((e as Error).message ?? e) }));
+          }
+        })();
+      },
+    }),
+  );
+}
+
+/** Asks another service; a missing or slow responder is a 503 for the caller's client. */
+export async function requestReply<T>(bus: EventBus, subject: string, orgId: number, data: unknown, timeoutMs = 3000): Promise<T> {
+  const h = natsHeaders();
+  h.set(ORG_HEADER, String(orgId));
+  const service = subject.split('.')[1] ?? 'service';
+  let reply;
+  try {
+    reply = await bus.nc.request(bus.subject(subject), JSON.stringify(data), { timeout: timeoutMs, headers: h });
+  } catch {
+    throw new UpstreamError(503, service, `no answer to ${subject}`);
+  }
+  const body = JSON.parse(Buffer.from(reply.data).toString('utf8')) as { ok: boolean; data?: T; error?: string };
+  if (!body.ok) throw new UpstreamError(502, service, body.error ?? 'request failed');
+  return body.data as T;
+}
