@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function waitForPort(port: number, up: boolean, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const open = await new Promise<boolean>((r) => {
+      const sock = net.connect(port, '127.0.0.1', () => {
+        sock.destroy();
+        r(true);
+      });
+      sock.on('error', () => r(false));
+    });
+    if (open === up) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nats-server port ${port} did not become ${up ? 'open' : 'closed'}`);
+}
+
+/**
+ * A private nats-server (same binary as the machine's) with its own JetStream store, so a test
+ * can stop and restart NATS without disturbing the shared server other tests use.
+ */
+export class PrivateNats {
+  private proc: ChildProcess | null = null;
+  readonly storeDir = mkdtempSync(path.join(os.tmpdir(), 'ledgerline-nats-'));
+  port = 0;
+
+  get url() {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    if (!this.port) this.port = await freePort();
+    const bin = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+    this.proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
+    await waitForPort(this.port, true);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.proc) return;
+    const p = this.proc;
+    this.proc = null;
+    await new Promise<void>((r) => {
+      p.once('exit', () => r());
+      p.kill('SIGTERM');
+    });
+    await waitForPort(this.port, false);
+  }
+}

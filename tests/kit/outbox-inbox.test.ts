@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { buildEnvelope, INTERNAL_HEADERS, recordEvent, type RunningService } from '@ledgerline/service-kit';
+import { dropIsolation, eventually, isolation, startTestService } from '../support/stack.js';
+import { PrivateNats } from './nats-server.js';
+import { PROBE_SUBJECT, failures, probeService } from './probe-service.js';
+
+const ORG = 7;
+const env = isolation();
+const nats = new PrivateNats();
+let svc: RunningService;
+let nc: NatsConnection;
+
+function call(path: string, init: RequestInit & { json?: unknown } = {}) {
+  const headers = new Headers(init.headers);
+  headers.set(INTERNAL_HEADERS.orgId, String(ORG));
+  headers.set(INTERNAL_HEADERS.scopes, 'admin');
+  if (init.json !== undefined) headers.set('content-type', 'application/json');
+  return fetch(`${svc.url}${path}`, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
+}
+
+async function streamMessages(): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(`${env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}SALES`);
+  return info.state.messages;
+}
+
+async function effects(): Promise<Array<{ note_id: number; event_id: string }>> {
+  return (await call('/v1/effects')).json();
+}
+
+beforeAll(async () => {
+  await nats.start();
+  svc = await startTestService(probeService, { ...env, NATS_URL: nats.url, CONSUMER_MAX_DELIVER: '4' });
+  nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
+});
+afterAll(async () => {
+  await svc?.close();
+  await nc?.close();
+  await nats.stop();
+  await dropIsolation(env);
+});
+
+describe('transactional outbox', () => {
+  it('publishes each event exactly once even when the relay dies after publishing and before marking', async () => {
+    await svc.relay.stop();
+    const before = await streamMessages();
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await (await call('/v1/notes', { method: 'POST', json: { text: `note ${i}` } })).json()).id);
+    // A relay that crashed mid-way: it published the first four rows but never marked them sent.
+    const rows = (await svc.deps.orm.em.getConnection().execute(
+      'select event_id, subject, envelope from kit_outbox where sent_at is null order by id limit 4',
+    )) as Array<{ event_id: string; subject: string; envelope: unknown }>;
+    const js = jetstream(nc);
+    for (const r of rows) await js.publish(env.NATS_SUBJECT_PREFIX + r.subject, JSON.stringify(r.envelope), { msgID: r.event_id });
+    expect(await streamMessages()).toBe(before + 4);
+
+    svc.relay.start();
+    await eventually(async () => (await streamMessages()) === before + 10, 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await streamMessages()).toBe(before + 10);
+    const unsent = await svc.deps.orm.em.getConnection().execute('select count(*)::int as n from kit_outbox where sent_at is null');
+    expect(unsent[0].n).toBe(0);
+    // and the consumer applied each note exactly once
+    await eventually(async () => (await effects()).filter((e) => ids.includes(e.note_id)).length === 10);
+    const applied = (await effects()).filter((e) => ids.includes(e.note_id));
+    expect(new Set(applied.map((e) => e.note_id)).size).toBe(10);
+  });
+
+  it('keeps events written while NATS is down and publishes them once when it is back', async () => {
+    const before = await streamMessages();
+    await nats.stop();
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await call('/v1/notes', { method: 'POST', json: { text: `offline ${i}` } });
+      expect(res.status).toBe(200); // writes do not depend on the bus being up
+      ids.push((await res.json()).id);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    await nats.start();
+    await eventually(async () => (await streamMessages()) === before + 5, 15_000, 200);
+    await eventually(async () => (await effects()).filter((e) => ids.includes(e.note_id)).length === 5, 15_000, 200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await streamMessages()).toBe(before + 5);
+    expect((await effects()).filter((e) => ids.includes(e.note_id))).toHaveLength(5);
+  });
+
+  it('writes no event when the transaction rolls back', async () => {
+    const em = svc.deps.orm.em.fork();
+    await expect(
+      em.transactional(async (tem) => {
+        await recordEvent(tem, 'probe', { subject: PROBE_SUBJECT, orgId: ORG, data: { note_id: -1, text: 'never' } });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    const rows = await svc.deps.orm.em.getConnection().execute(`select count(*)::int as n from kit_outbox where envelope->'data'->>'text' = 'never'`);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('idempotent consumer', () => {
+  const publishRaw = async (noteId: number, text: string, id?: string, msgID?: string) => {
+    const envelope = buildEnvelope('test', { subject: PROBE_SUBJECT, orgId: ORG, data: { note_id: noteId, text }, id });
+    await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + PROBE_SUBJECT, JSON.stringify(envelope), { msgID: msgID ?? `${envelope.id}-${Math.random()}` });
+    return envelope.id;
+  };
+
+  it('applies an event delivered twice only once', async () => {
+    const id = await publishRaw(9001, 'twice');
+    await publishRaw(9001, 'twice', id); // same event id, new NATS message (past the dedup window)
+    await eventually(async () => (await effects()).some((e) => e.note_id === 9001));
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await effects()).filter((e) => e.note_id === 9001)).toHaveLength(1);
+  });
+
+  it('redelivers after a failure before commit and applies the effect once', async () => {
+    failures.set('flaky', 2);
+    await publishRaw(9002, 'flaky');
+    await eventually(async () => (await effects()).some((e) => e.note_id === 9002), 10_000, 100);
+    expect(failures.get('flaky')).toBe(0);
+    expect((await effects()).filter((e) => e.note_id === 9002)).toHaveLength(1);
+  });
+
+  it('acknowledges without effect an event whose commit happened before a crash (ack lost)', async () => {
+    const envelope = buildEnvelope('test', { subject: PROBE_SUBJECT, orgId: ORG, data: { note_id: 9003, text: 'committed' } });
+    // The effect's transaction committed (inbox row written) but the process died before the ack.
+    await svc.deps.orm.em.getConnection().execute('insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?)', ['probe-noted', envelope.id, PROBE_SUBJECT]);
+    await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + PROBE_SUBJECT, JSON.stringify(envelope), { msgID: envelope.id });
+    const probe = await publishRaw(9004, 'after');
+    await eventually(async () => (await effects()).some((e) => e.event_id === probe));
+    expect((await effects()).filter((e) => e.note_id === 9003)).toHaveLength(0);
+  });
+
+  it('dead-letters a poison message with its reason, and keeps consuming', async () => {
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}`, { max: 1 });
+    const got = (async () => {
+      for await (const m of sub) return m;
+    })();
+    await publishRaw(9005, 'poison pill');
+    const m = await Promise.race([got, new Promise((_, rej) => setTimeout(() => rej(new Error('no dead letter')), 5000))]);
+    expect((m as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toContain('cannot ever apply');
+    const later = await publishRaw(9006, 'healthy');
+    await eventually(async () => (await effects()).some((e) => e.event_id === later));
+  });
+
+  it('dead-letters after the bounded number of deliveries', async () => {
+    failures.set('always failing', 100);
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}`, { max: 1 });
+    const got = (async () => {
+      for await (const m of sub) return m;
+    })();
+    await publishRaw(9007, 'always failing');
+    const m = await Promise.race([got, new Promise((_, rej) => setTimeout(() => rej(new Error('no dead letter')), 20_000))]);
+    expect((m as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toMatch(/failed after 4 deliveries/);
+    expect(100 - failures.get('always failing')!).toBe(4);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the stored answer for the same key and body, with one write and one event', async () => {
+    const before = await streamMessages();
+    const first = await call('/v1/notes', { method: 'POST', json: { text: 'idem' }, headers: { 'idempotency-key': 'k-1' } });
+    const second = await call('/v1/notes', { method: 'POST', json: { text: 'idem' }, headers: { 'idempotency-key': 'k-1' } });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const a = await first.json();
+    expect(await second.json()).toEqual(a);
+    await eventually(async () => (await streamMessages()) === before + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await streamMessages()).toBe(before + 1);
+  });
+
+  it('answers 422 when the key is reused with another body, and writes nothing', async () => {
+    await call('/v1/notes', { method: 'POST', json: { text: 'one' }, headers: { 'idempotency-key': 'k-2' } });
+    const total = (await (await call('/v1/notes')).json()).total;
+    const res = await call('/v1/notes', { method: 'POST', json: { text: 'two' }, headers: { 'idempotency-key': 'k-2' } });
+    expect(res.status).toBe(422);
+    expect((await res.json()).code).toBe('idempotency_key_reused');
+    expect((await (await call('/v1/notes')).json()).total).toBe(total);
+  });
+
+  it('answers 409 while the first request with the key is still running', async () => {
+    const slow = call('/v1/notes', { method: 'POST', json: { text: 'slow', delay_ms: 800 }, headers: { 'idempotency-key': 'k-3' } });
+    await new Promise((r) => setTimeout(r, 200));
+    const second = await call('/v1/notes', { method: 'POST', json: { text: 'slow', delay_ms: 800 }, headers: { 'idempotency-key': 'k-3' } });
+    expect(second.status).toBe(409);
+    expect((await second.json()).code).toBe('idempotency_key_in_flight');
+    expect((await slow).status).toBe(200);
+  });
+
+  it('does not store a failed attempt: the retry runs for real', async () => {
+    const bad = await call('/v1/notes', { method: 'POST', json: { text: '' }, headers: { 'idempotency-key': 'k-4' } });
+    expect(bad.status).toBe(400);
+    const good = await call('/v1/notes', { method: 'POST', json: { text: '' }, headers: { 'idempotency-key': 'k-4' } });
+    expect(good.status).toBe(400);
+    expect(good.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('survives a restart of the service', async () => {
+    const first = await (await call('/v1/notes', { method: 'POST', json: { text: 'durable' }, headers: { 'idempotency-key': 'k-5' } })).json();
+    const port = svc.port;
+    await svc.close();
+    svc = await startTestService(probeService, { ...env, NATS_URL: nats.url, CONSUMER_MAX_DELIVER: '4', PORT: String(port) });
+    const again = await call('/v1/notes', { method: 'POST', json: { text: 'durable' }, headers: { 'idempotency-key': 'k-5' } });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(first);
+    const notes = await (await call('/v1/notes')).json();
+    expect(notes.ids.filter((id: number) => id === first.id)).toHaveLength(1);
+  });
+
+  it('keys are per organisation', async () => {
+    const a = await (await call('/v1/notes', { method: 'POST', json: { text: 'org scoped' }, headers: { 'idempotency-key': 'shared' } })).json();
+    const other = await fetch(`${svc.url}/v1/notes`, {
+      method: 'POST',
+      headers: { [INTERNAL_HEADERS.orgId]: '8', 'content-type': 'application/json', 'idempotency-key': 'shared' },
+      body: JSON.stringify({ text: 'org scoped' }),
+    });
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect((await other.json()).id).not.toBe(a.id);
+  });
+});

@@ -1,0 +1,102 @@
+import { EntitySchema } from '@mikro-orm/core';
+import { z } from 'zod';
+import { caller, defineService, parseOrThrow, respond, sqlMigration, PoisonMessageError } from '@ledgerline/service-kit';
+
+/**
+ * A minimal service used to prove the kit's guarantees (outbox, inbox, idempotency) against the
+ * real Postgres and NATS. It stores notes and announces each on `sales.probe.noted`; its consumer
+ * records one effect row per note it hears about.
+ */
+interface Note {
+  id: number;
+  orgId: number;
+  text: string;
+}
+interface Effect {
+  id: number;
+  orgId: number;
+  noteId: number;
+  eventId: string;
+}
+const NoteSchema = new EntitySchema<Note>({
+  name: 'Note',
+  tableName: 'notes',
+  properties: {
+    id: { type: 'number', primary: true, autoincrement: true },
+    orgId: { type: 'number', fieldName: 'org_id' },
+    text: { type: 'string' },
+  },
+});
+const EffectSchema = new EntitySchema<Effect>({
+  name: 'Effect',
+  tableName: 'effects',
+  properties: {
+    id: { type: 'number', primary: true, autoincrement: true },
+    orgId: { type: 'number', fieldName: 'org_id' },
+    noteId: { type: 'number', fieldName: 'note_id' },
+    eventId: { type: 'string', fieldName: 'event_id' },
+  },
+});
+
+export const PROBE_SUBJECT = 'sales.probe.noted';
+/** Test control: notes whose text starts with this fail in the consumer the first N times. */
+export const failures = new Map<string, number>();
+
+export const probeService = defineService({
+  name: 'probe',
+  defaultPort: 0,
+  stream: 'SALES',
+  entities: [NoteSchema, EffectSchema],
+  migrations: [
+    sqlMigration(
+      'probe_0001',
+      `create table notes (id bigserial primary key, org_id bigint not null, text text not null);
+       create table effects (id bigserial primary key, org_id bigint not null, note_id bigint not null, event_id text not null);`,
+    ),
+  ],
+  routes: (app, deps) => {
+    app.post('/v1/notes', async (c) => {
+      const auth = caller(c);
+      const { text, delay_ms } = parseOrThrow(z.object({ text: z.string().min(1), delay_ms: z.number().int().max(5000).optional() }), c.get('body'));
+      const em = c.get('em');
+      const note = em.create(NoteSchema, { orgId: auth.orgId, text });
+      await em.flush();
+      await deps.emit(em, { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: String(note.id), data: { note_id: note.id, text } });
+      if (delay_ms) await new Promise((r) => setTimeout(r, delay_ms));
+      return respond(c, { id: note.id, text });
+    });
+    app.get('/v1/notes/:id', async (c) => {
+      caller(c);
+      const note = await c.get('em').findOne(NoteSchema, { id: Number(c.req.param('id')) });
+      if (!note) return c.json({ missing: true }, 404);
+      return respond(c, { id: note.id, text: note.text });
+    });
+    app.get('/v1/notes', async (c) => {
+      caller(c);
+      const [rows, total] = await c.get('em').findAndCount(NoteSchema, {});
+      return respond(c, { total, ids: rows.map((r) => r.id) });
+    });
+    app.get('/v1/effects', async (c) => {
+      caller(c);
+      const rows = await c.get('em').find(EffectSchema, {}, { orderBy: { id: 'asc' } });
+      return respond(c, rows.map((r) => ({ note_id: r.noteId, event_id: r.eventId })));
+    });
+  },
+  consumers: () => [
+    {
+      name: 'probe-noted',
+      subject: PROBE_SUBJECT,
+      handle: async (em, event) => {
+        const data = event.data as { note_id: number; text: string };
+        if (data.text.startsWith('poison')) throw new PoisonMessageError('cannot ever apply this note');
+        const left = failures.get(data.text) ?? 0;
+        if (left > 0) {
+          failures.set(data.text, left - 1);
+          throw new Error('simulated crash before commit');
+        }
+        em.create(EffectSchema, { orgId: Number(event.orgid), noteId: data.note_id, eventId: event.id });
+        await em.flush();
+      },
+    },
+  ],
+});
