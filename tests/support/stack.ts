@@ -82,7 +82,7 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
   };
   await start('settings');
   await Promise.all([...wanted].filter((n) => n !== 'settings').map(start));
-  const urlOf = (name: ServiceKey) => (services[name] ? services[name]!.url : 'http://127.0.0.1:1');
+  const urlOf = (name: ServiceKey) => services[name]?.url ?? env[`${name.toUpperCase()}_URL`] ?? 'http://127.0.0.1:1';
   const gateway = await startGateway({
     ...env,
     PORT: '0',

@@ -1,7 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Context } from 'hono';
 import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
-import { requiredScope, scopesAllow } from '@ledgerline/contracts/scopes';
+import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
 import {
   AppError,
   EventBus,
@@ -91,7 +91,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     }
     const auth = await verifier.verify(header);
     const needed = requiredScope(route.scope, route.method);
-    if (!scopesAllow(auth.scopes, needed)) {
+    if (!hasScope(auth.scopes, needed)) {
       throw new ForbiddenError(`This credential lacks the ${needed} scope`, 'insufficient_scope');
     }
     return auth;

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { negotiateJson, isJsonContentType } from './http/negotiation.js';
+import { parseRange, parseSort } from './http/query.js';
+import { formatPath, parseOrThrow } from './http/validation.js';
+import { generateSecret, hasValidChecksum, secretHash, displayPrefix } from './credentials.js';
+import { redact } from './logger.js';
+import { loadConfig, baseConfigSchema, ConfigError } from './config.js';
+import { roundMoney, toDb, toWire, dec } from './money.js';
+import { toProblem, ValidationError, ConflictError } from './errors.js';
+
+describe('content negotiation', () => {
+  it.each([
+    [undefined, 'application/json'],
+    ['', 'application/json'],
+    ['*/*', 'application/json'],
+    ['application/json', 'application/json'],
+    ['text/json', 'text/json'],
+    ['text/plain', 'text/plain'],
+    ['text/*', 'text/json'],
+    ['application/*', 'application/json'],
+    ['text/html, text/plain;q=0.5', 'text/plain'],
+    ['text/plain;q=0.4, application/json;q=0.9', 'application/json'],
+    ['application/xml', null],
+    ['text/html', null],
+    ['application/json;q=0', null],
+  ])('Accept %s → %s', (accept, expected) => {
+    expect(negotiateJson(accept)).toBe(expected);
+  });
+
+  it.each([
+    ['application/json', true],
+    ['application/json; charset=utf-8', true],
+    ['text/json', true],
+    ['application/json-patch+json', true],
+    ['application/vnd.api+json', true],
+    ['text/plain', false],
+    ['application/x-www-form-urlencoded', false],
+    [undefined, false],
+  ])('request body type %s accepted: %s', (type, ok) => {
+    expect(isJsonContentType(type)).toBe(ok);
+  });
+});
+
+describe('range filters', () => {
+  it.each([
+    ['2026-01-31', { from: '2026-01-31', to: '2026-01-31' }],
+    ['[2026-01-01;]', { from: '2026-01-01', to: undefined }],
+    ['[;2026-12-31]', { from: undefined, to: '2026-12-31' }],
+    ['[2026-01-01;2026-12-31]', { from: '2026-01-01', to: '2026-12-31' }],
+  ])('date range %s', (raw, expected) => {
+    expect(parseRange('date_posting', raw, 'date')).toEqual(expected);
+  });
+  it.each(['2026-13-01', '[2026-01-01', '[;]', '[2026-02-01;2026-01-01]', '[a;b;c]', '2026-02-30', '26-01-01'])('rejects %s', (raw) => {
+    expect(() => parseRange('date_posting', raw, 'date')).toThrow(ValidationError);
+  });
+  it('string ranges compare as strings', () => {
+    expect(parseRange('account_number', '[300;399]', 'string')).toEqual({ from: '300', to: '399' });
+    expect(parseRange('account_number', '311', 'string')).toEqual({ from: '311', to: '311' });
+    expect(parseRange('x', undefined, 'string')).toBeUndefined();
+  });
+});
+
+describe('sorting', () => {
+  it('parses directions, repeats and comma lists', () => {
+    expect(parseSort(['-date', 'no'], ['date', 'no'], [])).toEqual([
+      { field: 'date', direction: 'desc' },
+      { field: 'no', direction: 'asc' },
+    ]);
+    expect(parseSort(['no,-date'], ['date', 'no'], [])).toHaveLength(2);
+    expect(parseSort(undefined, ['no'], [{ field: 'no', direction: 'asc' }])).toEqual([{ field: 'no', direction: 'asc' }]);
+  });
+  it('rejects unknown fields naming them', () => {
+    try {
+      parseSort(['secret'], ['no'], []);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ValidationError).errors?.[0]).toMatchObject({ path: 'sort' });
+      expect((e as Error).message).toContain('secret');
+    }
+  });
+});
+
+describe('validation errors', () => {
+  it('names nested field paths the way integrators read them', () => {
+    expect(formatPath(['items', 0, 'taxes', 2, 'tax_rate'])).toBe('items[0].taxes[2].tax_rate');
+    expect(formatPath([])).toBe('(root)');
+    const schema = z.object({ items: z.array(z.object({ qty: z.number() })) });
+    try {
+      parseOrThrow(schema, { items: [{ qty: 1 }, { qty: 'x' }] });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ValidationError).errors?.map((x) => x.path)).toEqual(['items[1].qty']);
+      expect((e as ValidationError).status).toBe(400);
+    }
+  });
+  it('problem documents have a stable type and code', () => {
+    const p = toProblem(new ConflictError('dup', 'duplicate_number'), '/v1/x', 'req-1');
+    expect(p).toEqual({ type: '/problems/duplicate-number', title: 'Conflict', status: 409, detail: 'dup', instance: '/v1/x', code: 'duplicate_number', request_id: 'req-1' });
+  });
+});
+
+describe('secrets', () => {
+  it('generates prefixed keys with ≥128 bits and a checksum', () => {
+    const a = generateSecret('ak');
+    const b = generateSecret('ak');
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^ak_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/);
+    expect(32 * Math.log2(62)).toBeGreaterThan(128);
+    expect(hasValidChecksum(a, 'ak')).toBe(true);
+    expect(hasValidChecksum(a, 'cs')).toBe(false);
+    const flipped = a.slice(0, 10) + (a[10] === 'x' ? 'y' : 'x') + a.slice(11);
+    expect(hasValidChecksum(flipped, 'ak')).toBe(false);
+    expect(secretHash(a)).toMatch(/^[0-9a-f]{64}$/);
+    expect(displayPrefix(a)).toBe(a.slice(0, 11));
+  });
+});
+
+describe('logs never carry secrets', () => {
+  it('redacts secret-looking keys at any depth', () => {
+    const out = redact({ authorization: 'Bearer x', body: { api_key: 'k', client_secret: 's', nested: [{ key: 'v', name: 'ok' }] } });
+    expect(JSON.stringify(out)).not.toMatch(/Bearer x|"k"|"s"|"v"/);
+    expect(JSON.stringify(out)).toContain('"name":"ok"');
+  });
+});
+
+describe('configuration', () => {
+  it('reads defaults and rejects wrong values with a message naming each key', () => {
+    expect(loadConfig(baseConfigSchema, {}).NATS_SUBJECT_PREFIX).toBe('');
+    try {
+      loadConfig(baseConfigSchema, { DATABASE_URL: 'not a url', NATS_SUBJECT_PREFIX: 'no-dot', BODY_LIMIT_BYTES: '-1' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as Error).message).toMatch(/DATABASE_URL/);
+      expect((e as Error).message).toMatch(/NATS_SUBJECT_PREFIX/);
+      expect((e as Error).message).toMatch(/BODY_LIMIT_BYTES/);
+    }
+  });
+});
+
+describe('money helpers', () => {
+  it.each([
+    ['0.005', '0.01'],
+    ['-0.005', '-0.01'],
+    ['2.675', '2.68'],
+    ['1.0049999', '1.00'],
+    ['123456789012.345', '123456789012.35'],
+  ])('rounds %s half away from zero to %s', (v, expected) => {
+    expect(toDb(v)).toBe(expected);
+  });
+  it('keeps precision through arithmetic that binary floats get wrong', () => {
+    expect(dec('0.1').plus('0.2').toString()).toBe('0.3');
+    expect(roundMoney(dec('1.015'), 2).toFixed(2)).toBe('1.02');
+    expect(toWire('298.00')).toBe(298);
+    expect(toWire(null)).toBeNull();
+  });
+});

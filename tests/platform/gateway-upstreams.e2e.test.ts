@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../support/stack.js';
+
+let stack: Stack;
+let slow: Server;
+let broken: Server;
+let seen: Record<string, string | undefined> = {};
+
+function listen(server: Server): Promise<number> {
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)));
+}
+
+beforeAll(async () => {
+  // A service that answers too late, and one that drops the connection mid-request.
+  slow = createServer((req, res) => {
+    seen = { org: req.headers['x-ledgerline-org-id'] as string, auth: req.headers.authorization };
+    setTimeout(() => res.end('{}'), 1500);
+  });
+  broken = createServer((req) => req.socket.destroy());
+  const [slowPort, brokenPort] = await Promise.all([listen(slow), listen(broken)]);
+  stack = await startStack({
+    env: { SALES_URL: `http://127.0.0.1:${slowPort}`, FINANCE_URL: `http://127.0.0.1:${brokenPort}`, UPSTREAM_TIMEOUT_MS: '400' },
+  });
+});
+afterAll(async () => {
+  await stack?.close();
+  slow?.close();
+  broken?.close();
+});
+
+describe('gateway in front of unhealthy services', () => {
+  it('answers 504 with Retry-After when a service is too slow, and passes only verified identity on', async () => {
+    const res = await stack.api('/v1/sales/invoices');
+    expect(res.status).toBe(504);
+    expect(res.headers.get('retry-after')).toBe('1');
+    const body = await res.json();
+    expect(body).toMatchObject({ status: 504, code: 'upstream_timeout' });
+    expect(seen.org).toMatch(/^\d+$/);
+    expect(seen.auth).toBeUndefined(); // the caller's secret never travels to services
+  });
+
+  it('answers 502 when a service breaks the connection', async () => {
+    const res = await stack.api('/v1/finance/payouts');
+    expect([502, 503]).toContain(res.status);
+    expect((await res.json()).code).toMatch(/upstream_error|service_unavailable/);
+  });
+
+  it('answers 503 when a service is not running', async () => {
+    const res = await stack.api('/v1/accounting/transactions');
+    expect(res.status).toBe(503);
+    expect((await res.json()).code).toBe('service_unavailable');
+  });
+
+  it('serves health without credentials', async () => {
+    const res = await fetch(`${stack.gateway.url}/healthz`);
+    expect(res.status).toBe(200);
+    const ready = await fetch(`${stack.gateway.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/ledgerline_http_requests_total\{/);
+    expect(metrics).toMatch(/process_resident_memory_bytes \d+/);
+  });
+});
