@@ -60,14 +60,14 @@ export function allocateDiscount(
     const shares = amounts.map((a) => roundMoney(a.times(pct).div(100), precision));
     if (rule.allocation_method === 'each') return shares;
     const total = sum(amounts);
-    const sign = total.isNegative() ? -1 : 1;
+    const sign = total.lt(0) ? -1 : 1;
     const target = roundMoney(total.abs().times(pct).div(100), precision);
     return settleRemainder(shares, amounts, target, sign, targets);
   }
 
   const value = roundMoney(rule.value, precision);
   if (rule.allocation_method === 'each') {
-    return amounts.map((a) => (a.isZero() ? zero : Dec.min(value, a.abs()).times(a.isNegative() ? -1 : 1)));
+    return amounts.map((a) => (a.isZero() ? zero : Dec.min(value, a.abs()).times(a.lt(0) ? -1 : 1)));
   }
 
   if (value.isZero()) return amounts.map(() => zero);
@@ -79,7 +79,7 @@ export function allocateDiscount(
       path,
     );
   }
-  const sign = total.isNegative() ? -1 : 1;
+  const sign = total.lt(0) ? -1 : 1;
   const shares = amounts.map((a) => roundMoney(value.times(a).div(total.abs()), precision));
   return settleRemainder(shares, amounts, value, sign, targets);
 }
@@ -106,9 +106,10 @@ function settleRemainder(
     if (rest.isZero()) break;
     const lo = Dec.min(0, w[i]);
     const hi = Dec.max(0, w[i]);
-    const room = rest.isPositive() ? hi.minus(d[i]) : d[i].minus(lo);
-    if (!room.isPositive()) continue;
-    const take = Dec.min(rest.abs(), room).times(rest.isPositive() ? 1 : -1);
+    const up = rest.gt(0);
+    const room = up ? hi.minus(d[i]) : d[i].minus(lo);
+    if (!room.gt(0)) continue;
+    const take = Dec.min(rest.abs(), room).times(up ? 1 : -1);
     d[i] = d[i].plus(take);
     rest = rest.minus(take);
   }

@@ -82,7 +82,8 @@ export function normalizeDocumentInput(input: DocumentInput): NormalizedDocument
   let fx_rate = ONE;
   let currency_coef = ONE;
   let tax_fx_rate = ONE;
-  if (currency !== legal_currency) {
+  const currenciesValid = CURRENCY.test(currency) && CURRENCY.test(legal_currency);
+  if (currenciesValid && currency !== legal_currency) {
     fx_rate = r.decimal(input.fx_rate, 'fx_rate', { required: true, positive: true }) ?? ONE;
     currency_coef = r.decimal(input.currency_coef, 'currency_coef', { positive: true }) ?? ONE;
     tax_fx_rate = r.decimal(input.tax_fx_rate, 'tax_fx_rate', { positive: true }) ?? fx_rate;
@@ -169,7 +170,7 @@ class Reader {
       this.fail(path, 'must be a finite decimal number', 'invalid_number');
       return null;
     }
-    if (rules.positive && !d.isPositive()) {
+    if (rules.positive && !d.gt(0)) {
       this.fail(path, 'must be greater than 0', 'out_of_range');
       return null;
     }

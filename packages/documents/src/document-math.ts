@@ -50,28 +50,27 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
   const taxLeg = (v: Dec) => toLeg(v, doc.tax_fx_rate);
 
   // 1. Lines before document discounts.
-  const lines: Line[] = [
-    ...doc.items.map((it, index): Line => ({
-      kind: 'line_item',
-      index,
-      before: round(it.qty.times(it.rate).minus(it.discount_explicit)),
-      implicit: zero,
-      taxes: it.taxes,
-      signature: taxSignature(it.taxes),
-    })),
-    ...doc.shipping_charges.map((sc, index): Line => ({
-      kind: 'shipping_line',
-      index,
-      before: round(sc.amount),
-      implicit: zero,
-      taxes: sc.taxes,
-      signature: taxSignature(sc.taxes),
-    })),
-  ];
+  const itemLines = doc.items.map((it): Line => ({
+    kind: 'line_item',
+    before: round(it.qty.times(it.rate).minus(it.discount_explicit)),
+    implicit: zero,
+    amount: zero,
+    taxes: it.taxes,
+    signature: taxSignature(it.taxes),
+  }));
+  const shippingLines = doc.shipping_charges.map((sc): Line => ({
+    kind: 'shipping_line',
+    before: round(sc.amount),
+    implicit: zero,
+    amount: zero,
+    taxes: sc.taxes,
+    signature: taxSignature(sc.taxes),
+  }));
+  const lines = [...itemLines, ...shippingLines];
 
   // 2. Document discounts.
   const discounts: ComputedDiscount[] = doc.discounts.map((discount, k) => {
-    const targets = lines.filter((l) => l.kind === discount.target_type);
+    const targets = discount.target_type === 'line_item' ? itemLines : shippingLines;
     const shares = allocateDiscount(
       targets.map((l) => ({ amount: l.before.minus(l.implicit), tieKey: l.signature })),
       discount,
@@ -103,8 +102,8 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
   for (const l of lines) l.amount = l.before.minus(l.implicit);
 
   const items: ComputedItem[] = doc.items.map((it, i) => {
-    const l = lines.find((x) => x.kind === 'line_item' && x.index === i)!;
-    const amount = l.amount!;
+    const l = itemLines[i];
+    const amount = l.amount;
     const { net, rows } = lineTaxes(amount, it.taxes);
     const rateScale = Math.max(4, precision + 2);
     return {
@@ -124,8 +123,8 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
   });
 
   const shipping_charges: ComputedShippingCharge[] = doc.shipping_charges.map((sc, i) => {
-    const l = lines.find((x) => x.kind === 'shipping_line' && x.index === i)!;
-    const amount = l.amount!;
+    const l = shippingLines[i];
+    const amount = l.amount;
     const { net, rows } = lineTaxes(amount, sc.taxes);
     return {
       amount_before_discount: money(l.before),
@@ -140,8 +139,8 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
   const groups = new Map<string, { taxes: NormalizedTax[]; gross: Dec }>();
   for (const l of lines) {
     const g = groups.get(l.signature);
-    if (g) g.gross = g.gross.plus(l.amount!);
-    else groups.set(l.signature, { taxes: sortTaxes(l.taxes), gross: l.amount! });
+    if (g) g.gross = g.gross.plus(l.amount);
+    else groups.set(l.signature, { taxes: sortTaxes(l.taxes), gross: l.amount });
   }
 
   const recap = new Map<string, { tax: NormalizedTax; base: Dec; amount: Dec }>();
@@ -234,12 +233,12 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
 
 interface Line {
   kind: 'line_item' | 'shipping_line';
-  index: number;
   /** Amount before document discounts, at precision. */
   before: Dec;
   /** Σ document-discount shares. */
   implicit: Dec;
-  amount?: Dec;
+  /** before − implicit, set once every discount is allocated. */
+  amount: Dec;
   taxes: NormalizedTax[];
   /** The line's set of (tax_code, tax_rate): lines with the same signature share recap figures. */
   signature: string;

@@ -9,7 +9,7 @@ import type { PaymentStatus } from './types.js';
 export function paymentStatus(total: DecimalInput, paid: DecimalInput): PaymentStatus {
   let t = dec(total);
   let p = dec(paid);
-  if (t.isNegative()) {
+  if (t.lt(0)) {
     t = t.negated();
     p = p.negated();
   }

@@ -24,7 +24,7 @@ export interface ItemInput {
   rate: DecimalLike;
   discount_explicit?: DecimalLike | null;
   gl_account?: string | null;
-  taxes?: TaxInput[] | null;
+  taxes?: readonly TaxInput[] | null;
   /** Vendor documents: share of the tax that may be claimed (0–1); passed through. */
   tax_deduction_ratio?: DecimalLike | null;
   /** Vendor documents: share of the net amount that is deductible (0–1); passed through. */
@@ -33,7 +33,7 @@ export interface ItemInput {
 
 export interface ShippingChargeInput {
   amount: DecimalLike;
-  taxes?: TaxInput[] | null;
+  taxes?: readonly TaxInput[] | null;
 }
 
 export interface DiscountInput {
@@ -57,9 +57,9 @@ export interface DocumentInput {
   currency_coef?: DecimalLike | null;
   /** Rate for the tax fields; default `fx_rate`. */
   tax_fx_rate?: DecimalLike | null;
-  items?: ItemInput[] | null;
-  shipping_charges?: ShippingChargeInput[] | null;
-  discounts?: DiscountInput[] | null;
+  items?: readonly ItemInput[] | null;
+  shipping_charges?: readonly ShippingChargeInput[] | null;
+  discounts?: readonly DiscountInput[] | null;
   /** Default 0. */
   amount_paid?: DecimalLike | null;
 }

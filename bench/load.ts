@@ -1,0 +1,46 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+}
+
+/** A closed-loop load run with autocannon (from this process, separate from the servers). */
+export async function load(opts: {
+  url: string;
+  seconds: number;
+  connections?: number;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  body?: string;
+  /** A fresh body per request (e.g. to avoid duplicate numbers). */
+  requestBody?: () => string;
+}): Promise<LoadResult> {
+  const r = await autocannon({
+    url: opts.url,
+    duration: opts.seconds,
+    connections: opts.connections ?? 16,
+    method: opts.method ?? 'GET',
+    headers: opts.headers,
+    body: opts.body,
+    requests: opts.requestBody ? [{ setupRequest: (req) => ({ ...req, body: opts.requestBody!() }) }] : undefined,
+  });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    total: r.requests.total,
+  };
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}

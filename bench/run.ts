@@ -1,0 +1,93 @@
+/**
+ * `npm run bench` (`-- --quick` for about a minute): starts the whole system as separate
+ * processes, drives it over HTTP from this process, and prints each figure beside its ceiling
+ * measured in the same run on the same machine. Results go to bench/results/latest.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { root, spawnProc, startBenchStack, type BenchStack } from './stack.js';
+import { load } from './load.js';
+import { benchmarks } from './suites.js';
+
+export interface Figure {
+  name: string;
+  value: number | null;
+  unit: string;
+  ceiling?: number | null;
+  ceilingName?: string;
+  ratio?: number | null;
+  target?: string;
+  met?: boolean | null;
+  note?: string;
+}
+
+export interface BenchContext {
+  stack: BenchStack;
+  quick: boolean;
+  figures: Figure[];
+  auth: Record<string, string>;
+}
+
+const quick = process.argv.includes('--quick');
+
+function fmt(v: number | null | undefined, digits = 1) {
+  return v === null || v === undefined || Number.isNaN(v) ? '—' : v.toFixed(digits);
+}
+
+async function main() {
+  const started = Date.now();
+  process.stdout.write(`Starting the system for benchmarks (${quick ? 'quick' : 'full'} run)…\n`);
+  const stack = await startBenchStack();
+  const ctx: BenchContext = { stack, quick, figures: [], auth: { authorization: `Bearer ${stack.adminKey}` } };
+  const sampler = setInterval(() => stack.sampleMemory(), 250);
+  try {
+    for (const b of benchmarks) {
+      process.stdout.write(`• ${b.title}\n`);
+      try {
+        await b.run(ctx);
+      } catch (err) {
+        ctx.figures.push({ name: b.title, value: null, unit: '', note: `failed: ${(err as Error).message}` });
+      }
+    }
+  } finally {
+    clearInterval(sampler);
+    stack.sampleMemory();
+    for (const p of stack.procs) {
+      ctx.figures.push({
+        name: `peak RSS ${p.name}`,
+        value: p.peakRssMb,
+        unit: 'MB',
+        target: '≤ 250 MB',
+        met: p.peakRssMb <= 250,
+      });
+    }
+    await stack.close();
+  }
+
+  const rows = ctx.figures.map((f) => [
+    f.name,
+    `${fmt(f.value, f.unit === 'req/s' || f.unit === 'docs/s' ? 0 : 1)} ${f.unit}`,
+    f.ceiling !== undefined ? `${fmt(f.ceiling, f.unit === 'req/s' || f.unit === 'docs/s' ? 0 : 1)} ${f.unit} (${f.ceilingName ?? ''})` : '',
+    f.ratio !== undefined && f.ratio !== null ? `${(f.ratio * 100).toFixed(0)} %` : '',
+    f.target ?? '',
+    f.met === undefined || f.met === null ? '' : f.met ? 'met' : 'MISSED',
+    f.note ?? '',
+  ]);
+  const header = ['figure', 'measured', 'ceiling (same run)', 'ratio', 'target', '', 'note'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+  process.stdout.write(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n`);
+  const out = path.join(root, 'bench', 'results');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    path.join(out, 'latest.json'),
+    JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), node: process.version, figures: ctx.figures }, null, 2),
+  );
+  process.stdout.write(`\nWritten to bench/results/latest.json (${Math.round((Date.now() - started) / 1000)} s)\n`);
+}
+
+export { load, spawnProc };
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { generateSecret } from '@ledgerline/service-kit';
+
+export const root = path.resolve(import.meta.dirname, '..');
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+export interface Proc {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  peakRssMb: number;
+}
+
+export interface BenchStack {
+  procs: Proc[];
+  gateway: string;
+  adminKey: string;
+  operatorToken: string;
+  internalToken: string;
+  env: Record<string, string>;
+  url(name: string): string;
+  dbUrl(service: string): string;
+  sampleMemory(): void;
+  close(): Promise<void>;
+}
+
+export function rssMb(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function ready(port: number, timeoutMs = 90_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch {
+      /* starting */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`process on port ${port} did not become ready`);
+}
+
+export function spawnProc(name: string, file: string, port: number, env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return { name, port, child, peakRssMb: 0 };
+}
+
+/** The whole system as separate processes on bench ports, with its own databases and subject prefix. */
+export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
+  const tag = `bench_${Date.now().toString(36)}_`;
+  const adminKey = generateSecret('ak');
+  const operatorToken = randomBytes(24).toString('hex');
+  const internalToken = randomBytes(24).toString('hex');
+  const env: Record<string, string> = {
+    DATABASE_URL,
+    NATS_URL,
+    DATABASE_PREFIX: tag,
+    NATS_SUBJECT_PREFIX: `${tag.replace(/_/g, '')}.`,
+    BOOTSTRAP_API_KEY: adminKey,
+    OPERATOR_TOKEN: operatorToken,
+    INTERNAL_TOKEN: internalToken,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    NODE_ENV: 'production',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    OUTBOX_POLL_MS: '100',
+  };
+  const ports: Record<string, number> = {
+    gateway: basePort,
+    sales: basePort + 1,
+    purchase: basePort + 2,
+    finance: basePort + 3,
+    accounting: basePort + 4,
+    settings: basePort + 5,
+  };
+  const urls = {
+    SALES_URL: `http://127.0.0.1:${ports.sales}`,
+    PURCHASE_URL: `http://127.0.0.1:${ports.purchase}`,
+    FINANCE_URL: `http://127.0.0.1:${ports.finance}`,
+    ACCOUNTING_URL: `http://127.0.0.1:${ports.accounting}`,
+    SETTINGS_URL: `http://127.0.0.1:${ports.settings}`,
+  };
+  const procs: Proc[] = [];
+  const settings = spawnProc('settings', 'apps/settings/src/main.ts', ports.settings, env);
+  procs.push(settings);
+  await ready(ports.settings);
+  for (const name of ['sales', 'purchase', 'finance', 'accounting']) procs.push(spawnProc(name, `apps/${name}/src/main.ts`, ports[name], env));
+  procs.push(spawnProc('gateway', 'apps/gateway/src/main.ts', ports.gateway, { ...env, ...urls }));
+  await Promise.all(procs.map((p) => ready(p.port)));
+
+  const stack: BenchStack = {
+    procs,
+    gateway: `http://127.0.0.1:${ports.gateway}`,
+    adminKey,
+    operatorToken,
+    internalToken,
+    env,
+    url: (name) => `http://127.0.0.1:${ports[name]}`,
+    dbUrl: (service) => {
+      const u = new URL(DATABASE_URL);
+      u.pathname = `/${tag}${service}`;
+      return u.toString();
+    },
+    sampleMemory: () => {
+      for (const p of procs) p.peakRssMb = Math.max(p.peakRssMb, rssMb(p.child.pid));
+    },
+    close: async () => {
+      for (const p of procs) p.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 1500));
+      for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+      const c = new pg.Client({ connectionString: DATABASE_URL });
+      await c.connect();
+      const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);
+      for (const row of dbs.rows) await c.query(`drop database if exists "${row.datname}" with (force)`).catch(() => undefined);
+      await c.end();
+      const n = await connect({ servers: NATS_URL });
+      const jsm = await jetstreamManager(n);
+      const streamPrefix = env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase();
+      for await (const s of jsm.streams.list()) if (s.config.name.startsWith(streamPrefix)) await jsm.streams.delete(s.config.name).catch(() => undefined);
+      await n.close();
+    },
+  };
+  return stack;
+}
