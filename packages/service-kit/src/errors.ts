@@ -9,16 +9,25 @@ export interface FieldError {
 }
 
 export class AppError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly title: string,
-    message: string,
-    readonly errors?: FieldError[],
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly title: string;
+  readonly errors?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(status: number, code: string, title: string, message: string, errors?: FieldError[], headers?: Record<string, string>) {
+    // Expected conditions (4xx, upstream trouble) are not bugs: skipping the stack capture keeps
+    // a flood of 401s or 429s cheap.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.title = title;
+    this.errors = errors;
+    this.headers = headers;
   }
 }
 
