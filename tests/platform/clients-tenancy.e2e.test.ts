@@ -120,6 +120,6 @@ describe('organisations and tenancy', () => {
     const res = await stack.api('/v1/settings/organisation', { method: 'PUT', json: { country: 'CZE', legal_currency: 'czk', peppol_id: 'nope' } });
     expect(res.status).toBe(400);
     const body = await res.json();
-    expect(body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['country', 'legal_currency', 'peppol_id']);
+    expect([...new Set(body.errors.map((e: { path: string }) => e.path))].sort()).toEqual(['country', 'legal_currency', 'peppol_id']);
   });
 });

@@ -6,6 +6,9 @@ import { apiKeyRoutes } from './http/api-keys.routes.js';
 import { clientRoutes, tokenRoutes } from './http/clients.routes.js';
 import { organisationRoutes } from './http/organisation.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
+import { documentSettingsRoutes } from './http/templates.routes.js';
+import { integrationRoutes } from './http/integrations.routes.js';
+import { secretBoxConfigShape } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey } from './domain/access-tokens.js';
 
@@ -19,6 +22,7 @@ export const settingsService = defineService({
     BOOTSTRAP_ORG_NAME: z.string().default('My organisation'),
     BOOTSTRAP_ORG_COUNTRY: z.string().regex(/^[A-Z]{2}$/).default('CZ'),
     BOOTSTRAP_ORG_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('CZK'),
+    ...secretBoxConfigShape,
   }),
   entities,
   migrations,
@@ -29,6 +33,8 @@ export const settingsService = defineService({
     app.route('/v1', clientRoutes());
     app.route('/v1', tokenRoutes());
     app.route('/v1', organisationRoutes(deps));
+    app.route('/v1/settings/integrations', integrationRoutes(deps));
+    app.route('/v1', documentSettingsRoutes(deps));
   },
   onStart: async (deps) => {
     const em = deps.orm.em.fork();

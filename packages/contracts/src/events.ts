@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import { accountingTransactionSchema, sourceDocumentSchema } from './accounting.js';
+import { currencyCode, isoDate, money, paidRecordTypeSchema } from './common.js';
+import { bankTransactionSchema, payoutSchema } from './finance.js';
+import { vendorBillSchema, vendorCreditSchema } from './purchase.js';
+import { complianceRecordSchema, creditNoteSchema, invoiceSchema } from './sales.js';
+import { organisationSchema, templateSchema } from './settings.js';
 
 /**
  * JetStream streams, one per owning service. Every process may create any of them at boot
@@ -66,3 +72,107 @@ export const apiKeyRevokedEventSchema = z.object({
   reason: z.enum(['revoked', 'deleted', 'expired']),
 });
 export type ApiKeyRevokedEvent = z.infer<typeof apiKeyRevokedEventSchema>;
+
+/** `sales.invoice.posted`: the stored invoice, figures as stored (never recomputed by consumers). */
+export const salesInvoicePostedEventSchema = invoiceSchema;
+export type SalesInvoicePostedEvent = z.infer<typeof salesInvoicePostedEventSchema>;
+
+/** `sales.credit_note.posted`: the stored credit note. */
+export const salesCreditNotePostedEventSchema = creditNoteSchema;
+export type SalesCreditNotePostedEvent = z.infer<typeof salesCreditNotePostedEventSchema>;
+
+/** `sales.invoice.compliance_evaluated`: the stored compliance record. */
+export const salesInvoiceComplianceEvaluatedEventSchema = complianceRecordSchema;
+export type SalesInvoiceComplianceEvaluatedEvent = z.infer<typeof salesInvoiceComplianceEvaluatedEventSchema>;
+
+/** `purchase.bill.posted`: the stored vendor bill. */
+export const purchaseBillPostedEventSchema = vendorBillSchema;
+export type PurchaseBillPostedEvent = z.infer<typeof purchaseBillPostedEventSchema>;
+
+/** `purchase.vendor_credit.posted`: the stored vendor credit. */
+export const purchaseVendorCreditPostedEventSchema = vendorCreditSchema;
+export type PurchaseVendorCreditPostedEvent = z.infer<typeof purchaseVendorCreditPostedEventSchema>;
+
+/** `finance.bank_transaction.recorded`: the stored bank transaction. */
+export const financeBankTransactionRecordedEventSchema = bankTransactionSchema;
+export type FinanceBankTransactionRecordedEvent = z.infer<typeof financeBankTransactionRecordedEventSchema>;
+
+/**
+ * `finance.payout.posted`: the stored payout at `version` (1 on creation, +1 per replacement).
+ * A replacement names the version it supersedes in `replaces_version`, so the ledger reverses
+ * that version's entry and posts the new one.
+ */
+export const financePayoutPostedEventSchema = payoutSchema
+  .extend({
+    version: z.int().min(1),
+    replaces_version: z.int().min(1).nullable(),
+  })
+  .meta({ id: 'PayoutPostedEventData', description: 'A payout version; replaces_version names the superseded one' });
+export type FinancePayoutPostedEvent = z.infer<typeof financePayoutPostedEventSchema>;
+
+/**
+ * `finance.payment.matched`: a payment (a bank transaction or a payout line) settles a document.
+ * `amount` is in `currency`, the currency of the document; the owning service raises the
+ * document's amount_paid by it.
+ */
+export const financePaymentMatchedEventSchema = z
+  .object({
+    payment_id: z.int().describe('Id of the bank transaction or the payout line'),
+    source: z.enum(['bank_transaction', 'payout_line']),
+    payout_id: z.int().nullish().describe('The payout of a payout line'),
+    payout_version: z.int().nullish().describe('The payout version of a payout line'),
+    document: z.object({
+      type: paidRecordTypeSchema,
+      id: z.int(),
+      no: z.string().nullish(),
+    }),
+    amount: money.describe('Applied amount in the document currency; negative undoes an earlier match'),
+    currency: currencyCode,
+    date: isoDate.describe('Date of the payment'),
+  })
+  .meta({ id: 'PaymentMatchedEventData', description: 'A payment applied to a document' });
+export type FinancePaymentMatchedEvent = z.infer<typeof financePaymentMatchedEventSchema>;
+
+/** `accounting.transaction.posted`: the ledger entry, with the document it was posted for. */
+export const accountingTransactionPostedEventSchema = accountingTransactionSchema
+  .extend({ source_document: sourceDocumentSchema.nullish() })
+  .meta({ id: 'TransactionPostedEventData', description: 'A posted accounting transaction' });
+export type AccountingTransactionPostedEvent = z.infer<typeof accountingTransactionPostedEventSchema>;
+
+/** `settings.template.saved`: the stored template. */
+export const settingsTemplateSavedEventSchema = templateSchema;
+export type SettingsTemplateSavedEvent = z.infer<typeof settingsTemplateSavedEventSchema>;
+
+/** `settings.organisation.updated`: the organisation profile after the change (also on creation). */
+export const settingsOrganisationUpdatedEventSchema = organisationSchema;
+export type SettingsOrganisationUpdatedEvent = z.infer<typeof settingsOrganisationUpdatedEventSchema>;
+
+/** `settings.api_key.revoked` (named for the catalogue). */
+export const settingsApiKeyRevokedEventSchema = apiKeyRevokedEventSchema.meta({
+  id: 'ApiKeyRevokedEventData',
+  description: 'An API key stopped working: revoked, deleted or expired; key_hash is the SHA-256 of the secret',
+});
+
+/** The data schema of every subject of the catalogue. */
+export const EVENT_DATA_SCHEMAS = {
+  [SUBJECTS.salesInvoicePosted]: salesInvoicePostedEventSchema,
+  [SUBJECTS.salesCreditNotePosted]: salesCreditNotePostedEventSchema,
+  [SUBJECTS.salesInvoiceComplianceEvaluated]: salesInvoiceComplianceEvaluatedEventSchema,
+  [SUBJECTS.purchaseBillPosted]: purchaseBillPostedEventSchema,
+  [SUBJECTS.purchaseVendorCreditPosted]: purchaseVendorCreditPostedEventSchema,
+  [SUBJECTS.financeBankTransactionRecorded]: financeBankTransactionRecordedEventSchema,
+  [SUBJECTS.financePayoutPosted]: financePayoutPostedEventSchema,
+  [SUBJECTS.financePaymentMatched]: financePaymentMatchedEventSchema,
+  [SUBJECTS.accountingTransactionPosted]: accountingTransactionPostedEventSchema,
+  [SUBJECTS.settingsApiKeyRevoked]: settingsApiKeyRevokedEventSchema,
+  [SUBJECTS.settingsTemplateSaved]: settingsTemplateSavedEventSchema,
+  [SUBJECTS.settingsOrganisationUpdated]: settingsOrganisationUpdatedEventSchema,
+} satisfies Record<Subject, z.ZodType>;
+
+/** The data type carried by each subject. */
+export type EventData<S extends Subject> = z.output<(typeof EVENT_DATA_SCHEMAS)[S]>;
+
+/** Validates the data of an event of a known subject; throws a ZodError when it does not fit. */
+export function parseEventData<S extends Subject>(subject: S, data: unknown): EventData<S> {
+  return EVENT_DATA_SCHEMAS[subject].parse(data) as EventData<S>;
+}

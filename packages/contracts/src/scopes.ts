@@ -1,12 +1,37 @@
-/** Credential scopes: `<area>:read` for GET, `<area>:write` for other methods; `admin` grants all. */
+import { z } from 'zod';
+
+/** Credential scopes: `<area>:read` for GET, `<area>:write` for other methods; `admin` grants all (DESIGN §3). */
 export const SCOPE_AREAS = ['sales', 'purchase', 'finance', 'accounting', 'settings'] as const;
-export const SCOPES = [...SCOPE_AREAS.flatMap((a) => [`${a}:read`, `${a}:write`] as const), 'admin'] as const;
+export type ScopeAreaName = (typeof SCOPE_AREAS)[number];
+
+export const SCOPES = [
+  'sales:read',
+  'sales:write',
+  'purchase:read',
+  'purchase:write',
+  'finance:read',
+  'finance:write',
+  'accounting:read',
+  'accounting:write',
+  'settings:read',
+  'settings:write',
+  'admin',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export function requiredScope(area: string, method: string): string {
-  return `${area}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;
+/** A scope name of an API key or API client. */
+export const scopeSchema = z.enum(SCOPES).describe('<area>:read or <area>:write for sales, purchase, finance, accounting, settings; or admin (all)');
+
+/** The scope an operation needs: `<area>:read` for GET (and HEAD), `<area>:write` otherwise. */
+export function requiredScope(area: string, method: string): Scope {
+  const m = method.toUpperCase();
+  return `${area}:${m === 'GET' || m === 'HEAD' ? 'read' : 'write'}` as Scope;
 }
 
-export function scopesAllow(granted: readonly string[], needed: string): boolean {
+/** Whether granted scopes satisfy a needed one (`admin` satisfies all). */
+export function hasScope(granted: readonly string[], needed: string): boolean {
   return granted.includes('admin') || granted.includes(needed);
 }
+
+/** Alias of `hasScope`. */
+export const scopesAllow = hasScope;

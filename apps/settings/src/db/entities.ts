@@ -1,4 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
+import { documentEntities } from './templates.entities.js';
+import { integrationEntities } from './integrations.entities.js';
 
 export interface OrgAddress {
   name?: string | null;
@@ -139,4 +141,4 @@ export const SigningKeySchema = new EntitySchema<SigningKey>({
   },
 });
 
-export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema];
+export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ...integrationEntities, ...documentEntities];

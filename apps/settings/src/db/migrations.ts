@@ -1,4 +1,6 @@
 import { sqlMigration } from '@ledgerline/service-kit';
+import { documentMigrations } from './templates.migrations.js';
+import { integrationMigrations } from './integrations.migrations.js';
 
 export const migrations = [
   sqlMigration(
@@ -49,4 +51,6 @@ create table signing_keys (
 );
 `,
   ),
+  ...integrationMigrations,
+  ...documentMigrations,
 ];

@@ -1,29 +1,11 @@
+import type { OrganisationUpdate } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
 import { NotFoundError } from '@ledgerline/service-kit';
 import { OrganisationSchema, type Organisation } from '../db/entities.js';
 import { createApiKey, type Emit } from './api-keys.js';
 
-export interface OrganisationInput {
-  name?: string;
-  country?: string;
-  legal_currency?: string;
-  is_vat_payer?: boolean;
-  peppol_id?: string | null;
-  reg_no?: string | null;
-  tax_no?: string | null;
-  vat_no?: string | null;
-  eori_no?: string | null;
-  address?: Organisation['address'];
-  info_legal?: string | null;
-  config?: Organisation['config'];
-  website?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  fb?: string | null;
-  insta?: string | null;
-  bank_account?: Organisation['bankAccount'];
-}
+export type OrganisationInput = OrganisationUpdate;
 
 /** The organisation profile: the credit note's `org` issuer object plus DESIGN §1's fields. */
 export function organisationView(o: Organisation) {
@@ -60,6 +42,9 @@ function apply(o: Organisation, input: OrganisationInput) {
     ['email', 'email'], ['phone', 'phone'], ['fb', 'fb'], ['insta', 'insta'], ['bank_account', 'bankAccount'],
   ];
   for (const [from, to] of map) if (input[from] !== undefined) (o as unknown as Record<string, unknown>)[to] = input[from];
+  // The issuer address and config are objects in the profile even when a client clears them.
+  if (input.address === null) o.address = {};
+  if (input.config === null) o.config = {};
 }
 
 async function announce(em: EntityManager, o: Organisation, emit: Emit) {

@@ -1,0 +1,249 @@
+import { z } from 'zod';
+import {
+  bankAccountSchema,
+  contactSchema,
+  currencyCode,
+  fxRateSchema,
+  glAccountSchema,
+  id,
+  int32,
+  int64,
+  isoDate,
+  isoDateTime,
+  longText,
+  money,
+  nullish,
+  pagedEnvelope,
+  pagingQuery,
+  paidRecordSchema,
+  paidRecordTypeSchema,
+  percentRate,
+  precision,
+  rangeQuery,
+  ratio,
+  searchQuery,
+  shortText,
+  sortQuery,
+  taxNexusSchema,
+  transactionTypeSchema,
+  uuid,
+} from './common.js';
+import { exportFormatSchema } from './purchase.js';
+
+/*
+ * The ledger (spec §2.6) and the trial balance (spec §2.7, DESIGN §6). All figures of ledger rows
+ * are in the legal currency; every accounting transaction balances (Σ debit = Σ credit).
+ */
+
+export const ACCOUNTING_STATUSES = ['posted', 'reversed'] as const;
+export const accountingStatusSchema = z.enum(ACCOUNTING_STATUSES);
+
+/** Fields every ledger row carries (spec: id, is_locked, debit, credit, gl_account, description). */
+const ledgerRowFields = {
+  id: nullish(int64),
+  is_locked: nullish(z.boolean()),
+  debit: money,
+  credit: money,
+  gl_account: glAccountSchema,
+  description: nullish(longText()),
+};
+
+/** Ledger tax row: the tax figures of the document for VAT reporting (DESIGN §9). */
+export const ledgerTaxRowSchema = z
+  .object({
+    currency: nullish(currencyCode),
+    tax_rate: nullish(percentRate),
+    tax_rate_rc: nullish(percentRate).describe('Reverse-charge rate'),
+    is_reverse_charge: nullish(z.boolean()),
+    tax_index: nullish(int32),
+    tax_code: nullish(shortText(64)),
+    tax_name: nullish(shortText()),
+    tax_base_in: nullish(money),
+    tax_base_in_leg: nullish(money),
+    tax_base_out: nullish(money),
+    tax_base_out_leg: nullish(money),
+    tax_amount_in: nullish(money),
+    tax_amount_in_leg: nullish(money),
+    tax_amount_claim: nullish(money),
+    tax_amount_claim_leg: nullish(money),
+    tax_amount_out: nullish(money),
+    tax_amount_out_leg: nullish(money),
+    tax_return_base_in: nullish(shortText(32)).describe('VAT return row of the base, input side'),
+    tax_return_base_out: nullish(shortText(32)).describe('VAT return row of the base, output side'),
+    tax_return_amount_claim: nullish(shortText(32)),
+    tax_return_amount_out: nullish(shortText(32)),
+    tax_control_statement: nullish(shortText(32)).describe('Control statement section, e.g. A.4, B.2'),
+    tax_eu_sales_report: nullish(shortText(32)).describe('EC sales list code, e.g. 0, 3'),
+    tax_deduction_ratio: nullish(ratio),
+    net_deduction_ratio: nullish(ratio),
+    ...ledgerRowFields,
+  })
+  .meta({ id: 'LedgerTaxRow', description: 'Ledger tax row (spec §2.6)' });
+export type LedgerTaxRow = z.infer<typeof ledgerTaxRowSchema>;
+
+export const transactionRowSchema = z
+  .object({
+    order: nullish(int32),
+    payment_amount: nullish(money),
+    date_posting: nullish(isoDate),
+    currency: nullish(currencyCode),
+    payment_reference: nullish(shortText(140)),
+    tax_deduction_ratio: nullish(ratio),
+    net_deduction_ratio: nullish(ratio),
+    contact: nullish(contactSchema),
+    paid_record: nullish(paidRecordSchema),
+    taxes: z.array(ledgerTaxRowSchema),
+    fx_rates: nullish(z.array(fxRateSchema)),
+    ...ledgerRowFields,
+  })
+  .meta({ id: 'TransactionRow', description: 'Row of an accounting transaction (spec §2.6)' });
+export type TransactionRow = z.infer<typeof transactionRowSchema>;
+
+export const actRowSchema = z
+  .object({ id: nullish(int64), type: nullish(shortText(64)), debit: money, credit: money, gl_account: glAccountSchema })
+  .meta({ id: 'ActRow' });
+export type ActRow = z.infer<typeof actRowSchema>;
+
+export const transactionTaxPostingSchema = z
+  .object({ id: nullish(int64), debit: money, credit: money, gl_account: glAccountSchema })
+  .meta({ id: 'TransactionTaxPosting' });
+
+/** Accounting transaction (spec §2.6): one balanced ledger entry with its rows. */
+export const accountingTransactionSchema = z
+  .object({
+    id: id,
+    uid: uuid,
+    created_at: isoDateTime,
+    edited_at: nullish(isoDateTime),
+    books: z.array(z.object({ id: int64 })),
+    type: nullish(shortText(64)).describe('Kind of the source document: sales_invoice, sales_credit_note, purchase_bill, purchase_vendor_credit, bank_transaction, payout, reversal'),
+    transaction_type: nullish(transactionTypeSchema),
+    cash_card: nullish(z.object({ id: nullish(int64), name: nullish(shortText()) })),
+    no: nullish(shortText(64)),
+    vendor_doc_no: nullish(shortText(64)),
+    credited_doc_no: nullish(shortText(64)),
+    payment_reference: nullish(shortText(140)),
+    date_issued: nullish(isoDate),
+    date_due: nullish(isoDate),
+    date_posting: isoDate,
+    date_taxable: nullish(isoDate),
+    date_tax_applied: nullish(isoDate),
+    date_from: nullish(isoDate),
+    date_to: nullish(isoDate),
+    currency: nullish(currencyCode),
+    precision: nullish(precision),
+    contact: nullish(contactSchema),
+    bank_account: nullish(bankAccountSchema),
+    tax_nexus: nullish(taxNexusSchema),
+    tax_deduction_ratio: nullish(ratio),
+    net_deduction_ratio: nullish(ratio),
+    opening_balance: nullish(money),
+    closing_balance: nullish(money),
+    amount_paid: nullish(money),
+    amount_due: nullish(money),
+    accounting_status: accountingStatusSchema,
+    rows: z.array(transactionRowSchema),
+    act_rows: z.array(actRowSchema),
+    taxes: z.array(transactionTaxPostingSchema),
+    fx_rates: nullish(z.array(fxRateSchema)),
+    is_locked: z.boolean(),
+    debit: money.describe('Σ debit of the rows'),
+    credit: money.describe('Σ credit of the rows (equals debit)'),
+    gl_account: nullish(glAccountSchema),
+    description: nullish(longText()),
+  })
+  .meta({ id: 'AccountingTransaction', description: 'Accounting transaction with its ledger rows (spec §2.6)' });
+export type AccountingTransaction = z.infer<typeof accountingTransactionSchema>;
+
+/** Query of GET /accounting/transactions (#10). */
+export const accountingTransactionListQuerySchema = z.object({
+  date_posting: rangeQuery('date').optional(),
+  ...pagingQuery(100),
+  search: searchQuery.optional(),
+  sort: sortQuery.optional(),
+});
+export type AccountingTransactionListQuery = z.output<typeof accountingTransactionListQuerySchema>;
+export const accountingTransactionPageSchema = pagedEnvelope(accountingTransactionSchema);
+
+// --- trial balance (#25) ---------------------------------------------------------------------
+
+export const trialBalanceRowSchema = z
+  .object({
+    gl_account: glAccountSchema,
+    ob: money.describe('Balance before date_from (debit positive)'),
+    debit: money,
+    credit: money,
+    cb: money.describe('ob + debit − credit'),
+    ytd_debit: money.describe('From 1 January of date_to’s year to date_to'),
+    ytd_credit: money,
+  })
+  .meta({ id: 'TrialBalanceRow' });
+export type TrialBalanceRow = z.infer<typeof trialBalanceRowSchema>;
+
+export const trialBalanceSchema = z
+  .object({
+    currency: currencyCode.describe('Legal currency'),
+    period_from: z.string().nullable().describe('Accounting period (YYYY-MM) of date_from'),
+    period_to: z.string().nullable().describe('Accounting period (YYYY-MM) of date_to'),
+    date_from: isoDate.nullable(),
+    date_to: isoDate.nullable(),
+    rows: z.array(trialBalanceRowSchema),
+  })
+  .meta({ id: 'TrialBalance', description: 'Trial balance of a book (spec §2.7)' });
+export type TrialBalance = z.infer<typeof trialBalanceSchema>;
+
+export const TRIAL_BALANCE_COLUMN_KEYS = [
+  'gl_account.number',
+  'gl_account.name',
+  'ob',
+  'debit',
+  'credit',
+  'cb',
+  'ytd_debit',
+  'ytd_credit',
+] as const;
+
+/** A column of the trial-balance export: which figure, and an optional header title. */
+export const trialBalanceColumnSchema = z
+  .object({
+    key: z.enum(TRIAL_BALANCE_COLUMN_KEYS).describe('The figure: gl_account.number, gl_account.name, ob, debit, credit, cb, ytd_debit or ytd_credit'),
+    title: z.string().max(255).optional().describe('Header of the column (CSV header row); the key when absent'),
+  })
+  .meta({
+    id: 'TrialBalanceColumn',
+    description: 'A column of the trial-balance export: key names the figure, title the header. The spec leaves its shape open; the contract fixes it as {key, title?}.',
+  });
+export type TrialBalanceColumn = z.infer<typeof trialBalanceColumnSchema>;
+
+/**
+ * Body of POST /reporting/financial/trial-balance/{book_id}/export/{format} (#25): an array of
+ * objects each holding `columns` (nullable). The columns of the first object with a non-empty
+ * list select and order the exported columns; an empty array or null columns export all of them.
+ */
+export const trialBalanceExportBodySchema = z
+  .array(z.object({ columns: z.array(trialBalanceColumnSchema).max(TRIAL_BALANCE_COLUMN_KEYS.length * 4).nullable().optional() }))
+  .max(100)
+  .meta({
+    id: 'TrialBalanceExportRequest',
+    description: 'Array of {columns}; the first non-empty columns list selects and orders the exported columns; an empty array or null columns: all columns',
+  });
+export type TrialBalanceExportBody = z.infer<typeof trialBalanceExportBodySchema>;
+
+export const trialBalanceExportPathSchema = z.object({
+  book_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Book id; 1 is the general ledger'),
+  format: exportFormatSchema.describe('json or csv (UTF-8 with a header row)'),
+});
+
+export const trialBalanceExportQuerySchema = z.object({
+  date_posting: rangeQuery('date').optional().describe('Date range of the period: v, [v;], [;v] or [a;b]'),
+  account_number: rangeQuery('string').optional().describe('String range of GL account numbers, compared as strings: A, [A;], [;Z] or [A;Z]'),
+});
+export type TrialBalanceExportQuery = z.output<typeof trialBalanceExportQuerySchema>;
+
+/** Reference to the document an accounting transaction was posted for (event extension). */
+export const sourceDocumentSchema = z.object({
+  type: z.union([paidRecordTypeSchema, z.enum(['bank_transaction', 'payout'])]),
+  id: int64,
+  no: nullish(z.string()),
+  version: nullish(z.int()),
+});

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import {
+  CONTENT_TEXT,
+  contactSchema,
+  currencyCode,
+  glAccountSchema,
+  id,
+  ignoredInput,
+  int64,
+  isoDate,
+  isoDateTime,
+  longText,
+  money,
+  nullish,
+  pagedEnvelope,
+  pagingQuery,
+  paidRecordSchema,
+  rangeQuery,
+  repeatedParam,
+  searchQuery,
+  shortText,
+  sortQuery,
+  transactionTypeSchema,
+  uuid,
+} from './common.js';
+
+/*
+ * Bank transactions (spec §2.4) and payouts (spec §2.5). A bank transaction that names a
+ * `paid_record` settles that document (finance.payment.matched).
+ */
+
+// --- bank transactions -----------------------------------------------------------------------
+
+const bankTransactionFields = {
+  account_number: nullish(shortText(64)).describe('Our bank account the transaction is on'),
+  statement_id: nullish(int64),
+  order: nullish(z.int32()),
+  description: nullish(longText()),
+  amount_original: nullish(money).describe('Amount in the original currency of the payment'),
+  payment_amount: nullish(money).describe('Amount applied to the paid record, in its currency'),
+  date_accounting: nullish(isoDate),
+  payment_reference: nullish(shortText(140)),
+  partner_account_number: nullish(shortText(64)),
+  partner_name: nullish(shortText()),
+  raw_message: nullish(z.string().max(CONTENT_TEXT)),
+  contact: nullish(contactSchema),
+  paid_record: nullish(paidRecordSchema).describe('The document this payment settles (type and id)'),
+  gl_account: nullish(glAccountSchema).describe('Counter account when no document is paid; 395 suspense when absent'),
+};
+
+/** Bank transaction as stored (spec §2.4). */
+export const bankTransactionSchema = z
+  .object({
+    id: id,
+    ...bankTransactionFields,
+    amount: money.describe('Positive: money in; negative: money out'),
+    currency: currencyCode,
+    date_transaction: isoDate,
+  })
+  .meta({ id: 'BankTransaction', description: 'Bank transaction (spec §2.4)' });
+export type BankTransaction = z.infer<typeof bankTransactionSchema>;
+
+/** Body of POST /finance/bank/transactions (#16): amount, currency and date_transaction required. */
+export const bankTransactionRequestSchema = z
+  .object({
+    id: ignoredInput(int64),
+    ...bankTransactionFields,
+    amount: money.refine((a) => a !== 0, { message: 'amount must not be zero' }).describe('Positive: money in; negative: money out'),
+    currency: currencyCode,
+    date_transaction: isoDate,
+  })
+  .meta({ id: 'BankTransactionRequest', description: 'Bank transaction to record: amount, currency, date_transaction required' });
+export type BankTransactionRequest = z.infer<typeof bankTransactionRequestSchema>;
+
+export const bankTransactionListQuerySchema = z.object({
+  ...pagingQuery(100),
+  search: searchQuery.optional(),
+  sort: sortQuery.optional(),
+  date_transaction: rangeQuery('date').optional(),
+});
+export type BankTransactionListQuery = z.output<typeof bankTransactionListQuerySchema>;
+export const bankTransactionPageSchema = pagedEnvelope(bankTransactionSchema);
+
+// --- payouts ---------------------------------------------------------------------------------
+
+const payoutLineFields = {
+  description: nullish(longText()),
+  amount_original: nullish(money),
+  payment_amount: nullish(money),
+  date_transaction: nullish(isoDate),
+  date_accounting: nullish(isoDate),
+  currency: nullish(currencyCode),
+  order: nullish(z.int32()),
+  paid_record: nullish(paidRecordSchema).describe('The sales document this line settles'),
+  gl_account: nullish(glAccountSchema).describe('Account of a fee or refund line'),
+};
+
+export const payoutLineSchema = z
+  .object({ id: nullish(int64), ...payoutLineFields, amount: money })
+  .meta({ id: 'PayoutLine', description: 'Payout line: a payment (positive) or a fee/refund (negative)' });
+export type PayoutLine = z.infer<typeof payoutLineSchema>;
+
+export const payoutLineRequestSchema = z
+  .object({ id: nullish(int64), ...payoutLineFields, amount: money.describe('Required, not nullable') })
+  .meta({ id: 'PayoutLineRequest' });
+export type PayoutLineRequest = z.infer<typeof payoutLineRequestSchema>;
+
+const payoutFields = {
+  transaction_type: nullish(transactionTypeSchema),
+  date_issued: nullish(isoDate),
+  description: nullish(longText()),
+  psp_object_id: nullish(shortText()).describe('Identifier in an external payment platform'),
+  no: nullish(shortText(64)),
+  copy_from_id: nullish(int64),
+};
+
+/** Payout as stored (spec §2.5); `version` counts replacements (PUT #19). */
+export const payoutSchema = z
+  .object({
+    ...payoutFields,
+    id: id,
+    uid: uuid,
+    created_at: isoDateTime,
+    edited_at: nullish(isoDateTime),
+    is_locked: z.boolean(),
+    currency: currencyCode,
+    total_amount: money,
+    lines: z.array(payoutLineSchema),
+    version: nullish(z.int().min(1)).describe('1 on creation, +1 on each replacement'),
+  })
+  .meta({ id: 'Payout', description: 'Payout of a payment platform (spec §2.5)' });
+export type Payout = z.infer<typeof payoutSchema>;
+
+/** Body of POST /finance/payouts and PUT /finance/payouts/{id} (#19): currency required, non-empty. */
+export const payoutRequestSchema = z
+  .object({
+    ...payoutFields,
+    id: ignoredInput(int64),
+    uid: ignoredInput(z.string().max(64)),
+    created_at: ignoredInput(z.string().max(64)),
+    edited_at: ignoredInput(z.string().max(64)),
+    is_locked: ignoredInput(z.boolean()),
+    total_amount: nullish(money).describe('When given, must equal the sum of the lines (422 otherwise)'),
+    currency: currencyCode.describe('ISO 4217 currency (required, non-empty)'),
+    lines: nullish(z.array(payoutLineRequestSchema).max(10_000)),
+  })
+  .meta({ id: 'PayoutRequest', description: 'Payout to create or replace: currency required' });
+export type PayoutRequest = z.infer<typeof payoutRequestSchema>;
+
+/** Query of GET /finance/payouts (#20). */
+export const payoutListQuerySchema = z.object({
+  psp_object_id: repeatedParam(z.string().max(255)).optional().describe('Payment-platform ids to include; repeatable'),
+  ...pagingQuery(100),
+  search: searchQuery.optional(),
+  sort: sortQuery.optional(),
+});
+export type PayoutListQuery = z.output<typeof payoutListQuerySchema>;
+export const payoutPageSchema = pagedEnvelope(payoutSchema);

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { SUBJECTS, eventType } from './events.js';
+import { buildEventCatalogue, buildOpenApiDocument, errorStatusesFor, openApiPath } from './openapi.js';
+import { ROUTES } from './routes.js';
+
+type Json = Record<string, any>;
+
+const doc = buildOpenApiDocument({ serverUrl: 'https://api.example.test' }) as Json;
+const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+  Object.entries(item as Json).map(([method, op]) => ({ path, method, op: op as Json })),
+);
+
+function resolve(root: Json, ref: string): any {
+  expect(ref.startsWith('#/')).toBe(true);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce((node: any, part) => node?.[decodeURIComponent(part)], root);
+}
+
+function allRefs(node: unknown, acc: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => allRefs(n, acc));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') acc.push(v);
+      else allRefs(v, acc);
+    }
+  }
+  return acc;
+}
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1.0 and survives a JSON round trip', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(JSON.parse(JSON.stringify(doc))).toEqual(doc);
+    expect(doc.servers[0].url).toBe('https://api.example.test');
+  });
+
+  it('does not double /v1 when the server URL already ends with it', () => {
+    const withBase = buildOpenApiDocument({ serverUrl: 'https://api.example.test/v1/' }) as Json;
+    expect(withBase.servers[0].url).toBe('https://api.example.test');
+    expect(Object.keys(withBase.paths).every((p) => p.startsWith('/v1/'))).toBe(true);
+  });
+
+  it('covers the 26 spec endpoints, each once', () => {
+    const specNos = operations.map((o) => o.op['x-spec-endpoint']).filter((n) => n !== undefined);
+    expect([...specNos].sort((a, b) => a - b)).toEqual(Array.from({ length: 26 }, (_, i) => i + 1));
+  });
+
+  it('has an operation for every ROUTES entry, under /v1 with {param} syntax', () => {
+    expect(operations).toHaveLength(ROUTES.length);
+    for (const route of ROUTES) {
+      const path = openApiPath(route);
+      expect(path.startsWith('/v1/')).toBe(true);
+      expect(path).not.toContain(':');
+      const op = doc.paths[path]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${path}`).toBeDefined();
+      expect(op.operationId).toBe(route.operationId);
+    }
+    expect(new Set(operations.map((o) => o.op.operationId)).size).toBe(operations.length);
+  });
+
+  it('gives every route its schemas', () => {
+    for (const route of ROUTES) {
+      expect(route.response, route.operationId).toBeDefined();
+      if (route.path.includes(':')) expect(route.pathParams, route.operationId).toBeDefined();
+      if ((route.method === 'POST' || route.method === 'PUT') && !/\/revoke$/.test(route.path)) expect(route.body, route.operationId).toBeDefined();
+    }
+  });
+
+  it('declares every path parameter', () => {
+    for (const { path, op } of operations) {
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const declared = (op.parameters as Json[]).filter((p) => p.in === 'path').map((p) => p.name);
+      expect(declared.sort()).toEqual(names.sort());
+      for (const p of (op.parameters as Json[]).filter((p) => p.in === 'path')) expect(p.required).toBe(true);
+    }
+  });
+
+  it('secures every operation except the open ones', () => {
+    for (const route of ROUTES) {
+      const op = doc.paths[openApiPath(route)][route.method.toLowerCase()];
+      if (route.open) {
+        expect(op.security ?? []).toEqual([]);
+      } else {
+        expect(op.security?.length, route.operationId).toBeGreaterThan(0);
+        for (const requirement of op.security) for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes[scheme]).toBeDefined();
+      }
+    }
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('names the scope an operation needs', () => {
+    const op = doc.paths['/v1/sales/credit-notes'].post;
+    expect(op.security).toEqual([{ bearerAuth: ['sales:write'] }]);
+    expect(doc.paths['/v1/finance/payouts'].get.security).toEqual([{ bearerAuth: ['finance:read'] }]);
+  });
+
+  it('documents problem+json error responses on every operation', () => {
+    for (const route of ROUTES) {
+      const op = doc.paths[openApiPath(route)][route.method.toLowerCase()];
+      const statuses = Object.keys(op.responses).map(Number);
+      expect(statuses).toEqual(expect.arrayContaining([400, 401, 406, 429, 502, 503, 504]));
+      if (!route.open) expect(statuses).toContain(403);
+      if (route.method !== 'GET') expect(statuses).toEqual(expect.arrayContaining([409, 422]));
+      if (route.body) expect(statuses).toEqual(expect.arrayContaining([413, 415]));
+      if (route.path.includes(':')) expect(statuses).toContain(404);
+      expect(statuses.sort()).toEqual([Number(route.successStatus ?? 200), ...errorStatusesFor(route)].sort());
+      for (const status of errorStatusesFor(route)) {
+        const response = resolve(doc, op.responses[String(status)].$ref);
+        expect(response.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+      }
+    }
+    expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code']));
+  });
+
+  it('answers 202 for the compliance evaluation and 200 otherwise', () => {
+    expect(Object.keys(doc.paths['/v1/sales/invoices/compliance/evaluate'].post.responses)).toContain('202');
+    expect(Object.keys(doc.paths['/v1/sales/credit-notes'].post.responses)).toContain('200');
+  });
+
+  it('offers JSON as application/json, text/json and text/plain, and the other types as declared', () => {
+    const ok = doc.paths['/v1/sales/credit-notes'].post.responses['200'].content;
+    expect(Object.keys(ok).sort()).toEqual(['application/json', 'text/json', 'text/plain']);
+    expect(ok['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreditNote' });
+    expect(Object.keys(doc.paths['/v1/sales/credit-notes/{id}/html'].get.responses['200'].content)).toEqual(['text/html']);
+    expect(Object.keys(doc.paths['/v1/sales/invoices/{id}/pdf'].get.responses['200'].content)).toEqual(['application/pdf']);
+    expect(Object.keys(doc.paths['/v1/inventory/in/export/{format}'].get.responses['200'].content)).toContain('text/csv');
+  });
+
+  it('accepts request bodies as the JSON family', () => {
+    const body = doc.paths['/v1/sales/credit-notes'].post.requestBody;
+    expect(body.required).toBe(true);
+    expect(Object.keys(body.content)).toEqual(
+      expect.arrayContaining(['application/json', 'application/json-patch+json', 'text/json', 'application/*+json']),
+    );
+    expect(body.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreditNoteRequest' });
+  });
+
+  it('takes Idempotency-Key on authenticated POSTs and X-Request-Id everywhere', () => {
+    for (const { method, op } of operations) {
+      const refs = (op.parameters as Json[]).map((p) => p.$ref);
+      expect(refs).toContain('#/components/parameters/XRequestId');
+      if (method === 'post' && op.security) expect(refs).toContain('#/components/parameters/IdempotencyKey');
+    }
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
+  });
+
+  it('documents repeatable query parameters as exploded arrays', () => {
+    const params = doc.paths['/v1/finance/payouts'].get.parameters as Json[];
+    const psp = params.find((p) => p.name === 'psp_object_id');
+    expect(psp).toMatchObject({ in: 'query', style: 'form', explode: true, schema: { type: 'array' } });
+    const take = params.find((p) => p.name === 'take');
+    expect(take?.schema).toMatchObject({ type: 'integer', maximum: 1000, default: 100 });
+  });
+
+  it('resolves every $ref', () => {
+    for (const ref of allRefs(doc)) expect(resolve(doc, ref), ref).toBeDefined();
+  });
+
+  it('documents the limits of the spec in the schemas', () => {
+    const s = doc.components.schemas;
+    const country = s.Address.properties.country.anyOf.find((x: Json) => x.type === 'string');
+    expect(country.maxLength).toBe(2);
+    expect(s.ComplianceEvaluateRequest).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000, items: { type: 'integer' } });
+    expect(s.VendorCreditRequest.required).toContain('type');
+    expect(s.PayoutRequest.required).toContain('currency');
+    expect(s.BankIntegrationRequest.required).toContain('type');
+    expect(s.HostingIntegrationRequest.required).toEqual(expect.arrayContaining(['config', 'source']));
+    expect(s.TrialBalanceColumn.properties.key.enum).toContain('gl_account.number');
+  });
+});
+
+describe('event catalogue', () => {
+  const cat = buildEventCatalogue() as Json;
+
+  it('is AsyncAPI 3.0.0 with a channel, an operation and a message per subject', () => {
+    expect(cat.asyncapi).toBe('3.0.0');
+    const addresses = Object.values(cat.channels as Json).map((c: Json) => c.address);
+    expect(addresses.sort()).toEqual(Object.values(SUBJECTS).sort());
+    expect(Object.keys(cat.operations)).toHaveLength(Object.values(SUBJECTS).length);
+    for (const message of Object.values(cat.components.messages as Json)) {
+      expect(message.payload.allOf[0]).toEqual({ $ref: '#/components/schemas/CloudEvent' });
+      expect(message.payload.allOf[1].properties.type.const).toBe(eventType(message.name));
+      expect(message.payload.allOf[1].properties.data).toBeDefined();
+    }
+  });
+
+  it('carries the CloudEvents envelope and resolves every $ref', () => {
+    expect(cat.components.schemas.CloudEvent.properties.specversion.const).toBe('1.0');
+    for (const ref of allRefs(cat)) expect(resolve(cat, ref), ref).toBeDefined();
+    expect(JSON.parse(JSON.stringify(cat))).toEqual(cat);
+  });
+});

@@ -1,0 +1,278 @@
+import { z } from 'zod';
+import {
+  contactSchema,
+  currencyCode,
+  decimal,
+  id,
+  ignoredInput,
+  int32,
+  int64,
+  isoDate,
+  isoDateTime,
+  longText,
+  money,
+  nullish,
+  pagedEnvelope,
+  pagingQuery,
+  paymentStatusSchema,
+  percentRate,
+  positiveRate,
+  precision,
+  ratio,
+  repeatedParam,
+  searchQuery,
+  shortText,
+  sortQuery,
+  taxNexusSchema,
+  transactionTypeSchema,
+  uuid,
+} from './common.js';
+
+/*
+ * Purchase documents: vendor credits (spec §2.3), vendor bills (DESIGN §1: the vendor-credit
+ * shape less credited_doc_*) and the inventory-in export (#22).
+ *
+ * Required inputs of a purchase document: `type` (spec: required in the request), `vendor`,
+ * `currency`, `date_issued` and at least one item with `qty` and `rate`. Derived figures are
+ * accepted and ignored.
+ */
+
+// --- tax lines -------------------------------------------------------------------------------
+
+/** Document tax line (vendor credit / bill), as stored; the same shape per item and in the recap. */
+export const purchaseTaxLineSchema = z
+  .object({
+    id: nullish(int64),
+    tax_index: nullish(int32),
+    tax_rate: percentRate,
+    tax_amount: money,
+    tax_amount_leg: nullish(money),
+    tax_base: money,
+    tax_base_leg: nullish(money),
+    tax_code: nullish(shortText(64)),
+    tax_name: nullish(shortText()),
+    rate_type: nullish(shortText(64)),
+  })
+  .meta({ id: 'PurchaseTaxLine', description: 'Document tax line (vendor credit, vendor bill); tax_rate in percent' });
+export type PurchaseTaxLine = z.infer<typeof purchaseTaxLineSchema>;
+/** Alias: the spec's "document tax line (vendor credit)". */
+export const vendorCreditTaxLineSchema = purchaseTaxLineSchema;
+
+export const purchaseTaxLineRequestSchema = z
+  .object({
+    id: nullish(int64),
+    tax_index: nullish(int32),
+    tax_rate: percentRate,
+    tax_code: nullish(shortText(64)),
+    tax_name: nullish(shortText()),
+    rate_type: nullish(shortText(64)),
+    tax_amount: ignoredInput(money),
+    tax_amount_leg: ignoredInput(money),
+    tax_base: ignoredInput(money),
+    tax_base_leg: ignoredInput(money),
+  })
+  .meta({ id: 'PurchaseTaxLineRequest', description: 'Tax of a line: tax_rate in percent; figures are computed' });
+export type PurchaseTaxLineRequest = z.infer<typeof purchaseTaxLineRequestSchema>;
+
+// --- items -----------------------------------------------------------------------------------
+
+export const purchaseItemRefSchema = z.object({
+  id: nullish(int64),
+  code: nullish(shortText(64)),
+  name_org: nullish(shortText()),
+  name_leg: nullish(shortText()),
+  name: nullish(shortText()),
+  desc_org: nullish(longText()),
+  desc_leg: nullish(longText()),
+  desc: nullish(longText()),
+});
+export const purchaseUnitSchema = z.object({
+  id: nullish(int64),
+  unece_code: nullish(shortText(8)),
+  name_org: nullish(shortText()),
+  name_leg: nullish(shortText()),
+  name: nullish(shortText()),
+});
+
+const purchaseItemCommon = {
+  id: nullish(int64),
+  description: nullish(longText()),
+  tax_deduction_ratio: nullish(ratio).describe('Share of input tax that may be deducted, 0–1 (default 1)'),
+  net_deduction_ratio: nullish(ratio).describe('Share of the net amount that is a deductible cost, 0–1 (default 1)'),
+  item: nullish(purchaseItemRefSchema),
+  unit: nullish(purchaseUnitSchema),
+};
+
+export const purchaseItemSchema = z
+  .object({
+    ...purchaseItemCommon,
+    qty: decimal,
+    rate: decimal,
+    amount: money,
+    taxes: z.array(purchaseTaxLineSchema),
+  })
+  .meta({ id: 'PurchaseItem', description: 'Item of a vendor credit or vendor bill' });
+export type PurchaseItem = z.infer<typeof purchaseItemSchema>;
+export const vendorCreditItemSchema = purchaseItemSchema;
+
+export const purchaseItemRequestSchema = z
+  .object({
+    ...purchaseItemCommon,
+    qty: decimal.refine((q) => q !== 0, { message: 'qty must not be zero' }).describe('Quantity; not zero'),
+    rate: decimal.describe('Unit price; net or gross per taxes_included'),
+    amount: ignoredInput(money),
+    taxes: nullish(z.array(purchaseTaxLineRequestSchema).max(10)),
+  })
+  .meta({ id: 'PurchaseItemRequest', description: 'Item of a purchase document request: qty and rate required' });
+export type PurchaseItemRequest = z.infer<typeof purchaseItemRequestSchema>;
+export const vendorCreditItemRequestSchema = purchaseItemRequestSchema;
+
+// --- documents -------------------------------------------------------------------------------
+
+const purchaseInputFields = {
+  date_taxable: nullish(isoDate),
+  date_due: nullish(isoDate),
+  no: nullish(shortText(64)).describe('Internal number; allocated from the numbering series when absent'),
+  description: nullish(longText()),
+  rate_format: nullish(shortText(32)),
+  tax_fx_rate: nullish(positiveRate).describe('Legal currency per unit used for tax figures; 1 in the legal currency'),
+  tax_nexus: nullish(taxNexusSchema),
+  vendor_doc_no: nullish(shortText(64)).describe("The vendor's own document number"),
+  payment_reference: nullish(shortText(140)),
+  bank_account_number: nullish(shortText(64)),
+  copy_from_id: nullish(int64),
+  rsn: nullish(shortText()).describe('Reason'),
+};
+
+const purchaseStoredFields = {
+  id: id,
+  uid: uuid,
+  created_at: isoDateTime,
+  edited_at: nullish(isoDateTime),
+  is_locked: z.boolean(),
+  total_amount: money,
+  subtotal_amount: money,
+  amount_paid: money,
+  amount_due: money,
+  currency: currencyCode,
+  vendor: contactSchema,
+  date_issued: isoDate,
+  no: shortText(64),
+  precision: precision,
+  taxes_included: z.boolean(),
+  type: transactionTypeSchema,
+  payment_status: paymentStatusSchema,
+  overdue_days: nullish(int32),
+  items: z.array(purchaseItemSchema),
+  taxes: z.array(purchaseTaxLineSchema).describe('Tax recap: one row per tax code and rate'),
+};
+
+const purchaseRequestFields = {
+  ...purchaseInputFields,
+  type: transactionTypeSchema.describe('Transaction type (required)'),
+  vendor: contactSchema.describe('The vendor (required)'),
+  currency: currencyCode.describe('ISO 4217 currency (required)'),
+  date_issued: isoDate.describe('Issue date (required)'),
+  precision: nullish(precision),
+  taxes_included: nullish(z.boolean()).describe('true: rates are gross; false (default): net'),
+  items: z.array(purchaseItemRequestSchema).min(1),
+  // accepted and ignored
+  id: ignoredInput(int64),
+  uid: ignoredInput(z.string().max(64)),
+  created_at: ignoredInput(z.string().max(64)),
+  edited_at: ignoredInput(z.string().max(64)),
+  is_locked: ignoredInput(z.boolean()),
+  total_amount: ignoredInput(money),
+  subtotal_amount: ignoredInput(money),
+  amount_paid: ignoredInput(money),
+  amount_due: ignoredInput(money),
+  payment_status: ignoredInput(shortText(32)),
+  overdue_days: ignoredInput(int32),
+  taxes: ignoredInput(z.array(purchaseTaxLineSchema.partial())),
+};
+
+/** Vendor credit as stored and returned (spec §2.3). */
+export const vendorCreditSchema = z
+  .object({
+    ...purchaseInputFields,
+    ...purchaseStoredFields,
+    credited_doc_id: nullish(int64),
+    credited_doc_no: nullish(shortText(64)),
+  })
+  .meta({ id: 'VendorCredit', description: 'Vendor credit (spec §2.3)' });
+export type VendorCredit = z.infer<typeof vendorCreditSchema>;
+
+/** Body of POST /purchase/vendor-credits (#15): `type` is required. */
+export const vendorCreditRequestSchema = z
+  .object({
+    ...purchaseRequestFields,
+    credited_doc_id: nullish(id).describe('The credited vendor bill'),
+    credited_doc_no: nullish(shortText(64)),
+  })
+  .meta({ id: 'VendorCreditRequest', description: 'Vendor credit to create: type, vendor, currency, date_issued and items required' });
+export type VendorCreditRequest = z.infer<typeof vendorCreditRequestSchema>;
+
+/** Vendor bill (DESIGN §1): the vendor-credit shape less credited_doc_*. */
+export const vendorBillSchema = z
+  .object({ ...purchaseInputFields, ...purchaseStoredFields })
+  .meta({ id: 'VendorBill', description: 'Vendor bill (DESIGN §1 extension)' });
+export type VendorBill = z.infer<typeof vendorBillSchema>;
+
+export const vendorBillRequestSchema = z
+  .object({ ...purchaseRequestFields })
+  .meta({ id: 'VendorBillRequest', description: 'Vendor bill to create: type, vendor, currency, date_issued and items required' });
+export type VendorBillRequest = z.infer<typeof vendorBillRequestSchema>;
+
+/** Query of GET /purchase/bills and GET /purchase/vendor-credits. */
+export const purchaseDocumentListQuerySchema = z.object({
+  ...pagingQuery(100),
+  search: searchQuery.optional(),
+  sort: sortQuery.optional(),
+  payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
+});
+export type PurchaseDocumentListQuery = z.output<typeof purchaseDocumentListQuerySchema>;
+export const vendorBillListQuerySchema = purchaseDocumentListQuerySchema;
+export const vendorCreditListQuerySchema = purchaseDocumentListQuerySchema;
+export const vendorBillPageSchema = pagedEnvelope(vendorBillSchema);
+export const vendorCreditPageSchema = pagedEnvelope(vendorCreditSchema);
+
+// --- inventory-in export (#22) ---------------------------------------------------------------
+
+export const EXPORT_FORMATS = ['json', 'csv'] as const;
+export const exportFormatSchema = z.enum(EXPORT_FORMATS);
+
+export const inventoryInExportPathSchema = z.object({
+  format: exportFormatSchema.default('json').describe('json (default) or csv (UTF-8 with a header row)'),
+});
+
+export const inventoryInExportQuerySchema = z.object({
+  ...pagingQuery(100),
+  search: searchQuery.optional(),
+  sort: sortQuery.optional(),
+  payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
+});
+export type InventoryInExportQuery = z.output<typeof inventoryInExportQuerySchema>;
+
+/** One received purchase document in the export (also the CSV columns, in this order). */
+export const inventoryInRowSchema = z
+  .object({
+    document_type: z.enum(['purchase_bill', 'purchase_vendor_credit']),
+    id: int64,
+    no: z.string(),
+    vendor_doc_no: z.string().nullable(),
+    vendor_name: z.string().nullable(),
+    vendor_vat_no: z.string().nullable(),
+    date_issued: isoDate,
+    date_taxable: isoDate.nullable(),
+    date_due: isoDate.nullable(),
+    currency: currencyCode,
+    subtotal_amount: money,
+    tax_amount: money,
+    total_amount: money,
+    amount_paid: money,
+    amount_due: money,
+    payment_status: paymentStatusSchema,
+  })
+  .meta({ id: 'InventoryInRow', description: 'A received purchase document (bill or vendor credit) in the inventory-in export' });
+export type InventoryInRow = z.infer<typeof inventoryInRowSchema>;
+export const inventoryInExportSchema = pagedEnvelope(inventoryInRowSchema);
