@@ -1,3 +1,127 @@
-import type { MigrationObject } from '@mikro-orm/core';
+import { sqlMigration } from '@ledgerline/service-kit';
+import { deliveryMigrations } from './delivery.migrations.js';
+import { complianceMigrations } from './compliance.migrations.js';
 
-export const migrations: MigrationObject[] = [];
+export const migrations = [
+  sqlMigration(
+    'sales_0001_documents_numbering_replica',
+    `
+-- Replica of the organisation profile (settings.organisation.updated); the issuer snapshot source.
+create table organisations (
+  org_id bigint primary key,
+  name text,
+  country char(2),
+  legal_currency char(3) not null,
+  profile jsonb not null,
+  source_time timestamptz not null,
+  updated_at timestamptz not null default now()
+);
+
+-- Numbering series per organisation and document type; one default per type (seeded on first use).
+create table number_series (
+  id bigserial primary key,
+  org_id bigint not null,
+  doc_type text not null check (doc_type in ('sales_invoice', 'sales_credit_note')),
+  name text not null,
+  mask text not null,
+  is_default boolean not null default false,
+  created_at timestamptz not null default now()
+);
+create unique index number_series_one_default on number_series (org_id, doc_type) where is_default;
+
+-- Last counter value per series and period ('2026', '2026-11' or ''); incremented under a row lock
+-- in the transaction that stores the document, so numbers are gap-free and unique.
+create table number_series_counters (
+  series_id bigint not null references number_series(id),
+  period_key text not null,
+  last_value bigint not null,
+  primary key (series_id, period_key)
+);
+
+-- Sales invoices and credit notes. Header figures as numeric; the full document as computed once
+-- at creation in 'body' (what GET answers and events carry); payment state is kept in columns.
+create table sales_documents (
+  id bigserial primary key,
+  uid uuid not null unique,
+  org_id bigint not null,
+  doc_type text not null check (doc_type in ('sales_invoice', 'sales_credit_note')),
+  no text not null,
+  counter_id bigint references number_series(id),
+  customer_id bigint,
+  customer_name text,
+  currency char(3) not null,
+  precision smallint not null,
+  date_issued date not null,
+  date_due date,
+  notes text,
+  credited_doc_id bigint references sales_documents(id),
+  credited_doc_no text,
+  subtotal_amount numeric(20,4) not null,
+  tax_amount numeric(20,4) not null,
+  total_amount numeric(20,4) not null,
+  amount_paid numeric(20,4) not null default 0,
+  amount_due numeric(20,4) not null,
+  payment_status text not null,
+  body jsonb not null,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  edited_at timestamptz
+);
+create unique index sales_documents_no on sales_documents (org_id, doc_type, no);
+create index sales_documents_list on sales_documents (org_id, doc_type, id);
+create index sales_documents_updated on sales_documents (org_id, doc_type, updated_at);
+create index sales_documents_credited on sales_documents (credited_doc_id) where credited_doc_id is not null;
+
+-- Payments applied to documents (finance.payment.matched), one row per event.
+create table sales_document_payments (
+  id bigserial primary key,
+  org_id bigint not null,
+  document_id bigint not null references sales_documents(id),
+  event_id text not null unique,
+  payment_id bigint not null,
+  source text not null,
+  amount numeric(20,4) not null,
+  currency char(3) not null,
+  date date not null,
+  created_at timestamptz not null default now()
+);
+
+-- Catalogue items and price lists (DESIGN §1).
+create table items (
+  id bigserial primary key,
+  org_id bigint not null,
+  sku text,
+  name text not null,
+  unit jsonb,
+  sales_rate numeric(24,10) not null,
+  currency char(3) not null,
+  tax_rate numeric(9,4),
+  gl_account jsonb,
+  created_at timestamptz not null default now()
+);
+create index items_org on items (org_id, id);
+
+create table price_lists (
+  id bigserial primary key,
+  org_id bigint not null,
+  name text not null,
+  currency char(3) not null,
+  valid_from date,
+  valid_to date,
+  created_at timestamptz not null default now()
+);
+
+create table price_list_rates (
+  id bigserial primary key,
+  org_id bigint not null,
+  price_list_id bigint not null references price_lists(id),
+  item_id bigint not null references items(id),
+  rate numeric(24,10) not null,
+  min_qty numeric(24,10) not null default 0
+);
+create index price_list_rates_item on price_list_rates (org_id, item_id);
+`,
+  ),
+  ...complianceMigrations,
+  ...deliveryMigrations,
+];

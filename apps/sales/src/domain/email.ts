@@ -1,0 +1,146 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EmailRequest, InvoiceEmailResult } from '@ledgerline/contracts';
+import { ValidationError, type FieldError } from '@ledgerline/service-kit';
+import { formatDate, formatMoney, interpolate, labelsFor, parseAddressList, type MailAttachment } from '@ledgerline/rendering';
+import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js';
+import type { Delivery } from '../delivery.js';
+import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
+
+/** E-mail record (spec §2.10) with its outcome; attachment contents are not kept (binary_content null). */
+export function emailRecordView(r: EmailRecord) {
+  return {
+    id: r.id,
+    from: r.fromAddress ?? null,
+    reply_to: r.replyTo ?? null,
+    to: r.toAddress ?? null,
+    to_cc: r.toCc ?? null,
+    to_bcc: r.toBcc ?? null,
+    subject: r.subject ?? null,
+    body: r.body ?? null,
+    include_attachment: r.includeAttachment,
+    attachments: r.attachments.map((a) => ({ id: a.id, file_name: a.file_name, binary_content: null })),
+    status: r.status,
+    error: r.error ?? null,
+    document_type: r.documentType,
+    document_id: r.documentId,
+    created_at: r.createdAt.toISOString(),
+  };
+}
+
+/** #11: the organisation's e-mail records, newest first. */
+export async function listEmailRecords(em: EntityManager, from: number, take: number): Promise<EmailRecord[]> {
+  return em.find(EmailRecordSchema, {}, { orderBy: { id: 'desc' }, offset: from, limit: take });
+}
+
+const ADDRESS_FIELDS = ['from', 'reply_to', 'to', 'to_cc', 'to_bcc'] as const;
+type AddressField = (typeof ADDRESS_FIELDS)[number];
+
+/** Every address field checked; 400 naming each field with an entry that is not an address. */
+function checkAddresses(fields: Record<AddressField, string | null | undefined>): Record<AddressField, string[]> {
+  const errors: FieldError[] = [];
+  const out = {} as Record<AddressField, string[]>;
+  for (const f of ADDRESS_FIELDS) {
+    const { addresses, invalid } = parseAddressList(fields[f]);
+    out[f] = addresses;
+    if (invalid.length) errors.push({ path: f, message: `not an e-mail address: ${invalid.join(', ')}`.slice(0, 500), code: 'invalid_email' });
+    else if ((f === 'from' || f === 'reply_to') && addresses.length > 1) errors.push({ path: f, message: 'a single address', code: 'invalid_email' });
+  }
+  if (!errors.length && out.to.length === 0) {
+    errors.push({ path: 'to', message: 'no recipient: give `to` or an e-mail address of the customer', code: 'required' });
+  }
+  if (errors.length) throw new ValidationError(`The e-mail is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  return out;
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+
+/**
+ * #18: sends an invoice by e-mail. The message comes from the request, its gaps from the invoice
+ * (customer e-mail, organisation e-mail, localised subject and text). With `include_attachment`
+ * (the default) the invoice PDF, rendered with `layout` and `culture`, is attached. Every attempt
+ * is stored as an e-mail record with its outcome; a failed delivery (SMTP refusal, no browser for
+ * the PDF) answers `success: false` instead of an error.
+ */
+export async function sendInvoiceEmail(
+  em: EntityManager,
+  orgId: number,
+  invoiceId: number,
+  input: EmailRequest,
+  opts: RenderOptions,
+  delivery: Delivery,
+): Promise<{ record: EmailRecord; result: InvoiceEmailResult }> {
+  const rendered = await renderSalesDocument(em, orgId, 'sales_invoice', invoiceId, opts);
+  const { view, doc, culture, template } = rendered;
+  const customer = (view.customer ?? {}) as Record<string, unknown>;
+  const org = (view.org ?? {}) as Record<string, unknown>;
+  const addresses = checkAddresses({
+    from: str(input.from) ?? str(org.email) ?? delivery.mailFrom,
+    reply_to: str(input.reply_to),
+    to: str(input.to) ?? str(customer.email),
+    to_cc: str(input.to_cc),
+    to_bcc: str(input.to_bcc),
+  });
+
+  const labels = labelsFor(culture, template);
+  const values = {
+    no: doc.no,
+    total: formatMoney(view.total_amount, culture, doc.currency, doc.precision),
+    date_due: formatDate(view.date_due, culture),
+    org: str(org.name) ?? '',
+  };
+  const subject = str(input.subject) ?? interpolate(labels.email_subject_invoice, values);
+  const body = input.body ?? interpolate(labels.email_body_invoice, values);
+  const includeAttachment = input.include_attachment ?? true;
+
+  const attachments: MailAttachment[] = [];
+  let failure: string | null = null;
+  if (includeAttachment) {
+    try {
+      attachments.push({ filename: pdfFileName('sales_invoice', doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
+    } catch (e) {
+      failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+  (input.attachments ?? []).forEach((a, i) => {
+    if (a.binary_content) attachments.push({ filename: str(a.file_name) ?? `attachment-${i + 1}`, content: Buffer.from(a.binary_content, 'base64') });
+  });
+
+  const outcome = failure
+    ? ({ status: 'failed', error: failure } as const)
+    : await delivery.mailer.send({
+        from: addresses.from[0],
+        replyTo: addresses.reply_to[0] ?? null,
+        to: addresses.to,
+        cc: addresses.to_cc,
+        bcc: addresses.to_bcc,
+        subject,
+        text: body,
+        attachments,
+      });
+
+  const join = (a: string[]) => (a.length ? a.join(', ') : null);
+  const record = em.create(EmailRecordSchema, {
+    orgId,
+    documentType: 'sales_invoice',
+    documentId: doc.id,
+    documentNo: doc.no,
+    fromAddress: addresses.from[0],
+    replyTo: join(addresses.reply_to),
+    toAddress: join(addresses.to),
+    toCc: join(addresses.to_cc),
+    toBcc: join(addresses.to_bcc),
+    subject,
+    body,
+    includeAttachment,
+    attachments: attachments.map((a, i) => ({ id: i + 1, file_name: a.filename, size: a.content.length })),
+    status: outcome.status,
+    error: outcome.status === 'failed' ? outcome.error : null,
+    messageId: outcome.status === 'failed' ? null : outcome.messageId,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return {
+    record,
+    result: { id: record.id, success: outcome.status !== 'failed', to: record.toAddress ?? null, subject, no: doc.no },
+  };
+}

@@ -1,0 +1,146 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { ItemListQuery, ItemRequest, ItemSalesRateQuery, PriceListRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, NotFoundError, dec, parseSort, toWire, type Dec } from '@ledgerline/service-kit';
+import { ItemSchema, PriceListRateSchema, PriceListSchema, type Item, type PriceList, type PriceListRate } from '../db/entities.js';
+import { likePattern } from './sales-document-list.js';
+
+const fixed = (v: number | string) => dec(v).toFixed();
+
+export function itemView(i: Item) {
+  return {
+    id: i.id,
+    sku: i.sku ?? null,
+    name: i.name,
+    unit: i.unit ?? null,
+    sales_rate: toWire(i.salesRate),
+    currency: i.currency,
+    tax_rate: toWire(i.taxRate ?? null),
+    gl_account: i.glAccount ?? null,
+  };
+}
+
+export async function createItem(em: EntityManager, orgId: number, input: ItemRequest): Promise<Item> {
+  const item = em.create(ItemSchema, {
+    orgId,
+    sku: input.sku ?? null,
+    name: input.name,
+    unit: input.unit ?? null,
+    salesRate: fixed(input.sales_rate),
+    currency: input.currency,
+    taxRate: input.tax_rate == null ? null : fixed(input.tax_rate),
+    glAccount: (input.gl_account as Record<string, unknown> | null | undefined) ?? null,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return item;
+}
+
+const ITEM_SORT: Record<string, keyof Item> = { id: 'id', name: 'name', sku: 'sku', sales_rate: 'salesRate', created_at: 'createdAt' };
+
+export async function listItems(em: EntityManager, q: ItemListQuery) {
+  const sort = parseSort(q.sort, Object.keys(ITEM_SORT), [{ field: 'id', direction: 'asc' }]);
+  const where: Record<string, unknown> = {};
+  if (q.search) {
+    const p = likePattern(q.search);
+    where.$or = [{ name: { $ilike: p } }, { sku: { $ilike: p } }];
+  }
+  const orderBy = sort.map((s) => ({ [ITEM_SORT[s.field]]: s.direction }));
+  if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: 'asc' });
+  const [rows, total] = await em.findAndCount(ItemSchema, where as FilterQuery<Item>, { orderBy: orderBy as never, limit: q.take, offset: q.from });
+  return { rows, total };
+}
+
+export function priceListView(p: PriceList, rates: PriceListRate[]) {
+  return {
+    id: p.id,
+    name: p.name,
+    currency: p.currency,
+    valid_from: p.validFrom ?? null,
+    valid_to: p.validTo ?? null,
+    rates: rates.map((r) => ({ item_id: r.itemId, rate: toWire(r.rate), min_qty: toWire(r.minQty) })),
+  };
+}
+
+export async function createPriceList(em: EntityManager, orgId: number, input: PriceListRequest) {
+  const ids = [...new Set(input.rates.map((r) => r.item_id))];
+  const known = new Set((await em.find(ItemSchema, { id: { $in: ids } }, { fields: ['id'] })).map((i) => i.id));
+  const missing = input.rates.map((r, i) => ({ r, i })).filter(({ r }) => !known.has(r.item_id));
+  if (missing.length) {
+    throw new BusinessRuleError(
+      `Unknown item${missing.length > 1 ? 's' : ''} ${[...new Set(missing.map(({ r }) => r.item_id))].join(', ')}`,
+      'item_not_found',
+      missing.map(({ i }) => ({ path: `rates[${i}].item_id`, message: 'no such item in this organisation', code: 'item_not_found' })),
+    );
+  }
+  const list = em.create(PriceListSchema, {
+    orgId,
+    name: input.name,
+    currency: input.currency,
+    validFrom: input.valid_from ?? null,
+    validTo: input.valid_to ?? null,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  const rates = input.rates.map((r) =>
+    em.create(PriceListRateSchema, { orgId, priceListId: list.id, itemId: r.item_id, rate: fixed(r.rate), minQty: fixed(r.min_qty ?? 0) }),
+  );
+  await em.flush();
+  return priceListView(list, rates);
+}
+
+export interface SalesRate {
+  rate: number | null;
+  source: 'price_list' | 'item' | null;
+  price_list_id: number | null;
+}
+
+/**
+ * #21: the best net rate of an item for a quantity, currency and date: among the price lists in
+ * that currency valid on the date (optionally only `price_list_id`), the rate with the largest
+ * `min_qty` ≤ qty (ties: the newest list); else the item's own rate when the currency is the
+ * item's. `brutto` adds the item's tax. A currency with no rate → 422.
+ */
+export async function itemSalesRate(em: EntityManager, itemId: number, q: ItemSalesRateQuery): Promise<SalesRate> {
+  const item = await em.findOne(ItemSchema, { id: itemId });
+  if (!item) throw new NotFoundError(`No item ${itemId} in this organisation`, 'item_not_found');
+  const currency = q.currency_code ?? item.currency;
+  const qty = dec(q.qty ?? 1);
+  const day = (q.reference_date ? new Date(q.reference_date) : new Date()).toISOString().slice(0, 10);
+
+  if (q.price_list_id != null && !(await em.findOne(PriceListSchema, { id: q.price_list_id }))) {
+    throw new NotFoundError(`No price list ${q.price_list_id} in this organisation`, 'price_list_not_found');
+  }
+  const lists = await em.find(PriceListSchema, {
+    currency,
+    ...(q.price_list_id != null ? { id: q.price_list_id } : {}),
+    $and: [{ $or: [{ validFrom: null }, { validFrom: { $lte: day } }] }, { $or: [{ validTo: null }, { validTo: { $gte: day } }] }],
+  });
+  let best: { rate: Dec; minQty: Dec; listId: number } | null = null;
+  if (lists.length) {
+    const rates = await em.find(PriceListRateSchema, { itemId: item.id, priceListId: { $in: lists.map((l) => l.id) } });
+    for (const r of rates) {
+      const minQty = dec(r.minQty);
+      if (minQty.gt(qty)) continue;
+      if (!best || minQty.gt(best.minQty) || (minQty.eq(best.minQty) && r.priceListId > best.listId)) {
+        best = { rate: dec(r.rate), minQty, listId: r.priceListId };
+      }
+    }
+  }
+  let rate: Dec;
+  let source: SalesRate['source'];
+  let listId: number | null = null;
+  if (best) {
+    rate = best.rate;
+    source = 'price_list';
+    listId = best.listId;
+  } else if (currency === item.currency) {
+    rate = dec(item.salesRate);
+    source = 'item';
+  } else {
+    throw new BusinessRuleError(`Item ${item.id} has no sales rate in ${currency}`, 'currency_not_available', [
+      { path: 'currency_code', message: `no rate in ${currency}; the item is priced in ${item.currency}`, code: 'currency_not_available' },
+    ]);
+  }
+  if (q.rate_format === 'brutto' && item.taxRate != null) rate = rate.times(dec(item.taxRate).plus(100)).div(100);
+  return { rate: toWire(rate), source, price_list_id: listId };
+}

@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Template } from '@ledgerline/contracts';
+import { ValidationError } from '@ledgerline/service-kit';
+import { canonicalCulture, DEFAULT_CULTURE, renderDocumentHtml, type DocumentKind, type PdfPrinter } from '@ledgerline/rendering';
+import type { SalesDocType, SalesDocument } from '../db/entities.js';
+import { documentView, getSalesDocument } from './sales-documents.js';
+import { findReplica } from './organisations.js';
+import { resolveTemplate } from './template-replicas.js';
+
+export interface RenderOptions {
+  layout?: string;
+  culture?: string;
+}
+
+export interface RenderedDocument {
+  doc: SalesDocument;
+  view: Record<string, unknown>;
+  template: Template | null;
+  culture: string;
+  html: string;
+}
+
+const KIND: Record<SalesDocType, DocumentKind> = { sales_invoice: 'invoice', sales_credit_note: 'credit_note' };
+
+/** The rendering culture: the one asked for, else the document's, else the customer's, else en-US. */
+export function cultureFor(asked: string | undefined, view: Record<string, unknown>): string {
+  if (asked !== undefined && asked !== '') {
+    const c = canonicalCulture(asked);
+    if (!c) throw new ValidationError(`"${asked}" is not a language tag`, [{ path: 'culture', message: 'a BCP 47 language tag such as cs-CZ', code: 'invalid_culture' }]);
+    return c;
+  }
+  const customer = (view.customer ?? {}) as Record<string, unknown>;
+  for (const candidate of [view.culture, view.document_locale, customer.preferred_locale]) {
+    if (typeof candidate === 'string' && candidate) {
+      const c = canonicalCulture(candidate);
+      if (c) return c;
+    }
+  }
+  return DEFAULT_CULTURE;
+}
+
+/**
+ * Renders a stored sales document to HTML with the chosen template. The figures are those stored
+ * with the document (DESIGN §4: never recomputed); the organisation replica only fills issuer
+ * data the document snapshot lacks (the bank account).
+ */
+export async function renderSalesDocument(em: EntityManager, orgId: number, docType: SalesDocType, id: number, opts: RenderOptions): Promise<RenderedDocument> {
+  const doc = await getSalesDocument(em, docType, id);
+  const view = documentView(doc);
+  const culture = cultureFor(opts.culture, view);
+  const template = await resolveTemplate(em, opts.layout, view.template_layout);
+  const replica = await findReplica(em, orgId);
+  const html = await renderDocumentHtml({ document: view, kind: KIND[docType], culture, template, organisation: replica?.profile ?? null });
+  return { doc, view, template, culture, html };
+}
+
+export async function printSalesDocument(printer: PdfPrinter, rendered: RenderedDocument): Promise<Buffer> {
+  return printer.print(rendered.html, rendered.template?.pdf_options ?? null);
+}
+
+/** `Invoice-FV2026001.pdf`: a file name safe in a Content-Disposition header and a mail part. */
+export function pdfFileName(docType: SalesDocType, no: string): string {
+  const base = docType === 'sales_invoice' ? 'Invoice' : 'Credit-note';
+  return `${base}-${no.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
+}

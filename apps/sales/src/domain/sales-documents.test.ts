@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { invoiceRequestSchema } from '@ledgerline/contracts';
+import { computeDocument } from '@ledgerline/documents';
+import { documentBody, documentInputOf, documentView, overdueDays } from './sales-documents.js';
+import { likePattern } from './sales-document-list.js';
+import { issuerSnapshot } from './organisations.js';
+import { invoiceSchema } from '@ledgerline/contracts';
+import type { SalesDocument } from '../db/entities.js';
+
+const VAT21 = { tax_code: 'S21', tax_rate: 21 };
+const request = invoiceRequestSchema.parse({
+  customer: { id: 1, business_name: 'Acme' },
+  currency: 'EUR',
+  fx_rate: 25,
+  date_issued: '2026-11-20',
+  date_due: '2026-11-30',
+  total_amount: 1, // derived: ignored
+  items: [{ qty: 2, rate: 100, amount: 5, taxes: [{ ...VAT21, tax_amount: 99, tax_details: { note: 'x' } }] }],
+  discounts: [{ value: 10, value_type: 'percentage' }],
+});
+
+describe('documentInputOf', () => {
+  it('takes only what the figures depend on and defaults discount allocation', () => {
+    const input = documentInputOf(request, 'CZK');
+    expect(input).toMatchObject({ precision: 2, taxes_included: false, currency: 'EUR', legal_currency: 'CZK', fx_rate: 25, amount_paid: 0 });
+    expect(input.items![0]).toEqual({ qty: 2, rate: 100, discount_explicit: null, taxes: [{ tax_code: 'S21', tax_name: null, tax_rate: 21, rate_type: null, tax_index: null }] });
+    expect(input.discounts![0]).toMatchObject({ allocation_method: 'across', target_type: 'line_item' });
+  });
+});
+
+describe('documentBody', () => {
+  const computed = computeDocument(documentInputOf(request, 'CZK'));
+  const body = documentBody(request, computed, {
+    id: 7,
+    uid: '6f1c1a3e-8a3b-4b8e-9d44-1f0b7c0e2a11',
+    docType: 'sales_invoice',
+    no: 'INV202600007',
+    counterId: 3,
+    createdAt: new Date('2026-11-20T10:00:00Z'),
+    org: { name: 'Alpha' },
+  });
+
+  it('stores the computed figures as JSON numbers, never the client figures', () => {
+    expect(body).toMatchObject({ subtotal_amount: 180, total_amount: 217.8, amount_due: 217.8, total_amount_leg: 5445, fx_rate: 25, currency_leg: 'CZK' });
+    expect((body.items as any[])[0]).toMatchObject({ id: 1, amount: 180, discount_implicit: 20, rate_discounted: 90 });
+    expect((body.items as any[])[0].taxes[0]).toMatchObject({ tax_amount: 37.8, tax_base_leg: 4500, tax_details: { note: 'x' } });
+    expect(body.date_taxable).toBe('2026-11-20');
+  });
+
+  it('fits the published invoice schema (what the event carries)', () => {
+    const r = invoiceSchema.safeParse(body);
+    expect(r.success ? [] : r.error.issues).toEqual([]);
+  });
+
+  it('the view overlays the payment state kept in columns', () => {
+    const doc = { body, amountPaid: '100.00', amountDue: '117.80', paymentStatus: 'partially_paid', dateDue: '2026-11-30', editedAt: null } as unknown as SalesDocument;
+    expect(documentView(doc)).toMatchObject({ amount_paid: 100, amount_due: 117.8, payment_status: 'partially_paid', total_amount: 217.8 });
+  });
+});
+
+describe('overdueDays', () => {
+  const today = new Date('2026-12-05T15:00:00Z');
+  it('counts whole days past the due date while something is due', () => {
+    expect(overdueDays('2026-11-30', '10.00', today)).toBe(5);
+    expect(overdueDays('2026-12-05', '10.00', today)).toBe(0);
+    expect(overdueDays('2026-12-31', '10.00', today)).toBe(0);
+    expect(overdueDays('2026-11-30', '0.00', today)).toBe(0);
+    expect(overdueDays('2026-11-30', '-1.00', today)).toBe(0);
+    expect(overdueDays(null, '10.00', today)).toBe(0);
+  });
+});
+
+describe('helpers', () => {
+  it('likePattern escapes LIKE wildcards', () => {
+    expect(likePattern('50%_off\\')).toBe('%50\\%\\_off\\\\%');
+  });
+  it('issuerSnapshot copies only the issuer fields', () => {
+    expect(issuerSnapshot(null)).toBeNull();
+    const snap = issuerSnapshot({ orgId: 1, legalCurrency: 'CZK', profile: { name: 'A', vat_no: 'CZ1', legal_currency: 'CZK', id: 1 }, sourceTime: new Date(), updatedAt: new Date() });
+    expect(snap).toMatchObject({ name: 'A', vat_no: 'CZ1', reg_no: null });
+    expect(snap).not.toHaveProperty('legal_currency');
+  });
+});

@@ -1,0 +1,27 @@
+import { SUBJECTS } from '@ledgerline/contracts';
+import type { ConsumerDefinition, ResponderDefinition, ServiceDeps } from '@ledgerline/service-kit';
+import { applyOrganisationUpdated } from '../domain/organisations.js';
+import { applyPaymentMatched, lookupDocument } from '../domain/payments.js';
+
+export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
+  return [
+    {
+      name: 'sales-settings-organisation-updated',
+      subject: SUBJECTS.settingsOrganisationUpdated,
+      handle: async (em, event) => {
+        await applyOrganisationUpdated(em, event);
+      },
+    },
+    {
+      name: 'sales-finance-payment-matched',
+      subject: SUBJECTS.financePaymentMatched,
+      handle: async (em, event, ctx) => {
+        await applyPaymentMatched(em, event, ctx.log);
+      },
+    },
+  ];
+}
+
+export function salesResponders(_deps: ServiceDeps): ResponderDefinition[] {
+  return [{ subject: 'rpc.sales.document.lookup', handle: (em, data) => lookupDocument(em, data) }];
+}

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../support/stack.js';
+import { CUSTOMER, VAT21, expectProblem, invoiceBody } from './helpers.js';
+import { apiOf } from './helpers.js';
+
+let stack: Stack;
+const api = apiOf(() => stack);
+let invoice: any;
+beforeAll(async () => {
+  stack = await startStack({ services: ['sales'] });
+  invoice = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody() })).json();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const post = (json: unknown) => api('/v1/sales/credit-notes', { method: 'POST', json });
+const creditNote = (over: Record<string, unknown> = {}) => ({
+  customer: CUSTOMER,
+  currency: 'CZK',
+  date_issued: '2026-11-22',
+  credited_doc_id: invoice.id,
+  items: [{ title: 'Refund consulting', qty: 1, rate: 100, taxes: [VAT21] }],
+  ...over,
+});
+const total = async () => (await (await api('/v1/sales/credit-notes')).json()).total;
+
+describe('sales credit notes (#14)', () => {
+  it('a credit note of 1 × 100 at 21 % against the invoice answers 121.00 and carries its number', async () => {
+    expect(invoice.total_amount).toBe(298);
+    const res = await post(creditNote({ credited_doc_no: 'ignored' }));
+    expect(res.status).toBe(200);
+    const cn = await res.json();
+    expect(cn).toMatchObject({
+      total_amount: 121,
+      subtotal_amount: 100,
+      amount_due: 121,
+      payment_status: 'unpaid',
+      credited_doc_id: invoice.id,
+      credited_doc_no: invoice.no,
+      no: 'CN202600001',
+    });
+    expect(cn.taxes[0]).toMatchObject({ tax_base: 100, tax_amount: 21 });
+    expect(await (await api(`/v1/sales/credit-notes/${cn.id}`)).json()).toEqual(cn);
+    // issuing it changes nothing on the invoice
+    const inv = await (await api(`/v1/sales/invoices/${invoice.id}`)).json();
+    expect(inv).toMatchObject({ amount_paid: 0, amount_due: 298, payment_status: 'unpaid' });
+    // an invoice id is not a credit note id
+    await expectProblem(await api(`/v1/sales/credit-notes/${invoice.id}`), 404);
+    await expectProblem(await api(`/v1/sales/invoices/${cn.id}`), 404);
+  });
+
+  it('credit notes above the invoice total are 422 and write nothing', async () => {
+    const before = await total();
+    // 121 already credited; 2 × 100 at 21 % = 242 would make 363 > 298
+    const body = await expectProblem(await post(creditNote({ items: [{ qty: 2, rate: 100, taxes: [VAT21] }] })), 422, 'credit_exceeds_invoice');
+    expect(body.detail).toContain('177.00');
+    expect(await total()).toBe(before);
+    // exactly the rest is fine: 298 − 121 = 177
+    const rest = await post(creditNote({ items: [{ qty: 1, rate: 177, taxes: [] }] }));
+    expect(rest.status).toBe(200);
+    await expectProblem(await post(creditNote({ items: [{ qty: 1, rate: 0.01, taxes: [] }] })), 422, 'credit_exceeds_invoice');
+  });
+
+  it('an unknown credited invoice, another customer or a wrong type is 422', async () => {
+    const before = await total();
+    const unknown = await expectProblem(await post(creditNote({ credited_doc_id: 987654 })), 422, 'credited_invoice_not_found');
+    expect(unknown.errors![0].path).toBe('credited_doc_id');
+    const other = await expectProblem(await post(creditNote({ customer: { id: 9, business_name: 'Other' } })), 422, 'customer_mismatch');
+    expect(other.errors![0].path).toBe('customer');
+    await expectProblem(await post(creditNote({ credited_doc_id: 'abc' })), 400, 'validation_error');
+    expect(await total()).toBe(before);
+  });
+
+  it('a credit note without an invoice, explicit numbers and #23 check-no', async () => {
+    const free = await (await post(creditNote({ credited_doc_id: null, no: 'CN-MANUAL-7' }))).json();
+    expect(free).toMatchObject({ no: 'CN-MANUAL-7', credited_doc_id: null, total_amount: 121 });
+    await expectProblem(await post(creditNote({ credited_doc_id: null, no: 'CN-MANUAL-7' })), 409, 'duplicate_number');
+    // the same number on an invoice is a different document type
+    expect((await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ no: 'CN-MANUAL-7' }) })).status).toBe(200);
+
+    const check = async (qs: string) => (await api(`/v1/sales/credit-notes/check-no?${qs}`)).json();
+    expect(await check('no=CN-MANUAL-7')).toEqual({ exists: true, ids: [free.id] });
+    expect(await check(`no=CN-MANUAL-7&exclude_id=${free.id}`)).toEqual({ exists: false, ids: [] });
+    expect(await check(`no=CN-MANUAL-7&exclude_id=1&exclude_id=${free.id}`)).toEqual({ exists: false, ids: [] });
+    expect(await check('no=NOPE')).toEqual({ exists: false, ids: [] });
+    await expectProblem(await api('/v1/sales/credit-notes/check-no?exclude_id=x'), 400, 'validation_error');
+  });
+
+  it('concurrent credit notes against one invoice never exceed its total', async () => {
+    const inv = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody() })).json(); // 298.00
+    // ten parallel credit notes of 121.00: only two fit (242 ≤ 298 < 363)
+    const results = await Promise.all(Array.from({ length: 10 }, () => post(creditNote({ credited_doc_id: inv.id }))));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 422, 422, 422, 422, 422, 422, 422, 422]);
+    const nos = (await Promise.all(results.filter((r) => r.status === 200).map((r) => r.json()))).map((c: any) => c.no);
+    expect(new Set(nos).size).toBe(2);
+  });
+
+  it('lists credit notes only', async () => {
+    const list = await (await api('/v1/sales/credit-notes?sort=no')).json();
+    expect(list.entities.every((e: any) => e.no.startsWith('CN'))).toBe(true);
+    expect(list.total).toBe(5);
+  });
+});
