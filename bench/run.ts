@@ -29,6 +29,8 @@ export interface BenchContext {
 }
 
 const quick = process.argv.includes('--quick');
+/** `--only=<words>` runs the benchmarks whose title contains them (for working on one figure). */
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).toLowerCase();
 
 function fmt(v: number | null | undefined, digits = 1) {
   return v === null || v === undefined || Number.isNaN(v) ? '—' : v.toFixed(digits);
@@ -41,7 +43,7 @@ async function main() {
   const ctx: BenchContext = { stack, quick, figures: [], auth: { authorization: `Bearer ${stack.adminKey}` } };
   const sampler = setInterval(() => stack.sampleMemory(), 250);
   try {
-    for (const b of benchmarks) {
+    for (const b of benchmarks.filter((x) => !only || x.title.toLowerCase().includes(only))) {
       process.stdout.write(`• ${b.title}\n`);
       try {
         await b.run(ctx);

@@ -79,3 +79,92 @@ const gatewayOverhead: Benchmark = {
 };
 
 export const benchmarks: Benchmark[] = [gatewayOverhead];
+
+// --- document writes ---------------------------------------------------------------------------
+
+export function creditNoteBody(lines = 10) {
+  return {
+    customer: { id: 42, business_name: 'Bench Customer s.r.o.', vat_no: 'CZ12345678', address: { city: 'Praha', country: 'CZ' } },
+    currency: 'CZK',
+    date_issued: new Date().toISOString().slice(0, 10),
+    items: Array.from({ length: lines }, (_, i) => ({
+      title: `Line ${i + 1}`,
+      qty: (i % 3) + 1,
+      rate: 100 + i * 7.5,
+      taxes: [{ tax_code: 'S', tax_rate: i % 2 ? 12 : 21 }],
+    })),
+  };
+}
+
+export function invoiceBody(lines = 2) {
+  return { ...creditNoteBody(lines), customer: { id: 43, business_name: 'Bench Buyer a.s.', address: { country: 'CZ' } } };
+}
+
+/** 2. Credit notes with 10 lines through the gateway vs the same rows inserted with plain pg. */
+const documentWrites: Benchmark = {
+  title: 'Document writes (credit notes, 10 lines)',
+  run: async (ctx) => {
+    const seconds = ctx.quick ? 6 : 20;
+    const body = JSON.stringify(creditNoteBody(10));
+    const headers = { ...ctx.auth, 'content-type': 'application/json' };
+    await load({ url: `${ctx.stack.gateway}/v1/sales/credit-notes`, method: 'POST', seconds: 2, headers, body, connections: 8 });
+    const api = await load({ url: `${ctx.stack.gateway}/v1/sales/credit-notes`, method: 'POST', seconds, headers, body, connections: 16 });
+
+    // The database's ceiling: the same rows (counter upsert, document row with its stored body,
+    // outbox event) in one transaction per document, from 16 concurrent connections.
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({ connectionString: ctx.stack.dbUrl('sales'), max: 16 });
+    const sample = (await pool.query(`select * from sales_documents where doc_type = 'sales_credit_note' order by id desc limit 1`)).rows[0];
+    const outbox = (await pool.query('select subject, type, envelope from kit_outbox order by id desc limit 1')).rows[0];
+    let n = 0;
+    let stop = false;
+    const worker = async () => {
+      while (!stop) {
+        const c = await pool.connect();
+        try {
+          await c.query('begin');
+          const i = ++n;
+          const counter = await c.query(
+            `insert into number_series_counters (series_id, period_key, last_value) values ($1, 'bench', 1)
+             on conflict (series_id, period_key) do update set last_value = number_series_counters.last_value + 1 returning last_value`,
+            [sample.counter_id],
+          );
+          await c.query(
+            `insert into sales_documents (uid, org_id, doc_type, no, counter_id, customer_id, customer_name, currency, precision, date_issued,
+               subtotal_amount, tax_amount, total_amount, amount_paid, amount_due, payment_status, body)
+             values (gen_random_uuid(), $1, 'sales_credit_note', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $11, 'unpaid', $12)`,
+            [sample.org_id, `PG${counter.rows[0].last_value}-${i}`, sample.counter_id, sample.customer_id, sample.customer_name, sample.currency,
+              sample.precision, sample.date_issued, sample.subtotal_amount, sample.tax_amount, sample.total_amount, sample.body],
+          );
+          await c.query(
+            `insert into kit_outbox (event_id, subject, type, org_id, envelope, sent_at) values (gen_random_uuid(), $1, $2, $3, $4, now())`,
+            [outbox.subject, outbox.type, sample.org_id, outbox.envelope],
+          );
+          await c.query('commit');
+        } finally {
+          c.release();
+        }
+      }
+    };
+    const started = Date.now();
+    const workers = Array.from({ length: 16 }, worker);
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    stop = true;
+    await Promise.all(workers);
+    const ceiling = n / ((Date.now() - started) / 1000);
+    await pool.end();
+    ctx.figures.push({
+      name: 'credit notes via gateway',
+      value: api.rps,
+      unit: 'docs/s',
+      ceiling,
+      ceilingName: 'plain pg',
+      ratio: api.rps / ceiling,
+      target: '≥ 40 % of ceiling, ≥ 300/s',
+      met: api.rps / ceiling >= 0.4 && api.rps >= 300,
+      note: `p50 ${api.p50} ms, p99 ${api.p99} ms, non-2xx ${api.non2xx}, errors ${api.errors}`,
+    });
+  },
+};
+
+benchmarks.push(documentWrites);

@@ -282,6 +282,15 @@ export async function postSalesDocument(
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
   const credited = docType === 'sales_credit_note' ? await checkCreditedInvoice(em, input as CreditNoteRequest, computed) : undefined;
 
+  // The id comes from the sequence before the number is taken, so the series row stays locked
+  // only for the single insert and the commit: gap-free numbering serialises on that lock.
+  const [{ id }] = (await em
+    .getConnection()
+    .execute(`select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id`, [], 'all', em.getTransactionContext())) as Array<{ id: number }>;
+  const uid = randomUUID();
+  const now = new Date();
+  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
+
   let no: string;
   let counterId: number | null = input.counter_id ?? null;
   if (input.no != null && input.no.trim() !== '') {
@@ -295,9 +304,9 @@ export async function postSalesDocument(
   }
 
   const precision = computed.precision;
-  const now = new Date();
   const doc = em.create(SalesDocumentSchema, {
-    uid: randomUUID(),
+    id,
+    uid,
     orgId,
     docType,
     no,
@@ -317,7 +326,7 @@ export async function postSalesDocument(
     amountPaid: toDb(computed.amount_paid, precision),
     amountDue: toDb(computed.amount_due, precision),
     paymentStatus: computed.payment_status,
-    body: {},
+    body: documentBody(input, computed, { id, uid, docType, no, counterId, createdAt: now, org, credited }),
     createdAt: now,
     updatedAt: now,
   });
@@ -327,9 +336,6 @@ export async function postSalesDocument(
     if (isUniqueViolation(e)) throw duplicateNumber(docType, no);
     throw e;
   }
-  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
-  doc.body = documentBody(input, computed, { id: doc.id, uid: doc.uid, docType, no, counterId, createdAt: now, org, credited });
-  await em.flush();
   await emit(em, { subject: SUBJECT[docType], orgId, resource: String(doc.id), data: documentView(doc) });
   return doc;
 }
