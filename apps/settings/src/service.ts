@@ -7,7 +7,7 @@ import { clientRoutes, tokenRoutes } from './http/clients.routes.js';
 import { organisationRoutes } from './http/organisation.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { documentSettingsRoutes } from './http/templates.routes.js';
-import { integrationRoutes } from './http/integrations.routes.js';
+import { integrationRoutes, prepareIntegrationSecrets } from './http/integrations.routes.js';
 import { secretBoxConfigShape } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey } from './domain/access-tokens.js';
@@ -37,6 +37,7 @@ export const settingsService = defineService({
     app.route('/v1', documentSettingsRoutes(deps));
   },
   onStart: async (deps) => {
+    prepareIntegrationSecrets(deps);
     const em = deps.orm.em.fork();
     await currentSigningKey(em);
     if ((await em.count(OrganisationSchema, {})) > 0) return;

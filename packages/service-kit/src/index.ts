@@ -18,3 +18,4 @@ export * from './money.js';
 export * from './credentials.js';
 export * from './http/caller.js';
 export * from './events/rpc.js';
+export * from './secret-box.js';

@@ -74,7 +74,7 @@ export async function sendInvoiceEmail(
   const customer = (view.customer ?? {}) as Record<string, unknown>;
   const org = (view.org ?? {}) as Record<string, unknown>;
   const addresses = checkAddresses({
-    from: str(input.from) ?? str(org.email) ?? delivery.mailFrom,
+    from: str(input.from) ?? str(org.email) ?? str(rendered.organisation?.email) ?? delivery.mailFrom,
     reply_to: str(input.reply_to),
     to: str(input.to) ?? str(customer.email),
     to_cc: str(input.to_cc),

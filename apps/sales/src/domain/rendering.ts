@@ -18,6 +18,8 @@ export interface RenderedDocument {
   template: Template | null;
   culture: string;
   html: string;
+  /** The organisation profile as replicated from settings (null until it has arrived). */
+  organisation: Record<string, unknown> | null;
 }
 
 const KIND: Record<SalesDocType, DocumentKind> = { sales_invoice: 'invoice', sales_credit_note: 'credit_note' };
@@ -50,8 +52,9 @@ export async function renderSalesDocument(em: EntityManager, orgId: number, docT
   const culture = cultureFor(opts.culture, view);
   const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const replica = await findReplica(em, orgId);
-  const html = await renderDocumentHtml({ document: view, kind: KIND[docType], culture, template, organisation: replica?.profile ?? null });
-  return { doc, view, template, culture, html };
+  const organisation = replica?.profile ?? null;
+  const html = await renderDocumentHtml({ document: view, kind: KIND[docType], culture, template, organisation });
+  return { doc, view, template, culture, html, organisation };
 }
 
 export async function printSalesDocument(printer: PdfPrinter, rendered: RenderedDocument): Promise<Buffer> {

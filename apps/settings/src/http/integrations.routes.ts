@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bankIntegrationRequestSchema, hostingIntegrationPathSchema, hostingIntegrationRequestSchema } from '@ledgerline/contracts';
-import { caller, loadSecretBox, parseOrThrow, respond, type BaseConfig, type KitEnv, type ServiceDeps } from '@ledgerline/service-kit';
+import { caller, loadSecretBox, parseOrThrow, respond, type BaseConfig, type KitEnv, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
 import {
   bankIntegrationView,
   hostingIntegrationView,
@@ -11,12 +11,24 @@ import {
 
 type IntegrationConfig = BaseConfig & { SECRETS_KEY?: string; DATA_DIR?: string };
 
+const boxes = new WeakMap<object, SecretBox>();
+
 /**
- * #7 and #26, mounted at /v1/settings/integrations. The secret box is loaded when the routes are
- * built, i.e. at boot: a production service without SECRETS_KEY does not start.
+ * Loads the secret box of the service (once). Called first thing at boot (`onStart`), so a
+ * production service without SECRETS_KEY stops before it seeds or prints anything.
  */
+export function prepareIntegrationSecrets(deps: ServiceDeps<IntegrationConfig>): SecretBox {
+  let box = boxes.get(deps);
+  if (!box) {
+    box = loadSecretBox(deps.config, deps.log);
+    boxes.set(deps, box);
+  }
+  return box;
+}
+
+/** #7 and #26, mounted at /v1/settings/integrations. */
 export function integrationRoutes(deps: ServiceDeps<IntegrationConfig>) {
-  const ctx: IntegrationContext = { box: loadSecretBox(deps.config, deps.log), log: deps.log };
+  const ctx: IntegrationContext = { box: prepareIntegrationSecrets(deps), log: deps.log };
   const r = new Hono<KitEnv>();
 
   r.put('/cz/hosting/:id', async (c) => {
