@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { NotFoundError, buildEnvelope } from '@ledgerline/service-kit';
+import { NotFoundError, recordEvents } from '@ledgerline/service-kit';
 import {
   DEFAULT_RULES,
   complianceRecord,
@@ -98,31 +98,17 @@ async function storeRecords(em: EntityManager, orgId: number, results: Map<numbe
   );
 }
 
-/**
- * The `sales.invoice.compliance_evaluated` events of the batch, written to the kit outbox in one
- * statement and the same transaction (the kit's `emit` writes one row per call, a round trip
- * each). Same envelope (`buildEnvelope`) and same columns as the kit's `recordEvent`.
- */
+/** The `sales.invoice.compliance_evaluated` events of the batch, in one statement. */
 async function recordEvaluatedEvents(em: EntityManager, orgId: number, results: Map<number, ComplianceResult>): Promise<void> {
-  const rows = [...results].map(([invoiceId, r]) => {
-    const envelope = buildEnvelope('sales', {
+  await recordEvents(
+    em,
+    'sales',
+    [...results].map(([invoiceId, r]) => ({
       subject: SUBJECTS.salesInvoiceComplianceEvaluated,
       orgId,
       resource: String(invoiceId),
       data: complianceRecord(invoiceId, r),
-    });
-    return { event_id: envelope.id, subject: SUBJECTS.salesInvoiceComplianceEvaluated, type: envelope.type, org_id: orgId, envelope };
-  });
-  await em.getConnection().execute(
-    `insert into kit_outbox (event_id, subject, type, org_id, envelope)
-     select event_id, subject, type, org_id, envelope
-       from jsonb_array_elements(?::jsonb) with ordinality as e(v, n),
-            jsonb_to_record(e.v) as x(event_id uuid, subject text, type text, org_id bigint, envelope jsonb)
-      order by e.n
-     on conflict (event_id) do nothing`,
-    [JSON.stringify(rows)],
-    'run',
-    em.getTransactionContext(),
+    })),
   );
 }
 

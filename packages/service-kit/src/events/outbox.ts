@@ -22,6 +22,30 @@ export async function recordEvent<T>(em: EntityManager, source: string, ev: NewE
   return envelope.id;
 }
 
+/**
+ * Several events in one statement (a batch operation that announces hundreds of facts), in the
+ * caller's transaction and in the given order.
+ */
+export async function recordEvents<T>(em: EntityManager, source: string, events: NewEvent<T>[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((ev) => {
+    const envelope = buildEnvelope(source, ev);
+    return { event_id: envelope.id, subject: ev.subject, type: envelope.type, org_id: ev.orgId ?? null, envelope };
+  });
+  await em.getConnection().execute(
+    `insert into kit_outbox (event_id, subject, type, org_id, envelope)
+     select event_id, subject, type, org_id, envelope
+       from jsonb_array_elements(?::jsonb) with ordinality as e(v, n),
+            jsonb_to_record(e.v) as x(event_id uuid, subject text, type text, org_id bigint, envelope jsonb)
+      order by e.n
+     on conflict (event_id) do nothing`,
+    [JSON.stringify(rows)],
+    'run',
+    em.getTransactionContext(),
+  );
+  return rows.map((r) => r.event_id);
+}
+
 interface OutboxRow {
   id: string;
   event_id: string;
