@@ -1,6 +1,7 @@
 import { defineService } from '@ledgerline/service-kit';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
+import { bankTransactionRoutes, payoutRoutes } from './http/routes.js';
 
 export const financeService = defineService({
   name: 'finance',
@@ -8,5 +9,8 @@ export const financeService = defineService({
   stream: 'FINANCE',
   entities,
   migrations,
-  routes: () => {},
+  routes: (app, deps) => {
+    app.route('/v1/finance/bank/transactions', bankTransactionRoutes(deps));
+    app.route('/v1/finance/payouts', payoutRoutes(deps));
+  },
 });

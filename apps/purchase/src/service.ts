@@ -1,6 +1,11 @@
 import { defineService } from '@ledgerline/service-kit';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
+import { purchaseDocumentRoutes } from './http/documents.routes.js';
+import { inventoryExportRoutes } from './http/export.routes.js';
+import { purchaseConsumers } from './events/consumers.js';
+import { documentLookupRequestSchema } from './events/schemas.js';
+import { lookupDocument } from './domain/payments.js';
 
 export const purchaseService = defineService({
   name: 'purchase',
@@ -8,5 +13,17 @@ export const purchaseService = defineService({
   stream: 'PURCHASE',
   entities,
   migrations,
-  routes: () => {},
+  nonJsonPaths: [/\/export\/csv$/],
+  routes: (app, deps) => {
+    app.route('/v1/purchase/bills', purchaseDocumentRoutes(deps, 'bill'));
+    app.route('/v1/purchase/vendor-credits', purchaseDocumentRoutes(deps, 'vendor_credit'));
+    app.route('/v1/inventory/in/export', inventoryExportRoutes());
+  },
+  consumers: (deps) => purchaseConsumers(deps),
+  responders: () => [
+    {
+      subject: 'rpc.purchase.document.lookup',
+      handle: async (em, data) => lookupDocument(em, documentLookupRequestSchema.parse(data)),
+    },
+  ],
 });

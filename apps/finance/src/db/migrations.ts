@@ -1,3 +1,59 @@
-import type { MigrationObject } from '@mikro-orm/core';
+import { sqlMigration } from '@ledgerline/service-kit';
 
-export const migrations: MigrationObject[] = [];
+export const migrations = [
+  sqlMigration(
+    'finance_0001_bank_transactions_payouts',
+    `
+create table bank_transactions (
+  id bigserial primary key,
+  org_id bigint not null,
+  account_number text,
+  statement_id bigint,
+  line_order int,
+  description text,
+  amount numeric(18,2) not null check (amount <> 0),
+  amount_original numeric(18,2),
+  payment_amount numeric(18,2),
+  date_transaction date not null,
+  date_accounting date,
+  currency char(3) not null,
+  payment_reference text,
+  partner_account_number text,
+  partner_name text,
+  raw_message text,
+  contact jsonb,
+  paid_record jsonb,
+  gl_account jsonb,
+  match_status text not null check (match_status in ('matched', 'unmatched', 'none')),
+  match jsonb,
+  created_at timestamptz not null default now()
+);
+create index bank_transactions_org on bank_transactions (org_id, id);
+-- One statement line is recorded once per organisation (duplicate detection, DESIGN: 409).
+create unique index bank_transactions_statement_line on bank_transactions (org_id, account_number, statement_id, line_order)
+  where account_number is not null and statement_id is not null and line_order is not null;
+
+create table payouts (
+  id bigserial primary key,
+  org_id bigint not null,
+  uid uuid not null unique,
+  version int not null,
+  is_locked boolean not null default false,
+  currency char(3) not null,
+  date_issued date,
+  description text,
+  total_amount numeric(18,2) not null,
+  psp_object_id text,
+  no text,
+  copy_from_id bigint,
+  transaction_type jsonb,
+  lines jsonb not null,
+  created_at timestamptz not null default now(),
+  edited_at timestamptz not null default now()
+);
+create index payouts_org on payouts (org_id, id);
+create index payouts_psp on payouts (org_id, psp_object_id);
+create sequence payout_line_ids;
+`,
+  ),
+];

@@ -1,3 +1,78 @@
-import type { MigrationObject } from '@mikro-orm/core';
+import { sqlMigration } from '@ledgerline/service-kit';
 
-export const migrations: MigrationObject[] = [];
+export const migrations = [
+  sqlMigration(
+    'purchase_0001_documents',
+    `
+create table purchase_documents (
+  id bigserial primary key,
+  org_id bigint not null,
+  kind text not null check (kind in ('bill', 'vendor_credit')),
+  uid uuid not null unique,
+  no text not null,
+  vendor_doc_no text,
+  credited_doc_id bigint references purchase_documents(id),
+  credited_doc_no text,
+  copy_from_id bigint,
+  vendor jsonb not null,
+  vendor_name text,
+  type jsonb not null,
+  currency char(3) not null,
+  precision int not null,
+  taxes_included boolean not null,
+  tax_fx_rate numeric(20,10) not null,
+  date_issued date not null,
+  date_taxable date,
+  date_due date,
+  description text,
+  rate_format text,
+  tax_nexus jsonb,
+  payment_reference text,
+  bank_account_number text,
+  rsn text,
+  items jsonb not null,
+  taxes jsonb not null,
+  subtotal_amount numeric(18,4) not null,
+  tax_amount numeric(18,4) not null,
+  total_amount numeric(18,4) not null,
+  amount_paid numeric(18,4) not null default 0,
+  amount_due numeric(18,4) not null,
+  payment_status text not null,
+  is_locked boolean not null default false,
+  input jsonb not null,
+  created_at timestamptz not null default now(),
+  edited_at timestamptz not null default now(),
+  constraint purchase_documents_no unique (org_id, kind, no)
+);
+create index purchase_documents_org on purchase_documents (org_id, id);
+create sequence purchase_line_ids;
+
+create table numbering_counters (
+  org_id bigint not null,
+  series text not null,
+  period text not null,
+  last_value bigint not null,
+  primary key (org_id, series, period)
+);
+
+create table payment_applications (
+  id bigserial primary key,
+  org_id bigint not null,
+  event_id text not null unique,
+  document_id bigint not null references purchase_documents(id),
+  payment_id text not null,
+  source text not null,
+  amount numeric(18,4) not null,
+  currency char(3) not null,
+  applied_at timestamptz not null default now()
+);
+create index payment_applications_document on payment_applications (org_id, document_id);
+
+create table org_profiles (
+  org_id bigint primary key,
+  legal_currency char(3) not null,
+  updated_at timestamptz not null default now()
+);
+`,
+  ),
+];

@@ -1,0 +1,17 @@
+/** A `date` column as `YYYY-MM-DD`, whether the driver hands back a string or a Date. */
+export function isoDay(v: string | Date | null | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) {
+    const y = v.getFullYear();
+    const m = String(v.getMonth() + 1).padStart(2, '0');
+    const d = String(v.getDate()).padStart(2, '0');
+    return `${y}-${m}-${d}`;
+  }
+  return String(v).slice(0, 10);
+}
+
+/** Whole days `date` lies before `today` (0 when not past). */
+export function daysPast(date: string | null, today = new Date().toISOString().slice(0, 10)): number {
+  if (!date || date >= today) return 0;
+  return Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${date}T00:00:00Z`)) / 86_400_000);
+}

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
+import type { PayoutRequest } from '@ledgerline/contracts/finance';
+import { SUBJECTS } from '@ledgerline/contracts';
+import { BusinessRuleError, ConflictError, NotFoundError, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
+import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
+import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
+import { isoDay } from './dates.js';
+
+/** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
+export function payoutTotal(lines: Array<{ amount: number }>, given: number | null | undefined): string {
+  const sum = lines.reduce((acc, l) => acc.plus(dec(String(l.amount))), dec(0));
+  if (given != null && !dec(String(given)).eq(sum)) {
+    const message = `total_amount ${dec(String(given)).toFixed(2)} differs from the sum of the lines ${sum.toFixed(2)}`;
+    throw new BusinessRuleError(message, 'payout_total_mismatch', [{ path: 'total_amount', message, code: 'payout_total_mismatch' }]);
+  }
+  return toDb(sum);
+}
+
+async function nextLineIds(em: EntityManager, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  const rows = (await em
+    .getConnection()
+    .execute("select nextval('payout_line_ids') as id from generate_series(1, ?)", [n], 'all', em.getTransactionContext())) as Array<{
+    id: number | string;
+  }>;
+  return rows.map((r) => Number(r.id));
+}
+
+/** Validates the lines, asks the owning services about every paid record, and builds the stored lines. */
+async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: PayoutRequest): Promise<{ lines: StoredPayoutLine[]; total: string }> {
+  const given = req.lines ?? [];
+  const total = payoutTotal(given, req.total_amount);
+  const results = await Promise.all(
+    given.map((l, i) =>
+      resolvePaidRecord(bus, orgId, l.paid_record, { amount: l.amount, payment_amount: l.payment_amount, currency: l.currency ?? req.currency }, `lines[${i}].paid_record`),
+    ),
+  );
+  const ids = await nextLineIds(em, given.length);
+  const lines = given.map(
+    (l, i): StoredPayoutLine => ({
+      id: ids[i],
+      description: l.description ?? null,
+      amount: toDb(String(l.amount)),
+      amount_original: l.amount_original != null ? toDb(String(l.amount_original)) : null,
+      payment_amount: l.payment_amount != null ? toDb(String(l.payment_amount)) : null,
+      date_transaction: l.date_transaction ?? null,
+      date_accounting: l.date_accounting ?? null,
+      currency: l.currency ?? null,
+      order: l.order ?? i + 1,
+      paid_record: completedPaidRecord(l.paid_record, results[i].match),
+      gl_account: (l.gl_account as Record<string, unknown>) ?? null,
+      match_status: results[i].status,
+      match: results[i].match,
+    }),
+  );
+  return { lines, total };
+}
+
+async function announce(em: EntityManager, emit: Emit, p: Payout) {
+  const view = payoutView(p);
+  // The ledger reverses the superseded version's entry and posts this one.
+  const data = { ...view, replaces_version: p.version > 1 ? p.version - 1 : null };
+  await emit(em, { subject: SUBJECTS.financePayoutPosted, orgId: p.orgId, resource: String(p.id), data });
+  for (const line of p.lines) {
+    if (!line.match) continue;
+    await emitPaymentMatched(em, emit, p.orgId, {
+      paymentId: line.id,
+      source: 'payout_line',
+      match: line.match,
+      date: line.date_transaction ?? isoDay(p.dateIssued),
+      payoutId: p.id,
+      payoutVersion: p.version,
+    });
+  }
+  return view;
+}
+
+export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, req: PayoutRequest) {
+  const { lines, total } = await buildLines(em, bus, orgId, req);
+  const p = em.create(PayoutSchema, {
+    orgId,
+    uid: randomUUID(),
+    version: 1,
+    isLocked: false,
+    currency: req.currency,
+    dateIssued: req.date_issued ?? null,
+    description: req.description ?? null,
+    totalAmount: total,
+    pspObjectId: req.psp_object_id ?? null,
+    no: req.no ?? null,
+    copyFromId: req.copy_from_id ?? null,
+    transactionType: (req.transaction_type as Record<string, unknown>) ?? null,
+    lines,
+    createdAt: new Date(),
+    editedAt: new Date(),
+  });
+  await em.flush();
+  return announce(em, emit, p);
+}
+
+export async function findPayout(em: EntityManager, id: number, lock = false): Promise<Payout> {
+  const p = await em.findOne(PayoutSchema, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  if (!p) throw new NotFoundError(`Payout ${id} does not exist`, 'payout_not_found');
+  return p;
+}
+
+/**
+ * Replaces a payout (#19) with a new version. The previous version's matched payments are taken
+ * back with compensating (negative) `finance.payment.matched` events, the new version's are applied,
+ * and `finance.payout.posted` carries the new version so the ledger reflects only the latest one.
+ */
+export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, id: number, req: PayoutRequest) {
+  const p = await findPayout(em, id, true);
+  if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
+  const { lines, total } = await buildLines(em, bus, orgId, req);
+  for (const old of p.lines) {
+    if (!old.match) continue;
+    await emitPaymentMatched(
+      em,
+      emit,
+      orgId,
+      { paymentId: old.id, source: 'payout_line', match: old.match, date: old.date_transaction ?? isoDay(p.dateIssued), payoutId: p.id, payoutVersion: p.version },
+      -1,
+    );
+  }
+  p.version += 1;
+  p.currency = req.currency;
+  p.dateIssued = req.date_issued ?? null;
+  p.description = req.description ?? null;
+  p.totalAmount = total;
+  p.pspObjectId = req.psp_object_id ?? null;
+  p.no = req.no ?? null;
+  p.copyFromId = req.copy_from_id ?? null;
+  p.transactionType = (req.transaction_type as Record<string, unknown>) ?? null;
+  p.lines = lines;
+  p.editedAt = new Date();
+  await em.flush();
+  return announce(em, emit, p);
+}
+
+export function payoutView(p: Payout) {
+  return {
+    id: p.id,
+    uid: p.uid,
+    transaction_type: p.transactionType ?? null,
+    created_at: p.createdAt.toISOString(),
+    edited_at: p.editedAt.toISOString(),
+    is_locked: p.isLocked,
+    currency: p.currency.trim(),
+    date_issued: isoDay(p.dateIssued),
+    description: p.description ?? null,
+    total_amount: toWire(p.totalAmount),
+    psp_object_id: p.pspObjectId ?? null,
+    no: p.no ?? null,
+    copy_from_id: p.copyFromId ?? null,
+    version: p.version,
+    lines: p.lines.map((l) => ({
+      id: l.id,
+      description: l.description,
+      amount: toWire(l.amount),
+      amount_original: toWire(l.amount_original),
+      payment_amount: toWire(l.payment_amount),
+      date_transaction: l.date_transaction,
+      date_accounting: l.date_accounting,
+      currency: l.currency,
+      order: l.order,
+      paid_record: l.paid_record,
+      gl_account: l.gl_account,
+      match_status: l.match_status,
+      matched_document: l.match
+        ? { type: l.match.type, id: l.match.id, no: l.match.no, amount: toWire(l.match.amount), currency: l.match.currency }
+        : null,
+    })),
+  };
+}
+
+const SORTABLE: Record<string, keyof Payout> = {
+  id: 'id',
+  no: 'no',
+  date_issued: 'dateIssued',
+  total_amount: 'totalAmount',
+  psp_object_id: 'pspObjectId',
+  created_at: 'createdAt',
+  edited_at: 'editedAt',
+};
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
+
+export async function listPayouts(
+  em: EntityManager,
+  q: { from: number; take: number; search?: string; sort?: string[]; psp_object_id?: string[] },
+) {
+  const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]);
+  const where: FilterQuery<Payout> & Record<string, unknown> = {};
+  if (q.psp_object_id?.length) where.pspObjectId = { $in: q.psp_object_id };
+  if (q.search) {
+    const like = `%${escapeLike(q.search)}%`;
+    where.$or = [{ no: { $ilike: like } }, { description: { $ilike: like } }, { pspObjectId: { $ilike: like } }];
+  }
+  const orderBy = sort.map((s) => ({ [SORTABLE[s.field]]: s.direction }) as QueryOrderMap<Payout>);
+  if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: 'asc' });
+  if (q.take === 0) return { rows: [] as Payout[], total: await em.count(PayoutSchema, where) };
+  const [rows, total] = await em.findAndCount(PayoutSchema, where, { orderBy, offset: q.from, limit: q.take });
+  return { rows, total };
+}

@@ -1,0 +1,330 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { transactionTypeSchema } from '@ledgerline/contracts/common';
+import { vendorBillRequestSchema, vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
+import { SUBJECTS } from '@ledgerline/contracts';
+import { computeDocument, DocumentValidationError, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import {
+  BusinessRuleError,
+  ConflictError,
+  NotFoundError,
+  dec,
+  parseOrThrow,
+  toWire,
+  type ServiceDeps,
+} from '@ledgerline/service-kit';
+import {
+  OrgProfileSchema,
+  PurchaseDocumentSchema,
+  type PurchaseDocument,
+  type PurchaseKind,
+  type StoredItem,
+  type StoredTaxLine,
+} from '../db/entities.js';
+import { allocateNumber } from './numbering.js';
+import { daysPast, isoDay } from './dates.js';
+
+export type Emit = ServiceDeps['emit'];
+
+export const KIND_TYPES: Record<PurchaseKind, 'purchase_bill' | 'purchase_vendor_credit'> = {
+  bill: 'purchase_bill',
+  vendor_credit: 'purchase_vendor_credit',
+};
+const EVENT_SUBJECTS: Record<PurchaseKind, string> = {
+  bill: SUBJECTS.purchaseBillPosted,
+  vendor_credit: SUBJECTS.purchaseVendorCreditPosted,
+};
+const REQUEST_SCHEMAS = { bill: vendorBillRequestSchema, vendor_credit: vendorCreditRequestSchema } as const;
+
+/** Derived or identifying fields a request may carry but that never come from the client. */
+const NOT_INPUT = [
+  'id', 'uid', 'created_at', 'edited_at', 'is_locked', 'total_amount', 'subtotal_amount', 'amount_paid',
+  'amount_due', 'payment_status', 'overdue_days', 'taxes',
+] as const;
+/** Fields a copy (`copy_from_id`) does not take over from its source. */
+const NOT_COPIED = [...NOT_INPUT, 'no', 'copy_from_id', 'credited_doc_no'] as const;
+
+/** The organisation's legal currency from the settings replica; CZK (the bootstrap default) until it arrives. */
+export async function legalCurrency(em: EntityManager, orgId: number): Promise<string> {
+  const profile = await em.findOne(OrgProfileSchema, { orgId });
+  return profile?.legalCurrency.trim() ?? 'CZK';
+}
+
+function omit(obj: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (!keys.includes(k) && v !== undefined) out[k] = v;
+  return out;
+}
+
+/**
+ * The request of a new document. With `copy_from_id` the new document starts from the copied
+ * document's accepted input, and every field the body carries overrides it. `type` must be in the
+ * body itself either way (spec §2.3: required in the request).
+ */
+async function readRequest(em: EntityManager, kind: PurchaseKind, raw: unknown) {
+  const schema = REQUEST_SCHEMAS[kind];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return parseOrThrow(schema, raw);
+  const body = raw as Record<string, unknown>;
+  if (body.copy_from_id === undefined || body.copy_from_id === null) return parseOrThrow(schema, body);
+
+  const head = parseOrThrow(z.object({ type: transactionTypeSchema, copy_from_id: z.int().min(1) }), body);
+  const source = await em.findOne(PurchaseDocumentSchema, { id: head.copy_from_id });
+  if (!source) {
+    throw new BusinessRuleError(`Purchase document ${head.copy_from_id} to copy from does not exist`, 'copy_source_not_found', [
+      { path: 'copy_from_id', message: 'no such purchase document', code: 'copy_source_not_found' },
+    ]);
+  }
+  return parseOrThrow(schema, { ...omit(source.input, NOT_COPIED), ...omit(body, []) });
+}
+
+/** Whether two vendor contacts are the same party: by id, else VAT number, else registration number, else name. */
+export function sameVendor(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const norm = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v ?? null);
+  for (const key of ['id', 'vat_no', 'reg_no', 'business_name']) {
+    const x = norm(a[key]);
+    const y = norm(b[key]);
+    if (x !== null && y !== null && x !== '' && y !== '') return x === y;
+  }
+  return false;
+}
+
+function storeTax(t: ComputedTaxLine): StoredTaxLine {
+  return {
+    tax_index: t.tax_index,
+    tax_rate: t.tax_rate,
+    tax_amount: t.tax_amount,
+    tax_amount_leg: t.tax_amount_leg,
+    tax_base: t.tax_base,
+    tax_base_leg: t.tax_base_leg,
+    tax_code: t.tax_code,
+    tax_name: t.tax_name,
+    rate_type: t.rate_type,
+  };
+}
+
+async function nextLineIds(em: EntityManager, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  const rows = (await em
+    .getConnection()
+    .execute('select nextval(\'purchase_line_ids\') as id from generate_series(1, ?)', [n], 'all', em.getTransactionContext())) as Array<{
+    id: number | string;
+  }>;
+  return rows.map((r) => Number(r.id));
+}
+
+/** The shared document arithmetic; its `fx_rate` is this interface's `tax_fx_rate`, so errors name that field. */
+function computeFigures(input: DocumentInput) {
+  try {
+    return computeDocument(input);
+  } catch (e) {
+    if (e instanceof DocumentValidationError && e.errors?.some((x) => x.path === 'fx_rate')) {
+      throw new DocumentValidationError(
+        e.errors.map((x) => (x.path === 'fx_rate' ? { ...x, path: 'tax_fx_rate', message: `${x.message} when currency is not the legal currency` } : x)),
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * Posts a vendor bill or vendor credit: validates, computes every figure once with the shared
+ * document arithmetic, numbers it, stores it and records its `*.posted` event in the same transaction.
+ */
+export async function postPurchaseDocument(em: EntityManager, orgId: number, kind: PurchaseKind, raw: unknown, emit: Emit) {
+  const req = await readRequest(em, kind, raw);
+  const input = omit(req as Record<string, unknown>, NOT_INPUT);
+
+  let creditedDocId: number | null = null;
+  let creditedDocNo: string | null = null;
+  let creditedTotal: string | null = null;
+  if (kind === 'vendor_credit' && 'credited_doc_id' in req && req.credited_doc_id) {
+    const bill = await em.findOne(PurchaseDocumentSchema, { id: req.credited_doc_id, kind: 'bill' });
+    const fail = (message: string) =>
+      new BusinessRuleError(message, 'invalid_credited_document', [{ path: 'credited_doc_id', message, code: 'invalid_credited_document' }]);
+    if (!bill) throw fail(`Vendor bill ${req.credited_doc_id} does not exist`);
+    if (!sameVendor(bill.vendor, req.vendor as Record<string, unknown>)) throw fail('The credited bill belongs to another vendor');
+    creditedDocId = bill.id;
+    creditedDocNo = bill.no;
+    creditedTotal = bill.totalAmount;
+  }
+
+  const computed = computeFigures({
+    currency: req.currency,
+    legal_currency: await legalCurrency(em, orgId),
+    // Purchase documents carry one rate to the legal currency: tax_fx_rate.
+    fx_rate: req.tax_fx_rate ?? null,
+    tax_fx_rate: req.tax_fx_rate ?? null,
+    precision: req.precision ?? 2,
+    taxes_included: req.taxes_included ?? false,
+    items: req.items.map((it) => ({
+      qty: it.qty,
+      rate: it.rate,
+      taxes: it.taxes ?? [],
+      tax_deduction_ratio: it.tax_deduction_ratio ?? null,
+      net_deduction_ratio: it.net_deduction_ratio ?? null,
+    })),
+  });
+  if (creditedTotal !== null && dec(computed.total_amount).abs().gt(dec(creditedTotal).abs())) {
+    throw new BusinessRuleError(
+      `The vendor credit (${computed.total_amount}) exceeds the credited bill (${dec(creditedTotal).toFixed(computed.precision)})`,
+      'credit_exceeds_document',
+      [{ path: 'total_amount', message: 'exceeds the total of the credited bill', code: 'credit_exceeds_document' }],
+    );
+  }
+
+  let no = req.no?.trim() || null;
+  if (no) {
+    if ((await em.count(PurchaseDocumentSchema, { kind, no })) > 0) {
+      throw new ConflictError(`A ${kind === 'bill' ? 'vendor bill' : 'vendor credit'} numbered ${no} already exists`, 'duplicate_number');
+    }
+  } else {
+    // Skip numbers of the series a client already used by hand.
+    do no = await allocateNumber(em, orgId, kind, req.date_issued);
+    while ((await em.count(PurchaseDocumentSchema, { kind, no })) > 0);
+  }
+
+  const lineIds = await nextLineIds(em, req.items.length);
+  const items: StoredItem[] = req.items.map((it, i) => {
+    const c = computed.items[i];
+    return {
+      id: lineIds[i],
+      description: it.description ?? null,
+      qty: c.qty,
+      rate: c.rate,
+      amount: c.amount,
+      tax_deduction_ratio: c.tax_deduction_ratio ?? '1',
+      net_deduction_ratio: c.net_deduction_ratio ?? '1',
+      item: (it.item as Record<string, unknown>) ?? null,
+      unit: (it.unit as Record<string, unknown>) ?? null,
+      taxes: c.taxes.map(storeTax),
+    };
+  });
+
+  const vendor = req.vendor as Record<string, unknown>;
+  const doc = em.create(PurchaseDocumentSchema, {
+    orgId,
+    kind,
+    uid: randomUUID(),
+    no,
+    vendorDocNo: req.vendor_doc_no ?? null,
+    creditedDocId,
+    creditedDocNo,
+    copyFromId: req.copy_from_id ?? null,
+    vendor,
+    vendorName: (vendor.business_name as string | undefined) ?? (vendor.display_name as string | undefined) ?? null,
+    type: req.type as Record<string, unknown>,
+    currency: computed.currency,
+    precision: computed.precision,
+    taxesIncluded: computed.taxes_included,
+    taxFxRate: computed.tax_fx_rate,
+    dateIssued: req.date_issued,
+    dateTaxable: req.date_taxable ?? null,
+    dateDue: req.date_due ?? null,
+    description: req.description ?? null,
+    rateFormat: req.rate_format ?? null,
+    taxNexus: (req.tax_nexus as Record<string, unknown>) ?? null,
+    paymentReference: req.payment_reference ?? null,
+    bankAccountNumber: req.bank_account_number ?? null,
+    rsn: req.rsn ?? null,
+    items,
+    taxes: computed.taxes.map(storeTax),
+    subtotalAmount: computed.subtotal_amount,
+    taxAmount: computed.tax_amount,
+    totalAmount: computed.total_amount,
+    amountPaid: computed.amount_paid,
+    amountDue: computed.amount_due,
+    paymentStatus: computed.payment_status,
+    isLocked: false,
+    input,
+    createdAt: new Date(),
+    editedAt: new Date(),
+  });
+  try {
+    await em.flush();
+  } catch (e) {
+    // A concurrent request took the same number between the check and the insert.
+    if ((e as { name?: string }).name === 'UniqueConstraintViolationException') {
+      throw new ConflictError(`A ${kind === 'bill' ? 'vendor bill' : 'vendor credit'} numbered ${no} already exists`, 'duplicate_number');
+    }
+    throw e;
+  }
+
+  const view = documentView(doc);
+  await emit(em, { subject: EVENT_SUBJECTS[kind], orgId, resource: String(doc.id), data: view });
+  return view;
+}
+
+const wireTax = (t: StoredTaxLine) => ({
+  id: null,
+  tax_index: t.tax_index,
+  tax_rate: toWire(t.tax_rate),
+  tax_amount: toWire(t.tax_amount),
+  tax_amount_leg: toWire(t.tax_amount_leg),
+  tax_base: toWire(t.tax_base),
+  tax_base_leg: toWire(t.tax_base_leg),
+  tax_code: t.tax_code,
+  tax_name: t.tax_name,
+  rate_type: t.rate_type,
+});
+
+/** The stored document as the interface answers it (spec §2.3; bills without credited_doc_*). */
+export function documentView(d: PurchaseDocument) {
+  const dateDue = isoDay(d.dateDue);
+  const view: Record<string, unknown> = {
+    id: d.id,
+    uid: d.uid,
+    created_at: d.createdAt.toISOString(),
+    edited_at: d.editedAt.toISOString(),
+    is_locked: d.isLocked,
+    total_amount: toWire(d.totalAmount),
+    subtotal_amount: toWire(d.subtotalAmount),
+    amount_paid: toWire(d.amountPaid),
+    amount_due: toWire(d.amountDue),
+    currency: d.currency.trim(),
+    vendor: d.vendor,
+    date_issued: isoDay(d.dateIssued),
+    date_taxable: isoDay(d.dateTaxable),
+    date_due: dateDue,
+    no: d.no,
+    description: d.description ?? null,
+    precision: d.precision,
+    rate_format: d.rateFormat ?? null,
+    taxes_included: d.taxesIncluded,
+    tax_fx_rate: toWire(d.taxFxRate),
+    type: d.type,
+    payment_status: d.paymentStatus,
+    overdue_days: dec(d.amountDue).gt(0) ? daysPast(dateDue) : 0,
+    tax_nexus: d.taxNexus ?? null,
+    vendor_doc_no: d.vendorDocNo ?? null,
+    payment_reference: d.paymentReference ?? null,
+    bank_account_number: d.bankAccountNumber ?? null,
+    copy_from_id: d.copyFromId ?? null,
+    items: d.items.map((it) => ({
+      id: it.id,
+      description: it.description,
+      qty: toWire(it.qty),
+      rate: toWire(it.rate),
+      amount: toWire(it.amount),
+      tax_deduction_ratio: toWire(it.tax_deduction_ratio),
+      net_deduction_ratio: toWire(it.net_deduction_ratio),
+      item: it.item,
+      unit: it.unit,
+      taxes: it.taxes.map(wireTax),
+    })),
+    taxes: d.taxes.map(wireTax),
+    rsn: d.rsn ?? null,
+  };
+  if (d.kind === 'vendor_credit') {
+    view.credited_doc_id = d.creditedDocId ?? null;
+    view.credited_doc_no = d.creditedDocNo ?? null;
+  }
+  return view;
+}
+
+export async function findPurchaseDocument(em: EntityManager, kind: PurchaseKind, id: number): Promise<PurchaseDocument> {
+  const doc = await em.findOne(PurchaseDocumentSchema, { id, kind });
+  if (!doc) throw new NotFoundError(`${kind === 'bill' ? 'Vendor bill' : 'Vendor credit'} ${id} does not exist`, 'document_not_found');
+  return doc;
+}
+

@@ -1,0 +1,35 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { NATS_URL, type Stack } from '../support/stack.js';
+
+export interface SeenEvent {
+  subject: string;
+  envelope: { id: string; orgid?: string; type: string; data: any };
+  raw: string;
+}
+
+/** Listens to everything the stack publishes under its prefix (core NATS sees JetStream publishes too). */
+export async function watchBus(stack: Stack, areas: string[]): Promise<{ nc: NatsConnection; seen: SeenEvent[] }> {
+  const nc = await connect({ servers: NATS_URL });
+  const prefix = stack.env.NATS_SUBJECT_PREFIX;
+  const seen: SeenEvent[] = [];
+  for (const area of areas) {
+    const sub = nc.subscribe(`${prefix}${area}.>`);
+    (async () => {
+      for await (const m of sub) seen.push({ subject: m.subject.slice(prefix.length), envelope: JSON.parse(m.string()), raw: m.string() });
+    })();
+  }
+  await nc.flush();
+  return { nc, seen };
+}
+
+/** A second organisation with its own admin key (operator endpoint). */
+export async function secondOrganisation(stack: Stack, name = 'Other org'): Promise<{ orgId: number; key: string }> {
+  const res = await stack.api('/v1/admin/organisations', {
+    method: 'POST',
+    key: stack.operatorToken,
+    json: { name, country: 'CZ', legal_currency: 'CZK' },
+  });
+  if (res.status !== 200) throw new Error(`cannot create organisation: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { organisation: { id: number }; admin_key: { key: string } };
+  return { orgId: body.organisation.id, key: body.admin_key.key };
+}

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { requestReply } from '@ledgerline/service-kit';
+import { parseEventData } from '@ledgerline/contracts';
+import { NATS_URL, eventually, startStack, type Stack } from '../support/stack.js';
+import { apiOf, ACME, GLOBEX, VAT21, billBody, expectProblem, vendorCreditBody } from './fixtures.js';
+
+let stack: Stack;
+const api = apiOf(() => stack);
+let nc: NatsConnection;
+let orgId: number;
+const seen: Array<{ subject: string; envelope: any }> = [];
+
+beforeAll(async () => {
+  stack = await startStack({ services: ['purchase'] });
+  nc = await connect({ servers: NATS_URL });
+  const prefix = stack.env.NATS_SUBJECT_PREFIX;
+  const sub = nc.subscribe(`${prefix}purchase.>`);
+  (async () => {
+    for await (const m of sub) seen.push({ subject: m.subject.slice(prefix.length), envelope: JSON.parse(m.string()) });
+  })();
+  await nc.flush();
+  orgId = (await (await api('/v1/settings/organisation')).json()).id;
+});
+afterAll(async () => {
+  await nc?.close();
+  await stack?.close();
+});
+
+const post = (path: string, json: unknown) => api(path, { method: 'POST', json });
+
+describe('vendor credits (#15)', () => {
+  it('a vendor credit of 1 × 1000 at 21 % answers total 1210.00, numbered from its own series, and is announced', async () => {
+    const res = await post('/v1/purchase/vendor-credits', vendorCreditBody());
+    expect(res.status).toBe(200);
+    const vc = await res.json();
+    expect(vc).toMatchObject({
+      subtotal_amount: 1000,
+      total_amount: 1210,
+      amount_paid: 0,
+      amount_due: 1210,
+      payment_status: 'unpaid',
+      currency: 'CZK',
+      no: 'VC202600001',
+      vendor_doc_no: 'ACME-CR-7',
+      is_locked: false,
+      precision: 2,
+      taxes_included: false,
+      type: { id: 1, name: 'purchase' },
+      vendor: ACME,
+      credited_doc_id: null,
+    });
+    expect(vc.taxes).toEqual([
+      expect.objectContaining({ tax_code: 'S21', tax_rate: 21, tax_base: 1000, tax_amount: 210, tax_base_leg: 1000, tax_amount_leg: 210 }),
+    ]);
+    expect(vc.items[0]).toMatchObject({ qty: 1, rate: 1000, amount: 1000, tax_deduction_ratio: 1, net_deduction_ratio: 1, description: 'Returned goods' });
+    expect(vc.items[0].taxes[0]).toMatchObject({ tax_base: 1000, tax_amount: 210 });
+    expect(vc.uid).toMatch(/^[0-9a-f-]{36}$/);
+
+    const ev = await eventually(async () => seen.find((e) => e.subject === 'purchase.vendor_credit.posted' && e.envelope.data.id === vc.id));
+    expect(ev.envelope).toMatchObject({ specversion: '1.0', type: 'com.ledgerline.purchase.vendor_credit.posted.v1', orgid: String(orgId) });
+    expect(ev.envelope.data).toEqual(vc);
+    expect(() => parseEventData('purchase.vendor_credit.posted', ev.envelope.data)).not.toThrow();
+
+    const rows = (await stack.services.purchase!.deps.orm.em
+      .getConnection()
+      .execute('select total_amount, subtotal_amount, tax_amount from purchase_documents where id = ?', [vc.id])) as any[];
+    expect(rows[0]).toEqual({ total_amount: '1210.0000', subtotal_amount: '1000.0000', tax_amount: '210.0000' });
+  });
+
+  it('refuses a vendor credit without type with 400 naming type', async () => {
+    const { type: _t, ...body } = vendorCreditBody();
+    const problem = await expectProblem(await post('/v1/purchase/vendor-credits', body), 400, 'validation_error');
+    expect(problem.errors!.map((e) => e.path)).toContain('type');
+  });
+
+  it('names each failing field of a broken body', async () => {
+    const problem = await expectProblem(
+      await post('/v1/purchase/vendor-credits', vendorCreditBody({ currency: 'XYZ1', items: [{ qty: 1, rate: 'ten' }] })),
+      400,
+    );
+    expect(problem.errors!.map((e) => e.path)).toEqual(expect.arrayContaining(['currency', 'items[0].rate']));
+  });
+
+  it('credits a bill of the same vendor (credited_doc_no filled); another vendor or an unknown bill → 422', async () => {
+    const bill = await (await post('/v1/purchase/bills', billBody({ items: [{ qty: 1, rate: 2000, taxes: [VAT21] }] }))).json();
+    const res = await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ credited_doc_id: bill.id, credited_doc_no: bill.no, total_amount: 1210 });
+
+    const other = await expectProblem(
+      await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id, vendor: GLOBEX })),
+      422,
+      'invalid_credited_document',
+    );
+    expect(other.errors![0].path).toBe('credited_doc_id');
+    await expectProblem(await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: 999999 })), 422, 'invalid_credited_document');
+    await expectProblem(
+      await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id, items: [{ qty: 1, rate: 5000, taxes: [VAT21] }] })),
+      422,
+      'credit_exceeds_document',
+    );
+  });
+});
+
+describe('vendor bills', () => {
+  it('computes a bill of 2 × 100 at 21 % and 1 × 50 at 12 % to 298.00 and numbers bills gap-free', async () => {
+    const a = await (await post('/v1/purchase/bills', billBody())).json();
+    const b = await (await post('/v1/purchase/bills', billBody())).json();
+    expect(a).toMatchObject({ subtotal_amount: 250, total_amount: 298, amount_due: 298, payment_status: 'unpaid', vendor_doc_no: 'ACME-2026-0042' });
+    expect(a.taxes.map((t: any) => [t.tax_rate, t.tax_base, t.tax_amount])).toEqual([
+      [21, 200, 42],
+      [12, 50, 6],
+    ]);
+    expect(a.credited_doc_id).toBeUndefined();
+    const n = (no: string) => Number(no.slice(-5));
+    expect(a.no).toMatch(/^BILL2026\d{5}$/);
+    expect(n(b.no)).toBe(n(a.no) + 1);
+    const ev = await eventually(async () => seen.find((e) => e.subject === 'purchase.bill.posted' && e.envelope.data.id === b.id));
+    expect(() => parseEventData('purchase.bill.posted', ev.envelope.data)).not.toThrow();
+  });
+
+  it('takes an explicit number and refuses it twice (409 duplicate_number)', async () => {
+    expect((await post('/v1/purchase/bills', billBody({ no: 'B-MANUAL-1' }))).status).toBe(200);
+    await expectProblem(await post('/v1/purchase/bills', billBody({ no: 'B-MANUAL-1' })), 409, 'duplicate_number');
+  });
+
+  it('copy_from_id starts from the copied document, overridden by the body', async () => {
+    const src = await (await post('/v1/purchase/bills', billBody({ description: 'Monthly paper', payment_reference: '778899' }))).json();
+    const res = await post('/v1/purchase/bills', {
+      type: { id: 1, name: 'purchase' },
+      copy_from_id: src.id,
+      date_issued: '2026-04-15',
+      items: [{ description: 'Paper', qty: 3, rate: 100, taxes: [VAT21] }],
+    });
+    expect(res.status).toBe(200);
+    const copy = await res.json();
+    expect(copy).toMatchObject({
+      copy_from_id: src.id,
+      vendor: ACME,
+      description: 'Monthly paper',
+      payment_reference: '778899',
+      date_issued: '2026-04-15',
+      total_amount: 363,
+    });
+    expect(copy.no).not.toBe(src.no);
+    await expectProblem(await post('/v1/purchase/bills', { type: { id: 1 }, copy_from_id: 987654 }), 422, 'copy_source_not_found');
+    const noType = await expectProblem(await post('/v1/purchase/bills', { copy_from_id: src.id }), 400);
+    expect(noType.errors!.map((e) => e.path)).toContain('type');
+  });
+
+  it('lists bills with paging, search and sort', async () => {
+    const list = await (await api('/v1/purchase/bills?take=2&sort=-id')).json();
+    expect(list.take).toBe(2);
+    expect(list.entities).toHaveLength(2);
+    expect(list.entities[0].id).toBeGreaterThan(list.entities[1].id);
+    expect(list.total).toBeGreaterThanOrEqual(5);
+    const found = await (await api('/v1/purchase/bills?search=b-manual')).json();
+    expect(found.entities.map((d: any) => d.no)).toEqual(['B-MANUAL-1']);
+    await expectProblem(await api('/v1/purchase/bills?sort=colour'), 400, 'validation_error');
+    const vcs = await (await api('/v1/purchase/vendor-credits')).json();
+    expect(vcs.entities.every((d: any) => d.no.startsWith('VC'))).toBe(true);
+  });
+});
+
+describe('document lookup responder (rpc.purchase.document.lookup)', () => {
+  it('answers a bill of the organisation by id or number, and not for another organisation', async () => {
+    const bill = await (await post('/v1/purchase/bills', billBody({ vendor: GLOBEX }))).json();
+    const bus = stack.services.purchase!.deps.bus;
+    const byId = await requestReply<any>(bus, 'rpc.purchase.document.lookup', orgId, { type: 'purchase_bill', id: bill.id });
+    expect(byId).toEqual({
+      found: true,
+      type: 'purchase_bill',
+      id: bill.id,
+      no: bill.no,
+      total_amount: 298,
+      amount_due: 298,
+      currency: 'CZK',
+      contact: { id: GLOBEX.id, business_name: GLOBEX.business_name },
+    });
+    const byNo = await requestReply<any>(bus, 'rpc.purchase.document.lookup', orgId, { type: 'purchase_bill', no: bill.no });
+    expect(byNo.id).toBe(bill.id);
+    const wrongType = await requestReply<any>(bus, 'rpc.purchase.document.lookup', orgId, { type: 'purchase_vendor_credit', id: bill.id });
+    expect(wrongType.found).toBe(false);
+    const otherOrg = await requestReply<any>(bus, 'rpc.purchase.document.lookup', orgId + 1000, { type: 'purchase_bill', id: bill.id });
+    expect(otherOrg).toMatchObject({ found: false, contact: null });
+  });
+});
