@@ -21,7 +21,7 @@ export async function startDelivery(deps: ServiceDeps): Promise<() => Promise<vo
       timeoutMs: config.PDF_TIMEOUT_MS,
       log: deps.log,
     }),
-    mailer: new Mailer({ smtpUrl: config.SMTP_URL, mailDir: path.resolve(config.DATA_DIR, 'mail') }),
+    mailer: new Mailer({ smtpUrl: config.SMTP_URL, mailDir: path.resolve(config.DATA_DIR, 'mail'), timeoutMs: config.SMTP_TIMEOUT_MS }),
     mailFrom: config.MAIL_FROM,
   };
   byService.set(deps, delivery);

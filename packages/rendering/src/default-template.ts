@@ -1,0 +1,193 @@
+/**
+ * The template that ships with the product for invoices and credit notes (DESIGN §7). It is a
+ * Liquid template like any user template and is rendered through the same sandbox. Every value
+ * is HTML-escaped by the engine; amounts come from the stored document and are only formatted.
+ */
+export const DEFAULT_TEMPLATE_CODE = 'default';
+
+export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
+<html lang="{{ culture }}">
+<head>
+<meta charset="utf-8">
+<title>{{ title }} {{ doc.no }}</title>
+<style>
+  * { box-sizing: border-box; }
+  html { background: #eef0f3; }
+  body { margin: 0; font-family: "DejaVu Sans", "Liberation Sans", Arial, Helvetica, sans-serif; font-size: 10pt; color: #1f2933; line-height: 1.4; }
+  .page { width: 210mm; min-height: 297mm; margin: 12px auto; padding: 16mm 15mm; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.15); }
+  @media print {
+    html { background: #fff; }
+    .page { width: auto; min-height: 0; margin: 0; padding: 0; box-shadow: none; }
+  }
+  header { display: flex; justify-content: space-between; align-items: flex-start; border-bottom: 3px solid {{ brand.primary }}; padding-bottom: 8mm; margin-bottom: 8mm; }
+  header .logo img { max-height: 22mm; max-width: 70mm; }
+  header h1 { margin: 0; font-size: 22pt; font-weight: 700; color: {{ brand.primary }}; letter-spacing: .5px; }
+  header .doc-no { font-size: 13pt; font-weight: 600; margin-top: 2mm; text-align: right; }
+  .parties { display: flex; gap: 10mm; margin-bottom: 8mm; }
+  .party { flex: 1; padding: 4mm 5mm; border-radius: 2mm; background: #f6f7f9; }
+  .party h2, .meta h2, .payment h2, .recap h2 { margin: 0 0 2mm; font-size: 8pt; text-transform: uppercase; letter-spacing: 1px; color: {{ brand.secondary }}; font-weight: 700; }
+  .party .name { font-size: 11.5pt; font-weight: 700; margin-bottom: 1mm; }
+  .party .ids { margin-top: 2mm; font-size: 9pt; color: #52606d; }
+  .meta { display: grid; grid-template-columns: repeat(3, 1fr); gap: 3mm 8mm; margin-bottom: 8mm; }
+  .meta .label { font-size: 8pt; color: #52606d; }
+  .meta .value { font-weight: 600; }
+  table { width: 100%; border-collapse: collapse; }
+  table.lines th { text-align: left; font-size: 8pt; text-transform: uppercase; letter-spacing: .5px; color: #52606d; border-bottom: 1.5px solid #9aa5b1; padding: 2mm 2mm; }
+  table.lines td { padding: 2.2mm 2mm; border-bottom: 1px solid #e4e7eb; vertical-align: top; }
+  table.lines td.num, table.lines th.num, table.recap td.num, table.recap th.num { text-align: right; white-space: nowrap; }
+  table.lines .desc { font-size: 8.5pt; color: #616e7c; }
+  .bottom { display: flex; gap: 10mm; margin-top: 7mm; align-items: flex-start; }
+  .bottom .left { flex: 1; }
+  .bottom .right { width: 78mm; }
+  table.recap th { text-align: left; font-size: 8pt; color: #52606d; border-bottom: 1px solid #9aa5b1; padding: 1.5mm 1mm; font-weight: 600; }
+  table.recap td { padding: 1.5mm 1mm; border-bottom: 1px solid #e4e7eb; }
+  table.totals td { padding: 1.6mm 0; }
+  table.totals td.num { text-align: right; white-space: nowrap; }
+  table.totals tr.grand td { border-top: 2px solid {{ brand.primary }}; font-size: 13pt; font-weight: 700; padding-top: 2.5mm; }
+  table.totals tr.due td { font-weight: 700; color: {{ brand.primary }}; }
+  .payment { margin-top: 7mm; padding: 4mm 5mm; border-left: 3px solid {{ brand.primary }}; background: #f6f7f9; }
+  .payment dl { display: grid; grid-template-columns: max-content 1fr; gap: 1mm 6mm; margin: 0; }
+  .payment dt { color: #52606d; }
+  .payment dd { margin: 0; font-weight: 600; }
+  .notes { margin-top: 6mm; white-space: pre-line; color: #3e4c59; }
+  footer { margin-top: 10mm; padding-top: 3mm; border-top: 1px solid #e4e7eb; font-size: 8pt; color: #7b8794; white-space: pre-line; }
+</style>
+</head>
+<body>
+<div class="page">
+  <header>
+    <div class="logo">
+      {% if org.config.logo contains 'data:image/' %}<img src="{{ org.config.logo }}" alt="">{% else %}<div class="party name" style="padding:0;background:none;font-size:14pt;font-weight:700">{{ org.name }}</div>{% endif %}
+    </div>
+    <div>
+      <h1>{{ title }}</h1>
+      <div class="doc-no">{{ 'document_no' | t }} {{ doc.no }}</div>
+    </div>
+  </header>
+
+  <section class="parties">
+    <div class="party supplier">
+      <h2>{{ 'supplier' | t }}</h2>
+      <div class="name">{{ org.name }}</div>
+      {% assign a = org.address %}
+      {% if a.address1 %}<div>{{ a.address1 }}</div>{% endif %}
+      {% if a.address2 %}<div>{{ a.address2 }}</div>{% endif %}
+      {% if a.postal_code or a.city %}<div>{{ a.postal_code }} {{ a.city }}</div>{% endif %}
+      {% if a.country %}<div>{{ a.country }}</div>{% endif %}
+      <div class="ids">
+        {% if org.reg_no %}<div>{{ 'reg_no' | t }}: {{ org.reg_no }}</div>{% endif %}
+        {% if org.vat_no %}<div>{{ 'vat_no' | t }}: {{ org.vat_no }}</div>{% endif %}
+        {% if org.tax_no %}<div>{{ 'tax_no' | t }}: {{ org.tax_no }}</div>{% endif %}
+        {% if org.email %}<div>{{ org.email }}</div>{% endif %}
+        {% if org.phone %}<div>{{ org.phone }}</div>{% endif %}
+      </div>
+    </div>
+    <div class="party customer">
+      <h2>{{ 'customer' | t }}</h2>
+      <div class="name">{{ customer.business_name | default: customer.display_name }}</div>
+      {% assign b = doc.billing_address | default: customer.address %}
+      {% if b.company and b.company != customer.business_name %}<div>{{ b.company }}</div>{% endif %}
+      {% if b.name %}<div>{{ b.name }}</div>{% endif %}
+      {% if b.address1 %}<div>{{ b.address1 }}</div>{% endif %}
+      {% if b.address2 %}<div>{{ b.address2 }}</div>{% endif %}
+      {% if b.postal_code or b.city %}<div>{{ b.postal_code }} {{ b.city }}</div>{% endif %}
+      {% if b.country %}<div>{{ b.country }}</div>{% endif %}
+      <div class="ids">
+        {% if customer.reg_no %}<div>{{ 'reg_no' | t }}: {{ customer.reg_no }}</div>{% endif %}
+        {% if customer.vat_no %}<div>{{ 'vat_no' | t }}: {{ customer.vat_no }}</div>{% endif %}
+        {% if customer.tax_no %}<div>{{ 'tax_no' | t }}: {{ customer.tax_no }}</div>{% endif %}
+      </div>
+    </div>
+  </section>
+
+  <section class="meta">
+    <div><div class="label">{{ 'date_issued' | t }}</div><div class="value">{{ doc.date_issued | format_date }}</div></div>
+    {% if doc.date_taxable %}<div><div class="label">{{ 'date_taxable' | t }}</div><div class="value">{{ doc.date_taxable | format_date }}</div></div>{% endif %}
+    {% if doc.date_due %}<div><div class="label">{{ 'date_due' | t }}</div><div class="value">{{ doc.date_due | format_date }}</div></div>{% endif %}
+    {% if doc.credited_doc_no %}<div><div class="label">{{ 'credited_doc_no' | t }}</div><div class="value credited-doc-no">{{ doc.credited_doc_no }}</div></div>{% endif %}
+    {% if doc.delivery_condition.code %}<div><div class="label">{{ 'delivery_condition' | t }}</div><div class="value">{{ doc.delivery_condition.code }} {{ doc.delivery_condition.name }}</div></div>{% endif %}
+  </section>
+
+  <table class="lines">
+    <thead>
+      <tr>
+        <th>{{ 'item' | t }}</th>
+        <th class="num">{{ 'qty' | t }}</th>
+        <th class="num">{{ 'rate' | t }}</th>
+        <th class="num">{{ 'tax_rate' | t }}</th>
+        <th class="num">{{ 'amount' | t }}</th>
+      </tr>
+    </thead>
+    <tbody>
+      {% for line in doc.items %}
+      <tr>
+        <td><div class="title">{{ line.title | default: line.item.name }}</div>{% if line.description %}<div class="desc">{{ line.description }}</div>{% endif %}</td>
+        <td class="num">{{ line.qty | number }} {{ line.unit.symbol | default: line.unit.code }}</td>
+        <td class="num">{{ line.rate | money }}</td>
+        <td class="num">{% for tx in line.taxes %}{{ tx.tax_rate | percent }}{% unless forloop.last %}, {% endunless %}{% endfor %}</td>
+        <td class="num">{{ line.amount | money }}</td>
+      </tr>
+      {% endfor %}
+      {% for s in doc.shipping_charges %}
+      <tr>
+        <td><div class="title">{{ s.title | default: labels.shipping }}</div></td>
+        <td class="num"></td>
+        <td class="num"></td>
+        <td class="num">{% for tx in s.taxes %}{{ tx.tax_rate | percent }}{% unless forloop.last %}, {% endunless %}{% endfor %}</td>
+        <td class="num">{{ s.amount | money }}</td>
+      </tr>
+      {% endfor %}
+    </tbody>
+  </table>
+
+  <section class="bottom">
+    <div class="left">
+      {% if doc.taxes.size > 0 %}
+      <div class="recap">
+        <h2>{{ 'recap' | t }}</h2>
+        <table class="recap">
+          <thead><tr><th>{{ 'tax_rate' | t }}</th><th class="num">{{ 'tax_base' | t }}</th><th class="num">{{ 'tax_amount' | t }}</th></tr></thead>
+          <tbody>
+          {% for tx in doc.taxes %}
+            <tr><td>{{ tx.tax_rate | percent }}</td><td class="num">{{ tx.tax_base | money }}</td><td class="num">{{ tx.tax_amount | money }}</td></tr>
+          {% endfor %}
+          </tbody>
+        </table>
+      </div>
+      {% endif %}
+    </div>
+    <div class="right">
+      <table class="totals">
+        <tr><td>{{ 'subtotal' | t }}</td><td class="num">{{ doc.subtotal_amount | money }}</td></tr>
+        {% if doc.tax_amount != nil %}<tr><td>{{ 'tax_amount' | t }}</td><td class="num">{{ doc.tax_amount | money }}</td></tr>{% endif %}
+        <tr class="grand"><td>{{ 'total' | t }}</td><td class="num total-amount">{{ doc.total_amount | money }}</td></tr>
+        {% if doc.amount_paid and doc.amount_paid != 0 %}<tr><td>{{ 'amount_paid' | t }}</td><td class="num">{{ doc.amount_paid | money }}</td></tr>{% endif %}
+        <tr class="due"><td>{{ 'amount_due' | t }}</td><td class="num amount-due">{{ doc.amount_due | money }}</td></tr>
+      </table>
+    </div>
+  </section>
+
+  {% assign account = doc.bank_account.account_number | default: org.bank_account.account_number %}
+  {% if account or doc.payment_reference or doc.date_due or doc.payment_info %}
+  <section class="payment">
+    <h2>{{ 'payment' | t }}</h2>
+    <dl>
+      {% if account %}<dt>{{ 'bank_account' | t }}</dt><dd class="bank-account">{{ account }}</dd>{% endif %}
+      {% if org.bank_account.iban %}<dt>IBAN</dt><dd>{{ org.bank_account.iban }}</dd>{% endif %}
+      {% if org.bank_account.bic %}<dt>BIC</dt><dd>{{ org.bank_account.bic }}</dd>{% endif %}
+      {% if doc.payment_reference %}<dt>{{ 'payment_reference' | t }}</dt><dd class="payment-reference">{{ doc.payment_reference }}</dd>{% endif %}
+      {% if doc.date_due %}<dt>{{ 'date_due' | t }}</dt><dd>{{ doc.date_due | format_date }}</dd>{% endif %}
+      <dt>{{ 'amount_due' | t }}</dt><dd>{{ doc.amount_due | money }}</dd>
+      {% if doc.payment_info %}<dt>{{ 'payment_info' | t }}</dt><dd>{{ doc.payment_info }}</dd>{% endif %}
+    </dl>
+  </section>
+  {% endif %}
+
+  {% if doc.notes %}<div class="notes"><strong>{{ 'notes' | t }}:</strong> {{ doc.notes }}</div>{% endif %}
+
+  <footer>{{ org.info_legal }}{% if org.website %}
+{{ org.website }}{% endif %}</footer>
+</div>
+</body>
+</html>
+`;

@@ -1,0 +1,6 @@
+export * from './locale.js';
+export * from './liquid.js';
+export * from './default-template.js';
+export * from './pdf.js';
+export * from './mailer.js';
+export * from './config.js';

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { checkTemplate, labelsFor, renderDocumentHtml, safeColour, TemplateError } from './liquid.js';
+
+const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
+
+const DOC = {
+  no: 'FV2026001',
+  currency: 'CZK',
+  precision: 2,
+  subtotal_amount: 1000.1,
+  tax_amount: 210.02,
+  total_amount: 1210.12,
+  amount_paid: 0,
+  amount_due: 1210.12,
+  date_issued: '2026-11-23',
+  date_due: '2026-12-07',
+  customer: { business_name: 'Zákazník s.r.o.' },
+  org: { name: 'Dodavatel a.s.', address: { city: 'Praha' } },
+  items: [{ title: '<script>alert(1)</script>', qty: 1.5, rate: 666.73, amount: 1000.1, taxes: [{ tax_rate: 21 }] }],
+  taxes: [{ tax_rate: 21, tax_base: 1000.1, tax_amount: 210.02 }],
+  bank_account: { account_number: '123/0100' },
+  payment_reference: '2026001',
+};
+
+describe('default template', () => {
+  it('formats the stored figures for the culture and escapes every value', async () => {
+    const cs = plain(await renderDocumentHtml({ document: DOC, kind: 'invoice', culture: 'cs-CZ' }));
+    expect(cs).toContain('Faktura');
+    expect(cs).toContain('1 210,12 Kč');
+    expect(cs).toContain('210,02 Kč');
+    expect(cs).toContain('23. 11. 2026');
+    expect(cs).toContain('21 %');
+    expect(cs).toContain('1,5');
+    expect(cs).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(cs).not.toContain('<script>');
+    const en = plain(await renderDocumentHtml({ document: { ...DOC, currency: 'EUR' }, kind: 'credit_note', culture: 'en-US' }));
+    expect(en).toContain('Credit note');
+    expect(en).toContain('€1,210.12');
+    expect(en).toContain('11/23/2026');
+    const sk = plain(await renderDocumentHtml({ document: { ...DOC, currency: 'EUR', credited_doc_no: 'FV1' }, kind: 'credit_note', culture: 'sk-SK' }));
+    expect(sk).toContain('Dobropis');
+    expect(sk).toContain('1 210,12 €');
+    expect(sk).toContain('FV1');
+  });
+
+  it('never rounds through floats: amounts keep their stored digits', async () => {
+    const html = plain(await renderDocumentHtml({ document: { ...DOC, total_amount: 0.3, precision: 2 }, kind: 'invoice', culture: 'en-US', template: { html_template: '{{ doc.total_amount | money }}|{{ 1234567890123.45 | money }}' } }));
+    expect(html).toBe('CZK 0.30|CZK 1,234,567,890,123.45');
+  });
+});
+
+describe('sandbox', () => {
+  const render = (html_template: string, document: Record<string, unknown> = DOC) =>
+    renderDocumentHtml({ document, kind: 'invoice', culture: 'en-US', template: { html_template } });
+
+  it('refuses file-system tags at parse time', () => {
+    for (const t of ["{% include '/etc/passwd' %}", "{% render 'x' %}", "{% layout 'base' %}x", "{% include file %}"]) {
+      expect(() => checkTemplate(t)).toThrow(TemplateError);
+    }
+    expect(() => checkTemplate('{{ doc.no }}')).not.toThrow();
+  });
+
+  it('fails rendering a template that reads files instead of leaking them', async () => {
+    await expect(render("{% include '/etc/passwd' %}")).rejects.toThrow(TemplateError);
+    await expect(render("{% render '../../../../etc/hostname' %}")).rejects.toThrow(/not available/);
+  });
+
+  it('escapes values even through | raw and reaches no prototype or global', async () => {
+    expect(await render('{{ doc.items[0].title | raw }}')).toBe('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(await render('{{ doc.constructor }}{{ doc.__proto__ }}{{ doc.no.constructor.constructor }}{{ process.env }}{{ global }}')).toBe('');
+    expect(await render("{{ 'x' | append: doc.constructor.name }}")).toBe('x');
+  });
+
+  it('stops runaway templates', async () => {
+    await expect(render('{% for i in (1..100000000) %}{{ i }}{% endfor %}')).rejects.toThrow(TemplateError);
+    await expect(render("{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s.size }}")).rejects.toThrow(TemplateError);
+  });
+
+  it('refuses unknown filters', async () => {
+    await expect(render('{{ doc.no | exec }}')).rejects.toThrow(TemplateError);
+  });
+});
+
+describe('labels and colours', () => {
+  it('overlays template l10n on the built-in labels, exact culture first', () => {
+    const l = labelsFor('cs-CZ', { l10n: [{ culture: 'cs', resource: 'total', value: 'Suma' }, { culture: 'cs-CZ', resource: 'invoice', value: 'Daňový doklad' }] });
+    expect(l.invoice).toBe('Daňový doklad');
+    expect(l.total).toBe('Suma');
+    expect(labelsFor('de-DE').invoice).toBe('Invoice');
+    expect(labelsFor('sk').invoice).toBe('Faktúra');
+  });
+  it('accepts CSS colours only', () => {
+    expect(safeColour('#0a7d5a', 'x')).toBe('#0a7d5a');
+    expect(safeColour('rgb(1, 2, 3)', 'x')).toBe('rgb(1, 2, 3)');
+    expect(safeColour('red;} body{display:none', 'x')).toBe('x');
+    expect(safeColour('url(http://evil)', 'x')).toBe('x');
+  });
+});

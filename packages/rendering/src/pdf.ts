@@ -1,0 +1,148 @@
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { UpstreamError } from '@ledgerline/service-kit';
+
+/** `pdf_options` of a template (spec §2.9); margins in millimetres. */
+export interface PdfOptions {
+  page_size?: string | null;
+  orientation?: string | null;
+  margin_top?: number | null;
+  margin_bottom?: number | null;
+  margin_left?: number | null;
+  margin_right?: number | null;
+  no_pdf_compression?: boolean | null;
+  dpi?: number | null;
+  disable_smart_shrinking?: boolean | null;
+}
+
+export interface PdfPrinterOptions {
+  /** The Chromium binary; Debian's package installs /usr/bin/chromium. */
+  executablePath: string;
+  /** PDFs printed at the same time (each holds a browser page). */
+  concurrency: number;
+  /** Longest time one print may take. */
+  timeoutMs: number;
+  log?: { warn: (msg: string, fields?: Record<string, unknown>) => void };
+}
+
+/** Chromium's flags for a headless, offline, throw-away browser. */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+const PAGE_SIZES: Record<string, string> = {
+  a3: 'A3', a4: 'A4', a5: 'A5', a6: 'A6', letter: 'Letter', legal: 'Legal', tabloid: 'Tabloid', ledger: 'Ledger',
+};
+
+/** Playwright's `page.pdf` options from a template's `pdf_options` (A4 portrait, 15/15/12/12 mm by default). */
+export function pdfSettings(opts: PdfOptions | null | undefined) {
+  const o = opts ?? {};
+  const format = PAGE_SIZES[(o.page_size ?? 'A4').trim().toLowerCase()] ?? 'A4';
+  const mm = (v: number | null | undefined, d: number) => `${Math.max(0, Math.min(200, v ?? d))}mm`;
+  return {
+    format,
+    landscape: (o.orientation ?? '').toLowerCase() === 'landscape',
+    margin: { top: mm(o.margin_top, 15), bottom: mm(o.margin_bottom, 15), left: mm(o.margin_left, 12), right: mm(o.margin_right, 12) },
+    printBackground: true,
+    preferCSSPageSize: false,
+  };
+}
+
+/** A counting semaphore: at most `n` holders at once, the rest wait in order. */
+class Semaphore {
+  private waiting: Array<() => void> = [];
+  private held = 0;
+  constructor(private readonly n: number) {}
+  async acquire(): Promise<() => void> {
+    if (this.held >= this.n) await new Promise<void>((r) => this.waiting.push(r));
+    else this.held++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.held--;
+    };
+  }
+}
+
+/**
+ * Prints HTML to PDF with one headless Chromium reused across requests, launched on first use
+ * and relaunched if it dies. Each print gets its own browser context with JavaScript disabled and
+ * every network request refused (a template cannot run scripts or reach the network; images
+ * must be data: URLs). At most `concurrency` prints run at once.
+ */
+export class PdfPrinter {
+  private browser: Promise<Browser> | null = null;
+  private readonly gate: Semaphore;
+  private closed = false;
+
+  constructor(private readonly opts: PdfPrinterOptions) {
+    this.gate = new Semaphore(Math.max(1, opts.concurrency));
+  }
+
+  /** Playwright gives every launch a fresh temporary profile (user-data-dir) and removes it on close. */
+  private launch(): Promise<Browser> {
+    if (this.browser) return this.browser;
+    const p = chromium.launch({ executablePath: this.opts.executablePath, args: CHROMIUM_FLAGS, headless: true, timeout: 30_000 }).then((browser) => {
+      browser.on('disconnected', () => {
+        if (this.browser === p) this.browser = null;
+      });
+      return browser;
+    });
+    this.browser = p;
+    p.catch(() => {
+      if (this.browser === p) this.browser = null;
+    });
+    return p;
+  }
+
+  async print(html: string, options?: PdfOptions | null): Promise<Buffer> {
+    if (this.closed) throw new UpstreamError(503, 'pdf', 'the PDF printer is shut down');
+    const release = await this.gate.acquire();
+    let context: BrowserContext | null = null;
+    try {
+      let browser: Browser;
+      try {
+        browser = await this.launch();
+      } catch (e) {
+        this.opts.log?.warn('chromium could not be started', { err: e instanceof Error ? e.message : String(e) });
+        throw new UpstreamError(503, 'pdf', `no browser is available to print PDFs (${this.opts.executablePath})`);
+      }
+      context = await browser.newContext({ javaScriptEnabled: false, offline: true });
+      await context.route('**/*', (route) => route.abort());
+      const page = await context.newPage();
+      page.setDefaultTimeout(this.opts.timeoutMs);
+      await page.setContent(html, { waitUntil: 'load', timeout: this.opts.timeoutMs });
+      await page.emulateMedia({ media: 'print' });
+      return await page.pdf(pdfSettings(options));
+    } catch (e) {
+      if (e instanceof UpstreamError) throw e;
+      this.opts.log?.warn('printing a PDF failed', { err: e instanceof Error ? e.message : String(e) });
+      throw new UpstreamError(503, 'pdf', 'the PDF could not be printed; try again');
+    } finally {
+      await context?.close().catch(() => undefined);
+      release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const b = this.browser;
+    this.browser = null;
+    if (!b) return;
+    try {
+      await (await b).close();
+    } catch {
+      // never started
+    }
+  }
+}
