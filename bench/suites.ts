@@ -168,3 +168,55 @@ const documentWrites: Benchmark = {
 };
 
 benchmarks.push(documentWrites);
+
+// --- compliance ----------------------------------------------------------------------------------
+
+async function createInvoices(ctx: BenchContext, count: number): Promise<number[]> {
+  const headers = { ...ctx.auth, 'content-type': 'application/json' };
+  const r = await (await import('autocannon')).default({
+    url: `${ctx.stack.gateway}/v1/sales/invoices`,
+    method: 'POST',
+    headers,
+    body: JSON.stringify(invoiceBody(2)),
+    connections: 8,
+    amount: count,
+  });
+  if (r.non2xx > 0) throw new Error(`${r.non2xx} invoice creations failed`);
+  const ids: number[] = [];
+  for (let from = 0; ids.length < count; from += 1000) {
+    const page = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices?take=1000&from=${from}`, { headers: ctx.auth })).json()) as { entities?: Array<{ id: number }> };
+    if (!page.entities?.length) break;
+    ids.push(...page.entities.map((e: { id: number }) => e.id));
+  }
+  return ids.slice(0, count);
+}
+
+/** 5. A batch of 1000 invoice ids through the gateway. */
+const complianceBatch: Benchmark = {
+  title: 'Compliance evaluation (1000-id batch)',
+  run: async (ctx) => {
+    const ids = await createInvoices(ctx, 1000);
+    const times: number[] = [];
+    for (let i = 0; i < (ctx.quick ? 3 : 10); i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${ctx.stack.gateway}/v1/sales/invoices/compliance/evaluate`, {
+        method: 'POST',
+        headers: { ...ctx.auth, 'content-type': 'application/json' },
+        body: JSON.stringify(ids),
+      });
+      const body = (await res.json()) as unknown[];
+      times.push(performance.now() - t0);
+      if (res.status !== 202 || body.length !== ids.length) throw new Error(`evaluate answered ${res.status}`);
+    }
+    const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
+    ctx.figures.push({
+      name: 'compliance 1000 ids (median)',
+      value: median,
+      unit: 'ms',
+      target: '≤ 1000 ms',
+      met: median <= 1000,
+      note: `runs: ${times.map((t) => t.toFixed(0)).join(', ')} ms`,
+    });
+  },
+};
+benchmarks.push(complianceBatch);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { buildEnvelope, INTERNAL_HEADERS, recordEvent, type RunningService } from '@ledgerline/service-kit';
-import { dropIsolation, eventually, isolation, startTestService } from '../support/stack.js';
+import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { PrivateNats } from './nats-server.js';
 import { PROBE_SUBJECT, failures, probeService } from './probe-service.js';
 
@@ -12,12 +12,12 @@ const nats = new PrivateNats();
 let svc: RunningService;
 let nc: NatsConnection;
 
-function call(path: string, init: RequestInit & { json?: unknown } = {}) {
+function call(path: string, init: RequestInit & { json?: unknown } = {}): Promise<ApiResponse> {
   const headers = new Headers(init.headers);
   headers.set(INTERNAL_HEADERS.orgId, String(ORG));
   headers.set(INTERNAL_HEADERS.scopes, 'admin');
   if (init.json !== undefined) headers.set('content-type', 'application/json');
-  return fetch(`${svc.url}${path}`, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
+  return fetch(`${svc.url}${path}`, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body }) as Promise<ApiResponse>;
 }
 
 async function streamMessages(): Promise<number> {
@@ -213,7 +213,7 @@ describe('Idempotency-Key', () => {
 
   it('keys are per organisation', async () => {
     const a = await (await call('/v1/notes', { method: 'POST', json: { text: 'org scoped' }, headers: { 'idempotency-key': 'shared' } })).json();
-    const other = await fetch(`${svc.url}/v1/notes`, {
+    const other: ApiResponse = await fetch(`${svc.url}/v1/notes`, {
       method: 'POST',
       headers: { [INTERNAL_HEADERS.orgId]: '8', 'content-type': 'application/json', 'idempotency-key': 'shared' },
       body: JSON.stringify({ text: 'org scoped' }),

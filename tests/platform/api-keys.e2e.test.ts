@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startStack, type Stack } from '../support/stack.js';
+import { eventually, startStack, type ApiResponse, type Stack } from '../support/stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -9,7 +9,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function expectProblem(res: Response, status: number, code?: string) {
+async function expectProblem(res: ApiResponse, status: number, code?: string) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   const body = await res.json();
@@ -168,7 +168,7 @@ describe('API keys through the gateway', () => {
     const limited = await start({ env: { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '3' } });
     try {
       const statuses: number[] = [];
-      let last: Response | undefined;
+      let last: ApiResponse | undefined;
       for (let i = 0; i < 5; i++) {
         last = await limited.api('/v1/settings/organisation');
         statuses.push(last.status);

@@ -43,6 +43,10 @@ export async function startTestService<S extends ServiceDefinition<any>>(def: S,
   return startService(def, { ...env, PORT: '0', HOST: '127.0.0.1' });
 }
 
+/** A response whose JSON body tests read field by field (the platform's own types are `unknown`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ApiResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
 export interface Stack {
   env: TestEnv;
   gateway: RunningGateway;
@@ -50,7 +54,7 @@ export interface Stack {
   adminKey: string;
   operatorToken: string;
   /** fetch against the gateway with the admin key unless `key` (or `key: null`) says otherwise. */
-  api: (path: string, init?: RequestInit & { key?: string | null; json?: unknown }) => Promise<Response>;
+  api: (path: string, init?: RequestInit & { key?: string | null; json?: unknown }) => Promise<ApiResponse>;
   stopService: (name: ServiceKey) => Promise<void>;
   restartService: (name: ServiceKey) => Promise<void>;
   close: () => Promise<void>;
