@@ -1,12 +1,32 @@
-import { defineService } from '@ledgerline/service-kit';
-import { entities } from './db/entities.js';
+import { z } from 'zod';
+import { defineService, tenantEm } from '@ledgerline/service-kit';
+import { AccountingTransactionSchema, entities, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
+import { ledgerConsumers } from './events/ledger-events.js';
+import { transactionRoutes } from './http/transactions.routes.js';
+import { trialBalanceRoutes } from './http/trial-balance.routes.js';
 
 export const accountingService = defineService({
   name: 'accounting',
   defaultPort: 8084,
   stream: 'ACCOUNTING',
+  configSchema: z.object({
+    /** Legal currency of organisations whose events do not name it. */
+    LEGAL_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('CZK'),
+    /** Country of organisations whose documents do not name it (VAT reporting defaults). */
+    ORG_COUNTRY: z.string().regex(/^[A-Z]{2}$/).default('CZ'),
+  }),
   entities,
   migrations,
-  routes: () => {},
+  nonJsonPaths: [/\/export\/csv$/],
+  routes: (app, deps) => {
+    app.route('/v1/accounting/transactions', transactionRoutes(deps));
+    app.route('/v1/reporting/financial/trial-balance', trialBalanceRoutes(deps));
+  },
+  onStart: async (deps) => {
+    // Warm the ORM's metadata and query paths so the first posted event is as quick as the rest.
+    const em = tenantEm(deps.orm, 0);
+    for (const schema of [AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, GlAccountSchema]) await em.find(schema as never, {}, { limit: 1 });
+  },
+  consumers: (deps) => ledgerConsumers({ legalCurrency: deps.config.LEGAL_CURRENCY, orgCountry: deps.config.ORG_COUNTRY }),
 });

@@ -19,3 +19,4 @@ export * from './credentials.js';
 export * from './http/caller.js';
 export * from './events/rpc.js';
 export * from './secret-box.js';
+export * from './dates.js';

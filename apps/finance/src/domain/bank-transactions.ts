@@ -5,7 +5,7 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { ConflictError, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
-import { isoDay } from './dates.js';
+import { isoDay } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
   return new ConflictError(

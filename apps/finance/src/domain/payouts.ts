@@ -6,7 +6,7 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
-import { isoDay } from './dates.js';
+import { isoDay } from '@ledgerline/service-kit';
 
 /** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
 export function payoutTotal(lines: Array<{ amount: number }>, given: number | null | undefined): string {

@@ -23,7 +23,7 @@ import {
   type StoredTaxLine,
 } from '../db/entities.js';
 import { allocateNumber } from './numbering.js';
-import { daysPast, isoDay } from './dates.js';
+import { daysPast, isoDay } from '@ledgerline/service-kit';
 
 export type Emit = ServiceDeps['emit'];
 

@@ -3,7 +3,7 @@ import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import { dec, parseSort, toWire } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
 import { KIND_TYPES } from './documents.js';
-import { isoDay } from './dates.js';
+import { isoDay } from '@ledgerline/service-kit';
 
 export interface PurchaseListQuery {
   from: number;

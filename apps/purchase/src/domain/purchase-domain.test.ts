@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PurchaseDocument } from '../db/entities.js';
-import { daysPast, isoDay } from './dates.js';
+import { daysPast, isoDay } from '@ledgerline/service-kit';
 import { documentView, sameVendor } from './documents.js';
 import { inventoryInCsv, inventoryInRow } from './listing.js';
 

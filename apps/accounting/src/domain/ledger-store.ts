@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { dec, toDb } from '@ledgerline/service-kit';
+import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
+import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
+import type { SourceType } from './posting-map.js';
+
+/*
+ * Writing the ledger. Plain SQL, always with `org_id` explicit; run inside the caller's
+ * transaction (a consumer's inbox transaction, or a rebuild's).
+ */
+
+async function exec<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
+}
+
+/** Seeds the chart of accounts and book 1 of an organisation on first use (idempotent). */
+export async function ensureChart(em: EntityManager, orgId: number): Promise<void> {
+  const values = DEFAULT_CHART.map(() => '(?, ?, ?, ?)').join(', ');
+  const params = DEFAULT_CHART.flatMap((a) => [orgId, a.number, a.name['cs-CZ'], a.name['en-US']]);
+  await exec(em, `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`, params);
+  await exec(em, 'insert into books (org_id, id, name) values (?, ?, ?) on conflict do nothing', [orgId, GENERAL_LEDGER_BOOK.id, GENERAL_LEDGER_BOOK.name]);
+}
+
+/** Accounts an item names that are not in the chart yet are added under their number. */
+async function ensureAccounts(em: EntityManager, orgId: number, numbers: string[]): Promise<void> {
+  const unique = [...new Set(numbers)].sort(); // one order everywhere: concurrent postings never deadlock
+  if (!unique.length) return;
+  const values = unique.map(() => '(?, ?, ?, ?)').join(', ');
+  await exec(
+    em,
+    `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`,
+    unique.flatMap((n) => [orgId, n, `Účet ${n}`, `Account ${n}`]),
+  );
+}
+
+/** Deterministic uid of an entry: the same source fact always yields the same uid (rebuilds too). */
+export function entryUid(orgId: number, source: { type: string; id: number; version: number }, kind: 'posting' | 'reversal'): string {
+  const h = createHash('sha256').update(`ledgerline:${orgId}:${source.type}:${source.id}:${source.version}:${kind}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${h.slice(18, 20)}-${h.slice(20, 32)}`;
+}
+
+const n = (v: { toFixed: (d: number) => string } | null | undefined, dp = 2) => (v === null || v === undefined ? null : v.toFixed(dp));
+const j = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+export interface StoredEntry {
+  id: number;
+  uid: string;
+  entry: LedgerEntryDraft;
+}
+
+async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<StoredEntry | null> {
+  const uid = entryUid(orgId, entry.source, entry.entryKind);
+  const inserted = await exec<{ id: number }>(
+    em,
+    `insert into accounting_transactions (uid, org_id, book_id, type, source_type, source_id, source_version, entry_kind, source_event_id, reverses_id,
+       accounting_status, no, vendor_doc_no, credited_doc_no, payment_reference, description, date_issued, date_due, date_posting, date_taxable,
+       date_tax_applied, currency, legal_currency, precision, transaction_type, contact, bank_account, tax_nexus, paid_record, fx_rates,
+       tax_deduction_ratio, net_deduction_ratio, amount_paid, amount_due, total)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'posted', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?)
+     on conflict do nothing returning id`,
+    [
+      uid, orgId, GENERAL_LEDGER_BOOK.id, entry.type, entry.source.type, entry.source.id, entry.source.version, entry.entryKind, eventId, reversesId,
+      entry.no, entry.vendorDocNo, entry.creditedDocNo, entry.paymentReference, entry.description, entry.dateIssued, entry.dateDue, entry.datePosting,
+      entry.dateTaxable, entry.dateTaxApplied, entry.currency, entry.legalCurrency, entry.precision, j(entry.transactionType), j(entry.contact),
+      j(entry.bankAccount), j(entry.taxNexus), j(entry.paidRecord), JSON.stringify(entry.fxRates), n(entry.taxDeductionRatio, 6),
+      n(entry.netDeductionRatio, 6), n(entry.amountPaid), n(entry.amountDue), toDb(entry.total),
+    ],
+  );
+  if (inserted.length === 0) return null; // the same source fact was posted already
+  const id = inserted[0].id;
+  await ensureAccounts(em, orgId, entry.rows.map((r) => r.gl_account_number));
+  if (entry.rows.length) {
+    const rowIds = await exec<{ id: number }>(
+      em,
+      `insert into ledger_rows (org_id, transaction_id, book_id, ord, role, date_posting, gl_account_number, debit, credit, description, currency,
+         payment_amount, payment_reference, contact, paid_record, fx_rates, tax_deduction_ratio, net_deduction_ratio)
+       values ${entry.rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)').join(', ')} returning id`,
+      entry.rows.flatMap((r: DraftRow, i) => [
+        orgId, id, GENERAL_LEDGER_BOOK.id, i + 1, r.role, entry.datePosting, r.gl_account_number, toDb(r.debit), toDb(r.credit), r.description,
+        r.currency, n(r.payment_amount), r.payment_reference, j(r.contact), j(r.paid_record), JSON.stringify(entry.fxRates),
+        n(r.tax_deduction_ratio, 6), n(r.net_deduction_ratio, 6),
+      ]),
+    );
+    const taxes = entry.rows.flatMap((r, i) => r.taxes.map((t) => ({ t, rowId: rowIds[i].id })));
+    if (taxes.length) {
+      await exec(
+        em,
+        `insert into ledger_tax_rows (org_id, transaction_id, row_id, ord, gl_account_number, debit, credit, description, currency, tax_rate, tax_rate_rc,
+           is_reverse_charge, tax_index, tax_code, tax_name, tax_base_in, tax_base_in_leg, tax_base_out, tax_base_out_leg, tax_amount_in, tax_amount_in_leg,
+           tax_amount_claim, tax_amount_claim_leg, tax_amount_out, tax_amount_out_leg, tax_return_base_in, tax_return_base_out, tax_return_amount_claim,
+           tax_return_amount_out, tax_control_statement, tax_eu_sales_report, tax_deduction_ratio, net_deduction_ratio)
+         values ${taxes.map(() => `(${new Array(33).fill('?').join(', ')})`).join(', ')}`,
+        taxes.flatMap(({ t, rowId }: { t: DraftTaxRow; rowId: number }, k) => [
+          orgId, id, rowId, k + 1, t.gl_account_number, toDb(t.debit), toDb(t.credit), t.description, t.currency, n(t.tax_rate, 4), n(t.tax_rate_rc, 4),
+          t.is_reverse_charge, t.tax_index, t.tax_code, t.tax_name, n(t.tax_base_in), n(t.tax_base_in_leg), n(t.tax_base_out), n(t.tax_base_out_leg),
+          n(t.tax_amount_in), n(t.tax_amount_in_leg), n(t.tax_amount_claim), n(t.tax_amount_claim_leg), n(t.tax_amount_out), n(t.tax_amount_out_leg),
+          t.tax_return_base_in, t.tax_return_base_out, t.tax_return_amount_claim, t.tax_return_amount_out, t.tax_control_statement,
+          t.tax_eu_sales_report, n(t.tax_deduction_ratio, 6), n(t.net_deduction_ratio, 6),
+        ]),
+      );
+    }
+  }
+  return { id, uid, entry };
+}
+
+/** Rows of a stored entry as drafts (for its reversal). */
+async function loadRows(em: EntityManager, orgId: number, transactionId: number): Promise<DraftRow[]> {
+  const rows = await exec<Record<string, any>>(em, 'select * from ledger_rows where org_id = ? and transaction_id = ? order by ord', [orgId, transactionId]);
+  return rows.map((r) => ({
+    role: r.role,
+    gl_account_number: r.gl_account_number,
+    debit: dec(r.debit),
+    credit: dec(r.credit),
+    description: r.description,
+    currency: r.currency,
+    payment_amount: r.payment_amount === null ? null : dec(r.payment_amount),
+    payment_reference: r.payment_reference,
+    contact: r.contact,
+    paid_record: r.paid_record,
+    tax_deduction_ratio: r.tax_deduction_ratio === null ? null : dec(r.tax_deduction_ratio),
+    net_deduction_ratio: r.net_deduction_ratio === null ? null : dec(r.net_deduction_ratio),
+    taxes: [],
+  }));
+}
+
+export interface PostOutcome {
+  posted: StoredEntry | null;
+  reversed: StoredEntry | null;
+  /** Why nothing was posted: the same or a newer version of the document is in the ledger. */
+  skipped?: 'duplicate' | 'stale_version';
+}
+
+/**
+ * Posts an entry for a source document, exactly once per (organisation, source type, id,
+ * version). A higher version of a document already in the ledger first reverses the posted
+ * entry (status `reversed` plus a reversing entry); a lower or equal version changes nothing.
+ * The balance is checked before returning (the deferred trigger, made immediate).
+ */
+export async function postLedgerEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null): Promise<PostOutcome> {
+  await ensureChart(em, orgId);
+  // Serialise postings of one source document (concurrent versions of a payout).
+  await exec(em, 'select pg_advisory_xact_lock(hashtext(?)) as locked', [`${orgId}:${entry.source.type}:${entry.source.id}`]);
+  const latest = await exec<{ id: number; source_version: number; accounting_status: string; date_posting: string }>(
+    em,
+    `select id, source_version, accounting_status, to_char(date_posting, 'YYYY-MM-DD') as date_posting from accounting_transactions
+      where org_id = ? and source_type = ? and source_id = ? and entry_kind = 'posting' order by source_version desc limit 1`,
+    [orgId, entry.source.type, entry.source.id],
+  );
+  let reversed: StoredEntry | null = null;
+  if (latest.length) {
+    const prev = latest[0];
+    if (prev.source_version === entry.source.version) return { posted: null, reversed: null, skipped: 'duplicate' };
+    if (prev.source_version > entry.source.version) return { posted: null, reversed: null, skipped: 'stale_version' };
+    if (prev.accounting_status === 'posted') {
+      const prevRows = await loadRows(em, orgId, prev.id);
+      const [h] = await exec<Record<string, any>>(
+        em,
+        `select no, vendor_doc_no, credited_doc_no, payment_reference, currency, legal_currency, transaction_type, contact, paid_record, fx_rates
+           from accounting_transactions where org_id = ? and id = ?`,
+        [orgId, prev.id],
+      );
+      // the reversing entry restates the replaced version's own header, with debit and credit swapped
+      const prevEntry: LedgerEntryDraft = {
+        ...entry,
+        source: { ...entry.source, version: prev.source_version, no: h.no },
+        no: h.no,
+        vendorDocNo: h.vendor_doc_no,
+        creditedDocNo: h.credited_doc_no,
+        paymentReference: h.payment_reference,
+        currency: h.currency,
+        legalCurrency: h.legal_currency,
+        transactionType: h.transaction_type,
+        contact: h.contact,
+        paidRecord: h.paid_record,
+        fxRates: h.fx_rates ?? [],
+        datePosting: prev.date_posting,
+        rows: prevRows,
+        total: prevRows.reduce((s, r) => s.plus(r.debit), dec(0)),
+      };
+      reversed = await insertEntry(em, orgId, reversalOf(prevEntry), eventId, prev.id);
+      await exec(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, prev.id]);
+    }
+  }
+  const posted = await insertEntry(em, orgId, entry, eventId, null);
+  await exec(em, 'set constraints ledger_balanced immediate');
+  await exec(em, 'set constraints ledger_balanced deferred');
+  return { posted, reversed, skipped: posted ? undefined : 'duplicate' };
+}
+
+/** Control-statement section of a posted document (a credit note reports where its original did). */
+export async function controlStatementOf(em: EntityManager, orgId: number, type: SourceType, id: number | null | undefined, no: string | null | undefined): Promise<string | null> {
+  if (!id && !no) return null;
+  const rows = await exec<{ cs: string }>(
+    em,
+    `select t.tax_control_statement as cs from ledger_tax_rows t join accounting_transactions a on a.id = t.transaction_id
+      where a.org_id = ? and t.org_id = ? and a.source_type = ? and a.entry_kind = 'posting' and (a.source_id = ? or a.no = ?)
+        and t.tax_control_statement is not null order by a.source_version desc limit 1`,
+    [orgId, orgId, type, id ?? -1, no ?? '\u0000'],
+  );
+  return rows[0]?.cs ?? null;
+}

@@ -1,0 +1,125 @@
+/**
+ * The posting map of DESIGN §6 as data: for each kind of source document, which figure goes to
+ * which account on which side. `postingRows` (posting.ts) interprets it; there is no per-document
+ * code branch. A figure that comes out negative is posted on the opposite side.
+ */
+
+export const SOURCE_TYPES = [
+  'sales_invoice',
+  'sales_credit_note',
+  'purchase_bill',
+  'purchase_vendor_credit',
+  'bank_transaction',
+  'payout',
+] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+
+export type Side = 'debit' | 'credit';
+
+/**
+ * Figures a document yields, in the legal currency:
+ * - `total`, `tax`: the document's total and Σ of its tax recap;
+ * - `net`: the subtotal, split by account (an item's gl_account overrides the default account);
+ * - `tax_deductible` / `tax_non_deductible`: input tax × / × (1 −) the deduction ratio;
+ * - `rc_tax_out` / `rc_tax_claim` / `rc_tax_non_deductible`: self-assessed reverse-charge tax;
+ * - `amount`: a bank transaction's signed amount (positive: money in);
+ * - `lines`: each payout line, to its own counter account.
+ */
+export type Figure =
+  | 'total'
+  | 'net'
+  | 'tax'
+  | 'tax_deductible'
+  | 'tax_non_deductible'
+  | 'rc_tax_out'
+  | 'rc_tax_claim'
+  | 'rc_tax_non_deductible'
+  | 'amount'
+  | 'lines';
+
+export type AccountSource =
+  /** Always this account. */
+  | { kind: 'fixed'; number: string }
+  /** This account unless an item names its own gl_account. */
+  | { kind: 'item_or'; number: string }
+  /** The counter account of a payment: by the paid document's type, else its gl_account, else suspense. */
+  | { kind: 'counter' };
+
+export interface PostingRule {
+  /** What the row is, in the language of accounting (shown as act_rows[].type). */
+  role: string;
+  side: Side;
+  account: AccountSource;
+  figure: Figure;
+}
+
+const fixed = (number: string): AccountSource => ({ kind: 'fixed', number });
+const itemOr = (number: string): AccountSource => ({ kind: 'item_or', number });
+const counter: AccountSource = { kind: 'counter' };
+
+export const ACCOUNTS = {
+  cash: '211',
+  bank: '221',
+  cashInTransit: '261',
+  customers: '311',
+  vendors: '321',
+  vat: '343',
+  suspense: '395',
+  goodsSold: '504',
+  servicesPurchased: '518',
+  fees: '568',
+  revenueServices: '602',
+  revenueGoods: '604',
+  fxLosses: '563',
+  fxGains: '663',
+} as const;
+
+export const POSTING_MAP: Readonly<Record<SourceType, readonly PostingRule[]>> = {
+  sales_invoice: [
+    { role: 'receivable', side: 'debit', account: fixed(ACCOUNTS.customers), figure: 'total' },
+    { role: 'revenue', side: 'credit', account: itemOr(ACCOUNTS.revenueGoods), figure: 'net' },
+    { role: 'tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
+  ],
+  sales_credit_note: [
+    { role: 'revenue', side: 'debit', account: itemOr(ACCOUNTS.revenueGoods), figure: 'net' },
+    { role: 'tax', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
+    { role: 'receivable', side: 'credit', account: fixed(ACCOUNTS.customers), figure: 'total' },
+  ],
+  purchase_bill: [
+    { role: 'expense', side: 'debit', account: itemOr(ACCOUNTS.goodsSold), figure: 'net' },
+    { role: 'tax', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'tax_deductible' },
+    { role: 'tax_non_deductible', side: 'debit', account: fixed(ACCOUNTS.goodsSold), figure: 'tax_non_deductible' },
+    { role: 'tax_rc_claim', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_claim' },
+    { role: 'tax_rc_non_deductible', side: 'debit', account: fixed(ACCOUNTS.goodsSold), figure: 'rc_tax_non_deductible' },
+    { role: 'tax_rc_out', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_out' },
+    { role: 'payable', side: 'credit', account: fixed(ACCOUNTS.vendors), figure: 'total' },
+  ],
+  purchase_vendor_credit: [
+    { role: 'payable', side: 'debit', account: fixed(ACCOUNTS.vendors), figure: 'total' },
+    { role: 'tax_rc_out', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_out' },
+    { role: 'expense', side: 'credit', account: itemOr(ACCOUNTS.goodsSold), figure: 'net' },
+    { role: 'tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'tax_deductible' },
+    { role: 'tax_non_deductible', side: 'credit', account: fixed(ACCOUNTS.goodsSold), figure: 'tax_non_deductible' },
+    { role: 'tax_rc_claim', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_claim' },
+    { role: 'tax_rc_non_deductible', side: 'credit', account: fixed(ACCOUNTS.goodsSold), figure: 'rc_tax_non_deductible' },
+  ],
+  bank_transaction: [
+    { role: 'bank', side: 'debit', account: fixed(ACCOUNTS.bank), figure: 'amount' },
+    { role: 'settlement', side: 'credit', account: counter, figure: 'amount' },
+  ],
+  payout: [
+    { role: 'bank', side: 'debit', account: fixed(ACCOUNTS.bank), figure: 'total' },
+    { role: 'settlement', side: 'credit', account: counter, figure: 'lines' },
+  ],
+};
+
+/** Counter account of a payment by the type of the document it pays (DESIGN §6). */
+export const COUNTER_ACCOUNT_BY_PAID_RECORD: Readonly<Record<string, string>> = {
+  sales_invoice: ACCOUNTS.customers,
+  sales_credit_note: ACCOUNTS.customers,
+  purchase_bill: ACCOUNTS.vendors,
+  purchase_vendor_credit: ACCOUNTS.vendors,
+};
+
+/** Accounts holding tax rows (the ledger tax rows hang on these postings). */
+export const TAX_ROLES: ReadonlySet<string> = new Set(['tax', 'tax_rc_claim', 'tax_rc_out']);

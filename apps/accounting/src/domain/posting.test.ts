@@ -1,0 +1,298 @@
+import { describe, expect, it } from 'vitest';
+import { dec } from '@ledgerline/service-kit';
+import {
+  counterAccount,
+  ledgerEntryForBankTransaction,
+  ledgerEntryForPayout,
+  ledgerEntryForPurchaseDocument,
+  ledgerEntryForSalesDocument,
+  MissingLegalFiguresError,
+  reversalOf,
+  UnbalancedEntryError,
+  type LedgerEntryDraft,
+} from './posting.js';
+import { POSTING_MAP, SOURCE_TYPES } from './posting-map.js';
+import { bankTransactionDocumentSchema, payoutDocumentSchema, purchaseDocumentSchema, salesDocumentSchema, unwrapDocument } from './source-documents.js';
+
+const opts = { legalCurrency: 'CZK', orgCountry: 'CZ' };
+
+function tax(rate: number, base: number, amount: number, leg?: { base: number; amount: number }, extra: Record<string, unknown> = {}) {
+  return { tax_rate: rate, tax_base: base, tax_amount: amount, ...(leg ? { tax_base_leg: leg.base, tax_amount_leg: leg.amount } : {}), ...extra };
+}
+
+function sales(over: Record<string, unknown> = {}) {
+  return salesDocumentSchema.parse({
+    id: 1,
+    no: 'INV1',
+    currency: 'CZK',
+    date_issued: '2025-03-10',
+    total_amount: 298,
+    subtotal_amount: 250,
+    customer: { id: 7, business_name: 'Odběratel s.r.o.', vat_no: 'CZ123', address: { country: 'CZ' } },
+    items: [
+      { amount: 200, taxes: [tax(21, 200, 42)] },
+      { amount: 50, taxes: [tax(12, 50, 6)] },
+    ],
+    taxes: [tax(21, 200, 42), tax(12, 50, 6)],
+    ...over,
+  });
+}
+
+function purchase(over: Record<string, unknown> = {}) {
+  return purchaseDocumentSchema.parse({
+    id: 3,
+    no: 'VC3',
+    currency: 'CZK',
+    date_issued: '2025-03-12',
+    total_amount: 1210,
+    subtotal_amount: 1000,
+    vendor: { id: 9, business_name: 'Dodavatel a.s.', vat_no: 'CZ999', address: { country: 'CZ' } },
+    items: [{ amount: 1000, taxes: [tax(21, 1000, 210)] }],
+    taxes: [tax(21, 1000, 210)],
+    ...over,
+  });
+}
+
+/** The entry as sorted "Dr 311 298.00" strings. */
+function lines(e: LedgerEntryDraft): string[] {
+  return e.rows.map((r) => (r.debit.isZero() ? `Cr ${r.gl_account_number} ${r.credit.toFixed(2)}` : `Dr ${r.gl_account_number} ${r.debit.toFixed(2)}`)).sort();
+}
+
+function balanced(e: LedgerEntryDraft) {
+  const d = e.rows.reduce((s, r) => s.plus(r.debit), dec(0));
+  const c = e.rows.reduce((s, r) => s.plus(r.credit), dec(0));
+  expect(d.toFixed(2)).toBe(c.toFixed(2));
+  expect(e.total.toFixed(2)).toBe(d.toFixed(2));
+}
+
+describe('posting map', () => {
+  it('is data: every source type has rules, each with a side, an account source and a figure', () => {
+    for (const t of SOURCE_TYPES) {
+      expect(POSTING_MAP[t].length).toBeGreaterThan(0);
+      for (const r of POSTING_MAP[t]) expect(['debit', 'credit']).toContain(r.side);
+    }
+    expect(POSTING_MAP.sales_invoice.map((r) => `${r.side} ${'number' in r.account ? r.account.number : r.account.kind} ${r.figure}`)).toEqual([
+      'debit 311 total',
+      'credit 604 net',
+      'credit 343 tax',
+    ]);
+  });
+});
+
+describe('sales documents', () => {
+  it('invoice: Dr 311 total / Cr 604 subtotal, Cr 343 tax, with one ledger tax row per recap line', () => {
+    const e = ledgerEntryForSalesDocument('sales_invoice', sales(), opts);
+    expect(lines(e)).toEqual(['Cr 343 48.00', 'Cr 604 250.00', 'Dr 311 298.00']);
+    balanced(e);
+    expect(e).toMatchObject({ type: 'sales_invoice', datePosting: '2025-03-10', no: 'INV1', currency: 'CZK', legalCurrency: 'CZK', source: { type: 'sales_invoice', id: 1, version: 1 } });
+    const vat = e.rows.find((r) => r.gl_account_number === '343')!;
+    expect(vat.taxes.map((t) => [t.tax_rate?.toNumber(), t.credit.toFixed(2), t.tax_return_base_out, t.tax_control_statement])).toEqual([
+      [21, '42.00', '1', 'A.5'],
+      [12, '6.00', '2', 'A.5'],
+    ]);
+  });
+
+  it('credit note: Dr 604 / Dr 343 / Cr 311, negative VAT figures, section of the credited invoice', () => {
+    const doc = sales({ total_amount: 121, subtotal_amount: 100, items: [{ amount: 100, taxes: [tax(21, 100, 21)] }], taxes: [tax(21, 100, 21)] });
+    const e = ledgerEntryForSalesDocument('sales_credit_note', doc, { ...opts, controlStatementOverride: 'A.4' });
+    expect(lines(e)).toEqual(['Cr 311 121.00', 'Dr 343 21.00', 'Dr 604 100.00']);
+    const t = e.rows.find((r) => r.gl_account_number === '343')!.taxes[0];
+    expect([t.tax_base_out_leg?.toNumber(), t.tax_amount_out_leg?.toNumber(), t.debit.toNumber(), t.tax_control_statement]).toEqual([-100, -21, 21, 'A.4']);
+  });
+
+  it('A.4 above 10 000 with a buyer VAT id, A.5 without one', () => {
+    const big = { total_amount: 12100, subtotal_amount: 10000, items: [{ amount: 10000, taxes: [tax(21, 10000, 2100)] }], taxes: [tax(21, 10000, 2100)] };
+    expect(ledgerEntryForSalesDocument('sales_invoice', sales(big), opts).rows[2].taxes[0].tax_control_statement).toBe('A.4');
+    const b2c = sales({ ...big, customer: { business_name: 'Jan Novák', vat_no: null } });
+    expect(ledgerEntryForSalesDocument('sales_invoice', b2c, opts).rows[2].taxes[0].tax_control_statement).toBe('A.5');
+  });
+
+  it('foreign currency: sums the stored _leg figures, never reconverts', () => {
+    const doc = sales({
+      currency: 'EUR',
+      fx_rate: 25.123,
+      total_amount: 121,
+      subtotal_amount: 100,
+      items: [{ amount: 100, taxes: [tax(21, 100, 21)] }],
+      taxes: [tax(21, 100, 21, { base: 2512.3, amount: 527.58 })],
+    });
+    const e = ledgerEntryForSalesDocument('sales_invoice', doc, opts);
+    expect(lines(e)).toEqual(['Cr 343 527.58', 'Cr 604 2512.30', 'Dr 311 3039.88']);
+    expect(e.fxRates).toEqual([{ rate: 25.123, currency: 'EUR', source: 'document' }]);
+  });
+
+  it('foreign currency without _leg figures converts with the fx rate, or refuses without one', () => {
+    const doc = sales({ currency: 'EUR', fx_rate: 25, total_amount: 121, subtotal_amount: 100, items: [{ amount: 100 }], taxes: [tax(21, 100, 21)] });
+    expect(lines(ledgerEntryForSalesDocument('sales_invoice', doc, opts))).toEqual(['Cr 343 525.00', 'Cr 604 2500.00', 'Dr 311 3025.00']);
+    expect(() => ledgerEntryForSalesDocument('sales_invoice', sales({ currency: 'EUR' }), opts)).toThrow(MissingLegalFiguresError);
+  });
+
+  it('an event whose stated legal total disagrees with its figures cannot balance', () => {
+    expect(() => ledgerEntryForSalesDocument('sales_invoice', sales({ total_amount_leg: 300 }), opts)).toThrow(UnbalancedEntryError);
+  });
+
+  it("an item's gl_account overrides 604 for its base; the rest stays on 604", () => {
+    const doc = sales({ items: [{ amount: 200, gl_account: { number: '602' }, taxes: [tax(21, 200, 42)] }, { amount: 50, taxes: [tax(12, 50, 6)] }] });
+    expect(lines(ledgerEntryForSalesDocument('sales_invoice', doc, opts))).toEqual(['Cr 343 48.00', 'Cr 602 200.00', 'Cr 604 50.00', 'Dr 311 298.00']);
+  });
+
+  it('reverse-charge and intra-EU sales report rows 25/A.1 and 20/21 with EC sales list codes', () => {
+    const rc = sales({ total_amount: 100, subtotal_amount: 100, items: [{ amount: 100 }], taxes: [tax(21, 100, 0, undefined, { rate_type: 'reverse_charge' })] });
+    const e = ledgerEntryForSalesDocument('sales_invoice', rc, opts);
+    expect(lines(e)).toEqual(['Cr 343 0.00', 'Cr 604 100.00', 'Dr 311 100.00']);
+    expect(e.rows.find((r) => r.gl_account_number === '343')!.taxes[0]).toMatchObject({ is_reverse_charge: true, tax_return_base_out: '25', tax_control_statement: 'A.1' });
+    const eu = (supply?: string) =>
+      ledgerEntryForSalesDocument(
+        'sales_invoice',
+        sales({ customer: { vat_no: 'DE123', address: { country: 'DE' } }, total_amount: 100, subtotal_amount: 100, items: [{ amount: 100 }], taxes: [tax(0, 100, 0, undefined, supply ? { tax_details: { supply } } : {})] }),
+        opts,
+      ).rows.find((r) => r.gl_account_number === '343')!.taxes[0];
+    expect(eu()).toMatchObject({ tax_return_base_out: '20', tax_eu_sales_report: '0', tax_control_statement: null });
+    expect(eu('services')).toMatchObject({ tax_return_base_out: '21', tax_eu_sales_report: '3' });
+  });
+
+  it('a document without tax lines posts only receivable and revenue', () => {
+    const doc = sales({ total_amount: 100, subtotal_amount: 100, items: [{ amount: 100 }], taxes: [] });
+    expect(lines(ledgerEntryForSalesDocument('sales_invoice', doc, opts))).toEqual(['Cr 604 100.00', 'Dr 311 100.00']);
+  });
+});
+
+describe('purchase documents', () => {
+  it('vendor credit: Dr 321 total / Cr 504 subtotal, Cr 343 tax', () => {
+    const e = ledgerEntryForPurchaseDocument('purchase_vendor_credit', purchase(), opts);
+    expect(lines(e)).toEqual(['Cr 343 210.00', 'Cr 504 1000.00', 'Dr 321 1210.00']);
+    expect(e.rows.find((r) => r.gl_account_number === '343')!.taxes[0]).toMatchObject({ tax_return_amount_claim: '40', tax_control_statement: 'B.3' });
+    balanced(e);
+  });
+
+  it('bill: Dr 504 subtotal, Dr 343 tax / Cr 321 total; B.2 above 10 000', () => {
+    const doc = purchase({ total_amount: 24200, subtotal_amount: 20000, items: [{ amount: 20000, taxes: [tax(21, 20000, 4200)] }], taxes: [tax(21, 20000, 4200)] });
+    const e = ledgerEntryForPurchaseDocument('purchase_bill', doc, opts);
+    expect(lines(e)).toEqual(['Cr 321 24200.00', 'Dr 343 4200.00', 'Dr 504 20000.00']);
+    expect(e.rows.find((r) => r.gl_account_number === '343')!.taxes[0]).toMatchObject({ tax_control_statement: 'B.2', tax_return_base_in: '40' });
+  });
+
+  it('bill with a deduction ratio: the non-deductible part of the tax goes to 504', () => {
+    const doc = purchase({ items: [{ amount: 1000, tax_deduction_ratio: 0.3, taxes: [tax(21, 1000, 210)] }] });
+    const e = ledgerEntryForPurchaseDocument('purchase_bill', doc, opts);
+    expect(lines(e)).toEqual(['Cr 321 1210.00', 'Dr 343 63.00', 'Dr 504 1000.00', 'Dr 504 147.00']);
+    expect(e.taxDeductionRatio?.toNumber()).toBe(0.3);
+    expect(e.rows.find((r) => r.gl_account_number === '343')!.taxes[0].tax_amount_claim_leg?.toNumber()).toBe(63);
+  });
+
+  it('weighted deduction ratio across items of one tax', () => {
+    const doc = purchase({
+      total_amount: 2420,
+      subtotal_amount: 2000,
+      items: [
+        { amount: 1000, tax_deduction_ratio: 1, taxes: [tax(21, 1000, 210)] },
+        { amount: 1000, tax_deduction_ratio: 0, taxes: [tax(21, 1000, 210)] },
+      ],
+      taxes: [tax(21, 2000, 420)],
+    });
+    expect(lines(ledgerEntryForPurchaseDocument('purchase_bill', doc, opts))).toEqual(['Cr 321 2420.00', 'Dr 343 210.00', 'Dr 504 2000.00', 'Dr 504 210.00']);
+  });
+
+  it('deduction ratios are weighted per tax even when item tax lines carry no code', () => {
+    const doc = purchase({
+      total_amount: 1362,
+      subtotal_amount: 1200,
+      items: [
+        { amount: 1000, tax_deduction_ratio: 0.5, taxes: [tax(12, 1000, 120)] },
+        { amount: 200, tax_deduction_ratio: 1, taxes: [tax(21, 200, 42)] },
+      ],
+      taxes: [tax(12, 1000, 120, undefined, { tax_code: 'VAT12' }), tax(21, 200, 42, undefined, { tax_code: 'VAT21' })],
+    });
+    const e = ledgerEntryForPurchaseDocument('purchase_bill', doc, opts);
+    expect(lines(e)).toEqual(['Cr 321 1362.00', 'Dr 343 102.00', 'Dr 504 1200.00', 'Dr 504 60.00']);
+    expect(e.taxDeductionRatio).toBeNull();
+  });
+
+  it('domestic reverse-charge bill self-assesses: Dr 343 claim / Cr 343 output, rows 10/43, B.1', () => {
+    const doc = purchase({ total_amount: 1000, subtotal_amount: 1000, items: [{ amount: 1000 }], taxes: [tax(21, 1000, 0, undefined, { tax_code: 'RC' })] });
+    const e = ledgerEntryForPurchaseDocument('purchase_bill', doc, opts);
+    expect(lines(e)).toEqual(['Cr 321 1000.00', 'Cr 343 210.00', 'Dr 343 210.00', 'Dr 504 1000.00']);
+    balanced(e);
+    const t = e.rows.find((r) => r.taxes.length)!.taxes[0];
+    expect(t).toMatchObject({ is_reverse_charge: true, tax_return_base_out: '10', tax_return_amount_claim: '43', tax_control_statement: 'B.1' });
+    expect([t.debit.toNumber(), t.credit.toNumber()]).toEqual([210, 210]);
+  });
+
+  it('an item gl_account overrides 504 (services purchased on 518)', () => {
+    const doc = purchase({ items: [{ amount: 1000, gl_account: { number: '518' }, taxes: [tax(21, 1000, 210)] }] });
+    expect(lines(ledgerEntryForPurchaseDocument('purchase_bill', doc, opts))).toEqual(['Cr 321 1210.00', 'Dr 343 210.00', 'Dr 518 1000.00']);
+  });
+});
+
+describe('payments', () => {
+  const bank = (over: Record<string, unknown>) => bankTransactionDocumentSchema.parse({ id: 5, amount: 298, currency: 'CZK', date_transaction: '2025-03-13', ...over });
+
+  it('money in: Dr 221 / Cr 311 when it pays a sales document, its gl_account otherwise, else 395', () => {
+    expect(lines(ledgerEntryForBankTransaction(bank({ paid_record: { type: 'sales_invoice', id: 1 } }), opts))).toEqual(['Cr 311 298.00', 'Dr 221 298.00']);
+    expect(lines(ledgerEntryForBankTransaction(bank({ gl_account: { number: '663' } }), opts))).toEqual(['Cr 663 298.00', 'Dr 221 298.00']);
+    expect(lines(ledgerEntryForBankTransaction(bank({}), opts))).toEqual(['Cr 395 298.00', 'Dr 221 298.00']);
+  });
+
+  it('money out: Dr 321 for a vendor document, Dr 311 for a refunded credit note, else gl_account / 395; Cr 221', () => {
+    expect(lines(ledgerEntryForBankTransaction(bank({ amount: -100, paid_record: { type: 'purchase_bill', id: 1 } }), opts))).toEqual(['Cr 221 100.00', 'Dr 321 100.00']);
+    expect(lines(ledgerEntryForBankTransaction(bank({ amount: -100, paid_record: { type: 'sales_credit_note', id: 2 } }), opts))).toEqual(['Cr 221 100.00', 'Dr 311 100.00']);
+    expect(lines(ledgerEntryForBankTransaction(bank({ amount: -100, gl_account: { number: '568' } }), opts))).toEqual(['Cr 221 100.00', 'Dr 568 100.00']);
+    expect(lines(ledgerEntryForBankTransaction(bank({ amount: -100 }), opts))).toEqual(['Cr 221 100.00', 'Dr 395 100.00']);
+  });
+
+  it('posts on date_accounting, else date_transaction; a foreign amount needs amount_leg or fx_rate', () => {
+    expect(ledgerEntryForBankTransaction(bank({ date_accounting: '2025-03-14' }), opts).datePosting).toBe('2025-03-14');
+    expect(() => ledgerEntryForBankTransaction(bank({ currency: 'EUR' }), opts)).toThrow(MissingLegalFiguresError);
+    expect(lines(ledgerEntryForBankTransaction(bank({ currency: 'EUR', amount: 10, amount_leg: 251.5 }), opts))).toEqual(['Cr 395 251.50', 'Dr 221 251.50']);
+  });
+
+  it('counter account resolution', () => {
+    expect(counterAccount({ type: 'sales_invoice' }, { number: '602' })).toBe('311');
+    expect(counterAccount({ type: 'purchase_vendor_credit' }, null)).toBe('321');
+    expect(counterAccount(null, { number: ' ' })).toBe('395');
+  });
+
+  it('payout: Dr 221 total; Cr 311 per paid line; fee lines Dr their gl_account', () => {
+    const p = payoutDocumentSchema.parse({
+      id: 9,
+      version: 2,
+      currency: 'CZK',
+      date_issued: '2025-03-14',
+      lines: [
+        { amount: 500, paid_record: { type: 'sales_invoice', id: 1 } },
+        { amount: 300, paid_record: { type: 'sales_invoice', id: 2 } },
+        { amount: -12.5, gl_account: { number: '568' } },
+        { amount: -20 },
+      ],
+    });
+    const e = ledgerEntryForPayout(p, opts);
+    expect(lines(e)).toEqual(['Cr 311 300.00', 'Cr 311 500.00', 'Dr 221 767.50', 'Dr 395 20.00', 'Dr 568 12.50']);
+    expect(e.source).toEqual({ type: 'payout', id: 9, version: 2, no: null });
+    balanced(e);
+  });
+
+  it('a payout whose fees exceed its payments credits 221', () => {
+    const p = payoutDocumentSchema.parse({ id: 1, currency: 'CZK', date_issued: '2025-03-14', lines: [{ amount: 10, paid_record: { type: 'sales_invoice', id: 1 } }, { amount: -30, gl_account: { number: '568' } }] });
+    expect(lines(ledgerEntryForPayout(p, opts))).toEqual(['Cr 221 20.00', 'Cr 311 10.00', 'Dr 568 30.00']);
+  });
+
+  it('a payout without a date uses its lines, else the event date', () => {
+    const p = payoutDocumentSchema.parse({ id: 1, currency: 'CZK', lines: [{ amount: 10, date_accounting: '2025-01-02' }, { amount: 5, date_accounting: '2025-01-05' }] });
+    expect(ledgerEntryForPayout(p, opts).datePosting).toBe('2025-01-05');
+    expect(ledgerEntryForPayout(payoutDocumentSchema.parse({ id: 1, currency: 'CZK', lines: [{ amount: 1 }] }), { ...opts, fallbackDate: '2025-02-01' }).datePosting).toBe('2025-02-01');
+  });
+});
+
+describe('reversal and event shapes', () => {
+  it('a reversal swaps debit and credit of every row and keeps the date', () => {
+    const e = ledgerEntryForSalesDocument('sales_invoice', sales(), opts);
+    const r = reversalOf(e);
+    expect(lines(r)).toEqual(['Cr 311 298.00', 'Dr 343 48.00', 'Dr 604 250.00']);
+    expect(r).toMatchObject({ type: 'reversal', entryKind: 'reversal', datePosting: e.datePosting });
+  });
+
+  it('unwraps a wrapped document and keeps the extras', () => {
+    expect(unwrapDocument({ payout: { id: 1, currency: 'CZK' }, version: 3 })).toEqual({ id: 1, currency: 'CZK', version: 3 });
+    expect(unwrapDocument({ id: 1, payout: 'x' })).toEqual({ id: 1, payout: 'x' });
+  });
+});

@@ -1,0 +1,235 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/core';
+import { dec, NotFoundError, toWire, type SortKey } from '@ledgerline/service-kit';
+import {
+  AccountingTransactionSchema,
+  GlAccountSchema,
+  LedgerRowSchema,
+  LedgerTaxRowSchema,
+  type AccountingTransactionRecord,
+  type GlAccount,
+  type LedgerRowRecord,
+  type LedgerTaxRowRecord,
+} from '../db/entities.js';
+import { unknownAccountName, type ChartLocale } from './chart.js';
+import { TAX_ROLES } from './posting-map.js';
+
+/** Reading the ledger: the accounting transactions of #10 in the spec §2.6 shape. */
+
+export const TRANSACTION_SORT_FIELDS = ['date_posting', 'no', 'id', 'created_at', 'type'] as const;
+const SORT_COLUMNS: Record<string, keyof AccountingTransactionRecord> = {
+  date_posting: 'datePosting',
+  no: 'no',
+  id: 'id',
+  created_at: 'createdAt',
+  type: 'type',
+};
+
+export interface TransactionQuery {
+  datePosting?: { from?: string; to?: string };
+  search?: string;
+  sort: SortKey[];
+  from: number;
+  take: number;
+}
+
+function likePattern(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+}
+
+/** A Postgres `date` read by the driver (a local-midnight Date) or a string, as YYYY-MM-DD. */
+export function isoDay(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) {
+    const p = (x: number) => String(x).padStart(2, '0');
+    return `${v.getFullYear()}-${p(v.getMonth() + 1)}-${p(v.getDate())}`;
+  }
+  return String(v).slice(0, 10);
+}
+
+const wire = (v: string | null | undefined) => (v === null || v === undefined ? null : toWire(v));
+
+export function glAccountView(number: string, accounts: Map<string, GlAccount>, locale: ChartLocale) {
+  const a = accounts.get(number);
+  return {
+    id: a?.id ?? null,
+    number,
+    name: a ? (locale === 'cs-CZ' ? a.nameCs : a.nameEn) : unknownAccountName(number, locale),
+    description: a?.description ?? null,
+  };
+}
+
+function taxRowView(t: LedgerTaxRowRecord, accounts: Map<string, GlAccount>, locale: ChartLocale) {
+  return {
+    id: t.id,
+    is_locked: true,
+    currency: t.currency ?? null,
+    tax_rate: wire(t.taxRate),
+    tax_rate_rc: wire(t.taxRateRc),
+    is_reverse_charge: t.isReverseCharge,
+    tax_index: t.taxIndex ?? null,
+    tax_code: t.taxCode ?? null,
+    tax_name: t.taxName ?? null,
+    tax_base_in: wire(t.taxBaseIn),
+    tax_base_in_leg: wire(t.taxBaseInLeg),
+    tax_base_out: wire(t.taxBaseOut),
+    tax_base_out_leg: wire(t.taxBaseOutLeg),
+    tax_amount_in: wire(t.taxAmountIn),
+    tax_amount_in_leg: wire(t.taxAmountInLeg),
+    tax_amount_claim: wire(t.taxAmountClaim),
+    tax_amount_claim_leg: wire(t.taxAmountClaimLeg),
+    tax_amount_out: wire(t.taxAmountOut),
+    tax_amount_out_leg: wire(t.taxAmountOutLeg),
+    tax_return_base_in: t.taxReturnBaseIn ?? null,
+    tax_return_base_out: t.taxReturnBaseOut ?? null,
+    tax_return_amount_claim: t.taxReturnAmountClaim ?? null,
+    tax_return_amount_out: t.taxReturnAmountOut ?? null,
+    tax_control_statement: t.taxControlStatement ?? null,
+    tax_eu_sales_report: t.taxEuSalesReport ?? null,
+    tax_deduction_ratio: wire(t.taxDeductionRatio),
+    net_deduction_ratio: wire(t.netDeductionRatio),
+    debit: toWire(t.debit),
+    credit: toWire(t.credit),
+    gl_account: glAccountView(t.glAccountNumber, accounts, locale),
+    description: t.description ?? null,
+  };
+}
+
+export function transactionView(
+  t: AccountingTransactionRecord,
+  rows: LedgerRowRecord[],
+  taxRows: LedgerTaxRowRecord[],
+  accounts: Map<string, GlAccount>,
+  locale: ChartLocale,
+) {
+  const gl = (n: string) => glAccountView(n, accounts, locale);
+  const debit = rows.reduce((s, r) => s.plus(r.debit), dec(0));
+  const credit = rows.reduce((s, r) => s.plus(r.credit), dec(0));
+  // act_rows: the entry per account and role, one line each (what an accountant reads).
+  const act = new Map<string, { type: string; number: string; debit: ReturnType<typeof dec>; credit: ReturnType<typeof dec>; id: number }>();
+  for (const r of rows) {
+    const key = `${r.role}|${r.glAccountNumber}`;
+    const cur = act.get(key) ?? { type: r.role, number: r.glAccountNumber, debit: dec(0), credit: dec(0), id: r.id };
+    cur.debit = cur.debit.plus(r.debit);
+    cur.credit = cur.credit.plus(r.credit);
+    act.set(key, cur);
+  }
+  return {
+    id: t.id,
+    uid: t.uid,
+    created_at: new Date(t.createdAt).toISOString(),
+    edited_at: t.editedAt ? new Date(t.editedAt).toISOString() : null,
+    books: [{ id: t.bookId }],
+    type: t.type,
+    transaction_type: t.transactionType ?? null,
+    cash_card: null,
+    no: t.no ?? null,
+    vendor_doc_no: t.vendorDocNo ?? null,
+    credited_doc_no: t.creditedDocNo ?? null,
+    payment_reference: t.paymentReference ?? null,
+    date_issued: isoDay(t.dateIssued),
+    date_due: isoDay(t.dateDue),
+    date_posting: isoDay(t.datePosting),
+    date_taxable: isoDay(t.dateTaxable),
+    date_tax_applied: isoDay(t.dateTaxApplied),
+    date_from: null,
+    date_to: null,
+    currency: t.currency,
+    precision: t.precision,
+    contact: t.contact ?? null,
+    bank_account: t.bankAccount ?? null,
+    tax_nexus: t.taxNexus ?? null,
+    tax_deduction_ratio: wire(t.taxDeductionRatio),
+    net_deduction_ratio: wire(t.netDeductionRatio),
+    opening_balance: null,
+    closing_balance: null,
+    amount_paid: wire(t.amountPaid),
+    amount_due: wire(t.amountDue),
+    accounting_status: t.accountingStatus,
+    rows: rows.map((r) => ({
+      id: r.id,
+      order: r.ord,
+      is_locked: true,
+      payment_amount: wire(r.paymentAmount),
+      date_posting: isoDay(r.datePosting),
+      currency: r.currency ?? null,
+      payment_reference: r.paymentReference ?? null,
+      tax_deduction_ratio: wire(r.taxDeductionRatio),
+      net_deduction_ratio: wire(r.netDeductionRatio),
+      contact: r.contact ?? null,
+      paid_record: r.paidRecord ?? null,
+      taxes: taxRows.filter((x) => x.rowId === r.id).map((x) => taxRowView(x, accounts, locale)),
+      fx_rates: r.fxRates ?? [],
+      debit: toWire(r.debit),
+      credit: toWire(r.credit),
+      gl_account: gl(r.glAccountNumber),
+      description: r.description ?? null,
+    })),
+    act_rows: [...act.values()].map((a) => ({ id: a.id, type: a.type, debit: a.debit.toNumber(), credit: a.credit.toNumber(), gl_account: gl(a.number) })),
+    taxes: rows.filter((r) => TAX_ROLES.has(r.role)).map((r) => ({ id: r.id, debit: toWire(r.debit), credit: toWire(r.credit), gl_account: gl(r.glAccountNumber) })),
+    fx_rates: t.fxRates ?? [],
+    is_locked: true,
+    debit: debit.toNumber(),
+    credit: credit.toNumber(),
+    gl_account: null,
+    description: t.description ?? null,
+    // extensions: which document this entry posts, and the legal currency of its figures
+    source: { type: t.sourceType, id: t.sourceId, version: t.sourceVersion },
+    legal_currency: t.legalCurrency,
+    reverses_id: t.reversesId ?? null,
+  };
+}
+export type TransactionView = ReturnType<typeof transactionView>;
+
+export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccount>> {
+  const all = await em.find(GlAccountSchema, {});
+  return new Map(all.map((a) => [a.number, a]));
+}
+
+/** Accounting transactions of the caller's organisation (tenant filter), with their rows. */
+export async function listTransactions(em: EntityManager, q: TransactionQuery, locale: ChartLocale) {
+  const where: FilterQuery<AccountingTransactionRecord> = {};
+  if (q.datePosting) {
+    const range: Record<string, string> = {};
+    if (q.datePosting.from) range.$gte = q.datePosting.from;
+    if (q.datePosting.to) range.$lte = q.datePosting.to;
+    (where as Record<string, unknown>).datePosting = range;
+  }
+  if (q.search) {
+    const p = likePattern(q.search);
+    (where as Record<string, unknown>).$or = [{ no: { $ilike: p } }, { description: { $ilike: p } }];
+  }
+  const orderBy = [
+    ...q.sort.map((s) => ({ [SORT_COLUMNS[s.field]]: s.direction })),
+    { id: 'asc' },
+  ] as Array<Record<string, 'asc' | 'desc'>>;
+  if (q.take === 0) return { entities: [], total: await em.count(AccountingTransactionSchema, where) };
+  const [found, total] = await em.findAndCount(AccountingTransactionSchema, where, { orderBy, limit: q.take, offset: q.from });
+  if (found.length === 0) return { entities: [], total };
+  const ids = found.map((t) => t.id);
+  // sequential: the entity manager may sit on one transaction connection
+  const rows = await em.find(LedgerRowSchema, { transactionId: { $in: ids } }, { orderBy: { transactionId: 'asc', ord: 'asc' } });
+  const taxRows = await em.find(LedgerTaxRowSchema, { transactionId: { $in: ids } }, { orderBy: { transactionId: 'asc', ord: 'asc' } });
+  const accounts = await accountsOf(em);
+  return {
+    total,
+    entities: found.map((t) =>
+      transactionView(
+        t,
+        rows.filter((r) => r.transactionId === t.id),
+        taxRows.filter((r) => r.transactionId === t.id),
+        accounts,
+        locale,
+      ),
+    ),
+  };
+}
+
+export async function findTransaction(em: EntityManager, id: number, locale: ChartLocale) {
+  const t = await em.findOne(AccountingTransactionSchema, { id });
+  if (!t) throw new NotFoundError(`Accounting transaction ${id} does not exist`, 'accounting_transaction_not_found');
+  const rows = await em.find(LedgerRowSchema, { transactionId: id }, { orderBy: { ord: 'asc' } });
+  const taxRows = await em.find(LedgerTaxRowSchema, { transactionId: id }, { orderBy: { ord: 'asc' } });
+  const accounts = await accountsOf(em);
+  return transactionView(t, rows, taxRows, accounts, locale);
+}

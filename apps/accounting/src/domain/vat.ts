@@ -1,0 +1,112 @@
+import type { Dec } from '@ledgerline/service-kit';
+
+/**
+ * VAT reporting fields of ledger tax rows, Czech defaults (DESIGN §9): the VAT return rows, the
+ * control-statement section and the EC sales list code of one tax line of a document.
+ */
+
+export const EU_COUNTRIES: ReadonlySet<string> = new Set(
+  'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '),
+);
+
+/** Above this document total (incl. VAT, legal currency) a domestic line is reported in A.4 / B.2. */
+export const CONTROL_STATEMENT_THRESHOLD = 10_000;
+
+export type SupplyKind = 'goods' | 'services';
+
+export interface VatLineContext {
+  side: 'sale' | 'purchase';
+  orgCountry: string;
+  partnerCountry?: string | null;
+  partnerVatNo?: string | null;
+  /** Document total including VAT in the legal currency (absolute value is compared). */
+  totalLeg: Dec;
+  rate: Dec;
+  reverseCharge: boolean;
+  supply: SupplyKind;
+  /** A credit note lands in the control-statement section of the document it credits. */
+  controlStatementOverride?: string | null;
+}
+
+export interface VatReportingFields {
+  tax_return_base_in: string | null;
+  tax_return_base_out: string | null;
+  tax_return_amount_claim: string | null;
+  tax_return_amount_out: string | null;
+  tax_control_statement: string | null;
+  tax_eu_sales_report: string | null;
+}
+
+const none: VatReportingFields = {
+  tax_return_base_in: null,
+  tax_return_base_out: null,
+  tax_return_amount_claim: null,
+  tax_return_amount_out: null,
+  tax_control_statement: null,
+  tax_eu_sales_report: null,
+};
+
+/** 21 % (and any rate of 20 % or more) is the basic rate; lower positive rates are reduced. */
+function isBasicRate(rate: Dec): boolean {
+  return rate.gte(20);
+}
+
+export type PartnerLocation = 'domestic' | 'eu' | 'third_country';
+
+export function partnerLocation(orgCountry: string, partnerCountry?: string | null): PartnerLocation {
+  const p = (partnerCountry ?? '').trim().toUpperCase();
+  if (!p || p === orgCountry.toUpperCase()) return 'domestic';
+  return EU_COUNTRIES.has(p) ? 'eu' : 'third_country';
+}
+
+export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
+  const where = partnerLocation(ctx.orgCountry, ctx.partnerCountry);
+  const large = ctx.totalLeg.abs().gt(CONTROL_STATEMENT_THRESHOLD);
+  const hasVatId = !!ctx.partnerVatNo?.trim();
+  const basic = isBasicRate(ctx.rate);
+  const override = (cs: string | null) => (ctx.controlStatementOverride !== undefined && ctx.controlStatementOverride !== null ? ctx.controlStatementOverride : cs);
+
+  if (ctx.side === 'sale') {
+    if (where === 'domestic' || (where === 'eu' && !hasVatId)) {
+      if (ctx.reverseCharge) return { ...none, tax_return_base_out: '25', tax_control_statement: override('A.1') };
+      if (ctx.rate.isZero()) return { ...none, tax_control_statement: null };
+      const row = basic ? '1' : '2';
+      return {
+        ...none,
+        tax_return_base_out: row,
+        tax_return_amount_out: row,
+        tax_control_statement: override(large && hasVatId ? 'A.4' : 'A.5'),
+      };
+    }
+    if (where === 'eu') {
+      return ctx.supply === 'goods'
+        ? { ...none, tax_return_base_out: '20', tax_eu_sales_report: '0' }
+        : { ...none, tax_return_base_out: '21', tax_eu_sales_report: '3' };
+    }
+    return { ...none, tax_return_base_out: '22' };
+  }
+
+  // purchase
+  if (ctx.reverseCharge) {
+    if (where === 'eu') {
+      const out = ctx.supply === 'goods' ? (basic ? '3' : '4') : basic ? '5' : '6';
+      return { ...none, tax_return_base_out: out, tax_return_amount_out: out, tax_return_base_in: basic ? '43' : '44', tax_return_amount_claim: basic ? '43' : '44' };
+    }
+    return {
+      ...none,
+      tax_return_base_out: basic ? '10' : '11',
+      tax_return_amount_out: basic ? '10' : '11',
+      tax_return_base_in: basic ? '43' : '44',
+      tax_return_amount_claim: basic ? '43' : '44',
+      tax_control_statement: override('B.1'),
+    };
+  }
+  if (ctx.rate.isZero()) return none;
+  const claim = basic ? '40' : '41';
+  return {
+    ...none,
+    tax_return_base_in: claim,
+    tax_return_amount_claim: claim,
+    tax_control_statement: where === 'domestic' ? override(large ? 'B.2' : 'B.3') : null,
+  };
+}

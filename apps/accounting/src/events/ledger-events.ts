@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { PoisonMessageError, type ConsumerContext, type ConsumerDefinition } from '@ledgerline/service-kit';
+import { SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent } from '@ledgerline/contracts';
+import { findTransaction } from '../domain/transactions.js';
+import {
+  bankTransactionDocumentSchema,
+  payoutDocumentSchema,
+  purchaseDocumentSchema,
+  salesDocumentSchema,
+  unwrapDocument,
+} from '../domain/source-documents.js';
+import {
+  ledgerEntryForBankTransaction,
+  ledgerEntryForPayout,
+  ledgerEntryForPurchaseDocument,
+  ledgerEntryForSalesDocument,
+  MissingLegalFiguresError,
+  UnbalancedEntryError,
+  type LedgerEntryDraft,
+  type PostingOptions,
+} from '../domain/posting.js';
+import type { SourceType } from '../domain/posting-map.js';
+import { controlStatementOf, postLedgerEntry, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
+import { organisationProfile, saveOrganisationProfile } from '../domain/organisation-profiles.js';
+
+/** The posted-document events the ledger consumes, and the source type each one posts. */
+export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType }> = [
+  { subject: SUBJECTS.salesInvoicePosted, type: 'sales_invoice' },
+  { subject: SUBJECTS.salesCreditNotePosted, type: 'sales_credit_note' },
+  { subject: SUBJECTS.purchaseBillPosted, type: 'purchase_bill' },
+  { subject: SUBJECTS.purchaseVendorCreditPosted, type: 'purchase_vendor_credit' },
+  { subject: SUBJECTS.financeBankTransactionRecorded, type: 'bank_transaction' },
+  { subject: SUBJECTS.financePayoutPosted, type: 'payout' },
+];
+
+export interface ApplyOptions {
+  legalCurrency: string;
+  orgCountry: string;
+}
+
+function parseDocument<S extends z.ZodType>(schema: S, event: CloudEvent): z.output<S> {
+  const r = schema.safeParse(unwrapDocument(event.data));
+  if (!r.success) {
+    throw new PoisonMessageError(`${event.type} ${event.id}: data is not a document the ledger can post: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return r.data;
+}
+
+/** The ledger entry an event asks for (pure, apart from reading the credited document's section). */
+export async function entryForEvent(em: EntityManager, orgId: number, type: SourceType, event: CloudEvent, opts: ApplyOptions): Promise<LedgerEntryDraft> {
+  const base: PostingOptions = { legalCurrency: opts.legalCurrency, orgCountry: opts.orgCountry, fallbackDate: event.time?.slice(0, 10) };
+  try {
+    switch (type) {
+      case 'sales_invoice':
+      case 'sales_credit_note': {
+        const doc = parseDocument(salesDocumentSchema, event);
+        const cs = type === 'sales_credit_note' ? await controlStatementOf(em, orgId, 'sales_invoice', doc.credited_doc_id, doc.credited_doc_no) : null;
+        return ledgerEntryForSalesDocument(type, doc, { ...base, controlStatementOverride: cs });
+      }
+      case 'purchase_bill':
+      case 'purchase_vendor_credit': {
+        const doc = parseDocument(purchaseDocumentSchema, event);
+        const cs = type === 'purchase_vendor_credit' ? await controlStatementOf(em, orgId, 'purchase_bill', doc.credited_doc_id, doc.credited_doc_no) : null;
+        return ledgerEntryForPurchaseDocument(type, doc, { ...base, controlStatementOverride: cs });
+      }
+      case 'bank_transaction':
+        return ledgerEntryForBankTransaction(parseDocument(bankTransactionDocumentSchema, event), base);
+      case 'payout':
+        return ledgerEntryForPayout(parseDocument(payoutDocumentSchema, event), base);
+    }
+  } catch (err) {
+    if (err instanceof UnbalancedEntryError || err instanceof MissingLegalFiguresError) throw new PoisonMessageError(err.message);
+    throw err;
+  }
+}
+
+function isBalanceViolation(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  return e?.code === '23514' || /does not balance/.test(String(e?.message ?? ''));
+}
+
+/**
+ * Applies one posted-document event to the ledger in the caller's transaction: one accounting
+ * transaction per source fact (and a reversal when a newer version replaces a posted one).
+ */
+export async function applyLedgerEvent(
+  em: EntityManager,
+  type: SourceType,
+  event: CloudEvent,
+  opts: ApplyOptions,
+  emit?: ConsumerContext['emit'],
+): Promise<PostOutcome> {
+  if (!event.orgid || !/^\d+$/.test(event.orgid)) throw new PoisonMessageError(`${event.type} ${event.id} carries no organisation`);
+  const orgId = Number(event.orgid);
+  const profile = await organisationProfile(em, orgId);
+  const orgOpts = profile ? { legalCurrency: profile.legalCurrency, orgCountry: profile.country } : opts;
+  const entry = await entryForEvent(em, orgId, type, event, orgOpts);
+  let outcome: PostOutcome;
+  try {
+    outcome = await postLedgerEntry(em, orgId, entry, event.id);
+  } catch (err) {
+    if (isBalanceViolation(err)) throw new PoisonMessageError(`${event.type} ${event.id}: ${String((err as Error).message)}`);
+    throw err;
+  }
+  if (emit) {
+    for (const stored of [outcome.reversed, outcome.posted]) {
+      if (stored) await emit<AccountingTransactionPostedEvent>({ subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: await postedEventData(em, stored) });
+    }
+  }
+  return outcome;
+}
+
+/** The event integrations read: the transaction as #10 shows it, plus the document it posts. */
+async function postedEventData(em: EntityManager, s: StoredEntry): Promise<AccountingTransactionPostedEvent> {
+  const view = await findTransaction(em, s.id, 'en-US');
+  const src = s.entry.source;
+  return { ...view, source_document: { type: src.type, id: src.id, no: src.no, version: src.version } } as AccountingTransactionPostedEvent;
+}
+
+const organisationProfileEventSchema = z.looseObject({
+  id: z.int(),
+  country: z.string().regex(/^[A-Za-z]{2}$/),
+  legal_currency: z.string().regex(/^[A-Z]{3}$/),
+  is_vat_payer: z.boolean().nullish(),
+});
+
+export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
+  return [
+    ...LEDGER_SOURCES.map(({ subject, type }) => ({
+      name: `accounting-${subject.replace(/[._]/g, '-')}`,
+      subject,
+      handle: async (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => {
+        await applyLedgerEvent(em, type, event, opts, ctx.emit);
+      },
+    })),
+    {
+      name: 'accounting-settings-organisation-updated',
+      subject: SUBJECTS.settingsOrganisationUpdated,
+      handle: async (em: EntityManager, event: CloudEvent) => {
+        const r = organisationProfileEventSchema.safeParse(event.data);
+        if (!r.success) throw new PoisonMessageError(`${event.type} ${event.id}: not an organisation profile`);
+        await saveOrganisationProfile(em, r.data.id, { country: r.data.country, legalCurrency: r.data.legal_currency, isVatPayer: r.data.is_vat_payer ?? true });
+      },
+    },
+  ];
+}

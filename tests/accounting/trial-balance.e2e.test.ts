@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Decimal from 'decimal.js';
+import { eventually, startStack, type Stack } from '../support/stack.js';
+import { bankTransaction, bill, invoice, payout, publisher, SUBJECTS, type Publisher } from './support.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
+
+let stack: Stack;
+let bus: Publisher;
+
+/*
+ * 2024-12-15 invoice 1000 @21 %   Dr 311 1210 / Cr 604 1000, Cr 343 210
+ * 2025-01-20 bill 500 @21 %       Dr 504 500, Dr 343 105 / Cr 321 605
+ * 2025-02-10 invoice 200 @12 %    Dr 311 224 / Cr 604 200, Cr 343 24
+ * 2025-02-15 bank, pays invoice 1 Dr 221 1210 / Cr 311 1210
+ */
+beforeAll(async () => {
+  stack = await startStack({ services: ['accounting'] });
+  bus = await publisher(stack);
+  await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2024-12-15', lines: [{ base: 1000, rate: 21 }] }));
+  await bus.publish(SUBJECTS.purchaseBillPosted, bill({ id: 1, date: '2025-01-20', lines: [{ base: 500, rate: 21 }] }));
+  await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 2, date: '2025-02-10', lines: [{ base: 200, rate: 12 }] }));
+  await bus.publish(SUBJECTS.financeBankTransactionRecorded, bankTransaction({ id: 1, amount: 1210, date: '2025-02-15', paid: { type: 'sales_invoice', id: 1 } }));
+  // an event that cannot balance: dead-lettered live, skipped by a rebuild
+  await bus.publish(SUBJECTS.salesInvoicePosted, { ...invoice({ id: 3, date: '2025-02-11', lines: [{ base: 10, rate: 21 }] }), total_amount_leg: 1 }, { validate: false });
+  await eventually(async () => (await body(stack.api('/v1/accounting/transactions'))).total === 4, 5000);
+});
+afterAll(async () => {
+  await bus?.close();
+  await stack?.close();
+});
+
+type TbRow = { gl_account: { number: string; name: string }; ob: number; debit: number; credit: number; cb: number; ytd_debit: number; ytd_credit: number };
+
+async function tb(query: string, body: unknown = [], format = 'json', book = 1) {
+  return stack.api(`/v1/reporting/financial/trial-balance/${book}/export/${format}${query}`, { method: 'POST', json: body });
+}
+
+/** The JSON body of an answer (shapes are asserted by the tests). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const body = async (r: Response | Promise<Response>): Promise<any> => (await r).json();
+
+const sum = (rows: TbRow[], k: 'debit' | 'credit') => rows.reduce((s, r) => s.plus(r[k]), new Decimal(0)).toNumber();
+
+describe('trial balance #25', () => {
+  it('json: ob before the range, movements within it, cb = ob + debit − credit, year-to-date from 1 January', async () => {
+    const res = await tb('?date_posting=[2025-02-01;2025-02-28]');
+    expect(res.status).toBe(200);
+    const json = await body(res);
+    expect(json).toMatchObject({ currency: 'CZK', date_from: '2025-02-01', date_to: '2025-02-28', period_from: '2025-02', period_to: '2025-02' });
+    const rows: TbRow[] = json.rows;
+    const by = Object.fromEntries(rows.map((r) => [r.gl_account.number, { ob: r.ob, debit: r.debit, credit: r.credit, cb: r.cb, ytd_debit: r.ytd_debit, ytd_credit: r.ytd_credit }]));
+    expect(by).toEqual({
+      '221': { ob: 0, debit: 1210, credit: 0, cb: 1210, ytd_debit: 1210, ytd_credit: 0 },
+      '311': { ob: 1210, debit: 224, credit: 1210, cb: 224, ytd_debit: 224, ytd_credit: 1210 },
+      '321': { ob: -605, debit: 0, credit: 0, cb: -605, ytd_debit: 0, ytd_credit: 605 },
+      '343': { ob: -105, debit: 0, credit: 24, cb: -129, ytd_debit: 105, ytd_credit: 24 },
+      '504': { ob: 500, debit: 0, credit: 0, cb: 500, ytd_debit: 500, ytd_credit: 0 },
+      '604': { ob: -1000, debit: 0, credit: 200, cb: -1200, ytd_debit: 0, ytd_credit: 200 },
+    });
+    expect(sum(rows, 'debit')).toBe(1434);
+    expect(sum(rows, 'credit')).toBe(1434);
+    for (const r of rows) expect(new Decimal(r.ob).plus(r.debit).minus(r.credit).toNumber()).toBe(r.cb);
+    expect(rows.map((r) => r.gl_account.number)).toEqual(['221', '311', '321', '343', '504', '604']);
+    expect(rows[0].gl_account.name).toBe('Bank accounts');
+  });
+
+  it('crosses a year boundary: ytd restarts on 1 January; open ranges and account ranges filter', async () => {
+    const dec2024 = (await body(tb('?date_posting=[2024-12-01;2024-12-31]'))).rows as TbRow[];
+    expect(dec2024.find((r) => r.gl_account.number === '311')).toMatchObject({ ob: 0, debit: 1210, cb: 1210, ytd_debit: 1210 });
+    const jan = (await body(tb('?date_posting=[2025-01-01;2025-01-31]'))).rows as TbRow[];
+    expect(jan.find((r) => r.gl_account.number === '311')).toMatchObject({ ob: 1210, debit: 0, cb: 1210, ytd_debit: 0, ytd_credit: 0 });
+    expect(jan.find((r) => r.gl_account.number === '343')).toMatchObject({ ob: -210, debit: 105, cb: -105, ytd_debit: 105 });
+
+    const all = (await body(tb(''))) as { rows: TbRow[]; date_from: null };
+    expect(all.date_from).toBeNull();
+    expect(sum(all.rows, 'debit')).toBe(sum(all.rows, 'credit'));
+    expect(all.rows.every((r) => r.ob === 0)).toBe(true);
+
+    const open = (await body(tb('?date_posting=[2025-01-01;]'))).rows as TbRow[];
+    expect(open.find((r) => r.gl_account.number === '604')).toMatchObject({ ob: -1000, credit: 200 });
+
+    const liabilities = (await body(tb('?date_posting=[2025-02-01;2025-02-28]&account_number=[300;399]'))).rows as TbRow[];
+    expect(liabilities.map((r) => r.gl_account.number)).toEqual(['311', '321', '343']);
+    const one = (await body(tb('?account_number=604', [], 'json'))).rows as TbRow[];
+    expect(one.map((r) => r.gl_account.number)).toEqual(['604']);
+    const upTo = (await body(tb('?account_number=[;321]'))).rows as TbRow[];
+    expect(upTo.map((r) => r.gl_account.number)).toEqual(['221', '311', '321']);
+  });
+
+  it('localises account names by Accept-Language', async () => {
+    const res = await stack.api('/v1/reporting/financial/trial-balance/1/export/json?account_number=311', { method: 'POST', json: [], headers: { 'accept-language': 'cs-CZ' } });
+    expect((await body(res)).rows[0].gl_account.name).toBe('Odběratelé');
+  });
+
+  it('csv: UTF-8 with a header row; the body selects and orders the columns', async () => {
+    const res = await tb('?date_posting=[2025-02-01;2025-02-28]', [], 'csv');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv; charset=utf-8/);
+    const lines = (await res.text()).trim().split('\r\n');
+    expect(lines[0]).toBe('gl_account.number,gl_account.name,ob,debit,credit,cb,ytd_debit,ytd_credit');
+    expect(lines).toContain('311,Customers (receivables),1210.00,224.00,1210.00,224.00,224.00,1210.00');
+    const cells = lines.slice(1).map((l) => l.split(','));
+    const total = (i: number) => cells.reduce((s, c) => s.plus(c[i]), new Decimal(0)).toFixed(2);
+    expect(total(3)).toBe('1434.00');
+    expect(total(4)).toBe('1434.00');
+
+    const chosen = await tb('?date_posting=[2025-02-01;2025-02-28]', [{ columns: [{ key: 'gl_account.number', title: 'Účet' }, { key: 'cb', title: 'Konečný zůstatek' }, { key: 'debit' }] }], 'csv');
+    const text = await chosen.text();
+    expect(text.split('\r\n')[0]).toBe('Účet,Konečný zůstatek,debit');
+    expect(text).toContain('343,-129.00,0.00');
+
+    const json = await body(tb('?date_posting=[2025-02-01;2025-02-28]&account_number=343', [{ columns: [{ key: 'gl_account.number' }, { key: 'cb' }] }]));
+    expect(json.rows).toEqual([{ gl_account: { id: expect.any(Number), number: '343' }, cb: -129 }]);
+  });
+
+  it('unknown book → 404, unknown format → 400, malformed ranges and columns → 400', async () => {
+    const book = await tb('', [], 'json', 2);
+    expect(book.status).toBe(404);
+    expect(await body(book)).toMatchObject({ code: 'book_not_found' });
+    const fmt = await tb('', [], 'xml');
+    expect(fmt.status).toBe(400);
+    expect((await body(fmt)).errors[0].path).toContain('format');
+    const range = await tb('?date_posting=[2025-02-30;]');
+    expect(range.status).toBe(400);
+    const col = await tb('', [{ columns: [{ key: 'balance' }] }]);
+    expect(col.status).toBe(400);
+    expect((await body(col)).errors[0].path).toBe('[0].columns[0].key');
+  });
+});
+
+describe('rebuild-ledger', () => {
+  it('rebuilds the organisation ledger from the streams, equal to the live ledger', async () => {
+    await bus.publish(SUBJECTS.financePayoutPosted, payout({ id: 5, version: 1, date: '2025-02-20', lines: [{ amount: 224, paid: { type: 'sales_invoice', id: 2 } }, { amount: -4, gl_account: '568' }] }));
+    await bus.publish(SUBJECTS.financePayoutPosted, payout({ id: 5, version: 2, date: '2025-02-20', lines: [{ amount: 224, paid: { type: 'sales_invoice', id: 2 } }, { amount: -5, gl_account: '568' }] }));
+    await eventually(async () => (await body(stack.api('/v1/accounting/transactions'))).total === 7, 5000);
+    const snapshot = async () => {
+      const list = (await body(stack.api('/v1/accounting/transactions?take=1000&sort=date_posting'))).entities as Array<Record<string, any>>;
+      return list
+        .map(({ id, created_at, edited_at, reverses_id, rows, act_rows, taxes, ...rest }): Record<string, any> => ({
+          ...rest,
+          rows: rows.map(({ id: _i, taxes: t, ...r }: Record<string, any>) => ({ ...r, taxes: t.map(({ id: _t, ...x }: Record<string, unknown>) => x) })),
+          act_rows: act_rows.map(({ id: _a, ...a }: Record<string, unknown>) => a),
+          taxes: taxes.map(({ id: _x, ...x }: Record<string, unknown>) => x),
+        }))
+        .sort((a, b) => String(a.uid).localeCompare(String(b.uid)));
+    };
+    const before = await snapshot();
+    const tbBefore = await (await tb('?date_posting=[2025-02-01;2025-02-28]')).json();
+    const svc = stack.services.accounting!;
+    const result = await rebuildLedger(svc.deps.orm, svc.deps.bus, 1, { legalCurrency: 'CZK', orgCountry: 'CZ' });
+    expect(result).toMatchObject({ orgId: 1, events: 7, transactions: 7 });
+    expect(await snapshot()).toEqual(before);
+    expect(await (await tb('?date_posting=[2025-02-01;2025-02-28]')).json()).toEqual(tbBefore);
+  });
+
+  it('npm run rebuild-ledger -- --org 1 does the same from the command line', async () => {
+    const before = (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { uid: string }) => t.uid).sort();
+    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'rebuild-ledger', '--', '--org', '1'], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, ...stack.env, LOG_LEVEL: 'error' },
+      timeout: 60_000,
+    });
+    expect(stdout).toContain('ledger of organisation 1 rebuilt: 7 events replayed, 7 accounting transactions');
+    const after = (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { uid: string }) => t.uid).sort();
+    expect(after).toEqual(before);
+  }, 60_000);
+});

@@ -1,0 +1,38 @@
+import { expect } from 'vitest';
+import type { CloudEvent, StreamName } from '@ledgerline/contracts';
+import type { ApiResponse, ServiceKey, Stack } from './stack.js';
+
+/** A problem+json answer with the given status (and code), in the platform's problem shape. */
+export async function expectProblem(res: Response | ApiResponse, status: number, code?: string) {
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const body: any = await res.json();
+  expect({ status: res.status, code: body.code }).toEqual({ status, code: code ?? body.code });
+  expect(body).toMatchObject({ status, type: expect.stringMatching(/^\/problems\//), title: expect.any(String), detail: expect.any(String) });
+  return body as { code: string; detail: string; errors?: Array<{ path: string; code: string; message: string }> };
+}
+
+/**
+ * Every event of `subject` (catalogue name, unprefixed) stored in `stream`, read by sequence
+ * through a running service's connection (nats-server 2.9 has no multi-subject consumers).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function readEvents(stack: Stack, via: ServiceKey, stream: StreamName, subject: string): Promise<CloudEvent<any>[]> {
+  const bus = stack.services[via]!.deps.bus;
+  const name = bus.streamName(stream);
+  const info = await bus.jsm.streams.info(name);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const out: CloudEvent<any>[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const m = await bus.jsm.streams.getMessage(name, { seq }).catch(() => null);
+    if (m && m.subject === bus.subject(subject)) out.push(JSON.parse(Buffer.from(m.data).toString('utf8')));
+  }
+  return out;
+}
+
+/** `stack.api` bound to a stack created later (in beforeAll). */
+export function apiOf(stack: () => Stack) {
+  return (path: string, init?: Parameters<Stack['api']>[1]): Promise<ApiResponse> => stack().api(path, init);
+}
+
+export type JsonResponse = ApiResponse;
