@@ -126,12 +126,22 @@ describe('bank transactions paying purchase documents (#16)', () => {
 
   it('a payment in another currency than the document is unmatched unless payment_amount gives the document amount', async () => {
     const b = await newBill({ items: [{ qty: 1, rate: 100 }] });
-    const eur = await (await post('/v1/finance/bank/transactions', payment({ amount: -4, currency: 'EUR', paid_record: { type: 'purchase_bill', id: b.id } }))).json();
-    expect(eur.match_status).toBe('unmatched');
+    // no rate for EUR: the CZK bill cannot give one, so the payment is refused
+    await expectProblem(await post('/v1/finance/bank/transactions', payment({ amount: -4, currency: 'EUR', paid_record: { type: 'purchase_bill', id: b.id } })), 422, 'fx_rate_required');
+    const eur = await (await post('/v1/finance/bank/transactions', payment({ amount: -4, currency: 'EUR', fx_rate: 25, paid_record: { type: 'purchase_bill', id: b.id } }))).json();
+    expect(eur).toMatchObject({ match_status: 'unmatched', amount_leg: -100, settlement_amount_leg: null });
     const converted = await (
       await post('/v1/finance/bank/transactions', payment({ amount: -4, currency: 'EUR', payment_amount: -100, paid_record: { type: 'purchase_bill', id: b.id } }))
     ).json();
-    expect(converted).toMatchObject({ match_status: 'matched', matched_document: { amount: 100, currency: 'CZK' } });
+    // payment_amount in the legal currency (the bill's) is the payment's legal value
+    expect(converted).toMatchObject({
+      match_status: 'matched',
+      matched_document: { amount: 100, currency: 'CZK' },
+      fx_rate: 25,
+      fx_rate_source: 'payment_amount',
+      amount_leg: -100,
+      settlement_amount_leg: -100,
+    });
     await eventually(async () => (await bill(b.no))?.payment_status === 'paid');
   });
 

@@ -177,6 +177,9 @@ describe('document lookup responder (rpc.purchase.document.lookup)', () => {
       amount_due: 298,
       currency: 'CZK',
       contact: { id: GLOBEX.id, business_name: GLOBEX.business_name },
+      fx_rate: 1,
+      currency_coef: 1,
+      total_amount_leg: 298,
     });
     const byNo = await requestReply<any>(bus, 'rpc.purchase.document.lookup', orgId, { type: 'purchase_bill', no: bill.no });
     expect(byNo.id).toBe(bill.id);

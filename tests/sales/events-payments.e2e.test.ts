@@ -160,6 +160,9 @@ describe('payments (finance.payment.matched) and the lookup responder', () => {
       amount_due: 298,
       currency: 'CZK',
       contact: { id: CUSTOMER.id, business_name: CUSTOMER.business_name },
+      fx_rate: 1,
+      currency_coef: 1,
+      total_amount_leg: 298,
     });
     expect(await requestReply<any>(bus, 'rpc.sales.document.lookup', orgA, { type: 'sales_invoice', no: inv.no })).toMatchObject({ found: true, id: inv.id });
     expect(await requestReply<any>(bus, 'rpc.sales.document.lookup', orgB.id, { type: 'sales_invoice', id: inv.id })).toMatchObject({ found: false, contact: null });

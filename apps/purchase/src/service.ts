@@ -1,10 +1,10 @@
 import { defineService } from '@ledgerline/service-kit';
+import { RPC_SUBJECTS, purchaseDocumentLookupRequestSchema } from '@ledgerline/contracts';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { purchaseDocumentRoutes } from './http/documents.routes.js';
 import { inventoryExportRoutes } from './http/export.routes.js';
 import { purchaseConsumers } from './events/consumers.js';
-import { documentLookupRequestSchema } from './events/schemas.js';
 import { lookupDocument } from './domain/payments.js';
 
 export const purchaseService = defineService({
@@ -22,8 +22,8 @@ export const purchaseService = defineService({
   consumers: (deps) => purchaseConsumers(deps),
   responders: () => [
     {
-      subject: 'rpc.purchase.document.lookup',
-      handle: async (em, data) => lookupDocument(em, documentLookupRequestSchema.parse(data)),
+      subject: RPC_SUBJECTS.purchaseDocumentLookup,
+      handle: async (em, data) => lookupDocument(em, purchaseDocumentLookupRequestSchema.parse(data)),
     },
   ],
 });

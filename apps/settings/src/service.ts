@@ -7,10 +7,11 @@ import { clientRoutes, tokenRoutes } from './http/clients.routes.js';
 import { organisationRoutes } from './http/organisation.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { documentSettingsRoutes } from './http/templates.routes.js';
-import { integrationRoutes, prepareIntegrationSecrets } from './http/integrations.routes.js';
+import { integrationRoutes } from './http/integrations.routes.js';
+import { settingsSecretBox } from './secrets.js';
 import { secretBoxConfigShape } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
-import { currentSigningKey } from './domain/access-tokens.js';
+import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
 export const settingsService = defineService({
   name: 'settings',
@@ -31,15 +32,16 @@ export const settingsService = defineService({
     app.route('/internal', internalRoutes(deps));
     app.route('/v1/settings/security/api-keys', apiKeyRoutes(deps));
     app.route('/v1', clientRoutes());
-    app.route('/v1', tokenRoutes());
+    app.route('/v1', tokenRoutes({ box: settingsSecretBox(deps), log: deps.log }));
     app.route('/v1', organisationRoutes(deps));
     app.route('/v1/settings/integrations', integrationRoutes(deps));
     app.route('/v1', documentSettingsRoutes(deps));
   },
   onStart: async (deps) => {
-    prepareIntegrationSecrets(deps);
+    const signing = { box: settingsSecretBox(deps), log: deps.log };
     const em = deps.orm.em.fork();
-    await currentSigningKey(em);
+    await sealPlaintextSigningKeys(em, signing);
+    await em.transactional((tem) => currentSigningKey(tem, signing));
     if ((await em.count(OrganisationSchema, {})) > 0) return;
     await em.transactional(async (tem) => {
       const { org, secret } = await createOrganisation(

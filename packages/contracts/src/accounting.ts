@@ -151,6 +151,13 @@ export const accountingTransactionSchema = z
     credit: money.describe('Σ credit of the rows (equals debit)'),
     gl_account: nullish(glAccountSchema),
     description: nullish(longText()),
+    // extensions: which document this entry posts, and the currency its ledger figures are in
+    source: z
+      .object({ type: shortText(64), id: int64, version: z.int().min(1) })
+      .optional()
+      .describe('The posted document (extension): its type, id and the version this entry posts'),
+    legal_currency: currencyCode.optional().describe('Currency of debit and credit: the organisation\'s legal currency (extension)'),
+    reverses_id: nullish(int64).describe('The entry this one reverses, for a reversing entry (extension)'),
   })
   .meta({ id: 'AccountingTransaction', description: 'Accounting transaction with its ledger rows (spec §2.6)' });
 export type AccountingTransaction = z.infer<typeof accountingTransactionSchema>;

@@ -15,6 +15,8 @@ import {
   pagedEnvelope,
   pagingQuery,
   paidRecordSchema,
+  paidRecordTypeSchema,
+  positiveRate,
   rangeQuery,
   repeatedParam,
   searchQuery,
@@ -28,6 +30,29 @@ import {
  * Bank transactions (spec §2.4) and payouts (spec §2.5). A bank transaction that names a
  * `paid_record` settles that document (finance.payment.matched).
  */
+
+// --- match (extension) -----------------------------------------------------------------------
+
+export const MATCH_STATUSES = ['matched', 'unmatched', 'none'] as const;
+export const matchStatusSchema = z
+  .enum(MATCH_STATUSES)
+  .describe('matched: applied to the paid record; unmatched: the paid record was not found (posted to 395 suspense); none: no paid record');
+
+/** What a payment was applied to, as confirmed by the document's owner (extension). */
+export const matchedDocumentSchema = z
+  .object({
+    type: paidRecordTypeSchema,
+    id: int64,
+    no: nullish(z.string()),
+    amount: money.describe('Applied to the document, in its currency: positive pays it'),
+    currency: currencyCode,
+  })
+  .meta({ id: 'MatchedDocument', description: 'The document a payment was applied to (extension)' });
+
+const matchFields = {
+  match_status: matchStatusSchema.optional(),
+  matched_document: nullish(matchedDocumentSchema),
+};
 
 // --- bank transactions -----------------------------------------------------------------------
 
@@ -46,6 +71,18 @@ const bankTransactionFields = {
   contact: nullish(contactSchema),
   paid_record: nullish(paidRecordSchema).describe('The document this payment settles (type and id)'),
   gl_account: nullish(glAccountSchema).describe('Counter account when no document is paid; 395 suspense when absent'),
+  fx_rate: nullish(positiveRate).describe(
+    'Legal currency per currency_coef units of currency (extension). Required when currency is not the legal currency, unless the paid document supplies it; 1 in the legal currency',
+  ),
+  currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (extension, default 1)'),
+};
+
+/** Legal-currency figures finance stores with a payment (extension; derived, ignored on input). */
+const paymentLegalFields = {
+  legal_currency: nullish(currencyCode).describe('Legal currency of the organisation when the payment was recorded'),
+  fx_rate_source: nullish(z.enum(['legal', 'payment', 'paid_document', 'payment_amount'])).describe(
+    'Where fx_rate came from: legal currency (1), the request, the paid document, or payment_amount in the legal currency',
+  ),
 };
 
 /** Bank transaction as stored (spec §2.4). */
@@ -56,6 +93,12 @@ export const bankTransactionSchema = z
     amount: money.describe('Positive: money in; negative: money out'),
     currency: currencyCode,
     date_transaction: isoDate,
+    ...matchFields,
+    ...paymentLegalFields,
+    amount_leg: nullish(money).describe('amount in the legal currency: amount × fx_rate / currency_coef, rounded half away from zero (extension)'),
+    settlement_amount_leg: nullish(money).describe(
+      'Legal-currency value at which the paid document is cleared (at its own rate), signed like amount; null when nothing is matched (extension)',
+    ),
   })
   .meta({ id: 'BankTransaction', description: 'Bank transaction (spec §2.4)' });
 export type BankTransaction = z.infer<typeof bankTransactionSchema>;
@@ -96,7 +139,17 @@ const payoutLineFields = {
 };
 
 export const payoutLineSchema = z
-  .object({ id: nullish(int64), ...payoutLineFields, amount: money })
+  .object({
+    id: nullish(int64),
+    ...payoutLineFields,
+    amount: money,
+    ...matchFields,
+    amount_leg: nullish(money).describe('amount in the legal currency (extension)'),
+    settlement_amount_leg: nullish(money).describe('Legal-currency value at which the paid document is cleared; null when nothing is matched (extension)'),
+    fx_rate: nullish(positiveRate).describe('Rate the line was converted at (extension)'),
+    currency_coef: nullish(positiveRate).describe('Units the line fx_rate is quoted for (extension)'),
+    fx_rate_source: paymentLegalFields.fx_rate_source,
+  })
   .meta({ id: 'PayoutLine', description: 'Payout line: a payment (positive) or a fee/refund (negative)' });
 export type PayoutLine = z.infer<typeof payoutLineSchema>;
 
@@ -112,6 +165,10 @@ const payoutFields = {
   psp_object_id: nullish(shortText()).describe('Identifier in an external payment platform'),
   no: nullish(shortText(64)),
   copy_from_id: nullish(int64),
+  fx_rate: nullish(positiveRate).describe(
+    'Legal currency per currency_coef units of currency (extension). Required when currency is not the legal currency, unless each line pays a document that supplies it',
+  ),
+  currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (extension, default 1)'),
 };
 
 /** Payout as stored (spec §2.5); `version` counts replacements (PUT #19). */
@@ -127,6 +184,8 @@ export const payoutSchema = z
     total_amount: money,
     lines: z.array(payoutLineSchema),
     version: nullish(z.int().min(1)).describe('1 on creation, +1 on each replacement'),
+    legal_currency: paymentLegalFields.legal_currency,
+    total_amount_leg: nullish(money).describe('Σ of the lines amount_leg: what the bank receives in the legal currency (extension)'),
   })
   .meta({ id: 'Payout', description: 'Payout of a payment platform (spec §2.5)' });
 export type Payout = z.infer<typeof payoutSchema>;

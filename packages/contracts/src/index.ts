@@ -6,5 +6,6 @@ export * from './finance.js';
 export * from './accounting.js';
 export * from './settings.js';
 export * from './events.js';
+export * from './rpc.js';
 export * from './routes.js';
 export * from './openapi.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   contactSchema,
   currencyCode,
+  glAccountSchema,
   decimal,
   id,
   ignoredInput,
@@ -101,6 +102,7 @@ const purchaseItemCommon = {
   net_deduction_ratio: nullish(ratio).describe('Share of the net amount that is a deductible cost, 0–1 (default 1)'),
   item: nullish(purchaseItemRefSchema),
   unit: nullish(purchaseUnitSchema),
+  gl_account: nullish(glAccountSchema).describe('Cost account of this line (number) overriding 504 when posting'),
 };
 
 export const purchaseItemSchema = z

@@ -266,6 +266,7 @@ export const deliveryConditionListQuerySchema = z.object({
   ...pagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
+  culture: culture.optional().describe('Language of `name` (BCP 47, e.g. cs-CZ); English when absent (extension)'),
 });
 export type DeliveryConditionListQuery = z.output<typeof deliveryConditionListQuerySchema>;
 export const deliveryConditionPageSchema = pagedEnvelope(deliveryConditionSchema);

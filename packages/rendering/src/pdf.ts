@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { UpstreamError } from '@ledgerline/service-kit';
 
 /** `pdf_options` of a template (spec §2.9); margins in millimetres. */
@@ -92,12 +92,15 @@ export class PdfPrinter {
   /** Playwright gives every launch a fresh temporary profile (user-data-dir) and removes it on close. */
   private launch(): Promise<Browser> {
     if (this.browser) return this.browser;
-    const p = chromium.launch({ executablePath: this.opts.executablePath, args: CHROMIUM_FLAGS, headless: true, timeout: 30_000 }).then((browser) => {
-      browser.on('disconnected', () => {
-        if (this.browser === p) this.browser = null;
+    // Playwright is loaded on the first print, not at boot: it adds ~70 MB to a process that may never print.
+    const p = import('playwright-core')
+      .then(({ chromium }) => chromium.launch({ executablePath: this.opts.executablePath, args: CHROMIUM_FLAGS, headless: true, timeout: 30_000 }))
+      .then((browser) => {
+        browser.on('disconnected', () => {
+          if (this.browser === p) this.browser = null;
+        });
+        return browser;
       });
-      return browser;
-    });
     this.browser = p;
     p.catch(() => {
       if (this.browser === p) this.browser = null;

@@ -12,7 +12,7 @@ import type { KitEnv } from './http/context.js';
 import { unitOfWork } from './http/unit-of-work.js';
 import { initOrm } from './db/orm.js';
 import { EventBus } from './events/bus.js';
-import { OutboxRelay, recordEvent } from './events/outbox.js';
+import { OutboxRelay, prepareEvent, recordEvent, type PreparedEvent } from './events/outbox.js';
 import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
 import type { NewEvent } from './events/envelope.js';
 import { startResponders, type ResponderDefinition } from './events/rpc.js';
@@ -25,6 +25,8 @@ export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   metrics: MetricsRegistry;
   /** Records an event in the outbox within the transaction of `em`. */
   emit: <T>(em: EntityManager, ev: NewEvent<T>) => Promise<string>;
+  /** Builds an event's outbox row without writing it, for a write that inserts it in its own statement. */
+  prepareEvent: <T>(ev: NewEvent<T>, dataJson?: string) => PreparedEvent;
 }
 
 export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSchema> {
@@ -95,6 +97,7 @@ export async function startService<S extends z.ZodObject>(
     log,
     metrics,
     emit: (em, ev) => recordEvent(em, def.name, ev),
+    prepareEvent: (ev, dataJson) => prepareEvent(def.name, ev, dataJson),
   };
 
   const stopHooks: Array<() => Promise<void>> = [];

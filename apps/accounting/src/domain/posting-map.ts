@@ -22,8 +22,12 @@ export type Side = 'debit' | 'credit';
  * - `net`: the subtotal, split by account (an item's gl_account overrides the default account);
  * - `tax_deductible` / `tax_non_deductible`: input tax × / × (1 −) the deduction ratio;
  * - `rc_tax_out` / `rc_tax_claim` / `rc_tax_non_deductible`: self-assessed reverse-charge tax;
- * - `amount`: a bank transaction's signed amount (positive: money in);
- * - `lines`: each payout line, to its own counter account.
+ * - `amount`: a bank transaction's signed amount (positive: money in), at the payment's rate;
+ * - `settlement`: the same payment at the legal value it clears the paid document with (the
+ *   document's rate); `amount` when nothing is matched;
+ * - `lines`: each payout line at the legal value it clears its counter account with;
+ * - `fx_gain` / `fx_loss`: the realised exchange difference of a payment, amount − settlement
+ *   (positive: gain, negative: loss), each never negative.
  */
 export type Figure =
   | 'total'
@@ -35,7 +39,10 @@ export type Figure =
   | 'rc_tax_claim'
   | 'rc_tax_non_deductible'
   | 'amount'
-  | 'lines';
+  | 'settlement'
+  | 'lines'
+  | 'fx_gain'
+  | 'fx_loss';
 
 export type AccountSource =
   /** Always this account. */
@@ -105,11 +112,15 @@ export const POSTING_MAP: Readonly<Record<SourceType, readonly PostingRule[]>> =
   ],
   bank_transaction: [
     { role: 'bank', side: 'debit', account: fixed(ACCOUNTS.bank), figure: 'amount' },
-    { role: 'settlement', side: 'credit', account: counter, figure: 'amount' },
+    { role: 'settlement', side: 'credit', account: counter, figure: 'settlement' },
+    { role: 'fx_gain', side: 'credit', account: fixed(ACCOUNTS.fxGains), figure: 'fx_gain' },
+    { role: 'fx_loss', side: 'debit', account: fixed(ACCOUNTS.fxLosses), figure: 'fx_loss' },
   ],
   payout: [
     { role: 'bank', side: 'debit', account: fixed(ACCOUNTS.bank), figure: 'total' },
     { role: 'settlement', side: 'credit', account: counter, figure: 'lines' },
+    { role: 'fx_gain', side: 'credit', account: fixed(ACCOUNTS.fxGains), figure: 'fx_gain' },
+    { role: 'fx_loss', side: 'debit', account: fixed(ACCOUNTS.fxLosses), figure: 'fx_loss' },
   ],
 };
 

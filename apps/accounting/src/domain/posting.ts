@@ -160,6 +160,36 @@ function fxRates(currency: string, legalCurrency: string, fx?: number | null, ta
   return out;
 }
 
+/**
+ * The rate a payment was converted at, as the ledger shows it: `source` says where finance took it
+ * from (`payment`: the request, `paid_document`: the paid document's rate, `payment_amount`: the
+ * bank's own conversion). Empty in the legal currency; rates of several payout lines are listed once each.
+ */
+export function paymentFxRates(
+  currency: string,
+  legalCurrency: string,
+  rates: Array<{ fx_rate?: number | null; fx_rate_source?: string | null }>,
+): Array<{ rate: number; currency: string; source: string }> {
+  if (currency === legalCurrency) return [];
+  const out: Array<{ rate: number; currency: string; source: string }> = [];
+  for (const r of rates) {
+    if (!r.fx_rate) continue;
+    const source = r.fx_rate_source ?? 'payment';
+    if (!out.some((o) => o.rate === r.fx_rate && o.source === source)) out.push({ rate: r.fx_rate, currency, source });
+  }
+  return out;
+}
+
+/**
+ * Realised exchange difference of a payment in the legal currency: what the bank moved
+ * (`amountLeg`) less the value it clears the paid document with (`settlementLeg`, at the
+ * document's rate). Positive is a gain (663), negative a loss (563); both come back non-negative.
+ */
+export function fxDifference(amountLeg: Dec, settlementLeg: Dec): { gain: Dec; loss: Dec } {
+  const diff = amountLeg.minus(settlementLeg);
+  return diff.isNegative() ? { gain: dec(0), loss: diff.negated() } : { gain: diff, loss: dec(0) };
+}
+
 // --- the interpreter of the posting map ---------------------------------------------------------
 
 /** One amount of a figure, with the account it goes to when the figure picks it. */
@@ -580,15 +610,22 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
   const legalCurrency = doc.legal_currency ?? opts.legalCurrency;
   const conv = conversion(doc.currency, legalCurrency, doc.fx_rate, doc.currency_coef, `bank_transaction ${doc.id}`);
   const amount = legal(doc.amount, doc.amount_leg, conv);
+  // the paid document is cleared at its own legal value; events without it clear at the bank's
+  const settlement = doc.settlement_amount_leg !== null && doc.settlement_amount_leg !== undefined ? dec(doc.settlement_amount_leg) : amount;
+  const { gain, loss } = fxDifference(amount, settlement);
   const contact = (doc.contact as Json | null | undefined) ?? null;
   const paidRecord = (doc.paid_record as Json | null | undefined) ?? null;
+  const fxRow = (description: string) => ({ description, contact, paid_record: paidRecord, payment_reference: doc.payment_reference ?? null });
   const rows = postingRows(
     'bank_transaction',
     {
-      amount: [
+      amount: [{ amount }],
+      fx_gain: [{ amount: gain, row: fxRow('Realised FX gain') }],
+      fx_loss: [{ amount: loss, row: fxRow('Realised FX loss') }],
+      settlement: [
         {
           account: counterAccount(doc.paid_record, doc.gl_account),
-          amount,
+          amount: settlement,
           row: {
             description: doc.description ?? null,
             currency: doc.currency,
@@ -624,7 +661,7 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
     bankAccount: doc.account_number ? { account_number: doc.account_number } : null,
     taxNexus: null,
     paidRecord,
-    fxRates: fxRates(doc.currency, legalCurrency, doc.fx_rate),
+    fxRates: paymentFxRates(doc.currency, legalCurrency, [doc]),
     taxDeductionRatio: null,
     netDeductionRatio: null,
     amountPaid: null,
@@ -640,16 +677,23 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
 export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions): LedgerEntryDraft {
   const legalCurrency = doc.legal_currency ?? opts.legalCurrency;
   const conv = conversion(doc.currency, legalCurrency, doc.fx_rate, doc.currency_coef, `payout ${doc.id}`);
-  const lines = (doc.lines ?? []).map((l) => ({ l, leg: legal(l.amount, l.amount_leg, conv) }));
+  const lines = (doc.lines ?? []).map((l) => {
+    const leg = legal(l.amount, l.amount_leg, conv);
+    const settle = l.settlement_amount_leg !== null && l.settlement_amount_leg !== undefined ? dec(l.settlement_amount_leg) : leg;
+    return { l, leg, settle, ...fxDifference(leg, settle) };
+  });
   const totalLeg =
     doc.total_amount_leg !== null && doc.total_amount_leg !== undefined ? dec(doc.total_amount_leg) : lines.reduce((s, x) => s.plus(x.leg), dec(0));
+  const fxRow = (l: (typeof lines)[number]['l'], description: string) => ({ description, paid_record: (l.paid_record as Json | null | undefined) ?? null });
   const rows = postingRows(
     'payout',
     {
       total: [{ amount: totalLeg }],
-      lines: lines.map(({ l, leg }) => ({
+      fx_gain: lines.map(({ l, gain }) => ({ amount: gain, row: fxRow(l, 'Realised FX gain') })),
+      fx_loss: lines.map(({ l, loss }) => ({ amount: loss, row: fxRow(l, 'Realised FX loss') })),
+      lines: lines.map(({ l, settle }) => ({
         account: counterAccount(l.paid_record, l.gl_account),
-        amount: leg,
+        amount: settle,
         row: {
           description: l.description ?? null,
           currency: l.currency ?? doc.currency,
@@ -685,7 +729,7 @@ export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions):
     bankAccount: null,
     taxNexus: null,
     paidRecord: null,
-    fxRates: fxRates(doc.currency, legalCurrency, doc.fx_rate),
+    fxRates: paymentFxRates(doc.currency, legalCurrency, doc.fx_rate ? [doc] : (doc.lines ?? [])),
     taxDeductionRatio: null,
     netDeductionRatio: null,
     amountPaid: null,

@@ -35,6 +35,13 @@ export interface BankTransaction {
   glAccount?: Record<string, unknown> | null;
   matchStatus: MatchStatus;
   match?: PaymentMatch | null;
+  /** Legal-currency figures (null on transactions recorded before they existed). */
+  legalCurrency?: string | null;
+  fxRate?: string | null;
+  currencyCoef?: string | null;
+  fxRateSource?: string | null;
+  amountLeg?: string | null;
+  settlementAmountLeg?: string | null;
   createdAt: Date;
 }
 
@@ -63,6 +70,12 @@ export const BankTransactionSchema = new EntitySchema<BankTransaction>({
     glAccount: { type: 'json', nullable: true },
     matchStatus: { type: 'string' },
     match: { type: 'json', nullable: true },
+    legalCurrency: { type: 'string', nullable: true },
+    fxRate: { type: 'decimal', columnType: 'numeric(20,10)', nullable: true },
+    currencyCoef: { type: 'decimal', columnType: 'numeric(18,6)', nullable: true },
+    fxRateSource: { type: 'string', nullable: true },
+    amountLeg: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
+    settlementAmountLeg: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
     createdAt: { type: 'Date', onCreate: () => new Date() },
   },
 });
@@ -81,6 +94,12 @@ export interface StoredPayoutLine {
   gl_account: Record<string, unknown> | null;
   match_status: MatchStatus;
   match: PaymentMatch | null;
+  /** Legal-currency figures (absent on lines stored before they existed). Decimal strings. */
+  amount_leg?: string | null;
+  settlement_amount_leg?: string | null;
+  fx_rate?: string | null;
+  currency_coef?: string | null;
+  fx_rate_source?: string | null;
 }
 
 export interface Payout {
@@ -98,6 +117,10 @@ export interface Payout {
   copyFromId?: number | null;
   transactionType?: Record<string, unknown> | null;
   lines: StoredPayoutLine[];
+  legalCurrency?: string | null;
+  fxRate?: string | null;
+  currencyCoef?: string | null;
+  totalAmountLeg?: string | null;
   createdAt: Date;
   editedAt: Date;
 }
@@ -120,9 +143,32 @@ export const PayoutSchema = new EntitySchema<Payout>({
     copyFromId: { type: 'number', nullable: true },
     transactionType: { type: 'json', nullable: true },
     lines: { type: 'json' },
+    legalCurrency: { type: 'string', nullable: true },
+    fxRate: { type: 'decimal', columnType: 'numeric(20,10)', nullable: true },
+    currencyCoef: { type: 'decimal', columnType: 'numeric(18,6)', nullable: true },
+    totalAmountLeg: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
     createdAt: { type: 'Date', onCreate: () => new Date() },
     editedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
   },
 });
 
-export const entities = [BankTransactionSchema, PayoutSchema];
+/** Replica of the organisation's legal currency (from `settings.organisation.updated`). */
+export interface OrgProfile {
+  orgId: number;
+  legalCurrency: string;
+  sourceTime: Date;
+  updatedAt: Date;
+}
+
+export const OrgProfileSchema = new EntitySchema<OrgProfile>({
+  name: 'OrgProfile',
+  tableName: 'org_profiles',
+  properties: {
+    orgId: { type: 'number', primary: true, fieldName: 'org_id' },
+    legalCurrency: { type: 'string' },
+    sourceTime: { type: 'Date' },
+    updatedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
+  },
+});
+
+export const entities = [BankTransactionSchema, PayoutSchema, OrgProfileSchema];

@@ -56,4 +56,30 @@ create index payouts_psp on payouts (org_id, psp_object_id);
 create sequence payout_line_ids;
 `,
   ),
+  sqlMigration(
+    'finance_0002_legal_currency',
+    `
+-- Legal-currency figures of payments (null on rows recorded before this migration).
+alter table bank_transactions
+  add column legal_currency char(3),
+  add column fx_rate numeric(20,10) check (fx_rate > 0),
+  add column currency_coef numeric(18,6) check (currency_coef > 0),
+  add column fx_rate_source text,
+  add column amount_leg numeric(18,2),
+  add column settlement_amount_leg numeric(18,2);
+alter table payouts
+  add column legal_currency char(3),
+  add column fx_rate numeric(20,10) check (fx_rate > 0),
+  add column currency_coef numeric(18,6) check (currency_coef > 0),
+  add column total_amount_leg numeric(18,2);
+
+-- Replica of each organisation's legal currency (settings.organisation.updated).
+create table org_profiles (
+  org_id bigint primary key,
+  legal_currency char(3) not null,
+  source_time timestamptz not null,
+  updated_at timestamptz not null default now()
+);
+`,
+  ),
 ];

@@ -5,6 +5,8 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { ConflictError, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
+import { paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
+import { legalCurrencyOf } from './organisations.js';
 import { isoDay } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
@@ -18,7 +20,9 @@ function duplicate(): ConflictError {
  * Records a bank transaction. A statement line already recorded (same account, statement and
  * order in the organisation) is refused with 409 and nothing is written. A paid record is looked up
  * at its owning service: found → matched (`finance.payment.matched`), not found → unmatched (posted
- * to suspense by accounting, never applied).
+ * to suspense by accounting, never applied). The legal-currency value is stored with it: at rate 1
+ * in the legal currency, else at the given fx_rate, else at the paid document's rate; without any,
+ * 422 `fx_rate_required` and nothing is written.
  */
 export async function recordBankTransaction(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, req: BankTransactionRequest) {
   const keyed = req.account_number != null && req.statement_id != null && req.order != null;
@@ -26,7 +30,19 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
     const existing = await em.count(BankTransactionSchema, { accountNumber: req.account_number, statementId: req.statement_id, order: req.order });
     if (existing > 0) throw duplicate();
   }
-  const { status, match } = await resolvePaidRecord(bus, orgId, req.paid_record, req, 'paid_record');
+  const { status, match, document } = await resolvePaidRecord(bus, orgId, req.paid_record, req, 'paid_record');
+  const legalCurrency = await legalCurrencyOf(em, orgId);
+  const legal = paymentLegal({
+    amount: String(req.amount),
+    currency: req.currency,
+    legalCurrency,
+    fxRate: req.fx_rate,
+    currencyCoef: req.currency_coef,
+    paymentAmount: req.payment_amount,
+    document: match ? document : null,
+    path: 'fx_rate',
+  });
+  const settlement = match && document ? settlementLeg({ type: match.type, applied: match.amount, currency: req.currency, legalCurrency, document }) : null;
 
   const bt = em.create(BankTransactionSchema, {
     orgId,
@@ -49,6 +65,12 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
     glAccount: (req.gl_account as Record<string, unknown>) ?? null,
     matchStatus: status,
     match,
+    legalCurrency,
+    fxRate: legal.fxRate,
+    currencyCoef: legal.currencyCoef,
+    fxRateSource: legal.source,
+    amountLeg: legal.amountLeg,
+    settlementAmountLeg: settlement,
     createdAt: new Date(),
   });
   try {
@@ -91,6 +113,12 @@ export function bankTransactionView(bt: BankTransaction) {
     matched_document: bt.match
       ? { type: bt.match.type, id: bt.match.id, no: bt.match.no, amount: toWire(bt.match.amount), currency: bt.match.currency }
       : null,
+    legal_currency: bt.legalCurrency?.trim() ?? null,
+    fx_rate: toWire(bt.fxRate),
+    currency_coef: toWire(bt.currencyCoef),
+    fx_rate_source: (bt.fxRateSource as FxRateSource | null | undefined) ?? null,
+    amount_leg: toWire(bt.amountLeg),
+    settlement_amount_leg: toWire(bt.settlementAmountLeg),
   };
 }
 

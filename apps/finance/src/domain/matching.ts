@@ -1,18 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PaidRecord, PaidRecordType } from '@ledgerline/contracts/common';
-import { SUBJECTS } from '@ledgerline/contracts';
+import { RPC_SUBJECTS, SUBJECTS, documentLookupAnswerSchema, type DocumentLookupAnswer } from '@ledgerline/contracts';
 import { UpstreamError, ValidationError, dec, requestReply, toDb, toWire, type EventBus, type ServiceDeps } from '@ledgerline/service-kit';
 import type { MatchStatus, PaymentMatch } from '../db/entities.js';
 import type { FinancePaymentMatchedEvent } from '@ledgerline/contracts';
-import { documentLookupAnswerSchema } from '../events/schemas.js';
 
 export type Emit = ServiceDeps['emit'];
 
 const LOOKUP_SUBJECTS: Record<PaidRecordType, string> = {
-  sales_invoice: 'rpc.sales.document.lookup',
-  sales_credit_note: 'rpc.sales.document.lookup',
-  purchase_bill: 'rpc.purchase.document.lookup',
-  purchase_vendor_credit: 'rpc.purchase.document.lookup',
+  sales_invoice: RPC_SUBJECTS.salesDocumentLookup,
+  sales_credit_note: RPC_SUBJECTS.salesDocumentLookup,
+  purchase_bill: RPC_SUBJECTS.purchaseDocumentLookup,
+  purchase_vendor_credit: RPC_SUBJECTS.purchaseDocumentLookup,
 };
 
 /**
@@ -35,6 +34,8 @@ export function appliedAmount(type: PaidRecordType, cash: string): string {
 export interface MatchResult {
   status: MatchStatus;
   match: PaymentMatch | null;
+  /** The owner's answer about the matched document (its rate and legal total); null unless matched. */
+  document?: DocumentLookupAnswer | null;
 }
 
 /**
@@ -73,6 +74,7 @@ export async function resolvePaidRecord(
   const cashAmount = cash.payment_amount ?? cash.amount;
   return {
     status: 'matched',
+    document: doc,
     match: {
       type: paidRecord.type,
       id: doc.id,

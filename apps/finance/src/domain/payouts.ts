@@ -6,6 +6,8 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
+import { paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
+import { legalCurrencyOf } from './organisations.js';
 import { isoDay } from '@ledgerline/service-kit';
 
 /** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
@@ -28,8 +30,23 @@ async function nextLineIds(em: EntityManager, n: number): Promise<number[]> {
   return rows.map((r) => Number(r.id));
 }
 
-/** Validates the lines, asks the owning services about every paid record, and builds the stored lines. */
-async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: PayoutRequest): Promise<{ lines: StoredPayoutLine[]; total: string }> {
+interface BuiltLines {
+  lines: StoredPayoutLine[];
+  total: string;
+  legalCurrency: string;
+  /** The payout's own rate: 1 in the legal currency, the given fx_rate, else null (lines at their documents' rates). */
+  fxRate: string | null;
+  currencyCoef: string | null;
+  totalLeg: string;
+}
+
+/**
+ * Validates the lines, asks the owning services about every paid record, and builds the stored
+ * lines with their legal-currency figures: each line at the payout's fx_rate, else (foreign
+ * currency without one) at the rate of the document it pays; a line with neither → 422
+ * `fx_rate_required`. The bank receives Σ of the lines' legal values.
+ */
+async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: PayoutRequest): Promise<BuiltLines> {
   const given = req.lines ?? [];
   const total = payoutTotal(given, req.total_amount);
   const results = await Promise.all(
@@ -37,6 +54,27 @@ async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: 
       resolvePaidRecord(bus, orgId, l.paid_record, { amount: l.amount, payment_amount: l.payment_amount, currency: l.currency ?? req.currency }, `lines[${i}].paid_record`),
     ),
   );
+  const legalCurrency = await legalCurrencyOf(em, orgId);
+  const legals = given.map((l, i) =>
+    paymentLegal({
+      amount: String(l.amount),
+      currency: req.currency,
+      legalCurrency,
+      fxRate: req.fx_rate,
+      currencyCoef: req.currency_coef,
+      paymentAmount: l.payment_amount,
+      document: results[i].match ? results[i].document : null,
+      path: 'fx_rate',
+    }),
+  );
+  const settlements = results.map((r) => (r.match && r.document ? settlementLeg({ type: r.match.type, applied: r.match.amount, currency: req.currency, legalCurrency, document: r.document }) : null));
+  const totalLeg = legals.reduce((acc, l) => acc.plus(dec(l.amountLeg)), dec(0));
+  const payoutRate: Pick<BuiltLines, 'fxRate' | 'currencyCoef'> =
+    req.currency === legalCurrency
+      ? { fxRate: '1', currencyCoef: '1' }
+      : req.fx_rate != null
+        ? { fxRate: dec(req.fx_rate).toString(), currencyCoef: dec(req.currency_coef ?? 1).toString() }
+        : { fxRate: null, currencyCoef: null };
   const ids = await nextLineIds(em, given.length);
   const lines = given.map(
     (l, i): StoredPayoutLine => ({
@@ -53,9 +91,14 @@ async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: 
       gl_account: (l.gl_account as Record<string, unknown>) ?? null,
       match_status: results[i].status,
       match: results[i].match,
+      amount_leg: legals[i].amountLeg,
+      settlement_amount_leg: settlements[i],
+      fx_rate: legals[i].fxRate,
+      currency_coef: legals[i].currencyCoef,
+      fx_rate_source: legals[i].source,
     }),
   );
-  return { lines, total };
+  return { lines, total, legalCurrency, totalLeg: toDb(totalLeg), ...payoutRate };
 }
 
 async function announce(em: EntityManager, emit: Emit, p: Payout) {
@@ -78,7 +121,7 @@ async function announce(em: EntityManager, emit: Emit, p: Payout) {
 }
 
 export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, req: PayoutRequest) {
-  const { lines, total } = await buildLines(em, bus, orgId, req);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req);
   const p = em.create(PayoutSchema, {
     orgId,
     uid: randomUUID(),
@@ -93,6 +136,10 @@ export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit,
     copyFromId: req.copy_from_id ?? null,
     transactionType: (req.transaction_type as Record<string, unknown>) ?? null,
     lines,
+    legalCurrency,
+    fxRate,
+    currencyCoef,
+    totalAmountLeg: totalLeg,
     createdAt: new Date(),
     editedAt: new Date(),
   });
@@ -114,7 +161,7 @@ export async function findPayout(em: EntityManager, id: number, lock = false): P
 export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, id: number, req: PayoutRequest) {
   const p = await findPayout(em, id, true);
   if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
-  const { lines, total } = await buildLines(em, bus, orgId, req);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req);
   for (const old of p.lines) {
     if (!old.match) continue;
     await emitPaymentMatched(
@@ -135,6 +182,10 @@ export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit
   p.copyFromId = req.copy_from_id ?? null;
   p.transactionType = (req.transaction_type as Record<string, unknown>) ?? null;
   p.lines = lines;
+  p.legalCurrency = legalCurrency;
+  p.fxRate = fxRate;
+  p.currencyCoef = currencyCoef;
+  p.totalAmountLeg = totalLeg;
   p.editedAt = new Date();
   await em.flush();
   return announce(em, emit, p);
@@ -156,6 +207,10 @@ export function payoutView(p: Payout) {
     no: p.no ?? null,
     copy_from_id: p.copyFromId ?? null,
     version: p.version,
+    legal_currency: p.legalCurrency?.trim() ?? null,
+    fx_rate: toWire(p.fxRate),
+    currency_coef: toWire(p.currencyCoef),
+    total_amount_leg: toWire(p.totalAmountLeg),
     lines: p.lines.map((l) => ({
       id: l.id,
       description: l.description,
@@ -172,6 +227,11 @@ export function payoutView(p: Payout) {
       matched_document: l.match
         ? { type: l.match.type, id: l.match.id, no: l.match.no, amount: toWire(l.match.amount), currency: l.match.currency }
         : null,
+      amount_leg: toWire(l.amount_leg),
+      settlement_amount_leg: toWire(l.settlement_amount_leg),
+      fx_rate: toWire(l.fx_rate),
+      currency_coef: toWire(l.currency_coef),
+      fx_rate_source: (l.fx_rate_source as FxRateSource | null | undefined) ?? null,
     })),
   };
 }

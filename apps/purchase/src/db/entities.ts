@@ -70,6 +70,8 @@ export interface StoredItem {
   net_deduction_ratio: string;
   item: Record<string, unknown> | null;
   unit: Record<string, unknown> | null;
+  /** The line's own cost account (overrides 504 when posting); absent on rows stored before it existed. */
+  gl_account?: Record<string, unknown> | null;
   taxes: StoredTaxLine[];
 }
 

@@ -197,6 +197,7 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
       net_deduction_ratio: c.net_deduction_ratio ?? '1',
       item: (it.item as Record<string, unknown>) ?? null,
       unit: (it.unit as Record<string, unknown>) ?? null,
+      gl_account: (it.gl_account as Record<string, unknown> | null | undefined) ?? null,
       taxes: c.taxes.map(storeTax),
     };
   });
@@ -310,6 +311,7 @@ export function documentView(d: PurchaseDocument) {
       net_deduction_ratio: toWire(it.net_deduction_ratio),
       item: it.item,
       unit: it.unit,
+      gl_account: it.gl_account ?? null,
       taxes: it.taxes.map(wireTax),
     })),
     taxes: d.taxes.map(wireTax),

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { paymentStatus } from '@ledgerline/documents';
-import { dec, toDb, toWire } from '@ledgerline/service-kit';
+import { dec, roundMoney, toDb, toWire } from '@ledgerline/service-kit';
 import type { Logger } from '@ledgerline/service-kit';
-import { PaymentApplicationSchema, PurchaseDocumentSchema, type PurchaseKind } from '../db/entities.js';
-import type { FinancePaymentMatchedEvent as PaymentMatchedEvent } from '@ledgerline/contracts';
+import { PaymentApplicationSchema, PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
+import type { DocumentLookupAnswer, FinancePaymentMatchedEvent as PaymentMatchedEvent, PurchaseDocumentLookupRequest } from '@ledgerline/contracts';
 import { KIND_TYPES } from './documents.js';
 
 const KIND_OF: Record<string, PurchaseKind | undefined> = { purchase_bill: 'bill', purchase_vendor_credit: 'vendor_credit' };
@@ -43,7 +43,7 @@ export async function applyMatchedPayment(em: EntityManager, orgId: number, even
 }
 
 /** Answer of `rpc.purchase.document.lookup`. */
-export async function lookupDocument(em: EntityManager, req: { type: 'purchase_bill' | 'purchase_vendor_credit'; id?: number | null; no?: string | null }) {
+export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLookupRequest): Promise<DocumentLookupAnswer> {
   const kind = KIND_OF[req.type]!;
   const where: Record<string, unknown> = { kind };
   if (req.id != null) where.id = req.id;
@@ -62,5 +62,25 @@ export async function lookupDocument(em: EntityManager, req: { type: 'purchase_b
     amount_due: toWire(doc.amountDue),
     currency: doc.currency.trim(),
     contact: { id: vendor.id ?? null, business_name: vendor.business_name ?? null },
+    // purchase documents carry one rate to the legal currency (tax_fx_rate), quoted per 1 unit
+    fx_rate: toWire(doc.taxFxRate),
+    currency_coef: 1,
+    total_amount_leg: toWire(purchaseTotalLeg(doc)),
   };
+}
+
+/**
+ * Total in the legal currency as the ledger posts it: Σ of the recap's stored tax_base_leg and
+ * tax_amount_leg, plus any untaxed remainder at tax_fx_rate.
+ */
+export function purchaseTotalLeg(doc: Pick<PurchaseDocument, 'taxes' | 'subtotalAmount' | 'taxFxRate' | 'precision'>): string {
+  let base = dec(0);
+  let leg = dec(0);
+  for (const t of doc.taxes) {
+    base = base.plus(dec(t.tax_base));
+    leg = leg.plus(dec(t.tax_base_leg)).plus(dec(t.tax_amount_leg));
+  }
+  const untaxed = dec(doc.subtotalAmount).minus(base);
+  if (!untaxed.isZero()) leg = leg.plus(roundMoney(untaxed.times(dec(doc.taxFxRate))));
+  return toDb(leg);
 }

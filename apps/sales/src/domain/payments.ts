@@ -1,7 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from 'zod';
-import { financePaymentMatchedEventSchema, type CloudEvent } from '@ledgerline/contracts';
+import {
+  financePaymentMatchedEventSchema,
+  salesDocumentLookupRequestSchema,
+  type CloudEvent,
+  type DocumentLookupAnswer,
+} from '@ledgerline/contracts';
 import { PoisonMessageError, dec, toDb, toWire, type Logger } from '@ledgerline/service-kit';
 import { paymentStatus } from '@ledgerline/documents';
 import { DocumentPaymentSchema, SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
@@ -61,27 +65,11 @@ export async function applyPaymentMatched(em: EntityManager, event: CloudEvent, 
 
 // ------------------------------------------------------------------ rpc.sales.document.lookup
 
-export const documentLookupRequestSchema = z.object({
-  type: z.enum(['sales_invoice', 'sales_credit_note']),
-  id: z.int().min(1).nullish(),
-  no: z.string().min(1).max(64).nullish(),
-});
-export type DocumentLookupRequest = z.infer<typeof documentLookupRequestSchema>;
-
-export interface DocumentLookupResult {
-  found: boolean;
-  type: SalesDocType;
-  id: number | null;
-  no: string | null;
-  total_amount: number | null;
-  amount_due: number | null;
-  currency: string | null;
-  contact: { id: number | null; business_name: string | null } | null;
-}
+export type DocumentLookupResult = DocumentLookupAnswer & { type: SalesDocType };
 
 /** Finds a sales document of the caller's organisation by id or number (finance checks what it matches). */
 export async function lookupDocument(em: EntityManager, raw: unknown): Promise<DocumentLookupResult> {
-  const req = documentLookupRequestSchema.parse(raw);
+  const req = salesDocumentLookupRequestSchema.parse(raw);
   let doc: SalesDocument | null = null;
   if (req.id != null) doc = await em.findOne(SalesDocumentSchema, { id: req.id, docType: req.type });
   else if (req.no != null) doc = await em.findOne(SalesDocumentSchema, { no: req.no, docType: req.type });
@@ -98,5 +86,16 @@ export async function lookupDocument(em: EntityManager, raw: unknown): Promise<D
     amount_due: toWire(doc.amountDue),
     currency: doc.currency,
     contact: customer ? { id: customer.id ?? null, business_name: customer.business_name ?? null } : null,
+    // as stored on the document (never recomputed): finance converts and clears payments with them
+    fx_rate: wireNumber(doc.body.fx_rate),
+    currency_coef: wireNumber(doc.body.currency_coef),
+    total_amount_leg: wireNumber(doc.body.total_amount_leg),
   };
+}
+
+/** A stored figure of the document body (a number or a decimal string) as a JSON number, else null. */
+function wireNumber(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return toWire(v);
+  return null;
 }

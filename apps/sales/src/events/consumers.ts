@@ -1,4 +1,4 @@
-import { SUBJECTS } from '@ledgerline/contracts';
+import { RPC_SUBJECTS, SUBJECTS } from '@ledgerline/contracts';
 import type { ConsumerDefinition, ResponderDefinition, ServiceDeps } from '@ledgerline/service-kit';
 import { applyOrganisationUpdated } from '../domain/organisations.js';
 import { applyPaymentMatched, lookupDocument } from '../domain/payments.js';
@@ -23,5 +23,5 @@ export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
 }
 
 export function salesResponders(_deps: ServiceDeps): ResponderDefinition[] {
-  return [{ subject: 'rpc.sales.document.lookup', handle: (em, data) => lookupDocument(em, data) }];
+  return [{ subject: RPC_SUBJECTS.salesDocumentLookup, handle: (em, data) => lookupDocument(em, data) }];
 }

@@ -18,7 +18,7 @@ function documentRoutes(deps: ServiceDeps, docType: SalesDocType, r: Hono<KitEnv
   r.post('/', async (c) => {
     const auth = caller(c);
     const input = parseOrThrow(requestSchema, c.get('body') ?? {});
-    const doc = await postSalesDocument(c.get('em'), auth.orgId, docType, input, deps.emit);
+    const doc = await postSalesDocument(c.get('em'), auth.orgId, docType, input, deps);
     return respond(c, documentView(doc));
   });
 

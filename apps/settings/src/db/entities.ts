@@ -126,7 +126,10 @@ export const ApiClientSchema = new EntitySchema<ApiClient>({
 export interface SigningKey {
   kid: string;
   publicJwk: Record<string, unknown>;
-  privateJwk: Record<string, unknown>;
+  /** Plaintext private JWK: only rows written before keys were sealed, until boot seals them. */
+  privateJwk?: Record<string, unknown> | null;
+  /** The private JWK sealed with the secret box (`v1.<key id>.<base64>`), bound to the kid. */
+  privateJwkSealed?: string | null;
   createdAt: Date;
 }
 
@@ -136,7 +139,8 @@ export const SigningKeySchema = new EntitySchema<SigningKey>({
   properties: {
     kid: { type: 'string', primary: true },
     publicJwk: { type: 'json' },
-    privateJwk: { type: 'json' },
+    privateJwk: { type: 'json', nullable: true },
+    privateJwkSealed: { type: 'text', fieldName: 'private_jwk_sealed', nullable: true },
     createdAt: { type: 'Date', onCreate: () => new Date() },
   },
 });

@@ -53,4 +53,14 @@ create table signing_keys (
   ),
   ...integrationMigrations,
   ...documentMigrations,
+  sqlMigration(
+    'settings_0300_signing_keys_sealed',
+    `
+-- The private signing key is kept sealed with the secret box (SECRETS_KEY); private_jwk only holds
+-- keys written before this migration until the service seals them at boot.
+alter table signing_keys add column private_jwk_sealed text;
+alter table signing_keys alter column private_jwk drop not null;
+alter table signing_keys add constraint signing_keys_private_present check (private_jwk is not null or private_jwk_sealed is not null);
+`,
+  ),
 ];

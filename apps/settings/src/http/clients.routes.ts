@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { MalformedRequestError, parseOrThrow, respond, type KitEnv } from '@ledgerline/service-kit';
-import { createApiClient, issueAccessToken } from '../domain/access-tokens.js';
+import { createApiClient, issueAccessToken, type SigningContext } from '../domain/access-tokens.js';
 import { clientCreateSchema, tokenRequestSchema } from './schemas.js';
 import { caller } from './auth.js';
 
@@ -18,7 +18,7 @@ export function clientRoutes() {
  * The token endpoint accepts the RFC 6749 form encoding as well as JSON, and client
  * authentication by HTTP Basic or in the body.
  */
-export function tokenRoutes() {
+export function tokenRoutes(signing: SigningContext) {
   const r = new Hono<KitEnv>();
   r.post('/oauth/token', async (c) => {
     let body: Record<string, unknown> = {};
@@ -35,7 +35,7 @@ export function tokenRoutes() {
       body.client_secret = decodeURIComponent(decoded.slice(i + 1));
     }
     const input = parseOrThrow(tokenRequestSchema, body);
-    const token = await issueAccessToken(c.get('em'), input.client_id, input.client_secret, input.scope);
+    const token = await issueAccessToken(c.get('em'), signing, input.client_id, input.client_secret, input.scope);
     return respond(c, token, 200, { 'cache-control': 'no-store' });
   });
   return r;

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bankIntegrationRequestSchema, hostingIntegrationPathSchema, hostingIntegrationRequestSchema } from '@ledgerline/contracts';
-import { caller, loadSecretBox, parseOrThrow, respond, type BaseConfig, type KitEnv, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
+import { caller, parseOrThrow, respond, type KitEnv, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
+import { settingsSecretBox, type SecretsConfig } from '../secrets.js';
 import {
   bankIntegrationView,
   hostingIntegrationView,
@@ -9,21 +10,11 @@ import {
   type IntegrationContext,
 } from '../domain/integrations.js';
 
-type IntegrationConfig = BaseConfig & { SECRETS_KEY?: string; DATA_DIR?: string };
+type IntegrationConfig = SecretsConfig;
 
-const boxes = new WeakMap<object, SecretBox>();
-
-/**
- * Loads the secret box of the service (once). Called first thing at boot (`onStart`), so a
- * production service without SECRETS_KEY stops before it seeds or prints anything.
- */
+/** The service's secret box (see `settingsSecretBox`), which the integration secrets are sealed with. */
 export function prepareIntegrationSecrets(deps: ServiceDeps<IntegrationConfig>): SecretBox {
-  let box = boxes.get(deps);
-  if (!box) {
-    box = loadSecretBox(deps.config, deps.log);
-    boxes.set(deps, box);
-  }
-  return box;
+  return settingsSecretBox(deps);
 }
 
 /** #7 and #26, mounted at /v1/settings/integrations. */

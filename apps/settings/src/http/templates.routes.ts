@@ -6,7 +6,7 @@ import { canonicalCulture } from '@ledgerline/rendering';
 import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
 import { listDeliveryConditions } from '../domain/delivery-conditions.js';
 
-/** #12's query plus `culture` (extension): the language of `name`; English when absent. */
+/** #12's query; `culture` (extension, in the contract) must also be a language tag we can canonicalise. */
 const deliveryConditionQuery = deliveryConditionListQuerySchema.extend({
   culture: z
     .string()

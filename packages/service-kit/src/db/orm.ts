@@ -97,6 +97,20 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
   return orm;
 }
 
+/**
+ * Runs one SQL statement with bind parameters (`?` placeholders) in the entity manager's
+ * transaction, if any, and returns its rows. Unlike `em.getConnection().execute()`, which inlines
+ * every parameter into the query text as an escaped literal, the values travel as protocol
+ * parameters: a large JSON document is neither escaped in JS nor parsed as SQL text.
+ */
+export async function sqlRows<T = Record<string, unknown>>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  const query = em.getConnection().getKnex().raw(sql, params as never);
+  const trx = em.getTransactionContext();
+  if (trx) query.transacting(trx);
+  const res = (await query) as { rows: T[] };
+  return res.rows;
+}
+
 /** A fresh entity manager scoped to one organisation. */
 export function tenantEm(orm: MikroORM, orgId: number): EntityManager {
   const em = orm.em.fork({ clear: true });

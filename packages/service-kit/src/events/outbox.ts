@@ -3,6 +3,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { EventBus } from './bus.js';
 import { buildEnvelope, type NewEvent } from './envelope.js';
 import type { Logger } from '../logger.js';
+import { sqlRows } from '../db/orm.js';
 import type { MetricsRegistry } from '../metrics.js';
 
 /**
@@ -10,16 +11,46 @@ import type { MetricsRegistry } from '../metrics.js';
  * if the change that caused it was committed. The relay publishes it afterwards.
  */
 export async function recordEvent<T>(em: EntityManager, source: string, ev: NewEvent<T>): Promise<string> {
+  const row = prepareEvent(source, ev);
+  await sqlRows(
+    em,
+    `insert into kit_outbox ${OUTBOX_COLUMNS} values (?::uuid, ?, ?, ?::bigint, ?::jsonb) on conflict (event_id) do nothing`,
+    [row.id, row.subject, row.type, row.orgId, row.json],
+  );
+  return row.id;
+}
+
+/** An event ready to be written into the outbox by the caller's own statement. */
+export interface PreparedEvent {
+  id: string;
+  subject: string;
+  type: string;
+  orgId: number | null;
+  /** The CloudEvents envelope as JSON text. */
+  json: string;
+}
+
+/**
+ * The columns of an outbox row, for a service that writes its change and its event in one
+ * statement (`insert into kit_outbox ${OUTBOX_COLUMNS} select ...`): the row lands in the same
+ * transaction exactly as `recordEvent` would write it, and the relay publishes it the same way.
+ */
+export const OUTBOX_COLUMNS = '(event_id, subject, type, org_id, envelope)';
+
+/**
+ * Builds an event's envelope once. `dataJson`, when given, is the already serialised `data`
+ * (e.g. a document body that is also stored), so it is not serialised a second time.
+ */
+export function prepareEvent<T>(source: string, ev: NewEvent<T>, dataJson?: string): PreparedEvent {
   const envelope = buildEnvelope(source, ev);
-  await em
-    .getConnection()
-    .execute(
-      'insert into kit_outbox (event_id, subject, type, org_id, envelope) values (?, ?, ?, ?, ?::jsonb) on conflict (event_id) do nothing',
-      [envelope.id, ev.subject, envelope.type, ev.orgId ?? null, JSON.stringify(envelope)],
-      'run',
-      em.getTransactionContext(),
-    );
-  return envelope.id;
+  let json: string;
+  if (dataJson === undefined) json = JSON.stringify(envelope);
+  else {
+    const { data: _data, ...head } = envelope;
+    const text = JSON.stringify(head);
+    json = `${text.slice(0, -1)},"data":${dataJson}}`;
+  }
+  return { id: envelope.id, subject: ev.subject, type: envelope.type, orgId: ev.orgId ?? null, json };
 }
 
 /**
@@ -32,7 +63,8 @@ export async function recordEvents<T>(em: EntityManager, source: string, events:
     const envelope = buildEnvelope(source, ev);
     return { event_id: envelope.id, subject: ev.subject, type: envelope.type, org_id: ev.orgId ?? null, envelope };
   });
-  await em.getConnection().execute(
+  await sqlRows(
+    em,
     `insert into kit_outbox (event_id, subject, type, org_id, envelope)
      select event_id, subject, type, org_id, envelope
        from jsonb_array_elements(?::jsonb) with ordinality as e(v, n),
@@ -40,8 +72,6 @@ export async function recordEvents<T>(em: EntityManager, source: string, events:
       order by e.n
      on conflict (event_id) do nothing`,
     [JSON.stringify(rows)],
-    'run',
-    em.getTransactionContext(),
   );
   return rows.map((r) => r.event_id);
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError, ValidationError } from '../errors.js';
-import { TENANT_FILTER } from '../db/orm.js';
+import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { KitEnv } from './context.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -97,15 +97,15 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
           const v = c.res.headers.get(h);
           if (v) headers[h] = v;
         }
-        await conn.execute(
+        // bind parameters: the stored answer is not escaped into the query text
+        await sqlRows(
+          em,
           `insert into kit_idempotency (org_id, idem_key, method, path, request_hash, response_status, response_headers, response_body)
            values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)
            on conflict (org_id, idem_key) do update set method = excluded.method, path = excluded.path,
              request_hash = excluded.request_hash, response_status = excluded.response_status,
              response_headers = excluded.response_headers, response_body = excluded.response_body, created_at = now()`,
           [auth.orgId, idemKey, c.req.method, c.req.path, requestHash, c.res.status, JSON.stringify(headers), body],
-          'run',
-          em.getTransactionContext(),
         );
       }
       await em.commit();

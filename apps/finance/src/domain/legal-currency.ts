@@ -1,0 +1,121 @@
+import type { PaidRecordType } from '@ledgerline/contracts/common';
+import type { DocumentLookupAnswer } from '@ledgerline/contracts';
+import { BusinessRuleError, dec, roundMoney, toDb, type Dec, type DecimalInput } from '@ledgerline/service-kit';
+
+/*
+ * Payments in the legal currency (pure). Every payment carries its value in the organisation's
+ * legal currency (`amount_leg = round(amount × fx_rate / currency_coef)`, half away from zero), and
+ * a matched payment also the legal value at which it clears the paid document
+ * (`settlement_amount_leg`, at the document's own rate). The ledger posts the bank with the first
+ * and the receivable/payable with the second; the difference is a realised FX gain or loss.
+ */
+
+export type FxRateSource = 'legal' | 'payment' | 'paid_document' | 'payment_amount';
+
+export interface PaymentLegal {
+  legalCurrency: string;
+  /** Decimal strings as stored. */
+  fxRate: string;
+  currencyCoef: string;
+  source: FxRateSource;
+  amountLeg: string;
+}
+
+/** value × rate / coef in the legal currency, rounded half away from zero to 2 decimals. */
+export function toLegal(value: DecimalInput, rate: DecimalInput, coef: DecimalInput = 1): Dec {
+  return roundMoney(dec(value).times(dec(rate)).div(dec(coef)));
+}
+
+function fxRateRequired(path: string, currency: string, legalCurrency: string): BusinessRuleError {
+  const message = `fx_rate is required: the payment is in ${currency}, the legal currency is ${legalCurrency}, and no paid document gives a rate`;
+  return new BusinessRuleError(message, 'fx_rate_required', [{ path, message: 'required when currency is not the legal currency', code: 'fx_rate_required' }]);
+}
+
+/**
+ * The legal-currency value of a payment of `amount` in `currency`:
+ * - in the legal currency: rates 1;
+ * - a given `fx_rate` (and `currency_coef`, default 1): converted at it;
+ * - else a matched document in the payment's currency: converted at the document's fx_rate;
+ * - else a matched document in the legal currency with `payment_amount` (the amount applied to it,
+ *   in its currency): that amount is the legal value (the bank's own conversion);
+ * - else 422 `fx_rate_required` naming `path`.
+ */
+export function paymentLegal(p: {
+  amount: DecimalInput;
+  currency: string;
+  legalCurrency: string;
+  fxRate?: number | null;
+  currencyCoef?: number | null;
+  paymentAmount?: number | null;
+  /** The matched document (null when nothing is matched). */
+  document?: Pick<DocumentLookupAnswer, 'currency' | 'fx_rate' | 'currency_coef'> | null;
+  path?: string;
+}): PaymentLegal {
+  const { currency, legalCurrency } = p;
+  if (currency === legalCurrency) return { legalCurrency, fxRate: '1', currencyCoef: '1', source: 'legal', amountLeg: toDb(dec(p.amount)) };
+  if (p.fxRate != null) {
+    const coef = p.currencyCoef ?? 1;
+    return { legalCurrency, fxRate: dec(p.fxRate).toString(), currencyCoef: dec(coef).toString(), source: 'payment', amountLeg: toDb(toLegal(p.amount, p.fxRate, coef)) };
+  }
+  const doc = p.document;
+  if (doc?.currency === currency && doc.fx_rate != null && doc.fx_rate > 0) {
+    const coef = doc.currency_coef != null && doc.currency_coef > 0 ? doc.currency_coef : 1;
+    return {
+      legalCurrency,
+      fxRate: dec(doc.fx_rate).toString(),
+      currencyCoef: dec(coef).toString(),
+      source: 'paid_document',
+      amountLeg: toDb(toLegal(p.amount, doc.fx_rate, coef)),
+    };
+  }
+  if (doc?.currency === legalCurrency && p.paymentAmount != null && !dec(p.amount).isZero()) {
+    const leg = roundMoney(dec(p.paymentAmount));
+    const rate = leg.div(dec(p.amount)).abs().toDecimalPlaces(10);
+    // a rate the store cannot hold (or zero) is not a conversion: ask for the rate instead
+    if (rate.gt(0) && rate.lt(1e10)) return { legalCurrency, fxRate: rate.toString(), currencyCoef: '1', source: 'payment_amount', amountLeg: toDb(leg) };
+  }
+  throw fxRateRequired(p.path ?? 'fx_rate', currency, legalCurrency);
+}
+
+/** Money in pays sales invoices and vendor credits; money out vendor bills and sales credit notes. */
+const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
+  sales_invoice: true,
+  purchase_vendor_credit: true,
+  purchase_bill: false,
+  sales_credit_note: false,
+};
+
+/**
+ * The legal value at which a matched payment clears its document, signed like the cash movement.
+ * `applied` is the amount applied to the document in its currency (positive pays it). The document
+ * is cleared in proportion to its legal total: what is cleared after this payment,
+ * round(total_leg × paid_after / total), less what was cleared before it, so a document paid in
+ * several parts is cleared at exactly its legal total once it is paid. Without a legal total the
+ * document's fx_rate is used; null when the document gives neither, and when payment and document
+ * are both in the legal currency (no exchange: the counter account takes the bank amount as before).
+ */
+export function settlementLeg(p: {
+  type: PaidRecordType;
+  applied: DecimalInput;
+  /** Currency of the cash movement. */
+  currency: string;
+  legalCurrency: string;
+  document: Pick<DocumentLookupAnswer, 'currency' | 'fx_rate' | 'currency_coef' | 'total_amount' | 'total_amount_leg' | 'amount_due'>;
+}): string | null {
+  const doc = p.document;
+  if (p.currency === p.legalCurrency && doc.currency === p.legalCurrency) return null;
+  const applied = dec(p.applied);
+  let cleared: Dec | null = null;
+  if (doc.currency === p.legalCurrency) cleared = applied;
+  else if (doc.total_amount_leg != null && doc.total_amount != null && doc.total_amount !== 0) {
+    const total = dec(doc.total_amount);
+    const totalLeg = dec(doc.total_amount_leg);
+    const paidBefore = doc.amount_due != null ? total.minus(dec(doc.amount_due)) : dec(0);
+    const paidAfter = paidBefore.plus(applied);
+    cleared = roundMoney(totalLeg.times(paidAfter).div(total)).minus(roundMoney(totalLeg.times(paidBefore).div(total)));
+  } else if (doc.fx_rate != null && doc.fx_rate > 0) {
+    cleared = toLegal(applied, doc.fx_rate, doc.currency_coef != null && doc.currency_coef > 0 ? doc.currency_coef : 1);
+  }
+  if (cleared === null) return null;
+  return toDb(PAID_BY_MONEY_IN[p.type] ? cleared : cleared.negated());
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/*
+ * NATS request-reply between services (subjects under `rpc.`, outside every stream). Finance asks
+ * the owner of a paid document whether it exists in the caller's organisation before it matches a
+ * payment to it: `rpc.sales.document.lookup` (sales invoices and credit notes) and
+ * `rpc.purchase.document.lookup` (vendor bills and vendor credits). The organisation travels in the
+ * request header, never in the body.
+ */
+
+export const RPC_SUBJECTS = {
+  salesDocumentLookup: 'rpc.sales.document.lookup',
+  purchaseDocumentLookup: 'rpc.purchase.document.lookup',
+} as const;
+
+export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
+export const PURCHASE_LOOKUP_TYPES = ['purchase_bill', 'purchase_vendor_credit'] as const;
+
+/** As lenient as the paid record finance accepts: an id or number no document has is simply not found. */
+const lookupKey = {
+  id: z.int().nullish(),
+  no: z.string().max(255).nullish(),
+};
+const giveIdOrNo = (v: { id?: number | null; no?: string | null }) => v.id != null || (v.no != null && v.no !== '');
+
+/** Request of `rpc.sales.document.lookup`: the document type and its id or number. */
+export const salesDocumentLookupRequestSchema = z
+  .object({ type: z.enum(SALES_LOOKUP_TYPES), ...lookupKey })
+  .refine(giveIdOrNo, { message: 'give id or no' });
+export type SalesDocumentLookupRequest = z.infer<typeof salesDocumentLookupRequestSchema>;
+
+/** Request of `rpc.purchase.document.lookup`: the document type and its id or number. */
+export const purchaseDocumentLookupRequestSchema = z
+  .object({ type: z.enum(PURCHASE_LOOKUP_TYPES), ...lookupKey })
+  .refine(giveIdOrNo, { message: 'give id or no' });
+export type PurchaseDocumentLookupRequest = z.infer<typeof purchaseDocumentLookupRequestSchema>;
+
+/**
+ * Answer of both lookups. `found: false` (unknown, or another organisation's document) carries the
+ * asked type, id and no and nulls elsewhere. Amounts are in the document's currency.
+ */
+export const documentLookupAnswerSchema = z.object({
+  found: z.boolean(),
+  type: z.string().nullish(),
+  id: z.int().nullish(),
+  no: z.string().nullish(),
+  total_amount: z.number().nullish(),
+  amount_due: z.number().nullish(),
+  currency: z.string().nullish(),
+  contact: z.object({ id: z.int().nullish(), business_name: z.string().nullish() }).nullish(),
+  // The document's rate to the legal currency (legal = value × fx_rate / currency_coef) and its total
+  // in the legal currency: a payment without its own rate is converted at the document's rate, and
+  // the receivable or payable is cleared at the document's legal value.
+  fx_rate: z.number().nullish(),
+  currency_coef: z.number().nullish(),
+  total_amount_leg: z.number().nullish(),
+});
+export type DocumentLookupAnswer = z.infer<typeof documentLookupAnswerSchema>;
