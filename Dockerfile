@@ -8,5 +8,6 @@ COPY apps apps
 RUN npm ci --no-audit --no-fund
 COPY scripts scripts
 COPY tsconfig.base.json tsconfig.json ./
-ENV NODE_ENV=production HOST=0.0.0.0
+# same V8 old-space cap as npm start (scripts/node-flags.ts, docs/decisions.md)
+ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS=--max-old-space-size=160
 CMD ["node", "--import", "tsx", "apps/gateway/src/main.ts"]

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateSecret } from '@ledgerline/service-kit';
+import { serviceNodeFlags } from '../scripts/node-flags.js';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -55,8 +56,15 @@ async function ready(port: number, timeoutMs = 90_000) {
   throw new Error(`process on port ${port} did not become ready`);
 }
 
+/**
+ * The processes run with the same node flags as `npm start` (scripts/node-flags.ts), plus extra
+ * flags for profiling, e.g.
+ * `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` (`--cpu-prof` is refused in NODE_OPTIONS).
+ */
+const extraNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export function spawnProc(name: string, file: string, port: number, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), ...extraNodeArgs, '--import', 'tsx', path.join(root, file)], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { serviceNodeFlags } from './node-flags.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const services = [
@@ -22,7 +23,7 @@ const children: ChildProcess[] = [];
 let stopping = false;
 
 function run(name: string, port: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps', name, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', 'tsx', path.join(root, 'apps', name, 'src', 'main.ts')], {
     cwd: root,
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError } from '@ledgerline/service-kit';
-import { formatNumber, parseMask, seriesPeriodKey } from '@ledgerline/documents';
+import { formatNumber, parseMask, seriesPeriodKey, type ParsedMask } from '@ledgerline/documents';
 import { NumberSeriesSchema, SalesDocumentSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';
 
 /** Masks of the default series, seeded per organisation and document type on first use. */
@@ -17,6 +17,8 @@ async function sql<T = unknown>(em: EntityManager, query: string, params: unknow
 
 /** The default series of a document type; created (race-free) the first time it is needed. */
 export async function defaultSeries(em: EntityManager, orgId: number, docType: SalesDocType): Promise<NumberSeries> {
+  const existing = await em.findOne(NumberSeriesSchema, { docType, isDefault: true });
+  if (existing) return existing;
   const def = DEFAULT_SERIES[docType];
   await sql(
     em,
@@ -42,36 +44,33 @@ export async function pickSeries(em: EntityManager, orgId: number, docType: Sale
 }
 
 /**
- * The next number of a series. The counter row is incremented by one upsert, which keeps it
- * locked until the caller's transaction ends: concurrent documents of the same series queue
- * behind each other, a rolled-back document gives its number back, so the series is gap-free.
- * A number already taken by an explicitly numbered document is skipped.
+ * A series' number for one document date, split around the counter so SQL can format it:
+ * `prefix || lpad(counter, width) || suffix` (a wider counter is written in full, as `formatNumber`).
  */
-export async function nextNumber(em: EntityManager, series: NumberSeries, dateIssued: string): Promise<string> {
+export interface NumberPattern {
+  seriesId: number;
+  period: string;
+  prefix: string;
+  width: number;
+  suffix: string;
+}
+
+export function numberPattern(series: Pick<NumberSeries, 'id' | 'mask'>, dateIssued: string): NumberPattern {
   const mask = parseMask(series.mask);
-  const period = seriesPeriodKey(mask, dateIssued);
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    const [row] = await sql<{ last_value: number | string }>(
-      em,
-      `insert into number_series_counters (series_id, period_key, last_value) values (?, ?, 1)
-       on conflict (series_id, period_key) do update set last_value = number_series_counters.last_value + 1
-       returning last_value`,
-      [series.id, period],
-    );
-    const no = formatNumber(mask, dateIssued, String(row.last_value));
-    if ((await numberTaken(em, series.docType, no)).length === 0) return no;
-  }
-  throw new ConflictError(`Numbering series ${series.id} has no free number`, 'numbering_exhausted');
+  const at = mask.parts.findIndex((p) => p.kind === 'counter');
+  const part = (parts: ParsedMask['parts']) => formatNumber({ ...mask, parts }, dateIssued, 0);
+  return {
+    seriesId: series.id,
+    period: seriesPeriodKey(mask, dateIssued),
+    prefix: part(mask.parts.slice(0, at)),
+    width: mask.counterWidth,
+    suffix: part(mask.parts.slice(at + 1)),
+  };
 }
 
 export async function numberTaken(em: EntityManager, docType: SalesDocType, no: string, excludeIds: number[] = []): Promise<number[]> {
   const rows = await em.find(SalesDocumentSchema, { docType, no, ...(excludeIds.length ? { id: { $nin: excludeIds } } : {}) }, { fields: ['id'] });
   return rows.map((r) => r.id);
-}
-
-/** An explicit number must be new for its document type in the organisation (409 otherwise). */
-export async function assertNumberFree(em: EntityManager, docType: SalesDocType, no: string): Promise<void> {
-  if ((await numberTaken(em, docType, no)).length) throw duplicateNumber(docType, no);
 }
 
 export function duplicateNumber(docType: SalesDocType, no: string): ConflictError {

@@ -7,11 +7,11 @@ import {
   type InvoiceRequest,
   type SalesTaxLineRequest,
 } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, dec, toDb, toWire, type ServiceDeps } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, OUTBOX_COLUMNS, dec, sqlRows, toDb, toWire, type ServiceDeps } from '@ledgerline/service-kit';
 import { computeDocument, type ComputedDocument, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
-import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
-import { assertNumberFree, duplicateNumber, nextNumber, pickSeries } from './numbering.js';
-import { FALLBACK_LEGAL_CURRENCY, findReplica, issuerSnapshot } from './organisations.js';
+import { SalesDocumentSchema, type OrganisationReplica, type SalesDocType, type SalesDocument } from '../db/entities.js';
+import { duplicateNumber, numberPattern, pickSeries, type NumberPattern } from './numbering.js';
+import { FALLBACK_LEGAL_CURRENCY, issuerSnapshot } from './organisations.js';
 
 export type Emit = ServiceDeps['emit'];
 type DocumentRequest = InvoiceRequest | CreditNoteRequest;
@@ -156,6 +156,7 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
         item: it.item ?? null,
         variant: it.variant ?? null,
         unit: it.unit ?? null,
+        gl_account: it.gl_account ?? null,
         taxes: ci.taxes.map((t, k) => taxLineBody(t, k, it.taxes?.[k]?.tax_details)),
       };
     }),
@@ -267,49 +268,104 @@ function isUniqueViolation(e: unknown): boolean {
   return err?.name === 'UniqueConstraintViolationException' || err?.code === '23505';
 }
 
+/** Fields of the view that differ from the stored body only once payments arrive or time passes. */
+const VIEW_OVERLAY = ['amount_paid', 'amount_due', 'payment_status', 'edited_at', 'overdue_days'] as const;
+
+const DOC_COLUMNS = `id, uid, org_id, doc_type, no, counter_id, customer_id, customer_name, currency, precision, date_issued, date_due,
+  notes, credited_doc_id, credited_doc_no, subtotal_amount, tax_amount, total_amount, amount_paid, amount_due, payment_status, body,
+  created_at, updated_at`;
+const DOC_VALUES = `?::bigint, ?::uuid, ?::bigint, ?::text, numbered.no, ?::bigint, ?::bigint, ?::text, ?::text, ?::smallint, ?::date, ?::date,
+  ?::text, ?::bigint, ?::text, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::numeric, ?::text, jsonb_set(?::jsonb, '{no}', to_jsonb(numbered.no)),
+  ?::timestamptz, ?::timestamptz`;
+
+/** The counter upsert (row lock until commit) and the number it gives, formatted in SQL. */
+const NUMBER_FROM_COUNTER = `counter as (
+    insert into number_series_counters (series_id, period_key, last_value) values (?, ?, 1)
+    on conflict (series_id, period_key) do update set last_value = number_series_counters.last_value + 1
+    returning last_value
+  ), numbered as (
+    select ?::text || lpad(last_value::text, greatest(?::int, length(last_value::text)), '0') || ?::text as no from counter
+  )`;
+const NUMBER_GIVEN = `numbered as (select ?::text as no)`;
+
+/**
+ * One statement: (the counter upsert and the number,) the document row unless its number is taken
+ * (`on conflict do nothing`), and its outbox event only when the document row was written; the
+ * number is written into the prepared body and envelope by `jsonb_set`. Taking the number is thus
+ * one round trip, so the series row stays locked for that statement and the commit only.
+ */
+function insertStatement(numberCte: string): string {
+  return `with ${numberCte}, doc as (
+    insert into sales_documents (${DOC_COLUMNS})
+    select ${DOC_VALUES} from numbered
+    on conflict (org_id, doc_type, no) do nothing
+    returning no
+  ), event as (
+    insert into kit_outbox ${OUTBOX_COLUMNS}
+    select ?::uuid, ?::text, ?::text, ?::bigint, jsonb_set(?::jsonb, '{data,no}', to_jsonb(doc.no)) from doc
+  )
+  select numbered.no, exists (select 1 from doc) as inserted from numbered`;
+}
+const INSERT_NUMBERED = insertStatement(NUMBER_FROM_COUNTER);
+const INSERT_GIVEN = insertStatement(NUMBER_GIVEN);
+
+const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
+  (select json_build_object('legal_currency', legal_currency, 'profile', profile) from organisations where org_id = ?) as replica,
+  (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series`;
+
+export interface PostDeps {
+  prepareEvent: ServiceDeps['prepareEvent'];
+}
+
 /**
  * Posts a sales document: figures computed once, number allocated in the same transaction, the
  * issuer copied from the organisation replica, the `*.posted` event recorded in the outbox.
+ *
+ * Everything is prepared before the number is taken (figures, body and event JSON, the id from
+ * its sequence); the number, the document row and the event are then written by one statement,
+ * so concurrent documents of a series serialise only on that statement and the commit.
  */
 export async function postSalesDocument(
   em: EntityManager,
   orgId: number,
   docType: SalesDocType,
   input: DocumentRequest,
-  emit: Emit,
+  deps: PostDeps,
 ): Promise<SalesDocument> {
-  const replica = await findReplica(em, orgId);
+  // One round trip for what the document needs first: its id (from the sequence, before the number
+  // is taken), the organisation replica (legal currency, issuer) and the default series.
+  const [pre] = await sqlRows<{
+    id: number;
+    replica: { legal_currency: string; profile: Record<string, unknown> } | null;
+    series: { id: number; mask: string } | null;
+  }>(em, PREPARE, [orgId, orgId, docType]);
+  const id = pre.id;
+  const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
   const credited = docType === 'sales_credit_note' ? await checkCreditedInvoice(em, input as CreditNoteRequest, computed) : undefined;
 
-  // The id comes from the sequence before the number is taken, so the series row stays locked
-  // only for the single insert and the commit: gap-free numbering serialises on that lock.
-  const [{ id }] = (await em
-    .getConnection()
-    .execute(`select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id`, [], 'all', em.getTransactionContext())) as Array<{ id: number }>;
   const uid = randomUUID();
   const now = new Date();
-  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
+  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica as OrganisationReplica | null); // only the profile is read
 
-  let no: string;
+  const explicitNo = input.no != null && input.no.trim() !== '' ? input.no.trim() : null;
   let counterId: number | null = input.counter_id ?? null;
-  if (input.no != null && input.no.trim() !== '') {
-    no = input.no.trim();
+  let pattern: NumberPattern | null = null;
+  if (explicitNo !== null) {
     if (counterId !== null) await pickSeries(em, orgId, docType, counterId); // must still name a series of ours
-    await assertNumberFree(em, docType, no);
   } else {
-    const series = await pickSeries(em, orgId, docType, input.counter_id);
-    no = await nextNumber(em, series, input.date_issued);
+    const series = input.counter_id == null && pre.series ? pre.series : await pickSeries(em, orgId, docType, input.counter_id);
+    pattern = numberPattern(series, input.date_issued);
     counterId = series.id;
   }
 
   const precision = computed.precision;
-  const doc = em.create(SalesDocumentSchema, {
+  const doc: SalesDocument = {
     id,
     uid,
     orgId,
     docType,
-    no,
+    no: explicitNo ?? '',
     counterId,
     customerId: input.customer.id ?? null,
     customerName: input.customer.business_name ?? input.customer.display_name ?? null,
@@ -326,17 +382,50 @@ export async function postSalesDocument(
     amountPaid: toDb(computed.amount_paid, precision),
     amountDue: toDb(computed.amount_due, precision),
     paymentStatus: computed.payment_status,
-    body: documentBody(input, computed, { id, uid, docType, no, counterId, createdAt: now, org, credited }),
+    body: documentBody(input, computed, { id, uid, docType, no: explicitNo ?? '', counterId, createdAt: now, org, credited }),
     createdAt: now,
     updatedAt: now,
-  });
+    editedAt: null,
+  };
+  // Serialised once: the stored body, and the event's data unless the view already differs.
+  const bodyJson = JSON.stringify(doc.body);
+  const view = documentView(doc);
+  const viewJson = VIEW_OVERLAY.every((k) => view[k] === doc.body[k]) ? bodyJson : JSON.stringify(view);
+  const event = deps.prepareEvent({ subject: SUBJECT[docType], orgId, resource: String(id), data: view }, viewJson);
+
+  const row = [
+    id, uid, orgId, docType, counterId, doc.customerId, doc.customerName, doc.currency, precision, doc.dateIssued, doc.dateDue,
+    doc.notes, doc.creditedDocId, doc.creditedDocNo, doc.subtotalAmount, doc.taxAmount, doc.totalAmount, doc.amountPaid, doc.amountDue,
+    doc.paymentStatus, bodyJson, now.toISOString(), now.toISOString(),
+    event.id, event.subject, event.type, event.orgId, event.json,
+  ];
+  let no: string | null = null;
   try {
-    await em.flush();
+    if (pattern === null) {
+      const [r] = await sqlRows<{ no: string; inserted: boolean }>(em, INSERT_GIVEN, [explicitNo, ...row]);
+      if (!r.inserted) throw duplicateNumber(docType, explicitNo!);
+      no = r.no;
+    } else {
+      // A number already used by an explicitly numbered document is skipped (the counter moves on).
+      for (let attempt = 0; attempt < 1000 && no === null; attempt++) {
+        const [r] = await sqlRows<{ no: string; inserted: boolean }>(em, INSERT_NUMBERED, [
+          pattern.seriesId,
+          pattern.period,
+          pattern.prefix,
+          pattern.width,
+          pattern.suffix,
+          ...row,
+        ]);
+        if (r.inserted) no = r.no;
+      }
+      if (no === null) throw new ConflictError(`Numbering series ${pattern.seriesId} has no free number`, 'numbering_exhausted');
+    }
   } catch (e) {
-    if (isUniqueViolation(e)) throw duplicateNumber(docType, no);
+    if (isUniqueViolation(e)) throw duplicateNumber(docType, no ?? explicitNo ?? '');
     throw e;
   }
-  await emit(em, { subject: SUBJECT[docType], orgId, resource: String(doc.id), data: documentView(doc) });
+  doc.no = no;
+  doc.body.no = no;
   return doc;
 }
 
