@@ -29,6 +29,11 @@ export interface ConsumerDefinition {
    * the entity manager is scoped to the event's organisation when it carries one.
    */
   handle: (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => Promise<void>;
+  /**
+   * Messages handled at once (default 1: in stream order). Raise it only when the handler does
+   * not depend on the order of events (each is applied in its own transaction either way).
+   */
+  concurrency?: number;
 }
 
 export interface ConsumerRuntimeOptions {
@@ -96,9 +101,17 @@ export class IdempotentConsumer {
       while (!this.stopped) {
         try {
           this.messages = await consumer.consume({ max_messages: 100 });
-          for await (const m of this.messages) {
-            await this.handleMessage(m, backoff);
-            if (this.stopped) break;
+          const limit = Math.max(1, this.def.concurrency ?? 1);
+          const running = new Set<Promise<void>>();
+          try {
+            for await (const m of this.messages) {
+              const task: Promise<void> = this.handleMessage(m, backoff).finally(() => running.delete(task));
+              running.add(task);
+              if (running.size >= limit) await Promise.race(running);
+              if (this.stopped) break;
+            }
+          } finally {
+            await Promise.allSettled([...running]);
           }
         } catch (err) {
           if (this.stopped) break;

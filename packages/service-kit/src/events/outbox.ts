@@ -159,31 +159,37 @@ export class OutboxRelay {
         trx,
       )) as OutboxRow[];
       this.backlog = rows.length;
-      const sent: string[] = [];
-      try {
-        for (const row of rows) {
+      // Publishes are sent in id order on one connection (so JetStream stores them in that order)
+      // and their acknowledgements awaited together: one round trip per batch, not per event.
+      const results = await Promise.allSettled(
+        rows.map((row) => {
           const h = natsHeaders();
           const env = row.envelope as { traceparent?: string; orgid?: string };
           if (env.traceparent) h.set('traceparent', env.traceparent);
           if (env.orgid) h.set('ce-orgid', env.orgid);
-          await this.bus.js.publish(this.bus.subject(row.subject), JSON.stringify(row.envelope), {
+          return this.bus.js.publish(this.bus.subject(row.subject), JSON.stringify(row.envelope), {
             msgID: row.event_id,
             headers: h,
             timeout: 5000,
           });
-          sent.push(row.id);
-          this.published.inc({ subject: row.subject });
+        }),
+      );
+      const sent: string[] = [];
+      const failed: string[] = [];
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') {
+          sent.push(rows[i].id);
+          this.published.inc({ subject: rows[i].subject });
+        } else {
+          failed.push(rows[i].id);
+          publishError ??= r.reason; // the rest waits for the next pass, with the same Nats-Msg-Id
         }
-      } catch (err) {
-        publishError = err; // commit what was acknowledged; the rest waits for the next pass
-      } finally {
-        if (sent.length) {
-          await conn.execute(`update kit_outbox set sent_at = now() where id in (${sent.map(() => '?').join(',')})`, sent, 'run', trx);
-        }
-        const failed = rows.find((r) => !sent.includes(r.id));
-        if (failed) {
-          await conn.execute('update kit_outbox set attempts = attempts + 1 where id = ?', [failed.id], 'run', trx);
-        }
+      });
+      if (sent.length) {
+        await conn.execute(`update kit_outbox set sent_at = now() where id in (${sent.map(() => '?').join(',')})`, sent, 'run', trx);
+      }
+      if (failed.length) {
+        await conn.execute(`update kit_outbox set attempts = attempts + 1 where id in (${failed.map(() => '?').join(',')})`, failed, 'run', trx);
       }
       return rows.length;
     });
