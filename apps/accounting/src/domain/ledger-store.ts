@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, toDb } from '@ledgerline/service-kit';
+import { dec, sqlRows, toDb } from '@ledgerline/service-kit';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
 import type { SourceType } from './posting-map.js';
@@ -11,7 +11,7 @@ import type { SourceType } from './posting-map.js';
  */
 
 async function exec<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
+  return sqlRows<T>(em, sql, params);
 }
 
 /** Seeds the chart of accounts and book 1 of an organisation on first use (idempotent). */

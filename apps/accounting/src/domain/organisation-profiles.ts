@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlRows } from '@ledgerline/service-kit';
 
 /**
  * The ledger's replica of each organisation's profile (from settings.organisation.updated): the
@@ -11,7 +12,7 @@ export interface OrganisationProfile {
 }
 
 async function exec<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
-  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
+  return sqlRows<T>(em, sql, params);
 }
 
 export async function saveOrganisationProfile(em: EntityManager, orgId: number, p: OrganisationProfile): Promise<void> {
