@@ -16,7 +16,9 @@ export class EventBus {
   ) {}
 
   static async connect(url: string, prefix: string, name: string, log: Logger): Promise<EventBus> {
-    const nc = await connect({ servers: url.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    // noAsyncTraces: the client would otherwise build an Error (a stack capture) for every request,
+    // and every publish acknowledgement and ackAck is one.
+    const nc = await connect({ servers: url.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
     (async () => {
       for await (const s of nc.status()) {
         if (s.type === 'disconnect' || s.type === 'reconnect') log.info(`nats ${s.type}`);
