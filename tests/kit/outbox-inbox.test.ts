@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { buildEnvelope, INTERNAL_HEADERS, recordEvent, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { PrivateNats } from './nats-server.js';
-import { PROBE_SUBJECT, failures, probeService } from './probe-service.js';
+import { PROBE_SUBJECT, VERSIONED_SUBJECT, failures, probeService } from './probe-service.js';
 
 const ORG = 7;
 const env = isolation();
@@ -142,6 +142,20 @@ describe('idempotent consumer', () => {
     expect((m as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toContain('cannot ever apply');
     const later = await publishRaw(9006, 'healthy');
     await eventually(async () => (await effects()).some((e) => e.event_id === later));
+  });
+
+  it('a concurrent consumer keeps the stream order of one resource while other resources overtake', async () => {
+    const publish = async (resource: string, noteId: number, delayMs: number) => {
+      const envelope = buildEnvelope('test', { subject: VERSIONED_SUBJECT, orgId: ORG, resource, data: { note_id: noteId, delay_ms: delayMs } });
+      await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + VERSIONED_SUBJECT, JSON.stringify(envelope), { msgID: envelope.id });
+    };
+    await publish('payout-1', 9101, 400); // version 1 of a resource, slow to apply
+    await publish('payout-1', 9102, 0); // version 2 of the same resource
+    await publish('payout-2', 9201, 0); // another resource
+    await eventually(async () => (await effects()).filter((e) => e.note_id > 9100 && e.note_id < 9300).length === 3, 5000);
+    const order = (await effects()).map((e) => e.note_id).filter((n) => n > 9100 && n < 9300);
+    expect(order.indexOf(9101)).toBeLessThan(order.indexOf(9102));
+    expect(order.indexOf(9201)).toBeLessThan(order.indexOf(9101));
   });
 
   it('dead-letters after the bounded number of deliveries', async () => {

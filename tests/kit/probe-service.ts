@@ -39,6 +39,8 @@ const EffectSchema = new EntitySchema<Effect>({
 });
 
 export const PROBE_SUBJECT = 'sales.probe.noted';
+/** Versions of a resource, handled by a concurrent consumer that must keep each resource's order. */
+export const VERSIONED_SUBJECT = 'sales.probe.versioned';
 /** Test control: notes whose text starts with this fail in the consumer the first N times. */
 export const failures = new Map<string, number>();
 
@@ -94,6 +96,17 @@ export const probeService = defineService({
           failures.set(data.text, left - 1);
           throw new Error('simulated crash before commit');
         }
+        em.create(EffectSchema, { orgId: Number(event.orgid), noteId: data.note_id, eventId: event.id });
+        await em.flush();
+      },
+    },
+    {
+      name: 'probe-versioned',
+      subject: VERSIONED_SUBJECT,
+      concurrency: 8,
+      handle: async (em, event) => {
+        const data = event.data as { note_id: number; delay_ms: number };
+        await new Promise((r) => setTimeout(r, data.delay_ms));
         em.create(EffectSchema, { orgId: Number(event.orgid), noteId: data.note_id, eventId: event.id });
         await em.flush();
       },

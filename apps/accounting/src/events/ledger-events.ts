@@ -130,7 +130,8 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
     ...LEDGER_SOURCES.map(({ subject, type }) => ({
       name: `accounting-${subject.replace(/[._]/g, '-')}`,
       subject,
-      // Entries are keyed by their source document (and payout version), so order does not matter.
+      // Documents post independently; versions of one document (same CloudEvents subject) keep
+      // their stream order through the kit's ordering key, so a live ledger equals a rebuild.
       concurrency: 8,
       handle: async (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => {
         await applyLedgerEvent(em, type, event, opts, ctx.emit);

@@ -30,11 +30,22 @@ export interface ConsumerDefinition {
    */
   handle: (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => Promise<void>;
   /**
-   * Messages handled at once (default 1: in stream order). Raise it only when the handler does
-   * not depend on the order of events (each is applied in its own transaction either way).
+   * Messages handled at once (default 1: in stream order). Messages with the same ordering key
+   * are still handled one after another in stream order, so raise it only when events of
+   * different keys do not depend on each other (each is applied in its own transaction).
    */
   concurrency?: number;
+  /**
+   * Which messages must keep their stream order when `concurrency` > 1. Default: the
+   * organisation and the CloudEvents `subject` (the resource id), so versions of one document
+   * are applied in the order they were published.
+   */
+  orderingKey?: (event: CloudEvent) => string;
 }
+
+type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
+
+const defaultOrderingKey = (event: CloudEvent): string => `${event.orgid ?? ''}|${event.subject ?? event.id}`;
 
 export interface ConsumerRuntimeOptions {
   service: string;
@@ -42,6 +53,14 @@ export interface ConsumerRuntimeOptions {
   /** Redelivery delays after a failure, in ms, by attempt (the last repeats). */
   backoffMs?: number[];
   onCommitted?: () => void;
+}
+
+function parseMessage(m: JsMsg): Parsed {
+  try {
+    return { event: parseEnvelope(m.data) };
+  } catch (error) {
+    return { error };
+  }
 }
 
 /**
@@ -102,10 +121,21 @@ export class IdempotentConsumer {
         try {
           this.messages = await consumer.consume({ max_messages: 100 });
           const limit = Math.max(1, this.def.concurrency ?? 1);
+          const keyOf = this.def.orderingKey ?? defaultOrderingKey;
           const running = new Set<Promise<void>>();
+          // the last task of each ordering key: a message of the same key waits for it
+          const tails = new Map<string, Promise<void>>();
           try {
             for await (const m of this.messages) {
-              const task: Promise<void> = this.handleMessage(m, backoff).finally(() => running.delete(task));
+              const parsed = parseMessage(m);
+              const key = parsed.event ? keyOf(parsed.event) : null;
+              const prev = key === null ? undefined : tails.get(key);
+              const run = () => this.handleMessage(m, parsed, backoff);
+              const task: Promise<void> = (prev ? prev.then(run, run) : run()).finally(() => {
+                running.delete(task);
+                if (key !== null && tails.get(key) === task) tails.delete(key);
+              });
+              if (key !== null) tails.set(key, task);
               running.add(task);
               if (running.size >= limit) await Promise.race(running);
               if (this.stopped) break;
@@ -122,14 +152,12 @@ export class IdempotentConsumer {
     })();
   }
 
-  private async handleMessage(m: JsMsg, backoff: number[]): Promise<void> {
-    let event: CloudEvent;
-    try {
-      event = parseEnvelope(m.data);
-    } catch (err) {
-      await this.deadLetter(m, `malformed envelope: ${String(err)}`);
+  private async handleMessage(m: JsMsg, parsed: Parsed, backoff: number[]): Promise<void> {
+    if (!parsed.event) {
+      await this.deadLetter(m, `malformed envelope: ${String(parsed.error)}`);
       return;
     }
+    const event = parsed.event;
     try {
       const applied = await this.apply(event, m);
       this.processed.inc({ consumer: this.def.name, outcome: applied ? 'applied' : 'duplicate' });
