@@ -236,13 +236,13 @@ describe('organisation profile replica', () => {
     await c.connect();
     try {
       // the bootstrap organisation announced by the settings service
-      await eventually(async () => (await c.query(`select 1 from organisation_profiles where org_id = 1 and legal_currency = 'CZK' and country = 'CZ'`)).rowCount === 1, 3000);
+      await eventually(async () => (await c.query(`select 1 from kit_organisations where org_id = 1 and legal_currency = 'CZK' and country = 'CZ'`)).rowCount === 1, 3000);
       await bus.publish(
         SUBJECTS.settingsOrganisationUpdated,
         { id: 5, name: 'Slovak s.r.o.', country: 'SK', legal_currency: 'EUR', is_vat_payer: true, peppol_id: null, bank_account: null },
         { orgId: 5, validate: false },
       );
-      await eventually(async () => (await c.query(`select 1 from organisation_profiles where org_id = 5`)).rowCount === 1, 3000);
+      await eventually(async () => (await c.query(`select 1 from kit_organisations where org_id = 5`)).rowCount === 1, 3000);
       const doc = invoice({ id: 1, date: '2025-07-01', currency: 'EUR', lines: [{ base: 100, rate: 23 }], partner: { country: 'SK', vat_no: 'SK123' } });
       await bus.publish(SUBJECTS.salesInvoicePosted, { ...doc, taxes: doc.taxes.map(({ tax_base_leg, tax_amount_leg, currency_leg, ...t }) => t) }, { orgId: 5, validate: false });
       const rows = await eventually(async () => {

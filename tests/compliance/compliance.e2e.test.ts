@@ -38,7 +38,7 @@ async function newOrganisation(profile: Record<string, unknown>) {
 /** The sales replica of the organisation profile has arrived (invoices carry its issuer snapshot). */
 async function replicaArrived(orgId: number, field: string, value: string) {
   await eventually(async () => {
-    const r = await salesDb.query(`select profile->>'${field}' as v from organisations where org_id = $1`, [orgId]);
+    const r = await salesDb.query(`select profile->>'${field}' as v from kit_organisations where org_id = $1`, [orgId]);
     const v = r.rows[0]?.v;
     return v === value || (typeof v === 'string' && v.startsWith('{') && JSON.stringify(JSON.parse(v)) === value);
   }, 10_000);
@@ -169,7 +169,7 @@ describe('#17 evaluation through the gateway', () => {
     expect(first.compliance.blocking_reason).toBe('PEPPOL-EN16931-R003');
     // The organisation loses its bank account: a second evaluation names both rules.
     await stack.api('/v1/settings/organisation', { method: 'PUT', key: sk.key, json: { bank_account: null } });
-    await eventually(async () => (await salesDb.query(`select profile->'bank_account' as b from organisations where org_id = $1`, [sk.orgId])).rows[0]?.b === null);
+    await eventually(async () => (await salesDb.query(`select profile->'bank_account' as b from kit_organisations where org_id = $1`, [sk.orgId])).rows[0]?.b === null);
     await evaluate([id], sk.key);
     const latest = await (await stack.api(`/v1/sales/invoices/${id}/compliance`, { key: sk.key })).json() as any;
     expect(latest.compliance.blocking_reason).toBe('PEPPOL-EN16931-R003, BR-61');

@@ -10,6 +10,8 @@ export const accountingService = defineService({
   name: 'accounting',
   defaultPort: 8084,
   stream: 'ACCOUNTING',
+  // the legal currency and country the ledger posts and reports in
+  organisationReplica: true,
   configSchema: z.object({
     /** Legal currency of organisations whose events do not name it. */
     LEGAL_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('CZK'),

@@ -11,6 +11,8 @@ export const purchaseService = defineService({
   name: 'purchase',
   defaultPort: 8082,
   stream: 'PURCHASE',
+  // the legal currency documents are converted to
+  organisationReplica: true,
   entities,
   migrations,
   nonJsonPaths: [/\/export\/csv$/],

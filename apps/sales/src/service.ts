@@ -15,6 +15,7 @@ export const salesService = defineService({
   name: 'sales',
   defaultPort: 8081,
   stream: 'SALES',
+  organisationReplica: true,
   configSchema: z.object({ ...renderingConfigShape }),
   nonJsonPaths: DELIVERY_NON_JSON_PATHS,
   entities,

@@ -20,3 +20,4 @@ export * from './http/caller.js';
 export * from './events/rpc.js';
 export * from './secret-box.js';
 export * from './dates.js';
+export * from './organisations/replica.js';

@@ -16,6 +16,7 @@ import { OutboxRelay, prepareEvent, recordEvent, type PreparedEvent } from './ev
 import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
 import type { NewEvent } from './events/envelope.js';
 import { startResponders, type ResponderDefinition } from './events/rpc.js';
+import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
 
 export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   config: C & { PORT: number };
@@ -36,6 +37,11 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   configSchema?: S;
   entities: EntitySchema<any, any>[];
   migrations: MigrationObject[];
+  /**
+   * Keep a replica of every organisation's profile (`kit_organisations`, fed by
+   * `settings.organisation.updated`); read it with `organisationReplica()`.
+   */
+  organisationReplica?: boolean;
   /** The stream this service publishes to; created at boot. */
   stream?: StreamName;
   nonJsonPaths?: RegExp[];
@@ -82,7 +88,7 @@ export async function startService<S extends z.ZodObject>(
     databaseUrl: config.DATABASE_URL,
     databaseName: `${config.DATABASE_PREFIX}${def.name}`,
     entities: def.entities,
-    migrations: def.migrations,
+    migrations: def.organisationReplica ? [organisationReplicaMigration, ...def.migrations] : def.migrations,
     log: (msg) => log.debug(msg),
   });
   const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, `ledgerline-${def.name}`, log);
@@ -104,7 +110,8 @@ export async function startService<S extends z.ZodObject>(
   const stopHook = await def.onStart?.(deps);
   if (stopHook) stopHooks.push(stopHook);
 
-  const consumers = (def.consumers?.(deps) ?? []).map(
+  const consumerDefinitions = [...(def.organisationReplica ? [organisationReplicaConsumer(def.name)] : []), ...(def.consumers?.(deps) ?? [])];
+  const consumers = consumerDefinitions.map(
     (cd) =>
       new IdempotentConsumer(cd, orm, bus, log, (em) => (ev) => recordEvent(em, def.name, ev), {
         service: def.name,

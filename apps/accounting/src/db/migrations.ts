@@ -187,4 +187,18 @@ create table organisation_profiles (
 );
 `,
   ),
+  sqlMigration(
+    'accounting_0003_kit_organisation_replica',
+    `
+-- The organisation replica moved to the kit's kit_organisations; the rows move with it. This table
+-- never recorded the event time, so the copies count as older than any event still to come.
+insert into kit_organisations (org_id, country, legal_currency, is_vat_payer, profile, source_time, updated_at)
+select org_id, upper(country), legal_currency, is_vat_payer,
+       jsonb_build_object('id', org_id, 'country', upper(country), 'legal_currency', legal_currency, 'is_vat_payer', is_vat_payer),
+       '-infinity', updated_at
+  from organisation_profiles
+on conflict (org_id) do nothing;
+drop table organisation_profiles;
+`,
+  ),
 ];

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, NotFoundError, toWire } from '@ledgerline/service-kit';
+import { dec, NotFoundError, organisationReplica, toWire } from '@ledgerline/service-kit';
 import { ensureChart } from './ledger-store.js';
 import { glAccountView, accountsOf } from './transactions.js';
 import type { ChartLocale } from './chart.js';
-import { organisationProfile } from './organisation-profiles.js';
 
 /*
  * Trial balance of a book (DESIGN §6, spec §2.7), computed with one aggregate over the ledger
@@ -79,7 +78,7 @@ export async function trialBalanceFigures(em: EntityManager, orgId: number, q: T
 
 /** The organisation's legal currency: its profile, else its latest entry's, else the default. */
 export async function legalCurrencyOf(em: EntityManager, orgId: number, fallback: string): Promise<string> {
-  const profile = await organisationProfile(em, orgId);
+  const profile = await organisationReplica(em, orgId);
   if (profile) return profile.legalCurrency;
   const rows = (await em
     .getConnection()

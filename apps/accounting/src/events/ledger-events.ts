@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PoisonMessageError, type ConsumerContext, type ConsumerDefinition } from '@ledgerline/service-kit';
+import { PoisonMessageError, organisationReplica, type ConsumerContext, type ConsumerDefinition } from '@ledgerline/service-kit';
 import { SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent } from '@ledgerline/contracts';
 import { findTransaction } from '../domain/transactions.js';
 import {
@@ -22,7 +22,6 @@ import {
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
 import { controlStatementOf, postLedgerEntry, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
-import { organisationProfile, saveOrganisationProfile } from '../domain/organisation-profiles.js';
 
 /** The posted-document events the ledger consumes, and the source type each one posts. */
 export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType }> = [
@@ -93,8 +92,8 @@ export async function applyLedgerEvent(
 ): Promise<PostOutcome> {
   if (!event.orgid || !/^\d+$/.test(event.orgid)) throw new PoisonMessageError(`${event.type} ${event.id} carries no organisation`);
   const orgId = Number(event.orgid);
-  const profile = await organisationProfile(em, orgId);
-  const orgOpts = profile ? { legalCurrency: profile.legalCurrency, orgCountry: profile.country } : opts;
+  const profile = await organisationReplica(em, orgId);
+  const orgOpts = profile ? { legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
   const entry = await entryForEvent(em, orgId, type, event, orgOpts);
   let outcome: PostOutcome;
   try {
@@ -118,13 +117,6 @@ async function postedEventData(em: EntityManager, s: StoredEntry): Promise<Accou
   return { ...view, source_document: { type: src.type, id: src.id, no: src.no, version: src.version } } as AccountingTransactionPostedEvent;
 }
 
-const organisationProfileEventSchema = z.looseObject({
-  id: z.int(),
-  country: z.string().regex(/^[A-Za-z]{2}$/),
-  legal_currency: z.string().regex(/^[A-Z]{3}$/),
-  is_vat_payer: z.boolean().nullish(),
-});
-
 export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
   return [
     ...LEDGER_SOURCES.map(({ subject, type }) => ({
@@ -137,14 +129,5 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
         await applyLedgerEvent(em, type, event, opts, ctx.emit);
       },
     })),
-    {
-      name: 'accounting-settings-organisation-updated',
-      subject: SUBJECTS.settingsOrganisationUpdated,
-      handle: async (em: EntityManager, event: CloudEvent) => {
-        const r = organisationProfileEventSchema.safeParse(event.data);
-        if (!r.success) throw new PoisonMessageError(`${event.type} ${event.id}: not an organisation profile`);
-        await saveOrganisationProfile(em, r.data.id, { country: r.data.country, legalCurrency: r.data.legal_currency, isVatPayer: r.data.is_vat_payer ?? true });
-      },
-    },
   ];
 }

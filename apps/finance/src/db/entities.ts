@@ -152,23 +152,4 @@ export const PayoutSchema = new EntitySchema<Payout>({
   },
 });
 
-/** Replica of the organisation's legal currency (from `settings.organisation.updated`). */
-export interface OrgProfile {
-  orgId: number;
-  legalCurrency: string;
-  sourceTime: Date;
-  updatedAt: Date;
-}
-
-export const OrgProfileSchema = new EntitySchema<OrgProfile>({
-  name: 'OrgProfile',
-  tableName: 'org_profiles',
-  properties: {
-    orgId: { type: 'number', primary: true, fieldName: 'org_id' },
-    legalCurrency: { type: 'string' },
-    sourceTime: { type: 'Date' },
-    updatedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
-  },
-});
-
-export const entities = [BankTransactionSchema, PayoutSchema, OrgProfileSchema];
+export const entities = [BankTransactionSchema, PayoutSchema];

@@ -82,4 +82,15 @@ create table org_profiles (
 );
 `,
   ),
+  sqlMigration(
+    'finance_0003_kit_organisation_replica',
+    `
+-- The organisation replica moved to the kit's kit_organisations; the rows move with it.
+insert into kit_organisations (org_id, legal_currency, profile, source_time, updated_at)
+select org_id, legal_currency, jsonb_build_object('id', org_id, 'legal_currency', legal_currency), source_time, updated_at
+  from org_profiles
+on conflict (org_id) do nothing;
+drop table org_profiles;
+`,
+  ),
 ];

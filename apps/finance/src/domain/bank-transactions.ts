@@ -6,8 +6,7 @@ import { ConflictError, parseRange, parseSort, toDb, toWire, type EventBus } fro
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
 import { paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
-import { legalCurrencyOf } from './organisations.js';
-import { isoDay } from '@ledgerline/service-kit';
+import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
   return new ConflictError(

@@ -7,8 +7,7 @@ import { BusinessRuleError, ConflictError, NotFoundError, dec, parseSort, toDb, 
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
 import { paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
-import { legalCurrencyOf } from './organisations.js';
-import { isoDay } from '@ledgerline/service-kit';
+import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 /** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
 export function payoutTotal(lines: Array<{ amount: number }>, given: number | null | undefined): string {

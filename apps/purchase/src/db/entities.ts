@@ -148,21 +148,4 @@ export const PaymentApplicationSchema = new EntitySchema<PaymentApplication>({
   },
 });
 
-/** Replica of the organisation's legal currency (from `settings.organisation.updated`). */
-export interface OrgProfile {
-  orgId: number;
-  legalCurrency: string;
-  updatedAt: Date;
-}
-
-export const OrgProfileSchema = new EntitySchema<OrgProfile>({
-  name: 'OrgProfile',
-  tableName: 'org_profiles',
-  properties: {
-    orgId: { type: 'number', primary: true, fieldName: 'org_id' },
-    legalCurrency: { type: 'string' },
-    updatedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
-  },
-});
-
-export const entities = [PurchaseDocumentSchema, PaymentApplicationSchema, OrgProfileSchema];
+export const entities = [PurchaseDocumentSchema, PaymentApplicationSchema];

@@ -15,7 +15,6 @@ import {
   type ServiceDeps,
 } from '@ledgerline/service-kit';
 import {
-  OrgProfileSchema,
   PurchaseDocumentSchema,
   type PurchaseDocument,
   type PurchaseKind,
@@ -23,7 +22,7 @@ import {
   type StoredTaxLine,
 } from '../db/entities.js';
 import { allocateNumber } from './numbering.js';
-import { daysPast, isoDay } from '@ledgerline/service-kit';
+import { daysPast, isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 export type Emit = ServiceDeps['emit'];
 
@@ -44,12 +43,6 @@ const NOT_INPUT = [
 ] as const;
 /** Fields a copy (`copy_from_id`) does not take over from its source. */
 const NOT_COPIED = [...NOT_INPUT, 'no', 'copy_from_id', 'credited_doc_no'] as const;
-
-/** The organisation's legal currency from the settings replica; CZK (the bootstrap default) until it arrives. */
-export async function legalCurrency(em: EntityManager, orgId: number): Promise<string> {
-  const profile = await em.findOne(OrgProfileSchema, { orgId });
-  return profile?.legalCurrency.trim() ?? 'CZK';
-}
 
 function omit(obj: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -151,7 +144,7 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
 
   const computed = computeFigures({
     currency: req.currency,
-    legal_currency: await legalCurrency(em, orgId),
+    legal_currency: await legalCurrencyOf(em, orgId),
     // Purchase documents carry one rate to the legal currency: tax_fx_rate.
     fx_rate: req.tax_fx_rate ?? null,
     tax_fx_rate: req.tax_fx_rate ?? null,

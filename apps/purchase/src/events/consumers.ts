@@ -1,8 +1,6 @@
 import { SUBJECTS, financePaymentMatchedEventSchema } from '@ledgerline/contracts';
 import { PoisonMessageError, type ConsumerDefinition, type ServiceDeps } from '@ledgerline/service-kit';
-import { OrgProfileSchema } from '../db/entities.js';
 import { applyMatchedPayment } from '../domain/payments.js';
-import { organisationUpdatedEventSchema } from './schemas.js';
 
 function orgOf(orgid: string | undefined): number {
   if (!orgid || !/^\d+$/.test(orgid)) throw new PoisonMessageError('event without an organisation');
@@ -19,19 +17,6 @@ export function purchaseConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
         const parsed = financePaymentMatchedEventSchema.safeParse(event.data);
         if (!parsed.success) throw new PoisonMessageError(`invalid finance.payment.matched data: ${parsed.error.message}`);
         await applyMatchedPayment(em, orgId, event.id, parsed.data, ctx.log);
-      },
-    },
-    {
-      name: 'purchase-settings-organisation-updated',
-      subject: SUBJECTS.settingsOrganisationUpdated,
-      handle: async (em, event) => {
-        const orgId = orgOf(event.orgid);
-        const parsed = organisationUpdatedEventSchema.safeParse(event.data);
-        if (!parsed.success) throw new PoisonMessageError('invalid settings.organisation.updated data');
-        const existing = await em.findOne(OrgProfileSchema, { orgId });
-        if (existing) existing.legalCurrency = parsed.data.legal_currency;
-        else em.create(OrgProfileSchema, { orgId, legalCurrency: parsed.data.legal_currency, updatedAt: new Date() });
-        await em.flush();
       },
     },
   ];

@@ -4,31 +4,6 @@ import { complianceEntities } from './compliance.entities.js';
 
 export type SalesDocType = 'sales_invoice' | 'sales_credit_note';
 
-/** Local replica of the organisation profile, fed by `settings.organisation.updated`. */
-export interface OrganisationReplica {
-  orgId: number;
-  name?: string | null;
-  country?: string | null;
-  legalCurrency: string;
-  profile: Record<string, unknown>;
-  sourceTime: Date;
-  updatedAt: Date;
-}
-
-export const OrganisationReplicaSchema = new EntitySchema<OrganisationReplica>({
-  name: 'OrganisationReplica',
-  tableName: 'organisations',
-  properties: {
-    orgId: { type: 'number', primary: true, fieldName: 'org_id', autoincrement: false },
-    name: { type: 'string', nullable: true },
-    country: { type: 'string', nullable: true, length: 2 },
-    legalCurrency: { type: 'string', length: 3 },
-    profile: { type: 'json' },
-    sourceTime: { type: 'Date' },
-    updatedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
-  },
-});
-
 export interface NumberSeries {
   id: number;
   orgId: number;
@@ -222,7 +197,6 @@ export const PriceListRateSchema = new EntitySchema<PriceListRate>({
 });
 
 export const entities = [
-  OrganisationReplicaSchema,
   NumberSeriesSchema,
   SalesDocumentSchema,
   DocumentPaymentSchema,

@@ -124,4 +124,16 @@ create index price_list_rates_item on price_list_rates (org_id, item_id);
   ),
   ...complianceMigrations,
   ...deliveryMigrations,
+  sqlMigration(
+    'sales_0300_kit_organisation_replica',
+    `
+-- The organisation replica moved to the kit's kit_organisations (one table and consumer in every
+-- service); the rows move with it, so nothing waits for the next settings event.
+insert into kit_organisations (org_id, name, country, legal_currency, is_vat_payer, profile, source_time, updated_at)
+select org_id, name, upper(country), legal_currency, coalesce((profile->>'is_vat_payer')::boolean, true), profile, source_time, updated_at
+  from organisations
+on conflict (org_id) do nothing;
+drop table organisations;
+`,
+  ),
 ];

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { NotFoundError, recordEvents } from '@ledgerline/service-kit';
+import { NotFoundError, organisationReplica, recordEvents } from '@ledgerline/service-kit';
 import {
   DEFAULT_RULES,
   complianceRecord,
@@ -12,7 +12,6 @@ import {
   type RuleTable,
 } from '@ledgerline/compliance';
 import { ComplianceRecordSchema } from '../db/compliance.entities.js';
-import { findReplica } from './organisations.js';
 
 type Json = Record<string, unknown>;
 
@@ -127,7 +126,7 @@ export async function evaluateInvoices(
   now: Date = new Date(),
 ): Promise<ComplianceWire[]> {
   const distinct = [...new Set(ids)];
-  const [docs, replica] = await Promise.all([loadInvoices(em, orgId, distinct), findReplica(em, orgId)]);
+  const [docs, replica] = await Promise.all([loadInvoices(em, orgId, distinct), organisationReplica(em, orgId)]);
   const profile = replica ? (replica.profile as Json) : null;
   const results = new Map<number, ComplianceResult>();
   for (const doc of docs) {

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Template } from '@ledgerline/contracts';
-import { ValidationError } from '@ledgerline/service-kit';
+import { ValidationError, organisationReplica } from '@ledgerline/service-kit';
 import { canonicalCulture, DEFAULT_CULTURE, renderDocumentHtml, type DocumentKind, type PdfPrinter } from '@ledgerline/rendering';
 import type { SalesDocType, SalesDocument } from '../db/entities.js';
 import { documentView, getSalesDocument } from './sales-documents.js';
-import { findReplica } from './organisations.js';
 import { resolveTemplate } from './template-replicas.js';
 
 export interface RenderOptions {
@@ -51,7 +50,7 @@ export async function renderSalesDocument(em: EntityManager, orgId: number, docT
   const view = documentView(doc);
   const culture = cultureFor(opts.culture, view);
   const template = await resolveTemplate(em, opts.layout, view.template_layout);
-  const replica = await findReplica(em, orgId);
+  const replica = await organisationReplica(em, orgId);
   const organisation = replica?.profile ?? null;
   const html = await renderDocumentHtml({ document: view, kind: KIND[docType], culture, template, organisation });
   return { doc, view, template, culture, html, organisation };

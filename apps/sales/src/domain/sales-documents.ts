@@ -7,11 +7,11 @@ import {
   type InvoiceRequest,
   type SalesTaxLineRequest,
 } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, OUTBOX_COLUMNS, dec, sqlRows, toDb, toWire, type ServiceDeps } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, OUTBOX_COLUMNS, dec, sqlRows, toDb, toWire, type ServiceDeps } from '@ledgerline/service-kit';
 import { computeDocument, type ComputedDocument, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
-import { SalesDocumentSchema, type OrganisationReplica, type SalesDocType, type SalesDocument } from '../db/entities.js';
+import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
 import { duplicateNumber, numberPattern, pickSeries, type NumberPattern } from './numbering.js';
-import { FALLBACK_LEGAL_CURRENCY, issuerSnapshot } from './organisations.js';
+import { issuerSnapshot } from './organisations.js';
 
 export type Emit = ServiceDeps['emit'];
 type DocumentRequest = InvoiceRequest | CreditNoteRequest;
@@ -310,7 +310,7 @@ const INSERT_NUMBERED = insertStatement(NUMBER_FROM_COUNTER);
 const INSERT_GIVEN = insertStatement(NUMBER_GIVEN);
 
 const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
-  (select json_build_object('legal_currency', legal_currency, 'profile', profile) from organisations where org_id = ?) as replica,
+  (select json_build_object('legal_currency', legal_currency, 'profile', profile) from kit_organisations where org_id = ?) as replica,
   (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series`;
 
 export interface PostDeps {
@@ -346,7 +346,7 @@ export async function postSalesDocument(
 
   const uid = randomUUID();
   const now = new Date();
-  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica as OrganisationReplica | null); // only the profile is read
+  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
 
   const explicitNo = input.no != null && input.no.trim() !== '' ? input.no.trim() : null;
   let counterId: number | null = input.counter_id ?? null;

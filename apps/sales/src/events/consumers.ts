@@ -1,17 +1,9 @@
 import { RPC_SUBJECTS, SUBJECTS } from '@ledgerline/contracts';
 import type { ConsumerDefinition, ResponderDefinition, ServiceDeps } from '@ledgerline/service-kit';
-import { applyOrganisationUpdated } from '../domain/organisations.js';
 import { applyPaymentMatched, lookupDocument } from '../domain/payments.js';
 
 export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
   return [
-    {
-      name: 'sales-settings-organisation-updated',
-      subject: SUBJECTS.settingsOrganisationUpdated,
-      handle: async (em, event) => {
-        await applyOrganisationUpdated(em, event);
-      },
-    },
     {
       name: 'sales-finance-payment-matched',
       subject: SUBJECTS.financePaymentMatched,

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import { SUBJECTS } from '@ledgerline/contracts';
+import { buildEnvelope, legalCurrencyOf, organisationReplica, sqlRows, type RunningService } from '@ledgerline/service-kit';
+import { dropIsolation, eventually, isolation, startTestService } from '../support/stack.js';
+import { probeService } from './probe-service.js';
+
+/*
+ * The organisation replica every service but settings keeps: one kit table and one consumer of
+ * settings.organisation.updated, switched on by `organisationReplica: true`.
+ */
+const env = isolation();
+let svc: RunningService;
+let nc: NatsConnection;
+
+const replicaService = { ...probeService, name: 'replicaprobe', organisationReplica: true };
+
+async function publish(orgId: number | undefined, data: unknown, time: string): Promise<string> {
+  const envelope = { ...buildEnvelope('settings', { subject: SUBJECTS.settingsOrganisationUpdated, orgId, data }), time };
+  await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + SUBJECTS.settingsOrganisationUpdated, JSON.stringify(envelope), { msgID: envelope.id });
+  return envelope.id;
+}
+
+const replica = (orgId: number) => organisationReplica(svc.deps.orm.em.fork(), orgId);
+
+/** Waits until the consumer has handled (applied, skipped or dead-lettered) the event. */
+async function handled(eventId: string): Promise<void> {
+  await eventually(async () => (await sqlRows(svc.deps.orm.em.fork(), 'select 1 from kit_inbox where event_id = ?', [eventId])).length === 1, 5000);
+}
+
+beforeAll(async () => {
+  svc = await startTestService(replicaService, env);
+  nc = await connect({ servers: env.NATS_URL });
+});
+afterAll(async () => {
+  await svc?.close();
+  await nc?.close();
+  await dropIsolation(env);
+});
+
+describe('organisation replica', () => {
+  it('keeps the whole profile, with country upper-cased and the figures services read typed', async () => {
+    expect(await replica(41)).toBeNull();
+    expect(await legalCurrencyOf(svc.deps.orm.em.fork(), 41)).toBe('CZK');
+    await handled(await publish(41, { id: 41, name: 'Slovenská s.r.o.', country: 'sk', legal_currency: 'EUR', is_vat_payer: false, peppol_id: '0245:1234567890' }, '2026-11-01T10:00:00.000Z'));
+    expect(await replica(41)).toMatchObject({
+      orgId: 41,
+      name: 'Slovenská s.r.o.',
+      country: 'SK',
+      legalCurrency: 'EUR',
+      isVatPayer: false,
+      profile: { peppol_id: '0245:1234567890', country: 'sk' },
+    });
+    expect(await legalCurrencyOf(svc.deps.orm.em.fork(), 41)).toBe('EUR');
+  });
+
+  it('the newest profile wins: an older event arriving late changes nothing', async () => {
+    await handled(await publish(42, { id: 42, name: 'v2', country: 'CZ', legal_currency: 'CZK' }, '2026-11-02T10:00:00.000Z'));
+    await handled(await publish(42, { id: 42, name: 'v1', country: 'CZ', legal_currency: 'EUR' }, '2026-11-01T10:00:00.000Z'));
+    expect(await replica(42)).toMatchObject({ name: 'v2', legalCurrency: 'CZK' });
+    await handled(await publish(42, { id: 42, name: 'v3', country: 'CZ', legal_currency: 'USD' }, '2026-11-03T10:00:00.000Z'));
+    expect(await replica(42)).toMatchObject({ name: 'v3', legalCurrency: 'USD' });
+  });
+
+  it('takes the organisation from the data when the envelope has none', async () => {
+    await handled(await publish(undefined, { id: 43, country: 'BE', legal_currency: 'EUR' }, '2026-11-01T10:00:00.000Z'));
+    expect(await replica(43)).toMatchObject({ country: 'BE', legalCurrency: 'EUR', isVatPayer: true, name: null });
+  });
+
+  it('dead-letters a profile it cannot use, with the reason, and writes nothing', async () => {
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.replicaprobe.${SUBJECTS.settingsOrganisationUpdated}`, { max: 1 });
+    const got = (async () => {
+      for await (const m of sub) return m;
+    })();
+    await publish(44, { id: 44, name: 'no currency', country: 'CZ', legal_currency: 'czk' }, '2026-11-01T10:00:00.000Z');
+    const m = await Promise.race([got, new Promise((_, rej) => setTimeout(() => rej(new Error('no dead letter')), 5000))]);
+    expect((m as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toMatch(/not an organisation profile: legal_currency/);
+    expect(await replica(44)).toBeNull();
+  });
+});
