@@ -49,5 +49,5 @@ export async function expectProblem(res: Response | JsonResponse, status: number
   const body = JSON.parse(text);
   expect(body).toMatchObject({ status, type: expect.stringMatching(/^\/problems\//), title: expect.any(String), detail: expect.any(String) });
   if (code) expect(body.code).toBe(code);
-  return body as { code: string; errors?: Array<{ path: string; message: string; code: string }> };
+  return body as { code: string; detail: string; errors?: Array<{ path: string; message: string; code: string }> };
 }

@@ -101,6 +101,25 @@ describe('vendor credits (#15)', () => {
       'credit_exceeds_document',
     );
   });
+
+  it('all credits of a bill together stay within its total, also when sent at once; the currency is the bill’s', async () => {
+    const bill = await (await post('/v1/purchase/bills', billBody({ items: [{ qty: 1, rate: 2000, taxes: [VAT21] }] }))).json();
+    expect(bill.total_amount).toBe(2420);
+    const credit = (rate: number, extra: Record<string, unknown> = {}) =>
+      post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id, items: [{ qty: 1, rate, taxes: [VAT21] }], ...extra }));
+    expect((await credit(1000)).status).toBe(200); // 1210 of 2420
+    const over = await expectProblem(await credit(1000.01), 422, 'credit_exceeds_document'); // 1210.01 > the 1210 left
+    expect(over.detail).toContain('at most 1210.00 can still be credited');
+    expect(over.errors![0].path).toBe('total_amount');
+    await expectProblem(await credit(100, { currency: 'EUR', tax_fx_rate: 25 }), 422, 'currency_mismatch');
+
+    // 1210 left: of five concurrent credits of 400 + 84 VAT = 484, exactly two fit (968); the bill's lock serialises them
+    const answers = await Promise.all(Array.from({ length: 5 }, () => credit(400)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 422, 422, 422]);
+    const list = await (await api(`/v1/purchase/vendor-credits?take=100`)).json();
+    const ofBill = list.entities.filter((vc: { credited_doc_id: number | null }) => vc.credited_doc_id === bill.id);
+    expect(ofBill.map((vc: { total_amount: number }) => vc.total_amount).sort()).toEqual([1210, 484, 484].sort());
+  });
 });
 
 describe('vendor bills', () => {

@@ -208,7 +208,7 @@ export type VendorCredit = z.infer<typeof vendorCreditSchema>;
 export const vendorCreditRequestSchema = z
   .object({
     ...purchaseRequestFields,
-    credited_doc_id: nullish(id).describe('The credited vendor bill'),
+    credited_doc_id: nullish(id).describe('The credited vendor bill: same vendor and currency; all credits of a bill together may not exceed its total (422 credit_exceeds_document)'),
     credited_doc_no: nullish(shortText(64)),
   })
   .meta({ id: 'VendorCreditRequest', description: 'Vendor credit to create: type, vendor, currency, date_issued and items required' });

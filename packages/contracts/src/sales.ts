@@ -345,7 +345,7 @@ export type CreditNote = z.infer<typeof creditNoteSchema>;
 export const creditNoteRequestSchema = z
   .object({
     ...salesDocumentRequestFields,
-    credited_doc_id: nullish(id).describe('The credited invoice (same organisation and customer)'),
+    credited_doc_id: nullish(id).describe('The credited invoice: same organisation, customer and currency; all credit notes of an invoice together may not exceed its total (422 credit_exceeds_invoice)'),
     credited_doc_no: nullish(shortText(64)).describe('Number of the credited invoice; taken from it when credited_doc_id is given'),
   })
   .meta({ id: 'CreditNoteRequest', description: 'Sales credit note to create: customer, currency, date_issued and items required' });

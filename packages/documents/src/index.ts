@@ -12,3 +12,4 @@ export {
   type NormalizedTax,
 } from './document-input.js';
 export * from './numbering.js';
+export { creditHeadroom, type CreditHeadroom } from './credit-limit.js';

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { transactionTypeSchema } from '@ledgerline/contracts/common';
 import { vendorBillRequestSchema, vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { computeDocument, DocumentValidationError, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import { computeDocument, creditHeadroom, DocumentValidationError, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import {
   BusinessRuleError,
   ConflictError,
@@ -128,18 +129,19 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
   const req = await readRequest(em, kind, raw);
   const input = omit(req as Record<string, unknown>, NOT_INPUT);
 
-  let creditedDocId: number | null = null;
-  let creditedDocNo: string | null = null;
-  let creditedTotal: string | null = null;
+  let credited: PurchaseDocument | null = null;
   if (kind === 'vendor_credit' && 'credited_doc_id' in req && req.credited_doc_id) {
-    const bill = await em.findOne(PurchaseDocumentSchema, { id: req.credited_doc_id, kind: 'bill' });
+    // Locked until commit: concurrent credits of one bill are checked one after another.
+    credited = await em.findOne(PurchaseDocumentSchema, { id: req.credited_doc_id, kind: 'bill' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const fail = (message: string) =>
       new BusinessRuleError(message, 'invalid_credited_document', [{ path: 'credited_doc_id', message, code: 'invalid_credited_document' }]);
-    if (!bill) throw fail(`Vendor bill ${req.credited_doc_id} does not exist`);
-    if (!sameVendor(bill.vendor, req.vendor as Record<string, unknown>)) throw fail('The credited bill belongs to another vendor');
-    creditedDocId = bill.id;
-    creditedDocNo = bill.no;
-    creditedTotal = bill.totalAmount;
+    if (!credited) throw fail(`Vendor bill ${req.credited_doc_id} does not exist`);
+    if (!sameVendor(credited.vendor, req.vendor as Record<string, unknown>)) throw fail('The credited bill belongs to another vendor');
+    if (credited.currency.trim() !== req.currency) {
+      throw new BusinessRuleError('A vendor credit must be in the currency of the bill it credits', 'currency_mismatch', [
+        { path: 'currency', message: `the credited bill is in ${credited.currency.trim()}`, code: 'currency_mismatch' },
+      ]);
+    }
   }
 
   const computed = computeFigures({
@@ -158,12 +160,16 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
       net_deduction_ratio: it.net_deduction_ratio ?? null,
     })),
   });
-  if (creditedTotal !== null && dec(computed.total_amount).abs().gt(dec(creditedTotal).abs())) {
-    throw new BusinessRuleError(
-      `The vendor credit (${computed.total_amount}) exceeds the credited bill (${dec(creditedTotal).toFixed(computed.precision)})`,
-      'credit_exceeds_document',
-      [{ path: 'total_amount', message: 'exceeds the total of the credited bill', code: 'credit_exceeds_document' }],
-    );
+  if (credited) {
+    const earlier = await em.find(PurchaseDocumentSchema, { kind: 'vendor_credit', creditedDocId: credited.id }, { fields: ['totalAmount'] });
+    const { exceeds, creditedAfter, left } = creditHeadroom(credited.totalAmount, earlier.map((vc) => vc.totalAmount), computed.total_amount);
+    if (exceeds) {
+      throw new BusinessRuleError(
+        `Vendor credits of bill ${credited.no} would total ${creditedAfter.toFixed(computed.precision)}, above its total ${dec(credited.totalAmount).toFixed(computed.precision)}; at most ${left.toFixed(computed.precision)} can still be credited`,
+        'credit_exceeds_document',
+        [{ path: 'total_amount', message: 'exceeds what is left to credit on the bill', code: 'credit_exceeds_document' }],
+      );
+    }
   }
 
   let no = req.no?.trim() || null;
@@ -202,8 +208,8 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
     uid: randomUUID(),
     no,
     vendorDocNo: req.vendor_doc_no ?? null,
-    creditedDocId,
-    creditedDocNo,
+    creditedDocId: credited?.id ?? null,
+    creditedDocNo: credited?.no ?? null,
     copyFromId: req.copy_from_id ?? null,
     vendor,
     vendorName: (vendor.business_name as string | undefined) ?? (vendor.display_name as string | undefined) ?? null,

@@ -1,0 +1,23 @@
+import { Dec, dec, type DecimalInput } from '@ledgerline/service-kit/money';
+
+export interface CreditHeadroom {
+  /** True when the new credit would take the credits of the document above its total. */
+  exceeds: boolean;
+  /** What all credits of the document would total with the new one (absolute). */
+  creditedAfter: Dec;
+  /** What can still be credited before the new one (absolute, never below zero). */
+  left: Dec;
+}
+
+/**
+ * A credit document (credit note, vendor credit) may credit at most what is left of the document
+ * it credits: |total| − Σ |earlier credits|. Signs are ignored, so a credit stored negative and one
+ * stored positive count alike; the comparison is exact.
+ */
+export function creditHeadroom(creditedTotal: DecimalInput, earlierCredits: readonly DecimalInput[], credit: DecimalInput): CreditHeadroom {
+  const total = dec(creditedTotal).abs();
+  const credited = earlierCredits.reduce<Dec>((acc, c) => acc.plus(dec(c).abs()), dec(0));
+  const creditedAfter = credited.plus(dec(credit).abs());
+  const left = Dec.max(total.minus(credited), 0);
+  return { exceeds: creditedAfter.gt(total), creditedAfter, left };
+}
