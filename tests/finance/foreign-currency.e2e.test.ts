@@ -196,6 +196,39 @@ describe('a payout in EUR', () => {
   });
 });
 
+describe('an EUR invoice paid in several parts recorded at the same moment', () => {
+  it('the parts clear exactly its legal total, however they interleave (bank transactions and a payout)', async () => {
+    const inv = await eurInvoice(24.987); // 121 EUR, legal 3023.43 CZK
+    expect(inv.total_amount_leg).toBe(3023.43);
+    const pays = (amount: number) => ({ amount, currency: 'EUR', fx_rate: 25.1, date_transaction: DAY, paid_record: { type: 'sales_invoice', id: inv.id } });
+    const answers = await Promise.all([
+      post('/v1/finance/bank/transactions', pays(33.33)),
+      post('/v1/finance/bank/transactions', pays(33.33)),
+      post('/v1/finance/bank/transactions', pays(13.33)),
+      post('/v1/finance/payouts', {
+        currency: 'EUR',
+        fx_rate: 25.1,
+        date_issued: DAY,
+        total_amount: 41.01,
+        lines: [
+          { amount: 20.5, paid_record: { type: 'sales_invoice', id: inv.id } },
+          { amount: 20.51, paid_record: { type: 'sales_invoice', id: inv.id } },
+        ],
+      }),
+    ]);
+    const settlements = [...answers.slice(0, 3).map((bt) => bt.settlement_amount_leg), ...answers[3].lines.map((l: { settlement_amount_leg: number }) => l.settlement_amount_leg)];
+    expect(cents(settlements)).toBe(302343);
+    await eventually(async () => (await (await api(`/v1/sales/invoices/${inv.id}`)).json()).payment_status === 'paid');
+
+    // in the ledger the receivable of the invoice is cleared to zero in CZK
+    const cleared = await eventually(async () => {
+      const rows = (await ledger()).flatMap((t) => t.rows).filter((r) => r.gl_account.number === '311' && r.paid_record?.id === inv.id && r.paid_record?.type === 'sales_invoice');
+      return rows.length === 5 ? rows : undefined;
+    }, 10_000, 100);
+    expect(cents(cleared.map((r) => r.credit)) - cents(cleared.map((r) => r.debit))).toBe(302343);
+  });
+});
+
 describe('an organisation whose legal currency is EUR', () => {
   it('finance learns it from settings: EUR payments need no rate, CZK ones do, and the ledger is kept in EUR', async () => {
     const res = await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: 'Slovenská s.r.o.', country: 'SK', legal_currency: 'EUR' } });
@@ -235,7 +268,8 @@ describe('the books', () => {
     const rows = (await res.json()).rows as Array<{ gl_account: { number: string }; debit: number; credit: number }>;
     expect(cents(rows.map((r) => r.debit))).toBe(cents(rows.map((r) => r.credit)));
     const acc = (n: string) => rows.find((r) => r.gl_account.number === n)!;
-    expect(acc('663')).toMatchObject({ debit: 0, credit: 60.5 });
+    // 60.50 from the first invoice, 13.66 from the one paid in parts: received Σ round(part × 25.10) = 3037.09, cleared 3023.43
+    expect(acc('663')).toMatchObject({ debit: 0, credit: 74.16 });
     expect(acc('563')).toMatchObject({ debit: 121, credit: 0 });
   });
 });

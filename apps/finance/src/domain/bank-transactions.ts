@@ -6,6 +6,7 @@ import { ConflictError, parseRange, parseSort, toDb, toWire, type EventBus } fro
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
 import { paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
+import { lockPaidDocuments, settledSoFar } from './document-settlements.js';
 import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
@@ -41,7 +42,13 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
     document: match ? document : null,
     path: 'fx_rate',
   });
-  const settlement = match && document ? settlementLeg({ type: match.type, applied: match.amount, currency: req.currency, legalCurrency, document }) : null;
+  let settlement: string | null = null;
+  if (match && document) {
+    // priced after every earlier payment of the document, which the lock makes final
+    await lockPaidDocuments(em, orgId, [match]);
+    const before = await settledSoFar(em, orgId, match);
+    settlement = settlementLeg({ type: match.type, applied: match.amount, currency: req.currency, legalCurrency, document, before });
+  }
 
   const bt = em.create(BankTransactionSchema, {
     orgId,

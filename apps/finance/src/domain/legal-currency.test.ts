@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import Decimal from 'decimal.js';
+import fc from 'fast-check';
 import { paymentLegal, settlementLeg, toLegal } from './legal-currency.js';
 
 describe('toLegal', () => {
@@ -37,23 +39,69 @@ describe('paymentLegal', () => {
 });
 
 describe('settlementLeg: the paid document is cleared at its own legal value', () => {
-  const invoice = { currency: 'EUR', fx_rate: 25, currency_coef: 1, total_amount: 121, total_amount_leg: 3025, amount_due: 121 };
+  const NOTHING = { applied: 0, clearedLeg: 0 };
+  const invoice = { currency: 'EUR', fx_rate: 25, currency_coef: 1, total_amount: 121, total_amount_leg: 3025 };
   it('a full payment clears the legal total, signed like the cash movement', () => {
-    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '121', legalCurrency: 'CZK', document: invoice })).toBe('3025.00');
-    expect(settlementLeg({ type: 'purchase_bill', currency: 'EUR', applied: '121', legalCurrency: 'CZK', document: invoice })).toBe('-3025.00');
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '121', legalCurrency: 'CZK', document: invoice, before: NOTHING })).toBe('3025.00');
+    expect(settlementLeg({ type: 'purchase_bill', currency: 'EUR', applied: '121', legalCurrency: 'CZK', document: invoice, before: NOTHING })).toBe('-3025.00');
   });
   it('parts add up to exactly the legal total (a tax rate other than fx_rate included)', () => {
-    const doc = { currency: 'EUR', fx_rate: 25, currency_coef: 1, total_amount: 100.01, total_amount_leg: 2499.9, amount_due: 100.01 };
-    const first = settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '33.33', legalCurrency: 'CZK', document: doc })!;
-    const second = settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '33.33', legalCurrency: 'CZK', document: { ...doc, amount_due: 66.68 } })!;
-    const third = settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '33.35', legalCurrency: 'CZK', document: { ...doc, amount_due: 33.35 } })!;
-    expect((Number(first) * 100 + Number(second) * 100 + Number(third) * 100) / 100).toBe(2499.9);
+    const doc = { currency: 'EUR', fx_rate: 25, currency_coef: 1, total_amount: 100.01, total_amount_leg: 2499.9 };
+    const first = settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '33.33', legalCurrency: 'CZK', document: doc, before: NOTHING })!;
+    expect(first).toBe('833.13'); // round(2499.90 × 33.33 / 100.01 = 833.1333…)
+    const second = settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '33.33', legalCurrency: 'CZK', document: doc, before: { applied: '33.33', clearedLeg: first } })!;
+    const third = settlementLeg({
+      type: 'sales_invoice',
+      currency: 'EUR',
+      applied: '33.35',
+      legalCurrency: 'CZK',
+      document: doc,
+      before: { applied: '66.66', clearedLeg: new Decimal(first).plus(second) },
+    })!;
+    expect(new Decimal(first).plus(second).plus(third).toFixed(2)).toBe('2499.90');
+  });
+  it('what earlier payments actually cleared is what counts, so an odd earlier figure is absorbed by the next', () => {
+    // an earlier payment of 60.50 cleared 1500.00 (not the proportional 1512.50): the rest clears 1525.00
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '60.50', legalCurrency: 'CZK', document: invoice, before: { applied: '60.50', clearedLeg: '1500' } })).toBe('1525.00');
+  });
+  it('any split of a document into payments clears exactly its legal total', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 100_000_000 }),
+        fc.integer({ min: 1, max: 100_000_000 }),
+        fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 8 }),
+        fc.constantFrom('sales_invoice', 'purchase_bill') as fc.Arbitrary<'sales_invoice' | 'purchase_bill'>,
+        (totalCents, totalLegCents, weights, type) => {
+          const total = new Decimal(totalCents).div(100);
+          const totalLeg = new Decimal(totalLegCents).div(100);
+          // split the total into cent parts by the weights, the last part taking the rest
+          const sumW = weights.reduce((a, b) => a + b, 0);
+          const parts: Decimal[] = [];
+          let left = total;
+          weights.forEach((w, i) => {
+            const part = i === weights.length - 1 ? left : total.times(w).div(sumW).toDecimalPlaces(2, Decimal.ROUND_DOWN);
+            parts.push(part);
+            left = left.minus(part);
+          });
+          const doc = { currency: 'EUR', total_amount: total.toNumber(), total_amount_leg: totalLeg.toNumber() };
+          let applied = new Decimal(0);
+          let cleared = new Decimal(0);
+          const sign = type === 'sales_invoice' ? 1 : -1;
+          for (const part of parts) {
+            const s = settlementLeg({ type, currency: 'EUR', applied: part, legalCurrency: 'CZK', document: doc, before: { applied, clearedLeg: cleared } })!;
+            applied = applied.plus(part);
+            cleared = cleared.plus(new Decimal(s).times(sign));
+          }
+          expect(cleared.toFixed(2)).toBe(totalLeg.toFixed(2));
+        },
+      ),
+    );
   });
   it('a document in the legal currency clears at the applied amount; without legal figures at its fx_rate; else null', () => {
-    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '100', legalCurrency: 'CZK', document: { currency: 'CZK', total_amount: 298, amount_due: 298 } })).toBe('100.00');
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '100', legalCurrency: 'CZK', document: { currency: 'CZK', total_amount: 298 }, before: NOTHING })).toBe('100.00');
     // nothing foreign: no settlement figure, the counter account takes the bank amount
-    expect(settlementLeg({ type: 'sales_invoice', currency: 'CZK', applied: '298', legalCurrency: 'CZK', document: { currency: 'CZK', total_amount: 298, amount_due: 298 } })).toBeNull();
-    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '10', legalCurrency: 'CZK', document: { currency: 'EUR', fx_rate: 24.5, currency_coef: 1 } })).toBe('245.00');
-    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '10', legalCurrency: 'CZK', document: { currency: 'EUR' } })).toBeNull();
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'CZK', applied: '298', legalCurrency: 'CZK', document: { currency: 'CZK', total_amount: 298 }, before: NOTHING })).toBeNull();
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '10', legalCurrency: 'CZK', document: { currency: 'EUR', fx_rate: 24.5, currency_coef: 1 }, before: NOTHING })).toBe('245.00');
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '10', legalCurrency: 'CZK', document: { currency: 'EUR' }, before: NOTHING })).toBeNull();
   });
 });

@@ -78,7 +78,7 @@ export function paymentLegal(p: {
 }
 
 /** Money in pays sales invoices and vendor credits; money out vendor bills and sales credit notes. */
-const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
+export const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
   sales_invoice: true,
   purchase_vendor_credit: true,
   purchase_bill: false,
@@ -87,12 +87,13 @@ const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
 
 /**
  * The legal value at which a matched payment clears its document, signed like the cash movement.
- * `applied` is the amount applied to the document in its currency (positive pays it). The document
- * is cleared in proportion to its legal total: what is cleared after this payment,
- * round(total_leg × paid_after / total), less what was cleared before it, so a document paid in
- * several parts is cleared at exactly its legal total once it is paid. Without a legal total the
- * document's fx_rate is used; null when the document gives neither, and when payment and document
- * are both in the legal currency (no exchange: the counter account takes the bank amount as before).
+ * `applied` is the amount applied to the document in its currency (positive pays it); `before` is
+ * what earlier payments applied and cleared. The document is cleared in proportion to its legal
+ * total: round(total_leg × paid_after / total) less what earlier payments actually cleared, so a
+ * document paid in any number of parts is cleared at exactly its legal total once it is paid.
+ * Without a legal total the document's fx_rate is used; null when the document gives neither, and
+ * when payment and document are both in the legal currency (no exchange: the counter account takes
+ * the bank amount as before).
  */
 export function settlementLeg(p: {
   type: PaidRecordType;
@@ -100,7 +101,8 @@ export function settlementLeg(p: {
   /** Currency of the cash movement. */
   currency: string;
   legalCurrency: string;
-  document: Pick<DocumentLookupAnswer, 'currency' | 'fx_rate' | 'currency_coef' | 'total_amount' | 'total_amount_leg' | 'amount_due'>;
+  document: Pick<DocumentLookupAnswer, 'currency' | 'fx_rate' | 'currency_coef' | 'total_amount' | 'total_amount_leg'>;
+  before: { applied: DecimalInput; clearedLeg: DecimalInput };
 }): string | null {
   const doc = p.document;
   if (p.currency === p.legalCurrency && doc.currency === p.legalCurrency) return null;
@@ -109,10 +111,8 @@ export function settlementLeg(p: {
   if (doc.currency === p.legalCurrency) cleared = applied;
   else if (doc.total_amount_leg != null && doc.total_amount != null && doc.total_amount !== 0) {
     const total = dec(doc.total_amount);
-    const totalLeg = dec(doc.total_amount_leg);
-    const paidBefore = doc.amount_due != null ? total.minus(dec(doc.amount_due)) : dec(0);
-    const paidAfter = paidBefore.plus(applied);
-    cleared = roundMoney(totalLeg.times(paidAfter).div(total)).minus(roundMoney(totalLeg.times(paidBefore).div(total)));
+    const paidAfter = dec(p.before.applied).plus(applied);
+    cleared = roundMoney(dec(doc.total_amount_leg).times(paidAfter).div(total)).minus(dec(p.before.clearedLeg));
   } else if (doc.fx_rate != null && doc.fx_rate > 0) {
     cleared = toLegal(applied, doc.fx_rate, doc.currency_coef != null && doc.currency_coef > 0 ? doc.currency_coef : 1);
   }

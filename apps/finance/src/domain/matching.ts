@@ -5,6 +5,8 @@ import { UpstreamError, ValidationError, dec, requestReply, toDb, toWire, type E
 import type { MatchStatus, PaymentMatch } from '../db/entities.js';
 import type { FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 
+import { PAID_BY_MONEY_IN } from './legal-currency.js';
+
 export type Emit = ServiceDeps['emit'];
 
 const LOOKUP_SUBJECTS: Record<PaidRecordType, string> = {
@@ -15,17 +17,10 @@ const LOOKUP_SUBJECTS: Record<PaidRecordType, string> = {
 };
 
 /**
- * Direction of a document: money in pays a sales invoice and a vendor credit (the vendor refunds
- * us); money out pays a vendor bill and a sales credit note (we refund the customer).
+ * The amount a cash movement applies to a document: positive pays it, negative takes a payment back.
+ * Money in pays a sales invoice and a vendor credit (the vendor refunds us); money out pays a vendor
+ * bill and a sales credit note (we refund the customer).
  */
-const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
-  sales_invoice: true,
-  purchase_vendor_credit: true,
-  purchase_bill: false,
-  sales_credit_note: false,
-};
-
-/** The amount a cash movement applies to a document: positive pays it, negative takes a payment back. */
 export function appliedAmount(type: PaidRecordType, cash: string): string {
   const d = dec(cash);
   return toDb(PAID_BY_MONEY_IN[type] ? d : d.negated());

@@ -5,8 +5,9 @@ import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
-import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
-import { paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
+import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit, type MatchResult } from './matching.js';
+import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
+import { lockPaidDocuments, settledSoFar, type SettledSoFar } from './document-settlements.js';
 import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 /** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
@@ -40,12 +41,47 @@ interface BuiltLines {
 }
 
 /**
+ * The settlement figure of each matched line. The paid documents are locked first; each line is
+ * priced after what other payments (and this payout's earlier lines) applied to its document. A
+ * replaced payout's own current lines do not count: they are taken back by the replacement.
+ */
+async function settleLines(
+  em: EntityManager,
+  orgId: number,
+  results: MatchResult[],
+  currency: string,
+  legalCurrency: string,
+  replacing: number | null,
+): Promise<Array<string | null>> {
+  const matched = results.flatMap((r) => (r.match && r.document ? [r.match] : []));
+  await lockPaidDocuments(em, orgId, matched);
+  const so: Map<string, SettledSoFar> = new Map();
+  const out: Array<string | null> = [];
+  for (const r of results) {
+    if (!r.match || !r.document) {
+      out.push(null);
+      continue;
+    }
+    const key = `${r.match.type}:${r.match.id}`;
+    const before = so.get(key) ?? (await settledSoFar(em, orgId, r.match, replacing));
+    const settlement = settlementLeg({ type: r.match.type, applied: r.match.amount, currency, legalCurrency, document: r.document, before });
+    const sign = PAID_BY_MONEY_IN[r.match.type] ? 1 : -1;
+    so.set(key, {
+      applied: before.applied.plus(r.match.amount),
+      clearedLeg: before.clearedLeg.plus(settlement === null ? 0 : dec(settlement).times(sign)),
+    });
+    out.push(settlement);
+  }
+  return out;
+}
+
+/**
  * Validates the lines, asks the owning services about every paid record, and builds the stored
  * lines with their legal-currency figures: each line at the payout's fx_rate, else (foreign
  * currency without one) at the rate of the document it pays; a line with neither → 422
  * `fx_rate_required`. The bank receives Σ of the lines' legal values.
  */
-async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: PayoutRequest): Promise<BuiltLines> {
+async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: PayoutRequest, replacing: number | null): Promise<BuiltLines> {
   const given = req.lines ?? [];
   const total = payoutTotal(given, req.total_amount);
   const results = await Promise.all(
@@ -66,7 +102,7 @@ async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: 
       path: 'fx_rate',
     }),
   );
-  const settlements = results.map((r) => (r.match && r.document ? settlementLeg({ type: r.match.type, applied: r.match.amount, currency: req.currency, legalCurrency, document: r.document }) : null));
+  const settlements = await settleLines(em, orgId, results, req.currency, legalCurrency, replacing);
   const totalLeg = legals.reduce((acc, l) => acc.plus(dec(l.amountLeg)), dec(0));
   const payoutRate: Pick<BuiltLines, 'fxRate' | 'currencyCoef'> =
     req.currency === legalCurrency
@@ -120,7 +156,7 @@ async function announce(em: EntityManager, emit: Emit, p: Payout) {
 }
 
 export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, req: PayoutRequest) {
-  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req, null);
   const p = em.create(PayoutSchema, {
     orgId,
     uid: randomUUID(),
@@ -160,7 +196,7 @@ export async function findPayout(em: EntityManager, id: number, lock = false): P
 export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, id: number, req: PayoutRequest) {
   const p = await findPayout(em, id, true);
   if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
-  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req, p.id);
   for (const old of p.lines) {
     if (!old.match) continue;
     await emitPaymentMatched(
