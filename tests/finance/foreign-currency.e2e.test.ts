@@ -227,6 +227,20 @@ describe('an EUR invoice paid in several parts recorded at the same moment', () 
     }, 10_000, 100);
     expect(cents(cleared.map((r) => r.credit)) - cents(cleared.map((r) => r.debit))).toBe(302343);
   });
+
+  it('a bank transaction after a payout line of the same invoice clears only the rest (half of 3023.43 rounds up once)', async () => {
+    const inv = await eurInvoice(24.987);
+    const payout = await post('/v1/finance/payouts', {
+      currency: 'EUR',
+      fx_rate: 25.1,
+      date_issued: DAY,
+      total_amount: 60.5,
+      lines: [{ amount: 60.5, paid_record: { type: 'sales_invoice', id: inv.id } }],
+    });
+    expect(payout.lines[0].settlement_amount_leg).toBe(1511.72); // round(1511.715)
+    const bt = await post('/v1/finance/bank/transactions', { amount: 60.5, currency: 'EUR', fx_rate: 25.1, date_transaction: DAY, paid_record: { type: 'sales_invoice', id: inv.id } });
+    expect(bt.settlement_amount_leg).toBe(1511.71);
+  });
 });
 
 describe('an organisation whose legal currency is EUR', () => {
@@ -268,8 +282,9 @@ describe('the books', () => {
     const rows = (await res.json()).rows as Array<{ gl_account: { number: string }; debit: number; credit: number }>;
     expect(cents(rows.map((r) => r.debit))).toBe(cents(rows.map((r) => r.credit)));
     const acc = (n: string) => rows.find((r) => r.gl_account.number === n)!;
-    // 60.50 from the first invoice, 13.66 from the one paid in parts: received Σ round(part × 25.10) = 3037.09, cleared 3023.43
-    expect(acc('663')).toMatchObject({ debit: 0, credit: 74.16 });
+    // 60.50 from the first invoice; of the two invoices of 3023.43 paid at 25.10 in parts, 13.66
+    // (received Σ round(part × 25.10) = 3037.09) and 13.67 (2 × 1518.55 = 3037.10)
+    expect(acc('663')).toMatchObject({ debit: 0, credit: 87.83 });
     expect(acc('563')).toMatchObject({ debit: 121, credit: 0 });
   });
 });

@@ -93,4 +93,14 @@ on conflict (org_id) do nothing;
 drop table org_profiles;
 `,
   ),
+  sqlMigration(
+    'finance_0004_payments_by_document',
+    `
+-- Pricing a payment of a foreign-currency document reads what earlier payments of that document
+-- applied and cleared; these indexes find them without scanning every payment.
+create index bank_transactions_paid_document on bank_transactions (org_id, (match->>'type'), ((match->>'id')::bigint))
+  where match_status = 'matched';
+create index payouts_lines on payouts using gin (lines jsonb_path_ops);
+`,
+  ),
 ];

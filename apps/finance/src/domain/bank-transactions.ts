@@ -5,8 +5,8 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { ConflictError, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
-import { paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
-import { lockPaidDocuments, settledSoFar } from './document-settlements.js';
+import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
+import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar } from './document-settlements.js';
 import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
@@ -45,8 +45,11 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
   let settlement: string | null = null;
   if (match && document) {
     // priced after every earlier payment of the document, which the lock makes final
-    await lockPaidDocuments(em, orgId, [match]);
-    const before = await settledSoFar(em, orgId, match);
+    let before = NOTHING_SETTLED;
+    if (settlementNeedsHistory(document, legalCurrency)) {
+      await lockPaidDocuments(em, orgId, [match]);
+      before = await settledSoFar(em, orgId, match);
+    }
     settlement = settlementLeg({ type: match.type, applied: match.amount, currency: req.currency, legalCurrency, document, before });
   }
 

@@ -3,6 +3,9 @@ import type { PaidRecordType } from '@ledgerline/contracts/common';
 import { dec, sqlRows, type Dec } from '@ledgerline/service-kit';
 import { PAID_BY_MONEY_IN } from './legal-currency.js';
 
+/** Nothing applied or cleared yet (and what documents that need no history are priced from). */
+export const NOTHING_SETTLED: SettledSoFar = { applied: dec(0), clearedLeg: dec(0) };
+
 /** What finance has applied to one document so far: the base of the next payment's settlement. */
 export interface SettledSoFar {
   /** Σ amounts applied, in the document's currency (positive pays it). */
@@ -41,9 +44,10 @@ export async function settledSoFar(em: EntityManager, orgId: number, doc: PaidDo
        union all
        select (l->'match'->>'amount')::numeric, (l->>'settlement_amount_leg')::numeric
          from payouts p cross join lateral jsonb_array_elements(p.lines) l
-        where p.org_id = ? and p.id <> ? and l->>'match_status' = 'matched' and l->'match'->>'type' = ? and (l->'match'->>'id')::bigint = ?
+        where p.org_id = ? and p.id <> ? and p.lines @> ?::jsonb
+          and l->>'match_status' = 'matched' and l->'match'->>'type' = ? and (l->'match'->>'id')::bigint = ?
      ) payments`,
-    [orgId, doc.type, doc.id, orgId, excludePayoutId ?? -1, doc.type, doc.id],
+    [orgId, doc.type, doc.id, orgId, excludePayoutId ?? -1, JSON.stringify([{ match: { type: doc.type, id: doc.id } }]), doc.type, doc.id],
   );
   const settled = dec(row?.settled ?? 0);
   return { applied: dec(row?.applied ?? 0), clearedLeg: PAID_BY_MONEY_IN[doc.type] ? settled : settled.negated() };

@@ -86,6 +86,15 @@ export const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
 };
 
 /**
+ * Whether pricing a payment of this document needs what earlier payments applied and cleared: a
+ * document in a foreign currency with a legal total. Payments of documents in the legal currency
+ * clear at the applied amount and skip the lock and the lookup.
+ */
+export function settlementNeedsHistory(document: Pick<DocumentLookupAnswer, 'currency' | 'total_amount' | 'total_amount_leg'>, legalCurrency: string): boolean {
+  return document.currency !== legalCurrency && document.total_amount_leg != null && document.total_amount != null && document.total_amount !== 0;
+}
+
+/**
  * The legal value at which a matched payment clears its document, signed like the cash movement.
  * `applied` is the amount applied to the document in its currency (positive pays it); `before` is
  * what earlier payments applied and cleared. The document is cleared in proportion to its legal

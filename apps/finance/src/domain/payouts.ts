@@ -6,8 +6,8 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit, type MatchResult } from './matching.js';
-import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, type FxRateSource } from './legal-currency.js';
-import { lockPaidDocuments, settledSoFar, type SettledSoFar } from './document-settlements.js';
+import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
+import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar, type SettledSoFar } from './document-settlements.js';
 import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 /** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
@@ -53,8 +53,8 @@ async function settleLines(
   legalCurrency: string,
   replacing: number | null,
 ): Promise<Array<string | null>> {
-  const matched = results.flatMap((r) => (r.match && r.document ? [r.match] : []));
-  await lockPaidDocuments(em, orgId, matched);
+  const historic = (r: MatchResult) => r.match && r.document && settlementNeedsHistory(r.document, legalCurrency);
+  await lockPaidDocuments(em, orgId, results.flatMap((r) => (historic(r) ? [r.match!] : [])));
   const so: Map<string, SettledSoFar> = new Map();
   const out: Array<string | null> = [];
   for (const r of results) {
@@ -63,7 +63,7 @@ async function settleLines(
       continue;
     }
     const key = `${r.match.type}:${r.match.id}`;
-    const before = so.get(key) ?? (await settledSoFar(em, orgId, r.match, replacing));
+    const before = so.get(key) ?? (historic(r) ? await settledSoFar(em, orgId, r.match, replacing) : NOTHING_SETTLED);
     const settlement = settlementLeg({ type: r.match.type, applied: r.match.amount, currency, legalCurrency, document: r.document, before });
     const sign = PAID_BY_MONEY_IN[r.match.type] ? 1 : -1;
     so.set(key, {
