@@ -125,11 +125,22 @@ describe('payouts (#19, #20)', () => {
     }
   });
 
-  it('unknown id → 404; a locked payout → 409 document_locked', async () => {
+  it('unknown id → 404; a payout replaced with is_locked: true is final → 409 document_locked, unchanged', async () => {
     await expectProblem(await send('PUT', '/v1/finance/payouts/999999', payout()), 404, 'payout_not_found');
     await expectProblem(await api('/v1/finance/payouts/999999'), 404, 'payout_not_found');
-    await stack.services.finance!.deps.orm.em.getConnection().execute('update payouts set is_locked = true where id = ?', [created.id]);
+    const locked = await send('PUT', `/v1/finance/payouts/${created.id}`, payout({ is_locked: true }));
+    expect(locked.status).toBe(200);
+    expect(await locked.json()).toMatchObject({ version: 3, is_locked: true });
     await expectProblem(await send('PUT', `/v1/finance/payouts/${created.id}`, payout()), 409, 'document_locked');
-    expect((await (await api(`/v1/finance/payouts/${created.id}`)).json())).toMatchObject({ version: 2, is_locked: true });
+    await expectProblem(await send('PUT', `/v1/finance/payouts/${created.id}`, payout({ is_locked: false })), 409, 'document_locked');
+    expect((await (await api(`/v1/finance/payouts/${created.id}`)).json())).toMatchObject({ version: 3, is_locked: true });
+  });
+
+  it('a payout created with is_locked: true cannot be replaced', async () => {
+    const res = await send('POST', '/v1/finance/payouts', payout({ psp_object_id: 'po_locked', is_locked: true }));
+    expect(res.status).toBe(200);
+    const p = await res.json();
+    expect(p).toMatchObject({ version: 1, is_locked: true });
+    await expectProblem(await send('PUT', `/v1/finance/payouts/${p.id}`, payout()), 409, 'document_locked');
   });
 });

@@ -198,7 +198,7 @@ export const payoutRequestSchema = z
     uid: ignoredInput(z.string().max(64)),
     created_at: ignoredInput(z.string().max(64)),
     edited_at: ignoredInput(z.string().max(64)),
-    is_locked: ignoredInput(z.boolean()),
+    is_locked: nullish(z.boolean()).describe('true stores the payout locked: it is final, and replacing it answers 409 document_locked (default false)'),
     total_amount: nullish(money).describe('When given, must equal the sum of the lines (422 otherwise)'),
     currency: currencyCode.describe('ISO 4217 currency (required, non-empty)'),
     lines: nullish(z.array(payoutLineRequestSchema).max(10_000)),

@@ -161,7 +161,7 @@ export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit,
     orgId,
     uid: randomUUID(),
     version: 1,
-    isLocked: false,
+    isLocked: req.is_locked ?? false,
     currency: req.currency,
     dateIssued: req.date_issued ?? null,
     description: req.description ?? null,
@@ -208,6 +208,7 @@ export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit
     );
   }
   p.version += 1;
+  p.isLocked = req.is_locked ?? false;
   p.currency = req.currency;
   p.dateIssued = req.date_issued ?? null;
   p.description = req.description ?? null;
