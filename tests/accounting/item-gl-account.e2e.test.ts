@@ -113,4 +113,26 @@ describe('item gl_account overrides the default revenue and cost accounts', () =
     expect(acc('604')).toMatchObject({ debit: 0, credit: 120 });
     expect(acc('504')).toMatchObject({ debit: 101, credit: 0 });
   });
+
+  it('a line naming a catalogue item takes the item’s account; its own account wins; unknown ids change nothing', async () => {
+    const day = '2026-11-19';
+    const item = await post('/v1/lists/items', { name: 'Licence', sku: 'LIC-1', sales_rate: 500, currency: 'CZK', tax_rate: 21, gl_account: { number: '602' } });
+    const inv = await post('/v1/sales/invoices', {
+      customer: { id: 3, business_name: 'Zákazník a.s.', address: { country: 'CZ' } },
+      currency: 'CZK',
+      date_issued: day,
+      items: [
+        { title: 'Licence', qty: 2, rate: 500, taxes: [VAT21], item: { id: item.id } },
+        { title: 'Licence, own account', qty: 1, rate: 50, taxes: [VAT21], item: { id: item.id }, gl_account: { number: '648' } },
+        { title: 'Client reference', qty: 1, rate: 30, taxes: [VAT21], item: { id: 987654321 } },
+      ],
+    });
+    expect(inv.items.map((i: { gl_account: { number: string } | null }) => i.gl_account?.number ?? null)).toEqual(['602', '648', null]);
+    const t = await eventually(async () => {
+      const page = await (await stack.api(`/v1/accounting/transactions?date_posting=[${day};${day}]&take=1000`)).json();
+      return (page.entities as Txn[]).find((x) => x.no === inv.no && x.type === 'sales_invoice');
+    }, 15_000, 100);
+    // 1000 + 50 + 30 = 1080 at 21 % → 226.80
+    expect(summary(t)).toEqual(['Cr 343 226.80', 'Cr 602 1000.00', 'Cr 604 30.00', 'Cr 648 50.00', 'Dr 311 1306.80']);
+  });
 });

@@ -126,7 +126,7 @@ const salesItemCommon = {
   item: nullish(salesItemRefSchema),
   variant: nullish(variantSchema),
   unit: nullish(salesUnitSchema),
-  gl_account: nullish(glAccountSchema).describe('Revenue account of this line (number) overriding 604 when posting'),
+  gl_account: nullish(glAccountSchema).describe('Revenue account of this line (number) overriding 604 when posting; when absent, the account of the catalogue item named by item.id'),
 };
 
 /** Sales document item (credit note or invoice), as stored. */

@@ -35,6 +35,23 @@ export async function createItem(em: EntityManager, orgId: number, input: ItemRe
   return item;
 }
 
+/**
+ * A line naming a catalogue item (`item.id`) and no revenue account of its own takes the item's
+ * `gl_account`, so the ledger posts it where the catalogue says. Ids the catalogue does not know
+ * are the client's own references and change nothing.
+ */
+export async function withCatalogueAccounts<T extends { items: Array<{ item?: { id?: number | null } | null; gl_account?: unknown }> }>(em: EntityManager, input: T): Promise<T> {
+  const ids = [...new Set(input.items.flatMap((it) => (it.gl_account == null && it.item?.id != null ? [it.item.id] : [])))];
+  if (!ids.length) return input;
+  const found = await em.find(ItemSchema, { id: { $in: ids }, glAccount: { $ne: null } }, { fields: ['id', 'glAccount'] });
+  if (!found.length) return input;
+  const accounts = new Map(found.map((i) => [i.id, i.glAccount]));
+  return {
+    ...input,
+    items: input.items.map((it) => (it.gl_account == null && it.item?.id != null && accounts.has(it.item.id) ? { ...it, gl_account: accounts.get(it.item.id) } : it)),
+  };
+}
+
 const ITEM_SORT: Record<string, keyof Item> = { id: 'id', name: 'name', sku: 'sku', sales_rate: 'salesRate', created_at: 'createdAt' };
 
 export async function listItems(em: EntityManager, q: ItemListQuery) {

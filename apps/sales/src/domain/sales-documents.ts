@@ -12,6 +12,7 @@ import { computeDocument, creditHeadroom, type ComputedDocument, type ComputedTa
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
 import { duplicateNumber, numberPattern, pickSeries, type NumberPattern } from './numbering.js';
 import { issuerSnapshot } from './organisations.js';
+import { withCatalogueAccounts } from './items.js';
 
 export type Emit = ServiceDeps['emit'];
 type DocumentRequest = InvoiceRequest | CreditNoteRequest;
@@ -380,7 +381,7 @@ export async function postSalesDocument(
     amountPaid: toDb(computed.amount_paid, precision),
     amountDue: toDb(computed.amount_due, precision),
     paymentStatus: computed.payment_status,
-    body: documentBody(input, computed, { id, uid, docType, no: explicitNo ?? '', counterId, createdAt: now, org, credited }),
+    body: documentBody(await withCatalogueAccounts(em, input), computed, { id, uid, docType, no: explicitNo ?? '', counterId, createdAt: now, org, credited }),
     createdAt: now,
     updatedAt: now,
     editedAt: null,
