@@ -90,6 +90,22 @@ describe('posting documents from the bus', () => {
     expect(tax).toMatchObject({ tax_base_out_leg: -100, tax_amount_out_leg: -21, tax_control_statement: 'A.5', debit: 21 });
   });
 
+  it('a credit note whose invoice reaches the ledger after it waits for it and reports in the invoice’s section', async () => {
+    // the invoice is large (A.4); the credit note alone would be A.5. Its event arrives first.
+    await bus.publish(SUBJECTS.salesCreditNotePosted, creditNote({ id: 61, date: '2025-03-13', lines: [{ base: 100, rate: 21 }], credited_doc_id: 60, credited_doc_no: 'INV60' }));
+    await new Promise((r) => setTimeout(r, 300));
+    const { entities: early } = await transactions('?date_posting=[2025-03-13;2025-03-13]&take=1000');
+    expect(early.filter((t) => t.source.id === 61)).toEqual([]);
+    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 60, date: '2025-03-12', lines: [{ base: 20000, rate: 21 }] }));
+    const inv = await entryFor('sales_invoice', 60, '2025-03-12');
+    expect(inv.rows.find((r) => r.gl_account.number === '343')!.taxes[0]).toMatchObject({ tax_control_statement: 'A.4' });
+    const t = await eventually(async () => {
+      const { entities } = await transactions('?date_posting=[2025-03-13;2025-03-13]&take=1000');
+      return entities.find((x) => x.source.type === 'sales_credit_note' && x.source.id === 61);
+    }, 8000, 50);
+    expect(t.rows.find((r) => r.gl_account.number === '343')!.taxes[0]).toMatchObject({ tax_amount_out_leg: -21, tax_control_statement: 'A.4' });
+  });
+
   it('posts a vendor credit: Dr 321 1210.00 / Cr 504 1000.00, Cr 343 210.00', async () => {
     await bus.publish(SUBJECTS.purchaseVendorCreditPosted, vendorCredit({ id: 3, date: '2025-03-12', lines: [{ base: 1000, rate: 21 }] }));
     const t = await entryFor('purchase_vendor_credit', 3, '2025-03-12');

@@ -188,15 +188,26 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
   return { posted, reversed, skipped: posted ? undefined : 'duplicate' };
 }
 
-/** Control-statement section of a posted document (a credit note reports where its original did). */
-export async function controlStatementOf(em: EntityManager, orgId: number, type: SourceType, id: number | null | undefined, no: string | null | undefined): Promise<string | null> {
-  if (!id && !no) return null;
-  const rows = await exec<{ cs: string }>(
+/**
+ * The credited document as the ledger knows it: whether it is posted, and its control-statement
+ * section (a credit note reports where its original did).
+ */
+export async function creditedDocumentSection(
+  em: EntityManager,
+  orgId: number,
+  type: SourceType,
+  id: number | null | undefined,
+  no: string | null | undefined,
+): Promise<{ posted: boolean; section: string | null }> {
+  if (!id && !no) return { posted: false, section: null };
+  const rows = await exec<{ cs: string | null }>(
     em,
-    `select t.tax_control_statement as cs from ledger_tax_rows t join accounting_transactions a on a.id = t.transaction_id
-      where a.org_id = ? and t.org_id = ? and a.source_type = ? and a.entry_kind = 'posting' and (a.source_id = ? or a.no = ?)
-        and t.tax_control_statement is not null order by a.source_version desc limit 1`,
-    [orgId, orgId, type, id ?? -1, no ?? '\u0000'],
+    `select (select t.tax_control_statement from ledger_tax_rows t
+              where t.org_id = a.org_id and t.transaction_id = a.id and t.tax_control_statement is not null order by t.ord limit 1) as cs
+       from accounting_transactions a
+      where a.org_id = ? and a.source_type = ? and a.entry_kind = 'posting' and (a.source_id = ? or a.no = ?)
+      order by a.source_version desc limit 1`,
+    [orgId, type, id ?? -1, no ?? '\u0000'],
   );
-  return rows[0]?.cs ?? null;
+  return { posted: rows.length > 0, section: rows[0]?.cs ?? null };
 }

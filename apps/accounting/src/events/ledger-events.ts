@@ -21,7 +21,7 @@ import {
   type PostingOptions,
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
-import { controlStatementOf, postLedgerEntry, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
+import { creditedDocumentSection, postLedgerEntry, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
 
 /** The posted-document events the ledger consumes, and the source type each one posts. */
 export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType }> = [
@@ -36,6 +36,33 @@ export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType }
 export interface ApplyOptions {
   legalCurrency: string;
   orgCountry: string;
+  /**
+   * A credit of a document the ledger has not posted yet is retried rather than posted: its
+   * control-statement section comes from the credited document, whose event (another consumer)
+   * may still be on its way. Set for the first deliveries only; after them it posts with its own.
+   */
+  awaitCredited?: boolean;
+}
+
+/** The credited document is not in the ledger yet: the event is redelivered after a backoff. */
+export class CreditedDocumentPendingError extends Error {}
+
+/** Tries of a credit before it posts without its credited document (the kit's backoff: about 6 s). */
+const CREDITED_DOCUMENT_TRIES = 3;
+
+async function creditedSection(
+  em: EntityManager,
+  orgId: number,
+  type: SourceType,
+  doc: { credited_doc_id?: number | null; credited_doc_no?: string | null },
+  event: CloudEvent,
+  opts: ApplyOptions,
+): Promise<string | null> {
+  const credited = await creditedDocumentSection(em, orgId, type, doc.credited_doc_id, doc.credited_doc_no);
+  if (!credited.posted && doc.credited_doc_id != null && opts.awaitCredited) {
+    throw new CreditedDocumentPendingError(`${event.type} ${event.id}: credited ${type} ${doc.credited_doc_id} is not in the ledger yet`);
+  }
+  return credited.section;
 }
 
 function parseDocument<S extends z.ZodType>(schema: S, event: CloudEvent): z.output<S> {
@@ -54,13 +81,13 @@ export async function entryForEvent(em: EntityManager, orgId: number, type: Sour
       case 'sales_invoice':
       case 'sales_credit_note': {
         const doc = parseDocument(salesDocumentSchema, event);
-        const cs = type === 'sales_credit_note' ? await controlStatementOf(em, orgId, 'sales_invoice', doc.credited_doc_id, doc.credited_doc_no) : null;
+        const cs = type === 'sales_credit_note' ? await creditedSection(em, orgId, 'sales_invoice', doc, event, opts) : null;
         return ledgerEntryForSalesDocument(type, doc, { ...base, controlStatementOverride: cs });
       }
       case 'purchase_bill':
       case 'purchase_vendor_credit': {
         const doc = parseDocument(purchaseDocumentSchema, event);
-        const cs = type === 'purchase_vendor_credit' ? await controlStatementOf(em, orgId, 'purchase_bill', doc.credited_doc_id, doc.credited_doc_no) : null;
+        const cs = type === 'purchase_vendor_credit' ? await creditedSection(em, orgId, 'purchase_bill', doc, event, opts) : null;
         return ledgerEntryForPurchaseDocument(type, doc, { ...base, controlStatementOverride: cs });
       }
       case 'bank_transaction':
@@ -93,7 +120,7 @@ export async function applyLedgerEvent(
   if (!event.orgid || !/^\d+$/.test(event.orgid)) throw new PoisonMessageError(`${event.type} ${event.id} carries no organisation`);
   const orgId = Number(event.orgid);
   const profile = await organisationReplica(em, orgId);
-  const orgOpts = profile ? { legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
+  const orgOpts = profile ? { ...opts, legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
   const entry = await entryForEvent(em, orgId, type, event, orgOpts);
   let outcome: PostOutcome;
   try {
@@ -126,7 +153,7 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
       // their stream order through the kit's ordering key, so a live ledger equals a rebuild.
       concurrency: 8,
       handle: async (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => {
-        await applyLedgerEvent(em, type, event, opts, ctx.emit);
+        await applyLedgerEvent(em, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES }, ctx.emit);
       },
     })),
   ];
