@@ -122,6 +122,19 @@ describe('vendor credits (#15)', () => {
   });
 });
 
+describe('strict=true on purchase documents', () => {
+  it('a vendor credit whose sent total differs → 422 derived_figures_mismatch, nothing stored; a bill that agrees passes', async () => {
+    const count = async () => (await (await api('/v1/purchase/vendor-credits?take=0')).json()).total;
+    const before = await count();
+    const res = await post('/v1/purchase/vendor-credits?strict=true', vendorCreditBody({ total_amount: 1200, items: [{ qty: 1, rate: 1000, amount: 1000, taxes: [{ ...VAT21, tax_amount: 210 }] }] }));
+    const problem = await expectProblem(res, 422, 'derived_figures_mismatch');
+    expect(problem.errors).toEqual([{ path: 'total_amount', message: 'sent 1200, computed 1210.00', code: 'figure_mismatch' }]);
+    expect(await count()).toBe(before);
+    const bill = await post('/v1/purchase/bills?strict=1', billBody({ subtotal_amount: 250, total_amount: 298 }));
+    expect(bill.status).toBe(200);
+  });
+});
+
 describe('vendor bills', () => {
   it('computes a bill of 2 × 100 at 21 % and 1 × 50 at 12 % to 298.00 and numbers bills gap-free', async () => {
     const a = await (await post('/v1/purchase/bills', billBody())).json();

@@ -123,6 +123,31 @@ describe('sales invoices: validation writes nothing', () => {
   it('an unknown counter_id is 422', async () => {
     await expectProblem(await post('/v1/sales/invoices', invoiceBody({ counter_id: 999999 })), 422, 'unknown_counter');
   });
+
+  it('strict=true: sent figures that disagree → 422 naming each, nothing stored, no number used; agreeing ones pass', async () => {
+    const before = await total('/v1/sales/invoices');
+    const wrong = invoiceBody({
+      subtotal_amount: 250,
+      total_amount: 297.99,
+      taxes: [{ tax_code: 'S21', tax_rate: 21, tax_base: 200, tax_amount: 42.01 }],
+    });
+    const body = await expectProblem(await post('/v1/sales/invoices?strict=true', wrong), 422, 'derived_figures_mismatch');
+    expect(body.errors).toEqual([
+      { path: 'total_amount', message: 'sent 297.99, computed 298.00', code: 'figure_mismatch' },
+      { path: 'taxes[0].tax_amount', message: 'sent 42.01, computed 42.00', code: 'figure_mismatch' },
+    ]);
+    expect(await total('/v1/sales/invoices')).toBe(before);
+
+    // without strict the same figures are ignored and the computed ones stored
+    const lax = await (await post('/v1/sales/invoices', wrong)).json();
+    expect(lax.total_amount).toBe(298);
+    const ok = await post('/v1/sales/invoices?strict=true', invoiceBody({ subtotal_amount: 250, total_amount: 298, amount_due: 298, taxes: [{ tax_code: 'S12', tax_rate: 12, tax_base: 50, tax_amount: 6 }] }));
+    expect(ok.status).toBe(200);
+    const strictDoc = await ok.json();
+    // gap-free: the refused request used no number
+    expect(Number(strictDoc.no.slice(-5))).toBe(Number(lax.no.slice(-5)) + 1);
+    await expectProblem(await post('/v1/sales/invoices?strict=maybe', invoiceBody()), 400, 'validation_error');
+  });
 });
 
 describe('numbering', () => {

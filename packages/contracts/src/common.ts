@@ -373,6 +373,19 @@ export const renderQuery = z.object({
   culture: culture.optional().describe('Language of the rendering (BCP 47), e.g. cs-CZ'),
 });
 
+/**
+ * Query of a document write (POST of invoices, credit notes, bills, vendor credits): `strict=true`
+ * compares the derived figures a client sends with the computed ones and answers 422
+ * `derived_figures_mismatch` when any differs (DESIGN §4); without it they are ignored.
+ */
+export const documentWriteQuerySchema = z.object({
+  strict: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => v === 'true' || v === '1')
+    .describe('true: 422 derived_figures_mismatch when a sent derived figure (totals, line amounts, recap) differs from the computed one'),
+});
+
 export const PAYMENT_STATUSES = ['unpaid', 'partially_paid', 'paid', 'overpaid'] as const;
 export const paymentStatusSchema = z.enum(PAYMENT_STATUSES);
 export type PaymentStatus = z.infer<typeof paymentStatusSchema>;

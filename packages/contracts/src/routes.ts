@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceSchema } from './accounting.js';
-import { idPathParams, renderQuery } from './common.js';
+import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import {
   bankTransactionListQuerySchema,
   bankTransactionPageSchema,
@@ -139,8 +139,8 @@ export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/CRM/emails', service: 'sales', scope: 'sales', operationId: 'listEmails', summary: 'List e-mail records', specNo: 11, tag: 'E-mail', query: emailListQuerySchema, response: emailListSchema },
   { method: 'GET', path: '/settings/delivery-conditions', service: 'settings', scope: 'settings', operationId: 'listDeliveryConditions', summary: 'List delivery conditions (Incoterms 2020)', specNo: 12, tag: 'Delivery conditions', query: deliveryConditionListQuerySchema, response: deliveryConditionPageSchema },
   { method: 'POST', path: '/settings/security/clients', service: 'settings', scope: 'settings', operationId: 'createClient', summary: 'Create an API client (the secret is returned once)', specNo: 13, tag: 'API clients', body: clientRequestSchema.default({}), response: clientSchema },
-  { method: 'POST', path: '/sales/credit-notes', service: 'sales', scope: 'sales', operationId: 'createCreditNote', summary: 'Create a sales credit note', specNo: 14, tag: 'Credit notes', body: creditNoteRequestSchema, response: creditNoteSchema },
-  { method: 'POST', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'createVendorCredit', summary: 'Create a vendor credit', specNo: 15, tag: 'Vendor credits', body: vendorCreditRequestSchema, response: vendorCreditSchema },
+  { method: 'POST', path: '/sales/credit-notes', service: 'sales', scope: 'sales', operationId: 'createCreditNote', summary: 'Create a sales credit note', specNo: 14, tag: 'Credit notes', query: documentWriteQuerySchema, body: creditNoteRequestSchema, response: creditNoteSchema },
+  { method: 'POST', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'createVendorCredit', summary: 'Create a vendor credit', specNo: 15, tag: 'Vendor credits', query: documentWriteQuerySchema, body: vendorCreditRequestSchema, response: vendorCreditSchema },
   { method: 'POST', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'recordBankTransaction', summary: 'Record a bank transaction', specNo: 16, tag: 'Bank transactions', body: bankTransactionRequestSchema, response: bankTransactionSchema },
   { method: 'POST', path: '/sales/invoices/compliance/evaluate', service: 'sales', scope: 'sales', operationId: 'evaluateInvoiceCompliance', summary: 'Evaluate delivery and reporting compliance of invoices', specNo: 17, tag: 'Compliance', successStatus: 202, body: complianceEvaluateBodySchema, response: complianceEvaluateResultSchema },
   { method: 'POST', path: '/sales/invoices/:id/email', service: 'sales', scope: 'sales', operationId: 'emailInvoice', summary: 'Send an invoice by e-mail', specNo: 18, tag: 'E-mail', pathParams: idPathParams, query: emailInvoiceQuerySchema, body: emailRequestSchema, response: invoiceEmailResultSchema },
@@ -154,7 +154,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // DESIGN §1 extensions
-  { method: 'POST', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'createInvoice', summary: 'Create a sales invoice', tag: 'Invoices', body: invoiceRequestSchema, response: invoiceSchema },
+  { method: 'POST', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'createInvoice', summary: 'Create a sales invoice', tag: 'Invoices', query: documentWriteQuerySchema, body: invoiceRequestSchema, response: invoiceSchema },
   { method: 'GET', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'listInvoices', summary: 'List sales invoices', tag: 'Invoices', query: invoiceListQuerySchema, response: invoicePageSchema },
   { method: 'GET', path: '/sales/invoices/:id', service: 'sales', scope: 'sales', operationId: 'getInvoice', summary: 'Read a sales invoice', tag: 'Invoices', pathParams: idPathParams, response: invoiceSchema },
   { method: 'GET', path: '/sales/invoices/:id/html', service: 'sales', scope: 'sales', operationId: 'getInvoiceHtml', summary: 'Render an invoice as HTML', tag: 'Invoices', produces: ['text/html'], pathParams: idPathParams, query: renderQuery, response: htmlDocumentSchema },
@@ -163,7 +163,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/sales/credit-notes', service: 'sales', scope: 'sales', operationId: 'listCreditNotes', summary: 'List sales credit notes', tag: 'Credit notes', query: creditNoteListQuerySchema, response: creditNotePageSchema },
   { method: 'GET', path: '/sales/credit-notes/:id', service: 'sales', scope: 'sales', operationId: 'getCreditNote', summary: 'Read a sales credit note', tag: 'Credit notes', pathParams: idPathParams, response: creditNoteSchema },
   { method: 'GET', path: '/sales/credit-notes/:id/pdf', service: 'sales', scope: 'sales', operationId: 'getCreditNotePdf', summary: 'Render a credit note as PDF', tag: 'Credit notes', produces: ['application/pdf'], pathParams: idPathParams, query: renderQuery, response: pdfDocumentSchema },
-  { method: 'POST', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'createBill', summary: 'Create a vendor bill', tag: 'Vendor bills', body: vendorBillRequestSchema, response: vendorBillSchema },
+  { method: 'POST', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'createBill', summary: 'Create a vendor bill', tag: 'Vendor bills', query: documentWriteQuerySchema, body: vendorBillRequestSchema, response: vendorBillSchema },
   { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },
   { method: 'GET', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'listVendorCredits', summary: 'List vendor credits', tag: 'Vendor credits', query: vendorCreditListQuerySchema, response: vendorCreditPageSchema },
   { method: 'GET', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'listBankTransactions', summary: 'List bank transactions', tag: 'Bank transactions', query: bankTransactionListQuerySchema, response: bankTransactionPageSchema },

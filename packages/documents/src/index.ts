@@ -13,3 +13,4 @@ export {
 } from './document-input.js';
 export * from './numbering.js';
 export { creditHeadroom, type CreditHeadroom } from './credit-limit.js';
+export { assertDerivedFigures, derivedFigureMismatches, type SentFigures } from './strict-figures.js';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { transactionTypeSchema } from '@ledgerline/contracts/common';
 import { vendorBillRequestSchema, vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { computeDocument, creditHeadroom, DocumentValidationError, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import { assertDerivedFigures, computeDocument, creditHeadroom, DocumentValidationError, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import {
   BusinessRuleError,
   ConflictError,
@@ -125,7 +125,7 @@ function computeFigures(input: DocumentInput) {
  * Posts a vendor bill or vendor credit: validates, computes every figure once with the shared
  * document arithmetic, numbers it, stores it and records its `*.posted` event in the same transaction.
  */
-export async function postPurchaseDocument(em: EntityManager, orgId: number, kind: PurchaseKind, raw: unknown, emit: Emit) {
+export async function postPurchaseDocument(em: EntityManager, orgId: number, kind: PurchaseKind, raw: unknown, emit: Emit, opts: { strict?: boolean } = {}) {
   const req = await readRequest(em, kind, raw);
   const input = omit(req as Record<string, unknown>, NOT_INPUT);
 
@@ -160,6 +160,7 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
       net_deduction_ratio: it.net_deduction_ratio ?? null,
     })),
   });
+  if (opts.strict) assertDerivedFigures(req, computed);
   if (credited) {
     const earlier = await em.find(PurchaseDocumentSchema, { kind: 'vendor_credit', creditedDocId: credited.id }, { fields: ['totalAmount'] });
     const { exceeds, creditedAfter, left } = creditHeadroom(credited.totalAmount, earlier.map((vc) => vc.totalAmount), computed.total_amount);

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { purchaseDocumentListQuerySchema } from '@ledgerline/contracts/purchase';
+import { documentWriteQuerySchema } from '@ledgerline/contracts/common';
 import { caller, page, readQuery, respond, type KitEnv, type ServiceDeps } from '@ledgerline/service-kit';
 import type { PurchaseKind } from '../db/entities.js';
 import { documentView, postPurchaseDocument } from '../domain/documents.js';
@@ -12,7 +13,8 @@ export function purchaseDocumentRoutes(deps: ServiceDeps, kind: PurchaseKind) {
   const r = new Hono<KitEnv>();
   r.post('/', async (c) => {
     const auth = caller(c);
-    return respond(c, await postPurchaseDocument(c.get('em'), auth.orgId, kind, c.get('body'), deps.emit));
+    const { strict } = readQuery(c, documentWriteQuerySchema);
+    return respond(c, await postPurchaseDocument(c.get('em'), auth.orgId, kind, c.get('body'), deps.emit, { strict }));
   });
   r.get('/', async (c) => {
     caller(c);

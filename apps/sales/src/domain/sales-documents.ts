@@ -8,7 +8,7 @@ import {
   type SalesTaxLineRequest,
 } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, OUTBOX_COLUMNS, dec, sqlRows, toDb, toWire, type ServiceDeps } from '@ledgerline/service-kit';
-import { computeDocument, creditHeadroom, type ComputedDocument, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import { assertDerivedFigures, computeDocument, creditHeadroom, type ComputedDocument, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
 import { duplicateNumber, numberPattern, pickSeries, type NumberPattern } from './numbering.js';
 import { issuerSnapshot } from './organisations.js';
@@ -314,6 +314,8 @@ const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))
 
 export interface PostDeps {
   prepareEvent: ServiceDeps['prepareEvent'];
+  /** 422 when a derived figure the client sent differs from the computed one (DESIGN §4). */
+  strict?: boolean;
 }
 
 /**
@@ -341,6 +343,7 @@ export async function postSalesDocument(
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
+  if (deps.strict) assertDerivedFigures(input, computed);
   const credited = docType === 'sales_credit_note' ? await checkCreditedInvoice(em, input as CreditNoteRequest, computed) : undefined;
 
   const uid = randomUUID();

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import {
   creditNoteCheckNoQuerySchema,
   creditNoteRequestSchema,
+  documentWriteQuerySchema,
   idPathParams,
   invoiceRequestSchema,
   salesDocumentListQuerySchema,
@@ -17,8 +18,9 @@ function documentRoutes(deps: ServiceDeps, docType: SalesDocType, r: Hono<KitEnv
 
   r.post('/', async (c) => {
     const auth = caller(c);
+    const { strict } = readQuery(c, documentWriteQuerySchema);
     const input = parseOrThrow(requestSchema, c.get('body') ?? {});
-    const doc = await postSalesDocument(c.get('em'), auth.orgId, docType, input, deps);
+    const doc = await postSalesDocument(c.get('em'), auth.orgId, docType, input, { ...deps, strict });
     return respond(c, documentView(doc));
   });
 
