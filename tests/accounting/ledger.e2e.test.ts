@@ -192,6 +192,22 @@ describe('posting documents from the bus', () => {
     expect(env.data.debit).toBe(env.data.credit);
     expect(env.data.source_document).toBeTruthy();
     parseEventData(SUBJECTS.accountingTransactionPosted, env.data);
+    // every event carries its transaction exactly as #10 answers it (English names), plus its
+    // source; an entry reversed since then differs only in its status and edit time
+    const { entities } = await transactions('?take=1000');
+    const info = await jsm.streams.info(stream);
+    let compared = 0;
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (!msg || !msg.subject.endsWith('accounting.transaction.posted')) continue;
+      const { source_document: _source, ...asPosted } = JSON.parse(new TextDecoder().decode(msg.data)).data;
+      const listed = entities.find((t) => t.id === asPosted.id)! as unknown as Record<string, unknown>;
+      expect(listed).toBeDefined();
+      if (listed.accounting_status === 'reversed') expect({ ...asPosted, accounting_status: 'reversed', edited_at: listed.edited_at }).toEqual(listed);
+      else expect(asPosted).toEqual(listed);
+      compared++;
+    }
+    expect(compared).toBeGreaterThanOrEqual(10);
     await nc.close();
   });
 });

@@ -14,12 +14,29 @@ async function exec<T = Record<string, unknown>>(em: EntityManager, sql: string,
   return sqlRows<T>(em, sql, params);
 }
 
-/** Seeds the chart of accounts and book 1 of an organisation on first use (idempotent). */
+/**
+ * Organisations whose chart is known to be committed, per database (the ORM's configuration is
+ * one object per database): their postings skip the seeding statements.
+ */
+const seededCharts = new WeakMap<object, Set<number>>();
+
+/**
+ * Seeds the chart of accounts and book 1 of an organisation (idempotent). The seed runs on each
+ * organisation's first posting in a process (so accounts added to the default chart reach existing
+ * organisations after a deploy); once the book is seen committed — visible before this
+ * transaction's own insert — later postings skip it. Never cached on the strength of an insert
+ * that might still roll back.
+ */
 export async function ensureChart(em: EntityManager, orgId: number): Promise<void> {
+  const known = seededCharts.get(em.config) ?? new Set<number>();
+  seededCharts.set(em.config, known);
+  if (known.has(orgId)) return;
   const values = DEFAULT_CHART.map(() => '(?, ?, ?, ?)').join(', ');
   const params = DEFAULT_CHART.flatMap((a) => [orgId, a.number, a.name['cs-CZ'], a.name['en-US']]);
+  const [book] = await exec<{ committed: boolean }>(em, 'select exists (select 1 from books where org_id = ? and id = ?) as committed', [orgId, GENERAL_LEDGER_BOOK.id]);
   await exec(em, `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`, params);
   await exec(em, 'insert into books (org_id, id, name) values (?, ?, ?) on conflict do nothing', [orgId, GENERAL_LEDGER_BOOK.id, GENERAL_LEDGER_BOOK.name]);
+  if (book?.committed) known.add(orgId);
 }
 
 /** Accounts an item names that are not in the chart yet are added under their number. */
@@ -47,18 +64,20 @@ export interface StoredEntry {
   id: number;
   uid: string;
   entry: LedgerEntryDraft;
+  /** The rows as inserted (database column names), from which the posted event is built. */
+  stored: { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; taxRows: Array<Record<string, unknown>> };
 }
 
 async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<StoredEntry | null> {
   const uid = entryUid(orgId, entry.source, entry.entryKind);
-  const inserted = await exec<{ id: number }>(
+  const inserted = await exec<Record<string, unknown> & { id: number }>(
     em,
     `insert into accounting_transactions (uid, org_id, book_id, type, source_type, source_id, source_version, entry_kind, source_event_id, reverses_id,
        accounting_status, no, vendor_doc_no, credited_doc_no, payment_reference, description, date_issued, date_due, date_posting, date_taxable,
        date_tax_applied, currency, legal_currency, precision, transaction_type, contact, bank_account, tax_nexus, paid_record, fx_rates,
        tax_deduction_ratio, net_deduction_ratio, amount_paid, amount_due, total)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'posted', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?)
-     on conflict do nothing returning id`,
+     on conflict do nothing returning *`,
     [
       uid, orgId, GENERAL_LEDGER_BOOK.id, entry.type, entry.source.type, entry.source.id, entry.source.version, entry.entryKind, eventId, reversesId,
       entry.no, entry.vendorDocNo, entry.creditedDocNo, entry.paymentReference, entry.description, entry.dateIssued, entry.dateDue, entry.datePosting,
@@ -70,27 +89,29 @@ async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryD
   if (inserted.length === 0) return null; // the same source fact was posted already
   const id = inserted[0].id;
   await ensureAccounts(em, orgId, entry.rows.map((r) => r.gl_account_number));
+  const stored: StoredEntry['stored'] = { transaction: inserted[0], rows: [], taxRows: [] };
   if (entry.rows.length) {
-    const rowIds = await exec<{ id: number }>(
+    const rowIds = await exec<Record<string, unknown> & { id: number }>(
       em,
       `insert into ledger_rows (org_id, transaction_id, book_id, ord, role, date_posting, gl_account_number, debit, credit, description, currency,
          payment_amount, payment_reference, contact, paid_record, fx_rates, tax_deduction_ratio, net_deduction_ratio)
-       values ${entry.rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)').join(', ')} returning id`,
+       values ${entry.rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)').join(', ')} returning *`,
       entry.rows.flatMap((r: DraftRow, i) => [
         orgId, id, GENERAL_LEDGER_BOOK.id, i + 1, r.role, entry.datePosting, r.gl_account_number, toDb(r.debit), toDb(r.credit), r.description,
         r.currency, n(r.payment_amount), r.payment_reference, j(r.contact), j(r.paid_record), JSON.stringify(entry.fxRates),
         n(r.tax_deduction_ratio, 6), n(r.net_deduction_ratio, 6),
       ]),
     );
+    stored.rows = rowIds;
     const taxes = entry.rows.flatMap((r, i) => r.taxes.map((t) => ({ t, rowId: rowIds[i].id })));
     if (taxes.length) {
-      await exec(
+      stored.taxRows = await exec(
         em,
         `insert into ledger_tax_rows (org_id, transaction_id, row_id, ord, gl_account_number, debit, credit, description, currency, tax_rate, tax_rate_rc,
            is_reverse_charge, tax_index, tax_code, tax_name, tax_base_in, tax_base_in_leg, tax_base_out, tax_base_out_leg, tax_amount_in, tax_amount_in_leg,
            tax_amount_claim, tax_amount_claim_leg, tax_amount_out, tax_amount_out_leg, tax_return_base_in, tax_return_base_out, tax_return_amount_claim,
            tax_return_amount_out, tax_control_statement, tax_eu_sales_report, tax_deduction_ratio, net_deduction_ratio)
-         values ${taxes.map(() => `(${new Array(33).fill('?').join(', ')})`).join(', ')}`,
+         values ${taxes.map(() => `(${new Array(33).fill('?').join(', ')})`).join(', ')} returning *`,
         taxes.flatMap(({ t, rowId }: { t: DraftTaxRow; rowId: number }, k) => [
           orgId, id, rowId, k + 1, t.gl_account_number, toDb(t.debit), toDb(t.credit), t.description, t.currency, n(t.tax_rate, 4), n(t.tax_rate_rc, 4),
           t.is_reverse_charge, t.tax_index, t.tax_code, t.tax_name, n(t.tax_base_in), n(t.tax_base_in_leg), n(t.tax_base_out), n(t.tax_base_out_leg),
@@ -101,7 +122,7 @@ async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryD
       );
     }
   }
-  return { id, uid, entry };
+  return { id, uid, entry, stored };
 }
 
 /** Rows of a stored entry as drafts (for its reversal). */
@@ -183,8 +204,8 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
     }
   }
   const posted = await insertEntry(em, orgId, entry, eventId, null);
-  await exec(em, 'set constraints ledger_balanced immediate');
-  await exec(em, 'set constraints ledger_balanced deferred');
+  // the deferred balance check, run now (one round trip for both statements)
+  await exec(em, 'set constraints ledger_balanced immediate; set constraints ledger_balanced deferred');
   return { posted, reversed, skipped: posted ? undefined : 'duplicate' };
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PoisonMessageError, organisationReplica, type ConsumerContext, type ConsumerDefinition } from '@ledgerline/service-kit';
 import { SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent } from '@ledgerline/contracts';
-import { findTransaction } from '../domain/transactions.js';
+import { transactionViewOfInserted } from '../domain/transactions.js';
 import {
   bankTransactionDocumentSchema,
   payoutDocumentSchema,
@@ -131,15 +131,15 @@ export async function applyLedgerEvent(
   }
   if (emit) {
     for (const stored of [outcome.reversed, outcome.posted]) {
-      if (stored) await emit<AccountingTransactionPostedEvent>({ subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: await postedEventData(em, stored) });
+      if (stored) await emit<AccountingTransactionPostedEvent>({ subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: await postedEventData(em, orgId, stored) });
     }
   }
   return outcome;
 }
 
 /** The event integrations read: the transaction as #10 shows it, plus the document it posts. */
-async function postedEventData(em: EntityManager, s: StoredEntry): Promise<AccountingTransactionPostedEvent> {
-  const view = await findTransaction(em, s.id, 'en-US');
+async function postedEventData(em: EntityManager, orgId: number, s: StoredEntry): Promise<AccountingTransactionPostedEvent> {
+  const view = await transactionViewOfInserted(em, orgId, s.stored, 'en-US');
   const src = s.entry.source;
   return { ...view, source_document: { type: src.type, id: src.id, no: src.no, version: src.version } } as AccountingTransactionPostedEvent;
 }
