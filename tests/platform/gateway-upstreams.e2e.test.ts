@@ -20,7 +20,7 @@ beforeAll(async () => {
   broken = createServer((req) => req.socket.destroy());
   const [slowPort, brokenPort] = await Promise.all([listen(slow), listen(broken)]);
   stack = await startStack({
-    env: { SALES_URL: `http://127.0.0.1:${slowPort}`, FINANCE_URL: `http://127.0.0.1:${brokenPort}`, UPSTREAM_TIMEOUT_MS: '400' },
+    env: { SALES_URL: `http://127.0.0.1:${slowPort}`, FINANCE_URL: `http://127.0.0.1:${brokenPort}`, UPSTREAM_TIMEOUT_MS: '400', MAX_INFLIGHT_PER_SERVICE: '3' },
   });
 });
 afterAll(async () => {
@@ -38,6 +38,23 @@ describe('gateway in front of unhealthy services', () => {
     expect(body).toMatchObject({ status: 504, code: 'upstream_timeout' });
     expect(seen.org).toMatch(/^\d+$/);
     expect(seen.auth).toBeUndefined(); // the caller's secret never travels to services
+  });
+
+  it('sheds load: beyond MAX_INFLIGHT_PER_SERVICE requests to a service get 503 at once, and it recovers', async () => {
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => stack.api('/v1/sales/invoices')));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([503, 503, 503, 504, 504, 504]);
+    const shed = answers.filter((r) => r.status === 503);
+    for (const r of shed) {
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(await r.json()).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('overloaded') });
+    }
+    expect(Date.now() - started).toBeLessThan(1400); // nothing waited for the slow service beyond the timeout
+    // the slots are given back: the next request is forwarded again
+    expect((await stack.api('/v1/sales/invoices')).status).toBe(504);
+    // another service is not affected by sales being full
+    expect((await stack.api('/v1/settings/organisation')).status).toBe(200);
   });
 
   it('answers 502 when a service breaks the connection', async () => {

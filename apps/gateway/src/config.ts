@@ -14,6 +14,11 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * Requests one service may have in flight through this gateway (running and queued). Beyond it
+   * the gateway answers 503 at once instead of queueing without bound until memory runs out.
+   */
+  MAX_INFLIGHT_PER_SERVICE: z.coerce.number().int().positive().default(512),
   /** How long a verified API key is trusted without asking settings again (revocation events cut it short). */
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(30_000),
   PUBLIC_URL: z.string().url().optional(),

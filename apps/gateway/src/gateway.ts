@@ -9,6 +9,7 @@ import {
   MetricsRegistry,
   RateLimitedError,
   UnauthorizedError,
+  UpstreamError,
   createHttpApp,
   createLogger,
   loadConfig,
@@ -49,6 +50,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     settings: config.SETTINGS_URL,
   };
   const pools = Object.fromEntries(Object.entries(upstreamUrl).map(([s, u]) => [s, createPool(u)])) as Record<ServiceName, Pool>;
+  const inflight = Object.fromEntries(Object.keys(upstreamUrl).map((s) => [s, 0])) as Record<ServiceName, number>;
   const verifier = new CredentialVerifier(config.SETTINGS_URL, pools.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN);
   const limiter = new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
 
@@ -107,10 +109,14 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       const bucket = auth ? auth.credentialId : `ip:${c.req.header('x-forwarded-for') ?? 'local'}`;
       const decision = limiter.take(bucket);
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.headers);
+      if (inflight[route.service] >= config.MAX_INFLIGHT_PER_SERVICE) {
+        throw new UpstreamError(503, route.service, `overloaded: ${config.MAX_INFLIGHT_PER_SERVICE} requests already in flight`);
+      }
       const target = new URL(c.req.url);
       const upstream = new URL(upstreamUrl[route.service]);
       target.protocol = upstream.protocol;
       target.host = upstream.host;
+      inflight[route.service]++;
       const res = await forward(c.req.raw, target, {
         service: route.service,
         pool: pools[route.service],
@@ -120,7 +126,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         auth: auth?.credentialType === 'operator' ? undefined : auth,
         operator: auth?.credentialType === 'operator',
         forwardAuthorization: route.open === true,
-      });
+      }).finally(() => inflight[route.service]--);
       for (const [k, v] of Object.entries(decision.headers)) res.headers.set(k, v);
       return res;
     });
