@@ -196,6 +196,16 @@ describe('Idempotency-Key', () => {
     expect((await (await call('/v1/notes')).json()).total).toBe(total);
   });
 
+  it('the query string is part of the request a key names, in any parameter order', async () => {
+    const first = await call('/v1/notes?mode=a&x=1', { method: 'POST', json: { text: 'q' }, headers: { 'idempotency-key': 'k-q' } });
+    expect(first.status).toBe(200);
+    const same = await call('/v1/notes?x=1&mode=a', { method: 'POST', json: { text: 'q' }, headers: { 'idempotency-key': 'k-q' } });
+    expect(same.headers.get('idempotent-replayed')).toBe('true');
+    const other = await call('/v1/notes?mode=b&x=1', { method: 'POST', json: { text: 'q' }, headers: { 'idempotency-key': 'k-q' } });
+    expect(other.status).toBe(422);
+    expect((await other.json()).code).toBe('idempotency_key_reused');
+  });
+
   it('answers 409 while the first request with the key is still running', async () => {
     const slow = call('/v1/notes', { method: 'POST', json: { text: 'slow', delay_ms: 800 }, headers: { 'idempotency-key': 'k-3' } });
     await new Promise((r) => setTimeout(r, 200));

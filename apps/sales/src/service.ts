@@ -3,6 +3,7 @@ import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { creditNoteRoutes, invoiceRoutes } from './http/sales-documents.routes.js';
 import { itemRoutes, priceListRoutes } from './http/items.routes.js';
+import { numberingRoutes } from './http/numbering.routes.js';
 import { salesConsumers, salesResponders } from './events/consumers.js';
 import { complianceRoutes } from './http/compliance.routes.js';
 import { z } from 'zod';
@@ -24,6 +25,7 @@ export const salesService = defineService({
     app.route('/v1/sales/invoices', complianceRoutes(deps));
     app.route('/v1/sales/invoices', invoiceRoutes(deps));
     app.route('/v1/sales/credit-notes', creditNoteRoutes(deps));
+    app.route('/v1/sales/numbering-series', numberingRoutes());
     app.route('/v1/lists/items', itemRoutes());
     app.route('/v1/lists/price-lists', priceListRoutes());
     app.route('/v1', deliveryRoutes(deps));

@@ -197,7 +197,7 @@ const ERROR_RESPONSES: Record<number, ErrorResponseDef> = {
   409: { name: 'Conflict', description: 'Duplicate document number, locked record, or the same Idempotency-Key still in flight' },
   413: { name: 'PayloadTooLarge', description: 'The request body exceeds the limit (1 MiB by default)' },
   415: { name: 'UnsupportedMediaType', description: 'The request body is not JSON (application/json, text/json, application/*+json)' },
-  422: { name: 'UnprocessableContent', description: 'A valid shape breaking a business rule, or an Idempotency-Key reused with another body' },
+  422: { name: 'UnprocessableContent', description: 'A valid shape breaking a business rule, or an Idempotency-Key reused with another request' },
   429: { name: 'TooManyRequests', description: 'Rate limit exceeded', headers: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] },
   502: { name: 'BadGateway', description: 'The owning service failed', headers: ['Retry-After'] },
   503: { name: 'ServiceUnavailable', description: 'The owning service is down', headers: ['Retry-After'] },
@@ -403,7 +403,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Same key and same body within 24 h replays the stored response; another body → 422; still in flight → 409',
+          description: 'Same key, query and body within 24 h replays the stored response; another query or body → 422; still in flight → 409',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
         XRequestId: {

@@ -434,6 +434,39 @@ export const itemListQuerySchema = z.object({ ...pagingQuery(100), search: searc
 export type ItemListQuery = z.output<typeof itemListQuerySchema>;
 export const itemPageSchema = pagedEnvelope(itemSchema);
 
+// --- numbering series ------------------------------------------------------------------------
+
+export const NUMBER_SERIES_DOC_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
+const seriesDocType = z.enum(NUMBER_SERIES_DOC_TYPES).describe('The documents the series numbers');
+
+/** A numbering series of sales documents (DESIGN §4 numbering; `counter_id` of a document names it). */
+export const numberSeriesSchema = z
+  .object({
+    id: id,
+    doc_type: seriesDocType,
+    name: shortText(),
+    mask: shortText(64).describe('e.g. INV{YYYY}{#####}: {YYYY} {YY} {MM} {DD} and one counter {#…}; the counter restarts each year (month) the mask names'),
+    is_default: z.boolean().describe('Numbers documents that name no counter_id; one per document type'),
+    created_at: isoDateTime,
+  })
+  .meta({ id: 'NumberingSeries', description: 'Numbering series of sales documents (extension)' });
+export type NumberSeriesView = z.infer<typeof numberSeriesSchema>;
+
+export const numberSeriesRequestSchema = z
+  .object({
+    id: ignored(int64),
+    doc_type: seriesDocType,
+    name: shortText().min(1),
+    mask: z.string().min(1).max(64).describe('{YYYY} {YY} {MM} {DD} and exactly one counter {#…} (1–18 #); other characters are literal'),
+    is_default: nullish(z.boolean()).describe('true makes it the default series of its document type (the previous default stays, no longer default)'),
+  })
+  .meta({ id: 'NumberingSeriesRequest', description: 'Numbering series to create: doc_type, name and mask required' });
+export type NumberSeriesRequest = z.infer<typeof numberSeriesRequestSchema>;
+
+export const numberSeriesListQuerySchema = z.object({ ...pagingQuery(100), doc_type: seriesDocType.optional() });
+export type NumberSeriesListQuery = z.output<typeof numberSeriesListQuerySchema>;
+export const numberSeriesPageSchema = pagedEnvelope(numberSeriesSchema);
+
 const priceListRateSchema = z.object({
   item_id: id,
   rate: decimal.describe('Net rate in the price list currency'),

@@ -8,6 +8,7 @@ import { redact } from './logger.js';
 import { loadConfig, baseConfigSchema, ConfigError } from './config.js';
 import { roundMoney, toDb, toWire, dec } from './money.js';
 import { toProblem, ValidationError, ConflictError } from './errors.js';
+import { canonicalQuery } from './http/unit-of-work.js';
 
 describe('content negotiation', () => {
   it.each([
@@ -154,5 +155,18 @@ describe('money helpers', () => {
     expect(roundMoney(dec('1.015'), 2).toFixed(2)).toBe('1.02');
     expect(toWire('298.00')).toBe(298);
     expect(toWire(null)).toBeNull();
+  });
+});
+
+describe('canonicalQuery (part of an Idempotency-Key request hash)', () => {
+  it.each([
+    ['http://x/v1/a', ''],
+    ['http://x/v1/a?', ''],
+    ['http://x/v1/a?strict=true', '?strict=true'],
+    ['http://x/v1/a?b=2&a=1', '?a=1&b=2'],
+    ['http://x/v1/a?a=2&a=1', '?a=1&a=2'],
+    ['http://x/v1/a?q=a%20b&p=%C3%A9', '?p=%C3%A9&q=a+b'],
+  ])('%s → %s', (url, expected) => {
+    expect(canonicalQuery(url)).toBe(expected);
   });
 });

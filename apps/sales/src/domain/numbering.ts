@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError } from '@ledgerline/service-kit';
+import type { NumberSeriesListQuery, NumberSeriesRequest, NumberSeriesView } from '@ledgerline/contracts';
 import { formatNumber, parseMask, seriesPeriodKey, type ParsedMask } from '@ledgerline/documents';
 import { NumberSeriesSchema, SalesDocumentSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';
 
@@ -75,4 +76,33 @@ export async function numberTaken(em: EntityManager, docType: SalesDocType, no: 
 
 export function duplicateNumber(docType: SalesDocType, no: string): ConflictError {
   return new ConflictError(`A ${DOC_LABEL[docType]} numbered ${no} already exists`, 'duplicate_number');
+}
+
+export function seriesView(s: NumberSeries): NumberSeriesView {
+  return { id: s.id, doc_type: s.docType as SalesDocType, name: s.name, mask: s.mask, is_default: s.isDefault, created_at: s.createdAt.toISOString() };
+}
+
+/**
+ * Creates a numbering series. The mask is checked with the numbering grammar (400 naming `mask`).
+ * `is_default` moves the default of the document type to the new series under a lock, so two
+ * concurrent switches leave exactly one default.
+ */
+export async function createSeries(em: EntityManager, orgId: number, input: NumberSeriesRequest): Promise<NumberSeries> {
+  parseMask(input.mask);
+  const docType = input.doc_type;
+  await defaultSeries(em, orgId, docType); // the default exists before any other series
+  if (input.is_default) {
+    await sql(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`series-default:${orgId}:${docType}`]);
+    await sql(em, 'update number_series set is_default = false where org_id = ? and doc_type = ? and is_default', [orgId, docType]);
+  }
+  const series = em.create(NumberSeriesSchema, { orgId, docType, name: input.name, mask: input.mask, isDefault: input.is_default ?? false, createdAt: new Date() });
+  await em.flush();
+  return series;
+}
+
+/** The organisation's series (the defaults seeded first, so they are always listed), oldest first. */
+export async function listSeries(em: EntityManager, orgId: number, q: NumberSeriesListQuery): Promise<{ rows: NumberSeries[]; total: number }> {
+  for (const docType of q.doc_type ? [q.doc_type] : (Object.keys(DEFAULT_SERIES) as SalesDocType[])) await defaultSeries(em, orgId, docType);
+  const [rows, total] = await em.findAndCount(NumberSeriesSchema, q.doc_type ? { docType: q.doc_type } : {}, { orderBy: { id: 'asc' }, limit: q.take, offset: q.from });
+  return { rows, total };
 }

@@ -15,6 +15,16 @@ function stableStringify(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`).join(',')}}`;
 }
 
+/**
+ * The query string in a canonical order (`?strict=true` and friends change what a write does, so
+ * they are part of the request an Idempotency-Key names); empty without one, which keeps the
+ * hashes of query-less requests what they always were.
+ */
+export function canonicalQuery(url: string): string {
+  const params = [...new URL(url).searchParams.entries()].sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1));
+  return params.length ? `?${new URLSearchParams(params).toString()}` : '';
+}
+
 interface StoredResponse {
   request_hash: string;
   response_status: number;
@@ -49,7 +59,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
       let requestHash = '';
       if (idemKey && auth) {
         requestHash = createHash('sha256')
-          .update(`${c.req.method} ${c.req.path}\n${stableStringify(c.get('body') ?? null)}`)
+          .update(`${c.req.method} ${c.req.path}${canonicalQuery(c.req.url)}\n${stableStringify(c.get('body') ?? null)}`)
           .digest('hex');
         const [lock] = (await conn.execute(
           'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
