@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { creditHeadroom } from './credit-limit.js';
+import { assertCreditHeadroom, creditHeadroom } from './credit-limit.js';
 
 describe('creditHeadroom', () => {
   it.each([
@@ -32,6 +32,23 @@ describe('creditHeadroom', () => {
         expect(creditHeadroom(total, earlier, left).exceeds).toBe(false);
         expect(creditHeadroom(total, earlier, left.plus('0.01')).exceeds).toBe(true);
         expect(creditHeadroom(total, earlier, left.negated()).exceeds).toBe(false);
+      }),
+    );
+  });
+});
+
+describe('assertCreditHeadroom', () => {
+  const base = { creditedTotal: '2420', earlierCredits: ['1210'], precision: 2, creditsOf: 'Vendor credits of bill B1', document: 'bill', code: 'credit_exceeds_document' };
+  it('passes within what is left', () => {
+    expect(() => assertCreditHeadroom({ ...base, credit: '1210.00' })).not.toThrow();
+  });
+  it('422 naming total_amount, with what can still be credited', () => {
+    expect(() => assertCreditHeadroom({ ...base, credit: '1210.01' })).toThrow(
+      expect.objectContaining({
+        status: 422,
+        code: 'credit_exceeds_document',
+        message: 'Vendor credits of bill B1 would total 2420.01, above its total 2420.00; at most 1210.00 can still be credited',
+        errors: [{ path: 'total_amount', message: 'exceeds what is left to credit on the bill', code: 'credit_exceeds_document' }],
       }),
     );
   });

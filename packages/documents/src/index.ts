@@ -12,5 +12,5 @@ export {
   type NormalizedTax,
 } from './document-input.js';
 export * from './numbering.js';
-export { creditHeadroom, type CreditHeadroom } from './credit-limit.js';
+export { assertCreditHeadroom, creditHeadroom, type CreditHeadroom } from './credit-limit.js';
 export { assertDerivedFigures, derivedFigureMismatches, type SentFigures } from './strict-figures.js';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { transactionTypeSchema } from '@ledgerline/contracts/common';
 import { vendorBillRequestSchema, vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { assertDerivedFigures, computeDocument, creditHeadroom, DocumentValidationError, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import { assertCreditHeadroom, assertDerivedFigures, computeDocument, DocumentValidationError, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import {
   BusinessRuleError,
   ConflictError,
@@ -163,14 +163,15 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
   if (opts.strict) assertDerivedFigures(req, computed);
   if (credited) {
     const earlier = await em.find(PurchaseDocumentSchema, { kind: 'vendor_credit', creditedDocId: credited.id }, { fields: ['totalAmount'] });
-    const { exceeds, creditedAfter, left } = creditHeadroom(credited.totalAmount, earlier.map((vc) => vc.totalAmount), computed.total_amount);
-    if (exceeds) {
-      throw new BusinessRuleError(
-        `Vendor credits of bill ${credited.no} would total ${creditedAfter.toFixed(computed.precision)}, above its total ${dec(credited.totalAmount).toFixed(computed.precision)}; at most ${left.toFixed(computed.precision)} can still be credited`,
-        'credit_exceeds_document',
-        [{ path: 'total_amount', message: 'exceeds what is left to credit on the bill', code: 'credit_exceeds_document' }],
-      );
-    }
+    assertCreditHeadroom({
+      creditedTotal: credited.totalAmount,
+      earlierCredits: earlier.map((vc) => vc.totalAmount),
+      credit: computed.total_amount,
+      precision: computed.precision,
+      creditsOf: `Vendor credits of bill ${credited.no}`,
+      document: 'bill',
+      code: 'credit_exceeds_document',
+    });
   }
 
   let no = req.no?.trim() || null;

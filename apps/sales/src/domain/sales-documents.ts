@@ -8,7 +8,7 @@ import {
   type SalesTaxLineRequest,
 } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, OUTBOX_COLUMNS, dec, sqlRows, toDb, toWire, type ServiceDeps } from '@ledgerline/service-kit';
-import { assertDerivedFigures, computeDocument, creditHeadroom, type ComputedDocument, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import { assertCreditHeadroom, assertDerivedFigures, computeDocument, type ComputedDocument, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
 import { duplicateNumber, numberPattern, pickSeries, type NumberPattern } from './numbering.js';
 import { issuerSnapshot } from './organisations.js';
@@ -251,14 +251,15 @@ async function checkCreditedInvoice(em: EntityManager, input: CreditNoteRequest,
     ]);
   }
   const earlier = await em.find(SalesDocumentSchema, { docType: 'sales_credit_note', creditedDocId: invoice.id }, { fields: ['totalAmount'] });
-  const { exceeds, creditedAfter, left } = creditHeadroom(invoice.totalAmount, earlier.map((cn) => cn.totalAmount), computed.total_amount);
-  if (exceeds) {
-    throw new BusinessRuleError(
-      `Credit notes of invoice ${invoice.no} would total ${creditedAfter.toFixed(computed.precision)}, above its total ${dec(invoice.totalAmount).toFixed(invoice.precision)}; at most ${left.toFixed(computed.precision)} can still be credited`,
-      'credit_exceeds_invoice',
-      [{ path: 'total_amount', message: 'exceeds what is left to credit on the invoice', code: 'credit_exceeds_invoice' }],
-    );
-  }
+  assertCreditHeadroom({
+    creditedTotal: invoice.totalAmount,
+    earlierCredits: earlier.map((cn) => cn.totalAmount),
+    credit: computed.total_amount,
+    precision: computed.precision,
+    creditsOf: `Credit notes of invoice ${invoice.no}`,
+    document: 'invoice',
+    code: 'credit_exceeds_invoice',
+  });
   return { id: invoice.id, no: invoice.no };
 }
 
