@@ -102,7 +102,7 @@ describe('posting documents from the bus', () => {
     const t = await eventually(async () => {
       const { entities } = await transactions('?date_posting=[2025-03-13;2025-03-13]&take=1000');
       return entities.find((x) => x.source.type === 'sales_credit_note' && x.source.id === 61);
-    }, 8000, 50);
+    }, 15_000, 50);
     expect(t.rows.find((r) => r.gl_account.number === '343')!.taxes[0]).toMatchObject({ tax_amount_out_leg: -21, tax_control_statement: 'A.4' });
   });
 
