@@ -200,6 +200,28 @@ describe('#17 evaluation through the gateway', () => {
     expect(record.compliance).toMatchObject({ status: 'blocked', blocking_reason: 'national_platform_required:KSeF', reporting_method: null });
   });
 
+  it('a French large enterprise (profile flag) must use a PA from 2026-09-01; the same firm not flagged may e-mail', async () => {
+    const fr = await newOrganisation({ name: 'Vendeur SA', country: 'FR', legal_currency: 'EUR', vat_no: 'FR40303265045', is_large_enterprise: true });
+    const profile = await (await stack.api('/v1/settings/organisation', { key: fr.key })).json() as any;
+    expect(profile.is_large_enterprise).toBe(true);
+    await replicaArrived(fr.orgId, 'is_large_enterprise', 'true');
+    const frInvoice = {
+      customer: { id: 4, business_name: 'Acheteur SARL', vat_no: 'FR83404833048', address: { country: 'FR' } },
+      currency: 'EUR',
+      date_issued: '2026-11-20',
+      items: [{ title: 'Prestation', qty: 1, rate: 100, taxes: [{ tax_code: 'S', tax_rate: 20 }] }],
+    };
+    const id = await postInvoice(frInvoice, fr.key);
+    const [large] = await (await evaluate([id], fr.key)).json() as any;
+    expect(large.compliance).toMatchObject({ status: 'blocked', blocking_reason: 'national_platform_required:PA' });
+
+    const res = await stack.api('/v1/settings/organisation', { method: 'PUT', key: fr.key, json: { is_large_enterprise: false } });
+    expect(res.status).toBe(200);
+    await replicaArrived(fr.orgId, 'is_large_enterprise', 'false');
+    const [small] = await (await evaluate([id], fr.key)).json() as any;
+    expect(small.compliance).toMatchObject({ status: 'evaluated', blocking_reason: null, allowed_actions: { send_email: true } });
+  });
+
   it('refuses 0 or 1001 entries, a non-array body and non-integer ids with 400, storing nothing', async () => {
     const before = (await salesDb.query('select count(*)::int as n from compliance_records')).rows[0].n;
     for (const [body, path] of [

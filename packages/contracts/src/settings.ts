@@ -143,6 +143,7 @@ export const organisationSchema = z
     country: countryCode,
     legal_currency: currencyCode,
     is_vat_payer: z.boolean(),
+    is_large_enterprise: z.boolean().optional().describe('Large enterprise (earlier e-invoicing mandates, e.g. France 2026)'),
     peppol_id: peppolId.nullable(),
     bank_account: organisationBankAccountSchema.nullable(),
     created_at: nullish(isoDateTime),
@@ -160,6 +161,7 @@ const organisationInputFields = {
     .describe('ISO 3166-1 alpha-2; stored upper case'),
   legal_currency: currencyCode.describe('ISO 4217; CZK when absent on creation'),
   is_vat_payer: z.boolean(),
+  is_large_enterprise: z.boolean().describe('Large enterprise: compliance rules with earlier mandates for large firms apply (default false)'),
   peppol_id: nullish(peppolId),
   bank_account: nullish(organisationBankAccountSchema),
 };

@@ -20,6 +20,7 @@ export interface Organisation {
   country: string;
   legalCurrency: string;
   isVatPayer: boolean;
+  isLargeEnterprise: boolean;
   peppolId?: string | null;
   regNo?: string | null;
   taxNo?: string | null;
@@ -47,6 +48,7 @@ export const OrganisationSchema = new EntitySchema<Organisation>({
     country: { type: 'string', length: 2 },
     legalCurrency: { type: 'string', length: 3 },
     isVatPayer: { type: 'boolean' },
+    isLargeEnterprise: { type: 'boolean', fieldName: 'is_large_enterprise' },
     peppolId: { type: 'string', nullable: true },
     regNo: { type: 'string', nullable: true },
     taxNo: { type: 'string', nullable: true },

@@ -63,4 +63,11 @@ alter table signing_keys alter column private_jwk drop not null;
 alter table signing_keys add constraint signing_keys_private_present check (private_jwk is not null or private_jwk_sealed is not null);
 `,
   ),
+  sqlMigration(
+    'settings_0400_large_enterprise',
+    `
+-- Compliance rules with earlier mandates for large firms (France 2026) read this from the profile.
+alter table organisations add column is_large_enterprise boolean not null default false;
+`,
+  ),
 ];

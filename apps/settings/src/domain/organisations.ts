@@ -27,6 +27,7 @@ export function organisationView(o: Organisation) {
     country: o.country,
     legal_currency: o.legalCurrency,
     is_vat_payer: o.isVatPayer,
+    is_large_enterprise: o.isLargeEnterprise,
     peppol_id: o.peppolId ?? null,
     bank_account: o.bankAccount ?? null,
     created_at: o.createdAt.toISOString(),
@@ -37,7 +38,7 @@ export function organisationView(o: Organisation) {
 function apply(o: Organisation, input: OrganisationInput) {
   const map: Array<[keyof OrganisationInput, keyof Organisation]> = [
     ['name', 'name'], ['country', 'country'], ['legal_currency', 'legalCurrency'], ['is_vat_payer', 'isVatPayer'],
-    ['peppol_id', 'peppolId'], ['reg_no', 'regNo'], ['tax_no', 'taxNo'], ['vat_no', 'vatNo'], ['eori_no', 'eoriNo'],
+    ['is_large_enterprise', 'isLargeEnterprise'], ['peppol_id', 'peppolId'], ['reg_no', 'regNo'], ['tax_no', 'taxNo'], ['vat_no', 'vatNo'], ['eori_no', 'eoriNo'],
     ['address', 'address'], ['info_legal', 'infoLegal'], ['config', 'config'], ['website', 'website'],
     ['email', 'email'], ['phone', 'phone'], ['fb', 'fb'], ['insta', 'insta'], ['bank_account', 'bankAccount'],
   ];
@@ -61,6 +62,7 @@ export async function createOrganisation(em: EntityManager, input: OrganisationI
     country: (input.country ?? 'CZ').toUpperCase(),
     legalCurrency: (input.legal_currency ?? 'CZK').toUpperCase(),
     isVatPayer: input.is_vat_payer ?? true,
+    isLargeEnterprise: input.is_large_enterprise ?? false,
     address: {},
     config: {},
     createdAt: new Date(),
