@@ -6,7 +6,9 @@ import { itemRoutes, priceListRoutes } from './http/items.routes.js';
 import { numberingRoutes } from './http/numbering.routes.js';
 import { salesConsumers, salesResponders } from './events/consumers.js';
 import { complianceRoutes } from './http/compliance.routes.js';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { loadRuleTable } from '@ledgerline/compliance';
 import { renderingConfigShape } from '@ledgerline/rendering';
 import { DELIVERY_NON_JSON_PATHS, deliveryRoutes } from './http/delivery.routes.js';
 import { deliveryConsumers } from './events/delivery.consumers.js';
@@ -17,12 +19,30 @@ export const salesService = defineService({
   defaultPort: 8081,
   stream: 'SALES',
   organisationReplica: true,
-  configSchema: z.object({ ...renderingConfigShape }),
+  configSchema: z.object({
+    ...renderingConfigShape,
+    /**
+     * A JSON rule table replacing the shipped one (DESIGN §8), read and validated once at boot; a
+     * file that cannot be read or validated stops the service naming each problem. The parsed
+     * table is what the key holds after loading.
+     */
+    COMPLIANCE_RULES_FILE: z
+      .string()
+      .optional()
+      .transform((file, ctx) => {
+        try {
+          return loadRuleTable(file, (path) => readFileSync(path, 'utf8'));
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', message: e instanceof Error ? e.message : String(e) });
+          return z.NEVER;
+        }
+      }),
+  }),
   nonJsonPaths: DELIVERY_NON_JSON_PATHS,
   entities,
   migrations,
   routes: (app, deps) => {
-    app.route('/v1/sales/invoices', complianceRoutes(deps));
+    app.route('/v1/sales/invoices', complianceRoutes(deps, deps.config.COMPLIANCE_RULES_FILE));
     app.route('/v1/sales/invoices', invoiceRoutes(deps));
     app.route('/v1/sales/credit-notes', creditNoteRoutes(deps));
     app.route('/v1/sales/numbering-series', numberingRoutes());

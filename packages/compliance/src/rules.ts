@@ -139,3 +139,24 @@ export const DEFAULT_RULES: RuleTable = [
 
 // Fail at import if the shipped table itself is malformed.
 parseRuleTable(DEFAULT_RULES);
+
+/**
+ * The rule table from a JSON file (`COMPLIANCE_RULES_FILE`), validated like the shipped one, or
+ * the shipped table when no file is named. A file that cannot be read or does not validate is
+ * an error naming the file and each problem, so a service stops at boot instead of evaluating
+ * invoices with a table it half understood.
+ */
+export function loadRuleTable(file: string | undefined, readFile: (path: string) => string): RuleTable {
+  if (!file) return DEFAULT_RULES;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFile(file));
+  } catch (e) {
+    throw new Error(`COMPLIANCE_RULES_FILE ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const parsed = ruleTableSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(`COMPLIANCE_RULES_FILE ${file} is not a rule table: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(table)'}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
