@@ -374,6 +374,24 @@ export const renderQuery = z.object({
 });
 
 /**
+ * Figures and identity of a stored document that a client may send back with a write (a copy of
+ * an answer, say): accepted and ignored, or compared with the computed ones under `strict`.
+ */
+export const derivedDocumentInputFields = {
+  id: ignoredInput(int64),
+  uid: ignoredInput(z.string().max(64)),
+  created_at: ignoredInput(z.string().max(64)),
+  edited_at: ignoredInput(z.string().max(64)),
+  is_locked: ignoredInput(z.boolean()),
+  total_amount: ignoredInput(money),
+  subtotal_amount: ignoredInput(money),
+  amount_paid: ignoredInput(money),
+  amount_due: ignoredInput(money),
+  payment_status: ignoredInput(shortText(32)),
+  overdue_days: ignoredInput(int32),
+};
+
+/**
  * Query of a document write (POST of invoices, credit notes, bills, vendor credits): `strict=true`
  * compares the derived figures a client sends with the computed ones and answers 422
  * `derived_figures_mismatch` when any differs (DESIGN §4); without it they are ignored.

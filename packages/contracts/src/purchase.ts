@@ -6,6 +6,7 @@ import {
   decimal,
   id,
   ignoredInput,
+  derivedDocumentInputFields,
   int32,
   int64,
   isoDate,
@@ -179,17 +180,7 @@ const purchaseRequestFields = {
   taxes_included: nullish(z.boolean()).describe('true: rates are gross; false (default): net'),
   items: z.array(purchaseItemRequestSchema).min(1),
   // accepted and ignored
-  id: ignoredInput(int64),
-  uid: ignoredInput(z.string().max(64)),
-  created_at: ignoredInput(z.string().max(64)),
-  edited_at: ignoredInput(z.string().max(64)),
-  is_locked: ignoredInput(z.boolean()),
-  total_amount: ignoredInput(money),
-  subtotal_amount: ignoredInput(money),
-  amount_paid: ignoredInput(money),
-  amount_due: ignoredInput(money),
-  payment_status: ignoredInput(shortText(32)),
-  overdue_days: ignoredInput(int32),
+  ...derivedDocumentInputFields,
   taxes: ignoredInput(z.array(purchaseTaxLineSchema.partial())),
 };
 

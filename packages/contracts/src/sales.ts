@@ -32,6 +32,7 @@ import {
   uuid,
   glAccountSchema,
   ignoredInput,
+  derivedDocumentInputFields,
 } from './common.js';
 
 /*
@@ -315,17 +316,7 @@ const salesDocumentRequestFields = {
   shipping_charges: nullish(z.array(shippingChargeRequestSchema).max(100)),
   discounts: nullish(z.array(discountRequestSchema).max(100)),
   // accepted and ignored
-  id: ignored(int64),
-  uid: ignored(z.string().max(64)),
-  created_at: ignored(z.string().max(64)),
-  edited_at: ignored(z.string().max(64)),
-  is_locked: ignored(z.boolean()),
-  total_amount: ignored(money),
-  subtotal_amount: ignored(money),
-  amount_paid: ignored(money),
-  amount_due: ignored(money),
-  payment_status: ignored(shortText(32)),
-  overdue_days: ignored(int32),
+  ...derivedDocumentInputFields,
   taxes: ignored(z.array(salesTaxRecapInputSchema)),
   urls: ignored(z.array(documentUrlSchema)),
 };
