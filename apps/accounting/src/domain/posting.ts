@@ -1,4 +1,4 @@
-import { Dec, dec, roundMoney } from '@ledgerline/service-kit';
+import { Dec, dec, roundMoney, type DecimalInput } from '@ledgerline/service-kit';
 import {
   ACCOUNTS,
   COUNTER_ACCOUNT_BY_PAID_RECORD,
@@ -317,7 +317,7 @@ function documentLegs(doc: SalesDocument | PurchaseDocument, taxConv: Conversion
     const untaxed = dec(doc.subtotal_amount).minus(baseDoc);
     netLeg = baseLeg.plus(untaxed.isZero() ? dec(0) : legal(untaxed, null, conv));
   }
-  const totalLeg = doc.total_amount_leg !== null && doc.total_amount_leg !== undefined ? dec(doc.total_amount_leg) : netLeg.plus(taxLeg);
+  const totalLeg = optDec(doc.total_amount_leg) ?? netLeg.plus(taxLeg);
   return { netLeg, totalLeg };
 }
 
@@ -339,6 +339,38 @@ function netParts(doc: SalesDocument | PurchaseDocument, netLeg: Dec, conv: Conv
   }
   const overridden = [...overrides.values()].reduce((s, v) => s.plus(v), dec(0));
   return [{ amount: netLeg.minus(overridden) }, ...[...overrides].map(([account, amount]) => ({ account, amount }))];
+}
+
+/** A figure an event may leave out, as a decimal or null. */
+function optDec(v: DecimalInput | null | undefined): Dec | null {
+  return v === null || v === undefined ? null : dec(v);
+}
+
+/**
+ * The header of a payment's entry (bank transaction, payout): what payments have, with the
+ * document-only fields (due and tax dates, deduction ratios, amounts paid and due) empty.
+ */
+function paymentEntryHeader(
+  h: Pick<
+    LedgerEntryDraft,
+    'type' | 'source' | 'datePosting' | 'no' | 'paymentReference' | 'description' | 'dateIssued' | 'currency' | 'legalCurrency' | 'transactionType' | 'contact' | 'bankAccount' | 'paidRecord' | 'fxRates'
+  >,
+): Omit<LedgerEntryDraft, 'rows' | 'total'> {
+  return {
+    ...h,
+    entryKind: 'posting',
+    vendorDocNo: null,
+    creditedDocNo: null,
+    dateDue: null,
+    dateTaxable: null,
+    dateTaxApplied: null,
+    precision: 2,
+    taxNexus: null,
+    taxDeductionRatio: null,
+    netDeductionRatio: null,
+    amountPaid: null,
+    amountDue: null,
+  };
 }
 
 function baseEntry(doc: SalesDocument | PurchaseDocument, type: SourceType, legalCurrency: string, contact: Json | null): Omit<LedgerEntryDraft, 'rows' | 'total'> {
@@ -367,8 +399,8 @@ function baseEntry(doc: SalesDocument | PurchaseDocument, type: SourceType, lega
     fxRates: fxRates(doc.currency, legalCurrency, doc.fx_rate, doc.tax_fx_rate),
     taxDeductionRatio: null,
     netDeductionRatio: null,
-    amountPaid: doc.amount_paid !== null && doc.amount_paid !== undefined ? dec(doc.amount_paid) : null,
-    amountDue: doc.amount_due !== null && doc.amount_due !== undefined ? dec(doc.amount_due) : null,
+    amountPaid: optDec(doc.amount_paid),
+    amountDue: optDec(doc.amount_due),
   };
 }
 
@@ -611,7 +643,7 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
   const conv = conversion(doc.currency, legalCurrency, doc.fx_rate, doc.currency_coef, `bank_transaction ${doc.id}`);
   const amount = legal(doc.amount, doc.amount_leg, conv);
   // the paid document is cleared at its own legal value; events without it clear at the bank's
-  const settlement = doc.settlement_amount_leg !== null && doc.settlement_amount_leg !== undefined ? dec(doc.settlement_amount_leg) : amount;
+  const settlement = optDec(doc.settlement_amount_leg) ?? amount;
   const { gain, loss } = fxDifference(amount, settlement);
   const contact = (doc.contact as Json | null | undefined) ?? null;
   const paidRecord = (doc.paid_record as Json | null | undefined) ?? null;
@@ -629,7 +661,7 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
           row: {
             description: doc.description ?? null,
             currency: doc.currency,
-            payment_amount: doc.payment_amount !== null && doc.payment_amount !== undefined ? dec(doc.payment_amount) : null,
+            payment_amount: optDec(doc.payment_amount),
             payment_reference: doc.payment_reference ?? null,
             contact,
             paid_record: paidRecord,
@@ -640,32 +672,22 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
     { currency: doc.currency, contact, paid_record: null, payment_reference: doc.payment_reference ?? null, description: doc.description ?? null },
   );
   const entry: LedgerEntryDraft = {
-    type: 'bank_transaction',
-    source: { type: 'bank_transaction', id: doc.id, version: doc.version ?? 1, no: null },
-    entryKind: 'posting',
-    datePosting: doc.date_accounting ?? doc.date_transaction,
-    no: null,
-    vendorDocNo: null,
-    creditedDocNo: null,
-    paymentReference: doc.payment_reference ?? null,
-    description: doc.description ?? null,
-    dateIssued: doc.date_transaction,
-    dateDue: null,
-    dateTaxable: null,
-    dateTaxApplied: null,
-    currency: doc.currency,
-    legalCurrency,
-    precision: 2,
-    transactionType: null,
-    contact,
-    bankAccount: doc.account_number ? { account_number: doc.account_number } : null,
-    taxNexus: null,
-    paidRecord,
-    fxRates: paymentFxRates(doc.currency, legalCurrency, [doc]),
-    taxDeductionRatio: null,
-    netDeductionRatio: null,
-    amountPaid: null,
-    amountDue: null,
+    ...paymentEntryHeader({
+      type: 'bank_transaction',
+      source: { type: 'bank_transaction', id: doc.id, version: doc.version ?? 1, no: null },
+      datePosting: doc.date_accounting ?? doc.date_transaction,
+      no: null,
+      paymentReference: doc.payment_reference ?? null,
+      description: doc.description ?? null,
+      dateIssued: doc.date_transaction,
+      currency: doc.currency,
+      legalCurrency,
+      transactionType: null,
+      contact,
+      bankAccount: doc.account_number ? { account_number: doc.account_number } : null,
+      paidRecord,
+      fxRates: paymentFxRates(doc.currency, legalCurrency, [doc]),
+    }),
     total: sums(rows).debit,
     rows,
   };
@@ -679,11 +701,11 @@ export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions):
   const conv = conversion(doc.currency, legalCurrency, doc.fx_rate, doc.currency_coef, `payout ${doc.id}`);
   const lines = (doc.lines ?? []).map((l) => {
     const leg = legal(l.amount, l.amount_leg, conv);
-    const settle = l.settlement_amount_leg !== null && l.settlement_amount_leg !== undefined ? dec(l.settlement_amount_leg) : leg;
+    const settle = optDec(l.settlement_amount_leg) ?? leg;
     return { l, leg, settle, ...fxDifference(leg, settle) };
   });
   const totalLeg =
-    doc.total_amount_leg !== null && doc.total_amount_leg !== undefined ? dec(doc.total_amount_leg) : lines.reduce((s, x) => s.plus(x.leg), dec(0));
+    optDec(doc.total_amount_leg) ?? lines.reduce((s, x) => s.plus(x.leg), dec(0));
   const fxRow = (l: (typeof lines)[number]['l'], description: string) => ({ description, paid_record: (l.paid_record as Json | null | undefined) ?? null });
   const rows = postingRows(
     'payout',
@@ -697,7 +719,7 @@ export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions):
         row: {
           description: l.description ?? null,
           currency: l.currency ?? doc.currency,
-          payment_amount: l.payment_amount !== null && l.payment_amount !== undefined ? dec(l.payment_amount) : null,
+          payment_amount: optDec(l.payment_amount),
           paid_record: (l.paid_record as Json | null | undefined) ?? null,
         },
       })),
@@ -708,32 +730,22 @@ export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions):
   const datePosting = doc.date_issued ?? dates[dates.length - 1] ?? opts.fallbackDate;
   if (!datePosting) throw new MissingLegalFiguresError(`payout ${doc.id} has no date`);
   const entry: LedgerEntryDraft = {
-    type: 'payout',
-    source: { type: 'payout', id: doc.id, version: doc.version ?? 1, no: doc.no ?? null },
-    entryKind: 'posting',
-    datePosting,
-    no: doc.no ?? null,
-    vendorDocNo: null,
-    creditedDocNo: null,
-    paymentReference: doc.psp_object_id ?? null,
-    description: doc.description ?? null,
-    dateIssued: doc.date_issued ?? null,
-    dateDue: null,
-    dateTaxable: null,
-    dateTaxApplied: null,
-    currency: doc.currency,
-    legalCurrency,
-    precision: 2,
-    transactionType: (doc.transaction_type as Json | null | undefined) ?? null,
-    contact: null,
-    bankAccount: null,
-    taxNexus: null,
-    paidRecord: null,
-    fxRates: paymentFxRates(doc.currency, legalCurrency, doc.fx_rate ? [doc] : (doc.lines ?? [])),
-    taxDeductionRatio: null,
-    netDeductionRatio: null,
-    amountPaid: null,
-    amountDue: null,
+    ...paymentEntryHeader({
+      type: 'payout',
+      source: { type: 'payout', id: doc.id, version: doc.version ?? 1, no: doc.no ?? null },
+      datePosting,
+      no: doc.no ?? null,
+      paymentReference: doc.psp_object_id ?? null,
+      description: doc.description ?? null,
+      dateIssued: doc.date_issued ?? null,
+      currency: doc.currency,
+      legalCurrency,
+      transactionType: (doc.transaction_type as Json | null | undefined) ?? null,
+      contact: null,
+      bankAccount: null,
+      paidRecord: null,
+      fxRates: paymentFxRates(doc.currency, legalCurrency, doc.fx_rate ? [doc] : (doc.lines ?? [])),
+    }),
     total: sums(rows).debit,
     rows,
   };
