@@ -1,56 +1,52 @@
 /**
- * `npm start`: runs the five services and the gateway as separate processes against the local
- * Postgres and NATS, prefixes their logs, and prints where the gateway listens once all are ready.
- * Every process creates its own database, schema and streams on first start.
+ * `npm start`: runs the five services and the gateway as separate supervised processes against
+ * the local Postgres and NATS, prefixes their logs, and prints where the gateway listens once all
+ * are ready. A process that dies is restarted with backoff while the others keep serving
+ * (scripts/supervisor.ts). Every process creates its own database, schema and streams on first start.
+ *
+ * `PORT` (default 8080) is the gateway's port; the services listen on the five ports after it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { serviceNodeFlags } from './node-flags.js';
+import { Supervised } from './supervisor.js';
 
 const root = path.resolve(import.meta.dirname, '..');
+const gatewayPort = Number(process.env.PORT ?? 8080);
 const services = [
-  { name: 'settings', port: 8085 },
-  { name: 'sales', port: 8081 },
-  { name: 'purchase', port: 8082 },
-  { name: 'finance', port: 8083 },
-  { name: 'accounting', port: 8084 },
-  { name: 'gateway', port: Number(process.env.PORT ?? 8080) },
+  { name: 'settings', port: gatewayPort + 5 },
+  { name: 'sales', port: gatewayPort + 1 },
+  { name: 'purchase', port: gatewayPort + 2 },
+  { name: 'finance', port: gatewayPort + 3 },
+  { name: 'accounting', port: gatewayPort + 4 },
 ];
+const urls = Object.fromEntries(services.map((s) => [`${s.name.toUpperCase()}_URL`, process.env[`${s.name.toUpperCase()}_URL`] ?? `http://127.0.0.1:${s.port}`]));
 // One internal token shared by the gateway and the services for this run, unless configured.
 const env = { ...process.env, INTERNAL_TOKEN: process.env.INTERNAL_TOKEN ?? randomBytes(24).toString('hex') };
-const children: ChildProcess[] = [];
+const out = (l: string) => process.stdout.write(`${l}\n`);
+const err = (l: string) => process.stderr.write(`${l}\n`);
+const processes: Supervised[] = [];
 let stopping = false;
 
-function run(name: string, port: number) {
-  const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', 'tsx', path.join(root, 'apps', name, 'src', 'main.ts')], {
-    cwd: root,
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const prefix = `${name.padEnd(10)}| `;
-  const pipe = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
-    let buf = '';
-    stream.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const lines = buf.split('\n');
-      buf = lines.pop() ?? '';
-      for (const l of lines) out.write(prefix + l + '\n');
-    });
-  };
-  pipe(child.stdout!, process.stdout);
-  pipe(child.stderr!, process.stderr);
-  child.on('exit', (code) => {
-    if (stopping) return;
-    process.stderr.write(`${prefix}exited with code ${code}; stopping everything\n`);
-    shutdown(1);
-  });
-  children.push(child);
+function run(name: string, port: number, extra: Record<string, string> = {}) {
+  const p = new Supervised(
+    {
+      name,
+      command: process.execPath,
+      args: [...serviceNodeFlags(), '--import', 'tsx', path.join(root, 'apps', name, 'src', 'main.ts')],
+      cwd: root,
+      env: { ...env, ...extra, PORT: String(port) },
+    },
+    out,
+    err,
+  );
+  p.start();
+  processes.push(p);
 }
 
 async function ready(port: number, timeoutMs = 60_000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
+  while (Date.now() < until && !stopping) {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/readyz`);
       if (r.ok) return true;
@@ -62,26 +58,28 @@ async function ready(port: number, timeoutMs = 60_000): Promise<boolean> {
   return false;
 }
 
-function shutdown(code: number) {
+async function shutdown(code: number) {
+  if (stopping) return;
   stopping = true;
-  for (const c of children) c.kill('SIGTERM');
-  setTimeout(() => process.exit(code), 3000).unref();
+  await Promise.all(processes.map((p) => p.stop()));
+  process.exit(code);
 }
-process.on('SIGINT', () => shutdown(0));
-process.on('SIGTERM', () => shutdown(0));
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
 
 // settings first: it bootstraps the first organisation and the gateway verifies keys with it.
-run('settings', 8085);
-if (!(await ready(8085))) {
-  process.stderr.write('settings did not become ready\n');
-  shutdown(1);
+run('settings', services[0].port);
+if (!(await ready(services[0].port))) {
+  err('settings did not become ready');
+  await shutdown(1);
 } else {
   for (const s of services.slice(1)) run(s.name, s.port);
-  const ok = await Promise.all(services.map((s) => ready(s.port)));
+  run('gateway', gatewayPort, urls);
+  const all = [...services, { name: 'gateway', port: gatewayPort }];
+  const ok = await Promise.all(all.map((s) => ready(s.port)));
   if (ok.every(Boolean)) {
-    const gw = services[services.length - 1].port;
-    process.stdout.write(`\nLedgerline is up: gateway http://127.0.0.1:${gw}/v1  (API reference http://127.0.0.1:${gw}/docs)\n\n`);
+    out(`\nLedgerline is up: gateway http://127.0.0.1:${gatewayPort}/v1  (API reference http://127.0.0.1:${gatewayPort}/docs)\n`);
   } else {
-    process.stderr.write(`not ready: ${services.filter((_, i) => !ok[i]).map((s) => s.name).join(', ')}\n`);
+    err(`not ready yet: ${all.filter((_, i) => !ok[i]).map((s) => s.name).join(', ')} (restarting with backoff)`);
   }
 }

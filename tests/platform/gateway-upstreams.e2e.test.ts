@@ -75,7 +75,12 @@ describe('gateway in front of unhealthy services', () => {
     const res = await fetch(`${stack.gateway.url}/healthz`);
     expect(res.status).toBe(200);
     const ready = await fetch(`${stack.gateway.url}/readyz`);
+    // the gateway serves (200) and names the service that is down
     expect(ready.status).toBe(200);
+    const readiness = (await ready.json()) as { status: string; down: string[]; dependencies: Record<string, boolean> };
+    expect(readiness.status).toBe('degraded');
+    expect(readiness.down).toContain('accounting');
+    expect(readiness.dependencies.settings).toBe(true);
     const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/ledgerline_http_requests_total\{/);
     expect(metrics).toMatch(/process_resident_memory_bytes \d+/);

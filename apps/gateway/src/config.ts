@@ -13,6 +13,14 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   /** Token bucket per credential: sustained requests per second and burst size. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
+  /**
+   * Failed authentications allowed per client address and per key prefix: a burst, refilled at
+   * AUTH_FAILURES_PER_MINUTE. Beyond it, 429 with Retry-After and no lookup.
+   */
+  AUTH_FAILURE_BURST: z.coerce.number().int().positive().default(20),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().positive().default(10),
+  /** Proxies whose X-Forwarded-For is believed: comma-separated IPs and CIDR blocks; none by default. */
+  TRUSTED_PROXIES: z.string().default(''),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /**
    * Requests one service may have in flight through this gateway (running and queued). Beyond it

@@ -4,6 +4,7 @@ import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, type RouteSpec, type Servic
 import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
 import {
   AppError,
+  ConfigError,
   EventBus,
   ForbiddenError,
   MetricsRegistry,
@@ -22,9 +23,22 @@ import type { Pool } from 'undici';
 import { gatewayConfigSchema, type GatewayConfig } from './config.js';
 import { CredentialVerifier } from './auth/credentials.js';
 import { RateLimiter } from './auth/rate-limit.js';
+import { FailedAuthGuard, presentedKeyPrefix } from './auth/failed-auth.js';
+import { ClientAddressResolver } from './auth/client-address.js';
 import { createPool, forward } from './proxy/upstream.js';
 import { allowedMethods, routingOrder } from './http/routing.js';
 import { docsRoutes } from './http/docs.js';
+
+/** Whether a service answers its health check within a second. */
+async function upstreamHealthy(pool: Pool, url: string): Promise<boolean> {
+  try {
+    const res = await pool.request({ origin: new URL(url).origin, path: '/healthz', method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
 
 export interface RunningGateway {
   url: string;
@@ -53,6 +67,13 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   const inflight = Object.fromEntries(Object.keys(upstreamUrl).map((s) => [s, 0])) as Record<ServiceName, number>;
   const verifier = new CredentialVerifier(config.SETTINGS_URL, pools.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN);
   const limiter = new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+  const failures = new FailedAuthGuard(config.AUTH_FAILURES_PER_MINUTE, config.AUTH_FAILURE_BURST);
+  let addresses: ClientAddressResolver;
+  try {
+    addresses = new ClientAddressResolver(config.TRUSTED_PROXIES);
+  } catch (e) {
+    throw new ConfigError(`Invalid configuration:\n  ${(e as Error).message}`);
+  }
 
   const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, 'ledgerline-gateway', log);
   const revocations = bus.nc.subscribe(bus.subject(SUBJECTS.settingsApiKeyRevoked), {
@@ -78,6 +99,9 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     readiness: {
       nats: () => bus.isConnected(),
     },
+    dependencies: Object.fromEntries(
+      (Object.keys(upstreamUrl) as ServiceName[]).map((name) => [name, () => upstreamHealthy(pools[name], upstreamUrl[name])]),
+    ),
   });
   app.route('/', docsRoutes(() => publicUrl));
 
@@ -105,8 +129,17 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       if (declared > config.BODY_LIMIT_BYTES) {
         return problemResponse(c, new AppError(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${config.BODY_LIMIT_BYTES} bytes`));
       }
-      const auth = await authorise(c, route);
-      const bucket = auth ? auth.credentialId : `ip:${c.req.header('x-forwarded-for') ?? 'local'}`;
+      const address = addresses.resolve(c);
+      const keyPrefix = route.open ? null : presentedKeyPrefix(c.req.header('authorization'));
+      failures.check(address, keyPrefix);
+      let auth: AuthContext | undefined;
+      try {
+        auth = await authorise(c, route);
+      } catch (e) {
+        if (e instanceof UnauthorizedError) failures.record(address, keyPrefix);
+        throw e;
+      }
+      const bucket = auth ? auth.credentialId : `ip:${address}`;
       const decision = limiter.take(bucket);
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.headers);
       if (inflight[route.service] >= config.MAX_INFLIGHT_PER_SERVICE) {
@@ -126,7 +159,10 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         auth: auth?.credentialType === 'operator' ? undefined : auth,
         operator: auth?.credentialType === 'operator',
         forwardAuthorization: route.open === true,
+        bodyLimit: config.BODY_LIMIT_BYTES,
       }).finally(() => inflight[route.service]--);
+      // the token endpoint authenticates clients itself: its refusals count as failures too
+      if (route.open && res.status === 401) failures.record(address, null);
       for (const [k, v] of Object.entries(decision.headers)) res.headers.set(k, v);
       return res;
     });

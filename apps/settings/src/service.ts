@@ -28,6 +28,7 @@ export const settingsService = defineService({
   entities,
   migrations,
   formBodyPaths: [/^\/v1\/oauth\/token$/],
+  answerSealer: (deps) => settingsSecretBox(deps),
   routes: (app, deps) => {
     app.route('/internal', internalRoutes(deps));
     app.route('/v1/settings/security/api-keys', apiKeyRoutes(deps));

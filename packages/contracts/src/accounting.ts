@@ -12,6 +12,7 @@ import {
   isoDateTime,
   longText,
   money,
+  moneyAggregate,
   nullish,
   pagedEnvelope,
   pagingQuery,
@@ -137,8 +138,8 @@ export const accountingTransactionSchema = z
     tax_nexus: nullish(taxNexusSchema),
     tax_deduction_ratio: nullish(ratio),
     net_deduction_ratio: nullish(ratio),
-    opening_balance: nullish(money),
-    closing_balance: nullish(money),
+    opening_balance: nullish(moneyAggregate),
+    closing_balance: nullish(moneyAggregate),
     amount_paid: nullish(money),
     amount_due: nullish(money),
     accounting_status: accountingStatusSchema,
@@ -147,8 +148,8 @@ export const accountingTransactionSchema = z
     taxes: z.array(transactionTaxPostingSchema),
     fx_rates: nullish(z.array(fxRateSchema)),
     is_locked: z.boolean(),
-    debit: money.describe('Σ debit of the rows'),
-    credit: money.describe('Σ credit of the rows (equals debit)'),
+    debit: moneyAggregate.describe('Σ debit of the rows'),
+    credit: moneyAggregate.describe('Σ credit of the rows (equals debit)'),
     gl_account: nullish(glAccountSchema),
     description: nullish(longText()),
     // extensions: which document this entry posts, and the currency its ledger figures are in
@@ -177,12 +178,12 @@ export const accountingTransactionPageSchema = pagedEnvelope(accountingTransacti
 export const trialBalanceRowSchema = z
   .object({
     gl_account: glAccountSchema,
-    ob: money.describe('Balance before date_from (debit positive)'),
-    debit: money,
-    credit: money,
-    cb: money.describe('ob + debit − credit'),
-    ytd_debit: money.describe('From 1 January of date_to’s year to date_to'),
-    ytd_credit: money,
+    ob: moneyAggregate.describe('Balance before date_from (debit positive)'),
+    debit: moneyAggregate,
+    credit: moneyAggregate,
+    cb: moneyAggregate.describe('ob + debit − credit'),
+    ytd_debit: moneyAggregate.describe('From 1 January of date_to’s year to date_to'),
+    ytd_credit: moneyAggregate,
   })
   .meta({ id: 'TrialBalanceRow' });
 export type TrialBalanceRow = z.infer<typeof trialBalanceRowSchema>;

@@ -19,8 +19,17 @@ export const SHORT_TEXT = 255;
 export const LONG_TEXT = 10_000;
 /** Longest embedded content (an HTML template, a data-URI logo, a raw bank message). */
 export const CONTENT_TEXT = 1_000_000;
-/** Largest magnitude of an amount, quantity or rate: far beyond any real document, small enough to stay exact. */
-export const NUMBER_LIMIT = 1e15;
+/**
+ * Largest magnitude of an amount, unit price or quantity a request may carry, and of every figure
+ * computed from them (line amounts, totals, legal-currency values). Derived from the narrowest
+ * column that stores such a figure, `numeric(18,4)` (< 10¹⁴), with a tenfold margin, and small
+ * enough that two decimals stay exact in a JSON number (10¹³ × 100 < 2⁵³). Decision 55.
+ */
+export const AMOUNT_LIMIT = 1e13;
+/** Largest exchange rate or currency coefficient: `fx_rate numeric(20,10)` holds < 10¹⁰. */
+export const FX_RATE_LIMIT = 1e9;
+/** @deprecated the old single bound; amounts now use AMOUNT_LIMIT, rates FX_RATE_LIMIT. */
+export const NUMBER_LIMIT = AMOUNT_LIMIT;
 /** Largest page size (`take`); above it the request is rejected with 400 (DESIGN §2). */
 export const MAX_TAKE = 1000;
 export const INT32_MAX = 2_147_483_647;
@@ -39,18 +48,31 @@ export const ignoredInput = <T extends z.ZodType>(schema: T) => schema.nullish()
 /** A decimal amount on the wire: a finite JSON number (the services compute with decimals, never floats). */
 export const money = z
   .number()
-  .min(-NUMBER_LIMIT)
-  .max(NUMBER_LIMIT)
-  .describe('Decimal amount as a finite JSON number');
+  .min(-AMOUNT_LIMIT)
+  .max(AMOUNT_LIMIT)
+  .describe('Decimal amount as a finite JSON number, |amount| ≤ 10¹³');
 
-/** A quantity, rate or ratio: a finite JSON number. */
-export const decimal = z.number().min(-NUMBER_LIMIT).max(NUMBER_LIMIT);
+/** A sum over many documents (balances, trial-balance figures): finite, not bounded per document. */
+export const moneyAggregate = z.number().describe('Decimal amount (a sum over documents) as a finite JSON number');
+
+/** Decimals a JSON number is written with (`0.004` → 3, `1e-7` → 7, `12` → 0). */
+export function decimalPlaces(n: number): number {
+  const m = /^-?\d*(?:\.(\d+))?(?:e([+-]\d+))?$/i.exec(String(n));
+  if (!m) return 0;
+  return Math.max(0, (m[1]?.length ?? 0) - Number(m[2] ?? 0));
+}
+
+/** An amount of a payment in cents: |amount| ≤ 10¹³ with at most two decimals. */
+export const centAmount = money.refine((a) => decimalPlaces(a) <= 2, { message: 'at most two decimals (cents)' });
+
+/** A quantity, rate or ratio: a finite JSON number, |x| ≤ 10¹³. */
+export const decimal = z.number().min(-AMOUNT_LIMIT).max(AMOUNT_LIMIT);
 /** A tax rate in percent (21 means 21 %). */
 export const percentRate = z.number().min(0).max(100).describe('Tax rate in percent, e.g. 21');
 /** A deduction ratio between 0 and 1. */
 export const ratio = z.number().min(0).max(1);
 /** An exchange rate or currency coefficient: finite and positive. */
-export const positiveRate = z.number().positive().max(NUMBER_LIMIT);
+export const positiveRate = z.number().positive().max(FX_RATE_LIMIT);
 
 /** A JSON integer in the int64 range that JavaScript holds exactly. */
 export const int64 = z.int();
@@ -60,10 +82,26 @@ export const id = z.int().min(1);
 /** Document precision: decimals of amounts, 0–4 (default 2 when absent). */
 export const precision = z.int().min(0).max(4).describe('Decimals of amounts, 0–4; 2 when absent');
 
-/** ISO 8601 calendar date `YYYY-MM-DD`, validated as a real date (no 2024-02-30). */
-export const isoDate = z.iso.date().describe('ISO 8601 calendar date (YYYY-MM-DD)');
-/** ISO 8601 date-time with `Z` or an offset. */
-export const isoDateTime = z.iso.datetime({ offset: true }).describe('ISO 8601 date-time with Z or an offset');
+/**
+ * Years a date may fall in. Postgres has no year 0 and JavaScript reads years below 100 as
+ * 19xx, so dates far outside business use are refused (400) instead of failing in the database.
+ */
+export const DATE_MIN_YEAR = 1900;
+export const DATE_MAX_YEAR = 9999;
+/** Whether the year a `YYYY-…` date or date-time starts with lies in the accepted window. */
+export function yearInWindow(s: string): boolean {
+  const year = Number(s.slice(0, 4));
+  return year >= DATE_MIN_YEAR && year <= DATE_MAX_YEAR;
+}
+const yearMessage = { message: `the year must be between ${DATE_MIN_YEAR} and ${DATE_MAX_YEAR}` };
+
+/** ISO 8601 calendar date `YYYY-MM-DD`, validated as a real date (no 2024-02-30) from 1900 to 9999. */
+export const isoDate = z.iso.date().refine(yearInWindow, yearMessage).describe('ISO 8601 calendar date (YYYY-MM-DD), years 1900–9999');
+/** ISO 8601 date-time with `Z` or an offset, years 1900–9999. */
+export const isoDateTime = z.iso
+  .datetime({ offset: true })
+  .refine(yearInWindow, yearMessage)
+  .describe('ISO 8601 date-time with Z or an offset, years 1900–9999');
 export const uuid = z.uuid();
 
 /**
@@ -91,6 +129,26 @@ export const currencyCode = z
   .describe('ISO 4217 currency code, e.g. CZK, EUR');
 /** Alias of `currencyCode`. */
 export const currency = currencyCode;
+
+/**
+ * ISO 3166-1 alpha-2 codes officially assigned (249), plus XK (Kosovo, used by the EU and banks).
+ * An organisation's country selects tax and compliance rules, so a code outside this list is refused.
+ */
+export const ISO_3166_COUNTRIES: ReadonlySet<string> = new Set(
+  (
+    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT ' +
+    'BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ' +
+    'ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT ' +
+    'HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS ' +
+    'LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI ' +
+    'NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG ' +
+    'SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG ' +
+    'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
+  )
+    .trim()
+    .split(' ')
+    .concat('XK'),
+);
 
 /** Country of an Address: at most 2 characters (spec §2.1, §8); ISO 3166-1 alpha-2 intended. */
 export const addressCountry = z.string().max(2).describe('ISO 3166-1 alpha-2 country code (at most 2 characters)');
@@ -313,8 +371,9 @@ export const sortQuery = repeatedParam(
 export const searchQuery = z.string().max(SHORT_TEXT).describe('Case-insensitive substring over number, name or description');
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-function isCalendarDate(s: string): boolean {
-  if (!ISO_DATE.test(s)) return false;
+/** A real `YYYY-MM-DD` calendar date inside the accepted years (`DATE_MIN_YEAR`…`DATE_MAX_YEAR`). */
+export function isCalendarDate(s: string): boolean {
+  if (!ISO_DATE.test(s) || !yearInWindow(s)) return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }

@@ -69,7 +69,7 @@ export function eventType(subject: string): string {
 export const apiKeyRevokedEventSchema = z.object({
   api_key_id: z.number().int(),
   key_hash: z.string(),
-  reason: z.enum(['revoked', 'deleted', 'expired']),
+  reason: z.enum(['revoked', 'deleted', 'expired', 'changed']).describe('changed: its scopes were narrowed or its expiry moved; verifiers must look the key up again'),
 });
 export type ApiKeyRevokedEvent = z.infer<typeof apiKeyRevokedEventSchema>;
 

@@ -17,6 +17,7 @@ import {
   paidRecordSchema,
   paidRecordTypeSchema,
   positiveRate,
+  centAmount,
   rangeQuery,
   repeatedParam,
   searchQuery,
@@ -108,7 +109,7 @@ export const bankTransactionRequestSchema = z
   .object({
     id: ignoredInput(int64),
     ...bankTransactionFields,
-    amount: money.refine((a) => a !== 0, { message: 'amount must not be zero' }).describe('Positive: money in; negative: money out'),
+    amount: centAmount.refine((a) => a !== 0, { message: 'amount must not be zero' }).describe('Positive: money in; negative: money out; at most two decimals'),
     currency: currencyCode,
     date_transaction: isoDate,
   })
@@ -154,7 +155,7 @@ export const payoutLineSchema = z
 export type PayoutLine = z.infer<typeof payoutLineSchema>;
 
 export const payoutLineRequestSchema = z
-  .object({ id: nullish(int64), ...payoutLineFields, amount: money.describe('Required, not nullable') })
+  .object({ id: nullish(int64), ...payoutLineFields, amount: centAmount.describe('Required, not nullable; at most two decimals') })
   .meta({ id: 'PayoutLineRequest' });
 export type PayoutLineRequest = z.infer<typeof payoutLineRequestSchema>;
 

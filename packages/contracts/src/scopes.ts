@@ -35,3 +35,12 @@ export function hasScope(granted: readonly string[], needed: string): boolean {
 
 /** Alias of `hasScope`. */
 export const scopesAllow = hasScope;
+
+/**
+ * The scopes in `requested` that a credential holding `granter` may not hand out: a credential
+ * grants only scopes it holds itself, and `admin` grants anything (decision 52).
+ */
+export function ungrantableScopes(granter: readonly string[], requested: readonly string[]): string[] {
+  if (granter.includes('admin')) return [];
+  return [...new Set(requested.filter((s) => !granter.includes(s)))];
+}

@@ -3,6 +3,7 @@ import {
   CONTENT_TEXT,
   addressSchema,
   countryCode,
+  ISO_3166_COUNTRIES,
   culture,
   currencyCode,
   id,
@@ -158,7 +159,8 @@ const organisationInputFields = {
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/, 'two-letter ISO 3166-1 country code')
-    .describe('ISO 3166-1 alpha-2; stored upper case'),
+    .refine((c) => ISO_3166_COUNTRIES.has(c.toUpperCase()), { message: 'not an ISO 3166-1 country code' })
+    .describe('ISO 3166-1 alpha-2 (any case); stored upper case'),
   legal_currency: currencyCode.describe('ISO 4217; CZK when absent on creation'),
   is_vat_payer: z.boolean(),
   is_large_enterprise: z.boolean().describe('Large enterprise: compliance rules with earlier mandates for large firms apply (default false)'),

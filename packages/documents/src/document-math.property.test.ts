@@ -41,7 +41,8 @@ const taxesArb = (multi: boolean) =>
 const itemArb = (o: GenOptions): fc.Arbitrary<ItemInput> =>
   fc.record({
     qty: decimal(o.signed ? -50_000 : 0, 50_000, 3),
-    rate: decimal(0, 2_000_000, 4),
+    // bounded so that 8 lines at the largest fx_rate stay within AMOUNT_LIMIT (larger documents are refused, tested apart)
+    rate: decimal(0, 100_000, 4),
     discount_explicit: fc.oneof(fc.constant(undefined), decimal(0, 500, 2)),
     taxes: taxesArb(!!o.multiTax),
   });
@@ -65,8 +66,8 @@ const documentArb = (o: GenOptions = {}): fc.Arbitrary<DocumentInput> =>
       precision: fc.integer({ min: 0, max: 4 }),
       taxes_included: fc.boolean(),
       foreign: fc.boolean(),
-      fx_rate: decimal(1, 400_000, 4).filter((x) => new Dec(x).gt(0)),
-      tax_fx: fc.oneof(fc.constant(undefined), decimal(1, 400_000, 4)),
+      fx_rate: decimal(1, 100, 4).filter((x) => new Dec(x).gt(0)),
+      tax_fx: fc.oneof(fc.constant(undefined), decimal(1, 100, 4)),
       currency_coef: fc.constantFrom(undefined, 1, 100, '1000'),
       items: fc.array(itemArb(o), { maxLength: 8 }),
       shipping_charges: o.shipping === false ? fc.constant<ShippingChargeInput[]>([]) : fc.array(shippingArb(o), { maxLength: 2 }),

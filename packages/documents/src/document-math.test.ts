@@ -539,3 +539,24 @@ describe('computeDocument: input validation', () => {
     expect(empty).toMatchObject({ subtotal_amount: '0.00', total_amount: '0.00', taxes: [], items: [], payment_status: 'paid' });
   });
 });
+
+describe('computeDocument: figures that could not be stored or posted', () => {
+  const tax = { tax_code: 'S', tax_rate: 21 };
+  it('accepts the largest figures and refuses one cent more, naming the figure', () => {
+    const fits = computeDocument({ currency: 'CZK', legal_currency: 'CZK', items: [{ qty: 1, rate: '9999999999999.99', taxes: [] }] });
+    expect(fits.total_amount).toBe('9999999999999.99');
+    const refuse = (input: Parameters<typeof computeDocument>[0]) => {
+      try {
+        computeDocument(input);
+      } catch (e) {
+        expect(e).toBeInstanceOf(DocumentValidationError);
+        return (e as DocumentValidationError).errors!.map((x) => x.path);
+      }
+      throw new Error('accepted');
+    };
+    expect(refuse({ currency: 'CZK', legal_currency: 'CZK', items: [{ qty: 2, rate: '9999999999999.99', taxes: [] }] })).toContain('items[0].amount');
+    expect(refuse({ currency: 'CZK', legal_currency: 'CZK', items: [{ qty: 1, rate: '9000000000000', taxes: [tax] }] })).toEqual(['total_amount', 'amount_due', 'total_amount_leg']);
+    // a EUR document whose legal value outgrows the ledger at fx_rate 25
+    expect(refuse({ currency: 'EUR', legal_currency: 'CZK', fx_rate: 25, items: [{ qty: 1, rate: '1000000000000', taxes: [] }] })).toEqual(['subtotal_amount_leg', 'total_amount_leg']);
+  });
+});

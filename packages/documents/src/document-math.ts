@@ -1,7 +1,8 @@
-import { Dec, roundMoney, toDb, type DecimalInput } from '@ledgerline/service-kit/money';
+import { Dec, figuresOverLimit, roundMoney, toDb, type DecimalInput } from '@ledgerline/service-kit/money';
 import { allocateDiscount } from './discount-allocation.js';
 import { normalizeDocumentInput, type NormalizedTax } from './document-input.js';
 import { paymentStatus } from './payment-status.js';
+import { DocumentValidationError } from './errors.js';
 import type {
   ComputedDiscount,
   ComputedDocument,
@@ -207,7 +208,7 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
   const total = subtotal.plus(taxTotal);
   const paid = round(doc.amount_paid);
 
-  return {
+  const computed: ComputedDocument = {
     precision,
     taxes_included: doc.taxes_included,
     currency: doc.currency,
@@ -229,6 +230,37 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
     tax_amount_leg: money(taxTotalLeg),
     total_amount_leg: money(subtotalLeg.plus(taxTotalLeg)),
   };
+  assertFiguresFit(computed);
+  return computed;
+}
+
+/**
+ * 400 naming every computed figure beyond AMOUNT_LIMIT: each input is bounded by the contracts,
+ * but a product (qty × rate), a sum of lines or a legal-currency value can still outgrow the
+ * columns that store and post it, and would then be answered 200 and fail in the ledger.
+ */
+function assertFiguresFit(d: ComputedDocument): void {
+  const figures: Array<[string, string]> = [];
+  const taxFigures = (path: string, t: ComputedTaxLine) => {
+    figures.push([`${path}.tax_base`, t.tax_base], [`${path}.tax_amount`, t.tax_amount], [`${path}.tax_base_leg`, t.tax_base_leg], [`${path}.tax_amount_leg`, t.tax_amount_leg]);
+  };
+  d.items.forEach((it, i) => {
+    figures.push([`items[${i}].amount_before_discount`, it.amount_before_discount], [`items[${i}].amount`, it.amount]);
+    it.taxes.forEach((t, j) => taxFigures(`items[${i}].taxes[${j}]`, t));
+  });
+  d.shipping_charges.forEach((sc, i) => figures.push([`shipping_charges[${i}].amount`, sc.amount]));
+  d.taxes.forEach((t, i) => taxFigures(`taxes[${i}]`, t));
+  figures.push(
+    ['subtotal_amount', d.subtotal_amount],
+    ['tax_amount', d.tax_amount],
+    ['total_amount', d.total_amount],
+    ['amount_due', d.amount_due],
+    ['subtotal_amount_leg', d.subtotal_amount_leg],
+    ['tax_amount_leg', d.tax_amount_leg],
+    ['total_amount_leg', d.total_amount_leg],
+  );
+  const over = figuresOverLimit(figures);
+  if (over.length) throw new DocumentValidationError(over);
 }
 
 interface Line {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkTemplate, labelsFor, renderDocumentHtml, safeColour, TemplateError } from './liquid.js';
+import { checkTemplate, labelsFor, renderDocumentHtml, safeColour, TemplateError, TemplateLimitError } from './liquid.js';
+import { RenderSandbox, SANDBOX_LIMITS } from './sandbox.js';
 
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 
@@ -71,9 +72,44 @@ describe('sandbox', () => {
     expect(await render("{{ 'x' | append: doc.constructor.name }}")).toBe('x');
   });
 
-  it('stops runaway templates', async () => {
-    await expect(render('{% for i in (1..100000000) %}{{ i }}{% endfor %}')).rejects.toThrow(TemplateError);
-    await expect(render("{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s.size }}")).rejects.toThrow(TemplateError);
+  it('stops runaway templates with 422 template_limit_exceeded naming the limit', async () => {
+    const limitOf = async (tpl: string, sandbox?: RenderSandbox) => {
+      const err = await renderDocumentHtml({ document: DOC, kind: 'invoice', culture: 'en-US', template: { html_template: tpl } }, sandbox).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(TemplateLimitError);
+      expect((err as TemplateLimitError).status).toBe(422);
+      expect((err as TemplateLimitError).code).toBe('template_limit_exceeded');
+      return (err as TemplateLimitError).limit;
+    };
+    // the template of the report: a 10-million element range exhausts the render heap, not ours
+    expect(await limitOf('{% for i in (1..10000000) %}x{% endfor %}')).toBe('memory');
+    expect(await limitOf("{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s.size }}")).toMatch(/memory/);
+    const small = new RenderSandbox({ ...SANDBOX_LIMITS, outputChars: 1000, timeMs: 400 });
+    try {
+      expect(await limitOf('{% for i in (1..2000) %}x{% endfor %}', small)).toBe('output_size');
+      expect(await limitOf('{% for i in (1..3000) %}{% for j in (1..3000) %}{% endfor %}{% endfor %}', small)).toBe('render_time');
+      // after every kind of failure the sandbox still renders
+      expect(await renderDocumentHtml({ document: DOC, kind: 'invoice', culture: 'en-US', template: { html_template: 'ok {{ doc.no }}' } }, small)).toBe('ok FV2026001');
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('keeps the caller\'s event loop free while hostile templates render', async () => {
+    const hostile = Array.from({ length: 4 }, () => render('{% for i in (1..10000000) %}x{% endfor %}').catch((e: unknown) => e));
+    let worstTickMs = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worstTickMs = Math.max(worstTickMs, now - last);
+      last = now;
+    }, 10);
+    const results = await Promise.all(hostile);
+    clearInterval(ticker);
+    for (const r of results) expect(r).toBeInstanceOf(TemplateLimitError);
+    expect(worstTickMs).toBeLessThan(250);
   });
 
   it('refuses unknown filters', async () => {

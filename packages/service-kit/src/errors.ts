@@ -50,8 +50,8 @@ export class UnauthorizedError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(message: string, code = 'insufficient_scope') {
-    super(403, code, 'Forbidden', message);
+  constructor(message: string, code = 'insufficient_scope', errors?: FieldError[]) {
+    super(403, code, 'Forbidden', message, errors);
   }
 }
 

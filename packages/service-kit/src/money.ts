@@ -1,4 +1,6 @@
 import Decimal from 'decimal.js';
+import { AMOUNT_LIMIT } from '@ledgerline/contracts/common';
+import { ValidationError } from './errors.js';
 
 /**
  * Decimal arithmetic for money. Every amount is a decimal.js value in code, `numeric` in
@@ -27,4 +29,26 @@ export function toWire(v: DecimalInput | null | undefined): number | null {
 /** The fixed-scale string Postgres stores, e.g. `298.00`. */
 export function toDb(v: DecimalInput, precision = 2): string {
   return roundMoney(v, precision).toFixed(precision);
+}
+
+/**
+ * Figures beyond AMOUNT_LIMIT (in magnitude) are refused: every amount a request carries and
+ * every figure computed from them must fit the narrowest column downstream (decision 55).
+ */
+export { AMOUNT_LIMIT };
+
+/** The paths of figures whose magnitude exceeds AMOUNT_LIMIT, for a 400 naming each. */
+export function figuresOverLimit(figures: Array<[path: string, value: DecimalInput | null | undefined]>): Array<{ path: string; message: string; code: string }> {
+  const out: Array<{ path: string; message: string; code: string }> = [];
+  for (const [path, value] of figures) {
+    if (value === null || value === undefined) continue;
+    if (new Dec(value).abs().gt(AMOUNT_LIMIT)) out.push({ path, message: `the computed figure ${new Dec(value).toFixed()} exceeds 10^13 in magnitude`, code: 'too_big' });
+  }
+  return out;
+}
+
+/** 400 naming every figure whose magnitude exceeds AMOUNT_LIMIT. */
+export function assertWithinAmountLimit(figures: Array<[path: string, value: DecimalInput | null | undefined]>): void {
+  const over = figuresOverLimit(figures);
+  if (over.length) throw new ValidationError(over.length === 1 ? `${over[0].path}: ${over[0].message}` : `${over.length} figures are too large`, over);
 }

@@ -6,7 +6,8 @@ import { formatPath, parseOrThrow } from './http/validation.js';
 import { generateSecret, hasValidChecksum, secretHash, displayPrefix } from './credentials.js';
 import { redact } from './logger.js';
 import { loadConfig, baseConfigSchema, ConfigError } from './config.js';
-import { roundMoney, toDb, toWire, dec } from './money.js';
+import { roundMoney, toDb, toWire, dec, figuresOverLimit, assertWithinAmountLimit } from './money.js';
+import { findHostileJson, assertStorableQuery, unstorableText, MAX_JSON_DEPTH } from './http/hostile-input.js';
 import { toProblem, ValidationError, ConflictError } from './errors.js';
 import { canonicalQuery } from './http/unit-of-work.js';
 
@@ -168,5 +169,38 @@ describe('canonicalQuery (part of an Idempotency-Key request hash)', () => {
     ['http://x/v1/a?q=a%20b&p=%C3%A9', '?p=%C3%A9&q=a+b'],
   ])('%s → %s', (url, expected) => {
     expect(canonicalQuery(url)).toBe(expected);
+  });
+});
+
+describe('hostile input', () => {
+  it('names every NUL, lone surrogate and over-deep value, in values and keys', () => {
+    const found = findHostileJson({ a: 'ok', b: ['x\u0000y'], c: { d: '\ud800' }, ['k\u0000']: 1, e: '😀' });
+    expect(found).toHaveLength(3);
+    expect(found).toEqual(expect.arrayContaining([
+      { path: 'b[0]', message: expect.stringMatching(/NUL/), code: 'invalid_text' },
+      { path: 'c.d', message: expect.stringMatching(/surrogate/), code: 'invalid_text' },
+      { path: '"k\\u0000"', message: expect.stringMatching(/field name/), code: 'invalid_text' },
+    ]));
+    expect(findHostileJson({ low: '\udc00x', pair: '\ud83d\ude00' }).map((e) => e.path)).toEqual(['low']);
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 5000; i++) deep = { n: deep };
+    const [tooDeep] = findHostileJson(deep);
+    expect(tooDeep.code).toBe('too_deep');
+    expect(tooDeep.path.split('.').length).toBe(MAX_JSON_DEPTH);
+    let shallow: unknown = 'leaf';
+    for (let i = 0; i < MAX_JSON_DEPTH - 1; i++) shallow = [shallow];
+    expect(findHostileJson(shallow)).toEqual([]);
+  });
+
+  it('refuses NUL and lone surrogates in query strings with 400', () => {
+    expect(() => assertStorableQuery('http://x/v1/a?search=ab%00c')).toThrow(ValidationError);
+    expect(() => assertStorableQuery('http://x/v1/a?search=%ED%A0%80')).not.toThrow(); // decodes to U+FFFD, storable
+    expect(() => assertStorableQuery('http://x/v1/a?search=%C5%BElu%C5%A5ou%C4%8Dk%C3%BD')).not.toThrow();
+    expect(unstorableText('plain')).toBeNull();
+  });
+
+  it('bounds computed figures at AMOUNT_LIMIT', () => {
+    expect(figuresOverLimit([['a', '10000000000000'], ['b', '-10000000000000.01'], ['c', null]]).map((e) => e.path)).toEqual(['b']);
+    expect(() => assertWithinAmountLimit([['total_amount', '2e16']])).toThrow(ValidationError);
   });
 });

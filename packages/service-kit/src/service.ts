@@ -8,7 +8,7 @@ import { baseConfigSchema, ConfigError, loadConfig, type BaseConfig } from './co
 import { createLogger, type Logger } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { createHttpApp } from './http/app.js';
-import type { KitEnv } from './http/context.js';
+import type { AnswerSealer, KitEnv } from './http/context.js';
 import { unitOfWork } from './http/unit-of-work.js';
 import { initOrm } from './db/orm.js';
 import { EventBus } from './events/bus.js';
@@ -50,6 +50,11 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   consumers?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ConsumerDefinition[];
   /** NATS request-reply handlers other services call for answers they need now. */
   responders?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ResponderDefinition[];
+  /**
+   * Seals secret-bearing answers kept for Idempotency-Key replays (settings passes its secret
+   * box); without it such a replay is 409 `secret_already_shown`.
+   */
+  answerSealer?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => AnswerSealer;
   /** Runs after migrations and before the HTTP server listens (seeding, replicas, timers). */
   onStart?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => Promise<void | (() => Promise<void>)>;
 }
@@ -137,7 +142,7 @@ export async function startService<S extends z.ZodObject>(
       nats: async () => bus.isConnected(),
     },
   });
-  app.use('/v1/*', unitOfWork(orm, () => relay.kick()));
+  app.use('/v1/*', unitOfWork(orm, () => relay.kick(), def.answerSealer?.(deps)));
   def.routes(app, deps);
 
   const server: ServerType = await new Promise((resolve) => {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import type { BankTransactionRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { ConflictError, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
+import { ConflictError, assertWithinAmountLimit, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -42,6 +42,7 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
     document: match ? document : null,
     path: 'fx_rate',
   });
+  assertWithinAmountLimit([['amount_leg', legal.amountLeg]]);
   let settlement: string | null = null;
   if (match && document) {
     // priced after every earlier payment of the document, which the lock makes final

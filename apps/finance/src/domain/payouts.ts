@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -102,8 +102,9 @@ async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: 
       path: 'fx_rate',
     }),
   );
-  const settlements = await settleLines(em, orgId, results, req.currency, legalCurrency, replacing);
   const totalLeg = legals.reduce((acc, l) => acc.plus(dec(l.amountLeg)), dec(0));
+  assertWithinAmountLimit([['total_amount', total], ['total_amount_leg', totalLeg], ...legals.map((l, i): [string, string] => [`lines[${i}].amount_leg`, l.amountLeg])]);
+  const settlements = await settleLines(em, orgId, results, req.currency, legalCurrency, replacing);
   const payoutRate: Pick<BuiltLines, 'fxRate' | 'currencyCoef'> =
     req.currency === legalCurrency
       ? { fxRate: '1', currencyCoef: '1' }
@@ -155,7 +156,20 @@ async function announce(em: EntityManager, emit: Emit, p: Payout) {
   return view;
 }
 
+/** `copy_from_id` must name a payout of this organisation (the tenant filter hides others'). */
+async function assertCopySource(em: EntityManager, req: PayoutRequest, self: number | null) {
+  const from = req.copy_from_id;
+  if (from === undefined || from === null) return;
+  const found = from !== self && (await em.count(PayoutSchema, { id: from })) > 0;
+  if (!found) {
+    throw new BusinessRuleError(`Payout ${from} to copy from does not exist`, 'copy_source_not_found', [
+      { path: 'copy_from_id', message: from === self ? 'a payout cannot be copied from itself' : 'no such payout', code: 'copy_source_not_found' },
+    ]);
+  }
+}
+
 export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, req: PayoutRequest) {
+  await assertCopySource(em, req, null);
   const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req, null);
   const p = em.create(PayoutSchema, {
     orgId,
@@ -196,6 +210,7 @@ export async function findPayout(em: EntityManager, id: number, lock = false): P
 export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, id: number, req: PayoutRequest) {
   const p = await findPayout(em, id, true);
   if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
+  await assertCopySource(em, req, p.id);
   const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req, p.id);
   for (const old of p.lines) {
     if (!old.match) continue;

@@ -9,6 +9,10 @@ interface CachedKey {
 }
 
 const TOKEN_ISSUER = 'ledgerline-settings';
+/** How long "no such key" is remembered: a guessed key costs one lookup, not one per attempt. */
+const NEGATIVE_TTL_MS = 60_000;
+/** Most keys remembered at once (positive and negative); the oldest entry goes first. */
+const MAX_CACHED_KEYS = 50_000;
 const TOKEN_AUDIENCE = 'ledgerline-api';
 
 /**
@@ -84,7 +88,9 @@ export class CredentialVerifier {
         this.inflight.set(hash, pending);
       }
       entry = await pending;
+      this.cache.delete(hash);
       this.cache.set(hash, entry);
+      if (this.cache.size > MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
     }
     if (!entry.auth) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
     if (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now) throw new UnauthorizedError('The API key has expired', 'api_key_expired');
@@ -114,7 +120,7 @@ export class CredentialVerifier {
       expires_at: string | null;
     };
     const now = Date.now();
-    if (res.statusCode === 404 || (body && body.found === false)) return { auth: null, expiresAt: now + 2_000, keyExpiresAt: null };
+    if (res.statusCode === 404 || (body && body.found === false)) return { auth: null, expiresAt: now + NEGATIVE_TTL_MS, keyExpiresAt: null };
     if (res.statusCode !== 200 || !body) throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
     if (body.status === 'revoked') return { auth: null, expiresAt: now + this.ttlMs, keyExpiresAt: null };
     return {

@@ -22,6 +22,15 @@ export class RateLimiter {
   ) {}
 
   take(credential: string): RateDecision {
+    return this.decide(credential, true);
+  }
+
+  /** Whether `credential` could take a token now, without taking it. */
+  peek(credential: string): RateDecision {
+    return this.decide(credential, false);
+  }
+
+  private decide(credential: string, consume: boolean): RateDecision {
     const t = this.now();
     let b = this.buckets.get(credential);
     if (!b) {
@@ -32,7 +41,7 @@ export class RateLimiter {
     b.tokens = Math.min(this.burst, b.tokens + ((t - b.updated) / 1000) * this.perSecond);
     b.updated = t;
     const allowed = b.tokens >= 1;
-    if (allowed) b.tokens -= 1;
+    if (allowed && consume) b.tokens -= 1;
     const missing = allowed ? 0 : 1 - b.tokens;
     const retryAfterSeconds = Math.max(1, Math.ceil(missing / this.perSecond));
     const resetSeconds = Math.ceil((this.burst - b.tokens) / this.perSecond);

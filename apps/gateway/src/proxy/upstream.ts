@@ -1,5 +1,5 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { UpstreamError, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
+import { UpstreamError, INTERNAL_HEADERS, readBodyLimited, type AuthContext } from '@ledgerline/service-kit';
 
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
@@ -16,6 +16,8 @@ export interface ForwardOptions {
   operator?: boolean;
   /** Whether the Authorization header goes through (only to the token endpoint). */
   forwardAuthorization?: boolean;
+  /** Largest body passed on; counted as it streams, so chunked bodies are bounded too (413). */
+  bodyLimit: number;
 }
 
 export function createPool(url: string): Pool {
@@ -46,7 +48,7 @@ export async function forward(req: Request, url: URL, opts: ForwardOptions): Pro
   if (opts.internalToken) headers[INTERNAL_HEADERS.token] = opts.internalToken;
 
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.body !== null;
-  const body = hasBody ? Buffer.from(await req.arrayBuffer()) : undefined;
+  const body = hasBody ? await readBodyLimited(req, opts.bodyLimit) : undefined;
   let res: Dispatcher.ResponseData;
   try {
     res = await opts.pool.request({

@@ -102,7 +102,7 @@ export async function jwks(em: EntityManager) {
   return { keys: keys.map((k) => k.publicJwk) };
 }
 
-export async function createApiClient(em: EntityManager, orgId: number, input: { name?: string | null; scopes?: string[] }) {
+export async function createApiClient(em: EntityManager, orgId: number, input: { name?: string | null; scopes: string[] }) {
   const clientId = generateSecret(SECRET_PREFIXES.clientId, 20);
   const clientSecret = generateSecret(SECRET_PREFIXES.clientSecret, 40);
   const client = em.create(ApiClientSchema, {
@@ -110,7 +110,7 @@ export async function createApiClient(em: EntityManager, orgId: number, input: {
     name: input.name ?? null,
     clientId,
     secretHash: secretHash(clientSecret),
-    scopes: [...new Set(input.scopes ?? ['admin'])],
+    scopes: [...new Set(input.scopes)],
     createdAt: new Date(),
   });
   await em.flush();

@@ -71,10 +71,13 @@ export async function updateApiKey(em: EntityManager, id: number, input: Partial
   if (input.name !== undefined) key.name = input.name;
   const narrowed = input.scopes !== undefined && key.scopes.some((s) => !input.scopes!.includes(s));
   if (input.scopes !== undefined) key.scopes = [...new Set(input.scopes)];
+  const before = key.expiresAt?.getTime() ?? null;
   if (input.expires_at !== undefined) key.expiresAt = futureExpiry(input.expires_at);
+  const expiryMoved = (key.expiresAt?.getTime() ?? null) !== before;
   await em.flush();
-  // The gateway caches what a key may do; narrowing its scopes must take effect at once too.
-  if (narrowed) await announceRevocation(em, key, 'revoked', emit);
+  // The gateway caches what a key may do and until when; narrowing its scopes or moving its
+  // expiry must take effect at once too, like a revocation.
+  if (narrowed || expiryMoved) await announceRevocation(em, key, 'changed', emit);
   return key;
 }
 

@@ -3,13 +3,19 @@ import { MalformedRequestError, parseOrThrow, respond, type KitEnv } from '@ledg
 import { createApiClient, issueAccessToken, type SigningContext } from '../domain/access-tokens.js';
 import { clientCreateSchema, tokenRequestSchema } from './schemas.js';
 import { caller } from './auth.js';
+import { assertGrantable } from '../domain/scope-granting.js';
 
 export function clientRoutes() {
   const r = new Hono<KitEnv>();
   r.post('/settings/security/clients', async (c) => {
     const auth = caller(c);
-    const input = parseOrThrow(clientCreateSchema, c.get('body') ?? {});
-    return respond(c, await createApiClient(c.get('em'), auth.orgId, input));
+    const input = parseOrThrow(clientCreateSchema, c.get('body'));
+    // a client's tokens carry at most what its creator holds; by default exactly that
+    const scopes = input.scopes ?? auth.scopes.filter((s) => s !== 'operator');
+    assertGrantable(auth, scopes, 'a new API client');
+    const created = await createApiClient(c.get('em'), auth.orgId, { name: input.name, scopes });
+    c.set('secretAnswer', true);
+    return respond(c, created);
   });
   return r;
 }

@@ -20,6 +20,7 @@ export function organisationRoutes(deps: ServiceDeps) {
     operatorOnly(c);
     const input = parseOrThrow(organisationCreateSchema, c.get('body'));
     const { org, adminKey, secret } = await createOrganisation(c.get('em'), input, deps.emit);
+    c.set('secretAnswer', true);
     return respond(c, { organisation: organisationView(org), admin_key: { ...apiKeyView(adminKey), key: secret } });
   });
   return r;

@@ -21,7 +21,7 @@ export function documentSettingsRoutes(deps: ServiceDeps) {
 
   r.post('/settings/templates', async (c) => {
     const auth = caller(c);
-    const input = parseOrThrow(templateRequestSchema, c.get('body') ?? {});
+    const input = parseOrThrow(templateRequestSchema, c.get('body'));
     return respond(c, templateView(await saveTemplate(c.get('em'), auth.orgId, input, deps.emit)));
   });
 

@@ -57,4 +57,16 @@ create table kit_idempotency (
 create index kit_idempotency_created on kit_idempotency (created_at);
 `,
   ),
+  sqlMigration(
+    'kit_0002_idempotency_per_credential',
+    `
+-- An Idempotency-Key belongs to the credential that sent it: another credential of the same
+-- organisation neither replays its answer nor collides with it. Rows written before this
+-- migration have no credential and are never replayed again (they expire within 24 hours).
+alter table kit_idempotency add column credential_id text not null default '';
+alter table kit_idempotency add column secret_bearing boolean not null default false;
+alter table kit_idempotency drop constraint kit_idempotency_pkey;
+alter table kit_idempotency add primary key (org_id, credential_id, idem_key);
+`,
+  ),
 ];

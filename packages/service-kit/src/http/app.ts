@@ -16,6 +16,7 @@ import type { MetricsRegistry } from '../metrics.js';
 import { INTERNAL_HEADERS, type KitEnv } from './context.js';
 import { isJsonContentType, negotiateJson } from './negotiation.js';
 import { mapDriverError } from './driver-errors.js';
+import { assertStorableJson, assertStorableQuery, unstorableText } from './hostile-input.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -24,6 +25,11 @@ export interface HttpAppOptions {
   bodyLimit: number;
   /** Readiness probes: name → check. /readyz answers 503 while any is false. */
   readiness?: Record<string, () => Promise<boolean>>;
+  /**
+   * Services this process depends on but can serve without (the gateway's upstreams): reported
+   * by /readyz, which says `degraded` and names the ones down, still 200.
+   */
+  dependencies?: Record<string, () => Promise<boolean>>;
   /** Paths answered with their own media types (HTML, PDF, CSV); JSON negotiation skips them. */
   nonJsonPaths?: RegExp[];
   /** Paths that also accept `application/x-www-form-urlencoded` (kept as the raw string). */
@@ -81,18 +87,25 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', service: opts.service }));
   app.get('/readyz', async (c) => {
-    const checks: Record<string, boolean> = {};
-    for (const [name, check] of Object.entries(opts.readiness ?? {})) {
-      checks[name] = await check().catch(() => false);
-    }
+    const run = async (probes: Record<string, () => Promise<boolean>> | undefined) => {
+      const names = Object.keys(probes ?? {});
+      const results = await Promise.all(names.map((n) => probes![n]().catch(() => false)));
+      return Object.fromEntries(names.map((n, i) => [n, results[i]])) as Record<string, boolean>;
+    };
+    const [checks, dependencies] = await Promise.all([run(opts.readiness), run(opts.dependencies)]);
     const ok = Object.values(checks).every(Boolean);
-    return c.json({ status: ok ? 'ready' : 'not_ready', service: opts.service, checks }, ok ? 200 : 503);
+    const down = Object.keys(dependencies).filter((n) => !dependencies[n]);
+    const status = !ok ? 'not_ready' : down.length ? 'degraded' : 'ready';
+    const body: Record<string, unknown> = { status, service: opts.service, checks };
+    if (opts.dependencies) Object.assign(body, { dependencies, down });
+    return c.json(body, ok ? 200 : 503);
   });
   app.get('/metrics', (c) => c.body(opts.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
 
   app.use('/v1/*', async (c, next) => {
     if (opts.proxy) return next();
     const path = c.req.path;
+    assertStorableQuery(c.req.url);
     const producesJson = !(opts.nonJsonPaths ?? []).some((re) => re.test(path));
     if (producesJson && negotiateJson(c.req.header('accept')) === null) throw new NotAcceptableError();
 
@@ -118,17 +131,22 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
       if (raw.trim().length > 0) {
         const isForm = (c.req.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
         if (isForm && (opts.formBodyPaths ?? []).some((re) => re.test(path))) {
+          const why = unstorableText(decodeFormSafely(raw));
+          if (why) throw new MalformedRequestError(`The form body ${why}`, 'invalid_body');
           c.set('body', raw);
           return next();
         }
         if (!isJsonContentType(c.req.header('content-type'))) {
           throw new UnsupportedMediaTypeError(c.req.header('content-type') ?? '');
         }
+        let parsed: unknown;
         try {
-          c.set('body', JSON.parse(raw));
+          parsed = JSON.parse(raw);
         } catch {
           throw new MalformedRequestError('The request body is not valid JSON', 'malformed_json');
         }
+        assertStorableJson(parsed);
+        c.set('body', parsed);
       } else c.set('body', undefined);
     }
     await next();
@@ -146,8 +164,21 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   return app;
 }
 
-async function readLimited(req: Request, limit: number): Promise<string> {
-  const reader = req.body!.getReader();
+function decodeFormSafely(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Reads a request body, counting bytes as they stream in: a body without Content-Length
+ * (chunked) is cut off with 413 as soon as it passes `limit`, never buffered whole.
+ */
+export async function readBodyLimited(req: Request, limit: number): Promise<Buffer> {
+  if (!req.body) return Buffer.alloc(0);
+  const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -160,5 +191,9 @@ async function readLimited(req: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks, total);
+}
+
+async function readLimited(req: Request, limit: number): Promise<string> {
+  return (await readBodyLimited(req, limit)).toString('utf8');
 }

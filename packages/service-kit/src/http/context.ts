@@ -26,5 +26,20 @@ export type KitEnv = {
     body: unknown;
     /** Request-scoped entity manager; inside one transaction for write methods. */
     em: EntityManager;
+    /**
+     * Set by a handler whose answer carries a secret shown once (a new API key or client secret):
+     * its Idempotency-Key record then never holds the answer in plaintext (decision 53).
+     */
+    secretAnswer: boolean | undefined;
   };
 };
+
+/**
+ * Seals the stored answer of a secret-bearing write so that an Idempotency-Key replay can give it
+ * back to the same credential without the secret resting in plaintext. `aad` binds the sealed
+ * answer to its organisation, credential and key.
+ */
+export interface AnswerSealer {
+  seal(plaintext: string, aad: string): string;
+  open(sealed: string, aad: string): string;
+}

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
+import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from '@ledgerline/contracts';
 import { ValidationError } from '../errors.js';
 import { parseOrThrow } from './validation.js';
 
@@ -53,13 +54,6 @@ export interface Range<T> {
   to?: T;
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-function validDate(s: string): boolean {
-  if (!ISO_DATE.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
 
 /**
  * Range filter syntax of the interface: `v` equal, `[v;]` from, `[;v]` to, `[a;b]` between,
@@ -85,7 +79,7 @@ export function parseRange(param: string, raw: string | undefined, kind: 'date' 
     from = to = raw.trim();
   }
   if (kind === 'date') {
-    for (const v of [from, to]) if (v !== undefined && !validDate(v)) throw bad(`"${v}" is not an ISO 8601 date (YYYY-MM-DD)`);
+    for (const v of [from, to]) if (v !== undefined && !isCalendarDate(v)) throw bad(`"${v}" is not an ISO 8601 date (YYYY-MM-DD) from ${DATE_MIN_YEAR} to ${DATE_MAX_YEAR}`);
   }
   if (from !== undefined && to !== undefined && from > to) throw bad('the start is after the end');
   return { from, to };

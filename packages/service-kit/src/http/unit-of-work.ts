@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError, ValidationError } from '../errors.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
-import type { KitEnv } from './context.js';
+import type { AnswerSealer, KitEnv } from './context.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location'];
@@ -30,6 +30,7 @@ interface StoredResponse {
   response_status: number;
   response_headers: Record<string, string>;
   response_body: string;
+  secret_bearing: boolean;
 }
 
 /**
@@ -37,8 +38,13 @@ interface StoredResponse {
  * one database transaction that also holds its outbox events and its `Idempotency-Key` record,
  * so a retry after a crash can neither create a second document nor lose the first one's
  * answer. Any error or non-2xx answer rolls the whole request back.
+ *
+ * An Idempotency-Key is scoped to the credential that sent it. A secret-bearing answer
+ * (`c.set('secretAnswer', true)`) is stored sealed with `sealer` and replayed only to that
+ * credential; a service without a sealer stores no body and answers a replay with 409
+ * `secret_already_shown`.
  */
-export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHandler<KitEnv> {
+export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: AnswerSealer): MiddlewareHandler<KitEnv> {
   return async (c, next) => {
     const auth = c.get('auth');
     const em = orm.em.fork({ clear: true });
@@ -63,7 +69,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
           .digest('hex');
         const [lock] = (await conn.execute(
           'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
-          [`idem:${auth.orgId}:${idemKey}`],
+          [`idem:${auth.orgId}:${auth.credentialId}:${idemKey}`],
           'all',
           em.getTransactionContext(),
         )) as Array<{ locked: boolean }>;
@@ -71,9 +77,9 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
           throw new ConflictError('A request with this Idempotency-Key is still being processed', 'idempotency_key_in_flight');
         }
         const [stored] = (await conn.execute(
-          `select request_hash, response_status, response_headers, response_body from kit_idempotency
-            where org_id = ? and idem_key = ? and created_at > now() - interval '24 hours'`,
-          [auth.orgId, idemKey],
+          `select request_hash, response_status, response_headers, response_body, secret_bearing from kit_idempotency
+            where org_id = ? and credential_id = ? and idem_key = ? and created_at > now() - interval '24 hours'`,
+          [auth.orgId, auth.credentialId, idemKey],
           'all',
           em.getTransactionContext(),
         )) as StoredResponse[];
@@ -86,7 +92,17 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
           }
           await em.rollback();
           done = true;
-          return c.body(stored.response_body, stored.response_status as 200, {
+          let body = stored.response_body;
+          if (stored.secret_bearing) {
+            if (!sealer || !body) {
+              throw new ConflictError(
+                'This request was already carried out and its answer held a secret that is shown only once; create a new one if it was lost',
+                'secret_already_shown',
+              );
+            }
+            body = sealer.open(body, aadOf(auth.orgId, auth.credentialId, idemKey));
+          }
+          return c.body(body, stored.response_status as 200, {
             ...stored.response_headers,
             'idempotent-replayed': 'true',
           });
@@ -101,7 +117,9 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
         return;
       }
       if (idemKey && auth) {
-        const body = await c.res.clone().text();
+        const secret = c.get('secretAnswer') === true;
+        const answer = await c.res.clone().text();
+        const body = !secret ? answer : sealer ? sealer.seal(answer, aadOf(auth.orgId, auth.credentialId, idemKey)) : '';
         const headers: Record<string, string> = {};
         for (const h of REPLAYED_HEADERS) {
           const v = c.res.headers.get(h);
@@ -110,12 +128,13 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
         // bind parameters: the stored answer is not escaped into the query text
         await sqlRows(
           em,
-          `insert into kit_idempotency (org_id, idem_key, method, path, request_hash, response_status, response_headers, response_body)
-           values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)
-           on conflict (org_id, idem_key) do update set method = excluded.method, path = excluded.path,
+          `insert into kit_idempotency (org_id, credential_id, idem_key, method, path, request_hash, response_status, response_headers, response_body, secret_bearing)
+           values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+           on conflict (org_id, credential_id, idem_key) do update set method = excluded.method, path = excluded.path,
              request_hash = excluded.request_hash, response_status = excluded.response_status,
-             response_headers = excluded.response_headers, response_body = excluded.response_body, created_at = now()`,
-          [auth.orgId, idemKey, c.req.method, c.req.path, requestHash, c.res.status, JSON.stringify(headers), body],
+             response_headers = excluded.response_headers, response_body = excluded.response_body,
+             secret_bearing = excluded.secret_bearing, created_at = now()`,
+          [auth.orgId, auth.credentialId, idemKey, c.req.method, c.req.path, requestHash, c.res.status, JSON.stringify(headers), body, secret],
         );
       }
       await em.commit();
@@ -125,4 +144,8 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void): MiddlewareHa
       if (!done) await em.rollback().catch(() => undefined);
     }
   };
+}
+
+function aadOf(orgId: number, credentialId: string, idemKey: string): string {
+  return `idempotency:${orgId}:${credentialId}:${idemKey}`;
 }
