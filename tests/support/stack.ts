@@ -74,6 +74,7 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
     INTERNAL_TOKEN: randomBytes(16).toString('hex'),
     RATE_LIMIT_PER_SECOND: '100000',
     RATE_LIMIT_BURST: '100000',
+    AUTH_FAILURE_BURST: '100000',
     ...opts.env,
   };
   const wanted = new Set<ServiceKey>(['settings', ...(opts.services ?? [])]);

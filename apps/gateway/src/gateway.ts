@@ -11,6 +11,7 @@ import {
   RateLimitedError,
   UnauthorizedError,
   UpstreamError,
+  answerClientErrors,
   createHttpApp,
   createLogger,
   loadConfig,
@@ -132,11 +133,14 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       const address = addresses.resolve(c);
       const keyPrefix = route.open ? null : presentedKeyPrefix(c.req.header('authorization'));
       failures.check(address, keyPrefix);
+      const settle = !route.open && verifier.needsLookup(c.req.header('authorization')) ? failures.reserve(address, keyPrefix) : undefined;
       let auth: AuthContext | undefined;
       try {
         auth = await authorise(c, route);
+        settle?.(true);
       } catch (e) {
-        if (e instanceof UnauthorizedError) failures.record(address, keyPrefix);
+        if (!(e instanceof UnauthorizedError)) settle?.(true);
+        else if (!settle) failures.record(address, keyPrefix);
         throw e;
       }
       const bucket = auth ? auth.credentialId : `ip:${address}`;
@@ -183,6 +187,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
 
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s));
+    answerClientErrors(s);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

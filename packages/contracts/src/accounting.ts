@@ -200,6 +200,27 @@ export const trialBalanceSchema = z
   .meta({ id: 'TrialBalance', description: 'Trial balance of a book (spec §2.7)' });
 export type TrialBalance = z.infer<typeof trialBalanceSchema>;
 
+/** The JSON export (#25): each row holds only the columns the body selected (all when none are). */
+export const trialBalanceExportSchema = z
+  .object({
+    ...trialBalanceSchema.shape,
+    rows: z.array(
+      z
+        .object({
+          gl_account: glAccountSchema.partial().optional().describe('Present when a gl_account column is selected: its id and the selected fields'),
+          ob: moneyAggregate.optional(),
+          debit: moneyAggregate.optional(),
+          credit: moneyAggregate.optional(),
+          cb: moneyAggregate.optional(),
+          ytd_debit: moneyAggregate.optional(),
+          ytd_credit: moneyAggregate.optional(),
+        })
+        .meta({ id: 'TrialBalanceExportRow', description: 'A trial-balance row with the selected columns only' }),
+    ),
+  })
+  .meta({ id: 'TrialBalanceExport', description: 'Exported trial balance: rows carry the selected columns (all of them when the body selects none)' });
+export type TrialBalanceExport = z.infer<typeof trialBalanceExportSchema>;
+
 export const TRIAL_BALANCE_COLUMN_KEYS = [
   'gl_account.number',
   'gl_account.name',

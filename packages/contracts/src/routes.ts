@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceSchema } from './accounting.js';
+import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import {
   bankTransactionListQuerySchema,
@@ -154,7 +154,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/inventory/in/export/:format', service: 'purchase', scope: 'purchase', operationId: 'exportInventoryIn', summary: 'Export received purchase documents', specNo: 22, tag: 'Inventory', produces: ['application/json', 'text/csv'], pathParams: inventoryInExportPathSchema, query: inventoryInExportQuerySchema, response: inventoryInExportSchema },
   { method: 'GET', path: '/sales/credit-notes/check-no', service: 'sales', scope: 'sales', operationId: 'checkCreditNoteNo', summary: 'Check whether a credit-note number exists', specNo: 23, tag: 'Credit notes', query: creditNoteCheckNoQuerySchema, response: creditNoteCheckNoResultSchema },
   { method: 'GET', path: '/sales/credit-notes/:id/html', service: 'sales', scope: 'sales', operationId: 'getCreditNoteHtml', summary: 'Render a credit note as HTML', specNo: 24, tag: 'Credit notes', produces: ['text/html'], pathParams: idPathParams, query: renderQuery, response: htmlDocumentSchema },
-  { method: 'POST', path: '/reporting/financial/trial-balance/:book_id/export/:format', service: 'accounting', scope: 'accounting', operationId: 'exportTrialBalance', summary: 'Export the trial balance of a book', specNo: 25, tag: 'Reporting', produces: ['application/json', 'text/csv'], pathParams: trialBalanceExportPathSchema, query: trialBalanceExportQuerySchema, body: trialBalanceExportBodySchema, response: trialBalanceSchema },
+  { method: 'POST', path: '/reporting/financial/trial-balance/:book_id/export/:format', service: 'accounting', scope: 'accounting', operationId: 'exportTrialBalance', summary: 'Export the trial balance of a book', specNo: 25, tag: 'Reporting', produces: ['application/json', 'text/csv'], pathParams: trialBalanceExportPathSchema, query: trialBalanceExportQuerySchema, body: trialBalanceExportBodySchema, response: trialBalanceExportSchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // DESIGN §1 extensions

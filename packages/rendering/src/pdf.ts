@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext } from 'playwright-core';
-import { UpstreamError } from '@ledgerline/service-kit';
+import { BusinessRuleError, UpstreamError, type FieldError } from '@ledgerline/service-kit';
 
 /** `pdf_options` of a template (spec §2.9); margins in millimetres. */
 export interface PdfOptions {
@@ -42,14 +42,30 @@ const PAGE_SIZES: Record<string, string> = {
 };
 
 /** Playwright's `page.pdf` options from a template's `pdf_options` (A4 portrait, 15/15/12/12 mm by default). */
+/** Width and height in millimetres of each paper format (portrait). */
+const PAGE_MM: Record<string, [number, number]> = {
+  A3: [297, 420], A4: [210, 297], A5: [148, 210], A6: [105, 148], Letter: [216, 279], Legal: [216, 356], Tabloid: [279, 432], Ledger: [432, 279],
+};
+/** Least printable width and height left between the margins. */
+const MIN_CONTENT_MM = 20;
+
 export function pdfSettings(opts: PdfOptions | null | undefined) {
   const o = opts ?? {};
   const format = PAGE_SIZES[(o.page_size ?? 'A4').trim().toLowerCase()] ?? 'A4';
-  const mm = (v: number | null | undefined, d: number) => `${Math.max(0, Math.min(200, v ?? d))}mm`;
+  const landscape = (o.orientation ?? '').toLowerCase() === 'landscape';
+  const clamp = (v: number | null | undefined, d: number) => Math.max(0, Math.min(200, v ?? d));
+  const m = { top: clamp(o.margin_top, 15), bottom: clamp(o.margin_bottom, 15), left: clamp(o.margin_left, 12), right: clamp(o.margin_right, 12) };
+  // Chromium refuses a page whose margins leave no content area; that is the template's error (422), not a printer failure
+  const [w, h] = landscape ? [PAGE_MM[format][1], PAGE_MM[format][0]] : PAGE_MM[format];
+  const errors: FieldError[] = [];
+  if (w - m.left - m.right < MIN_CONTENT_MM) errors.push({ path: 'pdf_options.margin_left', message: `left and right margins leave less than ${MIN_CONTENT_MM} mm of the ${w} mm page width`, code: 'pdf_options_invalid' });
+  if (h - m.top - m.bottom < MIN_CONTENT_MM) errors.push({ path: 'pdf_options.margin_top', message: `top and bottom margins leave less than ${MIN_CONTENT_MM} mm of the ${h} mm page height`, code: 'pdf_options_invalid' });
+  if (errors.length) throw new BusinessRuleError("The template's pdf_options leave no room to print on", 'pdf_options_invalid', errors);
+  const mm = (v: number) => `${v}mm`;
   return {
     format,
-    landscape: (o.orientation ?? '').toLowerCase() === 'landscape',
-    margin: { top: mm(o.margin_top, 15), bottom: mm(o.margin_bottom, 15), left: mm(o.margin_left, 12), right: mm(o.margin_right, 12) },
+    landscape,
+    margin: { top: mm(m.top), bottom: mm(m.bottom), left: mm(m.left), right: mm(m.right) },
     printBackground: true,
     preferCSSPageSize: false,
   };
@@ -110,6 +126,7 @@ export class PdfPrinter {
 
   async print(html: string, options?: PdfOptions | null): Promise<Buffer> {
     if (this.closed) throw new UpstreamError(503, 'pdf', 'the PDF printer is shut down');
+    const settings = pdfSettings(options);
     const release = await this.gate.acquire();
     let context: BrowserContext | null = null;
     try {
@@ -126,7 +143,7 @@ export class PdfPrinter {
       page.setDefaultTimeout(this.opts.timeoutMs);
       await page.setContent(html, { waitUntil: 'load', timeout: this.opts.timeoutMs });
       await page.emulateMedia({ media: 'print' });
-      return await page.pdf(pdfSettings(options));
+      return await page.pdf(settings);
     } catch (e) {
       if (e instanceof UpstreamError) throw e;
       this.opts.log?.warn('printing a PDF failed', { err: e instanceof Error ? e.message : String(e) });

@@ -7,7 +7,7 @@ import type { StreamName } from '@ledgerline/contracts';
 import { baseConfigSchema, ConfigError, loadConfig, type BaseConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
-import { createHttpApp } from './http/app.js';
+import { answerClientErrors, createHttpApp } from './http/app.js';
 import type { AnswerSealer, KitEnv } from './http/context.js';
 import { unitOfWork } from './http/unit-of-work.js';
 import { initOrm } from './db/orm.js';
@@ -147,6 +147,7 @@ export async function startService<S extends z.ZodObject>(
 
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s));
+    answerClientErrors(s);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

@@ -1,3 +1,4 @@
+import type { TrialBalanceExport } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { dec, NotFoundError, organisationReplica, toWire } from '@ledgerline/service-kit';
 import { ensureChart } from './ledger-store.js';
@@ -159,7 +160,7 @@ function cell(row: TrialBalanceRowView, key: ColumnKey): string | number | null 
 }
 
 /** JSON rows keep only the selected figures (gl_account with the selected fields and its id). */
-export function projectRows(tb: TrialBalanceView, columns: Column[]): TrialBalanceView {
+export function projectRows(tb: TrialBalanceView, columns: Column[]): TrialBalanceExport {
   const all = columns.length === ALL_COLUMNS.length && ALL_COLUMNS.every((k) => columns.some((c) => c.key === k));
   if (all) return tb;
   return {
@@ -173,7 +174,7 @@ export function projectRows(tb: TrialBalanceView, columns: Column[]): TrialBalan
           out.gl_account = ga;
         } else out[c.key] = cell(row, c.key);
       }
-      return out as unknown as TrialBalanceRowView;
+      return out as TrialBalanceExport['rows'][number];
     }),
   };
 }

@@ -44,6 +44,15 @@ export class CredentialVerifier {
     this.cache.delete(keyHash);
   }
 
+  /** Whether verifying this header would ask settings (an API key not known from the cache). */
+  needsLookup(authorization: string | undefined): boolean {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (!token || token.split('.').length === 3) return false;
+    if (token.startsWith(`${SECRET_PREFIXES.apiKey}_`) && !hasValidChecksum(token, SECRET_PREFIXES.apiKey)) return false;
+    const entry = this.cache.get(secretHash(token));
+    return !entry || entry.expiresAt <= Date.now();
+  }
+
   isOperator(token: string): boolean {
     return !!this.operatorToken && safeEqual(token, this.operatorToken);
   }

@@ -28,6 +28,27 @@ export class FailedAuthGuard {
     for (const bucket of this.buckets(address, keyPrefix)) this.limiter.take(bucket);
   }
 
+  /**
+   * For an attempt that will cost a lookup: takes its failure token up front (429 when none is
+   * left), so that many attempts in flight at once cannot all pass the check before the first
+   * one fails. `settle(true)` gives the tokens back when the credential proved valid.
+   */
+  reserve(address: string, keyPrefix: string | null): (succeeded: boolean) => void {
+    const buckets = this.buckets(address, keyPrefix);
+    const taken: string[] = [];
+    for (const bucket of buckets) {
+      const d = this.limiter.take(bucket);
+      if (!d.allowed) {
+        for (const t of taken) this.limiter.refund(t);
+        throw new RateLimitedError(d.retryAfterSeconds, {});
+      }
+      taken.push(bucket);
+    }
+    return (succeeded) => {
+      if (succeeded) for (const t of taken) this.limiter.refund(t);
+    };
+  }
+
   private buckets(address: string, keyPrefix: string | null): string[] {
     return keyPrefix ? [`addr:${address}`, `key:${keyPrefix}`] : [`addr:${address}`];
   }

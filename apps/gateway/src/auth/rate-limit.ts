@@ -25,6 +25,12 @@ export class RateLimiter {
     return this.decide(credential, true);
   }
 
+  /** Gives back a token taken for an attempt that turned out not to count. */
+  refund(credential: string): void {
+    const b = this.buckets.get(credential);
+    if (b) b.tokens = Math.min(this.burst, b.tokens + 1);
+  }
+
   /** Whether `credential` could take a token now, without taking it. */
   peek(credential: string): RateDecision {
     return this.decide(credential, false);

@@ -16,7 +16,7 @@ import type { MetricsRegistry } from '../metrics.js';
 import { INTERNAL_HEADERS, type KitEnv } from './context.js';
 import { isJsonContentType, negotiateJson } from './negotiation.js';
 import { mapDriverError } from './driver-errors.js';
-import { assertStorableJson, assertStorableQuery, unstorableText } from './hostile-input.js';
+import { assertStorableJson, assertStorablePath, assertStorableQuery, unstorableText } from './hostile-input.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -106,6 +106,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     if (opts.proxy) return next();
     const path = c.req.path;
     assertStorableQuery(c.req.url);
+    assertStorablePath(new URL(c.req.url).pathname);
     const producesJson = !(opts.nonJsonPaths ?? []).some((re) => re.test(path));
     if (producesJson && negotiateJson(c.req.header('accept')) === null) throw new NotAcceptableError();
 
@@ -172,9 +173,15 @@ function decodeFormSafely(raw: string): string {
   }
 }
 
+/** Bytes of an oversized body read and thrown away so that the client still receives its 413. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /**
  * Reads a request body, counting bytes as they stream in: a body without Content-Length
- * (chunked) is cut off with 413 as soon as it passes `limit`, never buffered whole.
+ * (chunked) is refused with 413 as soon as it passes `limit`, never buffered whole. The rest of
+ * an oversized body is read and dropped (up to 64 MB, kept in no buffer) before answering:
+ * cancelling the stream would reset the connection before the 413 is written, and the client
+ * would see only a broken socket. Past 64 MB the connection is cut.
  */
 export async function readBodyLimited(req: Request, limit: number): Promise<Buffer> {
   if (!req.body) return Buffer.alloc(0);
@@ -186,7 +193,15 @@ export async function readBodyLimited(req: Request, limit: number): Promise<Buff
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      await reader.cancel().catch(() => undefined);
+      for (let discarded = total; ; ) {
+        if (discarded > DISCARD_LIMIT_BYTES) {
+          await reader.cancel().catch(() => undefined);
+          break;
+        }
+        const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (next.done) break;
+        discarded += next.value.byteLength;
+      }
       throw new PayloadTooLargeError(limit);
     }
     chunks.push(value);
@@ -196,4 +211,23 @@ export async function readBodyLimited(req: Request, limit: number): Promise<Buff
 
 async function readLimited(req: Request, limit: number): Promise<string> {
   return (await readBodyLimited(req, limit)).toString('utf8');
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (a URL or headers over the size
+ * limit, a malformed request line) are answered as problem+json too, then the connection closes.
+ */
+export function answerClientErrors(server: { on(event: 'clientError', cb: (err: Error & { code?: string }, socket: import('node:stream').Duplex) => void): unknown }): void {
+  server.on('clientError', (err, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, title, detail] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request header fields too large', 'The URL or headers exceed the size this server reads']
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request timeout', 'The request was not received in time']
+          : [400, 'Bad request', 'The request could not be parsed as HTTP'];
+    const code = status === 431 ? 'headers_too_large' : status === 408 ? 'request_timeout' : 'malformed_http';
+    const body = JSON.stringify({ type: `/problems/${code.replace(/_/g, '-')}`, title, status, detail, code });
+    socket.end(`HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
 }

@@ -82,3 +82,15 @@ export function assertStorableQuery(url: string): void {
   }
   if (errors.length) throw new ValidationError('The query string contains values that cannot be used', errors, 'invalid_query');
 }
+
+/** 400 when a path segment decodes to NUL or lone surrogates (`/hosting/%00`). */
+export function assertStorablePath(pathname: string): void {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    throw new ValidationError('The path cannot be decoded', [{ path: 'path', message: 'malformed percent-encoding', code: 'invalid_path' }], 'invalid_path');
+  }
+  const why = unstorableText(decoded);
+  if (why) throw new ValidationError(`The path ${why}`, [{ path: 'path', message: why, code: 'invalid_text' }], 'invalid_path');
+}
