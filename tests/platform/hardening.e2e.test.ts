@@ -18,7 +18,8 @@ const api = apiOf(() => stack);
 const json = (res: Response) => res.json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 beforeAll(async () => {
-  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'] });
+  // the production upstream timeout: four hostile renders queue for two render processes on a loaded machine
+  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'], env: { UPSTREAM_TIMEOUT_MS: '15000' } });
 }, 120_000);
 afterAll(async () => stack?.close());
 

@@ -222,6 +222,8 @@ export function errorStatusesFor(route: RouteSpec): number[] {
   const statuses = new Set<number>([400, 401, 406, 429, 502, 503, 504]);
   if (!route.open) statuses.add(403);
   if (route.pathParams || route.path.includes(':')) statuses.add(404);
+  // renderings run the organisation's template: a template over its limits is 422
+  if (route.produces?.some((t) => t === 'text/html' || t === 'application/pdf')) statuses.add(422);
   if (route.method !== 'GET') {
     statuses.add(409);
     statuses.add(422);
