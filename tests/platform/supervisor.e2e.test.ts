@@ -5,6 +5,9 @@ import path from 'node:path';
 import { generateSecret } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation } from '../support/stack.js';
 import { invoiceBody } from '../sales/helpers.js';
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+const json = async (res: Response): Promise<Json> => res.json();
 import { restartDelay, RESTART_POLICY } from '../../scripts/supervisor.js';
 
 /*
@@ -90,7 +93,7 @@ describe('npm start under the supervisor', () => {
         const tick = n++;
         await Promise.all([
           call('/v1/sales/invoices', { method: 'POST', body: JSON.stringify(invoiceBody({ notes: `supervised ${tick}` })) }).then(async (res) => {
-            if (res.status === 200) answered.push((await res.json()).no);
+            if (res.status === 200) answered.push((await json(res)).no);
             else if (down !== 'sales' && down !== 'settings') unexpected.push(`invoice ${tick}: ${res.status} while ${down ?? 'nothing'} was down`);
             else await res.body?.cancel();
           }),
@@ -115,11 +118,11 @@ describe('npm start under the supervisor', () => {
       const killedAt = Date.now();
       process.kill(pid, 'SIGKILL');
       const readiness = await eventually(async () => {
-        const r = await (await fetch(`${gateway}/readyz`)).json();
+        const r = await json(await fetch(`${gateway}/readyz`));
         return r.down?.includes(s) ? r : undefined;
       }, 5_000, 50);
       expect(readiness.status).toBe('degraded');
-      await eventually(async () => pids[s] !== pid && (await (await fetch(`${gateway}/readyz`)).json()).dependencies?.[s] === true, 10_000, 100);
+      await eventually(async () => pids[s] !== pid && (await json(await fetch(`${gateway}/readyz`))).dependencies?.[s] === true, 10_000, 100);
       expect(Date.now() - killedAt).toBeLessThan(10_000);
       down = null;
     }
@@ -131,7 +134,7 @@ describe('npm start under the supervisor', () => {
     expect(answered.length).toBeGreaterThan(20);
     // every invoice answered 200 is in the ledger exactly once
     const counts = await eventually(async () => {
-      const page = await (await call('/v1/accounting/transactions?take=1000')).json();
+      const page = await json(await call('/v1/accounting/transactions?take=1000'));
       const c = new Map<string, number>();
       for (const t of page.entities as Array<{ no: string; type: string }>) if (t.type === 'sales_invoice') c.set(t.no, (c.get(t.no) ?? 0) + 1);
       return answered.every((no) => c.has(no)) ? c : undefined;

@@ -47,6 +47,7 @@ describe('items and price lists', () => {
       json: {
         name: 'Wholesale 2026',
         currency: 'CZK',
+        is_default: true,
         valid_from: '2026-01-01',
         valid_to: '2026-12-31',
         rates: [
@@ -58,9 +59,9 @@ describe('items and price lists', () => {
     });
     expect(res.status).toBe(200);
     const pl = await res.json();
-    expect(pl).toMatchObject({ id: expect.any(Number), name: 'Wholesale 2026', rates: [{ item_id: widget.id, rate: 90, min_qty: 0 }, {}, {}] });
+    expect(pl).toMatchObject({ id: expect.any(Number), name: 'Wholesale 2026', is_default: true, rates: [{ item_id: widget.id, rate: 90, min_qty: 0 }, {}, {}] });
     const eur = await (
-      await api('/v1/lists/price-lists', { method: 'POST', json: { name: 'EU', currency: 'EUR', rates: [{ item_id: widget.id, rate: 4 }] } })
+      await api('/v1/lists/price-lists', { method: 'POST', json: { name: 'EU', currency: 'EUR', is_default: true, rates: [{ item_id: widget.id, rate: 4 }] } })
     ).json();
 
     const at = (qs: string) => rate(widget.id, `reference_date=2026-06-01T12:00:00Z&${qs}`).then((r) => r.json());
@@ -76,6 +77,29 @@ describe('items and price lists', () => {
     // price_list_id restricts the search
     expect(await at(`qty=10&price_list_id=${eur.id}`)).toEqual({ rate: 100, source: 'item', price_list_id: null });
     await expectProblem(await rate(widget.id, 'price_list_id=999999'), 404, 'price_list_not_found');
+  });
+
+  it('#21 a price list that is neither named nor the default does not change anyone\'s price', async () => {
+    const item = await (await api('/v1/lists/items', { method: 'POST', json: { name: 'Gadget', currency: 'CZK', sales_rate: 50 } })).json();
+    const wholesale = await (
+      await api('/v1/lists/price-lists', { method: 'POST', json: { name: 'Wholesale', currency: 'CZK', rates: [{ item_id: item.id, rate: 30 }] } })
+    ).json();
+    expect(wholesale.is_default).toBe(false);
+    // valid today, but only for callers who ask for it
+    expect(await (await rate(item.id)).json()).toEqual({ rate: 50, source: 'item', price_list_id: null });
+    expect(await (await rate(item.id, `price_list_id=${wholesale.id}`)).json()).toEqual({ rate: 30, source: 'price_list', price_list_id: wholesale.id });
+    // a new default of the currency takes over from the previous one
+    const retail = await (
+      await api('/v1/lists/price-lists', { method: 'POST', json: { name: 'Retail', currency: 'CZK', is_default: true, rates: [{ item_id: item.id, rate: 45 }] } })
+    ).json();
+    expect(await (await rate(item.id)).json()).toEqual({ rate: 45, source: 'price_list', price_list_id: retail.id });
+    const concurrent = await Promise.all(
+      [1, 2, 3].map((i) => api('/v1/lists/price-lists', { method: 'POST', json: { name: `Default ${i}`, currency: 'CZK', is_default: true, rates: [{ item_id: item.id, rate: 40 + i }] } })),
+    );
+    expect(concurrent.map((r) => r.status)).toEqual([200, 200, 200]);
+    const answer = await (await rate(item.id)).json();
+    expect(answer.source).toBe('price_list');
+    expect(answer.price_list_id).not.toBe(retail.id);
   });
 
   it('a price list naming an unknown item or with reversed validity is refused', async () => {

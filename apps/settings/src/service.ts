@@ -9,7 +9,7 @@ import { internalRoutes } from './http/internal.routes.js';
 import { documentSettingsRoutes } from './http/templates.routes.js';
 import { integrationRoutes } from './http/integrations.routes.js';
 import { settingsSecretBox } from './secrets.js';
-import { secretBoxConfigShape } from '@ledgerline/service-kit';
+import { SECRET_PREFIXES, hasValidChecksum, secretBoxConfigShape } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -19,7 +19,15 @@ export const settingsService = defineService({
   stream: 'SETTINGS',
   configSchema: z.object({
     /** The first organisation's admin key; generated and printed once when unset. */
-    BOOTSTRAP_API_KEY: z.string().min(20, 'at least 20 characters').optional(),
+    BOOTSTRAP_API_KEY: z
+      .string()
+      .min(20, 'at least 20 characters')
+      .regex(/^\S+$/, 'no spaces')
+      .refine((k) => !k.startsWith(`${SECRET_PREFIXES.apiKey}_`) || hasValidChecksum(k, SECRET_PREFIXES.apiKey), {
+        message:
+          'starts with ak_, the prefix of generated keys, but does not end in their checksum, so the gateway would refuse it; make a valid key with `npm run -s make-api-key`, or use a key without the ak_ prefix',
+      })
+      .optional(),
     BOOTSTRAP_ORG_NAME: z.string().default('My organisation'),
     BOOTSTRAP_ORG_COUNTRY: z.string().regex(/^[A-Z]{2}$/).default('CZ'),
     BOOTSTRAP_ORG_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('CZK'),
@@ -58,7 +66,8 @@ export const settingsService = defineService({
       if (!deps.config.BOOTSTRAP_API_KEY) {
         // Printed once, on first start only: the one way to learn the generated admin key.
         process.stdout.write(
-          `\n  Bootstrap: organisation ${org.id} "${org.name}" created.\n  Admin API key (shown once, store it now): ${secret}\n\n`,
+          `\n  Bootstrap: organisation ${org.id} "${org.name}" created.\n  Admin API key (shown once, store it now): ${secret}\n` +
+            `  To choose the key yourself on an empty database: BOOTSTRAP_API_KEY=$(npm run -s make-api-key) npm start\n\n`,
         );
       } else deps.log.info('bootstrap organisation created with BOOTSTRAP_API_KEY', { org_id: org.id });
     });

@@ -109,6 +109,32 @@ export const transactionTaxPostingSchema = z
   .object({ id: nullish(int64), debit: money, credit: money, gl_account: glAccountSchema })
   .meta({ id: 'TransactionTaxPosting' });
 
+/**
+ * The ledger entry of the README's invoice (250.00 + VAT 42.00 and 6.00 = 298.00) as its three
+ * arrays show it: `rows` are the postings; `act_rows` and `taxes` restate them.
+ */
+const gl = (number: string, name: string) => ({ number, name });
+export const EXAMPLE_INVOICE_ENTRY = {
+  rows: [
+    { id: 1, debit: 298, credit: 0, gl_account: gl('311', 'Customers'), taxes: [] },
+    { id: 2, debit: 0, credit: 200, gl_account: gl('604', 'Sales of goods'), taxes: [] },
+    { id: 3, debit: 0, credit: 50, gl_account: gl('604', 'Sales of goods'), taxes: [] },
+    { id: 4, debit: 0, credit: 42, gl_account: gl('343', 'VAT'), taxes: [] },
+    { id: 5, debit: 0, credit: 6, gl_account: gl('343', 'VAT'), taxes: [] },
+  ],
+  act_rows: [
+    { id: 1, type: 'receivable', debit: 298, credit: 0, gl_account: gl('311', 'Customers') },
+    { id: 2, type: 'revenue', debit: 0, credit: 250, gl_account: gl('604', 'Sales of goods') },
+    { id: 4, type: 'tax', debit: 0, credit: 48, gl_account: gl('343', 'VAT') },
+  ],
+  taxes: [
+    { id: 4, debit: 0, credit: 42, gl_account: gl('343', 'VAT') },
+    { id: 5, debit: 0, credit: 6, gl_account: gl('343', 'VAT') },
+  ],
+  debit: 298,
+  credit: 298,
+};
+
 /** Accounting transaction (spec §2.6): one balanced ledger entry with its rows. */
 export const accountingTransactionSchema = z
   .object({
@@ -143,9 +169,24 @@ export const accountingTransactionSchema = z
     amount_paid: nullish(money),
     amount_due: nullish(money),
     accounting_status: accountingStatusSchema,
-    rows: z.array(transactionRowSchema),
-    act_rows: z.array(actRowSchema),
-    taxes: z.array(transactionTaxPostingSchema),
+    rows: z
+      .array(transactionRowSchema)
+      .describe(
+        'The postings of this entry, one per ledger row: Σ debit = Σ credit = the entry\'s debit/credit. This is the array to sum (balances, trial balances, exports); act_rows and taxes restate these same postings and must not be added to it.',
+      )
+      .meta({ examples: [EXAMPLE_INVOICE_ENTRY.rows] }),
+    act_rows: z
+      .array(actRowSchema)
+      .describe(
+        'The same postings summarised for reading: rows of one account and role merged into one line (type: receivable, revenue, tax, …). Their sums equal those of rows; never add them to rows.',
+      )
+      .meta({ examples: [EXAMPLE_INVOICE_ENTRY.act_rows] }),
+    taxes: z
+      .array(transactionTaxPostingSchema)
+      .describe(
+        'The VAT postings of rows again (a subset of rows, for tax reports): never add them to rows.',
+      )
+      .meta({ examples: [EXAMPLE_INVOICE_ENTRY.taxes] }),
     fx_rates: nullish(z.array(fxRateSchema)),
     is_locked: z.boolean(),
     debit: moneyAggregate.describe('Σ debit of the rows'),
@@ -160,7 +201,11 @@ export const accountingTransactionSchema = z
     legal_currency: currencyCode.optional().describe('Currency of debit and credit: the organisation\'s legal currency (extension)'),
     reverses_id: nullish(int64).describe('The entry this one reverses, for a reversing entry (extension)'),
   })
-  .meta({ id: 'AccountingTransaction', description: 'Accounting transaction with its ledger rows (spec §2.6)' });
+  .meta({
+    id: 'AccountingTransaction',
+    description:
+      'Accounting transaction with its ledger rows (spec §2.6). Sum `rows` only: `act_rows` (per account and role) and `taxes` (the VAT rows) show the same postings again.',
+  });
 export type AccountingTransaction = z.infer<typeof accountingTransactionSchema>;
 
 /** Query of GET /accounting/transactions (#10). */

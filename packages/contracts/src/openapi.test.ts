@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SUBJECTS, eventType } from './events.js';
 import { buildEventCatalogue, buildOpenApiDocument, errorStatusesFor, openApiPath } from './openapi.js';
 import { ROUTES } from './routes.js';
+import { actRowSchema, transactionRowSchema, transactionTaxPostingSchema } from './accounting.js';
 
 type Json = Record<string, any>;
 
@@ -168,6 +169,30 @@ describe('OpenAPI document', () => {
     expect(s.BankIntegrationRequest.required).toContain('type');
     expect(s.HostingIntegrationRequest.required).toEqual(expect.arrayContaining(['config', 'source']));
     expect(s.TrialBalanceColumn.properties.key.enum).toContain('gl_account.number');
+  });
+});
+
+describe('ledger arrays (which one to sum)', () => {
+  it('says rows are the postings to sum and act_rows and taxes restate them, with a consistent example', () => {
+    const t = doc.components.schemas.AccountingTransaction;
+    expect(t.description).toMatch(/Sum `rows` only/);
+    const { rows, act_rows: actRows, taxes } = t.properties;
+    expect(rows.description).toMatch(/This is the array to sum/);
+    expect(actRows.description).toMatch(/never add them to rows/);
+    expect(taxes.description).toMatch(/subset of rows.*never add them to rows/);
+    const sum = (xs: Array<{ debit: number; credit: number }>, k: 'debit' | 'credit') => xs.reduce((a, x) => a + x[k] * 100, 0) / 100;
+    const [r] = rows.examples;
+    const [a] = actRows.examples;
+    const [x] = taxes.examples;
+    expect(sum(r, 'debit')).toBe(298);
+    expect(sum(r, 'credit')).toBe(298);
+    expect([sum(a, 'debit'), sum(a, 'credit')]).toEqual([298, 298]);
+    for (const tax of x) expect(r.map(({ id, debit, credit, gl_account }: Json) => ({ id, debit, credit, gl_account }))).toContainEqual(tax);
+    for (const row of r) expect(transactionRowSchema.safeParse(row).success).toBe(true);
+    for (const row of a) expect(actRowSchema.safeParse(row).success).toBe(true);
+    for (const row of x) expect(transactionTaxPostingSchema.safeParse(row).success).toBe(true);
+    // a client that adds all three arrays would double the figures
+    expect(sum([...r, ...a, ...x], 'credit')).toBeGreaterThan(2 * 298);
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AMOUNT_LIMIT,
   CONTENT_TEXT,
   addressSchema,
   bankAccountSchema,
@@ -461,7 +462,7 @@ export const numberSeriesPageSchema = pagedEnvelope(numberSeriesSchema);
 const priceListRateSchema = z.object({
   item_id: id,
   rate: decimal.describe('Net rate in the price list currency'),
-  min_qty: z.number().min(0).max(1e15).nullish().describe('Smallest quantity the rate applies to (default 0)'),
+  min_qty: z.number().min(0).max(AMOUNT_LIMIT).nullish().describe('Smallest quantity the rate applies to (default 0)'),
 });
 
 const priceListFields = {
@@ -474,13 +475,20 @@ const priceListFields = {
 const validityOrder = (p: { valid_from?: string | null; valid_to?: string | null }) =>
   !p.valid_from || !p.valid_to || p.valid_from <= p.valid_to;
 
+const PRICE_LIST_RULE =
+  'A price list applies to an item rate lookup (#21) when the lookup names it (price_list_id), or when it is the default list of the asked currency; otherwise the item\'s own rate applies.';
+
 export const priceListSchema = z
-  .object({ id: id, ...priceListFields })
-  .meta({ id: 'PriceList', description: 'Price list (DESIGN §1 extension)' });
+  .object({ id: id, ...priceListFields, is_default: z.boolean().describe('The default list of its currency: used by rate lookups that name no list') })
+  .meta({ id: 'PriceList', description: `Price list (DESIGN §1 extension). ${PRICE_LIST_RULE}` });
 export type PriceList = z.infer<typeof priceListSchema>;
 
 export const priceListRequestSchema = z
-  .object({ id: ignored(int64), ...priceListFields })
+  .object({
+    id: ignored(int64),
+    ...priceListFields,
+    is_default: nullish(z.boolean()).describe('Make this the default list of its currency (the previous default stops being one); false when absent'),
+  })
   .refine(validityOrder, { message: 'valid_from is after valid_to', path: ['valid_to'] })
   .meta({ id: 'PriceListRequest', description: 'Price list to create: name, currency and rates' });
 export type PriceListRequest = z.infer<typeof priceListRequestSchema>;
@@ -492,9 +500,15 @@ export const RATE_FORMATS = ['netto', 'brutto'] as const;
 export const itemSalesRateQuerySchema = z.object({
   rate_format: z.enum(RATE_FORMATS).default('netto').describe('netto (net, default) or brutto (with the item tax)'),
   item_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('int64; the path id when absent'),
-  price_list_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Restrict to this price list (int64)'),
+  price_list_id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe("The price list to use (int64); when absent, the default list of the currency, else the item's own rate"),
   currency_code: currencyCode.optional().describe('Currency of the rate; the item currency when absent'),
-  qty: z.coerce.number().positive().max(1e15).optional().describe('Quantity (double); 1 when absent'),
+  qty: z.coerce.number().positive().max(AMOUNT_LIMIT).optional().describe('Quantity (double); 1 when absent'),
   reference_date: isoDateTime.optional().describe('Instant the rate must be valid at; now when absent'),
 });
 export type ItemSalesRateQuery = z.output<typeof itemSalesRateQuerySchema>;
@@ -505,7 +519,7 @@ export const itemSalesRateSchema = z
     source: z.enum(['price_list', 'item']).nullable(),
     price_list_id: int64.nullable(),
   })
-  .meta({ id: 'ItemSalesRate', description: 'Best sales rate of an item (spec §2.12, DESIGN §1)' });
+  .meta({ id: 'ItemSalesRate', description: `Best sales rate of an item (spec §2.12, DESIGN §1). ${PRICE_LIST_RULE}` });
 export type ItemSalesRate = z.infer<typeof itemSalesRateSchema>;
 
 // --- e-mail (#11, #18) -----------------------------------------------------------------------

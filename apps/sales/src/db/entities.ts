@@ -157,6 +157,7 @@ export interface PriceList {
   currency: string;
   validFrom?: string | null;
   validTo?: string | null;
+  isDefault: boolean;
   createdAt: Date;
 }
 
@@ -170,6 +171,7 @@ export const PriceListSchema = new EntitySchema<PriceList>({
     currency: { type: 'string', length: 3 },
     validFrom: { type: 'date', nullable: true },
     validTo: { type: 'date', nullable: true },
+    isDefault: { type: 'boolean', fieldName: 'is_default', default: false },
     createdAt: { type: 'Date', onCreate: () => new Date() },
   },
 });

@@ -136,4 +136,13 @@ on conflict (org_id) do nothing;
 drop table organisations;
 `,
   ),
+  sqlMigration(
+    'sales_0400_price_list_default',
+    `
+-- A price list applies to a rate lookup that names none only when it is the default of its
+-- currency (decision 60): at most one default per organisation and currency.
+alter table price_lists add column is_default boolean not null default false;
+create unique index price_lists_one_default on price_lists (org_id, currency) where is_default;
+`,
+  ),
 ];

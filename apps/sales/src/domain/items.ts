@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ItemListQuery, ItemRequest, ItemSalesRateQuery, PriceListRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, dec, parseSort, toWire, type Dec } from '@ledgerline/service-kit';
+import { BusinessRuleError, NotFoundError, dec, parseSort, sqlRows, toWire, type Dec } from '@ledgerline/service-kit';
 import { ItemSchema, PriceListRateSchema, PriceListSchema, type Item, type PriceList, type PriceListRate } from '../db/entities.js';
 import { likePattern } from './sales-document-list.js';
 
@@ -74,6 +74,7 @@ export function priceListView(p: PriceList, rates: PriceListRate[]) {
     currency: p.currency,
     valid_from: p.validFrom ?? null,
     valid_to: p.validTo ?? null,
+    is_default: p.isDefault,
     rates: rates.map((r) => ({ item_id: r.itemId, rate: toWire(r.rate), min_qty: toWire(r.minQty) })),
   };
 }
@@ -89,12 +90,18 @@ export async function createPriceList(em: EntityManager, orgId: number, input: P
       missing.map(({ i }) => ({ path: `rates[${i}].item_id`, message: 'no such item in this organisation', code: 'item_not_found' })),
     );
   }
+  if (input.is_default) {
+    // one default per currency: concurrent creations of defaults take turns
+    await sqlRows(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`price-list-default:${orgId}:${input.currency}`]);
+    await em.nativeUpdate(PriceListSchema, { currency: input.currency, isDefault: true }, { isDefault: false });
+  }
   const list = em.create(PriceListSchema, {
     orgId,
     name: input.name,
     currency: input.currency,
     validFrom: input.valid_from ?? null,
     validTo: input.valid_to ?? null,
+    isDefault: input.is_default ?? false,
     createdAt: new Date(),
   });
   await em.flush();
@@ -112,10 +119,11 @@ export interface SalesRate {
 }
 
 /**
- * #21: the best net rate of an item for a quantity, currency and date: among the price lists in
- * that currency valid on the date (optionally only `price_list_id`), the rate with the largest
- * `min_qty` ≤ qty (ties: the newest list); else the item's own rate when the currency is the
- * item's. `brutto` adds the item's tax. A currency with no rate → 422.
+ * #21: the best net rate of an item for a quantity, currency and date. The price list that
+ * applies is the one `price_list_id` names, else the default list of the currency (decision 60);
+ * when it is valid on the date, its rate with the largest `min_qty` ≤ qty wins; else the item's
+ * own rate when the currency is the item's. `brutto` adds the item's tax. A currency with no
+ * rate → 422.
  */
 export async function itemSalesRate(em: EntityManager, itemId: number, q: ItemSalesRateQuery): Promise<SalesRate> {
   const item = await em.findOne(ItemSchema, { id: itemId });
@@ -129,7 +137,7 @@ export async function itemSalesRate(em: EntityManager, itemId: number, q: ItemSa
   }
   const lists = await em.find(PriceListSchema, {
     currency,
-    ...(q.price_list_id != null ? { id: q.price_list_id } : {}),
+    ...(q.price_list_id != null ? { id: q.price_list_id } : { isDefault: true }),
     $and: [{ $or: [{ validFrom: null }, { validFrom: { $lte: day } }] }, { $or: [{ validTo: null }, { validTo: { $gte: day } }] }],
   });
   let best: { rate: Dec; minQty: Dec; listId: number } | null = null;
