@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { defineService, tenantEm } from '@ledgerline/service-kit';
+import { defineService, serveEndpoints, tenantEm } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, entities, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { ledgerConsumers } from './events/ledger-events.js';
-import { transactionRoutes } from './http/transactions.routes.js';
-import { trialBalanceRoutes } from './http/trial-balance.routes.js';
+import { accountingEndpoints } from './http/endpoints.js';
 
 export const accountingService = defineService({
   name: 'accounting',
@@ -21,10 +20,7 @@ export const accountingService = defineService({
   entities,
   migrations,
   nonJsonPaths: [/\/export\/csv$/],
-  routes: (app, deps) => {
-    app.route('/v1/accounting/transactions', transactionRoutes(deps));
-    app.route('/v1/reporting/financial/trial-balance', trialBalanceRoutes(deps));
-  },
+  routes: (app, deps) => serveEndpoints(app, 'accounting', accountingEndpoints(deps)),
   onStart: async (deps) => {
     // Warm the ORM's metadata and query paths so the first posted event is as quick as the rest.
     const em = tenantEm(deps.orm, 0);

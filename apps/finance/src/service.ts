@@ -1,7 +1,7 @@
-import { defineService } from '@ledgerline/service-kit';
+import { defineService, serveEndpoints } from '@ledgerline/service-kit';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
-import { bankTransactionRoutes, payoutRoutes } from './http/routes.js';
+import { financeEndpoints } from './http/routes.js';
 
 export const financeService = defineService({
   name: 'finance',
@@ -11,8 +11,5 @@ export const financeService = defineService({
   organisationReplica: true,
   entities,
   migrations,
-  routes: (app, deps) => {
-    app.route('/v1/finance/bank/transactions', bankTransactionRoutes(deps));
-    app.route('/v1/finance/payouts', payoutRoutes(deps));
-  },
+  routes: (app, deps) => serveEndpoints(app, 'finance', financeEndpoints(deps)),
 });

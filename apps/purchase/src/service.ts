@@ -1,9 +1,8 @@
-import { defineService } from '@ledgerline/service-kit';
+import { defineService, serveEndpoints } from '@ledgerline/service-kit';
 import { RPC_SUBJECTS, purchaseDocumentLookupRequestSchema } from '@ledgerline/contracts';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
-import { purchaseDocumentRoutes } from './http/documents.routes.js';
-import { inventoryExportRoutes } from './http/export.routes.js';
+import { purchaseEndpoints } from './http/endpoints.js';
 import { purchaseConsumers } from './events/consumers.js';
 import { lookupDocument } from './domain/payments.js';
 
@@ -16,11 +15,7 @@ export const purchaseService = defineService({
   entities,
   migrations,
   nonJsonPaths: [/\/export\/csv$/],
-  routes: (app, deps) => {
-    app.route('/v1/purchase/bills', purchaseDocumentRoutes(deps, 'bill'));
-    app.route('/v1/purchase/vendor-credits', purchaseDocumentRoutes(deps, 'vendor_credit'));
-    app.route('/v1/inventory/in/export', inventoryExportRoutes());
-  },
+  routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(deps)),
   consumers: (deps) => purchaseConsumers(deps),
   responders: () => [
     {

@@ -1,16 +1,12 @@
-import { defineService } from '@ledgerline/service-kit';
+import { defineService, serveEndpoints } from '@ledgerline/service-kit';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
-import { creditNoteRoutes, invoiceRoutes } from './http/sales-documents.routes.js';
-import { itemRoutes, priceListRoutes } from './http/items.routes.js';
-import { numberingRoutes } from './http/numbering.routes.js';
 import { salesConsumers, salesResponders } from './events/consumers.js';
-import { complianceRoutes } from './http/compliance.routes.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadRuleTable } from '@ledgerline/compliance';
 import { renderingConfigShape } from '@ledgerline/rendering';
-import { DELIVERY_NON_JSON_PATHS, deliveryRoutes } from './http/delivery.routes.js';
+import { DELIVERY_NON_JSON_PATHS, salesEndpoints } from './http/endpoints.js';
 import { deliveryConsumers } from './events/delivery.consumers.js';
 import { startDelivery } from './delivery.js';
 
@@ -41,15 +37,7 @@ export const salesService = defineService({
   nonJsonPaths: DELIVERY_NON_JSON_PATHS,
   entities,
   migrations,
-  routes: (app, deps) => {
-    app.route('/v1/sales/invoices', complianceRoutes(deps, deps.config.COMPLIANCE_RULES_FILE));
-    app.route('/v1/sales/invoices', invoiceRoutes(deps));
-    app.route('/v1/sales/credit-notes', creditNoteRoutes(deps));
-    app.route('/v1/sales/numbering-series', numberingRoutes());
-    app.route('/v1/lists/items', itemRoutes());
-    app.route('/v1/lists/price-lists', priceListRoutes());
-    app.route('/v1', deliveryRoutes(deps));
-  },
+  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps, deps.config.COMPLIANCE_RULES_FILE)),
   consumers: (deps) => [...salesConsumers(deps), ...deliveryConsumers(deps)],
   onStart: startDelivery,
   responders: salesResponders,

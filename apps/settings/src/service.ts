@@ -2,14 +2,10 @@ import { z } from 'zod';
 import { defineService } from '@ledgerline/service-kit';
 import { entities, OrganisationSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
-import { apiKeyRoutes } from './http/api-keys.routes.js';
-import { clientRoutes, tokenRoutes } from './http/clients.routes.js';
-import { organisationRoutes } from './http/organisation.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
-import { documentSettingsRoutes } from './http/templates.routes.js';
-import { integrationRoutes } from './http/integrations.routes.js';
+import { settingsEndpoints } from './http/endpoints.js';
 import { settingsSecretBox } from './secrets.js';
-import { SECRET_PREFIXES, hasValidChecksum, secretBoxConfigShape } from '@ledgerline/service-kit';
+import { SECRET_PREFIXES, hasValidChecksum, secretBoxConfigShape, serveEndpoints } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -39,12 +35,7 @@ export const settingsService = defineService({
   answerSealer: (deps) => settingsSecretBox(deps),
   routes: (app, deps) => {
     app.route('/internal', internalRoutes(deps));
-    app.route('/v1/settings/security/api-keys', apiKeyRoutes(deps));
-    app.route('/v1', clientRoutes());
-    app.route('/v1', tokenRoutes({ box: settingsSecretBox(deps), log: deps.log }));
-    app.route('/v1', organisationRoutes(deps));
-    app.route('/v1/settings/integrations', integrationRoutes(deps));
-    app.route('/v1', documentSettingsRoutes(deps));
+    serveEndpoints(app, 'settings', settingsEndpoints(deps));
   },
   onStart: async (deps) => {
     const signing = { box: settingsSecretBox(deps), log: deps.log };

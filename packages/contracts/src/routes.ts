@@ -111,11 +111,13 @@ export interface RouteSpec {
   tag: string;
   successStatus?: number;
   /** Media types of the success response (JSON unless stated). */
-  produces?: string[];
+  produces?: readonly string[];
   /** Path parameters (coerced from text). */
   pathParams?: z.ZodObject;
   /** Query parameters (coerced from text; repeatable ones accept one value or an array). */
   query?: z.ZodObject;
+  /** Query parameters that may be given several times (`?sort=a&sort=-b`); the others keep their last value. */
+  repeatable?: readonly string[];
   /** Request body (JSON). */
   body?: z.ZodType;
   /** Success response body (JSON, or the text/binary body of `produces`). */
@@ -123,12 +125,20 @@ export interface RouteSpec {
   /** Open operations need no credential (only the token endpoint). */
   open?: boolean;
   /** Request body media types beyond the JSON family (the token endpoint also takes a form). */
-  consumes?: string[];
+  consumes?: readonly string[];
   /** Authorised only by the operator token (`OPERATOR_TOKEN`), not by API keys or access tokens. */
   operatorOnly?: boolean;
+  /** A request without a body is 400 (otherwise it is read as `{}`). */
+  bodyRequired?: boolean;
 }
 
-export const ROUTES: RouteSpec[] = [
+/** Static segments before parameters, so `/credit-notes/check-no` wins over `/credit-notes/:id`. */
+export function routingOrder<R extends RouteSpec>(routes: readonly R[]): R[] {
+  const params = (r: R) => (r.path.match(/:/g) ?? []).length;
+  return [...routes].sort((a, b) => params(a) - params(b));
+}
+
+const DECLARED = [
   // settings: API keys (#1–#6), clients (#13), templates (#8, #9), delivery conditions (#12), integrations (#7, #26)
   { method: 'GET', path: '/settings/security/api-keys', service: 'settings', scope: 'settings', operationId: 'listApiKeys', summary: 'List API keys', specNo: 1, tag: 'API keys', query: apiKeyListQuerySchema, response: apiKeyPageSchema },
   { method: 'POST', path: '/settings/security/api-keys', service: 'settings', scope: 'settings', operationId: 'createApiKey', summary: 'Create an API key (the secret is returned once)', specNo: 2, tag: 'API keys', body: apiKeyCreateSchema, response: apiKeyCreatedSchema },
@@ -137,49 +147,64 @@ export const ROUTES: RouteSpec[] = [
   { method: 'DELETE', path: '/settings/security/api-keys/:id', service: 'settings', scope: 'settings', operationId: 'deleteApiKey', summary: 'Delete an API key', specNo: 5, tag: 'API keys', pathParams: idPathParams, response: apiKeyDeletedSchema },
   { method: 'POST', path: '/settings/security/api-keys/:id/revoke', service: 'settings', scope: 'settings', operationId: 'revokeApiKey', summary: 'Revoke an API key', specNo: 6, tag: 'API keys', pathParams: idPathParams, response: apiKeySchema },
   { method: 'PUT', path: '/settings/integrations/cz/hosting/:id', service: 'settings', scope: 'settings', operationId: 'putHostingIntegration', summary: 'Configure the hosting-provider integration', specNo: 7, tag: 'Integrations', pathParams: hostingIntegrationPathSchema, body: hostingIntegrationRequestSchema, response: hostingIntegrationSchema },
-  { method: 'POST', path: '/settings/templates', service: 'settings', scope: 'settings', operationId: 'saveTemplate', summary: 'Save a document template', specNo: 8, tag: 'Templates', body: templateRequestSchema, response: templateSchema },
+  { method: 'POST', path: '/settings/templates', service: 'settings', scope: 'settings', operationId: 'saveTemplate', bodyRequired: true, summary: 'Save a document template', specNo: 8, tag: 'Templates', body: templateRequestSchema, response: templateSchema },
   { method: 'GET', path: '/lists/all/templates', service: 'settings', scope: 'settings', operationId: 'listTemplates', summary: 'List templates', specNo: 9, tag: 'Templates', query: templateListQuerySchema, response: templateListSchema },
-  { method: 'GET', path: '/accounting/transactions', service: 'accounting', scope: 'accounting', operationId: 'listAccountingTransactions', summary: 'List accounting transactions with their ledger rows', specNo: 10, tag: 'Ledger', query: accountingTransactionListQuerySchema, response: accountingTransactionPageSchema },
+  { method: 'GET', path: '/accounting/transactions', service: 'accounting', scope: 'accounting', operationId: 'listAccountingTransactions', repeatable: ['sort'], summary: 'List accounting transactions with their ledger rows', specNo: 10, tag: 'Ledger', query: accountingTransactionListQuerySchema, response: accountingTransactionPageSchema },
   { method: 'GET', path: '/CRM/emails', service: 'sales', scope: 'sales', operationId: 'listEmails', summary: 'List e-mail records', specNo: 11, tag: 'E-mail', query: emailListQuerySchema, response: emailListSchema },
-  { method: 'GET', path: '/settings/delivery-conditions', service: 'settings', scope: 'settings', operationId: 'listDeliveryConditions', summary: 'List delivery conditions (Incoterms 2020)', specNo: 12, tag: 'Delivery conditions', query: deliveryConditionListQuerySchema, response: deliveryConditionPageSchema },
-  { method: 'POST', path: '/settings/security/clients', service: 'settings', scope: 'settings', operationId: 'createClient', summary: 'Create an API client (the secret is returned once)', specNo: 13, tag: 'API clients', body: clientRequestSchema.default({}), response: clientSchema },
+  { method: 'GET', path: '/settings/delivery-conditions', service: 'settings', scope: 'settings', operationId: 'listDeliveryConditions', repeatable: ['sort'], summary: 'List delivery conditions (Incoterms 2020)', specNo: 12, tag: 'Delivery conditions', query: deliveryConditionListQuerySchema, response: deliveryConditionPageSchema },
+  { method: 'POST', path: '/settings/security/clients', service: 'settings', scope: 'settings', operationId: 'createClient', bodyRequired: true, summary: 'Create an API client (the secret is returned once)', specNo: 13, tag: 'API clients', body: clientRequestSchema, response: clientSchema },
   { method: 'POST', path: '/sales/credit-notes', service: 'sales', scope: 'sales', operationId: 'createCreditNote', summary: 'Create a sales credit note', specNo: 14, tag: 'Credit notes', query: documentWriteQuerySchema, body: creditNoteRequestSchema, response: creditNoteSchema },
   { method: 'POST', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'createVendorCredit', summary: 'Create a vendor credit', specNo: 15, tag: 'Vendor credits', query: documentWriteQuerySchema, body: vendorCreditRequestSchema, response: vendorCreditSchema },
   { method: 'POST', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'recordBankTransaction', summary: 'Record a bank transaction', specNo: 16, tag: 'Bank transactions', body: bankTransactionRequestSchema, response: bankTransactionSchema },
   { method: 'POST', path: '/sales/invoices/compliance/evaluate', service: 'sales', scope: 'sales', operationId: 'evaluateInvoiceCompliance', summary: 'Evaluate delivery and reporting compliance of invoices', specNo: 17, tag: 'Compliance', successStatus: 202, body: complianceEvaluateBodySchema, response: complianceEvaluateResultSchema },
   { method: 'POST', path: '/sales/invoices/:id/email', service: 'sales', scope: 'sales', operationId: 'emailInvoice', summary: 'Send an invoice by e-mail', specNo: 18, tag: 'E-mail', pathParams: idPathParams, query: emailInvoiceQuerySchema, body: emailRequestSchema, response: invoiceEmailResultSchema },
   { method: 'PUT', path: '/finance/payouts/:id', service: 'finance', scope: 'finance', operationId: 'replacePayout', summary: 'Replace a payout', specNo: 19, tag: 'Payouts', pathParams: idPathParams, body: payoutRequestSchema, response: payoutSchema },
-  { method: 'GET', path: '/finance/payouts', service: 'finance', scope: 'finance', operationId: 'listPayouts', summary: 'List payouts', specNo: 20, tag: 'Payouts', query: payoutListQuerySchema, response: payoutPageSchema },
+  { method: 'GET', path: '/finance/payouts', service: 'finance', scope: 'finance', operationId: 'listPayouts', repeatable: ['psp_object_id', 'sort'], summary: 'List payouts', specNo: 20, tag: 'Payouts', query: payoutListQuerySchema, response: payoutPageSchema },
   { method: 'GET', path: '/lists/items/:id/rates/sales', service: 'sales', scope: 'sales', operationId: 'getItemSalesRate', summary: 'Look up the sales rate of an item', specNo: 21, tag: 'Items', pathParams: idPathParams, query: itemSalesRateQuerySchema, response: itemSalesRateSchema },
-  { method: 'GET', path: '/inventory/in/export/:format', service: 'purchase', scope: 'purchase', operationId: 'exportInventoryIn', summary: 'Export received purchase documents', specNo: 22, tag: 'Inventory', produces: ['application/json', 'text/csv'], pathParams: inventoryInExportPathSchema, query: inventoryInExportQuerySchema, response: inventoryInExportSchema },
-  { method: 'GET', path: '/sales/credit-notes/check-no', service: 'sales', scope: 'sales', operationId: 'checkCreditNoteNo', summary: 'Check whether a credit-note number exists', specNo: 23, tag: 'Credit notes', query: creditNoteCheckNoQuerySchema, response: creditNoteCheckNoResultSchema },
+  { method: 'GET', path: '/inventory/in/export/:format', service: 'purchase', scope: 'purchase', operationId: 'exportInventoryIn', repeatable: ['payment_status', 'sort'], summary: 'Export received purchase documents', specNo: 22, tag: 'Inventory', produces: ['application/json', 'text/csv'], pathParams: inventoryInExportPathSchema, query: inventoryInExportQuerySchema, response: inventoryInExportSchema },
+  { method: 'GET', path: '/sales/credit-notes/check-no', service: 'sales', scope: 'sales', operationId: 'checkCreditNoteNo', repeatable: ['exclude_id'], summary: 'Check whether a credit-note number exists', specNo: 23, tag: 'Credit notes', query: creditNoteCheckNoQuerySchema, response: creditNoteCheckNoResultSchema },
   { method: 'GET', path: '/sales/credit-notes/:id/html', service: 'sales', scope: 'sales', operationId: 'getCreditNoteHtml', summary: 'Render a credit note as HTML', specNo: 24, tag: 'Credit notes', produces: ['text/html'], pathParams: idPathParams, query: renderQuery, response: htmlDocumentSchema },
   { method: 'POST', path: '/reporting/financial/trial-balance/:book_id/export/:format', service: 'accounting', scope: 'accounting', operationId: 'exportTrialBalance', summary: 'Export the trial balance of a book', specNo: 25, tag: 'Reporting', produces: ['application/json', 'text/csv'], pathParams: trialBalanceExportPathSchema, query: trialBalanceExportQuerySchema, body: trialBalanceExportBodySchema, response: trialBalanceExportSchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // DESIGN §1 extensions
   { method: 'POST', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'createInvoice', summary: 'Create a sales invoice', tag: 'Invoices', query: documentWriteQuerySchema, body: invoiceRequestSchema, response: invoiceSchema },
-  { method: 'GET', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'listInvoices', summary: 'List sales invoices', tag: 'Invoices', query: invoiceListQuerySchema, response: invoicePageSchema },
+  { method: 'GET', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'listInvoices', repeatable: ['sort', 'payment_status'], summary: 'List sales invoices', tag: 'Invoices', query: invoiceListQuerySchema, response: invoicePageSchema },
   { method: 'GET', path: '/sales/invoices/:id', service: 'sales', scope: 'sales', operationId: 'getInvoice', summary: 'Read a sales invoice', tag: 'Invoices', pathParams: idPathParams, response: invoiceSchema },
   { method: 'GET', path: '/sales/invoices/:id/html', service: 'sales', scope: 'sales', operationId: 'getInvoiceHtml', summary: 'Render an invoice as HTML', tag: 'Invoices', produces: ['text/html'], pathParams: idPathParams, query: renderQuery, response: htmlDocumentSchema },
   { method: 'GET', path: '/sales/invoices/:id/pdf', service: 'sales', scope: 'sales', operationId: 'getInvoicePdf', summary: 'Render an invoice as PDF', tag: 'Invoices', produces: ['application/pdf'], pathParams: idPathParams, query: renderQuery, response: pdfDocumentSchema },
   { method: 'GET', path: '/sales/invoices/:id/compliance', service: 'sales', scope: 'sales', operationId: 'getInvoiceCompliance', summary: 'Read the latest compliance evaluation of an invoice', tag: 'Compliance', pathParams: idPathParams, response: complianceRecordSchema },
-  { method: 'GET', path: '/sales/credit-notes', service: 'sales', scope: 'sales', operationId: 'listCreditNotes', summary: 'List sales credit notes', tag: 'Credit notes', query: creditNoteListQuerySchema, response: creditNotePageSchema },
+  { method: 'GET', path: '/sales/credit-notes', service: 'sales', scope: 'sales', operationId: 'listCreditNotes', repeatable: ['sort', 'payment_status'], summary: 'List sales credit notes', tag: 'Credit notes', query: creditNoteListQuerySchema, response: creditNotePageSchema },
   { method: 'GET', path: '/sales/credit-notes/:id', service: 'sales', scope: 'sales', operationId: 'getCreditNote', summary: 'Read a sales credit note', tag: 'Credit notes', pathParams: idPathParams, response: creditNoteSchema },
   { method: 'GET', path: '/sales/credit-notes/:id/pdf', service: 'sales', scope: 'sales', operationId: 'getCreditNotePdf', summary: 'Render a credit note as PDF', tag: 'Credit notes', produces: ['application/pdf'], pathParams: idPathParams, query: renderQuery, response: pdfDocumentSchema },
   { method: 'POST', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'createBill', summary: 'Create a vendor bill', tag: 'Vendor bills', query: documentWriteQuerySchema, body: vendorBillRequestSchema, response: vendorBillSchema },
-  { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },
-  { method: 'GET', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'listVendorCredits', summary: 'List vendor credits', tag: 'Vendor credits', query: vendorCreditListQuerySchema, response: vendorCreditPageSchema },
-  { method: 'GET', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'listBankTransactions', summary: 'List bank transactions', tag: 'Bank transactions', query: bankTransactionListQuerySchema, response: bankTransactionPageSchema },
+  { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', repeatable: ['payment_status', 'sort'], summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },
+  { method: 'GET', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'listVendorCredits', repeatable: ['payment_status', 'sort'], summary: 'List vendor credits', tag: 'Vendor credits', query: vendorCreditListQuerySchema, response: vendorCreditPageSchema },
+  { method: 'GET', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'listBankTransactions', repeatable: ['sort'], summary: 'List bank transactions', tag: 'Bank transactions', query: bankTransactionListQuerySchema, response: bankTransactionPageSchema },
   { method: 'POST', path: '/finance/payouts', service: 'finance', scope: 'finance', operationId: 'createPayout', summary: 'Create a payout', tag: 'Payouts', body: payoutRequestSchema, response: payoutSchema },
   { method: 'GET', path: '/finance/payouts/:id', service: 'finance', scope: 'finance', operationId: 'getPayout', summary: 'Read a payout', tag: 'Payouts', pathParams: idPathParams, response: payoutSchema },
   { method: 'POST', path: '/sales/numbering-series', service: 'sales', scope: 'sales', operationId: 'createNumberingSeries', summary: 'Create a numbering series', tag: 'Numbering', body: numberSeriesRequestSchema, response: numberSeriesSchema },
   { method: 'GET', path: '/sales/numbering-series', service: 'sales', scope: 'sales', operationId: 'listNumberingSeries', summary: 'List numbering series', tag: 'Numbering', query: numberSeriesListQuerySchema, response: numberSeriesPageSchema },
   { method: 'POST', path: '/lists/items', service: 'sales', scope: 'sales', operationId: 'createItem', summary: 'Create an item', tag: 'Items', body: itemRequestSchema, response: itemSchema },
-  { method: 'GET', path: '/lists/items', service: 'sales', scope: 'sales', operationId: 'listItems', summary: 'List items', tag: 'Items', query: itemListQuerySchema, response: itemPageSchema },
+  { method: 'GET', path: '/lists/items', service: 'sales', scope: 'sales', operationId: 'listItems', repeatable: ['sort'], summary: 'List items', tag: 'Items', query: itemListQuerySchema, response: itemPageSchema },
   { method: 'POST', path: '/lists/price-lists', service: 'sales', scope: 'sales', operationId: 'createPriceList', summary: 'Create a price list', tag: 'Items', body: priceListRequestSchema, response: priceListSchema },
   { method: 'GET', path: '/settings/organisation', service: 'settings', scope: 'settings', operationId: 'getOrganisation', summary: 'Read the organisation profile', tag: 'Organisation', response: organisationSchema },
   { method: 'PUT', path: '/settings/organisation', service: 'settings', scope: 'settings', operationId: 'updateOrganisation', summary: 'Update the organisation profile', tag: 'Organisation', body: organisationUpdateSchema, response: organisationSchema },
   { method: 'POST', path: '/oauth/token', service: 'settings', scope: 'settings', operationId: 'issueAccessToken', summary: 'Exchange client credentials for an access token', tag: 'API clients', open: true, body: tokenRequestSchema, response: tokenResponseSchema, consumes: ['application/json', 'application/x-www-form-urlencoded'] },
   { method: 'POST', path: '/admin/organisations', service: 'settings', scope: 'settings', operationId: 'createOrganisation', summary: 'Create an organisation (operator token only)', tag: 'Organisation', body: organisationCreateSchema, response: organisationCreatedSchema, operatorOnly: true },
-];
+] as const satisfies readonly RouteSpec[];
+
+/** Every public operation, for code that treats them alike (gateway routing, OpenAPI). */
+export const ROUTES: readonly RouteSpec[] = DECLARED;
+
+/** One declared operation, with the exact types of its schemas. */
+export type Route = (typeof DECLARED)[number];
+export type OperationId = Route['operationId'];
+/** The declaration of one operation. */
+export type RouteOf<Id extends OperationId> = Extract<Route, { operationId: Id }>;
+/** The operations a service owns. */
+export type ServiceRoute<S extends ServiceName> = Extract<Route, { service: S }>;
+
+/** The declarations by operationId (`ROUTE.createCreditNote`). */
+export const ROUTE = Object.fromEntries(DECLARED.map((r) => [r.operationId, r])) as { [R in Route as R['operationId']]: R };
+

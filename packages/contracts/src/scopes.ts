@@ -44,3 +44,8 @@ export function ungrantableScopes(granter: readonly string[], requested: readonl
   if (granter.includes('admin')) return [];
   return [...new Set(requested.filter((s) => !granter.includes(s)))];
 }
+
+/** Whether a string names a scope of the platform. */
+export function isScope(s: string): s is Scope {
+  return (SCOPES as readonly string[]).includes(s);
+}

@@ -1,4 +1,6 @@
 /** A `date` column as `YYYY-MM-DD`, whether the driver hands back a string or a Date. */
+export function isoDay(v: string | Date): string;
+export function isoDay(v: string | Date | null | undefined): string | null;
 export function isoDay(v: string | Date | null | undefined): string | null {
   if (v === null || v === undefined) return null;
   if (v instanceof Date) {

@@ -21,6 +21,8 @@ export function roundMoney(v: DecimalInput, precision = 2): Decimal {
 }
 
 /** A stored decimal (string from Postgres) as a JSON number for the wire. */
+export function toWire(v: DecimalInput): number;
+export function toWire(v: DecimalInput | null | undefined): number | null;
 export function toWire(v: DecimalInput | null | undefined): number | null {
   if (v === null || v === undefined) return null;
   return new Dec(v).toNumber();

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
-import { dec, NotFoundError, sqlRows, toWire, type SortKey } from '@ledgerline/service-kit';
+import type { AccountingTransaction } from '@ledgerline/contracts';
+import { dec, isoDay, NotFoundError, sqlRows, toWire, type SortKey } from '@ledgerline/service-kit';
 import {
   AccountingTransactionSchema,
   GlAccountSchema,
@@ -37,15 +38,7 @@ function likePattern(s: string): string {
   return `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
 }
 
-/** A Postgres `date` read by the driver (a local-midnight Date) or a string, as YYYY-MM-DD. */
-export function isoDay(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (v instanceof Date) {
-    const p = (x: number) => String(x).padStart(2, '0');
-    return `${v.getFullYear()}-${p(v.getMonth() + 1)}-${p(v.getDate())}`;
-  }
-  return String(v).slice(0, 10);
-}
+export { isoDay };
 
 const wire = (v: string | null | undefined) => (v === null || v === undefined ? null : toWire(v));
 
@@ -101,7 +94,7 @@ export function transactionView(
   taxRows: LedgerTaxRowRecord[],
   accounts: Map<string, GlAccount>,
   locale: ChartLocale,
-) {
+): AccountingTransaction {
   const gl = (n: string) => glAccountView(n, accounts, locale);
   const debit = rows.reduce((s, r) => s.plus(r.debit), dec(0));
   const credit = rows.reduce((s, r) => s.plus(r.credit), dec(0));

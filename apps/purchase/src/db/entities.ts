@@ -1,3 +1,4 @@
+import type { PaymentStatus } from '@ledgerline/documents';
 import { EntitySchema } from '@mikro-orm/core';
 
 export type PurchaseKind = 'bill' | 'vendor_credit';
@@ -40,7 +41,7 @@ export interface PurchaseDocument {
   totalAmount: string;
   amountPaid: string;
   amountDue: string;
-  paymentStatus: string;
+  paymentStatus: PaymentStatus;
   isLocked: boolean;
   /** The request as accepted (without derived figures): what `copy_from_id` starts from. */
   input: Record<string, unknown>;

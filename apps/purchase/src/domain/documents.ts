@@ -1,3 +1,4 @@
+import type { VendorBill, VendorCredit } from '@ledgerline/contracts';
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -125,7 +126,14 @@ function computeFigures(input: DocumentInput) {
  * Posts a vendor bill or vendor credit: validates, computes every figure once with the shared
  * document arithmetic, numbers it, stores it and records its `*.posted` event in the same transaction.
  */
-export async function postPurchaseDocument(em: EntityManager, orgId: number, kind: PurchaseKind, raw: unknown, emit: Emit, opts: { strict?: boolean } = {}) {
+export async function postPurchaseDocument<K extends PurchaseKind>(
+  em: EntityManager,
+  orgId: number,
+  kind: K,
+  raw: unknown,
+  emit: Emit,
+  opts: { strict?: boolean } = {},
+): Promise<PurchaseView<K>> {
   const req = await readRequest(em, kind, raw);
   const input = omit(req as Record<string, unknown>, NOT_INPUT);
 
@@ -252,9 +260,18 @@ export async function postPurchaseDocument(em: EntityManager, orgId: number, kin
     throw e;
   }
 
-  const view = documentView(doc);
+  const view = purchaseView(doc, kind);
   await emit(em, { subject: EVENT_SUBJECTS[kind], orgId, resource: String(doc.id), data: view });
   return view;
+}
+
+/** The view of a bill is a VendorBill, of a vendor credit a VendorCredit. */
+export type PurchaseView<K extends PurchaseKind> = K extends 'bill' ? VendorBill : VendorCredit;
+
+/** `documentView` of a document whose kind the caller knows (it adds the credit fields exactly for vendor credits). */
+export function purchaseView<K extends PurchaseKind>(d: PurchaseDocument, kind: K): PurchaseView<K> {
+  if (d.kind !== kind) throw new Error(`purchase document ${d.id} is a ${d.kind}, not a ${kind}`);
+  return documentView(d) as PurchaseView<K>;
 }
 
 const wireTax = (t: StoredTaxLine) => ({
@@ -271,9 +288,9 @@ const wireTax = (t: StoredTaxLine) => ({
 });
 
 /** The stored document as the interface answers it (spec §2.3; bills without credited_doc_*). */
-export function documentView(d: PurchaseDocument) {
+export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
   const dateDue = isoDay(d.dateDue);
-  const view: Record<string, unknown> = {
+  const view: VendorBill = {
     id: d.id,
     uid: d.uid,
     created_at: d.createdAt.toISOString(),
@@ -318,10 +335,7 @@ export function documentView(d: PurchaseDocument) {
     taxes: d.taxes.map(wireTax),
     rsn: d.rsn ?? null,
   };
-  if (d.kind === 'vendor_credit') {
-    view.credited_doc_id = d.creditedDocId ?? null;
-    view.credited_doc_no = d.creditedDocNo ?? null;
-  }
+  if (d.kind === 'vendor_credit') return { ...view, credited_doc_id: d.creditedDocId ?? null, credited_doc_no: d.creditedDocNo ?? null } satisfies VendorCredit;
   return view;
 }
 

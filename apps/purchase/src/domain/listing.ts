@@ -1,17 +1,14 @@
+import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import { dec, parseSort, toWire } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
 import { KIND_TYPES } from './documents.js';
 import { isoDay } from '@ledgerline/service-kit';
 
-export interface PurchaseListQuery {
-  from: number;
-  take: number;
-  search?: string;
-  sort?: string[];
-  payment_status?: string[];
-}
+/** The list query as the contracts parse it (`purchaseDocumentListQuerySchema`, the export's too). */
+export type PurchaseListQuery = Pick<z.output<typeof purchaseDocumentListQuerySchema>, 'from' | 'take' | 'search' | 'sort' | 'payment_status'>;
 
 /** Sortable fields of purchase lists and the export → entity properties. */
 const SORTABLE: Record<string, keyof PurchaseDocument> = {

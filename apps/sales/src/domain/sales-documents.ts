@@ -1,3 +1,4 @@
+import type { CreditNote, Invoice } from '@ledgerline/contracts';
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -195,6 +196,19 @@ export function overdueDays(dateDue: string | null | undefined, amountDue: strin
   const due = Date.parse(`${dateDue}T00:00:00Z`);
   const now = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
   return Math.max(0, Math.floor((now - due) / 86_400_000));
+}
+
+/** The view of an invoice is an Invoice, of a credit note a CreditNote. */
+export type SalesView<T extends SalesDocType> = T extends 'sales_invoice' ? Invoice : CreditNote;
+
+/**
+ * `documentView` of a document whose type the caller knows. The stored body is the answer the
+ * contract describes (written from the computed document when it was posted), so this is where
+ * the stored JSON is trusted to have that shape.
+ */
+export function salesView<T extends SalesDocType>(d: SalesDocument, docType: T): SalesView<T> {
+  if (d.docType !== docType) throw new Error(`sales document ${d.id} is a ${d.docType}, not a ${docType}`);
+  return documentView(d) as SalesView<T>;
 }
 
 /** The stored body with the current payment state (the only part that changes after posting). */

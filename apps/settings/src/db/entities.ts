@@ -1,3 +1,4 @@
+import type { Scope } from '@ledgerline/contracts';
 import { EntitySchema } from '@mikro-orm/core';
 import { documentEntities } from './templates.entities.js';
 import { integrationEntities } from './integrations.entities.js';
@@ -76,7 +77,7 @@ export interface ApiKey {
   name: string;
   prefix: string;
   keyHash: string;
-  scopes: string[];
+  scopes: Scope[];
   revokedAt?: Date | null;
   createdAt: Date;
   expiresAt?: Date | null;
@@ -106,7 +107,7 @@ export interface ApiClient {
   name?: string | null;
   clientId: string;
   secretHash: string;
-  scopes: string[];
+  scopes: Scope[];
   createdAt: Date;
 }
 

@@ -1,3 +1,4 @@
+import { isScope, type Scope } from '@ledgerline/contracts/scopes';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { randomUUID } from 'node:crypto';
@@ -102,7 +103,7 @@ export async function jwks(em: EntityManager) {
   return { keys: keys.map((k) => k.publicJwk) };
 }
 
-export async function createApiClient(em: EntityManager, orgId: number, input: { name?: string | null; scopes: string[] }) {
+export async function createApiClient(em: EntityManager, orgId: number, input: { name?: string | null; scopes: Scope[] }) {
   const clientId = generateSecret(SECRET_PREFIXES.clientId, 20);
   const clientSecret = generateSecret(SECRET_PREFIXES.clientSecret, 40);
   const client = em.create(ApiClientSchema, {
@@ -132,9 +133,10 @@ export async function issueAccessToken(em: EntityManager, ctx: SigningContext, c
   let scopes = client.scopes;
   if (requestedScope) {
     const asked = requestedScope.split(' ').filter(Boolean);
+    if (!asked.every(isScope)) throw new UnauthorizedError('The client asked for a scope that does not exist', 'invalid_scope');
     const allowed = asked.filter((s) => client.scopes.includes('admin') || client.scopes.includes(s));
     if (allowed.length !== asked.length) throw new UnauthorizedError('The client may not request that scope', 'invalid_scope');
-    scopes = asked;
+    scopes = allowed;
   }
   const key = await currentSigningKey(em, ctx);
   const privateKey = await importJWK(key.privateJwk, 'EdDSA');
@@ -147,5 +149,5 @@ export async function issueAccessToken(em: EntityManager, ctx: SigningContext, c
     .setIssuedAt()
     .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
     .sign(privateKey);
-  return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
+  return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
 }

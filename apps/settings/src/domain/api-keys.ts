@@ -1,3 +1,4 @@
+import type { Scope } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, type ApiKeyRevokedEvent } from '@ledgerline/contracts';
 import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES } from '@ledgerline/service-kit';
@@ -28,7 +29,7 @@ export function apiKeyView(key: ApiKey) {
 
 export interface NewApiKey {
   name: string;
-  scopes: string[];
+  scopes: Scope[];
   expires_at?: string | null;
 }
 

@@ -1,0 +1,53 @@
+import { page, parseRange, parseSort, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
+import { chartLocale } from '../domain/chart.js';
+import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transactions.js';
+import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
+
+type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string } };
+
+/** #10 the ledger's transactions and #25 the trial-balance export (json or csv). */
+export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
+  return {
+    listAccountingTransactions: async ({ ctx, input: { query: q } }) => {
+      const result = await listTransactions(
+        ctx.em,
+        {
+          datePosting: parseRange('date_posting', q.date_posting, 'date'),
+          search: q.search,
+          sort: parseSort(q.sort, TRANSACTION_SORT_FIELDS, [{ field: 'date_posting', direction: 'asc' }]),
+          from: q.from,
+          take: q.take,
+        },
+        chartLocale(ctx.c.req.header('accept-language')),
+      );
+      return page(result.entities, result.total, q.from, q.take);
+    },
+    exportTrialBalance: async ({ ctx, input }) => {
+      const { params: path, query: q } = input;
+      const dates = parseRange('date_posting', q.date_posting, 'date');
+      const accounts = parseRange('account_number', q.account_number, 'string');
+      const tb = await trialBalance(
+        ctx.em,
+        ctx.auth.orgId,
+        {
+          bookId: path.book_id,
+          dateFrom: dates?.from,
+          dateTo: dates?.to,
+          accountFrom: accounts?.from,
+          accountTo: accounts?.to,
+          today: new Date().toISOString().slice(0, 10),
+        },
+        chartLocale(ctx.c.req.header('accept-language')),
+        deps.config.LEGAL_CURRENCY ?? 'CZK',
+      );
+      const columns = selectedColumns(input.raw === undefined ? [] : input.body);
+      if (path.format === 'csv') {
+        return ctx.c.body(trialBalanceCsv(tb, columns), 200, {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': `attachment; filename="trial-balance-${path.book_id}.csv"`,
+        });
+      }
+      return projectRows(tb, columns);
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { canonicalCulture } from '@ledgerline/rendering';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { MalformedRequestError, ValidationError, page, type AuthContext, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
+import { isScope, tokenRequestSchema } from '@ledgerline/contracts';
+import { parseOrThrow } from '@ledgerline/service-kit';
+import { apiKeyView, createApiKey, deleteApiKey, findApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../domain/api-keys.js';
+import { createApiClient, issueAccessToken } from '../domain/access-tokens.js';
+import { listDeliveryConditions } from '../domain/delivery-conditions.js';
+import { bankIntegrationView, hostingIntegrationView, putHostingIntegration, saveBankIntegration } from '../domain/integrations.js';
+import { createOrganisation, getOrganisation, organisationView, updateOrganisation } from '../domain/organisations.js';
+import { assertGrantable } from '../domain/scope-granting.js';
+import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
+import { settingsSecretBox, type SecretsConfig } from '../secrets.js';
+
+/**
+ * API keys (#1–#6), API clients (#13) and the token endpoint, the organisation profile and its
+ * creation by the operator, integrations (#7, #26), templates (#8, #9), delivery conditions (#12).
+ */
+export function settingsEndpoints(deps: ServiceDeps<SecretsConfig>): EndpointHandlers<'settings'> {
+  const box = settingsSecretBox(deps);
+  const integrations = { box, log: deps.log };
+  const emit = deps.emit;
+  // Changing, deleting or revoking a key is managing what it may do: allowed only for a
+  // credential that holds every scope the key holds (decision 52).
+  const managedKey = async (ctx: { em: EntityManager; auth: AuthContext }, id: number, action: string) => {
+    const key = await findApiKey(ctx.em, id);
+    assertGrantable(ctx.auth, key.scopes, `API key ${id} (to ${action} it)`);
+    return key;
+  };
+
+  return {
+    listApiKeys: async ({ ctx, input: { query: q } }) => {
+      const { rows, total } = await listApiKeys(ctx.em, q.from, q.take);
+      return page(rows.map(apiKeyView), total, q.from, q.take);
+    },
+    createApiKey: async ({ ctx, input }) => {
+      assertGrantable(ctx.auth, input.body.scopes, 'a new API key');
+      const { record, key } = await createApiKey(ctx.em, ctx.auth.orgId, input.body);
+      ctx.c.set('secretAnswer', true);
+      return { ...apiKeyView(record), key };
+    },
+    getApiKey: async ({ ctx, input }) => apiKeyView(await findApiKey(ctx.em, input.params.id)),
+    updateApiKey: async ({ ctx, input }) => {
+      const { id } = input.params;
+      const body = input.body;
+      await managedKey(ctx, id, 'change');
+      if (body.scopes) assertGrantable(ctx.auth, body.scopes, `API key ${id}`);
+      return apiKeyView(await updateApiKey(ctx.em, id, body, emit));
+    },
+    deleteApiKey: async ({ ctx, input }) => {
+      await managedKey(ctx, input.params.id, 'delete');
+      return deleteApiKey(ctx.em, input.params.id, emit);
+    },
+    revokeApiKey: async ({ ctx, input }) => {
+      await managedKey(ctx, input.params.id, 'revoke');
+      return apiKeyView(await revokeApiKey(ctx.em, input.params.id, emit));
+    },
+
+    createClient: async ({ ctx, input }) => {
+      // a client's tokens carry at most what its creator holds; by default exactly that
+      const scopes = input.body.scopes ?? ctx.auth.scopes.filter(isScope);
+      assertGrantable(ctx.auth, scopes, 'a new API client');
+      const created = await createApiClient(ctx.em, ctx.auth.orgId, { name: input.body.name, scopes });
+      ctx.c.set('secretAnswer', true);
+      return created;
+    },
+    // RFC 6749: JSON or the form encoding, client authentication by HTTP Basic or in the body
+    issueAccessToken: async ({ ctx, input }) => {
+      const { c } = ctx;
+      let body: Record<string, unknown> = {};
+      const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+      if (type === 'application/x-www-form-urlencoded') body = Object.fromEntries(new URLSearchParams((input.raw as string) ?? ''));
+      else if (input.raw && typeof input.raw === 'object') body = input.raw as Record<string, unknown>;
+      const basic = c.req.header('authorization');
+      if (basic?.toLowerCase().startsWith('basic ')) {
+        const decoded = Buffer.from(basic.slice(6), 'base64').toString('utf8');
+        const i = decoded.indexOf(':');
+        if (i < 0) throw new MalformedRequestError('Malformed Basic credentials', 'invalid_client');
+        body.client_id = decodeURIComponent(decoded.slice(0, i));
+        body.client_secret = decodeURIComponent(decoded.slice(i + 1));
+      }
+      const req = parseOrThrow(tokenRequestSchema, body);
+      const token = await issueAccessToken(ctx.em, { box, log: deps.log }, req.client_id, req.client_secret, req.scope);
+      c.header('cache-control', 'no-store');
+      return token;
+    },
+
+    getOrganisation: async ({ ctx }) => organisationView(await getOrganisation(ctx.em, ctx.auth.orgId)),
+    updateOrganisation: async ({ ctx, input }) => organisationView(await updateOrganisation(ctx.em, ctx.auth.orgId, input.body, emit)),
+    createOrganisation: async ({ ctx, input }) => {
+      const { org, adminKey, secret } = await createOrganisation(ctx.em, input.body, emit);
+      ctx.c.set('secretAnswer', true);
+      return { organisation: organisationView(org), admin_key: { ...apiKeyView(adminKey), key: secret } };
+    },
+
+    putHostingIntegration: async ({ ctx, input }) =>
+      hostingIntegrationView(integrations, await putHostingIntegration(ctx.em, integrations, ctx.auth.orgId, input.params.id, input.body)),
+    createBankIntegration: async ({ ctx, input }) =>
+      bankIntegrationView(await saveBankIntegration(ctx.em, integrations, ctx.auth.orgId, 'sk.bank_a', input.body)),
+
+    saveTemplate: async ({ ctx, input }) => templateView(await saveTemplate(ctx.em, ctx.auth.orgId, input.body, emit)),
+    listTemplates: async ({ ctx, input }) => (await listTemplates(ctx.em, input.query)).map(templateSummaryView),
+    listDeliveryConditions: async ({ ctx, input: { query: q } }) => {
+      const culture = q.culture ? canonicalCulture(q.culture) : undefined;
+      if (culture === null) {
+        throw new ValidationError(`"${q.culture}" is not a language tag`, [{ path: 'culture', message: 'a BCP 47 language tag such as cs-CZ', code: 'custom' }]);
+      }
+      const { rows, total } = await listDeliveryConditions(ctx.em, ctx.auth.orgId, { ...q, culture });
+      return page(rows, total, q.from, q.take);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ROUTES, routingOrder, type RouteSpec, type ServiceName, type ServiceRoute } from '@ledgerline/contracts';
+import type { Logger } from '../logger.js';
+import { caller } from './caller.js';
+import { INTERNAL_HEADERS, type AuthContext, type KitEnv } from './context.js';
+import { ForbiddenError } from '../errors.js';
+import { respond } from './app.js';
+import { readQuery } from './query.js';
+import { parseOrThrow } from './validation.js';
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a request carries, parsed by the schemas its operation declares. */
+export interface EndpointInput<R extends RouteSpec> {
+  params: Parsed<R['pathParams']>;
+  query: Parsed<R['query']>;
+  /**
+   * The body parsed by the declared schema, on first read: a handler that must answer 404 for an
+   * unknown id before judging the body reads it after the lookup.
+   */
+  readonly body: Parsed<R['body']>;
+  /** The JSON body as sent (undefined when there was none). */
+  raw: unknown;
+}
+
+/** The caller: absent only on operations that take no tenant credential (token endpoint, operator). */
+type CallerOf<R extends RouteSpec> = R extends { open: true } | { operatorOnly: true } ? undefined : AuthContext;
+
+/** Per-request context of an endpoint. */
+export interface EndpointContext<R extends RouteSpec = RouteSpec> {
+  c: Context<KitEnv>;
+  auth: CallerOf<R>;
+  em: EntityManager;
+  log: Logger;
+  requestId: string;
+}
+
+/** The answer the operation declares (checked by the compiler), or a ready Response (HTML, PDF, CSV). */
+export type EndpointAnswer<R extends RouteSpec> = (R['response'] extends z.ZodType ? z.input<R['response']> : never) | Response;
+
+export type EndpointHandler<R extends RouteSpec> = (args: { ctx: EndpointContext<R>; input: EndpointInput<R> }) => Promise<EndpointAnswer<R>>;
+
+/** One handler for every operation the contracts declare for a service: no more, no fewer. */
+export type EndpointHandlers<S extends ServiceName> = { [R in ServiceRoute<S> as R['operationId']]: EndpointHandler<R> };
+
+/**
+ * Serves a service's operations from their declarations in the contracts (the same table the
+ * gateway routes by and OpenAPI is generated from): path, method, parameter, query and body
+ * schemas, repeatable query keys and success status come from there; the handler gets the parsed
+ * input and returns the declared answer. A declared operation without a handler, or a handler
+ * for an undeclared one, is refused at start.
+ */
+export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service: S, handlers: EndpointHandlers<S>): void {
+  const own = ROUTES.filter((r) => r.service === service);
+  const table = handlers as unknown as Record<string, EndpointHandler<RouteSpec>>;
+  const extra = Object.keys(table).filter((id) => !own.some((r) => r.operationId === id));
+  if (extra.length) throw new Error(`${service}: handlers for undeclared operations: ${extra.join(', ')}`);
+  for (const route of routingOrder(own)) {
+    const handler = table[route.operationId];
+    if (!handler) throw new Error(`${service}: no handler for the declared operation ${route.operationId}`);
+    app.on(route.method, `/v1${route.path}`, async (c) => {
+      if (route.operatorOnly && c.req.header(INTERNAL_HEADERS.credentialType) !== 'operator') {
+        throw new ForbiddenError('Only the operator token may use this operation', 'operator_only');
+      }
+      const auth = route.open || route.operatorOnly ? c.get('auth') : caller(c);
+      const params = route.pathParams ? parseOrThrow(route.pathParams, c.req.param(), 'path') : undefined;
+      const query = route.query ? readQuery(c, route.query, [...(route.repeatable ?? [])]) : undefined;
+      const raw = c.get('body');
+      let parsed: { value: unknown } | undefined;
+      const input = {
+        params,
+        query,
+        raw,
+        get body() {
+          if (!route.body) return undefined;
+          parsed ??= { value: parseOrThrow(route.body, raw === undefined && !route.bodyRequired ? {} : raw) };
+          return parsed.value;
+        },
+      };
+      const ctx = { c, auth, em: c.get('em'), log: c.get('log'), requestId: c.get('requestId') };
+      const answer = await handler({ ctx: ctx as EndpointContext<RouteSpec>, input: input as EndpointInput<RouteSpec> });
+      return answer instanceof Response ? answer : respond(c, answer, route.successStatus ?? 200);
+    });
+  }
+}
