@@ -1,5 +1,5 @@
-import { Dec, dec, type DecimalInput } from '@ledgerline/service-kit/money';
-import { BusinessRuleError } from '@ledgerline/service-kit/errors';
+import { Dec, dec, type DecimalInput } from '@ledgerline/core/money';
+import { BusinessRuleError } from '@ledgerline/core/errors';
 
 export interface CreditHeadroom {
   /** True when the new credit would take the credits of the document above its total. */

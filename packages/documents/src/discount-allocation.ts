@@ -1,4 +1,4 @@
-import { Dec, roundMoney } from '@ledgerline/service-kit/money';
+import { Dec, roundMoney } from '@ledgerline/core/money';
 import { DocumentRuleError } from './errors.js';
 import type { DiscountAllocationMethod, DiscountValueType } from './types.js';
 

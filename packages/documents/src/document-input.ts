@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
-import { Dec } from '@ledgerline/service-kit/money';
-import type { FieldError } from '@ledgerline/service-kit/errors';
+import { Dec } from '@ledgerline/core/money';
+import type { FieldError } from '@ledgerline/core/errors';
 import { DocumentValidationError } from './errors.js';
 import type {
   DiscountAllocationMethod,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Dec, roundMoney } from '@ledgerline/service-kit/money';
+import { Dec, roundMoney } from '@ledgerline/core/money';
 import { computeDocument } from './document-math.js';
 import { DocumentRuleError } from './errors.js';
 import type { ComputedDocument, ComputedTaxLine, DiscountInput, DocumentInput, ItemInput, ShippingChargeInput, TaxInput } from './types.js';

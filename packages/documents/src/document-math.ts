@@ -1,4 +1,4 @@
-import { Dec, figuresOverLimit, roundMoney, toDb, type DecimalInput } from '@ledgerline/service-kit/money';
+import { Dec, figuresOverLimit, roundMoney, toDb, type DecimalInput } from '@ledgerline/core/money';
 import { allocateDiscount } from './discount-allocation.js';
 import { normalizeDocumentInput, type NormalizedTax } from './document-input.js';
 import { paymentStatus } from './payment-status.js';

@@ -1,4 +1,4 @@
-import { BusinessRuleError, ValidationError, type FieldError } from '@ledgerline/service-kit/errors';
+import { BusinessRuleError, ValidationError, type FieldError } from '@ledgerline/core/errors';
 
 /**
  * Input that cannot be computed at all (non-finite number, precision out of range, missing fx rate…).

@@ -1,4 +1,4 @@
-import { dec, type DecimalInput } from '@ledgerline/service-kit/money';
+import { dec, type DecimalInput } from '@ledgerline/core/money';
 import type { PaymentStatus } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BusinessRuleError } from '@ledgerline/service-kit/errors';
+import { BusinessRuleError } from '@ledgerline/core/errors';
 import { computeDocument } from './document-math.js';
 import { assertDerivedFigures, derivedFigureMismatches } from './strict-figures.js';
 import type { TaxInput } from './types.js';

@@ -1,5 +1,5 @@
-import { BusinessRuleError, type FieldError } from '@ledgerline/service-kit/errors';
-import { dec, type DecimalInput } from '@ledgerline/service-kit/money';
+import { BusinessRuleError, type FieldError } from '@ledgerline/core/errors';
+import { dec, type DecimalInput } from '@ledgerline/core/money';
 import type { ComputedDocument } from './types.js';
 
 type Sent = DecimalInput | null | undefined;

@@ -1,4 +1,4 @@
-import type { DecimalInput } from '@ledgerline/service-kit/money';
+import type { DecimalInput } from '@ledgerline/core/money';
 
 /** A decimal as it may arrive: JSON number, decimal string or a decimal.js value. */
 export type DecimalLike = DecimalInput;

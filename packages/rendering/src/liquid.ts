@@ -1,4 +1,4 @@
-import { BusinessRuleError, UpstreamError } from '@ledgerline/service-kit';
+import { BusinessRuleError, UpstreamError } from '@ledgerline/core/errors';
 import { messageOf, parseTemplate, type RenderRequest } from './engine.js';
 import { RenderSandbox, SandboxRenderError, type SandboxLimitName } from './sandbox.js';
 

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext } from 'playwright-core';
-import { BusinessRuleError, UpstreamError, type FieldError } from '@ledgerline/service-kit';
+import { BusinessRuleError, UpstreamError, type FieldError } from '@ledgerline/core/errors';
 
 /** `pdf_options` of a template (spec §2.9); margins in millimetres. */
 export interface PdfOptions {

@@ -1,0 +1,150 @@
+/**
+ * The one error hierarchy of every service. Domain code throws these; `toProblem` turns them
+ * into RFC 9457 problem+json in exactly one place (the app factory's error handler).
+ */
+export interface FieldError {
+  path: string;
+  message: string;
+  code: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly title: string;
+  readonly errors?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(status: number, code: string, title: string, message: string, errors?: FieldError[], headers?: Record<string, string>) {
+    // Expected conditions (4xx, upstream trouble) are not bugs: skipping the stack capture keeps
+    // a flood of 401s or 429s cheap.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.title = title;
+    this.errors = errors;
+    this.headers = headers;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, errors: FieldError[] = [], code = 'validation_error') {
+    super(400, code, 'Validation failed', message, errors);
+  }
+}
+
+export class MalformedRequestError extends AppError {
+  constructor(message: string, code = 'malformed_request') {
+    super(400, code, 'Malformed request', message);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'A valid credential is required', code = 'unauthorized') {
+    super(401, code, 'Unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string, code = 'insufficient_scope', errors?: FieldError[]) {
+    super(403, code, 'Forbidden', message, errors);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string, code = 'not_found') {
+    super(404, code, 'Not found', message);
+  }
+}
+
+export class NotAcceptableError extends AppError {
+  constructor(message = 'This resource is available as application/json, text/json or text/plain') {
+    super(406, 'not_acceptable', 'Not acceptable', message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'conflict') {
+    super(409, code, 'Conflict', message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limit: number) {
+    super(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${limit} bytes`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(type: string) {
+    super(
+      415,
+      'unsupported_media_type',
+      'Unsupported media type',
+      `Content-Type ${type || '(none)'} is not accepted; send application/json`,
+    );
+  }
+}
+
+export class BusinessRuleError extends AppError {
+  constructor(message: string, code = 'business_rule_violation', errors?: FieldError[]) {
+    super(422, code, 'Business rule violated', message, errors);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number, headers: Record<string, string>) {
+    super(429, 'rate_limited', 'Too many requests', `Rate limit exceeded; retry in ${retryAfterSeconds} s`, undefined, {
+      ...headers,
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+}
+
+export class UpstreamError extends AppError {
+  constructor(status: 502 | 503 | 504, service: string, message: string) {
+    const title = { 502: 'Bad gateway', 503: 'Service unavailable', 504: 'Gateway timeout' }[status];
+    const code = { 502: 'upstream_error', 503: 'service_unavailable', 504: 'upstream_timeout' }[status];
+    super(status, code, title, `${service}: ${message}`, undefined, { 'Retry-After': '1' });
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  code: string;
+  request_id?: string;
+  errors?: FieldError[];
+}
+
+export function toProblem(err: AppError, instance?: string, requestId?: string): Problem {
+  return {
+    type: `/problems/${err.code.replace(/_/g, '-')}`,
+    title: err.title,
+    status: err.status,
+    detail: err.message,
+    instance,
+    code: err.code,
+    request_id: requestId,
+    ...(err.errors && err.errors.length ? { errors: err.errors } : {}),
+  };
+}
+
+export function internalProblem(instance?: string, requestId?: string): Problem {
+  return {
+    type: '/problems/internal-error',
+    title: 'Internal server error',
+    status: 500,
+    detail: 'The server could not complete the request; it has been logged with the request id',
+    instance,
+    code: 'internal_error',
+    request_id: requestId,
+  };
+}
