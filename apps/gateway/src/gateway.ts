@@ -132,7 +132,8 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       }
       const address = addresses.resolve(c);
       const keyPrefix = route.open ? null : presentedKeyPrefix(c.req.header('authorization'));
-      failures.check(address, keyPrefix);
+      // a key already verified and cached is no guess: it passes even from an address that failed often
+      if (route.open || !verifier.isKnownValid(c.req.header('authorization'))) failures.check(address, keyPrefix);
       const settle = !route.open && verifier.needsLookup(c.req.header('authorization')) ? failures.reserve(address, keyPrefix) : undefined;
       let auth: AuthContext | undefined;
       try {

@@ -44,13 +44,24 @@ export class CredentialVerifier {
     this.cache.delete(keyHash);
   }
 
-  /** Whether verifying this header would ask settings (an API key not known from the cache). */
+  /** Whether verifying this header would start a lookup in settings (an API key neither cached nor being looked up). */
   needsLookup(authorization: string | undefined): boolean {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     if (!token || token.split('.').length === 3) return false;
     if (token.startsWith(`${SECRET_PREFIXES.apiKey}_`) && !hasValidChecksum(token, SECRET_PREFIXES.apiKey)) return false;
-    const entry = this.cache.get(secretHash(token));
+    const hash = secretHash(token);
+    // a lookup already in flight is shared by every request presenting the key: it costs once
+    if (this.inflight.has(hash)) return false;
+    const entry = this.cache.get(hash);
     return !entry || entry.expiresAt <= Date.now();
+  }
+
+  /** Whether the header presents an API key already verified and cached as valid (no lookup, no guess). */
+  isKnownValid(authorization: string | undefined): boolean {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (!token || token.split('.').length === 3) return false;
+    const entry = this.cache.get(secretHash(token));
+    return !!entry?.auth && entry.expiresAt > Date.now() && (entry.keyExpiresAt === null || entry.keyExpiresAt > Date.now());
   }
 
   isOperator(token: string): boolean {
