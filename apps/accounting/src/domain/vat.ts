@@ -37,7 +37,8 @@ export interface VatReportingFields {
   tax_eu_sales_report: string | null;
 }
 
-const none: VatReportingFields = {
+/** A row that reports nothing to the VAT return, control statement or EU sales list. */
+export const NO_VAT_REPORTING: VatReportingFields = {
   tax_return_base_in: null,
   tax_return_base_out: null,
   tax_return_amount_claim: null,
@@ -68,11 +69,11 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
 
   if (ctx.side === 'sale') {
     if (where === 'domestic' || (where === 'eu' && !hasVatId)) {
-      if (ctx.reverseCharge) return { ...none, tax_return_base_out: '25', tax_control_statement: override('A.1') };
-      if (ctx.rate.isZero()) return { ...none, tax_control_statement: null };
+      if (ctx.reverseCharge) return { ...NO_VAT_REPORTING, tax_return_base_out: '25', tax_control_statement: override('A.1') };
+      if (ctx.rate.isZero()) return { ...NO_VAT_REPORTING, tax_control_statement: null };
       const row = basic ? '1' : '2';
       return {
-        ...none,
+        ...NO_VAT_REPORTING,
         tax_return_base_out: row,
         tax_return_amount_out: row,
         tax_control_statement: override(large && hasVatId ? 'A.4' : 'A.5'),
@@ -80,20 +81,20 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
     }
     if (where === 'eu') {
       return ctx.supply === 'goods'
-        ? { ...none, tax_return_base_out: '20', tax_eu_sales_report: '0' }
-        : { ...none, tax_return_base_out: '21', tax_eu_sales_report: '3' };
+        ? { ...NO_VAT_REPORTING, tax_return_base_out: '20', tax_eu_sales_report: '0' }
+        : { ...NO_VAT_REPORTING, tax_return_base_out: '21', tax_eu_sales_report: '3' };
     }
-    return { ...none, tax_return_base_out: '22' };
+    return { ...NO_VAT_REPORTING, tax_return_base_out: '22' };
   }
 
   // purchase
   if (ctx.reverseCharge) {
     if (where === 'eu') {
       const out = ctx.supply === 'goods' ? (basic ? '3' : '4') : basic ? '5' : '6';
-      return { ...none, tax_return_base_out: out, tax_return_amount_out: out, tax_return_base_in: basic ? '43' : '44', tax_return_amount_claim: basic ? '43' : '44' };
+      return { ...NO_VAT_REPORTING, tax_return_base_out: out, tax_return_amount_out: out, tax_return_base_in: basic ? '43' : '44', tax_return_amount_claim: basic ? '43' : '44' };
     }
     return {
-      ...none,
+      ...NO_VAT_REPORTING,
       tax_return_base_out: basic ? '10' : '11',
       tax_return_amount_out: basic ? '10' : '11',
       tax_return_base_in: basic ? '43' : '44',
@@ -101,10 +102,10 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
       tax_control_statement: override('B.1'),
     };
   }
-  if (ctx.rate.isZero()) return none;
+  if (ctx.rate.isZero()) return NO_VAT_REPORTING;
   const claim = basic ? '40' : '41';
   return {
-    ...none,
+    ...NO_VAT_REPORTING,
     tax_return_base_in: claim,
     tax_return_amount_claim: claim,
     tax_control_statement: where === 'domestic' ? override(large ? 'B.2' : 'B.3') : null,

@@ -1,0 +1,177 @@
+import { Dec, dec, type DecimalInput } from '@ledgerline/service-kit';
+import { TAX_ROLES, type SourceType } from '../posting-map.js';
+import type { PurchaseDocument, SalesDocument, TaxLine } from '../source-documents.js';
+import { NO_VAT_REPORTING, type SupplyKind } from '../vat.js';
+import { type Conversion, fxRates, legal } from './conversions.js';
+import type { DraftRow, DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
+import type { FigurePart } from './interpreter.js';
+
+/* What sales and purchase documents have in common when posted: taxes, legal figures, entry headers. */
+
+// --- tax helpers --------------------------------------------------------------------------------
+
+export function isReverseCharge(t: TaxLine): boolean {
+  if (t.is_reverse_charge) return true;
+  if (t.tax_details && (t.tax_details as Json).reverse_charge === true) return true;
+  return /reverse|^rc$|^rc[_-]/i.test(t.rate_type ?? '') || /^rc$|^rc[_-]|reverse/i.test(t.tax_code ?? '');
+}
+
+export function supplyKind(t: TaxLine): SupplyKind {
+  const d = (t.tax_details as Json | null | undefined)?.supply;
+  if (d === 'services' || /service/i.test(t.rate_type ?? '')) return 'services';
+  return 'goods';
+}
+
+/** The same tax: equal rate, and equal code where both lines name one. */
+export function sameTax(a: TaxLine, b: TaxLine): boolean {
+  return dec(a.tax_rate).eq(b.tax_rate) && (!a.tax_code || !b.tax_code || a.tax_code === b.tax_code);
+}
+
+export function documentCountry(doc: SalesDocument | PurchaseDocument, opts: PostingOptions): string {
+  return (doc.org_country ?? doc.org?.country ?? doc.org?.address?.country ?? opts.orgCountry ?? 'CZ').toUpperCase();
+}
+
+/**
+ * Net and total of a document in the legal currency, from its stored figures: the subtotal is
+ * Σ of the recap's tax_base_leg (plus any untaxed remainder converted), the total is net + tax,
+ * unless the document states its own `_leg` totals (which must then agree, or it cannot balance).
+ */
+export function documentLegs(doc: SalesDocument | PurchaseDocument, taxConv: Conversion, taxLeg: Dec, conv: Conversion): { netLeg: Dec; totalLeg: Dec } {
+  let netLeg: Dec;
+  if (doc.subtotal_amount_leg !== null && doc.subtotal_amount_leg !== undefined) netLeg = dec(doc.subtotal_amount_leg);
+  else {
+    const baseDoc = doc.taxes.reduce((s, t) => s.plus(t.tax_base), dec(0));
+    const baseLeg = doc.taxes.reduce((s, t) => s.plus(legal(t.tax_base, t.tax_base_leg, taxConv)), dec(0));
+    const untaxed = dec(doc.subtotal_amount).minus(baseDoc);
+    netLeg = baseLeg.plus(untaxed.isZero() ? dec(0) : legal(untaxed, null, conv));
+  }
+  const totalLeg = optDec(doc.total_amount_leg) ?? netLeg.plus(taxLeg);
+  return { netLeg, totalLeg };
+}
+
+// --- sales documents ---------------------------------------------------------------------------
+
+export function itemAccount(item: { gl_account?: { number?: string | null } | null; item?: { gl_account?: { number?: string | null } | null } | null }): string | undefined {
+  return item.gl_account?.number?.trim() || item.item?.gl_account?.number?.trim() || undefined;
+}
+
+/** Net (subtotal) by account: items that name a gl_account get their base; the default account the rest. */
+export function netParts(doc: SalesDocument | PurchaseDocument, netLeg: Dec, conv: Conversion): FigurePart[] {
+  const overrides = new Map<string, Dec>();
+  for (const item of doc.items) {
+    const account = itemAccount(item);
+    if (!account) continue;
+    const taxed = item.taxes?.[0];
+    const base = taxed ? legal(taxed.tax_base, taxed.tax_base_leg, conv) : legal(item.amount, null, conv);
+    overrides.set(account, (overrides.get(account) ?? dec(0)).plus(base));
+  }
+  const overridden = [...overrides.values()].reduce((s, v) => s.plus(v), dec(0));
+  return [{ amount: netLeg.minus(overridden) }, ...[...overrides].map(([account, amount]) => ({ account, amount }))];
+}
+
+/** A figure an event may leave out, as a decimal or null. */
+export function optDec(v: DecimalInput | null | undefined): Dec | null {
+  return v === null || v === undefined ? null : dec(v);
+}
+
+/**
+ * The header of a payment's entry (bank transaction, payout): what payments have, with the
+ * document-only fields (due and tax dates, deduction ratios, amounts paid and due) empty.
+ */
+export function paymentEntryHeader(
+  h: Pick<
+    LedgerEntryDraft,
+    'type' | 'source' | 'datePosting' | 'no' | 'paymentReference' | 'description' | 'dateIssued' | 'currency' | 'legalCurrency' | 'transactionType' | 'contact' | 'bankAccount' | 'paidRecord' | 'fxRates'
+  >,
+): Omit<LedgerEntryDraft, 'rows' | 'total'> {
+  return {
+    ...h,
+    entryKind: 'posting',
+    vendorDocNo: null,
+    creditedDocNo: null,
+    dateDue: null,
+    dateTaxable: null,
+    dateTaxApplied: null,
+    precision: 2,
+    taxNexus: null,
+    taxDeductionRatio: null,
+    netDeductionRatio: null,
+    amountPaid: null,
+    amountDue: null,
+  };
+}
+
+export function baseEntry(doc: SalesDocument | PurchaseDocument, type: SourceType, legalCurrency: string, contact: Json | null): Omit<LedgerEntryDraft, 'rows' | 'total'> {
+  return {
+    type,
+    source: { type, id: doc.id, version: doc.version ?? 1, no: doc.no ?? null },
+    entryKind: 'posting',
+    datePosting: doc.date_taxable ?? doc.date_issued,
+    no: doc.no ?? null,
+    vendorDocNo: ((doc as PurchaseDocument).vendor_doc_no as string | null | undefined) ?? null,
+    creditedDocNo: doc.credited_doc_no ?? null,
+    paymentReference: doc.payment_reference ?? null,
+    description: (((doc as PurchaseDocument).description ?? (doc as SalesDocument).notes) as string | null | undefined) ?? null,
+    dateIssued: doc.date_issued,
+    dateDue: doc.date_due ?? null,
+    dateTaxable: doc.date_taxable ?? null,
+    dateTaxApplied: doc.date_taxable ?? doc.date_issued,
+    currency: doc.currency,
+    legalCurrency,
+    precision: doc.precision ?? 2,
+    transactionType: (doc.type as Json | null | undefined) ?? null,
+    contact,
+    bankAccount: (doc.bank_account as Json | null | undefined) ?? null,
+    taxNexus: (doc.tax_nexus as Json | null | undefined) ?? null,
+    paidRecord: null,
+    fxRates: fxRates(doc.currency, legalCurrency, doc.fx_rate, doc.tax_fx_rate),
+    taxDeductionRatio: null,
+    netDeductionRatio: null,
+    amountPaid: optDec(doc.amount_paid),
+    amountDue: optDec(doc.amount_due),
+  };
+}
+
+export function legalCurrencyOf(doc: { legal_currency?: string | null; taxes?: TaxLine[] }, opts: PostingOptions): string {
+  return doc.legal_currency ?? doc.taxes?.find((t) => t.currency_leg)?.currency_leg ?? opts.legalCurrency;
+}
+
+export function emptyTaxRow(number: string, currency: string): DraftTaxRow {
+  return {
+    debit: dec(0),
+    credit: dec(0),
+    gl_account_number: number,
+    description: null,
+    currency,
+    tax_rate: null,
+    tax_rate_rc: null,
+    is_reverse_charge: false,
+    tax_index: null,
+    tax_code: null,
+    tax_name: null,
+    tax_base_in: null,
+    tax_base_in_leg: null,
+    tax_base_out: null,
+    tax_base_out_leg: null,
+    tax_amount_in: null,
+    tax_amount_in_leg: null,
+    tax_amount_claim: null,
+    tax_amount_claim_leg: null,
+    tax_amount_out: null,
+    tax_amount_out_leg: null,
+    ...NO_VAT_REPORTING,
+    tax_deduction_ratio: null,
+    net_deduction_ratio: null,
+  };
+}
+
+/** Hangs the ledger tax rows on the entry's VAT posting; a zero VAT row is kept only when no other exists. */
+export function attachTaxRows(rows: DraftRow[], taxRows: DraftTaxRow[]): void {
+  const isZero = (r: DraftRow) => r.debit.isZero() && r.credit.isZero();
+  if (rows.some((r) => TAX_ROLES.has(r.role) && !isZero(r))) {
+    for (let i = rows.length - 1; i >= 0; i--) if (TAX_ROLES.has(rows[i].role) && isZero(rows[i])) rows.splice(i, 1);
+  }
+  if (taxRows.length === 0) return;
+  const holder = rows.find((r) => TAX_ROLES.has(r.role)) ?? rows[0];
+  holder.taxes.push(...taxRows);
+}

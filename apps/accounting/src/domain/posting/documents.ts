@@ -1,0 +1,192 @@
+import { Dec, dec, roundMoney } from '@ledgerline/service-kit';
+import { ACCOUNTS } from '../posting-map.js';
+import type { PurchaseDocument, SalesDocument, TaxLine } from '../source-documents.js';
+import { vatReportingFields } from '../vat.js';
+import { conversion, legal } from './conversions.js';
+import { attachTaxRows, baseEntry, documentCountry, documentLegs, emptyTaxRow, isReverseCharge, legalCurrencyOf, netParts, sameTax, supplyKind } from './document-figures.js';
+import type { DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
+import { assertBalanced, postingRows, sums } from './interpreter.js';
+
+/* Sales and purchase documents → ledger entries. */
+
+/** Sales invoice or credit note → Dr 311 total / Cr 604 net, Cr 343 tax (reversed for a credit note). */
+export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credit_note', doc: SalesDocument, opts: PostingOptions): LedgerEntryDraft {
+  const legalCurrency = legalCurrencyOf(doc, opts);
+  const what = `${type} ${doc.id}`;
+  const conv = conversion(doc.currency, legalCurrency, doc.fx_rate, doc.currency_coef, what);
+  const taxConv = conversion(doc.currency, legalCurrency, doc.tax_fx_rate ?? doc.fx_rate, doc.currency_coef, what);
+  const taxLegs = doc.taxes.map((t) => ({ line: t, base: legal(t.tax_base, t.tax_base_leg, taxConv), amount: legal(t.tax_amount, t.tax_amount_leg, taxConv) }));
+  const taxLeg = taxLegs.reduce((s, t) => s.plus(t.amount), dec(0));
+  const { netLeg, totalLeg } = documentLegs(doc, taxConv, taxLeg, conv);
+
+  const credit = type === 'sales_credit_note';
+  const sign = credit ? -1 : 1;
+  const contact = (doc.customer as Json | null | undefined) ?? null;
+  const orgCountry = documentCountry(doc, opts);
+  const partnerCountry = doc.customer?.address?.country ?? doc.billing_address?.country ?? null;
+  const taxRows = taxLegs.map(({ line, base, amount }) => {
+    const rc = isReverseCharge(line);
+    return {
+      ...emptyTaxRow(ACCOUNTS.vat, doc.currency),
+      debit: credit ? roundMoney(amount) : dec(0),
+      credit: credit ? dec(0) : roundMoney(amount),
+      description: line.tax_name ?? null,
+      tax_rate: dec(line.tax_rate),
+      tax_rate_rc: rc ? dec(line.tax_rate) : null,
+      is_reverse_charge: rc,
+      tax_index: line.tax_index ?? null,
+      tax_code: line.tax_code ?? null,
+      tax_name: line.tax_name ?? null,
+      tax_base_out: dec(line.tax_base).times(sign),
+      tax_base_out_leg: base.times(sign),
+      tax_amount_out: dec(line.tax_amount).times(sign),
+      tax_amount_out_leg: amount.times(sign),
+      ...vatReportingFields({
+        side: 'sale',
+        orgCountry,
+        partnerCountry,
+        partnerVatNo: doc.customer?.vat_no,
+        totalLeg,
+        rate: dec(line.tax_rate),
+        reverseCharge: rc,
+        supply: supplyKind(line),
+        controlStatementOverride: credit ? opts.controlStatementOverride : undefined,
+      }),
+    } satisfies DraftTaxRow;
+  });
+
+  const rows = postingRows(
+    type,
+    { total: [{ amount: totalLeg }], net: netParts(doc, netLeg, conv), tax: [{ amount: taxLeg }] },
+    { currency: doc.currency, contact, paid_record: null, payment_reference: doc.payment_reference ?? null, description: null },
+    new Set(doc.taxes.length ? ['tax'] : []),
+  );
+  attachTaxRows(rows, taxRows);
+  const entry: LedgerEntryDraft = { ...baseEntry(doc, type, legalCurrency, contact), total: sums(rows).debit, rows };
+  assertBalanced(entry);
+  return entry;
+}
+
+// --- purchase documents ------------------------------------------------------------------------
+
+/** Weighted deduction ratio of the items that carry this tax (1 when none says otherwise). */
+export function deductionRatio(doc: PurchaseDocument, tax: TaxLine, field: 'tax_deduction_ratio' | 'net_deduction_ratio'): Dec {
+  let weight = dec(0);
+  let weighted = dec(0);
+  for (const item of doc.items) {
+    const own = item.taxes?.find((t) => sameTax(t, tax));
+    if (!own && doc.taxes.length > 1) continue;
+    const base = dec(own?.tax_base ?? item.amount).abs();
+    const ratio = dec(item[field] ?? 1);
+    weight = weight.plus(base);
+    weighted = weighted.plus(base.times(ratio));
+  }
+  if (weight.isZero()) {
+    const ratios = doc.items.map((i) => i[field]).filter((r): r is number => r !== null && r !== undefined);
+    return ratios.length ? dec(ratios[0]) : dec(1);
+  }
+  return weighted.div(weight).toDecimalPlaces(6);
+}
+
+/**
+ * Vendor bill → Dr 504 net, Dr 343 deductible tax (the rest to 504) / Cr 321 total; a vendor
+ * credit the other way round. Reverse-charge lines self-assess: Dr 343 claim (rest 504) / Cr 343 out.
+ */
+export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase_vendor_credit', doc: PurchaseDocument, opts: PostingOptions): LedgerEntryDraft {
+  const legalCurrency = legalCurrencyOf(doc, opts);
+  const what = `${type} ${doc.id}`;
+  const conv = conversion(doc.currency, legalCurrency, doc.fx_rate ?? doc.tax_fx_rate, doc.currency_coef, what);
+  const taxConv = conversion(doc.currency, legalCurrency, doc.tax_fx_rate ?? doc.fx_rate, doc.currency_coef, what);
+  const credit = type === 'purchase_vendor_credit';
+  const sign = credit ? -1 : 1;
+
+  const lines = doc.taxes.map((line) => {
+    const rc = isReverseCharge(line);
+    const base = legal(line.tax_base, line.tax_base_leg, taxConv);
+    const stated = legal(line.tax_amount, line.tax_amount_leg, taxConv);
+    const amount = rc && stated.isZero() ? roundMoney(base.times(line.tax_rate).div(100)) : stated;
+    const amountDoc = rc && dec(line.tax_amount).isZero() ? roundMoney(dec(line.tax_base).times(line.tax_rate).div(100)) : dec(line.tax_amount);
+    const ratio = deductionRatio(doc, line, 'tax_deduction_ratio');
+    const netRatio = deductionRatio(doc, line, 'net_deduction_ratio');
+    const claim = roundMoney(amount.times(ratio));
+    const claimDoc = roundMoney(amountDoc.times(ratio));
+    return { line, rc, base, amount, amountDoc, ratio, netRatio, claim, claimDoc };
+  });
+  const stdLines = lines.filter((l) => !l.rc);
+  const rcLines = lines.filter((l) => l.rc);
+  const sum = (xs: Dec[]) => xs.reduce((s, v) => s.plus(v), dec(0));
+  const taxLeg = sum(stdLines.map((l) => l.amount));
+  const deductible = sum(stdLines.map((l) => l.claim));
+  const rcOut = sum(rcLines.map((l) => l.amount));
+  const rcClaim = sum(rcLines.map((l) => l.claim));
+
+  const { netLeg, totalLeg } = documentLegs(doc, taxConv, taxLeg, conv);
+
+  const contact = (doc.vendor as Json | null | undefined) ?? null;
+  const orgCountry = documentCountry(doc, opts);
+  const partnerCountry = doc.vendor?.address?.country ?? null;
+  const taxRows = lines.map((l) => {
+    const fields = vatReportingFields({
+      side: 'purchase',
+      orgCountry,
+      partnerCountry,
+      partnerVatNo: doc.vendor?.vat_no,
+      totalLeg,
+      rate: dec(l.line.tax_rate),
+      reverseCharge: l.rc,
+      supply: supplyKind(l.line),
+      controlStatementOverride: credit ? opts.controlStatementOverride : undefined,
+    });
+    const dr = l.claim;
+    const cr = l.rc ? l.amount : dec(0);
+    return {
+      ...emptyTaxRow(ACCOUNTS.vat, doc.currency),
+      debit: credit ? cr : dr,
+      credit: credit ? dr : cr,
+      description: l.line.tax_name ?? null,
+      tax_rate: dec(l.line.tax_rate),
+      tax_rate_rc: l.rc ? dec(l.line.tax_rate) : null,
+      is_reverse_charge: l.rc,
+      tax_index: l.line.tax_index ?? null,
+      tax_code: l.line.tax_code ?? null,
+      tax_name: l.line.tax_name ?? null,
+      tax_base_in: dec(l.line.tax_base).times(sign),
+      tax_base_in_leg: l.base.times(sign),
+      tax_amount_in: l.amountDoc.times(sign),
+      tax_amount_in_leg: l.amount.times(sign),
+      tax_amount_claim: l.claimDoc.times(sign),
+      tax_amount_claim_leg: l.claim.times(sign),
+      tax_amount_out: l.rc ? l.amountDoc.times(sign) : null,
+      tax_amount_out_leg: l.rc ? l.amount.times(sign) : null,
+      tax_deduction_ratio: l.ratio,
+      net_deduction_ratio: l.netRatio,
+      ...fields,
+    } satisfies DraftTaxRow;
+  });
+
+  const rows = postingRows(
+    type,
+    {
+      total: [{ amount: totalLeg }],
+      net: netParts(doc, netLeg, conv),
+      tax_deductible: [{ amount: deductible }],
+      tax_non_deductible: [{ amount: taxLeg.minus(deductible) }],
+      rc_tax_out: [{ amount: rcOut }],
+      rc_tax_claim: [{ amount: rcClaim }],
+      rc_tax_non_deductible: [{ amount: rcOut.minus(rcClaim) }],
+    },
+    { currency: doc.currency, contact, paid_record: null, payment_reference: doc.payment_reference ?? null, description: null },
+    new Set(doc.taxes.length ? ['tax'] : []),
+  );
+  attachTaxRows(rows, taxRows);
+  const ratios = lines.map((l) => l.ratio);
+  const entry: LedgerEntryDraft = {
+    ...baseEntry(doc, type, legalCurrency, contact),
+    taxDeductionRatio: ratios.length && ratios.every((r) => r.eq(ratios[0])) ? ratios[0] : null,
+    netDeductionRatio: lines.length && lines.every((l) => l.netRatio.eq(lines[0].netRatio)) ? lines[0].netRatio : null,
+    total: sums(rows).debit,
+    rows,
+  };
+  assertBalanced(entry);
+  return entry;
+}

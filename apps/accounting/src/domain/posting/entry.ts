@@ -1,0 +1,125 @@
+import { Dec } from '@ledgerline/service-kit';
+import { type SourceType } from '../posting-map.js';
+import { type VatReportingFields } from '../vat.js';
+import { fxRates, legal } from './conversions.js';
+
+/* Ledger entry drafts: what posting produces, and the errors it raises. */
+
+/*
+ * Pure posting rules: a source document (as its event carries it) → one balanced ledger entry in
+ * the legal currency. Stored `_leg` figures are used as they are and summed, never recomputed;
+ * only a document that lacks them is converted with its own fx rate.
+ */
+
+export class UnbalancedEntryError extends Error {
+  constructor(
+    readonly debit: Dec,
+    readonly credit: Dec,
+    what: string,
+  ) {
+    super(`${what} does not balance: debit ${debit.toFixed(2)} ≠ credit ${credit.toFixed(2)}`);
+    this.name = 'UnbalancedEntryError';
+  }
+}
+
+/** The document lacks legal-currency figures and the rate to derive them. */
+export class MissingLegalFiguresError extends Error {
+  constructor(what: string) {
+    super(`${what}: no legal-currency (_leg) figures and no fx_rate to derive them`);
+    this.name = 'MissingLegalFiguresError';
+  }
+}
+
+export type Json = Record<string, unknown>;
+
+export interface DraftTaxRow extends VatReportingFields {
+  debit: Dec;
+  credit: Dec;
+  gl_account_number: string;
+  description: string | null;
+  currency: string | null;
+  tax_rate: Dec | null;
+  tax_rate_rc: Dec | null;
+  is_reverse_charge: boolean;
+  tax_index: number | null;
+  tax_code: string | null;
+  tax_name: string | null;
+  tax_base_in: Dec | null;
+  tax_base_in_leg: Dec | null;
+  tax_base_out: Dec | null;
+  tax_base_out_leg: Dec | null;
+  tax_amount_in: Dec | null;
+  tax_amount_in_leg: Dec | null;
+  tax_amount_claim: Dec | null;
+  tax_amount_claim_leg: Dec | null;
+  tax_amount_out: Dec | null;
+  tax_amount_out_leg: Dec | null;
+  tax_deduction_ratio: Dec | null;
+  net_deduction_ratio: Dec | null;
+}
+
+export interface DraftRow {
+  role: string;
+  gl_account_number: string;
+  debit: Dec;
+  credit: Dec;
+  description: string | null;
+  currency: string | null;
+  payment_amount: Dec | null;
+  payment_reference: string | null;
+  contact: Json | null;
+  paid_record: Json | null;
+  tax_deduction_ratio: Dec | null;
+  net_deduction_ratio: Dec | null;
+  taxes: DraftTaxRow[];
+}
+
+export interface SourceRef {
+  type: SourceType;
+  id: number;
+  version: number;
+  no: string | null;
+}
+
+export interface LedgerEntryDraft {
+  type: SourceType | 'reversal';
+  source: SourceRef;
+  entryKind: 'posting' | 'reversal';
+  datePosting: string;
+  no: string | null;
+  vendorDocNo: string | null;
+  creditedDocNo: string | null;
+  paymentReference: string | null;
+  description: string | null;
+  dateIssued: string | null;
+  dateDue: string | null;
+  dateTaxable: string | null;
+  dateTaxApplied: string | null;
+  currency: string;
+  legalCurrency: string;
+  precision: number;
+  transactionType: Json | null;
+  contact: Json | null;
+  bankAccount: Json | null;
+  taxNexus: Json | null;
+  paidRecord: Json | null;
+  fxRates: Array<{ rate: number; currency: string; source: string }>;
+  taxDeductionRatio: Dec | null;
+  netDeductionRatio: Dec | null;
+  amountPaid: Dec | null;
+  amountDue: Dec | null;
+  /** Σ debit = Σ credit of the rows. */
+  total: Dec;
+  rows: DraftRow[];
+}
+
+export interface PostingOptions {
+  /** Legal currency when the event does not name it. */
+  legalCurrency: string;
+  /** Country of the organisation when the document does not carry it (VAT reporting). */
+  orgCountry?: string;
+  /** Posting date when the document has none (payouts): the event's date. */
+  fallbackDate?: string;
+  /** Control-statement section of the credited document (credit notes). */
+  controlStatementOverride?: string | null;
+}
