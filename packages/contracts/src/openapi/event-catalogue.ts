@@ -1,0 +1,94 @@
+import { EVENT_DATA_SCHEMAS, SUBJECTS, cloudEventSchema, eventType, streamForSubject, type Subject } from '../events.js';
+import { type Json, SchemaCollector } from './json-schema.js';
+
+/* The AsyncAPI 3.0.0 document of every subject in SUBJECTS with its data schema. */
+
+// --- AsyncAPI --------------------------------------------------------------------------------
+
+export const ASYNC_SCHEMA_PREFIX = '#/components/schemas/';
+
+export function pascal(subject: string): string {
+  return subject
+    .split(/[._]/)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
+}
+
+export interface EventCatalogueOptions {
+  /** NATS server shown in the catalogue (default localhost:4222). */
+  natsHost?: string;
+}
+
+/**
+ * The AsyncAPI 3.0.0 catalogue of the event subjects: each message is a CloudEvents 1.0 JSON
+ * envelope whose `data` follows the subject's schema. Schemas are JSON Schema draft-07 (the
+ * AsyncAPI schema format).
+ */
+export function buildEventCatalogue(opts: EventCatalogueOptions = {}): Json {
+  const collector = new SchemaCollector('draft-07', ASYNC_SCHEMA_PREFIX);
+  const envelope = collector.use(cloudEventSchema, 'output');
+  const subjects = Object.values(SUBJECTS) as Subject[];
+  const data = subjects.map((s) => ({ subject: s, schema: collector.use(EVENT_DATA_SCHEMAS[s], 'output') }));
+  const schemas = collector.finish();
+  schemas.CloudEvent = { ...envelope(), description: 'CloudEvents 1.0 envelope (structured JSON mode); extensions orgid and traceparent' };
+
+  const channels: Json = {};
+  const operations: Json = {};
+  const messages: Json = {};
+  for (const { subject, schema } of data) {
+    const key = pascal(subject);
+    const dataSchema = schema();
+    messages[key] = {
+      name: subject,
+      title: subject,
+      contentType: 'application/json',
+      headers: {
+        type: 'object',
+        properties: {
+          'Nats-Msg-Id': { type: 'string', description: 'Equals the CloudEvents id; JetStream de-duplicates on it' },
+          traceparent: { type: 'string', description: 'W3C trace context' },
+        },
+      },
+      payload: {
+        allOf: [
+          { $ref: `${ASYNC_SCHEMA_PREFIX}CloudEvent` },
+          {
+            type: 'object',
+            properties: { type: { const: eventType(subject) }, data: dataSchema },
+            required: ['type', 'data'],
+          },
+        ],
+      },
+      'x-cloudevents-type': eventType(subject),
+    };
+    channels[key] = {
+      address: subject,
+      title: subject,
+      description: `Stream ${streamForSubject(subject)}. Subjects carry the deployment prefix NATS_SUBJECT_PREFIX when set.`,
+      messages: { [key]: { $ref: `#/components/messages/${key}` } },
+    };
+    operations[`publish${key}`] = {
+      action: 'send',
+      channel: { $ref: `#/channels/${key}` },
+      summary: `Published when ${subject.replace(/[._]/g, ' ')}`,
+      messages: [{ $ref: `#/channels/${key}/messages/${key}` }],
+    };
+  }
+
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Ledgerline events',
+      version: '1.0.0',
+      description:
+        'Events of the platform on NATS JetStream, one stream per owning service. Every message is a CloudEvents 1.0 JSON envelope; `type` is `com.ledgerline.<subject>.v1`, `orgid` names the organisation. Delivery is at least once: consumers de-duplicate by the event id.',
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      nats: { host: opts.natsHost ?? 'localhost:4222', protocol: 'nats', description: 'NATS JetStream' },
+    },
+    channels,
+    operations,
+    components: { schemas, messages },
+  };
+}
