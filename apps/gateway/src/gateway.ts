@@ -132,9 +132,10 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       }
       const address = addresses.resolve(c);
       const keyPrefix = route.open ? null : presentedKeyPrefix(c.req.header('authorization'));
+      const state = route.open ? 'other' : verifier.credentialState(c.req.header('authorization'));
       // a key already verified and cached is no guess: it passes even from an address that failed often
-      if (route.open || !verifier.isKnownValid(c.req.header('authorization'))) failures.check(address, keyPrefix);
-      const settle = !route.open && verifier.needsLookup(c.req.header('authorization')) ? failures.reserve(address, keyPrefix) : undefined;
+      if (state !== 'known') failures.check(address, keyPrefix);
+      const settle = state === 'lookup' ? failures.reserve(address, keyPrefix) : undefined;
       let auth: AuthContext | undefined;
       try {
         auth = await authorise(c, route);

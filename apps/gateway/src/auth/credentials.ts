@@ -44,24 +44,23 @@ export class CredentialVerifier {
     this.cache.delete(keyHash);
   }
 
-  /** Whether verifying this header would start a lookup in settings (an API key neither cached nor being looked up). */
-  needsLookup(authorization: string | undefined): boolean {
+  /**
+   * What verifying this header will cost, from one hash of the key: `known` (an API key verified
+   * and cached as valid: no lookup, no guess), `lookup` (an API key neither cached nor already
+   * being looked up: it will ask settings), `other` (a token, a malformed key, or a lookup already
+   * in flight that this request shares).
+   */
+  credentialState(authorization: string | undefined): 'known' | 'lookup' | 'other' {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-    if (!token || token.split('.').length === 3) return false;
-    if (token.startsWith(`${SECRET_PREFIXES.apiKey}_`) && !hasValidChecksum(token, SECRET_PREFIXES.apiKey)) return false;
+    if (!token || token.split('.').length === 3) return 'other';
+    if (token.startsWith(`${SECRET_PREFIXES.apiKey}_`) && !hasValidChecksum(token, SECRET_PREFIXES.apiKey)) return 'other';
     const hash = secretHash(token);
-    // a lookup already in flight is shared by every request presenting the key: it costs once
-    if (this.inflight.has(hash)) return false;
     const entry = this.cache.get(hash);
-    return !entry || entry.expiresAt <= Date.now();
-  }
-
-  /** Whether the header presents an API key already verified and cached as valid (no lookup, no guess). */
-  isKnownValid(authorization: string | undefined): boolean {
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-    if (!token || token.split('.').length === 3) return false;
-    const entry = this.cache.get(secretHash(token));
-    return !!entry?.auth && entry.expiresAt > Date.now() && (entry.keyExpiresAt === null || entry.keyExpiresAt > Date.now());
+    const now = Date.now();
+    if (entry && entry.expiresAt > now) {
+      return entry.auth && (entry.keyExpiresAt === null || entry.keyExpiresAt > now) ? 'known' : 'other';
+    }
+    return this.inflight.has(hash) ? 'other' : 'lookup';
   }
 
   isOperator(token: string): boolean {
