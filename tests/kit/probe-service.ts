@@ -88,7 +88,7 @@ export const probeService = defineService({
     {
       name: 'probe-noted',
       subject: PROBE_SUBJECT,
-      handle: async (em, event) => {
+      handle: async ({ em }, event) => {
         const data = event.data as { note_id: number; text: string };
         if (data.text.startsWith('poison')) throw new PoisonMessageError('cannot ever apply this note');
         const left = failures.get(data.text) ?? 0;
@@ -104,7 +104,7 @@ export const probeService = defineService({
       name: 'probe-versioned',
       subject: VERSIONED_SUBJECT,
       concurrency: 8,
-      handle: async (em, event) => {
+      handle: async ({ em }, event) => {
         const data = event.data as { note_id: number; delay_ms: number };
         await new Promise((r) => setTimeout(r, data.delay_ms));
         em.create(EffectSchema, { orgId: Number(event.orgid), noteId: data.note_id, eventId: event.id });

@@ -1,10 +1,8 @@
 import { defineService, serveEndpoints } from '@ledgerline/service-kit';
-import { RPC_SUBJECTS, purchaseDocumentLookupRequestSchema } from '@ledgerline/contracts';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { purchaseEndpoints } from './http/endpoints.js';
-import { purchaseConsumers } from './events/consumers.js';
-import { lookupDocument } from './domain/payments.js';
+import { purchaseConsumers, purchaseResponders } from './events/consumers.js';
 
 export const purchaseService = defineService({
   name: 'purchase',
@@ -15,12 +13,7 @@ export const purchaseService = defineService({
   entities,
   migrations,
   nonJsonPaths: [/\/export\/csv$/],
-  routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(deps)),
-  consumers: (deps) => purchaseConsumers(deps),
-  responders: () => [
-    {
-      subject: RPC_SUBJECTS.purchaseDocumentLookup,
-      handle: async (em, data) => lookupDocument(em, purchaseDocumentLookupRequestSchema.parse(data)),
-    },
-  ],
+  routes: (app) => serveEndpoints(app, 'purchase', purchaseEndpoints()),
+  consumers: purchaseConsumers,
+  responders: purchaseResponders,
 });

@@ -141,6 +141,7 @@ export const salesItemSchema = z
     discount_explicit: nullish(money),
     discount_implicit: nullish(money),
     amount: money,
+    net_amount: nullish(money).describe('amount after the allocated document discount, the base its taxes are computed on (extension)'),
     taxes: z.array(salesTaxLineSchema),
   })
   .meta({ id: 'SalesItem', description: 'Item of a sales credit note or invoice' });
@@ -178,6 +179,7 @@ export const shippingChargeSchema = z
     ...shippingCommon,
     amount: money,
     discount_implicit: nullish(money),
+    net_amount: nullish(money).describe('amount after the allocated document discount (extension)'),
     taxes: z.array(salesTaxLineSchema),
   })
   .meta({ id: 'ShippingCharge' });
@@ -287,6 +289,11 @@ const salesDocumentStoredFields = {
   is_locked: z.boolean(),
   total_amount: money,
   subtotal_amount: money,
+  tax_amount: nullish(money).describe('Σ of the tax recap (extension)'),
+  currency_leg: nullish(currencyCode).describe('The legal currency of the _leg figures (extension)'),
+  subtotal_amount_leg: nullish(money).describe('subtotal_amount in the legal currency, as the ledger posts it (extension)'),
+  tax_amount_leg: nullish(money).describe('tax_amount in the legal currency: Σ of the recap tax_amount_leg (extension)'),
+  total_amount_leg: nullish(money).describe('total_amount in the legal currency (extension)'),
   amount_paid: money,
   amount_due: money,
   customer: contactSchema,

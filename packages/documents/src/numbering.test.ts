@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { InvalidMaskError, NumberingError } from './errors.js';
-import { formatNumber, isValidMask, parseMask, seriesPeriodKey } from './numbering.js';
+import { formatNumber, isValidMask, numberPattern, parseMask, seriesPeriodKey, type NumberPattern } from './numbering.js';
 
 describe('parseMask', () => {
   it('splits literals and tokens', () => {
@@ -158,5 +158,24 @@ describe('numbering properties', () => {
         expect(out.length).toBe(Math.max(width, n.toString().length));
       }),
     );
+  });
+});
+
+/** What the insert statement computes in SQL: prefix || lpad(counter, max(width, digits), '0') || suffix. */
+const sqlFormat = (p: NumberPattern, counter: number) => p.prefix + String(counter).padStart(Math.max(p.width, String(counter).length), '0') + p.suffix;
+
+describe('numberPattern', () => {
+  it('splits a mask around its counter for the document date', () => {
+    expect(numberPattern('CN{YYYY}{#####}', '2026-11-23')).toEqual({ period: '2026', prefix: 'CN2026', width: 5, suffix: '' });
+    expect(numberPattern('{YY}{MM}-{###}/{DD}', '2027-01-05')).toEqual({ period: '2027-01', prefix: '2701-', width: 3, suffix: '/05' });
+    expect(numberPattern('N{#}', '2027-01-05')).toMatchObject({ period: '', prefix: 'N', width: 1, suffix: '' });
+  });
+
+  it('formats exactly as formatNumber, also when the counter is wider than the mask', () => {
+    for (const mask of ['INV{YYYY}{#####}', '{YY}{MM}-{###}/{DD}', 'N{#}', 'A{##}B{YYYY}', 'BILL{YYYY}{#####}', 'VC{YYYY}{#####}']) {
+      for (const counter of [1, 9, 42, 99, 100, 12345, 1234567]) {
+        expect(sqlFormat(numberPattern(mask, '2026-02-28'), counter)).toBe(formatNumber(mask, '2026-02-28', counter));
+      }
+    }
   });
 });

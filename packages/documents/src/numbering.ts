@@ -176,3 +176,28 @@ function readCounter(counter: CounterValue): string {
     'counter',
   );
 }
+
+/**
+ * A mask's number for one document date, split around the counter so SQL can format it while it
+ * takes the counter: `prefix || lpad(counter, width) || suffix` (a wider counter is written in
+ * full, as `formatNumber` does).
+ */
+export interface NumberPattern {
+  /** The counter's period (`seriesPeriodKey`). */
+  period: string;
+  prefix: string;
+  width: number;
+  suffix: string;
+}
+
+export function numberPattern(mask: string | ParsedMask, date: NumberingDate): NumberPattern {
+  const parsed = typeof mask === 'string' ? parseMask(mask) : mask;
+  const at = parsed.parts.findIndex((p) => p.kind === 'counter');
+  const part = (parts: ParsedMask['parts']) => formatNumber({ ...parsed, parts }, date, 0);
+  return {
+    period: seriesPeriodKey(parsed, date),
+    prefix: part(parsed.parts.slice(0, at)),
+    width: parsed.counterWidth,
+    suffix: part(parsed.parts.slice(at + 1)),
+  };
+}

@@ -118,7 +118,7 @@ export async function startService<S extends z.ZodObject>(
   const consumerDefinitions = [...(def.organisationReplica ? [organisationReplicaConsumer(def.name)] : []), ...(def.consumers?.(deps) ?? [])];
   const consumers = consumerDefinitions.map(
     (cd) =>
-      new IdempotentConsumer(cd, orm, bus, log, (em) => (ev) => recordEvent(em, def.name, ev), {
+      new IdempotentConsumer(cd, orm, bus, log, def.name, {
         service: def.name,
         maxDeliver: config.CONSUMER_MAX_DELIVER,
         onCommitted: () => relay.kick(),

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /*
  * Read models of the ledger. Writes go through `domain/ledger-store.ts` (plain SQL inserts, so a
@@ -6,257 +6,144 @@ import { EntitySchema } from '@mikro-orm/core';
  * tenant-filtered through `orgId`.
  */
 
-export interface GlAccount {
-  id: number;
-  orgId: number;
-  number: string;
-  nameCs: string;
-  nameEn: string;
-  description?: string | null;
-}
-
-export const GlAccountSchema = new EntitySchema<GlAccount>({
+export const GlAccountSchema = defineEntity({
   name: 'GlAccount',
   tableName: 'gl_accounts',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    number: { type: 'string' },
-    nameCs: { type: 'string', fieldName: 'name_cs' },
-    nameEn: { type: 'string', fieldName: 'name_en' },
-    description: { type: 'string', nullable: true },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    number: p.string(),
+    nameCs: p.string().fieldName('name_cs'),
+    nameEn: p.string().fieldName('name_en'),
+    description: p.string().nullable(),
   },
 });
+export type GlAccount = InferEntity<typeof GlAccountSchema>;
 
-export interface Book {
-  orgId: number;
-  id: number;
-  name: string;
-}
-
-export const BookSchema = new EntitySchema<Book>({
+export const BookSchema = defineEntity({
   name: 'Book',
   tableName: 'books',
   properties: {
-    orgId: { type: 'number', fieldName: 'org_id', primary: true },
-    id: { type: 'number', primary: true },
-    name: { type: 'string' },
+    orgId: p.integer().fieldName('org_id').primary(),
+    id: p.integer().primary(),
+    name: p.string(),
   },
 });
+export type Book = InferEntity<typeof BookSchema>;
 
-export interface AccountingTransactionRecord {
-  id: number;
-  uid: string;
-  orgId: number;
-  bookId: number;
-  type: string;
-  sourceType: string;
-  sourceId: number;
-  sourceVersion: number;
-  entryKind: 'posting' | 'reversal';
-  sourceEventId?: string | null;
-  reversesId?: number | null;
-  accountingStatus: 'posted' | 'reversed';
-  no?: string | null;
-  vendorDocNo?: string | null;
-  creditedDocNo?: string | null;
-  paymentReference?: string | null;
-  description?: string | null;
-  dateIssued?: string | null;
-  dateDue?: string | null;
-  datePosting: string;
-  dateTaxable?: string | null;
-  dateTaxApplied?: string | null;
-  currency: string;
-  legalCurrency: string;
-  precision: number;
-  transactionType?: Record<string, unknown> | null;
-  contact?: Record<string, unknown> | null;
-  bankAccount?: Record<string, unknown> | null;
-  taxNexus?: Record<string, unknown> | null;
-  paidRecord?: Record<string, unknown> | null;
-  fxRates: Array<Record<string, unknown>>;
-  taxDeductionRatio?: string | null;
-  netDeductionRatio?: string | null;
-  amountPaid?: string | null;
-  amountDue?: string | null;
-  total: string;
-  createdAt: Date;
-  editedAt?: Date | null;
-}
-
-export const AccountingTransactionSchema = new EntitySchema<AccountingTransactionRecord>({
+export const AccountingTransactionSchema = defineEntity({
   name: 'AccountingTransaction',
   tableName: 'accounting_transactions',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    uid: { type: 'uuid' },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    bookId: { type: 'number', fieldName: 'book_id' },
-    type: { type: 'string' },
-    sourceType: { type: 'string', fieldName: 'source_type' },
-    sourceId: { type: 'number', fieldName: 'source_id' },
-    sourceVersion: { type: 'number', fieldName: 'source_version' },
-    entryKind: { type: 'string', fieldName: 'entry_kind' },
-    sourceEventId: { type: 'string', fieldName: 'source_event_id', nullable: true },
-    reversesId: { type: 'number', fieldName: 'reverses_id', nullable: true },
-    accountingStatus: { type: 'string', fieldName: 'accounting_status' },
-    no: { type: 'string', nullable: true },
-    vendorDocNo: { type: 'string', fieldName: 'vendor_doc_no', nullable: true },
-    creditedDocNo: { type: 'string', fieldName: 'credited_doc_no', nullable: true },
-    paymentReference: { type: 'string', fieldName: 'payment_reference', nullable: true },
-    description: { type: 'string', nullable: true },
-    dateIssued: { type: 'string', columnType: 'date', fieldName: 'date_issued', nullable: true },
-    dateDue: { type: 'string', columnType: 'date', fieldName: 'date_due', nullable: true },
-    datePosting: { type: 'string', columnType: 'date', fieldName: 'date_posting' },
-    dateTaxable: { type: 'string', columnType: 'date', fieldName: 'date_taxable', nullable: true },
-    dateTaxApplied: { type: 'string', columnType: 'date', fieldName: 'date_tax_applied', nullable: true },
-    currency: { type: 'string' },
-    legalCurrency: { type: 'string', fieldName: 'legal_currency' },
-    precision: { type: 'number' },
-    transactionType: { type: 'json', fieldName: 'transaction_type', nullable: true },
-    contact: { type: 'json', nullable: true },
-    bankAccount: { type: 'json', fieldName: 'bank_account', nullable: true },
-    taxNexus: { type: 'json', fieldName: 'tax_nexus', nullable: true },
-    paidRecord: { type: 'json', fieldName: 'paid_record', nullable: true },
-    fxRates: { type: 'json', fieldName: 'fx_rates' },
-    taxDeductionRatio: { type: 'decimal', fieldName: 'tax_deduction_ratio', nullable: true },
-    netDeductionRatio: { type: 'decimal', fieldName: 'net_deduction_ratio', nullable: true },
-    amountPaid: { type: 'decimal', fieldName: 'amount_paid', nullable: true },
-    amountDue: { type: 'decimal', fieldName: 'amount_due', nullable: true },
-    total: { type: 'decimal' },
-    createdAt: { type: 'Date', fieldName: 'created_at' },
-    editedAt: { type: 'Date', fieldName: 'edited_at', nullable: true },
+    id: p.integer().primary().autoincrement(),
+    uid: p.uuid(),
+    orgId: p.integer().fieldName('org_id'),
+    bookId: p.integer().fieldName('book_id'),
+    type: p.string(),
+    sourceType: p.string().fieldName('source_type'),
+    sourceId: p.integer().fieldName('source_id'),
+    sourceVersion: p.integer().fieldName('source_version'),
+    entryKind: p.string().$type<'posting' | 'reversal'>().fieldName('entry_kind'),
+    sourceEventId: p.string().fieldName('source_event_id').nullable(),
+    reversesId: p.integer().fieldName('reverses_id').nullable(),
+    accountingStatus: p.string().$type<'posted' | 'reversed'>().fieldName('accounting_status'),
+    no: p.string().nullable(),
+    vendorDocNo: p.string().fieldName('vendor_doc_no').nullable(),
+    creditedDocNo: p.string().fieldName('credited_doc_no').nullable(),
+    paymentReference: p.string().fieldName('payment_reference').nullable(),
+    description: p.string().nullable(),
+    dateIssued: p.string().columnType('date').fieldName('date_issued').nullable(),
+    dateDue: p.string().columnType('date').fieldName('date_due').nullable(),
+    datePosting: p.string().columnType('date').fieldName('date_posting'),
+    dateTaxable: p.string().columnType('date').fieldName('date_taxable').nullable(),
+    dateTaxApplied: p.string().columnType('date').fieldName('date_tax_applied').nullable(),
+    currency: p.string(),
+    legalCurrency: p.string().fieldName('legal_currency'),
+    precision: p.integer(),
+    transactionType: p.json<Record<string, unknown>>().fieldName('transaction_type').nullable(),
+    contact: p.json<Record<string, unknown>>().nullable(),
+    bankAccount: p.json<Record<string, unknown>>().fieldName('bank_account').nullable(),
+    taxNexus: p.json<Record<string, unknown>>().fieldName('tax_nexus').nullable(),
+    paidRecord: p.json<Record<string, unknown>>().fieldName('paid_record').nullable(),
+    fxRates: p.json<Array<Record<string, unknown>>>().fieldName('fx_rates'),
+    taxDeductionRatio: p.decimal().fieldName('tax_deduction_ratio').nullable(),
+    netDeductionRatio: p.decimal().fieldName('net_deduction_ratio').nullable(),
+    amountPaid: p.decimal().fieldName('amount_paid').nullable(),
+    amountDue: p.decimal().fieldName('amount_due').nullable(),
+    total: p.decimal(),
+    createdAt: p.datetime().fieldName('created_at'),
+    editedAt: p.datetime().fieldName('edited_at').nullable(),
   },
 });
+export type AccountingTransactionRecord = InferEntity<typeof AccountingTransactionSchema>;
 
-export interface LedgerRowRecord {
-  id: number;
-  orgId: number;
-  transactionId: number;
-  bookId: number;
-  ord: number;
-  role: string;
-  datePosting: string;
-  glAccountNumber: string;
-  debit: string;
-  credit: string;
-  description?: string | null;
-  currency?: string | null;
-  paymentAmount?: string | null;
-  paymentReference?: string | null;
-  contact?: Record<string, unknown> | null;
-  paidRecord?: Record<string, unknown> | null;
-  fxRates?: Array<Record<string, unknown>> | null;
-  taxDeductionRatio?: string | null;
-  netDeductionRatio?: string | null;
-}
-
-export const LedgerRowSchema = new EntitySchema<LedgerRowRecord>({
+export const LedgerRowSchema = defineEntity({
   name: 'LedgerRow',
   tableName: 'ledger_rows',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    transactionId: { type: 'number', fieldName: 'transaction_id' },
-    bookId: { type: 'number', fieldName: 'book_id' },
-    ord: { type: 'number' },
-    role: { type: 'string' },
-    datePosting: { type: 'string', columnType: 'date', fieldName: 'date_posting' },
-    glAccountNumber: { type: 'string', fieldName: 'gl_account_number' },
-    debit: { type: 'decimal' },
-    credit: { type: 'decimal' },
-    description: { type: 'string', nullable: true },
-    currency: { type: 'string', nullable: true },
-    paymentAmount: { type: 'decimal', fieldName: 'payment_amount', nullable: true },
-    paymentReference: { type: 'string', fieldName: 'payment_reference', nullable: true },
-    contact: { type: 'json', nullable: true },
-    paidRecord: { type: 'json', fieldName: 'paid_record', nullable: true },
-    fxRates: { type: 'json', fieldName: 'fx_rates', nullable: true },
-    taxDeductionRatio: { type: 'decimal', fieldName: 'tax_deduction_ratio', nullable: true },
-    netDeductionRatio: { type: 'decimal', fieldName: 'net_deduction_ratio', nullable: true },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    transactionId: p.integer().fieldName('transaction_id'),
+    bookId: p.integer().fieldName('book_id'),
+    ord: p.integer(),
+    role: p.string(),
+    datePosting: p.string().columnType('date').fieldName('date_posting'),
+    glAccountNumber: p.string().fieldName('gl_account_number'),
+    debit: p.decimal(),
+    credit: p.decimal(),
+    description: p.string().nullable(),
+    currency: p.string().nullable(),
+    paymentAmount: p.decimal().fieldName('payment_amount').nullable(),
+    paymentReference: p.string().fieldName('payment_reference').nullable(),
+    contact: p.json<Record<string, unknown>>().nullable(),
+    paidRecord: p.json<Record<string, unknown>>().fieldName('paid_record').nullable(),
+    fxRates: p.json<Array<Record<string, unknown>>>().fieldName('fx_rates').nullable(),
+    taxDeductionRatio: p.decimal().fieldName('tax_deduction_ratio').nullable(),
+    netDeductionRatio: p.decimal().fieldName('net_deduction_ratio').nullable(),
   },
 });
+export type LedgerRowRecord = InferEntity<typeof LedgerRowSchema>;
 
-export interface LedgerTaxRowRecord {
-  id: number;
-  orgId: number;
-  transactionId: number;
-  rowId: number;
-  ord: number;
-  glAccountNumber: string;
-  debit: string;
-  credit: string;
-  description?: string | null;
-  currency?: string | null;
-  taxRate?: string | null;
-  taxRateRc?: string | null;
-  isReverseCharge: boolean;
-  taxIndex?: number | null;
-  taxCode?: string | null;
-  taxName?: string | null;
-  taxBaseIn?: string | null;
-  taxBaseInLeg?: string | null;
-  taxBaseOut?: string | null;
-  taxBaseOutLeg?: string | null;
-  taxAmountIn?: string | null;
-  taxAmountInLeg?: string | null;
-  taxAmountClaim?: string | null;
-  taxAmountClaimLeg?: string | null;
-  taxAmountOut?: string | null;
-  taxAmountOutLeg?: string | null;
-  taxReturnBaseIn?: string | null;
-  taxReturnBaseOut?: string | null;
-  taxReturnAmountClaim?: string | null;
-  taxReturnAmountOut?: string | null;
-  taxControlStatement?: string | null;
-  taxEuSalesReport?: string | null;
-  taxDeductionRatio?: string | null;
-  netDeductionRatio?: string | null;
-}
-
-const dec = (fieldName: string) => ({ type: 'decimal', fieldName, nullable: true }) as const;
-const str = (fieldName: string) => ({ type: 'string', fieldName, nullable: true }) as const;
-
-export const LedgerTaxRowSchema = new EntitySchema<LedgerTaxRowRecord>({
+export const LedgerTaxRowSchema = defineEntity({
   name: 'LedgerTaxRow',
   tableName: 'ledger_tax_rows',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    transactionId: { type: 'number', fieldName: 'transaction_id' },
-    rowId: { type: 'number', fieldName: 'row_id' },
-    ord: { type: 'number' },
-    glAccountNumber: { type: 'string', fieldName: 'gl_account_number' },
-    debit: { type: 'decimal' },
-    credit: { type: 'decimal' },
-    description: { type: 'string', nullable: true },
-    currency: { type: 'string', nullable: true },
-    taxRate: dec('tax_rate'),
-    taxRateRc: dec('tax_rate_rc'),
-    isReverseCharge: { type: 'boolean', fieldName: 'is_reverse_charge' },
-    taxIndex: { type: 'number', fieldName: 'tax_index', nullable: true },
-    taxCode: str('tax_code'),
-    taxName: str('tax_name'),
-    taxBaseIn: dec('tax_base_in'),
-    taxBaseInLeg: dec('tax_base_in_leg'),
-    taxBaseOut: dec('tax_base_out'),
-    taxBaseOutLeg: dec('tax_base_out_leg'),
-    taxAmountIn: dec('tax_amount_in'),
-    taxAmountInLeg: dec('tax_amount_in_leg'),
-    taxAmountClaim: dec('tax_amount_claim'),
-    taxAmountClaimLeg: dec('tax_amount_claim_leg'),
-    taxAmountOut: dec('tax_amount_out'),
-    taxAmountOutLeg: dec('tax_amount_out_leg'),
-    taxReturnBaseIn: str('tax_return_base_in'),
-    taxReturnBaseOut: str('tax_return_base_out'),
-    taxReturnAmountClaim: str('tax_return_amount_claim'),
-    taxReturnAmountOut: str('tax_return_amount_out'),
-    taxControlStatement: str('tax_control_statement'),
-    taxEuSalesReport: str('tax_eu_sales_report'),
-    taxDeductionRatio: dec('tax_deduction_ratio'),
-    netDeductionRatio: dec('tax_deduction_ratio'.replace('tax', 'net')),
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    transactionId: p.integer().fieldName('transaction_id'),
+    rowId: p.integer().fieldName('row_id'),
+    ord: p.integer(),
+    glAccountNumber: p.string().fieldName('gl_account_number'),
+    debit: p.decimal(),
+    credit: p.decimal(),
+    description: p.string().nullable(),
+    currency: p.string().nullable(),
+    taxRate: p.decimal().fieldName('tax_rate').nullable(),
+    taxRateRc: p.decimal().fieldName('tax_rate_rc').nullable(),
+    isReverseCharge: p.boolean().fieldName('is_reverse_charge'),
+    taxIndex: p.integer().fieldName('tax_index').nullable(),
+    taxCode: p.string().fieldName('tax_code').nullable(),
+    taxName: p.string().fieldName('tax_name').nullable(),
+    taxBaseIn: p.decimal().fieldName('tax_base_in').nullable(),
+    taxBaseInLeg: p.decimal().fieldName('tax_base_in_leg').nullable(),
+    taxBaseOut: p.decimal().fieldName('tax_base_out').nullable(),
+    taxBaseOutLeg: p.decimal().fieldName('tax_base_out_leg').nullable(),
+    taxAmountIn: p.decimal().fieldName('tax_amount_in').nullable(),
+    taxAmountInLeg: p.decimal().fieldName('tax_amount_in_leg').nullable(),
+    taxAmountClaim: p.decimal().fieldName('tax_amount_claim').nullable(),
+    taxAmountClaimLeg: p.decimal().fieldName('tax_amount_claim_leg').nullable(),
+    taxAmountOut: p.decimal().fieldName('tax_amount_out').nullable(),
+    taxAmountOutLeg: p.decimal().fieldName('tax_amount_out_leg').nullable(),
+    taxReturnBaseIn: p.string().fieldName('tax_return_base_in').nullable(),
+    taxReturnBaseOut: p.string().fieldName('tax_return_base_out').nullable(),
+    taxReturnAmountClaim: p.string().fieldName('tax_return_amount_claim').nullable(),
+    taxReturnAmountOut: p.string().fieldName('tax_return_amount_out').nullable(),
+    taxControlStatement: p.string().fieldName('tax_control_statement').nullable(),
+    taxEuSalesReport: p.string().fieldName('tax_eu_sales_report').nullable(),
+    taxDeductionRatio: p.decimal().fieldName('tax_deduction_ratio').nullable(),
+    netDeductionRatio: p.decimal().fieldName('tax_deduction_ratio'.replace('tax', 'net')).nullable(),
   },
 });
+export type LedgerTaxRowRecord = InferEntity<typeof LedgerTaxRowSchema>;
 
 export const entities = [GlAccountSchema, BookSchema, AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema];

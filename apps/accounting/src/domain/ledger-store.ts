@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, sqlRows, toDb } from '@ledgerline/service-kit';
+import { dec, insertRows, sqlRows, toDb } from '@ledgerline/service-kit';
+import { AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
 import type { SourceType } from './posting-map.js';
@@ -9,10 +10,6 @@ import type { SourceType } from './posting-map.js';
  * Writing the ledger. Plain SQL, always with `org_id` explicit; run inside the caller's
  * transaction (a consumer's inbox transaction, or a rebuild's).
  */
-
-async function exec<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
-  return sqlRows<T>(em, sql, params);
-}
 
 /**
  * Organisations whose chart is known to be committed, per database (the ORM's configuration is
@@ -33,9 +30,9 @@ export async function ensureChart(em: EntityManager, orgId: number): Promise<voi
   if (known.has(orgId)) return;
   const values = DEFAULT_CHART.map(() => '(?, ?, ?, ?)').join(', ');
   const params = DEFAULT_CHART.flatMap((a) => [orgId, a.number, a.name['cs-CZ'], a.name['en-US']]);
-  const [book] = await exec<{ committed: boolean }>(em, 'select exists (select 1 from books where org_id = ? and id = ?) as committed', [orgId, GENERAL_LEDGER_BOOK.id]);
-  await exec(em, `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`, params);
-  await exec(em, 'insert into books (org_id, id, name) values (?, ?, ?) on conflict do nothing', [orgId, GENERAL_LEDGER_BOOK.id, GENERAL_LEDGER_BOOK.name]);
+  const [book] = await sqlRows<{ committed: boolean }>(em, 'select exists (select 1 from books where org_id = ? and id = ?) as committed', [orgId, GENERAL_LEDGER_BOOK.id]);
+  await sqlRows(em, `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`, params);
+  await sqlRows(em, 'insert into books (org_id, id, name) values (?, ?, ?) on conflict do nothing', [orgId, GENERAL_LEDGER_BOOK.id, GENERAL_LEDGER_BOOK.name]);
   if (book?.committed) known.add(orgId);
 }
 
@@ -44,7 +41,7 @@ async function ensureAccounts(em: EntityManager, orgId: number, numbers: string[
   const unique = [...new Set(numbers)].sort(); // one order everywhere: concurrent postings never deadlock
   if (!unique.length) return;
   const values = unique.map(() => '(?, ?, ?, ?)').join(', ');
-  await exec(
+  await sqlRows(
     em,
     `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`,
     unique.flatMap((n) => [orgId, n, `Účet ${n}`, `Account ${n}`]),
@@ -58,7 +55,6 @@ export function entryUid(orgId: number, source: { type: string; id: number; vers
 }
 
 const n = (v: { toFixed: (d: number) => string } | null | undefined, dp = 2) => (v === null || v === undefined ? null : v.toFixed(dp));
-const j = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 export interface StoredEntry {
   id: number;
@@ -70,64 +66,120 @@ export interface StoredEntry {
 
 async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<StoredEntry | null> {
   const uid = entryUid(orgId, entry.source, entry.entryKind);
-  const inserted = await exec<Record<string, unknown> & { id: number }>(
-    em,
-    `insert into accounting_transactions (uid, org_id, book_id, type, source_type, source_id, source_version, entry_kind, source_event_id, reverses_id,
-       accounting_status, no, vendor_doc_no, credited_doc_no, payment_reference, description, date_issued, date_due, date_posting, date_taxable,
-       date_tax_applied, currency, legal_currency, precision, transaction_type, contact, bank_account, tax_nexus, paid_record, fx_rates,
-       tax_deduction_ratio, net_deduction_ratio, amount_paid, amount_due, total)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'posted', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?)
-     on conflict do nothing returning *`,
-    [
-      uid, orgId, GENERAL_LEDGER_BOOK.id, entry.type, entry.source.type, entry.source.id, entry.source.version, entry.entryKind, eventId, reversesId,
-      entry.no, entry.vendorDocNo, entry.creditedDocNo, entry.paymentReference, entry.description, entry.dateIssued, entry.dateDue, entry.datePosting,
-      entry.dateTaxable, entry.dateTaxApplied, entry.currency, entry.legalCurrency, entry.precision, j(entry.transactionType), j(entry.contact),
-      j(entry.bankAccount), j(entry.taxNexus), j(entry.paidRecord), JSON.stringify(entry.fxRates), n(entry.taxDeductionRatio, 6),
-      n(entry.netDeductionRatio, 6), n(entry.amountPaid), n(entry.amountDue), toDb(entry.total),
-    ],
-  );
+  const transaction: Partial<AccountingTransactionRecord> = {
+    uid,
+    orgId,
+    bookId: GENERAL_LEDGER_BOOK.id,
+    type: entry.type,
+    sourceType: entry.source.type,
+    sourceId: entry.source.id,
+    sourceVersion: entry.source.version,
+    entryKind: entry.entryKind,
+    sourceEventId: eventId,
+    reversesId,
+    accountingStatus: 'posted',
+    no: entry.no,
+    vendorDocNo: entry.vendorDocNo,
+    creditedDocNo: entry.creditedDocNo,
+    paymentReference: entry.paymentReference,
+    description: entry.description,
+    dateIssued: entry.dateIssued,
+    dateDue: entry.dateDue,
+    datePosting: entry.datePosting,
+    dateTaxable: entry.dateTaxable,
+    dateTaxApplied: entry.dateTaxApplied,
+    currency: entry.currency,
+    legalCurrency: entry.legalCurrency,
+    precision: entry.precision,
+    transactionType: entry.transactionType,
+    contact: entry.contact,
+    bankAccount: entry.bankAccount,
+    taxNexus: entry.taxNexus,
+    paidRecord: entry.paidRecord,
+    fxRates: entry.fxRates,
+    taxDeductionRatio: n(entry.taxDeductionRatio, 6),
+    netDeductionRatio: n(entry.netDeductionRatio, 6),
+    amountPaid: n(entry.amountPaid),
+    amountDue: n(entry.amountDue),
+    total: toDb(entry.total),
+  };
+  const inserted = await insertRows(em, AccountingTransactionSchema, [transaction], { onConflict: 'do nothing', returning: true });
   if (inserted.length === 0) return null; // the same source fact was posted already
-  const id = inserted[0].id;
+  const id = inserted[0].id as number;
   await ensureAccounts(em, orgId, entry.rows.map((r) => r.gl_account_number));
   const stored: StoredEntry['stored'] = { transaction: inserted[0], rows: [], taxRows: [] };
-  if (entry.rows.length) {
-    const rowIds = await exec<Record<string, unknown> & { id: number }>(
-      em,
-      `insert into ledger_rows (org_id, transaction_id, book_id, ord, role, date_posting, gl_account_number, debit, credit, description, currency,
-         payment_amount, payment_reference, contact, paid_record, fx_rates, tax_deduction_ratio, net_deduction_ratio)
-       values ${entry.rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)').join(', ')} returning *`,
-      entry.rows.flatMap((r: DraftRow, i) => [
-        orgId, id, GENERAL_LEDGER_BOOK.id, i + 1, r.role, entry.datePosting, r.gl_account_number, toDb(r.debit), toDb(r.credit), r.description,
-        r.currency, n(r.payment_amount), r.payment_reference, j(r.contact), j(r.paid_record), JSON.stringify(entry.fxRates),
-        n(r.tax_deduction_ratio, 6), n(r.net_deduction_ratio, 6),
-      ]),
-    );
-    stored.rows = rowIds;
-    const taxes = entry.rows.flatMap((r, i) => r.taxes.map((t) => ({ t, rowId: rowIds[i].id })));
-    if (taxes.length) {
-      stored.taxRows = await exec(
-        em,
-        `insert into ledger_tax_rows (org_id, transaction_id, row_id, ord, gl_account_number, debit, credit, description, currency, tax_rate, tax_rate_rc,
-           is_reverse_charge, tax_index, tax_code, tax_name, tax_base_in, tax_base_in_leg, tax_base_out, tax_base_out_leg, tax_amount_in, tax_amount_in_leg,
-           tax_amount_claim, tax_amount_claim_leg, tax_amount_out, tax_amount_out_leg, tax_return_base_in, tax_return_base_out, tax_return_amount_claim,
-           tax_return_amount_out, tax_control_statement, tax_eu_sales_report, tax_deduction_ratio, net_deduction_ratio)
-         values ${taxes.map(() => `(${new Array(33).fill('?').join(', ')})`).join(', ')} returning *`,
-        taxes.flatMap(({ t, rowId }: { t: DraftTaxRow; rowId: number }, k) => [
-          orgId, id, rowId, k + 1, t.gl_account_number, toDb(t.debit), toDb(t.credit), t.description, t.currency, n(t.tax_rate, 4), n(t.tax_rate_rc, 4),
-          t.is_reverse_charge, t.tax_index, t.tax_code, t.tax_name, n(t.tax_base_in), n(t.tax_base_in_leg), n(t.tax_base_out), n(t.tax_base_out_leg),
-          n(t.tax_amount_in), n(t.tax_amount_in_leg), n(t.tax_amount_claim), n(t.tax_amount_claim_leg), n(t.tax_amount_out), n(t.tax_amount_out_leg),
-          t.tax_return_base_in, t.tax_return_base_out, t.tax_return_amount_claim, t.tax_return_amount_out, t.tax_control_statement,
-          t.tax_eu_sales_report, n(t.tax_deduction_ratio, 6), n(t.net_deduction_ratio, 6),
-        ]),
-      );
-    }
-  }
+  const rows = entry.rows.map(
+    (r: DraftRow, i): Partial<LedgerRowRecord> => ({
+      orgId,
+      transactionId: id,
+      bookId: GENERAL_LEDGER_BOOK.id,
+      ord: i + 1,
+      role: r.role,
+      datePosting: entry.datePosting,
+      glAccountNumber: r.gl_account_number,
+      debit: toDb(r.debit),
+      credit: toDb(r.credit),
+      description: r.description,
+      currency: r.currency,
+      paymentAmount: n(r.payment_amount),
+      paymentReference: r.payment_reference,
+      contact: r.contact,
+      paidRecord: r.paid_record,
+      fxRates: entry.fxRates,
+      taxDeductionRatio: n(r.tax_deduction_ratio, 6),
+      netDeductionRatio: n(r.net_deduction_ratio, 6),
+    }),
+  );
+  stored.rows = await insertRows(em, LedgerRowSchema, rows, { returning: true });
+  const taxes = entry.rows.flatMap((r, i) => r.taxes.map((t) => ({ t, rowId: stored.rows[i].id as number })));
+  stored.taxRows = await insertRows(
+    em,
+    LedgerTaxRowSchema,
+    taxes.map(
+      ({ t, rowId }: { t: DraftTaxRow; rowId: number }, k): Partial<LedgerTaxRowRecord> => ({
+        orgId,
+        transactionId: id,
+        rowId,
+        ord: k + 1,
+        glAccountNumber: t.gl_account_number,
+        debit: toDb(t.debit),
+        credit: toDb(t.credit),
+        description: t.description,
+        currency: t.currency,
+        taxRate: n(t.tax_rate, 4),
+        taxRateRc: n(t.tax_rate_rc, 4),
+        isReverseCharge: t.is_reverse_charge,
+        taxIndex: t.tax_index,
+        taxCode: t.tax_code,
+        taxName: t.tax_name,
+        taxBaseIn: n(t.tax_base_in),
+        taxBaseInLeg: n(t.tax_base_in_leg),
+        taxBaseOut: n(t.tax_base_out),
+        taxBaseOutLeg: n(t.tax_base_out_leg),
+        taxAmountIn: n(t.tax_amount_in),
+        taxAmountInLeg: n(t.tax_amount_in_leg),
+        taxAmountClaim: n(t.tax_amount_claim),
+        taxAmountClaimLeg: n(t.tax_amount_claim_leg),
+        taxAmountOut: n(t.tax_amount_out),
+        taxAmountOutLeg: n(t.tax_amount_out_leg),
+        taxReturnBaseIn: t.tax_return_base_in,
+        taxReturnBaseOut: t.tax_return_base_out,
+        taxReturnAmountClaim: t.tax_return_amount_claim,
+        taxReturnAmountOut: t.tax_return_amount_out,
+        taxControlStatement: t.tax_control_statement,
+        taxEuSalesReport: t.tax_eu_sales_report,
+        taxDeductionRatio: n(t.tax_deduction_ratio, 6),
+        netDeductionRatio: n(t.net_deduction_ratio, 6),
+      }),
+    ),
+    { returning: true },
+  );
   return { id, uid, entry, stored };
 }
 
 /** Rows of a stored entry as drafts (for its reversal). */
 async function loadRows(em: EntityManager, orgId: number, transactionId: number): Promise<DraftRow[]> {
-  const rows = await exec<Record<string, any>>(em, 'select * from ledger_rows where org_id = ? and transaction_id = ? order by ord', [orgId, transactionId]);
+  const rows = await sqlRows<Record<string, any>>(em, 'select * from ledger_rows where org_id = ? and transaction_id = ? order by ord', [orgId, transactionId]);
   return rows.map((r) => ({
     role: r.role,
     gl_account_number: r.gl_account_number,
@@ -161,8 +213,8 @@ export interface PostOutcome {
 export async function postLedgerEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null): Promise<PostOutcome> {
   await ensureChart(em, orgId);
   // Serialise postings of one source document (concurrent versions of a payout).
-  await exec(em, 'select pg_advisory_xact_lock(hashtext(?)) as locked', [`${orgId}:${entry.source.type}:${entry.source.id}`]);
-  const latest = await exec<{ id: number; source_version: number; accounting_status: string; date_posting: string }>(
+  await sqlRows(em, 'select pg_advisory_xact_lock(hashtext(?)) as locked', [`${orgId}:${entry.source.type}:${entry.source.id}`]);
+  const latest = await sqlRows<{ id: number; source_version: number; accounting_status: string; date_posting: string }>(
     em,
     `select id, source_version, accounting_status, to_char(date_posting, 'YYYY-MM-DD') as date_posting from accounting_transactions
       where org_id = ? and source_type = ? and source_id = ? and entry_kind = 'posting' order by source_version desc limit 1`,
@@ -175,7 +227,7 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
     if (prev.source_version > entry.source.version) return { posted: null, reversed: null, skipped: 'stale_version' };
     if (prev.accounting_status === 'posted') {
       const prevRows = await loadRows(em, orgId, prev.id);
-      const [h] = await exec<Record<string, any>>(
+      const [h] = await sqlRows<Record<string, any>>(
         em,
         `select no, vendor_doc_no, credited_doc_no, payment_reference, currency, legal_currency, transaction_type, contact, paid_record, fx_rates
            from accounting_transactions where org_id = ? and id = ?`,
@@ -200,12 +252,12 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
         total: prevRows.reduce((s, r) => s.plus(r.debit), dec(0)),
       };
       reversed = await insertEntry(em, orgId, reversalOf(prevEntry), eventId, prev.id);
-      await exec(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, prev.id]);
+      await sqlRows(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, prev.id]);
     }
   }
   const posted = await insertEntry(em, orgId, entry, eventId, null);
   // the deferred balance check, run now (one round trip for both statements)
-  await exec(em, 'set constraints ledger_balanced immediate; set constraints ledger_balanced deferred');
+  await sqlRows(em, 'set constraints ledger_balanced immediate; set constraints ledger_balanced deferred');
   return { posted, reversed, skipped: posted ? undefined : 'duplicate' };
 }
 
@@ -221,7 +273,7 @@ export async function creditedDocumentSection(
   no: string | null | undefined,
 ): Promise<{ posted: boolean; section: string | null }> {
   if (!id && !no) return { posted: false, section: null };
-  const rows = await exec<{ cs: string | null }>(
+  const rows = await sqlRows<{ cs: string | null }>(
     em,
     `select (select t.tax_control_statement from ledger_tax_rows t
               where t.org_id = a.org_id and t.transaction_id = a.id and t.tax_control_statement is not null order by t.ord limit 1) as cs

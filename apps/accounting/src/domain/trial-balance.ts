@@ -1,6 +1,6 @@
 import type { TrialBalanceExport } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, NotFoundError, organisationReplica, toWire } from '@ledgerline/service-kit';
+import { dec, NotFoundError, organisationReplica, sqlRows, toWire } from '@ledgerline/service-kit';
 import { ensureChart } from './ledger-store.js';
 import { glAccountView, accountsOf } from './transactions.js';
 import type { ChartLocale } from './chart.js';
@@ -71,7 +71,7 @@ export async function trialBalanceFigures(em: EntityManager, orgId: number, q: T
     where ${where.join(' and ')}
     group by r.gl_account_number
     order by r.gl_account_number collate "C"`;
-  const rows = (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as Array<Record<string, string>>;
+  const rows = await sqlRows<Record<string, string>>(em, sql, params);
   return rows
     .map((r) => ({ number: r.number, ob: String(r.ob), debit: String(r.debit), credit: String(r.credit), ytd_debit: String(r.ytd_debit), ytd_credit: String(r.ytd_credit) }))
     .filter((r) => [r.ob, r.debit, r.credit, r.ytd_debit, r.ytd_credit].some((v) => !dec(v).isZero()));
@@ -81,9 +81,7 @@ export async function trialBalanceFigures(em: EntityManager, orgId: number, q: T
 export async function legalCurrencyOf(em: EntityManager, orgId: number, fallback: string): Promise<string> {
   const profile = await organisationReplica(em, orgId);
   if (profile) return profile.legalCurrency;
-  const rows = (await em
-    .getConnection()
-    .execute('select legal_currency from accounting_transactions where org_id = ? order by id desc limit 1', [orgId], 'all', em.getTransactionContext())) as Array<{ legal_currency: string }>;
+  const rows = await sqlRows<{ legal_currency: string }>(em, 'select legal_currency from accounting_transactions where org_id = ? order by id desc limit 1', [orgId]);
   return rows[0]?.legal_currency ?? fallback;
 }
 
@@ -108,9 +106,7 @@ export interface TrialBalanceView {
 
 export async function trialBalance(em: EntityManager, orgId: number, q: TrialBalanceQuery, locale: ChartLocale, defaultCurrency: string): Promise<TrialBalanceView> {
   await ensureChart(em, orgId);
-  const book = (await em
-    .getConnection()
-    .execute('select id from books where org_id = ? and id = ?', [orgId, q.bookId], 'all', em.getTransactionContext())) as unknown[];
+  const book = await sqlRows(em, 'select id from books where org_id = ? and id = ?', [orgId, q.bookId]);
   if (book.length === 0) throw new NotFoundError(`Book ${q.bookId} does not exist`, 'book_not_found');
   const figures = await trialBalanceFigures(em, orgId, q);
   const accounts = await accountsOf(em);

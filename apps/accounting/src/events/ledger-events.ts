@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PoisonMessageError, organisationReplica, type ConsumerContext, type ConsumerDefinition } from '@ledgerline/service-kit';
-import { SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent } from '@ledgerline/contracts';
+import { EVENT_DATA_SCHEMAS, SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent } from '@ledgerline/contracts';
 import { transactionViewOfInserted } from '../domain/transactions.js';
 import {
   bankTransactionDocumentSchema,
   payoutDocumentSchema,
   purchaseDocumentSchema,
   salesDocumentSchema,
-  unwrapDocument,
 } from '../domain/source-documents.js';
 import {
   ledgerEntryForBankTransaction,
@@ -22,6 +21,15 @@ import {
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
 import { creditedDocumentSection, postLedgerEntry, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
+
+const SUBJECT_OF = {
+  sales_invoice: SUBJECTS.salesInvoicePosted,
+  sales_credit_note: SUBJECTS.salesCreditNotePosted,
+  purchase_bill: SUBJECTS.purchaseBillPosted,
+  purchase_vendor_credit: SUBJECTS.purchaseVendorCreditPosted,
+  bank_transaction: SUBJECTS.financeBankTransactionRecorded,
+  payout: SUBJECTS.financePayoutPosted,
+} as const satisfies Record<SourceType, keyof typeof EVENT_DATA_SCHEMAS>;
 
 /** The posted-document events the ledger consumes, and the source type each one posts. */
 export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType }> = [
@@ -65,8 +73,17 @@ async function creditedSection(
   return credited.section;
 }
 
-function parseDocument<S extends z.ZodType>(schema: S, event: CloudEvent): z.output<S> {
-  const r = schema.safeParse(unwrapDocument(event.data));
+/**
+ * The event's document, as its producer's contract declares it: data that does not fit the
+ * contract is poison (the producer broke it), and fields the contract does not declare never
+ * reach the posting rules. The ledger's reader schema then picks the fields posting needs.
+ */
+function parseDocument<S extends z.ZodType>(schema: S, type: SourceType, event: CloudEvent): z.output<S> {
+  const contract = EVENT_DATA_SCHEMAS[SUBJECT_OF[type]].safeParse(event.data);
+  if (!contract.success) {
+    throw new PoisonMessageError(`${event.type} ${event.id}: data breaks the ${SUBJECT_OF[type]} contract: ${contract.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const r = schema.safeParse(contract.data);
   if (!r.success) {
     throw new PoisonMessageError(`${event.type} ${event.id}: data is not a document the ledger can post: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
@@ -80,20 +97,20 @@ export async function entryForEvent(em: EntityManager, orgId: number, type: Sour
     switch (type) {
       case 'sales_invoice':
       case 'sales_credit_note': {
-        const doc = parseDocument(salesDocumentSchema, event);
+        const doc = parseDocument(salesDocumentSchema, type, event);
         const cs = type === 'sales_credit_note' ? await creditedSection(em, orgId, 'sales_invoice', doc, event, opts) : null;
         return ledgerEntryForSalesDocument(type, doc, { ...base, controlStatementOverride: cs });
       }
       case 'purchase_bill':
       case 'purchase_vendor_credit': {
-        const doc = parseDocument(purchaseDocumentSchema, event);
+        const doc = parseDocument(purchaseDocumentSchema, type, event);
         const cs = type === 'purchase_vendor_credit' ? await creditedSection(em, orgId, 'purchase_bill', doc, event, opts) : null;
         return ledgerEntryForPurchaseDocument(type, doc, { ...base, controlStatementOverride: cs });
       }
       case 'bank_transaction':
-        return ledgerEntryForBankTransaction(parseDocument(bankTransactionDocumentSchema, event), base);
+        return ledgerEntryForBankTransaction(parseDocument(bankTransactionDocumentSchema, type, event), base);
       case 'payout':
-        return ledgerEntryForPayout(parseDocument(payoutDocumentSchema, event), base);
+        return ledgerEntryForPayout(parseDocument(payoutDocumentSchema, type, event), base);
     }
   } catch (err) {
     if (err instanceof UnbalancedEntryError || err instanceof MissingLegalFiguresError) throw new PoisonMessageError(err.message);
@@ -152,8 +169,8 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
       // Documents post independently; versions of one document (same CloudEvents subject) keep
       // their stream order through the kit's ordering key, so a live ledger equals a rebuild.
       concurrency: 8,
-      handle: async (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => {
-        await applyLedgerEvent(em, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES }, ctx.emit);
+      handle: async (ctx: ConsumerContext, event: CloudEvent) => {
+        await applyLedgerEvent(ctx.em, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES }, ctx.emit);
       },
     })),
   ];

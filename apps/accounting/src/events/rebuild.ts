@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
-import { parseEnvelope, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
+import { parseEnvelope, sqlRows, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
 import { streamForSubject, type StreamName } from '@ledgerline/contracts';
 import { applyLedgerEvent, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
 
@@ -26,13 +26,11 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
   const em = tenantEm(orm, orgId);
   let events = 0;
   await em.transactional(async (tem) => {
-    const conn = tem.getConnection();
-    const trx = tem.getTransactionContext();
-    await conn.execute(`select set_config('ledger.rebuild', 'on', true)`, [], 'all', trx);
-    await conn.execute('delete from ledger_tax_rows where org_id = ?', [orgId], 'run', trx);
-    await conn.execute('delete from ledger_rows where org_id = ?', [orgId], 'run', trx);
-    await conn.execute('delete from accounting_transactions where org_id = ?', [orgId], 'run', trx);
-    await conn.execute(`select set_config('ledger.rebuild', 'off', true)`, [], 'all', trx);
+    await sqlRows(tem, `select set_config('ledger.rebuild', 'on', true)`);
+    await sqlRows(tem, 'delete from ledger_tax_rows where org_id = ?', [orgId]);
+    await sqlRows(tem, 'delete from ledger_rows where org_id = ?', [orgId]);
+    await sqlRows(tem, 'delete from accounting_transactions where org_id = ?', [orgId]);
+    await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
 
     for (const stream of streams) {
       const name = bus.streamName(stream);

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export type MatchStatus = 'matched' | 'unmatched' | 'none';
 
@@ -13,72 +13,41 @@ export interface PaymentMatch {
   contact: { id: number | null; business_name: string | null } | null;
 }
 
-export interface BankTransaction {
-  id: number;
-  orgId: number;
-  accountNumber?: string | null;
-  statementId?: number | null;
-  order?: number | null;
-  description?: string | null;
-  amount: string;
-  amountOriginal?: string | null;
-  paymentAmount?: string | null;
-  dateTransaction: string;
-  dateAccounting?: string | null;
-  currency: string;
-  paymentReference?: string | null;
-  partnerAccountNumber?: string | null;
-  partnerName?: string | null;
-  rawMessage?: string | null;
-  contact?: Record<string, unknown> | null;
-  paidRecord?: Record<string, unknown> | null;
-  glAccount?: Record<string, unknown> | null;
-  matchStatus: MatchStatus;
-  match?: PaymentMatch | null;
-  /** Legal-currency figures (null on transactions recorded before they existed). */
-  legalCurrency?: string | null;
-  fxRate?: string | null;
-  currencyCoef?: string | null;
-  fxRateSource?: string | null;
-  amountLeg?: string | null;
-  settlementAmountLeg?: string | null;
-  createdAt: Date;
-}
-
-export const BankTransactionSchema = new EntitySchema<BankTransaction>({
+export const BankTransactionSchema = defineEntity({
   name: 'BankTransaction',
   tableName: 'bank_transactions',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    accountNumber: { type: 'string', nullable: true },
-    statementId: { type: 'number', nullable: true },
-    order: { type: 'number', fieldName: 'line_order', nullable: true },
-    description: { type: 'string', nullable: true },
-    amount: { type: 'decimal', columnType: 'numeric(18,2)' },
-    amountOriginal: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
-    paymentAmount: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
-    dateTransaction: { type: 'string', columnType: 'date' },
-    dateAccounting: { type: 'string', columnType: 'date', nullable: true },
-    currency: { type: 'string' },
-    paymentReference: { type: 'string', nullable: true },
-    partnerAccountNumber: { type: 'string', nullable: true },
-    partnerName: { type: 'string', nullable: true },
-    rawMessage: { type: 'string', nullable: true },
-    contact: { type: 'json', nullable: true },
-    paidRecord: { type: 'json', nullable: true },
-    glAccount: { type: 'json', nullable: true },
-    matchStatus: { type: 'string' },
-    match: { type: 'json', nullable: true },
-    legalCurrency: { type: 'string', nullable: true },
-    fxRate: { type: 'decimal', columnType: 'numeric(20,10)', nullable: true },
-    currencyCoef: { type: 'decimal', columnType: 'numeric(18,6)', nullable: true },
-    fxRateSource: { type: 'string', nullable: true },
-    amountLeg: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
-    settlementAmountLeg: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    accountNumber: p.string().nullable(),
+    statementId: p.integer().nullable(),
+    order: p.integer().fieldName('line_order').nullable(),
+    description: p.string().nullable(),
+    amount: p.decimal().columnType('numeric(18,2)'),
+    amountOriginal: p.decimal().columnType('numeric(18,2)').nullable(),
+    paymentAmount: p.decimal().columnType('numeric(18,2)').nullable(),
+    dateTransaction: p.string().columnType('date'),
+    dateAccounting: p.string().columnType('date').nullable(),
+    currency: p.string(),
+    paymentReference: p.string().nullable(),
+    partnerAccountNumber: p.string().nullable(),
+    partnerName: p.string().nullable(),
+    rawMessage: p.string().nullable(),
+    contact: p.json<Record<string, unknown>>().nullable(),
+    paidRecord: p.json<Record<string, unknown>>().nullable(),
+    glAccount: p.json<Record<string, unknown>>().nullable(),
+    matchStatus: p.string().$type<MatchStatus>(),
+    match: p.json<PaymentMatch>().nullable(),
+    legalCurrency: p.string().nullable(),
+    fxRate: p.decimal().columnType('numeric(20,10)').nullable(),
+    currencyCoef: p.decimal().columnType('numeric(18,6)').nullable(),
+    fxRateSource: p.string().nullable(),
+    amountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
+    settlementAmountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+export type BankTransaction = InferEntity<typeof BankTransactionSchema>;
 
 export interface StoredPayoutLine {
   id: number;
@@ -102,54 +71,32 @@ export interface StoredPayoutLine {
   fx_rate_source?: string | null;
 }
 
-export interface Payout {
-  id: number;
-  orgId: number;
-  uid: string;
-  version: number;
-  isLocked: boolean;
-  currency: string;
-  dateIssued?: string | null;
-  description?: string | null;
-  totalAmount: string;
-  pspObjectId?: string | null;
-  no?: string | null;
-  copyFromId?: number | null;
-  transactionType?: Record<string, unknown> | null;
-  lines: StoredPayoutLine[];
-  legalCurrency?: string | null;
-  fxRate?: string | null;
-  currencyCoef?: string | null;
-  totalAmountLeg?: string | null;
-  createdAt: Date;
-  editedAt: Date;
-}
-
-export const PayoutSchema = new EntitySchema<Payout>({
+export const PayoutSchema = defineEntity({
   name: 'Payout',
   tableName: 'payouts',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    uid: { type: 'uuid' },
-    version: { type: 'number' },
-    isLocked: { type: 'boolean' },
-    currency: { type: 'string' },
-    dateIssued: { type: 'string', columnType: 'date', nullable: true },
-    description: { type: 'string', nullable: true },
-    totalAmount: { type: 'decimal', columnType: 'numeric(18,2)' },
-    pspObjectId: { type: 'string', nullable: true },
-    no: { type: 'string', nullable: true },
-    copyFromId: { type: 'number', nullable: true },
-    transactionType: { type: 'json', nullable: true },
-    lines: { type: 'json' },
-    legalCurrency: { type: 'string', nullable: true },
-    fxRate: { type: 'decimal', columnType: 'numeric(20,10)', nullable: true },
-    currencyCoef: { type: 'decimal', columnType: 'numeric(18,6)', nullable: true },
-    totalAmountLeg: { type: 'decimal', columnType: 'numeric(18,2)', nullable: true },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
-    editedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    uid: p.uuid(),
+    version: p.integer(),
+    isLocked: p.boolean(),
+    currency: p.string(),
+    dateIssued: p.string().columnType('date').nullable(),
+    description: p.string().nullable(),
+    totalAmount: p.decimal().columnType('numeric(18,2)'),
+    pspObjectId: p.string().nullable(),
+    no: p.string().nullable(),
+    copyFromId: p.integer().nullable(),
+    transactionType: p.json<Record<string, unknown>>().nullable(),
+    lines: p.json<StoredPayoutLine[]>(),
+    legalCurrency: p.string().nullable(),
+    fxRate: p.decimal().columnType('numeric(20,10)').nullable(),
+    currencyCoef: p.decimal().columnType('numeric(18,6)').nullable(),
+    totalAmountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    editedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
+export type Payout = InferEntity<typeof PayoutSchema>;
 
 export const entities = [BankTransactionSchema, PayoutSchema];

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import type { BankTransactionRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { ConflictError, assertWithinAmountLimit, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
+import { ConflictError, assertWithinAmountLimit, isUniqueViolation, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -87,7 +87,7 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
     await em.flush();
   } catch (e) {
     // A concurrent twin got in between the check and the insert.
-    if ((e as { name?: string }).name === 'UniqueConstraintViolationException') throw duplicate();
+    if (isUniqueViolation(e)) throw duplicate();
     throw e;
   }
   const view = bankTransactionView(bt);

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -22,11 +22,7 @@ export function payoutTotal(lines: Array<{ amount: number }>, given: number | nu
 
 async function nextLineIds(em: EntityManager, n: number): Promise<number[]> {
   if (n === 0) return [];
-  const rows = (await em
-    .getConnection()
-    .execute("select nextval('payout_line_ids') as id from generate_series(1, ?)", [n], 'all', em.getTransactionContext())) as Array<{
-    id: number | string;
-  }>;
+  const rows = await sqlRows<{ id: number | string }>(em, "select nextval('payout_line_ids') as id from generate_series(1, ?::int)", [n]);
   return rows.map((r) => Number(r.id));
 }
 

@@ -1,23 +1,20 @@
-import { SUBJECTS, financePaymentMatchedEventSchema } from '@ledgerline/contracts';
-import { PoisonMessageError, type ConsumerDefinition, type ServiceDeps } from '@ledgerline/service-kit';
-import { applyMatchedPayment } from '../domain/payments.js';
+import { RPC_SUBJECTS, SUBJECTS, purchaseDocumentLookupRequestSchema } from '@ledgerline/contracts';
+import type { ConsumerDefinition, ResponderDefinition } from '@ledgerline/service-kit';
+import { lookupDocument } from '../payments/document-lookup.js';
+import { applyPurchasePayment } from '../payments/payment-matched.js';
 
-function orgOf(orgid: string | undefined): number {
-  if (!orgid || !/^\d+$/.test(orgid)) throw new PoisonMessageError('event without an organisation');
-  return Number(orgid);
-}
-
-export function purchaseConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
+export function purchaseConsumers(): ConsumerDefinition[] {
   return [
     {
       name: 'purchase-finance-payment-matched',
       subject: SUBJECTS.financePaymentMatched,
-      handle: async (em, event, ctx) => {
-        const orgId = orgOf(event.orgid);
-        const parsed = financePaymentMatchedEventSchema.safeParse(event.data);
-        if (!parsed.success) throw new PoisonMessageError(`invalid finance.payment.matched data: ${parsed.error.message}`);
-        await applyMatchedPayment(em, orgId, event.id, parsed.data, ctx.log);
+      handle: async (ctx, event) => {
+        await applyPurchasePayment(ctx, event);
       },
     },
   ];
+}
+
+export function purchaseResponders(): ResponderDefinition[] {
+  return [{ subject: RPC_SUBJECTS.purchaseDocumentLookup, handle: async (em, data) => lookupDocument(em, purchaseDocumentLookupRequestSchema.parse(data)) }];
 }

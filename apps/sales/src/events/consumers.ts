@@ -1,14 +1,15 @@
 import { RPC_SUBJECTS, SUBJECTS } from '@ledgerline/contracts';
 import type { ConsumerDefinition, ResponderDefinition, ServiceDeps } from '@ledgerline/service-kit';
-import { applyPaymentMatched, lookupDocument } from '../domain/payments.js';
+import { lookupDocument } from '../payments/document-lookup.js';
+import { applySalesPayment } from '../payments/payment-matched.js';
 
 export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
   return [
     {
       name: 'sales-finance-payment-matched',
       subject: SUBJECTS.financePaymentMatched,
-      handle: async (em, event, ctx) => {
-        await applyPaymentMatched(em, event, ctx.log);
+      handle: async (ctx, event) => {
+        await applySalesPayment(ctx, event);
       },
     },
   ];

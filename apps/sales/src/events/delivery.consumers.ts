@@ -1,6 +1,6 @@
 import { SUBJECTS } from '@ledgerline/contracts';
 import type { ConsumerDefinition, ServiceDeps } from '@ledgerline/service-kit';
-import { applyTemplateSaved } from '../domain/template-replicas.js';
+import { applyTemplateSaved } from '../templates/replicas.js';
 
 /** Keeps the local templates replica the renderings use (sales never calls settings to render). */
 export function deliveryConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
@@ -8,8 +8,8 @@ export function deliveryConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
     {
       name: 'sales-settings-template-saved',
       subject: SUBJECTS.settingsTemplateSaved,
-      handle: async (em, event) => {
-        await applyTemplateSaved(em, event);
+      handle: async (ctx, event) => {
+        await applyTemplateSaved(ctx.em, event);
       },
     },
   ];

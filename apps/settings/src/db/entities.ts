@@ -1,5 +1,5 @@
 import type { Scope } from '@ledgerline/contracts';
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { documentEntities } from './templates.entities.js';
 import { integrationEntities } from './integrations.entities.js';
 
@@ -14,138 +14,84 @@ export interface OrgAddress {
   country?: string | null;
 }
 
-/** The tenant itself. Not tenant-filtered: it is looked up by its own id. */
-export interface Organisation {
-  id: number;
-  name: string;
-  country: string;
-  legalCurrency: string;
-  isVatPayer: boolean;
-  isLargeEnterprise: boolean;
-  peppolId?: string | null;
-  regNo?: string | null;
-  taxNo?: string | null;
-  vatNo?: string | null;
-  eoriNo?: string | null;
-  address: OrgAddress;
-  infoLegal?: string | null;
-  config: { logo?: string | null; signature?: string | null };
-  website?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  fb?: string | null;
-  insta?: string | null;
-  bankAccount?: { account_number?: string | null; iban?: string | null; bic?: string | null } | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export const OrganisationSchema = new EntitySchema<Organisation>({
+export const OrganisationSchema = defineEntity({
   name: 'Organisation',
   tableName: 'organisations',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    name: { type: 'string' },
-    country: { type: 'string', length: 2 },
-    legalCurrency: { type: 'string', length: 3 },
-    isVatPayer: { type: 'boolean' },
-    isLargeEnterprise: { type: 'boolean', fieldName: 'is_large_enterprise' },
-    peppolId: { type: 'string', nullable: true },
-    regNo: { type: 'string', nullable: true },
-    taxNo: { type: 'string', nullable: true },
-    vatNo: { type: 'string', nullable: true },
-    eoriNo: { type: 'string', nullable: true },
-    address: { type: 'json' },
-    infoLegal: { type: 'string', nullable: true },
-    config: { type: 'json' },
-    website: { type: 'string', nullable: true },
-    email: { type: 'string', nullable: true },
-    phone: { type: 'string', nullable: true },
-    fb: { type: 'string', nullable: true },
-    insta: { type: 'string', nullable: true },
-    bankAccount: { type: 'json', nullable: true },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
-    updatedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
+    id: p.integer().primary().autoincrement(),
+    name: p.string(),
+    country: p.string().length(2),
+    legalCurrency: p.string().length(3),
+    isVatPayer: p.boolean(),
+    isLargeEnterprise: p.boolean().fieldName('is_large_enterprise'),
+    peppolId: p.string().nullable(),
+    regNo: p.string().nullable(),
+    taxNo: p.string().nullable(),
+    vatNo: p.string().nullable(),
+    eoriNo: p.string().nullable(),
+    address: p.json<OrgAddress>(),
+    infoLegal: p.string().nullable(),
+    config: p.json<{ logo?: string | null; signature?: string | null }>(),
+    website: p.string().nullable(),
+    email: p.string().nullable(),
+    phone: p.string().nullable(),
+    fb: p.string().nullable(),
+    insta: p.string().nullable(),
+    bankAccount: p.json<{ account_number?: string | null; iban?: string | null; bic?: string | null }>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
+/** The tenant itself. Not tenant-filtered: it is looked up by its own id. */
+export type Organisation = InferEntity<typeof OrganisationSchema>;
 
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
 
-export interface ApiKey {
-  id: number;
-  orgId: number;
-  name: string;
-  prefix: string;
-  keyHash: string;
-  scopes: Scope[];
-  revokedAt?: Date | null;
-  createdAt: Date;
-  expiresAt?: Date | null;
-  lastUsedAt?: Date | null;
-}
-
-export const ApiKeySchema = new EntitySchema<ApiKey>({
+export const ApiKeySchema = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    name: { type: 'string' },
-    prefix: { type: 'string' },
-    keyHash: { type: 'string', unique: true },
-    scopes: { type: 'json' },
-    revokedAt: { type: 'Date', nullable: true },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
-    expiresAt: { type: 'Date', nullable: true },
-    lastUsedAt: { type: 'Date', nullable: true },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    name: p.string(),
+    prefix: p.string(),
+    keyHash: p.string().unique(),
+    scopes: p.json<Scope[]>(),
+    revokedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
   },
 });
+export type ApiKey = InferEntity<typeof ApiKeySchema>;
 
-export interface ApiClient {
-  id: number;
-  orgId: number;
-  name?: string | null;
-  clientId: string;
-  secretHash: string;
-  scopes: Scope[];
-  createdAt: Date;
-}
-
-export const ApiClientSchema = new EntitySchema<ApiClient>({
+export const ApiClientSchema = defineEntity({
   name: 'ApiClient',
   tableName: 'api_clients',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    name: { type: 'string', nullable: true },
-    clientId: { type: 'string', unique: true },
-    secretHash: { type: 'string' },
-    scopes: { type: 'json' },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    name: p.string().nullable(),
+    clientId: p.string().unique(),
+    secretHash: p.string(),
+    scopes: p.json<Scope[]>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+export type ApiClient = InferEntity<typeof ApiClientSchema>;
 
-/** Ed25519 key pairs that sign access tokens; the gateway reads the public halves (JWKS). */
-export interface SigningKey {
-  kid: string;
-  publicJwk: Record<string, unknown>;
-  /** Plaintext private JWK: only rows written before keys were sealed, until boot seals them. */
-  privateJwk?: Record<string, unknown> | null;
-  /** The private JWK sealed with the secret box (`v1.<key id>.<base64>`), bound to the kid. */
-  privateJwkSealed?: string | null;
-  createdAt: Date;
-}
-
-export const SigningKeySchema = new EntitySchema<SigningKey>({
+export const SigningKeySchema = defineEntity({
   name: 'SigningKey',
   tableName: 'signing_keys',
   properties: {
-    kid: { type: 'string', primary: true },
-    publicJwk: { type: 'json' },
-    privateJwk: { type: 'json', nullable: true },
-    privateJwkSealed: { type: 'text', fieldName: 'private_jwk_sealed', nullable: true },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
+    kid: p.string().primary(),
+    publicJwk: p.json<Record<string, unknown>>(),
+    privateJwk: p.json<Record<string, unknown>>().nullable(),
+    privateJwkSealed: p.text().fieldName('private_jwk_sealed').nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** Ed25519 key pairs that sign access tokens; the gateway reads the public halves (JWKS). */
+export type SigningKey = InferEntity<typeof SigningKeySchema>;
 
 export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ...integrationEntities, ...documentEntities];

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export interface HostingConfig {
   is_tax_payer?: boolean;
@@ -9,68 +9,43 @@ export interface HostingConfig {
   numbering_mask?: string;
 }
 
-/** #7: one hosting-provider integration per (organisation, id). Secrets are sealed. */
-export interface HostingIntegration {
-  id: number;
-  orgId: number;
-  integrationId: string;
-  name?: string | null;
-  source: 'MANUAL' | 'MARKETPLACE';
-  config: HostingConfig;
-  apiUrl?: string | null;
-  apiKeyEnc?: string | null;
-  signatureEnc?: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export const HostingIntegrationSchema = new EntitySchema<HostingIntegration>({
+export const HostingIntegrationSchema = defineEntity({
   name: 'HostingIntegration',
   tableName: 'hosting_integrations',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    integrationId: { type: 'string', fieldName: 'integration_id' },
-    name: { type: 'string', nullable: true },
-    source: { type: 'string' },
-    config: { type: 'json' },
-    apiUrl: { type: 'string', nullable: true },
-    apiKeyEnc: { type: 'text', nullable: true, fieldName: 'api_key_enc' },
-    signatureEnc: { type: 'text', nullable: true, fieldName: 'signature_enc' },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
-    updatedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    integrationId: p.string().fieldName('integration_id'),
+    name: p.string().nullable(),
+    source: p.string().$type<'MANUAL' | 'MARKETPLACE'>(),
+    config: p.json<HostingConfig>(),
+    apiUrl: p.string().nullable(),
+    apiKeyEnc: p.text().nullable().fieldName('api_key_enc'),
+    signatureEnc: p.text().nullable().fieldName('signature_enc'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
+/** #7: one hosting-provider integration per (organisation, id). Secrets are sealed. */
+export type HostingIntegration = InferEntity<typeof HostingIntegrationSchema>;
 
-/** #26: a bank integration of a provider (path segment, e.g. `sk.bank_a`). Config is sealed. */
-export interface BankIntegration {
-  id: number;
-  orgId: number;
-  provider: string;
-  key?: string | null;
-  type: string;
-  providerKey?: string | null;
-  name?: string | null;
-  configEnc?: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export const BankIntegrationSchema = new EntitySchema<BankIntegration>({
+export const BankIntegrationSchema = defineEntity({
   name: 'BankIntegration',
   tableName: 'bank_integrations',
   properties: {
-    id: { type: 'number', primary: true, autoincrement: true },
-    orgId: { type: 'number', fieldName: 'org_id' },
-    provider: { type: 'string' },
-    key: { type: 'string', nullable: true },
-    type: { type: 'string' },
-    providerKey: { type: 'string', nullable: true, fieldName: 'provider_key' },
-    name: { type: 'string', nullable: true },
-    configEnc: { type: 'text', nullable: true, fieldName: 'config_enc' },
-    createdAt: { type: 'Date', onCreate: () => new Date() },
-    updatedAt: { type: 'Date', onCreate: () => new Date(), onUpdate: () => new Date() },
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    provider: p.string(),
+    key: p.string().nullable(),
+    type: p.string(),
+    providerKey: p.string().nullable().fieldName('provider_key'),
+    name: p.string().nullable(),
+    configEnc: p.text().nullable().fieldName('config_enc'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
+/** #26: a bank integration of a provider (path segment, e.g. `sk.bank_a`). Config is sealed. */
+export type BankIntegration = InferEntity<typeof BankIntegrationSchema>;
 
 export const integrationEntities = [HostingIntegrationSchema, BankIntegrationSchema];

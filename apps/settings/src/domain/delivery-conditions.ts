@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { parseSort, type SortKey } from '@ledgerline/service-kit';
+import { parseSort, sqlRows, type SortKey } from '@ledgerline/service-kit';
 import { DeliveryConditionSchema, type DeliveryCondition } from '../db/templates.entities.js';
 
 /** The eleven Incoterms® 2020 rules (ICC), in the order the ICC lists them, with localised names. */
@@ -31,13 +31,7 @@ export async function ensureDeliveryConditions(em: EntityManager, orgId: number)
     values.push(orgId, rule.code, rule.names['en-US'], JSON.stringify(l10n), i + 1);
     return '(?, ?, ?, ?::jsonb, ?)';
   });
-  await em
-    .getConnection()
-    .execute(
-      `insert into delivery_conditions (org_id, code, name, l10n, position) values ${rows.join(', ')} on conflict (org_id, code) do nothing`,
-      values,
-      'run',
-    );
+  await sqlRows(em, `insert into delivery_conditions (org_id, code, name, l10n, position) values ${rows.join(', ')} on conflict (org_id, code) do nothing`, values);
 }
 
 /** The name in a culture: exact culture, then the same language, then the stored (English) name. */

@@ -36,7 +36,7 @@ export function organisationView(o: Organisation) {
 }
 
 function apply(o: Organisation, input: OrganisationInput) {
-  const map: Array<[keyof OrganisationInput, keyof Organisation]> = [
+  const map: Array<[keyof OrganisationInput, Exclude<keyof Organisation, symbol>]> = [
     ['name', 'name'], ['country', 'country'], ['legal_currency', 'legalCurrency'], ['is_vat_payer', 'isVatPayer'],
     ['is_large_enterprise', 'isLargeEnterprise'], ['peppol_id', 'peppolId'], ['reg_no', 'regNo'], ['tax_no', 'taxNo'], ['vat_no', 'vatNo'], ['eori_no', 'eoriNo'],
     ['address', 'address'], ['info_legal', 'infoLegal'], ['config', 'config'], ['website', 'website'],

@@ -4,17 +4,20 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { streamForSubject, type CloudEvent } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
-import { TENANT_FILTER } from '../db/orm.js';
+import { TENANT_FILTER, sqlRows } from '../db/orm.js';
+import { operationContext, type OperationContext } from '../context.js';
+import { prepareEvent, recordEvent } from './outbox.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 
 /** Thrown by a handler for a message that can never succeed: it goes to the dead-letter subject at once. */
 export class PoisonMessageError extends Error {}
 
-export interface ConsumerContext {
-  log: Logger;
-  /** Records an outgoing event in the same transaction as the effect. */
-  emit: <T>(ev: { subject: string; data: T; orgId?: number; resource?: string; id?: string }) => Promise<string>;
+/**
+ * A consumer's operation context: the event's organisation, the inbox transaction (`em`; events
+ * recorded through `emit` land in it), the event id as request id and its trace context.
+ */
+export interface ConsumerContext extends OperationContext {
   subject: string;
   deliveryCount: number;
 }
@@ -28,7 +31,7 @@ export interface ConsumerDefinition {
    * Runs inside one database transaction with the event id already claimed in the inbox;
    * the entity manager is scoped to the event's organisation when it carries one.
    */
-  handle: (em: EntityManager, event: CloudEvent, ctx: ConsumerContext) => Promise<void>;
+  handle: (ctx: ConsumerContext, event: CloudEvent) => Promise<void>;
   /**
    * Messages handled at once (default 1: in stream order). Messages with the same ordering key
    * are still handled one after another in stream order, so raise it only when events of
@@ -81,7 +84,8 @@ export class IdempotentConsumer {
     private readonly orm: MikroORM,
     private readonly bus: EventBus,
     private readonly log: Logger,
-    private readonly emitFor: (em: EntityManager) => ConsumerContext['emit'],
+    /** The service: the source of the events its handlers record. */
+    private readonly source: string,
     private readonly opts: ConsumerRuntimeOptions,
     metrics: MetricsRegistry,
   ) {
@@ -180,21 +184,24 @@ export class IdempotentConsumer {
     const em = this.orm.em.fork({ clear: true });
     if (event.orgid && /^\d+$/.test(event.orgid)) em.setFilterParams(TENANT_FILTER, { orgId: Number(event.orgid) });
     return em.transactional(async (tem) => {
-      const claimed = (await tem
-        .getConnection()
-        .execute(
-          'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
-          [this.def.name, event.id, this.def.subject],
-          'all',
-          tem.getTransactionContext(),
-        )) as unknown[];
+      const claimed = await sqlRows(
+        tem,
+        'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
+        [this.def.name, event.id, this.def.subject],
+      );
       if (claimed.length === 0) return false;
-      await this.def.handle(tem, event, {
+      const orgId = event.orgid && /^\d+$/.test(event.orgid) ? Number(event.orgid) : null;
+      const ctx = operationContext({
+        orgId,
+        actor: `event:${event.source}`,
+        requestId: event.id,
+        traceparent: event.traceparent ?? null,
+        em: tem,
         log: this.log.child({ consumer: this.def.name, event_id: event.id }),
-        emit: this.emitFor(tem),
-        subject: this.bus.unprefixed(m.subject),
-        deliveryCount: m.info.deliveryCount,
+        emit: (em, ev) => recordEvent(em, this.source, ev),
+        prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
       });
+      await this.def.handle({ ...ctx, subject: this.bus.unprefixed(m.subject), deliveryCount: m.info.deliveryCount }, event);
       return true;
     });
   }

@@ -1,4 +1,5 @@
 import { ConflictError, type AppError } from '../errors.js';
+import { isUniqueViolation } from '../db/tables.js';
 
 /**
  * Database errors a handler did not anticipate still must not leak SQL: a unique violation is a
@@ -6,7 +7,7 @@ import { ConflictError, type AppError } from '../errors.js';
  */
 export function mapDriverError(err: unknown): AppError | null {
   const e = err as { code?: string; name?: string };
-  if (e?.name === 'UniqueConstraintViolationException' || e?.code === '23505') {
+  if (isUniqueViolation(err)) {
     return new ConflictError('A record with the same unique value already exists', 'duplicate');
   }
   if (e?.code === '40001' || e?.code === '40P01') {

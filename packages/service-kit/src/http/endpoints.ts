@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { ROUTES, routingOrder, type RouteSpec, type ServiceName, type ServiceRoute } from '@ledgerline/contracts';
-import type { Logger } from '../logger.js';
+import { operationContext, type OperationContext } from '../context.js';
+import { prepareEvent, recordEvent } from '../events/outbox.js';
 import { caller } from './caller.js';
 import { INTERNAL_HEADERS, type AuthContext, type KitEnv } from './context.js';
 import { ForbiddenError } from '../errors.js';
@@ -26,16 +26,19 @@ export interface EndpointInput<R extends RouteSpec> {
 }
 
 /** The caller: absent only on operations that take no tenant credential (token endpoint, operator). */
-type CallerOf<R extends RouteSpec> = R extends { open: true } | { operatorOnly: true } ? undefined : AuthContext;
+type Untenanted = { open: true } | { operatorOnly: true };
+type CallerOf<R extends RouteSpec> = R extends Untenanted ? undefined : AuthContext;
 
-/** Per-request context of an endpoint. */
-export interface EndpointContext<R extends RouteSpec = RouteSpec> {
+/**
+ * Per-request context of an endpoint: the operation context every domain function takes (the
+ * caller's organisation, the request's transaction, emit, clock, logger), plus the Hono context
+ * and the caller's credential.
+ */
+export type EndpointContext<R extends RouteSpec = RouteSpec> = OperationContext & {
   c: Context<KitEnv>;
   auth: CallerOf<R>;
-  em: EntityManager;
-  log: Logger;
-  requestId: string;
-}
+  orgId: R extends Untenanted ? number | null : number;
+};
 
 /** The answer the operation declares (checked by the compiler), or a ready Response (HTML, PDF, CSV). */
 export type EndpointAnswer<R extends RouteSpec> = (R['response'] extends z.ZodType ? z.input<R['response']> : never) | Response;
@@ -79,7 +82,20 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           return parsed.value;
         },
       };
-      const ctx = { c, auth, em: c.get('em'), log: c.get('log'), requestId: c.get('requestId') };
+      const ctx = {
+        ...operationContext({
+          orgId: auth?.orgId ?? null,
+          actor: auth ? `${auth.credentialType}:${auth.credentialId}` : route.operatorOnly ? 'operator' : 'anonymous',
+          requestId: c.get('requestId'),
+          traceparent: c.req.header('traceparent') ?? null,
+          em: c.get('em'),
+          log: c.get('log'),
+          emit: (em, ev) => recordEvent(em, service, ev),
+          prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
+        }),
+        c,
+        auth,
+      };
       const answer = await handler({ ctx: ctx as EndpointContext<RouteSpec>, input: input as EndpointInput<RouteSpec> });
       return answer instanceof Response ? answer : respond(c, answer, route.successStatus ?? 200);
     });

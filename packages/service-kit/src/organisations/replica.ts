@@ -105,8 +105,8 @@ export function organisationReplicaConsumer(service: string): ConsumerDefinition
   return {
     name: `${service}-settings-organisation-updated`,
     subject: SUBJECTS.settingsOrganisationUpdated,
-    handle: async (em, event) => {
-      await applyOrganisationUpdated(em, event);
+    handle: async (ctx, event) => {
+      await applyOrganisationUpdated(ctx.em, event);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { NotFoundError, organisationReplica, recordEvents } from '@ledgerline/service-kit';
+import { NotFoundError, organisationReplica, recordEvents, sqlRows } from '@ledgerline/service-kit';
 import {
   DEFAULT_RULES,
   complianceRecord,
@@ -56,13 +56,12 @@ interface InvoiceRow {
  * by hand): hydrating hundreds of JSON bodies as managed entities costs more than the evaluation.
  */
 async function loadInvoices(em: EntityManager, orgId: number, ids: number[]): Promise<InvoiceRow[]> {
-  return em.getConnection().execute<InvoiceRow[]>(
+  return sqlRows<InvoiceRow>(
+    em,
     `select id, date_issued::text as date_issued, date_due::text as date_due, amount_due::text as amount_due, body
        from sales_documents
       where org_id = ? and doc_type = 'sales_invoice' and id = any(?::bigint[])`,
     [orgId, `{${ids.join(',')}}`],
-    'all',
-    em.getTransactionContext(),
   );
 }
 
@@ -81,7 +80,8 @@ async function storeRecords(em: EntityManager, orgId: number, results: Map<numbe
     failed_checks: r.failed_checks,
     evaluated_at: r.evaluated_at,
   }));
-  await em.getConnection().execute(
+  await sqlRows(
+    em,
     `insert into compliance_records (org_id, invoice_id, status, reporting_method, delivery_eligibility, required_action,
        allowed_actions, blocking_reason, rule_id, failed_checks, evaluated_at)
      select org_id, invoice_id, status, reporting_method, delivery_eligibility, required_action,
@@ -92,8 +92,6 @@ async function storeRecords(em: EntityManager, orgId: number, results: Map<numbe
               failed_checks jsonb, evaluated_at timestamptz)
       order by e.n`,
     [JSON.stringify(rows)],
-    'run',
-    em.getTransactionContext(),
   );
 }
 

@@ -4,7 +4,8 @@ import { ValidationError, type FieldError } from '@ledgerline/service-kit';
 import { formatDate, formatMoney, interpolate, labelsFor, parseAddressList, type MailAttachment } from '@ledgerline/rendering';
 import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js';
 import type { Delivery } from '../delivery.js';
-import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
+import { INVOICES } from '../invoices/invoice-kind.js';
+import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from '../sales-documents/rendering.js';
 
 /** E-mail record (spec §2.10) with its outcome; attachment contents are not kept (binary_content null). */
 export function emailRecordView(r: EmailRecord) {
@@ -69,7 +70,7 @@ export async function sendInvoiceEmail(
   opts: RenderOptions,
   delivery: Delivery,
 ): Promise<{ record: EmailRecord; result: InvoiceEmailResult }> {
-  const rendered = await renderSalesDocument(em, orgId, 'sales_invoice', invoiceId, opts);
+  const rendered = await renderSalesDocument(em, orgId, INVOICES, invoiceId, opts);
   const { view, doc, culture, template } = rendered;
   const customer = (view.customer ?? {}) as Record<string, unknown>;
   const org = (view.org ?? {}) as Record<string, unknown>;
@@ -96,7 +97,7 @@ export async function sendInvoiceEmail(
   let failure: string | null = null;
   if (includeAttachment) {
     try {
-      attachments.push({ filename: pdfFileName('sales_invoice', doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
+      attachments.push({ filename: pdfFileName(INVOICES, doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
     } catch (e) {
       failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
     }

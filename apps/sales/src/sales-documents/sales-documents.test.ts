@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { invoiceRequestSchema } from '@ledgerline/contracts';
 import { computeDocument } from '@ledgerline/documents';
-import { documentBody, documentInputOf, documentView, overdueDays } from './sales-documents.js';
-import { likePattern } from './sales-document-list.js';
-import { issuerSnapshot } from './organisations.js';
+import { documentBody, documentInputOf } from './body.js';
+import { documentView, overdueDays } from './view.js';
+import { likePattern } from './list.js';
+import { issuerSnapshot } from './issuer.js';
+import { INVOICES } from '../invoices/invoice-kind.js';
 import { invoiceSchema } from '@ledgerline/contracts';
 import type { SalesDocument } from '../db/entities.js';
 
@@ -33,11 +35,11 @@ describe('documentBody', () => {
   const body = documentBody(request, computed, {
     id: 7,
     uid: '6f1c1a3e-8a3b-4b8e-9d44-1f0b7c0e2a11',
-    docType: 'sales_invoice',
     no: 'INV202600007',
     counterId: 3,
     createdAt: new Date('2026-11-20T10:00:00Z'),
     org: { name: 'Alpha' },
+    own: INVOICES.ownFields(request, null),
   });
 
   it('stores the computed figures as JSON numbers, never the client figures', () => {

@@ -2,7 +2,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ItemListQuery, ItemRequest, ItemSalesRateQuery, PriceListRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, NotFoundError, dec, parseSort, sqlRows, toWire, type Dec } from '@ledgerline/service-kit';
 import { ItemSchema, PriceListRateSchema, PriceListSchema, type Item, type PriceList, type PriceListRate } from '../db/entities.js';
-import { likePattern } from './sales-document-list.js';
+import { likePattern } from '../sales-documents/list.js';
 
 const fixed = (v: number | string) => dec(v).toFixed();
 

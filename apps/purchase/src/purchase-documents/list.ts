@@ -4,7 +4,7 @@ import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import { dec, parseSort, toWire } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
-import { KIND_TYPES } from './documents.js';
+import { PURCHASE_KINDS } from './kinds.js';
 import { isoDay } from '@ledgerline/service-kit';
 
 /** The list query as the contracts parse it (`purchaseDocumentListQuerySchema`, the export's too). */
@@ -59,7 +59,7 @@ export async function listPurchaseDocuments(em: EntityManager, kinds: PurchaseKi
 export function inventoryInRow(d: PurchaseDocument) {
   const vendor = d.vendor as { business_name?: string | null; vat_no?: string | null };
   return {
-    document_type: KIND_TYPES[d.kind],
+    document_type: PURCHASE_KINDS[d.kind].documentType,
     id: d.id,
     no: d.no,
     vendor_doc_no: d.vendorDocNo ?? null,

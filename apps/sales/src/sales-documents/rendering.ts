@@ -3,8 +3,12 @@ import type { Template } from '@ledgerline/contracts';
 import { ValidationError, organisationReplica } from '@ledgerline/service-kit';
 import { canonicalCulture, DEFAULT_CULTURE, renderDocumentHtml, type DocumentKind, type PdfPrinter } from '@ledgerline/rendering';
 import type { SalesDocType, SalesDocument } from '../db/entities.js';
-import { documentView, getSalesDocument } from './sales-documents.js';
-import { resolveTemplate } from './template-replicas.js';
+import { getSalesDocument, type SalesDocumentKind } from './post.js';
+import { documentView } from './view.js';
+import { resolveTemplate } from '../templates/replicas.js';
+
+/** What rendering needs of a document kind. */
+type RenderedKind = Pick<SalesDocumentKind<SalesDocType, never>, 'docType' | 'label' | 'rendering' | 'fileName'>;
 
 export interface RenderOptions {
   layout?: string;
@@ -20,8 +24,6 @@ export interface RenderedDocument {
   /** The organisation profile as replicated from settings (null until it has arrived). */
   organisation: Record<string, unknown> | null;
 }
-
-const KIND: Record<SalesDocType, DocumentKind> = { sales_invoice: 'invoice', sales_credit_note: 'credit_note' };
 
 /** The rendering culture: the one asked for, else the document's, else the customer's, else en-US. */
 export function cultureFor(asked: string | undefined, view: Record<string, unknown>): string {
@@ -45,14 +47,14 @@ export function cultureFor(asked: string | undefined, view: Record<string, unkno
  * with the document (DESIGN §4: never recomputed); the organisation replica only fills issuer
  * data the document snapshot lacks (the bank account).
  */
-export async function renderSalesDocument(em: EntityManager, orgId: number, docType: SalesDocType, id: number, opts: RenderOptions): Promise<RenderedDocument> {
-  const doc = await getSalesDocument(em, docType, id);
+export async function renderSalesDocument(em: EntityManager, orgId: number, kind: RenderedKind, id: number, opts: RenderOptions): Promise<RenderedDocument> {
+  const doc = await getSalesDocument(em, kind, id);
   const view = documentView(doc);
   const culture = cultureFor(opts.culture, view);
   const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const replica = await organisationReplica(em, orgId);
   const organisation = replica?.profile ?? null;
-  const html = await renderDocumentHtml({ document: view, kind: KIND[docType], culture, template, organisation });
+  const html = await renderDocumentHtml({ document: view, kind: kind.rendering, culture, template, organisation });
   return { doc, view, template, culture, html, organisation };
 }
 
@@ -61,7 +63,6 @@ export async function printSalesDocument(printer: PdfPrinter, rendered: Rendered
 }
 
 /** `Invoice-FV2026001.pdf`: a file name safe in a Content-Disposition header and a mail part. */
-export function pdfFileName(docType: SalesDocType, no: string): string {
-  const base = docType === 'sales_invoice' ? 'Invoice' : 'Credit-note';
-  return `${base}-${no.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
+export function pdfFileName(kind: Pick<RenderedKind, 'fileName'>, no: string): string {
+  return `${kind.fileName}-${no.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BusinessRuleError, ConflictError } from '@ledgerline/service-kit';
+import { BusinessRuleError, duplicateDocumentNumber, sqlRows, type ConflictError } from '@ledgerline/service-kit';
 import type { NumberSeriesListQuery, NumberSeriesRequest, NumberSeriesView } from '@ledgerline/contracts';
-import { formatNumber, parseMask, seriesPeriodKey, type ParsedMask } from '@ledgerline/documents';
+import { parseMask } from '@ledgerline/documents';
 import { NumberSeriesSchema, SalesDocumentSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';
 
 /** Masks of the default series, seeded per organisation and document type on first use. */
@@ -12,16 +12,12 @@ export const DEFAULT_SERIES: Record<SalesDocType, { name: string; mask: string }
 
 const DOC_LABEL: Record<SalesDocType, string> = { sales_invoice: 'invoice', sales_credit_note: 'credit note' };
 
-async function sql<T = unknown>(em: EntityManager, query: string, params: unknown[]): Promise<T[]> {
-  return (await em.getConnection().execute(query, params, 'all', em.getTransactionContext())) as T[];
-}
-
 /** The default series of a document type; created (race-free) the first time it is needed. */
 export async function defaultSeries(em: EntityManager, orgId: number, docType: SalesDocType): Promise<NumberSeries> {
   const existing = await em.findOne(NumberSeriesSchema, { docType, isDefault: true });
   if (existing) return existing;
   const def = DEFAULT_SERIES[docType];
-  await sql(
+  await sqlRows(
     em,
     `insert into number_series (org_id, doc_type, name, mask, is_default) values (?, ?, ?, ?, true)
      on conflict (org_id, doc_type) where is_default do nothing`,
@@ -44,38 +40,13 @@ export async function pickSeries(em: EntityManager, orgId: number, docType: Sale
   return series;
 }
 
-/**
- * A series' number for one document date, split around the counter so SQL can format it:
- * `prefix || lpad(counter, width) || suffix` (a wider counter is written in full, as `formatNumber`).
- */
-export interface NumberPattern {
-  seriesId: number;
-  period: string;
-  prefix: string;
-  width: number;
-  suffix: string;
-}
-
-export function numberPattern(series: Pick<NumberSeries, 'id' | 'mask'>, dateIssued: string): NumberPattern {
-  const mask = parseMask(series.mask);
-  const at = mask.parts.findIndex((p) => p.kind === 'counter');
-  const part = (parts: ParsedMask['parts']) => formatNumber({ ...mask, parts }, dateIssued, 0);
-  return {
-    seriesId: series.id,
-    period: seriesPeriodKey(mask, dateIssued),
-    prefix: part(mask.parts.slice(0, at)),
-    width: mask.counterWidth,
-    suffix: part(mask.parts.slice(at + 1)),
-  };
-}
-
 export async function numberTaken(em: EntityManager, docType: SalesDocType, no: string, excludeIds: number[] = []): Promise<number[]> {
   const rows = await em.find(SalesDocumentSchema, { docType, no, ...(excludeIds.length ? { id: { $nin: excludeIds } } : {}) }, { fields: ['id'] });
   return rows.map((r) => r.id);
 }
 
 export function duplicateNumber(docType: SalesDocType, no: string): ConflictError {
-  return new ConflictError(`A ${DOC_LABEL[docType]} numbered ${no} already exists`, 'duplicate_number');
+  return duplicateDocumentNumber(DOC_LABEL[docType], no);
 }
 
 export function seriesView(s: NumberSeries): NumberSeriesView {
@@ -92,8 +63,8 @@ export async function createSeries(em: EntityManager, orgId: number, input: Numb
   const docType = input.doc_type;
   await defaultSeries(em, orgId, docType); // the default exists before any other series
   if (input.is_default) {
-    await sql(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`series-default:${orgId}:${docType}`]);
-    await sql(em, 'update number_series set is_default = false where org_id = ? and doc_type = ? and is_default', [orgId, docType]);
+    await sqlRows(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`series-default:${orgId}:${docType}`]);
+    await sqlRows(em, 'update number_series set is_default = false where org_id = ? and doc_type = ? and is_default', [orgId, docType]);
   }
   const series = em.create(NumberSeriesSchema, { orgId, docType, name: input.name, mask: input.mask, isDefault: input.is_default ?? false, createdAt: new Date() });
   await em.flush();

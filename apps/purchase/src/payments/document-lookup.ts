@@ -1,46 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LockMode } from '@mikro-orm/core';
-import { paymentStatus } from '@ledgerline/documents';
+import type { DocumentLookupAnswer, PurchaseDocumentLookupRequest } from '@ledgerline/contracts';
 import { dec, roundMoney, toDb, toWire } from '@ledgerline/service-kit';
-import type { Logger } from '@ledgerline/service-kit';
-import { PaymentApplicationSchema, PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
-import type { DocumentLookupAnswer, FinancePaymentMatchedEvent as PaymentMatchedEvent, PurchaseDocumentLookupRequest } from '@ledgerline/contracts';
-import { KIND_TYPES } from './documents.js';
+import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
+import { PURCHASE_KINDS } from '../purchase-documents/kinds.js';
 
 const KIND_OF: Record<string, PurchaseKind | undefined> = { purchase_bill: 'bill', purchase_vendor_credit: 'vendor_credit' };
-
-/**
- * Applies a matched payment (or its reversal) to a purchase document: amount_paid moves by the
- * amount, amount_due and payment_status follow. The consumer's inbox makes a redelivery a no-op;
- * the application row (unique per event) is the audit trail and a second guard.
- */
-export async function applyMatchedPayment(em: EntityManager, orgId: number, eventId: string, ev: PaymentMatchedEvent, log: Logger): Promise<boolean> {
-  const kind = KIND_OF[ev.document.type];
-  if (!kind) return false; // a sales document: not ours
-  const doc = await em.findOne(PurchaseDocumentSchema, { id: ev.document.id, kind }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!doc) {
-    log.warn('payment matched to an unknown purchase document; ignored', { document: ev.document, event_id: eventId });
-    return false;
-  }
-  if ((await em.count(PaymentApplicationSchema, { eventId })) > 0) return false;
-  const amount = dec(String(ev.amount));
-  em.create(PaymentApplicationSchema, {
-    orgId,
-    eventId,
-    documentId: doc.id,
-    paymentId: String(ev.payment_id),
-    source: ev.source,
-    amount: toDb(amount, 4),
-    currency: ev.currency,
-    appliedAt: new Date(),
-  });
-  const paid = dec(doc.amountPaid).plus(amount);
-  doc.amountPaid = toDb(paid, doc.precision);
-  doc.amountDue = toDb(dec(doc.totalAmount).minus(paid), doc.precision);
-  doc.paymentStatus = paymentStatus(doc.totalAmount, paid);
-  await em.flush();
-  return true;
-}
 
 /** Answer of `rpc.purchase.document.lookup`. */
 export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLookupRequest): Promise<DocumentLookupAnswer> {
@@ -55,7 +19,7 @@ export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLoo
   const vendor = doc.vendor as { id?: number | null; business_name?: string | null };
   return {
     found: true,
-    type: KIND_TYPES[doc.kind],
+    type: PURCHASE_KINDS[doc.kind].documentType,
     id: doc.id,
     no: doc.no,
     total_amount: toWire(doc.totalAmount),

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { PurchaseDocument } from '../db/entities.js';
 import { daysPast, isoDay } from '@ledgerline/service-kit';
-import { documentView, sameVendor } from './documents.js';
-import { inventoryInCsv, inventoryInRow } from './listing.js';
+import { documentView } from './view.js';
+import { sameVendor } from '../vendor-credits/vendor-credit-kind.js';
+import { inventoryInCsv, inventoryInRow } from './list.js';
 
 function doc(over: Partial<PurchaseDocument> = {}): PurchaseDocument {
   return {
@@ -12,6 +13,16 @@ function doc(over: Partial<PurchaseDocument> = {}): PurchaseDocument {
     uid: '00000000-0000-4000-8000-000000000007',
     no: 'BILL202600007',
     vendorDocNo: 'V-1',
+    creditedDocId: null,
+    creditedDocNo: null,
+    copyFromId: null,
+    dateTaxable: null,
+    description: null,
+    rateFormat: null,
+    taxNexus: null,
+    paymentReference: null,
+    bankAccountNumber: null,
+    rsn: null,
     vendor: { id: 5, business_name: 'Smith, "the" Supplier', vat_no: 'CZ1' },
     vendorName: 'Smith, "the" Supplier',
     type: { id: 1 },

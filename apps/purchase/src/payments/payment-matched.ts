@@ -1,0 +1,27 @@
+import type { CloudEvent } from '@ledgerline/contracts';
+import { applyMatchedPayment, toDb, type OperationContext, type PaymentTarget } from '@ledgerline/service-kit';
+import { PaymentApplicationSchema, PurchaseDocumentSchema, type PaymentApplication, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
+
+const KIND_OF: Record<string, PurchaseKind | undefined> = { purchase_bill: 'bill', purchase_vendor_credit: 'vendor_credit' };
+
+/** Purchase documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
+export const PURCHASE_PAYMENTS: PaymentTarget<PurchaseDocument, PaymentApplication> = {
+  documents: PurchaseDocumentSchema,
+  documentFilter: (ref) => {
+    const kind = KIND_OF[ref.type];
+    return kind ? { kind } : null;
+  },
+  applications: PaymentApplicationSchema,
+  applicationRow: (doc, eventId, payment, at) => ({
+    orgId: doc.orgId,
+    eventId,
+    documentId: doc.id,
+    paymentId: String(payment.payment_id),
+    source: payment.source,
+    amount: toDb(payment.amount, 4),
+    currency: payment.currency,
+    appliedAt: at,
+  }),
+};
+
+export const applyPurchasePayment = (ctx: OperationContext, event: CloudEvent) => applyMatchedPayment(ctx, event, PURCHASE_PAYMENTS);

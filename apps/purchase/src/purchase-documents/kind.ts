@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import type { CreditRule } from '@ledgerline/service-kit';
+import type { vendorBillRequestSchema, vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
+import type { PurchaseDocument, PurchaseKind } from '../db/entities.js';
+
+export type PurchaseRequestSchema = typeof vendorBillRequestSchema | typeof vendorCreditRequestSchema;
+
+/**
+ * What differs between the two purchase documents, as data: bills and vendor credits are posted
+ * by the same steps (`postPurchaseDocument`).
+ */
+export interface PurchaseDocumentKind<K extends PurchaseKind, S extends PurchaseRequestSchema> {
+  kind: K;
+  /** The document type of events, lookups and the ledger. */
+  documentType: 'purchase_bill' | 'purchase_vendor_credit';
+  /** The `*.posted` subject. */
+  subject: string;
+  /** e.g. `vendor credit`, in messages. */
+  label: string;
+  requestSchema: S;
+  /** The mask of the kind's one numbering series (DESIGN §4): own number per kind, restarting yearly. */
+  mask: string;
+  /** The document a request credits (vendor credits), checked with the shared credit rule. */
+  credits?: { rule: CreditRule<PurchaseDocument>; creditedId: (req: z.output<S>) => number | null | undefined };
+}

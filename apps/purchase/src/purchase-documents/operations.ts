@@ -1,0 +1,23 @@
+import type { z } from 'zod';
+import { page, type TenantContext } from '@ledgerline/service-kit';
+import type { PurchaseKind } from '../db/entities.js';
+import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
+import { listPurchaseDocuments, type PurchaseListQuery } from './list.js';
+import { postPurchaseDocument } from './post.js';
+import { readPurchaseRequest } from './request.js';
+import { purchaseView } from './view.js';
+
+/** The operations every purchase document kind offers, for the kind's routes to map onto its operation ids. */
+export function purchaseDocumentOperations<K extends PurchaseKind, S extends PurchaseRequestSchema>(kind: PurchaseDocumentKind<K, S>) {
+  return {
+    /** The raw body: `copy_from_id` fills the request from the copied document before it is parsed. */
+    create: async (ctx: TenantContext, raw: unknown, strict: boolean | undefined) => {
+      const req: z.output<S> = await readPurchaseRequest(ctx.em, kind, raw);
+      return postPurchaseDocument(ctx, kind, req, { strict });
+    },
+    list: async (ctx: TenantContext, q: PurchaseListQuery) => {
+      const { rows, total } = await listPurchaseDocuments(ctx.em, [kind.kind], q);
+      return page(rows.map((d) => purchaseView(d, kind.kind)), total, q.from, q.take);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import {
+  checkCreditedDocument,
+  duplicateDocumentNumber,
+  insertNumberedDocument,
+  legalCurrencyOf,
+  nextDocumentId,
+  sqlRows,
+  type TenantContext,
+} from '@ledgerline/service-kit';
+import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
+import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
+import { NOT_INPUT, omit } from './request.js';
+import { purchaseView, type PurchaseView } from './view.js';
+
+function storeTax(t: ComputedTaxLine): StoredTaxLine {
+  return {
+    tax_index: t.tax_index,
+    tax_rate: t.tax_rate,
+    tax_amount: t.tax_amount,
+    tax_amount_leg: t.tax_amount_leg,
+    tax_base: t.tax_base,
+    tax_base_leg: t.tax_base_leg,
+    tax_code: t.tax_code,
+    tax_name: t.tax_name,
+    rate_type: t.rate_type,
+  };
+}
+
+async function nextLineIds(em: EntityManager, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  const rows = await sqlRows<{ id: number | string }>(em, "select nextval('purchase_line_ids') as id from generate_series(1, ?::int)", [n]);
+  return rows.map((r) => Number(r.id));
+}
+
+/** The shared document arithmetic; its `fx_rate` is this interface's `tax_fx_rate`, so errors name that field. */
+function computeFigures(input: DocumentInput) {
+  try {
+    return computeDocument(input);
+  } catch (e) {
+    if (e instanceof DocumentValidationError && e.errors?.some((x) => x.path === 'fx_rate')) {
+      throw new DocumentValidationError(
+        e.errors.map((x) => (x.path === 'fx_rate' ? { ...x, path: 'tax_fx_rate', message: `${x.message} when currency is not the legal currency` } : x)),
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * Posts a vendor bill or vendor credit by the steps every posted document takes: figures computed
+ * once with the shared document arithmetic, the credited bill checked with the shared credit
+ * rule, then number, document and `*.posted` event written by one statement
+ * (`insertNumberedDocument`).
+ */
+export async function postPurchaseDocument<K extends PurchaseKind, S extends PurchaseRequestSchema>(
+  ctx: TenantContext,
+  kind: PurchaseDocumentKind<K, S>,
+  req: z.output<S>,
+  opts: { strict?: boolean } = {},
+): Promise<PurchaseView<K>> {
+  const { em, orgId } = ctx;
+  const computed = computeFigures({
+    currency: req.currency,
+    legal_currency: await legalCurrencyOf(em, orgId),
+    // Purchase documents carry one rate to the legal currency: tax_fx_rate.
+    fx_rate: req.tax_fx_rate ?? null,
+    tax_fx_rate: req.tax_fx_rate ?? null,
+    precision: req.precision ?? 2,
+    taxes_included: req.taxes_included ?? false,
+    items: req.items.map((it) => ({
+      qty: it.qty,
+      rate: it.rate,
+      taxes: it.taxes ?? [],
+      tax_deduction_ratio: it.tax_deduction_ratio ?? null,
+      net_deduction_ratio: it.net_deduction_ratio ?? null,
+    })),
+  });
+  if (opts.strict) assertDerivedFigures(req, computed);
+  const creditedId = kind.credits?.creditedId(req);
+  const credited =
+    kind.credits && creditedId
+      ? await checkCreditedDocument(em, kind.credits.rule, {
+          creditedId,
+          party: req.vendor as Record<string, unknown>,
+          currency: req.currency,
+          total: computed.total_amount,
+          precision: computed.precision,
+        })
+      : null;
+
+  const [id, lineIds] = [await nextDocumentId(em, PurchaseDocumentSchema), await nextLineIds(em, req.items.length)];
+  const items: StoredItem[] = req.items.map((it, i) => {
+    const c = computed.items[i];
+    return {
+      id: lineIds[i],
+      description: it.description ?? null,
+      qty: c.qty,
+      rate: c.rate,
+      amount: c.amount,
+      tax_deduction_ratio: c.tax_deduction_ratio ?? '1',
+      net_deduction_ratio: c.net_deduction_ratio ?? '1',
+      item: (it.item as Record<string, unknown>) ?? null,
+      unit: (it.unit as Record<string, unknown>) ?? null,
+      gl_account: (it.gl_account as Record<string, unknown> | null | undefined) ?? null,
+      taxes: c.taxes.map(storeTax),
+    };
+  });
+
+  const given = req.no?.trim() || null;
+  const vendor = req.vendor as Record<string, unknown>;
+  const now = ctx.now();
+  const doc: PurchaseDocument = {
+    id,
+    orgId,
+    kind: kind.kind,
+    uid: randomUUID(),
+    no: given ?? '',
+    vendorDocNo: req.vendor_doc_no ?? null,
+    creditedDocId: credited?.id ?? null,
+    creditedDocNo: credited?.no ?? null,
+    copyFromId: req.copy_from_id ?? null,
+    vendor,
+    vendorName: (vendor.business_name as string | undefined) ?? (vendor.display_name as string | undefined) ?? null,
+    type: req.type as Record<string, unknown>,
+    currency: computed.currency,
+    precision: computed.precision,
+    taxesIncluded: computed.taxes_included,
+    taxFxRate: computed.tax_fx_rate,
+    dateIssued: req.date_issued,
+    dateTaxable: req.date_taxable ?? null,
+    dateDue: req.date_due ?? null,
+    description: req.description ?? null,
+    rateFormat: req.rate_format ?? null,
+    taxNexus: (req.tax_nexus as Record<string, unknown>) ?? null,
+    paymentReference: req.payment_reference ?? null,
+    bankAccountNumber: req.bank_account_number ?? null,
+    rsn: req.rsn ?? null,
+    items,
+    taxes: computed.taxes.map(storeTax),
+    subtotalAmount: computed.subtotal_amount,
+    taxAmount: computed.tax_amount,
+    totalAmount: computed.total_amount,
+    amountPaid: computed.amount_paid,
+    amountDue: computed.amount_due,
+    paymentStatus: computed.payment_status,
+    isLocked: false,
+    input: omit(req as Record<string, unknown>, NOT_INPUT),
+    createdAt: now,
+    editedAt: now,
+  };
+  const pattern = numberPattern(kind.mask, req.date_issued);
+  const { no: _no, ...row } = doc;
+  doc.no = await insertNumberedDocument(em, {
+    schema: PurchaseDocumentSchema,
+    row,
+    numberProperty: 'no',
+    uniqueKey: '(org_id, kind, no)',
+    event: ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: purchaseView(doc, kind.kind) }),
+    number: given ? { given } : { counter: { table: 'numbering_counters', key: { org_id: orgId, series: kind.kind, period: pattern.period } }, pattern },
+    duplicate: (no) => duplicateDocumentNumber(kind.label, no),
+  });
+  return purchaseView(doc, kind.kind);
+}

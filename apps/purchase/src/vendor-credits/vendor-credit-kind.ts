@@ -1,0 +1,43 @@
+import { SUBJECTS } from '@ledgerline/contracts';
+import { vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
+import { BusinessRuleError, type CreditRule } from '@ledgerline/service-kit';
+import { PurchaseDocumentSchema, type PurchaseDocument } from '../db/entities.js';
+import type { PurchaseDocumentKind } from '../purchase-documents/kind.js';
+
+/** Whether two vendor contacts are the same party: by id, else VAT number, else registration number, else name. */
+export function sameVendor(a: Record<string, unknown> | null | undefined, b: Record<string, unknown> | null | undefined): boolean {
+  if (!a || !b) return false;
+  const norm = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v ?? null);
+  for (const key of ['id', 'vat_no', 'reg_no', 'business_name']) {
+    const x = norm(a[key]);
+    const y = norm(b[key]);
+    if (x !== null && y !== null && x !== '' && y !== '') return x === y;
+  }
+  return false;
+}
+
+const invalidCredited = (message: string) =>
+  new BusinessRuleError(message, 'invalid_credited_document', [{ path: 'credited_doc_id', message, code: 'invalid_credited_document' }]);
+
+/** A vendor credit credits a bill of the same organisation, vendor and currency, up to its total. */
+export const CREDITED_BILL: CreditRule<PurchaseDocument> = {
+  documents: PurchaseDocumentSchema,
+  credited: { kind: 'bill' },
+  creditsOf: (id) => ({ kind: 'vendor_credit', creditedDocId: id }),
+  partyOf: (bill) => bill.vendor,
+  sameParty: sameVendor,
+  words: { credit: 'vendor credit', credited: 'bill', creditsPlural: 'Vendor credits' },
+  notFound: (id) => invalidCredited(`Vendor bill ${id} does not exist`),
+  otherParty: () => invalidCredited('The credited bill belongs to another vendor'),
+  exceedsCode: 'credit_exceeds_document',
+};
+
+export const VENDOR_CREDITS: PurchaseDocumentKind<'vendor_credit', typeof vendorCreditRequestSchema> = {
+  kind: 'vendor_credit',
+  documentType: 'purchase_vendor_credit',
+  subject: SUBJECTS.purchaseVendorCreditPosted,
+  label: 'vendor credit',
+  requestSchema: vendorCreditRequestSchema,
+  mask: 'VC{YYYY}{#####}',
+  credits: { rule: CREDITED_BILL, creditedId: (req) => req.credited_doc_id },
+};

@@ -1,0 +1,42 @@
+import { SUBJECTS, type CreditNoteRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, type CreditRule } from '@ledgerline/service-kit';
+import { SalesDocumentSchema, type SalesDocument } from '../db/entities.js';
+import type { SalesDocumentKind } from '../sales-documents/post.js';
+
+/** Same customer: by id when both carry one, else by name and VAT number. */
+export function sameCustomer(a: Record<string, unknown> | null | undefined, b: Record<string, unknown> | null | undefined): boolean {
+  if (!a || !b) return false;
+  if (a.id != null && b.id != null) return Number(a.id) === Number(b.id);
+  const norm = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : '');
+  return norm(a.business_name) === norm(b.business_name) && norm(a.vat_no) === norm(b.vat_no) && norm(a.business_name) !== '';
+}
+
+/** A credit note credits an invoice of the same organisation, customer and currency, up to its total. */
+export const CREDITED_INVOICE: CreditRule<SalesDocument> = {
+  documents: SalesDocumentSchema,
+  credited: { docType: 'sales_invoice' },
+  creditsOf: (id) => ({ docType: 'sales_credit_note', creditedDocId: id }),
+  partyOf: (invoice) => invoice.body.customer as Record<string, unknown> | null,
+  sameParty: sameCustomer,
+  words: { credit: 'credit note', credited: 'invoice', creditsPlural: 'Credit notes' },
+  notFound: (id) =>
+    new BusinessRuleError(`Invoice ${id} does not exist`, 'credited_invoice_not_found', [
+      { path: 'credited_doc_id', message: 'no such invoice in this organisation', code: 'credited_invoice_not_found' },
+    ]),
+  otherParty: () =>
+    new BusinessRuleError('A credit note must have the customer of the invoice it credits', 'customer_mismatch', [
+      { path: 'customer', message: 'differs from the customer of the credited invoice', code: 'customer_mismatch' },
+    ]),
+  exceedsCode: 'credit_exceeds_invoice',
+};
+
+/** The credit note as a sales document kind: its own fields name the credited invoice. */
+export const CREDIT_NOTES: SalesDocumentKind<'sales_credit_note', CreditNoteRequest> = {
+  docType: 'sales_credit_note',
+  subject: SUBJECTS.salesCreditNotePosted,
+  label: 'credit note',
+  rendering: 'credit_note',
+  fileName: 'Credit-note',
+  credits: { rule: CREDITED_INVOICE, creditedId: (input) => input.credited_doc_id, creditedNo: (input) => input.credited_doc_no },
+  ownFields: (_input, credited) => ({ credited_doc_id: credited?.id ?? null, credited_doc_no: credited?.no ?? null }),
+};

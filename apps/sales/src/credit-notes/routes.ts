@@ -1,0 +1,24 @@
+import type { EndpointHandlers, ServiceDeps } from '@ledgerline/service-kit';
+import { numberTaken } from '../numbering-series/series.js';
+import { salesDocumentOperations } from '../sales-documents/operations.js';
+import { CREDIT_NOTES } from './credit-note-kind.js';
+
+type CreditNoteOperations = 'createCreditNote' | 'listCreditNotes' | 'getCreditNote' | 'getCreditNoteHtml' | 'getCreditNotePdf' | 'checkCreditNoteNo';
+
+/** `/v1/sales/credit-notes…` and their HTML and PDF: the credit-note kind on the shared operations, plus the number check. */
+export function creditNoteRoutes(deps: ServiceDeps): Pick<EndpointHandlers<'sales'>, CreditNoteOperations> {
+  const op = salesDocumentOperations(CREDIT_NOTES, deps);
+  return {
+    createCreditNote: ({ ctx, input }) => op.create(ctx, input.body, input.query.strict),
+    listCreditNotes: ({ ctx, input }) => op.list(ctx, input.query),
+    getCreditNote: ({ ctx, input }) => op.get(ctx, input.params.id),
+    getCreditNoteHtml: ({ ctx, input }) => op.html(ctx, input.params.id, input.query),
+    getCreditNotePdf: ({ ctx, input }) => op.pdf(ctx, input.params.id, input.query),
+    checkCreditNoteNo: async ({ ctx, input: { query: q } }) => {
+      const no = q.no?.trim();
+      if (!no) return { exists: false, ids: [] };
+      const ids = await numberTaken(ctx.em, 'sales_credit_note', no, q.exclude_id ?? []);
+      return { exists: ids.length > 0, ids };
+    },
+  };
+}

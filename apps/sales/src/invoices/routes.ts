@@ -1,0 +1,17 @@
+import type { EndpointHandlers, ServiceDeps } from '@ledgerline/service-kit';
+import { salesDocumentOperations } from '../sales-documents/operations.js';
+import { INVOICES } from './invoice-kind.js';
+
+type InvoiceOperations = 'createInvoice' | 'listInvoices' | 'getInvoice' | 'getInvoiceHtml' | 'getInvoicePdf';
+
+/** `/v1/sales/invoices…` and their HTML and PDF: the invoice kind on the shared sales-document operations. */
+export function invoiceRoutes(deps: ServiceDeps): Pick<EndpointHandlers<'sales'>, InvoiceOperations> {
+  const op = salesDocumentOperations(INVOICES, deps);
+  return {
+    createInvoice: ({ ctx, input }) => op.create(ctx, input.body, input.query.strict),
+    listInvoices: ({ ctx, input }) => op.list(ctx, input.query),
+    getInvoice: ({ ctx, input }) => op.get(ctx, input.params.id),
+    getInvoiceHtml: ({ ctx, input }) => op.html(ctx, input.params.id, input.query),
+    getInvoicePdf: ({ ctx, input }) => op.pdf(ctx, input.params.id, input.query),
+  };
+}

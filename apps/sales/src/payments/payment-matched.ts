@@ -1,0 +1,28 @@
+import type { CloudEvent } from '@ledgerline/contracts';
+import { applyMatchedPayment, toDb, type OperationContext, type PaymentTarget } from '@ledgerline/service-kit';
+import { DocumentPaymentSchema, SalesDocumentSchema, type DocumentPayment, type SalesDocType, type SalesDocument } from '../db/entities.js';
+
+const SALES_TYPES: readonly string[] = ['sales_invoice', 'sales_credit_note'] satisfies SalesDocType[];
+
+/** Sales documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
+export const SALES_PAYMENTS: PaymentTarget<SalesDocument, DocumentPayment> = {
+  documents: SalesDocumentSchema,
+  documentFilter: (ref) => (SALES_TYPES.includes(ref.type) ? { docType: ref.type as SalesDocType } : null),
+  applications: DocumentPaymentSchema,
+  applicationRow: (doc, eventId, payment, at) => ({
+    orgId: doc.orgId,
+    documentId: doc.id,
+    eventId,
+    paymentId: payment.payment_id,
+    source: payment.source,
+    amount: toDb(payment.amount, doc.precision),
+    currency: payment.currency,
+    date: payment.date,
+    createdAt: at,
+  }),
+  touch: (doc, at) => {
+    doc.updatedAt = at;
+  },
+};
+
+export const applySalesPayment = (ctx: OperationContext, event: CloudEvent) => applyMatchedPayment(ctx, event, SALES_PAYMENTS);

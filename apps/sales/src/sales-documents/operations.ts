@@ -1,0 +1,43 @@
+import type { SalesDocumentListQuery } from '@ledgerline/contracts';
+import { page, type ServiceDeps, type TenantContext } from '@ledgerline/service-kit';
+import type { SalesDocType } from '../db/entities.js';
+import { deliveryOf } from '../delivery.js';
+import type { DocumentRequest } from './body.js';
+import { listSalesDocuments } from './list.js';
+import { getSalesDocument, postSalesDocument, type SalesDocumentKind } from './post.js';
+import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
+import { salesView } from './view.js';
+
+/** A browser that opens the HTML directly runs nothing and loads nothing but inline styles and data: images. */
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:",
+  'x-content-type-options': 'nosniff',
+};
+
+/** Paths answered as HTML or PDF (listed in the service's `nonJsonPaths`). */
+export const DELIVERY_NON_JSON_PATHS = [/\/html$/, /\/pdf$/];
+
+type Ctx = TenantContext & { c: { body: (data: string | Uint8Array, status: 200, headers: Record<string, string>) => Response } };
+
+/** The operations every sales document kind offers, for the kind's routes to map onto its operation ids. */
+export function salesDocumentOperations<T extends SalesDocType, R extends DocumentRequest>(kind: SalesDocumentKind<T, R>, deps: ServiceDeps) {
+  return {
+    create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => salesView(await postSalesDocument(ctx, kind, body, { strict }), kind.docType),
+    list: async (ctx: TenantContext, q: SalesDocumentListQuery) => {
+      const { rows, total } = await listSalesDocuments(ctx.em, kind.docType, q);
+      return page(rows.map((d) => salesView(d, kind.docType)), total, q.from, q.take);
+    },
+    get: async (ctx: TenantContext, id: number) => salesView(await getSalesDocument(ctx.em, kind, id), kind.docType),
+    html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
+    pdf: async (ctx: Ctx, id: number, q: RenderOptions) => {
+      const rendered = await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q);
+      const file = await printSalesDocument(deliveryOf(deps).printer, rendered);
+      return ctx.c.body(new Uint8Array(file), 200, {
+        'content-type': 'application/pdf',
+        'content-disposition': `inline; filename="${pdfFileName(kind, rendered.doc.no)}"`,
+        'x-content-type-options': 'nosniff',
+      });
+    },
+  };
+}

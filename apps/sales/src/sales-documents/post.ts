@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  FALLBACK_LEGAL_CURRENCY,
+  JsonText,
+  NotFoundError,
+  checkCreditedDocument,
+  insertNumberedDocument,
+  sqlRows,
+  toDb,
+  type CreditRule,
+  type DocumentNumber,
+  type TenantContext,
+} from '@ledgerline/service-kit';
+import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocument } from '@ledgerline/documents';
+import type { DocumentKind } from '@ledgerline/rendering';
+import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
+import { duplicateNumber, pickSeries } from '../numbering-series/series.js';
+import { withCatalogueAccounts } from '../items/items.js';
+import { issuerSnapshot } from './issuer.js';
+import { documentBody, documentInputOf, type DocumentRequest } from './body.js';
+import { documentView } from './view.js';
+
+/**
+ * What differs between the two sales documents, as data: the invoice and the credit note are
+ * posted by the same steps (`postSalesDocument`).
+ */
+export interface SalesDocumentKind<T extends SalesDocType, R extends DocumentRequest> {
+  docType: T;
+  /** The `*.posted` subject. */
+  subject: string;
+  /** e.g. `credit note`, in messages. */
+  label: string;
+  /** The template's document kind, and the first word of its PDF's file name. */
+  rendering: DocumentKind;
+  fileName: string;
+  /** The document a request credits (credit notes), checked with the shared credit rule. */
+  credits?: { rule: CreditRule<SalesDocument>; creditedId: (input: R) => number | null | undefined; creditedNo: (input: R) => string | null | undefined };
+  /** Body fields only this kind carries, given the credited document when there is one. */
+  ownFields: (input: R, credited: { id: number | null; no: string | null } | null) => Record<string, unknown>;
+}
+
+/** Fields of the view that differ from the stored body only once payments arrive or time passes. */
+const VIEW_OVERLAY = ['amount_paid', 'amount_due', 'payment_status', 'edited_at', 'overdue_days'] as const;
+
+const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
+  (select json_build_object('legal_currency', legal_currency, 'profile', profile) from kit_organisations where org_id = ?) as replica,
+  (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series`;
+
+/** Where the number comes from: the client's, else the series the request names, else the default series. */
+async function documentNumber(
+  em: EntityManager,
+  orgId: number,
+  docType: SalesDocType,
+  input: DocumentRequest,
+  defaultSeries: { id: number; mask: string } | null,
+): Promise<{ counterId: number | null; number: DocumentNumber }> {
+  const explicitNo = input.no != null && input.no.trim() !== '' ? input.no.trim() : null;
+  if (explicitNo !== null) {
+    if (input.counter_id != null) await pickSeries(em, orgId, docType, input.counter_id); // must still name a series of ours
+    return { counterId: input.counter_id ?? null, number: { given: explicitNo } };
+  }
+  const series = input.counter_id == null && defaultSeries ? defaultSeries : await pickSeries(em, orgId, docType, input.counter_id);
+  const pattern = numberPattern(series.mask, input.date_issued);
+  return {
+    counterId: series.id,
+    number: { counter: { table: 'number_series_counters', key: { series_id: series.id, period_key: pattern.period } }, pattern },
+  };
+}
+
+async function creditedOf<R extends DocumentRequest>(ctx: TenantContext, kind: SalesDocumentKind<SalesDocType, R>, input: R, computed: ComputedDocument) {
+  if (!kind.credits) return null;
+  const id = kind.credits.creditedId(input);
+  if (id == null) return { id: null, no: kind.credits.creditedNo(input) ?? null };
+  const doc = await checkCreditedDocument(ctx.em, kind.credits.rule, {
+    creditedId: id,
+    party: input.customer as Record<string, unknown>,
+    currency: computed.currency,
+    total: computed.total_amount,
+    precision: computed.precision,
+  });
+  return { id: doc.id, no: doc.no };
+}
+
+/**
+ * Posts a sales document: figures computed once, the credited document checked, the issuer
+ * copied from the organisation replica, then number, document and `*.posted` event written by
+ * one statement (`insertNumberedDocument`).
+ *
+ * Everything is prepared before the number is taken (figures, body and event JSON, the id from
+ * its sequence), so concurrent documents of a series serialise only on that statement and the
+ * commit.
+ */
+export async function postSalesDocument<T extends SalesDocType, R extends DocumentRequest>(
+  ctx: TenantContext,
+  kind: SalesDocumentKind<T, R>,
+  input: R,
+  opts: { strict?: boolean } = {},
+): Promise<SalesDocument> {
+  const { em, orgId } = ctx;
+  const docType = kind.docType;
+  // One round trip for what the document needs first: its id (from the sequence, before the number
+  // is taken), the organisation replica (legal currency, issuer) and the default series.
+  const [pre] = await sqlRows<{
+    id: number;
+    replica: { legal_currency: string; profile: Record<string, unknown> } | null;
+    series: { id: number; mask: string } | null;
+  }>(em, PREPARE, [orgId, orgId, docType]);
+  const id = pre.id;
+  const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
+  const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
+  if (opts.strict) assertDerivedFigures(input, computed);
+  const credited = await creditedOf(ctx, kind, input, computed);
+  const { counterId, number } = await documentNumber(em, orgId, docType, input, pre.series);
+
+  const uid = randomUUID();
+  const now = ctx.now();
+  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
+  const no = 'given' in number ? number.given : '';
+  const precision = computed.precision;
+  const doc: SalesDocument = {
+    id,
+    uid,
+    orgId,
+    docType,
+    no,
+    counterId,
+    customerId: input.customer.id ?? null,
+    customerName: input.customer.business_name ?? input.customer.display_name ?? null,
+    currency: computed.currency,
+    precision,
+    dateIssued: input.date_issued,
+    dateDue: input.date_due ?? null,
+    notes: input.notes ?? null,
+    creditedDocId: credited?.id ?? null,
+    creditedDocNo: credited?.no ?? null,
+    subtotalAmount: toDb(computed.subtotal_amount, precision),
+    taxAmount: toDb(computed.tax_amount, precision),
+    totalAmount: toDb(computed.total_amount, precision),
+    amountPaid: toDb(computed.amount_paid, precision),
+    amountDue: toDb(computed.amount_due, precision),
+    paymentStatus: computed.payment_status,
+    body: documentBody(await withCatalogueAccounts(em, input), computed, { id, uid, no, counterId, createdAt: now, org, own: kind.ownFields(input, credited) }),
+    createdAt: now,
+    updatedAt: now,
+    editedAt: null,
+  };
+  // Serialised once: the stored body, and the event's data unless the view already differs.
+  const bodyJson = JSON.stringify(doc.body);
+  const view = documentView(doc);
+  const viewJson = VIEW_OVERLAY.every((k) => view[k] === doc.body[k]) ? bodyJson : JSON.stringify(view);
+  const event = ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson);
+
+  const { no: _no, editedAt: _editedAt, ...row } = doc;
+  doc.no = await insertNumberedDocument(em, {
+    schema: SalesDocumentSchema,
+    row: { ...row, body: new JsonText(bodyJson) },
+    numberProperty: 'no',
+    numberIn: { body: '{no}' },
+    uniqueKey: '(org_id, doc_type, no)',
+    event,
+    number,
+    duplicate: (taken) => duplicateNumber(docType, taken),
+  });
+  doc.body.no = doc.no;
+  return doc;
+}
+
+export async function getSalesDocument(em: EntityManager, kind: { docType: SalesDocType; label: string }, id: number): Promise<SalesDocument> {
+  const doc = await em.findOne(SalesDocumentSchema, { id, docType: kind.docType });
+  if (!doc) throw new NotFoundError(`No ${kind.label} ${id} in this organisation`, `${kind.docType.replace('sales_', '')}_not_found`);
+  return doc;
+}

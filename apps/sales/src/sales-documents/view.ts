@@ -1,0 +1,39 @@
+import type { CreditNote, Invoice } from '@ledgerline/contracts';
+import { dec, toWire } from '@ledgerline/service-kit';
+import type { SalesDocType, SalesDocument } from '../db/entities.js';
+
+const n = (v: string | null | undefined) => toWire(v);
+
+/** Whole days past the due date while something is still due (0 otherwise), as of `today`. */
+export function overdueDays(dateDue: string | null | undefined, amountDue: string, today = new Date()): number {
+  if (!dateDue || !dec(amountDue).gt(0)) return 0;
+  const due = Date.parse(`${dateDue}T00:00:00Z`);
+  const now = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+  return Math.max(0, Math.floor((now - due) / 86_400_000));
+}
+
+/** The view of an invoice is an Invoice, of a credit note a CreditNote. */
+export type SalesView<T extends SalesDocType> = T extends 'sales_invoice' ? Invoice : CreditNote;
+
+/**
+ * `documentView` of a document whose type the caller knows. The stored body is the answer the
+ * contract describes (written from the computed document when it was posted), so this is where
+ * the stored JSON is trusted to have that shape.
+ */
+export function salesView<T extends SalesDocType>(d: SalesDocument, docType: T): SalesView<T> {
+  if (d.docType !== docType) throw new Error(`sales document ${d.id} is a ${d.docType}, not a ${docType}`);
+  return documentView(d) as SalesView<T>;
+}
+
+/** The stored body with the current payment state (the only part that changes after posting). */
+export function documentView(d: SalesDocument): Record<string, unknown> {
+  return {
+    ...d.body,
+    amount_paid: n(d.amountPaid),
+    amount_due: n(d.amountDue),
+    payment_status: d.paymentStatus,
+    edited_at: d.editedAt ? d.editedAt.toISOString() : null,
+    overdue_days: overdueDays(d.dateDue, d.amountDue),
+  };
+}
+

@@ -1,0 +1,63 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from './logger.js';
+import type { NewEvent } from './events/envelope.js';
+import type { PreparedEvent } from './events/outbox.js';
+
+/**
+ * What one operation runs with, the same for an HTTP request and for a consumed event: who acts
+ * for which organisation, the transaction, how to record events in it, the clock and the logger.
+ * Domain functions take this instead of a list of loose arguments, so a rule written for a
+ * request runs unchanged in a consumer.
+ */
+export interface OperationContext {
+  /** The organisation acted for; null only for an operator call or an event that names none. */
+  orgId: number | null;
+  /** Who acts: `api_key:<id>`, `access_token:<id>`, `operator`, or `event:<source>` in a consumer. */
+  actor: string;
+  /** The request id, or in a consumer the id of the event handled. */
+  requestId: string;
+  /** W3C trace context of the request or event; events recorded through `emit` carry it on. */
+  traceparent: string | null;
+  /** The entity manager of this operation's transaction (writes) or read scope. */
+  em: EntityManager;
+  /** Records an event in the outbox in this operation's transaction. */
+  emit: <T>(ev: NewEvent<T>) => Promise<string>;
+  /** Builds an event's outbox row for a statement that writes it itself (`insertNumberedDocument`). */
+  prepareEvent: <T>(ev: NewEvent<T>, dataJson?: string) => PreparedEvent;
+  now: () => Date;
+  log: Logger;
+}
+
+/** An operation's context whose organisation is known (every tenant request and tenant event). */
+export type TenantContext = OperationContext & { orgId: number };
+
+export interface ContextParts {
+  orgId: number | null;
+  actor: string;
+  requestId: string;
+  traceparent: string | null;
+  em: EntityManager;
+  log: Logger;
+  emit: (em: EntityManager, ev: NewEvent<unknown>) => Promise<string>;
+  prepareEvent: (ev: NewEvent<unknown>, dataJson?: string) => PreparedEvent;
+}
+
+/** Builds a context; events it records default to its organisation and trace. */
+export function operationContext(p: ContextParts): OperationContext {
+  const withDefaults = <T>(ev: NewEvent<T>): NewEvent<T> => ({
+    ...ev,
+    orgId: ev.orgId ?? p.orgId ?? undefined,
+    traceparent: ev.traceparent ?? p.traceparent ?? undefined,
+  });
+  return {
+    orgId: p.orgId,
+    actor: p.actor,
+    requestId: p.requestId,
+    traceparent: p.traceparent,
+    em: p.em,
+    log: p.log,
+    now: () => new Date(),
+    emit: (ev) => p.emit(p.em, withDefaults(ev)),
+    prepareEvent: (ev, dataJson) => p.prepareEvent(withDefaults(ev), dataJson),
+  };
+}

@@ -1,0 +1,152 @@
+import type { EntityMetadata, EntitySchema } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlRows } from './orm.js';
+
+/*
+ * SQL written from a table's entity declaration. A service declares each table once
+ * (`defineEntity`: columns, types, nullability; its TypeScript type is `InferEntity` of it) and
+ * hand-written statements that the ORM cannot express in one round trip (insert-or-skip, counter
+ * plus document plus outbox) take their column lists and casts from that declaration, so no
+ * statement depends on a column order typed by hand.
+ */
+
+/** A column as a statement needs it: the property it maps, its name and the cast a bare parameter takes. */
+export interface TableColumn {
+  property: string;
+  column: string;
+  /** `?::<cast>`: parameters in `insert … select` have no target type to infer, so every one is cast. */
+  cast: string;
+  json: boolean;
+}
+
+export interface TableShape {
+  table: string;
+  columns: ReadonlyMap<string, TableColumn>;
+}
+
+const shapes = new WeakMap<EntityMetadata, TableShape>();
+
+function castOf(columnType: string): string {
+  const base = columnType.toLowerCase().replace(/\(.*\)$/, '').trim();
+  if (base === 'serial' || base === 'bigserial' || base === 'int' || base === 'integer' || base === 'smallint' || base === 'bigint' || base === 'int4' || base === 'int8') return 'bigint';
+  if (base === 'json' || base === 'jsonb') return 'jsonb';
+  if (base === 'timestamptz' || base === 'timestamp with time zone' || base === 'datetime') return 'timestamptz';
+  if (base.startsWith('varchar') || base === 'character varying' || base === 'char' || base === 'character' || base === 'string') return 'text';
+  if (base === 'decimal') return 'numeric';
+  return base;
+}
+
+/** The table and columns of an entity as the ORM discovered them (column types resolved). */
+export function tableShape(em: EntityManager, entity: EntitySchema<any, any> | string): TableShape {
+  const meta = em.getMetadata().get(typeof entity === 'string' ? entity : entity.meta.className);
+  let shape = shapes.get(meta);
+  if (!shape) {
+    const columns = new Map<string, TableColumn>();
+    for (const prop of meta.props) {
+      if (!prop.fieldNames?.length || prop.persist === false) continue;
+      const columnType = prop.columnTypes?.[0] ?? String(prop.type);
+      const cast = castOf(columnType);
+      columns.set(prop.name, { property: prop.name, column: prop.fieldNames[0], cast, json: cast === 'jsonb' });
+    }
+    shape = { table: meta.tableName, columns };
+    shapes.set(meta, shape);
+  }
+  return shape;
+}
+
+/**
+ * A JSON value already serialised (a document body that is also the event's data): written as is
+ * instead of being serialised a second time.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+function paramOf(col: TableColumn, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (value instanceof JsonText) return value.text;
+  if (col.json) return JSON.stringify(value);
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+function columnsOf(shape: TableShape, row: object): TableColumn[] {
+  const out: TableColumn[] = [];
+  for (const key of Object.keys(row)) {
+    if ((row as Record<string, unknown>)[key] === undefined) continue;
+    const col = shape.columns.get(key);
+    if (!col) throw new Error(`${shape.table} has no column for property ${key}`);
+    out.push(col);
+  }
+  return out;
+}
+
+/**
+ * Column list, cast placeholders and parameters of one row for `insert … select`. `expressions`
+ * replaces a property's placeholder with SQL (e.g. a number taken from a CTE); an expression may
+ * hold one `?`, which receives the property's value.
+ */
+export function rowSql(em: EntityManager, schema: EntitySchema<any, any>, row: object, expressions: Record<string, string> = {}) {
+  const shape = tableShape(em, schema);
+  const cols = columnsOf(shape, row);
+  for (const key of Object.keys(expressions)) if (!cols.some((c) => c.property === key)) cols.push(shape.columns.get(key) ?? missing(shape, key));
+  const params: unknown[] = [];
+  const values = cols.map((c) => {
+    const value = (row as Record<string, unknown>)[c.property];
+    const expression = expressions[c.property];
+    if (expression !== undefined) {
+      if (expression.includes('?')) params.push(paramOf(c, value));
+      return expression;
+    }
+    params.push(paramOf(c, value));
+    return `?::${c.cast}`;
+  });
+  return { table: shape.table, columns: cols.map((c) => c.column).join(', '), values: values.join(', '), params };
+}
+
+function missing(shape: TableShape, key: string): never {
+  throw new Error(`${shape.table} has no column for property ${key}`);
+}
+
+export interface InsertOptions {
+  /** e.g. `do nothing`, or `(org_id, no) do nothing`. */
+  onConflict?: string;
+  /** Return the inserted rows (database column names). */
+  returning?: boolean;
+}
+
+/**
+ * Inserts rows in one statement, its columns named and cast from the entity declaration: every
+ * property some row defines; a row that leaves one undefined gets the column's default.
+ */
+export async function insertRows<T extends object>(
+  em: EntityManager,
+  schema: EntitySchema<T, any>,
+  rows: ReadonlyArray<Partial<Record<keyof T, unknown>>>,
+  opts: InsertOptions = {},
+): Promise<Array<Record<string, any>>> {
+  if (rows.length === 0) return [];
+  const shape = tableShape(em, schema);
+  const cols = [...new Map(rows.flatMap((row) => columnsOf(shape, row)).map((c) => [c.property, c])).values()];
+  const params: unknown[] = [];
+  const tuples = rows.map((row) => {
+    const values = cols.map((c) => {
+      const value = (row as Record<string, unknown>)[c.property];
+      if (value === undefined) return 'default';
+      params.push(paramOf(c, value));
+      return `?::${c.cast}`;
+    });
+    return `(${values.join(', ')})`;
+  });
+  const sql =
+    `insert into ${shape.table} (${cols.map((c) => c.column).join(', ')}) values ${tuples.join(', ')}` +
+    (opts.onConflict ? ` on conflict ${opts.onConflict}` : '') +
+    (opts.returning ? ' returning *' : '');
+  return sqlRows(em, sql, params);
+}
+
+/** A Postgres unique violation, as the driver or the ORM reports it. */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; name?: string } | null | undefined;
+  return err?.name === 'UniqueConstraintViolationException' || err?.code === '23505';
+}

@@ -1,0 +1,110 @@
+import type { EntitySchema } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { NumberPattern } from '@ledgerline/documents';
+import { ConflictError } from '../errors.js';
+import { sqlRows } from '../db/orm.js';
+import { isUniqueViolation, rowSql, tableShape } from '../db/tables.js';
+import { OUTBOX_COLUMNS, type PreparedEvent } from '../events/outbox.js';
+
+/** Where a posted document's number comes from: the client, or a counter formatted by a mask. */
+export type DocumentNumber =
+  | { given: string }
+  | {
+      /** Counter table with `last_value`; `key` names its key columns (its primary or unique key) and values. */
+      counter: { table: string; key: Record<string, unknown> };
+      pattern: NumberPattern;
+    };
+
+export interface NumberedDocumentWrite<T extends object> {
+  schema: EntitySchema<T, any>;
+  /** The document row, without its number. */
+  row: Partial<Record<keyof T, unknown>>;
+  /** The property that holds the number. */
+  numberProperty: keyof T & string;
+  /** JSON properties that carry the number too, with the path it goes to (e.g. `{ body: '{no}' }`). */
+  numberIn?: Partial<Record<keyof T & string, string>>;
+  /** The unique key the number must be free in, e.g. `(org_id, doc_type, no)`. */
+  uniqueKey: string;
+  /** The `*.posted` event; its `data.no` is set to the number taken. */
+  event: PreparedEvent;
+  number: DocumentNumber;
+  /** The 409 for a number already used. */
+  duplicate: (no: string) => ConflictError;
+}
+
+/** The 409 for a document number already used (`label`: e.g. `credit note`). */
+export function duplicateDocumentNumber(label: string, no: string): ConflictError {
+  return new ConflictError(`A ${label} numbered ${no} already exists`, 'duplicate_number');
+}
+
+/** The id a new row of `schema` will have, taken from its sequence before the row is written. */
+export async function nextDocumentId(em: EntityManager, schema: EntitySchema<any, any>): Promise<number> {
+  const table = tableShape(em, schema).table;
+  const [row] = await sqlRows<{ id: number }>(em, `select nextval(pg_get_serial_sequence(?, 'id'))::bigint as id`, [table]);
+  return row.id;
+}
+
+/** A number already used by an explicitly numbered document is skipped; this many at most. */
+const MAX_SKIPPED_NUMBERS = 1000;
+
+/**
+ * Writes a posted document in one statement: (the counter upsert and the number it gives,) the
+ * document row unless its number is taken (`on conflict do nothing`), and its outbox event only
+ * when the document was written, with the number put into the row, its JSON and the event by
+ * SQL. The counter row stays locked for that statement and the commit only, so concurrent
+ * documents of a series serialise on nothing longer; a rolled-back document gives its number
+ * back, so series stay gap-free. Returns the number.
+ */
+export async function insertNumberedDocument<T extends object>(em: EntityManager, w: NumberedDocumentWrite<T>): Promise<string> {
+  try {
+    return await insertOnce(em, w);
+  } catch (e) {
+    // Any other unique key of the document (its uid) colliding is as much a conflict as its number.
+    if (isUniqueViolation(e)) throw w.duplicate('given' in w.number ? w.number.given : '');
+    throw e;
+  }
+}
+
+async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocumentWrite<T>): Promise<string> {
+  const expressions: Record<string, string> = { [w.numberProperty]: 'numbered.no' };
+  for (const [prop, path] of Object.entries(w.numberIn ?? {})) expressions[prop] = `jsonb_set(?::jsonb, '${path}', to_jsonb(numbered.no))`;
+  const row = rowSql(em, w.schema, w.row, expressions);
+  const numberColumn = tableShape(em, w.schema).columns.get(w.numberProperty)!.column;
+  const tail = `doc as (
+    insert into ${row.table} (${row.columns})
+    select ${row.values} from numbered
+    on conflict ${w.uniqueKey} do nothing
+    returning ${numberColumn} as no
+  ), event as (
+    insert into kit_outbox ${OUTBOX_COLUMNS}
+    select ?::uuid, ?::text, ?::text, ?::bigint, jsonb_set(?::jsonb, '{data,no}', to_jsonb(doc.no)) from doc
+  )
+  select numbered.no, exists (select 1 from doc) as inserted from numbered`;
+  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json];
+
+  if ('given' in w.number) {
+    const [r] = await sqlRows<{ no: string; inserted: boolean }>(em, `with numbered as (select ?::text as no), ${tail}`, [
+      w.number.given,
+      ...row.params,
+      ...eventParams,
+    ]);
+    if (!r.inserted) throw w.duplicate(w.number.given);
+    return r.no;
+  }
+
+  const { counter, pattern } = w.number;
+  const keys = Object.keys(counter.key);
+  const sql = `with counter as (
+    insert into ${counter.table} (${keys.join(', ')}, last_value) values (${keys.map(() => '?').join(', ')}, 1)
+    on conflict (${keys.join(', ')}) do update set last_value = ${counter.table}.last_value + 1
+    returning last_value
+  ), numbered as (
+    select ?::text || lpad(last_value::text, greatest(?::int, length(last_value::text)), '0') || ?::text as no from counter
+  ), ${tail}`;
+  const params = [...Object.values(counter.key), pattern.prefix, pattern.width, pattern.suffix, ...row.params, ...eventParams];
+  for (let attempt = 0; attempt < MAX_SKIPPED_NUMBERS; attempt++) {
+    const [r] = await sqlRows<{ no: string; inserted: boolean }>(em, sql, params);
+    if (r.inserted) return r.no;
+  }
+  throw new ConflictError(`The numbering series ${pattern.prefix}…${pattern.suffix} has no free number`, 'numbering_exhausted');
+}

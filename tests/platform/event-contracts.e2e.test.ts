@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_DATA_SCHEMAS, SUBJECTS, streamForSubject, type Subject } from '@ledgerline/contracts';
+import { eventually, startStack, type ServiceKey, type Stack } from '../support/stack.js';
+import { readEvents } from '../support/assertions.js';
+import { CUSTOMER, VAT21, invoiceBody } from '../sales/helpers.js';
+import { billBody, vendorCreditBody } from '../purchase/fixtures.js';
+
+/*
+ * Every event a service puts on the bus round-trips through its contract schema: the data parses,
+ * and parsing keeps every field (a field the producer sends but the contract does not declare
+ * would be dropped by a consumer that parses with the contract, as the ledger does).
+ */
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'] });
+}, 60_000);
+afterAll(async () => stack?.close());
+
+const post = async (path: string, json: unknown) => {
+  const res = await stack.api(path, { method: 'POST', json });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json();
+};
+
+/** Paths of `data` that are missing from `parsed` (fields the schema does not declare). */
+function undeclared(data: unknown, parsed: unknown, path = ''): string[] {
+  if (Array.isArray(data)) return data.flatMap((v, i) => undeclared(v, (parsed as unknown[] | undefined)?.[i], `${path}[${i}]`));
+  if (data === null || typeof data !== 'object') return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(data)) {
+    const p = parsed as Record<string, unknown> | undefined;
+    if (!p || !(k in p)) out.push(`${path}.${k}`);
+    else out.push(...undeclared(v, p[k], `${path}.${k}`));
+  }
+  return out;
+}
+
+const PRODUCER: Partial<Record<Subject, ServiceKey>> = {
+  [SUBJECTS.salesInvoicePosted]: 'sales',
+  [SUBJECTS.salesCreditNotePosted]: 'sales',
+  [SUBJECTS.purchaseBillPosted]: 'purchase',
+  [SUBJECTS.purchaseVendorCreditPosted]: 'purchase',
+  [SUBJECTS.financeBankTransactionRecorded]: 'finance',
+  [SUBJECTS.financePaymentMatched]: 'finance',
+  [SUBJECTS.accountingTransactionPosted]: 'accounting',
+  [SUBJECTS.settingsOrganisationUpdated]: 'settings',
+};
+
+describe('events round-trip through their contract schemas', () => {
+  beforeAll(async () => {
+    const invoice = await post('/v1/sales/invoices', invoiceBody({ currency: 'EUR', fx_rate: 25, items: [{ title: 'Work', qty: 2, rate: 100, taxes: [VAT21] }] }));
+    await post('/v1/sales/credit-notes', {
+      customer: CUSTOMER,
+      currency: 'EUR',
+      fx_rate: 25,
+      date_issued: '2026-11-23',
+      credited_doc_id: invoice.id,
+      items: [{ title: 'Work', qty: 1, rate: 10, taxes: [VAT21] }],
+    });
+    const bill = await post('/v1/purchase/bills', billBody());
+    await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id, items: [{ description: 'Returned goods', qty: 1, rate: 100, taxes: [VAT21] }] }));
+    await post('/v1/finance/bank/transactions', {
+      account_number: '2400123456/2010',
+      currency: 'EUR',
+      fx_rate: 25,
+      date_transaction: '2026-11-25',
+      amount: 10,
+      statement_id: 1,
+      order: 1,
+      paid_record: { type: 'sales_invoice', id: invoice.id },
+    });
+  }, 30_000);
+
+  it.each(Object.entries(PRODUCER))('%s', async (subject, via) => {
+    const events = await eventually(async () => {
+      const found = await readEvents(stack, via!, streamForSubject(subject), subject);
+      return found.length ? found : null;
+    }, 10_000);
+    for (const event of events) {
+      const parsed = EVENT_DATA_SCHEMAS[subject as Subject].safeParse(event.data);
+      expect(parsed.error?.issues ?? []).toEqual([]);
+      expect(undeclared(event.data, parsed.data)).toEqual([]);
+    }
+  });
+});

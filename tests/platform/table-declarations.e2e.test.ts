@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqlRows, tableShape } from '@ledgerline/service-kit';
+import { startStack, type ServiceKey, type Stack } from '../support/stack.js';
+
+/*
+ * Every table is declared once, as an entity (`defineEntity`), and the SQL migrations create it.
+ * Hand-written statements take their columns from the declaration, so the two must agree: each
+ * declared property names a column the migrated table has, with a compatible type, and is
+ * nullable exactly where the column is; a column the declaration leaves out has a default.
+ */
+
+const SERVICES: ServiceKey[] = ['settings', 'sales', 'purchase', 'finance', 'accounting'];
+
+/** The cast a declared property's parameters take, for each column type of the migrations. */
+const COMPATIBLE: Record<string, string[]> = {
+  bigint: ['bigint', 'integer', 'smallint'],
+  numeric: ['numeric'],
+  text: ['text', 'character varying', 'character'],
+  jsonb: ['jsonb'],
+  timestamptz: ['timestamp with time zone'],
+  date: ['date'],
+  boolean: ['boolean'],
+  uuid: ['uuid'],
+};
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ services: SERVICES });
+}, 60_000);
+afterAll(async () => stack?.close());
+
+describe('table declarations agree with the migrations', () => {
+  it.each(SERVICES)('%s', async (name) => {
+    const svc = stack.services[name]!;
+    const em = svc.deps.orm.em.fork();
+    const problems: string[] = [];
+    const entities = svc.deps.orm.getMetadata().getAll();
+    let checked = 0;
+    for (const meta of Object.values(entities)) {
+      if (meta.embeddable || meta.virtual || !meta.tableName || !meta.class) continue;
+      const shape = tableShape(em, meta.className);
+      const columns = await sqlRows<{ column_name: string; data_type: string; is_nullable: 'YES' | 'NO'; column_default: string | null }>(
+        em,
+        `select column_name, data_type, is_nullable, column_default from information_schema.columns where table_schema = 'public' and table_name = ?`,
+        [shape.table],
+      );
+      if (!columns.length) {
+        problems.push(`${shape.table}: declared but not migrated`);
+        continue;
+      }
+      const byName = new Map(columns.map((c) => [c.column_name, c]));
+      for (const col of shape.columns.values()) {
+        const db = byName.get(col.column);
+        if (!db) {
+          problems.push(`${shape.table}.${col.column}: declared (${col.property}) but not migrated`);
+          continue;
+        }
+        if (!(COMPATIBLE[col.cast] ?? [col.cast]).includes(db.data_type)) problems.push(`${shape.table}.${col.column}: declared ${col.cast}, migrated ${db.data_type}`);
+        const prop = meta.properties[col.property];
+        const declaredNullable = !!prop.nullable;
+        if (declaredNullable !== (db.is_nullable === 'YES') && !prop.primary) {
+          problems.push(`${shape.table}.${col.column}: declared ${declaredNullable ? 'nullable' : 'not null'}, migrated ${db.is_nullable === 'YES' ? 'nullable' : 'not null'}`);
+        }
+        checked++;
+      }
+      const declared = new Set([...shape.columns.values()].map((c) => c.column));
+      for (const c of columns) {
+        if (!declared.has(c.column_name) && c.is_nullable === 'NO' && c.column_default === null) problems.push(`${shape.table}.${c.column_name}: migrated not null without a default, not declared`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(10);
+  });
+});
