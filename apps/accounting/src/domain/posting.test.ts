@@ -12,7 +12,7 @@ import {
   type LedgerEntryDraft,
 } from './posting.js';
 import { POSTING_MAP, SOURCE_TYPES } from './posting-map.js';
-import { bankTransactionDocumentSchema, payoutDocumentSchema, purchaseDocumentSchema, salesDocumentSchema, unwrapDocument } from './source-documents.js';
+import { bankTransactionDocumentSchema, payoutDocumentSchema, purchaseDocumentSchema, salesDocumentSchema } from './source-documents.js';
 
 const opts = { legalCurrency: 'CZK', orgCountry: 'CZ' };
 
@@ -289,10 +289,5 @@ describe('reversal and event shapes', () => {
     const r = reversalOf(e);
     expect(lines(r)).toEqual(['Cr 311 298.00', 'Dr 343 48.00', 'Dr 604 250.00']);
     expect(r).toMatchObject({ type: 'reversal', entryKind: 'reversal', datePosting: e.datePosting });
-  });
-
-  it('unwraps a wrapped document and keeps the extras', () => {
-    expect(unwrapDocument({ payout: { id: 1, currency: 'CZK' }, version: 3 })).toEqual({ id: 1, currency: 'CZK', version: 3 });
-    expect(unwrapDocument({ id: 1, payout: 'x' })).toEqual({ id: 1, payout: 'x' });
   });
 });

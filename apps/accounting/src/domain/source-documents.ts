@@ -1,11 +1,10 @@
 import { z } from 'zod';
 
 /*
- * The documents the posting rules read, as the producing services' events carry them (the
- * stored document with its `_leg` figures). Lenient on purpose: only the fields the ledger needs
- * are validated, unknown fields are ignored, and the document may arrive bare or wrapped
- * (`{ invoice: {...}, version, legal_currency }`); `unwrapDocument` flattens the wrapper.
- * These shapes should move to packages/contracts/src/events.ts once the event catalogue lands.
+ * The fields the posting rules read of a document. A live event is first parsed with its
+ * producer's contract schema (`EVENT_DATA_SCHEMAS`, in `events/ledger-events.ts`), so what reaches
+ * these schemas is contract data; they only narrow it to what posting needs, typed for the pure
+ * posting rules and their tests.
  */
 
 const num = z.number().finite();
@@ -161,19 +160,3 @@ export const payoutDocumentSchema = z.looseObject({
   lines: z.array(payoutLineDocumentSchema).nullish(),
 });
 export type PayoutDocument = z.infer<typeof payoutDocumentSchema>;
-
-const WRAPPERS = ['document', 'invoice', 'credit_note', 'bill', 'vendor_bill', 'vendor_credit', 'bank_transaction', 'transaction', 'payout'];
-
-/** The document of an event: bare, or inside a wrapper key with extras (version, _leg totals) beside it. */
-export function unwrapDocument(data: unknown): unknown {
-  if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
-  const obj = data as Record<string, unknown>;
-  for (const key of WRAPPERS) {
-    const inner = obj[key];
-    if (inner && typeof inner === 'object' && !Array.isArray(inner) && 'id' in inner && !('id' in obj)) {
-      const { [key]: _, ...extras } = obj;
-      return { ...(inner as object), ...Object.fromEntries(Object.entries(extras).filter(([, v]) => v !== undefined && v !== null)) };
-    }
-  }
-  return data;
-}
