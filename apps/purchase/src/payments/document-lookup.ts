@@ -1,14 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentLookupAnswer, PurchaseDocumentLookupRequest } from '@ledgerline/contracts';
 import { dec, roundMoney, toDb, toWire } from '@ledgerline/service-kit';
-import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
-import { PURCHASE_KINDS } from '../purchase-documents/kinds.js';
-
-const KIND_OF: Record<string, PurchaseKind | undefined> = { purchase_bill: 'bill', purchase_vendor_credit: 'vendor_credit' };
+import { PurchaseDocumentSchema, type PurchaseDocument } from '../db/entities.js';
+import { PURCHASE_KINDS, kindOfDocumentType } from '../purchase-documents/kinds.js';
 
 /** Answer of `rpc.purchase.document.lookup`. */
 export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLookupRequest): Promise<DocumentLookupAnswer> {
-  const kind = KIND_OF[req.type]!;
+  const kind = kindOfDocumentType(req.type)!;
   const where: Record<string, unknown> = { kind };
   if (req.id != null) where.id = req.id;
   if (req.no) where.no = req.no;

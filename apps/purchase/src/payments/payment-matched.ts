@@ -1,14 +1,13 @@
 import type { CloudEvent } from '@ledgerline/contracts';
 import { applyMatchedPayment, toDb, type OperationContext, type PaymentTarget } from '@ledgerline/service-kit';
-import { PaymentApplicationSchema, PurchaseDocumentSchema, type PaymentApplication, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
-
-const KIND_OF: Record<string, PurchaseKind | undefined> = { purchase_bill: 'bill', purchase_vendor_credit: 'vendor_credit' };
+import { PaymentApplicationSchema, PurchaseDocumentSchema, type PaymentApplication, type PurchaseDocument } from '../db/entities.js';
+import { kindOfDocumentType } from '../purchase-documents/kinds.js';
 
 /** Purchase documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
 export const PURCHASE_PAYMENTS: PaymentTarget<PurchaseDocument, PaymentApplication> = {
   documents: PurchaseDocumentSchema,
   documentFilter: (ref) => {
-    const kind = KIND_OF[ref.type];
+    const kind = kindOfDocumentType(ref.type);
     return kind ? { kind } : null;
   },
   applications: PaymentApplicationSchema,

@@ -92,7 +92,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
         })
       : null;
 
-  const [id, lineIds] = [await nextDocumentId(em, PurchaseDocumentSchema), await nextLineIds(em, req.items.length)];
+  const id = await nextDocumentId(em, PurchaseDocumentSchema);
+  const lineIds = await nextLineIds(em, req.items.length);
   const items: StoredItem[] = req.items.map((it, i) => {
     const c = computed.items[i];
     return {
