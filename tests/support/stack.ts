@@ -39,7 +39,7 @@ export function isolation() {
 
 export type TestEnv = ReturnType<typeof isolation> & Record<string, string>;
 
-export async function startTestService<S extends ServiceDefinition<any>>(def: S, env: Record<string, string>) {
+export async function startTestService<S extends ServiceDefinition<any, any>>(def: S, env: Record<string, string>) {
   return startService(def, { ...env, PORT: '0', HOST: '127.0.0.1' });
 }
 
@@ -82,7 +82,7 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
   const ports: Partial<Record<ServiceKey, number>> = {};
   const start = async (name: ServiceKey) => {
     const port = ports[name] ?? 0;
-    services[name] = await startService(DEFINITIONS[name] as ServiceDefinition<any>, { ...env, PORT: String(port), HOST: '127.0.0.1' });
+    services[name] = await startService(DEFINITIONS[name] as ServiceDefinition<any, any>, { ...env, PORT: String(port), HOST: '127.0.0.1' });
     ports[name] = services[name]!.port;
   };
   await start('settings');

@@ -8,7 +8,7 @@ import { loadRuleTable } from '@ledgerline/compliance';
 import { renderingConfigShape } from '@ledgerline/rendering';
 import { DELIVERY_NON_JSON_PATHS, salesEndpoints } from './http/endpoints.js';
 import { deliveryConsumers } from './events/delivery.consumers.js';
-import { startDelivery } from './delivery.js';
+import { createDelivery } from './delivery.js';
 
 export const salesService = defineService({
   name: 'sales',
@@ -37,8 +37,8 @@ export const salesService = defineService({
   nonJsonPaths: DELIVERY_NON_JSON_PATHS,
   entities,
   migrations,
-  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps, deps.config.COMPLIANCE_RULES_FILE)),
+  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE)),
   consumers: (deps) => [...salesConsumers(deps), ...deliveryConsumers(deps)],
-  onStart: startDelivery,
+  resources: createDelivery,
   responders: salesResponders,
 });

@@ -4,7 +4,7 @@ import { entities, OrganisationSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { settingsEndpoints } from './http/endpoints.js';
-import { settingsSecretBox } from './secrets.js';
+import { loadSettingsResources } from './secrets.js';
 import { SECRET_PREFIXES, hasValidChecksum, secretBoxConfigShape, serveEndpoints } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
@@ -32,13 +32,14 @@ export const settingsService = defineService({
   entities,
   migrations,
   formBodyPaths: [/^\/v1\/oauth\/token$/],
-  answerSealer: (deps) => settingsSecretBox(deps),
+  resources: loadSettingsResources,
+  answerSealer: (deps) => deps.resources.box,
   routes: (app, deps) => {
     app.route('/internal', internalRoutes(deps));
     serveEndpoints(app, 'settings', settingsEndpoints(deps));
   },
   onStart: async (deps) => {
-    const signing = { box: settingsSecretBox(deps), log: deps.log };
+    const signing = { box: deps.resources.box, log: deps.log };
     const em = deps.orm.em.fork();
     await sealPlaintextSigningKeys(em, signing);
     await em.transactional((tem) => currentSigningKey(tem, signing));

@@ -18,8 +18,16 @@ import type { NewEvent } from './events/envelope.js';
 import { startResponders, type ResponderDefinition } from './events/rpc.js';
 import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
 
-export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
+/** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
+export type ServiceResources = object & { close?: () => Promise<void> | void };
+
+export interface ServiceDeps<C extends BaseConfig = BaseConfig, R = unknown> {
   config: C & { PORT: number };
+  /**
+   * The service's own long-lived resources (a printer, a mailer, a secret box), built once by its
+   * `resources` hook before anything else runs and closed after everything else stopped.
+   */
+  resources: R;
   orm: MikroORM;
   bus: EventBus;
   log: Logger;
@@ -30,7 +38,9 @@ export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   prepareEvent: <T>(ev: NewEvent<T>, dataJson?: string) => PreparedEvent;
 }
 
-export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSchema> {
+type DepsOf<S extends z.ZodObject, R> = ServiceDeps<z.infer<S> & BaseConfig, R>;
+
+export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSchema, R extends ServiceResources = {}> {
   name: string;
   defaultPort: number;
   /** Extra configuration keys of this service (merged into the base schema). */
@@ -46,28 +56,35 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   stream?: StreamName;
   nonJsonPaths?: RegExp[];
   formBodyPaths?: RegExp[];
-  routes: (app: Hono<KitEnv>, deps: ServiceDeps<z.infer<S> & BaseConfig>) => void;
-  consumers?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ConsumerDefinition[];
+  /**
+   * Builds the service's long-lived resources once, when the database and the bus are up and
+   * before `onStart`, consumers or routes; they reach every later hook as `deps.resources` and are
+   * closed (`close()`) at stop after the server, consumers and relay. A hook that throws stops the
+   * boot (closing what was opened), so a missing secret fails before anything is seeded or printed.
+   */
+  resources?: (deps: DepsOf<S, undefined>) => R | Promise<R>;
+  routes: (app: Hono<KitEnv>, deps: DepsOf<S, R>) => void;
+  consumers?: (deps: DepsOf<S, R>) => ConsumerDefinition[];
   /** NATS request-reply handlers other services call for answers they need now. */
-  responders?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => ResponderDefinition[];
+  responders?: (deps: DepsOf<S, R>) => ResponderDefinition[];
   /**
    * Seals secret-bearing answers kept for Idempotency-Key replays (settings passes its secret
    * box); without it such a replay is 409 `secret_already_shown`.
    */
-  answerSealer?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => AnswerSealer;
+  answerSealer?: (deps: DepsOf<S, R>) => AnswerSealer;
   /** Runs after migrations and before the HTTP server listens (seeding, replicas, timers). */
-  onStart?: (deps: ServiceDeps<z.infer<S> & BaseConfig>) => Promise<void | (() => Promise<void>)>;
+  onStart?: (deps: DepsOf<S, R>) => Promise<void | (() => Promise<void>)>;
 }
 
-export function defineService<S extends z.ZodObject = typeof baseConfigSchema>(def: ServiceDefinition<S>): ServiceDefinition<S> {
+export function defineService<S extends z.ZodObject = typeof baseConfigSchema, R extends ServiceResources = {}>(def: ServiceDefinition<S, R>): ServiceDefinition<S, R> {
   return def;
 }
 
-export interface RunningService<C extends BaseConfig = BaseConfig> {
+export interface RunningService<C extends BaseConfig = BaseConfig, R = unknown> {
   name: string;
   url: string;
   port: number;
-  deps: ServiceDeps<C>;
+  deps: ServiceDeps<C, R>;
   app: Hono<KitEnv>;
   relay: OutboxRelay;
   consumers: IdempotentConsumer[];
@@ -79,10 +96,10 @@ export interface RunningService<C extends BaseConfig = BaseConfig> {
  * relay, idempotent consumers and the HTTP server, all from one definition. Used by `main.ts`
  * of every service and by the tests, which start services in-process with their own env.
  */
-export async function startService<S extends z.ZodObject>(
-  def: ServiceDefinition<S>,
+export async function startService<S extends z.ZodObject, R extends ServiceResources = {}>(
+  def: ServiceDefinition<S, R>,
   env: Record<string, string | undefined> = process.env,
-): Promise<RunningService<z.infer<S> & BaseConfig>> {
+): Promise<RunningService<z.infer<S> & BaseConfig, R>> {
   const schema = baseConfigSchema
     .extend({ PORT: z.coerce.number().int().min(0).max(65535).default(def.defaultPort) })
     .extend((def.configSchema?.shape ?? {}) as z.ZodRawShape);
@@ -101,19 +118,30 @@ export async function startService<S extends z.ZodObject>(
   await bus.ensureStream('DLQ');
 
   const relay = new OutboxRelay(orm, bus, log, config.OUTBOX_POLL_MS, metrics);
-  const deps: ServiceDeps<z.infer<S> & BaseConfig> = {
+  const bare: ServiceDeps<z.infer<S> & BaseConfig, undefined> = {
     config,
     orm,
     bus,
     log,
     metrics,
+    resources: undefined,
     emit: (em, ev) => recordEvent(em, def.name, ev),
     prepareEvent: (ev, dataJson) => prepareEvent(def.name, ev, dataJson),
   };
+  let resources: R;
+  try {
+    resources = def.resources ? await def.resources(bare) : ({} as R);
+  } catch (err) {
+    await bus.close();
+    await orm.close(true);
+    throw err;
+  }
+  const deps: ServiceDeps<z.infer<S> & BaseConfig, R> = { ...bare, resources };
 
   const stopHooks: Array<() => Promise<void>> = [];
+  if (typeof resources.close === 'function') stopHooks.push(async () => resources.close?.());
   const stopHook = await def.onStart?.(deps);
-  if (stopHook) stopHooks.push(stopHook);
+  if (stopHook) stopHooks.unshift(stopHook);
 
   const consumerDefinitions = [...(def.organisationReplica ? [organisationReplicaConsumer(def.name)] : []), ...(def.consumers?.(deps) ?? [])];
   const consumers = consumerDefinitions.map(
@@ -177,7 +205,7 @@ export async function startService<S extends z.ZodObject>(
 }
 
 /** Entry point of a service process: start, log where it listens, stop cleanly on a signal. */
-export function runMain<S extends z.ZodObject>(def: ServiceDefinition<S>): void {
+export function runMain<S extends z.ZodObject, R extends ServiceResources>(def: ServiceDefinition<S, R>): void {
   startService(def)
     .then((svc) => {
       const stop = () => {

@@ -1,4 +1,5 @@
-import type { EndpointHandlers, ServiceDeps } from '@ledgerline/service-kit';
+import type { EndpointHandlers } from '@ledgerline/service-kit';
+import type { Delivery } from '../delivery.js';
 import { numberTaken } from '../numbering-series/series.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
 import { CREDIT_NOTES } from './credit-note-kind.js';
@@ -6,8 +7,8 @@ import { CREDIT_NOTES } from './credit-note-kind.js';
 type CreditNoteOperations = 'createCreditNote' | 'listCreditNotes' | 'getCreditNote' | 'getCreditNoteHtml' | 'getCreditNotePdf' | 'checkCreditNoteNo';
 
 /** `/v1/sales/credit-notes…` and their HTML and PDF: the credit-note kind on the shared operations, plus the number check. */
-export function creditNoteRoutes(deps: ServiceDeps): Pick<EndpointHandlers<'sales'>, CreditNoteOperations> {
-  const op = salesDocumentOperations(CREDIT_NOTES, deps);
+export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, CreditNoteOperations> {
+  const op = salesDocumentOperations(CREDIT_NOTES, delivery);
   return {
     createCreditNote: ({ ctx, input }) => op.create(ctx, input.body, input.query.strict),
     listCreditNotes: ({ ctx, input }) => op.list(ctx, input.query),

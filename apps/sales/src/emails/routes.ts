@@ -1,11 +1,11 @@
-import type { EndpointHandlers, ServiceDeps } from '@ledgerline/service-kit';
-import { deliveryOf } from '../delivery.js';
+import type { EndpointHandlers } from '@ledgerline/service-kit';
+import type { Delivery } from '../delivery.js';
 import { emailRecordView, listEmailRecords, sendInvoiceEmail } from './email.js';
 
 /** The invoice e-mail and the e-mail records. */
-export function emailRoutes(deps: ServiceDeps): Pick<EndpointHandlers<'sales'>, 'emailInvoice' | 'listEmails'> {
+export function emailRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, 'emailInvoice' | 'listEmails'> {
   return {
-    emailInvoice: async ({ ctx, input }) => (await sendInvoiceEmail(ctx.em, ctx.orgId, input.params.id, input.body, input.query, deliveryOf(deps))).result,
+    emailInvoice: async ({ ctx, input }) => (await sendInvoiceEmail(ctx.em, ctx.orgId, input.params.id, input.body, input.query, delivery)).result,
     listEmails: async ({ ctx, input: { query: q } }) => (await listEmailRecords(ctx.em, q.from, q.take)).map(emailRecordView),
   };
 }

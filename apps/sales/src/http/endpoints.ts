@@ -1,4 +1,5 @@
-import type { EndpointHandlers, ServiceDeps } from '@ledgerline/service-kit';
+import type { EndpointHandlers } from '@ledgerline/service-kit';
+import type { Delivery } from '../delivery.js';
 import { DEFAULT_RULES, type RuleTable } from '@ledgerline/compliance';
 import { complianceRoutes } from '../compliance/routes.js';
 import { creditNoteRoutes } from '../credit-notes/routes.js';
@@ -10,11 +11,11 @@ import { numberingSeriesRoutes } from '../numbering-series/routes.js';
 export { DELIVERY_NON_JSON_PATHS } from '../sales-documents/operations.js';
 
 /** Every operation the contracts declare for sales, one line per resource folder. */
-export function salesEndpoints(deps: ServiceDeps, rules: RuleTable = DEFAULT_RULES): EndpointHandlers<'sales'> {
+export function salesEndpoints(delivery: Delivery, rules: RuleTable = DEFAULT_RULES): EndpointHandlers<'sales'> {
   return {
-    ...invoiceRoutes(deps),
-    ...creditNoteRoutes(deps),
-    ...emailRoutes(deps),
+    ...invoiceRoutes(delivery),
+    ...creditNoteRoutes(delivery),
+    ...emailRoutes(delivery),
     ...complianceRoutes(rules),
     ...itemRoutes(),
     ...numberingSeriesRoutes(),

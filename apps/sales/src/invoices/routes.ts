@@ -1,12 +1,13 @@
-import type { EndpointHandlers, ServiceDeps } from '@ledgerline/service-kit';
+import type { EndpointHandlers } from '@ledgerline/service-kit';
+import type { Delivery } from '../delivery.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
 import { INVOICES } from './invoice-kind.js';
 
 type InvoiceOperations = 'createInvoice' | 'listInvoices' | 'getInvoice' | 'getInvoiceHtml' | 'getInvoicePdf';
 
 /** `/v1/sales/invoices…` and their HTML and PDF: the invoice kind on the shared sales-document operations. */
-export function invoiceRoutes(deps: ServiceDeps): Pick<EndpointHandlers<'sales'>, InvoiceOperations> {
-  const op = salesDocumentOperations(INVOICES, deps);
+export function invoiceRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, InvoiceOperations> {
+  const op = salesDocumentOperations(INVOICES, delivery);
   return {
     createInvoice: ({ ctx, input }) => op.create(ctx, input.body, input.query.strict),
     listInvoices: ({ ctx, input }) => op.list(ctx, input.query),

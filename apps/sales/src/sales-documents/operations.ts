@@ -1,7 +1,7 @@
 import type { SalesDocumentListQuery } from '@ledgerline/contracts';
-import { page, type ServiceDeps, type TenantContext } from '@ledgerline/service-kit';
+import { page, type TenantContext } from '@ledgerline/service-kit';
 import type { SalesDocType } from '../db/entities.js';
-import { deliveryOf } from '../delivery.js';
+import type { Delivery } from '../delivery.js';
 import type { DocumentRequest } from './body.js';
 import { listSalesDocuments } from './list.js';
 import { getSalesDocument, postSalesDocument, type SalesDocumentKind } from './post.js';
@@ -21,7 +21,7 @@ export const DELIVERY_NON_JSON_PATHS = [/\/html$/, /\/pdf$/];
 type Ctx = TenantContext & { c: { body: (data: string | Uint8Array, status: 200, headers: Record<string, string>) => Response } };
 
 /** The operations every sales document kind offers, for the kind's routes to map onto its operation ids. */
-export function salesDocumentOperations<T extends SalesDocType, R extends DocumentRequest>(kind: SalesDocumentKind<T, R>, deps: ServiceDeps) {
+export function salesDocumentOperations<T extends SalesDocType, R extends DocumentRequest>(kind: SalesDocumentKind<T, R>, delivery: Delivery) {
   return {
     create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => salesView(await postSalesDocument(ctx, kind, body, { strict }), kind.docType),
     list: async (ctx: TenantContext, q: SalesDocumentListQuery) => {
@@ -32,7 +32,7 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
     pdf: async (ctx: Ctx, id: number, q: RenderOptions) => {
       const rendered = await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q);
-      const file = await printSalesDocument(deliveryOf(deps).printer, rendered);
+      const file = await printSalesDocument(delivery.printer, rendered);
       return ctx.c.body(new Uint8Array(file), 200, {
         'content-type': 'application/pdf',
         'content-disposition': `inline; filename="${pdfFileName(kind, rendered.doc.no)}"`,

@@ -1,6 +1,6 @@
 import { canonicalCulture } from '@ledgerline/rendering';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MalformedRequestError, ValidationError, page, type AuthContext, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
+import { MalformedRequestError, ValidationError, page, type AuthContext, type EndpointHandlers } from '@ledgerline/service-kit';
 import { isScope, tokenRequestSchema } from '@ledgerline/contracts';
 import { parseOrThrow } from '@ledgerline/service-kit';
 import { apiKeyView, createApiKey, deleteApiKey, findApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../domain/api-keys.js';
@@ -10,14 +10,14 @@ import { bankIntegrationView, hostingIntegrationView, putHostingIntegration, sav
 import { createOrganisation, getOrganisation, organisationView, updateOrganisation } from '../domain/organisations.js';
 import { assertGrantable } from '../domain/scope-granting.js';
 import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
-import { settingsSecretBox, type SecretsConfig } from '../secrets.js';
+import type { SettingsDeps } from '../secrets.js';
 
 /**
  * API keys (#1–#6), API clients (#13) and the token endpoint, the organisation profile and its
  * creation by the operator, integrations (#7, #26), templates (#8, #9), delivery conditions (#12).
  */
-export function settingsEndpoints(deps: ServiceDeps<SecretsConfig>): EndpointHandlers<'settings'> {
-  const box = settingsSecretBox(deps);
+export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'settings'> {
+  const { box } = deps.resources;
   const integrations = { box, log: deps.log };
   const emit = deps.emit;
   // Changing, deleting or revoking a key is managing what it may do: allowed only for a
