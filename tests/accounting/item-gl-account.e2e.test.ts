@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purchaseDocumentSchema, salesDocumentSchema } from '../../apps/accounting/src/domain/source-documents.js';
+import { purchaseBillPostedEventSchema, salesInvoicePostedEventSchema } from '@ledgerline/contracts';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 
 /**
@@ -60,7 +60,7 @@ describe('item gl_account overrides the default revenue and cost accounts', () =
     expect(inv.items[1].gl_account ?? null).toBeNull();
     const stored = await (await stack.api(`/v1/sales/invoices/${inv.id}`)).json();
     expect(stored.items[0].gl_account).toMatchObject({ number: '602' });
-    expect(salesDocumentSchema.parse(stored).items[0].gl_account?.number).toBe('602');
+    expect(salesInvoicePostedEventSchema.parse(stored).items[0].gl_account?.number).toBe('602');
 
     const t = await ledgerEntry(inv.no, 'sales_invoice');
     expect(summary(t)).toEqual(['Cr 343 226.21', 'Cr 602 999.99', 'Cr 604 120.00', 'Dr 311 1346.20']);
@@ -94,7 +94,7 @@ describe('item gl_account overrides the default revenue and cost accounts', () =
     expect(bill).toMatchObject({ subtotal_amount: 1601.5, total_amount: 1937.82 });
     expect(bill.items[0].gl_account).toMatchObject({ number: '518' });
     // the answer is also the data of purchase.bill.posted, which the ledger reads
-    expect(purchaseDocumentSchema.parse(bill).items[0].gl_account?.number).toBe('518');
+    expect(purchaseBillPostedEventSchema.parse(bill).items[0].gl_account?.number).toBe('518');
     const listed = await (await stack.api(`/v1/purchase/bills?search=${encodeURIComponent(bill.no)}`)).json();
     expect(listed.entities[0].items[0].gl_account).toMatchObject({ number: '518' });
 

@@ -11,5 +11,5 @@ export const financeService = defineService({
   organisationReplica: true,
   entities,
   migrations,
-  routes: (app, deps) => serveEndpoints(app, 'finance', financeEndpoints(deps)),
+  routes: (app, deps) => serveEndpoints(app, 'finance', financeEndpoints(), deps.bus),
 });

@@ -13,7 +13,7 @@ export const purchaseService = defineService({
   entities,
   migrations,
   nonJsonPaths: [/\/export\/csv$/],
-  routes: (app) => serveEndpoints(app, 'purchase', purchaseEndpoints()),
+  routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(), deps.bus),
   consumers: purchaseConsumers,
   responders: purchaseResponders,
 });

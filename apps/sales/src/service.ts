@@ -37,7 +37,7 @@ export const salesService = defineService({
   nonJsonPaths: DELIVERY_NON_JSON_PATHS,
   entities,
   migrations,
-  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE)),
+  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE), deps.bus),
   consumers: (deps) => [...salesConsumers(deps), ...deliveryConsumers(deps)],
   resources: createDelivery,
   responders: salesResponders,

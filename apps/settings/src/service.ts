@@ -5,7 +5,7 @@ import { migrations } from './db/migrations.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { settingsEndpoints } from './http/endpoints.js';
 import { loadSettingsResources } from './secrets.js';
-import { SECRET_PREFIXES, hasValidChecksum, secretBoxConfigShape, serveEndpoints } from '@ledgerline/service-kit';
+import { SECRET_PREFIXES, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -36,7 +36,7 @@ export const settingsService = defineService({
   answerSealer: (deps) => deps.resources.box,
   routes: (app, deps) => {
     app.route('/internal', internalRoutes(deps));
-    serveEndpoints(app, 'settings', settingsEndpoints(deps));
+    serveEndpoints(app, 'settings', settingsEndpoints(deps), deps.bus);
   },
   onStart: async (deps) => {
     const signing = { box: deps.resources.box, log: deps.log };
@@ -46,13 +46,12 @@ export const settingsService = defineService({
     if ((await em.count(OrganisationSchema, {})) > 0) return;
     await em.transactional(async (tem) => {
       const { org, secret } = await createOrganisation(
-        tem,
+        serviceContext(deps, tem, 'bootstrap'),
         {
           name: deps.config.BOOTSTRAP_ORG_NAME,
           country: deps.config.BOOTSTRAP_ORG_COUNTRY,
           legal_currency: deps.config.BOOTSTRAP_ORG_CURRENCY,
         },
-        deps.emit,
         deps.config.BOOTSTRAP_API_KEY,
       );
       if (!deps.config.BOOTSTRAP_API_KEY) {

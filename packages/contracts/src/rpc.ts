@@ -4,8 +4,9 @@ import { z } from 'zod';
  * NATS request-reply between services (subjects under `rpc.`, outside every stream). Finance asks
  * the owner of a paid document whether it exists in the caller's organisation before it matches a
  * payment to it: `rpc.sales.document.lookup` (sales invoices and credit notes) and
- * `rpc.purchase.document.lookup` (vendor bills and vendor credits). The organisation travels in the
- * request header, never in the body.
+ * `rpc.purchase.document.lookup` (vendor bills and vendor credits). The organisation is the
+ * subject's last token (`rpc.sales.document.lookup.42`), never a header or the body: the server's
+ * permissions decide who may publish which subject, so they decide who may ask for which organisation.
  */
 
 export const RPC_SUBJECTS = {

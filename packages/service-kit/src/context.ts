@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from './logger.js';
 import type { NewEvent } from './events/envelope.js';
 import type { PreparedEvent } from './events/outbox.js';
+import type { EventBus } from './events/bus.js';
+import { requestReply } from './events/rpc.js';
 
 /**
  * What one operation runs with, the same for an HTTP request and for a consumed event: who acts
@@ -24,6 +26,11 @@ export interface OperationContext {
   emit: <T>(ev: NewEvent<T>) => Promise<string>;
   /** Builds an event's outbox row for a statement that writes it itself (`insertNumberedDocument`). */
   prepareEvent: <T>(ev: NewEvent<T>, dataJson?: string) => PreparedEvent;
+  /**
+   * Asks another service (NATS request-reply, `rpc.…`) for this operation's organisation, which
+   * the request's subject carries; refused for an operation without one.
+   */
+  ask: <T>(subject: string, data: unknown) => Promise<T>;
   now: () => Date;
   log: Logger;
 }
@@ -40,6 +47,7 @@ export interface ContextParts {
   log: Logger;
   emit: (em: EntityManager, ev: NewEvent<unknown>) => Promise<string>;
   prepareEvent: (ev: NewEvent<unknown>, dataJson?: string) => PreparedEvent;
+  bus: EventBus;
 }
 
 /** Builds a context; events it records default to its organisation and trace. */
@@ -59,5 +67,9 @@ export function operationContext(p: ContextParts): OperationContext {
     now: () => new Date(),
     emit: (ev) => p.emit(p.em, withDefaults(ev)),
     prepareEvent: (ev, dataJson) => p.prepareEvent(withDefaults(ev), dataJson),
+    ask: async (subject, data) => {
+      if (p.orgId == null) throw new Error(`${subject}: an operation without an organisation cannot ask another service`);
+      return requestReply(p.bus, subject, p.orgId, data);
+    },
   };
 }

@@ -17,6 +17,7 @@ import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.j
 import type { NewEvent } from './events/envelope.js';
 import { startResponders, type ResponderDefinition } from './events/rpc.js';
 import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
+import { operationContext, type OperationContext } from './context.js';
 
 /** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
 export type ServiceResources = object & { close?: () => Promise<void> | void };
@@ -74,6 +75,24 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   answerSealer?: (deps: DepsOf<S, R>) => AnswerSealer;
   /** Runs after migrations and before the HTTP server listens (seeding, replicas, timers). */
   onStart?: (deps: DepsOf<S, R>) => Promise<void | (() => Promise<void>)>;
+}
+
+/**
+ * The context of an operation a service starts itself (seeding at boot, a timer): the same
+ * emit, ask and clock as a request's, with `actor` saying who acts (`bootstrap`, `scheduler`).
+ */
+export function serviceContext(deps: ServiceDeps<BaseConfig, unknown>, em: EntityManager, actor: string, orgId: number | null = null): OperationContext {
+  return operationContext({
+    orgId,
+    actor,
+    requestId: actor,
+    traceparent: null,
+    em,
+    log: deps.log,
+    emit: deps.emit,
+    prepareEvent: deps.prepareEvent,
+    bus: deps.bus,
+  });
 }
 
 export function defineService<S extends z.ZodObject = typeof baseConfigSchema, R extends ServiceResources = {}>(def: ServiceDefinition<S, R>): ServiceDefinition<S, R> {

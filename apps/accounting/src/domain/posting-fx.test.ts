@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dec } from '@ledgerline/service-kit';
 import { fxDifference, ledgerEntryForBankTransaction, ledgerEntryForPayout, MissingLegalFiguresError, paymentFxRates, sums, type LedgerEntryDraft } from './posting.js';
 import { POSTING_MAP } from './posting-map.js';
-import { bankTransactionDocumentSchema, payoutDocumentSchema } from './source-documents.js';
+import { bankTransactionDocument, payoutDocument } from './contract-documents.fixtures.js';
 
 /*
  * Payments in a currency other than the legal one: the bank gets the payment's legal value, the
@@ -11,7 +11,7 @@ import { bankTransactionDocumentSchema, payoutDocumentSchema } from './source-do
  */
 
 const opts = { legalCurrency: 'CZK', orgCountry: 'CZ' };
-const bank = (over: Record<string, unknown>) => bankTransactionDocumentSchema.parse({ id: 5, amount: 121, currency: 'EUR', date_transaction: '2026-11-25', ...over });
+const bank = (over: Record<string, unknown>) => bankTransactionDocument({ id: 5, amount: 121, currency: 'EUR', date_transaction: '2026-11-25', ...over });
 const lines = (e: LedgerEntryDraft) =>
   e.rows.map((r) => (r.debit.isZero() ? `Cr ${r.gl_account_number} ${r.credit.toFixed(2)}` : `Dr ${r.gl_account_number} ${r.debit.toFixed(2)}`)).sort();
 const balanced = (e: LedgerEntryDraft) => {
@@ -87,7 +87,7 @@ describe('bank transactions in a foreign currency', () => {
 
 describe('payouts in a foreign currency', () => {
   it('Dr 221 Σ line values; each paid line clears at its document value; fees at the payout rate; differences per line', () => {
-    const p = payoutDocumentSchema.parse({
+    const p = payoutDocument({
       id: 4,
       currency: 'EUR',
       date_issued: '2026-11-26',

@@ -12,7 +12,7 @@ import {
   type LedgerEntryDraft,
 } from './posting.js';
 import { POSTING_MAP, SOURCE_TYPES } from './posting-map.js';
-import { bankTransactionDocumentSchema, payoutDocumentSchema, purchaseDocumentSchema, salesDocumentSchema } from './source-documents.js';
+import { bankTransactionDocument, payoutDocument, purchaseDocument, salesDocument } from './contract-documents.fixtures.js';
 
 const opts = { legalCurrency: 'CZK', orgCountry: 'CZ' };
 
@@ -21,7 +21,7 @@ function tax(rate: number, base: number, amount: number, leg?: { base: number; a
 }
 
 function sales(over: Record<string, unknown> = {}) {
-  return salesDocumentSchema.parse({
+  return salesDocument({
     id: 1,
     no: 'INV1',
     currency: 'CZK',
@@ -39,7 +39,7 @@ function sales(over: Record<string, unknown> = {}) {
 }
 
 function purchase(over: Record<string, unknown> = {}) {
-  return purchaseDocumentSchema.parse({
+  return purchaseDocument({
     id: 3,
     no: 'VC3',
     currency: 'CZK',
@@ -225,7 +225,7 @@ describe('purchase documents', () => {
 });
 
 describe('payments', () => {
-  const bank = (over: Record<string, unknown>) => bankTransactionDocumentSchema.parse({ id: 5, amount: 298, currency: 'CZK', date_transaction: '2025-03-13', ...over });
+  const bank = (over: Record<string, unknown>) => bankTransactionDocument({ id: 5, amount: 298, currency: 'CZK', date_transaction: '2025-03-13', ...over });
 
   it('money in: Dr 221 / Cr 311 when it pays a sales document, its gl_account otherwise, else 395', () => {
     expect(lines(ledgerEntryForBankTransaction(bank({ paid_record: { type: 'sales_invoice', id: 1 } }), opts))).toEqual(['Cr 311 298.00', 'Dr 221 298.00']);
@@ -253,7 +253,7 @@ describe('payments', () => {
   });
 
   it('payout: Dr 221 total; Cr 311 per paid line; fee lines Dr their gl_account', () => {
-    const p = payoutDocumentSchema.parse({
+    const p = payoutDocument({
       id: 9,
       version: 2,
       currency: 'CZK',
@@ -272,14 +272,14 @@ describe('payments', () => {
   });
 
   it('a payout whose fees exceed its payments credits 221', () => {
-    const p = payoutDocumentSchema.parse({ id: 1, currency: 'CZK', date_issued: '2025-03-14', lines: [{ amount: 10, paid_record: { type: 'sales_invoice', id: 1 } }, { amount: -30, gl_account: { number: '568' } }] });
+    const p = payoutDocument({ id: 1, currency: 'CZK', date_issued: '2025-03-14', lines: [{ amount: 10, paid_record: { type: 'sales_invoice', id: 1 } }, { amount: -30, gl_account: { number: '568' } }] });
     expect(lines(ledgerEntryForPayout(p, opts))).toEqual(['Cr 221 20.00', 'Cr 311 10.00', 'Dr 568 30.00']);
   });
 
   it('a payout without a date uses its lines, else the event date', () => {
-    const p = payoutDocumentSchema.parse({ id: 1, currency: 'CZK', lines: [{ amount: 10, date_accounting: '2025-01-02' }, { amount: 5, date_accounting: '2025-01-05' }] });
+    const p = payoutDocument({ id: 1, currency: 'CZK', lines: [{ amount: 10, date_accounting: '2025-01-02' }, { amount: 5, date_accounting: '2025-01-05' }] });
     expect(ledgerEntryForPayout(p, opts).datePosting).toBe('2025-01-05');
-    expect(ledgerEntryForPayout(payoutDocumentSchema.parse({ id: 1, currency: 'CZK', lines: [{ amount: 1 }] }), { ...opts, fallbackDate: '2025-02-01' }).datePosting).toBe('2025-02-01');
+    expect(ledgerEntryForPayout(payoutDocument({ id: 1, currency: 'CZK', lines: [{ amount: 1 }] }), { ...opts, fallbackDate: '2025-02-01' }).datePosting).toBe('2025-02-01');
   });
 });
 

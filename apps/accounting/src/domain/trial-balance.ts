@@ -1,6 +1,6 @@
 import type { TrialBalanceExport } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, NotFoundError, organisationReplica, sqlRows, toWire } from '@ledgerline/service-kit';
+import { dec, NotFoundError, organisationReplica, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { ensureChart } from './ledger-store.js';
 import { glAccountView, accountsOf } from './transactions.js';
 import type { ChartLocale } from './chart.js';
@@ -104,7 +104,7 @@ export interface TrialBalanceView {
   rows: TrialBalanceRowView[];
 }
 
-export async function trialBalance(em: EntityManager, orgId: number, q: TrialBalanceQuery, locale: ChartLocale, defaultCurrency: string): Promise<TrialBalanceView> {
+export async function trialBalance({ em, orgId }: TenantContext, q: TrialBalanceQuery, locale: ChartLocale, defaultCurrency: string): Promise<TrialBalanceView> {
   await ensureChart(em, orgId);
   const book = await sqlRows(em, 'select id from books where org_id = ? and id = ?', [orgId, q.bookId]);
   if (book.length === 0) throw new NotFoundError(`Book ${q.bookId} does not exist`, 'book_not_found');

@@ -1,14 +1,8 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PoisonMessageError, organisationReplica, type ConsumerContext, type ConsumerDefinition } from '@ledgerline/service-kit';
-import { EVENT_DATA_SCHEMAS, SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent } from '@ledgerline/contracts';
+import { PoisonMessageError, organisationReplica, type ConsumerContext, type ConsumerDefinition, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
+import { EVENT_DATA_SCHEMAS, SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent, type EventData } from '@ledgerline/contracts';
 import { transactionViewOfInserted } from '../domain/transactions.js';
-import {
-  bankTransactionDocumentSchema,
-  payoutDocumentSchema,
-  purchaseDocumentSchema,
-  salesDocumentSchema,
-} from '../domain/source-documents.js';
 import {
   ledgerEntryForBankTransaction,
   ledgerEntryForPayout,
@@ -20,6 +14,7 @@ import {
   type PostingOptions,
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
+import { creditedDocument, type PurchaseDocument, type SalesDocument } from '../domain/source-documents.js';
 import { creditedDocumentSection, postLedgerEntry, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
 
 const SUBJECT_OF = {
@@ -52,6 +47,15 @@ export interface ApplyOptions {
   awaitCredited?: boolean;
 }
 
+/** What an entry is drafted in: the organisation's transaction (the credited document's section is read there). */
+export type PostingContext = Pick<TenantContext, 'em' | 'orgId'>;
+
+/**
+ * What an event is applied in: a consumer's context, which announces what it posted on the bus
+ * (`emit`), or a rebuild's transaction, which re-posts silently (no `emit`).
+ */
+export type LedgerContext = Pick<OperationContext, 'em'> & Partial<Pick<OperationContext, 'emit'>>;
+
 /** The credited document is not in the ledger yet: the event is redelivered after a backoff. */
 export class CreditedDocumentPendingError extends Error {}
 
@@ -62,55 +66,53 @@ async function creditedSection(
   em: EntityManager,
   orgId: number,
   type: SourceType,
-  doc: { credited_doc_id?: number | null; credited_doc_no?: string | null },
+  doc: SalesDocument | PurchaseDocument,
   event: CloudEvent,
   opts: ApplyOptions,
 ): Promise<string | null> {
-  const credited = await creditedDocumentSection(em, orgId, type, doc.credited_doc_id, doc.credited_doc_no);
-  if (!credited.posted && doc.credited_doc_id != null && opts.awaitCredited) {
-    throw new CreditedDocumentPendingError(`${event.type} ${event.id}: credited ${type} ${doc.credited_doc_id} is not in the ledger yet`);
+  const { id, no } = creditedDocument(doc);
+  const credited = await creditedDocumentSection(em, orgId, type, id, no);
+  if (!credited.posted && id != null && opts.awaitCredited) {
+    throw new CreditedDocumentPendingError(`${event.type} ${event.id}: credited ${type} ${id} is not in the ledger yet`);
   }
   return credited.section;
 }
 
 /**
- * The event's document, as its producer's contract declares it: data that does not fit the
- * contract is poison (the producer broke it), and fields the contract does not declare never
- * reach the posting rules. The ledger's reader schema then picks the fields posting needs.
+ * The event's document, parsed once with its producer's contract schema, whose output types the
+ * posting rules: data that does not fit the contract is poison (the producer broke it), and
+ * fields the contract does not declare never reach the rules.
  */
-function parseDocument<S extends z.ZodType>(schema: S, type: SourceType, event: CloudEvent): z.output<S> {
-  const contract = EVENT_DATA_SCHEMAS[SUBJECT_OF[type]].safeParse(event.data);
+function parseDocument<T extends SourceType>(type: T, event: CloudEvent): EventData<(typeof SUBJECT_OF)[T]> {
+  const subject = SUBJECT_OF[type];
+  const contract = EVENT_DATA_SCHEMAS[subject].safeParse(event.data);
   if (!contract.success) {
-    throw new PoisonMessageError(`${event.type} ${event.id}: data breaks the ${SUBJECT_OF[type]} contract: ${contract.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new PoisonMessageError(`${event.type} ${event.id}: data breaks the ${subject} contract: ${contract.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
-  const r = schema.safeParse(contract.data);
-  if (!r.success) {
-    throw new PoisonMessageError(`${event.type} ${event.id}: data is not a document the ledger can post: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  return r.data;
+  return contract.data as EventData<(typeof SUBJECT_OF)[T]>;
 }
 
 /** The ledger entry an event asks for (pure, apart from reading the credited document's section). */
-export async function entryForEvent(em: EntityManager, orgId: number, type: SourceType, event: CloudEvent, opts: ApplyOptions): Promise<LedgerEntryDraft> {
+export async function entryForEvent({ em, orgId }: PostingContext, type: SourceType, event: CloudEvent, opts: ApplyOptions): Promise<LedgerEntryDraft> {
   const base: PostingOptions = { legalCurrency: opts.legalCurrency, orgCountry: opts.orgCountry, fallbackDate: event.time?.slice(0, 10) };
   try {
     switch (type) {
       case 'sales_invoice':
       case 'sales_credit_note': {
-        const doc = parseDocument(salesDocumentSchema, type, event);
+        const doc = parseDocument(type, event);
         const cs = type === 'sales_credit_note' ? await creditedSection(em, orgId, 'sales_invoice', doc, event, opts) : null;
         return ledgerEntryForSalesDocument(type, doc, { ...base, controlStatementOverride: cs });
       }
       case 'purchase_bill':
       case 'purchase_vendor_credit': {
-        const doc = parseDocument(purchaseDocumentSchema, type, event);
+        const doc = parseDocument(type, event);
         const cs = type === 'purchase_vendor_credit' ? await creditedSection(em, orgId, 'purchase_bill', doc, event, opts) : null;
         return ledgerEntryForPurchaseDocument(type, doc, { ...base, controlStatementOverride: cs });
       }
       case 'bank_transaction':
-        return ledgerEntryForBankTransaction(parseDocument(bankTransactionDocumentSchema, type, event), base);
+        return ledgerEntryForBankTransaction(parseDocument(type, event), base);
       case 'payout':
-        return ledgerEntryForPayout(parseDocument(payoutDocumentSchema, type, event), base);
+        return ledgerEntryForPayout(parseDocument(type, event), base);
     }
   } catch (err) {
     if (err instanceof UnbalancedEntryError || err instanceof MissingLegalFiguresError) throw new PoisonMessageError(err.message);
@@ -127,18 +129,13 @@ function isBalanceViolation(err: unknown): boolean {
  * Applies one posted-document event to the ledger in the caller's transaction: one accounting
  * transaction per source fact (and a reversal when a newer version replaces a posted one).
  */
-export async function applyLedgerEvent(
-  em: EntityManager,
-  type: SourceType,
-  event: CloudEvent,
-  opts: ApplyOptions,
-  emit?: ConsumerContext['emit'],
-): Promise<PostOutcome> {
+export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, event: CloudEvent, opts: ApplyOptions): Promise<PostOutcome> {
   if (!event.orgid || !/^\d+$/.test(event.orgid)) throw new PoisonMessageError(`${event.type} ${event.id} carries no organisation`);
+  const { em, emit } = ctx;
   const orgId = Number(event.orgid);
   const profile = await organisationReplica(em, orgId);
   const orgOpts = profile ? { ...opts, legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
-  const entry = await entryForEvent(em, orgId, type, event, orgOpts);
+  const entry = await entryForEvent({ em, orgId }, type, event, orgOpts);
   let outcome: PostOutcome;
   try {
     outcome = await postLedgerEntry(em, orgId, entry, event.id);
@@ -170,7 +167,7 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
       // their stream order through the kit's ordering key, so a live ledger equals a rebuild.
       concurrency: 8,
       handle: async (ctx: ConsumerContext, event: CloudEvent) => {
-        await applyLedgerEvent(ctx.em, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES }, ctx.emit);
+        await applyLedgerEvent(ctx, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES });
       },
     })),
   ];

@@ -55,7 +55,7 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
               // a savepoint per event: one that cannot be posted (dead-lettered live) is skipped here too
               await tem
                 .transactional(async (inner) => {
-                  await applyLedgerEvent(inner, type, event, opts);
+                  await applyLedgerEvent({ em: inner }, type, event, opts);
                 })
                 .catch((err) => log?.warn('rebuild: event skipped', { event_id: event.id, err: String(err) }));
             }

@@ -27,8 +27,7 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       const dates = parseRange('date_posting', q.date_posting, 'date');
       const accounts = parseRange('account_number', q.account_number, 'string');
       const tb = await trialBalance(
-        ctx.em,
-        ctx.auth.orgId,
+        ctx,
         {
           bookId: path.book_id,
           dateFrom: dates?.from,

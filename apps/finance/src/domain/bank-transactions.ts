@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import type { BankTransactionRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { ConflictError, assertWithinAmountLimit, isUniqueViolation, parseRange, parseSort, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
+import { ConflictError, assertWithinAmountLimit, isUniqueViolation, parseRange, parseSort, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
-import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit } from './matching.js';
+import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar } from './document-settlements.js';
 import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
@@ -24,13 +24,14 @@ function duplicate(): ConflictError {
  * in the legal currency, else at the given fx_rate, else at the paid document's rate; without any,
  * 422 `fx_rate_required` and nothing is written.
  */
-export async function recordBankTransaction(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, req: BankTransactionRequest) {
+export async function recordBankTransaction(ctx: TenantContext, req: BankTransactionRequest) {
+  const { em, orgId } = ctx;
   const keyed = req.account_number != null && req.statement_id != null && req.order != null;
   if (keyed) {
     const existing = await em.count(BankTransactionSchema, { accountNumber: req.account_number, statementId: req.statement_id, order: req.order });
     if (existing > 0) throw duplicate();
   }
-  const { status, match, document } = await resolvePaidRecord(bus, orgId, req.paid_record, req, 'paid_record');
+  const { status, match, document } = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record');
   const legalCurrency = await legalCurrencyOf(em, orgId);
   const legal = paymentLegal({
     amount: String(req.amount),
@@ -48,8 +49,8 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
     // priced after every earlier payment of the document, which the lock makes final
     let before = NOTHING_SETTLED;
     if (settlementNeedsHistory(document, legalCurrency)) {
-      await lockPaidDocuments(em, orgId, [match]);
-      before = await settledSoFar(em, orgId, match);
+      await lockPaidDocuments(ctx, [match]);
+      before = await settledSoFar(ctx, match);
     }
     settlement = settlementLeg({ type: match.type, applied: match.amount, currency: req.currency, legalCurrency, document, before });
   }
@@ -91,9 +92,9 @@ export async function recordBankTransaction(em: EntityManager, bus: EventBus, em
     throw e;
   }
   const view = bankTransactionView(bt);
-  await emit(em, { subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(bt.id), data: view });
+  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(bt.id), data: view });
   if (match) {
-    await emitPaymentMatched(em, emit, orgId, { paymentId: bt.id, source: 'bank_transaction', match, date: req.date_transaction });
+    await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match, date: req.date_transaction });
   }
   return view;
 }

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PaidRecordType } from '@ledgerline/contracts/common';
-import { dec, sqlRows, type Dec } from '@ledgerline/service-kit';
+import { dec, sqlRows, type Dec, type TenantContext } from '@ledgerline/service-kit';
 import { PAID_BY_MONEY_IN } from './legal-currency.js';
 
 /** Nothing applied or cleared yet (and what documents that need no history are priced from). */
@@ -23,7 +22,7 @@ export interface PaidDocumentKey {
  * Locks the paid documents until the transaction ends, in one order everywhere (no deadlocks), so
  * payments of one document are priced one after another, each seeing the ones before it.
  */
-export async function lockPaidDocuments(em: EntityManager, orgId: number, docs: readonly PaidDocumentKey[]): Promise<void> {
+export async function lockPaidDocuments({ em, orgId }: TenantContext, docs: readonly PaidDocumentKey[]): Promise<void> {
   const keys = [...new Set(docs.map((d) => `paid:${orgId}:${d.type}:${d.id}`))].sort();
   for (const key of keys) await sqlRows(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
 }
@@ -34,7 +33,7 @@ export async function lockPaidDocuments(em: EntityManager, orgId: number, docs: 
  * owner's amount_due, which follows the payment events. `excludePayoutId`: the payout being
  * replaced, whose current lines are about to be taken back.
  */
-export async function settledSoFar(em: EntityManager, orgId: number, doc: PaidDocumentKey, excludePayoutId: number | null = null): Promise<SettledSoFar> {
+export async function settledSoFar({ em, orgId }: TenantContext, doc: PaidDocumentKey, excludePayoutId: number | null = null): Promise<SettledSoFar> {
   const [row] = await sqlRows<{ applied: string | null; settled: string | null }>(
     em,
     `select sum(applied) as applied, sum(settled) as settled from (

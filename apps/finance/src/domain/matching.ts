@@ -1,13 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PaidRecord, PaidRecordType } from '@ledgerline/contracts/common';
 import { RPC_SUBJECTS, SUBJECTS, documentLookupAnswerSchema, type DocumentLookupAnswer } from '@ledgerline/contracts';
-import { UpstreamError, ValidationError, dec, requestReply, toDb, toWire, type EventBus, type ServiceDeps } from '@ledgerline/service-kit';
+import { UpstreamError, ValidationError, dec, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
 import type { MatchStatus, PaymentMatch } from '../db/entities.js';
 import type { FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 
 import { PAID_BY_MONEY_IN } from './legal-currency.js';
-
-export type Emit = ServiceDeps['emit'];
 
 const LOOKUP_SUBJECTS: Record<PaidRecordType, string> = {
   sales_invoice: RPC_SUBJECTS.salesDocumentLookup,
@@ -40,8 +37,7 @@ export interface MatchResult {
  * never applied. No answer: 503 to the client, nothing written (the caller's transaction rolls back).
  */
 export async function resolvePaidRecord(
-  bus: EventBus,
-  orgId: number,
+  ctx: TenantContext,
   paidRecord: PaidRecord | null | undefined,
   cash: { amount: number; payment_amount?: number | null; currency: string },
   path: string,
@@ -55,7 +51,7 @@ export async function resolvePaidRecord(
   if (paidRecord.id == null && !paidRecord.no) {
     throw new ValidationError(`${path} needs an id or a no`, [{ path: `${path}.id`, message: 'give id or no of the paid document', code: 'required' }]);
   }
-  const raw = await requestReply<unknown>(bus, LOOKUP_SUBJECTS[paidRecord.type], orgId, {
+  const raw = await ctx.ask<unknown>(LOOKUP_SUBJECTS[paidRecord.type], {
     type: paidRecord.type,
     id: paidRecord.id ?? undefined,
     no: paidRecord.no ?? undefined,
@@ -90,9 +86,7 @@ export function completedPaidRecord(given: PaidRecord | null | undefined, match:
 
 /** Records `finance.payment.matched` in the outbox; `sign` −1 emits the compensation of an earlier match. */
 export async function emitPaymentMatched(
-  em: EntityManager,
-  emit: Emit,
-  orgId: number,
+  ctx: TenantContext,
   p: { paymentId: number; source: 'bank_transaction' | 'payout_line'; match: PaymentMatch; date: string | null; payoutId?: number; payoutVersion?: number },
   sign: 1 | -1 = 1,
 ) {
@@ -107,5 +101,5 @@ export async function emitPaymentMatched(
     currency: p.match.currency,
     date: p.date ?? new Date().toISOString().slice(0, 10),
   };
-  await emit(em, { subject: SUBJECTS.financePaymentMatched, orgId, resource: `${p.match.type}:${p.match.id}`, data });
+  await ctx.emit({ subject: SUBJECTS.financePaymentMatched, orgId: ctx.orgId, resource: `${p.match.type}:${p.match.id}`, data });
 }

@@ -3,9 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type EventBus } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
-import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type Emit, type MatchResult } from './matching.js';
+import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar, type SettledSoFar } from './document-settlements.js';
 import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
@@ -42,15 +42,14 @@ interface BuiltLines {
  * replaced payout's own current lines do not count: they are taken back by the replacement.
  */
 async function settleLines(
-  em: EntityManager,
-  orgId: number,
+  ctx: TenantContext,
   results: MatchResult[],
   currency: string,
   legalCurrency: string,
   replacing: number | null,
 ): Promise<Array<string | null>> {
   const historic = (r: MatchResult) => r.match && r.document && settlementNeedsHistory(r.document, legalCurrency);
-  await lockPaidDocuments(em, orgId, results.flatMap((r) => (historic(r) ? [r.match!] : [])));
+  await lockPaidDocuments(ctx, results.flatMap((r) => (historic(r) ? [r.match!] : [])));
   const so: Map<string, SettledSoFar> = new Map();
   const out: Array<string | null> = [];
   for (const r of results) {
@@ -59,7 +58,7 @@ async function settleLines(
       continue;
     }
     const key = `${r.match.type}:${r.match.id}`;
-    const before = so.get(key) ?? (historic(r) ? await settledSoFar(em, orgId, r.match, replacing) : NOTHING_SETTLED);
+    const before = so.get(key) ?? (historic(r) ? await settledSoFar(ctx, r.match, replacing) : NOTHING_SETTLED);
     const settlement = settlementLeg({ type: r.match.type, applied: r.match.amount, currency, legalCurrency, document: r.document, before });
     const sign = PAID_BY_MONEY_IN[r.match.type] ? 1 : -1;
     so.set(key, {
@@ -77,12 +76,13 @@ async function settleLines(
  * currency without one) at the rate of the document it pays; a line with neither → 422
  * `fx_rate_required`. The bank receives Σ of the lines' legal values.
  */
-async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: PayoutRequest, replacing: number | null): Promise<BuiltLines> {
+async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: number | null): Promise<BuiltLines> {
+  const { em, orgId } = ctx;
   const given = req.lines ?? [];
   const total = payoutTotal(given, req.total_amount);
   const results = await Promise.all(
     given.map((l, i) =>
-      resolvePaidRecord(bus, orgId, l.paid_record, { amount: l.amount, payment_amount: l.payment_amount, currency: l.currency ?? req.currency }, `lines[${i}].paid_record`),
+      resolvePaidRecord(ctx, l.paid_record, { amount: l.amount, payment_amount: l.payment_amount, currency: l.currency ?? req.currency }, `lines[${i}].paid_record`),
     ),
   );
   const legalCurrency = await legalCurrencyOf(em, orgId);
@@ -100,7 +100,7 @@ async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: 
   );
   const totalLeg = legals.reduce((acc, l) => acc.plus(dec(l.amountLeg)), dec(0));
   assertWithinAmountLimit([['total_amount', total], ['total_amount_leg', totalLeg], ...legals.map((l, i): [string, string] => [`lines[${i}].amount_leg`, l.amountLeg])]);
-  const settlements = await settleLines(em, orgId, results, req.currency, legalCurrency, replacing);
+  const settlements = await settleLines(ctx, results, req.currency, legalCurrency, replacing);
   const payoutRate: Pick<BuiltLines, 'fxRate' | 'currencyCoef'> =
     req.currency === legalCurrency
       ? { fxRate: '1', currencyCoef: '1' }
@@ -133,14 +133,14 @@ async function buildLines(em: EntityManager, bus: EventBus, orgId: number, req: 
   return { lines, total, legalCurrency, totalLeg: toDb(totalLeg), ...payoutRate };
 }
 
-async function announce(em: EntityManager, emit: Emit, p: Payout) {
+async function announce(ctx: TenantContext, p: Payout) {
   const view = payoutView(p);
   // The ledger reverses the superseded version's entry and posts this one.
   const data = { ...view, replaces_version: p.version > 1 ? p.version - 1 : null };
-  await emit(em, { subject: SUBJECTS.financePayoutPosted, orgId: p.orgId, resource: String(p.id), data });
+  await ctx.emit({ subject: SUBJECTS.financePayoutPosted, orgId: p.orgId, resource: String(p.id), data });
   for (const line of p.lines) {
     if (!line.match) continue;
-    await emitPaymentMatched(em, emit, p.orgId, {
+    await emitPaymentMatched(ctx, {
       paymentId: line.id,
       source: 'payout_line',
       match: line.match,
@@ -164,9 +164,10 @@ async function assertCopySource(em: EntityManager, req: PayoutRequest, self: num
   }
 }
 
-export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, req: PayoutRequest) {
+export async function createPayout(ctx: TenantContext, req: PayoutRequest) {
+  const { em, orgId } = ctx;
   await assertCopySource(em, req, null);
-  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req, null);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, null);
   const p = em.create(PayoutSchema, {
     orgId,
     uid: randomUUID(),
@@ -189,7 +190,7 @@ export async function createPayout(em: EntityManager, bus: EventBus, emit: Emit,
     editedAt: new Date(),
   });
   await em.flush();
-  return announce(em, emit, p);
+  return announce(ctx, p);
 }
 
 export async function findPayout(em: EntityManager, id: number, lock = false): Promise<Payout> {
@@ -203,17 +204,16 @@ export async function findPayout(em: EntityManager, id: number, lock = false): P
  * back with compensating (negative) `finance.payment.matched` events, the new version's are applied,
  * and `finance.payout.posted` carries the new version so the ledger reflects only the latest one.
  */
-export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit, orgId: number, id: number, req: PayoutRequest) {
+export async function replacePayout(ctx: TenantContext, id: number, req: PayoutRequest) {
+  const { em } = ctx;
   const p = await findPayout(em, id, true);
   if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
   await assertCopySource(em, req, p.id);
-  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(em, bus, orgId, req, p.id);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, p.id);
   for (const old of p.lines) {
     if (!old.match) continue;
     await emitPaymentMatched(
-      em,
-      emit,
-      orgId,
+      ctx,
       { paymentId: old.id, source: 'payout_line', match: old.match, date: old.date_transaction ?? isoDay(p.dateIssued), payoutId: p.id, payoutVersion: p.version },
       -1,
     );
@@ -235,7 +235,7 @@ export async function replacePayout(em: EntityManager, bus: EventBus, emit: Emit
   p.totalAmountLeg = totalLeg;
   p.editedAt = new Date();
   await em.flush();
-  return announce(em, emit, p);
+  return announce(ctx, p);
 }
 
 export function payoutView(p: Payout) {

@@ -1,16 +1,16 @@
-import { page, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
+import { page, type EndpointHandlers } from '@ledgerline/service-kit';
 import { bankTransactionView, listBankTransactions, recordBankTransaction } from '../domain/bank-transactions.js';
 import { createPayout, findPayout, listPayouts, payoutView, replacePayout } from '../domain/payouts.js';
 
 /** Bank transactions (#16 and their list) and payouts (create, read, #19 replace, #20 list). */
-export function financeEndpoints(deps: ServiceDeps): EndpointHandlers<'finance'> {
+export function financeEndpoints(): EndpointHandlers<'finance'> {
   return {
-    recordBankTransaction: async ({ ctx, input }) => recordBankTransaction(ctx.em, deps.bus, deps.emit, ctx.auth.orgId, input.body),
+    recordBankTransaction: async ({ ctx, input }) => recordBankTransaction(ctx, input.body),
     listBankTransactions: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listBankTransactions(ctx.em, q);
       return page(rows.map(bankTransactionView), total, q.from, q.take);
     },
-    createPayout: async ({ ctx, input }) => createPayout(ctx.em, deps.bus, deps.emit, ctx.auth.orgId, input.body),
+    createPayout: async ({ ctx, input }) => createPayout(ctx, input.body),
     listPayouts: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listPayouts(ctx.em, q);
       return page(rows.map(payoutView), total, q.from, q.take);
@@ -19,7 +19,7 @@ export function financeEndpoints(deps: ServiceDeps): EndpointHandlers<'finance'>
     replacePayout: async ({ ctx, input }) => {
       // Unknown id first (404), then the body (400/422), then the lock (409).
       await findPayout(ctx.em, input.params.id);
-      return replacePayout(ctx.em, deps.bus, deps.emit, ctx.auth.orgId, input.params.id, input.body);
+      return replacePayout(ctx, input.params.id, input.body);
     },
   };
 }

@@ -1,10 +1,9 @@
 import type { Scope } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, type ApiKeyRevokedEvent } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES } from '@ledgerline/service-kit';
+import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES, type TenantContext } from '@ledgerline/service-kit';
 import { ApiKeySchema, type ApiKey, type ApiKeyStatus } from '../db/entities.js';
 
-export type Emit = <T>(em: EntityManager, ev: { subject: string; data: T; orgId?: number; resource?: string }) => Promise<string>;
 
 export function apiKeyStatus(key: ApiKey, now = new Date()): ApiKeyStatus {
   if (key.revokedAt) return 'revoked';
@@ -66,8 +65,8 @@ export async function findApiKey(em: EntityManager, id: number): Promise<ApiKey>
   return key;
 }
 
-export async function updateApiKey(em: EntityManager, id: number, input: Partial<NewApiKey>, emit: Emit): Promise<ApiKey> {
-  const key = await findApiKey(em, id);
+export async function updateApiKey(ctx: TenantContext, id: number, input: Partial<NewApiKey>): Promise<ApiKey> {
+  const key = await findApiKey(ctx.em, id);
   if (key.revokedAt) throw new BusinessRuleError('A revoked key cannot be changed', 'api_key_revoked');
   if (input.name !== undefined) key.name = input.name;
   const narrowed = input.scopes !== undefined && key.scopes.some((s) => !input.scopes!.includes(s));
@@ -75,15 +74,15 @@ export async function updateApiKey(em: EntityManager, id: number, input: Partial
   const before = key.expiresAt?.getTime() ?? null;
   if (input.expires_at !== undefined) key.expiresAt = futureExpiry(input.expires_at);
   const expiryMoved = (key.expiresAt?.getTime() ?? null) !== before;
-  await em.flush();
+  await ctx.em.flush();
   // The gateway caches what a key may do and until when; narrowing its scopes or moving its
   // expiry must take effect at once too, like a revocation.
-  if (narrowed || expiryMoved) await announceRevocation(em, key, 'changed', emit);
+  if (narrowed || expiryMoved) await announceRevocation(ctx, key, 'changed');
   return key;
 }
 
-async function announceRevocation(em: EntityManager, key: ApiKey, reason: ApiKeyRevokedEvent['reason'], emit: Emit) {
-  await emit<ApiKeyRevokedEvent>(em, {
+async function announceRevocation(ctx: TenantContext, key: ApiKey, reason: ApiKeyRevokedEvent['reason']) {
+  await ctx.emit<ApiKeyRevokedEvent>({
     subject: SUBJECTS.settingsApiKeyRevoked,
     orgId: key.orgId,
     resource: String(key.id),
@@ -91,21 +90,21 @@ async function announceRevocation(em: EntityManager, key: ApiKey, reason: ApiKey
   });
 }
 
-export async function revokeApiKey(em: EntityManager, id: number, emit: Emit): Promise<ApiKey> {
-  const key = await findApiKey(em, id);
+export async function revokeApiKey(ctx: TenantContext, id: number): Promise<ApiKey> {
+  const key = await findApiKey(ctx.em, id);
   if (!key.revokedAt) {
-    key.revokedAt = new Date();
-    await em.flush();
-    await announceRevocation(em, key, 'revoked', emit);
+    key.revokedAt = ctx.now();
+    await ctx.em.flush();
+    await announceRevocation(ctx, key, 'revoked');
   }
   return key;
 }
 
-export async function deleteApiKey(em: EntityManager, id: number, emit: Emit): Promise<{ id: number; deleted: true }> {
-  const key = await findApiKey(em, id);
-  await announceRevocation(em, key, 'deleted', emit);
-  em.remove(key);
-  await em.flush();
+export async function deleteApiKey(ctx: TenantContext, id: number): Promise<{ id: number; deleted: true }> {
+  const key = await findApiKey(ctx.em, id);
+  await announceRevocation(ctx, key, 'deleted');
+  ctx.em.remove(key);
+  await ctx.em.flush();
   return { id, deleted: true };
 }
 

@@ -1,9 +1,9 @@
 import type { OrganisationUpdate } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { NotFoundError } from '@ledgerline/service-kit';
+import { NotFoundError, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
 import { OrganisationSchema, type Organisation } from '../db/entities.js';
-import { createApiKey, type Emit } from './api-keys.js';
+import { createApiKey } from './api-keys.js';
 
 export type OrganisationInput = OrganisationUpdate;
 
@@ -48,15 +48,16 @@ function apply(o: Organisation, input: OrganisationInput) {
   if (input.config === null) o.config = {};
 }
 
-async function announce(em: EntityManager, o: Organisation, emit: Emit) {
-  await emit(em, { subject: SUBJECTS.settingsOrganisationUpdated, orgId: o.id, resource: String(o.id), data: organisationView(o) });
+async function announce(ctx: OperationContext, o: Organisation) {
+  await ctx.emit({ subject: SUBJECTS.settingsOrganisationUpdated, orgId: o.id, resource: String(o.id), data: organisationView(o) });
 }
 
 /**
  * A new organisation with its first admin key. The profile is announced on the bus so the
  * services that keep a replica of it (sales renders with it) learn about it.
  */
-export async function createOrganisation(em: EntityManager, input: OrganisationInput & { name: string }, emit: Emit, adminSecret?: string) {
+export async function createOrganisation(ctx: OperationContext, input: OrganisationInput & { name: string }, adminSecret?: string) {
+  const { em } = ctx;
   const org = em.create(OrganisationSchema, {
     name: input.name,
     country: (input.country ?? 'CZ').toUpperCase(),
@@ -71,7 +72,7 @@ export async function createOrganisation(em: EntityManager, input: OrganisationI
   apply(org, input);
   await em.flush();
   const { record, key } = await createApiKey(em, org.id, { name: 'Admin key', scopes: ['admin'] }, adminSecret);
-  await announce(em, org, emit);
+  await announce(ctx, org);
   return { org, adminKey: record, secret: key };
 }
 
@@ -81,12 +82,13 @@ export async function getOrganisation(em: EntityManager, orgId: number): Promise
   return org;
 }
 
-export async function updateOrganisation(em: EntityManager, orgId: number, input: OrganisationInput, emit: Emit) {
-  const org = await getOrganisation(em, orgId);
+export async function updateOrganisation(ctx: TenantContext, input: OrganisationInput) {
+  const { em } = ctx;
+  const org = await getOrganisation(em, ctx.orgId);
   apply(org, input);
   if (input.country) org.country = input.country.toUpperCase();
   if (input.legal_currency) org.legalCurrency = input.legal_currency.toUpperCase();
   await em.flush();
-  await announce(em, org, emit);
+  await announce(ctx, org);
   return org;
 }

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, templateSchema, type Template, type TemplateRequest } from '@ledgerline/contracts';
-import { ConflictError, NotFoundError, ValidationError, type FieldError, type ServiceDeps } from '@ledgerline/service-kit';
+import { ConflictError, NotFoundError, ValidationError, type FieldError, type TenantContext } from '@ledgerline/service-kit';
 import { canonicalCulture, checkTemplate, safeColour, TemplateError } from '@ledgerline/rendering';
 import { DocumentTemplateSchema, type DocumentTemplate } from '../db/templates.entities.js';
 
-type Emit = ServiceDeps['emit'];
 
 /** The full template (spec §2.9), as answered by #8 and carried by `settings.template.saved`. */
 export function templateView(t: DocumentTemplate): Template {
@@ -69,7 +68,8 @@ function checkContent(input: TemplateRequest): { l10n: DocumentTemplate['l10n'];
  * `code` in the organisation is replaced (it keeps its id), else a new one is created. The stored
  * template is announced as `settings.template.saved` (sales keeps a replica it renders with).
  */
-export async function saveTemplate(em: EntityManager, orgId: number, input: TemplateRequest, emit: Emit): Promise<DocumentTemplate> {
+export async function saveTemplate(ctx: TenantContext, input: TemplateRequest): Promise<DocumentTemplate> {
+  const { em, orgId } = ctx;
   const { l10n, languages } = checkContent(input);
   const code = blank(input.code);
   let target: DocumentTemplate | null = null;
@@ -100,7 +100,7 @@ export async function saveTemplate(em: EntityManager, orgId: number, input: Temp
   else target = em.create(DocumentTemplateSchema, { orgId, ...fields, createdAt: now, updatedAt: now });
   await em.flush();
   const data = templateSchema.parse(templateView(target));
-  await emit(em, { subject: SUBJECTS.settingsTemplateSaved, orgId, resource: String(target.id), data });
+  await ctx.emit({ subject: SUBJECTS.settingsTemplateSaved, orgId, resource: String(target.id), data });
   return target;
 }
 

@@ -19,7 +19,6 @@ import type { SettingsDeps } from '../secrets.js';
 export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'settings'> {
   const { box } = deps.resources;
   const integrations = { box, log: deps.log };
-  const emit = deps.emit;
   // Changing, deleting or revoking a key is managing what it may do: allowed only for a
   // credential that holds every scope the key holds (decision 52).
   const managedKey = async (ctx: { em: EntityManager; auth: AuthContext }, id: number, action: string) => {
@@ -45,15 +44,15 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
       const body = input.body;
       await managedKey(ctx, id, 'change');
       if (body.scopes) assertGrantable(ctx.auth, body.scopes, `API key ${id}`);
-      return apiKeyView(await updateApiKey(ctx.em, id, body, emit));
+      return apiKeyView(await updateApiKey(ctx, id, body));
     },
     deleteApiKey: async ({ ctx, input }) => {
       await managedKey(ctx, input.params.id, 'delete');
-      return deleteApiKey(ctx.em, input.params.id, emit);
+      return deleteApiKey(ctx, input.params.id);
     },
     revokeApiKey: async ({ ctx, input }) => {
       await managedKey(ctx, input.params.id, 'revoke');
-      return apiKeyView(await revokeApiKey(ctx.em, input.params.id, emit));
+      return apiKeyView(await revokeApiKey(ctx, input.params.id));
     },
 
     createClient: async ({ ctx, input }) => {
@@ -86,9 +85,9 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
     },
 
     getOrganisation: async ({ ctx }) => organisationView(await getOrganisation(ctx.em, ctx.auth.orgId)),
-    updateOrganisation: async ({ ctx, input }) => organisationView(await updateOrganisation(ctx.em, ctx.auth.orgId, input.body, emit)),
+    updateOrganisation: async ({ ctx, input }) => organisationView(await updateOrganisation(ctx, input.body)),
     createOrganisation: async ({ ctx, input }) => {
-      const { org, adminKey, secret } = await createOrganisation(ctx.em, input.body, emit);
+      const { org, adminKey, secret } = await createOrganisation(ctx, input.body);
       ctx.c.set('secretAnswer', true);
       return { organisation: organisationView(org), admin_key: { ...apiKeyView(adminKey), key: secret } };
     },
@@ -98,7 +97,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
     createBankIntegration: async ({ ctx, input }) =>
       bankIntegrationView(await saveBankIntegration(ctx.em, integrations, ctx.auth.orgId, 'sk.bank_a', input.body)),
 
-    saveTemplate: async ({ ctx, input }) => templateView(await saveTemplate(ctx.em, ctx.auth.orgId, input.body, emit)),
+    saveTemplate: async ({ ctx, input }) => templateView(await saveTemplate(ctx, input.body)),
     listTemplates: async ({ ctx, input }) => (await listTemplates(ctx.em, input.query)).map(templateSummaryView),
     listDeliveryConditions: async ({ ctx, input: { query: q } }) => {
       const culture = q.culture ? canonicalCulture(q.culture) : undefined;

@@ -200,6 +200,7 @@ export class IdempotentConsumer {
         log: this.log.child({ consumer: this.def.name, event_id: event.id }),
         emit: (em, ev) => recordEvent(em, this.source, ev),
         prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
+        bus: this.bus,
       });
       await this.def.handle({ ...ctx, subject: this.bus.unprefixed(m.subject), deliveryCount: m.info.deliveryCount }, event);
       return true;

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { ROUTES, routingOrder, type RouteSpec, type ServiceName, type ServiceRoute } from '@ledgerline/contracts';
 import { operationContext, type OperationContext } from '../context.js';
 import { prepareEvent, recordEvent } from '../events/outbox.js';
+import type { EventBus } from '../events/bus.js';
 import { caller } from './caller.js';
 import { INTERNAL_HEADERS, type AuthContext, type KitEnv } from './context.js';
 import { ForbiddenError } from '../errors.js';
@@ -55,7 +56,7 @@ export type EndpointHandlers<S extends ServiceName> = { [R in ServiceRoute<S> as
  * input and returns the declared answer. A declared operation without a handler, or a handler
  * for an undeclared one, is refused at start.
  */
-export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service: S, handlers: EndpointHandlers<S>): void {
+export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service: S, handlers: EndpointHandlers<S>, bus: EventBus): void {
   const own = ROUTES.filter((r) => r.service === service);
   const table = handlers as unknown as Record<string, EndpointHandler<RouteSpec>>;
   const extra = Object.keys(table).filter((id) => !own.some((r) => r.operationId === id));
@@ -92,6 +93,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           log: c.get('log'),
           emit: (em, ev) => recordEvent(em, service, ev),
           prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
+          bus,
         }),
         c,
         auth,

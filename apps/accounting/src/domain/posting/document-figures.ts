@@ -1,6 +1,6 @@
 import { Dec, dec, type DecimalInput } from '@ledgerline/service-kit';
 import { TAX_ROLES, type SourceType } from '../posting-map.js';
-import type { PurchaseDocument, SalesDocument, TaxLine } from '../source-documents.js';
+import { creditedDocument, type DocumentItem, type PurchaseDocument, type SalesDocument, type TaxLine } from '../source-documents.js';
 import { NO_VAT_REPORTING, type SupplyKind } from '../vat.js';
 import { type Conversion, fxRates, legal } from './conversions.js';
 import type { DraftRow, DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
@@ -10,14 +10,18 @@ import type { FigurePart } from './interpreter.js';
 
 // --- tax helpers --------------------------------------------------------------------------------
 
+/** What a sales tax line says of itself beyond rate and code (purchase lines carry nothing more). */
+function taxDetails(t: TaxLine): Json | null {
+  return 'tax_details' in t && t.tax_details ? (t.tax_details as Json) : null;
+}
+
 export function isReverseCharge(t: TaxLine): boolean {
-  if (t.is_reverse_charge) return true;
-  if (t.tax_details && (t.tax_details as Json).reverse_charge === true) return true;
+  if (taxDetails(t)?.reverse_charge === true) return true;
   return /reverse|^rc$|^rc[_-]/i.test(t.rate_type ?? '') || /^rc$|^rc[_-]|reverse/i.test(t.tax_code ?? '');
 }
 
 export function supplyKind(t: TaxLine): SupplyKind {
-  const d = (t.tax_details as Json | null | undefined)?.supply;
+  const d = taxDetails(t)?.supply;
   if (d === 'services' || /service/i.test(t.rate_type ?? '')) return 'services';
   return 'goods';
 }
@@ -27,8 +31,9 @@ export function sameTax(a: TaxLine, b: TaxLine): boolean {
   return dec(a.tax_rate).eq(b.tax_rate) && (!a.tax_code || !b.tax_code || a.tax_code === b.tax_code);
 }
 
-export function documentCountry(doc: SalesDocument | PurchaseDocument, opts: PostingOptions): string {
-  return (doc.org_country ?? doc.org?.country ?? doc.org?.address?.country ?? opts.orgCountry ?? 'CZ').toUpperCase();
+/** The organisation's country: documents do not carry it, the organisation replica does. */
+export function organisationCountry(opts: PostingOptions): string {
+  return (opts.orgCountry ?? 'CZ').toUpperCase();
 }
 
 /**
@@ -37,22 +42,24 @@ export function documentCountry(doc: SalesDocument | PurchaseDocument, opts: Pos
  * unless the document states its own `_leg` totals (which must then agree, or it cannot balance).
  */
 export function documentLegs(doc: SalesDocument | PurchaseDocument, taxConv: Conversion, taxLeg: Dec, conv: Conversion): { netLeg: Dec; totalLeg: Dec } {
+  // sales documents state their legal totals; purchase documents leave them to the tax recap
+  const stated = 'total_amount_leg' in doc ? { net: optDec(doc.subtotal_amount_leg), total: optDec(doc.total_amount_leg) } : { net: null, total: null };
   let netLeg: Dec;
-  if (doc.subtotal_amount_leg !== null && doc.subtotal_amount_leg !== undefined) netLeg = dec(doc.subtotal_amount_leg);
+  if (stated.net) netLeg = stated.net;
   else {
     const baseDoc = doc.taxes.reduce((s, t) => s.plus(t.tax_base), dec(0));
     const baseLeg = doc.taxes.reduce((s, t) => s.plus(legal(t.tax_base, t.tax_base_leg, taxConv)), dec(0));
     const untaxed = dec(doc.subtotal_amount).minus(baseDoc);
     netLeg = baseLeg.plus(untaxed.isZero() ? dec(0) : legal(untaxed, null, conv));
   }
-  const totalLeg = optDec(doc.total_amount_leg) ?? netLeg.plus(taxLeg);
+  const totalLeg = stated.total ?? netLeg.plus(taxLeg);
   return { netLeg, totalLeg };
 }
 
 // --- sales documents ---------------------------------------------------------------------------
 
-export function itemAccount(item: { gl_account?: { number?: string | null } | null; item?: { gl_account?: { number?: string | null } | null } | null }): string | undefined {
-  return item.gl_account?.number?.trim() || item.item?.gl_account?.number?.trim() || undefined;
+export function itemAccount(item: DocumentItem): string | undefined {
+  return item.gl_account?.number?.trim() || undefined;
 }
 
 /** Net (subtotal) by account: items that name a gl_account get their base; the default account the rest. */
@@ -104,12 +111,13 @@ export function paymentEntryHeader(
 export function baseEntry(doc: SalesDocument | PurchaseDocument, type: SourceType, legalCurrency: string, contact: Json | null): Omit<LedgerEntryDraft, 'rows' | 'total'> {
   return {
     type,
-    source: { type, id: doc.id, version: doc.version ?? 1, no: doc.no ?? null },
+    // sales and purchase documents are immutable once posted: one version each
+    source: { type, id: doc.id, version: 1, no: doc.no ?? null },
     entryKind: 'posting',
     datePosting: doc.date_taxable ?? doc.date_issued,
     no: doc.no ?? null,
     vendorDocNo: ((doc as PurchaseDocument).vendor_doc_no as string | null | undefined) ?? null,
-    creditedDocNo: doc.credited_doc_no ?? null,
+    creditedDocNo: creditedDocument(doc).no,
     paymentReference: doc.payment_reference ?? null,
     description: (((doc as PurchaseDocument).description ?? (doc as SalesDocument).notes) as string | null | undefined) ?? null,
     dateIssued: doc.date_issued,
@@ -121,10 +129,10 @@ export function baseEntry(doc: SalesDocument | PurchaseDocument, type: SourceTyp
     precision: doc.precision ?? 2,
     transactionType: (doc.type as Json | null | undefined) ?? null,
     contact,
-    bankAccount: (doc.bank_account as Json | null | undefined) ?? null,
+    bankAccount: null,
     taxNexus: (doc.tax_nexus as Json | null | undefined) ?? null,
     paidRecord: null,
-    fxRates: fxRates(doc.currency, legalCurrency, doc.fx_rate, doc.tax_fx_rate),
+    fxRates: fxRates(doc.currency, legalCurrency, 'fx_rate' in doc ? doc.fx_rate : null, doc.tax_fx_rate),
     taxDeductionRatio: null,
     netDeductionRatio: null,
     amountPaid: optDec(doc.amount_paid),
@@ -132,8 +140,10 @@ export function baseEntry(doc: SalesDocument | PurchaseDocument, type: SourceTyp
   };
 }
 
-export function legalCurrencyOf(doc: { legal_currency?: string | null; taxes?: TaxLine[] }, opts: PostingOptions): string {
-  return doc.legal_currency ?? doc.taxes?.find((t) => t.currency_leg)?.currency_leg ?? opts.legalCurrency;
+export function legalCurrencyOf(doc: SalesDocument | PurchaseDocument, opts: PostingOptions): string {
+  // sales documents name the currency of their _leg figures; purchase ones are in the organisation's
+  if ('currency_leg' in doc) return doc.currency_leg ?? doc.taxes.find((t) => t.currency_leg)?.currency_leg ?? opts.legalCurrency;
+  return opts.legalCurrency;
 }
 
 export function emptyTaxRow(number: string, currency: string): DraftTaxRow {

@@ -3,7 +3,7 @@ import { ACCOUNTS } from '../posting-map.js';
 import type { PurchaseDocument, SalesDocument, TaxLine } from '../source-documents.js';
 import { vatReportingFields } from '../vat.js';
 import { conversion, legal } from './conversions.js';
-import { attachTaxRows, baseEntry, documentCountry, documentLegs, emptyTaxRow, isReverseCharge, legalCurrencyOf, netParts, sameTax, supplyKind } from './document-figures.js';
+import { attachTaxRows, baseEntry, organisationCountry, documentLegs, emptyTaxRow, isReverseCharge, legalCurrencyOf, netParts, sameTax, supplyKind } from './document-figures.js';
 import type { DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
 import { assertBalanced, postingRows, sums } from './interpreter.js';
 
@@ -22,7 +22,7 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
   const credit = type === 'sales_credit_note';
   const sign = credit ? -1 : 1;
   const contact = (doc.customer as Json | null | undefined) ?? null;
-  const orgCountry = documentCountry(doc, opts);
+  const orgCountry = organisationCountry(opts);
   const partnerCountry = doc.customer?.address?.country ?? doc.billing_address?.country ?? null;
   const taxRows = taxLegs.map(({ line, base, amount }) => {
     const rc = isReverseCharge(line);
@@ -95,8 +95,9 @@ export function deductionRatio(doc: PurchaseDocument, tax: TaxLine, field: 'tax_
 export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase_vendor_credit', doc: PurchaseDocument, opts: PostingOptions): LedgerEntryDraft {
   const legalCurrency = legalCurrencyOf(doc, opts);
   const what = `${type} ${doc.id}`;
-  const conv = conversion(doc.currency, legalCurrency, doc.fx_rate ?? doc.tax_fx_rate, doc.currency_coef, what);
-  const taxConv = conversion(doc.currency, legalCurrency, doc.tax_fx_rate ?? doc.fx_rate, doc.currency_coef, what);
+  // a purchase document states one rate, its tax rate (legal currency per unit)
+  const conv = conversion(doc.currency, legalCurrency, doc.tax_fx_rate, null, what);
+  const taxConv = conv;
   const credit = type === 'purchase_vendor_credit';
   const sign = credit ? -1 : 1;
 
@@ -123,7 +124,7 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
   const { netLeg, totalLeg } = documentLegs(doc, taxConv, taxLeg, conv);
 
   const contact = (doc.vendor as Json | null | undefined) ?? null;
-  const orgCountry = documentCountry(doc, opts);
+  const orgCountry = organisationCountry(opts);
   const partnerCountry = doc.vendor?.address?.country ?? null;
   const taxRows = lines.map((l) => {
     const fields = vatReportingFields({

@@ -46,7 +46,7 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
   const entry: LedgerEntryDraft = {
     ...paymentEntryHeader({
       type: 'bank_transaction',
-      source: { type: 'bank_transaction', id: doc.id, version: doc.version ?? 1, no: null },
+      source: { type: 'bank_transaction', id: doc.id, version: 1, no: null },
       datePosting: doc.date_accounting ?? doc.date_transaction,
       no: null,
       paymentReference: doc.payment_reference ?? null,
