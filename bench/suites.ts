@@ -244,7 +244,7 @@ const ledgerLag: Benchmark = {
     let failures = 0;
     const { connect } = await import('@nats-io/transport-node');
     const nc = await connect({ servers: ctx.stack.env.NATS_URL });
-    const sub = nc.subscribe(`${ctx.stack.env.NATS_SUBJECT_PREFIX}accounting.transaction.posted`, {
+    const sub = nc.subscribe(`${ctx.stack.env.NATS_SUBJECT_PREFIX}accounting.transaction.posted.*`, {
       callback: (_err, msg) => {
         const at = performance.now();
         try {

@@ -173,7 +173,7 @@ describe('posting documents from the bus', () => {
     await bus.publish(SUBJECTS.salesInvoicePosted, doc, { validate: false });
     const dlqStream = `${stack.env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}DLQ`;
     const msg = await eventually(async () => {
-      const m = await jsm.streams.getMessage(dlqStream, { last_by_subj: `${stack.env.NATS_SUBJECT_PREFIX}dlq.accounting.sales.invoice.posted` }).catch(() => null);
+      const m = await jsm.streams.getMessage(dlqStream, { last_by_subj: `${stack.env.NATS_SUBJECT_PREFIX}dlq.accounting.sales.invoice.posted.1` }).catch(() => null);
       return m;
     }, 3000);
     expect(msg.header?.get('x-dead-letter-reason')).toMatch(/does not balance/);
@@ -186,7 +186,7 @@ describe('posting documents from the bus', () => {
     const nc = await connect({ servers: NATS_URL });
     const jsm = await jetstreamManager(nc);
     const stream = `${stack.env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}ACCOUNTING`;
-    const m = await eventually(async () => jsm.streams.getMessage(stream, { last_by_subj: `${stack.env.NATS_SUBJECT_PREFIX}accounting.transaction.posted` }).catch(() => null), 3000);
+    const m = await eventually(async () => jsm.streams.getMessage(stream, { last_by_subj: `${stack.env.NATS_SUBJECT_PREFIX}accounting.transaction.posted.1` }).catch(() => null), 3000);
     const env = JSON.parse(new TextDecoder().decode(m.data));
     expect(env).toMatchObject({ type: 'com.ledgerline.accounting.transaction.posted.v1', orgid: '1' });
     expect(env.data.debit).toBe(env.data.credit);
@@ -199,7 +199,7 @@ describe('posting documents from the bus', () => {
     let compared = 0;
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
-      if (!msg || !msg.subject.endsWith('accounting.transaction.posted')) continue;
+      if (!msg || !/accounting\.transaction\.posted\.\d+$/.test(msg.subject)) continue;
       const { source_document: _source, ...asPosted } = JSON.parse(new TextDecoder().decode(msg.data)).data;
       const listed = entities.find((t) => t.id === asPosted.id)! as unknown as Record<string, unknown>;
       expect(listed).toBeDefined();

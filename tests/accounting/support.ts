@@ -224,7 +224,7 @@ export async function publisher(stack: Stack, defaultOrgId = 1): Promise<Publish
       if (opts.validate !== false) parseEventData(subject, data);
       const source = subject.split('.')[0];
       const env = buildEnvelope(source, { subject, data, orgId: opts.orgId ?? defaultOrgId, resource: String((data as { id?: number }).id ?? ''), id: opts.id });
-      await js.publish(`${stack.env.NATS_SUBJECT_PREFIX}${subject}`, JSON.stringify(env), { msgID: opts.msgId ?? env.id });
+      await js.publish(`${stack.env.NATS_SUBJECT_PREFIX}${subject}.${opts.orgId ?? defaultOrgId}`, JSON.stringify(env), { msgID: opts.msgId ?? env.id });
       return env.id;
     },
     close: async () => {

@@ -155,6 +155,13 @@ describe('rebuild-ledger', () => {
     expect(await (await tb('?date_posting=[2025-02-01;2025-02-28]')).json()).toEqual(tbBefore);
   });
 
+  it("replays only the organisation's own subjects: another organisation's rebuild reads none of them and leaves this ledger alone", async () => {
+    const before = (await body(stack.api('/v1/accounting/transactions?take=1000'))).total;
+    const svc = stack.services.accounting!;
+    expect(await rebuildLedger(svc.deps.orm, svc.deps.bus, 2, { legalCurrency: 'CZK', orgCountry: 'CZ' })).toEqual({ orgId: 2, events: 0, transactions: 0 });
+    expect((await body(stack.api('/v1/accounting/transactions?take=1000'))).total).toBe(before);
+  });
+
   it('npm run rebuild-ledger -- --org 1 does the same from the command line', async () => {
     const before = (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { uid: string }) => t.uid).sort();
     const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'rebuild-ledger', '--', '--org', '1'], {

@@ -158,7 +158,7 @@ describe('HTML renderings (#24 and invoices)', () => {
       [900002, 'forged-render', "before{% render '../../../../etc/hostname' %}after"],
     ] as const) {
       const ev = buildEnvelope('settings', { subject: 'settings.template.saved', orgId, resource: String(id), id: randomUUID(), data: { id, code, html_template: source } });
-      await bus.js.publish(bus.subject('settings.template.saved'), JSON.stringify(ev), { msgID: ev.id });
+      await bus.js.publish(bus.subject(`settings.template.saved.${orgId}`), JSON.stringify(ev), { msgID: ev.id });
       const res = await eventually(async () => {
         const r = await api(`/v1/sales/invoices/${invoice.id}/html?layout=${code}`);
         return r.status === 404 ? null : r;

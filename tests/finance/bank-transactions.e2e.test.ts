@@ -63,7 +63,10 @@ describe('bank transactions paying purchase documents (#16)', () => {
     const recorded = seen.find((e) => e.subject === 'finance.bank_transaction.recorded' && e.envelope.data.id === bt.id)!;
     expect(recorded.envelope.data).toEqual(bt);
     expect(() => parseEventData('finance.bank_transaction.recorded', recorded.envelope.data)).not.toThrow();
+    // the organisation is the subject's last token, so subscribers and permissions can select it
+    expect(recorded.published).toBe(`finance.bank_transaction.recorded.${orgId}`);
     const matched = seen.find((e) => e.subject === 'finance.payment.matched' && e.envelope.data.payment_id === bt.id)!;
+    expect(matched.published).toBe(`finance.payment.matched.${orgId}`);
     expect(matched.envelope).toMatchObject({
       orgid: String(orgId),
       data: { source: 'bank_transaction', document: { type: 'purchase_bill', id: b.id, no: b.no }, amount: 298, currency: 'CZK', date: '2026-03-30' },
@@ -196,7 +199,7 @@ describe('the payment saga over the real NATS', () => {
     await eventually(async () => (await bill(b.no))?.amount_paid === 50);
     const matched = seen.find((e) => e.subject === 'finance.payment.matched' && e.envelope.data.payment_id === bt.id)!;
     const js = jetstream(nc);
-    const subject = `${stack.env.NATS_SUBJECT_PREFIX}finance.payment.matched`;
+    const subject = `${stack.env.NATS_SUBJECT_PREFIX}${matched.published}`;
     // Redelivery: the very same event published again (beyond the dedup window it reaches the consumer).
     await js.publish(subject, matched.raw);
     await stack.restartService('purchase');

@@ -1,8 +1,12 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { splitTenantSubject } from '@ledgerline/contracts';
 import { NATS_URL, type Stack } from '../support/stack.js';
 
 export interface SeenEvent {
+  /** The catalogue subject (`finance.payment.matched`). */
   subject: string;
+  /** The subject it was published on, without the prefix: the catalogue subject and the organisation (`finance.payment.matched.42`). */
+  published: string;
   envelope: { id: string; orgid?: string; type: string; data: any };
   raw: string;
 }
@@ -15,7 +19,10 @@ export async function watchBus(stack: Stack, areas: string[]): Promise<{ nc: Nat
   for (const area of areas) {
     const sub = nc.subscribe(`${prefix}${area}.>`);
     (async () => {
-      for await (const m of sub) seen.push({ subject: m.subject.slice(prefix.length), envelope: JSON.parse(m.string()), raw: m.string() });
+      for await (const m of sub) {
+        const published = m.subject.slice(prefix.length);
+        seen.push({ subject: splitTenantSubject(published)?.subject ?? published, published, envelope: JSON.parse(m.string()), raw: m.string() });
+      }
     })();
   }
   await nc.flush();

@@ -40,6 +40,13 @@ export class PrivateNats {
   readonly storeDir = mkdtempSync(path.join(os.tmpdir(), 'ledgerline-nats-'));
   port = 0;
 
+  /**
+   * `configFile`: run with that configuration (its port and address overridden, its store
+   * directory given as LEDGERLINE_NATS_STORE_DIR); `env`: the server's environment, which the
+   * configuration's `$VARIABLES` (passwords) are read from.
+   */
+  constructor(private readonly opts: { configFile?: string; env?: Record<string, string> } = {}) {}
+
   get url() {
     return `nats://127.0.0.1:${this.port}`;
   }
@@ -47,7 +54,10 @@ export class PrivateNats {
   async start(): Promise<void> {
     if (!this.port) this.port = await freePort();
     const bin = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
-    this.proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
+    const args = this.opts.configFile
+      ? ['-c', this.opts.configFile, '-a', '127.0.0.1', '-p', String(this.port)]
+      : ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir];
+    this.proc = spawn(bin, args, { stdio: 'ignore', env: { ...process.env, ...this.opts.env, LEDGERLINE_NATS_STORE_DIR: this.storeDir } });
     await waitForPort(this.port, true);
   }
 

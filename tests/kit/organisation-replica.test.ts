@@ -16,9 +16,10 @@ let nc: NatsConnection;
 
 const replicaService = { ...probeService, name: 'replicaprobe', organisationReplica: true };
 
-async function publish(orgId: number | undefined, data: unknown, time: string): Promise<string> {
+/** Publishes a profile on organisation `subjectOrg`'s subject; the envelope names `orgId` (or none). */
+async function publish(orgId: number | undefined, data: unknown, time: string, subjectOrg = orgId ?? (data as { id: number }).id): Promise<string> {
   const envelope = { ...buildEnvelope('settings', { subject: SUBJECTS.settingsOrganisationUpdated, orgId, data }), time };
-  await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + SUBJECTS.settingsOrganisationUpdated, JSON.stringify(envelope), { msgID: envelope.id });
+  await jetstream(nc).publish(`${env.NATS_SUBJECT_PREFIX}${SUBJECTS.settingsOrganisationUpdated}.${subjectOrg}`, JSON.stringify(envelope), { msgID: envelope.id });
   return envelope.id;
 }
 
@@ -63,13 +64,13 @@ describe('organisation replica', () => {
     expect(await replica(42)).toMatchObject({ name: 'v3', legalCurrency: 'USD' });
   });
 
-  it('takes the organisation from the data when the envelope has none', async () => {
+  it('takes the organisation from the subject when the envelope names none', async () => {
     await handled(await publish(undefined, { id: 43, country: 'BE', legal_currency: 'EUR' }, '2026-11-01T10:00:00.000Z'));
     expect(await replica(43)).toMatchObject({ country: 'BE', legalCurrency: 'EUR', isVatPayer: true, name: null });
   });
 
   it('dead-letters a profile it cannot use, with the reason, and writes nothing', async () => {
-    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.replicaprobe.${SUBJECTS.settingsOrganisationUpdated}`, { max: 1 });
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.replicaprobe.${SUBJECTS.settingsOrganisationUpdated}.44`, { max: 1 });
     const got = (async () => {
       for await (const m of sub) return m;
     })();
@@ -77,5 +78,18 @@ describe('organisation replica', () => {
     const m = await Promise.race([got, new Promise((_, rej) => setTimeout(() => rej(new Error('no dead letter')), 5000))]);
     expect((m as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toMatch(/not an organisation profile: legal_currency/);
     expect(await replica(44)).toBeNull();
+  });
+
+  it("dead-letters an event published on one organisation's subject that names another, and writes nothing", async () => {
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.replicaprobe.${SUBJECTS.settingsOrganisationUpdated}.46`, { max: 1 });
+    const got = (async () => {
+      for await (const m of sub) return m;
+    })();
+    // a client allowed to publish organisation 46's subjects speaks for organisation 45
+    await publish(45, { id: 45, name: 'forged', country: 'CZ', legal_currency: 'EUR' }, '2026-11-01T10:00:00.000Z', 46);
+    const m = await Promise.race([got, new Promise((_, rej) => setTimeout(() => rej(new Error('no dead letter')), 5000))]);
+    expect((m as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toMatch(/names organisation 45 but was published for organisation 46/);
+    expect(await replica(45)).toBeNull();
+    expect(await replica(46)).toBeNull();
   });
 });

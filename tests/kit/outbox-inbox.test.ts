@@ -50,10 +50,10 @@ describe('transactional outbox', () => {
     for (let i = 0; i < 10; i++) ids.push((await (await call('/v1/notes', { method: 'POST', json: { text: `note ${i}` } })).json()).id);
     // A relay that crashed mid-way: it published the first four rows but never marked them sent.
     const rows = (await svc.deps.orm.em.getConnection().execute(
-      'select event_id, subject, envelope from kit_outbox where sent_at is null order by id limit 4',
-    )) as Array<{ event_id: string; subject: string; envelope: unknown }>;
+      'select event_id, subject, org_id, envelope from kit_outbox where sent_at is null order by id limit 4',
+    )) as Array<{ event_id: string; subject: string; org_id: string; envelope: unknown }>;
     const js = jetstream(nc);
-    for (const r of rows) await js.publish(env.NATS_SUBJECT_PREFIX + r.subject, JSON.stringify(r.envelope), { msgID: r.event_id });
+    for (const r of rows) await js.publish(`${env.NATS_SUBJECT_PREFIX}${r.subject}.${r.org_id}`, JSON.stringify(r.envelope), { msgID: r.event_id });
     expect(await streamMessages()).toBe(before + 4);
 
     svc.relay.start();
@@ -102,7 +102,7 @@ describe('transactional outbox', () => {
 describe('idempotent consumer', () => {
   const publishRaw = async (noteId: number, text: string, id?: string, msgID?: string) => {
     const envelope = buildEnvelope('test', { subject: PROBE_SUBJECT, orgId: ORG, data: { note_id: noteId, text }, id });
-    await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + PROBE_SUBJECT, JSON.stringify(envelope), { msgID: msgID ?? `${envelope.id}-${Math.random()}` });
+    await jetstream(nc).publish(`${env.NATS_SUBJECT_PREFIX}${PROBE_SUBJECT}.${ORG}`, JSON.stringify(envelope), { msgID: msgID ?? `${envelope.id}-${Math.random()}` });
     return envelope.id;
   };
 
@@ -126,14 +126,14 @@ describe('idempotent consumer', () => {
     const envelope = buildEnvelope('test', { subject: PROBE_SUBJECT, orgId: ORG, data: { note_id: 9003, text: 'committed' } });
     // The effect's transaction committed (inbox row written) but the process died before the ack.
     await svc.deps.orm.em.getConnection().execute('insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?)', ['probe-noted', envelope.id, PROBE_SUBJECT]);
-    await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + PROBE_SUBJECT, JSON.stringify(envelope), { msgID: envelope.id });
+    await jetstream(nc).publish(`${env.NATS_SUBJECT_PREFIX}${PROBE_SUBJECT}.${ORG}`, JSON.stringify(envelope), { msgID: envelope.id });
     const probe = await publishRaw(9004, 'after');
     await eventually(async () => (await effects()).some((e) => e.event_id === probe));
     expect((await effects()).filter((e) => e.note_id === 9003)).toHaveLength(0);
   });
 
   it('dead-letters a poison message with its reason, and keeps consuming', async () => {
-    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}`, { max: 1 });
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}.${ORG}`, { max: 1 });
     const got = (async () => {
       for await (const m of sub) return m;
     })();
@@ -147,7 +147,7 @@ describe('idempotent consumer', () => {
   it('a concurrent consumer keeps the stream order of one resource while other resources overtake', async () => {
     const publish = async (resource: string, noteId: number, delayMs: number) => {
       const envelope = buildEnvelope('test', { subject: VERSIONED_SUBJECT, orgId: ORG, resource, data: { note_id: noteId, delay_ms: delayMs } });
-      await jetstream(nc).publish(env.NATS_SUBJECT_PREFIX + VERSIONED_SUBJECT, JSON.stringify(envelope), { msgID: envelope.id });
+      await jetstream(nc).publish(`${env.NATS_SUBJECT_PREFIX}${VERSIONED_SUBJECT}.${ORG}`, JSON.stringify(envelope), { msgID: envelope.id });
     };
     await publish('payout-1', 9101, 400); // version 1 of a resource, slow to apply
     await publish('payout-1', 9102, 0); // version 2 of the same resource
@@ -160,7 +160,7 @@ describe('idempotent consumer', () => {
 
   it('dead-letters after the bounded number of deliveries', async () => {
     failures.set('always failing', 100);
-    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}`, { max: 1 });
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}.${ORG}`, { max: 1 });
     const got = (async () => {
       for await (const m of sub) return m;
     })();

@@ -39,7 +39,7 @@ async function publishMatched(id: string, document: { type: string; id: number; 
     orgid: String(org),
     data: { payment_id: ++paymentSeq, source: 'bank_transaction', document, amount, currency: 'CZK', date: '2026-03-30' },
   };
-  await jetstream(nc).publish(`${stack.env.NATS_SUBJECT_PREFIX}finance.payment.matched`, JSON.stringify(envelope));
+  await jetstream(nc).publish(`${stack.env.NATS_SUBJECT_PREFIX}finance.payment.matched.${org}`, JSON.stringify(envelope));
 }
 
 async function bill(no: string) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { requestReply } from '@ledgerline/service-kit';
-import { parseEventData } from '@ledgerline/contracts';
+import { parseEventData, splitTenantSubject } from '@ledgerline/contracts';
 import { NATS_URL, eventually, startStack, type Stack } from '../support/stack.js';
 import { apiOf, ACME, GLOBEX, VAT21, billBody, expectProblem, vendorCreditBody } from './fixtures.js';
 
@@ -17,7 +17,10 @@ beforeAll(async () => {
   const prefix = stack.env.NATS_SUBJECT_PREFIX;
   const sub = nc.subscribe(`${prefix}purchase.>`);
   (async () => {
-    for await (const m of sub) seen.push({ subject: m.subject.slice(prefix.length), envelope: JSON.parse(m.string()) });
+    for await (const m of sub) {
+      const published = m.subject.slice(prefix.length);
+      seen.push({ subject: splitTenantSubject(published)?.subject ?? published, envelope: JSON.parse(m.string()) });
+    }
   })();
   await nc.flush();
   orgId = (await (await api('/v1/settings/organisation')).json()).id;

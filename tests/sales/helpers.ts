@@ -50,7 +50,7 @@ export async function publishPaymentMatched(
     id: opts.id ?? randomUUID(),
     data: { source: 'bank_transaction', date: '2026-11-21', ...data },
   });
-  await bus.js.publish(bus.subject('finance.payment.matched'), JSON.stringify(envelope), opts.msgId === false ? {} : { msgID: envelope.id });
+  await bus.js.publish(bus.subject(`finance.payment.matched.${orgId}`), JSON.stringify(envelope), opts.msgId === false ? {} : { msgID: envelope.id });
   return envelope;
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { CloudEvent, StreamName } from '@ledgerline/contracts';
+import { splitTenantSubject, type CloudEvent, type StreamName } from '@ledgerline/contracts';
 import type { ApiResponse, ServiceKey, Stack } from './stack.js';
 
 /** A problem+json answer with the given status (and code), in the platform's problem shape. */
@@ -25,7 +25,7 @@ export async function readEvents(stack: Stack, via: ServiceKey, stream: StreamNa
   const out: CloudEvent<any>[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await bus.jsm.streams.getMessage(name, { seq }).catch(() => null);
-    if (m && m.subject === bus.subject(subject)) out.push(JSON.parse(Buffer.from(m.data).toString('utf8')));
+    if (m && splitTenantSubject(bus.unprefixed(m.subject))?.subject === subject) out.push(JSON.parse(Buffer.from(m.data).toString('utf8')));
   }
   return out;
 }

@@ -76,8 +76,8 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     throw new ConfigError(`Invalid configuration:\n  ${(e as Error).message}`);
   }
 
-  const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, 'ledgerline-gateway', log);
-  const revocations = bus.nc.subscribe(bus.subject(SUBJECTS.settingsApiKeyRevoked), {
+  const bus = await EventBus.connect(config, 'ledgerline-gateway', log);
+  const revocations = bus.nc.subscribe(bus.subject(`${SUBJECTS.settingsApiKeyRevoked}.*`), {
     callback: (err, msg) => {
       if (err) return;
       try {

@@ -37,6 +37,29 @@ export const SUBJECTS = {
 } as const;
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
 
+/**
+ * The subject an event is published on: its catalogue subject with the organisation as the last
+ * token (`sales.invoice.posted.42`). Subscribers and NATS permissions select one organisation's
+ * events by subject (`sales.*.*.42`), and a server that lets a client publish only its own area's
+ * subjects decides who may speak for an organisation.
+ */
+export function tenantSubject(subject: string, orgId: number | string): string {
+  return `${subject}.${orgId}`;
+}
+
+/** The catalogue subject and organisation of a published subject (without deployment prefix); null when it names none. */
+export function splitTenantSubject(published: string): { subject: string; orgId: number } | null {
+  const dot = published.lastIndexOf('.');
+  const org = published.slice(dot + 1);
+  if (dot < 0 || !/^[1-9]\d{0,15}$/.test(org)) return null;
+  return { subject: published.slice(0, dot), orgId: Number(org) };
+}
+
+/** Every subject of one organisation in a stream's area: `sales.*.*.42` (catalogue subjects have three tokens). */
+export function organisationSubjects(area: string, orgId: number | string): string {
+  return `${area}.*.*.${orgId}`;
+}
+
 export function streamForSubject(subject: string): StreamName {
   const area = subject.split('.')[0];
   const found = (Object.keys(STREAMS) as StreamName[]).find((s) => STREAMS[s].area === area);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SUBJECTS, eventType } from './events.js';
+import { SUBJECTS, eventType, organisationSubjects, splitTenantSubject, tenantSubject } from './events.js';
 import { buildEventCatalogue, buildOpenApiDocument, errorStatusesFor, openApiPath } from './openapi.js';
 import { ROUTES } from './routes.js';
 import { actRowSchema, transactionRowSchema, transactionTaxPostingSchema } from './accounting.js';
@@ -196,13 +196,30 @@ describe('ledger arrays (which one to sum)', () => {
   });
 });
 
+describe('tenant subjects', () => {
+  it('every catalogue subject has three tokens, so `<area>.*.*.<org>` selects all of one organisation', () => {
+    for (const s of Object.values(SUBJECTS)) expect(s.split('.'), s).toHaveLength(3);
+  });
+
+  it('a published subject splits into its catalogue subject and organisation; one without an organisation does not', () => {
+    expect(tenantSubject(SUBJECTS.salesInvoicePosted, 42)).toBe('sales.invoice.posted.42');
+    expect(splitTenantSubject('sales.invoice.posted.42')).toEqual({ subject: 'sales.invoice.posted', orgId: 42 });
+    for (const bad of ['sales.invoice.posted', 'sales.invoice.posted.0', 'sales.invoice.posted.-1', 'sales.invoice.posted.4x', 'sales.invoice.posted.12345678901234567']) {
+      expect(splitTenantSubject(bad), bad).toBeNull();
+    }
+    expect(organisationSubjects('sales', 42)).toBe('sales.*.*.42');
+  });
+});
+
 describe('event catalogue', () => {
   const cat = buildEventCatalogue() as Json;
 
   it('is AsyncAPI 3.0.0 with a channel, an operation and a message per subject', () => {
     expect(cat.asyncapi).toBe('3.0.0');
     const addresses = Object.values(cat.channels as Json).map((c: Json) => c.address);
-    expect(addresses.sort()).toEqual(Object.values(SUBJECTS).sort());
+    // the organisation is the last token of every address, a declared channel parameter
+    expect(addresses.sort()).toEqual(Object.values(SUBJECTS).map((s) => `${s}.{orgId}`).sort());
+    for (const channel of Object.values(cat.channels as Json)) expect(channel.parameters.orgId.description).toMatch(/organisation/);
     expect(Object.keys(cat.operations)).toHaveLength(Object.values(SUBJECTS).length);
     for (const message of Object.values(cat.components.messages as Json)) {
       expect(message.payload.allOf[0]).toEqual({ $ref: '#/components/schemas/CloudEvent' });

@@ -13,6 +13,30 @@ export const baseConfigSchema = z.object({
     .string()
     .regex(/^([A-Za-z0-9_-]+\.)*$/, 'empty, or tokens each followed by a dot, e.g. "test42."')
     .default(''),
+  /**
+   * NATS credentials; all unset connects without (a local development server). At most one kind:
+   * user and password, a token, or a `.creds` file (JWT + NKey seed, for operator-mode servers).
+   */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  NATS_TOKEN: z.string().optional(),
+  NATS_CREDS: z.string().optional(),
+  /**
+   * Prefix of this process's reply subjects. A server that gives each user its own
+   * (`deploy/nats/nats-server.conf`: `_INBOX_<user>`) keeps one client from reading the replies
+   * meant for another.
+   */
+  NATS_INBOX_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').optional(),
+  /** Stream settings, applied when a stream is created and updated at boot when they differ. */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** How long a stream keeps events: `0` forever (the default: the streams are the ledger's replay log), or e.g. `400d`, `12h`. */
+  NATS_STREAM_MAX_AGE: z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 0 (forever), 3600s, 12h or 400d')
+    .default('0')
+    .transform(durationMs),
+  /** Bytes a stream may hold before the oldest events are dropped; -1 unlimited. */
+  NATS_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   /** Shared secret the gateway sends to services; when set, services refuse calls without it. */
   INTERNAL_TOKEN: z.string().min(16).optional(),
@@ -20,6 +44,14 @@ export const baseConfigSchema = z.object({
   CONSUMER_MAX_DELIVER: z.coerce.number().int().min(1).default(8),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/** `400d`, `12h`, `30m`, `90s`, `500ms`, or plain seconds, as milliseconds. */
+export function durationMs(text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!m) throw new Error(`not a duration: ${text}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? 's']!;
+  return Number(m[1]) * unit;
+}
 
 export class ConfigError extends Error {}
 

@@ -5,7 +5,8 @@ import { parseRange, parseSort } from './http/query.js';
 import { formatPath, parseOrThrow } from './http/validation.js';
 import { generateSecret, hasValidChecksum, secretHash, displayPrefix } from './credentials.js';
 import { redact } from './logger.js';
-import { loadConfig, baseConfigSchema, ConfigError } from './config.js';
+import { loadConfig, baseConfigSchema, ConfigError, durationMs } from './config.js';
+import { natsCredentials } from './events/bus.js';
 import { roundMoney, toDb, toWire, dec, figuresOverLimit, assertWithinAmountLimit } from './money.js';
 import { findHostileJson, assertStorableQuery, unstorableText, MAX_JSON_DEPTH } from './http/hostile-input.js';
 import { toProblem, ValidationError, ConflictError } from './errors.js';
@@ -138,6 +139,25 @@ describe('configuration', () => {
       expect((e as Error).message).toMatch(/NATS_SUBJECT_PREFIX/);
       expect((e as Error).message).toMatch(/BODY_LIMIT_BYTES/);
     }
+  });
+
+  it('reads stream retention as a duration and refuses what is not one', () => {
+    expect(loadConfig(baseConfigSchema, {}).NATS_STREAM_MAX_AGE).toBe(0);
+    expect(loadConfig(baseConfigSchema, { NATS_STREAM_MAX_AGE: '400d' }).NATS_STREAM_MAX_AGE).toBe(400 * 86_400_000);
+    expect(loadConfig(baseConfigSchema, { NATS_STREAM_MAX_AGE: '3600' }).NATS_STREAM_MAX_AGE).toBe(3_600_000);
+    expect(durationMs('12h')).toBe(43_200_000);
+    expect(durationMs('250ms')).toBe(250);
+    expect(() => loadConfig(baseConfigSchema, { NATS_STREAM_MAX_AGE: '1 year' })).toThrow(/NATS_STREAM_MAX_AGE/);
+    expect(() => loadConfig(baseConfigSchema, { NATS_STREAM_REPLICAS: '7' })).toThrow(/NATS_STREAM_REPLICAS/);
+  });
+
+  it('takes one kind of NATS credentials: none, user and password, a token, or a creds file', () => {
+    expect(natsCredentials({})).toEqual({});
+    expect(natsCredentials({ NATS_USER: 'sales', NATS_PASSWORD: 'pw' })).toEqual({ user: 'sales', pass: 'pw' });
+    expect(natsCredentials({ NATS_TOKEN: 't0ken' })).toEqual({ token: 't0ken' });
+    expect(() => natsCredentials({ NATS_USER: 'sales' })).toThrow(/NATS_USER and NATS_PASSWORD: set both/);
+    expect(() => natsCredentials({ NATS_USER: 'sales', NATS_PASSWORD: 'pw', NATS_TOKEN: 't' })).toThrow(ConfigError);
+    expect(() => natsCredentials({ NATS_CREDS: '/nonexistent/ledgerline.creds' })).toThrow(/NATS_CREDS: cannot read/);
   });
 });
 

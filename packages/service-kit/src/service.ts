@@ -132,7 +132,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     migrations: def.organisationReplica ? [organisationReplicaMigration, ...def.migrations] : def.migrations,
     log: (msg) => log.debug(msg),
   });
-  const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, `ledgerline-${def.name}`, log);
+  const bus = await EventBus.connect(config, `ledgerline-${def.name}`, log);
   if (def.stream) await bus.ensureStream(def.stream);
   await bus.ensureStream('DLQ');
 

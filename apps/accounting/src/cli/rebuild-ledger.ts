@@ -25,7 +25,7 @@ async function main() {
     entities: accountingService.entities,
     migrations: accountingService.migrations,
   });
-  const bus = await EventBus.connect(config.NATS_URL, config.NATS_SUBJECT_PREFIX, 'ledgerline-accounting-rebuild', log);
+  const bus = await EventBus.connect(config, 'ledgerline-accounting-rebuild', log);
   try {
     const result = await rebuildLedger(orm, bus, orgId, { legalCurrency: config.LEGAL_CURRENCY, orgCountry: config.ORG_COUNTRY }, log);
     process.stdout.write(`ledger of organisation ${orgId} rebuilt: ${result.events} events replayed, ${result.transactions} accounting transactions\n`);

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { parseEnvelope, sqlRows, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
-import { streamForSubject, type StreamName } from '@ledgerline/contracts';
+import { organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, type StreamName } from '@ledgerline/contracts';
 import { applyLedgerEvent, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
 
 export interface RebuildResult {
@@ -36,13 +36,15 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
       const name = bus.streamName(stream);
       const info = await bus.jsm.streams.info(name).catch(() => null);
       if (!info || info.state.messages === 0) continue;
-      const area = stream.toLowerCase();
-      const consumer = await bus.js.consumers.get(name, { filter_subjects: bus.subject(`${area}.>`), deliver_policy: DeliverPolicy.All });
+      // only this organisation's events: its id is every subject's last token
+      const filter = bus.subject(organisationSubjects(STREAMS[stream].area, orgId));
+      const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
+      if ((await consumer.info()).num_pending === 0) continue;
       const messages = await consumer.consume({ max_messages: 500 });
       try {
         for await (const m of messages) {
-          const subject = bus.unprefixed(m.subject);
-          const type = typeBySubject.get(subject);
+          const routed = splitTenantSubject(bus.unprefixed(m.subject));
+          const type = routed ? typeBySubject.get(routed.subject) : undefined;
           if (type) {
             let event;
             try {

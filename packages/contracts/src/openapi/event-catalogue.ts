@@ -62,9 +62,10 @@ export function buildEventCatalogue(opts: EventCatalogueOptions = {}): Json {
       'x-cloudevents-type': eventType(subject),
     };
     channels[key] = {
-      address: subject,
+      address: `${subject}.{orgId}`,
       title: subject,
-      description: `Stream ${streamForSubject(subject)}. Subjects carry the deployment prefix NATS_SUBJECT_PREFIX when set.`,
+      description: `Stream ${streamForSubject(subject)}. The last token is the organisation (subscribe to \`${subject}.42\` for one organisation, \`${subject}.*\` for all you may read). Subjects carry the deployment prefix NATS_SUBJECT_PREFIX when set.`,
+      parameters: { orgId: { description: 'Id of the organisation the event belongs to; equals the envelope orgid' } },
       messages: { [key]: { $ref: `#/components/messages/${key}` } },
     };
     operations[`publish${key}`] = {
@@ -81,7 +82,7 @@ export function buildEventCatalogue(opts: EventCatalogueOptions = {}): Json {
       title: 'Ledgerline events',
       version: '1.0.0',
       description:
-        'Events of the platform on NATS JetStream, one stream per owning service. Every message is a CloudEvents 1.0 JSON envelope; `type` is `com.ledgerline.<subject>.v1`, `orgid` names the organisation. Delivery is at least once: consumers de-duplicate by the event id.',
+        'Events of the platform on NATS JetStream, one stream per owning service. Every event is published on `<subject>.<orgId>`: the last subject token is the organisation, so a subscription or a NATS permission selects one organisation (`sales.*.*.42`). Every message is a CloudEvents 1.0 JSON envelope; `type` is `com.ledgerline.<subject>.v1`, `orgid` names the same organisation as the subject. Delivery is at least once: consumers de-duplicate by the event id. See docs/integrations.md.',
     },
     defaultContentType: 'application/json',
     servers: {

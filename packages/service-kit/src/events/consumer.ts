@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { streamForSubject, type CloudEvent } from '@ledgerline/contracts';
+import { splitTenantSubject, streamForSubject, type CloudEvent } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
@@ -58,9 +58,20 @@ export interface ConsumerRuntimeOptions {
   onCommitted?: () => void;
 }
 
-function parseMessage(m: JsMsg): Parsed {
+/**
+ * The envelope, with its organisation taken from the subject: the subject is what the server's
+ * permissions let a publisher use, so an envelope naming another organisation than its subject
+ * is refused (a forged or misrouted event), and one naming none gets the subject's.
+ */
+function parseMessage(m: JsMsg, bus: EventBus): Parsed {
   try {
-    return { event: parseEnvelope(m.data) };
+    const event = parseEnvelope(m.data);
+    const routed = splitTenantSubject(bus.unprefixed(m.subject));
+    if (!routed) return { error: new Error(`subject ${m.subject} names no organisation`) };
+    if (event.orgid !== undefined && event.orgid !== String(routed.orgId)) {
+      return { error: new Error(`the envelope names organisation ${event.orgid} but was published for organisation ${routed.orgId}`) };
+    }
+    return { event: { ...event, orgid: String(routed.orgId) } };
   } catch (error) {
     return { error };
   }
@@ -99,15 +110,22 @@ export class IdempotentConsumer {
   async start(): Promise<void> {
     const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
     const backoff = this.opts.backoffMs ?? [200, 1000, 5000, 15000, 30000];
-    try {
-      await this.bus.jsm.consumers.info(streamName, this.durableName);
-    } catch {
+    // every organisation's events of the subject: `<subject>.<org>`
+    const filter = this.bus.subject(`${this.def.subject}.*`);
+    const existing = await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => null);
+    if (existing && existing.config.filter_subject !== filter) {
+      // A durable from before subjects named their organisation: nothing it still could read
+      // matches the new filter, and the inbox absorbs anything read twice, so start it afresh.
+      this.log.info('consumer filter changed; recreating the durable consumer', { consumer: this.def.name, from: existing.config.filter_subject, to: filter });
+      await this.bus.jsm.consumers.delete(streamName, this.durableName).catch(() => undefined);
+    }
+    if (!existing || existing.config.filter_subject !== filter) {
       await this.bus.jsm.consumers
         .add(streamName, {
           durable_name: this.durableName,
           ack_policy: AckPolicy.Explicit,
           deliver_policy: DeliverPolicy.All,
-          filter_subject: this.bus.subject(this.def.subject),
+          filter_subject: filter,
           ack_wait: 30_000_000_000,
           max_deliver: this.opts.maxDeliver + 1,
           max_ack_pending: 1000,
@@ -131,7 +149,7 @@ export class IdempotentConsumer {
           const tails = new Map<string, Promise<void>>();
           try {
             for await (const m of this.messages) {
-              const parsed = parseMessage(m);
+              const parsed = parseMessage(m, this.bus);
               const key = parsed.event ? keyOf(parsed.event) : null;
               const prev = key === null ? undefined : tails.get(key);
               const run = () => this.handleMessage(m, parsed, backoff);
@@ -158,7 +176,7 @@ export class IdempotentConsumer {
 
   private async handleMessage(m: JsMsg, parsed: Parsed, backoff: number[]): Promise<void> {
     if (!parsed.event) {
-      await this.deadLetter(m, `malformed envelope: ${String(parsed.error)}`);
+      await this.deadLetter(m, `unusable envelope: ${String(parsed.error)}`);
       return;
     }
     const event = parsed.event;
@@ -202,7 +220,7 @@ export class IdempotentConsumer {
         prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
         bus: this.bus,
       });
-      await this.def.handle({ ...ctx, subject: this.bus.unprefixed(m.subject), deliveryCount: m.info.deliveryCount }, event);
+      await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount: m.info.deliveryCount }, event);
       return true;
     });
   }
@@ -216,7 +234,7 @@ export class IdempotentConsumer {
       h.set('x-dead-letter-reason', reason.slice(0, 1000));
       h.set('x-dead-letter-consumer', this.def.name);
       h.set('x-original-subject', m.subject);
-      await this.bus.js.publish(this.bus.subject(`dlq.${this.opts.service}.${this.def.subject}`), m.data, {
+      await this.bus.js.publish(this.bus.subject(`dlq.${this.opts.service}.${this.bus.unprefixed(m.subject)}`), m.data, {
         headers: h,
         msgID: `dlq-${this.def.name}-${m.info.streamSequence}`,
       });

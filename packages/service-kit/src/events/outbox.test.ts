@@ -15,7 +15,8 @@ describe('prepareEvent', () => {
     expect(spliced).toMatchObject({ id: ev.id, subject: 'sales.invoice.posted', type: 'com.ledgerline.sales.invoice.posted.v1', orgId: 3 });
   });
 
-  it('without an organisation the row has none', () => {
-    expect(prepareEvent('settings', { subject: 'settings.template.saved', data: {} }).orgId).toBeNull();
+  it('refuses an event without an organisation: it is published on its organisation\'s subject, so it could reach no one', () => {
+    expect(() => prepareEvent('settings', { subject: 'settings.template.saved', data: {} })).toThrow(/names no organisation/);
+    expect(() => prepareEvent('settings', { subject: 'settings.template.saved', orgId: 0, data: {} })).toThrow(/names no organisation/);
   });
 });

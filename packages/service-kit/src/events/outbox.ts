@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { headers as natsHeaders } from '@nats-io/transport-node';
+import { tenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { buildEnvelope, type NewEvent } from './envelope.js';
 import type { Logger } from '../logger.js';
@@ -42,7 +43,7 @@ export const OUTBOX_COLUMNS = '(event_id, subject, type, org_id, envelope)';
  * (e.g. a document body that is also stored), so it is not serialised a second time.
  */
 export function prepareEvent<T>(source: string, ev: NewEvent<T>, dataJson?: string): PreparedEvent {
-  const envelope = buildEnvelope(source, ev);
+  const envelope = buildEnvelope(source, requireOrganisation(ev));
   let json: string;
   if (dataJson === undefined) json = JSON.stringify(envelope);
   else {
@@ -60,7 +61,7 @@ export function prepareEvent<T>(source: string, ev: NewEvent<T>, dataJson?: stri
 export async function recordEvents<T>(em: EntityManager, source: string, events: NewEvent<T>[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((ev) => {
-    const envelope = buildEnvelope(source, ev);
+    const envelope = buildEnvelope(source, requireOrganisation(ev));
     return { event_id: envelope.id, subject: ev.subject, type: envelope.type, org_id: ev.orgId ?? null, envelope };
   });
   await sqlRows(
@@ -76,10 +77,23 @@ export async function recordEvents<T>(em: EntityManager, source: string, events:
   return rows.map((r) => r.event_id);
 }
 
+/**
+ * Every event is published on its organisation's subject (`<subject>.<org>`), so one without an
+ * organisation could reach no subscriber: refusing it here makes the mistake a failed request
+ * or a redelivered event, never a silently lost fact.
+ */
+function requireOrganisation<T>(ev: NewEvent<T>): NewEvent<T> {
+  if (ev.orgId === undefined || ev.orgId === null || !Number.isSafeInteger(ev.orgId) || ev.orgId < 1) {
+    throw new Error(`event ${ev.subject} names no organisation; every event is published on its organisation's subject`);
+  }
+  return ev;
+}
+
 interface OutboxRow {
   id: string;
   event_id: string;
   subject: string;
+  org_id: string | number;
   envelope: unknown;
 }
 
@@ -153,7 +167,7 @@ export class OutboxRelay {
     let publishError: unknown = null;
     const handled = await conn.transactional(async (trx) => {
       const rows = (await conn.execute(
-        'select id, event_id, subject, envelope from kit_outbox where sent_at is null order by id limit ? for update skip locked',
+        'select id, event_id, subject, org_id, envelope from kit_outbox where sent_at is null order by id limit ? for update skip locked',
         [this.batchSize],
         'all',
         trx,
@@ -167,7 +181,7 @@ export class OutboxRelay {
           const env = row.envelope as { traceparent?: string; orgid?: string };
           if (env.traceparent) h.set('traceparent', env.traceparent);
           if (env.orgid) h.set('ce-orgid', env.orgid);
-          return this.bus.js.publish(this.bus.subject(row.subject), JSON.stringify(row.envelope), {
+          return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), JSON.stringify(row.envelope), {
             msgID: row.event_id,
             headers: h,
             timeout: 5000,
