@@ -1,10 +1,23 @@
-import { loadSecretBox, type BaseConfig, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
+import { durationMs, loadSecretBox, type BaseConfig, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
+import { WebhookSender } from './webhooks/sender.js';
+import type { WebhookSettings } from './webhooks/endpoints.js';
 
-export type SecretsConfig = BaseConfig & { SECRETS_KEY?: string; DATA_DIR?: string };
+export type SecretsConfig = BaseConfig & {
+  SECRETS_KEY?: string;
+  DATA_DIR?: string;
+  WEBHOOKS_ALLOW_PRIVATE: boolean;
+  WEBHOOK_RETRY_SCHEDULE: number[];
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_POLL_MS: number;
+  WEBHOOK_SECRET_OVERLAP: number;
+};
 
-/** The settings service's resources: the box integration secrets and signing keys are sealed with. */
+/** The settings service's resources: the secret box, and the webhook settings and sender. */
 export interface SettingsResources {
   box: SecretBox;
+  webhooks: WebhookSettings;
+  sender: WebhookSender;
+  close(): Promise<void>;
 }
 
 export type SettingsDeps = ServiceDeps<SecretsConfig, SettingsResources>;
@@ -14,5 +27,27 @@ export type SettingsDeps = ServiceDeps<SecretsConfig, SettingsResources>;
  * without SECRETS_KEY stops before it seeds or prints anything.
  */
 export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined>): SettingsResources {
-  return { box: loadSecretBox(deps.config, deps.log) };
+  const box = loadSecretBox(deps.config, deps.log);
+  const webhooks: WebhookSettings = {
+    box,
+    policy: { requireHttps: deps.config.NODE_ENV === 'production', allowPrivate: deps.config.WEBHOOKS_ALLOW_PRIVATE },
+    overlapMs: deps.config.WEBHOOK_SECRET_OVERLAP,
+    log: deps.log,
+  };
+  const sender = new WebhookSender(
+    deps.orm,
+    webhooks,
+    { retryScheduleMs: deps.config.WEBHOOK_RETRY_SCHEDULE, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, pollMs: deps.config.WEBHOOK_POLL_MS, concurrency: 16 },
+    deps.log,
+  );
+  return { box, webhooks, sender, close: () => sender.stop() };
+}
+
+/** `5s,1m,5m` → milliseconds each. */
+export function parseSchedule(text: string): number[] {
+  return text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map(durationMs);
 }

@@ -4,8 +4,9 @@ import { entities, OrganisationSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { settingsEndpoints } from './http/endpoints.js';
-import { loadSettingsResources } from './secrets.js';
-import { SECRET_PREFIXES, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
+import { loadSettingsResources, parseSchedule } from './secrets.js';
+import { webhookFanout } from './webhooks/fanout.js';
+import { SECRET_PREFIXES, durationMs, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -28,17 +29,38 @@ export const settingsService = defineService({
     BOOTSTRAP_ORG_COUNTRY: z.string().regex(/^[A-Z]{2}$/).default('CZ'),
     BOOTSTRAP_ORG_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('CZK'),
     ...secretBoxConfigShape,
+    /** Lets webhooks reach loopback and private addresses (development and tests only). */
+    WEBHOOKS_ALLOW_PRIVATE: z
+      .enum(['0', '1', 'true', 'false'])
+      .default('0')
+      .transform((v) => v === '1' || v === 'true'),
+    /** Waits before each retry of a failing delivery; after the last, the endpoint is disabled. */
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\s*\d+(ms|s|m|h|d)?\s*(,\s*\d+(ms|s|m|h|d)?\s*)*$/, 'comma-separated durations, e.g. 5s,1m,5m,30m,2h,6h,12h,24h')
+      .default('5s,1m,5m,30m,2h,6h,12h,24h')
+      .transform(parseSchedule),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    /** How long a rotated-out secret keeps signing beside the new one. */
+    WEBHOOK_SECRET_OVERLAP: z
+      .string()
+      .regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 24h')
+      .default('24h')
+      .transform(durationMs),
   }),
   entities,
   migrations,
   formBodyPaths: [/^\/v1\/oauth\/token$/],
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
+  consumers: (deps) => webhookFanout(() => deps.resources.sender.kick()),
   routes: (app, deps) => {
     app.route('/internal', internalRoutes(deps));
     serveEndpoints(app, 'settings', settingsEndpoints(deps), deps.bus);
   },
   onStart: async (deps) => {
+    deps.resources.sender.start();
     const signing = { box: deps.resources.box, log: deps.log };
     const em = deps.orm.em.fork();
     await sealPlaintextSigningKeys(em, signing);

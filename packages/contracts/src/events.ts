@@ -34,6 +34,7 @@ export const SUBJECTS = {
   settingsApiKeyRevoked: 'settings.api_key.revoked',
   settingsTemplateSaved: 'settings.template.saved',
   settingsOrganisationUpdated: 'settings.organisation.updated',
+  settingsWebhookDisabled: 'settings.webhook.disabled',
 } as const;
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
 
@@ -176,6 +177,12 @@ export const settingsApiKeyRevokedEventSchema = apiKeyRevokedEventSchema.meta({
   description: 'An API key stopped working: revoked, deleted or expired; key_hash is the SHA-256 of the secret',
 });
 
+/** `settings.webhook.disabled`: deliveries to an endpoint failed for the whole retry schedule. */
+export const settingsWebhookDisabledEventSchema = z
+  .object({ webhook_id: z.int().min(1), url: z.string(), reason: z.string() })
+  .meta({ id: 'WebhookDisabledEventData', description: 'A webhook endpoint the platform disabled after its deliveries kept failing' });
+export type SettingsWebhookDisabledEvent = z.infer<typeof settingsWebhookDisabledEventSchema>;
+
 /** The data schema of every subject of the catalogue. */
 export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.salesInvoicePosted]: salesInvoicePostedEventSchema,
@@ -190,6 +197,7 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.settingsApiKeyRevoked]: settingsApiKeyRevokedEventSchema,
   [SUBJECTS.settingsTemplateSaved]: settingsTemplateSavedEventSchema,
   [SUBJECTS.settingsOrganisationUpdated]: settingsOrganisationUpdatedEventSchema,
+  [SUBJECTS.settingsWebhookDisabled]: settingsWebhookDisabledEventSchema,
 } satisfies Record<Subject, z.ZodType>;
 
 /** The data type carried by each subject. */

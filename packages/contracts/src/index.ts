@@ -5,6 +5,7 @@ export * from './purchase.js';
 export * from './finance.js';
 export * from './accounting.js';
 export * from './settings.js';
+export * from './webhooks.js';
 export * from './events.js';
 export * from './rpc.js';
 export * from './routes.js';

@@ -84,6 +84,19 @@ import {
   tokenRequestSchema,
   tokenResponseSchema,
 } from './settings.js';
+import {
+  webhookCreateSchema,
+  webhookDeletedSchema,
+  webhookDeliveryListQuerySchema,
+  webhookDeliveryPageSchema,
+  webhookDeliveryPathSchema,
+  webhookDeliverySchema,
+  webhookListQuerySchema,
+  webhookPageSchema,
+  webhookSchema,
+  webhookUpdateSchema,
+  webhookWithSecretSchema,
+} from './webhooks.js';
 
 /** Body of an HTML rendering (text/html). */
 export const htmlDocumentSchema = z.string().describe('HTML document');
@@ -191,6 +204,15 @@ const DECLARED = [
   { method: 'GET', path: '/settings/organisation', service: 'settings', scope: 'settings', operationId: 'getOrganisation', summary: 'Read the organisation profile', tag: 'Organisation', response: organisationSchema },
   { method: 'PUT', path: '/settings/organisation', service: 'settings', scope: 'settings', operationId: 'updateOrganisation', summary: 'Update the organisation profile', tag: 'Organisation', body: organisationUpdateSchema, response: organisationSchema },
   { method: 'POST', path: '/oauth/token', service: 'settings', scope: 'settings', operationId: 'issueAccessToken', summary: 'Exchange client credentials for an access token', tag: 'API clients', open: true, body: tokenRequestSchema, response: tokenResponseSchema, consumes: ['application/json', 'application/x-www-form-urlencoded'] },
+  // webhooks (issue 13): an organisation's endpoints for its events, signed per Standard Webhooks
+  { method: 'GET', path: '/settings/webhooks', service: 'settings', scope: 'settings', operationId: 'listWebhooks', summary: 'List webhook endpoints', tag: 'Webhooks', query: webhookListQuerySchema, response: webhookPageSchema },
+  { method: 'POST', path: '/settings/webhooks', service: 'settings', scope: 'settings', operationId: 'createWebhook', bodyRequired: true, summary: 'Create a webhook endpoint (the signing secret is returned once)', tag: 'Webhooks', body: webhookCreateSchema, response: webhookWithSecretSchema },
+  { method: 'GET', path: '/settings/webhooks/:id', service: 'settings', scope: 'settings', operationId: 'getWebhook', summary: 'Read a webhook endpoint', tag: 'Webhooks', pathParams: idPathParams, response: webhookSchema },
+  { method: 'PUT', path: '/settings/webhooks/:id', service: 'settings', scope: 'settings', operationId: 'updateWebhook', bodyRequired: true, summary: 'Change, disable or re-enable a webhook endpoint', tag: 'Webhooks', pathParams: idPathParams, body: webhookUpdateSchema, response: webhookSchema },
+  { method: 'DELETE', path: '/settings/webhooks/:id', service: 'settings', scope: 'settings', operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its deliveries', tag: 'Webhooks', pathParams: idPathParams, response: webhookDeletedSchema },
+  { method: 'POST', path: '/settings/webhooks/:id/rotate-secret', service: 'settings', scope: 'settings', operationId: 'rotateWebhookSecret', summary: 'Replace the signing secret; the old one keeps signing for an overlap', tag: 'Webhooks', pathParams: idPathParams, response: webhookWithSecretSchema },
+  { method: 'GET', path: '/settings/webhooks/:id/deliveries', service: 'settings', scope: 'settings', operationId: 'listWebhookDeliveries', summary: 'List the deliveries of a webhook endpoint, newest first', tag: 'Webhooks', pathParams: idPathParams, query: webhookDeliveryListQuerySchema, response: webhookDeliveryPageSchema },
+  { method: 'POST', path: '/settings/webhooks/:id/deliveries/:delivery_id/retry', service: 'settings', scope: 'settings', operationId: 'retryWebhookDelivery', summary: 'Send a delivery again now', tag: 'Webhooks', pathParams: webhookDeliveryPathSchema, response: webhookDeliverySchema },
   { method: 'POST', path: '/admin/organisations', service: 'settings', scope: 'settings', operationId: 'createOrganisation', summary: 'Create an organisation (operator token only)', tag: 'Organisation', body: organisationCreateSchema, response: organisationCreatedSchema, operatorOnly: true },
 ] as const satisfies readonly RouteSpec[];
 

@@ -2,6 +2,7 @@ import type { Scope } from '@ledgerline/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { documentEntities } from './templates.entities.js';
 import { integrationEntities } from './integrations.entities.js';
+import { webhookEntities } from './webhooks.entities.js';
 
 export interface OrgAddress {
   name?: string | null;
@@ -94,4 +95,4 @@ export const SigningKeySchema = defineEntity({
 /** Ed25519 key pairs that sign access tokens; the gateway reads the public halves (JWKS). */
 export type SigningKey = InferEntity<typeof SigningKeySchema>;
 
-export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ...integrationEntities, ...documentEntities];
+export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ...integrationEntities, ...documentEntities, ...webhookEntities];

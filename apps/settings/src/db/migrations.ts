@@ -1,6 +1,7 @@
 import { sqlMigration } from '@ledgerline/service-kit';
 import { documentMigrations } from './templates.migrations.js';
 import { integrationMigrations } from './integrations.migrations.js';
+import { webhookMigrations } from './webhooks.migrations.js';
 
 export const migrations = [
   sqlMigration(
@@ -70,4 +71,5 @@ alter table signing_keys add constraint signing_keys_private_present check (priv
 alter table organisations add column is_large_enterprise boolean not null default false;
 `,
   ),
+  ...webhookMigrations,
 ];

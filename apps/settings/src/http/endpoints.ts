@@ -11,6 +11,7 @@ import { createOrganisation, getOrganisation, organisationView, updateOrganisati
 import { assertGrantable } from '../domain/scope-granting.js';
 import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
 import type { SettingsDeps } from '../secrets.js';
+import { webhookRoutes } from '../webhooks/routes.js';
 
 /**
  * API keys (#1–#6), API clients (#13) and the token endpoint, the organisation profile and its
@@ -28,6 +29,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
   };
 
   return {
+    ...webhookRoutes(deps.resources.webhooks, () => deps.resources.sender.kick()),
     listApiKeys: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listApiKeys(ctx.em, q.from, q.take);
       return page(rows.map(apiKeyView), total, q.from, q.take);

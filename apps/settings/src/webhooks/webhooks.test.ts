@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { subjectMatches, WEBHOOK_SUBJECTS } from '@ledgerline/contracts';
+import { isForbiddenAddress } from './addresses.js';
+import { newWebhookSecret, signedHeaders } from './signing.js';
+import { nextAttemptDelay } from './sender.js';
+
+describe('webhook addresses', () => {
+  it.each([
+    '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
+    '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', 'ff02::1', 'not an ip',
+  ])('refuses %s', (a) => expect(isForbiddenAddress(a)).toBe(true));
+
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (a) => expect(isForbiddenAddress(a)).toBe(false));
+});
+
+describe('webhook signatures', () => {
+  it('are Standard Webhooks signatures: the standardwebhooks package verifies them, with any of the secrets', () => {
+    const [a, b] = [newWebhookSecret(), newWebhookSecret()];
+    const body = JSON.stringify({ id: 'evt', data: { amount: 298.1 } });
+    const now = Math.floor(Date.now() / 1000);
+    const headers = signedHeaders([a, b], 'evt_1', now, body);
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]{44} v1,[A-Za-z0-9+/=]{44}$/);
+    expect(new Webhook(a).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(b).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
+    expect(() => new Webhook(a).verify(body, { ...headers, 'webhook-id': 'evt_2' })).toThrow();
+  });
+});
+
+describe('webhook subject patterns', () => {
+  it('match like NATS subjects: * one token, a final > the rest', () => {
+    expect(subjectMatches('sales.invoice.*', 'sales.invoice.posted')).toBe(true);
+    expect(subjectMatches('sales.>', 'sales.credit_note.posted')).toBe(true);
+    expect(subjectMatches('*.*.posted', 'purchase.bill.posted')).toBe(true);
+    expect(subjectMatches('>', 'finance.payment.matched')).toBe(true);
+    expect(subjectMatches('sales.invoice.*', 'sales.credit_note.posted')).toBe(false);
+    expect(subjectMatches('sales.*', 'sales.invoice.posted')).toBe(false);
+    expect(subjectMatches('sales.invoice.posted.x', 'sales.invoice.posted')).toBe(false);
+    expect(WEBHOOK_SUBJECTS.filter((s) => subjectMatches('*.*.posted', s))).toHaveLength(6);
+  });
+});
+
+describe('retry schedule', () => {
+  it('waits the n-th delay after the n-th failed attempt, and stops after the last', () => {
+    const schedule = [5_000, 60_000, 300_000];
+    expect([1, 2, 3, 4].map((n) => nextAttemptDelay(schedule, n))).toEqual([5_000, 60_000, 300_000, null]);
+    expect(nextAttemptDelay([], 1)).toBeNull();
+  });
+});
