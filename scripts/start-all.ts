@@ -22,7 +22,12 @@ const services = [
 ];
 const urls = Object.fromEntries(services.map((s) => [`${s.name.toUpperCase()}_URL`, process.env[`${s.name.toUpperCase()}_URL`] ?? `http://127.0.0.1:${s.port}`]));
 // One internal token shared by the gateway and the services for this run, unless configured.
-const env = { ...process.env, INTERNAL_TOKEN: process.env.INTERNAL_TOKEN ?? randomBytes(24).toString('hex') };
+const env = {
+  ...process.env,
+  INTERNAL_TOKEN: process.env.INTERNAL_TOKEN ?? randomBytes(24).toString('hex'),
+  // a development machine's webhook receivers live on localhost; production never sets this
+  WEBHOOKS_ALLOW_PRIVATE: process.env.WEBHOOKS_ALLOW_PRIVATE ?? (process.env.NODE_ENV === 'production' ? '0' : '1'),
+};
 const out = (l: string) => process.stdout.write(`${l}\n`);
 const err = (l: string) => process.stderr.write(`${l}\n`);
 const processes: Supervised[] = [];

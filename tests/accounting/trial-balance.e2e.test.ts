@@ -4,6 +4,7 @@ import { eventually, startStack, type Stack } from '../support/stack.js';
 import { bankTransaction, bill, invoice, payout, publisher, SUBJECTS, type Publisher } from './support.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { sqlRows } from '@ledgerline/service-kit';
 import { rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
 
 let stack: Stack;
@@ -149,6 +150,14 @@ describe('rebuild-ledger', () => {
     const before = await snapshot();
     const tbBefore = await (await tb('?date_posting=[2025-02-01;2025-02-28]')).json();
     const svc = stack.services.accounting!;
+    // the accounting service's inbox and outbox pruned as if their retention had passed: the
+    // rebuild replays the streams, not those tables
+    const em = svc.deps.orm.em.fork();
+    await sqlRows(em, "update kit_inbox set processed_at = now() - interval '400 days'");
+    await sqlRows(em, "update kit_outbox set sent_at = now() - interval '400 days' where sent_at is not null");
+    const pruned = await svc.retention.pruneOnce();
+    expect(pruned.kit_inbox).toBeGreaterThanOrEqual(7);
+    expect(pruned.kit_outbox).toBeGreaterThanOrEqual(7);
     const result = await rebuildLedger(svc.deps.orm, svc.deps.bus, 1, { legalCurrency: 'CZK', orgCountry: 'CZ' });
     expect(result).toMatchObject({ orgId: 1, events: 7, transactions: 7 });
     expect(await snapshot()).toEqual(before);

@@ -42,6 +42,12 @@ export const settingsService = defineService({
       .transform(parseSchedule),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    /** How long finished deliveries stay in the delivery log. */
+    WEBHOOK_DELIVERY_RETENTION: z
+      .string()
+      .regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 30d')
+      .default('30d')
+      .transform(durationMs),
     /** How long a rotated-out secret keeps signing beside the new one. */
     WEBHOOK_SECRET_OVERLAP: z
       .string()
@@ -55,6 +61,9 @@ export const settingsService = defineService({
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
   consumers: (deps) => webhookFanout(() => deps.resources.sender.kick()),
+  retention: (deps) => [
+    { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },
+  ],
   routes: (app, deps) => {
     app.route('/internal', internalRoutes(deps));
     serveEndpoints(app, 'settings', settingsEndpoints(deps), deps.bus);

@@ -42,6 +42,14 @@ export const baseConfigSchema = z.object({
   INTERNAL_TOKEN: z.string().min(16).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(250),
   CONSUMER_MAX_DELIVER: z.coerce.number().int().min(1).default(8),
+  /** How long published outbox rows are kept (the stream holds the events). */
+  OUTBOX_RETENTION: z.string().regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 7d').default('7d').transform(durationMs),
+  /** How long consumed event ids are kept against redelivery. */
+  INBOX_RETENTION: z.string().regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 30d').default('30d').transform(durationMs),
+  /** How often the retention sweep runs; 0 never. */
+  RETENTION_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
+  /** Rows one delete statement of the sweep removes at most. */
+  RETENTION_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -18,6 +18,7 @@ import type { NewEvent } from './events/envelope.js';
 import { startResponders, type ResponderDefinition } from './events/rpc.js';
 import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
 import { operationContext, type OperationContext } from './context.js';
+import { RetentionSweeper, kitRetentionRules, type RetentionRule } from './db/retention.js';
 
 /** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
 export type ServiceResources = object & { close?: () => Promise<void> | void };
@@ -75,6 +76,8 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   answerSealer?: (deps: DepsOf<S, R>) => AnswerSealer;
   /** Runs after migrations and before the HTTP server listens (seeding, replicas, timers). */
   onStart?: (deps: DepsOf<S, R>) => Promise<void | (() => Promise<void>)>;
+  /** The service's own tables whose old rows the retention sweep deletes (beside the kit's). */
+  retention?: (deps: DepsOf<S, R>) => RetentionRule[];
 }
 
 /**
@@ -107,6 +110,7 @@ export interface RunningService<C extends BaseConfig = BaseConfig, R = unknown> 
   app: Hono<KitEnv>;
   relay: OutboxRelay;
   consumers: IdempotentConsumer[];
+  retention: RetentionSweeper;
   close: () => Promise<void>;
 }
 
@@ -174,6 +178,14 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   for (const c of consumers) await c.start();
   const responders = startResponders(def.responders?.(deps) ?? [], orm, bus, log, `ledgerline-${def.name}`);
   relay.start();
+  const retention = new RetentionSweeper(
+    orm,
+    [...kitRetentionRules(config), ...(def.retention?.(deps) ?? [])],
+    { everyMs: config.RETENTION_SWEEP_MS, batch: config.RETENTION_BATCH },
+    log,
+    metrics,
+  );
+  retention.start();
 
   const app = createHttpApp({
     service: def.name,
@@ -209,6 +221,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     app,
     relay,
     consumers,
+    retention,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -216,6 +229,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       for (const r of responders) r.unsubscribe();
       for (const c of consumers) await c.stop();
       await relay.stop();
+      await retention.stop();
       for (const h of stopHooks) await h();
       await bus.close();
       await orm.close(true);

@@ -69,4 +69,12 @@ alter table kit_idempotency drop constraint kit_idempotency_pkey;
 alter table kit_idempotency add primary key (org_id, credential_id, idem_key);
 `,
   ),
+  sqlMigration(
+    'kit_0003_retention_indexes',
+    `
+-- The retention sweep deletes inbox rows by age and sent outbox rows by send time in batches.
+create index kit_inbox_processed on kit_inbox (processed_at);
+create index kit_outbox_sent on kit_outbox (sent_at) where sent_at is not null;
+`,
+  ),
 ];
