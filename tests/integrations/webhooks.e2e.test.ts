@@ -36,6 +36,7 @@ class Receiver {
       else if (flaky) res.writeHead(this.count(path) <= Number(flaky[1]) ? 500 : 200).end('ok');
       else if (path.startsWith('/down')) res.writeHead(500, { 'content-type': 'text/plain' }).end('é'.repeat(2500));
       else if (path.startsWith('/redirect')) res.writeHead(302, { location: `${this.url}/ok/redirected` }).end();
+      else if (path.startsWith('/hang')) return; // never answers
       else res.writeHead(404).end();
     });
   });
@@ -198,6 +199,29 @@ describe('webhooks', () => {
     });
     expect(d.last_error).toBe('HTTP 302 redirect (not followed)');
     expect(receiver.at('/ok/redirected')).toHaveLength(0);
+    await stack.api(`/v1/settings/webhooks/${hook.id}`, { method: 'DELETE' });
+  });
+
+  it('keeps the order of one resource per endpoint: a later event waits while an earlier one is retried', async () => {
+    const hook = await createWebhook('/flaky/1/org', ['settings.organisation.updated']);
+    // two updates of the same resource (the organisation); the first delivery fails once
+    expect((await stack.api('/v1/settings/organisation', { method: 'PUT', json: { website: 'https://one.example' } })).status).toBe(200);
+    expect((await stack.api('/v1/settings/organisation', { method: 'PUT', json: { website: 'https://two.example' } })).status).toBe(200);
+    const hits = await eventually(async () => (receiver.at('/flaky/1/org').length === 3 ? receiver.at('/flaky/1/org') : null), 10_000);
+    const sites = hits.map((h) => JSON.parse(h.body).data.website);
+    expect(sites).toEqual(['https://one.example', 'https://one.example', 'https://two.example']);
+    await stack.api(`/v1/settings/webhooks/${hook.id}`, { method: 'DELETE' });
+  });
+
+  it('gives up an attempt that gets no answer within the time limit, and retries it', async () => {
+    const hook = await createWebhook('/hang', ['sales.invoice.posted']);
+    await postInvoice();
+    const [d] = await eventually(async () => {
+      const list = await deliveries(hook.id);
+      return list[0]?.last_error ? list : null;
+    }, 10_000);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'no answer within 2000 ms' });
+    expect(d.last_duration_ms).toBeGreaterThanOrEqual(1900);
     await stack.api(`/v1/settings/webhooks/${hook.id}`, { method: 'DELETE' });
   });
 

@@ -1,4 +1,4 @@
-import { durationMs, loadSecretBox, type BaseConfig, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
+import { loadSecretBox, type BaseConfig, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
 import { WebhookSender } from './webhooks/sender.js';
 import type { WebhookSettings } from './webhooks/endpoints.js';
 
@@ -41,13 +41,4 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
     deps.log,
   );
   return { box, webhooks, sender, close: () => sender.stop() };
-}
-
-/** `5s,1m,5m` → milliseconds each. */
-export function parseSchedule(text: string): number[] {
-  return text
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean)
-    .map(durationMs);
 }

@@ -4,9 +4,9 @@ import { entities, OrganisationSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { settingsEndpoints } from './http/endpoints.js';
-import { loadSettingsResources, parseSchedule } from './secrets.js';
+import { loadSettingsResources } from './secrets.js';
 import { webhookFanout } from './webhooks/fanout.js';
-import { SECRET_PREFIXES, durationMs, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
+import { SECRET_PREFIXES, durationListSetting, durationSetting, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -35,25 +35,13 @@ export const settingsService = defineService({
       .default('0')
       .transform((v) => v === '1' || v === 'true'),
     /** Waits before each retry of a failing delivery; after the last, the endpoint is disabled. */
-    WEBHOOK_RETRY_SCHEDULE: z
-      .string()
-      .regex(/^\s*\d+(ms|s|m|h|d)?\s*(,\s*\d+(ms|s|m|h|d)?\s*)*$/, 'comma-separated durations, e.g. 5s,1m,5m,30m,2h,6h,12h,24h')
-      .default('5s,1m,5m,30m,2h,6h,12h,24h')
-      .transform(parseSchedule),
+    WEBHOOK_RETRY_SCHEDULE: durationListSetting('5s,1m,5m,30m,2h,6h,12h,24h'),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     /** How long finished deliveries stay in the delivery log. */
-    WEBHOOK_DELIVERY_RETENTION: z
-      .string()
-      .regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 30d')
-      .default('30d')
-      .transform(durationMs),
+    WEBHOOK_DELIVERY_RETENTION: durationSetting('30d'),
     /** How long a rotated-out secret keeps signing beside the new one. */
-    WEBHOOK_SECRET_OVERLAP: z
-      .string()
-      .regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 24h')
-      .default('24h')
-      .transform(durationMs),
+    WEBHOOK_SECRET_OVERLAP: durationSetting('24h'),
   }),
   entities,
   migrations,

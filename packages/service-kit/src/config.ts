@@ -1,5 +1,21 @@
 import { z } from 'zod';
 
+const DURATION = /^\d+(ms|s|m|h|d)?$/;
+
+/** A setting that is a duration (`400d`, `12h`, `90s`, `500ms`, plain seconds), read as milliseconds. */
+export function durationSetting(defaultValue: string) {
+  return z.string().trim().regex(DURATION, `a duration such as ${defaultValue}, 90s, 12h or 400d`).default(defaultValue).transform(durationMs);
+}
+
+/** A comma-separated list of durations (`5s,1m,5m`), read as milliseconds each. */
+export function durationListSetting(defaultValue: string) {
+  return z
+    .string()
+    .refine((t) => t.split(',').every((d) => DURATION.test(d.trim())), `comma-separated durations, e.g. ${defaultValue}`)
+    .default(defaultValue)
+    .transform((t) => t.split(',').map((d) => durationMs(d.trim())));
+}
+
 /** Settings every process reads. A service extends this schema with its own keys. */
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -30,11 +46,7 @@ export const baseConfigSchema = z.object({
   /** Stream settings, applied when a stream is created and updated at boot when they differ. */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** How long a stream keeps events: `0` forever (the default: the streams are the ledger's replay log), or e.g. `400d`, `12h`. */
-  NATS_STREAM_MAX_AGE: z
-    .string()
-    .regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 0 (forever), 3600s, 12h or 400d')
-    .default('0')
-    .transform(durationMs),
+  NATS_STREAM_MAX_AGE: durationSetting('0'),
   /** Bytes a stream may hold before the oldest events are dropped; -1 unlimited. */
   NATS_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -43,9 +55,9 @@ export const baseConfigSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(250),
   CONSUMER_MAX_DELIVER: z.coerce.number().int().min(1).default(8),
   /** How long published outbox rows are kept (the stream holds the events). */
-  OUTBOX_RETENTION: z.string().regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 7d').default('7d').transform(durationMs),
+  OUTBOX_RETENTION: durationSetting('7d'),
   /** How long consumed event ids are kept against redelivery. */
-  INBOX_RETENTION: z.string().regex(/^\d+(ms|s|m|h|d)?$/, 'a duration such as 30d').default('30d').transform(durationMs),
+  INBOX_RETENTION: durationSetting('30d'),
   /** How often the retention sweep runs; 0 never. */
   RETENTION_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
   /** Rows one delete statement of the sweep removes at most. */
