@@ -16,6 +16,7 @@ export * from './db/tables.js';
 export * from './events/bus.js';
 export * from './events/envelope.js';
 export * from './events/outbox.js';
+export * from './events/pump.js';
 export * from './events/consumer.js';
 export * from './service.js';
 export * from './context.js';

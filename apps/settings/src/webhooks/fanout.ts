@@ -7,11 +7,13 @@ import { sqlRows, type ConsumerDefinition } from '@ledgerline/service-kit';
  * or (on a crash) redelivered and queued then. Only the event's own organisation's endpoints are
  * read, so no endpoint ever receives another organisation's event.
  */
-export function webhookFanout(onQueued: () => void): ConsumerDefinition[] {
+export function webhookFanout(onCommitted: () => void): ConsumerDefinition[] {
   return WEBHOOK_SUBJECTS.map((subject) => ({
     name: `settings-webhooks-${subject.replace(/[._]/g, '-')}`,
     subject,
     concurrency: 4,
+    // the sender looks at once, after the deliveries are visible
+    onCommitted,
     handle: async (ctx, event) => {
       if (ctx.orgId === null) return;
       const endpoints = await sqlRows<{ id: number | string; events: string[] }>(
@@ -30,7 +32,6 @@ export function webhookFanout(onQueued: () => void): ConsumerDefinition[] {
          on conflict (endpoint_id, event_id) do nothing`,
         [ctx.orgId, event.id, event.type, event.subject ?? null, payload, `{${matching.map((e) => e.id).join(',')}}`],
       );
-      onQueued();
     },
   }));
 }

@@ -53,7 +53,7 @@ export function webhookRoutes(settings: WebhookSettings, kick: () => void): Pick
     },
     retryWebhookDelivery: async ({ ctx, input: { params } }) => {
       const d = deliveryView(await retryDelivery(ctx, params.id, params.delivery_id));
-      kick();
+      ctx.c.get('afterCommit')?.push(kick);
       return d;
     },
   };

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SUBJECTS, type SettingsWebhookDisabledEvent } from '@ledgerline/contracts';
-import { TENANT_FILTER, recordEvent, sqlRows, type Logger } from '@ledgerline/service-kit';
+import { Pump, TENANT_FILTER, recordEvent, sqlRows, type Logger } from '@ledgerline/service-kit';
 import type { WebhookEndpoint } from '../db/webhooks.entities.js';
 import { WebhookEndpointSchema } from '../db/webhooks.entities.js';
 import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './addresses.js';
@@ -60,52 +60,28 @@ function firstBytes(text: string, max: number): string {
  * or, after the last, fails it and disables the endpoint with a `settings.webhook.disabled` event.
  */
 export class WebhookSender {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly pump: Pump;
 
   constructor(
     private readonly orm: MikroORM,
     private readonly settings: WebhookSettings,
     private readonly opts: SenderOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.pump = new Pump(async () => (await this.runOnce()) > 0, { idleMs: opts.pollMs, what: 'webhook pass' }, log);
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.pump.start();
   }
 
-  /** New deliveries were queued: look soon rather than at the next poll. */
+  /** New deliveries were queued or a retry asked for: look now rather than at the next poll. */
   kick(): void {
-    if (!this.stopped && !this.running) this.schedule(25);
+    this.pump.kick();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(ms: number) {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.pass(), ms);
-  }
-
-  private async pass(): Promise<void> {
-    if (this.running || this.stopped) return;
-    let handled = 0;
-    this.running = (async () => {
-      try {
-        handled = await this.runOnce();
-      } catch (err) {
-        this.log.warn('webhook pass failed; will retry', { err: String(err) });
-      }
-    })();
-    await this.running;
-    this.running = null;
-    this.schedule(handled > 0 ? 0 : this.opts.pollMs);
+  stop(): Promise<void> {
+    return this.pump.stop();
   }
 
   /** One batch: claims due deliveries, sends them, records each outcome. Returns how many. */

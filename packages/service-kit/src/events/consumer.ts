@@ -44,6 +44,8 @@ export interface ConsumerDefinition {
    * are applied in the order they were published.
    */
   orderingKey?: (event: CloudEvent) => string;
+  /** Called after an event's transaction committed (e.g. to wake a worker that sends what it queued). */
+  onCommitted?: () => void;
 }
 
 type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
@@ -183,7 +185,10 @@ export class IdempotentConsumer {
     try {
       const applied = await this.apply(event, m);
       this.processed.inc({ consumer: this.def.name, outcome: applied ? 'applied' : 'duplicate' });
-      if (applied) this.opts.onCommitted?.();
+      if (applied) {
+        this.opts.onCommitted?.();
+        this.def.onCommitted?.();
+      }
       await m.ackAck().catch(() => m.ack());
     } catch (err) {
       const poison = err instanceof PoisonMessageError;

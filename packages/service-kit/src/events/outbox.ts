@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { tenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
+import { Pump } from './pump.js';
 import { buildEnvelope, type NewEvent } from './envelope.js';
 import type { Logger } from '../logger.js';
 import { sqlRows } from '../db/orm.js';
@@ -103,62 +104,35 @@ interface OutboxRow {
  * row for the next pass; JetStream's dedup window and the consumers' inbox absorb the repeats.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
-  private failures = 0;
+  private readonly pump: Pump;
   private backlog = 0;
 
   constructor(
     private readonly orm: MikroORM,
     private readonly bus: EventBus,
-    private readonly log: Logger,
-    private readonly pollMs: number,
+    log: Logger,
+    pollMs: number,
     metrics: MetricsRegistry,
     private readonly batchSize = 200,
   ) {
     this.published = metrics.counter('outbox_published_total', 'Outbox events published');
     metrics.gauge('outbox_backlog', 'Unsent outbox rows seen at the last pass').set({}, () => this.backlog);
+    // a full batch means more rows may be waiting: the pump runs again at once
+    this.pump = new Pump(async () => (await this.publishBatch()) === this.batchSize, { idleMs: pollMs, what: 'outbox relay pass' }, log);
   }
   private published: ReturnType<MetricsRegistry['counter']>;
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.pump.start();
   }
 
   /** Called after a commit that wrote events, so they leave without waiting for the poll. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
+    this.pump.kick();
   }
 
-  private schedule(ms: number) {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.pass(), ms);
-  }
-
-  private async pass(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.timer = null;
-    this.running = (async () => {
-      try {
-        let more = true;
-        while (more && !this.stopped) more = (await this.publishBatch()) === this.batchSize;
-        this.failures = 0;
-      } catch (err) {
-        this.failures++;
-        if (this.failures === 1 || this.failures % 20 === 0) this.log.warn('outbox relay pass failed; will retry', { err: String(err) });
-      }
-    })();
-    await this.running;
-    this.running = null;
-    const delay = this.again ? 0 : this.failures ? Math.min(5000, this.pollMs * 2 ** Math.min(this.failures, 5)) : this.pollMs;
-    this.again = false;
-    this.schedule(delay);
+  stop(): Promise<void> {
+    return this.pump.stop();
   }
 
   /** One batch in one transaction; returns how many rows it handled. */
@@ -211,10 +185,4 @@ export class OutboxRelay {
     return handled;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.running) await this.running;
-  }
 }

@@ -31,6 +31,8 @@ export type KitEnv = {
      * its Idempotency-Key record then never holds the answer in plaintext (decision 53).
      */
     secretAnswer: boolean | undefined;
+    /** Write requests: callbacks run once the request's transaction committed (wake a worker). */
+    afterCommit: Array<() => void> | undefined;
   };
 };
 

@@ -58,6 +58,8 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         { path: 'header.Idempotency-Key', message: 'must be 1 to 255 characters', code: 'too_big' },
       ]);
     }
+    const committed: Array<() => void> = [];
+    c.set('afterCommit', committed);
     await em.begin();
     const conn = em.getConnection();
     let done = false;
@@ -140,6 +142,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       await em.commit();
       done = true;
       afterCommit();
+      for (const f of committed) f();
     } finally {
       if (!done) await em.rollback().catch(() => undefined);
     }

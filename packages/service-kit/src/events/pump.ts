@@ -1,0 +1,66 @@
+import type { Logger } from '../logger.js';
+
+/**
+ * Runs a background job again and again: at once when kicked (a commit that gave it work), after
+ * `idleMs` when a pass found nothing to do, at once when a pass was full, and after a growing
+ * pause (up to 5 s) while passes fail. One pass at a time; `stop` waits for the running one.
+ */
+export class Pump {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private failures = 0;
+
+  /** `pass` does one round of work and says whether more is waiting (run again at once). */
+  constructor(
+    private readonly pass: () => Promise<boolean>,
+    private readonly opts: { idleMs: number; what: string },
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Work arrived: run now, or right after the pass that is running. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running) await this.running;
+  }
+
+  private schedule(ms: number) {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.run(), ms);
+  }
+
+  private async run(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.timer = null;
+    let more = false;
+    this.running = (async () => {
+      try {
+        more = await this.pass();
+        this.failures = 0;
+      } catch (err) {
+        this.failures++;
+        if (this.failures === 1 || this.failures % 20 === 0) this.log.warn(`${this.opts.what} failed; will retry`, { err: String(err) });
+      }
+    })();
+    await this.running;
+    this.running = null;
+    const delay = this.again || more ? 0 : this.failures ? Math.min(5000, this.opts.idleMs * 2 ** Math.min(this.failures, 5)) : this.opts.idleMs;
+    this.again = false;
+    this.schedule(delay);
+  }
+}
