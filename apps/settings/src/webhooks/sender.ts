@@ -59,29 +59,19 @@ function firstBytes(text: string, max: number): string {
  * the address checked on connect; a 2xx completes it, anything else schedules the next attempt
  * or, after the last, fails it and disables the endpoint with a `settings.webhook.disabled` event.
  */
-export class WebhookSender {
-  private readonly pump: Pump;
-
+export class WebhookSender extends Pump {
   constructor(
     private readonly orm: MikroORM,
     private readonly settings: WebhookSettings,
     private readonly opts: SenderOptions,
-    private readonly log: Logger,
+    log: Logger,
   ) {
-    this.pump = new Pump(async () => (await this.runOnce()) > 0, { idleMs: opts.pollMs, what: 'webhook pass' }, log);
+    super({ idleMs: opts.pollMs, what: 'webhook pass' }, log);
   }
 
-  start(): void {
-    this.pump.start();
-  }
-
-  /** New deliveries were queued or a retry asked for: look now rather than at the next poll. */
-  kick(): void {
-    this.pump.kick();
-  }
-
-  stop(): Promise<void> {
-    return this.pump.stop();
+  /** Kick it when deliveries were queued or a retry asked for, to look now rather than at the next poll. */
+  protected async pass(): Promise<boolean> {
+    return (await this.runOnce()) > 0;
   }
 
   /** One batch: claims due deliveries, sends them, records each outcome. Returns how many. */

@@ -103,9 +103,9 @@ interface OutboxRow {
  * sent only after its PubAck (a duplicate PubAck counts as sent). A failed publish leaves the
  * row for the next pass; JetStream's dedup window and the consumers' inbox absorb the repeats.
  */
-export class OutboxRelay {
-  private readonly pump: Pump;
+export class OutboxRelay extends Pump {
   private backlog = 0;
+  private published: ReturnType<MetricsRegistry['counter']>;
 
   constructor(
     private readonly orm: MikroORM,
@@ -115,24 +115,14 @@ export class OutboxRelay {
     metrics: MetricsRegistry,
     private readonly batchSize = 200,
   ) {
+    super({ idleMs: pollMs, what: 'outbox relay pass' }, log);
     this.published = metrics.counter('outbox_published_total', 'Outbox events published');
     metrics.gauge('outbox_backlog', 'Unsent outbox rows seen at the last pass').set({}, () => this.backlog);
-    // a full batch means more rows may be waiting: the pump runs again at once
-    this.pump = new Pump(async () => (await this.publishBatch()) === this.batchSize, { idleMs: pollMs, what: 'outbox relay pass' }, log);
-  }
-  private published: ReturnType<MetricsRegistry['counter']>;
-
-  start(): void {
-    this.pump.start();
   }
 
-  /** Called after a commit that wrote events, so they leave without waiting for the poll. */
-  kick(): void {
-    this.pump.kick();
-  }
-
-  stop(): Promise<void> {
-    return this.pump.stop();
+  /** A full batch means more rows may be waiting. Kick it after a commit that wrote events. */
+  protected async pass(): Promise<boolean> {
+    return (await this.publishBatch()) === this.batchSize;
   }
 
   /** One batch in one transaction; returns how many rows it handled. */

@@ -5,19 +5,20 @@ import type { Logger } from '../logger.js';
  * `idleMs` when a pass found nothing to do, at once when a pass was full, and after a growing
  * pause (up to 5 s) while passes fail. One pass at a time; `stop` waits for the running one.
  */
-export class Pump {
+export abstract class Pump {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
   private failures = 0;
 
-  /** `pass` does one round of work and says whether more is waiting (run again at once). */
   constructor(
-    private readonly pass: () => Promise<boolean>,
-    private readonly opts: { idleMs: number; what: string },
-    private readonly log: Logger,
+    private readonly pumping: { idleMs: number; what: string },
+    protected readonly log: Logger,
   ) {}
+
+  /** One round of work; true when more is waiting (the next round runs at once). */
+  protected abstract pass(): Promise<boolean>;
 
   start(): void {
     this.stopped = false;
@@ -54,12 +55,12 @@ export class Pump {
         this.failures = 0;
       } catch (err) {
         this.failures++;
-        if (this.failures === 1 || this.failures % 20 === 0) this.log.warn(`${this.opts.what} failed; will retry`, { err: String(err) });
+        if (this.failures === 1 || this.failures % 20 === 0) this.log.warn(`${this.pumping.what} failed; will retry`, { err: String(err) });
       }
     })();
     await this.running;
     this.running = null;
-    const delay = this.again || more ? 0 : this.failures ? Math.min(5000, this.opts.idleMs * 2 ** Math.min(this.failures, 5)) : this.opts.idleMs;
+    const delay = this.again || more ? 0 : this.failures ? Math.min(5000, this.pumping.idleMs * 2 ** Math.min(this.failures, 5)) : this.pumping.idleMs;
     this.again = false;
     this.schedule(delay);
   }
