@@ -209,6 +209,17 @@ describe('whatever is answered 200 reaches the ledger', () => {
     body = await expectProblem(await api('/v1/finance/payouts', { method: 'POST', json: { currency: 'CZK', lines: [{ amount: 6e12 }, { amount: 6e12 }] } }), 400);
     expect(body.errors?.map((e) => e.path)).toContain('total_amount');
 
+    // a number a double cannot carry exactly is refused, not rounded on its way in (JSON text
+    // sent as typed: JSON.stringify would already have rounded it)
+    const raw = (path: string, text: string) => api(path, { method: 'POST', body: text, headers: { 'content-type': 'application/json' } });
+    const invoiceText = JSON.stringify(invoiceBody({ items: [{ title: 'x', qty: 1, rate: 12345, taxes: [] }] })).replace('"rate":12345', '"rate":999999999999999.99');
+    body = await expectProblem(await raw('/v1/sales/invoices', invoiceText), 400, 'inexact_number');
+    expect(body.errors).toEqual([{ path: 'items[0].rate', code: 'inexact_number', message: expect.stringMatching(/^999999999999999\.99 has more than 15 significant digits.*read as 1000000000000000/) }]);
+    body = await expectProblem(await raw('/v1/finance/bank/transactions', '{"amount": 0.10000000000000000555, "currency": "CZK", "date_transaction": "2026-11-23"}'), 400, 'inexact_number');
+    expect(body.errors?.map((e) => e.path)).toEqual(['amount']);
+    // 15 significant digits, digits inside strings and exponents are fine
+    expect((await raw('/v1/finance/bank/transactions', '{"amount": 1234567890123.45, "currency": "CZK", "date_transaction": "2026-11-23", "description": "ref 12345678901234567890"}')).status).toBe(200);
+
     const largest = await createInvoice({ items: [{ title: 'Largest', qty: 1, rate: 9999999999999.99, taxes: [] }] });
     expect(largest.total_amount).toBe(9999999999999.99);
     const [entry] = await ledgerEntryOf(largest.no);

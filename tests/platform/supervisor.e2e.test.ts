@@ -122,8 +122,10 @@ describe('npm start under the supervisor', () => {
         return r.down?.includes(s) ? r : undefined;
       }, 5_000, 50);
       expect(readiness.status).toBe('degraded');
-      await eventually(async () => pids[s] !== pid && (await json(await fetch(`${gateway}/readyz`))).dependencies?.[s] === true, 10_000, 100);
-      expect(Date.now() - killedAt).toBeLessThan(10_000);
+      // back within seconds: about 3 s on an idle machine (most of it the TypeScript boot), so 20 s
+      // leaves room for a CI machine running the whole suite beside it
+      await eventually(async () => pids[s] !== pid && (await json(await fetch(`${gateway}/readyz`))).dependencies?.[s] === true, 20_000, 100);
+      expect(Date.now() - killedAt).toBeLessThan(20_000);
       down = null;
     }
     running = false;

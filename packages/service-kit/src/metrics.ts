@@ -61,33 +61,43 @@ class Histogram {
 }
 
 export class MetricsRegistry {
-  private metrics: Array<Counter | Gauge | Histogram> = [];
+  /** One family per name: asking again for a name gives the family already registered. */
+  private metrics = new Map<string, Counter | Gauge | Histogram>();
   constructor(readonly prefix: string) {}
-  counter(name: string, help: string) {
-    const m = new Counter(`${this.prefix}_${name}`, help);
-    this.metrics.push(m);
+
+  private family<M extends Counter | Gauge | Histogram>(name: string, kind: new (...args: never[]) => M, create: (full: string) => M): M {
+    const full = `${this.prefix}_${name}`;
+    const existing = this.metrics.get(full);
+    if (existing) {
+      if (!(existing instanceof kind)) throw new Error(`metric ${full} is already registered as another type`);
+      return existing;
+    }
+    const m = create(full);
+    this.metrics.set(full, m);
     return m;
   }
-  gauge(name: string, help: string) {
-    const m = new Gauge(`${this.prefix}_${name}`, help);
-    this.metrics.push(m);
-    return m;
+  counter(name: string, help: string): Counter {
+    return this.family(name, Counter, (full) => new Counter(full, help));
   }
-  histogram(name: string, help: string, buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]) {
-    const m = new Histogram(`${this.prefix}_${name}`, help, buckets);
-    this.metrics.push(m);
-    return m;
+  gauge(name: string, help: string): Gauge {
+    return this.family(name, Gauge, (full) => new Gauge(full, help));
+  }
+  histogram(name: string, help: string, buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]): Histogram {
+    return this.family(name, Histogram, (full) => new Histogram(full, help, buckets));
   }
   render(): string {
     const mem = process.memoryUsage();
     const proc = [
+      '# HELP process_resident_memory_bytes Resident memory of the process',
       '# TYPE process_resident_memory_bytes gauge',
       `process_resident_memory_bytes ${mem.rss}`,
+      '# HELP nodejs_heap_used_bytes V8 heap in use',
       '# TYPE nodejs_heap_used_bytes gauge',
       `nodejs_heap_used_bytes ${mem.heapUsed}`,
+      '# HELP process_uptime_seconds Seconds since the process started',
       '# TYPE process_uptime_seconds gauge',
       `process_uptime_seconds ${process.uptime()}`,
     ];
-    return [...this.metrics.map((m) => m.render()), ...proc].join('\n') + '\n';
+    return [...[...this.metrics.values()].map((m) => m.render()), ...proc].join('\n') + '\n';
   }
 }

@@ -8,7 +8,7 @@ import { redact } from './logger.js';
 import { loadConfig, baseConfigSchema, ConfigError, durationMs } from './config.js';
 import { natsCredentials } from './events/bus.js';
 import { roundMoney, toDb, toWire, dec, figuresOverLimit, assertWithinAmountLimit } from './money.js';
-import { findHostileJson, assertStorableQuery, unstorableText, MAX_JSON_DEPTH } from './http/hostile-input.js';
+import { findHostileJson, findInexactNumbers, assertStorableQuery, unstorableText, MAX_JSON_DEPTH } from './http/hostile-input.js';
 import { toProblem, ValidationError, ConflictError } from './errors.js';
 import { canonicalQuery } from './http/unit-of-work.js';
 
@@ -189,6 +189,17 @@ describe('canonicalQuery (part of an Idempotency-Key request hash)', () => {
     ['http://x/v1/a?q=a%20b&p=%C3%A9', '?p=%C3%A9&q=a+b'],
   ])('%s → %s', (url, expected) => {
     expect(canonicalQuery(url)).toBe(expected);
+  });
+});
+
+describe('inexact numbers', () => {
+  it('names numbers with more than 15 significant digits by their path; strings, exponents and trailing zeros are fine', () => {
+    const raw = '{"a": 999999999999999.99, "b": [1, 12345678901234567], "c": "99999999999999999999", "d": 1.5e300, "e": 100000000000000000000, "f": 0.000000000000000001, "g": 123456789012345}';
+    const errors = findInexactNumbers(raw, JSON.parse(raw));
+    expect(errors.map((e) => e.path).sort()).toEqual(['a', 'b[1]']);
+    expect(errors.every((e) => e.code === 'inexact_number')).toBe(true);
+    expect(findInexactNumbers('{"x": 0.30000000000000004}', { x: 0.30000000000000004 })).toHaveLength(1);
+    expect(findInexactNumbers('{"x": -12345678901234.5}', { x: -12345678901234.5 })).toHaveLength(0);
   });
 });
 

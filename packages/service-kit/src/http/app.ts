@@ -16,7 +16,7 @@ import type { MetricsRegistry } from '../metrics.js';
 import { INTERNAL_HEADERS, type KitEnv } from './context.js';
 import { isJsonContentType, negotiateJson } from './negotiation.js';
 import { mapDriverError } from './driver-errors.js';
-import { assertStorableJson, assertStorablePath, assertStorableQuery, unstorableText } from './hostile-input.js';
+import { assertExactNumbers, assertStorableJson, assertStorablePath, assertStorableQuery, unstorableText } from './hostile-input.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -147,6 +147,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
           throw new MalformedRequestError('The request body is not valid JSON', 'malformed_json');
         }
         assertStorableJson(parsed);
+        assertExactNumbers(raw, parsed);
         c.set('body', parsed);
       } else c.set('body', undefined);
     }

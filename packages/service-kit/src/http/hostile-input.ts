@@ -65,6 +65,57 @@ export function assertStorableJson(value: unknown): void {
   if (errors.length) throw new ValidationError('The request body contains values that cannot be stored', errors, 'invalid_body');
 }
 
+/** Significant digits a JSON number (an IEEE double) carries exactly in every case. */
+export const MAX_EXACT_DIGITS = 15;
+
+/** The significant digits of a JSON number literal (`-0012.5000e3` → 3: "125"). */
+function significantDigits(literal: string): number {
+  const mantissa = literal.replace(/^-/, '').split(/[eE]/)[0];
+  const digits = mantissa.replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  return digits.length;
+}
+
+/** The number literals of a JSON text (outside strings). */
+function* numberLiterals(raw: string): Generator<string> {
+  const re = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (const m of raw.matchAll(re)) if (m[0][0] !== '"') yield m[0];
+}
+
+/**
+ * Numbers a client sent with more significant digits than a double carries exactly (e.g.
+ * `999999999999999.99`, which JSON.parse reads as 1000000000000000): an amount must never be
+ * silently changed on its way in. Each is named by the path where the parsed value sits.
+ */
+export function findInexactNumbers(raw: string, parsed: unknown, maxErrors = 20): FieldError[] {
+  // fast path: no run of 16 digits (with a point among them) anywhere, no inexact literal
+  if (!/[0-9][0-9.]{15,}/.test(raw)) return [];
+  const inexact = new Map<number, string>();
+  for (const literal of numberLiterals(raw)) {
+    if (significantDigits(literal) > MAX_EXACT_DIGITS) inexact.set(Number(literal), literal);
+  }
+  if (inexact.size === 0) return [];
+  const errors: FieldError[] = [];
+  const stack: Array<{ v: unknown; path: string }> = [{ v: parsed, path: '' }];
+  while (stack.length && errors.length < maxErrors) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'number' && inexact.has(v)) {
+      errors.push({
+        path: path || 'body',
+        message: `${inexact.get(v)} has more than ${MAX_EXACT_DIGITS} significant digits, which a JSON number cannot carry exactly (it would be read as ${v}); send at most ${MAX_EXACT_DIGITS}`,
+        code: 'inexact_number',
+      });
+    } else if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: joinPath(path, i) }));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) stack.push({ v: x, path: joinPath(path, k) });
+  }
+  return errors;
+}
+
+/** 400 naming every number that would not arrive as it was sent. */
+export function assertExactNumbers(raw: string, parsed: unknown): void {
+  const errors = findInexactNumbers(raw, parsed);
+  if (errors.length) throw new ValidationError('The request body contains numbers that cannot be read exactly', errors, 'inexact_number');
+}
+
 /** 400 naming every query parameter whose name or value holds NUL or lone surrogates. */
 export function assertStorableQuery(url: string): void {
   const q = url.indexOf('?');
