@@ -89,7 +89,6 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     },
   });
 
-  let publicUrl = config.PUBLIC_URL ?? '';
   const app = createHttpApp({
     service: 'gateway',
     logger: log,
@@ -104,7 +103,8 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       (Object.keys(upstreamUrl) as ServiceName[]).map((name) => [name, () => upstreamHealthy(pools[name], upstreamUrl[name])]),
     ),
   });
-  app.route('/', docsRoutes(() => publicUrl));
+  // the document names a server only when PUBLIC_URL says where the API is public; else it is relative
+  app.route('/', docsRoutes(config.PUBLIC_URL));
 
   const authorise = async (c: Context<KitEnv>, route: RouteSpec): Promise<AuthContext | undefined> => {
     if (route.open) return undefined;
@@ -194,7 +194,6 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.HOST}:${port}`;
-  publicUrl = config.PUBLIC_URL ?? url;
   log.info('gateway listening', { url, docs: `${url}/docs` });
   return {
     url,

@@ -32,7 +32,7 @@ import {
 import { exportFormatSchema } from './purchase.js';
 
 /*
- * The ledger (spec §2.6) and the trial balance (spec §2.7, DESIGN §6). All figures of ledger rows
+ * The ledger and the trial balance (spec §2.7, DESIGN §6). All figures of ledger rows
  * are in the legal currency; every accounting transaction balances (Σ debit = Σ credit).
  */
 
@@ -79,7 +79,7 @@ export const ledgerTaxRowSchema = z
     net_deduction_ratio: nullish(ratio),
     ...ledgerRowFields,
   })
-  .meta({ id: 'LedgerTaxRow', description: 'Ledger tax row (spec §2.6)' });
+  .meta({ id: 'LedgerTaxRow', description: 'Ledger tax row' });
 export type LedgerTaxRow = z.infer<typeof ledgerTaxRowSchema>;
 
 export const transactionRowSchema = z
@@ -97,7 +97,7 @@ export const transactionRowSchema = z
     fx_rates: nullish(z.array(fxRateSchema)),
     ...ledgerRowFields,
   })
-  .meta({ id: 'TransactionRow', description: 'Row of an accounting transaction (spec §2.6)' });
+  .meta({ id: 'TransactionRow', description: 'Row of an accounting transaction' });
 export type TransactionRow = z.infer<typeof transactionRowSchema>;
 
 export const actRowSchema = z
@@ -135,7 +135,7 @@ export const EXAMPLE_INVOICE_ENTRY = {
   credit: 298,
 };
 
-/** Accounting transaction (spec §2.6): one balanced ledger entry with its rows. */
+/** Accounting transaction: one balanced ledger entry with its rows. */
 export const accountingTransactionSchema = z
   .object({
     id: id,
@@ -197,14 +197,14 @@ export const accountingTransactionSchema = z
     source: z
       .object({ type: shortText(64), id: int64, version: z.int().min(1) })
       .optional()
-      .describe('The posted document (extension): its type, id and the version this entry posts'),
-    legal_currency: currencyCode.optional().describe('Currency of debit and credit: the organisation\'s legal currency (extension)'),
-    reverses_id: nullish(int64).describe('The entry this one reverses, for a reversing entry (extension)'),
+      .describe('The posted document: its type, id and the version this entry posts'),
+    legal_currency: currencyCode.optional().describe('Currency of debit and credit: the organisation\'s legal currency'),
+    reverses_id: nullish(int64).describe('The entry this one reverses, for a reversing entry'),
   })
   .meta({
     id: 'AccountingTransaction',
     description:
-      'Accounting transaction with its ledger rows (spec §2.6). Sum `rows` only: `act_rows` (per account and role) and `taxes` (the VAT rows) show the same postings again.',
+      'Accounting transaction with its ledger rows. Sum `rows` only: `act_rows` (per account and role) and `taxes` (the VAT rows) show the same postings again.',
   });
 export type AccountingTransaction = z.infer<typeof accountingTransactionSchema>;
 
@@ -242,7 +242,7 @@ export const trialBalanceSchema = z
     date_to: isoDate.nullable(),
     rows: z.array(trialBalanceRowSchema),
   })
-  .meta({ id: 'TrialBalance', description: 'Trial balance of a book (spec §2.7)' });
+  .meta({ id: 'TrialBalance', description: 'Trial balance of a book' });
 export type TrialBalance = z.infer<typeof trialBalanceSchema>;
 
 /** The JSON export (#25): each row holds only the columns the body selected (all when none are). */

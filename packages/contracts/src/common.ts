@@ -195,7 +195,7 @@ export const contactSchema = z
     phone: nullish(shortText(64)),
     peppol_id: nullish(peppolId),
   })
-  .meta({ id: 'Contact', description: 'A customer, vendor or other contact; peppol_id is a DESIGN §1 extension' });
+  .meta({ id: 'Contact', description: 'A customer, vendor or other contact; peppol_id is its Peppol electronic address (scheme:value)' });
 export type Contact = z.infer<typeof contactSchema>;
 
 export const bankAccountSchema = z

@@ -39,7 +39,7 @@ export const matchStatusSchema = z
   .enum(MATCH_STATUSES)
   .describe('matched: applied to the paid record; unmatched: the paid record was not found (posted to 395 suspense); none: no paid record');
 
-/** What a payment was applied to, as confirmed by the document's owner (extension). */
+/** What a payment was applied to, as confirmed by the document's owner */
 export const matchedDocumentSchema = z
   .object({
     type: paidRecordTypeSchema,
@@ -48,7 +48,7 @@ export const matchedDocumentSchema = z
     amount: money.describe('Applied to the document, in its currency: positive pays it'),
     currency: currencyCode,
   })
-  .meta({ id: 'MatchedDocument', description: 'The document a payment was applied to (extension)' });
+  .meta({ id: 'MatchedDocument', description: 'The document a payment was applied to' });
 
 const matchFields = {
   match_status: matchStatusSchema.optional(),
@@ -73,7 +73,7 @@ const bankTransactionFields = {
   paid_record: nullish(paidRecordSchema).describe('The document this payment settles (type and id)'),
   gl_account: nullish(glAccountSchema).describe('Counter account when no document is paid; 395 suspense when absent'),
   fx_rate: nullish(positiveRate).describe(
-    'Legal currency per currency_coef units of currency (extension). Required when currency is not the legal currency, unless the paid document supplies it; 1 in the legal currency',
+    'Legal currency per currency_coef units of currency Required when currency is not the legal currency, unless the paid document supplies it; 1 in the legal currency',
   ),
   currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (extension, default 1)'),
 };
@@ -96,12 +96,12 @@ export const bankTransactionSchema = z
     date_transaction: isoDate,
     ...matchFields,
     ...paymentLegalFields,
-    amount_leg: nullish(money).describe('amount in the legal currency: amount × fx_rate / currency_coef, rounded half away from zero (extension)'),
+    amount_leg: nullish(money).describe('amount in the legal currency: amount × fx_rate / currency_coef, rounded half away from zero'),
     settlement_amount_leg: nullish(money).describe(
-      'Legal-currency value at which the paid document is cleared (at its own rate), signed like amount; null when nothing is matched (extension)',
+      'Legal-currency value at which the paid document is cleared (at its own rate), signed like amount; null when nothing is matched',
     ),
   })
-  .meta({ id: 'BankTransaction', description: 'Bank transaction (spec §2.4)' });
+  .meta({ id: 'BankTransaction', description: 'Bank transaction' });
 export type BankTransaction = z.infer<typeof bankTransactionSchema>;
 
 /** Body of POST /finance/bank/transactions (#16): amount, currency and date_transaction required. */
@@ -145,10 +145,10 @@ export const payoutLineSchema = z
     ...payoutLineFields,
     amount: money,
     ...matchFields,
-    amount_leg: nullish(money).describe('amount in the legal currency (extension)'),
-    settlement_amount_leg: nullish(money).describe('Legal-currency value at which the paid document is cleared; null when nothing is matched (extension)'),
-    fx_rate: nullish(positiveRate).describe('Rate the line was converted at (extension)'),
-    currency_coef: nullish(positiveRate).describe('Units the line fx_rate is quoted for (extension)'),
+    amount_leg: nullish(money).describe('amount in the legal currency'),
+    settlement_amount_leg: nullish(money).describe('Legal-currency value at which the paid document is cleared; null when nothing is matched'),
+    fx_rate: nullish(positiveRate).describe('Rate the line was converted at'),
+    currency_coef: nullish(positiveRate).describe('Units the line fx_rate is quoted for'),
     fx_rate_source: paymentLegalFields.fx_rate_source,
   })
   .meta({ id: 'PayoutLine', description: 'Payout line: a payment (positive) or a fee/refund (negative)' });
@@ -167,7 +167,7 @@ const payoutFields = {
   no: nullish(shortText(64)),
   copy_from_id: nullish(int64),
   fx_rate: nullish(positiveRate).describe(
-    'Legal currency per currency_coef units of currency (extension). Required when currency is not the legal currency, unless each line pays a document that supplies it',
+    'Legal currency per currency_coef units of currency Required when currency is not the legal currency, unless each line pays a document that supplies it',
   ),
   currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (extension, default 1)'),
 };
@@ -186,9 +186,9 @@ export const payoutSchema = z
     lines: z.array(payoutLineSchema),
     version: nullish(z.int().min(1)).describe('1 on creation, +1 on each replacement'),
     legal_currency: paymentLegalFields.legal_currency,
-    total_amount_leg: nullish(money).describe('Σ of the lines amount_leg: what the bank receives in the legal currency (extension)'),
+    total_amount_leg: nullish(money).describe('Σ of the lines amount_leg: what the bank receives in the legal currency'),
   })
-  .meta({ id: 'Payout', description: 'Payout of a payment platform (spec §2.5)' });
+  .meta({ id: 'Payout', description: 'Payout of a payment platform' });
 export type Payout = z.infer<typeof payoutSchema>;
 
 /** Body of POST /finance/payouts and PUT /finance/payouts/{id} (#19): currency required, non-empty. */

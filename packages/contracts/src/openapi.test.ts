@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SUBJECTS, eventType, organisationSubjects, splitTenantSubject, tenantSubject } from './events.js';
 import { buildEventCatalogue, buildOpenApiDocument, errorStatusesFor, openApiPath } from './openapi.js';
 import { ROUTES } from './routes.js';
+import { SCOPES } from './scopes.js';
 import { actRowSchema, transactionRowSchema, transactionTaxPostingSchema } from './accounting.js';
 
 type Json = Record<string, any>;
@@ -83,19 +84,24 @@ describe('OpenAPI document', () => {
     for (const route of ROUTES) {
       const op = doc.paths[openApiPath(route)][route.method.toLowerCase()];
       if (route.open) {
-        expect(op.security ?? []).toEqual([]);
+        // explicitly open (linters flag an operation that merely leaves security out)
+        expect(op.security).toEqual([]);
       } else {
         expect(op.security?.length, route.operationId).toBeGreaterThan(0);
         for (const requirement of op.security) for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes[scheme]).toBeDefined();
       }
     }
-    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.oauth2).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/v1/oauth/token' } } });
+    expect(Object.keys(doc.components.securitySchemes.oauth2.flows.clientCredentials.scopes).sort()).toEqual([...SCOPES].sort());
   });
 
   it('names the scope an operation needs', () => {
     const op = doc.paths['/v1/sales/credit-notes'].post;
-    expect(op.security).toEqual([{ bearerAuth: ['sales:write'] }]);
-    expect(doc.paths['/v1/finance/payouts'].get.security).toEqual([{ bearerAuth: ['finance:read'] }]);
+    // an API key (which carries its scopes) or an OAuth2 access token with the scope; scopes sit on the oauth2 scheme only
+    expect(op.security).toEqual([{ apiKey: [] }, { oauth2: ['sales:write'] }]);
+    expect(op['x-required-scope']).toBe('sales:write');
+    expect(doc.paths['/v1/finance/payouts'].get.security).toEqual([{ apiKey: [] }, { oauth2: ['finance:read'] }]);
   });
 
   it('documents problem+json error responses on every operation', () => {
@@ -121,21 +127,22 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.paths['/v1/sales/credit-notes'].post.responses)).toContain('200');
   });
 
-  it('offers JSON as application/json, text/json and text/plain, and the other types as declared', () => {
+  it('documents JSON answers as application/json, and the other types as declared (a PDF as binary)', () => {
     const ok = doc.paths['/v1/sales/credit-notes'].post.responses['200'].content;
-    expect(Object.keys(ok).sort()).toEqual(['application/json', 'text/json', 'text/plain']);
+    expect(Object.keys(ok)).toEqual(['application/json']);
     expect(ok['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreditNote' });
     expect(Object.keys(doc.paths['/v1/sales/credit-notes/{id}/html'].get.responses['200'].content)).toEqual(['text/html']);
-    expect(Object.keys(doc.paths['/v1/sales/invoices/{id}/pdf'].get.responses['200'].content)).toEqual(['application/pdf']);
+    expect(doc.paths['/v1/sales/invoices/{id}/pdf'].get.responses['200'].content).toEqual({ 'application/pdf': { schema: { type: 'string', format: 'binary' } } });
     expect(Object.keys(doc.paths['/v1/inventory/in/export/{format}'].get.responses['200'].content)).toContain('text/csv');
   });
 
-  it('accepts request bodies as the JSON family', () => {
+  it('documents request bodies as application/json, so generated clients send it (the other JSON types are accepted, and said in prose)', () => {
     const body = doc.paths['/v1/sales/credit-notes'].post.requestBody;
     expect(body.required).toBe(true);
-    expect(Object.keys(body.content)).toEqual(
-      expect.arrayContaining(['application/json', 'application/json-patch+json', 'text/json', 'application/*+json']),
-    );
+    expect(Object.keys(body.content)).toEqual(['application/json']);
+    for (const { op } of operations) if (op.requestBody) expect(Object.keys(op.requestBody.content)).not.toContain('application/*+json');
+    expect(Object.keys(doc.paths['/v1/oauth/token'].post.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(doc.info.description).toMatch(/application\/\*\+json are accepted too/);
     expect(body.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreditNoteRequest' });
   });
 
@@ -143,9 +150,21 @@ describe('OpenAPI document', () => {
     for (const { method, op } of operations) {
       const refs = (op.parameters as Json[]).map((p) => p.$ref);
       expect(refs).toContain('#/components/parameters/XRequestId');
-      if (method === 'post' && op.security) expect(refs).toContain('#/components/parameters/IdempotencyKey');
+      if (method === 'post' && op.security.length) expect(refs).toContain('#/components/parameters/IdempotencyKey');
     }
     expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
+  });
+
+  it('speaks to API users: no internal references, every tag described, a licence and a contact, a relative server', () => {
+    const text = JSON.stringify(doc);
+    expect(text).not.toMatch(/Spec endpoint|DESIGN §|spec §|\(extension\)/);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/\w{4}/);
+    expect(new Set(doc.tags.map((t: Json) => t.name))).toEqual(new Set(ROUTES.map((r) => r.tag)));
+    expect(doc.info.license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
+    expect(doc.info.contact.url).toMatch(/^https:/);
+    expect((buildOpenApiDocument() as Json).servers).toEqual([{ url: '/', description: 'Gateway' }]);
+    expect((buildOpenApiDocument({ serverUrl: 'https://api.example.com/v1' }) as Json).servers[0].url).toBe('https://api.example.com');
+    expect(doc.info.description).toMatch(/Money on the wire/);
   });
 
   it('documents repeatable query parameters as exploded arrays', () => {

@@ -9,6 +9,6 @@
  *
  * The generators live under openapi/: the schema conversion, the OpenAPI document, the event catalogue.
  */
-export { API_BASE_PATH, JSON_REQUEST_MEDIA_TYPES, JSON_RESPONSE_MEDIA_TYPES, PROBLEM_MEDIA_TYPE } from './openapi/json-schema.js';
+export { API_BASE_PATH, PROBLEM_MEDIA_TYPE } from './openapi/json-schema.js';
 export { buildOpenApiDocument, errorStatusesFor, openApiPath, type OpenApiOptions } from './openapi/openapi-document.js';
 export { buildEventCatalogue, type EventCatalogueOptions } from './openapi/event-catalogue.js';

@@ -192,7 +192,7 @@ export const vendorCreditSchema = z
     credited_doc_id: nullish(int64),
     credited_doc_no: nullish(shortText(64)),
   })
-  .meta({ id: 'VendorCredit', description: 'Vendor credit (spec §2.3)' });
+  .meta({ id: 'VendorCredit', description: 'Vendor credit' });
 export type VendorCredit = z.infer<typeof vendorCreditSchema>;
 
 /** Body of POST /purchase/vendor-credits (#15): `type` is required. */
@@ -208,7 +208,7 @@ export type VendorCreditRequest = z.infer<typeof vendorCreditRequestSchema>;
 /** Vendor bill (DESIGN §1): the vendor-credit shape less credited_doc_*. */
 export const vendorBillSchema = z
   .object({ ...purchaseInputFields, ...purchaseStoredFields })
-  .meta({ id: 'VendorBill', description: 'Vendor bill (DESIGN §1 extension)' });
+  .meta({ id: 'VendorBill', description: 'Vendor bill' });
 export type VendorBill = z.infer<typeof vendorBillSchema>;
 
 export const vendorBillRequestSchema = z

@@ -141,7 +141,7 @@ export const salesItemSchema = z
     discount_explicit: nullish(money),
     discount_implicit: nullish(money),
     amount: money,
-    net_amount: nullish(money).describe('amount after the allocated document discount, the base its taxes are computed on (extension)'),
+    net_amount: nullish(money).describe('amount after the allocated document discount, the base its taxes are computed on'),
     taxes: z.array(salesTaxLineSchema),
   })
   .meta({ id: 'SalesItem', description: 'Item of a sales credit note or invoice' });
@@ -179,7 +179,7 @@ export const shippingChargeSchema = z
     ...shippingCommon,
     amount: money,
     discount_implicit: nullish(money),
-    net_amount: nullish(money).describe('amount after the allocated document discount (extension)'),
+    net_amount: nullish(money).describe('amount after the allocated document discount'),
     taxes: z.array(salesTaxLineSchema),
   })
   .meta({ id: 'ShippingCharge' });
@@ -207,7 +207,7 @@ const discountCommon = {
 };
 export const discountSchema = z
   .object({ ...discountCommon, value: decimal, amount: money })
-  .meta({ id: 'Discount', description: 'Document-level discount, allocated to lines (DESIGN §4)' });
+  .meta({ id: 'Discount', description: 'Document-level discount, allocated to lines' });
 export type Discount = z.infer<typeof discountSchema>;
 
 export const discountRequestSchema = z
@@ -289,11 +289,11 @@ const salesDocumentStoredFields = {
   is_locked: z.boolean(),
   total_amount: money,
   subtotal_amount: money,
-  tax_amount: nullish(money).describe('Σ of the tax recap (extension)'),
-  currency_leg: nullish(currencyCode).describe('The legal currency of the _leg figures (extension)'),
-  subtotal_amount_leg: nullish(money).describe('subtotal_amount in the legal currency, as the ledger posts it (extension)'),
-  tax_amount_leg: nullish(money).describe('tax_amount in the legal currency: Σ of the recap tax_amount_leg (extension)'),
-  total_amount_leg: nullish(money).describe('total_amount in the legal currency (extension)'),
+  tax_amount: nullish(money).describe('Σ of the tax recap'),
+  currency_leg: nullish(currencyCode).describe('The legal currency of the _leg figures'),
+  subtotal_amount_leg: nullish(money).describe('subtotal_amount in the legal currency, as the ledger posts it'),
+  tax_amount_leg: nullish(money).describe('tax_amount in the legal currency: Σ of the recap tax_amount_leg'),
+  total_amount_leg: nullish(money).describe('total_amount in the legal currency'),
   amount_paid: money,
   amount_due: money,
   customer: contactSchema,
@@ -337,7 +337,7 @@ export const creditNoteSchema = z
     credited_doc_id: nullish(int64),
     credited_doc_no: nullish(shortText(64)),
   })
-  .meta({ id: 'CreditNote', description: 'Sales credit note (spec §2.2)' });
+  .meta({ id: 'CreditNote', description: 'Sales credit note' });
 export type CreditNote = z.infer<typeof creditNoteSchema>;
 
 /** Body of POST /sales/credit-notes (#14). */
@@ -358,7 +358,7 @@ const invoiceExtensionFields = {
 /** Sales invoice (DESIGN §1): the credit note less credited_doc_*, plus buyer and order references. */
 export const invoiceSchema = z
   .object({ ...salesDocumentInputFields, ...salesDocumentStoredFields, ...invoiceExtensionFields })
-  .meta({ id: 'Invoice', description: 'Sales invoice (DESIGN §1 extension)' });
+  .meta({ id: 'Invoice', description: 'Sales invoice' });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
 export const invoiceRequestSchema = z
@@ -412,7 +412,7 @@ export const itemSchema = z
     tax_rate: nullish(percentRate),
     gl_account: nullish(glAccountSchema).describe('Revenue account overriding 604 when posting'),
   })
-  .meta({ id: 'Item', description: 'Catalogue item (DESIGN §1 extension)' });
+  .meta({ id: 'Item', description: 'Catalogue item' });
 export type Item = z.infer<typeof itemSchema>;
 
 export const itemRequestSchema = z
@@ -448,7 +448,7 @@ export const numberSeriesSchema = z
     is_default: z.boolean().describe('Numbers documents that name no counter_id; one per document type'),
     created_at: isoDateTime,
   })
-  .meta({ id: 'NumberingSeries', description: 'Numbering series of sales documents (extension)' });
+  .meta({ id: 'NumberingSeries', description: 'Numbering series of sales documents' });
 export type NumberSeriesView = z.infer<typeof numberSeriesSchema>;
 
 export const numberSeriesRequestSchema = z
@@ -487,7 +487,7 @@ const PRICE_LIST_RULE =
 
 export const priceListSchema = z
   .object({ id: id, ...priceListFields, is_default: z.boolean().describe('The default list of its currency: used by rate lookups that name no list') })
-  .meta({ id: 'PriceList', description: `Price list (DESIGN §1 extension). ${PRICE_LIST_RULE}` });
+  .meta({ id: 'PriceList', description: `Price list. ${PRICE_LIST_RULE}` });
 export type PriceList = z.infer<typeof priceListSchema>;
 
 export const priceListRequestSchema = z
@@ -526,7 +526,7 @@ export const itemSalesRateSchema = z
     source: z.enum(['price_list', 'item']).nullable(),
     price_list_id: int64.nullable(),
   })
-  .meta({ id: 'ItemSalesRate', description: `Best sales rate of an item (spec §2.12, DESIGN §1). ${PRICE_LIST_RULE}` });
+  .meta({ id: 'ItemSalesRate', description: `Best sales rate of an item. ${PRICE_LIST_RULE}` });
 export type ItemSalesRate = z.infer<typeof itemSalesRateSchema>;
 
 // --- e-mail (#11, #18) -----------------------------------------------------------------------
@@ -562,7 +562,7 @@ export const emailRecordSchema = z
     document_id: nullish(int64),
     created_at: nullish(isoDateTime),
   })
-  .meta({ id: 'EmailRecord', description: 'E-mail record (spec §2.10): one per sending attempt' });
+  .meta({ id: 'EmailRecord', description: 'E-mail record: one per sending attempt' });
 export type EmailRecord = z.infer<typeof emailRecordSchema>;
 
 /** Body of POST /sales/invoices/{id}/email (#18): the message. */
@@ -621,7 +621,7 @@ export const complianceRecordSchema = z
         .describe('Why the invoice is blocked: invoice_not_found, national_platform_required:<platform> or a Peppol rule id'),
     }),
   })
-  .meta({ id: 'ComplianceRecord', description: 'Invoice compliance record (spec §2.8)' });
+  .meta({ id: 'ComplianceRecord', description: 'Invoice compliance record' });
 export type ComplianceRecord = z.infer<typeof complianceRecordSchema>;
 
 /**

@@ -42,7 +42,7 @@ export const apiKeySchema = z
     last_used_at: isoDateTime.nullable(),
     revoked_at: isoDateTime.nullable(),
   })
-  .meta({ id: 'ApiKey', description: 'API key record (DESIGN §3); the secret is never returned again' });
+  .meta({ id: 'ApiKey', description: 'API key record; the secret is never returned again' });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
 /** Response of POST /settings/security/api-keys (#2): the record plus the secret, shown once. */
@@ -92,7 +92,7 @@ export const clientRequestSchema = z
     name: nullish(z.string().max(200)),
     scopes: apiKeyScopes.optional().describe("Scopes the client's tokens carry; the creating credential's scopes when absent"),
   })
-  .meta({ id: 'ClientRequest', description: 'API client to create (spec §2.12 Client)' });
+  .meta({ id: 'ClientRequest', description: 'API client to create' });
 export type ClientRequest = z.infer<typeof clientRequestSchema>;
 
 export const clientSchema = z
@@ -150,7 +150,7 @@ export const organisationSchema = z
     created_at: nullish(isoDateTime),
     updated_at: nullish(isoDateTime),
   })
-  .meta({ id: 'Organisation', description: 'Organisation profile (DESIGN §1)' });
+  .meta({ id: 'Organisation', description: 'Organisation profile' });
 export type Organisation = z.infer<typeof organisationSchema>;
 
 const organisationInputFields = {
@@ -227,12 +227,12 @@ const templateFields = {
 
 export const templateSchema = z
   .object({ id: id, ...templateFields })
-  .meta({ id: 'Template', description: 'Document template (spec §2.9)' });
+  .meta({ id: 'Template', description: 'Document template' });
 export type Template = z.infer<typeof templateSchema>;
 
 export const templateRequestSchema = z
   .object({ id: nullish(int64).describe('The template to overwrite; a new template when absent'), ...templateFields })
-  .meta({ id: 'TemplateRequest', description: 'Document template to save (spec §2.9)' });
+  .meta({ id: 'TemplateRequest', description: 'Document template to save' });
 export type TemplateRequest = z.infer<typeof templateRequestSchema>;
 
 export const templateSummarySchema = z
@@ -270,7 +270,7 @@ export const deliveryConditionListQuerySchema = z.object({
   ...pagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
-  culture: culture.optional().describe('Language of `name` (BCP 47, e.g. cs-CZ); English when absent (extension)'),
+  culture: culture.optional().describe('Language of `name` (BCP 47, e.g. cs-CZ); English when absent'),
 });
 export type DeliveryConditionListQuery = z.output<typeof deliveryConditionListQuerySchema>;
 export const deliveryConditionPageSchema = pagedEnvelope(deliveryConditionSchema);

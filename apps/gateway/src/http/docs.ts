@@ -31,13 +31,13 @@ const PAGE = `<!doctype html>
 </html>`;
 
 /** The OpenAPI document (generated from the contracts), the event catalogue and a browsable page. */
-export function docsRoutes(publicUrl: () => string) {
+export function docsRoutes(publicUrl: string | undefined) {
   const r = new Hono();
   let openapi: string | null = null;
   let asyncapi: string | null = null;
   r.get('/openapi.json', async (c) => {
     // Built on first request: the document is large and most processes never serve it.
-    openapi ??= JSON.stringify((await import('@ledgerline/contracts/openapi')).buildOpenApiDocument({ serverUrl: `${publicUrl()}/v1` }));
+    openapi ??= JSON.stringify((await import('@ledgerline/contracts/openapi')).buildOpenApiDocument({ serverUrl: publicUrl ? `${publicUrl}/v1` : undefined }));
     return c.body(openapi, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' });
   });
   r.get('/asyncapi.json', async (c) => {

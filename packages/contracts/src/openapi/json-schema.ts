@@ -8,10 +8,6 @@ export type Target = 'draft-2020-12' | 'draft-07';
 
 export const API_BASE_PATH = '/v1';
 
-/** Media types a JSON request body is accepted as (DESIGN §2). */
-export const JSON_REQUEST_MEDIA_TYPES = ['application/json', 'application/json-patch+json', 'text/json', 'application/*+json'] as const;
-/** Media types a JSON response is offered as (DESIGN §2). */
-export const JSON_RESPONSE_MEDIA_TYPES = ['application/json', 'text/json', 'text/plain'] as const;
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 // --- schema conversion -----------------------------------------------------------------------

@@ -1,9 +1,33 @@
 import { problemSchema } from '../common.js';
 import { ROUTES, type RouteSpec } from '../routes.js';
-import { requiredScope } from '../scopes.js';
-import { API_BASE_PATH, JSON_REQUEST_MEDIA_TYPES, JSON_RESPONSE_MEDIA_TYPES, type Json, PROBLEM_MEDIA_TYPE, SchemaCollector } from './json-schema.js';
+import { SCOPES, requiredScope } from '../scopes.js';
+import { API_BASE_PATH, type Json, PROBLEM_MEDIA_TYPE, SchemaCollector } from './json-schema.js';
 
 /* The OpenAPI 3.1.0 document of every operation in ROUTES. */
+
+/** What each tag of the document groups, for readers of the reference. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Invoices: 'Sales invoices: create (numbered and posted at once), read, list, render as HTML or PDF',
+  'Credit notes': 'Sales credit notes against an invoice: create, read, list, render; check a number',
+  Numbering: 'Numbering series of sales documents and their masks',
+  Items: 'The catalogue of items and their sales rates',
+  Compliance: 'Whether and how invoices must be delivered or reported (e-invoicing mandates)',
+  'E-mail': 'Sending invoices by e-mail, and the e-mail log',
+  'Vendor bills': 'Bills received from vendors',
+  'Vendor credits': 'Credits received from vendors against a bill',
+  Inventory: 'Received purchase documents for inventory systems (JSON or CSV)',
+  'Bank transactions': 'Bank transactions, matched to the documents they pay',
+  Payouts: 'Payouts of payment providers: many payments and fees in one bank transfer',
+  Ledger: 'The general ledger the posted documents build',
+  Reporting: 'Trial balance (JSON or CSV)',
+  'API keys': 'API keys of the organisation and their scopes',
+  'API clients': 'OAuth 2 client credentials and access tokens',
+  Organisation: 'The organisation profile (issuer of its documents)',
+  Templates: 'Document templates for HTML and PDF rendering',
+  'Delivery conditions': 'Incoterms 2020 delivery conditions',
+  Integrations: 'Hosting-provider and bank integrations',
+  Webhooks: "Signed HTTPS deliveries of the organisation's events (Standard Webhooks)",
+};
 
 // --- OpenAPI ---------------------------------------------------------------------------------
 
@@ -44,8 +68,6 @@ export const HEADERS: Record<string, Json> = {
   'RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
-  Deprecation: { description: 'Present when the operation is deprecated (RFC 9745)', schema: { type: 'string' } },
-  Sunset: { description: 'When a deprecated operation stops working (RFC 8594)', schema: { type: 'string' } },
 };
 export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -68,8 +90,9 @@ export function errorStatusesFor(route: RouteSpec): number[] {
 }
 
 export function nonJsonSchema(mediaType: string): Json {
-  if (mediaType === 'application/pdf') return { type: 'string', contentMediaType: 'application/pdf' };
-  return { type: 'string', contentMediaType: mediaType };
+  // a PDF is bytes (generators make it a file); HTML and CSV are text
+  if (mediaType === 'application/pdf') return { type: 'string', format: 'binary' };
+  return { type: 'string' };
 }
 
 /** Query or path parameters from the input JSON Schema of their object. */
@@ -104,8 +127,14 @@ export interface OpenApiOptions {
   serverUrl?: string;
 }
 
+/**
+ * The server of the document: the configured public origin, else `/`, relative to where the
+ * document was fetched, so "Try it" calls the host the reader's browser used (localhost,
+ * 127.0.0.1 or a proxy) and never trips over CORS.
+ */
 export function serverOrigin(serverUrl: string | undefined): string {
-  const url = (serverUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
+  if (!serverUrl) return '/';
+  const url = serverUrl.replace(/\/+$/, '');
   return url.endsWith(API_BASE_PATH) ? url.slice(0, -API_BASE_PATH.length) || '/' : url;
 }
 
@@ -152,7 +181,8 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     const content: Json = {};
     const responseJson = op.response?.() ?? {};
     for (const mediaType of route.produces ?? ['application/json']) {
-      if (mediaType === 'application/json') for (const t of JSON_RESPONSE_MEDIA_TYPES) content[t] = { schema: responseJson };
+      // documented as application/json only (generators pick it); text/json and text/plain are still served on request
+      if (mediaType === 'application/json') content[mediaType] = { schema: responseJson };
       else content[mediaType] = { schema: nonJsonSchema(mediaType) };
     }
     const status = String(route.successStatus ?? 200);
@@ -169,7 +199,6 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
       operationId: route.operationId,
       summary: route.summary,
       description: [
-        route.specNo ? `Spec endpoint #${route.specNo}.` : 'Extension (DESIGN §1).',
         route.open
           ? 'Open: no credential needed.'
           : route.operatorOnly
@@ -185,13 +214,15 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     if (!route.open) {
       const scope = requiredScope(route.scope, route.method);
       operation['x-required-scope'] = route.operatorOnly ? 'operator' : scope;
-      operation.security = route.operatorOnly ? [{ operatorToken: [] }] : [{ bearerAuth: [scope] }];
-    }
+      // an API key (bearer), or an access token of an API client granted the scope (OAuth2)
+      operation.security = route.operatorOnly ? [{ operatorToken: [] }] : [{ apiKey: [] }, { oauth2: [scope] }];
+    } else operation.security = [];
     if (op.body) {
       const bodySchema = op.body();
       const bodyContent: Json = {};
-      for (const t of JSON_REQUEST_MEDIA_TYPES) bodyContent[t] = { schema: bodySchema };
-      for (const t of route.consumes ?? []) if (!bodyContent[t]) bodyContent[t] = { schema: bodySchema };
+      // application/json is the documented type (generators send what is listed); the other JSON
+      // types the API accepts are named in the description, not listed, so no client picks `application/*+json`
+      for (const t of route.consumes ?? ['application/json']) bodyContent[t] = { schema: bodySchema };
       operation.requestBody = { required: op.bodyRequired, content: bodyContent };
     }
     const path = openApiPath(route);
@@ -211,7 +242,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     };
   }
 
-  const tags = [...new Set(ROUTES.map((r) => r.tag))].map((name) => ({ name }));
+  const tags = [...new Set(ROUTES.map((r) => r.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
 
   return {
     openapi: '3.1.0',
@@ -219,9 +250,12 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
       title: 'Ledgerline API',
       version: '1.0.0',
       summary: 'Accounting and invoicing: sales, purchase, finance, ledger and settings.',
+      contact: { name: 'Ledgerline', url: 'https://github.com/ledgerline/ledgerline' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description: [
         'Every request needs `Authorization: Bearer <token>`, where the token is an API key or an access token from `POST /v1/oauth/token` (client credentials); GET needs `<area>:read`, other methods `<area>:write`, `admin` grants all.',
-        'Request bodies are JSON (application/json, application/json-patch+json, text/json, application/*+json); JSON responses are offered as application/json, text/json and text/plain. Unknown fields are ignored; figures the server derives are ignored on input.',
+        'Request bodies are JSON: send `Content-Type: application/json` (application/json-patch+json, text/json and application/*+json are accepted too). JSON responses are application/json (text/json and text/plain on request through Accept). Unknown fields are ignored; figures the server derives are ignored on input.',
+        'Money on the wire: amounts are JSON numbers in the currency\'s units with at most 2 decimals (rates and quantities up to 6), |amount| ≤ 10¹³, rounded half away from zero by the server; a number with more than 15 significant digits cannot be carried exactly by a JSON number and is refused (400 `inexact_number`) rather than rounded. Stored figures are decimals (never binary floating point).',
         'Errors are RFC 9457 problem details (application/problem+json). Every POST accepts `Idempotency-Key` (24 h replay). Lists take `from` and `take` (at most 1000), `sort=field|-field` and `search`; ranges are written `v`, `[v;]`, `[;v]` or `[a;b]`.',
         'Versioning: the major version is in the path; within /v1 only additive changes are made; deprecations are announced with the Deprecation and Sunset headers.',
       ].join('\n\n'),
@@ -250,10 +284,20 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
       },
       headers: HEADERS,
       securitySchemes: {
-        bearerAuth: {
+        apiKey: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key (ak_…) or an access token issued by POST /v1/oauth/token. The security requirement names the scope needed.',
+          description: 'An API key (ak_…) as a bearer token. The key must hold the scope the operation names in x-required-scope (or admin).',
+        },
+        oauth2: {
+          type: 'oauth2',
+          description: 'An access token of an API client (POST /v1/settings/security/clients), obtained with the client credentials grant and sent as a bearer token.',
+          flows: {
+            clientCredentials: {
+              tokenUrl: '/v1/oauth/token',
+              scopes: Object.fromEntries(SCOPES.map((s) => [s, s === 'admin' ? 'Everything' : `${s.endsWith(':read') ? 'Read' : 'Change'} ${s.split(':')[0]}`])),
+            },
+          },
         },
         operatorToken: {
           type: 'http',
