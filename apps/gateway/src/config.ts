@@ -30,5 +30,7 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   /** How long a verified API key is trusted without asking settings again (revocation events cut it short). */
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(30_000),
   PUBLIC_URL: z.string().url().optional(),
+  /** Share of requests written to the access log, 0–1: every request by default at the gateway. */
+  ACCESS_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(1),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -96,6 +96,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     bodyLimit: config.BODY_LIMIT_BYTES,
     proxy: true,
     trustInternalHeaders: false,
+    accessLogSample: config.ACCESS_LOG_SAMPLE,
     readiness: {
       nats: () => bus.isConnected(),
     },
@@ -139,6 +140,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       let auth: AuthContext | undefined;
       try {
         auth = await authorise(c, route);
+        c.set('auth', auth);
         settle?.(true);
       } catch (e) {
         if (!(e instanceof UnauthorizedError)) settle?.(true);

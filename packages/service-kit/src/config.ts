@@ -58,6 +58,8 @@ export const baseConfigSchema = z.object({
   OUTBOX_RETENTION: durationSetting('7d'),
   /** How long consumed event ids are kept against redelivery. */
   INBOX_RETENTION: durationSetting('30d'),
+  /** Share of requests written to the access log, 0–1 (services 0: the gateway's line covers a request). */
+  ACCESS_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(0),
   /** How often the retention sweep runs; 0 never. */
   RETENTION_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
   /** Rows one delete statement of the sweep removes at most. */

@@ -196,6 +196,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     formBodyPaths: def.formBodyPaths,
     internalToken: config.INTERNAL_TOKEN,
     trustInternalHeaders: true,
+    accessLogSample: config.ACCESS_LOG_SAMPLE,
     readiness: {
       database: async () => orm.isConnected(),
       nats: async () => bus.isConnected(),

@@ -40,6 +40,8 @@ export interface HttpAppOptions {
   internalToken?: string;
   /** Services read the caller from internal headers; the gateway authenticates itself. */
   trustInternalHeaders: boolean;
+  /** Share of requests written to the access log (0 none, 1 all); failures (5xx) always are. */
+  accessLogSample?: number;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -82,7 +84,22 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     const route = c.req.routePath || 'unmatched';
     requests.inc({ method: c.req.method, route, status: String(c.res.status) });
     duration.observe({ method: c.req.method, route }, seconds);
-    if (c.res.status >= 500) c.get('log').warn('request failed', { method: c.req.method, path: c.req.path, status: c.res.status });
+    const sample = opts.accessLogSample ?? 0;
+    if (c.res.status >= 500 || (sample > 0 && (sample >= 1 || Math.random() < sample))) {
+      // one line per request: what was asked, by whom, and how it went (never the body or a secret)
+      const auth = c.get('auth');
+      const line = {
+        method: c.req.method,
+        route,
+        path: c.req.path,
+        status: c.res.status,
+        duration_ms: Math.round(seconds * 100_000) / 100,
+        credential_id: auth?.credentialId ?? null,
+        org_id: auth?.orgId ?? null,
+      };
+      if (c.res.status >= 500) c.get('log').warn('request failed', line);
+      else c.get('log').info('access', line);
+    }
   });
 
   app.get('/healthz', (c) => c.json({ status: 'ok', service: opts.service }));
