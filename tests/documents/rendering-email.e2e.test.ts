@@ -107,6 +107,16 @@ describe('HTML renderings (#24 and invoices)', () => {
     const sk = await html(`/v1/sales/credit-notes/${creditNote.id}/html?culture=sk-SK`);
     expect(sk).toContain('Dobropis');
     expect(sk).toContain('121,00 CZK'); // sk-SK names a foreign currency by its code
+    // what a credit note leaves open is owed to the customer: to be refunded, never "amount due"
+    expect(cs).toMatch(/<td>K vrácení<\/td><td class="num amount-due">121,00 Kč</);
+    expect(cs).not.toContain('K úhradě');
+    expect(en).toMatch(/<td>To be refunded<\/td><td class="num amount-due">CZK 121.00</);
+    expect(en).not.toContain('Amount due');
+    expect(sk).toContain('Na vrátenie');
+    // an invoice still says what is due
+    const inv = await html(`/v1/sales/invoices/${invoice.id}/html?culture=en-US`);
+    expect(inv).toContain('Amount due');
+    expect(inv).not.toContain('To be refunded');
   });
 
   it('escapes what documents carry: a line titled <script> comes out as text', async () => {

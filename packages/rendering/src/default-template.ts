@@ -54,6 +54,8 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
 </style>
 </head>
 <body>
+{% comment %} a credit note's balance is owed to the customer: "to be refunded", never "amount due" {% endcomment %}
+{% if document_type == 'credit_note' %}{% assign due_label = 'amount_to_refund' %}{% else %}{% assign due_label = 'amount_due' %}{% endif %}
 <div class="page">
   <header>
     <div class="logo">
@@ -162,7 +164,7 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
         {% if doc.tax_amount != nil %}<tr><td>{{ 'tax_amount' | t }}</td><td class="num">{{ doc.tax_amount | money }}</td></tr>{% endif %}
         <tr class="grand"><td>{{ 'total' | t }}</td><td class="num total-amount">{{ doc.total_amount | money }}</td></tr>
         {% if doc.amount_paid and doc.amount_paid != 0 %}<tr><td>{{ 'amount_paid' | t }}</td><td class="num">{{ doc.amount_paid | money }}</td></tr>{% endif %}
-        <tr class="due"><td>{{ 'amount_due' | t }}</td><td class="num amount-due">{{ doc.amount_due | money }}</td></tr>
+        <tr class="due"><td>{{ due_label | t }}</td><td class="num amount-due">{{ doc.amount_due | money }}</td></tr>
       </table>
     </div>
   </section>
@@ -177,7 +179,7 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
       {% if org.bank_account.bic %}<dt>BIC</dt><dd>{{ org.bank_account.bic }}</dd>{% endif %}
       {% if doc.payment_reference %}<dt>{{ 'payment_reference' | t }}</dt><dd class="payment-reference">{{ doc.payment_reference }}</dd>{% endif %}
       {% if doc.date_due %}<dt>{{ 'date_due' | t }}</dt><dd>{{ doc.date_due | format_date }}</dd>{% endif %}
-      <dt>{{ 'amount_due' | t }}</dt><dd>{{ doc.amount_due | money }}</dd>
+      <dt>{{ due_label | t }}</dt><dd>{{ doc.amount_due | money }}</dd>
       {% if doc.payment_info %}<dt>{{ 'payment_info' | t }}</dt><dd>{{ doc.payment_info }}</dd>{% endif %}
     </dl>
   </section>
