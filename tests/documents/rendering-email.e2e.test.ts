@@ -119,6 +119,17 @@ describe('HTML renderings (#24 and invoices)', () => {
     expect(inv).not.toContain('To be refunded');
   });
 
+  it("without a culture, speaks the customer's country's language, else the organisation's", async () => {
+    const post = async (country: string) => {
+      const res = await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ culture: null, customer: { business_name: `Customer ${country}`, address: { country } } }) });
+      expect(res.status).toBe(200);
+      return (await res.json()).id as number;
+    };
+    expect(await html(`/v1/sales/invoices/${await post('SK')}/html`)).toContain('K úhrade');
+    // a German customer: no German labels, so the Czech organisation's language
+    expect(await html(`/v1/sales/invoices/${await post('DE')}/html`)).toContain('K úhradě');
+  });
+
   it('escapes what documents carry: a line titled <script> comes out as text', async () => {
     const page = await html(`/v1/sales/invoices/${invoice.id}/html`);
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');

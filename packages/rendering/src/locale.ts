@@ -139,6 +139,12 @@ export const BUILT_IN_LABELS: Record<SupportedCulture, Record<LabelKey, string>>
   'sk-SK': SK_SK,
 };
 
+/** The culture documents addressed to a country are written in, when the platform has its labels. */
+export function cultureOfCountry(country: unknown): SupportedCulture | null {
+  if (typeof country !== 'string') return null;
+  return ({ CZ: 'cs-CZ', SK: 'sk-SK', US: 'en-US' } as Record<string, SupportedCulture>)[country.trim().toUpperCase()] ?? null;
+}
+
 /** The canonical form of a BCP 47 tag (`cs-cz` → `cs-CZ`), or null when it is not one. */
 export function canonicalCulture(tag: string): string | null {
   try {

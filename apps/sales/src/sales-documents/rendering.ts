@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Template } from '@ledgerline/contracts';
 import { ValidationError, organisationReplica } from '@ledgerline/service-kit';
-import { canonicalCulture, DEFAULT_CULTURE, renderDocumentHtml, type DocumentKind, type PdfPrinter } from '@ledgerline/rendering';
+import { canonicalCulture, cultureOfCountry, DEFAULT_CULTURE, renderDocumentHtml, type DocumentKind, type PdfPrinter } from '@ledgerline/rendering';
 import type { SalesDocType, SalesDocument } from '../db/entities.js';
 import { getSalesDocument, type SalesDocumentKind } from './post.js';
 import { documentView } from './view.js';
@@ -25,8 +25,12 @@ export interface RenderedDocument {
   organisation: Record<string, unknown> | null;
 }
 
-/** The rendering culture: the one asked for, else the document's, else the customer's, else en-US. */
-export function cultureFor(asked: string | undefined, view: Record<string, unknown>): string {
+/**
+ * The rendering culture: the one asked for; else the document's locale; else the customer's
+ * preferred locale; else the language of the customer's country; else of the organisation's
+ * country; else en-US. A Czech supplier's invoice to a Czech customer is Czech without asking.
+ */
+export function cultureFor(asked: string | undefined, view: Record<string, unknown>, organisationCountry?: string | null): string {
   if (asked !== undefined && asked !== '') {
     const c = canonicalCulture(asked);
     if (!c) throw new ValidationError(`"${asked}" is not a language tag`, [{ path: 'culture', message: 'a BCP 47 language tag such as cs-CZ', code: 'invalid_culture' }]);
@@ -39,7 +43,9 @@ export function cultureFor(asked: string | undefined, view: Record<string, unkno
       if (c) return c;
     }
   }
-  return DEFAULT_CULTURE;
+  const billing = (view.billing_address ?? {}) as Record<string, unknown>;
+  const customerAddress = (customer.address ?? {}) as Record<string, unknown>;
+  return cultureOfCountry(billing.country ?? customerAddress.country) ?? cultureOfCountry(organisationCountry) ?? DEFAULT_CULTURE;
 }
 
 /**
@@ -50,9 +56,9 @@ export function cultureFor(asked: string | undefined, view: Record<string, unkno
 export async function renderSalesDocument(em: EntityManager, orgId: number, kind: RenderedKind, id: number, opts: RenderOptions): Promise<RenderedDocument> {
   const doc = await getSalesDocument(em, kind, id);
   const view = documentView(doc);
-  const culture = cultureFor(opts.culture, view);
-  const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const replica = await organisationReplica(em, orgId);
+  const culture = cultureFor(opts.culture, view, replica?.country);
+  const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const organisation = replica?.profile ?? null;
   const html = await renderDocumentHtml({ document: view, kind: kind.rendering, culture, template, organisation });
   return { doc, view, template, culture, html, organisation };
