@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type ServiceKey, type Stack } from '../support/stack.js';
+import { eventually, startStack, type ServiceKey, type Stack } from '../support/stack.js';
 import { checkPrometheusText } from '../support/prometheus-text.js';
 import { invoiceBody } from '../sales/helpers.js';
 
@@ -31,5 +31,21 @@ describe('/metrics', () => {
     expect(problems).toEqual([]);
     expect(families.get('ledgerline_http_requests_total')?.type).toBe('counter');
     if (name !== 'gateway') expect(families.has('ledgerline_outbox_backlog')).toBe(true);
+  });
+
+  it('shows an operator the backlogs and lags: outbox age, consumer pending and event age, pool use, webhook backlog', async () => {
+    const text = async (name: ServiceKey) => (await fetch(`${stack.services[name]!.url}/metrics`)).text();
+    const sales = await text('sales');
+    expect(sales).toMatch(/^ledgerline_outbox_oldest_unsent_age_seconds \d/m);
+    expect(sales).toMatch(/^ledgerline_db_pool_connections\{state="used"\} \d+$/m);
+    expect(sales).toMatch(/^ledgerline_db_pool_connections\{state="waiting"\} 0$/m);
+    // the ledger's lag: the invoice event reached the accounting consumer and was posted
+    await eventually(async () => /^ledgerline_consumer_event_age_seconds_count\{consumer="accounting-sales-invoice-posted"\} [1-9]/m.test(await text('accounting')), 10_000);
+    const accounting = await text('accounting');
+    expect(accounting).toMatch(/^ledgerline_consumer_pending_messages\{consumer="accounting-sales-invoice-posted"\} 0$/m);
+    expect(accounting).toMatch(/^ledgerline_consumer_event_age_seconds_bucket\{consumer="accounting-sales-invoice-posted",le="300"\} [1-9]/m);
+    const settings = await text('settings');
+    expect(settings).toMatch(/^ledgerline_webhook_deliveries_pending \d+$/m);
+    expect(settings).toMatch(/^ledgerline_webhook_oldest_pending_age_seconds \d/m);
   });
 });

@@ -39,6 +39,7 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
     webhooks,
     { retryScheduleMs: deps.config.WEBHOOK_RETRY_SCHEDULE, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, pollMs: deps.config.WEBHOOK_POLL_MS, concurrency: 16 },
     deps.log,
+    deps.metrics,
   );
   return { box, webhooks, sender, close: () => sender.stop() };
 }

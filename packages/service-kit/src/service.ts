@@ -98,6 +98,16 @@ export function serviceContext(deps: ServiceDeps<BaseConfig, unknown>, em: Entit
   });
 }
 
+/** Postgres connections of the process's pool: in use, idle, and requests waiting for one. */
+function watchPool(orm: MikroORM, metrics: MetricsRegistry): void {
+  const pool = (orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  if (!pool) return;
+  const gauge = metrics.gauge('db_pool_connections', 'Postgres pool connections by state (used, idle, waiting for one)');
+  gauge.set({ state: 'used' }, () => pool.numUsed());
+  gauge.set({ state: 'idle' }, () => pool.numFree());
+  gauge.set({ state: 'waiting' }, () => pool.numPendingAcquires());
+}
+
 export function defineService<S extends z.ZodObject = typeof baseConfigSchema, R extends ServiceResources = {}>(def: ServiceDefinition<S, R>): ServiceDefinition<S, R> {
   return def;
 }
@@ -141,6 +151,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   await bus.ensureStream('DLQ');
 
   const relay = new OutboxRelay(orm, bus, log, config.OUTBOX_POLL_MS, metrics);
+  watchPool(orm, metrics);
   const bare: ServiceDeps<z.infer<S> & BaseConfig, undefined> = {
     config,
     orm,

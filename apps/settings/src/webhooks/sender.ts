@@ -3,7 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SUBJECTS, type SettingsWebhookDisabledEvent } from '@ledgerline/contracts';
-import { Pump, TENANT_FILTER, recordEvent, sqlRows, type Logger } from '@ledgerline/service-kit';
+import { Pump, TENANT_FILTER, recordEvent, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
 import type { WebhookEndpoint } from '../db/webhooks.entities.js';
 import { WebhookEndpointSchema } from '../db/webhooks.entities.js';
 import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './addresses.js';
@@ -60,13 +60,20 @@ function firstBytes(text: string, max: number): string {
  * or, after the last, fails it and disables the endpoint with a `settings.webhook.disabled` event.
  */
 export class WebhookSender extends Pump {
+  private backlog = { pending: 0, oldest: null as Date | null };
+
   constructor(
     private readonly orm: MikroORM,
     private readonly settings: WebhookSettings,
     private readonly opts: SenderOptions,
     log: Logger,
+    metrics: MetricsRegistry,
   ) {
     super({ idleMs: opts.pollMs, what: 'webhook pass' }, log);
+    metrics.gauge('webhook_deliveries_pending', 'Webhook deliveries not yet delivered (waiting for an attempt or a retry)').set({}, () => this.backlog.pending);
+    metrics
+      .gauge('webhook_oldest_pending_age_seconds', 'Age of the oldest webhook delivery not yet delivered (0 when none)')
+      .set({}, () => (this.backlog.oldest ? Math.max(0, (Date.now() - this.backlog.oldest.getTime()) / 1000) : 0));
   }
 
   /** Kick it when deliveries were queued or a retry asked for, to look now rather than at the next poll. */
@@ -95,6 +102,8 @@ export class WebhookSender extends Pump {
       [this.opts.timeoutMs * 3, this.opts.concurrency],
     );
     await Promise.all(claimed.map((c) => this.deliver(c).catch((err) => this.log.error('webhook delivery bookkeeping failed', { delivery: c.id, err: String(err) }))));
+    const [open] = await sqlRows<{ n: number; oldest: Date | null }>(em, "select count(*)::int as n, min(created_at) as oldest from webhook_deliveries where status in ('pending', 'delivering')");
+    this.backlog = { pending: open?.n ?? 0, oldest: open?.oldest ? new Date(open.oldest) : null };
     return claimed.length;
   }
 

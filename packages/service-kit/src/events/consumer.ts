@@ -91,6 +91,8 @@ export class IdempotentConsumer {
   private loop: Promise<void> | null = null;
   private stopped = false;
   private processed: ReturnType<MetricsRegistry['counter']>;
+  private age: ReturnType<MetricsRegistry['histogram']>;
+  private pending = 0;
 
   constructor(
     private readonly def: ConsumerDefinition,
@@ -103,6 +105,10 @@ export class IdempotentConsumer {
     metrics: MetricsRegistry,
   ) {
     this.processed = metrics.counter('consumer_messages_total', 'Consumed messages by consumer and outcome');
+    this.age = metrics.histogram('consumer_event_age_seconds', 'Seconds from an event being stored in its stream to its handling (for the ledger: document posted → ledger entry)', [
+      0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+    ]);
+    metrics.gauge('consumer_pending_messages', 'Messages of the stream not yet delivered to the consumer, at its last message').set({ consumer: def.name }, () => this.pending);
   }
 
   get durableName(): string {
@@ -182,8 +188,10 @@ export class IdempotentConsumer {
       return;
     }
     const event = parsed.event;
+    this.pending = m.info.pending;
     try {
       const applied = await this.apply(event, m);
+      if (applied) this.age.observe({ consumer: this.def.name }, Math.max(0, Date.now() - m.info.timestampNanos / 1e6) / 1000);
       this.processed.inc({ consumer: this.def.name, outcome: applied ? 'applied' : 'duplicate' });
       if (applied) {
         this.opts.onCommitted?.();

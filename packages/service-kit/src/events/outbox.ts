@@ -96,6 +96,7 @@ interface OutboxRow {
   subject: string;
   org_id: string | number;
   envelope: unknown;
+  created_at: Date;
 }
 
 /**
@@ -105,6 +106,8 @@ interface OutboxRow {
  */
 export class OutboxRelay extends Pump {
   private backlog = 0;
+  /** When the oldest row the last pass found unsent was written (null: none was waiting). */
+  private oldestUnsent: Date | null = null;
   private published: ReturnType<MetricsRegistry['counter']>;
 
   constructor(
@@ -118,6 +121,9 @@ export class OutboxRelay extends Pump {
     super({ idleMs: pollMs, what: 'outbox relay pass' }, log);
     this.published = metrics.counter('outbox_published_total', 'Outbox events published');
     metrics.gauge('outbox_backlog', 'Unsent outbox rows seen at the last pass').set({}, () => this.backlog);
+    metrics
+      .gauge('outbox_oldest_unsent_age_seconds', 'Age of the oldest event waiting to be published at the last pass (0 when none waited)')
+      .set({}, () => (this.oldestUnsent ? Math.max(0, (Date.now() - this.oldestUnsent.getTime()) / 1000) : 0));
   }
 
   /** A full batch means more rows may be waiting. Kick it after a commit that wrote events. */
@@ -131,12 +137,13 @@ export class OutboxRelay extends Pump {
     let publishError: unknown = null;
     const handled = await conn.transactional(async (trx) => {
       const rows = (await conn.execute(
-        'select id, event_id, subject, org_id, envelope from kit_outbox where sent_at is null order by id limit ? for update skip locked',
+        'select id, event_id, subject, org_id, envelope, created_at from kit_outbox where sent_at is null order by id limit ? for update skip locked',
         [this.batchSize],
         'all',
         trx,
       )) as OutboxRow[];
       this.backlog = rows.length;
+      this.oldestUnsent = rows.length ? new Date(rows[0].created_at) : null;
       // Publishes are sent in id order on one connection (so JetStream stores them in that order)
       // and their acknowledgements awaited together: one round trip per batch, not per event.
       const results = await Promise.allSettled(
