@@ -229,6 +229,31 @@ describe('PDF renderings', () => {
     expect(ink).toBeLessThan(0.5);
   });
 
+  it('keeps a short invoice on one page; a long one flows onto more pages with the table header repeated', async () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ title: `Položka ${i + 1}`, description: 'Konzultace a podpora', qty: 1 + i, rate: 100, taxes: [VAT21] }));
+    const post = async (n: number) => {
+      const res = await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ items: lines(n), notes: 'Děkujeme za spolupráci.', payment_reference: '20260042' }) });
+      expect(res.status).toBe(200);
+      return (await res.json()).id as number;
+    };
+    for (const culture of ['cs-CZ', 'en-US']) {
+      const short = await api(`/v1/sales/invoices/${await post(3)}/pdf?culture=${culture}`);
+      const { info } = await pdfInfo(Buffer.from(await short.arrayBuffer()), dataDir);
+      expect(info, culture).toMatch(/Pages:\s+1\n/);
+    }
+    const long = await api(`/v1/sales/invoices/${await post(60)}/pdf?culture=cs-CZ`);
+    const { file, info } = await pdfInfo(Buffer.from(await long.arrayBuffer()), dataDir);
+    const pages = Number(/Pages:\s+(\d+)/.exec(info)![1]);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    // every page carries the table's header row
+    const { stdout } = await run('pdftotext', ['-layout', file, '-']);
+    const perPage = stdout.split('\f').filter((p) => p.trim());
+    expect(perPage).toHaveLength(pages);
+    const withLines = perPage.filter((p) => /Položka \d+/.test(p));
+    expect(withLines.length).toBeGreaterThanOrEqual(2);
+    for (const page of withLines) expect(page).toMatch(/MNOŽSTVÍ/i);
+  });
+
   it("honours the template's pdf_options (Letter, landscape) and prints credit notes too", async () => {
     const res = await api(`/v1/sales/invoices/${invoice.id}/pdf?layout=brand`);
     expect(res.status).toBe(200);

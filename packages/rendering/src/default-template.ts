@@ -51,6 +51,18 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
   .payment dd { margin: 0; font-weight: 600; }
   .notes { margin-top: 6mm; white-space: pre-line; color: #3e4c59; }
   footer { margin-top: 10mm; padding-top: 3mm; border-top: 1px solid #e4e7eb; font-size: 8pt; color: #7b8794; white-space: pre-line; }
+  /* on paper the sections sit closer, so a short document (a few lines, notes, a legal footer)
+     keeps to one page; a long one repeats the table header and never splits a line or the totals */
+  @media print {
+    header { padding-bottom: 5mm; margin-bottom: 5mm; }
+    .parties, .meta { margin-bottom: 5mm; }
+    .bottom, .payment { margin-top: 5mm; }
+    .notes { margin-top: 4mm; }
+    footer { margin-top: 6mm; }
+    table.lines td { padding: 1.6mm 2mm; }
+    table.lines thead { display: table-header-group; }
+    table.lines tr, .bottom, .payment { break-inside: avoid; }
+  }
 </style>
 </head>
 <body>
