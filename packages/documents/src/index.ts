@@ -14,3 +14,4 @@ export {
 export * from './numbering.js';
 export { assertCreditHeadroom, creditHeadroom, type CreditHeadroom } from './credit-limit.js';
 export { assertDerivedFigures, derivedFigureMismatches, type SentFigures } from './strict-figures.js';
+export * from './payment-qr.js';

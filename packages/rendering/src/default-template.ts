@@ -49,6 +49,10 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
   .payment dl { display: grid; grid-template-columns: max-content 1fr; gap: 1mm 6mm; margin: 0; }
   .payment dt { color: #52606d; }
   .payment dd { margin: 0; font-weight: 600; }
+  .payment { overflow: hidden; }
+  .payment-qr { float: right; margin: 0 0 0 6mm; text-align: center; }
+  .payment-qr img { width: 32mm; height: 32mm; display: block; image-rendering: pixelated; }
+  .payment-qr figcaption { font-size: 7.5pt; color: #52606d; margin-top: 1mm; }
   .notes { margin-top: 6mm; white-space: pre-line; color: #3e4c59; }
   footer { margin-top: 10mm; padding-top: 3mm; border-top: 1px solid #e4e7eb; font-size: 8pt; color: #7b8794; white-space: pre-line; }
   /* on paper the sections sit closer, so a short document (a few lines, notes, a legal footer)
@@ -184,6 +188,7 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
   {% assign account = doc.bank_account.account_number | default: org.bank_account.account_number %}
   {% if account or doc.payment_reference or doc.date_due or doc.payment_info %}
   <section class="payment">
+    {% if payment_qr %}<figure class="payment-qr"><img src="{{ payment_qr.image }}" alt="{{ 'qr_' | append: payment_qr.kind | t }}"><figcaption>{{ 'qr_' | append: payment_qr.kind | t }}</figcaption></figure>{% endif %}
     <h2>{{ 'payment' | t }}</h2>
     <dl>
       {% if account %}<dt>{{ 'bank_account' | t }}</dt><dd class="bank-account">{{ account }}</dd>{% endif %}

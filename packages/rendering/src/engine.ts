@@ -122,6 +122,8 @@ export interface RenderRequest {
   template?: TemplateLike | null;
   /** The organisation profile, for fields the document's `org` snapshot lacks (bank account). */
   organisation?: Record<string, unknown> | null;
+  /** A payment QR code to print (`kind`: spayd or epc; `image`: a PNG data URI), or none. */
+  paymentQr?: { kind: string; payload: string; image: string } | null;
 }
 
 const COLOUR = /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30}|rgba?\(\s*\d{1,3}%?\s*,\s*\d{1,3}%?\s*,\s*\d{1,3}%?\s*(,\s*(0|1|0?\.\d+))?\s*\))$/;
@@ -162,6 +164,7 @@ export async function renderInThisThread(req: RenderRequest): Promise<string> {
     org,
     customer: doc.customer ?? {},
     document_type: req.kind,
+    payment_qr: req.paymentQr ?? null,
     title: labels[req.kind] ?? req.kind,
     culture,
     currency,

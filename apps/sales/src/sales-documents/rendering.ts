@@ -6,6 +6,7 @@ import type { SalesDocType, SalesDocument } from '../db/entities.js';
 import { getSalesDocument, type SalesDocumentKind } from './post.js';
 import { documentView } from './view.js';
 import { resolveTemplate } from '../templates/replicas.js';
+import { invoicePaymentQr } from './payment-qr.js';
 
 /** What rendering needs of a document kind. */
 type RenderedKind = Pick<SalesDocumentKind<SalesDocType, never>, 'docType' | 'label' | 'rendering' | 'fileName'>;
@@ -60,7 +61,8 @@ export async function renderSalesDocument(em: EntityManager, orgId: number, kind
   const culture = cultureFor(opts.culture, view, replica?.country);
   const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const organisation = replica?.profile ?? null;
-  const html = await renderDocumentHtml({ document: view, kind: kind.rendering, culture, template, organisation });
+  const paymentQr = kind.rendering === 'invoice' ? await invoicePaymentQr(view, organisation) : null;
+  const html = await renderDocumentHtml({ document: view, kind: kind.rendering, culture, template, organisation, paymentQr });
   return { doc, view, template, culture, html, organisation };
 }
 

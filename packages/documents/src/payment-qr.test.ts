@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { czechAccountToIban, epcPayload, normaliseIban, paymentQr, spaydPayload, variableSymbol } from './payment-qr.js';
+
+const CZ_IBAN = 'CZ65 0800 0000 1920 0014 5399';
+const SK_IBAN = 'SK3112000000198742637541';
+
+describe('IBAN and variable symbol', () => {
+  it('accepts IBANs whose check digits agree, spaces and case aside', () => {
+    expect(normaliseIban(CZ_IBAN)).toBe('CZ6508000000192000145399');
+    expect(normaliseIban('sk31 1200 0000 1987 4263 7541')).toBe(SK_IBAN);
+    expect(normaliseIban('CZ6608000000192000145399')).toBeNull();
+    expect(normaliseIban('123456789/0100')).toBeNull();
+    expect(normaliseIban(null)).toBeNull();
+  });
+  it('turns a Czech account number into its IBAN, and refuses one that fails the Czech check', () => {
+    expect(czechAccountToIban('19-2000145399/0800')).toBe('CZ6508000000192000145399');
+    expect(czechAccountToIban('2000145399 / 0800')).toBe('CZ7908000000002000145399');
+    expect(normaliseIban('CZ7908000000002000145399')).toBe('CZ7908000000002000145399');
+    // 0123456789 weighs 210, not a multiple of 11: not an account number any Czech bank issues
+    expect(czechAccountToIban('123456789/0100')).toBeNull();
+    expect(czechAccountToIban('2000145398/0800')).toBeNull();
+    expect(czechAccountToIban('CZ6508000000192000145399')).toBeNull();
+  });
+  it('takes a reference of 1–10 digits as the variable symbol', () => {
+    expect(variableSymbol('20260042')).toBe('20260042');
+    expect(variableSymbol('INV-42')).toBeNull();
+    expect(variableSymbol('12345678901')).toBeNull();
+  });
+});
+
+describe('Czech QR Platba (SPAYD)', () => {
+  it('carries account, amount to the cent, currency, variable symbol, due date and a clean message', () => {
+    expect(spaydPayload({ iban: CZ_IBAN, bic: 'gibaczpx', amount: 726, currency: 'CZK', reference: '20260042', dueDate: '2026-12-04', message: 'Faktura *2026* – Žluťoučký kůň' })).toBe(
+      'SPD*1.0*ACC:CZ6508000000192000145399+GIBACZPX*AM:726.00*CC:CZK*X-VS:20260042*DT:20261204*MSG:Faktura 2026  Zlutoucky kun',
+    );
+    expect(spaydPayload({ iban: CZ_IBAN, amount: '0.10', currency: 'CZK' })).toBe('SPD*1.0*ACC:CZ6508000000192000145399*AM:0.10*CC:CZK');
+  });
+  it('is not made without a valid IBAN or for nothing to pay', () => {
+    expect(spaydPayload({ iban: 'CZ00', amount: 1, currency: 'CZK' })).toBeNull();
+    expect(spaydPayload({ iban: CZ_IBAN, amount: 0, currency: 'CZK' })).toBeNull();
+    expect(spaydPayload({ iban: CZ_IBAN, amount: -5, currency: 'CZK' })).toBeNull();
+  });
+});
+
+describe('EPC QR code (SEPA credit transfer)', () => {
+  it('has the EPC069-12 lines, version 002, the payee, IBAN, EUR amount and the reference', () => {
+    expect(epcPayload({ iban: SK_IBAN, bic: 'SUBASKBX', payee: 'Dodávateľ s.r.o.', amount: 1234.5, currency: 'EUR', reference: 'INV-42' })).toBe(
+      'BCD\n002\n1\nSCT\nSUBASKBX\nDodávateľ s.r.o.\nSK3112000000198742637541\nEUR1234.50\n\n\nINV-42',
+    );
+  });
+  it('needs a payee, an IBAN and EUR', () => {
+    expect(epcPayload({ iban: SK_IBAN, payee: '', amount: 1, currency: 'EUR' })).toBeNull();
+    expect(epcPayload({ iban: SK_IBAN, payee: 'A', amount: 1, currency: 'CZK' })).toBeNull();
+  });
+});
+
+describe('the code of a document', () => {
+  it('is QR Platba for CZK, the EPC code for EUR, none for other currencies', () => {
+    expect(paymentQr({ iban: CZ_IBAN, amount: 1, currency: 'czk' })?.kind).toBe('spayd');
+    expect(paymentQr({ iban: SK_IBAN, payee: 'A', amount: 1, currency: 'EUR' })?.kind).toBe('epc');
+    expect(paymentQr({ iban: CZ_IBAN, payee: 'A', amount: 1, currency: 'USD' })).toBeNull();
+  });
+});
