@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../support/stack.js';
 import { apiOf, expectProblem, invoiceBody } from './helpers.js';
 
-/** No SMTP_URL (mail is written as .eml files) and no Chromium (PDFs are unavailable). */
+/** No SMTP_URL (mail is written as .eml files) and no Chromium at all, not even the bundled one (PDFs are unavailable). */
 let stack: Stack;
 let dataDir: string;
 let invoice: any;
@@ -13,7 +13,7 @@ const api = apiOf(() => stack);
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'ledgerline-offline-'));
-  stack = await startStack({ services: ['sales'], env: { DATA_DIR: dataDir, CHROMIUM_PATH: path.join(dataDir, 'no-chromium-here') } });
+  stack = await startStack({ services: ['sales'], env: { DATA_DIR: dataDir, CHROMIUM_PATH: path.join(dataDir, 'no-chromium-here'), CHROMIUM_FALLBACK: 'none' } });
   invoice = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody() })).json();
   expect(invoice.no).toBeTruthy();
 });

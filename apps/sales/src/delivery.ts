@@ -15,6 +15,7 @@ export function createDelivery(deps: ServiceDeps<BaseConfig & RenderingConfig, u
   const { config } = deps;
   const printer = new PdfPrinter({
     executablePath: config.CHROMIUM_PATH,
+    fallback: config.CHROMIUM_FALLBACK,
     concurrency: config.PDF_CONCURRENCY,
     timeoutMs: config.PDF_TIMEOUT_MS,
     log: deps.log,

@@ -16,6 +16,12 @@ export const renderingConfigShape = {
   DATA_DIR: z.string().min(1).default('./data'),
   /** Debian's chromium package installs it at /usr/bin/chromium. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /**
+   * When no browser is at CHROMIUM_PATH: `bundled` prints with the Chromium that the
+   * @sparticuz/chromium package carries inside itself (unpacked to the temp folder on the first
+   * print), `none` answers 503 for PDFs.
+   */
+  CHROMIUM_FALLBACK: z.enum(['bundled', 'none']).default('bundled'),
   /** PDFs printed at the same time by the one shared browser. */
   PDF_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   /** Kept below the gateway's UPSTREAM_TIMEOUT_MS (15 s) so the client gets this service's answer. */

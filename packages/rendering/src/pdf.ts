@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { BusinessRuleError, UpstreamError, type FieldError } from '@ledgerline/core/errors';
 
@@ -17,11 +18,28 @@ export interface PdfOptions {
 export interface PdfPrinterOptions {
   /** The Chromium binary; Debian's package installs /usr/bin/chromium. */
   executablePath: string;
+  /** When there is no browser at `executablePath`: the one @sparticuz/chromium ships, or none. */
+  fallback?: 'bundled' | 'none';
   /** PDFs printed at the same time (each holds a browser page). */
   concurrency: number;
   /** Longest time one print may take. */
   timeoutMs: number;
-  log?: { warn: (msg: string, fields?: Record<string, unknown>) => void };
+  log?: { warn: (msg: string, fields?: Record<string, unknown>) => void; info?: (msg: string, fields?: Record<string, unknown>) => void };
+}
+
+/** Which browser prints: the system's at the configured path, the bundled one, or none. */
+export function chosenBrowser(o: Pick<PdfPrinterOptions, 'executablePath' | 'fallback'>): 'system' | 'bundled' | 'none' {
+  if (existsSync(o.executablePath)) return 'system';
+  return (o.fallback ?? 'bundled') === 'bundled' ? 'bundled' : 'none';
+}
+
+/**
+ * The Chromium inside @sparticuz/chromium, unpacked to the temp folder once. Launched with our own
+ * flags: its Lambda flags (`--single-process`) end the browser when the first page closes.
+ */
+async function bundledChromium(): Promise<string> {
+  const { default: chromium } = await import('@sparticuz/chromium');
+  return chromium.executablePath();
 }
 
 /** Chromium's flags for a headless, offline, throw-away browser. */
@@ -103,14 +121,25 @@ export class PdfPrinter {
 
   constructor(private readonly opts: PdfPrinterOptions) {
     this.gate = new Semaphore(Math.max(1, opts.concurrency));
+    const chosen = chosenBrowser(opts);
+    const say = opts.log?.info ?? opts.log?.warn;
+    if (chosen === 'system') say?.('PDFs print with the system Chromium', { path: opts.executablePath });
+    else if (chosen === 'bundled') say?.('no Chromium at CHROMIUM_PATH; PDFs print with the Chromium bundled in @sparticuz/chromium', { path: opts.executablePath });
+    else opts.log?.warn('no Chromium at CHROMIUM_PATH and CHROMIUM_FALLBACK=none: PDFs answer 503', { path: opts.executablePath });
   }
 
   /** Playwright gives every launch a fresh temporary profile (user-data-dir) and removes it on close. */
   private launch(): Promise<Browser> {
     if (this.browser) return this.browser;
     // Playwright is loaded on the first print, not at boot: it adds ~70 MB to a process that may never print.
-    const p = import('playwright-core')
-      .then(({ chromium }) => chromium.launch({ executablePath: this.opts.executablePath, args: CHROMIUM_FLAGS, headless: true, timeout: 30_000 }))
+    const p = (async () => {
+      const chosen = chosenBrowser(this.opts);
+      if (chosen === 'none') throw new Error(`no browser at ${this.opts.executablePath}`);
+      const target =
+        chosen === 'system' ? { executablePath: this.opts.executablePath, args: CHROMIUM_FLAGS } : { executablePath: await bundledChromium(), args: CHROMIUM_FLAGS };
+      const { chromium } = await import('playwright-core');
+      return chromium.launch({ ...target, headless: true, timeout: 30_000 });
+    })()
       .then((browser) => {
         browser.on('disconnected', () => {
           if (this.browser === p) this.browser = null;
