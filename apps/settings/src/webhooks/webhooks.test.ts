@@ -48,3 +48,16 @@ describe('retry schedule', () => {
     expect(nextAttemptDelay([], 1)).toBeNull();
   });
 });
+
+describe('webhook URLs when saved', () => {
+  it('must be https in production, and never carry credentials', async () => {
+    const { checkWebhookUrl } = await import('./urls.js');
+    const production = { requireHttps: true, allowPrivate: false };
+    await expect(checkWebhookUrl('http://93.184.216.34/hook', production)).rejects.toMatchObject({ status: 422, code: 'webhook_url_not_allowed' });
+    expect(await checkWebhookUrl('https://93.184.216.34/hook#frag', production)).toBe('https://93.184.216.34/hook');
+    expect(await checkWebhookUrl('http://93.184.216.34/hook', { requireHttps: false, allowPrivate: false })).toBe('http://93.184.216.34/hook');
+    await expect(checkWebhookUrl('https://u:p@93.184.216.34/', production)).rejects.toMatchObject({ code: 'webhook_url_not_allowed' });
+    await expect(checkWebhookUrl('https://10.0.0.8/', production)).rejects.toMatchObject({ code: 'webhook_url_not_allowed' });
+    expect(await checkWebhookUrl('http://127.0.0.1:9000/x', { requireHttps: false, allowPrivate: true })).toBe('http://127.0.0.1:9000/x');
+  });
+});
