@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
+import { dropIsolation, eventually, isolation } from '../support/stack.js';
+import { invoiceBody } from '../sales/helpers.js';
+
+/*
+ * The container image runs JavaScript, not TypeScript through a loader: `npm run build` bundles
+ * each process into dist/. The built processes start on plain `node`, and the sales service's
+ * render worker (a forked child) renders from the built engine.
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+const env = isolation();
+const children: ChildProcess[] = [];
+
+async function start(name: string, port: number, extra: Record<string, string> = {}): Promise<string> {
+  // no tsx anywhere: plain node on the built module
+  const child = spawn(process.execPath, [path.join(root, 'dist', `${name}.mjs`)], {
+    cwd: root,
+    env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...extra },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 30_000, 200);
+  return url;
+}
+
+beforeAll(async () => {
+  await promisify(execFile)('npm', ['run', '-s', 'build'], { cwd: root, timeout: 120_000 });
+}, 150_000);
+afterAll(async () => {
+  for (const c of children) c.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  await dropIsolation(env);
+});
+
+describe('the built processes (dist/*.mjs)', () => {
+  it('sales starts on plain node, posts an invoice and renders it in its worker; the gateway serves its documents', async () => {
+    const sales = await start('sales', 18181, { CHROMIUM_FALLBACK: 'none' });
+    const headers = { [INTERNAL_HEADERS.orgId]: '1', [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' };
+    const res = await fetch(`${sales}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify(invoiceBody()) });
+    expect(res.status).toBe(200);
+    const invoice = (await res.json()) as { id: number; no: string; total_amount: number };
+    expect(invoice.total_amount).toBe(298);
+    const html = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/html?culture=en-US`, { headers });
+    expect(html.status).toBe(200);
+    expect(await html.text()).toContain(invoice.no);
+
+    const gateway = await start('gateway', 18180, { SALES_URL: sales });
+    const doc = (await (await fetch(`${gateway}/openapi.json`)).json()) as { openapi: string };
+    expect(doc.openapi).toBe('3.1.0');
+    expect((await fetch(`${gateway}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+  }, 90_000);
+});
