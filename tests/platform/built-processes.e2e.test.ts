@@ -15,16 +15,29 @@ const root = path.resolve(import.meta.dirname, '../..');
 const env = isolation();
 const children: ChildProcess[] = [];
 
-async function start(name: string, port: number, extra: Record<string, string> = {}): Promise<string> {
+/** Starts a built process on a free port and answers its URL once it listens. */
+async function start(name: string, extra: Record<string, string> = {}): Promise<string> {
   // no tsx anywhere: plain node on the built module
   const child = spawn(process.execPath, [path.join(root, 'dist', `${name}.mjs`)], {
     cwd: root,
-    env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...extra },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 30_000, 200);
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not start`)), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const listening = /"msg":"[a-z]+ listening","url":"(http:\/\/[^"]+)"/.exec(buffered);
+      if (listening) {
+        clearTimeout(timer);
+        resolve(listening[1]);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+  await eventually(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 10_000, 100);
   return url;
 }
 
@@ -39,7 +52,7 @@ afterAll(async () => {
 
 describe('the built processes (dist/*.mjs)', () => {
   it('sales starts on plain node, posts an invoice and renders it in its worker; the gateway serves its documents', async () => {
-    const sales = await start('sales', 18181, { CHROMIUM_FALLBACK: 'none' });
+    const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' });
     const headers = { [INTERNAL_HEADERS.orgId]: '1', [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' };
     const res = await fetch(`${sales}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify(invoiceBody()) });
     expect(res.status).toBe(200);
@@ -49,7 +62,7 @@ describe('the built processes (dist/*.mjs)', () => {
     expect(html.status).toBe(200);
     expect(await html.text()).toContain(invoice.no);
 
-    const gateway = await start('gateway', 18180, { SALES_URL: sales });
+    const gateway = await start('gateway', { SALES_URL: sales });
     const doc = (await (await fetch(`${gateway}/openapi.json`)).json()) as { openapi: string };
     expect(doc.openapi).toBe('3.1.0');
     expect((await fetch(`${gateway}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
