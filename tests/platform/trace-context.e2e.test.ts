@@ -1,27 +1,61 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trace, SpanKind } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { readEvents } from '../support/assertions.js';
 import { invoiceBody } from '../sales/helpers.js';
 
-/* A client's W3C trace context travels gateway → service → outbox → event → the ledger's event. */
+/*
+ * A client's W3C trace context travels gateway → service → outbox → event → consumer, and every
+ * hop is a span of the same trace (an in-memory exporter stands in for the OTLP collector).
+ */
+const exporter = new InMemorySpanExporter();
 let stack: Stack;
 beforeAll(async () => {
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
   stack = await startStack({ services: ['sales', 'accounting'] });
 }, 60_000);
-afterAll(async () => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  trace.disable();
+});
+
+const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
 
 describe('trace context', () => {
-  it("a request's traceparent reaches its event, and the event the ledger emits for it", async () => {
+  it("a request's trace reaches its event and the ledger: gateway, sales, publish and consume spans in one trace", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
-    const res = await stack.api('/v1/sales/invoices', { method: 'POST', json: invoiceBody(), headers: { traceparent } });
+    const clientSpan = '00f067aa0ba902b7';
+    const res = await stack.api('/v1/sales/invoices', { method: 'POST', json: invoiceBody(), headers: { traceparent: `00-${traceId}-${clientSpan}-01` } });
     expect(res.status).toBe(200);
     const invoice = await res.json();
-    const [event] = (await readEvents(stack, 'sales', 'SALES', 'sales.invoice.posted')).filter((e) => e.data.id === invoice.id);
-    expect(event.traceparent).toBe(traceparent);
+
+    // published by the outbox relay just after the commit
+    const event = await eventually(async () => (await readEvents(stack, 'sales', 'SALES', 'sales.invoice.posted')).find((e) => e.data.id === invoice.id));
+    expect(event.traceparent?.split('-')[1]).toBe(traceId);
     const posted = await eventually(async () =>
       (await readEvents(stack, 'accounting', 'ACCOUNTING', 'accounting.transaction.posted')).find((e) => e.data.source_document?.id === invoice.id),
     );
     expect(posted.traceparent?.split('-')[1]).toBe(traceId);
+
+    const spans = await eventually(async () => {
+      const mine = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+      return mine.some((s) => s.name === 'consume sales.invoice.posted') ? mine : null;
+    });
+    const server = spans.filter((s) => s.kind === SpanKind.SERVER && s.name === 'POST /v1/sales/invoices');
+    expect(server).toHaveLength(2);
+    const gateway = server.find((s) => parentOf(s) === clientSpan)!;
+    const sales = server.find((s) => parentOf(s) === gateway.spanContext().spanId)!;
+    expect(gateway && sales).toBeTruthy();
+    expect(sales.attributes['http.response.status_code']).toBe(200);
+    // the event names the sales span; the relay publishes under it; the ledger consumes under the publish
+    expect(event.traceparent?.split('-')[2]).toBe(sales.spanContext().spanId);
+    const publish = spans.find((s) => s.kind === SpanKind.PRODUCER && s.name === 'publish sales.invoice.posted' && parentOf(s) === sales.spanContext().spanId)!;
+    expect(publish).toBeTruthy();
+    const consumers = spans.filter((s) => s.kind === SpanKind.CONSUMER && s.name === 'consume sales.invoice.posted' && parentOf(s) === publish.spanContext().spanId);
+    const consume = consumers.find((s) => s.attributes['messaging.consumer.group.name'] === 'accounting-sales-invoice-posted')!;
+    expect(consume).toBeTruthy();
+    // what the ledger published for it continues under the consumer's span
+    expect(posted.traceparent?.split('-')[2]).toBe(consume.spanContext().spanId);
   });
 });

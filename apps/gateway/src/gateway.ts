@@ -164,6 +164,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
         internalToken: config.INTERNAL_TOKEN,
         requestId: c.get('requestId'),
+        traceparent: c.get('traceparent'),
         auth: auth?.credentialType === 'operator' ? undefined : auth,
         operator: auth?.credentialType === 'operator',
         forwardAuthorization: route.open === true,

@@ -1,9 +1,15 @@
-import { ConfigError } from '@ledgerline/service-kit';
+import { ConfigError, startTracing } from '@ledgerline/service-kit';
 import { startGateway } from './gateway.js';
 
+// spans go out over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
+const tracing = startTracing('gateway');
 startGateway()
   .then((gw) => {
-    const stop = () => gw.close().then(() => process.exit(0), () => process.exit(1));
+    const stop = () =>
+      gw
+        .close()
+        .then(async () => (await tracing)?.())
+        .then(() => process.exit(0), () => process.exit(1));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   })

@@ -19,6 +19,7 @@ import { startResponders, type ResponderDefinition } from './events/rpc.js';
 import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
 import { operationContext, type OperationContext } from './context.js';
 import { RetentionSweeper, kitRetentionRules, type RetentionRule } from './db/retention.js';
+import { startTracing } from './tracing.js';
 
 /** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
 export type ServiceResources = object & { close?: () => Promise<void> | void };
@@ -251,10 +252,15 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
 
 /** Entry point of a service process: start, log where it listens, stop cleanly on a signal. */
 export function runMain<S extends z.ZodObject, R extends ServiceResources>(def: ServiceDefinition<S, R>): void {
+  // spans go out over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
+  const tracing = startTracing(def.name);
   startService(def)
     .then((svc) => {
       const stop = () => {
-        svc.close().then(
+        svc
+          .close()
+          .then(async () => (await tracing)?.())
+          .then(
           () => process.exit(0),
           () => process.exit(1),
         );

@@ -12,6 +12,8 @@ export interface ForwardOptions {
   timeoutMs: number;
   internalToken?: string;
   requestId: string;
+  /** The gateway's trace context for the request, passed on as `traceparent`. */
+  traceparent?: string | null;
   auth?: AuthContext;
   operator?: boolean;
   /** Whether the Authorization header goes through (only to the token endpoint). */
@@ -38,6 +40,8 @@ export async function forward(req: Request, url: URL, opts: ForwardOptions): Pro
     headers[n] = value;
   });
   headers['x-request-id'] = opts.requestId;
+  // the service's span is a child of the gateway's (or of the client's when tracing is off)
+  if (opts.traceparent) headers.traceparent = opts.traceparent;
   if (opts.auth) {
     headers[INTERNAL_HEADERS.orgId] = String(opts.auth.orgId);
     headers[INTERNAL_HEADERS.scopes] = opts.auth.scopes.join(' ');

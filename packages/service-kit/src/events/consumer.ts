@@ -6,6 +6,7 @@ import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import { operationContext, type OperationContext } from '../context.js';
+import { SpanKind, endSpan, startSpan, traceparentOf } from '../tracing.js';
 import { prepareEvent, recordEvent } from './outbox.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
@@ -189,8 +190,23 @@ export class IdempotentConsumer {
     }
     const event = parsed.event;
     this.pending = m.info.pending;
+    // the relay's publish span when the message carries it, else the producer's operation
+    const parent = m.headers?.get('traceparent') || event.traceparent;
+    const span = startSpan(`consume ${this.def.subject}`, SpanKind.CONSUMER, parent, {
+      'messaging.system': 'nats',
+      'messaging.consumer.group.name': this.def.name,
+      'messaging.message.id': event.id,
+      'messaging.message.delivery_count': m.info.deliveryCount,
+    });
     try {
-      const applied = await this.apply(event, m);
+      let applied: boolean;
+      try {
+        applied = await this.apply(event, m, traceparentOf(span));
+        endSpan(span);
+      } catch (err) {
+        endSpan(span, err);
+        throw err;
+      }
       if (applied) this.age.observe({ consumer: this.def.name }, Math.max(0, Date.now() - m.info.timestampNanos / 1e6) / 1000);
       this.processed.inc({ consumer: this.def.name, outcome: applied ? 'applied' : 'duplicate' });
       if (applied) {
@@ -211,7 +227,7 @@ export class IdempotentConsumer {
   }
 
   /** Returns false when the event had already been applied (a redelivery). */
-  private async apply(event: CloudEvent, m: JsMsg): Promise<boolean> {
+  private async apply(event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<boolean> {
     const em = this.orm.em.fork({ clear: true });
     if (event.orgid && /^\d+$/.test(event.orgid)) em.setFilterParams(TENANT_FILTER, { orgId: Number(event.orgid) });
     return em.transactional(async (tem) => {
@@ -226,7 +242,8 @@ export class IdempotentConsumer {
         orgId,
         actor: `event:${event.source}`,
         requestId: event.id,
-        traceparent: event.traceparent ?? null,
+        // what the handler records continues the trace under this consumer's span
+        traceparent: traceparent ?? event.traceparent ?? null,
         em: tem,
         log: this.log.child({ consumer: this.def.name, event_id: event.id }),
         emit: (em, ev) => recordEvent(em, this.source, ev),

@@ -3,6 +3,8 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { tenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { Pump } from './pump.js';
+import { SpanKind, endSpan, startSpan, traceparentOf } from '../tracing.js';
+import type { Span } from '@opentelemetry/api';
 import { buildEnvelope, type NewEvent } from './envelope.js';
 import type { Logger } from '../logger.js';
 import { sqlRows } from '../db/orm.js';
@@ -143,6 +145,7 @@ export class OutboxRelay extends Pump {
         trx,
       )) as OutboxRow[];
       this.backlog = rows.length;
+      const spans: Span[] = [];
       this.oldestUnsent = rows.length ? new Date(rows[0].created_at) : null;
       // Publishes are sent in id order on one connection (so JetStream stores them in that order)
       // and their acknowledgements awaited together: one round trip per batch, not per event.
@@ -150,7 +153,10 @@ export class OutboxRelay extends Pump {
         rows.map((row) => {
           const h = natsHeaders();
           const env = row.envelope as { traceparent?: string; orgid?: string };
-          if (env.traceparent) h.set('traceparent', env.traceparent);
+          const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, env.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
+          spans.push(span);
+          const traceparent = traceparentOf(span) ?? env.traceparent;
+          if (traceparent) h.set('traceparent', traceparent);
           if (env.orgid) h.set('ce-orgid', env.orgid);
           return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), JSON.stringify(row.envelope), {
             msgID: row.event_id,
@@ -162,6 +168,7 @@ export class OutboxRelay extends Pump {
       const sent: string[] = [];
       const failed: string[] = [];
       results.forEach((r, i) => {
+        endSpan(spans[i], r.status === 'rejected' ? r.reason : undefined);
         if (r.status === 'fulfilled') {
           sent.push(rows[i].id);
           this.published.inc({ subject: rows[i].subject });

@@ -13,6 +13,7 @@ import {
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
+import { SpanKind, endSpan, startSpan, traceparentOf } from '../tracing.js';
 import { INTERNAL_HEADERS, type KitEnv } from './context.js';
 import { isJsonContentType, negotiateJson } from './negotiation.js';
 import { mapDriverError } from './driver-errors.js';
@@ -77,8 +78,19 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
     c.set('log', opts.logger.child({ request_id: requestId }));
+    const incomingTrace = c.req.header('traceparent') ?? null;
+    const span = startSpan(`${c.req.method}`, SpanKind.SERVER, incomingTrace, { 'http.request.method': c.req.method, 'url.path': c.req.path, 'service.role': opts.service });
+    c.set('traceparent', traceparentOf(span) ?? incomingTrace);
     const started = performance.now();
-    await next();
+    try {
+      await next();
+    } finally {
+      const route = c.req.routePath || 'unmatched';
+      span.updateName(`${c.req.method} ${route}`);
+      span.setAttribute('http.route', route);
+      span.setAttribute('http.response.status_code', c.res.status);
+      endSpan(span, c.res.status >= 500 ? `HTTP ${c.res.status}` : undefined);
+    }
     c.res.headers.set('x-request-id', requestId);
     const seconds = (performance.now() - started) / 1000;
     const route = c.req.routePath || 'unmatched';

@@ -31,6 +31,11 @@ export type KitEnv = {
      * its Idempotency-Key record then never holds the answer in plaintext (decision 53).
      */
     secretAnswer: boolean | undefined;
+    /**
+     * The request's W3C trace context: its own server span when tracing is on, else the client's
+     * `traceparent` as sent (null without one). Events and calls made for the request carry it.
+     */
+    traceparent: string | null;
     /** Write requests: callbacks run once the request's transaction committed (wake a worker). */
     afterCommit: Array<() => void> | undefined;
   };

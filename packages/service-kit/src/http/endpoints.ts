@@ -88,7 +88,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           orgId: auth?.orgId ?? null,
           actor: auth ? `${auth.credentialType}:${auth.credentialId}` : route.operatorOnly ? 'operator' : 'anonymous',
           requestId: c.get('requestId'),
-          traceparent: c.req.header('traceparent') ?? null,
+          traceparent: c.get('traceparent') ?? null,
           em: c.get('em'),
           log: c.get('log'),
           emit: (em, ev) => recordEvent(em, service, ev),

@@ -1,0 +1,71 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+
+/*
+ * OpenTelemetry tracing. Spans are made through the global API: a process that registers no
+ * tracer provider (the default: OTEL_EXPORTER_OTLP_ENDPOINT unset) gets no-op spans at almost no
+ * cost. Context travels explicitly as W3C `traceparent` strings — request header → service →
+ * outbox event → consumer — rather than through an async context manager, so every hop is visible
+ * in the code that makes it.
+ */
+
+const propagator = new W3CTraceContextPropagator();
+const headerGetter = {
+  keys: (c: Record<string, string>) => Object.keys(c),
+  get: (c: Record<string, string>, k: string) => c[k],
+};
+const headerSetter = { set: (c: Record<string, string>, k: string, v: string) => void (c[k] = v) };
+
+export function tracer() {
+  return trace.getTracer('ledgerline');
+}
+
+/** The parent context a `traceparent` names (the root when there is none or it does not parse). */
+export function contextOf(traceparent: string | null | undefined): Context {
+  if (!traceparent) return ROOT_CONTEXT;
+  return propagator.extract(ROOT_CONTEXT, { traceparent }, headerGetter);
+}
+
+/** The `traceparent` of a span, or null for a no-op span (no tracer provider registered). */
+export function traceparentOf(span: Span): string | null {
+  if (!span.isRecording() && !trace.isSpanContextValid(span.spanContext())) return null;
+  const carrier: Record<string, string> = {};
+  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, headerSetter);
+  return carrier.traceparent ?? null;
+}
+
+/** Starts a span under the operation a `traceparent` names. */
+export function startSpan(name: string, kind: SpanKind, parent: string | null | undefined, attributes: Attributes = {}): Span {
+  return tracer().startSpan(name, { kind, attributes }, contextOf(parent));
+}
+
+/** Ends a span, recording a failure (an exception or a 5xx) as its error status. */
+export function endSpan(span: Span, failure?: unknown): void {
+  if (failure !== undefined && failure !== null) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: failure instanceof Error ? failure.message : String(failure) });
+    if (failure instanceof Error) span.recordException(failure);
+  }
+  span.end();
+}
+
+export { SpanKind };
+
+/**
+ * Exports spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the exporter reads the
+ * standard OTEL_* variables), named by `service`. Called by a process's entry point, once; answers
+ * the function that flushes and stops it, or null when tracing stays off.
+ */
+export async function startTracing(service: string, env: Record<string, string | undefined> = process.env): Promise<(() => Promise<void>) | null> {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return null;
+  const [{ BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? `ledgerline-${service}` }),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  trace.setGlobalTracerProvider(provider);
+  return () => provider.shutdown();
+}
