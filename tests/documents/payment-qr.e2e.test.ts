@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlRows } from '@ledgerline/service-kit';
+import { decode as decodePayBySquare } from 'bysquare/pay';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { invoiceBody, plainSpaces } from './helpers.js';
 
@@ -73,6 +74,27 @@ describe('payment QR codes on invoices', () => {
     const { invoice, pdf } = await printed({ bank_account: null, currency: 'EUR', fx_rate: 25, payment_reference: null, items: [{ title: 'Work', qty: 1, rate: 1234.5, taxes: [] }] });
     const digits = String(invoice.no).replace(/\D/g, '').slice(-10);
     expect(await decodeQr(pdf)).toBe(['BCD', '002', '1', 'SCT', 'GIBACZPX', 'Dodavatel a.s.', IBAN, 'EUR1234.50', '', '', digits].join('\n'));
+  });
+
+  it('a Slovak organisation prints PAY by square on EUR invoices', async () => {
+    // from here on in this file the organisation is Slovak
+    expect((await stack.api('/v1/settings/organisation', { method: 'PUT', json: { country: 'SK' } })).status).toBe(200);
+    await eventually(async () => {
+      const [replica] = await sqlRows<{ country: string }>(stack.services.sales!.deps.orm.em.fork(), 'select country from kit_organisations where org_id = 1');
+      return replica?.country === 'SK';
+    });
+    const { invoice, pdf } = await printed({ bank_account: null, currency: 'EUR', fx_rate: 25, payment_reference: '2026004', items: [{ title: 'Práca', qty: 2, rate: 50.25, taxes: [] }] });
+    const decoded = decodePayBySquare(await decodeQr(pdf));
+    expect(decoded.payments[0]).toMatchObject({
+      type: 1,
+      amount: 100.5,
+      currencyCode: 'EUR',
+      variableSymbol: '2026004',
+      paymentDueDate: '20261204',
+      paymentNote: invoice.no,
+      bankAccounts: [{ iban: IBAN, bic: 'GIBACZPX' }],
+      beneficiary: { name: 'Dodavatel a.s.' },
+    });
   });
 
   it('a credit note and a USD invoice carry none', async () => {

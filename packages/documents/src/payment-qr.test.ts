@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { czechAccountToIban, epcPayload, normaliseIban, paymentQr, spaydPayload, variableSymbol } from './payment-qr.js';
+import { decode as decodePayBySquare } from 'bysquare/pay';
+import { czechAccountToIban, epcPayload, normaliseIban, payBySquarePayload, paymentQr, spaydPayload, variableSymbol } from './payment-qr.js';
 
 const CZ_IBAN = 'CZ65 0800 0000 1920 0014 5399';
 const SK_IBAN = 'SK3112000000198742637541';
@@ -54,10 +55,25 @@ describe('EPC QR code (SEPA credit transfer)', () => {
   });
 });
 
+describe('PAY by square', () => {
+  it('decodes (with the reference decoder) to the payment order it was made from', () => {
+    const text = payBySquarePayload({ iban: 'sk31 1200 0000 1987 4263 7541', bic: 'SUBASKBX', payee: 'Dodávateľ s.r.o.', amount: '1234.50', currency: 'EUR', reference: '2026004', dueDate: '2026-12-04', message: 'INV2026004' })!;
+    expect(text).toMatch(/^[0-9A-V]+$/);
+    expect(decodePayBySquare(text)).toMatchObject({
+      payments: [{ type: 1, amount: 1234.5, currencyCode: 'EUR', paymentDueDate: '20261204', variableSymbol: '2026004', paymentNote: 'INV2026004', bankAccounts: [{ iban: SK_IBAN, bic: 'SUBASKBX' }] }],
+    });
+  });
+  it('is not made without an IBAN or for nothing to pay', () => {
+    expect(payBySquarePayload({ iban: 'SK00', amount: 1, currency: 'EUR' })).toBeNull();
+    expect(payBySquarePayload({ iban: SK_IBAN, amount: 0, currency: 'EUR' })).toBeNull();
+  });
+});
+
 describe('the code of a document', () => {
-  it('is QR Platba for CZK, the EPC code for EUR, none for other currencies', () => {
+  it('is QR Platba for CZK, PAY by square for EUR from a Slovak organisation, the EPC code for other EUR, none for other currencies', () => {
     expect(paymentQr({ iban: CZ_IBAN, amount: 1, currency: 'czk' })?.kind).toBe('spayd');
     expect(paymentQr({ iban: SK_IBAN, payee: 'A', amount: 1, currency: 'EUR' })?.kind).toBe('epc');
+    expect(paymentQr({ iban: SK_IBAN, payee: 'A', amount: 1, currency: 'EUR', country: 'sk' })?.kind).toBe('bysquare');
     expect(paymentQr({ iban: CZ_IBAN, payee: 'A', amount: 1, currency: 'USD' })).toBeNull();
   });
 });

@@ -1,9 +1,11 @@
 import { Dec } from '@ledgerline/core/money';
+import { encode as encodePayBySquare, PaymentOptions } from 'bysquare/pay';
 
 /*
  * Payment QR codes printed on invoices, from the stored figures: Czech QR Platba (SPAYD 1.0) for
- * CZK, and the EPC QR code (SEPA credit transfer, EPC069-12 version 002) for EUR. Banking apps
- * read the account, amount, currency and reference from them, so the payer types nothing.
+ * CZK, Slovak PAY by square for EUR from a Slovak organisation, and the EPC QR code (SEPA credit
+ * transfer, EPC069-12 version 002) for other EUR invoices. Banking apps read the account, amount,
+ * currency and reference from them, so the payer types nothing.
  */
 
 export interface PaymentQrInput {
@@ -19,9 +21,11 @@ export interface PaymentQrInput {
   /** Due date, YYYY-MM-DD. */
   dueDate?: string | null;
   message?: string | null;
+  /** The organisation's country: a Slovak one prints PAY by square for EUR. */
+  country?: string | null;
 }
 
-export type PaymentQr = { kind: 'spayd' | 'epc'; payload: string };
+export type PaymentQr = { kind: 'spayd' | 'epc' | 'bysquare'; payload: string };
 
 const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
 const BIC = /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
@@ -104,12 +108,47 @@ export function epcPayload(p: PaymentQrInput): string | null {
   return ['BCD', '002', '1', 'SCT', bic, payee, iban, `EUR${amount.toFixed(2)}`, '', '', text].join('\n');
 }
 
-/** The code for a document: QR Platba for CZK, the EPC code for EUR; none otherwise or without an IBAN. */
+/**
+ * PAY by square (Slovak Banking Association, v1.1): one payment order with the IBAN, amount,
+ * currency, due date, variable symbol and note, CRC32-checked, LZMA-compressed and base32hex
+ * encoded by the `bysquare` library.
+ */
+export function payBySquarePayload(p: PaymentQrInput): string | null {
+  const iban = normaliseIban(p.iban);
+  const amount = new Dec(p.amount);
+  if (!iban || amount.lte(0) || amount.gt('999999999.99')) return null;
+  const vs = variableSymbol(p.reference);
+  const bic = p.bic && BIC.test(p.bic.toUpperCase()) ? p.bic.toUpperCase() : undefined;
+  return encodePayBySquare({
+    payments: [
+      {
+        type: PaymentOptions.PaymentOrder,
+        // the amount has at most two decimals and fifteen digits: a double carries it exactly
+        amount: amount.toNumber(),
+        currencyCode: p.currency.toUpperCase(),
+        ...(p.dueDate && /^\d{4}-\d{2}-\d{2}$/.test(p.dueDate) ? { paymentDueDate: p.dueDate.replace(/-/g, '') } : {}),
+        ...(vs ? { variableSymbol: vs } : {}),
+        ...(p.message ? { paymentNote: p.message.slice(0, 140) } : {}),
+        bankAccounts: [{ iban, ...(bic ? { bic } : {}) }],
+        beneficiary: { name: (p.payee ?? '').slice(0, 70) || iban },
+      },
+    ],
+  });
+}
+
+/**
+ * The code for a document: QR Platba for CZK; for EUR, PAY by square from a Slovak organisation
+ * and the EPC code from any other; none otherwise or without an IBAN.
+ */
 export function paymentQr(p: PaymentQrInput): PaymentQr | null {
   const currency = p.currency.toUpperCase();
   if (currency === 'CZK') {
     const payload = spaydPayload(p);
     return payload ? { kind: 'spayd', payload } : null;
+  }
+  if (currency === 'EUR' && (p.country ?? '').toUpperCase() === 'SK') {
+    const payload = payBySquarePayload(p);
+    return payload ? { kind: 'bysquare', payload } : null;
   }
   if (currency === 'EUR') {
     const payload = epcPayload(p);

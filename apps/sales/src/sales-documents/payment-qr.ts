@@ -43,6 +43,7 @@ export async function invoicePaymentQr(view: Record<string, unknown>, organisati
     payee: typeof organisation?.name === 'string' ? organisation.name : null,
     dueDate: typeof view.date_due === 'string' ? view.date_due : null,
     message: typeof view.no === 'string' ? view.no : null,
+    country: typeof organisation?.country === 'string' ? organisation.country : null,
   });
   if (!code) return null;
   // error correction M and a quiet zone of 4 modules, as the QR Platba and EPC guidelines ask
