@@ -4,7 +4,7 @@ import { entities, OrganisationSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { settingsEndpoints } from './http/endpoints.js';
-import { loadSettingsResources } from './secrets.js';
+import { loadSettingsResources } from './resources.js';
 import { webhookFanout } from './webhooks/fanout.js';
 import { SECRET_PREFIXES, durationListSetting, durationSetting, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PoisonMessageError, organisationReplica, type ConsumerContext, type ConsumerDefinition, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
 import { EVENT_DATA_SCHEMAS, SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent, type EventData } from '@ledgerline/contracts';

@@ -10,7 +10,7 @@ import { bankIntegrationView, hostingIntegrationView, putHostingIntegration, sav
 import { createOrganisation, getOrganisation, organisationView, updateOrganisation } from '../domain/organisations.js';
 import { assertGrantable } from '../domain/scope-granting.js';
 import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
-import type { SettingsDeps } from '../secrets.js';
+import type { SettingsDeps } from '../resources.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 
 /**
