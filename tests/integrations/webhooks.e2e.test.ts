@@ -237,6 +237,19 @@ describe('webhooks', () => {
     expect(new Webhook(hook.secret).verify(hit.body, hit.headers)).toBeTruthy();
   });
 
+  it('a settings:read key may list webhooks but not create, change, rotate or retry them', async () => {
+    const created = await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'reader', scopes: ['settings:read'] } });
+    expect(created.status).toBe(200);
+    const reader = (await created.json()).key as string;
+    const before = (await (await stack.api('/v1/settings/webhooks')).json()).total;
+    expect((await stack.api('/v1/settings/webhooks', { key: reader })).status).toBe(200);
+    await expectProblem(await stack.api('/v1/settings/webhooks', { method: 'POST', key: reader, json: { url: `${receiver.url}/ok`, events: ['sales.>'] } }), 403, 'insufficient_scope');
+    await expectProblem(await stack.api('/v1/settings/webhooks/1', { method: 'PUT', key: reader, json: { status: 'disabled' } }), 403, 'insufficient_scope');
+    await expectProblem(await stack.api('/v1/settings/webhooks/1/rotate-secret', { method: 'POST', key: reader }), 403, 'insufficient_scope');
+    await expectProblem(await stack.api('/v1/settings/webhooks/1/deliveries/1/retry', { method: 'POST', key: reader }), 403, 'insufficient_scope');
+    expect((await (await stack.api('/v1/settings/webhooks')).json()).total).toBe(before);
+  });
+
   it('refuses bad input with problems and changes nothing', async () => {
     const before = (await (await stack.api('/v1/settings/webhooks')).json()).total;
     await expectProblem(await stack.api('/v1/settings/webhooks', { method: 'POST', json: { url: 'not a url', events: ['sales.>'] } }), 400);
