@@ -57,5 +57,19 @@ describe('trace context', () => {
     expect(consume).toBeTruthy();
     // what the ledger published for it continues under the consumer's span
     expect(posted.traceparent?.split('-')[2]).toBe(consume.spanContext().spanId);
+
+    // the statements each one ran are its children: the invoice insert under sales, the ledger's under its consumer
+    const statements = (parent: ReadableSpan) => spans.filter((s) => s.kind === SpanKind.CLIENT && parentOf(s) === parent.spanContext().spanId);
+    const salesSql = statements(sales);
+    expect(salesSql.map((s) => s.attributes['db.operation.name'])).toEqual(expect.arrayContaining(['SELECT', 'WITH']));
+    const insert = salesSql.find((s) => String(s.attributes['db.query.text']).includes('insert into sales_documents'))!;
+    expect(insert).toBeTruthy();
+    expect(insert.attributes['db.system.name']).toBe('postgresql');
+    expect(String(insert.attributes['db.namespace'])).toMatch(/_sales$/);
+    // placeholders only: the values the ORM writes into its SQL as literals are masked
+    const texts = salesSql.map((s) => String(s.attributes['db.query.text']));
+    expect(texts.join('\n')).not.toMatch(/'sales_invoice'|"org_id" = \d/);
+    expect(texts.join('\n')).toMatch(/"doc_type" = \?/);
+    expect(statements(consume).some((s) => String(s.attributes['db.query.text']).includes('insert into ledger_rows'))).toBe(true);
   });
 });

@@ -19,7 +19,7 @@ import { startResponders, type ResponderDefinition } from './events/rpc.js';
 import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
 import { operationContext, type OperationContext } from './context.js';
 import { RetentionSweeper, kitRetentionRules, type RetentionRule } from './db/retention.js';
-import { startTracing } from './tracing.js';
+import { startTracing, traceStatements } from './tracing.js';
 
 /** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
 export type ServiceResources = object & { close?: () => Promise<void> | void };
@@ -153,6 +153,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
 
   const relay = new OutboxRelay(orm, bus, log, config.OUTBOX_POLL_MS, metrics);
   watchPool(orm, metrics);
+  traceStatements(orm.em.getConnection().getKnex(), `${config.DATABASE_PREFIX}${def.name}`);
   const bare: ServiceDeps<z.infer<S> & BaseConfig, undefined> = {
     config,
     orm,

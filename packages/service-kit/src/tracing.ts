@@ -1,4 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /*
@@ -49,6 +50,71 @@ export function endSpan(span: Span, failure?: unknown): void {
 }
 
 export { SpanKind };
+
+/*
+ * Database statements are issued deep inside the ORM, where no traceparent is passed by hand, so
+ * their parent travels in async context — but only while a span is recording: with tracing off
+ * nothing runs inside the store, and the statement hook below returns at once.
+ */
+const statementParent = new AsyncLocalStorage<string>();
+
+/** Runs `work` so the database statements it issues become children of `span` (when it records). */
+export function withStatementsUnder<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  if (!span.isRecording()) return work();
+  const parent = traceparentOf(span);
+  return parent ? statementParent.run(parent, work) : work();
+}
+
+interface QueryEventData {
+  __knexQueryUid?: string;
+  sql?: string;
+  method?: string;
+}
+interface QueryEventSource {
+  on(event: 'query', listener: (data: QueryEventData) => void): unknown;
+  on(event: 'query-response', listener: (response: unknown, data: QueryEventData) => void): unknown;
+  on(event: 'query-error', listener: (error: unknown, data: QueryEventData) => void): unknown;
+}
+
+/**
+ * The statement without its values: the ORM writes some values into the SQL as literals, and a
+ * trace must never carry a customer's name or an amount, so string and number literals become `?`.
+ */
+export function sanitizeStatement(sql: string): string {
+  return sql
+    .replace(/'(?:[^']|'')*'/g, '?')
+    .replace(/(?<![\w$."])-?\d+(?:\.\d+)?(?![\w"])/g, '?')
+    .slice(0, 2000);
+}
+
+/**
+ * A client span per SQL statement of `db` (a knex instance) issued under `withStatementsUnder`:
+ * `db.query.text` is the statement with its placeholders, never the values bound to them.
+ */
+export function traceStatements(db: QueryEventSource, namespace: string): void {
+  const open = new Map<string, Span>();
+  db.on('query', (data) => {
+    const parent = statementParent.getStore();
+    if (!parent || !data.__knexQueryUid) return;
+    const operation = (/^\s*(\w+)/.exec(data.sql ?? '')?.[1] ?? data.method ?? 'query').toUpperCase();
+    const span = startSpan(`${operation} ${namespace}`, SpanKind.CLIENT, parent, {
+      'db.system.name': 'postgresql',
+      'db.namespace': namespace,
+      'db.operation.name': operation,
+      'db.query.text': sanitizeStatement(data.sql ?? ''),
+    });
+    open.set(data.__knexQueryUid, span);
+  });
+  const finish = (data: QueryEventData | undefined, failure?: unknown) => {
+    const uid = data?.__knexQueryUid;
+    const span = uid ? open.get(uid) : undefined;
+    if (!span) return;
+    open.delete(uid!);
+    endSpan(span, failure);
+  };
+  db.on('query-response', (_response, data) => finish(data));
+  db.on('query-error', (error, data) => finish(data, error ?? 'query failed'));
+}
 
 /**
  * Exports spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the exporter reads the

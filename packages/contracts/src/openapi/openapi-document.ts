@@ -1,6 +1,7 @@
 import { problemSchema } from '../common.js';
 import { ROUTES, type RouteSpec } from '../routes.js';
 import { SCOPES, requiredScope } from '../scopes.js';
+import { OPERATION_EXAMPLES } from './examples.js';
 import { API_BASE_PATH, type Json, PROBLEM_MEDIA_TYPE, SchemaCollector } from './json-schema.js';
 
 /* The OpenAPI 3.1.0 document of every operation in ROUTES. */
@@ -180,10 +181,11 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     if (route.method === 'POST' && !route.open) successHeaders['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
     const content: Json = {};
     const responseJson = op.response?.() ?? {};
+    const example = OPERATION_EXAMPLES[route.operationId];
     for (const mediaType of route.produces ?? ['application/json']) {
       // documented as application/json only (generators pick it); text/json and text/plain are still served on request
-      if (mediaType === 'application/json') content[mediaType] = { schema: responseJson };
-      else content[mediaType] = { schema: nonJsonSchema(mediaType) };
+      if (mediaType === 'application/json') content[mediaType] = { schema: responseJson, ...(example?.response !== undefined && { example: example.response }) };
+      else content[mediaType] = { schema: nonJsonSchema(mediaType), ...(example?.responseText?.mediaType === mediaType && { example: example.responseText.text }) };
     }
     const status = String(route.successStatus ?? 200);
     const responses: Json = {
@@ -222,7 +224,9 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
       const bodyContent: Json = {};
       // application/json is the documented type (generators send what is listed); the other JSON
       // types the API accepts are named in the description, not listed, so no client picks `application/*+json`
-      for (const t of route.consumes ?? ['application/json']) bodyContent[t] = { schema: bodySchema };
+      for (const t of route.consumes ?? ['application/json']) {
+        bodyContent[t] = { schema: bodySchema, ...(t === 'application/json' && example?.request !== undefined && { example: example.request }) };
+      }
       operation.requestBody = { required: op.bodyRequired, content: bodyContent };
     }
     const path = openApiPath(route);

@@ -6,7 +6,7 @@ import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import { operationContext, type OperationContext } from '../context.js';
-import { SpanKind, endSpan, startSpan, traceparentOf } from '../tracing.js';
+import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
 import { prepareEvent, recordEvent } from './outbox.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
@@ -201,7 +201,7 @@ export class IdempotentConsumer {
     try {
       let applied: boolean;
       try {
-        applied = await this.apply(event, m, traceparentOf(span));
+        applied = await withStatementsUnder(span, () => this.apply(event, m, traceparentOf(span)));
         endSpan(span);
       } catch (err) {
         endSpan(span, err);

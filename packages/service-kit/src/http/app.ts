@@ -13,7 +13,7 @@ import {
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
-import { SpanKind, endSpan, startSpan, traceparentOf } from '../tracing.js';
+import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
 import { INTERNAL_HEADERS, type KitEnv } from './context.js';
 import { isJsonContentType, negotiateJson } from './negotiation.js';
 import { mapDriverError } from './driver-errors.js';
@@ -83,7 +83,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     c.set('traceparent', traceparentOf(span) ?? incomingTrace);
     const started = performance.now();
     try {
-      await next();
+      await withStatementsUnder(span, next);
     } finally {
       const route = c.req.routePath || 'unmatched';
       span.updateName(`${c.req.method} ${route}`);

@@ -1,0 +1,3543 @@
+import type { OperationExample } from './examples.js';
+
+/*
+ * Request and response examples of every operation, recorded from the live scenario in
+ * tests/platform/openapi-examples.e2e.test.ts (RECORD_OPENAPI_EXAMPLES=1). Do not edit by hand.
+ */
+export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
+  "listApiKeys": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 2,
+          "name": "Admin key",
+          "prefix": "ak_68q2ny5H",
+          "scopes": [
+            "admin"
+          ],
+          "status": "active",
+          "created_at": "2026-11-23T15:33:23.263Z",
+          "expires_at": null,
+          "last_used_at": "2026-11-23T15:33:23.344Z",
+          "revoked_at": null
+        },
+        {
+          "id": 3,
+          "name": "Shop integration",
+          "prefix": "ak_bX79YHKo",
+          "scopes": [
+            "sales:write",
+            "finance:read"
+          ],
+          "status": "active",
+          "created_at": "2026-11-23T15:33:23.459Z",
+          "expires_at": "2027-11-30T00:00:00.000Z",
+          "last_used_at": null,
+          "revoked_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createApiKey": {
+    "request": {
+      "name": "Shop integration",
+      "scopes": [
+        "sales:write",
+        "finance:read"
+      ],
+      "expires_at": "2027-11-30T00:00:00Z"
+    },
+    "response": {
+      "id": 3,
+      "name": "Shop integration",
+      "prefix": "ak_bX79YHKo",
+      "scopes": [
+        "sales:write",
+        "finance:read"
+      ],
+      "status": "active",
+      "created_at": "2026-11-23T15:33:23.459Z",
+      "expires_at": "2027-11-30T00:00:00.000Z",
+      "last_used_at": null,
+      "revoked_at": null,
+      "key": "ak_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    }
+  },
+  "getApiKey": {
+    "response": {
+      "id": 3,
+      "name": "Shop integration",
+      "prefix": "ak_bX79YHKo",
+      "scopes": [
+        "sales:write",
+        "finance:read"
+      ],
+      "status": "active",
+      "created_at": "2026-11-23T15:33:23.459Z",
+      "expires_at": "2027-11-30T00:00:00.000Z",
+      "last_used_at": null,
+      "revoked_at": null
+    }
+  },
+  "updateApiKey": {
+    "request": {
+      "name": "E-shop integration",
+      "scopes": [
+        "sales:write",
+        "finance:read",
+        "finance:write"
+      ]
+    },
+    "response": {
+      "id": 3,
+      "name": "E-shop integration",
+      "prefix": "ak_bX79YHKo",
+      "scopes": [
+        "sales:write",
+        "finance:read",
+        "finance:write"
+      ],
+      "status": "active",
+      "created_at": "2026-11-23T15:33:23.459Z",
+      "expires_at": "2027-11-30T00:00:00.000Z",
+      "last_used_at": null,
+      "revoked_at": null
+    }
+  },
+  "deleteApiKey": {
+    "response": {
+      "id": 3,
+      "deleted": true
+    }
+  },
+  "revokeApiKey": {
+    "response": {
+      "id": 3,
+      "name": "E-shop integration",
+      "prefix": "ak_bX79YHKo",
+      "scopes": [
+        "sales:write",
+        "finance:read",
+        "finance:write"
+      ],
+      "status": "revoked",
+      "created_at": "2026-11-23T15:33:23.459Z",
+      "expires_at": "2027-11-30T00:00:00.000Z",
+      "last_used_at": null,
+      "revoked_at": "2026-11-23T15:33:23.610Z"
+    }
+  },
+  "putHostingIntegration": {
+    "request": {
+      "source": "MARKETPLACE",
+      "name": "Web shop",
+      "config": {
+        "is_tax_payer": true,
+        "taxes_included": true,
+        "auto_send_invoice": true,
+        "numbering_mask": "WEB{YYYY}{####}"
+      },
+      "api_url": "https://shop.example/api",
+      "api_key": "shop-api-key-0000000000000000"
+    },
+    "response": {
+      "id": "web-shop",
+      "config": {
+        "is_tax_payer": true,
+        "taxes_included": true,
+        "auto_send_invoice": true,
+        "numbering_mask": "WEB{YYYY}{####}"
+      },
+      "name": "Web shop",
+      "signature": null,
+      "source": "MARKETPLACE",
+      "api_url": "https://shop.example/api",
+      "api_key": "****0000"
+    }
+  },
+  "saveTemplate": {
+    "request": {
+      "code": "minimal",
+      "name": "Minimal invoice",
+      "html_template": "<h1>{{ document.no }}</h1><p>{{ document.customer.business_name }}</p><p>{{ document.total_amount }} {{ document.currency }}</p>",
+      "pdf_options": {
+        "page_size": "A4",
+        "margin_top": 15,
+        "margin_bottom": 15
+      },
+      "languages": [
+        "cs-CZ",
+        "en-US"
+      ]
+    },
+    "response": {
+      "id": 1,
+      "code": "minimal",
+      "name": "Minimal invoice",
+      "html_template": "<h1>{{ document.no }}</h1><p>{{ document.customer.business_name }}</p><p>{{ document.total_amount }} {{ document.currency }}</p>",
+      "url": null,
+      "file": null,
+      "design": null,
+      "pdf_options": {
+        "page_size": "A4",
+        "margin_top": 15,
+        "margin_bottom": 15
+      },
+      "config": null,
+      "l10n": null,
+      "languages": [
+        "cs-CZ",
+        "en-US"
+      ]
+    }
+  },
+  "listTemplates": {
+    "response": [
+      {
+        "id": 1,
+        "code": "minimal",
+        "name": "Minimal invoice",
+        "design": null,
+        "languages": [
+          "cs-CZ",
+          "en-US"
+        ]
+      }
+    ]
+  },
+  "listAccountingTransactions": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 1,
+      "entities": [
+        {
+          "id": 1,
+          "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
+          "created_at": "2026-11-23T15:33:23.991Z",
+          "edited_at": null,
+          "books": [
+            {
+              "id": 1
+            }
+          ],
+          "type": "sales_invoice",
+          "transaction_type": null,
+          "cash_card": null,
+          "no": "FV202600001",
+          "vendor_doc_no": null,
+          "credited_doc_no": null,
+          "payment_reference": null,
+          "date_issued": "2026-11-03",
+          "date_due": "2026-11-17",
+          "date_posting": "2026-11-03",
+          "date_taxable": "2026-11-03",
+          "date_tax_applied": "2026-11-03",
+          "date_from": null,
+          "date_to": null,
+          "currency": "CZK",
+          "precision": 2,
+          "contact": {
+            "email": "accounts@acme.example",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00"
+            },
+            "business_name": "Acme s.r.o."
+          },
+          "bank_account": null,
+          "tax_nexus": null,
+          "tax_deduction_ratio": null,
+          "net_deduction_ratio": null,
+          "opening_balance": null,
+          "closing_balance": null,
+          "amount_paid": 0,
+          "amount_due": 22788,
+          "accounting_status": "posted",
+          "rows": [
+            {
+              "id": 1,
+              "order": 1,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [],
+              "fx_rates": [],
+              "debit": 22788,
+              "credit": 0,
+              "gl_account": {
+                "id": 4,
+                "number": "311",
+                "name": "Customers (receivables)",
+                "description": null
+              },
+              "description": null
+            },
+            {
+              "id": 2,
+              "order": 2,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [],
+              "fx_rates": [],
+              "debit": 0,
+              "credit": 900,
+              "gl_account": {
+                "id": 13,
+                "number": "604",
+                "name": "Revenue from goods",
+                "description": null
+              },
+              "description": null
+            },
+            {
+              "id": 3,
+              "order": 3,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [],
+              "fx_rates": [],
+              "debit": 0,
+              "credit": 18000,
+              "gl_account": {
+                "id": 12,
+                "number": "602",
+                "name": "Revenue from services",
+                "description": null
+              },
+              "description": null
+            },
+            {
+              "id": 4,
+              "order": 4,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [
+                {
+                  "id": 1,
+                  "is_locked": true,
+                  "currency": "CZK",
+                  "tax_rate": 21,
+                  "tax_rate_rc": null,
+                  "is_reverse_charge": false,
+                  "tax_index": null,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "tax_base_in": null,
+                  "tax_base_in_leg": null,
+                  "tax_base_out": 18000,
+                  "tax_base_out_leg": 18000,
+                  "tax_amount_in": null,
+                  "tax_amount_in_leg": null,
+                  "tax_amount_claim": null,
+                  "tax_amount_claim_leg": null,
+                  "tax_amount_out": 3780,
+                  "tax_amount_out_leg": 3780,
+                  "tax_return_base_in": null,
+                  "tax_return_base_out": "1",
+                  "tax_return_amount_claim": null,
+                  "tax_return_amount_out": "1",
+                  "tax_control_statement": "A.4",
+                  "tax_eu_sales_report": null,
+                  "tax_deduction_ratio": null,
+                  "net_deduction_ratio": null,
+                  "debit": 0,
+                  "credit": 3780,
+                  "gl_account": {
+                    "id": 6,
+                    "number": "343",
+                    "name": "Value added tax",
+                    "description": null
+                  },
+                  "description": "VAT 21 %"
+                },
+                {
+                  "id": 2,
+                  "is_locked": true,
+                  "currency": "CZK",
+                  "tax_rate": 12,
+                  "tax_rate_rc": null,
+                  "is_reverse_charge": false,
+                  "tax_index": null,
+                  "tax_code": "R",
+                  "tax_name": "VAT 12 %",
+                  "tax_base_in": null,
+                  "tax_base_in_leg": null,
+                  "tax_base_out": 900,
+                  "tax_base_out_leg": 900,
+                  "tax_amount_in": null,
+                  "tax_amount_in_leg": null,
+                  "tax_amount_claim": null,
+                  "tax_amount_claim_leg": null,
+                  "tax_amount_out": 108,
+                  "tax_amount_out_leg": 108,
+                  "tax_return_base_in": null,
+                  "tax_return_base_out": "2",
+                  "tax_return_amount_claim": null,
+                  "tax_return_amount_out": "2",
+                  "tax_control_statement": "A.4",
+                  "tax_eu_sales_report": null,
+                  "tax_deduction_ratio": null,
+                  "net_deduction_ratio": null,
+                  "debit": 0,
+                  "credit": 108,
+                  "gl_account": {
+                    "id": 6,
+                    "number": "343",
+                    "name": "Value added tax",
+                    "description": null
+                  },
+                  "description": "VAT 12 %"
+                }
+              ],
+              "fx_rates": [],
+              "debit": 0,
+              "credit": 3888,
+              "gl_account": {
+                "id": 6,
+                "number": "343",
+                "name": "Value added tax",
+                "description": null
+              },
+              "description": null
+            }
+          ],
+          "act_rows": [
+            {
+              "id": 1,
+              "type": "receivable",
+              "debit": 22788,
+              "credit": 0,
+              "gl_account": {
+                "id": 4,
+                "number": "311",
+                "name": "Customers (receivables)",
+                "description": null
+              }
+            },
+            {
+              "id": 2,
+              "type": "revenue",
+              "debit": 0,
+              "credit": 900,
+              "gl_account": {
+                "id": 13,
+                "number": "604",
+                "name": "Revenue from goods",
+                "description": null
+              }
+            },
+            {
+              "id": 3,
+              "type": "revenue",
+              "debit": 0,
+              "credit": 18000,
+              "gl_account": {
+                "id": 12,
+                "number": "602",
+                "name": "Revenue from services",
+                "description": null
+              }
+            },
+            {
+              "id": 4,
+              "type": "tax",
+              "debit": 0,
+              "credit": 3888,
+              "gl_account": {
+                "id": 6,
+                "number": "343",
+                "name": "Value added tax",
+                "description": null
+              }
+            }
+          ],
+          "taxes": [
+            {
+              "id": 4,
+              "debit": 0,
+              "credit": 3888,
+              "gl_account": {
+                "id": 6,
+                "number": "343",
+                "name": "Value added tax",
+                "description": null
+              }
+            }
+          ],
+          "fx_rates": [],
+          "is_locked": true,
+          "debit": 22788,
+          "credit": 22788,
+          "gl_account": null,
+          "description": null,
+          "source": {
+            "type": "sales_invoice",
+            "id": 1,
+            "version": 1
+          },
+          "legal_currency": "CZK",
+          "reverses_id": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "listEmails": {
+    "response": [
+      {
+        "id": 1,
+        "from": "billing@novak-consulting.example",
+        "reply_to": null,
+        "to": "accounts@acme.example",
+        "to_cc": null,
+        "to_bcc": null,
+        "subject": "Invoice FV202600001",
+        "body": "Dear customer, please find the invoice attached.",
+        "include_attachment": true,
+        "attachments": [
+          {
+            "id": 1,
+            "file_name": "Invoice-FV202600001.pdf",
+            "binary_content": null
+          }
+        ],
+        "status": "written",
+        "error": null,
+        "document_type": "sales_invoice",
+        "document_id": 1,
+        "created_at": "2026-11-23T15:33:28.175Z"
+      }
+    ]
+  },
+  "listDeliveryConditions": {
+    "response": {
+      "total": 11,
+      "from": 0,
+      "take": 3,
+      "entities": [
+        {
+          "id": 1,
+          "code": "EXW",
+          "name": "Ze závodu",
+          "l10n": [
+            {
+              "id": 101,
+              "culture": "en-US",
+              "name": "Ex Works"
+            },
+            {
+              "id": 102,
+              "culture": "cs-CZ",
+              "name": "Ze závodu"
+            },
+            {
+              "id": 103,
+              "culture": "sk-SK",
+              "name": "Zo závodu"
+            }
+          ]
+        },
+        {
+          "id": 2,
+          "code": "FCA",
+          "name": "Vyplaceně dopravci",
+          "l10n": [
+            {
+              "id": 201,
+              "culture": "en-US",
+              "name": "Free Carrier"
+            },
+            {
+              "id": 202,
+              "culture": "cs-CZ",
+              "name": "Vyplaceně dopravci"
+            },
+            {
+              "id": 203,
+              "culture": "sk-SK",
+              "name": "Franko dopravca"
+            }
+          ]
+        },
+        {
+          "id": 3,
+          "code": "CPT",
+          "name": "Přeprava placena do",
+          "l10n": [
+            {
+              "id": 301,
+              "culture": "en-US",
+              "name": "Carriage Paid To"
+            },
+            {
+              "id": 302,
+              "culture": "cs-CZ",
+              "name": "Přeprava placena do"
+            },
+            {
+              "id": 303,
+              "culture": "sk-SK",
+              "name": "Preprava platená do"
+            }
+          ]
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createClient": {
+    "request": {
+      "name": "Reporting tool",
+      "scopes": [
+        "accounting:read",
+        "sales:read"
+      ]
+    },
+    "response": {
+      "id": 1,
+      "client_id": "cl_sshubNR4Nub0yGO0PdSY_3sGOV5",
+      "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+      "name": "Reporting tool",
+      "scopes": [
+        "accounting:read",
+        "sales:read"
+      ]
+    }
+  },
+  "createCreditNote": {
+    "request": {
+      "customer": {
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "email": "accounts@acme.example",
+        "address": {
+          "address1": "Dlouhá 12",
+          "city": "Praha",
+          "postal_code": "110 00",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "culture": "cs-CZ",
+      "date_issued": "2026-11-10",
+      "credited_doc_id": 1,
+      "notes": "Two consulting hours were not delivered.",
+      "items": [
+        {
+          "title": "Consulting hour",
+          "qty": 2,
+          "rate": 1500,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 2,
+      "uid": "3582baa1-e7cd-4cd8-86f9-fa66d38d5d80",
+      "created_at": "2026-11-23T15:33:28.218Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 3630,
+      "subtotal_amount": 3000,
+      "tax_amount": 630,
+      "amount_paid": 0,
+      "amount_due": 3630,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 3,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 3000,
+      "tax_amount_leg": 630,
+      "total_amount_leg": 3630,
+      "customer": {
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example"
+      },
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-10",
+      "date_taxable": "2026-11-10",
+      "date_due": null,
+      "delivery_condition": null,
+      "no": "CN202600001",
+      "notes": "Two consulting hours were not delivered.",
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "credited_doc_id": 1,
+      "credited_doc_no": "FV202600001",
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Consulting hour",
+          "description": null,
+          "qty": 2,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 3000,
+          "net_amount": 3000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "gl_account": null,
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 630,
+              "tax_amount_leg": 630,
+              "tax_base": 3000,
+              "tax_base_leg": 3000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 630,
+          "tax_amount_leg": 630,
+          "tax_base": 3000,
+          "tax_base_leg": 3000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": []
+    }
+  },
+  "createVendorCredit": {
+    "request": {
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "date_issued": "2026-11-12",
+      "vendor_doc_no": "2026-D-0077",
+      "credited_doc_id": 1,
+      "rsn": "One lamp returned",
+      "items": [
+        {
+          "description": "Desk lamp (returned)",
+          "qty": 1,
+          "rate": 890,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_rate": 21
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 2,
+      "uid": "245c353a-a377-4747-a440-46cd025baf95",
+      "created_at": "2026-11-23T15:33:29.376Z",
+      "edited_at": "2026-11-23T15:33:29.376Z",
+      "is_locked": false,
+      "total_amount": 1076.9,
+      "subtotal_amount": 890,
+      "amount_paid": 0,
+      "amount_due": 1076.9,
+      "currency": "CZK",
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "date_issued": "2026-11-12",
+      "date_taxable": null,
+      "date_due": null,
+      "no": "VC202600001",
+      "description": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_fx_rate": 1,
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "tax_nexus": null,
+      "vendor_doc_no": "2026-D-0077",
+      "payment_reference": null,
+      "bank_account_number": null,
+      "copy_from_id": null,
+      "items": [
+        {
+          "id": 3,
+          "description": "Desk lamp (returned)",
+          "qty": 1,
+          "rate": 890,
+          "amount": 890,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": null,
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 186.9,
+              "tax_amount_leg": 186.9,
+              "tax_base": 890,
+              "tax_base_leg": 890,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": null,
+          "tax_index": null,
+          "tax_rate": 21,
+          "tax_amount": 186.9,
+          "tax_amount_leg": 186.9,
+          "tax_base": 890,
+          "tax_base_leg": 890,
+          "tax_code": "S",
+          "tax_name": null,
+          "rate_type": null
+        }
+      ],
+      "rsn": "One lamp returned",
+      "credited_doc_id": 1,
+      "credited_doc_no": "BILL202600001"
+    }
+  },
+  "recordBankTransaction": {
+    "request": {
+      "account_number": "2900123456/2010",
+      "amount": 19158,
+      "currency": "CZK",
+      "date_transaction": "2026-11-16",
+      "payment_reference": "202600001",
+      "partner_account_number": "19-2000145399/0800",
+      "partner_name": "Acme s.r.o.",
+      "description": "Payment of FV202600001",
+      "paid_record": {
+        "type": "sales_invoice",
+        "id": 1
+      }
+    },
+    "response": {
+      "id": 1,
+      "account_number": "2900123456/2010",
+      "statement_id": null,
+      "order": null,
+      "description": "Payment of FV202600001",
+      "amount": 19158,
+      "amount_original": null,
+      "payment_amount": null,
+      "date_transaction": "2026-11-16",
+      "date_accounting": null,
+      "currency": "CZK",
+      "payment_reference": "202600001",
+      "partner_account_number": "19-2000145399/0800",
+      "partner_name": "Acme s.r.o.",
+      "raw_message": null,
+      "contact": null,
+      "paid_record": {
+        "id": 1,
+        "type": "sales_invoice",
+        "no": "FV202600001",
+        "contact": {
+          "id": null,
+          "business_name": "Acme s.r.o."
+        }
+      },
+      "gl_account": null,
+      "match_status": "matched",
+      "matched_document": {
+        "type": "sales_invoice",
+        "id": 1,
+        "no": "FV202600001",
+        "amount": 19158,
+        "currency": "CZK"
+      },
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "fx_rate_source": "legal",
+      "amount_leg": 19158,
+      "settlement_amount_leg": null
+    }
+  },
+  "evaluateInvoiceCompliance": {
+    "request": [
+      1
+    ],
+    "response": [
+      {
+        "invoice_id": 1,
+        "compliance": {
+          "status": "evaluated",
+          "reporting_method": "no_reporting",
+          "delivery_eligibility": "eligible",
+          "required_action": "none",
+          "allowed_actions": {
+            "send_email": true,
+            "download_pdf": true,
+            "send_via_peppol": false,
+            "submit_to_tax_authority": false
+          },
+          "evaluated_at": "2026-11-23T15:33:27.146Z",
+          "blocking_reason": null
+        }
+      }
+    ]
+  },
+  "emailInvoice": {
+    "request": {
+      "to": "accounts@acme.example",
+      "subject": "Invoice FV202600001",
+      "body": "Dear customer, please find the invoice attached.",
+      "include_attachment": true
+    },
+    "response": {
+      "id": 1,
+      "success": true,
+      "to": "accounts@acme.example",
+      "subject": "Invoice FV202600001",
+      "no": "FV202600001"
+    }
+  },
+  "replacePayout": {
+    "request": {
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "description": "Card payments 14–19 November",
+      "lines": [
+        {
+          "description": "Card payment",
+          "amount": 1210,
+          "date_transaction": "2026-11-14"
+        },
+        {
+          "description": "Card payment",
+          "amount": 605,
+          "date_transaction": "2026-11-18"
+        },
+        {
+          "description": "Processing fee",
+          "amount": -41.2,
+          "gl_account": {
+            "number": "568"
+          }
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+      "transaction_type": null,
+      "created_at": "2026-11-23T15:33:29.584Z",
+      "edited_at": "2026-11-23T15:33:29.647Z",
+      "is_locked": false,
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "description": "Card payments 14–19 November",
+      "total_amount": 1773.8,
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "no": null,
+      "copy_from_id": null,
+      "version": 2,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "total_amount_leg": 1773.8,
+      "lines": [
+        {
+          "id": 4,
+          "description": "Card payment",
+          "amount": 1210,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-14",
+          "date_accounting": null,
+          "currency": null,
+          "order": 1,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 1210,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        },
+        {
+          "id": 5,
+          "description": "Card payment",
+          "amount": 605,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-18",
+          "date_accounting": null,
+          "currency": null,
+          "order": 2,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 605,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        },
+        {
+          "id": 6,
+          "description": "Processing fee",
+          "amount": -41.2,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": null,
+          "date_accounting": null,
+          "currency": null,
+          "order": 3,
+          "paid_record": null,
+          "gl_account": {
+            "number": "568"
+          },
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": -41.2,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        }
+      ]
+    }
+  },
+  "listPayouts": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+          "transaction_type": null,
+          "created_at": "2026-11-23T15:33:29.584Z",
+          "edited_at": "2026-11-23T15:33:29.647Z",
+          "is_locked": false,
+          "currency": "CZK",
+          "date_issued": "2026-11-20",
+          "description": "Card payments 14–19 November",
+          "total_amount": 1773.8,
+          "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+          "no": null,
+          "copy_from_id": null,
+          "version": 2,
+          "legal_currency": "CZK",
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "total_amount_leg": 1773.8,
+          "lines": [
+            {
+              "id": 4,
+              "description": "Card payment",
+              "amount": 1210,
+              "amount_original": null,
+              "payment_amount": null,
+              "date_transaction": "2026-11-14",
+              "date_accounting": null,
+              "currency": null,
+              "order": 1,
+              "paid_record": null,
+              "gl_account": null,
+              "match_status": "none",
+              "matched_document": null,
+              "amount_leg": 1210,
+              "settlement_amount_leg": null,
+              "fx_rate": 1,
+              "currency_coef": 1,
+              "fx_rate_source": "legal"
+            },
+            {
+              "id": 5,
+              "description": "Card payment",
+              "amount": 605,
+              "amount_original": null,
+              "payment_amount": null,
+              "date_transaction": "2026-11-18",
+              "date_accounting": null,
+              "currency": null,
+              "order": 2,
+              "paid_record": null,
+              "gl_account": null,
+              "match_status": "none",
+              "matched_document": null,
+              "amount_leg": 605,
+              "settlement_amount_leg": null,
+              "fx_rate": 1,
+              "currency_coef": 1,
+              "fx_rate_source": "legal"
+            },
+            {
+              "id": 6,
+              "description": "Processing fee",
+              "amount": -41.2,
+              "amount_original": null,
+              "payment_amount": null,
+              "date_transaction": null,
+              "date_accounting": null,
+              "currency": null,
+              "order": 3,
+              "paid_record": null,
+              "gl_account": {
+                "number": "568"
+              },
+              "match_status": "none",
+              "matched_document": null,
+              "amount_leg": -41.2,
+              "settlement_amount_leg": null,
+              "fx_rate": 1,
+              "currency_coef": 1,
+              "fx_rate_source": "legal"
+            }
+          ]
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getItemSalesRate": {
+    "response": {
+      "rate": 1815,
+      "source": "item",
+      "price_list_id": null
+    }
+  },
+  "exportInventoryIn": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "document_type": "purchase_bill",
+          "id": 1,
+          "no": "BILL202600001",
+          "vendor_doc_no": "2026-004512",
+          "vendor_name": "Kancelářské potřeby a.s.",
+          "vendor_vat_no": "CZ45274649",
+          "date_issued": "2026-11-05",
+          "date_taxable": null,
+          "date_due": "2026-11-19",
+          "currency": "CZK",
+          "subtotal_amount": 7730,
+          "tax_amount": 1623.3,
+          "total_amount": 9353.3,
+          "amount_paid": 0,
+          "amount_due": 9353.3,
+          "payment_status": "unpaid"
+        },
+        {
+          "document_type": "purchase_vendor_credit",
+          "id": 2,
+          "no": "VC202600001",
+          "vendor_doc_no": "2026-D-0077",
+          "vendor_name": "Kancelářské potřeby a.s.",
+          "vendor_vat_no": "CZ45274649",
+          "date_issued": "2026-11-12",
+          "date_taxable": null,
+          "date_due": null,
+          "currency": "CZK",
+          "subtotal_amount": 890,
+          "tax_amount": 186.9,
+          "total_amount": 1076.9,
+          "amount_paid": 0,
+          "amount_due": 1076.9,
+          "payment_status": "unpaid"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "checkCreditNoteNo": {
+    "response": {
+      "exists": true,
+      "ids": [
+        2
+      ]
+    }
+  },
+  "getCreditNoteHtml": {},
+  "exportTrialBalance": {
+    "request": [
+      {
+        "columns": [
+          {
+            "key": "gl_account.number",
+            "title": "Account"
+          },
+          {
+            "key": "gl_account.name",
+            "title": "Name"
+          },
+          {
+            "key": "debit"
+          },
+          {
+            "key": "credit"
+          },
+          {
+            "key": "cb",
+            "title": "Closing balance"
+          }
+        ]
+      }
+    ],
+    "response": {
+      "currency": "CZK",
+      "period_from": "2026-11",
+      "period_to": "2026-11",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "rows": [
+        {
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts"
+          },
+          "debit": 22708.3,
+          "credit": 1776.5,
+          "cb": 20931.8
+        },
+        {
+          "gl_account": {
+            "id": 4,
+            "number": "311",
+            "name": "Customers (receivables)"
+          },
+          "debit": 22788,
+          "credit": 22788,
+          "cb": 0
+        },
+        {
+          "gl_account": {
+            "id": 5,
+            "number": "321",
+            "name": "Vendors (payables)"
+          },
+          "debit": 1076.9,
+          "credit": 9353.3,
+          "cb": -8276.4
+        },
+        {
+          "gl_account": {
+            "id": 6,
+            "number": "343",
+            "name": "Value added tax"
+          },
+          "debit": 2253.3,
+          "credit": 4074.9,
+          "cb": -1821.6
+        },
+        {
+          "gl_account": {
+            "id": 7,
+            "number": "395",
+            "name": "Suspense account"
+          },
+          "debit": 1815,
+          "credit": 3630,
+          "cb": -1815
+        },
+        {
+          "gl_account": {
+            "id": 38,
+            "number": "501",
+            "name": "Account 501"
+          },
+          "debit": 1780,
+          "credit": 0,
+          "cb": 1780
+        },
+        {
+          "gl_account": {
+            "id": 8,
+            "number": "504",
+            "name": "Cost of goods sold"
+          },
+          "debit": 5950,
+          "credit": 890,
+          "cb": 5060
+        },
+        {
+          "gl_account": {
+            "id": 11,
+            "number": "568",
+            "name": "Bank and platform fees"
+          },
+          "debit": 79.7,
+          "credit": 38.5,
+          "cb": 41.2
+        },
+        {
+          "gl_account": {
+            "id": 12,
+            "number": "602",
+            "name": "Revenue from services"
+          },
+          "debit": 0,
+          "credit": 18000,
+          "cb": -18000
+        },
+        {
+          "gl_account": {
+            "id": 13,
+            "number": "604",
+            "name": "Revenue from goods"
+          },
+          "debit": 3000,
+          "credit": 900,
+          "cb": 2100
+        }
+      ]
+    }
+  },
+  "createBankIntegration": {
+    "request": {
+      "type": "bank_statement",
+      "provider_key": "fio",
+      "name": "Fio current account",
+      "config": {
+        "account_number": "2900123456/2010",
+        "format": "gpc"
+      }
+    },
+    "response": {
+      "id": 1,
+      "key": null,
+      "type": "bank_statement",
+      "provider_key": "fio",
+      "name": "Fio current account"
+    }
+  },
+  "createInvoice": {
+    "request": {
+      "customer": {
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "email": "accounts@acme.example",
+        "address": {
+          "address1": "Dlouhá 12",
+          "city": "Praha",
+          "postal_code": "110 00",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "culture": "cs-CZ",
+      "date_issued": "2026-11-03",
+      "date_due": "2026-11-17",
+      "buyer_reference": "ACME-PO-2026-118",
+      "items": [
+        {
+          "title": "Consulting hour",
+          "item": {
+            "id": 1
+          },
+          "qty": 12,
+          "rate": 1500,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21
+            }
+          ]
+        },
+        {
+          "title": "Handbook",
+          "qty": 2,
+          "rate": 450,
+          "taxes": [
+            {
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "tax_rate": 12
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "uid": "4976297d-ce9d-44c9-b568-c794810b7449",
+      "created_at": "2026-11-23T15:33:23.967Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 22788,
+      "subtotal_amount": 18900,
+      "tax_amount": 3888,
+      "amount_paid": 0,
+      "amount_due": 22788,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 2,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 18900,
+      "tax_amount_leg": 3888,
+      "total_amount_leg": 22788,
+      "customer": {
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example"
+      },
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-17",
+      "delivery_condition": null,
+      "no": "FV202600001",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "buyer_reference": "ACME-PO-2026-118",
+      "order_reference": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 6,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Consulting hour",
+          "description": null,
+          "qty": 12,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 18000,
+          "net_amount": 18000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": {
+            "id": 1
+          },
+          "variant": null,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "gl_account": {
+            "number": "602"
+          },
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 3780,
+              "tax_amount_leg": 3780,
+              "tax_base": 18000,
+              "tax_base_leg": 18000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null
+            }
+          ]
+        },
+        {
+          "id": 2,
+          "title": "Handbook",
+          "description": null,
+          "qty": 2,
+          "rate": 450,
+          "rate_discounted": 450,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 900,
+          "net_amount": 900,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 12,
+              "tax_amount": 108,
+              "tax_amount_leg": 108,
+              "tax_base": 900,
+              "tax_base_leg": 900,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "rate_type": null,
+              "tax_details": null
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 3780,
+          "tax_amount_leg": 3780,
+          "tax_base": 18000,
+          "tax_base_leg": 18000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null
+        },
+        {
+          "id": 2,
+          "tax_rate": 12,
+          "tax_amount": 108,
+          "tax_amount_leg": 108,
+          "tax_base": 900,
+          "tax_base_leg": 900,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "R",
+          "tax_name": "VAT 12 %",
+          "rate_type": null,
+          "tax_details": null
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": []
+    }
+  },
+  "listInvoices": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 10,
+      "entities": [
+        {
+          "id": 1,
+          "no": "FV202600001",
+          "org": {
+            "fb": null,
+            "name": "Novák Consulting s.r.o.",
+            "email": "billing@novak-consulting.example",
+            "insta": null,
+            "phone": null,
+            "config": {},
+            "reg_no": "27074358",
+            "tax_no": null,
+            "vat_no": "CZ27074358",
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Václavské náměstí 1",
+              "postal_code": "110 00"
+            },
+            "eori_no": null,
+            "website": "https://novak-consulting.example",
+            "info_legal": null
+          },
+          "uid": "4976297d-ce9d-44c9-b568-c794810b7449",
+          "memo": null,
+          "type": null,
+          "urls": [],
+          "items": [
+            {
+              "id": 1,
+              "qty": 12,
+              "sku": null,
+              "item": {
+                "id": 1
+              },
+              "rate": 1500,
+              "unit": {
+                "code": "HUR",
+                "name": "hour"
+              },
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_base": 18000,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "tax_rate": 21,
+                  "rate_type": null,
+                  "tax_index": null,
+                  "tax_amount": 3780,
+                  "tax_details": null,
+                  "currency_leg": "CZK",
+                  "tax_base_leg": 18000,
+                  "tax_amount_leg": 3780
+                }
+              ],
+              "title": "Consulting hour",
+              "amount": 18000,
+              "variant": null,
+              "gl_account": {
+                "number": "602"
+              },
+              "net_amount": 18000,
+              "description": null,
+              "eshop_line_id": null,
+              "psp_object_id": null,
+              "shop_a_line_id": null,
+              "shop_b_line_id": null,
+              "rate_discounted": 1500,
+              "discount_explicit": 0,
+              "discount_implicit": 0
+            },
+            {
+              "id": 2,
+              "qty": 2,
+              "sku": null,
+              "item": null,
+              "rate": 450,
+              "unit": null,
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_base": 900,
+                  "tax_code": "R",
+                  "tax_name": "VAT 12 %",
+                  "tax_rate": 12,
+                  "rate_type": null,
+                  "tax_index": null,
+                  "tax_amount": 108,
+                  "tax_details": null,
+                  "currency_leg": "CZK",
+                  "tax_base_leg": 900,
+                  "tax_amount_leg": 108
+                }
+              ],
+              "title": "Handbook",
+              "amount": 900,
+              "variant": null,
+              "gl_account": null,
+              "net_amount": 900,
+              "description": null,
+              "eshop_line_id": null,
+              "psp_object_id": null,
+              "shop_a_line_id": null,
+              "shop_b_line_id": null,
+              "rate_discounted": 450,
+              "discount_explicit": 0,
+              "discount_implicit": 0
+            }
+          ],
+          "notes": null,
+          "taxes": [
+            {
+              "id": 1,
+              "tax_base": 18000,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21,
+              "rate_type": null,
+              "tax_index": null,
+              "tax_amount": 3780,
+              "tax_details": null,
+              "currency_leg": "CZK",
+              "tax_base_leg": 18000,
+              "tax_amount_leg": 3780
+            },
+            {
+              "id": 2,
+              "tax_base": 900,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "tax_rate": 12,
+              "rate_type": null,
+              "tax_index": null,
+              "tax_amount": 108,
+              "tax_details": null,
+              "currency_leg": "CZK",
+              "tax_base_leg": 900,
+              "tax_amount_leg": 108
+            }
+          ],
+          "culture": "cs-CZ",
+          "fx_rate": 1,
+          "currency": "CZK",
+          "customer": {
+            "email": "accounts@acme.example",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00"
+            },
+            "business_name": "Acme s.r.o."
+          },
+          "date_due": "2026-11-17",
+          "discounts": [],
+          "edited_at": null,
+          "is_locked": false,
+          "precision": 2,
+          "tax_nexus": null,
+          "amount_due": 22788,
+          "counter_id": 2,
+          "created_at": "2026-11-23T15:33:23.967Z",
+          "tax_amount": 3888,
+          "amount_paid": 0,
+          "date_issued": "2026-11-03",
+          "rate_format": null,
+          "tax_fx_rate": 1,
+          "bank_account": null,
+          "currency_leg": "CZK",
+          "date_taxable": "2026-11-03",
+          "overdue_days": 6,
+          "payment_info": null,
+          "payment_term": null,
+          "total_amount": 22788,
+          "currency_coef": 1,
+          "payment_status": "unpaid",
+          "tax_amount_leg": 3888,
+          "taxes_included": false,
+          "billing_address": null,
+          "buyer_reference": "ACME-PO-2026-118",
+          "document_locale": null,
+          "order_reference": null,
+          "subtotal_amount": 18900,
+          "template_layout": null,
+          "shipping_address": null,
+          "shipping_charges": [],
+          "shop_a_object_id": null,
+          "total_amount_leg": 22788,
+          "payment_reference": null,
+          "delivery_condition": null,
+          "subtotal_amount_leg": 18900
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getInvoice": {
+    "response": {
+      "id": 1,
+      "no": "FV202600001",
+      "org": {
+        "fb": null,
+        "name": "Novák Consulting s.r.o.",
+        "email": "billing@novak-consulting.example",
+        "insta": null,
+        "phone": null,
+        "config": {},
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "eori_no": null,
+        "website": "https://novak-consulting.example",
+        "info_legal": null
+      },
+      "uid": "4976297d-ce9d-44c9-b568-c794810b7449",
+      "memo": null,
+      "type": null,
+      "urls": [],
+      "items": [
+        {
+          "id": 1,
+          "qty": 12,
+          "sku": null,
+          "item": {
+            "id": 1
+          },
+          "rate": 1500,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "taxes": [
+            {
+              "id": 1,
+              "tax_base": 18000,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21,
+              "rate_type": null,
+              "tax_index": null,
+              "tax_amount": 3780,
+              "tax_details": null,
+              "currency_leg": "CZK",
+              "tax_base_leg": 18000,
+              "tax_amount_leg": 3780
+            }
+          ],
+          "title": "Consulting hour",
+          "amount": 18000,
+          "variant": null,
+          "gl_account": {
+            "number": "602"
+          },
+          "net_amount": 18000,
+          "description": null,
+          "eshop_line_id": null,
+          "psp_object_id": null,
+          "shop_a_line_id": null,
+          "shop_b_line_id": null,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0
+        },
+        {
+          "id": 2,
+          "qty": 2,
+          "sku": null,
+          "item": null,
+          "rate": 450,
+          "unit": null,
+          "taxes": [
+            {
+              "id": 1,
+              "tax_base": 900,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "tax_rate": 12,
+              "rate_type": null,
+              "tax_index": null,
+              "tax_amount": 108,
+              "tax_details": null,
+              "currency_leg": "CZK",
+              "tax_base_leg": 900,
+              "tax_amount_leg": 108
+            }
+          ],
+          "title": "Handbook",
+          "amount": 900,
+          "variant": null,
+          "gl_account": null,
+          "net_amount": 900,
+          "description": null,
+          "eshop_line_id": null,
+          "psp_object_id": null,
+          "shop_a_line_id": null,
+          "shop_b_line_id": null,
+          "rate_discounted": 450,
+          "discount_explicit": 0,
+          "discount_implicit": 0
+        }
+      ],
+      "notes": null,
+      "taxes": [
+        {
+          "id": 1,
+          "tax_base": 18000,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "tax_rate": 21,
+          "rate_type": null,
+          "tax_index": null,
+          "tax_amount": 3780,
+          "tax_details": null,
+          "currency_leg": "CZK",
+          "tax_base_leg": 18000,
+          "tax_amount_leg": 3780
+        },
+        {
+          "id": 2,
+          "tax_base": 900,
+          "tax_code": "R",
+          "tax_name": "VAT 12 %",
+          "tax_rate": 12,
+          "rate_type": null,
+          "tax_index": null,
+          "tax_amount": 108,
+          "tax_details": null,
+          "currency_leg": "CZK",
+          "tax_base_leg": 900,
+          "tax_amount_leg": 108
+        }
+      ],
+      "culture": "cs-CZ",
+      "fx_rate": 1,
+      "currency": "CZK",
+      "customer": {
+        "email": "accounts@acme.example",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00"
+        },
+        "business_name": "Acme s.r.o."
+      },
+      "date_due": "2026-11-17",
+      "discounts": [],
+      "edited_at": null,
+      "is_locked": false,
+      "precision": 2,
+      "tax_nexus": null,
+      "amount_due": 22788,
+      "counter_id": 2,
+      "created_at": "2026-11-23T15:33:23.967Z",
+      "tax_amount": 3888,
+      "amount_paid": 0,
+      "date_issued": "2026-11-03",
+      "rate_format": null,
+      "tax_fx_rate": 1,
+      "bank_account": null,
+      "currency_leg": "CZK",
+      "date_taxable": "2026-11-03",
+      "overdue_days": 6,
+      "payment_info": null,
+      "payment_term": null,
+      "total_amount": 22788,
+      "currency_coef": 1,
+      "payment_status": "unpaid",
+      "tax_amount_leg": 3888,
+      "taxes_included": false,
+      "billing_address": null,
+      "buyer_reference": "ACME-PO-2026-118",
+      "document_locale": null,
+      "order_reference": null,
+      "subtotal_amount": 18900,
+      "template_layout": null,
+      "shipping_address": null,
+      "shipping_charges": [],
+      "shop_a_object_id": null,
+      "total_amount_leg": 22788,
+      "payment_reference": null,
+      "delivery_condition": null,
+      "subtotal_amount_leg": 18900
+    }
+  },
+  "getInvoiceHtml": {},
+  "getInvoicePdf": {},
+  "getInvoiceCompliance": {
+    "response": {
+      "invoice_id": 1,
+      "compliance": {
+        "status": "evaluated",
+        "reporting_method": "no_reporting",
+        "delivery_eligibility": "eligible",
+        "required_action": "none",
+        "allowed_actions": {
+          "send_email": true,
+          "download_pdf": true,
+          "send_via_peppol": false,
+          "submit_to_tax_authority": false
+        },
+        "evaluated_at": "2026-11-23T15:33:27.146Z",
+        "blocking_reason": null
+      }
+    }
+  },
+  "listCreditNotes": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 2,
+          "no": "CN202600001",
+          "org": {
+            "fb": null,
+            "name": "Novák Consulting s.r.o.",
+            "email": "billing@novak-consulting.example",
+            "insta": null,
+            "phone": null,
+            "config": {},
+            "reg_no": "27074358",
+            "tax_no": null,
+            "vat_no": "CZ27074358",
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Václavské náměstí 1",
+              "postal_code": "110 00"
+            },
+            "eori_no": null,
+            "website": "https://novak-consulting.example",
+            "info_legal": null
+          },
+          "uid": "3582baa1-e7cd-4cd8-86f9-fa66d38d5d80",
+          "memo": null,
+          "type": null,
+          "urls": [],
+          "items": [
+            {
+              "id": 1,
+              "qty": 2,
+              "sku": null,
+              "item": null,
+              "rate": 1500,
+              "unit": {
+                "code": "HUR",
+                "name": "hour"
+              },
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_base": 3000,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "tax_rate": 21,
+                  "rate_type": null,
+                  "tax_index": null,
+                  "tax_amount": 630,
+                  "tax_details": null,
+                  "currency_leg": "CZK",
+                  "tax_base_leg": 3000,
+                  "tax_amount_leg": 630
+                }
+              ],
+              "title": "Consulting hour",
+              "amount": 3000,
+              "variant": null,
+              "gl_account": null,
+              "net_amount": 3000,
+              "description": null,
+              "eshop_line_id": null,
+              "psp_object_id": null,
+              "shop_a_line_id": null,
+              "shop_b_line_id": null,
+              "rate_discounted": 1500,
+              "discount_explicit": 0,
+              "discount_implicit": 0
+            }
+          ],
+          "notes": "Two consulting hours were not delivered.",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_base": 3000,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21,
+              "rate_type": null,
+              "tax_index": null,
+              "tax_amount": 630,
+              "tax_details": null,
+              "currency_leg": "CZK",
+              "tax_base_leg": 3000,
+              "tax_amount_leg": 630
+            }
+          ],
+          "culture": "cs-CZ",
+          "fx_rate": 1,
+          "currency": "CZK",
+          "customer": {
+            "email": "accounts@acme.example",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00"
+            },
+            "business_name": "Acme s.r.o."
+          },
+          "date_due": null,
+          "discounts": [],
+          "edited_at": null,
+          "is_locked": false,
+          "precision": 2,
+          "tax_nexus": null,
+          "amount_due": 3630,
+          "counter_id": 3,
+          "created_at": "2026-11-23T15:33:28.218Z",
+          "tax_amount": 630,
+          "amount_paid": 0,
+          "date_issued": "2026-11-10",
+          "rate_format": null,
+          "tax_fx_rate": 1,
+          "bank_account": null,
+          "currency_leg": "CZK",
+          "date_taxable": "2026-11-10",
+          "overdue_days": 0,
+          "payment_info": null,
+          "payment_term": null,
+          "total_amount": 3630,
+          "currency_coef": 1,
+          "payment_status": "unpaid",
+          "tax_amount_leg": 630,
+          "taxes_included": false,
+          "billing_address": null,
+          "credited_doc_id": 1,
+          "credited_doc_no": "FV202600001",
+          "document_locale": null,
+          "subtotal_amount": 3000,
+          "template_layout": null,
+          "shipping_address": null,
+          "shipping_charges": [],
+          "shop_a_object_id": null,
+          "total_amount_leg": 3630,
+          "payment_reference": null,
+          "delivery_condition": null,
+          "subtotal_amount_leg": 3000
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getCreditNote": {
+    "response": {
+      "id": 2,
+      "no": "CN202600001",
+      "org": {
+        "fb": null,
+        "name": "Novák Consulting s.r.o.",
+        "email": "billing@novak-consulting.example",
+        "insta": null,
+        "phone": null,
+        "config": {},
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "eori_no": null,
+        "website": "https://novak-consulting.example",
+        "info_legal": null
+      },
+      "uid": "3582baa1-e7cd-4cd8-86f9-fa66d38d5d80",
+      "memo": null,
+      "type": null,
+      "urls": [],
+      "items": [
+        {
+          "id": 1,
+          "qty": 2,
+          "sku": null,
+          "item": null,
+          "rate": 1500,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "taxes": [
+            {
+              "id": 1,
+              "tax_base": 3000,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21,
+              "rate_type": null,
+              "tax_index": null,
+              "tax_amount": 630,
+              "tax_details": null,
+              "currency_leg": "CZK",
+              "tax_base_leg": 3000,
+              "tax_amount_leg": 630
+            }
+          ],
+          "title": "Consulting hour",
+          "amount": 3000,
+          "variant": null,
+          "gl_account": null,
+          "net_amount": 3000,
+          "description": null,
+          "eshop_line_id": null,
+          "psp_object_id": null,
+          "shop_a_line_id": null,
+          "shop_b_line_id": null,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0
+        }
+      ],
+      "notes": "Two consulting hours were not delivered.",
+      "taxes": [
+        {
+          "id": 1,
+          "tax_base": 3000,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "tax_rate": 21,
+          "rate_type": null,
+          "tax_index": null,
+          "tax_amount": 630,
+          "tax_details": null,
+          "currency_leg": "CZK",
+          "tax_base_leg": 3000,
+          "tax_amount_leg": 630
+        }
+      ],
+      "culture": "cs-CZ",
+      "fx_rate": 1,
+      "currency": "CZK",
+      "customer": {
+        "email": "accounts@acme.example",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00"
+        },
+        "business_name": "Acme s.r.o."
+      },
+      "date_due": null,
+      "discounts": [],
+      "edited_at": null,
+      "is_locked": false,
+      "precision": 2,
+      "tax_nexus": null,
+      "amount_due": 3630,
+      "counter_id": 3,
+      "created_at": "2026-11-23T15:33:28.218Z",
+      "tax_amount": 630,
+      "amount_paid": 0,
+      "date_issued": "2026-11-10",
+      "rate_format": null,
+      "tax_fx_rate": 1,
+      "bank_account": null,
+      "currency_leg": "CZK",
+      "date_taxable": "2026-11-10",
+      "overdue_days": 0,
+      "payment_info": null,
+      "payment_term": null,
+      "total_amount": 3630,
+      "currency_coef": 1,
+      "payment_status": "unpaid",
+      "tax_amount_leg": 630,
+      "taxes_included": false,
+      "billing_address": null,
+      "credited_doc_id": 1,
+      "credited_doc_no": "FV202600001",
+      "document_locale": null,
+      "subtotal_amount": 3000,
+      "template_layout": null,
+      "shipping_address": null,
+      "shipping_charges": [],
+      "shop_a_object_id": null,
+      "total_amount_leg": 3630,
+      "payment_reference": null,
+      "delivery_condition": null,
+      "subtotal_amount_leg": 3000
+    }
+  },
+  "getCreditNotePdf": {},
+  "createBill": {
+    "request": {
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "date_issued": "2026-11-05",
+      "date_due": "2026-11-19",
+      "vendor_doc_no": "2026-004512",
+      "payment_reference": "2026004512",
+      "items": [
+        {
+          "description": "Printer paper A4, 50 reams",
+          "qty": 50,
+          "rate": 119,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_rate": 21
+            }
+          ]
+        },
+        {
+          "description": "Desk lamp",
+          "qty": 2,
+          "rate": 890,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_rate": 21
+            }
+          ],
+          "gl_account": {
+            "number": "501"
+          }
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "uid": "f118378b-4275-41ce-9216-25ff14cc7602",
+      "created_at": "2026-11-23T15:33:29.271Z",
+      "edited_at": "2026-11-23T15:33:29.271Z",
+      "is_locked": false,
+      "total_amount": 9353.3,
+      "subtotal_amount": 7730,
+      "amount_paid": 0,
+      "amount_due": 9353.3,
+      "currency": "CZK",
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "date_issued": "2026-11-05",
+      "date_taxable": null,
+      "date_due": "2026-11-19",
+      "no": "BILL202600001",
+      "description": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_fx_rate": 1,
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "payment_status": "unpaid",
+      "overdue_days": 4,
+      "tax_nexus": null,
+      "vendor_doc_no": "2026-004512",
+      "payment_reference": "2026004512",
+      "bank_account_number": null,
+      "copy_from_id": null,
+      "items": [
+        {
+          "id": 1,
+          "description": "Printer paper A4, 50 reams",
+          "qty": 50,
+          "rate": 119,
+          "amount": 5950,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": null,
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 1249.5,
+              "tax_amount_leg": 1249.5,
+              "tax_base": 5950,
+              "tax_base_leg": 5950,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null
+            }
+          ]
+        },
+        {
+          "id": 2,
+          "description": "Desk lamp",
+          "qty": 2,
+          "rate": 890,
+          "amount": 1780,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": {
+            "number": "501"
+          },
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 373.8,
+              "tax_amount_leg": 373.8,
+              "tax_base": 1780,
+              "tax_base_leg": 1780,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": null,
+          "tax_index": null,
+          "tax_rate": 21,
+          "tax_amount": 1623.3,
+          "tax_amount_leg": 1623.3,
+          "tax_base": 7730,
+          "tax_base_leg": 7730,
+          "tax_code": "S",
+          "tax_name": null,
+          "rate_type": null
+        }
+      ],
+      "rsn": null
+    }
+  },
+  "listBills": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "uid": "f118378b-4275-41ce-9216-25ff14cc7602",
+          "created_at": "2026-11-23T15:33:29.271Z",
+          "edited_at": "2026-11-23T15:33:29.271Z",
+          "is_locked": false,
+          "total_amount": 9353.3,
+          "subtotal_amount": 7730,
+          "amount_paid": 0,
+          "amount_due": 9353.3,
+          "currency": "CZK",
+          "vendor": {
+            "vat_no": "CZ45274649",
+            "address": {
+              "city": "Brno",
+              "country": "CZ"
+            },
+            "business_name": "Kancelářské potřeby a.s."
+          },
+          "date_issued": "2026-11-05",
+          "date_taxable": null,
+          "date_due": "2026-11-19",
+          "no": "BILL202600001",
+          "description": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_fx_rate": 1,
+          "type": {
+            "id": 1,
+            "name": "purchase"
+          },
+          "payment_status": "unpaid",
+          "overdue_days": 4,
+          "tax_nexus": null,
+          "vendor_doc_no": "2026-004512",
+          "payment_reference": "2026004512",
+          "bank_account_number": null,
+          "copy_from_id": null,
+          "items": [
+            {
+              "id": 1,
+              "description": "Printer paper A4, 50 reams",
+              "qty": 50,
+              "rate": 119,
+              "amount": 5950,
+              "tax_deduction_ratio": 1,
+              "net_deduction_ratio": 1,
+              "item": null,
+              "unit": null,
+              "gl_account": null,
+              "taxes": [
+                {
+                  "id": null,
+                  "tax_index": null,
+                  "tax_rate": 21,
+                  "tax_amount": 1249.5,
+                  "tax_amount_leg": 1249.5,
+                  "tax_base": 5950,
+                  "tax_base_leg": 5950,
+                  "tax_code": "S",
+                  "tax_name": null,
+                  "rate_type": null
+                }
+              ]
+            },
+            {
+              "id": 2,
+              "description": "Desk lamp",
+              "qty": 2,
+              "rate": 890,
+              "amount": 1780,
+              "tax_deduction_ratio": 1,
+              "net_deduction_ratio": 1,
+              "item": null,
+              "unit": null,
+              "gl_account": {
+                "number": "501"
+              },
+              "taxes": [
+                {
+                  "id": null,
+                  "tax_index": null,
+                  "tax_rate": 21,
+                  "tax_amount": 373.8,
+                  "tax_amount_leg": 373.8,
+                  "tax_base": 1780,
+                  "tax_base_leg": 1780,
+                  "tax_code": "S",
+                  "tax_name": null,
+                  "rate_type": null
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 1623.3,
+              "tax_amount_leg": 1623.3,
+              "tax_base": 7730,
+              "tax_base_leg": 7730,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null
+            }
+          ],
+          "rsn": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "listVendorCredits": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 2,
+          "uid": "245c353a-a377-4747-a440-46cd025baf95",
+          "created_at": "2026-11-23T15:33:29.376Z",
+          "edited_at": "2026-11-23T15:33:29.376Z",
+          "is_locked": false,
+          "total_amount": 1076.9,
+          "subtotal_amount": 890,
+          "amount_paid": 0,
+          "amount_due": 1076.9,
+          "currency": "CZK",
+          "vendor": {
+            "vat_no": "CZ45274649",
+            "address": {
+              "city": "Brno",
+              "country": "CZ"
+            },
+            "business_name": "Kancelářské potřeby a.s."
+          },
+          "date_issued": "2026-11-12",
+          "date_taxable": null,
+          "date_due": null,
+          "no": "VC202600001",
+          "description": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_fx_rate": 1,
+          "type": {
+            "id": 1,
+            "name": "purchase"
+          },
+          "payment_status": "unpaid",
+          "overdue_days": 0,
+          "tax_nexus": null,
+          "vendor_doc_no": "2026-D-0077",
+          "payment_reference": null,
+          "bank_account_number": null,
+          "copy_from_id": null,
+          "items": [
+            {
+              "id": 3,
+              "description": "Desk lamp (returned)",
+              "qty": 1,
+              "rate": 890,
+              "amount": 890,
+              "tax_deduction_ratio": 1,
+              "net_deduction_ratio": 1,
+              "item": null,
+              "unit": null,
+              "gl_account": null,
+              "taxes": [
+                {
+                  "id": null,
+                  "tax_index": null,
+                  "tax_rate": 21,
+                  "tax_amount": 186.9,
+                  "tax_amount_leg": 186.9,
+                  "tax_base": 890,
+                  "tax_base_leg": 890,
+                  "tax_code": "S",
+                  "tax_name": null,
+                  "rate_type": null
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 186.9,
+              "tax_amount_leg": 186.9,
+              "tax_base": 890,
+              "tax_base_leg": 890,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null
+            }
+          ],
+          "rsn": "One lamp returned",
+          "credited_doc_id": 1,
+          "credited_doc_no": "BILL202600001"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "listBankTransactions": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "account_number": "2900123456/2010",
+          "statement_id": null,
+          "order": null,
+          "description": "Payment of FV202600001",
+          "amount": 19158,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-16",
+          "date_accounting": null,
+          "currency": "CZK",
+          "payment_reference": "202600001",
+          "partner_account_number": "19-2000145399/0800",
+          "partner_name": "Acme s.r.o.",
+          "raw_message": null,
+          "contact": null,
+          "paid_record": {
+            "id": 1,
+            "no": "FV202600001",
+            "type": "sales_invoice",
+            "contact": {
+              "id": null,
+              "business_name": "Acme s.r.o."
+            }
+          },
+          "gl_account": null,
+          "match_status": "matched",
+          "matched_document": {
+            "type": "sales_invoice",
+            "id": 1,
+            "no": "FV202600001",
+            "amount": 19158,
+            "currency": "CZK"
+          },
+          "legal_currency": "CZK",
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "amount_leg": 19158,
+          "settlement_amount_leg": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createPayout": {
+    "request": {
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "description": "Card payments 14–19 November",
+      "lines": [
+        {
+          "description": "Card payment",
+          "amount": 1210,
+          "date_transaction": "2026-11-14"
+        },
+        {
+          "description": "Card payment",
+          "amount": 605,
+          "date_transaction": "2026-11-18"
+        },
+        {
+          "description": "Processing fee",
+          "amount": -38.5,
+          "gl_account": {
+            "number": "568"
+          }
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+      "transaction_type": null,
+      "created_at": "2026-11-23T15:33:29.584Z",
+      "edited_at": "2026-11-23T15:33:29.584Z",
+      "is_locked": false,
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "description": "Card payments 14–19 November",
+      "total_amount": 1776.5,
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "no": null,
+      "copy_from_id": null,
+      "version": 1,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "total_amount_leg": 1776.5,
+      "lines": [
+        {
+          "id": 1,
+          "description": "Card payment",
+          "amount": 1210,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-14",
+          "date_accounting": null,
+          "currency": null,
+          "order": 1,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 1210,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        },
+        {
+          "id": 2,
+          "description": "Card payment",
+          "amount": 605,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-18",
+          "date_accounting": null,
+          "currency": null,
+          "order": 2,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 605,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        },
+        {
+          "id": 3,
+          "description": "Processing fee",
+          "amount": -38.5,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": null,
+          "date_accounting": null,
+          "currency": null,
+          "order": 3,
+          "paid_record": null,
+          "gl_account": {
+            "number": "568"
+          },
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": -38.5,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        }
+      ]
+    }
+  },
+  "getPayout": {
+    "response": {
+      "id": 1,
+      "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+      "transaction_type": null,
+      "created_at": "2026-11-23T15:33:29.584Z",
+      "edited_at": "2026-11-23T15:33:29.584Z",
+      "is_locked": false,
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "description": "Card payments 14–19 November",
+      "total_amount": 1776.5,
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "no": null,
+      "copy_from_id": null,
+      "version": 1,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "total_amount_leg": 1776.5,
+      "lines": [
+        {
+          "id": 1,
+          "description": "Card payment",
+          "amount": 1210,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-14",
+          "date_accounting": null,
+          "currency": null,
+          "order": 1,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 1210,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        },
+        {
+          "id": 2,
+          "description": "Card payment",
+          "amount": 605,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-18",
+          "date_accounting": null,
+          "currency": null,
+          "order": 2,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 605,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        },
+        {
+          "id": 3,
+          "description": "Processing fee",
+          "amount": -38.5,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": null,
+          "date_accounting": null,
+          "currency": null,
+          "order": 3,
+          "paid_record": null,
+          "gl_account": {
+            "number": "568"
+          },
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": -38.5,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal"
+        }
+      ]
+    }
+  },
+  "createNumberingSeries": {
+    "request": {
+      "doc_type": "sales_invoice",
+      "name": "Invoices",
+      "mask": "FV{YYYY}{#####}",
+      "is_default": true
+    },
+    "response": {
+      "id": 2,
+      "doc_type": "sales_invoice",
+      "name": "Invoices",
+      "mask": "FV{YYYY}{#####}",
+      "is_default": true,
+      "created_at": "2026-11-23T15:33:23.862Z"
+    }
+  },
+  "listNumberingSeries": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "doc_type": "sales_invoice",
+          "name": "Invoices",
+          "mask": "INV{YYYY}{#####}",
+          "is_default": false,
+          "created_at": "2026-11-23T15:33:23.853Z"
+        },
+        {
+          "id": 2,
+          "doc_type": "sales_invoice",
+          "name": "Invoices",
+          "mask": "FV{YYYY}{#####}",
+          "is_default": true,
+          "created_at": "2026-11-23T15:33:23.862Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createItem": {
+    "request": {
+      "sku": "CONS-H",
+      "name": "Consulting hour",
+      "unit": {
+        "code": "HUR",
+        "name": "hour"
+      },
+      "sales_rate": 1500,
+      "currency": "CZK",
+      "tax_rate": 21,
+      "gl_account": {
+        "number": "602"
+      }
+    },
+    "response": {
+      "id": 1,
+      "sku": "CONS-H",
+      "name": "Consulting hour",
+      "unit": {
+        "code": "HUR",
+        "name": "hour"
+      },
+      "sales_rate": 1500,
+      "currency": "CZK",
+      "tax_rate": 21,
+      "gl_account": {
+        "number": "602"
+      }
+    }
+  },
+  "listItems": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "sku": "CONS-H",
+          "name": "Consulting hour",
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "sales_rate": 1500,
+          "currency": "CZK",
+          "tax_rate": 21,
+          "gl_account": {
+            "number": "602"
+          }
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createPriceList": {
+    "request": {
+      "name": "Partners 2027",
+      "currency": "CZK",
+      "valid_from": "2027-01-01",
+      "is_default": false,
+      "rates": [
+        {
+          "item_id": 1,
+          "rate": 1350,
+          "min_qty": 10
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "name": "Partners 2027",
+      "currency": "CZK",
+      "valid_from": "2027-01-01",
+      "valid_to": null,
+      "is_default": false,
+      "rates": [
+        {
+          "item_id": 1,
+          "rate": 1350,
+          "min_qty": 10
+        }
+      ]
+    }
+  },
+  "getOrganisation": {
+    "response": {
+      "id": 2,
+      "name": "Novák Consulting s.r.o.",
+      "reg_no": "27074358",
+      "tax_no": null,
+      "vat_no": "CZ27074358",
+      "eori_no": null,
+      "address": {
+        "city": "Praha",
+        "country": "CZ",
+        "address1": "Václavské náměstí 1",
+        "postal_code": "110 00"
+      },
+      "info_legal": null,
+      "config": {},
+      "website": null,
+      "email": null,
+      "phone": null,
+      "fb": null,
+      "insta": null,
+      "country": "CZ",
+      "legal_currency": "CZK",
+      "is_vat_payer": true,
+      "is_large_enterprise": false,
+      "peppol_id": null,
+      "bank_account": {
+        "bic": "FIOBCZPP",
+        "iban": "CZ6520100000002900123456",
+        "account_number": "2900123456/2010"
+      },
+      "created_at": "2026-11-23T15:33:23.259Z",
+      "updated_at": "2026-11-23T15:33:23.259Z"
+    }
+  },
+  "updateOrganisation": {
+    "request": {
+      "email": "billing@novak-consulting.example",
+      "website": "https://novak-consulting.example",
+      "peppol_id": "9929:CZ27074358"
+    },
+    "response": {
+      "id": 2,
+      "name": "Novák Consulting s.r.o.",
+      "reg_no": "27074358",
+      "tax_no": null,
+      "vat_no": "CZ27074358",
+      "eori_no": null,
+      "address": {
+        "city": "Praha",
+        "country": "CZ",
+        "address1": "Václavské náměstí 1",
+        "postal_code": "110 00"
+      },
+      "info_legal": null,
+      "config": {},
+      "website": "https://novak-consulting.example",
+      "email": "billing@novak-consulting.example",
+      "phone": null,
+      "fb": null,
+      "insta": null,
+      "country": "CZ",
+      "legal_currency": "CZK",
+      "is_vat_payer": true,
+      "is_large_enterprise": false,
+      "peppol_id": "9929:CZ27074358",
+      "bank_account": {
+        "bic": "FIOBCZPP",
+        "iban": "CZ6520100000002900123456",
+        "account_number": "2900123456/2010"
+      },
+      "created_at": "2026-11-23T15:33:23.259Z",
+      "updated_at": "2026-11-23T15:33:23.405Z"
+    }
+  },
+  "issueAccessToken": {
+    "request": {
+      "grant_type": "client_credentials",
+      "client_id": "cl_sshubNR4Nub0yGO0PdSY_3sGOV5",
+      "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+      "scope": "accounting:read"
+    },
+    "response": {
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjEzOWQ1MjAyLWUzMTUtNGEzOS05MDBkLWY3Y2IwNWI1OTA5YSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9zc2h1Yk5SNE51YjB5R08wUGRTWV8zc0dPVjUiLCJqdGkiOiI5YTRiZDBjZC05MGYyLTRjYzUtODkwYi0zNDcwN2UzMDhiOTYiLCJpYXQiOjE3OTU0NDgwMDMsImV4cCI6MTc5NTQ0ODkwM30.EXAMPLE-SIGNATURE",
+      "token_type": "Bearer",
+      "expires_in": 900,
+      "scope": "accounting:read"
+    }
+  },
+  "listWebhooks": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "url": "https://hooks.acme-erp.example/ledgerline",
+          "events": [
+            "sales.invoice.*",
+            "finance.payment.matched"
+          ],
+          "description": "ERP sync",
+          "status": "enabled",
+          "disabled_reason": null,
+          "created_at": "2026-11-23T15:33:23.796Z",
+          "updated_at": "2026-11-23T15:33:23.800Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createWebhook": {
+    "request": {
+      "url": "https://hooks.acme-erp.example/ledgerline",
+      "events": [
+        "sales.invoice.*",
+        "finance.payment.matched"
+      ],
+      "description": "ERP sync"
+    },
+    "response": {
+      "id": 1,
+      "url": "https://hooks.acme-erp.example/ledgerline",
+      "events": [
+        "sales.invoice.*",
+        "finance.payment.matched"
+      ],
+      "description": "ERP sync",
+      "status": "enabled",
+      "disabled_reason": null,
+      "created_at": "2026-11-23T15:33:23.796Z",
+      "updated_at": "2026-11-23T15:33:23.800Z",
+      "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
+    }
+  },
+  "getWebhook": {
+    "response": {
+      "id": 1,
+      "url": "https://hooks.acme-erp.example/ledgerline",
+      "events": [
+        "sales.invoice.*",
+        "finance.payment.matched"
+      ],
+      "description": "ERP sync",
+      "status": "enabled",
+      "disabled_reason": null,
+      "created_at": "2026-11-23T15:33:23.796Z",
+      "updated_at": "2026-11-23T15:33:23.800Z"
+    }
+  },
+  "updateWebhook": {
+    "request": {
+      "events": [
+        "sales.invoice.*",
+        "sales.credit_note.*",
+        "finance.payment.matched"
+      ]
+    },
+    "response": {
+      "id": 1,
+      "url": "https://hooks.acme-erp.example/ledgerline",
+      "events": [
+        "sales.invoice.*",
+        "sales.credit_note.*",
+        "finance.payment.matched"
+      ],
+      "description": "ERP sync",
+      "status": "enabled",
+      "disabled_reason": null,
+      "created_at": "2026-11-23T15:33:23.796Z",
+      "updated_at": "2026-11-23T15:33:23.831Z"
+    }
+  },
+  "deleteWebhook": {
+    "response": {
+      "id": 1,
+      "deleted": true
+    }
+  },
+  "rotateWebhookSecret": {
+    "response": {
+      "id": 1,
+      "url": "https://hooks.acme-erp.example/ledgerline",
+      "events": [
+        "sales.invoice.*",
+        "sales.credit_note.*",
+        "finance.payment.matched"
+      ],
+      "description": "ERP sync",
+      "status": "enabled",
+      "disabled_reason": null,
+      "created_at": "2026-11-23T15:33:23.796Z",
+      "updated_at": "2026-11-23T15:33:29.823Z",
+      "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
+    }
+  },
+  "listWebhookDeliveries": {
+    "response": {
+      "total": 4,
+      "from": 0,
+      "take": 2,
+      "entities": [
+        {
+          "id": 4,
+          "webhook_id": 1,
+          "event_id": "b80c0956-4994-4484-92c0-cde1140c552d",
+          "event_type": "com.ledgerline.finance.payment.matched.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 10,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-23T16:33:29.576Z",
+          "created_at": "2026-11-23T15:33:29.497Z",
+          "completed_at": null
+        },
+        {
+          "id": 3,
+          "webhook_id": 1,
+          "event_id": "3c3cbf1c-c442-48ff-8cb4-1e22937ea371",
+          "event_type": "com.ledgerline.sales.credit_note.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 8,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-23T16:33:28.279Z",
+          "created_at": "2026-11-23T15:33:28.235Z",
+          "completed_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "retryWebhookDelivery": {
+    "response": {
+      "id": 4,
+      "webhook_id": 1,
+      "event_id": "b80c0956-4994-4484-92c0-cde1140c552d",
+      "event_type": "com.ledgerline.finance.payment.matched.v1",
+      "status": "pending",
+      "attempts": 1,
+      "last_status_code": null,
+      "last_duration_ms": 10,
+      "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+      "last_response": null,
+      "next_attempt_at": "2026-11-23T15:33:29.805Z",
+      "created_at": "2026-11-23T15:33:29.497Z",
+      "completed_at": null
+    }
+  },
+  "createOrganisation": {
+    "request": {
+      "name": "Novák Consulting s.r.o.",
+      "country": "CZ",
+      "legal_currency": "CZK",
+      "is_vat_payer": true,
+      "reg_no": "27074358",
+      "vat_no": "CZ27074358",
+      "address": {
+        "address1": "Václavské náměstí 1",
+        "city": "Praha",
+        "postal_code": "110 00",
+        "country": "CZ"
+      },
+      "bank_account": {
+        "account_number": "2900123456/2010",
+        "iban": "CZ6520100000002900123456",
+        "bic": "FIOBCZPP"
+      }
+    },
+    "response": {
+      "organisation": {
+        "id": 2,
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": null,
+        "email": null,
+        "phone": null,
+        "fb": null,
+        "insta": null,
+        "country": "CZ",
+        "legal_currency": "CZK",
+        "is_vat_payer": true,
+        "is_large_enterprise": false,
+        "peppol_id": null,
+        "bank_account": {
+          "account_number": "2900123456/2010",
+          "iban": "CZ6520100000002900123456",
+          "bic": "FIOBCZPP"
+        },
+        "created_at": "2026-11-23T15:33:23.259Z",
+        "updated_at": "2026-11-23T15:33:23.259Z"
+      },
+      "admin_key": {
+        "id": 2,
+        "name": "Admin key",
+        "prefix": "ak_68q2ny5H",
+        "scopes": [
+          "admin"
+        ],
+        "status": "active",
+        "created_at": "2026-11-23T15:33:23.263Z",
+        "expires_at": null,
+        "last_used_at": null,
+        "revoked_at": null,
+        "key": "ak_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+      }
+    }
+  }
+};

@@ -1,0 +1,326 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTE, ROUTES, type OperationId } from '@ledgerline/contracts';
+import { OPERATION_EXAMPLES, exampleShape, type OperationExample } from '../../packages/contracts/src/openapi/examples.js';
+import { eventually, startStack, type Stack } from '../support/stack.js';
+
+/*
+ * The examples of the OpenAPI document are recorded from this scenario (issue 14): one business
+ * month through the gateway, from the organisation profile to the trial balance, each operation
+ * called once with a realistic request. The test fails when an answer no longer has the shape of
+ * its committed example (a field added, renamed or dropped); re-record with
+ *   RECORD_OPENAPI_EXAMPLES=1 npx vitest run tests/platform/openapi-examples.e2e.test.ts
+ * which rewrites packages/contracts/src/openapi/examples.ts.
+ */
+
+const RECORD = process.env.RECORD_OPENAPI_EXAMPLES === '1';
+const EXAMPLES_FILE = join(import.meta.dirname, '../../packages/contracts/src/openapi/recorded-examples.ts');
+
+let stack: Stack;
+const recorded = new Map<string, OperationExample>();
+
+beforeAll(async () => {
+  stack = await startStack({
+    services: ['sales', 'purchase', 'finance', 'accounting'],
+    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'll-examples-')), MAIL_FROM: 'billing@novak-consulting.example', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1h' },
+  });
+}, 120_000);
+afterAll(async () => stack?.close());
+
+/**
+ * Secrets shown once are replaced by look-alikes of the same form (prefix kept, a JWT keeps its
+ * header and claims), so no recorded value could ever be mistaken for a live credential.
+ */
+const SECRET_FIELDS = ['key', 'client_secret', 'secret', 'access_token'];
+function redact(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => redact(v, key));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, k)]));
+  if (typeof value !== 'string' || !SECRET_FIELDS.includes(key)) return value;
+  const jwt = value.split('.');
+  if (jwt.length === 3) return `${jwt[0]}.${jwt[1]}.EXAMPLE-SIGNATURE`;
+  // a secret is <prefix>_<random>; a trial-balance column's `key` is a figure name, left alone
+  const prefix = /^[a-z]+_(?=[A-Za-z0-9_+/=-]{20,}$)/.exec(value)?.[0];
+  return prefix ? `${prefix}EXAMPLE${'x'.repeat(Math.max(0, value.length - prefix.length - 7))}` : value;
+}
+
+async function call<T = any>(operationId: OperationId, path: string, init: { query?: string; json?: unknown; key?: string } = {}): Promise<T> {
+  const route = ROUTE[operationId];
+  const res = await stack.api(`/v1${path}${init.query ? `?${init.query}` : ''}`, { method: route.method, json: init.json, key: init.key });
+  const text = await res.text();
+  expect(res.status, `${operationId}: ${text.slice(0, 500)}`).toBe('successStatus' in route ? route.successStatus : 200);
+  const type = res.headers.get('content-type') ?? '';
+  const body = type.startsWith('application/json') ? JSON.parse(text) : text;
+  const example: OperationExample = {};
+  if (init.json !== undefined) example.request = redact(JSON.parse(JSON.stringify(init.json)));
+  if (type.startsWith('application/json')) example.response = redact(body);
+  else if (type.startsWith('text/csv')) example.responseText = { mediaType: 'text/csv', text };
+  recorded.set(operationId, example);
+  return body as T;
+}
+
+const ISSUED = '2026-11-03';
+const CUSTOMER = {
+  business_name: 'Acme s.r.o.',
+  reg_no: '12345678',
+  vat_no: 'CZ12345678',
+  email: 'accounts@acme.example',
+  address: { address1: 'Dlouhá 12', city: 'Praha', postal_code: '110 00', country: 'CZ' },
+};
+const VAT21 = { tax_code: 'S', tax_name: 'VAT 21 %', tax_rate: 21 };
+const VAT12 = { tax_code: 'R', tax_name: 'VAT 12 %', tax_rate: 12 };
+
+describe('OpenAPI examples recorded from a live scenario', () => {
+  it('runs every operation once with a realistic request', async () => {
+    // the operator opens an organisation; its admin key does the rest of the month
+    const created = await call('createOrganisation', '/admin/organisations', {
+      key: stack.operatorToken,
+      json: {
+        name: 'Novák Consulting s.r.o.',
+        country: 'CZ',
+        legal_currency: 'CZK',
+        is_vat_payer: true,
+        reg_no: '27074358',
+        vat_no: 'CZ27074358',
+        address: { address1: 'Václavské náměstí 1', city: 'Praha', postal_code: '110 00', country: 'CZ' },
+        bank_account: { account_number: '2900123456/2010', iban: 'CZ6520100000002900123456', bic: 'FIOBCZPP' },
+      },
+    });
+    const key = created.admin_key.key as string;
+    const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown } = {}) => call<T>(op, path, { ...init, key });
+
+    await as('getOrganisation', '/settings/organisation');
+    await as('updateOrganisation', '/settings/organisation', {
+      json: { email: 'billing@novak-consulting.example', website: 'https://novak-consulting.example', peppol_id: '9929:CZ27074358' },
+    });
+
+    // API keys and clients
+    const apiKey = await as('createApiKey', '/settings/security/api-keys', { json: { name: 'Shop integration', scopes: ['sales:write', 'finance:read'], expires_at: '2027-11-30T00:00:00Z' } });
+    await as('listApiKeys', '/settings/security/api-keys');
+    await as('getApiKey', `/settings/security/api-keys/${apiKey.id}`);
+    await as('updateApiKey', `/settings/security/api-keys/${apiKey.id}`, { json: { name: 'E-shop integration', scopes: ['sales:write', 'finance:read', 'finance:write'] } });
+    await as('revokeApiKey', `/settings/security/api-keys/${apiKey.id}/revoke`);
+    await as('deleteApiKey', `/settings/security/api-keys/${apiKey.id}`);
+    const client = await as('createClient', '/settings/security/clients', { json: { name: 'Reporting tool', scopes: ['accounting:read', 'sales:read'] } });
+    await call('issueAccessToken', '/oauth/token', {
+      key: undefined,
+      json: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'accounting:read' },
+    });
+
+    // settings a company makes once
+    await as('saveTemplate', '/settings/templates', {
+      json: {
+        code: 'minimal',
+        name: 'Minimal invoice',
+        html_template: '<h1>{{ document.no }}</h1><p>{{ document.customer.business_name }}</p><p>{{ document.total_amount }} {{ document.currency }}</p>',
+        pdf_options: { page_size: 'A4', margin_top: 15, margin_bottom: 15 },
+        languages: ['cs-CZ', 'en-US'],
+      },
+    });
+    await as('listTemplates', '/lists/all/templates', { query: 'type=invoice' });
+    await as('listDeliveryConditions', '/settings/delivery-conditions', { query: 'culture=cs-CZ&take=3' });
+    await as('putHostingIntegration', '/settings/integrations/cz/hosting/web-shop', {
+      json: {
+        source: 'MARKETPLACE',
+        name: 'Web shop',
+        config: { is_tax_payer: true, taxes_included: true, auto_send_invoice: true, numbering_mask: 'WEB{YYYY}{####}' },
+        api_url: 'https://shop.example/api',
+        api_key: 'shop-api-key-0000000000000000',
+      },
+    });
+    await as('createBankIntegration', '/settings/integrations/sk.bank_a', {
+      json: { type: 'bank_statement', provider_key: 'fio', name: 'Fio current account', config: { account_number: '2900123456/2010', format: 'gpc' } },
+    });
+    const webhook = await as('createWebhook', '/settings/webhooks', {
+      json: { url: 'https://hooks.acme-erp.example/ledgerline', events: ['sales.invoice.*', 'finance.payment.matched'], description: 'ERP sync' },
+    });
+    await as('listWebhooks', '/settings/webhooks');
+    await as('getWebhook', `/settings/webhooks/${webhook.id}`);
+    await as('updateWebhook', `/settings/webhooks/${webhook.id}`, { json: { events: ['sales.invoice.*', 'sales.credit_note.*', 'finance.payment.matched'] } });
+
+    // sales catalogue and numbering
+    await as('createNumberingSeries', '/sales/numbering-series', { json: { doc_type: 'sales_invoice', name: 'Invoices', mask: 'FV{YYYY}{#####}', is_default: true } });
+    await as('listNumberingSeries', '/sales/numbering-series', { query: 'doc_type=sales_invoice' });
+    const item = await as('createItem', '/lists/items', {
+      json: { sku: 'CONS-H', name: 'Consulting hour', unit: { code: 'HUR', name: 'hour' }, sales_rate: 1500, currency: 'CZK', tax_rate: 21, gl_account: { number: '602' } },
+    });
+    await as('listItems', '/lists/items', { query: 'search=Consulting' });
+    await as('createPriceList', '/lists/price-lists', {
+      json: { name: 'Partners 2027', currency: 'CZK', valid_from: '2027-01-01', is_default: false, rates: [{ item_id: item.id, rate: 1350, min_qty: 10 }] },
+    });
+    await as('getItemSalesRate', `/lists/items/${item.id}/rates/sales`, { query: 'rate_format=brutto&qty=4' });
+
+    // an invoice, its renderings, compliance and e-mail
+    const invoice = await as('createInvoice', '/sales/invoices', {
+      json: {
+        customer: CUSTOMER,
+        currency: 'CZK',
+        culture: 'cs-CZ',
+        date_issued: ISSUED,
+        date_due: '2026-11-17',
+        buyer_reference: 'ACME-PO-2026-118',
+        items: [
+          { title: 'Consulting hour', item: { id: item.id }, qty: 12, rate: 1500, unit: { code: 'HUR', name: 'hour' }, taxes: [VAT21] },
+          { title: 'Handbook', qty: 2, rate: 450, taxes: [VAT12] },
+        ],
+      },
+    });
+    await as('getInvoice', `/sales/invoices/${invoice.id}`);
+    await as('listInvoices', '/sales/invoices', { query: 'payment_status=unpaid&sort=-date_issued&take=10' });
+    await as('getInvoiceHtml', `/sales/invoices/${invoice.id}/html`);
+    await as('getInvoicePdf', `/sales/invoices/${invoice.id}/pdf`);
+    await as('evaluateInvoiceCompliance', '/sales/invoices/compliance/evaluate', { json: [invoice.id] });
+    await as('getInvoiceCompliance', `/sales/invoices/${invoice.id}/compliance`);
+    await as('emailInvoice', `/sales/invoices/${invoice.id}/email`, {
+      json: { to: 'accounts@acme.example', subject: `Invoice ${invoice.no}`, body: 'Dear customer, please find the invoice attached.', include_attachment: true },
+    });
+    await as('listEmails', '/CRM/emails', { query: 'take=5' });
+
+    // a credit note against it
+    const creditNote = await as('createCreditNote', '/sales/credit-notes', {
+      json: {
+        customer: CUSTOMER,
+        currency: 'CZK',
+        culture: 'cs-CZ',
+        date_issued: '2026-11-10',
+        credited_doc_id: invoice.id,
+        notes: 'Two consulting hours were not delivered.',
+        items: [{ title: 'Consulting hour', qty: 2, rate: 1500, unit: { code: 'HUR', name: 'hour' }, taxes: [VAT21] }],
+      },
+    });
+    await as('getCreditNote', `/sales/credit-notes/${creditNote.id}`);
+    await as('listCreditNotes', '/sales/credit-notes', { query: 'date_issued=[2026-11-01;2026-11-30]' });
+    await as('checkCreditNoteNo', '/sales/credit-notes/check-no', { query: `no=${encodeURIComponent(creditNote.no)}` });
+    await as('getCreditNoteHtml', `/sales/credit-notes/${creditNote.id}/html`);
+    await as('getCreditNotePdf', `/sales/credit-notes/${creditNote.id}/pdf`);
+
+    // purchase
+    const supplier = { business_name: 'Kancelářské potřeby a.s.', vat_no: 'CZ45274649', address: { city: 'Brno', country: 'CZ' } };
+    const bill = await as('createBill', '/purchase/bills', {
+      json: {
+        type: { id: 1, name: 'purchase' },
+        vendor: supplier,
+        currency: 'CZK',
+        date_issued: '2026-11-05',
+        date_due: '2026-11-19',
+        vendor_doc_no: '2026-004512',
+        payment_reference: '2026004512',
+        items: [
+          { description: 'Printer paper A4, 50 reams', qty: 50, rate: 119, taxes: [{ tax_code: 'S', tax_rate: 21 }] },
+          { description: 'Desk lamp', qty: 2, rate: 890, taxes: [{ tax_code: 'S', tax_rate: 21 }], gl_account: { number: '501' } },
+        ],
+      },
+    });
+    await as('listBills', '/purchase/bills', { query: 'payment_status=unpaid' });
+    await as('createVendorCredit', '/purchase/vendor-credits', {
+      json: {
+        type: { id: 1, name: 'purchase' },
+        vendor: supplier,
+        currency: 'CZK',
+        date_issued: '2026-11-12',
+        vendor_doc_no: '2026-D-0077',
+        credited_doc_id: bill.id,
+        rsn: 'One lamp returned',
+        items: [{ description: 'Desk lamp (returned)', qty: 1, rate: 890, taxes: [{ tax_code: 'S', tax_rate: 21 }] }],
+      },
+    });
+    await as('listVendorCredits', '/purchase/vendor-credits');
+    await as('exportInventoryIn', '/inventory/in/export/json', { query: 'payment_status=unpaid' });
+
+    // finance: the customer pays, a payment platform pays out
+    await as('recordBankTransaction', '/finance/bank/transactions', {
+      json: {
+        account_number: '2900123456/2010',
+        amount: invoice.total_amount - creditNote.total_amount,
+        currency: 'CZK',
+        date_transaction: '2026-11-16',
+        payment_reference: invoice.variable_symbol ?? invoice.no.replace(/\D/g, ''),
+        partner_account_number: '19-2000145399/0800',
+        partner_name: 'Acme s.r.o.',
+        description: `Payment of ${invoice.no}`,
+        paid_record: { type: 'sales_invoice', id: invoice.id },
+      },
+    });
+    await as('listBankTransactions', '/finance/bank/transactions', { query: 'date_transaction=[2026-11-01;2026-11-30]' });
+    const payout = await as('createPayout', '/finance/payouts', {
+      json: {
+        currency: 'CZK',
+        date_issued: '2026-11-20',
+        psp_object_id: 'po_1QxY7fK2eZvKYlo2',
+        description: 'Card payments 14–19 November',
+        lines: [
+          { description: 'Card payment', amount: 1210, date_transaction: '2026-11-14' },
+          { description: 'Card payment', amount: 605, date_transaction: '2026-11-18' },
+          { description: 'Processing fee', amount: -38.5, gl_account: { number: '568' } },
+        ],
+      },
+    });
+    await as('getPayout', `/finance/payouts/${payout.id}`);
+    await as('replacePayout', `/finance/payouts/${payout.id}`, {
+      json: {
+        currency: 'CZK',
+        date_issued: '2026-11-20',
+        psp_object_id: 'po_1QxY7fK2eZvKYlo2',
+        description: 'Card payments 14–19 November',
+        lines: [
+          { description: 'Card payment', amount: 1210, date_transaction: '2026-11-14' },
+          { description: 'Card payment', amount: 605, date_transaction: '2026-11-18' },
+          { description: 'Processing fee', amount: -41.2, gl_account: { number: '568' } },
+        ],
+      },
+    });
+    await as('listPayouts', '/finance/payouts', { query: 'psp_object_id=po_1QxY7fK2eZvKYlo2' });
+
+    // the ledger the month built
+    await eventually(async () => {
+      const res = await stack.api('/v1/accounting/transactions?take=100', { key });
+      const body = await res.json();
+      return body.entities?.length >= 6 ? body : undefined;
+    }, 20_000);
+    await as('listAccountingTransactions', '/accounting/transactions', { query: `date_posting=${ISSUED}&take=1` });
+    await as('exportTrialBalance', '/reporting/financial/trial-balance/1/export/json', {
+      query: 'date_posting=[2026-11-01;2026-11-30]',
+      json: [{ columns: [{ key: 'gl_account.number', title: 'Account' }, { key: 'gl_account.name', title: 'Name' }, { key: 'debit' }, { key: 'credit' }, { key: 'cb', title: 'Closing balance' }] }],
+    });
+
+    // webhook deliveries of the events above, then the endpoint is retired
+    const deliveries = await eventually(async () => {
+      const res = await stack.api(`/v1/settings/webhooks/${webhook.id}/deliveries`, { key });
+      const body = await res.json();
+      return body.entities?.length ? body : undefined;
+    }, 20_000);
+    await as('listWebhookDeliveries', `/settings/webhooks/${webhook.id}/deliveries`, { query: 'take=2' });
+    await as('retryWebhookDelivery', `/settings/webhooks/${webhook.id}/deliveries/${deliveries.entities[0].id}/retry`);
+    await as('rotateWebhookSecret', `/settings/webhooks/${webhook.id}/rotate-secret`);
+    await as('deleteWebhook', `/settings/webhooks/${webhook.id}`);
+
+    expect(ROUTES.map((r) => r.operationId).filter((id) => !recorded.has(id))).toEqual([]);
+  }, 120_000);
+
+  it('every answer has the shape of its committed example (re-record when the API changed)', () => {
+    if (RECORD) {
+      const ordered = Object.fromEntries(ROUTES.map((r) => [r.operationId, recorded.get(r.operationId) ?? {}]));
+      writeFileSync(EXAMPLES_FILE, renderExamplesModule(ordered));
+      return;
+    }
+    for (const route of ROUTES) {
+      const live = recorded.get(route.operationId);
+      const committed = OPERATION_EXAMPLES[route.operationId];
+      expect(committed, `${route.operationId} has no committed example`).toBeDefined();
+      expect({ op: route.operationId, shape: exampleShape(live?.response) }).toEqual({ op: route.operationId, shape: exampleShape(committed?.response) });
+      expect({ op: route.operationId, shape: exampleShape(live?.request) }).toEqual({ op: route.operationId, shape: exampleShape(committed?.request) });
+    }
+  });
+});
+
+function renderExamplesModule(examples: Record<string, OperationExample>): string {
+  return `import type { OperationExample } from './examples.js';
+
+/*
+ * Request and response examples of every operation, recorded from the live scenario in
+ * tests/platform/openapi-examples.e2e.test.ts (RECORD_OPENAPI_EXAMPLES=1). Do not edit by hand.
+ */
+export const RECORDED_EXAMPLES: Record<string, OperationExample> = ${JSON.stringify(examples, null, 2)};
+`;
+}
