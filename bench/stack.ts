@@ -139,7 +139,8 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       const c = new pg.Client({ connectionString: DATABASE_URL });
       await c.connect();
       const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);
-      for (const row of dbs.rows) await c.query(`drop database if exists "${row.datname}" with (force)`).catch(() => undefined);
+      // BENCH_KEEP_DATABASES=1 leaves them for a look afterwards (EXPLAIN, sizes)
+      if (process.env.BENCH_KEEP_DATABASES !== '1') for (const row of dbs.rows) await c.query(`drop database if exists "${row.datname}" with (force)`).catch(() => undefined);
       await c.end();
       const n = await connect({ servers: NATS_URL });
       const jsm = await jetstreamManager(n);

@@ -169,6 +169,104 @@ const documentWrites: Benchmark = {
 
 benchmarks.push(documentWrites);
 
+/**
+ * 3. One numbering series at full tilt through the kit's group commit: each writer takes the next
+ * number, writes its document and outbox event in its own savepoint, and concurrent writers share
+ * one commit. The same rows as the plain-pg ceiling above, where every document holds the series
+ * lock through its own commit.
+ */
+const groupCommitNumbering: Benchmark = {
+  title: 'Numbering: one series, group commit',
+  run: async (ctx) => {
+    const seconds = ctx.quick ? 5 : 15;
+    const { CommitGroups, initOrm, sqlRows } = await import('@ledgerline/service-kit');
+    const url = new URL(ctx.stack.dbUrl('sales'));
+    const databaseName = url.pathname.slice(1);
+    url.pathname = '/postgres';
+    const orm = await initOrm({ databaseUrl: url.toString(), databaseName, entities: [], migrations: [], poolMax: 4 });
+    const groups = new CommitGroups(orm);
+    const em = orm.em.fork();
+    // a credit note to copy (the document-writes benchmark leaves many; alone, this one makes one)
+    const created = await fetch(`${ctx.stack.gateway}/v1/sales/credit-notes`, { method: 'POST', headers: { ...ctx.auth, 'content-type': 'application/json' }, body: JSON.stringify(creditNoteBody(10)) });
+    if (!created.ok) throw new Error(`cannot create a credit note: ${created.status}`);
+    const [sample] = await sqlRows<Record<string, any>>(em, `select * from sales_documents where doc_type = 'sales_credit_note' order by id desc limit 1`);
+    const [outbox] = await sqlRows<Record<string, any>>(em, 'select subject, type, envelope from kit_outbox order by id desc limit 1');
+    const period = `group-${Date.now()}`;
+    const statement = `with c as (
+        insert into number_series_counters (series_id, period_key, last_value) values (?, ?, 1)
+        on conflict (series_id, period_key) do update set last_value = number_series_counters.last_value + 1 returning last_value
+      ), d as (
+        insert into sales_documents (uid, org_id, doc_type, no, counter_id, customer_id, customer_name, currency, precision, date_issued,
+          subtotal_amount, tax_amount, total_amount, amount_paid, amount_due, payment_status, body)
+        select gen_random_uuid(), ?, 'sales_credit_note', ? || last_value, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 'unpaid', ?::jsonb from c returning id
+      ) insert into kit_outbox (event_id, subject, type, org_id, envelope, sent_at) select gen_random_uuid(), ?, ?, ?, ?, now() from d`;
+    const params = [sample.counter_id, period, sample.org_id, `GC${period}-`, sample.counter_id, sample.customer_id, sample.customer_name, sample.currency,
+      sample.precision, sample.date_issued, sample.subtotal_amount, sample.tax_amount, sample.total_amount, sample.total_amount, JSON.stringify(sample.body),
+      outbox.subject, outbox.type, sample.org_id, outbox.envelope];
+    // The ceiling: the same statements back to back on one connection in one transaction (what
+    // a group does at best), with plain pg and $n placeholders, rolled back afterwards.
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: ctx.stack.dbUrl('sales') });
+    await client.connect();
+    let i$ = 0;
+    const positional = statement.replace(/\?/g, () => `$${++i$}`);
+    const ceilingParams = [...params];
+    ceilingParams[1] = `${period}-ceiling`;
+    await client.query('begin');
+    const c0 = performance.now();
+    const ceilingCount = ctx.quick ? 1000 : 3000;
+    for (let k = 0; k < ceilingCount; k++) {
+      await client.query(k === 0 ? 'savepoint m' : 'release savepoint m; savepoint m');
+      await client.query({ name: 'ceiling', text: positional, values: ceilingParams });
+    }
+    const ceiling = ceilingCount / ((performance.now() - c0) / 1000);
+    await client.query('rollback');
+    await client.end();
+
+    let n = 0;
+    let stop = false;
+    const latencies: number[] = [];
+    const writer = async () => {
+      while (!stop) {
+        const t0 = performance.now();
+        const member = await groups.join('bench', Number(sample.org_id));
+        try {
+          await sqlRows(member.em, statement, params, { prepared: true });
+        } catch (err) {
+          await member.abort();
+          throw err;
+        }
+        await member.finish();
+        latencies.push(performance.now() - t0);
+        n++;
+      }
+    };
+    const started = Date.now();
+    const writers = Array.from({ length: 64 }, writer);
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    stop = true;
+    await Promise.all(writers);
+    const rate = n / ((Date.now() - started) / 1000);
+    const [check] = await sqlRows<{ n: number; max: number }>(em, `select count(*)::int as n, max(last_value)::int as max from sales_documents, number_series_counters
+      where no like ? and series_id = ? and period_key = ?`, [`GC${period}-%`, sample.counter_id, period]);
+    await orm.close(true);
+    latencies.sort((a, b) => a - b);
+    ctx.figures.push({
+      name: 'numbered documents, one series (group commit)',
+      value: rate,
+      unit: 'docs/s',
+      ceiling,
+      ceilingName: 'same SQL back to back',
+      ratio: rate / ceiling,
+      target: '≥ 1000/s',
+      met: rate >= 1000,
+      note: `64 writers; p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms; ${check.n} rows numbered 1…${check.max}${check.n === check.max ? ', gap-free' : ', GAPS'}`,
+    });
+  },
+};
+
+benchmarks.push(groupCommitNumbering);
+
 // --- compliance ----------------------------------------------------------------------------------
 
 async function createInvoices(ctx: BenchContext, count: number): Promise<number[]> {

@@ -51,9 +51,9 @@ describe('transactional outbox', () => {
     // A relay that crashed mid-way: it published the first four rows but never marked them sent.
     const rows = (await svc.deps.orm.em.getConnection().execute(
       'select event_id, subject, org_id, envelope from kit_outbox where sent_at is null order by id limit 4',
-    )) as Array<{ event_id: string; subject: string; org_id: string; envelope: unknown }>;
+    )) as Array<{ event_id: string; subject: string; org_id: string; envelope: string }>;
     const js = jetstream(nc);
-    for (const r of rows) await js.publish(`${env.NATS_SUBJECT_PREFIX}${r.subject}.${r.org_id}`, JSON.stringify(r.envelope), { msgID: r.event_id });
+    for (const r of rows) await js.publish(`${env.NATS_SUBJECT_PREFIX}${r.subject}.${r.org_id}`, r.envelope, { msgID: r.event_id });
     expect(await streamMessages()).toBe(before + 4);
 
     svc.relay.start();
@@ -94,7 +94,7 @@ describe('transactional outbox', () => {
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    const rows = await svc.deps.orm.em.getConnection().execute(`select count(*)::int as n from kit_outbox where envelope->'data'->>'text' = 'never'`);
+    const rows = await svc.deps.orm.em.getConnection().execute(`select count(*)::int as n from kit_outbox where envelope::jsonb->'data'->>'text' = 'never'`);
     expect(rows[0].n).toBe(0);
   });
 });

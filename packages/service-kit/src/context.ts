@@ -31,6 +31,12 @@ export interface OperationContext {
    * the request's subject carries; refused for an operation without one.
    */
   ask: <T>(subject: string, data: unknown) => Promise<T>;
+  /**
+   * The context to write a numbered document in: for a request, a member of the commit group of
+   * `lane` (concurrent writers of one series share one transaction and one commit); for work that
+   * runs in a transaction of its own (a consumer, a service task), this same context.
+   */
+  inCommitGroup: (lane: string) => Promise<OperationContext>;
   now: () => Date;
   log: Logger;
 }
@@ -48,6 +54,8 @@ export interface ContextParts {
   emit: (em: EntityManager, ev: NewEvent<unknown>) => Promise<string>;
   prepareEvent: (ev: NewEvent<unknown>, dataJson?: string) => PreparedEvent;
   bus: EventBus;
+  /** Joins a commit group (HTTP write requests); absent elsewhere. */
+  commitGroup?: (lane: string) => Promise<EntityManager>;
 }
 
 /** Builds a context; events it records default to its organisation and trace. */
@@ -57,7 +65,7 @@ export function operationContext(p: ContextParts): OperationContext {
     orgId: ev.orgId ?? p.orgId ?? undefined,
     traceparent: ev.traceparent ?? p.traceparent ?? undefined,
   });
-  return {
+  const ctx: OperationContext = {
     orgId: p.orgId,
     actor: p.actor,
     requestId: p.requestId,
@@ -71,5 +79,11 @@ export function operationContext(p: ContextParts): OperationContext {
       if (p.orgId == null) throw new Error(`${subject}: an operation without an organisation cannot ask another service`);
       return requestReply(p.bus, subject, p.orgId, data);
     },
+    inCommitGroup: async (lane) => {
+      if (!p.commitGroup) return ctx;
+      const em = await p.commitGroup(lane);
+      return operationContext({ ...p, em, commitGroup: undefined });
+    },
   };
+  return ctx;
 }

@@ -10,6 +10,7 @@ export * from './http/query.js';
 export * from './http/hostile-input.js';
 export * from './http/endpoints.js';
 export * from './db/orm.js';
+export * from './db/commit-groups.js';
 export * from './db/retention.js';
 export * from './db/migrations.js';
 export * from './db/tables.js';

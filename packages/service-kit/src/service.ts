@@ -20,6 +20,7 @@ import { organisationReplicaConsumer, organisationReplicaMigration } from './org
 import { operationContext, type OperationContext } from './context.js';
 import { RetentionSweeper, kitRetentionRules, type RetentionRule } from './db/retention.js';
 import { startTracing, traceStatements } from './tracing.js';
+import { CommitGroups } from './db/commit-groups.js';
 
 /** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
 export type ServiceResources = object & { close?: () => Promise<void> | void };
@@ -215,7 +216,8 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       nats: async () => bus.isConnected(),
     },
   });
-  app.use('/v1/*', unitOfWork(orm, () => relay.kick(), def.answerSealer?.(deps)));
+  const commitGroups = new CommitGroups(orm, { log, metrics });
+  app.use('/v1/*', unitOfWork(orm, () => relay.kick(), def.answerSealer?.(deps), commitGroups));
   def.routes(app, deps);
 
   const server: ServerType = await new Promise((resolve) => {
@@ -240,6 +242,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       if (closed) return;
       closed = true;
       await new Promise<void>((r) => server.close(() => r()));
+      commitGroups.close();
       for (const r of responders) r.unsubscribe();
       for (const c of consumers) await c.stop();
       await relay.stop();

@@ -6,6 +6,7 @@ import {
   checkCreditedDocument,
   duplicateDocumentNumber,
   insertNumberedDocument,
+  NUMBER_PLACEHOLDER,
   legalCurrencyOf,
   nextDocumentId,
   sqlRows,
@@ -80,18 +81,6 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     })),
   });
   if (opts.strict) assertDerivedFigures(req, computed);
-  const creditedId = kind.credits?.creditedId(req);
-  const credited =
-    kind.credits && creditedId
-      ? await checkCreditedDocument(em, kind.credits.rule, {
-          creditedId,
-          party: req.vendor as Record<string, unknown>,
-          currency: req.currency,
-          total: computed.total_amount,
-          precision: computed.precision,
-        })
-      : null;
-
   const id = await nextDocumentId(em, PurchaseDocumentSchema);
   const lineIds = await nextLineIds(em, req.items.length);
   const items: StoredItem[] = req.items.map((it, i) => {
@@ -112,6 +101,22 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   });
 
   const given = req.no?.trim() || null;
+  // The credited bill is locked and the document written in the transaction shared by concurrent
+  // documents of this kind (one commit for the group): a series number is taken under its row
+  // lock, held until that commit.
+  const numbered = given ? ctx : ((await ctx.inCommitGroup(kind.kind)) as TenantContext);
+  const creditedId = kind.credits?.creditedId(req);
+  const credited =
+    kind.credits && creditedId
+      ? await checkCreditedDocument(numbered.em, kind.credits.rule, {
+          creditedId,
+          party: req.vendor as Record<string, unknown>,
+          currency: req.currency,
+          total: computed.total_amount,
+          precision: computed.precision,
+        })
+      : null;
+
   const vendor = req.vendor as Record<string, unknown>;
   const now = ctx.now();
   const doc: PurchaseDocument = {
@@ -119,7 +124,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     orgId,
     kind: kind.kind,
     uid: randomUUID(),
-    no: given ?? '',
+    no: given ?? NUMBER_PLACEHOLDER,
     vendorDocNo: req.vendor_doc_no ?? null,
     creditedDocId: credited?.id ?? null,
     creditedDocNo: credited?.no ?? null,
@@ -155,7 +160,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   };
   const pattern = numberPattern(kind.mask, req.date_issued);
   const { no: _no, ...row } = doc;
-  doc.no = await insertNumberedDocument(em, {
+  doc.no = await insertNumberedDocument(numbered.em, {
     schema: PurchaseDocumentSchema,
     row,
     numberProperty: 'no',

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   FALLBACK_LEGAL_CURRENCY,
   JsonText,
+  NUMBER_PLACEHOLDER,
   NotFoundError,
   checkCreditedDocument,
   insertNumberedDocument,
@@ -47,6 +48,8 @@ const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))
   (select json_build_object('legal_currency', legal_currency, 'profile', profile) from kit_organisations where org_id = ?) as replica,
   (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series`;
 
+const hasExplicitNumber = (input: DocumentRequest) => input.no != null && input.no.trim() !== '';
+
 /** Where the number comes from: the client's, else the series the request names, else the default series. */
 async function documentNumber(
   em: EntityManager,
@@ -55,7 +58,7 @@ async function documentNumber(
   input: DocumentRequest,
   defaultSeries: { id: number; mask: string } | null,
 ): Promise<{ counterId: number | null; number: DocumentNumber }> {
-  const explicitNo = input.no != null && input.no.trim() !== '' ? input.no.trim() : null;
+  const explicitNo = hasExplicitNumber(input) ? input.no!.trim() : null;
   if (explicitNo !== null) {
     if (input.counter_id != null) await pickSeries(em, orgId, docType, input.counter_id); // must still name a series of ours
     return { counterId: input.counter_id ?? null, number: { given: explicitNo } };
@@ -110,13 +113,19 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
   if (opts.strict) assertDerivedFigures(input, computed);
-  const credited = await creditedOf(ctx, kind, input, computed);
-  const { counterId, number } = await documentNumber(em, orgId, docType, input, pre.series);
+  const catalogued = await withCatalogueAccounts(em, input);
+
+  // From here on everything is written, and the credited document locked, in the transaction
+  // shared by the concurrent documents of this type (one commit for the group, not one each): a
+  // number from a series is taken under the series' row lock, held until the commit.
+  const numbered = hasExplicitNumber(input) ? ctx : ((await ctx.inCommitGroup(docType)) as TenantContext);
+  const credited = await creditedOf(numbered, kind, input, computed);
+  const { counterId, number } = await documentNumber(numbered.em, orgId, docType, input, pre.series);
 
   const uid = randomUUID();
   const now = ctx.now();
   const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
-  const no = 'given' in number ? number.given : '';
+  const no = 'given' in number ? number.given : NUMBER_PLACEHOLDER;
   const precision = computed.precision;
   const doc: SalesDocument = {
     id,
@@ -140,7 +149,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     amountPaid: toDb(computed.amount_paid, precision),
     amountDue: toDb(computed.amount_due, precision),
     paymentStatus: computed.payment_status,
-    body: documentBody(await withCatalogueAccounts(em, input), computed, { id, uid, no, counterId, createdAt: now, org, own: kind.ownFields(input, credited) }),
+    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: kind.ownFields(input, credited) }),
     createdAt: now,
     updatedAt: now,
     editedAt: null,
@@ -152,7 +161,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const event = ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson);
 
   const { no: _no, editedAt: _editedAt, ...row } = doc;
-  doc.no = await insertNumberedDocument(em, {
+  doc.no = await insertNumberedDocument(numbered.em, {
     schema: SalesDocumentSchema,
     row: { ...row, body: new JsonText(bodyJson) },
     numberProperty: 'no',

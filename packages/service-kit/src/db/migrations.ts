@@ -77,4 +77,15 @@ create index kit_inbox_processed on kit_inbox (processed_at);
 create index kit_outbox_sent on kit_outbox (sent_at) where sent_at is not null;
 `,
   ),
+  sqlMigration(
+    'kit_0004_outbox_envelope_text',
+    `
+-- The envelope is kept as the exact text the relay publishes (no jsonb parse on insert, no
+-- parse and re-serialisation on publish); the trace context the relay puts in a header has its
+-- own column, so the relay never reads the envelope.
+alter table kit_outbox alter column envelope type text using envelope::text;
+alter table kit_outbox add column traceparent text;
+update kit_outbox set traceparent = envelope::jsonb->>'traceparent' where sent_at is null;
+`,
+  ),
 ];

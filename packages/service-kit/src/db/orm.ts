@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
@@ -94,7 +95,30 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
   };
   const orm = await MikroORM.init(config);
   await orm.getMigrator().up();
+  await compressWithLz4(orm);
   return orm;
+}
+
+/*
+ * Documents and events are stored as JSON of a few kilobytes, which Postgres compresses (TOAST)
+ * on every insert. Its default, pglz, is several times slower than lz4 and was a large part of a
+ * document write (decision 83), so every JSON and text column uses lz4 where the server has it.
+ * Only columns not yet switched are altered (none after the first boot of a version).
+ */
+async function compressWithLz4(orm: MikroORM): Promise<void> {
+  await orm.em.getConnection().execute(`do $$
+    declare r record;
+    begin
+      if not exists (select 1 from pg_settings where name = 'default_toast_compression' and 'lz4' = any(enumvals)) then return; end if;
+      for r in
+        select c.relname, a.attname from pg_attribute a
+          join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+          and a.atttypid in ('jsonb'::regtype, 'json'::regtype, 'text'::regtype, 'bytea'::regtype) and a.attcompression <> 'l'
+      loop
+        execute format('alter table %I alter column %I set compression lz4', r.relname, r.attname);
+      end loop;
+    end $$`);
 }
 
 /**
@@ -103,12 +127,31 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
  * every parameter into the query text as an escaped literal, the values travel as protocol
  * parameters: a large JSON document is neither escaped in JS nor parsed as SQL text.
  */
-export async function sqlRows<T = Record<string, unknown>>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+export async function sqlRows<T = Record<string, unknown>>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[] = [],
+  opts: { prepared?: boolean } = {},
+): Promise<T[]> {
   const query = em.getConnection().getKnex().raw(sql, params as never);
+  // A named statement is parsed and planned once per connection, not on every execution: for a
+  // hot statement with several CTEs the planning alone took longer than running it (decision 83).
+  // Only for statements whose text is fixed (each text is kept by the server per connection).
+  if (opts.prepared) query.options({ name: preparedName(sql) });
   const trx = em.getTransactionContext();
   if (trx) query.transacting(trx);
   const res = (await query) as { rows: T[] };
   return res.rows;
+}
+
+const preparedNames = new Map<string, string>();
+function preparedName(sql: string): string {
+  let name = preparedNames.get(sql);
+  if (!name) {
+    name = `ll_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    if (preparedNames.size < 1000) preparedNames.set(sql, name);
+  }
+  return name;
 }
 
 /** A fresh entity manager scoped to one organisation. */

@@ -18,8 +18,9 @@ export async function recordEvent<T>(em: EntityManager, source: string, ev: NewE
   const row = prepareEvent(source, ev);
   await sqlRows(
     em,
-    `insert into kit_outbox ${OUTBOX_COLUMNS} values (?::uuid, ?, ?, ?::bigint, ?::jsonb) on conflict (event_id) do nothing`,
-    [row.id, row.subject, row.type, row.orgId, row.json],
+    `insert into kit_outbox ${OUTBOX_COLUMNS} values (?::uuid, ?, ?, ?::bigint, ?, ?) on conflict (event_id) do nothing`,
+    [row.id, row.subject, row.type, row.orgId, row.json, row.traceparent],
+    { prepared: true },
   );
   return row.id;
 }
@@ -30,8 +31,10 @@ export interface PreparedEvent {
   subject: string;
   type: string;
   orgId: number | null;
-  /** The CloudEvents envelope as JSON text. */
+  /** The CloudEvents envelope as JSON text, exactly as it will be published. */
   json: string;
+  /** The trace context the relay sends in the message header (null when none). */
+  traceparent: string | null;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface PreparedEvent {
  * statement (`insert into kit_outbox ${OUTBOX_COLUMNS} select ...`): the row lands in the same
  * transaction exactly as `recordEvent` would write it, and the relay publishes it the same way.
  */
-export const OUTBOX_COLUMNS = '(event_id, subject, type, org_id, envelope)';
+export const OUTBOX_COLUMNS = '(event_id, subject, type, org_id, envelope, traceparent)';
 
 /**
  * Builds an event's envelope once. `dataJson`, when given, is the already serialised `data`
@@ -54,7 +57,7 @@ export function prepareEvent<T>(source: string, ev: NewEvent<T>, dataJson?: stri
     const text = JSON.stringify(head);
     json = `${text.slice(0, -1)},"data":${dataJson}}`;
   }
-  return { id: envelope.id, subject: ev.subject, type: envelope.type, orgId: ev.orgId ?? null, json };
+  return { id: envelope.id, subject: ev.subject, type: envelope.type, orgId: ev.orgId ?? null, json, traceparent: envelope.traceparent ?? null };
 }
 
 /**
@@ -65,14 +68,15 @@ export async function recordEvents<T>(em: EntityManager, source: string, events:
   if (events.length === 0) return [];
   const rows = events.map((ev) => {
     const envelope = buildEnvelope(source, requireOrganisation(ev));
-    return { event_id: envelope.id, subject: ev.subject, type: envelope.type, org_id: ev.orgId ?? null, envelope };
+    const traceparent = envelope.traceparent ?? null;
+    return { event_id: envelope.id, subject: ev.subject, type: envelope.type, org_id: ev.orgId ?? null, envelope: JSON.stringify(envelope), traceparent };
   });
   await sqlRows(
     em,
-    `insert into kit_outbox (event_id, subject, type, org_id, envelope)
-     select event_id, subject, type, org_id, envelope
+    `insert into kit_outbox ${OUTBOX_COLUMNS}
+     select event_id, subject, type, org_id, envelope, traceparent
        from jsonb_array_elements(?::jsonb) with ordinality as e(v, n),
-            jsonb_to_record(e.v) as x(event_id uuid, subject text, type text, org_id bigint, envelope jsonb)
+            jsonb_to_record(e.v) as x(event_id uuid, subject text, type text, org_id bigint, envelope text, traceparent text)
       order by e.n
      on conflict (event_id) do nothing`,
     [JSON.stringify(rows)],
@@ -97,7 +101,8 @@ interface OutboxRow {
   event_id: string;
   subject: string;
   org_id: string | number;
-  envelope: unknown;
+  envelope: string;
+  traceparent: string | null;
   created_at: Date;
 }
 
@@ -139,7 +144,7 @@ export class OutboxRelay extends Pump {
     let publishError: unknown = null;
     const handled = await conn.transactional(async (trx) => {
       const rows = (await conn.execute(
-        'select id, event_id, subject, org_id, envelope, created_at from kit_outbox where sent_at is null order by id limit ? for update skip locked',
+        'select id, event_id, subject, org_id, envelope, traceparent, created_at from kit_outbox where sent_at is null order by id limit ? for update skip locked',
         [this.batchSize],
         'all',
         trx,
@@ -152,13 +157,13 @@ export class OutboxRelay extends Pump {
       const results = await Promise.allSettled(
         rows.map((row) => {
           const h = natsHeaders();
-          const env = row.envelope as { traceparent?: string; orgid?: string };
-          const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, env.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
+          const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, row.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
           spans.push(span);
-          const traceparent = traceparentOf(span) ?? env.traceparent;
+          const traceparent = traceparentOf(span) ?? row.traceparent;
           if (traceparent) h.set('traceparent', traceparent);
-          if (env.orgid) h.set('ce-orgid', env.orgid);
-          return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), JSON.stringify(row.envelope), {
+          if (row.org_id != null) h.set('ce-orgid', String(row.org_id));
+          // the stored text is the message: published as written, never parsed here
+          return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
             msgID: row.event_id,
             headers: h,
             timeout: 5000,

@@ -38,6 +38,12 @@ export type KitEnv = {
     traceparent: string | null;
     /** Write requests: callbacks run once the request's transaction committed (wake a worker). */
     afterCommit: Array<() => void> | undefined;
+    /**
+     * Write requests: moves the request's writes into the shared transaction of a commit group
+     * (`CommitGroups`), answering its entity manager; the request's answer is then given once
+     * that group committed. Every write of the request must go through the answered manager.
+     */
+    commitGroup: ((lane: string) => Promise<EntityManager>) | undefined;
   };
 };
 

@@ -94,6 +94,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           emit: (em, ev) => recordEvent(em, service, ev),
           prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
           bus,
+          commitGroup: c.get('commitGroup'),
         }),
         c,
         auth,

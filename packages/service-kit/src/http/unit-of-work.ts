@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError, ValidationError } from '../errors.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
+import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
 import type { AnswerSealer, KitEnv } from './context.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -39,12 +40,17 @@ interface StoredResponse {
  * so a retry after a crash can neither create a second document nor lose the first one's
  * answer. Any error or non-2xx answer rolls the whole request back.
  *
+ * A handler may move its writes into a commit group (`c.get('commitGroup')`, numbered documents):
+ * its writes and its Idempotency-Key record are then made in the group's shared transaction, and
+ * the request is answered once that transaction committed; the request's own transaction keeps
+ * only its reads and the key's lock.
+ *
  * An Idempotency-Key is scoped to the credential that sent it. A secret-bearing answer
  * (`c.set('secretAnswer', true)`) is stored sealed with `sealer` and replayed only to that
  * credential; a service without a sealer stores no body and answers a replay with 409
  * `secret_already_shown`.
  */
-export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: AnswerSealer): MiddlewareHandler<KitEnv> {
+export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: AnswerSealer, groups?: CommitGroups): MiddlewareHandler<KitEnv> {
   return async (c, next) => {
     const auth = c.get('auth');
     const em = orm.em.fork({ clear: true });
@@ -60,11 +66,40 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
     }
     const committed: Array<() => void> = [];
     c.set('afterCommit', committed);
+    let member: CommitGroupMember | null = null;
+    let ownEnded = false;
+    let requestHash = '';
+    if (groups && auth) {
+      const orgId = auth.orgId;
+      c.set('commitGroup', async (lane) => {
+        if (member || ownEnded) throw new Error('a request joins at most one commit group');
+        // The request's own transaction has only read: end it before waiting for a turn, so no
+        // connection is held while waiting (a group needs one of its own).
+        ownEnded = true;
+        await em.rollback();
+        member = await groups.join(lane, orgId);
+        if (idemKey) {
+          // the key's lock ended with the own transaction: take it again in the group's, and
+          // look again for an answer a request with the same key committed meanwhile
+          const [lock] = await sqlRows<{ locked: boolean }>(member.em, 'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked', [
+            `idem:${orgId}:${auth.credentialId}:${idemKey}`,
+          ]);
+          const [stored] = lock.locked
+            ? await sqlRows(member.em, `select 1 from kit_idempotency where org_id = ? and credential_id = ? and idem_key = ? and created_at > now() - interval '24 hours'`, [
+                orgId,
+                auth.credentialId,
+                idemKey,
+              ])
+            : [true];
+          if (stored) throw new ConflictError('A request with this Idempotency-Key is still being processed', 'idempotency_key_in_flight');
+        }
+        return member.em;
+      });
+    }
     await em.begin();
     const conn = em.getConnection();
     let done = false;
     try {
-      let requestHash = '';
       if (idemKey && auth) {
         requestHash = createHash('sha256')
           .update(`${c.req.method} ${c.req.path}${canonicalQuery(c.req.url)}\n${stableStringify(c.get('body') ?? null)}`)
@@ -112,9 +147,11 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
 
       await next();
+      const group = member as CommitGroupMember | null;
 
       if (c.error || c.res.status >= 300) {
-        await em.rollback();
+        await group?.abort();
+        if (!ownEnded) await em.rollback();
         done = true;
         return;
       }
@@ -129,7 +166,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         }
         // bind parameters: the stored answer is not escaped into the query text
         await sqlRows(
-          em,
+          group?.em ?? em,
           `insert into kit_idempotency (org_id, credential_id, idem_key, method, path, request_hash, response_status, response_headers, response_body, secret_bearing)
            values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
            on conflict (org_id, credential_id, idem_key) do update set method = excluded.method, path = excluded.path,
@@ -139,12 +176,17 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
           [auth.orgId, auth.credentialId, idemKey, c.req.method, c.req.path, requestHash, c.res.status, JSON.stringify(headers), body, secret],
         );
       }
-      await em.commit();
+      // in a group, the group's commit holds this request's writes (its own transaction only read and has ended)
+      if (group) await group.finish();
+      else await em.commit();
       done = true;
       afterCommit();
       for (const f of committed) f();
     } finally {
-      if (!done) await em.rollback().catch(() => undefined);
+      if (!done) {
+        await (member as CommitGroupMember | null)?.abort().catch(() => undefined);
+        if (!ownEnded) await em.rollback().catch(() => undefined);
+      }
     }
   };
 }

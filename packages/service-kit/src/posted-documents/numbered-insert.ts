@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NumberPattern } from '@ledgerline/documents';
@@ -25,12 +26,19 @@ export interface NumberedDocumentWrite<T extends object> {
   numberIn?: Partial<Record<keyof T & string, string>>;
   /** The unique key the number must be free in, e.g. `(org_id, doc_type, no)`. */
   uniqueKey: string;
-  /** The `*.posted` event; its `data.no` is set to the number taken. */
+  /** The `*.posted` event; the number taken replaces `NUMBER_PLACEHOLDER` in its text (its `data.no`). */
   event: PreparedEvent;
   number: DocumentNumber;
   /** The 409 for a number already used. */
   duplicate: (no: string) => ConflictError;
 }
+
+/**
+ * What a document's number is while its event is prepared, before the number is taken: the
+ * statement that takes the number puts it in the event's text where this stands. Random per
+ * process, so no value a client sends can be mistaken for it.
+ */
+export const NUMBER_PLACEHOLDER = `number-to-come-${randomUUID()}`;
 
 /** The 409 for a document number already used (`label`: e.g. `credit note`). */
 export function duplicateDocumentNumber(label: string, no: string): ConflictError {
@@ -77,17 +85,18 @@ async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocume
     returning ${numberColumn} as no
   ), event as (
     insert into kit_outbox ${OUTBOX_COLUMNS}
-    select ?::uuid, ?::text, ?::text, ?::bigint, jsonb_set(?::jsonb, '{data,no}', to_jsonb(doc.no)) from doc
+    select ?::uuid, ?::text, ?::text, ?::bigint, replace(?::text, ?::text, to_json(doc.no::text)::text), ?::text from doc
   )
   select numbered.no, exists (select 1 from doc) as inserted from numbered`;
-  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json];
+  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json, JSON.stringify(NUMBER_PLACEHOLDER), w.event.traceparent];
 
   if ('given' in w.number) {
-    const [r] = await sqlRows<{ no: string; inserted: boolean }>(em, `with numbered as (select ?::text as no), ${tail}`, [
-      w.number.given,
-      ...row.params,
-      ...eventParams,
-    ]);
+    const [r] = await sqlRows<{ no: string; inserted: boolean }>(
+      em,
+      `with numbered as (select ?::text as no), ${tail}`,
+      [w.number.given, ...row.params, ...eventParams],
+      { prepared: true },
+    );
     if (!r.inserted) throw w.duplicate(w.number.given);
     return r.no;
   }
@@ -103,7 +112,7 @@ async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocume
   ), ${tail}`;
   const params = [...Object.values(counter.key), pattern.prefix, pattern.width, pattern.suffix, ...row.params, ...eventParams];
   for (let attempt = 0; attempt < MAX_SKIPPED_NUMBERS; attempt++) {
-    const [r] = await sqlRows<{ no: string; inserted: boolean }>(em, sql, params);
+    const [r] = await sqlRows<{ no: string; inserted: boolean }>(em, sql, params, { prepared: true });
     if (r.inserted) return r.no;
   }
   throw new ConflictError(`The numbering series ${pattern.prefix}…${pattern.suffix} has no free number`, 'numbering_exhausted');

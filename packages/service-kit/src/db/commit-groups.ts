@@ -1,0 +1,181 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { UpstreamError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { MetricsRegistry } from '../metrics.js';
+import { TENANT_FILTER, sqlRows } from './orm.js';
+
+/*
+ * Application-level group commit (issue 15). A gap-free numbering series is a counter row that
+ * each numbered document updates in its own transaction, so the row lock is held through that
+ * transaction's commit and one series is capped at one commit (one WAL flush) per document.
+ *
+ * Here concurrent writers of one lane (an organisation's series of one document type) share one
+ * transaction instead: each member writes inside its own savepoint, one at a time, and the lane
+ * commits once for all of them. A member that fails is rolled back to its savepoint — its number
+ * and its rows vanish, its neighbours keep theirs — and answers its own error; the others are
+ * answered only once the shared commit has succeeded. With no contention a lane holds one member
+ * and behaves like an ordinary transaction; under load a group holds whoever arrived while the
+ * previous group was committing (no waiting window, so no added latency).
+ */
+
+export interface CommitGroupMember {
+  /** The entity manager of the shared transaction; valid until `finish` or `abort`. */
+  em: EntityManager;
+  /** Keeps what the member wrote and waits for the group's commit (rejects if the commit fails). */
+  finish(): Promise<void>;
+  /** Rolls back what the member wrote; the rest of the group goes on. */
+  abort(): Promise<void>;
+}
+
+interface Waiter {
+  orgId: number;
+  admit: (member: CommitGroupMember) => void;
+  refuse: (err: unknown) => void;
+}
+
+interface Lane {
+  queue: Waiter[];
+  running: boolean;
+}
+
+export interface CommitGroupOptions {
+  /** Most members one transaction holds. */
+  maxMembers?: number;
+  /** A member that neither finishes nor aborts within this is rolled back (a stuck request must not hold the series). */
+  memberTimeoutMs?: number;
+  log?: Logger;
+  metrics?: MetricsRegistry;
+}
+
+export class CommitGroups {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly maxMembers: number;
+  private readonly memberTimeoutMs: number;
+  private readonly groupSize;
+  private closed = false;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly opts: CommitGroupOptions = {},
+  ) {
+    this.maxMembers = opts.maxMembers ?? 256;
+    this.memberTimeoutMs = opts.memberTimeoutMs ?? 10_000;
+    this.groupSize = opts.metrics?.histogram('commit_group_members', 'Members per shared commit of a numbering lane', [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+  }
+
+  /**
+   * Waits for this writer's turn in `lane` (an organisation's lane: every member of a lane acts
+   * for `orgId`) and answers its membership of the shared transaction.
+   */
+  join(lane: string, orgId: number): Promise<CommitGroupMember> {
+    if (this.closed) return Promise.reject(new UpstreamError(503, 'database', 'the service is stopping'));
+    const key = `${orgId}:${lane}`;
+    return new Promise((admit, refuse) => {
+      let l = this.lanes.get(key);
+      if (!l) this.lanes.set(key, (l = { queue: [], running: false }));
+      l.queue.push({ orgId, admit, refuse });
+      if (!l.running) void this.run(key, l);
+    });
+  }
+
+  /** Refuses new members; groups already running finish. */
+  close(): void {
+    this.closed = true;
+  }
+
+  private async run(name: string, lane: Lane): Promise<void> {
+    lane.running = true;
+    try {
+      while (lane.queue.length) await this.group(lane);
+    } finally {
+      lane.running = false;
+      this.lanes.delete(name);
+    }
+  }
+
+  /** One shared transaction: members one after another, then one commit. */
+  private async group(lane: Lane): Promise<void> {
+    const orgId = lane.queue[0].orgId;
+    const em = this.orm.em.fork({ clear: true });
+    em.setFilterParams(TENANT_FILTER, { orgId });
+    const kept: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+    try {
+      await em.begin();
+    } catch (err) {
+      for (const w of lane.queue.splice(0)) w.refuse(err);
+      return;
+    }
+    let broken: unknown = null;
+    let members = 0;
+    while (lane.queue.length && members < this.maxMembers && !broken) {
+      const waiter = lane.queue.shift()!;
+      members++;
+      try {
+        // one round trip per member: the previous member's savepoint is released as this one's is
+        // taken (the commit releases the last), so the transaction never nests savepoints
+        await sqlRows(em, members === 1 ? 'savepoint member' : 'release savepoint member; savepoint member');
+      } catch (err) {
+        broken = err;
+        waiter.refuse(err);
+        break;
+      }
+      broken = await this.serve(em, waiter, kept);
+    }
+    this.groupSize?.observe({}, members);
+    if (broken) {
+      await em.rollback().catch(() => undefined);
+      this.opts.log?.error('commit group failed; its members are answered with an error', { err: String(broken) });
+      for (const k of kept) k.reject(new UpstreamError(503, 'database', 'the write could not be committed; retry'));
+      return;
+    }
+    try {
+      await em.commit();
+      for (const k of kept) k.resolve();
+    } catch (err) {
+      this.opts.log?.error('commit of a group failed', { err: String(err) });
+      for (const k of kept) k.reject(new UpstreamError(503, 'database', 'the write could not be committed; retry'));
+    }
+  }
+
+  /** Admits one member and waits until it finishes or aborts; answers an error that breaks the whole group, else null. */
+  private serve(em: EntityManager, waiter: Waiter, kept: Array<{ resolve: () => void; reject: (e: unknown) => void }>): Promise<unknown> {
+    return new Promise<unknown>((settled) => {
+      let ended = false;
+      const claim = () => {
+        if (ended) throw new UpstreamError(503, 'database', 'the write took too long and was rolled back; retry');
+        ended = true;
+        clearTimeout(timer);
+      };
+      const rollback = async () => {
+        try {
+          await sqlRows(em, 'rollback to savepoint member');
+          em.clear();
+          settled(null);
+        } catch (err) {
+          settled(err); // the transaction itself failed (a lost connection): nothing of this group can commit
+        }
+      };
+      const timer = setTimeout(() => {
+        if (ended) return;
+        ended = true;
+        void rollback();
+      }, this.memberTimeoutMs);
+      timer.unref?.();
+      waiter.admit({
+        em,
+        finish: async () => {
+          claim();
+          const committed = new Promise<void>((resolve, reject) => kept.push({ resolve, reject }));
+          em.clear(); // the next member reads afresh, not what this one loaded
+          settled(null);
+          await committed;
+        },
+        abort: async () => {
+          if (ended) return;
+          claim();
+          await rollback();
+        },
+      });
+    });
+  }
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { CommitGroups, dropDatabase, initOrm, sqlRows, type CommitGroupMember } from '@ledgerline/service-kit';
+import { isolation } from '../support/stack.js';
+
+/*
+ * Group commit of a gap-free series (issue 15), on the real Postgres: concurrent writers of one
+ * lane share a transaction, each in its own savepoint; numbers stay consecutive, a failing member
+ * gives back its number without failing its neighbours, and a failed commit fails the whole group
+ * and stores nothing of it.
+ */
+
+const env = isolation();
+const ORG = 7;
+const databaseName = `${env.DATABASE_PREFIX}groups`;
+let orm: MikroORM;
+let groups: CommitGroups;
+
+beforeAll(async () => {
+  orm = await initOrm({ databaseUrl: env.DATABASE_URL, databaseName, entities: [], migrations: [], poolMax: 10 });
+  const em = orm.em.fork();
+  await sqlRows(em, 'create table refs (id int primary key)');
+  await sqlRows(em, 'insert into refs values (1)');
+  await sqlRows(em, 'create table counters (series text primary key, last_value int not null)');
+  await sqlRows(
+    em,
+    `create table docs (id serial primary key, series text not null, no int not null, amount numeric not null check (amount < 1000000),
+      ref int references refs(id) deferrable initially deferred, tx bigint not null, unique (series, no))`,
+  );
+  groups = new CommitGroups(orm);
+});
+afterAll(async () => {
+  await orm?.close(true);
+  await dropDatabase(env.DATABASE_URL, databaseName);
+});
+
+const NUMBER = `with c as (
+    insert into counters values (?, 1) on conflict (series) do update set last_value = counters.last_value + 1 returning last_value
+  ) insert into docs (series, no, amount, ref, tx) select ?, last_value, ?, ?, txid_current() from c returning no, tx`;
+
+/** One numbered document, written the way a request does: join, write, then finish (or abort on error). */
+async function numbered(series: string, amount: number, ref = 1, groupsOf = groups): Promise<{ no: number; tx: string }> {
+  const member = await groupsOf.join(series, ORG);
+  let row: { no: number; tx: string };
+  try {
+    [row] = await sqlRows<{ no: number; tx: string }>(member.em, NUMBER, [series, series, amount, ref]);
+  } catch (err) {
+    await member.abort();
+    throw err;
+  }
+  await member.finish();
+  return row;
+}
+
+async function stored(series: string): Promise<number[]> {
+  const rows = await sqlRows<{ no: number }>(orm.em.fork(), 'select no from docs where series = ? order by no', [series]);
+  return rows.map((r) => r.no);
+}
+
+describe('commit groups', () => {
+  it('500 concurrent writers of one series get 1…N consecutively; a failing one gives its number back and fails no neighbour', async () => {
+    const outcomes = await Promise.allSettled(Array.from({ length: 500 }, (_, i) => numbered('A', i % 7 === 3 ? 5_000_000 : 100 + i)));
+    const failed = outcomes.filter((o) => o.status === 'rejected');
+    const ok = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(failed).toHaveLength(Array.from({ length: 500 }, (_, i) => i).filter((i) => i % 7 === 3).length);
+    for (const f of failed) expect(String((f as PromiseRejectedResult).reason)).toMatch(/check constraint/);
+    const numbers = ok.map((r) => r.no).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: ok.length }, (_, i) => i + 1));
+    expect(await stored('A')).toEqual(numbers);
+    // they were committed together: far fewer transactions than documents
+    const transactions = new Set(ok.map((r) => r.tx)).size;
+    expect(transactions).toBeLessThan(ok.length / 4);
+  });
+
+  it('a commit that fails fails every member of its group, stores none of them, and the series goes on gap-free', async () => {
+    const before = await stored('B');
+    expect(before).toEqual([]);
+    await numbered('B', 1); // B1
+
+    // hold the lane so the next writers queue into the same group, one of them breaking a deferred key
+    const holder = await groups.join('B', ORG);
+    await sqlRows(holder.em, NUMBER, ['B', 'B', 2, 1]);
+    const queued = [numbered('B', 3), numbered('B', 4, 999), numbered('B', 5)];
+    await new Promise((r) => setTimeout(r, 50));
+    const held = holder.finish();
+    const outcomes = await Promise.allSettled([held, ...queued]);
+    for (const o of outcomes) {
+      expect(o.status).toBe('rejected');
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ status: 503, code: 'service_unavailable' });
+    }
+    expect(await stored('B')).toEqual([1]);
+    expect((await numbered('B', 6)).no).toBe(2);
+  });
+
+  it('a member that never ends is rolled back after its time and the lane goes on', async () => {
+    const impatient = new CommitGroups(orm, { memberTimeoutMs: 200 });
+    const stuck: CommitGroupMember = await impatient.join('C', ORG);
+    await sqlRows(stuck.em, NUMBER, ['C', 'C', 1, 1]);
+    const next = numbered('C', 2, 1, impatient);
+    expect((await next).no).toBe(1);
+    await expect(stuck.finish()).rejects.toMatchObject({ status: 503 });
+    expect(await stored('C')).toEqual([1]);
+  });
+
+  it('lanes of different organisations never share a transaction', async () => {
+    const a = await groups.join('D', 1);
+    const b = await groups.join('D', 2); // admitted at once: another lane
+    const [ta] = await sqlRows<{ tx: string }>(a.em, 'select txid_current() as tx');
+    const [tb] = await sqlRows<{ tx: string }>(b.em, 'select txid_current() as tx');
+    expect(ta.tx).not.toBe(tb.tx);
+    await Promise.all([a.finish(), b.finish()]);
+  });
+});
