@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
@@ -29,7 +29,38 @@ export interface BenchStack {
   url(name: string): string;
   dbUrl(service: string): string;
   sampleMemory(): void;
+  /** CPU time so far, in milliseconds, of each process of the system, Postgres (all its processes) and nats-server. */
+  cpuMs(): Record<string, number>;
   close(): Promise<void>;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU ticks of one process and of its children that ended, with its command name. */
+function procCpu(pid: number | string): { comm: string; ticks: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    // after "pid (comm) ": state is field 3, utime 14, stime 15, cutime 16, cstime 17 → indices 11–14
+    // here; the children's share keeps the CPU of Postgres backends that ended (the postmaster reaps them)
+    return { comm, ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU milliseconds of `pids` by name, plus every process called postgres or nats-server on the machine. */
+export function cpuSnapshot(pids: Array<{ name: string; pid: number | undefined }>): Record<string, number> {
+  const out: Record<string, number> = { postgres: 0, 'nats-server': 0 };
+  for (const p of pids) out[p.name] = ((p.pid && procCpu(p.pid)?.ticks) || 0) * (1000 / TICKS_PER_SECOND);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cpu = procCpu(entry);
+    if (cpu && (cpu.comm === 'postgres' || cpu.comm === 'nats-server')) out[cpu.comm] += cpu.ticks * (1000 / TICKS_PER_SECOND);
+  }
+  return out;
 }
 
 export function rssMb(pid: number | undefined): number {
@@ -132,6 +163,7 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
     sampleMemory: () => {
       for (const p of procs) p.peakRssMb = Math.max(p.peakRssMb, rssMb(p.child.pid));
     },
+    cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid }))),
     close: async () => {
       for (const p of procs) p.child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 1500));
