@@ -5,6 +5,8 @@
  * (scripts/supervisor.ts). Every process creates its own database, schema and streams on first start.
  *
  * `PORT` (default 8080) is the gateway's port; the services listen on the five ports after it.
+ * `REPLICAS=2` (1–9) runs every service as that many processes (replica n listens 100 × (n − 1)
+ * ports above the first); the gateway balances over them.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -20,7 +22,15 @@ const services = [
   { name: 'finance', port: gatewayPort + 3 },
   { name: 'accounting', port: gatewayPort + 4 },
 ];
-const urls = Object.fromEntries(services.map((s) => [`${s.name.toUpperCase()}_URL`, process.env[`${s.name.toUpperCase()}_URL`] ?? `http://127.0.0.1:${s.port}`]));
+const replicas = Math.max(1, Math.min(9, Number(process.env.REPLICAS ?? 1) || 1));
+const replicaPorts = (port: number) => Array.from({ length: replicas }, (_, i) => port + 100 * i);
+const replicaName = (name: string, i: number) => (i === 0 ? name : `${name}-${i + 1}`);
+const urls = Object.fromEntries(
+  services.map((s) => [
+    `${s.name.toUpperCase()}_URL`,
+    process.env[`${s.name.toUpperCase()}_URL`] ?? replicaPorts(s.port).map((p) => `http://127.0.0.1:${p}`).join(','),
+  ]),
+);
 // One internal token shared by the gateway and the services for this run, unless configured.
 const env = {
   ...process.env,
@@ -33,12 +43,12 @@ const err = (l: string) => process.stderr.write(`${l}\n`);
 const processes: Supervised[] = [];
 let stopping = false;
 
-function run(name: string, port: number, extra: Record<string, string> = {}) {
+function run(name: string, port: number, extra: Record<string, string> = {}, app = name) {
   const p = new Supervised(
     {
       name,
       command: process.execPath,
-      args: [...serviceNodeFlags(), '--import', 'tsx', path.join(root, 'apps', name, 'src', 'main.ts')],
+      args: [...serviceNodeFlags(), '--import', 'tsx', path.join(root, 'apps', app, 'src', 'main.ts')],
       cwd: root,
       env: { ...env, ...extra, PORT: String(port) },
     },
@@ -78,9 +88,16 @@ if (!(await ready(services[0].port))) {
   err('settings did not become ready');
   await shutdown(1);
 } else {
-  for (const s of services.slice(1)) run(s.name, s.port);
+  const all = [{ name: 'settings', port: services[0].port }];
+  for (const s of services) {
+    replicaPorts(s.port).forEach((port, i) => {
+      if (s.name === 'settings' && i === 0) return; // running already
+      run(replicaName(s.name, i), port, {}, s.name);
+      all.push({ name: replicaName(s.name, i), port });
+    });
+  }
   run('gateway', gatewayPort, urls);
-  const all = [...services, { name: 'gateway', port: gatewayPort }];
+  all.push({ name: 'gateway', port: gatewayPort });
   const ok = await Promise.all(all.map((s) => ready(s.port)));
   if (ok.every(Boolean)) {
     out(`\nLedgerline is up: gateway http://127.0.0.1:${gatewayPort}/v1  (API reference http://127.0.0.1:${gatewayPort}/docs)\n`);

@@ -1,13 +1,22 @@
 import { z } from 'zod';
 import { baseConfigSchema } from '@ledgerline/service-kit';
+import { upstreamUrls } from './proxy/upstream-set.js';
+
+/** One URL, or the comma-separated URLs of a service's replicas (`http://a:8081,http://b:8081`). */
+const upstreamList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v) => upstreamUrls(v))
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1, 'at least one URL'));
 
 export const gatewayConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  SALES_URL: z.string().url().default('http://127.0.0.1:8081'),
-  PURCHASE_URL: z.string().url().default('http://127.0.0.1:8082'),
-  FINANCE_URL: z.string().url().default('http://127.0.0.1:8083'),
-  ACCOUNTING_URL: z.string().url().default('http://127.0.0.1:8084'),
-  SETTINGS_URL: z.string().url().default('http://127.0.0.1:8085'),
+  SALES_URL: upstreamList('http://127.0.0.1:8081'),
+  PURCHASE_URL: upstreamList('http://127.0.0.1:8082'),
+  FINANCE_URL: upstreamList('http://127.0.0.1:8083'),
+  ACCOUNTING_URL: upstreamList('http://127.0.0.1:8084'),
+  SETTINGS_URL: upstreamList('http://127.0.0.1:8085'),
   /** Enables POST /v1/admin/organisations for whoever holds it; disabled when unset. */
   OPERATOR_TOKEN: z.string().min(24, 'at least 24 characters').optional(),
   /** Token bucket per credential: sustained requests per second and burst size. */

@@ -20,25 +20,31 @@ import {
   type AuthContext,
   type KitEnv,
 } from '@ledgerline/service-kit';
-import type { Pool } from 'undici';
 import { gatewayConfigSchema, type GatewayConfig } from './config.js';
 import { CredentialVerifier } from './auth/credentials.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { FailedAuthGuard, presentedKeyPrefix } from './auth/failed-auth.js';
 import { ClientAddressResolver } from './auth/client-address.js';
-import { createPool, forward } from './proxy/upstream.js';
+import { forward } from './proxy/upstream.js';
+import { UpstreamSet } from './proxy/upstream-set.js';
 import { allowedMethods, routingOrder } from './http/routing.js';
 import { docsRoutes } from './http/docs.js';
 
 /** Whether a service answers its health check within a second. */
-async function upstreamHealthy(pool: Pool, url: string): Promise<boolean> {
-  try {
-    const res = await pool.request({ origin: new URL(url).origin, path: '/healthz', method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
-    await res.body.dump();
-    return res.statusCode === 200;
-  } catch {
-    return false;
-  }
+/** A service is available when one of its replicas answers its liveness check. */
+async function upstreamHealthy(upstream: UpstreamSet): Promise<boolean> {
+  const answers = await Promise.all(
+    upstream.replicas.map(async (r) => {
+      try {
+        const res = await r.pool.request({ origin: r.origin, path: '/healthz', method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
+        await res.body.dump();
+        return res.statusCode === 200;
+      } catch {
+        return false;
+      }
+    }),
+  );
+  return answers.some(Boolean);
 }
 
 export interface RunningGateway {
@@ -57,16 +63,15 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   const config = loadConfig(gatewayConfigSchema, env);
   const log = createLogger('gateway', config.LOG_LEVEL);
   const metrics = new MetricsRegistry('ledgerline');
-  const upstreamUrl: Record<ServiceName, string> = {
-    sales: config.SALES_URL,
-    purchase: config.PURCHASE_URL,
-    finance: config.FINANCE_URL,
-    accounting: config.ACCOUNTING_URL,
-    settings: config.SETTINGS_URL,
+  const upstreams: Record<ServiceName, UpstreamSet> = {
+    sales: new UpstreamSet('sales', config.SALES_URL),
+    purchase: new UpstreamSet('purchase', config.PURCHASE_URL),
+    finance: new UpstreamSet('finance', config.FINANCE_URL),
+    accounting: new UpstreamSet('accounting', config.ACCOUNTING_URL),
+    settings: new UpstreamSet('settings', config.SETTINGS_URL),
   };
-  const pools = Object.fromEntries(Object.entries(upstreamUrl).map(([s, u]) => [s, createPool(u)])) as Record<ServiceName, Pool>;
-  const inflight = Object.fromEntries(Object.keys(upstreamUrl).map((s) => [s, 0])) as Record<ServiceName, number>;
-  const verifier = new CredentialVerifier(config.SETTINGS_URL, pools.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN);
+  const inflight = Object.fromEntries(Object.keys(upstreams).map((s) => [s, 0])) as Record<ServiceName, number>;
+  const verifier = new CredentialVerifier(upstreams.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN);
   const limiter = new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   const failures = new FailedAuthGuard(config.AUTH_FAILURES_PER_MINUTE, config.AUTH_FAILURE_BURST);
   let addresses: ClientAddressResolver;
@@ -101,7 +106,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       nats: () => bus.isConnected(),
     },
     dependencies: Object.fromEntries(
-      (Object.keys(upstreamUrl) as ServiceName[]).map((name) => [name, () => upstreamHealthy(pools[name], upstreamUrl[name])]),
+      (Object.keys(upstreams) as ServiceName[]).map((name) => [name, () => upstreamHealthy(upstreams[name])]),
     ),
   });
   // the document names a server only when PUBLIC_URL says where the API is public; else it is relative
@@ -154,13 +159,8 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         throw new UpstreamError(503, route.service, `overloaded: ${config.MAX_INFLIGHT_PER_SERVICE} requests already in flight`);
       }
       const target = new URL(c.req.url);
-      const upstream = new URL(upstreamUrl[route.service]);
-      target.protocol = upstream.protocol;
-      target.host = upstream.host;
       inflight[route.service]++;
-      const res = await forward(c.req.raw, target, {
-        service: route.service,
-        pool: pools[route.service],
+      const res = await forward(c.req.raw, target.pathname + target.search, upstreams[route.service], {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
         internalToken: config.INTERNAL_TOKEN,
         requestId: c.get('requestId'),
@@ -207,7 +207,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       await new Promise<void>((r) => server.close(() => r()));
       revocations.unsubscribe();
       await bus.close();
-      await Promise.all(Object.values(pools).map((p) => p.close()));
+      await Promise.all(Object.values(upstreams).map((u) => u.close()));
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { UpstreamSet } from '../proxy/upstream-set.js';
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import { request, type Dispatcher } from 'undici';
 import { SECRET_PREFIXES, UnauthorizedError, UpstreamError, hasValidChecksum, safeEqual, secretHash, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
@@ -26,13 +27,13 @@ export class CredentialVerifier {
   private jwks: ReturnType<typeof createRemoteJWKSet>;
 
   constructor(
-    private readonly settingsUrl: string,
-    private readonly settings: Dispatcher,
+    private readonly settings: UpstreamSet,
     private readonly ttlMs: number,
     private readonly operatorToken: string | undefined,
     private readonly internalToken: string | undefined,
   ) {
-    this.jwks = createRemoteJWKSet(new URL('/internal/jwks', settingsUrl), {
+    // the signing keys are the same on every settings replica (they live in its database)
+    this.jwks = createRemoteJWKSet(new URL('/internal/jwks', settings.replicas[0].url), {
       cooldownDuration: 5_000,
       cacheMaxAge: 10 * 60_000,
       headers: internalToken ? { [INTERNAL_HEADERS.token]: internalToken } : {},
@@ -117,19 +118,25 @@ export class CredentialVerifier {
   }
 
   private async lookup(hash: string): Promise<CachedKey> {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(new URL('/internal/credentials/api-key', this.settingsUrl), {
-        dispatcher: this.settings,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.internalToken ? { [INTERNAL_HEADERS.token]: this.internalToken } : {}) },
-        body: JSON.stringify({ key_hash: hash }),
-        headersTimeout: 5_000,
-        bodyTimeout: 5_000,
-      });
-    } catch {
-      throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
+    let res: Dispatcher.ResponseData | null = null;
+    // a lookup changes nothing: a replica that cannot be reached is passed over for the next
+    for (const replica of this.settings.order()) {
+      try {
+        res = await request(new URL('/internal/credentials/api-key', replica.origin), {
+          dispatcher: replica.pool,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(this.internalToken ? { [INTERNAL_HEADERS.token]: this.internalToken } : {}) },
+          body: JSON.stringify({ key_hash: hash }),
+          headersTimeout: 5_000,
+          bodyTimeout: 5_000,
+        });
+        this.settings.markUp(replica);
+        break;
+      } catch {
+        this.settings.markDown(replica);
+      }
     }
+    if (!res) throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
     const body = (await res.body.json().catch(() => null)) as null | {
       found: boolean;
       api_key_id: number;

@@ -1,5 +1,6 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { UpstreamError, INTERNAL_HEADERS, readBodyLimited, type AuthContext } from '@ledgerline/service-kit';
+import type { UpstreamSet } from './upstream-set.js';
 
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
@@ -7,8 +8,6 @@ const HOP_BY_HOP = new Set([
 ]);
 
 export interface ForwardOptions {
-  service: string;
-  pool: Dispatcher;
   timeoutMs: number;
   internalToken?: string;
   requestId: string;
@@ -26,12 +25,20 @@ export function createPool(url: string): Pool {
   return new Pool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
 }
 
+/** Connection failures where the request never reached the replica: any request may go to another. */
+const NOT_DELIVERED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Failures after the request may have been delivered: only a request that is safe to repeat goes to another. */
+const DROPPED = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+
 /**
- * Sends the request on to the owning service with the verified caller in internal headers
- * (incoming copies of those headers are dropped first, so a client cannot forge them) and
- * streams the answer back. A refused connection is 503, a slow service 504, anything else 502.
+ * Sends the request on to a replica of the owning service with the verified caller in internal
+ * headers (incoming copies of those headers are dropped first, so a client cannot forge them) and
+ * returns its answer. A replica that cannot be reached is marked down and the request goes to the
+ * next: always when the connection was refused (the request never arrived), and after a dropped
+ * connection only when repeating it is safe (GET, PUT, DELETE, or a POST with an Idempotency-Key,
+ * which the service answers once). No replica reachable is 503, a slow one 504, anything else 502.
  */
-export async function forward(req: Request, url: URL, opts: ForwardOptions): Promise<Response> {
+export async function forward(req: Request, pathAndSearch: string, upstream: UpstreamSet, opts: ForwardOptions): Promise<Response> {
   const headers: Record<string, string> = {};
   req.headers.forEach((value, name) => {
     const n = name.toLowerCase();
@@ -53,27 +60,37 @@ export async function forward(req: Request, url: URL, opts: ForwardOptions): Pro
 
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.body !== null;
   const body = hasBody ? await readBodyLimited(req, opts.bodyLimit) : undefined;
-  let res: Dispatcher.ResponseData;
-  try {
-    res = await opts.pool.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: req.method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-    });
-  } catch (err) {
-    if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-      throw new UpstreamError(504, opts.service, `no answer within ${opts.timeoutMs} ms`);
+  const repeatable = req.method !== 'POST' || headers['idempotency-key'] !== undefined;
+  let res: Dispatcher.ResponseData | null = null;
+  let failure: UpstreamError | null = null;
+  for (const replica of upstream.order()) {
+    try {
+      res = await replica.pool.request({
+        origin: replica.origin,
+        path: pathAndSearch,
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+      upstream.markUp(replica);
+      break;
+    } catch (err) {
+      if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+        throw new UpstreamError(504, upstream.service, `no answer within ${opts.timeoutMs} ms`);
+      }
+      const code = (err as { code?: string }).code ?? '';
+      if (NOT_DELIVERED.has(code) || DROPPED.has(code)) {
+        upstream.markDown(replica);
+        failure = new UpstreamError(503, upstream.service, 'the service is not reachable');
+        if (NOT_DELIVERED.has(code) || repeatable) continue;
+        throw failure;
+      }
+      throw new UpstreamError(502, upstream.service, 'the service failed to answer');
     }
-    const code = (err as { code?: string }).code;
-    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'ENOTFOUND') {
-      throw new UpstreamError(503, opts.service, 'the service is not reachable');
-    }
-    throw new UpstreamError(502, opts.service, 'the service failed to answer');
   }
+  if (!res) throw failure ?? new UpstreamError(503, upstream.service, 'the service is not reachable');
   const out = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
     if (HOP_BY_HOP.has(name.toLowerCase()) || value === undefined) continue;

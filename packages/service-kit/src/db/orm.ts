@@ -94,8 +94,17 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     },
   };
   const orm = await MikroORM.init(config);
-  await orm.getMigrator().up();
-  await compressWithLz4(orm);
+  // Replicas of a service boot together against one database: one migrates, the others wait for
+  // it (a session lock on a connection of its own) and then find nothing left to apply.
+  const lock = new pg.Client({ connectionString: withDatabase(opts.databaseUrl, opts.databaseName) });
+  await lock.connect();
+  try {
+    await lock.query(`select pg_advisory_lock(hashtext('kit-migrations'))`);
+    await orm.getMigrator().up();
+    await compressWithLz4(orm);
+  } finally {
+    await lock.end(); // ending the session releases the lock
+  }
   return orm;
 }
 

@@ -96,6 +96,9 @@ function requireOrganisation<T>(ev: NewEvent<T>): NewEvent<T> {
   return ev;
 }
 
+/** How soon a relay looks again when another replica's relay held the outbox. */
+const RELAY_RETRY_MS = 25;
+
 interface OutboxRow {
   id: string;
   event_id: string;
@@ -142,7 +145,16 @@ export class OutboxRelay extends Pump {
   async publishBatch(): Promise<number> {
     const conn = this.orm.em.getConnection();
     let publishError: unknown = null;
+    let busyElsewhere = false;
     const handled = await conn.transactional(async (trx) => {
+      // One relay at a time per database: replicas of a service share its outbox, and two relays
+      // taking rows with skip locked could publish one resource's events out of order. The others
+      // find the lock taken and look again shortly (decision 84).
+      const [lock] = (await conn.execute('select pg_try_advisory_xact_lock(hashtext(?)) as locked', ['kit-outbox-relay'], 'all', trx)) as Array<{ locked: boolean }>;
+      if (!lock.locked) {
+        busyElsewhere = true;
+        return 0;
+      }
       const rows = (await conn.execute(
         'select id, event_id, subject, org_id, envelope, traceparent, created_at from kit_outbox where sent_at is null order by id limit ? for update skip locked',
         [this.batchSize],
@@ -191,6 +203,7 @@ export class OutboxRelay extends Pump {
       return rows.length;
     });
     if (publishError) throw publishError;
+    if (busyElsewhere) setTimeout(() => this.kick(), RELAY_RETRY_MS).unref?.();
     return handled;
   }
 

@@ -1,0 +1,60 @@
+import type { Pool } from 'undici';
+import { createPool } from './upstream.js';
+
+/*
+ * The replicas of one service (issue 15): `SALES_URL=http://a:8081,http://b:8081`. Requests go
+ * round-robin to the replicas not marked down; a replica that refuses or drops a connection is
+ * marked down for a short while and the request goes to the next one when that is safe (see
+ * `forward`). With every replica marked down the gateway still tries them, so a restarted
+ * service is found again at once.
+ */
+
+export interface Replica {
+  url: string;
+  origin: string;
+  pool: Pool;
+  /** Until when (epoch ms) the replica is skipped after a failure. */
+  downUntil: number;
+}
+
+export class UpstreamSet {
+  readonly replicas: Replica[];
+  private next = 0;
+
+  constructor(
+    readonly service: string,
+    urls: readonly string[],
+    private readonly downForMs = 2_000,
+  ) {
+    if (urls.length === 0) throw new Error(`${service}: no upstream URL`);
+    this.replicas = urls.map((url) => ({ url, origin: new URL(url).origin, pool: createPool(url), downUntil: 0 }));
+  }
+
+  /** The replicas to try for one request, in order: the healthy ones from the round-robin position, then the rest. */
+  order(now = Date.now()): Replica[] {
+    const n = this.replicas.length;
+    const start = this.next++ % n;
+    const rotated = Array.from({ length: n }, (_, i) => this.replicas[(start + i) % n]);
+    return [...rotated.filter((r) => r.downUntil <= now), ...rotated.filter((r) => r.downUntil > now)];
+  }
+
+  markDown(replica: Replica, now = Date.now()): void {
+    replica.downUntil = now + this.downForMs;
+  }
+
+  markUp(replica: Replica): void {
+    replica.downUntil = 0;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.replicas.map((r) => r.pool.close()));
+  }
+}
+
+/** `http://a:1,http://b:1` → its URLs (trimmed, empty parts dropped). */
+export function upstreamUrls(value: string): string[] {
+  return value
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { generateSecret } from '@ledgerline/service-kit';
+import { dropIsolation, eventually, isolation } from '../support/stack.js';
+import { invoiceBody } from '../sales/helpers.js';
+
+/*
+ * Every service as two replicas (issue 15): `REPLICAS=2 npm start` runs two processes of each
+ * service on one database and one stream; the gateway balances over them. Under mixed load
+ * (invoices, credit notes, payments, payout replacements) the first replica of every service is
+ * killed with SIGKILL at once. Afterwards every answered document is in the ledger exactly once,
+ * numbering is gap-free, the payout's last answered version is the one that stands, and no event
+ * was lost or applied twice.
+ */
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+const root = path.resolve(import.meta.dirname, '../..');
+const SERVICES = ['settings', 'sales', 'purchase', 'finance', 'accounting'] as const;
+const DATE = '2030-05-04';
+
+const env = isolation();
+const port = 20_000 + Math.floor(Math.random() * 20_000);
+const gateway = `http://127.0.0.1:${port}`;
+const key = generateSecret('ak');
+let proc: ChildProcess;
+let output = '';
+const pids: Record<string, number> = {};
+
+beforeAll(async () => {
+  proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start-all.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...env,
+      REPLICAS: '2',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      BOOTSTRAP_API_KEY: key,
+      INTERNAL_TOKEN: randomBytes(16).toString('hex'),
+      RATE_LIMIT_PER_SECOND: '10000',
+      RATE_LIMIT_BURST: '10000',
+      MAX_OLD_SPACE_MB: '120',
+      DATA_DIR: path.join('/tmp', `ledgerline-replicas-${env.DATABASE_PREFIX}`),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const collect = (d: Buffer) => {
+    output += d.toString();
+    for (const m of output.matchAll(/^([\w-]+)\s*\| supervisor: started, pid (\d+)$/gm)) pids[m[1]] = Number(m[2]);
+  };
+  proc.stdout!.on('data', collect);
+  proc.stderr!.on('data', collect);
+  await eventually(async () => output.includes('Ledgerline is up'), 150_000, 200);
+}, 180_000);
+
+afterAll(async () => {
+  if (proc && proc.exitCode === null) {
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (proc.exitCode === null) proc.kill('SIGKILL');
+  }
+  await dropIsolation(env);
+}, 60_000);
+
+const call = (p: string, init: RequestInit & { idem?: boolean } = {}) =>
+  fetch(`${gateway}${p}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.idem ? { 'idempotency-key': randomUUID() } : {}), ...(init.headers ?? {}) },
+  });
+
+async function ledger(): Promise<Json[]> {
+  const all: Json[] = [];
+  for (let from = 0; ; from += 1000) {
+    const page = await (await call(`/v1/accounting/transactions?take=1000&from=${from}`)).json();
+    all.push(...page.entities);
+    if (page.entities.length < 1000) return all;
+  }
+}
+
+describe('two replicas of every service', () => {
+  it('runs two processes of every service', () => {
+    for (const s of SERVICES) {
+      expect(pids[s], s).toBeGreaterThan(0);
+      expect(pids[`${s}-2`], `${s}-2`).toBeGreaterThan(0);
+    }
+  });
+
+  it('loses nothing and doubles nothing when one replica of every service is killed under mixed load', async () => {
+    const invoices: Json[] = [];
+    const creditNotes: Json[] = [];
+    const payments: Json[] = [];
+    const unexpected: string[] = [];
+    let killed = false;
+    const accept = (what: string, res: Response) => {
+      // while replicas die, a request without an Idempotency-Key whose connection dropped is 502/503
+      // (never repeated by the gateway: it may have been carried out); anything else is a defect
+      if (res.status === 200) return true;
+      if (!(killed && [502, 503].includes(res.status))) unexpected.push(`${what}: ${res.status}`);
+      return false;
+    };
+
+    const payout = await (await call('/v1/finance/payouts', { method: 'POST', body: JSON.stringify({ currency: 'CZK', date_issued: DATE, lines: [{ amount: 100, description: 'v1' }] }) })).json();
+    let lastPayoutVersion = payout.version as number;
+    let lastPayoutTotal = 100;
+
+    let running = true;
+    let tick = 0;
+    const load = (async () => {
+      while (running) {
+        const n = tick++;
+        const work: Promise<unknown>[] = [];
+        for (let i = 0; i < 4; i++) {
+          work.push(
+            call('/v1/sales/invoices', { method: 'POST', idem: i % 2 === 0, body: JSON.stringify(invoiceBody({ date_issued: DATE, notes: `replica load ${n}.${i}` })) }).then(async (res) => {
+              if (accept('invoice', res)) invoices.push(await res.json());
+              else await res.body?.cancel();
+            }),
+          );
+        }
+        work.push(
+          call('/v1/sales/credit-notes', { method: 'POST', idem: true, body: JSON.stringify({ ...invoiceBody({ date_issued: DATE }), notes: `credit ${n}` }) }).then(async (res) => {
+            if (accept('credit note', res)) creditNotes.push(await res.json());
+            else await res.body?.cancel();
+          }),
+        );
+        const paid = invoices[n];
+        if (paid) {
+          work.push(
+            call('/v1/finance/bank/transactions', {
+              method: 'POST',
+              idem: true,
+              body: JSON.stringify({ amount: 50, currency: 'CZK', date_transaction: DATE, paid_record: { type: 'sales_invoice', id: paid.id } }),
+            }).then(async (res) => {
+              if (accept('payment', res)) payments.push(await res.json());
+              else await res.body?.cancel();
+            }),
+          );
+        }
+        // payout replacements one after another: each names the next version
+        const total = 100 + n;
+        work.push(
+          call(`/v1/finance/payouts/${payout.id}`, { method: 'PUT', body: JSON.stringify({ currency: 'CZK', date_issued: DATE, lines: [{ amount: total, description: `v${n + 2}` }] }) }).then(
+            async (res) => {
+              if (accept('payout', res)) {
+                const body = await res.json();
+                if (body.version > lastPayoutVersion) {
+                  lastPayoutVersion = body.version;
+                  lastPayoutTotal = total;
+                }
+              } else await res.body?.cancel();
+            },
+          ),
+        );
+        await Promise.all(work);
+      }
+    })();
+
+    await new Promise((r) => setTimeout(r, 4000));
+    killed = true;
+    for (const s of SERVICES) process.kill(pids[s], 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 6000));
+    running = false;
+    await load;
+
+    expect(unexpected).toEqual([]);
+    expect(invoices.length).toBeGreaterThan(20);
+    expect(payments.length).toBeGreaterThan(5);
+    expect(output).toMatch(/sales\s*\| supervisor: exited \(SIGKILL\)/);
+
+    // numbering: every stored invoice of the day, answered or not, numbered 1…N without a gap
+    const stored: string[] = [];
+    for (let from = 0; ; from += 1000) {
+      const page = await (await call(`/v1/sales/invoices?take=1000&from=${from}&date_issued=${DATE}`)).json();
+      stored.push(...page.entities.map((e: Json) => e.no));
+      if (page.entities.length < 1000) break;
+    }
+    const seq = stored.map((no) => Number(no.slice(-5))).sort((a, b) => a - b);
+    expect(seq).toEqual(Array.from({ length: seq.length }, (_, i) => i + 1));
+    for (const inv of invoices) expect(stored).toContain(inv.no);
+
+    // the ledger: each stored document once, each answered payment once, the payout's last version standing
+    const rows = await eventually(async () => {
+      const all = await ledger();
+      const postedInvoices = all.filter((t) => t.type === 'sales_invoice' && t.date_issued === DATE);
+      const postedCredits = new Set(all.filter((t) => t.type === 'sales_credit_note').map((t) => t.no));
+      return postedInvoices.length >= stored.length &&
+        creditNotes.every((c) => postedCredits.has(c.no)) &&
+        all.filter((t) => t.source?.type === 'bank_transaction').length >= payments.length
+        ? all
+        : undefined;
+    }, 60_000, 500);
+    const count = (pred: (t: Json) => boolean) => rows.filter(pred).length;
+    for (const inv of invoices) expect(count((t) => t.type === 'sales_invoice' && t.no === inv.no), inv.no).toBe(1);
+    expect(count((t) => t.type === 'sales_invoice' && t.date_issued === DATE)).toBe(stored.length);
+    for (const cn of creditNotes) expect(count((t) => t.type === 'sales_credit_note' && t.no === cn.no), cn.no).toBe(1);
+    for (const p of payments) expect(count((t) => t.source?.type === 'bank_transaction' && t.source.id === p.id), `payment ${p.id}`).toBe(1);
+
+    const payoutEntries = await eventually(async () => {
+      const all = (await ledger()).filter((t) => t.source?.type === 'payout' && t.source.id === payout.id);
+      const reversed = new Set(all.filter((t) => t.reverses_id != null).map((t) => t.reverses_id));
+      const standing = all.filter((t) => t.reverses_id == null && !reversed.has(t.id));
+      return standing.length === 1 && standing[0].source.version === lastPayoutVersion ? standing : undefined;
+    }, 60_000, 500);
+    expect(payoutEntries[0].debit).toBe(lastPayoutTotal);
+  }, 240_000);
+});
