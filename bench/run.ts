@@ -3,11 +3,13 @@
  * processes, drives it over HTTP from this process, and prints each figure beside its ceiling
  * measured in the same run on the same machine. Results go to bench/results/latest.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { root, spawnProc, startBenchStack, type BenchStack } from './stack.js';
 import { load } from './load.js';
 import { benchmarks } from './suites.js';
+import { summariseProfiles } from './profiles.js';
 
 export interface Figure {
   name: string;
@@ -29,6 +31,8 @@ export interface BenchContext {
 }
 
 const quick = process.argv.includes('--quick');
+/** `--profile`: CPU profiles of every process; their top frames are printed and kept in latest.json. */
+const profile = process.argv.includes('--profile');
 /** `--only=<words>` runs the benchmarks whose title contains them (for working on one figure). */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).toLowerCase();
 
@@ -39,6 +43,7 @@ function fmt(v: number | null | undefined, digits = 1) {
 async function main() {
   const started = Date.now();
   process.stdout.write(`Starting the system for benchmarks (${quick ? 'quick' : 'full'} run)…\n`);
+  if (profile) process.env.BENCH_PROFILE_DIR = mkdtempSync(path.join(tmpdir(), 'bench-prof-'));
   const stack = await startBenchStack();
   const ctx: BenchContext = { stack, quick, figures: [], auth: { authorization: `Bearer ${stack.adminKey}` } };
   const sampler = setInterval(() => stack.sampleMemory(), 250);
@@ -65,6 +70,7 @@ async function main() {
     }
     await stack.close();
   }
+  const profiles = process.env.BENCH_PROFILE_DIR ? summariseProfiles(process.env.BENCH_PROFILE_DIR, root) : undefined;
 
   const rows = ctx.figures.map((f) => [
     f.name,
@@ -83,8 +89,13 @@ async function main() {
   mkdirSync(out, { recursive: true });
   writeFileSync(
     path.join(out, 'latest.json'),
-    JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), node: process.version, figures: ctx.figures }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), node: process.version, figures: ctx.figures, profiles }, null, 2),
   );
+  if (profiles) {
+    for (const [name, frames] of Object.entries(profiles)) {
+      process.stdout.write(`\n${name}: top frames by self time\n${frames.map((f) => `  ${String(f.share).padStart(5)} %  ${String(f.selfMs).padStart(6)} ms  ${f.frame}`).join('\n')}\n`);
+    }
+  }
   process.stdout.write(`\nWritten to bench/results/latest.json (${Math.round((Date.now() - started) / 1000)} s)\n`);
 }
 

@@ -95,7 +95,9 @@ async function ready(port: number, timeoutMs = 90_000) {
 const extraNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export function spawnProc(name: string, file: string, port: number, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [...serviceNodeFlags(), ...extraNodeArgs, '--import', 'tsx', path.join(root, file)], {
+  // `--profile`: each process writes its CPU profile into a folder of its own when it stops
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_PROFILE_DIR, name)}`] : [];
+  const child = spawn(process.execPath, [...serviceNodeFlags(), ...extraNodeArgs, ...profile, '--import', 'tsx', path.join(root, file)], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -65,7 +65,7 @@ afterAll(async () => {
   await dropIsolation(env);
 }, 60_000);
 
-const call = (p: string, init: RequestInit & { idem?: boolean } = {}) =>
+const call = (p: string, init: RequestInit & { idem?: boolean } = {}): Promise<Omit<Response, 'json'> & { json(): Promise<Json> }> =>
   fetch(`${gateway}${p}`, {
     ...init,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.idem ? { 'idempotency-key': randomUUID() } : {}), ...(init.headers ?? {}) },
