@@ -1,14 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that start the whole system several times over as separate processes (two replicas of
+ * every service) run on their own after everything else: their boot would starve the PDF and
+ * timing-sensitive tests that would otherwise run beside them on a two-core machine.
+ */
+const SOLO = ['tests/platform/replicas.e2e.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
-    exclude: ['**/node_modules/**'],
     globalSetup: ['./tests/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    maxWorkers: 2,
-    fileParallelism: true,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'main',
+          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...SOLO],
+          maxWorkers: 2,
+          fileParallelism: true,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'solo',
+          include: SOLO,
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

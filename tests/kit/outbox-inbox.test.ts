@@ -158,6 +158,19 @@ describe('idempotent consumer', () => {
     expect(order.indexOf(9201)).toBeLessThan(order.indexOf(9101));
   });
 
+  it('a consumer that shares commits applies a burst in few transactions, each event once, a failing one alone retried', async () => {
+    const texts = Array.from({ length: 80 }, (_, i) => (i % 16 === 5 ? `fail-once ${i}` : `batched ${i}`));
+    expect((await call('/v1/batched', { method: 'POST', json: { texts } })).status).toBe(200);
+    const effects = await eventually(async () => {
+      const rows = (await (await call('/v1/batched-effects')).json()) as Array<{ note_id: number; tx: string }>;
+      return rows.length >= 80 ? rows : undefined;
+    }, 15_000);
+    // each once (the failed attempts' rows went with their savepoints), none lost
+    expect(effects.map((e) => e.note_id)).toEqual(Array.from({ length: 80 }, (_, i) => 100_000 + i));
+    // shared: far fewer transactions than events
+    expect(new Set(effects.map((e) => e.tx)).size).toBeLessThan(40);
+  });
+
   it('dead-letters after the bounded number of deliveries', async () => {
     failures.set('always failing', 100);
     const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}.${ORG}`, { max: 1 });

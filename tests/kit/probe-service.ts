@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { z } from 'zod';
-import { caller, defineService, parseOrThrow, respond, sqlMigration, PoisonMessageError } from '@ledgerline/service-kit';
+import { caller, defineService, parseOrThrow, respond, sqlMigration, sqlRows, PoisonMessageError } from '@ledgerline/service-kit';
 
 /**
  * A minimal service used to prove the kit's guarantees (outbox, inbox, idempotency) against the
@@ -41,8 +41,11 @@ const EffectSchema = new EntitySchema<Effect>({
 export const PROBE_SUBJECT = 'sales.probe.noted';
 /** Versions of a resource, handled by a concurrent consumer that must keep each resource's order. */
 export const VERSIONED_SUBJECT = 'sales.probe.versioned';
+/** Events handled by a consumer whose concurrent messages share one commit (`sharedCommit`). */
+export const BATCHED_SUBJECT = 'sales.probe.batched';
 /** Test control: notes whose text starts with this fail in the consumer the first N times. */
 export const failures = new Map<string, number>();
+const failedOnce = new Set<string>();
 
 export const probeService = defineService({
   name: 'probe',
@@ -55,6 +58,7 @@ export const probeService = defineService({
       `create table notes (id bigserial primary key, org_id bigint not null, text text not null);
        create table effects (id bigserial primary key, org_id bigint not null, note_id bigint not null, event_id text not null);`,
     ),
+    sqlMigration('probe_0002', `alter table effects add column tx bigint;`),
   ],
   routes: (app, deps) => {
     app.post('/v1/notes', async (c) => {
@@ -77,6 +81,21 @@ export const probeService = defineService({
       caller(c);
       const [rows, total] = await c.get('em').findAndCount(NoteSchema, {});
       return respond(c, { total, ids: rows.map((r) => r.id) });
+    });
+    // many events at once, for the consumer that shares commits; texts starting with fail-once fail the first time
+    app.post('/v1/batched', async (c) => {
+      const auth = caller(c);
+      const { texts } = parseOrThrow(z.object({ texts: z.array(z.string()).max(1000) }), c.get('body'));
+      const em = c.get('em');
+      for (const [i, text] of texts.entries()) {
+        await deps.emit(em, { subject: BATCHED_SUBJECT, orgId: auth.orgId, resource: `b${i}`, data: { note_id: 100_000 + i, text } });
+      }
+      return respond(c, { emitted: texts.length });
+    });
+    app.get('/v1/batched-effects', async (c) => {
+      caller(c);
+      const rows = await sqlRows<{ note_id: string; tx: string }>(c.get('em'), 'select note_id, tx from effects where note_id >= 100000 order by note_id');
+      return respond(c, rows.map((r) => ({ note_id: Number(r.note_id), tx: r.tx })));
     });
     app.get('/v1/effects', async (c) => {
       caller(c);
@@ -109,6 +128,21 @@ export const probeService = defineService({
         await new Promise((r) => setTimeout(r, data.delay_ms));
         em.create(EffectSchema, { orgId: Number(event.orgid), noteId: data.note_id, eventId: event.id });
         await em.flush();
+      },
+    },
+    {
+      name: 'probe-batched',
+      subject: BATCHED_SUBJECT,
+      concurrency: 16,
+      sharedCommit: true,
+      handle: async ({ em }, event) => {
+        const data = event.data as { note_id: number; text: string };
+        // written first, so a failure after it shows that its savepoint took the row back
+        await sqlRows(em, 'insert into effects (org_id, note_id, event_id, tx) values (?, ?, ?, txid_current())', [Number(event.orgid), data.note_id, event.id]);
+        if (data.text.startsWith('fail-once') && !failedOnce.has(event.id)) {
+          failedOnce.add(event.id);
+          throw new Error('simulated failure after a write');
+        }
       },
     },
   ],

@@ -180,14 +180,21 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   const stopHook = await def.onStart?.(deps);
   if (stopHook) stopHooks.unshift(stopHook);
 
+  // shared by requests that write numbered documents and by consumers that share commits (their lanes differ)
+  const commitGroups = new CommitGroups(orm, { log, metrics });
   const consumerDefinitions = [...(def.organisationReplica ? [organisationReplicaConsumer(def.name)] : []), ...(def.consumers?.(deps) ?? [])];
   const consumers = consumerDefinitions.map(
     (cd) =>
-      new IdempotentConsumer(cd, orm, bus, log, def.name, {
-        service: def.name,
-        maxDeliver: config.CONSUMER_MAX_DELIVER,
-        onCommitted: () => relay.kick(),
-      }, metrics),
+      new IdempotentConsumer(
+        cd,
+        orm,
+        bus,
+        log,
+        def.name,
+        { service: def.name, maxDeliver: config.CONSUMER_MAX_DELIVER, onCommitted: () => relay.kick() },
+        metrics,
+        commitGroups,
+      ),
   );
   for (const c of consumers) await c.start();
   const responders = startResponders(def.responders?.(deps) ?? [], orm, bus, log, `ledgerline-${def.name}`);
@@ -216,7 +223,6 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       nats: async () => bus.isConnected(),
     },
   });
-  const commitGroups = new CommitGroups(orm, { log, metrics });
   app.use('/v1/*', unitOfWork(orm, () => relay.kick(), def.answerSealer?.(deps), commitGroups));
   def.routes(app, deps);
 
@@ -242,9 +248,9 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       if (closed) return;
       closed = true;
       await new Promise<void>((r) => server.close(() => r()));
-      commitGroups.close();
       for (const r of responders) r.unsubscribe();
       for (const c of consumers) await c.stop();
+      commitGroups.close();
       await relay.stop();
       await retention.stop();
       for (const h of stopHooks) await h();

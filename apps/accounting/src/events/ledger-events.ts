@@ -164,7 +164,9 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
       subject,
       // Documents post independently; versions of one document (same CloudEvents subject) keep
       // their stream order through the kit's ordering key, so a live ledger equals a rebuild.
-      concurrency: 8,
+      // The entries handled at once share one commit (a batch is one WAL flush, not one per entry).
+      concurrency: 32,
+      sharedCommit: true,
       handle: async (ctx: ConsumerContext, event: CloudEvent) => {
         await applyLedgerEvent(ctx, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES });
       },

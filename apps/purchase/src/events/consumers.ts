@@ -1,5 +1,5 @@
 import { RPC_SUBJECTS, SUBJECTS, purchaseDocumentLookupRequestSchema } from '@ledgerline/contracts';
-import type { ConsumerDefinition, ResponderDefinition } from '@ledgerline/service-kit';
+import { paidDocumentOrderingKey, type ConsumerDefinition, type ResponderDefinition } from '@ledgerline/service-kit';
 import { lookupDocument } from '../payments/document-lookup.js';
 import { applyPurchasePayment } from '../payments/payment-matched.js';
 
@@ -8,6 +8,10 @@ export function purchaseConsumers(): ConsumerDefinition[] {
     {
       name: 'purchase-finance-payment-matched',
       subject: SUBJECTS.financePaymentMatched,
+      // payments of different documents apply independently; those handled at once share one commit
+      concurrency: 16,
+      orderingKey: paidDocumentOrderingKey,
+      sharedCommit: true,
       handle: async (ctx, event) => {
         await applyPurchasePayment(ctx, event);
       },

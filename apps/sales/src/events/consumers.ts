@@ -1,5 +1,5 @@
 import { RPC_SUBJECTS, SUBJECTS } from '@ledgerline/contracts';
-import type { ConsumerDefinition, ResponderDefinition, ServiceDeps } from '@ledgerline/service-kit';
+import { paidDocumentOrderingKey, type ConsumerDefinition, type ResponderDefinition, type ServiceDeps } from '@ledgerline/service-kit';
 import { lookupDocument } from '../payments/document-lookup.js';
 import { applySalesPayment } from '../payments/payment-matched.js';
 
@@ -8,6 +8,10 @@ export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
     {
       name: 'sales-finance-payment-matched',
       subject: SUBJECTS.financePaymentMatched,
+      // payments of different documents apply independently; those handled at once share one commit
+      concurrency: 16,
+      orderingKey: paidDocumentOrderingKey,
+      sharedCommit: true,
       handle: async (ctx, event) => {
         await applySalesPayment(ctx, event);
       },

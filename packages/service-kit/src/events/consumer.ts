@@ -5,6 +5,7 @@ import { splitTenantSubject, streamForSubject, type CloudEvent } from '@ledgerli
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
+import type { CommitGroups } from '../db/commit-groups.js';
 import { operationContext, type OperationContext } from '../context.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
 import { prepareEvent, recordEvent } from './outbox.js';
@@ -47,6 +48,13 @@ export interface ConsumerDefinition {
   orderingKey?: (event: CloudEvent) => string;
   /** Called after an event's transaction committed (e.g. to wake a worker that sends what it queued). */
   onCommitted?: () => void;
+  /**
+   * Messages handled at once (`concurrency`) share one transaction of their organisation, each in
+   * its own savepoint, and one commit (`CommitGroups`): a batch costs one WAL flush instead of one
+   * per event. A failing message rolls back alone and is redelivered. Only for handlers that do
+   * quick database work (members run one after another), not for ones that wait on something slow.
+   */
+  sharedCommit?: boolean;
 }
 
 type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
@@ -104,6 +112,7 @@ export class IdempotentConsumer {
     private readonly source: string,
     private readonly opts: ConsumerRuntimeOptions,
     metrics: MetricsRegistry,
+    private readonly groups?: CommitGroups,
   ) {
     this.processed = metrics.counter('consumer_messages_total', 'Consumed messages by consumer and outcome');
     this.age = metrics.histogram('consumer_event_age_seconds', 'Seconds from an event being stored in its stream to its handling (for the ledger: document posted → ledger entry)', [
@@ -228,31 +237,46 @@ export class IdempotentConsumer {
 
   /** Returns false when the event had already been applied (a redelivery). */
   private async apply(event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<boolean> {
+    const orgId = event.orgid && /^\d+$/.test(event.orgid) ? Number(event.orgid) : null;
+    if (this.def.sharedCommit && this.groups && orgId !== null) {
+      const member = await this.groups.join(`consumer:${this.def.name}`, orgId);
+      try {
+        const applied = await this.claimAndHandle(member.em, orgId, event, m, traceparent);
+        await member.finish(); // resolves once the shared transaction committed
+        return applied;
+      } catch (err) {
+        await member.abort(); // nothing when it already ended (a failed commit)
+        throw err;
+      }
+    }
     const em = this.orm.em.fork({ clear: true });
-    if (event.orgid && /^\d+$/.test(event.orgid)) em.setFilterParams(TENANT_FILTER, { orgId: Number(event.orgid) });
-    return em.transactional(async (tem) => {
-      const claimed = await sqlRows(
-        tem,
-        'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
-        [this.def.name, event.id, this.def.subject],
-      );
-      if (claimed.length === 0) return false;
-      const orgId = event.orgid && /^\d+$/.test(event.orgid) ? Number(event.orgid) : null;
-      const ctx = operationContext({
-        orgId,
-        actor: `event:${event.source}`,
-        requestId: event.id,
-        // what the handler records continues the trace under this consumer's span
-        traceparent: traceparent ?? event.traceparent ?? null,
-        em: tem,
-        log: this.log.child({ consumer: this.def.name, event_id: event.id }),
-        emit: (em, ev) => recordEvent(em, this.source, ev),
-        prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
-        bus: this.bus,
-      });
-      await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount: m.info.deliveryCount }, event);
-      return true;
+    if (orgId !== null) em.setFilterParams(TENANT_FILTER, { orgId });
+    return em.transactional((tem) => this.claimAndHandle(tem, orgId, event, m, traceparent));
+  }
+
+  /** Claims the event in the inbox and runs the handler, in the caller's transaction. */
+  private async claimAndHandle(tem: EntityManager, orgId: number | null, event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<boolean> {
+    const claimed = await sqlRows(
+      tem,
+      'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
+      [this.def.name, event.id, this.def.subject],
+      { prepared: true },
+    );
+    if (claimed.length === 0) return false;
+    const ctx = operationContext({
+      orgId,
+      actor: `event:${event.source}`,
+      requestId: event.id,
+      // what the handler records continues the trace under this consumer's span
+      traceparent: traceparent ?? event.traceparent ?? null,
+      em: tem,
+      log: this.log.child({ consumer: this.def.name, event_id: event.id }),
+      emit: (em, ev) => recordEvent(em, this.source, ev),
+      prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
+      bus: this.bus,
     });
+    await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount: m.info.deliveryCount }, event);
+    return true;
   }
 
   private async deadLetter(m: JsMsg, reason: string): Promise<void> {

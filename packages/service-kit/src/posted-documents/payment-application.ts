@@ -78,3 +78,13 @@ export async function applyMatchedPayment<D extends PayableDocument, A extends o
   await ctx.em.flush();
   return 'applied';
 }
+
+/**
+ * Ordering key of `finance.payment.matched` consumers: every payment of one document in stream
+ * order (an undoing match must never overtake the match it undoes), payments of different
+ * documents in parallel.
+ */
+export function paidDocumentOrderingKey(event: CloudEvent): string {
+  const doc = (event.data as { document?: { type?: string; id?: number } } | undefined)?.document;
+  return `${event.orgid ?? ''}|${doc?.type ?? ''}:${doc?.id ?? event.subject ?? event.id}`;
+}
