@@ -413,6 +413,7 @@ const ledgerLag: Benchmark = {
       },
     });
     const inflight: Promise<void>[] = [];
+    const failedWith = new Map<number, number>();
     const begin = performance.now();
     for (let i = 0; i < seconds * 100; i++) {
       const due = begin + i * 10;
@@ -424,6 +425,8 @@ const ledgerLag: Benchmark = {
           .then(async (res) => {
             if (res.status !== 200) {
               failures++;
+              failedWith.set(res.status, (failedWith.get(res.status) ?? 0) + 1);
+              await res.body?.cancel();
               return;
             }
             const doc = (await res.json()) as { no: string };
@@ -453,7 +456,7 @@ const ledgerLag: Benchmark = {
         name: 'ledger lag p50',
         value: p(0.5),
         unit: 'ms',
-        note: `${lags.length}/${posted.size} entries seen, ${check.total} readable through the gateway, ${failures} failed POSTs, offered ${achieved.toFixed(0)} docs/s, POST p50 ${percentile(postLatency, 50).toFixed(0)} ms p99 ${percentile(postLatency, 99).toFixed(0)} ms`,
+        note: `${lags.length}/${posted.size} entries seen, ${check.total} readable through the gateway, ${failures} failed POSTs${failedWith.size ? ` (${[...failedWith].map(([st, n]) => `${n} × ${st}`).join(', ')})` : ''}, offered ${achieved.toFixed(0)} docs/s, POST p50 ${percentile(postLatency, 50).toFixed(0)} ms p99 ${percentile(postLatency, 99).toFixed(0)} ms`,
       },
       { name: 'ledger lag p99', value: p(0.99), unit: 'ms', target: '≤ 500 ms', met: p(0.99) <= 500 && lags.length === posted.size && failures === 0 },
     );

@@ -68,7 +68,8 @@ describe('templates cannot take the service down', () => {
     expect(read.status).toBe(200);
     for (const res of answers) {
       const body = await expectProblem(res, 422, 'template_limit_exceeded');
-      expect(body.errors?.[0]).toMatchObject({ path: 'html_template', code: 'limit_memory' });
+      // whichever guard stops it first: its memory on a fast machine, its render time on a slow one
+      expect(body.errors?.[0]).toMatchObject({ path: 'html_template', code: expect.stringMatching(/^limit_(memory|render_time)$/) });
     }
     expect(Date.now() - started).toBeLessThan(15_000);
     // and the default template still renders

@@ -56,6 +56,7 @@ async function call<T = any>(operationId: OperationId, path: string, init: { que
   if (init.json !== undefined) example.request = redact(JSON.parse(JSON.stringify(init.json)));
   if (type.startsWith('application/json')) example.response = redact(body);
   else if (type.startsWith('text/csv')) example.responseText = { mediaType: 'text/csv', text };
+  else if (type.startsWith('application/xml')) example.responseText = { mediaType: 'application/xml', text };
   recorded.set(operationId, example);
   return body as T;
 }
@@ -65,6 +66,7 @@ const CUSTOMER = {
   business_name: 'Acme s.r.o.',
   reg_no: '12345678',
   vat_no: 'CZ12345678',
+  peppol_id: '9929:CZ12345678',
   email: 'accounts@acme.example',
   address: { address1: 'Dlouhá 12', city: 'Praha', postal_code: '110 00', country: 'CZ' },
 };
@@ -170,6 +172,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('listInvoices', '/sales/invoices', { query: 'payment_status=unpaid&sort=-date_issued&take=10' });
     await as('getInvoiceHtml', `/sales/invoices/${invoice.id}/html`);
     await as('getInvoicePdf', `/sales/invoices/${invoice.id}/pdf`);
+    await as('getInvoiceUbl', `/sales/invoices/${invoice.id}/ubl`);
     await as('evaluateInvoiceCompliance', '/sales/invoices/compliance/evaluate', { json: [invoice.id] });
     await as('getInvoiceCompliance', `/sales/invoices/${invoice.id}/compliance`);
     await as('emailInvoice', `/sales/invoices/${invoice.id}/email`, {
@@ -194,6 +197,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('checkCreditNoteNo', '/sales/credit-notes/check-no', { query: `no=${encodeURIComponent(creditNote.no)}` });
     await as('getCreditNoteHtml', `/sales/credit-notes/${creditNote.id}/html`);
     await as('getCreditNotePdf', `/sales/credit-notes/${creditNote.id}/pdf`);
+    await as('getCreditNoteUbl', `/sales/credit-notes/${creditNote.id}/ubl`);
 
     // purchase
     const supplier = { business_name: 'Kancelářské potřeby a.s.', vat_no: 'CZ45274649', address: { city: 'Brno', country: 'CZ' } };

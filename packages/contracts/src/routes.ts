@@ -100,6 +100,8 @@ import {
 
 /** Body of an HTML rendering (text/html). */
 export const htmlDocumentSchema = z.string().describe('HTML document');
+/** An e-invoice (application/xml). */
+export const xmlDocumentSchema = z.string().describe('XML document');
 /** Body of a PDF rendering (application/pdf). */
 export const pdfDocumentSchema = z.string().describe('PDF document (binary)');
 
@@ -189,6 +191,8 @@ const DECLARED = [
   { method: 'GET', path: '/sales/invoices/:id/compliance', service: 'sales', scope: 'sales', operationId: 'getInvoiceCompliance', summary: 'Read the latest compliance evaluation of an invoice', tag: 'Compliance', pathParams: idPathParams, response: complianceRecordSchema },
   { method: 'GET', path: '/sales/credit-notes', service: 'sales', scope: 'sales', operationId: 'listCreditNotes', repeatable: ['sort', 'payment_status'], summary: 'List sales credit notes', tag: 'Credit notes', query: creditNoteListQuerySchema, response: creditNotePageSchema },
   { method: 'GET', path: '/sales/credit-notes/:id', service: 'sales', scope: 'sales', operationId: 'getCreditNote', summary: 'Read a sales credit note', tag: 'Credit notes', pathParams: idPathParams, response: creditNoteSchema },
+  { method: 'GET', path: '/sales/invoices/:id/ubl', service: 'sales', scope: 'sales', operationId: 'getInvoiceUbl', summary: 'The invoice as a Peppol BIS Billing 3.0 document (UBL 2.1); 422 names each Peppol rule the invoice does not meet yet', tag: 'E-invoices', produces: ['application/xml'], pathParams: idPathParams, response: xmlDocumentSchema },
+  { method: 'GET', path: '/sales/credit-notes/:id/ubl', service: 'sales', scope: 'sales', operationId: 'getCreditNoteUbl', summary: 'The credit note as a Peppol BIS Billing 3.0 document (UBL 2.1 CreditNote referring to the credited invoice)', tag: 'E-invoices', produces: ['application/xml'], pathParams: idPathParams, response: xmlDocumentSchema },
   { method: 'GET', path: '/sales/credit-notes/:id/pdf', service: 'sales', scope: 'sales', operationId: 'getCreditNotePdf', summary: 'Render a credit note as PDF', tag: 'Credit notes', produces: ['application/pdf'], pathParams: idPathParams, query: renderQuery, response: pdfDocumentSchema },
   { method: 'POST', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'createBill', summary: 'Create a vendor bill', tag: 'Vendor bills', query: documentWriteQuerySchema, body: vendorBillRequestSchema, response: vendorBillSchema },
   { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', repeatable: ['payment_status', 'sort'], summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },

@@ -330,12 +330,19 @@ const salesDocumentRequestFields = {
 };
 
 /** Sales credit note as stored and returned (spec §2.2). */
+/** The buyer's references (Peppol BT-10, BT-13); a credit note without them takes its credited invoice's. */
+const buyerReferenceFields = {
+  buyer_reference: nullish(shortText()).describe('Buyer reference (Peppol BT-10)'),
+  order_reference: nullish(shortText()).describe('Purchase order reference (Peppol BT-13)'),
+};
+
 export const creditNoteSchema = z
   .object({
     ...salesDocumentInputFields,
     ...salesDocumentStoredFields,
     credited_doc_id: nullish(int64),
     credited_doc_no: nullish(shortText(64)),
+    ...buyerReferenceFields,
   })
   .meta({ id: 'CreditNote', description: 'Sales credit note' });
 export type CreditNote = z.infer<typeof creditNoteSchema>;
@@ -346,23 +353,20 @@ export const creditNoteRequestSchema = z
     ...salesDocumentRequestFields,
     credited_doc_id: nullish(id).describe('The credited invoice: same organisation, customer and currency; all credit notes of an invoice together may not exceed its total (422 credit_exceeds_invoice)'),
     credited_doc_no: nullish(shortText(64)).describe('Number of the credited invoice; taken from it when credited_doc_id is given'),
+    ...buyerReferenceFields,
   })
   .meta({ id: 'CreditNoteRequest', description: 'Sales credit note to create: customer, currency, date_issued and items required' });
 export type CreditNoteRequest = z.infer<typeof creditNoteRequestSchema>;
 
-const invoiceExtensionFields = {
-  buyer_reference: nullish(shortText()).describe('Buyer reference (Peppol BT-10)'),
-  order_reference: nullish(shortText()).describe('Purchase order reference (Peppol BT-13)'),
-};
 
-/** Sales invoice (DESIGN §1): the credit note less credited_doc_*, plus buyer and order references. */
+/** Sales invoice (DESIGN §1): the credit note less credited_doc_*. */
 export const invoiceSchema = z
-  .object({ ...salesDocumentInputFields, ...salesDocumentStoredFields, ...invoiceExtensionFields })
+  .object({ ...salesDocumentInputFields, ...salesDocumentStoredFields, ...buyerReferenceFields })
   .meta({ id: 'Invoice', description: 'Sales invoice' });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
 export const invoiceRequestSchema = z
-  .object({ ...salesDocumentRequestFields, ...invoiceExtensionFields })
+  .object({ ...salesDocumentRequestFields, ...buyerReferenceFields })
   .meta({ id: 'InvoiceRequest', description: 'Sales invoice to create: customer, currency, date_issued and items required' });
 export type InvoiceRequest = z.infer<typeof invoiceRequestSchema>;
 

@@ -38,5 +38,10 @@ export const CREDIT_NOTES: SalesDocumentKind<'sales_credit_note', CreditNoteRequ
   rendering: 'credit_note',
   fileName: 'Credit-note',
   credits: { rule: CREDITED_INVOICE, creditedId: (input) => input.credited_doc_id, creditedNo: (input) => input.credited_doc_no },
-  ownFields: (_input, credited) => ({ credited_doc_id: credited?.id ?? null, credited_doc_no: credited?.no ?? null }),
+  ownFields: (input, credited) => ({
+    credited_doc_id: credited?.id ?? null,
+    credited_doc_no: credited?.no ?? null,
+    buyer_reference: input.buyer_reference ?? null,
+    order_reference: input.order_reference ?? null,
+  }),
 };

@@ -4,9 +4,9 @@ import { numberTaken } from '../numbering-series/series.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
 import { CREDIT_NOTES } from './credit-note-kind.js';
 
-type CreditNoteOperations = 'createCreditNote' | 'listCreditNotes' | 'getCreditNote' | 'getCreditNoteHtml' | 'getCreditNotePdf' | 'checkCreditNoteNo';
+type CreditNoteOperations = 'createCreditNote' | 'listCreditNotes' | 'getCreditNote' | 'getCreditNoteHtml' | 'getCreditNotePdf' | 'getCreditNoteUbl' | 'checkCreditNoteNo';
 
-/** `/v1/sales/credit-notes…` and their HTML and PDF: the credit-note kind on the shared operations, plus the number check. */
+/** `/v1/sales/credit-notes…` and their HTML, PDF and Peppol UBL: the credit-note kind on the shared operations, plus the number check. */
 export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, CreditNoteOperations> {
   const op = salesDocumentOperations(CREDIT_NOTES, delivery);
   return {
@@ -15,6 +15,7 @@ export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sal
     getCreditNote: ({ ctx, input }) => op.get(ctx, input.params.id),
     getCreditNoteHtml: ({ ctx, input }) => op.html(ctx, input.params.id, input.query),
     getCreditNotePdf: ({ ctx, input }) => op.pdf(ctx, input.params.id, input.query),
+    getCreditNoteUbl: ({ ctx, input }) => op.ubl(ctx, input.params.id),
     checkCreditNoteNo: async ({ ctx, input: { query: q } }) => {
       const no = q.no?.trim();
       if (!no) return { exists: false, ids: [] };

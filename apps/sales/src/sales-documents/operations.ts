@@ -7,6 +7,7 @@ import { listSalesDocuments } from './list.js';
 import { getSalesDocument, postSalesDocument, type SalesDocumentKind } from './post.js';
 import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
 import { salesView } from './view.js';
+import { salesDocumentUbl } from './einvoice.js';
 
 /** A browser that opens the HTML directly runs nothing and loads nothing but inline styles and data: images. */
 const HTML_HEADERS = {
@@ -16,7 +17,7 @@ const HTML_HEADERS = {
 };
 
 /** Paths answered as HTML or PDF (listed in the service's `nonJsonPaths`). */
-export const DELIVERY_NON_JSON_PATHS = [/\/html$/, /\/pdf$/];
+export const DELIVERY_NON_JSON_PATHS = [/\/html$/, /\/pdf$/, /\/ubl$/];
 
 type Ctx = TenantContext & { c: { body: (data: string | Uint8Array, status: 200, headers: Record<string, string>) => Response } };
 
@@ -30,6 +31,14 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
     },
     get: async (ctx: TenantContext, id: number) => salesView(await getSalesDocument(ctx.em, kind, id), kind.docType),
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
+    ubl: async (ctx: Ctx, id: number) => {
+      const { xml, no } = await salesDocumentUbl(ctx, kind, id);
+      return ctx.c.body(xml, 200, {
+        'content-type': 'application/xml; charset=utf-8',
+        'content-disposition': `inline; filename="${pdfFileName(kind, no).replace(/\.pdf$/, '.xml')}"`,
+        'x-content-type-options': 'nosniff',
+      });
+    },
     pdf: async (ctx: Ctx, id: number, q: RenderOptions) => {
       const rendered = await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q);
       const file = await printSalesDocument(delivery.printer, rendered);

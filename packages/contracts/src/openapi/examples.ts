@@ -9,7 +9,7 @@ export interface OperationExample {
   request?: unknown;
   /** The JSON response body answered. */
   response?: unknown;
-  /** A text response other than JSON (CSV), with its media type. */
+  /** A text response other than JSON (CSV, an e-invoice's XML), with its media type. */
   responseText?: { mediaType: string; text: string };
 }
 

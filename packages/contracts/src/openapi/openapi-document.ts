@@ -13,6 +13,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Numbering: 'Numbering series of sales documents and their masks',
   Items: 'The catalogue of items and their sales rates',
   Compliance: 'Whether and how invoices must be delivered or reported (e-invoicing mandates)',
+  'E-invoices': 'Invoices and credit notes as Peppol BIS Billing 3.0 (UBL 2.1) documents',
   'E-mail': 'Sending invoices by e-mail, and the e-mail log',
   'Vendor bills': 'Bills received from vendors',
   'Vendor credits': 'Credits received from vendors against a bill',
@@ -78,7 +79,7 @@ export function errorStatusesFor(route: RouteSpec): number[] {
   if (!route.open) statuses.add(403);
   if (route.pathParams || route.path.includes(':')) statuses.add(404);
   // renderings run the organisation's template: a template over its limits is 422
-  if (route.produces?.some((t) => t === 'text/html' || t === 'application/pdf')) statuses.add(422);
+  if (route.produces?.some((t) => t === 'text/html' || t === 'application/pdf' || t === 'application/xml')) statuses.add(422);
   if (route.method !== 'GET') {
     statuses.add(409);
     statuses.add(422);

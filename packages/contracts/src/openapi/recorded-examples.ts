@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_68q2ny5H",
+          "prefix": "ak_03FrKn8A",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-23T15:33:23.263Z",
+          "created_at": "2026-11-23T16:44:45.776Z",
           "expires_at": null,
-          "last_used_at": "2026-11-23T15:33:23.344Z",
+          "last_used_at": "2026-11-23T16:44:46.051Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_bX79YHKo",
+          "prefix": "ak_ZkTzDPe0",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-23T15:33:23.459Z",
+          "created_at": "2026-11-23T16:44:46.338Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_bX79YHKo",
+      "prefix": "ak_ZkTzDPe0",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T15:33:23.459Z",
+      "created_at": "2026-11-23T16:44:46.338Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_bX79YHKo",
+      "prefix": "ak_ZkTzDPe0",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T15:33:23.459Z",
+      "created_at": "2026-11-23T16:44:46.338Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_bX79YHKo",
+      "prefix": "ak_ZkTzDPe0",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-23T15:33:23.459Z",
+      "created_at": "2026-11-23T16:44:46.338Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_bX79YHKo",
+      "prefix": "ak_ZkTzDPe0",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-23T15:33:23.459Z",
+      "created_at": "2026-11-23T16:44:46.338Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-23T15:33:23.610Z"
+      "revoked_at": "2026-11-23T16:44:46.490Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-23T15:33:23.991Z",
+          "created_at": "2026-11-23T16:44:47.122Z",
           "edited_at": null,
           "books": [
             {
@@ -251,6 +251,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "address1": "Dlouhá 12",
               "postal_code": "110 00"
             },
+            "peppol_id": "9929:CZ12345678",
             "business_name": "Acme s.r.o."
           },
           "bank_account": null,
@@ -283,6 +284,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "address1": "Dlouhá 12",
                   "postal_code": "110 00"
                 },
+                "peppol_id": "9929:CZ12345678",
                 "business_name": "Acme s.r.o."
               },
               "paid_record": null,
@@ -318,6 +320,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "address1": "Dlouhá 12",
                   "postal_code": "110 00"
                 },
+                "peppol_id": "9929:CZ12345678",
                 "business_name": "Acme s.r.o."
               },
               "paid_record": null,
@@ -353,6 +356,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "address1": "Dlouhá 12",
                   "postal_code": "110 00"
                 },
+                "peppol_id": "9929:CZ12345678",
                 "business_name": "Acme s.r.o."
               },
               "paid_record": null,
@@ -388,6 +392,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "address1": "Dlouhá 12",
                   "postal_code": "110 00"
                 },
+                "peppol_id": "9929:CZ12345678",
                 "business_name": "Acme s.r.o."
               },
               "paid_record": null,
@@ -585,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-23T15:33:28.175Z"
+        "created_at": "2026-11-23T16:44:53.520Z"
       }
     ]
   },
@@ -675,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_sshubNR4Nub0yGO0PdSY_3sGOV5",
+      "client_id": "cl_QpTqMX5uPGcmIwoNk3dy_3PEQ11",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -690,6 +695,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
+        "peppol_id": "9929:CZ12345678",
         "email": "accounts@acme.example",
         "address": {
           "address1": "Dlouhá 12",
@@ -724,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "3582baa1-e7cd-4cd8-86f9-fa66d38d5d80",
-      "created_at": "2026-11-23T15:33:28.218Z",
+      "uid": "3e0518ad-973b-4245-a121-b8f3c7ce0491",
+      "created_at": "2026-11-23T16:44:53.584Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -755,7 +761,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "city": "Praha",
           "country": "CZ"
         },
-        "email": "accounts@acme.example"
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
       },
       "culture": "cs-CZ",
       "document_locale": null,
@@ -791,6 +798,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "payment_info": null,
       "credited_doc_id": 1,
       "credited_doc_no": "FV202600001",
+      "buyer_reference": null,
+      "order_reference": null,
       "payment_term": null,
       "precision": 2,
       "rate_format": null,
@@ -898,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "245c353a-a377-4747-a440-46cd025baf95",
-      "created_at": "2026-11-23T15:33:29.376Z",
-      "edited_at": "2026-11-23T15:33:29.376Z",
+      "uid": "cbccec33-2629-46a9-ad19-669e68a4846c",
+      "created_at": "2026-11-23T16:44:55.672Z",
+      "edited_at": "2026-11-23T16:44:55.672Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1055,10 +1064,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "allowed_actions": {
             "send_email": true,
             "download_pdf": true,
-            "send_via_peppol": false,
+            "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-23T15:33:27.146Z",
+          "evaluated_at": "2026-11-23T16:44:51.750Z",
           "blocking_reason": null
         }
       }
@@ -1107,10 +1116,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+      "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
       "transaction_type": null,
-      "created_at": "2026-11-23T15:33:29.584Z",
-      "edited_at": "2026-11-23T15:33:29.647Z",
+      "created_at": "2026-11-23T16:44:56.047Z",
+      "edited_at": "2026-11-23T16:44:56.144Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1198,10 +1207,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+          "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
           "transaction_type": null,
-          "created_at": "2026-11-23T15:33:29.584Z",
-          "edited_at": "2026-11-23T15:33:29.647Z",
+          "created_at": "2026-11-23T16:44:56.047Z",
+          "edited_at": "2026-11-23T16:44:56.144Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1505,6 +1514,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
+        "peppol_id": "9929:CZ12345678",
         "email": "accounts@acme.example",
         "address": {
           "address1": "Dlouhá 12",
@@ -1554,8 +1564,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "4976297d-ce9d-44c9-b568-c794810b7449",
-      "created_at": "2026-11-23T15:33:23.967Z",
+      "uid": "a63b1e75-950c-4006-8299-9cdfb1f48284",
+      "created_at": "2026-11-23T16:44:47.087Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1585,7 +1595,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "city": "Praha",
           "country": "CZ"
         },
-        "email": "accounts@acme.example"
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
       },
       "culture": "cs-CZ",
       "document_locale": null,
@@ -1777,7 +1788,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "4976297d-ce9d-44c9-b568-c794810b7449",
+          "uid": "a63b1e75-950c-4006-8299-9cdfb1f48284",
           "memo": null,
           "type": null,
           "urls": [],
@@ -1908,6 +1919,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "address1": "Dlouhá 12",
               "postal_code": "110 00"
             },
+            "peppol_id": "9929:CZ12345678",
             "business_name": "Acme s.r.o."
           },
           "date_due": "2026-11-17",
@@ -1918,7 +1930,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 22788,
           "counter_id": 2,
-          "created_at": "2026-11-23T15:33:23.967Z",
+          "created_at": "2026-11-23T16:44:47.087Z",
           "tax_amount": 3888,
           "amount_paid": 0,
           "date_issued": "2026-11-03",
@@ -1977,7 +1989,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "4976297d-ce9d-44c9-b568-c794810b7449",
+      "uid": "a63b1e75-950c-4006-8299-9cdfb1f48284",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2108,6 +2120,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "address1": "Dlouhá 12",
           "postal_code": "110 00"
         },
+        "peppol_id": "9929:CZ12345678",
         "business_name": "Acme s.r.o."
       },
       "date_due": "2026-11-17",
@@ -2118,7 +2131,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 22788,
       "counter_id": 2,
-      "created_at": "2026-11-23T15:33:23.967Z",
+      "created_at": "2026-11-23T16:44:47.087Z",
       "tax_amount": 3888,
       "amount_paid": 0,
       "date_issued": "2026-11-03",
@@ -2163,10 +2176,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "allowed_actions": {
           "send_email": true,
           "download_pdf": true,
-          "send_via_peppol": false,
+          "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-23T15:33:27.146Z",
+        "evaluated_at": "2026-11-23T16:44:51.750Z",
         "blocking_reason": null
       }
     }
@@ -2200,7 +2213,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "3582baa1-e7cd-4cd8-86f9-fa66d38d5d80",
+          "uid": "3e0518ad-973b-4245-a121-b8f3c7ce0491",
           "memo": null,
           "type": null,
           "urls": [],
@@ -2276,6 +2289,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "address1": "Dlouhá 12",
               "postal_code": "110 00"
             },
+            "peppol_id": "9929:CZ12345678",
             "business_name": "Acme s.r.o."
           },
           "date_due": null,
@@ -2286,7 +2300,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 3630,
           "counter_id": 3,
-          "created_at": "2026-11-23T15:33:28.218Z",
+          "created_at": "2026-11-23T16:44:53.584Z",
           "tax_amount": 630,
           "amount_paid": 0,
           "date_issued": "2026-11-10",
@@ -2304,9 +2318,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_amount_leg": 630,
           "taxes_included": false,
           "billing_address": null,
+          "buyer_reference": null,
           "credited_doc_id": 1,
           "credited_doc_no": "FV202600001",
           "document_locale": null,
+          "order_reference": null,
           "subtotal_amount": 3000,
           "template_layout": null,
           "shipping_address": null,
@@ -2345,7 +2361,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "3582baa1-e7cd-4cd8-86f9-fa66d38d5d80",
+      "uid": "3e0518ad-973b-4245-a121-b8f3c7ce0491",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2421,6 +2437,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "address1": "Dlouhá 12",
           "postal_code": "110 00"
         },
+        "peppol_id": "9929:CZ12345678",
         "business_name": "Acme s.r.o."
       },
       "date_due": null,
@@ -2431,7 +2448,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 3630,
       "counter_id": 3,
-      "created_at": "2026-11-23T15:33:28.218Z",
+      "created_at": "2026-11-23T16:44:53.584Z",
       "tax_amount": 630,
       "amount_paid": 0,
       "date_issued": "2026-11-10",
@@ -2449,9 +2466,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_amount_leg": 630,
       "taxes_included": false,
       "billing_address": null,
+      "buyer_reference": null,
       "credited_doc_id": 1,
       "credited_doc_no": "FV202600001",
       "document_locale": null,
+      "order_reference": null,
       "subtotal_amount": 3000,
       "template_layout": null,
       "shipping_address": null,
@@ -2461,6 +2480,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "payment_reference": null,
       "delivery_condition": null,
       "subtotal_amount_leg": 3000
+    }
+  },
+  "getInvoiceUbl": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>FV202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n  <cbc:DueDate>2026-11-17</cbc:DueDate>\n  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">3888.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">18000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">3780.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">900.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">108.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18900.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">18900.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">22788.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">22788.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:InvoiceLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"HUR\">12</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n  <cac:InvoiceLine>\n    <cbc:ID>2</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"C62\">2</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">900.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Handbook</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">450</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n</Invoice>\n"
+    }
+  },
+  "getCreditNoteUbl": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CreditNote xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>CN202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-10</cbc:IssueDate>\n  <cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>\n  <cbc:Note>Two consulting hours were not delivered.</cbc:Note>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:BillingReference>\n    <cac:InvoiceDocumentReference>\n      <cbc:ID>FV202600001</cbc:ID>\n      <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n    </cac:InvoiceDocumentReference>\n  </cac:BillingReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">3000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">3000.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">3630.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">3630.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:CreditNoteLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:CreditedQuantity unitCode=\"HUR\">2</cbc:CreditedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:CreditNoteLine>\n</CreditNote>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2513,9 +2544,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "f118378b-4275-41ce-9216-25ff14cc7602",
-      "created_at": "2026-11-23T15:33:29.271Z",
-      "edited_at": "2026-11-23T15:33:29.271Z",
+      "uid": "2e924bc5-dddc-4760-9ce2-1ec77ff8ef41",
+      "created_at": "2026-11-23T16:44:55.527Z",
+      "edited_at": "2026-11-23T16:44:55.527Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2631,9 +2662,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "f118378b-4275-41ce-9216-25ff14cc7602",
-          "created_at": "2026-11-23T15:33:29.271Z",
-          "edited_at": "2026-11-23T15:33:29.271Z",
+          "uid": "2e924bc5-dddc-4760-9ce2-1ec77ff8ef41",
+          "created_at": "2026-11-23T16:44:55.527Z",
+          "edited_at": "2026-11-23T16:44:55.527Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -2752,9 +2783,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "245c353a-a377-4747-a440-46cd025baf95",
-          "created_at": "2026-11-23T15:33:29.376Z",
-          "edited_at": "2026-11-23T15:33:29.376Z",
+          "uid": "cbccec33-2629-46a9-ad19-669e68a4846c",
+          "created_at": "2026-11-23T16:44:55.672Z",
+          "edited_at": "2026-11-23T16:44:55.672Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -2919,10 +2950,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+      "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
       "transaction_type": null,
-      "created_at": "2026-11-23T15:33:29.584Z",
-      "edited_at": "2026-11-23T15:33:29.584Z",
+      "created_at": "2026-11-23T16:44:56.047Z",
+      "edited_at": "2026-11-23T16:44:56.047Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3005,10 +3036,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "510e1d38-40ed-40c9-90e8-6c1fc6f0ce67",
+      "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
       "transaction_type": null,
-      "created_at": "2026-11-23T15:33:29.584Z",
-      "edited_at": "2026-11-23T15:33:29.584Z",
+      "created_at": "2026-11-23T16:44:56.047Z",
+      "edited_at": "2026-11-23T16:44:56.047Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3101,7 +3132,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-23T15:33:23.862Z"
+      "created_at": "2026-11-23T16:44:46.893Z"
     }
   },
   "listNumberingSeries": {
@@ -3116,7 +3147,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-23T15:33:23.853Z"
+          "created_at": "2026-11-23T16:44:46.868Z"
         },
         {
           "id": 2,
@@ -3124,7 +3155,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-23T15:33:23.862Z"
+          "created_at": "2026-11-23T16:44:46.893Z"
         }
       ],
       "aggregations": []
@@ -3247,8 +3278,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T15:33:23.259Z",
-      "updated_at": "2026-11-23T15:33:23.259Z"
+      "created_at": "2026-11-23T16:44:45.767Z",
+      "updated_at": "2026-11-23T16:44:45.767Z"
     }
   },
   "updateOrganisation": {
@@ -3287,19 +3318,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T15:33:23.259Z",
-      "updated_at": "2026-11-23T15:33:23.405Z"
+      "created_at": "2026-11-23T16:44:45.767Z",
+      "updated_at": "2026-11-23T16:44:46.263Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_sshubNR4Nub0yGO0PdSY_3sGOV5",
+      "client_id": "cl_QpTqMX5uPGcmIwoNk3dy_3PEQ11",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjEzOWQ1MjAyLWUzMTUtNGEzOS05MDBkLWY3Y2IwNWI1OTA5YSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9zc2h1Yk5SNE51YjB5R08wUGRTWV8zc0dPVjUiLCJqdGkiOiI5YTRiZDBjZC05MGYyLTRjYzUtODkwYi0zNDcwN2UzMDhiOTYiLCJpYXQiOjE3OTU0NDgwMDMsImV4cCI6MTc5NTQ0ODkwM30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImE4Nzc1MzVkLThkN2QtNDFhMy05ZGRlLTg4NjRhOThhYmIyYSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9RcFRxTVg1dVBHY21Jd29OazNkeV8zUEVRMTEiLCJqdGkiOiJmN2VmNTJiZi03OWVjLTRlNzEtYjVkYS01ZjU3YmE5Yzk2ZTciLCJpYXQiOjE3OTU0NTIyODYsImV4cCI6MTc5NTQ1MzE4Nn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -3321,8 +3352,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-23T15:33:23.796Z",
-          "updated_at": "2026-11-23T15:33:23.800Z"
+          "created_at": "2026-11-23T16:44:46.797Z",
+          "updated_at": "2026-11-23T16:44:46.803Z"
         }
       ],
       "aggregations": []
@@ -3347,8 +3378,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T15:33:23.796Z",
-      "updated_at": "2026-11-23T15:33:23.800Z",
+      "created_at": "2026-11-23T16:44:46.797Z",
+      "updated_at": "2026-11-23T16:44:46.803Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3363,8 +3394,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T15:33:23.796Z",
-      "updated_at": "2026-11-23T15:33:23.800Z"
+      "created_at": "2026-11-23T16:44:46.797Z",
+      "updated_at": "2026-11-23T16:44:46.803Z"
     }
   },
   "updateWebhook": {
@@ -3386,8 +3417,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T15:33:23.796Z",
-      "updated_at": "2026-11-23T15:33:23.831Z"
+      "created_at": "2026-11-23T16:44:46.797Z",
+      "updated_at": "2026-11-23T16:44:46.845Z"
     }
   },
   "deleteWebhook": {
@@ -3408,8 +3439,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T15:33:23.796Z",
-      "updated_at": "2026-11-23T15:33:29.823Z",
+      "created_at": "2026-11-23T16:44:46.797Z",
+      "updated_at": "2026-11-23T16:44:56.440Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3422,31 +3453,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 4,
           "webhook_id": 1,
-          "event_id": "b80c0956-4994-4484-92c0-cde1140c552d",
+          "event_id": "7864287e-352a-4566-8d8f-064d6fcf69b5",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 10,
+          "last_duration_ms": 13,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T16:33:29.576Z",
-          "created_at": "2026-11-23T15:33:29.497Z",
+          "next_attempt_at": "2026-11-23T17:44:56.064Z",
+          "created_at": "2026-11-23T16:44:55.871Z",
           "completed_at": null
         },
         {
           "id": 3,
           "webhook_id": 1,
-          "event_id": "3c3cbf1c-c442-48ff-8cb4-1e22937ea371",
+          "event_id": "a4cb76b8-24f3-4b03-a105-97edaad132c0",
           "event_type": "com.ledgerline.sales.credit_note.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 8,
+          "last_duration_ms": 9,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T16:33:28.279Z",
-          "created_at": "2026-11-23T15:33:28.235Z",
+          "next_attempt_at": "2026-11-23T17:44:53.692Z",
+          "created_at": "2026-11-23T16:44:53.615Z",
           "completed_at": null
         }
       ],
@@ -3457,16 +3488,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 4,
       "webhook_id": 1,
-      "event_id": "b80c0956-4994-4484-92c0-cde1140c552d",
+      "event_id": "7864287e-352a-4566-8d8f-064d6fcf69b5",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 10,
+      "last_duration_ms": 13,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-23T15:33:29.805Z",
-      "created_at": "2026-11-23T15:33:29.497Z",
+      "next_attempt_at": "2026-11-23T16:44:56.384Z",
+      "created_at": "2026-11-23T16:44:55.871Z",
       "completed_at": null
     }
   },
@@ -3521,18 +3552,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-23T15:33:23.259Z",
-        "updated_at": "2026-11-23T15:33:23.259Z"
+        "created_at": "2026-11-23T16:44:45.767Z",
+        "updated_at": "2026-11-23T16:44:45.767Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_68q2ny5H",
+        "prefix": "ak_03FrKn8A",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-23T15:33:23.263Z",
+        "created_at": "2026-11-23T16:44:45.776Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

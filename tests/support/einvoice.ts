@@ -1,0 +1,35 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/*
+ * The reference schemas and examples of ../shared/einvoice (UBL 2.1, ISDOC 6.0.2, Peppol
+ * examples): tests validate generated documents against them with Debian's xmllint. They are
+ * data of the standards bodies and are read where they lie, never copied into the repository.
+ */
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** Where the reference files are: EINVOICE_DIR, else the repository's sibling `shared/einvoice`, else /work/shared/einvoice. */
+export function einvoiceDir(): string {
+  const candidates = [process.env.EINVOICE_DIR, path.resolve(root, '../shared/einvoice'), '/work/shared/einvoice'].filter(Boolean) as string[];
+  const found = candidates.find((d) => existsSync(path.join(d, 'ubl-2.1/maindoc/UBL-Invoice-2.1.xsd')));
+  if (!found) throw new Error(`the e-invoice reference files are missing: set EINVOICE_DIR (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+export const UBL_INVOICE_XSD = () => path.join(einvoiceDir(), 'ubl-2.1/maindoc/UBL-Invoice-2.1.xsd');
+export const UBL_CREDIT_NOTE_XSD = () => path.join(einvoiceDir(), 'ubl-2.1/maindoc/UBL-CreditNote-2.1.xsd');
+
+/** Schema errors of `xml` against `xsd` (empty when valid), from xmllint. */
+export function schemaErrors(xml: string, xsd: string): string[] {
+  const r = spawnSync('xmllint', ['--noout', '--nonet', '--schema', xsd, '-'], { input: xml, encoding: 'utf8' });
+  if (r.error) throw new Error(`xmllint is not installed (Debian: libxml2-utils): ${r.error.message}`);
+  if (r.status === 0) return [];
+  return r.stderr.split('\n').filter((l) => l.trim() && !l.endsWith('validates') && !l.includes('fails to validate'));
+}
+
+/** The text of every element named `name` (a local name, any prefix), in document order. */
+export function xmlValues(xml: string, name: string): string[] {
+  return [...xml.matchAll(new RegExp(`<(?:[\\w-]+:)?${name}(?:\\s[^>]*)?>([^<]*)</(?:[\\w-]+:)?${name}>`, 'g'))].map((m) => m[1]);
+}
