@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -14,6 +15,7 @@ import { UBL_CREDIT_NOTE_XSD, UBL_INVOICE_XSD, einvoiceDir, schemaErrors, xmlVal
  */
 
 let stack: Stack;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'll-einvoice-'));
 const BUYER = {
   business_name: 'Odběratel & Syn s.r.o.',
   vat_no: 'CZ87654321',
@@ -26,7 +28,8 @@ const VAT21 = { tax_code: 'S', tax_rate: 21 };
 const VAT12 = { tax_code: 'S', tax_rate: 12 };
 
 beforeAll(async () => {
-  stack = await startStack({ services: ['sales'] });
+  // no SMTP server: messages are written as .eml files into DATA_DIR/mail
+  stack = await startStack({ services: ['sales'], env: { DATA_DIR: dataDir, MAIL_FROM: 'billing@dodavatel.example' } });
   const res = await stack.api('/v1/settings/organisation', {
     method: 'PUT',
     json: {
@@ -210,6 +213,28 @@ describe('Peppol BIS Billing 3.0 (UBL 2.1)', () => {
       { numRuns: 40, seed: 1611 },
     );
   }, 120_000);
+
+  it('an invoice e-mail can carry its UBL document; an invoice Peppol would refuse is 422 and nothing is sent', async () => {
+    const invoice = await post('/v1/sales/invoices', { customer: BUYER, currency: 'CZK', date_issued: '2026-11-20', date_due: '2026-12-04', buyer_reference: 'MAIL-1', items: [{ title: 'Služba', qty: 1, rate: 500, taxes: [VAT21] }] });
+    const sent = await stack.api(`/v1/sales/invoices/${invoice.id}/email`, { method: 'POST', json: { include_attachment: false, include_einvoice: 'ubl' } });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    expect(await sent.json()).toMatchObject({ success: true, to: BUYER.email });
+    const [record] = await (await stack.api('/v1/CRM/emails?take=1')).json();
+    expect(record.attachments).toEqual([{ id: 1, file_name: `Invoice-${invoice.no}.xml`, binary_content: null }]);
+    const mailDir = path.join(dataDir, 'mail');
+    const eml = readFileSync(path.join(mailDir, readdirSync(mailDir).sort().at(-1)!), 'utf8');
+    const part = /Content-Type: application\/xml[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n([A-Za-z0-9+/=\r\n]+)/.exec(eml);
+    expect(part, eml.slice(0, 2000)).not.toBeNull();
+    const xml = Buffer.from(part![1].replace(/\s+/g, ''), 'base64').toString('utf8');
+    expect(schemaErrors(xml, UBL_INVOICE_XSD())).toEqual([]);
+    expect(xmlValues(xml, 'ID')[0]).toBe(invoice.no);
+
+    const before = (await (await stack.api('/v1/CRM/emails?take=100')).json()).length;
+    const incomplete = await post('/v1/sales/invoices', { customer: { business_name: 'Bez Peppolu', email: 'x@y.example', address: { country: 'CZ' } }, currency: 'CZK', date_issued: '2026-11-20', items: [{ title: 'X', qty: 1, rate: 1, taxes: [VAT21] }] });
+    await expectProblem(await stack.api(`/v1/sales/invoices/${incomplete.id}/email`, { method: 'POST', json: { include_einvoice: 'ubl' } }), 422, 'einvoice_incomplete');
+    expect((await (await stack.api('/v1/CRM/emails?take=100')).json()).length).toBe(before);
+    await expectProblem(await stack.api(`/v1/sales/invoices/${invoice.id}/email`, { method: 'POST', json: { include_einvoice: 'pdf' } }), 400);
+  });
 
   it('answers 422 naming each Peppol rule the invoice misses, and 404 for another organisation', async () => {
     const invoice = await post('/v1/sales/invoices', {

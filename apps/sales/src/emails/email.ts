@@ -6,6 +6,7 @@ import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js'
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from '../sales-documents/rendering.js';
+import { salesDocumentUbl } from '../sales-documents/einvoice.js';
 
 /** E-mail record (spec §2.10) with its outcome; attachment contents are not kept (binary_content null). */
 export function emailRecordView(r: EmailRecord) {
@@ -58,7 +59,8 @@ const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : unde
 /**
  * #18: sends an invoice by e-mail. The message comes from the request, its gaps from the invoice
  * (customer e-mail, organisation e-mail, localised subject and text). With `include_attachment`
- * (the default) the invoice PDF, rendered with `layout` and `culture`, is attached. Every attempt
+ * (the default) the invoice PDF, rendered with `layout` and `culture`, is attached; with
+ * `include_einvoice: "ubl"` its Peppol UBL document too. Every attempt
  * is stored as an e-mail record with its outcome; a failed delivery (SMTP refusal, no browser for
  * the PDF) answers `success: false` instead of an error.
  */
@@ -94,10 +96,15 @@ export async function sendInvoiceEmail(
   const includeAttachment = input.include_attachment ?? true;
 
   const attachments: MailAttachment[] = [];
+  // written first: an invoice that cannot be an e-invoice is refused (422) before anything is sent or recorded
+  if (input.include_einvoice === 'ubl') {
+    const { xml } = await salesDocumentUbl(em, orgId, INVOICES, invoiceId);
+    attachments.push({ filename: pdfFileName(INVOICES, doc.no).replace(/\.pdf$/, '.xml'), content: Buffer.from(xml, 'utf8'), contentType: 'application/xml' });
+  }
   let failure: string | null = null;
   if (includeAttachment) {
     try {
-      attachments.push({ filename: pdfFileName(INVOICES, doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
+      attachments.unshift({ filename: pdfFileName(INVOICES, doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
     } catch (e) {
       failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
     }

@@ -1,4 +1,5 @@
-import { BusinessRuleError, organisationReplica, type TenantContext } from '@ledgerline/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { BusinessRuleError, organisationReplica } from '@ledgerline/service-kit';
 import { EU_COUNTRIES, PEPPOL_CHECKS, invoiceFacts, type ComplianceInvoice, type ComplianceOrganisation } from '@ledgerline/compliance';
 import { Dec } from '@ledgerline/core/money';
 import { VAT_CATEGORIES, ublXml, type UblDocument, type UblParty, type VatCategory } from '@ledgerline/documents/ubl';
@@ -66,9 +67,9 @@ function addressOf(a: Json | null | undefined, fallbackCountry: string) {
 }
 
 /** The Peppol document of a stored invoice or credit note, or 422 naming what it lacks. */
-export async function salesDocumentUbl(ctx: TenantContext, kind: EInvoiceKind, id: number): Promise<{ xml: string; no: string }> {
-  const doc = await getSalesDocument(ctx.em, kind, id);
-  const credited = await creditedInvoice(ctx, doc.creditedDocId ?? null);
+export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: EInvoiceKind, id: number): Promise<{ xml: string; no: string }> {
+  const doc = await getSalesDocument(em, kind, id);
+  const credited = await creditedInvoice(em, doc.creditedDocId ?? null);
   // a credit note carries the references of the invoice it corrects unless it names its own (PEPPOL-EN16931-R003)
   const stored = documentView(doc) as Json;
   const view: Json = {
@@ -76,7 +77,7 @@ export async function salesDocumentUbl(ctx: TenantContext, kind: EInvoiceKind, i
     buyer_reference: text(stored.buyer_reference) ?? credited?.buyerReference ?? null,
     order_reference: text(stored.order_reference) ?? credited?.orderReference ?? null,
   };
-  const replica = await organisationReplica(ctx.em, ctx.orgId);
+  const replica = await organisationReplica(em, orgId);
   const profile = (replica?.profile as Json | undefined) ?? null;
   const org = organisationFacts(profile, view.org ?? null);
   const missing = missingForPeppol(view, org, profile, kind);
@@ -182,9 +183,9 @@ export async function salesDocumentUbl(ctx: TenantContext, kind: EInvoiceKind, i
 }
 
 /** What the credited invoice lends a credit note: its issue date (BillingReference) and its buyer and order references. */
-async function creditedInvoice(ctx: TenantContext, creditedId: number | null): Promise<{ issueDate: string; buyerReference: string | null; orderReference: string | null } | null> {
+async function creditedInvoice(em: EntityManager, creditedId: number | null): Promise<{ issueDate: string; buyerReference: string | null; orderReference: string | null } | null> {
   if (creditedId == null) return null;
-  const credited = await ctx.em.findOne(SalesDocumentSchema, { id: creditedId });
+  const credited = await em.findOne(SalesDocumentSchema, { id: creditedId });
   if (!credited) return null;
   const body = credited.body as Json;
   return { issueDate: credited.dateIssued, buyerReference: text(body.buyer_reference), orderReference: text(body.order_reference) };

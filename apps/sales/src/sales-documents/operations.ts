@@ -32,7 +32,7 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
     get: async (ctx: TenantContext, id: number) => salesView(await getSalesDocument(ctx.em, kind, id), kind.docType),
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
     ubl: async (ctx: Ctx, id: number) => {
-      const { xml, no } = await salesDocumentUbl(ctx, kind, id);
+      const { xml, no } = await salesDocumentUbl(ctx.em, ctx.orgId, kind, id);
       return ctx.c.body(xml, 200, {
         'content-type': 'application/xml; charset=utf-8',
         'content-disposition': `inline; filename="${pdfFileName(kind, no).replace(/\.pdf$/, '.xml')}"`,
