@@ -45,15 +45,21 @@ function redact(value: unknown, key = ''): unknown {
   return prefix ? `${prefix}EXAMPLE${'x'.repeat(Math.max(0, value.length - prefix.length - 7))}` : value;
 }
 
-async function call<T = any>(operationId: OperationId, path: string, init: { query?: string; json?: unknown; key?: string } = {}): Promise<T> {
+async function call<T = any>(operationId: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; key?: string } = {}): Promise<T> {
   const route = ROUTE[operationId];
-  const res = await stack.api(`/v1${path}${init.query ? `?${init.query}` : ''}`, { method: route.method, json: init.json, key: init.key });
+  const res = await stack.api(`/v1${path}${init.query ? `?${init.query}` : ''}`, {
+    method: route.method,
+    json: init.json,
+    key: init.key,
+    ...(init.xml !== undefined && { body: init.xml, headers: { 'content-type': 'application/xml' } }),
+  });
   const text = await res.text();
   expect(res.status, `${operationId}: ${text.slice(0, 500)}`).toBe('successStatus' in route ? route.successStatus : 200);
   const type = res.headers.get('content-type') ?? '';
   const body = type.startsWith('application/json') ? JSON.parse(text) : text;
   const example: OperationExample = {};
   if (init.json !== undefined) example.request = redact(JSON.parse(JSON.stringify(init.json)));
+  if (init.xml !== undefined) example.requestText = { mediaType: 'application/xml', text: init.xml };
   if (type.startsWith('application/json')) example.response = redact(body);
   else if (type.startsWith('text/csv')) example.responseText = { mediaType: 'text/csv', text };
   else if (type.startsWith('application/xml')) example.responseText = { mediaType: 'application/xml', text };
@@ -172,7 +178,12 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('listInvoices', '/sales/invoices', { query: 'payment_status=unpaid&sort=-date_issued&take=10' });
     await as('getInvoiceHtml', `/sales/invoices/${invoice.id}/html`);
     await as('getInvoicePdf', `/sales/invoices/${invoice.id}/pdf`);
-    await as('getInvoiceUbl', `/sales/invoices/${invoice.id}/ubl`);
+    const ubl = await as<string>('getInvoiceUbl', `/sales/invoices/${invoice.id}/ubl`);
+    // the customer, on Ledgerline too, imports the e-invoice as its vendor bill
+    const buyer = await (
+      await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: 'Acme s.r.o.', country: 'CZ', legal_currency: 'CZK', vat_no: 'CZ12345678' } })
+    ).json();
+    await call('importBill', '/purchase/bills/import', { key: buyer.admin_key.key, xml: ubl });
     await as('evaluateInvoiceCompliance', '/sales/invoices/compliance/evaluate', { json: [invoice.id] });
     await as('getInvoiceCompliance', `/sales/invoices/${invoice.id}/compliance`);
     await as('emailInvoice', `/sales/invoices/${invoice.id}/email`, {

@@ -13,6 +13,8 @@ export const purchaseService = defineService({
   entities,
   migrations,
   nonJsonPaths: [/\/export\/csv$/],
+  // a received e-invoice is posted as the XML it is
+  xmlBodyPaths: [/^\/v1\/purchase\/bills\/import$/],
   routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(), deps.bus),
   consumers: purchaseConsumers,
   responders: purchaseResponders,

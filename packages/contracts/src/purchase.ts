@@ -269,3 +269,18 @@ export const inventoryInRowSchema = z
   .meta({ id: 'InventoryInRow', description: 'A received purchase document (bill or vendor credit) in the inventory-in export' });
 export type InventoryInRow = z.infer<typeof inventoryInRowSchema>;
 export const inventoryInExportSchema = pagedEnvelope(inventoryInRowSchema);
+
+/** Query of POST /purchase/bills/import. */
+export const einvoiceImportQuerySchema = z.object({
+  type_id: z.coerce.number().int().min(1).max(2_147_483_647).optional().describe('Transaction type of the document (int32); 1 (purchase) when absent'),
+});
+
+/** What an import created: a vendor bill from an Invoice, a vendor credit from a CreditNote. */
+export const importedDocumentSchema = z
+  .object({
+    kind: z.enum(['bill', 'vendor_credit']),
+    bill: vendorBillSchema.nullable().describe('The vendor bill (kind bill)'),
+    vendor_credit: vendorCreditSchema.nullable().describe('The vendor credit (kind vendor_credit)'),
+  })
+  .meta({ id: 'ImportedDocument', description: 'The document an e-invoice import created' });
+export type ImportedDocument = z.infer<typeof importedDocumentSchema>;

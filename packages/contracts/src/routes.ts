@@ -12,6 +12,8 @@ import {
   payoutSchema,
 } from './finance.js';
 import {
+  einvoiceImportQuerySchema,
+  importedDocumentSchema,
   inventoryInExportPathSchema,
   inventoryInExportQuerySchema,
   inventoryInExportSchema,
@@ -195,6 +197,7 @@ const DECLARED = [
   { method: 'GET', path: '/sales/credit-notes/:id/ubl', service: 'sales', scope: 'sales', operationId: 'getCreditNoteUbl', summary: 'The credit note as a Peppol BIS Billing 3.0 document (UBL 2.1 CreditNote referring to the credited invoice)', tag: 'E-invoices', produces: ['application/xml'], pathParams: idPathParams, response: xmlDocumentSchema },
   { method: 'GET', path: '/sales/credit-notes/:id/pdf', service: 'sales', scope: 'sales', operationId: 'getCreditNotePdf', summary: 'Render a credit note as PDF', tag: 'Credit notes', produces: ['application/pdf'], pathParams: idPathParams, query: renderQuery, response: pdfDocumentSchema },
   { method: 'POST', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'createBill', summary: 'Create a vendor bill', tag: 'Vendor bills', query: documentWriteQuerySchema, body: vendorBillRequestSchema, response: vendorBillSchema },
+  { method: 'POST', path: '/purchase/bills/import', service: 'purchase', scope: 'purchase', operationId: 'importBill', bodyRequired: true, summary: 'Import a received e-invoice (UBL 2.1 Invoice or CreditNote) as a vendor bill or vendor credit', tag: 'E-invoices', consumes: ['application/xml'], query: einvoiceImportQuerySchema, body: xmlDocumentSchema, response: importedDocumentSchema },
   { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', repeatable: ['payment_status', 'sort'], summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },
   { method: 'GET', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'listVendorCredits', repeatable: ['payment_status', 'sort'], summary: 'List vendor credits', tag: 'Vendor credits', query: vendorCreditListQuerySchema, response: vendorCreditPageSchema },
   { method: 'GET', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'listBankTransactions', repeatable: ['sort'], summary: 'List bank transactions', tag: 'Bank transactions', query: bankTransactionListQuerySchema, response: bankTransactionPageSchema },

@@ -60,6 +60,8 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   stream?: StreamName;
   nonJsonPaths?: RegExp[];
   formBodyPaths?: RegExp[];
+  /** Paths that take an XML document as their body (passed to the handler as text). */
+  xmlBodyPaths?: RegExp[];
   /**
    * Builds the service's long-lived resources once, when the database and the bus are up and
    * before `onStart`, consumers or routes; they reach every later hook as `deps.resources` and are
@@ -215,6 +217,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     bodyLimit: config.BODY_LIMIT_BYTES,
     nonJsonPaths: def.nonJsonPaths,
     formBodyPaths: def.formBodyPaths,
+    xmlBodyPaths: def.xmlBodyPaths,
     internalToken: config.INTERNAL_TOKEN,
     trustInternalHeaders: true,
     accessLogSample: config.ACCESS_LOG_SAMPLE,

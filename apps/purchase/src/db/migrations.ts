@@ -87,4 +87,19 @@ on conflict (org_id) do nothing;
 drop table org_profiles;
 `,
   ),
+  sqlMigration(
+    'purchase_0003_einvoice_imports',
+    `
+-- One row per imported e-invoice: a vendor's document number is imported once per kind (409 on a repeat).
+create table einvoice_imports (
+  org_id bigint not null,
+  kind text not null,
+  vendor_key text not null,
+  vendor_doc_no text not null,
+  document_id bigint not null references purchase_documents(id),
+  imported_at timestamptz not null default now(),
+  primary key (org_id, kind, vendor_key, vendor_doc_no)
+);
+`,
+  ),
 ];

@@ -61,7 +61,13 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   ctx: TenantContext,
   kind: PurchaseDocumentKind<K, S>,
   req: z.output<S>,
-  opts: { strict?: boolean } = {},
+  opts: {
+    strict?: boolean;
+    /** Checks the computed figures before anything is written (an imported document's stated totals). */
+    expect?: (computed: ReturnType<typeof computeFigures>) => void;
+    /** Writes beside the document, in its transaction (an import's registry row). */
+    alongside?: (em: EntityManager, documentId: number) => Promise<void>;
+  } = {},
 ): Promise<PurchaseView<K>> {
   const { em, orgId } = ctx;
   const computed = computeFigures({
@@ -81,6 +87,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     })),
   });
   if (opts.strict) assertDerivedFigures(req, computed);
+  opts.expect?.(computed);
   const id = await nextDocumentId(em, PurchaseDocumentSchema);
   const lineIds = await nextLineIds(em, req.items.length);
   const items: StoredItem[] = req.items.map((it, i) => {
@@ -127,7 +134,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     no: given ?? NUMBER_PLACEHOLDER,
     vendorDocNo: req.vendor_doc_no ?? null,
     creditedDocId: credited?.id ?? null,
-    creditedDocNo: credited?.no ?? null,
+    // without a bill of ours to point at, the credit keeps the number it names (the vendor's original invoice)
+    creditedDocNo: credited?.no ?? ((req as { credited_doc_no?: string | null }).credited_doc_no?.trim() || null),
     copyFromId: req.copy_from_id ?? null,
     vendor,
     vendorName: (vendor.business_name as string | undefined) ?? (vendor.display_name as string | undefined) ?? null,
@@ -169,5 +177,6 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     number: given ? { given } : { counter: { table: 'numbering_counters', key: { org_id: orgId, series: kind.kind, period: pattern.period } }, pattern },
     duplicate: (no) => duplicateDocumentNumber(kind.label, no),
   });
+  await opts.alongside?.(numbered.em, id);
   return purchaseView(doc, kind.kind);
 }

@@ -226,7 +226,8 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
       // application/json is the documented type (generators send what is listed); the other JSON
       // types the API accepts are named in the description, not listed, so no client picks `application/*+json`
       for (const t of route.consumes ?? ['application/json']) {
-        bodyContent[t] = { schema: bodySchema, ...(t === 'application/json' && example?.request !== undefined && { example: example.request }) };
+        const bodyExample = t === 'application/json' ? example?.request : example?.requestText?.mediaType === t ? example.requestText.text : undefined;
+        bodyContent[t] = { schema: bodySchema, ...(bodyExample !== undefined && { example: bodyExample }) };
       }
       operation.requestBody = { required: op.bodyRequired, content: bodyContent };
     }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_03FrKn8A",
+          "prefix": "ak_WIozfvBf",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-23T16:44:45.776Z",
+          "created_at": "2026-11-23T17:19:06.421Z",
           "expires_at": null,
-          "last_used_at": "2026-11-23T16:44:46.051Z",
+          "last_used_at": "2026-11-23T17:19:06.619Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_ZkTzDPe0",
+          "prefix": "ak_mZNoWQaU",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-23T16:44:46.338Z",
+          "created_at": "2026-11-23T17:19:06.836Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_ZkTzDPe0",
+      "prefix": "ak_mZNoWQaU",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T16:44:46.338Z",
+      "created_at": "2026-11-23T17:19:06.836Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_ZkTzDPe0",
+      "prefix": "ak_mZNoWQaU",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T16:44:46.338Z",
+      "created_at": "2026-11-23T17:19:06.836Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_ZkTzDPe0",
+      "prefix": "ak_mZNoWQaU",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-23T16:44:46.338Z",
+      "created_at": "2026-11-23T17:19:06.836Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_ZkTzDPe0",
+      "prefix": "ak_mZNoWQaU",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-23T16:44:46.338Z",
+      "created_at": "2026-11-23T17:19:06.836Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-23T16:44:46.490Z"
+      "revoked_at": "2026-11-23T17:19:07.021Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-23T16:44:47.122Z",
+          "created_at": "2026-11-23T17:19:07.589Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-23T16:44:53.520Z"
+        "created_at": "2026-11-23T17:19:14.387Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_QpTqMX5uPGcmIwoNk3dy_3PEQ11",
+      "client_id": "cl_vfF0EWeMVqQijKHOwe8W_4aTY4M",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "3e0518ad-973b-4245-a121-b8f3c7ce0491",
-      "created_at": "2026-11-23T16:44:53.584Z",
+      "uid": "40c7c074-b501-4000-adfb-15edad9ee694",
+      "created_at": "2026-11-23T17:19:14.472Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -889,7 +889,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "currency": "CZK",
       "date_issued": "2026-11-12",
       "vendor_doc_no": "2026-D-0077",
-      "credited_doc_id": 1,
+      "credited_doc_id": 2,
       "rsn": "One lamp returned",
       "items": [
         {
@@ -906,10 +906,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     },
     "response": {
-      "id": 2,
-      "uid": "cbccec33-2629-46a9-ad19-669e68a4846c",
-      "created_at": "2026-11-23T16:44:55.672Z",
-      "edited_at": "2026-11-23T16:44:55.672Z",
+      "id": 3,
+      "uid": "16056db3-9758-4ec8-8988-5df315fb84fd",
+      "created_at": "2026-11-23T17:19:16.182Z",
+      "edited_at": "2026-11-23T17:19:16.182Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -946,7 +946,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "copy_from_id": null,
       "items": [
         {
-          "id": 3,
+          "id": 5,
           "description": "Desk lamp (returned)",
           "qty": 1,
           "rate": 890,
@@ -987,7 +987,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "rsn": "One lamp returned",
-      "credited_doc_id": 1,
+      "credited_doc_id": 2,
       "credited_doc_no": "BILL202600001"
     }
   },
@@ -1067,7 +1067,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-23T16:44:51.750Z",
+          "evaluated_at": "2026-11-23T17:19:12.492Z",
           "blocking_reason": null
         }
       }
@@ -1116,10 +1116,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
+      "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
       "transaction_type": null,
-      "created_at": "2026-11-23T16:44:56.047Z",
-      "edited_at": "2026-11-23T16:44:56.144Z",
+      "created_at": "2026-11-23T17:19:16.447Z",
+      "edited_at": "2026-11-23T17:19:16.530Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1207,10 +1207,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
+          "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
           "transaction_type": null,
-          "created_at": "2026-11-23T16:44:56.047Z",
-          "edited_at": "2026-11-23T16:44:56.144Z",
+          "created_at": "2026-11-23T17:19:16.447Z",
+          "edited_at": "2026-11-23T17:19:16.530Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1308,7 +1308,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "document_type": "purchase_bill",
-          "id": 1,
+          "id": 2,
           "no": "BILL202600001",
           "vendor_doc_no": "2026-004512",
           "vendor_name": "Kancelářské potřeby a.s.",
@@ -1326,7 +1326,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "document_type": "purchase_vendor_credit",
-          "id": 2,
+          "id": 3,
           "no": "VC202600001",
           "vendor_doc_no": "2026-D-0077",
           "vendor_name": "Kancelářské potřeby a.s.",
@@ -1439,7 +1439,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "gl_account": {
-            "id": 38,
+            "id": 55,
             "number": "501",
             "name": "Account 501"
           },
@@ -1564,8 +1564,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "a63b1e75-950c-4006-8299-9cdfb1f48284",
-      "created_at": "2026-11-23T16:44:47.087Z",
+      "uid": "c2dc1b35-b1b2-40d0-ab5f-ab2066765f07",
+      "created_at": "2026-11-23T17:19:07.555Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1788,7 +1788,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "a63b1e75-950c-4006-8299-9cdfb1f48284",
+          "uid": "c2dc1b35-b1b2-40d0-ab5f-ab2066765f07",
           "memo": null,
           "type": null,
           "urls": [],
@@ -1930,7 +1930,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 22788,
           "counter_id": 2,
-          "created_at": "2026-11-23T16:44:47.087Z",
+          "created_at": "2026-11-23T17:19:07.555Z",
           "tax_amount": 3888,
           "amount_paid": 0,
           "date_issued": "2026-11-03",
@@ -1989,7 +1989,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "a63b1e75-950c-4006-8299-9cdfb1f48284",
+      "uid": "c2dc1b35-b1b2-40d0-ab5f-ab2066765f07",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2131,7 +2131,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 22788,
       "counter_id": 2,
-      "created_at": "2026-11-23T16:44:47.087Z",
+      "created_at": "2026-11-23T17:19:07.555Z",
       "tax_amount": 3888,
       "amount_paid": 0,
       "date_issued": "2026-11-03",
@@ -2179,7 +2179,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-23T16:44:51.750Z",
+        "evaluated_at": "2026-11-23T17:19:12.492Z",
         "blocking_reason": null
       }
     }
@@ -2213,7 +2213,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "3e0518ad-973b-4245-a121-b8f3c7ce0491",
+          "uid": "40c7c074-b501-4000-adfb-15edad9ee694",
           "memo": null,
           "type": null,
           "urls": [],
@@ -2300,7 +2300,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 3630,
           "counter_id": 3,
-          "created_at": "2026-11-23T16:44:53.584Z",
+          "created_at": "2026-11-23T17:19:14.472Z",
           "tax_amount": 630,
           "amount_paid": 0,
           "date_issued": "2026-11-10",
@@ -2361,7 +2361,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "3e0518ad-973b-4245-a121-b8f3c7ce0491",
+      "uid": "40c7c074-b501-4000-adfb-15edad9ee694",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2448,7 +2448,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 3630,
       "counter_id": 3,
-      "created_at": "2026-11-23T16:44:53.584Z",
+      "created_at": "2026-11-23T17:19:14.472Z",
       "tax_amount": 630,
       "amount_paid": 0,
       "date_issued": "2026-11-10",
@@ -2543,10 +2543,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     },
     "response": {
-      "id": 1,
-      "uid": "2e924bc5-dddc-4760-9ce2-1ec77ff8ef41",
-      "created_at": "2026-11-23T16:44:55.527Z",
-      "edited_at": "2026-11-23T16:44:55.527Z",
+      "id": 2,
+      "uid": "69f69e01-45de-4fc0-acb9-cd8af7f18fde",
+      "created_at": "2026-11-23T17:19:15.954Z",
+      "edited_at": "2026-11-23T17:19:15.954Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2583,7 +2583,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "copy_from_id": null,
       "items": [
         {
-          "id": 1,
+          "id": 3,
           "description": "Printer paper A4, 50 reams",
           "qty": 50,
           "rate": 119,
@@ -2609,7 +2609,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ]
         },
         {
-          "id": 2,
+          "id": 4,
           "description": "Desk lamp",
           "qty": 2,
           "rate": 890,
@@ -2654,6 +2654,143 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rsn": null
     }
   },
+  "importBill": {
+    "requestText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>FV202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n  <cbc:DueDate>2026-11-17</cbc:DueDate>\n  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">3888.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">18000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">3780.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">900.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">108.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18900.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">18900.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">22788.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">22788.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:InvoiceLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"HUR\">12</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n  <cac:InvoiceLine>\n    <cbc:ID>2</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"C62\">2</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">900.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Handbook</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">450</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n</Invoice>\n"
+    },
+    "response": {
+      "kind": "bill",
+      "bill": {
+        "id": 1,
+        "uid": "77d7ab12-d198-4499-be95-295499b33132",
+        "created_at": "2026-11-23T17:19:12.455Z",
+        "edited_at": "2026-11-23T17:19:12.455Z",
+        "is_locked": false,
+        "total_amount": 22788,
+        "subtotal_amount": 18900,
+        "amount_paid": 0,
+        "amount_due": 22788,
+        "currency": "CZK",
+        "vendor": {
+          "business_name": "Novák Consulting s.r.o.",
+          "reg_no": "27074358",
+          "vat_no": "CZ27074358",
+          "address": {
+            "address1": "Václavské náměstí 1",
+            "address2": null,
+            "postal_code": "110 00",
+            "city": "Praha",
+            "country": "CZ"
+          },
+          "email": null,
+          "peppol_id": "9929:CZ27074358"
+        },
+        "date_issued": "2026-11-03",
+        "date_taxable": null,
+        "date_due": "2026-11-17",
+        "no": "BILL202600001",
+        "description": null,
+        "precision": 2,
+        "rate_format": null,
+        "taxes_included": false,
+        "tax_fx_rate": 1,
+        "type": {
+          "id": 1,
+          "name": "purchase"
+        },
+        "payment_status": "unpaid",
+        "overdue_days": 6,
+        "tax_nexus": null,
+        "vendor_doc_no": "FV202600001",
+        "payment_reference": "202600001",
+        "bank_account_number": "CZ6520100000002900123456",
+        "copy_from_id": null,
+        "items": [
+          {
+            "id": 1,
+            "description": "Consulting hour",
+            "qty": 12,
+            "rate": 1500,
+            "amount": 18000,
+            "tax_deduction_ratio": 1,
+            "net_deduction_ratio": 1,
+            "item": null,
+            "unit": null,
+            "gl_account": null,
+            "taxes": [
+              {
+                "id": null,
+                "tax_index": null,
+                "tax_rate": 21,
+                "tax_amount": 3780,
+                "tax_amount_leg": 3780,
+                "tax_base": 18000,
+                "tax_base_leg": 18000,
+                "tax_code": "S",
+                "tax_name": null,
+                "rate_type": null
+              }
+            ]
+          },
+          {
+            "id": 2,
+            "description": "Handbook",
+            "qty": 2,
+            "rate": 450,
+            "amount": 900,
+            "tax_deduction_ratio": 1,
+            "net_deduction_ratio": 1,
+            "item": null,
+            "unit": null,
+            "gl_account": null,
+            "taxes": [
+              {
+                "id": null,
+                "tax_index": null,
+                "tax_rate": 12,
+                "tax_amount": 108,
+                "tax_amount_leg": 108,
+                "tax_base": 900,
+                "tax_base_leg": 900,
+                "tax_code": "S",
+                "tax_name": null,
+                "rate_type": null
+              }
+            ]
+          }
+        ],
+        "taxes": [
+          {
+            "id": null,
+            "tax_index": null,
+            "tax_rate": 21,
+            "tax_amount": 3780,
+            "tax_amount_leg": 3780,
+            "tax_base": 18000,
+            "tax_base_leg": 18000,
+            "tax_code": "S",
+            "tax_name": null,
+            "rate_type": null
+          },
+          {
+            "id": null,
+            "tax_index": null,
+            "tax_rate": 12,
+            "tax_amount": 108,
+            "tax_amount_leg": 108,
+            "tax_base": 900,
+            "tax_base_leg": 900,
+            "tax_code": "S",
+            "tax_name": null,
+            "rate_type": null
+          }
+        ],
+        "rsn": null
+      },
+      "vendor_credit": null
+    }
+  },
   "listBills": {
     "response": {
       "total": 1,
@@ -2661,10 +2798,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 100,
       "entities": [
         {
-          "id": 1,
-          "uid": "2e924bc5-dddc-4760-9ce2-1ec77ff8ef41",
-          "created_at": "2026-11-23T16:44:55.527Z",
-          "edited_at": "2026-11-23T16:44:55.527Z",
+          "id": 2,
+          "uid": "69f69e01-45de-4fc0-acb9-cd8af7f18fde",
+          "created_at": "2026-11-23T17:19:15.954Z",
+          "edited_at": "2026-11-23T17:19:15.954Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -2701,7 +2838,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "copy_from_id": null,
           "items": [
             {
-              "id": 1,
+              "id": 3,
               "description": "Printer paper A4, 50 reams",
               "qty": 50,
               "rate": 119,
@@ -2727,7 +2864,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               ]
             },
             {
-              "id": 2,
+              "id": 4,
               "description": "Desk lamp",
               "qty": 2,
               "rate": 890,
@@ -2782,10 +2919,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 100,
       "entities": [
         {
-          "id": 2,
-          "uid": "cbccec33-2629-46a9-ad19-669e68a4846c",
-          "created_at": "2026-11-23T16:44:55.672Z",
-          "edited_at": "2026-11-23T16:44:55.672Z",
+          "id": 3,
+          "uid": "16056db3-9758-4ec8-8988-5df315fb84fd",
+          "created_at": "2026-11-23T17:19:16.182Z",
+          "edited_at": "2026-11-23T17:19:16.182Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -2822,7 +2959,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "copy_from_id": null,
           "items": [
             {
-              "id": 3,
+              "id": 5,
               "description": "Desk lamp (returned)",
               "qty": 1,
               "rate": 890,
@@ -2863,7 +3000,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             }
           ],
           "rsn": "One lamp returned",
-          "credited_doc_id": 1,
+          "credited_doc_id": 2,
           "credited_doc_no": "BILL202600001"
         }
       ],
@@ -2950,10 +3087,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
+      "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
       "transaction_type": null,
-      "created_at": "2026-11-23T16:44:56.047Z",
-      "edited_at": "2026-11-23T16:44:56.047Z",
+      "created_at": "2026-11-23T17:19:16.447Z",
+      "edited_at": "2026-11-23T17:19:16.448Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3036,10 +3173,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "07917b3e-4d90-4ee9-b90c-bab7399cdb71",
+      "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
       "transaction_type": null,
-      "created_at": "2026-11-23T16:44:56.047Z",
-      "edited_at": "2026-11-23T16:44:56.047Z",
+      "created_at": "2026-11-23T17:19:16.447Z",
+      "edited_at": "2026-11-23T17:19:16.448Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3132,7 +3269,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-23T16:44:46.893Z"
+      "created_at": "2026-11-23T17:19:07.371Z"
     }
   },
   "listNumberingSeries": {
@@ -3147,7 +3284,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-23T16:44:46.868Z"
+          "created_at": "2026-11-23T17:19:07.353Z"
         },
         {
           "id": 2,
@@ -3155,7 +3292,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-23T16:44:46.893Z"
+          "created_at": "2026-11-23T17:19:07.371Z"
         }
       ],
       "aggregations": []
@@ -3278,8 +3415,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T16:44:45.767Z",
-      "updated_at": "2026-11-23T16:44:45.767Z"
+      "created_at": "2026-11-23T17:19:06.415Z",
+      "updated_at": "2026-11-23T17:19:06.415Z"
     }
   },
   "updateOrganisation": {
@@ -3318,19 +3455,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T16:44:45.767Z",
-      "updated_at": "2026-11-23T16:44:46.263Z"
+      "created_at": "2026-11-23T17:19:06.415Z",
+      "updated_at": "2026-11-23T17:19:06.764Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_QpTqMX5uPGcmIwoNk3dy_3PEQ11",
+      "client_id": "cl_vfF0EWeMVqQijKHOwe8W_4aTY4M",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImE4Nzc1MzVkLThkN2QtNDFhMy05ZGRlLTg4NjRhOThhYmIyYSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9RcFRxTVg1dVBHY21Jd29OazNkeV8zUEVRMTEiLCJqdGkiOiJmN2VmNTJiZi03OWVjLTRlNzEtYjVkYS01ZjU3YmE5Yzk2ZTciLCJpYXQiOjE3OTU0NTIyODYsImV4cCI6MTc5NTQ1MzE4Nn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImM2YjVhODE5LWNhY2EtNDAzYi1iOTg1LTAyYjMyZjY5NjY0MSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF92ZkYwRVdlTVZxUWlqS0hPd2U4V180YVRZNE0iLCJqdGkiOiJkYzcyZjM1YS1lYjQ1LTQ3ZWEtYTg3OC1jYWJiY2M3MGE0MzUiLCJpYXQiOjE3OTU0NTQzNDcsImV4cCI6MTc5NTQ1NTI0N30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -3352,8 +3489,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-23T16:44:46.797Z",
-          "updated_at": "2026-11-23T16:44:46.803Z"
+          "created_at": "2026-11-23T17:19:07.268Z",
+          "updated_at": "2026-11-23T17:19:07.274Z"
         }
       ],
       "aggregations": []
@@ -3378,8 +3515,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T16:44:46.797Z",
-      "updated_at": "2026-11-23T16:44:46.803Z",
+      "created_at": "2026-11-23T17:19:07.268Z",
+      "updated_at": "2026-11-23T17:19:07.274Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3394,8 +3531,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T16:44:46.797Z",
-      "updated_at": "2026-11-23T16:44:46.803Z"
+      "created_at": "2026-11-23T17:19:07.268Z",
+      "updated_at": "2026-11-23T17:19:07.274Z"
     }
   },
   "updateWebhook": {
@@ -3417,8 +3554,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T16:44:46.797Z",
-      "updated_at": "2026-11-23T16:44:46.845Z"
+      "created_at": "2026-11-23T17:19:07.268Z",
+      "updated_at": "2026-11-23T17:19:07.334Z"
     }
   },
   "deleteWebhook": {
@@ -3439,8 +3576,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T16:44:46.797Z",
-      "updated_at": "2026-11-23T16:44:56.440Z",
+      "created_at": "2026-11-23T17:19:07.268Z",
+      "updated_at": "2026-11-23T17:19:16.827Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3453,7 +3590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 4,
           "webhook_id": 1,
-          "event_id": "7864287e-352a-4566-8d8f-064d6fcf69b5",
+          "event_id": "5727c28c-8aa2-4eac-a33c-7f61fc9d362b",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
@@ -3461,23 +3598,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 13,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T17:44:56.064Z",
-          "created_at": "2026-11-23T16:44:55.871Z",
+          "next_attempt_at": "2026-11-23T18:19:16.452Z",
+          "created_at": "2026-11-23T17:19:16.344Z",
           "completed_at": null
         },
         {
           "id": 3,
           "webhook_id": 1,
-          "event_id": "a4cb76b8-24f3-4b03-a105-97edaad132c0",
+          "event_id": "f8b3b694-f9b6-4ae5-9ffb-bf1d329fc035",
           "event_type": "com.ledgerline.sales.credit_note.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 9,
+          "last_duration_ms": 10,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T17:44:53.692Z",
-          "created_at": "2026-11-23T16:44:53.615Z",
+          "next_attempt_at": "2026-11-23T18:19:14.552Z",
+          "created_at": "2026-11-23T17:19:14.498Z",
           "completed_at": null
         }
       ],
@@ -3488,7 +3625,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 4,
       "webhook_id": 1,
-      "event_id": "7864287e-352a-4566-8d8f-064d6fcf69b5",
+      "event_id": "5727c28c-8aa2-4eac-a33c-7f61fc9d362b",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
@@ -3496,8 +3633,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 13,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-23T16:44:56.384Z",
-      "created_at": "2026-11-23T16:44:55.871Z",
+      "next_attempt_at": "2026-11-23T17:19:16.802Z",
+      "created_at": "2026-11-23T17:19:16.344Z",
       "completed_at": null
     }
   },
@@ -3552,18 +3689,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-23T16:44:45.767Z",
-        "updated_at": "2026-11-23T16:44:45.767Z"
+        "created_at": "2026-11-23T17:19:06.415Z",
+        "updated_at": "2026-11-23T17:19:06.415Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_03FrKn8A",
+        "prefix": "ak_WIozfvBf",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-23T16:44:45.776Z",
+        "created_at": "2026-11-23T17:19:06.421Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -35,6 +35,8 @@ export interface HttpAppOptions {
   nonJsonPaths?: RegExp[];
   /** Paths that also accept `application/x-www-form-urlencoded` (kept as the raw string). */
   formBodyPaths?: RegExp[];
+  /** Paths whose write requests may carry an XML document (application/xml, text/xml): the handler gets it as text. */
+  xmlBodyPaths?: RegExp[];
   /** The gateway proxies bodies as they come: no parsing, no JSON negotiation. */
   proxy?: boolean;
   /** When set, `/v1` requests must carry it (proof they came through the gateway). */
@@ -166,6 +168,12 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
           c.set('body', raw);
           return next();
         }
+        if (isXmlContentType(c.req.header('content-type')) && (opts.xmlBodyPaths ?? []).some((re) => re.test(path))) {
+          const why = unstorableText(raw);
+          if (why) throw new MalformedRequestError(`The XML body ${why}`, 'invalid_body');
+          c.set('body', raw);
+          return next();
+        }
         if (!isJsonContentType(c.req.header('content-type'))) {
           throw new UnsupportedMediaTypeError(c.req.header('content-type') ?? '');
         }
@@ -193,6 +201,11 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     return problemResponse(c, mapped);
   });
   return app;
+}
+
+function isXmlContentType(type: string | undefined): boolean {
+  const t = (type ?? '').split(';')[0].trim().toLowerCase();
+  return t === 'application/xml' || t === 'text/xml' || /^application\/[\w.+-]+\+xml$/.test(t);
 }
 
 function decodeFormSafely(raw: string): string {

@@ -1,0 +1,46 @@
+import { ConflictError, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import type { ImportedDocument } from '@ledgerline/contracts';
+import { compareTotals, readUbl } from '../purchase-documents/einvoice-import.js';
+import { postPurchaseDocument } from '../purchase-documents/post.js';
+import { VENDOR_CREDITS } from '../vendor-credits/vendor-credit-kind.js';
+import { BILLS } from './bill-kind.js';
+
+/*
+ * POST /v1/purchase/bills/import (issue 16): a received UBL e-invoice becomes a vendor bill, a
+ * UBL credit note a vendor credit, through the same posting as a bill typed by hand (so it is
+ * numbered, announced and in the ledger). The document's totals must be what its lines give;
+ * one vendor's document is imported once.
+ */
+
+const registered = (orgId: number, kind: string, vendorKey: string, no: string) => [orgId, kind, vendorKey, no];
+
+function duplicate(no: string): ConflictError {
+  return new ConflictError(`The vendor's document ${no} has already been imported`, 'document_already_imported');
+}
+
+export async function importEInvoice(ctx: TenantContext, xml: string, typeId: number | undefined): Promise<ImportedDocument> {
+  const read = readUbl(xml);
+  const kind = read.kind === 'bill' ? BILLS : VENDOR_CREDITS;
+  if (typeId !== undefined) read.request.type = { id: typeId };
+  const req = parseOrThrow(kind.requestSchema, read.request);
+  const no = req.vendor_doc_no!;
+  const key = registered(ctx.orgId, kind.kind, read.vendorKey, no);
+  // the common repeat is answered before any work; a concurrent one meets the registry's key below
+  const [seen] = await sqlRows(ctx.em, 'select 1 from einvoice_imports where org_id = ? and kind = ? and vendor_key = ? and vendor_doc_no = ?', key);
+  if (seen) throw duplicate(no);
+  const rates = new Set(req.items.map((i) => String(i.taxes?.[0]?.tax_rate ?? 0))).size;
+  const view = await postPurchaseDocument(ctx, kind, req as never, {
+    expect: (computed) => compareTotals(read.totals, computed, rates),
+    alongside: async (em, documentId) => {
+      const inserted = await sqlRows(
+        em,
+        'insert into einvoice_imports (org_id, kind, vendor_key, vendor_doc_no, document_id) values (?, ?, ?, ?, ?) on conflict do nothing returning document_id',
+        [...key, documentId],
+      );
+      if (inserted.length === 0) throw duplicate(no);
+    },
+  });
+  return read.kind === 'bill'
+    ? { kind: 'bill', bill: view as ImportedDocument['bill'], vendor_credit: null }
+    : { kind: 'vendor_credit', bill: null, vendor_credit: view as ImportedDocument['vendor_credit'] };
+}

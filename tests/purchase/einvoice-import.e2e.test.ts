@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startStack, type Stack } from '../support/stack.js';
+import { expectProblem } from '../support/assertions.js';
+import { einvoiceDir } from '../support/einvoice.js';
+
+/*
+ * E-invoices in (issue 16): the official Peppol BIS 3.0 examples imported as vendor bills and a
+ * vendor credit through the gateway, with their totals, once each; a document whose totals its
+ * lines do not give is 422 and nothing is stored; hostile or foreign XML is a clear 400.
+ */
+
+let stack: Stack;
+const example = (name: string) => readFileSync(path.join(einvoiceDir(), 'examples', name), 'utf8');
+
+/** An organisation keeping its books in EUR (the examples are EUR invoices), with its admin key. */
+async function euroOrganisation(name: string): Promise<string> {
+  const res = await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name, country: 'SE', legal_currency: 'EUR' } });
+  expect(res.status).toBe(200);
+  return (await res.json()).admin_key.key;
+}
+
+const importXml = (key: string, xml: string, headers: Record<string, string> = {}) =>
+  stack.api('/v1/purchase/bills/import', { method: 'POST', key, body: xml, headers: { 'content-type': 'application/xml', ...headers } });
+
+beforeAll(async () => {
+  stack = await startStack({ services: ['purchase', 'accounting'] });
+}, 60_000);
+afterAll(async () => stack?.close());
+
+describe('importing UBL e-invoices', () => {
+  it('the Peppol base example becomes a vendor bill with its totals, posted to the ledger, once', async () => {
+    const key = await euroOrganisation('Buyer AS');
+    const res = await importXml(key, example('peppol-base-example.xml'));
+    expect(res.status, await res.clone().text()).toBe(200);
+    const { kind, bill, vendor_credit } = await res.json();
+    expect(kind).toBe('bill');
+    expect(vendor_credit).toBeNull();
+    expect(bill).toMatchObject({
+      vendor_doc_no: 'Snippet1',
+      currency: 'EUR',
+      date_issued: '2017-11-13',
+      date_due: '2017-12-01',
+      subtotal_amount: 1325,
+      total_amount: 1656.25,
+      amount_due: 1656.25,
+      payment_reference: 'Snippet1',
+      bank_account_number: 'IBAN32423940',
+      vendor: { business_name: 'SupplierOfficialName Ltd', vat_no: 'GB1232434', peppol_id: '0088:9482348239847239874' },
+    });
+    // two lines (one returned: −3 days) and the insurance charge
+    expect(bill.items.map((i: any) => [i.qty, i.rate, i.amount])).toEqual([
+      [7, 400, 2800],
+      [-3, 500, -1500],
+      [1, 25, 25],
+    ]);
+    expect(bill.taxes).toEqual([expect.objectContaining({ tax_rate: 25, tax_base: 1325, tax_amount: 331.25 })]);
+    const entry = await eventually(async () => {
+      const page = await (await stack.api('/v1/accounting/transactions?take=10', { key })).json();
+      return page.entities?.find((t: any) => t.type === 'purchase_bill' && t.source?.id === bill.id);
+    }, 15_000);
+    expect(entry).toMatchObject({ debit: 1656.25, credit: 1656.25 });
+
+    await expectProblem(await importXml(key, example('peppol-base-example.xml')), 409, 'document_already_imported');
+    expect((await (await stack.api('/v1/purchase/bills', { key })).json()).total).toBe(1);
+  });
+
+  it('the two-rate example keeps 25 % and 15 % apart; the correcting credit note becomes a vendor credit', async () => {
+    const key = await euroOrganisation('Two Rates AB');
+    const res = await importXml(key, example('peppol-Vat-category-S.xml'));
+    expect(res.status, await res.clone().text()).toBe(200);
+    const { bill } = await res.json();
+    expect(bill).toMatchObject({ subtotal_amount: 7000, total_amount: 8550 });
+    expect(bill.taxes.map((t: any) => [t.tax_rate, t.tax_amount])).toEqual([
+      [25, 1250],
+      [15, 300],
+    ]);
+
+    const credit = await importXml(await euroOrganisation('Credited AB'), example('peppol-base-creditnote-correction.xml'));
+    expect(credit.status, await credit.clone().text()).toBe(200);
+    const body = await credit.json();
+    expect(body.kind).toBe('vendor_credit');
+    expect(body.vendor_credit).toMatchObject({ vendor_doc_no: 'Snippet1', credited_doc_no: 'Snippet1', currency: 'EUR' });
+    expect(body.vendor_credit.total_amount).toBeGreaterThan(0);
+  });
+
+  it('totals the lines do not give are 422 naming each total, and nothing is stored', async () => {
+    const key = await euroOrganisation('Careful AB');
+    const tampered = example('peppol-base-example.xml').replace('<cbc:PayableAmount currencyID="EUR">1656.25</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">1756.25</cbc:PayableAmount>');
+    expect(tampered).toContain('1756.25');
+    const problem = await expectProblem(await importXml(key, tampered), 422, 'imported_totals_mismatch');
+    expect(problem.errors?.map((e) => e.path)).toEqual(['PayableAmount']);
+    expect((await (await stack.api('/v1/purchase/bills', { key })).json()).total).toBe(0);
+    // and the untampered document still imports: the refusal registered nothing
+    expect((await importXml(key, example('peppol-base-example.xml'))).status).toBe(200);
+  });
+
+  it('bad XML is a clear 400 and stores nothing: malformed, DOCTYPE with entities, another root, a JSON body', async () => {
+    const key = await euroOrganisation('Hostile AB');
+    const malformed = await expectProblem(await importXml(key, '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><cbc:ID>1</Invoice>'), 400, 'malformed_xml');
+    expect(malformed.detail).toMatch(/line 1/);
+    const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&lol2;</Invoice>`;
+    await expectProblem(await importXml(key, bomb), 400, 'xml_doctype_forbidden');
+    const xxe = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>`;
+    await expectProblem(await importXml(key, xxe), 400, 'xml_doctype_forbidden');
+    await expectProblem(await importXml(key, '<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>'), 400, 'unsupported_einvoice');
+    const noLines = example('peppol-base-example.xml').replace(/<cac:InvoiceLine>[\s\S]*<\/cac:InvoiceLine>/, '');
+    const missing = await expectProblem(await importXml(key, noLines), 400, 'invalid_einvoice');
+    expect(missing.errors?.[0].path).toBe('InvoiceLine');
+    await expectProblem(await stack.api('/v1/purchase/bills/import', { method: 'POST', key, json: { xml: 'no' } }), 400);
+    await expectProblem(await importXml(key, `<a>${'x'.repeat(1_100_000)}</a>`), 413);
+    expect((await (await stack.api('/v1/purchase/bills', { key })).json()).total).toBe(0);
+  });
+
+  it('needs purchase:write', async () => {
+    const key = await euroOrganisation('Scoped AB');
+    const reader = await (await stack.api('/v1/settings/security/api-keys', { method: 'POST', key, json: { name: 'r', scopes: ['purchase:read'] } })).json();
+    await expectProblem(await importXml(reader.key, example('peppol-base-example.xml')), 403, 'insufficient_scope');
+  });
+});
