@@ -113,6 +113,20 @@ describe('importing UBL e-invoices', () => {
     expect((await (await stack.api('/v1/purchase/bills', { key })).json()).total).toBe(0);
   });
 
+  it('a document in another currency than the books is refused with a problem, not stored', async () => {
+    // the bootstrap organisation keeps CZK books; the example is in EUR and states no rate
+    const res = await importXml(stack.adminKey, example('peppol-base-example.xml'));
+    expect([400, 422]).toContain(res.status);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await (await stack.api('/v1/purchase/bills')).json()).total).toBe(0);
+    // with the rate it posts, its VAT in CZK at that rate
+    const withRate = await stack.api('/v1/purchase/bills/import?tax_fx_rate=25.1', { method: 'POST', body: example('peppol-base-example.xml'), headers: { 'content-type': 'application/xml' } });
+    expect(withRate.status, await withRate.clone().text()).toBe(200);
+    const { bill } = await withRate.json();
+    expect(bill).toMatchObject({ currency: 'EUR', total_amount: 1656.25, tax_fx_rate: 25.1 });
+    expect(bill.taxes[0]).toMatchObject({ tax_amount: 331.25, tax_amount_leg: 8314.38 });
+  });
+
   it('needs purchase:write', async () => {
     const key = await euroOrganisation('Scoped AB');
     const reader = await (await stack.api('/v1/settings/security/api-keys', { method: 'POST', key, json: { name: 'r', scopes: ['purchase:read'] } })).json();

@@ -273,6 +273,12 @@ export const inventoryInExportSchema = pagedEnvelope(inventoryInRowSchema);
 /** Query of POST /purchase/bills/import. */
 export const einvoiceImportQuerySchema = z.object({
   type_id: z.coerce.number().int().min(1).max(2_147_483_647).optional().describe('Transaction type of the document (int32); 1 (purchase) when absent'),
+  tax_fx_rate: z.coerce
+    .number()
+    .positive()
+    .max(1_000_000)
+    .optional()
+    .describe('Legal currency per unit of the document currency, for a document in another currency than the books (required then)'),
 });
 
 /** What an import created: a vendor bill from an Invoice, a vendor credit from a CreditNote. */

@@ -18,10 +18,11 @@ function duplicate(no: string): ConflictError {
   return new ConflictError(`The vendor's document ${no} has already been imported`, 'document_already_imported');
 }
 
-export async function importEInvoice(ctx: TenantContext, xml: string, typeId: number | undefined): Promise<ImportedDocument> {
+export async function importEInvoice(ctx: TenantContext, xml: string, query: { type_id?: number; tax_fx_rate?: number }): Promise<ImportedDocument> {
   const read = readUbl(xml);
   const kind = read.kind === 'bill' ? BILLS : VENDOR_CREDITS;
-  if (typeId !== undefined) read.request.type = { id: typeId };
+  if (query.type_id !== undefined) read.request.type = { id: query.type_id };
+  if (query.tax_fx_rate !== undefined) read.request.tax_fx_rate = query.tax_fx_rate;
   const req = parseOrThrow(kind.requestSchema, read.request);
   const no = req.vendor_doc_no!;
   const key = registered(ctx.orgId, kind.kind, read.vendorKey, no);

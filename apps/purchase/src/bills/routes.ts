@@ -9,6 +9,6 @@ export function billRoutes(): Pick<EndpointHandlers<'purchase'>, 'createBill' | 
   return {
     createBill: ({ ctx, input }) => op.create(ctx, input.raw, input.query.strict),
     listBills: ({ ctx, input }) => op.list(ctx, input.query),
-    importBill: ({ ctx, input }) => importEInvoice(ctx, input.body, input.query.type_id),
+    importBill: ({ ctx, input }) => importEInvoice(ctx, input.body, input.query),
   };
 }
