@@ -258,33 +258,21 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     await as('listBankTransactions', '/finance/bank/transactions', { query: 'date_transaction=[2026-11-01;2026-11-30]' });
-    const payout = await as('createPayout', '/finance/payouts', {
-      json: {
-        currency: 'CZK',
-        date_issued: '2026-11-20',
-        psp_object_id: 'po_1QxY7fK2eZvKYlo2',
-        description: 'Card payments 14–19 November',
-        lines: [
-          { description: 'Card payment', amount: 1210, date_transaction: '2026-11-14' },
-          { description: 'Card payment', amount: 605, date_transaction: '2026-11-18' },
-          { description: 'Processing fee', amount: -38.5, gl_account: { number: '568' } },
-        ],
-      },
+    // a payment platform's payout: two card payments less its fee (corrected by the replacement)
+    const payoutBody = (fee: number) => ({
+      currency: 'CZK',
+      date_issued: '2026-11-20',
+      psp_object_id: 'po_1QxY7fK2eZvKYlo2',
+      description: 'Card payments 14–19 November',
+      lines: [
+        { description: 'Card payment', amount: 1210, date_transaction: '2026-11-14' },
+        { description: 'Card payment', amount: 605, date_transaction: '2026-11-18' },
+        { description: 'Processing fee', amount: fee, gl_account: { number: '568' } },
+      ],
     });
+    const payout = await as('createPayout', '/finance/payouts', { json: payoutBody(-38.5) });
     await as('getPayout', `/finance/payouts/${payout.id}`);
-    await as('replacePayout', `/finance/payouts/${payout.id}`, {
-      json: {
-        currency: 'CZK',
-        date_issued: '2026-11-20',
-        psp_object_id: 'po_1QxY7fK2eZvKYlo2',
-        description: 'Card payments 14–19 November',
-        lines: [
-          { description: 'Card payment', amount: 1210, date_transaction: '2026-11-14' },
-          { description: 'Card payment', amount: 605, date_transaction: '2026-11-18' },
-          { description: 'Processing fee', amount: -41.2, gl_account: { number: '568' } },
-        ],
-      },
-    });
+    await as('replacePayout', `/finance/payouts/${payout.id}`, { json: payoutBody(-41.2) });
     await as('listPayouts', '/finance/payouts', { query: 'psp_object_id=po_1QxY7fK2eZvKYlo2' });
 
     // the ledger the month built

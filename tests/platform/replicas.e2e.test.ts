@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { generateSecret } from '@ledgerline/service-kit';
-import { dropIsolation, eventually, isolation } from '../support/stack.js';
+import { randomUUID } from 'node:crypto';
+import { eventually } from '../support/stack.js';
+import { startSystem, type RunningSystem } from '../support/npm-start.js';
 import { invoiceBody } from '../sales/helpers.js';
 
 /*
@@ -16,54 +14,19 @@ import { invoiceBody } from '../sales/helpers.js';
  */
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-const root = path.resolve(import.meta.dirname, '../..');
 const SERVICES = ['settings', 'sales', 'purchase', 'finance', 'accounting'] as const;
 const DATE = '2030-05-04';
 
-const env = isolation();
-const port = 20_000 + Math.floor(Math.random() * 20_000);
-const gateway = `http://127.0.0.1:${port}`;
-const key = generateSecret('ak');
-let proc: ChildProcess;
-let output = '';
-const pids: Record<string, number> = {};
+let system: RunningSystem;
+let gateway = '';
+let key = '';
+let pids: Record<string, number> = {};
 
 beforeAll(async () => {
-  proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start-all.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...env,
-      REPLICAS: '2',
-      LOG_LEVEL: 'warn',
-      PORT: String(port),
-      BOOTSTRAP_API_KEY: key,
-      INTERNAL_TOKEN: randomBytes(16).toString('hex'),
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
-      MAX_OLD_SPACE_MB: '120',
-      DATA_DIR: path.join('/tmp', `ledgerline-replicas-${env.DATABASE_PREFIX}`),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const collect = (d: Buffer) => {
-    output += d.toString();
-    for (const m of output.matchAll(/^([\w-]+)\s*\| supervisor: started, pid (\d+)$/gm)) pids[m[1]] = Number(m[2]);
-  };
-  proc.stdout!.on('data', collect);
-  proc.stderr!.on('data', collect);
-  await eventually(async () => output.includes('Ledgerline is up'), 150_000, 200);
+  system = await startSystem('replicas', { REPLICAS: '2', MAX_OLD_SPACE_MB: '120' }, 150_000);
+  ({ gateway, key, pids } = system);
 }, 180_000);
-
-afterAll(async () => {
-  if (proc && proc.exitCode === null) {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (proc.exitCode === null) proc.kill('SIGKILL');
-  }
-  await dropIsolation(env);
-}, 60_000);
+afterAll(async () => system?.stop(), 60_000);
 
 const call = (p: string, init: RequestInit & { idem?: boolean } = {}): Promise<Omit<Response, 'json'> & { json(): Promise<Json> }> =>
   fetch(`${gateway}${p}`, {
@@ -168,7 +131,7 @@ describe('two replicas of every service', () => {
     expect(unexpected).toEqual([]);
     expect(invoices.length).toBeGreaterThan(20);
     expect(payments.length).toBeGreaterThan(5);
-    expect(output).toMatch(/sales\s*\| supervisor: exited \(SIGKILL\)/);
+    expect(system.output()).toMatch(/sales\s*\| supervisor: exited \(SIGKILL\)/);
 
     // numbering: every stored invoice of the day, answered or not, numbered 1…N without a gap
     const stored: string[] = [];

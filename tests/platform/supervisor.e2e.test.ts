@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { generateSecret } from '@ledgerline/service-kit';
-import { dropIsolation, eventually, isolation } from '../support/stack.js';
+import { eventually } from '../support/stack.js';
+import { startSystem, type RunningSystem } from '../support/npm-start.js';
 import { invoiceBody } from '../sales/helpers.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -17,7 +14,6 @@ import { restartDelay, RESTART_POLICY } from '../../scripts/supervisor.js';
  * process is back within 10 s, and every invoice that was answered 200 is in the ledger once.
  */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const SERVICES = ['settings', 'sales', 'purchase', 'finance', 'accounting'] as const;
 type Service = (typeof SERVICES)[number];
 const PROBE: Record<Service, string> = {
@@ -36,48 +32,16 @@ describe('restart policy', () => {
 });
 
 describe('npm start under the supervisor', () => {
-  const env = isolation();
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const gateway = `http://127.0.0.1:${port}`;
-  const key = generateSecret('ak');
-  let proc: ChildProcess;
-  let output = '';
-  const pids: Partial<Record<string, number>> = {};
+  let system: RunningSystem;
+  let gateway = '';
+  let key = '';
+  let pids: Record<string, number> = {};
 
   beforeAll(async () => {
-    proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start-all.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        ...env,
-        LOG_LEVEL: 'warn',
-        PORT: String(port),
-        BOOTSTRAP_API_KEY: key,
-        INTERNAL_TOKEN: randomBytes(16).toString('hex'),
-        RATE_LIMIT_PER_SECOND: '10000',
-        RATE_LIMIT_BURST: '10000',
-        DATA_DIR: path.join('/tmp', `ledgerline-supervisor-${env.DATABASE_PREFIX}`),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const collect = (d: Buffer) => {
-      output += d.toString();
-      for (const m of output.matchAll(/^(\w+)\s*\| supervisor: started, pid (\d+)$/gm)) pids[m[1]] = Number(m[2]);
-    };
-    proc.stdout!.on('data', collect);
-    proc.stderr!.on('data', collect);
-    await eventually(async () => output.includes('Ledgerline is up'), 90_000, 200);
+    system = await startSystem('supervisor');
+    ({ gateway, key, pids } = system);
   }, 120_000);
-
-  afterAll(async () => {
-    if (proc && proc.exitCode === null) {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (proc.exitCode === null) proc.kill('SIGKILL');
-    }
-    await dropIsolation(env);
-  }, 60_000);
+  afterAll(async () => system?.stop(), 60_000);
 
   const call = (p: string, init: RequestInit = {}) =>
     fetch(`${gateway}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
@@ -131,7 +95,7 @@ describe('npm start under the supervisor', () => {
     running = false;
     await load;
 
-    expect(output).toMatch(/sales\s*\| supervisor: exited \(SIGKILL\); restart 1 in 500 ms/);
+    expect(system.output()).toMatch(/sales\s*\| supervisor: exited \(SIGKILL\); restart 1 in 500 ms/);
     expect(unexpected).toEqual([]);
     expect(answered.length).toBeGreaterThan(20);
     // every invoice answered 200 is in the ledger exactly once

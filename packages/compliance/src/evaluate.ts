@@ -164,6 +164,16 @@ const INTRA_EU = new Set(['intra_eu', 'intra_community', 'intra-community', 'k']
 const markIs = (m: TaxMark, set: Set<string>) =>
   set.has((m.tax_code ?? '').trim().toLowerCase()) || set.has((m.rate_type ?? '').trim().toLowerCase());
 
+/**
+ * The EN 16931 category a tax line names by its code or rate type: AE (reverse charge), K
+ * (intra-EU supply) or none. The checks above and the Peppol documents read tax lines alike.
+ */
+export function markedVatCategory(m: TaxMark): 'AE' | 'K' | null {
+  if (markIs(m, REVERSE_CHARGE)) return 'AE';
+  if (markIs(m, INTRA_EU)) return 'K';
+  return null;
+}
+
 function amountDue(invoice: ComplianceInvoice): Decimal {
   try {
     return new Decimal(invoice.amount_due ?? 0);

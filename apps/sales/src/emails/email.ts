@@ -5,7 +5,7 @@ import { formatDate, formatMoney, interpolate, labelsFor, parseAddressList, type
 import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js';
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
-import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from '../sales-documents/rendering.js';
+import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from '../sales-documents/rendering.js';
 import { salesDocumentUbl } from '../sales-documents/einvoice.js';
 
 /** E-mail record (spec §2.10) with its outcome; attachment contents are not kept (binary_content null). */
@@ -99,12 +99,12 @@ export async function sendInvoiceEmail(
   // written first: an invoice that cannot be an e-invoice is refused (422) before anything is sent or recorded
   if (input.include_einvoice === 'ubl') {
     const { xml } = await salesDocumentUbl(em, orgId, INVOICES, invoiceId);
-    attachments.push({ filename: pdfFileName(INVOICES, doc.no).replace(/\.pdf$/, '.xml'), content: Buffer.from(xml, 'utf8'), contentType: 'application/xml' });
+    attachments.push({ filename: documentFileName(INVOICES, doc.no, 'xml'), content: Buffer.from(xml, 'utf8'), contentType: 'application/xml' });
   }
   let failure: string | null = null;
   if (includeAttachment) {
     try {
-      attachments.unshift({ filename: pdfFileName(INVOICES, doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
+      attachments.unshift({ filename: documentFileName(INVOICES, doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
     } catch (e) {
       failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
     }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, organisationReplica } from '@ledgerline/service-kit';
-import { EU_COUNTRIES, PEPPOL_CHECKS, invoiceFacts, type ComplianceInvoice, type ComplianceOrganisation } from '@ledgerline/compliance';
+import { EU_COUNTRIES, PEPPOL_CHECKS, failedPeppolChecks, markedVatCategory, type ComplianceInvoice, type ComplianceOrganisation } from '@ledgerline/compliance';
 import { Dec } from '@ledgerline/core/money';
 import { VAT_CATEGORIES, ublXml, type UblDocument, type UblParty, type VatCategory } from '@ledgerline/documents/ubl';
 import { SalesDocumentSchema, type SalesDocType } from '../db/entities.js';
@@ -32,23 +32,31 @@ const DOCUMENT_CHECKS: Array<{ id: string; description: string; passes: (view: J
 /** The rules the document fails for Peppol, in the order a user fixes them. */
 export function missingForPeppol(view: Json, org: ComplianceOrganisation, profile: Json | null, kind: EInvoiceKind): Array<{ id: string; description: string }> {
   const invoice = { ...(view as unknown as ComplianceInvoice), id: Number(view.id) };
-  const checks = PEPPOL_CHECKS.filter((c) => !c.passes(invoice, org, invoiceFacts(invoice, org)))
-    // a credit note names the invoice it corrects instead of a due date (BR-CO-25 is an invoice rule)
-    .filter((c) => !(kind.rendering === 'credit_note' && c.id === 'BR-CO-25'));
+  const failed = new Set(failedPeppolChecks(invoice, org));
+  // a credit note names the invoice it corrects instead of a due date (BR-CO-25 is an invoice rule)
+  if (kind.rendering === 'credit_note') failed.delete('BR-CO-25');
+  const checks = PEPPOL_CHECKS.filter((c) => failed.has(c.id));
   const own = DOCUMENT_CHECKS.filter((c) => !c.passes(view, org, profile));
   return [...checks, ...own].map((c) => ({ id: c.id, description: c.description }));
 }
 
 /**
- * The EN 16931 category of a tax line: a UNCL5305 code used as the tax code is kept; otherwise a
- * positive rate is standard (S), and a zero rate is an intra-EU supply (K) to a VAT-registered
- * buyer in another member state, an export (G) outside the EU, else zero-rated (Z).
+ * The EN 16931 category of a tax line: a UNCL5305 code used as the tax code is kept; a line the
+ * compliance checks read as reverse charge or intra-EU (by its code or rate type) is AE or K;
+ * otherwise a positive rate is standard (S), and a zero rate is an intra-EU supply (K) to a
+ * VAT-registered buyer in another member state, an export (G) outside the EU, else zero-rated (Z).
  */
-export function vatCategoryOf(code: unknown, rate: unknown, seller: string | null, buyer: string | null, buyerHasVatId: boolean): VatCategory {
-  const c = typeof code === 'string' ? code.trim().toUpperCase() : '';
+export function vatCategoryOf(
+  line: { tax_code?: string | null; rate_type?: string | null; tax_rate?: unknown },
+  seller: string | null,
+  buyer: string | null,
+  buyerHasVatId: boolean,
+): VatCategory {
+  const c = typeof line.tax_code === 'string' ? line.tax_code.trim().toUpperCase() : '';
   if ((VAT_CATEGORIES as readonly string[]).includes(c)) return c as VatCategory;
-  if (/^(RC|REVERSE)/.test(c)) return 'AE';
-  if (Dec((rate as number | string | undefined) ?? 0).gt(0)) return 'S';
+  const marked = markedVatCategory(line);
+  if (marked) return marked;
+  if (Dec((line.tax_rate as number | string | undefined) ?? 0).gt(0)) return 'S';
   if (seller && buyer && seller !== buyer) {
     if (EU_COUNTRIES.has(buyer) && EU_COUNTRIES.has(seller) && buyerHasVatId) return 'K';
     if (!EU_COUNTRIES.has(buyer)) return 'G';
@@ -94,7 +102,7 @@ export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: E
   const sellerCountry = org.country!.toUpperCase();
   const buyerAddress = (view.billing_address as Json | null) ?? (customer.address as Json | null);
   const buyerCountry = text(buyerAddress?.country)!.toUpperCase();
-  const category = (code: unknown, rate: unknown) => vatCategoryOf(code, rate, sellerCountry, buyerCountry, text(customer.vat_no) !== null);
+  const category = (line: Json) => vatCategoryOf(line, sellerCountry, buyerCountry, text(customer.vat_no) !== null);
 
   const seller: UblParty = {
     name: text(profile?.name) ?? text(issuer.name)!,
@@ -122,30 +130,25 @@ export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: E
       quantity: it.qty,
       unitCode: unit && /^[A-Z0-9]{2,3}$/.test(unit) ? unit : 'C62',
       netAmount: it.net_amount ?? it.amount,
-      category: tax ? category(tax.tax_code, tax.tax_rate) : org.is_vat_payer === false ? ('O' as const) : ('Z' as const),
+      category: tax ? category(tax) : org.is_vat_payer === false ? ('O' as const) : ('Z' as const),
       rate: tax?.tax_rate ?? 0,
       sellersItemId: text(it.sku),
     };
   });
-  // the stored recap, one subtotal per category and rate (two recap rows of one category and rate add up)
+  // the stored recap, one subtotal per category and rate (two recap rows of one category and rate
+  // add up); lines without any tax are in no recap row and join the subtotal of their category
   const subtotals = new Map<string, { category: VatCategory; rate: string; taxableAmount: Dec; taxAmount: Dec }>();
-  for (const t of (view.taxes ?? []) as Json[]) {
-    const cat = category(t.tax_code, t.tax_rate);
-    const rate = Dec(t.tax_rate ?? 0).toString();
-    const key = `${cat}|${cat === 'O' ? '' : rate}`;
-    const s = subtotals.get(key) ?? { category: cat, rate, taxableAmount: Dec(0), taxAmount: Dec(0) };
-    s.taxableAmount = s.taxableAmount.plus(Dec(t.tax_base ?? 0));
-    s.taxAmount = s.taxAmount.plus(Dec(t.tax_amount ?? 0));
+  const addToSubtotal = (cat: VatCategory, rate: unknown, base: unknown, tax: unknown) => {
+    const r = Dec((rate as string | number | undefined) ?? 0).toString();
+    const key = `${cat}|${cat === 'O' ? '' : r}`;
+    const s = subtotals.get(key) ?? { category: cat, rate: r, taxableAmount: Dec(0), taxAmount: Dec(0) };
+    s.taxableAmount = s.taxableAmount.plus(Dec((base as string | number | undefined) ?? 0));
+    s.taxAmount = s.taxAmount.plus(Dec((tax as string | number | undefined) ?? 0));
     subtotals.set(key, s);
-  }
-  // lines without any tax are in no recap row: their amounts join the subtotal of their category (O or Z)
+  };
+  for (const t of (view.taxes ?? []) as Json[]) addToSubtotal(category(t), t.tax_rate, t.tax_base, t.tax_amount);
   items.forEach((it, i) => {
-    if (((it.taxes ?? []) as Json[]).length > 0) return;
-    const l = lines[i];
-    const key = `${l.category}|${l.category === 'O' ? '' : Dec(l.rate).toString()}`;
-    const s = subtotals.get(key) ?? { category: l.category, rate: Dec(l.rate).toString(), taxableAmount: Dec(0), taxAmount: Dec(0) };
-    s.taxableAmount = s.taxableAmount.plus(Dec(l.netAmount));
-    subtotals.set(key, s);
+    if (((it.taxes ?? []) as Json[]).length === 0) addToSubtotal(lines[i].category, lines[i].rate, lines[i].netAmount, 0);
   });
 
   const precision = Number(view.precision ?? 2);

@@ -5,7 +5,7 @@ import type { Delivery } from '../delivery.js';
 import type { DocumentRequest } from './body.js';
 import { listSalesDocuments } from './list.js';
 import { getSalesDocument, postSalesDocument, type SalesDocumentKind } from './post.js';
-import { pdfFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
+import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
 import { salesView } from './view.js';
 import { salesDocumentUbl } from './einvoice.js';
 
@@ -35,7 +35,7 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
       const { xml, no } = await salesDocumentUbl(ctx.em, ctx.orgId, kind, id);
       return ctx.c.body(xml, 200, {
         'content-type': 'application/xml; charset=utf-8',
-        'content-disposition': `inline; filename="${pdfFileName(kind, no).replace(/\.pdf$/, '.xml')}"`,
+        'content-disposition': `inline; filename="${documentFileName(kind, no, 'xml')}"`,
         'x-content-type-options': 'nosniff',
       });
     },
@@ -44,7 +44,7 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
       const file = await printSalesDocument(delivery.printer, rendered);
       return ctx.c.body(new Uint8Array(file), 200, {
         'content-type': 'application/pdf',
-        'content-disposition': `inline; filename="${pdfFileName(kind, rendered.doc.no)}"`,
+        'content-disposition': `inline; filename="${documentFileName(kind, rendered.doc.no)}"`,
         'x-content-type-options': 'nosniff',
       });
     },

@@ -70,7 +70,7 @@ export async function printSalesDocument(printer: PdfPrinter, rendered: Rendered
   return printer.print(rendered.html, rendered.template?.pdf_options ?? null);
 }
 
-/** `Invoice-FV2026001.pdf`: a file name safe in a Content-Disposition header and a mail part. */
-export function pdfFileName(kind: Pick<RenderedKind, 'fileName'>, no: string): string {
-  return `${kind.fileName}-${no.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
+/** `Invoice-FV2026001.pdf` (or `.xml`): a file name safe in a Content-Disposition header and a mail part. */
+export function documentFileName(kind: Pick<RenderedKind, 'fileName'>, no: string, extension: 'pdf' | 'xml' = 'pdf'): string {
+  return `${kind.fileName}-${no.replace(/[^A-Za-z0-9._-]+/g, '_')}.${extension}`;
 }
