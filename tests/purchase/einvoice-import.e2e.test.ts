@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectProblem } from '../support/assertions.js';
 import { einvoiceDir } from '../support/einvoice.js';
+import { sqlRows } from '@ledgerline/service-kit';
 
 /*
  * E-invoices in (issue 16): the official Peppol BIS 3.0 examples imported as vendor bills and a
@@ -18,7 +19,14 @@ const example = (name: string) => readFileSync(path.join(einvoiceDir(), 'example
 async function euroOrganisation(name: string): Promise<string> {
   const res = await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name, country: 'SE', legal_currency: 'EUR' } });
   expect(res.status).toBe(200);
-  return (await res.json()).admin_key.key;
+  const created = await res.json();
+  // purchase learns the organisation's legal currency from settings' event; until then it would ask for a rate
+  const em = stack.services.purchase!.deps.orm.em.fork();
+  await eventually(async () => {
+    const [row] = await sqlRows<{ legal_currency: string }>(em, 'select legal_currency from kit_organisations where org_id = ?', [created.organisation.id]);
+    return row?.legal_currency === 'EUR';
+  }, 10_000);
+  return created.admin_key.key;
 }
 
 const importXml = (key: string, xml: string, headers: Record<string, string> = {}) =>
@@ -109,6 +117,12 @@ describe('importing UBL e-invoices', () => {
     const missing = await expectProblem(await importXml(key, noLines), 400, 'invalid_einvoice');
     expect(missing.errors?.[0].path).toBe('InvoiceLine');
     await expectProblem(await stack.api('/v1/purchase/bills/import', { method: 'POST', key, json: { xml: 'no' } }), 400);
+    const base = example('peppol-base-example.xml');
+    await expectProblem(await importXml(key, base.replace('SupplierTradingName', 'Supplier\u0000Name')), 400, 'invalid_body');
+    const huge = await expectProblem(await importXml(key, base.replace('<cbc:InvoicedQuantity unitCode="DAY">7</cbc:InvoicedQuantity>', '<cbc:InvoicedQuantity unitCode="DAY">1234567890123.456789</cbc:InvoicedQuantity>')), 400, 'invalid_einvoice');
+    expect(huge.errors?.[0].path).toBe('InvoiceLine[1]/InvoicedQuantity');
+    const day = await expectProblem(await importXml(key, base.replace('<cbc:IssueDate>2017-11-13</cbc:IssueDate>', '<cbc:IssueDate>2017-02-30</cbc:IssueDate>')), 400, 'invalid_einvoice');
+    expect(day.errors?.[0].path).toBe('IssueDate');
     await expectProblem(await importXml(key, `<a>${'x'.repeat(1_100_000)}</a>`), 413);
     expect((await (await stack.api('/v1/purchase/bills', { key })).json()).total).toBe(0);
   });

@@ -60,6 +60,8 @@ function amount(v: unknown, path: string, required = true): string | null {
     return null;
   }
   if (!/^-?\d{1,15}(\.\d{1,6})?$/.test(t)) throw bad(`${path} is not an amount: ${t.slice(0, 40)}`, path);
+  // the request our posting takes carries JSON numbers: more than 15 significant digits would not arrive as written
+  if (t.replace(/^-?0*|\./g, '').replace(/0+$/, '').length > 15) throw bad(`${path} has more than 15 significant digits: ${t}`, path);
   return t;
 }
 
@@ -75,7 +77,9 @@ function date(v: unknown, path: string, isRequired = true): string | null {
     if (isRequired) throw bad(`${path} is missing`, path);
     return null;
   }
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(t) || Number.isNaN(Date.parse(`${t}T00:00:00Z`))) throw bad(`${path} is not a date (YYYY-MM-DD): ${t.slice(0, 40)}`, path);
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(t) ? new Date(`${t}T00:00:00Z`) : null;
+  // a day the calendar lacks (2026-02-30) rolls over in Date: compare it back
+  if (!parsed || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== t) throw bad(`${path} is not a date (YYYY-MM-DD): ${t.slice(0, 40)}`, path);
   return t;
 }
 
