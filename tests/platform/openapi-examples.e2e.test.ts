@@ -179,6 +179,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getInvoiceHtml', `/sales/invoices/${invoice.id}/html`);
     await as('getInvoicePdf', `/sales/invoices/${invoice.id}/pdf`);
     const ubl = await as<string>('getInvoiceUbl', `/sales/invoices/${invoice.id}/ubl`);
+    await as('getInvoiceIsdoc', `/sales/invoices/${invoice.id}/isdoc`);
     // the customer, on Ledgerline too, imports the e-invoice as its vendor bill
     const buyer = await (
       await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: 'Acme s.r.o.', country: 'CZ', legal_currency: 'CZK', vat_no: 'CZ12345678' } })
@@ -209,6 +210,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getCreditNoteHtml', `/sales/credit-notes/${creditNote.id}/html`);
     await as('getCreditNotePdf', `/sales/credit-notes/${creditNote.id}/pdf`);
     await as('getCreditNoteUbl', `/sales/credit-notes/${creditNote.id}/ubl`);
+    await as('getCreditNoteIsdoc', `/sales/credit-notes/${creditNote.id}/isdoc`);
 
     // purchase
     const supplier = { business_name: 'Kancelářské potřeby a.s.', vat_no: 'CZ45274649', address: { city: 'Brno', country: 'CZ' } };

@@ -33,3 +33,5 @@ export function schemaErrors(xml: string, xsd: string): string[] {
 export function xmlValues(xml: string, name: string): string[] {
   return [...xml.matchAll(new RegExp(`<(?:[\\w-]+:)?${name}(?:\\s[^>]*)?>([^<]*)</(?:[\\w-]+:)?${name}>`, 'g'))].map((m) => m[1]);
 }
+
+export const ISDOC_XSD = () => path.join(einvoiceDir(), 'isdoc-6.0.2/isdoc-invoice-6.0.2.xsd');

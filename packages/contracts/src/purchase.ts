@@ -278,7 +278,7 @@ export const einvoiceImportQuerySchema = z.object({
     .positive()
     .max(1_000_000)
     .optional()
-    .describe('Legal currency per unit of the document currency, for a document in another currency than the books (required then)'),
+    .describe('Legal currency per unit of the document currency, for a document in another currency than the books: required then, unless the document states the rate to the legal currency itself (an ISDOC CurrRate)'),
 });
 
 /** What an import created: a vendor bill from an Invoice, a vendor credit from a CreditNote. */

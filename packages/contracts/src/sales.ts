@@ -550,8 +550,8 @@ const emailMessageFields = {
   subject: nullish(shortText(998)),
   body: nullish(z.string().max(CONTENT_TEXT)),
   include_attachment: nullish(z.boolean()).describe('Attach the invoice PDF'),
-  include_einvoice: nullish(z.enum(['ubl'])).describe(
-    'Attach the invoice as an e-invoice too: ubl (Peppol BIS Billing 3.0, UBL 2.1). An invoice Peppol would refuse answers 422 einvoice_incomplete and nothing is sent',
+  include_einvoice: nullish(z.enum(['ubl', 'isdoc'])).describe(
+    'Attach the invoice as an e-invoice too: ubl (Peppol BIS Billing 3.0, UBL 2.1, as INVOICE-NO.xml) or isdoc (ISDOC 6.0.2, as INVOICE-NO.isdoc). An invoice the format cannot carry yet answers 422 einvoice_incomplete and nothing is sent',
   ),
   attachments: nullish(z.array(emailAttachmentSchema).max(20)),
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decode as decodePayBySquare } from 'bysquare/pay';
-import { czechAccountToIban, epcPayload, normaliseIban, payBySquarePayload, paymentQr, spaydPayload, variableSymbol } from './payment-qr.js';
+import { czechAccountToIban, documentVariableSymbol, domesticAccountOf, epcPayload, normaliseIban, payBySquarePayload, paymentQr, spaydPayload, variableSymbol } from './payment-qr.js';
 
 const CZ_IBAN = 'CZ65 0800 0000 1920 0014 5399';
 const SK_IBAN = 'SK3112000000198742637541';
@@ -26,6 +26,26 @@ describe('IBAN and variable symbol', () => {
     expect(variableSymbol('20260042')).toBe('20260042');
     expect(variableSymbol('INV-42')).toBeNull();
     expect(variableSymbol('12345678901')).toBeNull();
+  });
+  it("a document's variable symbol: its digit-only payment reference, else the last ten digits of its number", () => {
+    expect(documentVariableSymbol('20260042', 'INV-2026-0042')).toBe('20260042');
+    expect(documentVariableSymbol(' 77 ', 'X')).toBe('77');
+    expect(documentVariableSymbol('RF18 5390 0754 7034', 'INV-2026-0042')).toBe('20260042');
+    expect(documentVariableSymbol(null, 'FV/2026/11/000123456')).toBe('1000123456');
+    expect(documentVariableSymbol(null, 'ABC')).toBeNull();
+    expect(documentVariableSymbol(undefined, undefined)).toBeNull();
+  });
+  it('reads the domestic account out of a Czech or Slovak IBAN, the inverse of czechAccountToIban', () => {
+    expect(domesticAccountOf(CZ_IBAN)).toEqual({ accountNumber: '19-2000145399', bankCode: '0800' });
+    expect(domesticAccountOf('CZ7908000000002000145399')).toEqual({ accountNumber: '2000145399', bankCode: '0800' });
+    expect(domesticAccountOf(SK_IBAN)).toEqual({ accountNumber: '19-8742637541', bankCode: '1200' });
+    expect(domesticAccountOf('DE89370400440532013000')).toBeNull();
+    expect(domesticAccountOf(null)).toBeNull();
+    for (const account of ['19-2000145399/0800', '2000145399/0800']) {
+      const iban = czechAccountToIban(account)!;
+      const back = domesticAccountOf(iban)!;
+      expect(`${back.accountNumber}/${back.bankCode}`).toBe(account);
+    }
   });
 });
 

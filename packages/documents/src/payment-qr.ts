@@ -62,6 +62,29 @@ export function czechAccountToIban(account: string | null | undefined): string |
   return `CZ${check}${bban}`;
 }
 
+/**
+ * The domestic account inside a Czech or Slovak IBAN (both write `CCkk BBBB PPPPPP AAAAAAAAAA`:
+ * bank code, account prefix, account number), as Czech payment orders, ISDOC and bank statements
+ * name it; null for other countries.
+ */
+export function domesticAccountOf(iban: string | null | undefined): { accountNumber: string; bankCode: string } | null {
+  const m = /^(CZ|SK)\d{2}(\d{4})(\d{6})(\d{10})$/.exec((iban ?? '').replace(/\s+/g, '').toUpperCase());
+  if (!m) return null;
+  const prefix = m[3].replace(/^0+/, '');
+  const number = m[4].replace(/^0+/, '') || '0';
+  return { accountNumber: prefix ? `${prefix}-${number}` : number, bankCode: m[2] };
+}
+
+/**
+ * The variable symbol a document is paid by, as its invoice prints it: the payment reference when
+ * it is 1–10 digits, else the last ten digits of the document number.
+ */
+export function documentVariableSymbol(paymentReference: unknown, no: unknown): string | null {
+  const reference = typeof paymentReference === 'string' ? paymentReference.trim() : '';
+  if (/^\d{1,10}$/.test(reference)) return reference;
+  return (typeof no === 'string' ? no.replace(/\D/g, '') : '').slice(-10) || null;
+}
+
 /** The variable symbol of a reference: its digits when it is 1–10 digits, else null. */
 export function variableSymbol(reference: string | null | undefined): string | null {
   const v = (reference ?? '').trim();

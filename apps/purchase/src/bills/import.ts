@@ -1,13 +1,13 @@
-import { ConflictError, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
-import type { ImportedDocument } from '@ledgerline/contracts';
-import { compareTotals, readUbl } from '../purchase-documents/einvoice-import.js';
+import { ConflictError, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { postPurchaseDocument } from '../purchase-documents/post.js';
+import type { ImportedDocument } from '@ledgerline/contracts';
+import { compareTotals, readEInvoice } from '../purchase-documents/einvoice-import.js';
 import { VENDOR_CREDITS } from '../vendor-credits/vendor-credit-kind.js';
 import { BILLS } from './bill-kind.js';
 
 /*
- * POST /v1/purchase/bills/import (issue 16): a received UBL e-invoice becomes a vendor bill, a
- * UBL credit note a vendor credit, through the same posting as a bill typed by hand (so it is
+ * POST /v1/purchase/bills/import (issue 16): a received UBL or ISDOC e-invoice becomes a vendor
+ * bill, a credit note a vendor credit, through the same posting as a bill typed by hand (so it is
  * numbered, announced and in the ledger). The document's totals must be what its lines give;
  * one vendor's document is imported once.
  */
@@ -19,10 +19,14 @@ function duplicate(no: string): ConflictError {
 }
 
 export async function importEInvoice(ctx: TenantContext, xml: string, query: { type_id?: number; tax_fx_rate?: number }): Promise<ImportedDocument> {
-  const read = readUbl(xml);
+  const read = readEInvoice(xml);
   const kind = read.kind === 'bill' ? BILLS : VENDOR_CREDITS;
   if (query.type_id !== undefined) read.request.type = { id: query.type_id };
   if (query.tax_fx_rate !== undefined) read.request.tax_fx_rate = query.tax_fx_rate;
+  else if (read.statedRate && read.statedRate.to === (await legalCurrencyOf(ctx.em, ctx.orgId))) {
+    // the document states the rate to our legal currency (ISDOC's CurrRate): it is the rate its VAT was computed at
+    read.request.tax_fx_rate = Number(read.statedRate.rate);
+  }
   const req = parseOrThrow(kind.requestSchema, read.request);
   const no = req.vendor_doc_no!;
   const key = registered(ctx.orgId, kind.kind, read.vendorKey, no);

@@ -4,9 +4,9 @@ import { numberTaken } from '../numbering-series/series.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
 import { CREDIT_NOTES } from './credit-note-kind.js';
 
-type CreditNoteOperations = 'createCreditNote' | 'listCreditNotes' | 'getCreditNote' | 'getCreditNoteHtml' | 'getCreditNotePdf' | 'getCreditNoteUbl' | 'checkCreditNoteNo';
+type CreditNoteOperations = 'createCreditNote' | 'listCreditNotes' | 'getCreditNote' | 'getCreditNoteHtml' | 'getCreditNotePdf' | 'getCreditNoteUbl' | 'getCreditNoteIsdoc' | 'checkCreditNoteNo';
 
-/** `/v1/sales/credit-notes…` and their HTML, PDF and Peppol UBL: the credit-note kind on the shared operations, plus the number check. */
+/** `/v1/sales/credit-notes…` and their HTML, PDF, Peppol UBL and ISDOC: the credit-note kind on the shared operations, plus the number check. */
 export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, CreditNoteOperations> {
   const op = salesDocumentOperations(CREDIT_NOTES, delivery);
   return {
@@ -16,6 +16,7 @@ export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sal
     getCreditNoteHtml: ({ ctx, input }) => op.html(ctx, input.params.id, input.query),
     getCreditNotePdf: ({ ctx, input }) => op.pdf(ctx, input.params.id, input.query),
     getCreditNoteUbl: ({ ctx, input }) => op.ubl(ctx, input.params.id),
+    getCreditNoteIsdoc: ({ ctx, input }) => op.isdoc(ctx, input.params.id),
     checkCreditNoteNo: async ({ ctx, input: { query: q } }) => {
       const no = q.no?.trim();
       if (!no) return { exists: false, ids: [] };

@@ -6,7 +6,7 @@ import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js'
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from '../sales-documents/rendering.js';
-import { salesDocumentUbl } from '../sales-documents/einvoice.js';
+import { salesDocumentIsdoc, salesDocumentUbl } from '../sales-documents/einvoice.js';
 
 /** E-mail record (spec §2.10) with its outcome; attachment contents are not kept (binary_content null). */
 export function emailRecordView(r: EmailRecord) {
@@ -60,7 +60,7 @@ const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : unde
  * #18: sends an invoice by e-mail. The message comes from the request, its gaps from the invoice
  * (customer e-mail, organisation e-mail, localised subject and text). With `include_attachment`
  * (the default) the invoice PDF, rendered with `layout` and `culture`, is attached; with
- * `include_einvoice: "ubl"` its Peppol UBL document too. Every attempt
+ * `include_einvoice: "ubl"` its Peppol UBL document too, with `"isdoc"` its ISDOC document. Every attempt
  * is stored as an e-mail record with its outcome; a failed delivery (SMTP refusal, no browser for
  * the PDF) answers `success: false` instead of an error.
  */
@@ -100,6 +100,9 @@ export async function sendInvoiceEmail(
   if (input.include_einvoice === 'ubl') {
     const { xml } = await salesDocumentUbl(em, orgId, INVOICES, invoiceId);
     attachments.push({ filename: documentFileName(INVOICES, doc.no, 'xml'), content: Buffer.from(xml, 'utf8'), contentType: 'application/xml' });
+  } else if (input.include_einvoice === 'isdoc') {
+    const { xml } = await salesDocumentIsdoc(em, orgId, INVOICES, invoiceId);
+    attachments.push({ filename: documentFileName(INVOICES, doc.no, 'isdoc'), content: Buffer.from(xml, 'utf8'), contentType: 'application/xml' });
   }
   let failure: string | null = null;
   if (includeAttachment) {

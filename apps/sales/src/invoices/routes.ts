@@ -3,9 +3,9 @@ import type { Delivery } from '../delivery.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
 import { INVOICES } from './invoice-kind.js';
 
-type InvoiceOperations = 'createInvoice' | 'listInvoices' | 'getInvoice' | 'getInvoiceHtml' | 'getInvoicePdf' | 'getInvoiceUbl';
+type InvoiceOperations = 'createInvoice' | 'listInvoices' | 'getInvoice' | 'getInvoiceHtml' | 'getInvoicePdf' | 'getInvoiceUbl' | 'getInvoiceIsdoc';
 
-/** `/v1/sales/invoices…` and their HTML, PDF and Peppol UBL: the invoice kind on the shared sales-document operations. */
+/** `/v1/sales/invoices…` and their HTML, PDF, Peppol UBL and ISDOC: the invoice kind on the shared sales-document operations. */
 export function invoiceRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, InvoiceOperations> {
   const op = salesDocumentOperations(INVOICES, delivery);
   return {
@@ -15,5 +15,6 @@ export function invoiceRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'
     getInvoiceHtml: ({ ctx, input }) => op.html(ctx, input.params.id, input.query),
     getInvoicePdf: ({ ctx, input }) => op.pdf(ctx, input.params.id, input.query),
     getInvoiceUbl: ({ ctx, input }) => op.ubl(ctx, input.params.id),
+    getInvoiceIsdoc: ({ ctx, input }) => op.isdoc(ctx, input.params.id),
   };
 }

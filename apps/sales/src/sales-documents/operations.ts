@@ -7,7 +7,7 @@ import { listSalesDocuments } from './list.js';
 import { getSalesDocument, postSalesDocument, type SalesDocumentKind } from './post.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
 import { salesView } from './view.js';
-import { salesDocumentUbl } from './einvoice.js';
+import { salesDocumentIsdoc, salesDocumentUbl } from './einvoice.js';
 
 /** A browser that opens the HTML directly runs nothing and loads nothing but inline styles and data: images. */
 const HTML_HEADERS = {
@@ -16,10 +16,19 @@ const HTML_HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
-/** Paths answered as HTML or PDF (listed in the service's `nonJsonPaths`). */
-export const DELIVERY_NON_JSON_PATHS = [/\/html$/, /\/pdf$/, /\/ubl$/];
+/** Paths answered as HTML, PDF or XML (listed in the service's `nonJsonPaths`). */
+export const DELIVERY_NON_JSON_PATHS = [/\/html$/, /\/pdf$/, /\/ubl$/, /\/isdoc$/];
 
 type Ctx = TenantContext & { c: { body: (data: string | Uint8Array, status: 200, headers: Record<string, string>) => Response } };
+
+/** An e-invoice answered inline under the file name a user would save it as. */
+function xmlAnswer(ctx: Ctx, xml: string, fileName: string): Response {
+  return ctx.c.body(xml, 200, {
+    'content-type': 'application/xml; charset=utf-8',
+    'content-disposition': `inline; filename="${fileName}"`,
+    'x-content-type-options': 'nosniff',
+  });
+}
 
 /** The operations every sales document kind offers, for the kind's routes to map onto its operation ids. */
 export function salesDocumentOperations<T extends SalesDocType, R extends DocumentRequest>(kind: SalesDocumentKind<T, R>, delivery: Delivery) {
@@ -33,11 +42,11 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
     ubl: async (ctx: Ctx, id: number) => {
       const { xml, no } = await salesDocumentUbl(ctx.em, ctx.orgId, kind, id);
-      return ctx.c.body(xml, 200, {
-        'content-type': 'application/xml; charset=utf-8',
-        'content-disposition': `inline; filename="${documentFileName(kind, no, 'xml')}"`,
-        'x-content-type-options': 'nosniff',
-      });
+      return xmlAnswer(ctx, xml, documentFileName(kind, no, 'xml'));
+    },
+    isdoc: async (ctx: Ctx, id: number) => {
+      const { xml, no } = await salesDocumentIsdoc(ctx.em, ctx.orgId, kind, id);
+      return xmlAnswer(ctx, xml, documentFileName(kind, no, 'isdoc'));
     },
     pdf: async (ctx: Ctx, id: number, q: RenderOptions) => {
       const rendered = await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q);

@@ -1,12 +1,10 @@
 import QRCode from 'qrcode';
-import { czechAccountToIban, normaliseIban, paymentQr, type PaymentQr } from '@ledgerline/documents';
+import { czechAccountToIban, documentVariableSymbol, normaliseIban, paymentQr, type PaymentQr } from '@ledgerline/documents';
 
 /** A payment QR code ready to print: which code it is, the text it encodes, and a PNG data URI. */
 export interface PrintedPaymentQr extends PaymentQr {
   image: string;
 }
-
-const digits = (s: unknown) => (typeof s === 'string' ? s.replace(/\D/g, '') : '');
 
 /**
  * The account the code pays: the one printed on the invoice (its own bank account, else the
@@ -33,7 +31,7 @@ export async function invoicePaymentQr(view: Record<string, unknown>, organisati
   const account = payeeAccount(view, organisation);
   const amountDue = view.amount_due;
   if (!account || (typeof amountDue !== 'number' && typeof amountDue !== 'string')) return null;
-  const reference = /^\d{1,10}$/.test(String(view.payment_reference ?? '')) ? String(view.payment_reference) : digits(view.no).slice(-10) || null;
+  const reference = documentVariableSymbol(view.payment_reference, view.no);
   const code = paymentQr({
     iban: account.iban,
     bic: account.bic,

@@ -71,6 +71,6 @@ export async function printSalesDocument(printer: PdfPrinter, rendered: Rendered
 }
 
 /** `Invoice-FV2026001.pdf` (or `.xml`): a file name safe in a Content-Disposition header and a mail part. */
-export function documentFileName(kind: Pick<RenderedKind, 'fileName'>, no: string, extension: 'pdf' | 'xml' = 'pdf'): string {
+export function documentFileName(kind: Pick<RenderedKind, 'fileName'>, no: string, extension: 'pdf' | 'xml' | 'isdoc' = 'pdf'): string {
   return `${kind.fileName}-${no.replace(/[^A-Za-z0-9._-]+/g, '_')}.${extension}`;
 }

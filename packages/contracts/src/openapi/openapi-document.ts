@@ -13,7 +13,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Numbering: 'Numbering series of sales documents and their masks',
   Items: 'The catalogue of items and their sales rates',
   Compliance: 'Whether and how invoices must be delivered or reported (e-invoicing mandates)',
-  'E-invoices': 'Invoices and credit notes as Peppol BIS Billing 3.0 (UBL 2.1) documents',
+  'E-invoices': 'Invoices and credit notes as Peppol BIS Billing 3.0 (UBL 2.1) and ISDOC 6.0.2 documents, and received ones imported as bills',
   'E-mail': 'Sending invoices by e-mail, and the e-mail log',
   'Vendor bills': 'Bills received from vendors',
   'Vendor credits': 'Credits received from vendors against a bill',

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_WIozfvBf",
+          "prefix": "ak_SKIewzkW",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-23T17:19:06.421Z",
+          "created_at": "2026-11-23T18:09:39.295Z",
           "expires_at": null,
-          "last_used_at": "2026-11-23T17:19:06.619Z",
+          "last_used_at": "2026-11-23T18:09:39.349Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_mZNoWQaU",
+          "prefix": "ak_rdgSM7tp",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-23T17:19:06.836Z",
+          "created_at": "2026-11-23T18:09:39.458Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_mZNoWQaU",
+      "prefix": "ak_rdgSM7tp",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T17:19:06.836Z",
+      "created_at": "2026-11-23T18:09:39.458Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_mZNoWQaU",
+      "prefix": "ak_rdgSM7tp",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T17:19:06.836Z",
+      "created_at": "2026-11-23T18:09:39.458Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_mZNoWQaU",
+      "prefix": "ak_rdgSM7tp",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-23T17:19:06.836Z",
+      "created_at": "2026-11-23T18:09:39.458Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_mZNoWQaU",
+      "prefix": "ak_rdgSM7tp",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-23T17:19:06.836Z",
+      "created_at": "2026-11-23T18:09:39.458Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-23T17:19:07.021Z"
+      "revoked_at": "2026-11-23T18:09:39.517Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-23T17:19:07.589Z",
+          "created_at": "2026-11-23T18:09:39.802Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-23T17:19:14.387Z"
+        "created_at": "2026-11-23T18:09:42.239Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_vfF0EWeMVqQijKHOwe8W_4aTY4M",
+      "client_id": "cl_3bjjiw9N783anSvKRqWD_17dexu",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "40c7c074-b501-4000-adfb-15edad9ee694",
-      "created_at": "2026-11-23T17:19:14.472Z",
+      "uid": "5b5385e2-ed12-4742-9b66-1a0b16d69278",
+      "created_at": "2026-11-23T18:09:42.277Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "16056db3-9758-4ec8-8988-5df315fb84fd",
-      "created_at": "2026-11-23T17:19:16.182Z",
-      "edited_at": "2026-11-23T17:19:16.182Z",
+      "uid": "b05b0adc-914a-4106-863a-d7fcdaa4f377",
+      "created_at": "2026-11-23T18:09:42.850Z",
+      "edited_at": "2026-11-23T18:09:42.850Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1067,7 +1067,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-23T17:19:12.492Z",
+          "evaluated_at": "2026-11-23T18:09:41.747Z",
           "blocking_reason": null
         }
       }
@@ -1116,10 +1116,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
+      "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
       "transaction_type": null,
-      "created_at": "2026-11-23T17:19:16.447Z",
-      "edited_at": "2026-11-23T17:19:16.530Z",
+      "created_at": "2026-11-23T18:09:42.979Z",
+      "edited_at": "2026-11-23T18:09:43.028Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1207,10 +1207,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
+          "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
           "transaction_type": null,
-          "created_at": "2026-11-23T17:19:16.447Z",
-          "edited_at": "2026-11-23T17:19:16.530Z",
+          "created_at": "2026-11-23T18:09:42.979Z",
+          "edited_at": "2026-11-23T18:09:43.028Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1564,8 +1564,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "c2dc1b35-b1b2-40d0-ab5f-ab2066765f07",
-      "created_at": "2026-11-23T17:19:07.555Z",
+      "uid": "23423f7d-4148-4fe9-a123-192c660f49d2",
+      "created_at": "2026-11-23T18:09:39.788Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1788,7 +1788,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "c2dc1b35-b1b2-40d0-ab5f-ab2066765f07",
+          "uid": "23423f7d-4148-4fe9-a123-192c660f49d2",
           "memo": null,
           "type": null,
           "urls": [],
@@ -1930,7 +1930,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 22788,
           "counter_id": 2,
-          "created_at": "2026-11-23T17:19:07.555Z",
+          "created_at": "2026-11-23T18:09:39.788Z",
           "tax_amount": 3888,
           "amount_paid": 0,
           "date_issued": "2026-11-03",
@@ -1989,7 +1989,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "c2dc1b35-b1b2-40d0-ab5f-ab2066765f07",
+      "uid": "23423f7d-4148-4fe9-a123-192c660f49d2",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2131,7 +2131,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 22788,
       "counter_id": 2,
-      "created_at": "2026-11-23T17:19:07.555Z",
+      "created_at": "2026-11-23T18:09:39.788Z",
       "tax_amount": 3888,
       "amount_paid": 0,
       "date_issued": "2026-11-03",
@@ -2179,7 +2179,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-23T17:19:12.492Z",
+        "evaluated_at": "2026-11-23T18:09:41.747Z",
         "blocking_reason": null
       }
     }
@@ -2213,7 +2213,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "40c7c074-b501-4000-adfb-15edad9ee694",
+          "uid": "5b5385e2-ed12-4742-9b66-1a0b16d69278",
           "memo": null,
           "type": null,
           "urls": [],
@@ -2300,7 +2300,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 3630,
           "counter_id": 3,
-          "created_at": "2026-11-23T17:19:14.472Z",
+          "created_at": "2026-11-23T18:09:42.277Z",
           "tax_amount": 630,
           "amount_paid": 0,
           "date_issued": "2026-11-10",
@@ -2361,7 +2361,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "40c7c074-b501-4000-adfb-15edad9ee694",
+      "uid": "5b5385e2-ed12-4742-9b66-1a0b16d69278",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2448,7 +2448,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 3630,
       "counter_id": 3,
-      "created_at": "2026-11-23T17:19:14.472Z",
+      "created_at": "2026-11-23T18:09:42.277Z",
       "tax_amount": 630,
       "amount_paid": 0,
       "date_issued": "2026-11-10",
@@ -2488,10 +2488,22 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>FV202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n  <cbc:DueDate>2026-11-17</cbc:DueDate>\n  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">3888.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">18000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">3780.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">900.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">108.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18900.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">18900.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">22788.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">22788.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:InvoiceLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"HUR\">12</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n  <cac:InvoiceLine>\n    <cbc:ID>2</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"C62\">2</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">900.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Handbook</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">450</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n</Invoice>\n"
     }
   },
+  "getInvoiceIsdoc": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>23423F7D-4148-4FE9-A123-192C660F49D2</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+    }
+  },
   "getCreditNoteUbl": {
     "responseText": {
       "mediaType": "application/xml",
       "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CreditNote xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>CN202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-10</cbc:IssueDate>\n  <cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>\n  <cbc:Note>Two consulting hours were not delivered.</cbc:Note>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:BillingReference>\n    <cac:InvoiceDocumentReference>\n      <cbc:ID>FV202600001</cbc:ID>\n      <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n    </cac:InvoiceDocumentReference>\n  </cac:BillingReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">3000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">3000.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">3630.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">3630.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:CreditNoteLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:CreditedQuantity unitCode=\"HUR\">2</cbc:CreditedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:CreditNoteLine>\n</CreditNote>\n"
+    }
+  },
+  "getCreditNoteIsdoc": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>5B5385E2-ED12-4742-9B66-1A0B16D69278</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>23423F7D-4148-4FE9-A123-192C660F49D2</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2544,9 +2556,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "69f69e01-45de-4fc0-acb9-cd8af7f18fde",
-      "created_at": "2026-11-23T17:19:15.954Z",
-      "edited_at": "2026-11-23T17:19:15.954Z",
+      "uid": "1ff1ce42-31e1-4dc9-9648-73549ee3e97a",
+      "created_at": "2026-11-23T18:09:42.807Z",
+      "edited_at": "2026-11-23T18:09:42.807Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2663,9 +2675,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "77d7ab12-d198-4499-be95-295499b33132",
-        "created_at": "2026-11-23T17:19:12.455Z",
-        "edited_at": "2026-11-23T17:19:12.455Z",
+        "uid": "924ad4ac-1aaa-4121-a67d-dd974f8c7e06",
+        "created_at": "2026-11-23T18:09:41.733Z",
+        "edited_at": "2026-11-23T18:09:41.733Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -2799,9 +2811,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "69f69e01-45de-4fc0-acb9-cd8af7f18fde",
-          "created_at": "2026-11-23T17:19:15.954Z",
-          "edited_at": "2026-11-23T17:19:15.954Z",
+          "uid": "1ff1ce42-31e1-4dc9-9648-73549ee3e97a",
+          "created_at": "2026-11-23T18:09:42.807Z",
+          "edited_at": "2026-11-23T18:09:42.807Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -2920,9 +2932,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "16056db3-9758-4ec8-8988-5df315fb84fd",
-          "created_at": "2026-11-23T17:19:16.182Z",
-          "edited_at": "2026-11-23T17:19:16.182Z",
+          "uid": "b05b0adc-914a-4106-863a-d7fcdaa4f377",
+          "created_at": "2026-11-23T18:09:42.850Z",
+          "edited_at": "2026-11-23T18:09:42.850Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3087,10 +3099,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
+      "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
       "transaction_type": null,
-      "created_at": "2026-11-23T17:19:16.447Z",
-      "edited_at": "2026-11-23T17:19:16.448Z",
+      "created_at": "2026-11-23T18:09:42.979Z",
+      "edited_at": "2026-11-23T18:09:42.979Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3173,10 +3185,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "bf10867b-5b20-413e-93b1-a8a29591468e",
+      "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
       "transaction_type": null,
-      "created_at": "2026-11-23T17:19:16.447Z",
-      "edited_at": "2026-11-23T17:19:16.448Z",
+      "created_at": "2026-11-23T18:09:42.979Z",
+      "edited_at": "2026-11-23T18:09:42.979Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3269,7 +3281,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-23T17:19:07.371Z"
+      "created_at": "2026-11-23T18:09:39.707Z"
     }
   },
   "listNumberingSeries": {
@@ -3284,7 +3296,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-23T17:19:07.353Z"
+          "created_at": "2026-11-23T18:09:39.698Z"
         },
         {
           "id": 2,
@@ -3292,7 +3304,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-23T17:19:07.371Z"
+          "created_at": "2026-11-23T18:09:39.707Z"
         }
       ],
       "aggregations": []
@@ -3415,8 +3427,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T17:19:06.415Z",
-      "updated_at": "2026-11-23T17:19:06.415Z"
+      "created_at": "2026-11-23T18:09:39.291Z",
+      "updated_at": "2026-11-23T18:09:39.291Z"
     }
   },
   "updateOrganisation": {
@@ -3455,19 +3467,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T17:19:06.415Z",
-      "updated_at": "2026-11-23T17:19:06.764Z"
+      "created_at": "2026-11-23T18:09:39.291Z",
+      "updated_at": "2026-11-23T18:09:39.430Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_vfF0EWeMVqQijKHOwe8W_4aTY4M",
+      "client_id": "cl_3bjjiw9N783anSvKRqWD_17dexu",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImM2YjVhODE5LWNhY2EtNDAzYi1iOTg1LTAyYjMyZjY5NjY0MSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF92ZkYwRVdlTVZxUWlqS0hPd2U4V180YVRZNE0iLCJqdGkiOiJkYzcyZjM1YS1lYjQ1LTQ3ZWEtYTg3OC1jYWJiY2M3MGE0MzUiLCJpYXQiOjE3OTU0NTQzNDcsImV4cCI6MTc5NTQ1NTI0N30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImI1OGRhYThhLTQyOTYtNGFkZi04ZmNmLWE1ODc4ODkxY2EzOCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF8zYmpqaXc5Tjc4M2FuU3ZLUnFXRF8xN2RleHUiLCJqdGkiOiJiMWNjMjgwZC0xNDgzLTQ4YjktYjk1Yi0zN2ZhODI0YTY3ZjUiLCJpYXQiOjE3OTU0NTczNzksImV4cCI6MTc5NTQ1ODI3OX0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -3489,8 +3501,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-23T17:19:07.268Z",
-          "updated_at": "2026-11-23T17:19:07.274Z"
+          "created_at": "2026-11-23T18:09:39.656Z",
+          "updated_at": "2026-11-23T18:09:39.659Z"
         }
       ],
       "aggregations": []
@@ -3515,8 +3527,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T17:19:07.268Z",
-      "updated_at": "2026-11-23T17:19:07.274Z",
+      "created_at": "2026-11-23T18:09:39.656Z",
+      "updated_at": "2026-11-23T18:09:39.659Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3531,8 +3543,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T17:19:07.268Z",
-      "updated_at": "2026-11-23T17:19:07.274Z"
+      "created_at": "2026-11-23T18:09:39.656Z",
+      "updated_at": "2026-11-23T18:09:39.659Z"
     }
   },
   "updateWebhook": {
@@ -3554,8 +3566,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T17:19:07.268Z",
-      "updated_at": "2026-11-23T17:19:07.334Z"
+      "created_at": "2026-11-23T18:09:39.656Z",
+      "updated_at": "2026-11-23T18:09:39.684Z"
     }
   },
   "deleteWebhook": {
@@ -3576,8 +3588,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T17:19:07.268Z",
-      "updated_at": "2026-11-23T17:19:16.827Z",
+      "created_at": "2026-11-23T18:09:39.656Z",
+      "updated_at": "2026-11-23T18:09:43.198Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3590,31 +3602,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 4,
           "webhook_id": 1,
-          "event_id": "5727c28c-8aa2-4eac-a33c-7f61fc9d362b",
+          "event_id": "c0d3335a-14a0-4d15-9a5d-f5e5e9a62138",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 13,
+          "last_duration_ms": 7,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T18:19:16.452Z",
-          "created_at": "2026-11-23T17:19:16.344Z",
+          "next_attempt_at": "2026-11-23T19:09:42.989Z",
+          "created_at": "2026-11-23T18:09:42.945Z",
           "completed_at": null
         },
         {
           "id": 3,
           "webhook_id": 1,
-          "event_id": "f8b3b694-f9b6-4ae5-9ffb-bf1d329fc035",
+          "event_id": "77af0b79-d134-43c6-bcb8-d53ffcc8acd0",
           "event_type": "com.ledgerline.sales.credit_note.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 10,
+          "last_duration_ms": 5,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T18:19:14.552Z",
-          "created_at": "2026-11-23T17:19:14.498Z",
+          "next_attempt_at": "2026-11-23T19:09:42.312Z",
+          "created_at": "2026-11-23T18:09:42.287Z",
           "completed_at": null
         }
       ],
@@ -3625,16 +3637,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 4,
       "webhook_id": 1,
-      "event_id": "5727c28c-8aa2-4eac-a33c-7f61fc9d362b",
+      "event_id": "c0d3335a-14a0-4d15-9a5d-f5e5e9a62138",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 13,
+      "last_duration_ms": 7,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-23T17:19:16.802Z",
-      "created_at": "2026-11-23T17:19:16.344Z",
+      "next_attempt_at": "2026-11-23T18:09:43.177Z",
+      "created_at": "2026-11-23T18:09:42.945Z",
       "completed_at": null
     }
   },
@@ -3689,18 +3701,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-23T17:19:06.415Z",
-        "updated_at": "2026-11-23T17:19:06.415Z"
+        "created_at": "2026-11-23T18:09:39.291Z",
+        "updated_at": "2026-11-23T18:09:39.291Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_WIozfvBf",
+        "prefix": "ak_SKIewzkW",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-23T17:19:06.421Z",
+        "created_at": "2026-11-23T18:09:39.295Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
