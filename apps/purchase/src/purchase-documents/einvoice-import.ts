@@ -1,5 +1,4 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { BusinessRuleError, ValidationError } from '@ledgerline/service-kit';
+import { BusinessRuleError, ValidationError, readXmlDocument, xmlLeaf, type XmlNode } from '@ledgerline/service-kit';
 import { Dec } from '@ledgerline/core/money';
 import type { VendorBillRequest, VendorCreditRequest } from '@ledgerline/contracts';
 
@@ -15,7 +14,7 @@ const UBL_INVOICE_NS = 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2';
 const UBL_CREDIT_NOTE_NS = 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2';
 const ISDOC_NS = 'http://isdoc.cz/namespace/2013';
 
-type Node = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Node = XmlNode;
 
 export interface ImportedTotals {
   taxExclusive: string;
@@ -36,28 +35,12 @@ export interface ReadEInvoice {
 }
 
 /** Elements that may repeat, read as arrays even when one is present (UBL, then ISDOC names). */
-const ARRAYS = new Set(['InvoiceLine', 'CreditNoteLine', 'AllowanceCharge', 'TaxSubtotal', 'TaxTotal', 'PaymentMeans', 'Note', 'BillingReference', 'TaxSubTotal', 'Payment', 'OriginalDocumentReference', 'PartyTaxScheme']);
+const ARRAYS = ['InvoiceLine', 'CreditNoteLine', 'AllowanceCharge', 'TaxSubtotal', 'TaxTotal', 'PaymentMeans', 'Note', 'BillingReference', 'TaxSubTotal', 'Payment', 'OriginalDocumentReference', 'PartyTaxScheme'];
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: true,
-  parseTagValue: false, // amounts stay text: they become decimals, never floats
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: false,
-  isArray: (name) => ARRAYS.has(name),
-});
 
 const bad = (message: string, path: string, code = 'invalid_einvoice') => new ValidationError(message, [{ path, message, code }], code);
 
-/** The text of a leaf (an element with attributes keeps its text in `#text`). */
-function text(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'object') return text((v as Node)['#text']);
-  const s = String(v).trim();
-  return s === '' ? null : s;
-}
+const text = xmlLeaf;
 
 function amount(v: unknown, path: string, required = true): string | null {
   const t = text(v);
@@ -89,27 +72,12 @@ function date(v: unknown, path: string, isRequired = true): string | null {
   return t;
 }
 
-/** The namespace of the root element, read from its start tag (the parser drops namespace declarations). */
-function rootNamespace(xml: string): string | null {
-  const start = /<(?![?!])(?:([A-Za-z_][\w.-]*):)?[A-Za-z_][\w.-]*((?:\s+[^\s=>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*\/?>/.exec(xml);
-  if (!start) return null;
-  const attr = start[1] ? `xmlns:${start[1]}` : 'xmlns';
-  const found = new RegExp(`\\s${attr.replace('.', '\\.')}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(start[2] ?? '');
-  return found ? (found[1] ?? found[2]) : null;
-}
 
 type Parsed = { format: 'ubl'; root: Node; kind: 'bill' | 'vendor_credit' } | { format: 'isdoc'; root: Node };
 
 /** Parses and checks the XML; answers its root element and which format it is in. */
 export function parseEInvoice(xml: string): Parsed {
-  // e-invoices never need a document type declaration; refusing it shuts out entity expansion and external entities
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw bad('The document declares a DOCTYPE or entities, which e-invoices never need', 'body', 'xml_doctype_forbidden');
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw bad(`The body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`, `body:${valid.err.line}:${valid.err.col}`, 'malformed_xml');
-  const doc = parser.parse(xml) as Node;
-  const name = Object.keys(doc).find((k) => k !== '?xml');
-  const root = (name ? doc[name] : undefined) as Node;
-  const ns = rootNamespace(xml);
+  const { name, namespace: ns, root } = readXmlDocument(xml, ARRAYS, 'e-invoice');
   if (name === 'Invoice' && ns === UBL_INVOICE_NS) return { format: 'ubl', root, kind: 'bill' };
   if (name === 'CreditNote' && ns === UBL_CREDIT_NOTE_NS) return { format: 'ubl', root, kind: 'vendor_credit' };
   if (name === 'Invoice' && ns === ISDOC_NS) return { format: 'isdoc', root };
