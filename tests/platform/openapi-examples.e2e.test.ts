@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE, ROUTES, type OperationId } from '@ledgerline/contracts';
 import { OPERATION_EXAMPLES, exampleShape, type OperationExample } from '../../packages/contracts/src/openapi/examples.js';
 import { eventually, startStack, type Stack } from '../support/stack.js';
+import { camt053File } from '../../apps/finance/src/domain/statements/statement-files.fixtures.js';
 
 /*
  * The examples of the OpenAPI document are recorded from this scenario (issue 14): one business
@@ -96,7 +97,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     const key = created.admin_key.key as string;
-    const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown } = {}) => call<T>(op, path, { ...init, key });
+    const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string } = {}) => call<T>(op, path, { ...init, key });
 
     await as('getOrganisation', '/settings/organisation');
     await as('updateOrganisation', '/settings/organisation', {
@@ -260,6 +261,30 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     await as('listBankTransactions', '/finance/bank/transactions', { query: 'date_transaction=[2026-11-01;2026-11-30]' });
+    // the month's bank statement: a second invoice paid by its variable symbol, the bank's fee, a payment nobody announced
+    const newInvoice = async (rate: number) =>
+      (await stack.api('/v1/sales/invoices', { method: 'POST', key, json: { customer: CUSTOMER, currency: 'CZK', date_issued: '2026-11-12', date_due: '2026-11-26', taxes_included: true, items: [{ title: 'Support', qty: 1, rate, taxes: [VAT21] }] } })).json();
+    const second = await newInvoice(2420);
+    const statementFile = camt053File([
+      {
+        account: 'CZ6508000000192000145399',
+        number: '11',
+        opening: '25000.00',
+        closing: '27675.00',
+        from: '2026-11-01',
+        to: '2026-11-30',
+        movements: [
+          { amount: '2420.00', vs: second.no.replace(/\D/g, '').slice(-10), name: 'Acme s.r.o.', counterAccount: 'CZ7908000000002000145399', message: `Invoice ${second.no}`, date: '2026-11-24' },
+          { amount: '-45.00', fee: true, message: 'Account fee November', date: '2026-11-30' },
+          { amount: '300.00', name: 'Acme s.r.o.', message: 'Support', date: '2026-11-27' },
+        ],
+      },
+    ]);
+    const imported = await as('importBankStatement', '/finance/bank/statements', { xml: statementFile });
+    await as('listBankStatements', '/finance/bank/statements');
+    await as('getBankStatement', `/finance/bank/statements/${imported.statements[0].id}`);
+    const third = await newInvoice(300);
+    await as('matchBankTransaction', `/finance/bank/transactions/${imported.statements[0].entries[2].transaction.id}/match`, { json: { document: { type: 'sales_invoice', id: third.id } } });
     // a payment platform's payout: two card payments less its fee (corrected by the replacement)
     const payoutBody = (fee: number) => ({
       currency: 'CZK',

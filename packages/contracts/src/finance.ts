@@ -72,6 +72,7 @@ const bankTransactionFields = {
   contact: nullish(contactSchema),
   paid_record: nullish(paidRecordSchema).describe('The document this payment settles (type and id)'),
   gl_account: nullish(glAccountSchema).describe('Counter account when no document is paid; 395 suspense when absent'),
+  bank_reference: nullish(shortText(140)).describe("The bank's own reference of the entry; an entry of an account is recorded once per reference (409 otherwise)"),
   fx_rate: nullish(positiveRate).describe(
     'Legal currency per currency_coef units of currency Required when currency is not the legal currency, unless the paid document supplies it; 1 in the legal currency',
   ),
@@ -100,6 +101,7 @@ export const bankTransactionSchema = z
     settlement_amount_leg: nullish(money).describe(
       'Legal-currency value at which the paid document is cleared (at its own rate), signed like amount; null when nothing is matched',
     ),
+    version: nullish(z.int32()).describe('1 when recorded; +1 each time it is matched later (the ledger reverses the earlier posting)'),
   })
   .meta({ id: 'BankTransaction', description: 'Bank transaction' });
 export type BankTransaction = z.infer<typeof bankTransactionSchema>;
@@ -121,6 +123,8 @@ export const bankTransactionListQuerySchema = z.object({
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
   date_transaction: rangeQuery('date').optional(),
+  match_status: matchStatusSchema.optional().describe('Only transactions with this match status (unmatched: waiting in 395 suspense)'),
+  statement_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Only the transactions of this imported statement'),
 });
 export type BankTransactionListQuery = z.output<typeof bankTransactionListQuerySchema>;
 export const bankTransactionPageSchema = pagedEnvelope(bankTransactionSchema);
@@ -216,3 +220,67 @@ export const payoutListQuerySchema = z.object({
 });
 export type PayoutListQuery = z.output<typeof payoutListQuerySchema>;
 export const payoutPageSchema = pagedEnvelope(payoutSchema);
+
+// --- bank statements (issue 17) ----------------------------------------------------------------
+
+export const STATEMENT_FORMATS = ['auto', 'camt053', 'gpc', 'mt940'] as const;
+
+/** Query of POST /finance/bank/statements: the file's format, recognised when `auto`. */
+export const bankStatementImportQuerySchema = z.object({
+  format: z
+    .enum(STATEMENT_FORMATS)
+    .default('auto')
+    .describe('camt053 (ISO 20022 camt.053.001.02–08, UTF-8 XML), gpc (ABO: windows-1250 074/075 records), mt940 (SWIFT :20:…:62F:), or auto (default: recognised from the first bytes)'),
+  currency: currencyCode.optional().describe('Currency of a GPC statement whose movements carry none; the legal currency when absent'),
+});
+export type BankStatementImportQuery = z.output<typeof bankStatementImportQuerySchema>;
+
+export const statementEntryOutcomeSchema = z
+  .object({
+    order: z.int32().describe('Position of the entry in the statement (a batch entry counts each of its transactions)'),
+    status: z.enum(['matched', 'unmatched', 'fee', 'duplicate']).describe('matched: paid the document; unmatched: posted to 395 suspense; fee: posted to 568; duplicate: already recorded, not recorded again'),
+    matched_by: nullish(z.enum(['variable_symbol', 'payment_reference', 'amount', 'manual'])).describe('What the match rests on'),
+    amount: money,
+    variable_symbol: nullish(z.string()),
+    bank_reference: nullish(z.string()),
+    transaction: nullish(bankTransactionSchema).describe('The recorded transaction; for a duplicate, the one recorded before'),
+  })
+  .meta({ id: 'StatementEntryOutcome', description: 'What happened to one entry of an imported statement' });
+
+export const bankStatementSchema = z
+  .object({
+    id: id,
+    format: z.enum(['camt053', 'gpc', 'mt940']),
+    account: z.string().describe('Our account as the statement names it (IBAN or domestic number)'),
+    statement_no: z.string(),
+    currency: currencyCode,
+    opening_balance: money,
+    closing_balance: money,
+    date_from: isoDate,
+    date_to: isoDate,
+    created_at: isoDateTime,
+    entries: z.array(statementEntryOutcomeSchema),
+  })
+  .meta({ id: 'BankStatement', description: 'An imported bank statement and what happened to each of its entries' });
+export type BankStatement = z.infer<typeof bankStatementSchema>;
+
+export const bankStatementImportSchema = z
+  .object({ statements: z.array(bankStatementSchema).describe('Every statement of the file (a camt.053 or MT940 file may hold several)') })
+  .meta({ id: 'BankStatementImport', description: 'The statements of an imported file' });
+
+export const bankStatementListQuerySchema = z.object({
+  ...pagingQuery(100),
+  account: z.string().max(64).optional().describe('Only statements of this account'),
+  date_to: rangeQuery('date').optional(),
+});
+export type BankStatementListQuery = z.output<typeof bankStatementListQuerySchema>;
+export const bankStatementPageSchema = pagedEnvelope(bankStatementSchema.omit({ entries: true }).meta({ id: 'BankStatementSummary' }));
+
+/** Body of POST /finance/bank/transactions/{id}/match: the document an unmatched transaction pays. */
+export const bankTransactionMatchRequestSchema = z
+  .object({ document: z.object({ type: paidRecordTypeSchema, id: int64 }).describe('The paid document (type and id)') })
+  .meta({ id: 'BankTransactionMatchRequest', description: 'The document an unmatched bank transaction pays' });
+export type BankTransactionMatchRequest = z.infer<typeof bankTransactionMatchRequestSchema>;
+
+/** The statement file as the body: bytes of the format named by `format`. */
+export const statementFileSchema = z.string().describe('The statement file (camt.053 XML, GPC or MT940 text)');

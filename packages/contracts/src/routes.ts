@@ -2,6 +2,12 @@ import { z } from 'zod';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import {
+  bankStatementImportQuerySchema,
+  bankStatementImportSchema,
+  bankStatementListQuerySchema,
+  bankStatementPageSchema,
+  bankStatementSchema,
+  bankTransactionMatchRequestSchema,
   bankTransactionListQuerySchema,
   bankTransactionPageSchema,
   bankTransactionRequestSchema,
@@ -10,6 +16,7 @@ import {
   payoutPageSchema,
   payoutRequestSchema,
   payoutSchema,
+  statementFileSchema,
 } from './finance.js';
 import {
   einvoiceImportQuerySchema,
@@ -203,6 +210,10 @@ const DECLARED = [
   { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', repeatable: ['payment_status', 'sort'], summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },
   { method: 'GET', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'listVendorCredits', repeatable: ['payment_status', 'sort'], summary: 'List vendor credits', tag: 'Vendor credits', query: vendorCreditListQuerySchema, response: vendorCreditPageSchema },
   { method: 'GET', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'listBankTransactions', repeatable: ['sort'], summary: 'List bank transactions', tag: 'Bank transactions', query: bankTransactionListQuerySchema, response: bankTransactionPageSchema },
+  { method: 'POST', path: '/finance/bank/transactions/:id/match', service: 'finance', scope: 'finance', operationId: 'matchBankTransaction', summary: 'Match an unmatched bank transaction to the document it pays: the suspense posting is reversed and the payment applied (409 when it is already matched)', tag: 'Bank transactions', pathParams: idPathParams, body: bankTransactionMatchRequestSchema, response: bankTransactionSchema },
+  { method: 'POST', path: '/finance/bank/statements', service: 'finance', scope: 'finance', operationId: 'importBankStatement', bodyRequired: true, summary: 'Import a bank statement file (camt.053, GPC or MT940): balances reconciled, each entry matched by variable symbol, payment reference or amount, fees to 568, the rest to 395 suspense; 409 when already imported', tag: 'Bank statements', consumes: ['application/xml', 'text/plain', 'application/octet-stream'], query: bankStatementImportQuerySchema, body: statementFileSchema, response: bankStatementImportSchema },
+  { method: 'GET', path: '/finance/bank/statements', service: 'finance', scope: 'finance', operationId: 'listBankStatements', summary: 'List imported bank statements', tag: 'Bank statements', query: bankStatementListQuerySchema, response: bankStatementPageSchema },
+  { method: 'GET', path: '/finance/bank/statements/:id', service: 'finance', scope: 'finance', operationId: 'getBankStatement', summary: 'Read an imported bank statement with what happened to each entry', tag: 'Bank statements', pathParams: idPathParams, response: bankStatementSchema },
   { method: 'POST', path: '/finance/payouts', service: 'finance', scope: 'finance', operationId: 'createPayout', summary: 'Create a payout', tag: 'Payouts', body: payoutRequestSchema, response: payoutSchema },
   { method: 'GET', path: '/finance/payouts/:id', service: 'finance', scope: 'finance', operationId: 'getPayout', summary: 'Read a payout', tag: 'Payouts', pathParams: idPathParams, response: payoutSchema },
   { method: 'POST', path: '/sales/numbering-series', service: 'sales', scope: 'sales', operationId: 'createNumberingSeries', summary: 'Create a numbering series', tag: 'Numbering', body: numberSeriesRequestSchema, response: numberSeriesSchema },

@@ -12,6 +12,7 @@ import { z } from 'zod';
 export const RPC_SUBJECTS = {
   salesDocumentLookup: 'rpc.sales.document.lookup',
   purchaseDocumentLookup: 'rpc.purchase.document.lookup',
+  salesDocumentFind: 'rpc.sales.document.find',
 } as const;
 
 export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
@@ -57,3 +58,26 @@ export const documentLookupAnswerSchema = z.object({
   total_amount_leg: z.number().nullish(),
 });
 export type DocumentLookupAnswer = z.infer<typeof documentLookupAnswerSchema>;
+
+/** How a bank movement found the document it pays, in the order they are tried. */
+export const MATCHED_BY = ['variable_symbol', 'payment_reference', 'amount'] as const;
+export type MatchedBy = (typeof MATCHED_BY)[number];
+
+/**
+ * Request of `rpc.sales.document.find` (bank statements, issue 17): the clues a movement of money
+ * in carries. The owner answers the one open invoice they point to, trying the variable symbol,
+ * then the payment reference, then the amount (among the invoices of `contact_ids` when the payer's
+ * account is known to have paid them before).
+ */
+export const documentFindRequestSchema = z.object({
+  variable_symbol: z.string().regex(/^\d{1,10}$/).nullish(),
+  payment_reference: z.string().min(1).max(140).nullish(),
+  amount: z.string().regex(/^\d{1,13}(\.\d{1,2})?$/),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  contact_ids: z.array(z.int()).max(50).nullish(),
+});
+export type DocumentFindRequest = z.infer<typeof documentFindRequestSchema>;
+
+/** Answer of `rpc.sales.document.find`: a lookup answer and what the match rests on; `found: false` when no single document fits. */
+export const documentFindAnswerSchema = documentLookupAnswerSchema.extend({ matched_by: z.enum(MATCHED_BY).nullish() });
+export type DocumentFindAnswer = z.infer<typeof documentFindAnswerSchema>;

@@ -62,6 +62,8 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   formBodyPaths?: RegExp[];
   /** Paths that take an XML document as their body (passed to the handler as text). */
   xmlBodyPaths?: RegExp[];
+  /** Paths whose write requests carry a file, passed to the handler as bytes (see the app's `fileBodyPaths`). */
+  fileBodyPaths?: RegExp[];
   /**
    * Builds the service's long-lived resources once, when the database and the bus are up and
    * before `onStart`, consumers or routes; they reach every later hook as `deps.resources` and are
@@ -218,6 +220,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     nonJsonPaths: def.nonJsonPaths,
     formBodyPaths: def.formBodyPaths,
     xmlBodyPaths: def.xmlBodyPaths,
+    fileBodyPaths: def.fileBodyPaths,
     internalToken: config.INTERNAL_TOKEN,
     trustInternalHeaders: true,
     accessLogSample: config.ACCESS_LOG_SAMPLE,

@@ -44,10 +44,44 @@ export const BankTransactionSchema = defineEntity({
     fxRateSource: p.string().nullable(),
     amountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
     settlementAmountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
+    bankReference: p.string().nullable(),
+    matchedBy: p.string().nullable(),
+    version: p.integer().default(1),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
 export type BankTransaction = InferEntity<typeof BankTransactionSchema>;
+
+/** What happened to one entry of an imported statement, as answered (the transaction is read live). */
+export interface StoredStatementEntry {
+  order: number;
+  status: 'matched' | 'unmatched' | 'fee' | 'duplicate';
+  matched_by: string | null;
+  amount: string;
+  variable_symbol: string | null;
+  bank_reference: string | null;
+  transaction_id: number | null;
+}
+
+export const BankStatementSchema = defineEntity({
+  name: 'BankStatement',
+  tableName: 'bank_statements',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    format: p.string().$type<'camt053' | 'gpc' | 'mt940'>(),
+    account: p.string(),
+    statementNo: p.string(),
+    currency: p.string(),
+    openingBalance: p.decimal().columnType('numeric(18,2)'),
+    closingBalance: p.decimal().columnType('numeric(18,2)'),
+    dateFrom: p.string().columnType('date'),
+    dateTo: p.string().columnType('date'),
+    entries: p.json<StoredStatementEntry[]>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type BankStatement = InferEntity<typeof BankStatementSchema>;
 
 export interface StoredPayoutLine {
   id: number;
@@ -99,4 +133,4 @@ export const PayoutSchema = defineEntity({
 });
 export type Payout = InferEntity<typeof PayoutSchema>;
 
-export const entities = [BankTransactionSchema, PayoutSchema];
+export const entities = [BankTransactionSchema, PayoutSchema, BankStatementSchema];

@@ -103,4 +103,40 @@ create index bank_transactions_paid_document on bank_transactions (org_id, (matc
 create index payouts_lines on payouts using gin (lines jsonb_path_ops);
 `,
   ),
+  sqlMigration(
+    'finance_0005_bank_statements',
+    `
+-- Imported statement files (issue 17): one row per statement, its entries' outcomes kept as answered.
+create table bank_statements (
+  id bigserial primary key,
+  org_id bigint not null,
+  format text not null check (format in ('camt053', 'gpc', 'mt940')),
+  account text not null,
+  statement_no text not null,
+  currency char(3) not null,
+  opening_balance numeric(18,2) not null,
+  closing_balance numeric(18,2) not null,
+  date_from date not null,
+  date_to date not null,
+  entries jsonb not null,
+  created_at timestamptz not null default now()
+);
+-- a statement (account, number, period end) is imported once
+create unique index bank_statements_once on bank_statements (org_id, account, statement_no, date_to);
+create index bank_statements_org on bank_statements (org_id, id);
+
+-- the bank's reference of an entry: an account's entry is recorded once, whichever statement brings it
+alter table bank_transactions
+  add column bank_reference text,
+  add column matched_by text,
+  add column version int not null default 1;
+create unique index bank_transactions_bank_reference on bank_transactions (org_id, account_number, bank_reference)
+  where account_number is not null and bank_reference is not null;
+-- who paid from an account before (amount matching prefers that customer's invoices)
+create index bank_transactions_partner on bank_transactions (org_id, partner_account_number)
+  where partner_account_number is not null and match_status = 'matched';
+create index bank_transactions_status on bank_transactions (org_id, match_status, id);
+create index bank_transactions_statement on bank_transactions (org_id, statement_id) where statement_id is not null;
+`,
+  ),
 ];

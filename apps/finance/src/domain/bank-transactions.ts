@@ -1,19 +1,54 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
-import type { BankTransactionRequest } from '@ledgerline/contracts/finance';
+import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledgerline/contracts/finance';
+import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { ConflictError, assertWithinAmountLimit, isUniqueViolation, parseRange, parseSort, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
-import { BankTransactionSchema, type BankTransaction } from '../db/entities.js';
-import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord } from './matching.js';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, parseRange, parseSort, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
+import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar } from './document-settlements.js';
 import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
   return new ConflictError(
-    'This bank transaction (account_number, statement_id, order) is already recorded',
+    'This bank transaction (account_number with statement_id and order, or with bank_reference) is already recorded',
     'duplicate_bank_transaction',
   );
+}
+
+type Cash = Pick<BankTransactionRequest, 'amount' | 'currency' | 'fx_rate' | 'currency_coef' | 'payment_amount'>;
+
+/**
+ * The legal-currency value of a payment, and of the document it settles: at rate 1 in the legal
+ * currency, else at the given fx_rate, else at the paid document's rate (422 `fx_rate_required`
+ * without any). A payment of a foreign-currency document is priced after every earlier payment of
+ * it, which the lock makes final.
+ */
+export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: MatchResult) {
+  const { match, document } = resolved;
+  const legalCurrency = await legalCurrencyOf(ctx.em, ctx.orgId);
+  const legal = paymentLegal({
+    amount: String(cash.amount),
+    currency: cash.currency,
+    legalCurrency,
+    fxRate: cash.fx_rate,
+    currencyCoef: cash.currency_coef,
+    paymentAmount: cash.payment_amount,
+    document: match ? document : null,
+    path: 'fx_rate',
+  });
+  assertWithinAmountLimit([['amount_leg', legal.amountLeg]]);
+  let settlement: string | null = null;
+  if (match && document) {
+    let before = NOTHING_SETTLED;
+    if (settlementNeedsHistory(document, legalCurrency)) {
+      await lockPaidDocuments(ctx, [match]);
+      before = await settledSoFar(ctx, match);
+    }
+    settlement = settlementLeg({ type: match.type, applied: match.amount, currency: cash.currency, legalCurrency, document, before });
+  }
+  return { legalCurrency, legal, settlement };
 }
 
 /**
@@ -24,36 +59,25 @@ function duplicate(): ConflictError {
  * in the legal currency, else at the given fx_rate, else at the paid document's rate; without any,
  * 422 `fx_rate_required` and nothing is written.
  */
-export async function recordBankTransaction(ctx: TenantContext, req: BankTransactionRequest) {
+/**
+ * `opts.matchedBy` records what a statement match rested on; `opts.suspense` marks a statement
+ * entry that was looked for and not found as `unmatched` (waiting in 395 for …/match), where a
+ * transaction recorded without any paid record is `none`.
+ */
+export async function recordBankTransaction(ctx: TenantContext, req: BankTransactionRequest, opts: { matchedBy?: string | null; suspense?: boolean } = {}) {
   const { em, orgId } = ctx;
   const keyed = req.account_number != null && req.statement_id != null && req.order != null;
   if (keyed) {
     const existing = await em.count(BankTransactionSchema, { accountNumber: req.account_number, statementId: req.statement_id, order: req.order });
     if (existing > 0) throw duplicate();
   }
-  const { status, match, document } = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record');
-  const legalCurrency = await legalCurrencyOf(em, orgId);
-  const legal = paymentLegal({
-    amount: String(req.amount),
-    currency: req.currency,
-    legalCurrency,
-    fxRate: req.fx_rate,
-    currencyCoef: req.currency_coef,
-    paymentAmount: req.payment_amount,
-    document: match ? document : null,
-    path: 'fx_rate',
-  });
-  assertWithinAmountLimit([['amount_leg', legal.amountLeg]]);
-  let settlement: string | null = null;
-  if (match && document) {
-    // priced after every earlier payment of the document, which the lock makes final
-    let before = NOTHING_SETTLED;
-    if (settlementNeedsHistory(document, legalCurrency)) {
-      await lockPaidDocuments(ctx, [match]);
-      before = await settledSoFar(ctx, match);
-    }
-    settlement = settlementLeg({ type: match.type, applied: match.amount, currency: req.currency, legalCurrency, document, before });
+  if (req.account_number != null && req.bank_reference != null) {
+    if ((await em.count(BankTransactionSchema, { accountNumber: req.account_number, bankReference: req.bank_reference })) > 0) throw duplicate();
   }
+  const resolved = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record');
+  const { match } = resolved;
+  const status = resolved.status === 'none' && opts.suspense && !req.gl_account ? 'unmatched' : resolved.status;
+  const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved);
 
   const bt = em.create(BankTransactionSchema, {
     orgId,
@@ -82,6 +106,9 @@ export async function recordBankTransaction(ctx: TenantContext, req: BankTransac
     fxRateSource: legal.source,
     amountLeg: legal.amountLeg,
     settlementAmountLeg: settlement,
+    bankReference: req.bank_reference ?? null,
+    matchedBy: match ? (opts.matchedBy ?? 'paid_record') : null,
+    version: 1,
     createdAt: new Date(),
   });
   try {
@@ -130,6 +157,8 @@ export function bankTransactionView(bt: BankTransaction) {
     fx_rate_source: (bt.fxRateSource as FxRateSource | null | undefined) ?? null,
     amount_leg: toWire(bt.amountLeg),
     settlement_amount_leg: toWire(bt.settlementAmountLeg),
+    bank_reference: bt.bankReference ?? null,
+    version: bt.version ?? 1,
   };
 }
 
@@ -147,7 +176,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
 export async function listBankTransactions(
   em: EntityManager,
-  q: { from: number; take: number; search?: string; sort?: string[]; date_transaction?: string },
+  q: { from: number; take: number; search?: string; sort?: string[]; date_transaction?: string; match_status?: MatchStatus; statement_id?: number },
 ) {
   const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]);
   const where: FilterQuery<BankTransaction> & Record<string, unknown> = {};
@@ -158,6 +187,8 @@ export async function listBankTransactions(
     if (range.to) cond.$lte = range.to;
     where.dateTransaction = cond;
   }
+  if (q.match_status) where.matchStatus = q.match_status;
+  if (q.statement_id !== undefined) where.statementId = q.statement_id;
   if (q.search) {
     const like = `%${escapeLike(q.search)}%`;
     where.$or = [
@@ -172,4 +203,48 @@ export async function listBankTransactions(
   if (q.take === 0) return { rows: [] as BankTransaction[], total: await em.count(BankTransactionSchema, where) };
   const [rows, total] = await em.findAndCount(BankTransactionSchema, where, { orderBy, offset: q.from, limit: q.take });
   return { rows, total };
+}
+
+/**
+ * POST /finance/bank/transactions/{id}/match: an unmatched transaction (in 395 suspense) is
+ * matched to the document it pays. It becomes version 2 of itself: the ledger reverses the
+ * suspense posting and posts the payment against the document, and the document's owner applies
+ * the payment (`finance.payment.matched`). A transaction already matched is 409; a document that
+ * does not exist in the organisation, or is in another currency, is 422 and nothing changes.
+ */
+export async function matchBankTransaction(ctx: TenantContext, id: number, body: BankTransactionMatchRequest) {
+  const { em, orgId } = ctx;
+  const bt = await em.findOne(BankTransactionSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!bt) throw new NotFoundError(`Bank transaction ${id} not found`, 'bank_transaction_not_found');
+  if (bt.matchStatus === 'matched') throw new ConflictError(`Bank transaction ${id} already pays ${bt.match?.type} ${bt.match?.no ?? bt.match?.id}`, 'bank_transaction_already_matched');
+  // one booked to an account of its own (a fee to 568) is not waiting in suspense
+  if (bt.glAccount?.number) throw new ConflictError(`Bank transaction ${id} is booked to account ${String(bt.glAccount.number)}, not waiting in suspense`, 'bank_transaction_not_in_suspense');
+  const cash = { amount: Number(bt.amount), currency: bt.currency.trim(), payment_amount: bt.paymentAmount != null ? Number(bt.paymentAmount) : null };
+  const resolved = await resolvePaidRecord(ctx, { type: body.document.type, id: body.document.id }, cash, 'document');
+  if (!resolved.match) {
+    throw new BusinessRuleError(
+      `${body.document.type} ${body.document.id} is not a document this transaction can pay (not found in the organisation, or in another currency than ${cash.currency})`,
+      'document_not_payable',
+      [{ path: 'document', message: 'not found, or in another currency', code: 'document_not_payable' }],
+    );
+  }
+  const { legal, settlement } = await pricePayment(ctx, { ...cash, fx_rate: bt.fxRate != null ? Number(bt.fxRate) : null, currency_coef: bt.currencyCoef != null ? Number(bt.currencyCoef) : null }, resolved);
+  Object.assign(bt, {
+    paidRecord: completedPaidRecord({ type: body.document.type, id: body.document.id }, resolved.match),
+    match: resolved.match,
+    matchStatus: 'matched' as const,
+    matchedBy: 'manual',
+    glAccount: null,
+    fxRate: legal.fxRate,
+    currencyCoef: legal.currencyCoef,
+    fxRateSource: legal.source,
+    amountLeg: legal.amountLeg,
+    settlementAmountLeg: settlement,
+    version: (bt.version ?? 1) + 1,
+  });
+  await em.flush();
+  const view = bankTransactionView(bt);
+  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(bt.id), data: view });
+  await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match: resolved.match, date: isoDay(bt.dateTransaction) });
+  return view;
 }

@@ -1,8 +1,9 @@
 import { page, type EndpointHandlers } from '@ledgerline/service-kit';
-import { bankTransactionView, listBankTransactions, recordBankTransaction } from '../domain/bank-transactions.js';
+import { bankTransactionView, listBankTransactions, matchBankTransaction, recordBankTransaction } from '../domain/bank-transactions.js';
+import { findStatement, importBankStatements, listStatements, statementSummary, statementView } from '../domain/statements/import-statement.js';
 import { createPayout, findPayout, listPayouts, payoutView, replacePayout } from '../domain/payouts.js';
 
-/** Bank transactions (#16 and their list) and payouts (create, read, #19 replace, #20 list). */
+/** Bank transactions (#16, their list, matching one later), bank statements (import, list, read) and payouts (create, read, #19 replace, #20 list). */
 export function financeEndpoints(): EndpointHandlers<'finance'> {
   return {
     recordBankTransaction: async ({ ctx, input }) => recordBankTransaction(ctx, input.body),
@@ -10,6 +11,14 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
       const { rows, total } = await listBankTransactions(ctx.em, q);
       return page(rows.map(bankTransactionView), total, q.from, q.take);
     },
+    matchBankTransaction: async ({ ctx, input }) => matchBankTransaction(ctx, input.params.id, input.body),
+    // the file is read as the bytes it came as (its charset is the format's), never as the contract's text
+    importBankStatement: async ({ ctx, input }) => importBankStatements(ctx, input.raw, input.query),
+    listBankStatements: async ({ ctx, input: { query: q } }) => {
+      const { rows, total } = await listStatements(ctx.em, q);
+      return page(rows.map(statementSummary), total, q.from, q.take);
+    },
+    getBankStatement: async ({ ctx, input }) => statementView(ctx.em, await findStatement(ctx.em, input.params.id)),
     createPayout: async ({ ctx, input }) => createPayout(ctx, input.body),
     listPayouts: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listPayouts(ctx.em, q);

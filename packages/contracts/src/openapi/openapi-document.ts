@@ -19,6 +19,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Vendor credits': 'Credits received from vendors against a bill',
   Inventory: 'Received purchase documents for inventory systems (JSON or CSV)',
   'Bank transactions': 'Bank transactions, matched to the documents they pay',
+  'Bank statements': 'Bank statement files (ISO 20022 camt.053, GPC/ABO, MT940) imported whole: balances reconciled, entries matched to invoices by variable symbol, reference or amount',
   Payouts: 'Payouts of payment providers: many payments and fees in one bank transfer',
   Ledger: 'The general ledger the posted documents build',
   Reporting: 'Trial balance (JSON or CSV)',

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_SKIewzkW",
+          "prefix": "ak_w0QYrBy9",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-23T18:09:39.295Z",
+          "created_at": "2026-11-23T18:20:28.673Z",
           "expires_at": null,
-          "last_used_at": "2026-11-23T18:09:39.349Z",
+          "last_used_at": "2026-11-23T18:20:28.723Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_rdgSM7tp",
+          "prefix": "ak_YMQd7Vhn",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-23T18:09:39.458Z",
+          "created_at": "2026-11-23T18:20:28.778Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_rdgSM7tp",
+      "prefix": "ak_YMQd7Vhn",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T18:09:39.458Z",
+      "created_at": "2026-11-23T18:20:28.778Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_rdgSM7tp",
+      "prefix": "ak_YMQd7Vhn",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T18:09:39.458Z",
+      "created_at": "2026-11-23T18:20:28.778Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_rdgSM7tp",
+      "prefix": "ak_YMQd7Vhn",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-23T18:09:39.458Z",
+      "created_at": "2026-11-23T18:20:28.778Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_rdgSM7tp",
+      "prefix": "ak_YMQd7Vhn",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-23T18:09:39.458Z",
+      "created_at": "2026-11-23T18:20:28.778Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-23T18:09:39.517Z"
+      "revoked_at": "2026-11-23T18:20:28.825Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-23T18:09:39.802Z",
+          "created_at": "2026-11-23T18:20:29.102Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-23T18:09:42.239Z"
+        "created_at": "2026-11-23T18:20:31.083Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_3bjjiw9N783anSvKRqWD_17dexu",
+      "client_id": "cl_DlS4hTkx8uNlT9U8QmoB_0tjQmI",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "5b5385e2-ed12-4742-9b66-1a0b16d69278",
-      "created_at": "2026-11-23T18:09:42.277Z",
+      "uid": "0c6a0eb8-f7c2-4c43-a8d3-512f70ed09e3",
+      "created_at": "2026-11-23T18:20:31.112Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "b05b0adc-914a-4106-863a-d7fcdaa4f377",
-      "created_at": "2026-11-23T18:09:42.850Z",
-      "edited_at": "2026-11-23T18:09:42.850Z",
+      "uid": "f93acb6c-d60a-4a84-98a4-cc86fee37d36",
+      "created_at": "2026-11-23T18:20:31.621Z",
+      "edited_at": "2026-11-23T18:20:31.621Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1046,7 +1046,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "currency_coef": 1,
       "fx_rate_source": "legal",
       "amount_leg": 19158,
-      "settlement_amount_leg": null
+      "settlement_amount_leg": null,
+      "bank_reference": null,
+      "version": 1
     }
   },
   "evaluateInvoiceCompliance": {
@@ -1067,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-23T18:09:41.747Z",
+          "evaluated_at": "2026-11-23T18:20:30.686Z",
           "blocking_reason": null
         }
       }
@@ -1116,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
+      "uid": "1ee3db1a-6510-4c5e-88f7-91bb5a446381",
       "transaction_type": null,
-      "created_at": "2026-11-23T18:09:42.979Z",
-      "edited_at": "2026-11-23T18:09:43.028Z",
+      "created_at": "2026-11-23T18:20:31.913Z",
+      "edited_at": "2026-11-23T18:20:31.968Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1207,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
+          "uid": "1ee3db1a-6510-4c5e-88f7-91bb5a446381",
           "transaction_type": null,
-          "created_at": "2026-11-23T18:09:42.979Z",
-          "edited_at": "2026-11-23T18:09:43.028Z",
+          "created_at": "2026-11-23T18:20:31.913Z",
+          "edited_at": "2026-11-23T18:20:31.968Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1393,9 +1395,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "221",
             "name": "Bank accounts"
           },
-          "debit": 22708.3,
-          "credit": 1776.5,
-          "cb": 20931.8
+          "debit": 25728.3,
+          "credit": 2121.5,
+          "cb": 23606.8
         },
         {
           "gl_account": {
@@ -1403,8 +1405,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "311",
             "name": "Customers (receivables)"
           },
-          "debit": 22788,
-          "credit": 22788,
+          "debit": 25508,
+          "credit": 25508,
           "cb": 0
         },
         {
@@ -1424,8 +1426,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Value added tax"
           },
           "debit": 2253.3,
-          "credit": 4074.9,
-          "cb": -1821.6
+          "credit": 4546.97,
+          "cb": -2293.67
         },
         {
           "gl_account": {
@@ -1433,8 +1435,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "395",
             "name": "Suspense account"
           },
-          "debit": 1815,
-          "credit": 3630,
+          "debit": 2115,
+          "credit": 3930,
           "cb": -1815
         },
         {
@@ -1463,9 +1465,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "568",
             "name": "Bank and platform fees"
           },
-          "debit": 79.7,
+          "debit": 124.7,
           "credit": 38.5,
-          "cb": 41.2
+          "cb": 86.2
         },
         {
           "gl_account": {
@@ -1484,8 +1486,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Revenue from goods"
           },
           "debit": 3000,
-          "credit": 900,
-          "cb": 2100
+          "credit": 3147.93,
+          "cb": -147.93
         }
       ]
     }
@@ -1564,8 +1566,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "23423f7d-4148-4fe9-a123-192c660f49d2",
-      "created_at": "2026-11-23T18:09:39.788Z",
+      "uid": "db09c7c1-e4cb-4e51-a11e-646e360233fd",
+      "created_at": "2026-11-23T18:20:29.090Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1788,7 +1790,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "23423f7d-4148-4fe9-a123-192c660f49d2",
+          "uid": "db09c7c1-e4cb-4e51-a11e-646e360233fd",
           "memo": null,
           "type": null,
           "urls": [],
@@ -1930,7 +1932,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 22788,
           "counter_id": 2,
-          "created_at": "2026-11-23T18:09:39.788Z",
+          "created_at": "2026-11-23T18:20:29.090Z",
           "tax_amount": 3888,
           "amount_paid": 0,
           "date_issued": "2026-11-03",
@@ -1989,7 +1991,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "23423f7d-4148-4fe9-a123-192c660f49d2",
+      "uid": "db09c7c1-e4cb-4e51-a11e-646e360233fd",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2131,7 +2133,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 22788,
       "counter_id": 2,
-      "created_at": "2026-11-23T18:09:39.788Z",
+      "created_at": "2026-11-23T18:20:29.090Z",
       "tax_amount": 3888,
       "amount_paid": 0,
       "date_issued": "2026-11-03",
@@ -2179,7 +2181,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-23T18:09:41.747Z",
+        "evaluated_at": "2026-11-23T18:20:30.686Z",
         "blocking_reason": null
       }
     }
@@ -2213,7 +2215,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "website": "https://novak-consulting.example",
             "info_legal": null
           },
-          "uid": "5b5385e2-ed12-4742-9b66-1a0b16d69278",
+          "uid": "0c6a0eb8-f7c2-4c43-a8d3-512f70ed09e3",
           "memo": null,
           "type": null,
           "urls": [],
@@ -2300,7 +2302,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "amount_due": 3630,
           "counter_id": 3,
-          "created_at": "2026-11-23T18:09:42.277Z",
+          "created_at": "2026-11-23T18:20:31.112Z",
           "tax_amount": 630,
           "amount_paid": 0,
           "date_issued": "2026-11-10",
@@ -2361,7 +2363,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "website": "https://novak-consulting.example",
         "info_legal": null
       },
-      "uid": "5b5385e2-ed12-4742-9b66-1a0b16d69278",
+      "uid": "0c6a0eb8-f7c2-4c43-a8d3-512f70ed09e3",
       "memo": null,
       "type": null,
       "urls": [],
@@ -2448,7 +2450,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "amount_due": 3630,
       "counter_id": 3,
-      "created_at": "2026-11-23T18:09:42.277Z",
+      "created_at": "2026-11-23T18:20:31.112Z",
       "tax_amount": 630,
       "amount_paid": 0,
       "date_issued": "2026-11-10",
@@ -2491,7 +2493,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>23423F7D-4148-4FE9-A123-192C660F49D2</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>DB09C7C1-E4CB-4E51-A11E-646E360233FD</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2503,7 +2505,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>5B5385E2-ED12-4742-9B66-1A0B16D69278</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>23423F7D-4148-4FE9-A123-192C660F49D2</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>0C6A0EB8-F7C2-4C43-A8D3-512F70ED09E3</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>DB09C7C1-E4CB-4E51-A11E-646E360233FD</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2556,9 +2558,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "1ff1ce42-31e1-4dc9-9648-73549ee3e97a",
-      "created_at": "2026-11-23T18:09:42.807Z",
-      "edited_at": "2026-11-23T18:09:42.807Z",
+      "uid": "61af2dda-4cee-4dfb-a0db-1138d5552a55",
+      "created_at": "2026-11-23T18:20:31.585Z",
+      "edited_at": "2026-11-23T18:20:31.585Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2675,9 +2677,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "924ad4ac-1aaa-4121-a67d-dd974f8c7e06",
-        "created_at": "2026-11-23T18:09:41.733Z",
-        "edited_at": "2026-11-23T18:09:41.733Z",
+        "uid": "67f7ab89-8d2f-4405-9b80-04e159705a29",
+        "created_at": "2026-11-23T18:20:30.673Z",
+        "edited_at": "2026-11-23T18:20:30.673Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -2811,9 +2813,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "1ff1ce42-31e1-4dc9-9648-73549ee3e97a",
-          "created_at": "2026-11-23T18:09:42.807Z",
-          "edited_at": "2026-11-23T18:09:42.807Z",
+          "uid": "61af2dda-4cee-4dfb-a0db-1138d5552a55",
+          "created_at": "2026-11-23T18:20:31.585Z",
+          "edited_at": "2026-11-23T18:20:31.585Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -2932,9 +2934,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "b05b0adc-914a-4106-863a-d7fcdaa4f377",
-          "created_at": "2026-11-23T18:09:42.850Z",
-          "edited_at": "2026-11-23T18:09:42.850Z",
+          "uid": "f93acb6c-d60a-4a84-98a4-cc86fee37d36",
+          "created_at": "2026-11-23T18:20:31.621Z",
+          "edited_at": "2026-11-23T18:20:31.621Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3065,10 +3067,388 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "currency_coef": 1,
           "fx_rate_source": "legal",
           "amount_leg": 19158,
-          "settlement_amount_leg": null
+          "settlement_amount_leg": null,
+          "bank_reference": null,
+          "version": 1
         }
       ],
       "aggregations": []
+    }
+  },
+  "matchBankTransaction": {
+    "request": {
+      "document": {
+        "type": "sales_invoice",
+        "id": 4
+      }
+    },
+    "response": {
+      "id": 4,
+      "account_number": "CZ6508000000192000145399",
+      "statement_id": 1,
+      "order": 3,
+      "description": "Support",
+      "amount": 300,
+      "amount_original": null,
+      "payment_amount": null,
+      "date_transaction": "2026-11-27",
+      "date_accounting": "2026-11-27",
+      "currency": "CZK",
+      "payment_reference": null,
+      "partner_account_number": null,
+      "partner_name": "Acme s.r.o.",
+      "raw_message": "Support",
+      "contact": null,
+      "paid_record": {
+        "type": "sales_invoice",
+        "id": 4,
+        "no": "FV202600003",
+        "contact": {
+          "id": null,
+          "business_name": "Acme s.r.o."
+        }
+      },
+      "gl_account": null,
+      "match_status": "matched",
+      "matched_document": {
+        "type": "sales_invoice",
+        "id": 4,
+        "no": "FV202600003",
+        "amount": 300,
+        "currency": "CZK"
+      },
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "fx_rate_source": "legal",
+      "amount_leg": 300,
+      "settlement_amount_leg": null,
+      "bank_reference": "REF-11-3",
+      "version": 2
+    }
+  },
+  "importBankStatement": {
+    "requestText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.02\"><BkToCstmrStmt><GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-21T06:00:00</CreDtTm></GrpHdr><Stmt><Id>CZ6508000000192000145399-11</Id><ElctrncSeqNb>11</ElctrncSeqNb><CreDtTm>2026-11-30T23:00:00</CreDtTm><FrToDt><FrDtTm>2026-11-01T00:00:00</FrDtTm><ToDtTm>2026-11-30T23:59:59</ToDtTm></FrToDt><Acct><Id><IBAN>CZ6508000000192000145399</IBAN></Id><Ccy>CZK</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">25000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-01</Dt></Dt></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">27675.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-30</Dt></Dt></Bal><Ntry><NtryRef>1</NtryRef><Amt Ccy=\"CZK\">2420.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-24</Dt></BookgDt><ValDt><Dt>2026-11-24</Dt></ValDt><AcctSvcrRef>REF-11-1</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>VS202600002</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr><DbtrAcct><Id><IBAN>CZ7908000000002000145399</IBAN></Id></DbtrAcct></RltdPties><RmtInf><Ustrd>Invoice FV202600002</Ustrd><Strd><CdtrRefInf><Ref>202600002</Ref></CdtrRefInf></Strd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>2</NtryRef><Amt Ccy=\"CZK\">45.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-30</Dt></BookgDt><ValDt><Dt>2026-11-30</Dt></ValDt><AcctSvcrRef>REF-11-2</AcctSvcrRef><BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RmtInf><Ustrd>Account fee November</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>3</NtryRef><Amt Ccy=\"CZK\">300.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-27</Dt></BookgDt><ValDt><Dt>2026-11-27</Dt></ValDt><AcctSvcrRef>REF-11-3</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr></RltdPties><RmtInf><Ustrd>Support</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>\n"
+    },
+    "response": {
+      "statements": [
+        {
+          "id": 1,
+          "format": "camt053",
+          "account": "CZ6508000000192000145399",
+          "statement_no": "11",
+          "currency": "CZK",
+          "opening_balance": 25000,
+          "closing_balance": 27675,
+          "date_from": "2026-11-01",
+          "date_to": "2026-11-30",
+          "created_at": "2026-11-23T18:20:31.756Z",
+          "entries": [
+            {
+              "order": 1,
+              "status": "matched",
+              "matched_by": "variable_symbol",
+              "amount": 2420,
+              "variable_symbol": "202600002",
+              "bank_reference": "REF-11-1",
+              "transaction": {
+                "id": 2,
+                "account_number": "CZ6508000000192000145399",
+                "statement_id": 1,
+                "order": 1,
+                "description": "Invoice FV202600002",
+                "amount": 2420,
+                "amount_original": null,
+                "payment_amount": null,
+                "date_transaction": "2026-11-24",
+                "date_accounting": "2026-11-24",
+                "currency": "CZK",
+                "payment_reference": "202600002",
+                "partner_account_number": "CZ7908000000002000145399",
+                "partner_name": "Acme s.r.o.",
+                "raw_message": "VS 202600002 | Invoice FV202600002",
+                "contact": null,
+                "paid_record": {
+                  "id": 3,
+                  "no": "FV202600002",
+                  "type": "sales_invoice",
+                  "contact": {
+                    "id": null,
+                    "business_name": "Acme s.r.o."
+                  }
+                },
+                "gl_account": null,
+                "match_status": "matched",
+                "matched_document": {
+                  "type": "sales_invoice",
+                  "id": 3,
+                  "no": "FV202600002",
+                  "amount": 2420,
+                  "currency": "CZK"
+                },
+                "legal_currency": "CZK",
+                "fx_rate": 1,
+                "currency_coef": 1,
+                "fx_rate_source": "legal",
+                "amount_leg": 2420,
+                "settlement_amount_leg": null,
+                "bank_reference": "REF-11-1",
+                "version": 1
+              }
+            },
+            {
+              "order": 2,
+              "status": "fee",
+              "matched_by": null,
+              "amount": -45,
+              "variable_symbol": null,
+              "bank_reference": "REF-11-2",
+              "transaction": {
+                "id": 3,
+                "account_number": "CZ6508000000192000145399",
+                "statement_id": 1,
+                "order": 2,
+                "description": "Account fee November",
+                "amount": -45,
+                "amount_original": null,
+                "payment_amount": null,
+                "date_transaction": "2026-11-30",
+                "date_accounting": "2026-11-30",
+                "currency": "CZK",
+                "payment_reference": null,
+                "partner_account_number": null,
+                "partner_name": null,
+                "raw_message": "Account fee November",
+                "contact": null,
+                "paid_record": null,
+                "gl_account": {
+                  "name": "Bank fees",
+                  "number": "568"
+                },
+                "match_status": "none",
+                "matched_document": null,
+                "legal_currency": "CZK",
+                "fx_rate": 1,
+                "currency_coef": 1,
+                "fx_rate_source": "legal",
+                "amount_leg": -45,
+                "settlement_amount_leg": null,
+                "bank_reference": "REF-11-2",
+                "version": 1
+              }
+            },
+            {
+              "order": 3,
+              "status": "unmatched",
+              "matched_by": null,
+              "amount": 300,
+              "variable_symbol": null,
+              "bank_reference": "REF-11-3",
+              "transaction": {
+                "id": 4,
+                "account_number": "CZ6508000000192000145399",
+                "statement_id": 1,
+                "order": 3,
+                "description": "Support",
+                "amount": 300,
+                "amount_original": null,
+                "payment_amount": null,
+                "date_transaction": "2026-11-27",
+                "date_accounting": "2026-11-27",
+                "currency": "CZK",
+                "payment_reference": null,
+                "partner_account_number": null,
+                "partner_name": "Acme s.r.o.",
+                "raw_message": "Support",
+                "contact": null,
+                "paid_record": null,
+                "gl_account": null,
+                "match_status": "unmatched",
+                "matched_document": null,
+                "legal_currency": "CZK",
+                "fx_rate": 1,
+                "currency_coef": 1,
+                "fx_rate_source": "legal",
+                "amount_leg": 300,
+                "settlement_amount_leg": null,
+                "bank_reference": "REF-11-3",
+                "version": 1
+              }
+            }
+          ]
+        }
+      ]
+    }
+  },
+  "listBankStatements": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "format": "camt053",
+          "account": "CZ6508000000192000145399",
+          "statement_no": "11",
+          "currency": "CZK",
+          "opening_balance": 25000,
+          "closing_balance": 27675,
+          "date_from": "2026-11-01",
+          "date_to": "2026-11-30",
+          "created_at": "2026-11-23T18:20:31.756Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getBankStatement": {
+    "response": {
+      "id": 1,
+      "format": "camt053",
+      "account": "CZ6508000000192000145399",
+      "statement_no": "11",
+      "currency": "CZK",
+      "opening_balance": 25000,
+      "closing_balance": 27675,
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "created_at": "2026-11-23T18:20:31.756Z",
+      "entries": [
+        {
+          "order": 1,
+          "status": "matched",
+          "matched_by": "variable_symbol",
+          "amount": 2420,
+          "variable_symbol": "202600002",
+          "bank_reference": "REF-11-1",
+          "transaction": {
+            "id": 2,
+            "account_number": "CZ6508000000192000145399",
+            "statement_id": 1,
+            "order": 1,
+            "description": "Invoice FV202600002",
+            "amount": 2420,
+            "amount_original": null,
+            "payment_amount": null,
+            "date_transaction": "2026-11-24",
+            "date_accounting": "2026-11-24",
+            "currency": "CZK",
+            "payment_reference": "202600002",
+            "partner_account_number": "CZ7908000000002000145399",
+            "partner_name": "Acme s.r.o.",
+            "raw_message": "VS 202600002 | Invoice FV202600002",
+            "contact": null,
+            "paid_record": {
+              "id": 3,
+              "no": "FV202600002",
+              "type": "sales_invoice",
+              "contact": {
+                "id": null,
+                "business_name": "Acme s.r.o."
+              }
+            },
+            "gl_account": null,
+            "match_status": "matched",
+            "matched_document": {
+              "type": "sales_invoice",
+              "id": 3,
+              "no": "FV202600002",
+              "amount": 2420,
+              "currency": "CZK"
+            },
+            "legal_currency": "CZK",
+            "fx_rate": 1,
+            "currency_coef": 1,
+            "fx_rate_source": "legal",
+            "amount_leg": 2420,
+            "settlement_amount_leg": null,
+            "bank_reference": "REF-11-1",
+            "version": 1
+          }
+        },
+        {
+          "order": 2,
+          "status": "fee",
+          "matched_by": null,
+          "amount": -45,
+          "variable_symbol": null,
+          "bank_reference": "REF-11-2",
+          "transaction": {
+            "id": 3,
+            "account_number": "CZ6508000000192000145399",
+            "statement_id": 1,
+            "order": 2,
+            "description": "Account fee November",
+            "amount": -45,
+            "amount_original": null,
+            "payment_amount": null,
+            "date_transaction": "2026-11-30",
+            "date_accounting": "2026-11-30",
+            "currency": "CZK",
+            "payment_reference": null,
+            "partner_account_number": null,
+            "partner_name": null,
+            "raw_message": "Account fee November",
+            "contact": null,
+            "paid_record": null,
+            "gl_account": {
+              "name": "Bank fees",
+              "number": "568"
+            },
+            "match_status": "none",
+            "matched_document": null,
+            "legal_currency": "CZK",
+            "fx_rate": 1,
+            "currency_coef": 1,
+            "fx_rate_source": "legal",
+            "amount_leg": -45,
+            "settlement_amount_leg": null,
+            "bank_reference": "REF-11-2",
+            "version": 1
+          }
+        },
+        {
+          "order": 3,
+          "status": "unmatched",
+          "matched_by": null,
+          "amount": 300,
+          "variable_symbol": null,
+          "bank_reference": "REF-11-3",
+          "transaction": {
+            "id": 4,
+            "account_number": "CZ6508000000192000145399",
+            "statement_id": 1,
+            "order": 3,
+            "description": "Support",
+            "amount": 300,
+            "amount_original": null,
+            "payment_amount": null,
+            "date_transaction": "2026-11-27",
+            "date_accounting": "2026-11-27",
+            "currency": "CZK",
+            "payment_reference": null,
+            "partner_account_number": null,
+            "partner_name": "Acme s.r.o.",
+            "raw_message": "Support",
+            "contact": null,
+            "paid_record": null,
+            "gl_account": null,
+            "match_status": "unmatched",
+            "matched_document": null,
+            "legal_currency": "CZK",
+            "fx_rate": 1,
+            "currency_coef": 1,
+            "fx_rate_source": "legal",
+            "amount_leg": 300,
+            "settlement_amount_leg": null,
+            "bank_reference": "REF-11-3",
+            "version": 1
+          }
+        }
+      ]
     }
   },
   "createPayout": {
@@ -3099,10 +3479,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
+      "uid": "1ee3db1a-6510-4c5e-88f7-91bb5a446381",
       "transaction_type": null,
-      "created_at": "2026-11-23T18:09:42.979Z",
-      "edited_at": "2026-11-23T18:09:42.979Z",
+      "created_at": "2026-11-23T18:20:31.913Z",
+      "edited_at": "2026-11-23T18:20:31.913Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3185,10 +3565,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "d4ad52e0-1d94-4c2f-a31b-871addd2edcd",
+      "uid": "1ee3db1a-6510-4c5e-88f7-91bb5a446381",
       "transaction_type": null,
-      "created_at": "2026-11-23T18:09:42.979Z",
-      "edited_at": "2026-11-23T18:09:42.979Z",
+      "created_at": "2026-11-23T18:20:31.913Z",
+      "edited_at": "2026-11-23T18:20:31.913Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3281,7 +3661,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-23T18:09:39.707Z"
+      "created_at": "2026-11-23T18:20:29.007Z"
     }
   },
   "listNumberingSeries": {
@@ -3296,7 +3676,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-23T18:09:39.698Z"
+          "created_at": "2026-11-23T18:20:29.001Z"
         },
         {
           "id": 2,
@@ -3304,7 +3684,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-23T18:09:39.707Z"
+          "created_at": "2026-11-23T18:20:29.007Z"
         }
       ],
       "aggregations": []
@@ -3427,8 +3807,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T18:09:39.291Z",
-      "updated_at": "2026-11-23T18:09:39.291Z"
+      "created_at": "2026-11-23T18:20:28.669Z",
+      "updated_at": "2026-11-23T18:20:28.669Z"
     }
   },
   "updateOrganisation": {
@@ -3467,19 +3847,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T18:09:39.291Z",
-      "updated_at": "2026-11-23T18:09:39.430Z"
+      "created_at": "2026-11-23T18:20:28.669Z",
+      "updated_at": "2026-11-23T18:20:28.755Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_3bjjiw9N783anSvKRqWD_17dexu",
+      "client_id": "cl_DlS4hTkx8uNlT9U8QmoB_0tjQmI",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImI1OGRhYThhLTQyOTYtNGFkZi04ZmNmLWE1ODc4ODkxY2EzOCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF8zYmpqaXc5Tjc4M2FuU3ZLUnFXRF8xN2RleHUiLCJqdGkiOiJiMWNjMjgwZC0xNDgzLTQ4YjktYjk1Yi0zN2ZhODI0YTY3ZjUiLCJpYXQiOjE3OTU0NTczNzksImV4cCI6MTc5NTQ1ODI3OX0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjcxNjc2MDBiLWNiMmYtNGFjNC04ZGUwLWM4ODdlYWQ1NjQ4YyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9EbFM0aFRreDh1TmxUOVU4UW1vQl8wdGpRbUkiLCJqdGkiOiIwZWM3NzJjZi0yMmMzLTQzNmUtYmI4YS0yMzc3N2Q3YjY5YjQiLCJpYXQiOjE3OTU0NTgwMjgsImV4cCI6MTc5NTQ1ODkyOH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -3501,8 +3881,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-23T18:09:39.656Z",
-          "updated_at": "2026-11-23T18:09:39.659Z"
+          "created_at": "2026-11-23T18:20:28.972Z",
+          "updated_at": "2026-11-23T18:20:28.975Z"
         }
       ],
       "aggregations": []
@@ -3527,8 +3907,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:09:39.656Z",
-      "updated_at": "2026-11-23T18:09:39.659Z",
+      "created_at": "2026-11-23T18:20:28.972Z",
+      "updated_at": "2026-11-23T18:20:28.975Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3543,8 +3923,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:09:39.656Z",
-      "updated_at": "2026-11-23T18:09:39.659Z"
+      "created_at": "2026-11-23T18:20:28.972Z",
+      "updated_at": "2026-11-23T18:20:28.975Z"
     }
   },
   "updateWebhook": {
@@ -3566,8 +3946,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:09:39.656Z",
-      "updated_at": "2026-11-23T18:09:39.684Z"
+      "created_at": "2026-11-23T18:20:28.972Z",
+      "updated_at": "2026-11-23T18:20:28.994Z"
     }
   },
   "deleteWebhook": {
@@ -3588,45 +3968,45 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:09:39.656Z",
-      "updated_at": "2026-11-23T18:09:43.198Z",
+      "created_at": "2026-11-23T18:20:28.972Z",
+      "updated_at": "2026-11-23T18:20:32.108Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 4,
+      "total": 8,
       "from": 0,
       "take": 2,
       "entities": [
         {
-          "id": 4,
+          "id": 8,
           "webhook_id": 1,
-          "event_id": "c0d3335a-14a0-4d15-9a5d-f5e5e9a62138",
+          "event_id": "2d8c0c02-b611-4212-be8e-8ac6575b0a69",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 7,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T19:09:42.989Z",
-          "created_at": "2026-11-23T18:09:42.945Z",
+          "next_attempt_at": "2026-11-23T19:20:31.939Z",
+          "created_at": "2026-11-23T18:20:31.903Z",
           "completed_at": null
         },
         {
-          "id": 3,
+          "id": 7,
           "webhook_id": 1,
-          "event_id": "77af0b79-d134-43c6-bcb8-d53ffcc8acd0",
-          "event_type": "com.ledgerline.sales.credit_note.posted.v1",
+          "event_id": "ea074419-6668-443b-b1db-c8cf734a888d",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 5,
+          "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T19:09:42.312Z",
-          "created_at": "2026-11-23T18:09:42.287Z",
+          "next_attempt_at": "2026-11-23T19:20:31.897Z",
+          "created_at": "2026-11-23T18:20:31.874Z",
           "completed_at": null
         }
       ],
@@ -3635,18 +4015,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 4,
+      "id": 8,
       "webhook_id": 1,
-      "event_id": "c0d3335a-14a0-4d15-9a5d-f5e5e9a62138",
+      "event_id": "2d8c0c02-b611-4212-be8e-8ac6575b0a69",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 7,
+      "last_duration_ms": 3,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-23T18:09:43.177Z",
-      "created_at": "2026-11-23T18:09:42.945Z",
+      "next_attempt_at": "2026-11-23T18:20:32.096Z",
+      "created_at": "2026-11-23T18:20:31.903Z",
       "completed_at": null
     }
   },
@@ -3701,18 +4081,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-23T18:09:39.291Z",
-        "updated_at": "2026-11-23T18:09:39.291Z"
+        "created_at": "2026-11-23T18:20:28.669Z",
+        "updated_at": "2026-11-23T18:20:28.669Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_SKIewzkW",
+        "prefix": "ak_w0QYrBy9",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-23T18:09:39.295Z",
+        "created_at": "2026-11-23T18:20:28.673Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

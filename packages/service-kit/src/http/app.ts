@@ -37,6 +37,11 @@ export interface HttpAppOptions {
   formBodyPaths?: RegExp[];
   /** Paths whose write requests may carry an XML document (application/xml, text/xml): the handler gets it as text. */
   xmlBodyPaths?: RegExp[];
+  /**
+   * Paths whose write requests carry a file (XML, text/plain or application/octet-stream): the
+   * handler gets the bytes as they came (`input.raw`, a Buffer), to decode in the file's own charset.
+   */
+  fileBodyPaths?: RegExp[];
   /** The gateway proxies bodies as they come: no parsing, no JSON negotiation. */
   proxy?: boolean;
   /** When set, `/v1` requests must carry it (proof they came through the gateway). */
@@ -159,7 +164,12 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     if (WRITE_METHODS.has(c.req.method)) {
       const declared = Number(c.req.header('content-length') ?? '0');
       if (declared > opts.bodyLimit) throw new PayloadTooLargeError(opts.bodyLimit);
-      const raw = c.req.raw.body ? await readLimited(c.req.raw, opts.bodyLimit) : '';
+      const bytes = c.req.raw.body ? await readBodyLimited(c.req.raw, opts.bodyLimit) : Buffer.alloc(0);
+      if (isFileContentType(c.req.header('content-type')) && (opts.fileBodyPaths ?? []).some((re) => re.test(path))) {
+        c.set('body', bytes.length > 0 ? bytes : undefined);
+        return next();
+      }
+      const raw = bytes.toString('utf8');
       if (raw.trim().length > 0) {
         const isForm = (c.req.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
         if (isForm && (opts.formBodyPaths ?? []).some((re) => re.test(path))) {
@@ -201,6 +211,11 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     return problemResponse(c, mapped);
   });
   return app;
+}
+
+function isFileContentType(type: string | undefined): boolean {
+  const t = (type ?? '').split(';')[0].trim().toLowerCase();
+  return t === 'text/plain' || t === 'application/octet-stream' || isXmlContentType(t);
 }
 
 function isXmlContentType(type: string | undefined): boolean {
@@ -250,10 +265,6 @@ export async function readBodyLimited(req: Request, limit: number): Promise<Buff
     chunks.push(value);
   }
   return Buffer.concat(chunks, total);
-}
-
-async function readLimited(req: Request, limit: number): Promise<string> {
-  return (await readBodyLimited(req, limit)).toString('utf8');
 }
 
 /**

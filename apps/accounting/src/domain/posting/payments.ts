@@ -46,7 +46,8 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
   const entry: LedgerEntryDraft = {
     ...paymentEntryHeader({
       type: 'bank_transaction',
-      source: { type: 'bank_transaction', id: doc.id, version: 1, no: null },
+      // a transaction matched later is its version 2: the ledger reverses the suspense posting of version 1
+      source: { type: 'bank_transaction', id: doc.id, version: doc.version ?? 1, no: null },
       datePosting: doc.date_accounting ?? doc.date_transaction,
       no: null,
       paymentReference: doc.payment_reference ?? null,

@@ -1,0 +1,197 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Dec } from '@ledgerline/core/money';
+import { RPC_SUBJECTS, documentFindAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, parseRange, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
+import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
+import { readStatementFile } from './read-statement-file.js';
+import { balanceDifference, type ParsedStatement, type StatementEntry } from './statement.js';
+
+/*
+ * POST /finance/bank/statements (issue 17): a statement file becomes bank transactions, all in the
+ * request's one transaction. Before anything is written every statement must reconcile (opening
+ * + Σ entries = closing, else 422 `statement_does_not_balance`) and be new (same account, number
+ * and period end → 409). Then each entry, in order: one already recorded (same account and bank
+ * reference) is reported as a duplicate and not recorded again; a fee goes to 568; money in is
+ * matched to the one open invoice its variable symbol, its payment reference or its amount points
+ * to (asking sales, which owns the invoices) and posted through the payment path every bank
+ * transaction takes, so the invoice is paid and the ledger shows Dr 221 / Cr 311; the rest waits
+ * in 395 suspense until `POST …/transactions/{id}/match`.
+ */
+
+const FEES_ACCOUNT = { number: '568', name: 'Bank fees' };
+
+function refuseUnbalanced(statements: ParsedStatement[]): void {
+  const off = statements.map((s) => ({ s, diff: balanceDifference(s) })).filter((x) => !x.diff.isZero());
+  if (off.length === 0) return;
+  throw new BusinessRuleError(
+    `The statement does not balance: ${off.map(({ s, diff }) => `${s.statementNo}: opening ${s.openingBalance} + entries ≠ closing ${s.closingBalance} (off by ${diff.toString()})`).join('; ')}`,
+    'statement_does_not_balance',
+    off.map(({ s, diff }) => ({ path: `statement ${s.statementNo}`, message: `opening + Σ entries − closing = ${diff.toString()}`, code: 'statement_does_not_balance' })),
+  );
+}
+
+async function refuseImported(em: EntityManager, statements: ParsedStatement[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const s of statements) {
+    const key = `${s.account}|${s.statementNo}|${s.dateTo}`;
+    const again = seen.has(key) || (await em.count(BankStatementSchema, { account: s.account, statementNo: s.statementNo, dateTo: s.dateTo })) > 0;
+    if (again) throw new ConflictError(`Statement ${s.statementNo} of account ${s.account} ending ${s.dateTo} has already been imported`, 'statement_already_imported');
+    seen.add(key);
+  }
+}
+
+/** Customers an account has paid for before: amount matching looks among their invoices first. */
+async function payersOf(ctx: TenantContext, partnerAccount: string | null): Promise<number[]> {
+  if (!partnerAccount) return [];
+  const rows = await sqlRows<{ id: string }>(
+    ctx.em,
+    `select distinct (match->'contact'->>'id') as id from bank_transactions
+      where org_id = ? and partner_account_number = ? and match_status = 'matched' and match->'contact'->>'id' ~ '^[0-9]{1,15}$' limit 50`,
+    [ctx.orgId, partnerAccount],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+/** The open invoice a movement of money in pays, and what the match rests on; null when none fits alone. */
+async function findInvoice(ctx: TenantContext, e: StatementEntry): Promise<{ id: number; matchedBy: string } | null> {
+  if (!Dec(e.amount).gt(0) || e.isFee) return null;
+  const answer = documentFindAnswerSchema.safeParse(
+    await ctx.ask(RPC_SUBJECTS.salesDocumentFind, {
+      variable_symbol: e.variableSymbol,
+      payment_reference: e.reference,
+      amount: Dec(e.amount).toFixed(2),
+      currency: e.currency,
+      contact_ids: await payersOf(ctx, e.partnerAccount),
+    }),
+  );
+  if (!answer.success || !answer.data.found || answer.data.id == null) return null;
+  return { id: answer.data.id, matchedBy: answer.data.matched_by ?? 'variable_symbol' };
+}
+
+function entryRequest(s: ParsedStatement, statementId: number, e: StatementEntry): BankTransactionRequest {
+  const description = [e.isReversal ? 'Reversal' : null, e.message].filter(Boolean).join(': ') || null;
+  return {
+    account_number: s.account,
+    statement_id: statementId,
+    order: e.order,
+    bank_reference: e.bankReference,
+    amount: Number(e.amount),
+    currency: e.currency,
+    date_transaction: e.valueDate ?? e.bookingDate,
+    date_accounting: e.bookingDate,
+    description: description?.slice(0, 10_000) ?? null,
+    payment_reference: (e.variableSymbol ?? e.reference)?.slice(0, 140) ?? null,
+    partner_account_number: e.partnerAccount,
+    partner_name: e.partnerName,
+    raw_message: [e.variableSymbol && `VS ${e.variableSymbol}`, e.constantSymbol && `KS ${e.constantSymbol}`, e.specificSymbol && `SS ${e.specificSymbol}`, e.reference, e.message].filter(Boolean).join(' | ') || null,
+    gl_account: e.isFee ? FEES_ACCOUNT : null,
+  };
+}
+
+async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankStatement> {
+  const { em, orgId } = ctx;
+  const statement = em.create(BankStatementSchema, {
+    orgId,
+    format: s.format,
+    account: s.account,
+    statementNo: s.statementNo,
+    currency: s.currency,
+    openingBalance: s.openingBalance,
+    closingBalance: s.closingBalance,
+    dateFrom: s.dateFrom,
+    dateTo: s.dateTo,
+    entries: [],
+    createdAt: new Date(),
+  });
+  await em.flush();
+  const outcomes: StoredStatementEntry[] = [];
+  for (const e of s.entries) {
+    const base = { order: e.order, amount: e.amount, variable_symbol: e.variableSymbol, bank_reference: e.bankReference };
+    const earlier = e.bankReference ? await em.findOne(BankTransactionSchema, { accountNumber: s.account, bankReference: e.bankReference }) : null;
+    if (earlier) {
+      outcomes.push({ ...base, status: 'duplicate', matched_by: null, transaction_id: earlier.id });
+      continue;
+    }
+    const found = await findInvoice(ctx, e);
+    const req = entryRequest(s, statement.id, e);
+    if (found) req.paid_record = { type: 'sales_invoice', id: found.id };
+    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true });
+    const status = view.match_status === 'matched' ? 'matched' : e.isFee ? 'fee' : 'unmatched';
+    outcomes.push({ ...base, status, matched_by: status === 'matched' ? (found?.matchedBy ?? null) : null, transaction_id: view.id });
+  }
+  statement.entries = outcomes;
+  await em.flush();
+  return statement;
+}
+
+export async function importBankStatements(ctx: TenantContext, file: unknown, query: BankStatementImportQuery): Promise<{ statements: BankStatementView[] }> {
+  if (!(file instanceof Uint8Array) || file.length === 0) {
+    throw new ValidationError('Send the statement file as the body (Content-Type application/xml, text/plain or application/octet-stream)', [
+      { path: 'body', message: 'the statement file is missing', code: 'required' },
+    ]);
+  }
+  const statements = readStatementFile(file, query.format, query.currency ?? (await legalCurrencyOf(ctx.em, ctx.orgId)));
+  refuseUnbalanced(statements);
+  await refuseImported(ctx.em, statements);
+  const stored: BankStatement[] = [];
+  for (const s of statements) stored.push(await importOne(ctx, s));
+  return { statements: await Promise.all(stored.map((s) => statementView(ctx.em, s))) };
+}
+
+export async function statementView(em: EntityManager, s: BankStatement): Promise<BankStatementView> {
+  const ids = s.entries.map((e) => e.transaction_id).filter((id): id is number => id != null);
+  const transactions = new Map((ids.length ? await em.find(BankTransactionSchema, { id: { $in: ids } }) : []).map((t) => [t.id, bankTransactionView(t)]));
+  return {
+    ...statementSummary(s),
+    entries: s.entries.map((e) => {
+      const transaction = e.transaction_id != null ? (transactions.get(e.transaction_id) ?? null) : null;
+      // a transaction matched later (…/match) shows as matched here too
+      const status = e.status === 'unmatched' && transaction?.match_status === 'matched' ? 'matched' : e.status;
+      return {
+        order: e.order,
+        status,
+        matched_by: status === 'matched' && e.status === 'unmatched' ? 'manual' : (e.matched_by as BankStatementView['entries'][number]['matched_by']),
+        amount: toWire(e.amount)!,
+        variable_symbol: e.variable_symbol,
+        bank_reference: e.bank_reference,
+        transaction,
+      };
+    }),
+  };
+}
+
+export function statementSummary(s: BankStatement): Omit<BankStatementView, 'entries'> {
+  return {
+    id: s.id,
+    format: s.format,
+    account: s.account,
+    statement_no: s.statementNo,
+    currency: s.currency.trim(),
+    opening_balance: toWire(s.openingBalance)!,
+    closing_balance: toWire(s.closingBalance)!,
+    date_from: isoDay(s.dateFrom)!,
+    date_to: isoDay(s.dateTo)!,
+    created_at: s.createdAt.toISOString(),
+  };
+}
+
+export async function findStatement(em: EntityManager, id: number): Promise<BankStatement> {
+  const s = await em.findOne(BankStatementSchema, { id });
+  if (!s) throw new NotFoundError(`Bank statement ${id} not found`, 'bank_statement_not_found');
+  return s;
+}
+
+export async function listStatements(em: EntityManager, q: { from: number; take: number; account?: string; date_to?: string }) {
+  const where: Record<string, unknown> = {};
+  if (q.account) where.account = q.account.replace(/\s+/g, '').toUpperCase();
+  const range = parseRange('date_to', q.date_to, 'date');
+  if (range) {
+    const cond: Record<string, string> = {};
+    if (range.from) cond.$gte = range.from;
+    if (range.to) cond.$lte = range.to;
+    where.dateTo = cond;
+  }
+  const [rows, total] = await em.findAndCount(BankStatementSchema, where, { orderBy: { id: 'asc' }, offset: q.from, limit: q.take });
+  return { rows, total };
+}
