@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectProblem } from '../support/assertions.js';
 import { secondOrganisation } from './support.js';
+import { billBody } from '../purchase/fixtures.js';
 import { camt053File, gpcFile, mt940File, type FixtureStatement } from '../../apps/finance/src/domain/statements/statement-files.fixtures.js';
 
 /*
@@ -31,7 +32,7 @@ interface Txn {
 }
 
 beforeAll(async () => {
-  stack = await startStack({ services: ['sales', 'finance', 'accounting'] });
+  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'] });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -189,6 +190,33 @@ describe('importing bank statements', () => {
     expect((await (await stack.api(`/v1/finance/bank/transactions?statement_id=${s2.id}`)).json()).total).toBe(0);
   });
 
+  it('money out pays the vendor bill its variable symbol names, or the one bill of that amount to that account', async () => {
+    const byVs = await post('/v1/purchase/bills', billBody({ vendor_doc_no: 'V-1', payment_reference: '20261234', date_issued: '2026-11-03', date_due: '2026-11-17' })); // 298.00
+    const byAccount = await post('/v1/purchase/bills', billBody({ vendor_doc_no: 'V-2', bank_account_number: '2000145399/0800', date_issued: '2026-11-03', items: [{ description: 'Toner', qty: 1, rate: 1000, taxes: [{ tax_code: 'S', tax_rate: 21 }] }] })); // 1210.00
+    const statement: FixtureStatement = {
+      account: '19-2000145399',
+      number: '8',
+      opening: '1002.93',
+      closing: '-505.07',
+      from: '2026-11-22',
+      to: '2026-11-23',
+      movements: [
+        { amount: `-${byVs.total_amount.toFixed(2)}`, vs: '20261234', counterAccount: '123-4567890/0100', name: 'ACME', reference: 'GPC-3' },
+        { amount: '-1210.00', counterAccount: '2000145399/0800', name: 'ACME', reference: 'GPC-4' },
+      ],
+    };
+    const res = await importFile(cp1250(gpcFile(statement)), 'text/plain');
+    expect(res.status, await res.clone().text()).toBe(200);
+    const [s] = (await res.json()).statements;
+    expect(s.entries.map((e: any) => [e.status, e.matched_by, e.transaction.matched_document?.type, e.transaction.matched_document?.id])).toEqual([
+      ['matched', 'variable_symbol', 'purchase_bill', byVs.id],
+      ['matched', 'amount', 'purchase_bill', byAccount.id],
+    ]);
+    const billStatus = async (id: number) => (await (await stack.api('/v1/purchase/bills?take=100')).json()).entities.find((b: any) => b.id === id)?.payment_status;
+    await eventually(async () => (await billStatus(byVs.id)) === 'paid' && (await billStatus(byAccount.id)) === 'paid', 15_000);
+    expect(summary((await eventually(async () => (await ledgerOf(s.entries[1].transaction.id))[0], 15_000))!)).toEqual(['Cr 221 1210.00', 'Dr 321 1210.00']);
+  });
+
   it('an unmatched transaction is matched later: the suspense posting is reversed, the invoice paid; once only', async () => {
     const inv = await invoice(500, CUSTOMER, { taxes_included: true }); // 500.00 due
     expect(inv.total_amount).toBe(500);
@@ -257,6 +285,18 @@ describe('importing bank statements', () => {
     await expectProblem(await stack.api('/v1/finance/bank/statements', { method: 'POST', json: { file: camt } }), 400);
     await expectProblem(await importFile(`${':86:'.padEnd(2_000_000, 'x')}`, 'text/plain'), 413);
     expect((await (await stack.api('/v1/finance/bank/statements?take=0')).json()).total).toBe(before);
+  });
+
+  it('a bank integration that names the account says which format its statements come in; another format is 422', async () => {
+    const account = 'SK3112000000198742637541';
+    const res = await stack.api('/v1/settings/integrations/sk.bank_a', { method: 'POST', json: { type: 'bank', key: 'tatra', name: 'Tatra banka', statements: { account: 'sk31 1200 0000 1987 4263 7541', format: 'camt053' }, config: { token: 'secret' } } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ key: 'tatra', statements: { account, format: 'camt053' } });
+    const statement: FixtureStatement = { account, number: '5', currency: 'EUR', opening: '0', closing: '0', from: '2026-11-01', to: '2026-11-30', movements: [] };
+    const problem = await expectProblem(await importFile(mt940File([statement]), 'text/plain'), 422, 'statement_format_unexpected');
+    expect(problem.detail).toContain('sk.bank_a (tatra) delivers camt053 statements of account SK3112000000198742637541; this file is mt940');
+    const ok = await importFile(camt053File([statement]), 'application/xml');
+    expect(ok.status, await ok.clone().text()).toBe(200);
   });
 
   it('needs finance:write to import, finance:read to read', async () => {

@@ -8,6 +8,8 @@ import { loadSettingsResources } from './resources.js';
 import { webhookFanout } from './webhooks/fanout.js';
 import { SECRET_PREFIXES, durationListSetting, durationSetting, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
+import { expectedStatements } from './domain/integrations.js';
+import { RPC_SUBJECTS } from '@ledgerline/contracts';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
 export const settingsService = defineService({
@@ -49,6 +51,7 @@ export const settingsService = defineService({
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
   consumers: (deps) => webhookFanout(() => deps.resources.sender.kick()),
+  responders: () => [{ subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) }],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },
   ],

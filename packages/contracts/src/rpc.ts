@@ -13,6 +13,8 @@ export const RPC_SUBJECTS = {
   salesDocumentLookup: 'rpc.sales.document.lookup',
   purchaseDocumentLookup: 'rpc.purchase.document.lookup',
   salesDocumentFind: 'rpc.sales.document.find',
+  purchaseDocumentFind: 'rpc.purchase.document.find',
+  settingsBankStatements: 'rpc.settings.bank.statements',
 } as const;
 
 export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
@@ -64,10 +66,12 @@ export const MATCHED_BY = ['variable_symbol', 'payment_reference', 'amount'] as 
 export type MatchedBy = (typeof MATCHED_BY)[number];
 
 /**
- * Request of `rpc.sales.document.find` (bank statements, issue 17): the clues a movement of money
- * in carries. The owner answers the one open invoice they point to, trying the variable symbol,
- * then the payment reference, then the amount (among the invoices of `contact_ids` when the payer's
- * account is known to have paid them before).
+ * Request of `rpc.sales.document.find` and `rpc.purchase.document.find` (bank statements, issue
+ * 17): the clues a movement carries (money in for sales' invoices, money out for purchase's bills;
+ * `amount` is its size). The owner answers the one open document they point to, trying the
+ * variable symbol, then the payment reference, then the amount (among the documents of
+ * `contact_ids` when the counterparty account paid or was paid by them before, or of the
+ * documents that name the counterparty account).
  */
 export const documentFindRequestSchema = z.object({
   variable_symbol: z.string().regex(/^\d{1,10}$/).nullish(),
@@ -75,9 +79,21 @@ export const documentFindRequestSchema = z.object({
   amount: z.string().regex(/^\d{1,13}(\.\d{1,2})?$/),
   currency: z.string().regex(/^[A-Z]{3}$/),
   contact_ids: z.array(z.int()).max(50).nullish(),
+  counterparty_account: z.string().max(64).nullish(),
 });
 export type DocumentFindRequest = z.infer<typeof documentFindRequestSchema>;
 
 /** Answer of `rpc.sales.document.find`: a lookup answer and what the match rests on; `found: false` when no single document fits. */
 export const documentFindAnswerSchema = documentLookupAnswerSchema.extend({ matched_by: z.enum(MATCHED_BY).nullish() });
 export type DocumentFindAnswer = z.infer<typeof documentFindAnswerSchema>;
+
+/** Request of `rpc.settings.bank.statements`: which format does a bank integration expect for this account's statements? */
+export const bankStatementsExpectedRequestSchema = z.object({ account: z.string().min(1).max(64) });
+/** Answer: the integration that names the account and its format, or `found: false`. */
+export const bankStatementsExpectedAnswerSchema = z.object({
+  found: z.boolean(),
+  provider: z.string().nullish(),
+  key: z.string().nullish(),
+  format: z.enum(['camt053', 'gpc', 'mt940']).nullish(),
+});
+export type BankStatementsExpectedAnswer = z.infer<typeof bankStatementsExpectedAnswerSchema>;

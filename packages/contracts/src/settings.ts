@@ -328,6 +328,15 @@ export function maskSecret(secret: string | null | undefined): string | null {
 
 // --- bank integration (#26) ------------------------------------------------------------------
 
+/** What statements a bank integration delivers: the account they are of and their file format. */
+export const bankStatementExpectationSchema = z
+  .object({
+    account: z.string().trim().min(1).max(64).describe('Our account as its statements name it: an IBAN or a domestic number (19-2000145399)'),
+    format: z.enum(['camt053', 'gpc', 'mt940']),
+  })
+  .meta({ id: 'BankStatementExpectation' });
+export type BankStatementExpectation = z.infer<typeof bankStatementExpectationSchema>;
+
 export const bankIntegrationRequestSchema = z
   .object({
     id: nullish(int64).describe('Ignored'),
@@ -336,6 +345,7 @@ export const bankIntegrationRequestSchema = z
     provider_key: nullish(shortText()),
     name: nullish(shortText()),
     config: nullish(z.record(z.string(), z.unknown())).describe('Provider configuration; shape open; never returned'),
+    statements: nullish(bankStatementExpectationSchema).describe('The account whose statements this integration delivers and their format: a statement of that account imported in another format is refused (422)'),
   })
   .meta({ id: 'BankIntegrationRequest', description: 'Bank integration: type required and non-empty' });
 export type BankIntegrationRequest = z.infer<typeof bankIntegrationRequestSchema>;
@@ -347,6 +357,7 @@ export const bankIntegrationSchema = z
     type: z.string(),
     provider_key: z.string().nullable(),
     name: z.string().nullable(),
+    statements: nullish(bankStatementExpectationSchema),
   })
   .meta({ id: 'BankIntegration', description: 'Bank integration (the response omits config)' });
 export type BankIntegration = z.infer<typeof bankIntegrationSchema>;

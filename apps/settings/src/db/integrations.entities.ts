@@ -41,6 +41,8 @@ export const BankIntegrationSchema = defineEntity({
     providerKey: p.string().nullable().fieldName('provider_key'),
     name: p.string().nullable(),
     configEnc: p.text().nullable().fieldName('config_enc'),
+    statementAccount: p.string().nullable(),
+    statementFormat: p.string().$type<'camt053' | 'gpc' | 'mt940'>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -71,5 +71,13 @@ alter table signing_keys add constraint signing_keys_private_present check (priv
 alter table organisations add column is_large_enterprise boolean not null default false;
 `,
   ),
+  sqlMigration(
+    'settings_0500_bank_statement_expectation',
+    `
+-- The account whose statements a bank integration delivers, and their format (issue 17); not secret.
+alter table bank_integrations add column statement_account text, add column statement_format text check (statement_format in ('camt053', 'gpc', 'mt940'));
+create index bank_integrations_statement_account on bank_integrations (org_id, statement_account) where statement_account is not null;
+`,
+  ),
   ...webhookMigrations,
 ];

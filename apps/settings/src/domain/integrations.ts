@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { maskSecret, type BankIntegrationRequest, type HostingIntegrationRequest } from '@ledgerline/contracts';
+import { bankStatementsExpectedRequestSchema, maskSecret, type BankIntegrationRequest, type BankStatementsExpectedAnswer, type HostingIntegrationRequest } from '@ledgerline/contracts';
 import { SecretBoxError, ValidationError, type Logger, type SecretBox } from '@ledgerline/service-kit';
 import { parseMask } from '@ledgerline/documents';
 import {
@@ -103,7 +103,21 @@ export async function putHostingIntegration(
 }
 
 export function bankIntegrationView(b: BankIntegration) {
-  return { id: b.id, key: b.key ?? null, type: b.type, provider_key: b.providerKey ?? null, name: b.name ?? null };
+  const statements = b.statementAccount && b.statementFormat ? { account: b.statementAccount, format: b.statementFormat } : null;
+  return { id: b.id, key: b.key ?? null, type: b.type, provider_key: b.providerKey ?? null, name: b.name ?? null, statements };
+}
+
+/** An account as statements write it, for comparing: no spaces, upper case. */
+export const statementAccountKey = (account: string) => account.replace(/\s+/g, '').toUpperCase();
+
+/**
+ * `rpc.settings.bank.statements` (issue 17): the bank integration that names this account's
+ * statements, for finance to refuse a statement of it in another format.
+ */
+export async function expectedStatements(em: EntityManager, raw: unknown): Promise<BankStatementsExpectedAnswer> {
+  const { account } = bankStatementsExpectedRequestSchema.parse(raw);
+  const row = await em.findOne(BankIntegrationSchema, { statementAccount: statementAccountKey(account) }, { orderBy: { id: 'desc' } });
+  return row ? { found: true, provider: row.provider, key: row.key ?? null, format: row.statementFormat ?? null } : { found: false };
 }
 
 /**
@@ -127,6 +141,10 @@ export async function saveBankIntegration(
   row.type = input.type;
   if (input.provider_key !== undefined) row.providerKey = input.provider_key;
   if (input.name !== undefined) row.name = input.name;
+  if (input.statements !== undefined) {
+    row.statementAccount = input.statements ? statementAccountKey(input.statements.account) : null;
+    row.statementFormat = input.statements?.format ?? null;
+  }
   row.updatedAt = now;
   await em.flush();
   if (input.config !== undefined) {

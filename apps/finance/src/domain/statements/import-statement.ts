@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
-import { RPC_SUBJECTS, documentFindAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
+import { RPC_SUBJECTS, bankStatementsExpectedAnswerSchema, documentFindAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, parseRange, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
@@ -14,8 +14,9 @@ import { balanceDifference, type ParsedStatement, type StatementEntry } from './
  * and period end → 409). Then each entry, in order: one already recorded (same account and bank
  * reference) is reported as a duplicate and not recorded again; a fee goes to 568; money in is
  * matched to the one open invoice its variable symbol, its payment reference or its amount points
- * to (asking sales, which owns the invoices) and posted through the payment path every bank
- * transaction takes, so the invoice is paid and the ledger shows Dr 221 / Cr 311; the rest waits
+ * to (asking sales, which owns the invoices), money out to a vendor bill (asking purchase), and
+ * posted through the payment path every bank transaction takes, so the document is paid and the
+ * ledger shows Dr 221 / Cr 311 (or Dr 321 / Cr 221); the rest waits
  * in 395 suspense until `POST …/transactions/{id}/match`.
  */
 
@@ -41,7 +42,24 @@ async function refuseImported(em: EntityManager, statements: ParsedStatement[]):
   }
 }
 
-/** Customers an account has paid for before: amount matching looks among their invoices first. */
+/**
+ * A bank integration that names the statement's account (`statements` of sk.bank_a and the like)
+ * says in which format its statements come: one in another format is refused, since it is not
+ * what the integration delivers (a file for another account, or exported wrongly).
+ */
+async function refuseUnexpectedFormat(ctx: TenantContext, statements: ParsedStatement[]): Promise<void> {
+  for (const s of statements) {
+    const answer = bankStatementsExpectedAnswerSchema.safeParse(await ctx.ask(RPC_SUBJECTS.settingsBankStatements, { account: s.account }));
+    if (!answer.success || !answer.data.found || !answer.data.format || answer.data.format === s.format) continue;
+    throw new BusinessRuleError(
+      `The bank integration ${answer.data.provider}${answer.data.key ? ` (${answer.data.key})` : ''} delivers ${answer.data.format} statements of account ${s.account}; this file is ${s.format}`,
+      'statement_format_unexpected',
+      [{ path: 'format', message: `expected ${answer.data.format}`, code: 'statement_format_unexpected' }],
+    );
+  }
+}
+
+/** Contacts an account has paid for, or been paid by, before: amount matching looks among their documents first. */
 async function payersOf(ctx: TenantContext, partnerAccount: string | null): Promise<number[]> {
   if (!partnerAccount) return [];
   const rows = await sqlRows<{ id: string }>(
@@ -53,20 +71,25 @@ async function payersOf(ctx: TenantContext, partnerAccount: string | null): Prom
   return rows.map((r) => Number(r.id));
 }
 
-/** The open invoice a movement of money in pays, and what the match rests on; null when none fits alone. */
-async function findInvoice(ctx: TenantContext, e: StatementEntry): Promise<{ id: number; matchedBy: string } | null> {
-  if (!Dec(e.amount).gt(0) || e.isFee) return null;
+/**
+ * The open document a movement pays and what the match rests on: money in an invoice (asking
+ * sales), money out a vendor bill (asking purchase); null when none fits alone, or for a fee.
+ */
+async function findPaidDocument(ctx: TenantContext, e: StatementEntry): Promise<{ type: 'sales_invoice' | 'purchase_bill'; id: number; matchedBy: string } | null> {
+  if (e.isFee || Dec(e.amount).isZero()) return null;
+  const moneyIn = Dec(e.amount).gt(0);
   const answer = documentFindAnswerSchema.safeParse(
-    await ctx.ask(RPC_SUBJECTS.salesDocumentFind, {
+    await ctx.ask(moneyIn ? RPC_SUBJECTS.salesDocumentFind : RPC_SUBJECTS.purchaseDocumentFind, {
       variable_symbol: e.variableSymbol,
       payment_reference: e.reference,
-      amount: Dec(e.amount).toFixed(2),
+      amount: Dec(e.amount).abs().toFixed(2),
       currency: e.currency,
       contact_ids: await payersOf(ctx, e.partnerAccount),
+      counterparty_account: e.partnerAccount,
     }),
   );
   if (!answer.success || !answer.data.found || answer.data.id == null) return null;
-  return { id: answer.data.id, matchedBy: answer.data.matched_by ?? 'variable_symbol' };
+  return { type: moneyIn ? 'sales_invoice' : 'purchase_bill', id: answer.data.id, matchedBy: answer.data.matched_by ?? 'variable_symbol' };
 }
 
 function entryRequest(s: ParsedStatement, statementId: number, e: StatementEntry): BankTransactionRequest {
@@ -113,9 +136,9 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
       outcomes.push({ ...base, status: 'duplicate', matched_by: null, transaction_id: earlier.id });
       continue;
     }
-    const found = await findInvoice(ctx, e);
+    const found = await findPaidDocument(ctx, e);
     const req = entryRequest(s, statement.id, e);
-    if (found) req.paid_record = { type: 'sales_invoice', id: found.id };
+    if (found) req.paid_record = { type: found.type, id: found.id };
     const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true });
     const status = view.match_status === 'matched' ? 'matched' : e.isFee ? 'fee' : 'unmatched';
     outcomes.push({ ...base, status, matched_by: status === 'matched' ? (found?.matchedBy ?? null) : null, transaction_id: view.id });
@@ -134,6 +157,7 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
   const statements = readStatementFile(file, query.format, query.currency ?? (await legalCurrencyOf(ctx.em, ctx.orgId)));
   refuseUnbalanced(statements);
   await refuseImported(ctx.em, statements);
+  await refuseUnexpectedFormat(ctx, statements);
   const stored: BankStatement[] = [];
   for (const s of statements) stored.push(await importOne(ctx, s));
   return { statements: await Promise.all(stored.map((s) => statementView(ctx.em, s))) };

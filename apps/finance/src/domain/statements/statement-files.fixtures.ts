@@ -117,7 +117,10 @@ export function camt053File(statements: FixtureStatement[], version: '02' | '08'
 /** An MT940 file, one statement per fixture, optionally in the SWIFT envelope. */
 export function mt940File(statements: FixtureStatement[], opts: { envelope?: boolean } = {}): string {
   const yymmdd = (d: string) => `${d.slice(2, 4)}${d.slice(5, 7)}${d.slice(8, 10)}`;
-  const amount = (v: string) => v.replace('-', '').replace('.', ',');
+  const amount = (v: string) => {
+    const [whole, fraction = ''] = v.replace('-', '').split('.');
+    return `${whole},${fraction}`;
+  };
   const bal = (tag: string, v: string, ccy: string, d: string) => `:${tag}:${v.startsWith('-') ? 'D' : 'C'}${yymmdd(d)}${ccy}${amount(v)}`;
   const blocks = statements.map((s) => {
     const ccy = s.currency ?? 'CZK';
