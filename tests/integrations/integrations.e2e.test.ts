@@ -159,7 +159,7 @@ describe('#26 POST /v1/settings/integrations/sk.bank_a', () => {
     expect(text).not.toContain(BANK_SECRET);
     expect(text).not.toContain('cid-1');
     const body = JSON.parse(text);
-    expect(body).toEqual({ id: expect.any(Number), key: 'main', type: 'psd2', provider_key: 'bank_a', name: 'Bank A main account' });
+    expect(body).toEqual({ id: expect.any(Number), key: 'main', type: 'psd2', provider_key: 'bank_a', name: 'Bank A main account', statements: null });
     expect(body).not.toHaveProperty('config');
 
     const { rows } = await db.query('select t::text as raw, config_enc, provider from bank_integrations t where id = $1', [body.id]);
