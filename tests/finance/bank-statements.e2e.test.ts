@@ -167,6 +167,7 @@ describe('importing bank statements', () => {
       movements: [
         { amount: '60.50', message: 'Platba OBJ-2026-77', reference: 'MT-1' },
         { amount: '-5.00', fee: true, reference: 'MT-2', message: 'Poplatek' },
+        { amount: '0.00', reference: 'MT-0', message: 'Zrušený příkaz' },
       ],
     };
     // MT940 carries the reference in the :61: customer reference field
@@ -178,7 +179,9 @@ describe('importing bank statements', () => {
     expect(s.entries.map((e: any) => [e.status, e.matched_by])).toEqual([
       ['matched', 'payment_reference'],
       ['fee', null],
+      ['skipped', null],
     ]);
+    expect(s.entries[2].transaction).toBeNull();
     await eventually(async () => (await invoiceStatus(inv.id)) === 'paid', 15_000);
 
     // the next statement repeats the charge (same bank reference): reported, not recorded again
@@ -284,6 +287,9 @@ describe('importing bank statements', () => {
     await expectProblem(await importFile(camt, 'application/xml', '?format=csv'), 400);
     await expectProblem(await stack.api('/v1/finance/bank/statements', { method: 'POST', json: { file: camt } }), 400);
     await expectProblem(await importFile(`${':86:'.padEnd(2_000_000, 'x')}`, 'text/plain'), 413);
+    // more entries than one request records
+    const many = Array.from({ length: 5001 }, (_, i) => ({ amount: '0.01', reference: `M${i}` }));
+    await expectProblem(await importFile(gpcFile({ account: '9-9', number: '1', opening: '0', closing: '50.01', from: '2026-11-01', to: '2026-11-02', movements: many }), 'text/plain'), 422, 'statement_too_long');
     expect((await (await stack.api('/v1/finance/bank/statements?take=0')).json()).total).toBe(before);
   });
 

@@ -238,7 +238,9 @@ export type BankStatementImportQuery = z.output<typeof bankStatementImportQueryS
 export const statementEntryOutcomeSchema = z
   .object({
     order: z.int32().describe('Position of the entry in the statement (a batch entry counts each of its transactions)'),
-    status: z.enum(['matched', 'unmatched', 'fee', 'duplicate']).describe('matched: paid the document; unmatched: posted to 395 suspense; fee: posted to 568; duplicate: already recorded, not recorded again'),
+    status: z
+      .enum(['matched', 'unmatched', 'fee', 'duplicate', 'skipped'])
+      .describe('matched: paid the document; unmatched: posted to 395 suspense; fee: posted to 568; duplicate: already recorded, not recorded again; skipped: an entry of zero moves no money and is not recorded'),
     matched_by: nullish(z.enum(['variable_symbol', 'payment_reference', 'amount', 'manual'])).describe('What the match rests on'),
     amount: money,
     variable_symbol: nullish(z.string()),

@@ -83,9 +83,15 @@ export const documentFindRequestSchema = z.object({
 });
 export type DocumentFindRequest = z.infer<typeof documentFindRequestSchema>;
 
-/** Answer of `rpc.sales.document.find`: a lookup answer and what the match rests on; `found: false` when no single document fits. */
+/** One answer: a lookup answer and what the match rests on; `found: false` when no single document fits. */
 export const documentFindAnswerSchema = documentLookupAnswerSchema.extend({ matched_by: z.enum(MATCHED_BY).nullish() });
 export type DocumentFindAnswer = z.infer<typeof documentFindAnswerSchema>;
+
+/** The movements of a statement are asked about together (one round trip per 500). */
+export const DOCUMENT_FIND_BATCH = 500;
+export const documentFindBatchRequestSchema = z.object({ movements: z.array(documentFindRequestSchema).min(1).max(DOCUMENT_FIND_BATCH) });
+/** One answer per movement, in the order asked. */
+export const documentFindBatchAnswerSchema = z.object({ answers: z.array(documentFindAnswerSchema) });
 
 /** Request of `rpc.settings.bank.statements`: which format does a bank integration expect for this account's statements? */
 export const bankStatementsExpectedRequestSchema = z.object({ account: z.string().min(1).max(64) });

@@ -55,7 +55,7 @@ export type BankTransaction = InferEntity<typeof BankTransactionSchema>;
 /** What happened to one entry of an imported statement, as answered (the transaction is read live). */
 export interface StoredStatementEntry {
   order: number;
-  status: 'matched' | 'unmatched' | 'fee' | 'duplicate';
+  status: 'matched' | 'unmatched' | 'fee' | 'duplicate' | 'skipped';
   matched_by: string | null;
   amount: string;
   variable_symbol: string | null;

@@ -25,9 +25,9 @@ type Cash = Pick<BankTransactionRequest, 'amount' | 'currency' | 'fx_rate' | 'cu
  * without any). A payment of a foreign-currency document is priced after every earlier payment of
  * it, which the lock makes final.
  */
-export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: MatchResult) {
+export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: MatchResult, knownLegalCurrency?: string) {
   const { match, document } = resolved;
-  const legalCurrency = await legalCurrencyOf(ctx.em, ctx.orgId);
+  const legalCurrency = knownLegalCurrency ?? (await legalCurrencyOf(ctx.em, ctx.orgId));
   const legal = paymentLegal({
     amount: String(cash.amount),
     currency: cash.currency,
@@ -62,24 +62,30 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
 /**
  * `opts.matchedBy` records what a statement match rested on; `opts.suspense` marks a statement
  * entry that was looked for and not found as `unmatched` (waiting in 395 for …/match), where a
- * transaction recorded without any paid record is `none`.
+ * transaction recorded without any paid record is `none`; `opts.checked` says the caller has
+ * already looked for duplicates (the unique indexes still guard), `opts.legalCurrency` that it
+ * knows the organisation's legal currency.
  */
-export async function recordBankTransaction(ctx: TenantContext, req: BankTransactionRequest, opts: { matchedBy?: string | null; suspense?: boolean } = {}) {
+export async function recordBankTransaction(
+  ctx: TenantContext,
+  req: BankTransactionRequest,
+  opts: { matchedBy?: string | null; suspense?: boolean; checked?: boolean; legalCurrency?: string } = {},
+) {
   const { em, orgId } = ctx;
-  const keyed = req.account_number != null && req.statement_id != null && req.order != null;
+  const keyed = !opts.checked && req.account_number != null && req.statement_id != null && req.order != null;
   if (keyed) {
     const existing = await em.count(BankTransactionSchema, { accountNumber: req.account_number, statementId: req.statement_id, order: req.order });
     if (existing > 0) throw duplicate();
   }
-  if (req.account_number != null && req.bank_reference != null) {
+  if (!opts.checked && req.account_number != null && req.bank_reference != null) {
     if ((await em.count(BankTransactionSchema, { accountNumber: req.account_number, bankReference: req.bank_reference })) > 0) throw duplicate();
   }
   const resolved = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record');
   const { match } = resolved;
   const status = resolved.status === 'none' && opts.suspense && !req.gl_account ? 'unmatched' : resolved.status;
-  const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved);
+  const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved, opts.legalCurrency);
 
-  const bt = em.create(BankTransactionSchema, {
+  const data = {
     orgId,
     accountNumber: req.account_number ?? null,
     statementId: req.statement_id ?? null,
@@ -110,9 +116,12 @@ export async function recordBankTransaction(ctx: TenantContext, req: BankTransac
     matchedBy: match ? (opts.matchedBy ?? 'paid_record') : null,
     version: 1,
     createdAt: new Date(),
-  });
+  };
+  let bt: BankTransaction;
   try {
-    await em.flush();
+    // inserted without the unit of work: a statement records thousands in one request, and every
+    // flush would compare all of them again
+    bt = { ...data, id: (await em.insert(BankTransactionSchema, data)) as number } as BankTransaction;
   } catch (e) {
     // A concurrent twin got in between the check and the insert.
     if (isUniqueViolation(e)) throw duplicate();

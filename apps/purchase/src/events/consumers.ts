@@ -1,7 +1,7 @@
 import { RPC_SUBJECTS, SUBJECTS, purchaseDocumentLookupRequestSchema } from '@ledgerline/contracts';
 import { paidDocumentOrderingKey, type ConsumerDefinition, type ResponderDefinition } from '@ledgerline/service-kit';
 import { lookupDocument } from '../payments/document-lookup.js';
-import { findPaidBill } from '../payments/document-find.js';
+import { findPaidBills } from '../payments/document-find.js';
 import { applyPurchasePayment } from '../payments/payment-matched.js';
 
 export function purchaseConsumers(): ConsumerDefinition[] {
@@ -23,6 +23,6 @@ export function purchaseConsumers(): ConsumerDefinition[] {
 export function purchaseResponders(): ResponderDefinition[] {
   return [
     { subject: RPC_SUBJECTS.purchaseDocumentLookup, handle: async (em, data) => lookupDocument(em, purchaseDocumentLookupRequestSchema.parse(data)) },
-    { subject: RPC_SUBJECTS.purchaseDocumentFind, handle: (em, data, orgId) => findPaidBill(em, data, orgId) },
+    { subject: RPC_SUBJECTS.purchaseDocumentFind, handle: (em, data, orgId) => findPaidBills(em, data, orgId) },
   ];
 }

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentFindAnswer } from '@ledgerline/contracts';
-import { findOpenDocument, type OpenDocumentTable } from '@ledgerline/service-kit';
+import { answerDocumentFinds, type OpenDocumentTable } from '@ledgerline/service-kit';
 import { lookupDocument } from './document-lookup.js';
 
 /*
- * `rpc.purchase.document.find` (bank statements, issue 17): the one open vendor bill a movement of
- * money out pays, by the clues the kit's finder tries in order. A bill's variable symbol is the
+ * `rpc.purchase.document.find` (bank statements, issue 17): for each movement of money out, the one
+ * open vendor bill it pays, by the clues the kit's finder tries in order. A bill's variable symbol is the
  * vendor's, kept as its payment reference when that is 1–10 digits; the account it is paid to is
  * the bank account the bill names.
  */
@@ -19,8 +19,6 @@ const BILLS: OpenDocumentTable = {
   counterpartyAccount: 'bank_account_number',
 };
 
-export async function findPaidBill(em: EntityManager, raw: unknown, orgId: number): Promise<DocumentFindAnswer> {
-  const found = await findOpenDocument(em, orgId, BILLS, raw);
-  if (!found) return { found: false, type: 'purchase_bill', id: null, no: null, total_amount: null, amount_due: null, currency: null, contact: null, matched_by: null };
-  return { ...(await lookupDocument(em, { type: 'purchase_bill', id: found.id })), matched_by: found.matchedBy };
+export async function findPaidBills(em: EntityManager, raw: unknown, orgId: number): Promise<{ answers: DocumentFindAnswer[] }> {
+  return answerDocumentFinds(em, orgId, BILLS, raw, 'purchase_bill', (id) => lookupDocument(em, { type: 'purchase_bill', id }));
 }

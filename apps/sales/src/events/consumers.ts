@@ -1,7 +1,7 @@
 import { RPC_SUBJECTS, SUBJECTS } from '@ledgerline/contracts';
 import { paidDocumentOrderingKey, type ConsumerDefinition, type ResponderDefinition, type ServiceDeps } from '@ledgerline/service-kit';
 import { lookupDocument } from '../payments/document-lookup.js';
-import { findPaidInvoice } from '../payments/document-find.js';
+import { findPaidInvoices } from '../payments/document-find.js';
 import { applySalesPayment } from '../payments/payment-matched.js';
 
 export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
@@ -23,6 +23,6 @@ export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
 export function salesResponders(_deps: ServiceDeps): ResponderDefinition[] {
   return [
     { subject: RPC_SUBJECTS.salesDocumentLookup, handle: (em, data) => lookupDocument(em, data) },
-    { subject: RPC_SUBJECTS.salesDocumentFind, handle: (em, data, orgId) => findPaidInvoice(em, data, orgId) },
+    { subject: RPC_SUBJECTS.salesDocumentFind, handle: (em, data, orgId) => findPaidInvoices(em, data, orgId) },
   ];
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { documentFindRequestSchema, type MatchedBy } from '@ledgerline/contracts';
+import { documentFindBatchRequestSchema, documentFindRequestSchema, type DocumentFindAnswer, type MatchedBy } from '@ledgerline/contracts';
 import { sqlRows } from '../db/orm.js';
 
 /*
@@ -70,4 +70,29 @@ export async function findOpenDocument(em: EntityManager, orgId: number, t: Open
     if (id !== null) return { id, matchedBy };
   }
   return null;
+}
+
+/**
+ * A responder's answer to a batch of movements: for each, the one open document it pays (its
+ * owner's lookup answer and what the match rests on) or `found: false` of `type`.
+ */
+export async function answerDocumentFinds(
+  em: EntityManager,
+  orgId: number,
+  t: OpenDocumentTable,
+  raw: unknown,
+  type: string,
+  lookup: (id: number) => Promise<Omit<DocumentFindAnswer, 'matched_by'>>,
+): Promise<{ answers: DocumentFindAnswer[] }> {
+  const { movements } = documentFindBatchRequestSchema.parse(raw);
+  const answers: DocumentFindAnswer[] = [];
+  for (const movement of movements) {
+    const found = await findOpenDocument(em, orgId, t, movement);
+    answers.push(
+      found
+        ? { ...(await lookup(found.id)), matched_by: found.matchedBy }
+        : { found: false, type, id: null, no: null, total_amount: null, amount_due: null, currency: null, contact: null, matched_by: null },
+    );
+  }
+  return { answers };
 }

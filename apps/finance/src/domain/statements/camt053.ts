@@ -1,6 +1,6 @@
 import { Dec } from '@ledgerline/core/money';
 import { xmlLeaf as text, type XmlNode } from '@ledgerline/service-kit';
-import { badStatement, statementAmount, symbolDigits, variableSymbolIn, type ParsedStatement, type StatementEntry } from './statement.js';
+import { badStatement, calendarDay, statementAmount, symbolDigits, variableSymbolIn, type ParsedStatement, type StatementEntry } from './statement.js';
 
 /*
  * ISO 20022 camt.053 (BankToCustomerStatement), versions .001.02 to .001.08: one statement per
@@ -23,9 +23,8 @@ function day(node: XmlNode | undefined, path: string, required = true): string |
     return null;
   }
   const d = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
-  const parsed = d ? new Date(`${raw}T00:00:00Z`) : null;
-  if (!parsed || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== raw) throw badStatement(`${path} is not a date: ${raw.slice(0, 30)}`, path);
-  return raw;
+  if (!d) throw badStatement(`${path} is not a date: ${raw.slice(0, 30)}`, path);
+  return calendarDay(Number(d[1]), Number(d[2]), Number(d[3]), path, raw);
 }
 
 /** An `Amt` element with its currency, signed by the credit/debit indicator beside it. */
@@ -151,7 +150,7 @@ export function parseCamt053(root: XmlNode): ParsedStatement[] {
     const to = day(stmt.FrToDt?.ToDtTm ? { DtTm: stmt.FrToDt.ToDtTm } : undefined, `${path}/FrToDt/ToDtTm`, false) ?? closing.date ?? dates.at(-1);
     return {
       format: 'camt053' as const,
-      account: account.replace(/\s+/g, '').toUpperCase(),
+      account: account.replace(/\s+/g, '').toUpperCase().slice(0, 64),
       statementNo: statementNo.slice(0, 64),
       currency,
       openingBalance: opening.amount,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
-import { RPC_SUBJECTS, bankStatementsExpectedAnswerSchema, documentFindAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
+import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, parseRange, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
@@ -21,6 +21,12 @@ import { balanceDifference, type ParsedStatement, type StatementEntry } from './
  */
 
 const FEES_ACCOUNT = { number: '568', name: 'Bank fees' };
+
+/**
+ * Entries one request records: about 2–3 ms each on a small machine, so a file at the limit is
+ * answered well within the gateway's upstream timeout instead of timing out while it commits.
+ */
+export const MAX_STATEMENT_ENTRIES = 5000;
 
 function refuseUnbalanced(statements: ParsedStatement[]): void {
   const off = statements.map((s) => ({ s, diff: balanceDifference(s) })).filter((x) => !x.diff.isZero());
@@ -71,25 +77,52 @@ async function payersOf(ctx: TenantContext, partnerAccount: string | null): Prom
   return rows.map((r) => Number(r.id));
 }
 
+type Found = { type: 'sales_invoice' | 'purchase_bill'; id: number; matchedBy: string };
+
 /**
- * The open document a movement pays and what the match rests on: money in an invoice (asking
- * sales), money out a vendor bill (asking purchase); null when none fits alone, or for a fee.
+ * The open document each movement pays and what the match rests on: money in an invoice (asking
+ * sales), money out a vendor bill (asking purchase), the movements of one direction asked
+ * together; none for a fee or a movement of nothing, or when no document fits alone.
  */
-async function findPaidDocument(ctx: TenantContext, e: StatementEntry): Promise<{ type: 'sales_invoice' | 'purchase_bill'; id: number; matchedBy: string } | null> {
-  if (e.isFee || Dec(e.amount).isZero()) return null;
-  const moneyIn = Dec(e.amount).gt(0);
-  const answer = documentFindAnswerSchema.safeParse(
-    await ctx.ask(moneyIn ? RPC_SUBJECTS.salesDocumentFind : RPC_SUBJECTS.purchaseDocumentFind, {
-      variable_symbol: e.variableSymbol,
-      payment_reference: e.reference,
-      amount: Dec(e.amount).abs().toFixed(2),
-      currency: e.currency,
-      contact_ids: await payersOf(ctx, e.partnerAccount),
-      counterparty_account: e.partnerAccount,
-    }),
-  );
-  if (!answer.success || !answer.data.found || answer.data.id == null) return null;
-  return { type: moneyIn ? 'sales_invoice' : 'purchase_bill', id: answer.data.id, matchedBy: answer.data.matched_by ?? 'variable_symbol' };
+async function findPaidDocuments(ctx: TenantContext, entries: StatementEntry[]): Promise<Map<StatementEntry, Found>> {
+  const found = new Map<StatementEntry, Found>();
+  for (const [type, subject, inDirection] of [
+    ['sales_invoice', RPC_SUBJECTS.salesDocumentFind, (e: StatementEntry) => Dec(e.amount).gt(0)],
+    ['purchase_bill', RPC_SUBJECTS.purchaseDocumentFind, (e: StatementEntry) => Dec(e.amount).lt(0)],
+  ] as const) {
+    const asked = entries.filter((e) => !e.isFee && inDirection(e));
+    for (let i = 0; i < asked.length; i += DOCUMENT_FIND_BATCH) {
+      const chunk = asked.slice(i, i + DOCUMENT_FIND_BATCH);
+      const movements = [];
+      for (const e of chunk) {
+        movements.push({
+          variable_symbol: e.variableSymbol,
+          payment_reference: e.reference,
+          amount: Dec(e.amount).abs().toFixed(2),
+          currency: e.currency,
+          contact_ids: await payersOf(ctx, e.partnerAccount),
+          counterparty_account: e.partnerAccount,
+        });
+      }
+      const answer = documentFindBatchAnswerSchema.safeParse(await ctx.ask(subject, { movements }));
+      if (!answer.success || answer.data.answers.length !== chunk.length) continue; // an answer we cannot read matches nothing
+      answer.data.answers.forEach((a, j) => {
+        if (a.found && a.id != null) found.set(chunk[j], { type, id: a.id, matchedBy: a.matched_by ?? 'variable_symbol' });
+      });
+    }
+  }
+  return found;
+}
+
+/** Transactions the account already has, by bank reference (an overlapping statement's entries). */
+async function recordedReferences(ctx: TenantContext, s: ParsedStatement): Promise<Map<string, number>> {
+  const refs = [...new Set(s.entries.map((e) => e.bankReference).filter((r): r is string => r !== null))];
+  const known = new Map<string, number>();
+  for (let i = 0; i < refs.length; i += 1000) {
+    const rows = await ctx.em.find(BankTransactionSchema, { accountNumber: s.account, bankReference: { $in: refs.slice(i, i + 1000) } }, { fields: ['id', 'bankReference'] });
+    for (const r of rows) known.set(r.bankReference!, r.id);
+  }
+  return known;
 }
 
 function entryRequest(s: ParsedStatement, statementId: number, e: StatementEntry): BankTransactionRequest {
@@ -129,19 +162,30 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
   });
   await em.flush();
   const outcomes: StoredStatementEntry[] = [];
+  const recorded = await recordedReferences(ctx, s);
+  const fresh = s.entries.filter((e) => !Dec(e.amount).isZero() && !(e.bankReference && recorded.has(e.bankReference)));
+  const paid = await findPaidDocuments(ctx, fresh);
+  const legalCurrency = await legalCurrencyOf(em, orgId);
   for (const e of s.entries) {
     const base = { order: e.order, amount: e.amount, variable_symbol: e.variableSymbol, bank_reference: e.bankReference };
-    const earlier = e.bankReference ? await em.findOne(BankTransactionSchema, { accountNumber: s.account, bankReference: e.bankReference }) : null;
-    if (earlier) {
-      outcomes.push({ ...base, status: 'duplicate', matched_by: null, transaction_id: earlier.id });
+    if (Dec(e.amount).isZero()) {
+      // an informational entry of zero (some banks list cancelled orders so) moves no money
+      outcomes.push({ ...base, status: 'skipped', matched_by: null, transaction_id: null });
       continue;
     }
-    const found = await findPaidDocument(ctx, e);
+    const earlier = e.bankReference ? recorded.get(e.bankReference) : undefined;
+    if (earlier !== undefined) {
+      outcomes.push({ ...base, status: 'duplicate', matched_by: null, transaction_id: earlier });
+      continue;
+    }
+    const found = paid.get(e);
     const req = entryRequest(s, statement.id, e);
     if (found) req.paid_record = { type: found.type, id: found.id };
-    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true });
+    // a new statement's entries cannot repeat its own (account, statement, order); references were checked above
+    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true, checked: true, legalCurrency });
     const status = view.match_status === 'matched' ? 'matched' : e.isFee ? 'fee' : 'unmatched';
     outcomes.push({ ...base, status, matched_by: status === 'matched' ? (found?.matchedBy ?? null) : null, transaction_id: view.id });
+    if (e.bankReference) recorded.set(e.bankReference, view.id);
   }
   statement.entries = outcomes;
   await em.flush();
@@ -155,6 +199,12 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
     ]);
   }
   const statements = readStatementFile(file, query.format, query.currency ?? (await legalCurrencyOf(ctx.em, ctx.orgId)));
+  const entries = statements.reduce((n, s) => n + s.entries.length, 0);
+  if (entries > MAX_STATEMENT_ENTRIES) {
+    throw new BusinessRuleError(`The file holds ${entries} entries; import at most ${MAX_STATEMENT_ENTRIES} per request (split it by statement or by day)`, 'statement_too_long', [
+      { path: 'body', message: `at most ${MAX_STATEMENT_ENTRIES} entries`, code: 'statement_too_long' },
+    ]);
+  }
   refuseUnbalanced(statements);
   await refuseImported(ctx.em, statements);
   await refuseUnexpectedFormat(ctx, statements);

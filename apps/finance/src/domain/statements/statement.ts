@@ -64,7 +64,8 @@ export function statementAmount(text: string, path: string): string {
 /** A calendar day that exists, as YYYY-MM-DD. */
 export function calendarDay(year: number, month: number, day: number, path: string, raw: string): string {
   const d = new Date(Date.UTC(year, month - 1, day));
-  if (month < 1 || month > 12 || d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) {
+  // the API's dates are 1900–9999
+  if (year < 1900 || year > 9999 || month < 1 || month > 12 || d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) {
     throw badStatement(`${path} is not a date: ${raw.slice(0, 20)}`, path);
   }
   return d.toISOString().slice(0, 10);

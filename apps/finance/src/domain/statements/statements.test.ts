@@ -76,6 +76,7 @@ describe('camt.053', () => {
       [file.replace('<Amt Ccy="CZK">1210.00</Amt>', '<Amt Ccy="CZK">1e3</Amt>'), /Ntry\[1\]\/Amt is not an amount/],
       [file.replace('<Amt Ccy="CZK">1210.00</Amt>', '<Amt>1210.00</Amt>'), /Ntry\[1\]\/Amt has no currency/],
       [file.replace('<BookgDt><Dt>2026-11-20</Dt></BookgDt>', '<BookgDt><Dt>2026-02-30</Dt></BookgDt>'), /Ntry\[1\]\/BookgDt is not a date/],
+      [file.replace('<BookgDt><Dt>2026-11-20</Dt></BookgDt>', '<BookgDt><Dt>0001-11-20</Dt></BookgDt>'), /Ntry\[1\]\/BookgDt is not a date/],
       [file.replace(/<Bal><Tp><CdOrPrtry><Cd>CLBD[\s\S]*?<\/Bal>/, ''), /Stmt\[1\] has no CLBD balance/],
       [file.replace('<CdtDbtInd>CRDT</CdtDbtInd><Sts>', '<CdtDbtInd>IN</CdtDbtInd><Sts>'), /CdtDbtInd must be CRDT or DBIT/],
       [file.replace('camt.053.001.02', 'camt.052.001.02'), /expected a camt.053.001.02–08 Document/],
