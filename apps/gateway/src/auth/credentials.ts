@@ -1,5 +1,6 @@
 import type { UpstreamSet } from '../proxy/upstream-set.js';
-import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
+import { jwtVerify, errors as joseErrors } from 'jose';
+import { ReplicatedJwks } from './replicated-jwks.js';
 import { request, type Dispatcher } from 'undici';
 import { SECRET_PREFIXES, UnauthorizedError, UpstreamError, hasValidChecksum, safeEqual, secretHash, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
 
@@ -24,7 +25,7 @@ const TOKEN_AUDIENCE = 'ledgerline-api';
 export class CredentialVerifier {
   private cache = new Map<string, CachedKey>();
   private inflight = new Map<string, Promise<CachedKey>>();
-  private jwks: ReturnType<typeof createRemoteJWKSet>;
+  private jwks: ReplicatedJwks;
 
   constructor(
     private readonly settings: UpstreamSet,
@@ -33,11 +34,7 @@ export class CredentialVerifier {
     private readonly internalToken: string | undefined,
   ) {
     // the signing keys are the same on every settings replica (they live in its database)
-    this.jwks = createRemoteJWKSet(new URL('/internal/jwks', settings.replicas[0].url), {
-      cooldownDuration: 5_000,
-      cacheMaxAge: 10 * 60_000,
-      headers: internalToken ? { [INTERNAL_HEADERS.token]: internalToken } : {},
-    });
+    this.jwks = new ReplicatedJwks(settings, internalToken ? { [INTERNAL_HEADERS.token]: internalToken } : {});
   }
 
   /** Drops a key from the cache (revoked, deleted or narrowed). */
@@ -79,7 +76,7 @@ export class CredentialVerifier {
 
   private async verifyAccessToken(token: string): Promise<AuthContext> {
     try {
-      const { payload } = await jwtVerify(token, this.jwks, { issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, algorithms: ['EdDSA'] });
+      const { payload } = await jwtVerify(token, this.jwks.resolve, { issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, algorithms: ['EdDSA'] });
       if (typeof payload.org !== 'number' || typeof payload.scope !== 'string') throw new Error('claims');
       return {
         orgId: payload.org,
