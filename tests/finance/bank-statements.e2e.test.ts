@@ -305,6 +305,18 @@ describe('importing bank statements', () => {
     expect(ok.status, await ok.clone().text()).toBe(200);
   });
 
+  it('an Idempotency-Key replays the import of a file instead of refusing it as imported', async () => {
+    const file = mt940File([{ account: 'CZ1208000000000000000077', number: '77', opening: '10.00', closing: '9.00', from: '2026-11-01', to: '2026-11-02', movements: [{ amount: '-1.00', fee: true }] }]);
+    const send = (key: string) => stack.api('/v1/finance/bank/statements', { method: 'POST', body: file, headers: { 'content-type': 'text/plain', 'idempotency-key': key } });
+    const first = await send('stmt-77');
+    expect(first.status, await first.clone().text()).toBe(200);
+    const again = await send('stmt-77');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    await expectProblem(await send('stmt-77-other'), 409, 'statement_already_imported');
+  });
+
   it('needs finance:write to import, finance:read to read', async () => {
     const reader = await (await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'r', scopes: ['finance:read'] } })).json();
     await expectProblem(await importFile(mt940File([{ account: ACCOUNT, number: '1', opening: '0', closing: '0', from: '2026-11-01', to: '2026-11-01', movements: [] }]), 'text/plain', '', reader.key), 403, 'insufficient_scope');

@@ -7,7 +7,7 @@ import { apiKeyView, createApiKey, deleteApiKey, findApiKey, listApiKeys, revoke
 import { createApiClient, issueAccessToken } from '../domain/access-tokens.js';
 import { listDeliveryConditions } from '../domain/delivery-conditions.js';
 import { bankIntegrationView, hostingIntegrationView, putHostingIntegration, saveBankIntegration } from '../domain/integrations.js';
-import { createOrganisation, getOrganisation, organisationView, updateOrganisation } from '../domain/organisations.js';
+import { createOrganisation, organisationView, organisationViewById, updateOrganisation } from '../domain/organisations.js';
 import { assertGrantable } from '../domain/scope-granting.js';
 import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
 import type { SettingsDeps } from '../resources.js';
@@ -86,7 +86,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
       return token;
     },
 
-    getOrganisation: async ({ ctx }) => organisationView(await getOrganisation(ctx.em, ctx.auth.orgId)),
+    getOrganisation: async ({ ctx }) => organisationViewById(ctx.em, ctx.auth.orgId),
     updateOrganisation: async ({ ctx, input }) => organisationView(await updateOrganisation(ctx, input.body)),
     createOrganisation: async ({ ctx, input }) => {
       const { org, adminKey, secret } = await createOrganisation(ctx, input.body);

@@ -11,6 +11,8 @@ const REPLAYED_HEADERS = ['content-type', 'location'];
 
 function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  // a file body (bytes) is named by its digest, not spelled out byte by byte
+  if (value instanceof Uint8Array) return `bytes:${createHash('sha256').update(value).digest('hex')}`;
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   const keys = Object.keys(value as object).sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`).join(',')}}`;
