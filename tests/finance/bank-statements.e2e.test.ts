@@ -153,6 +153,8 @@ describe('importing bank statements', () => {
     await eventually(async () => (await invoiceStatus(partly.id)) === 'partially_paid' && (await invoiceStatus(byAmount.id)) === 'paid', 15_000);
     const due = (await (await stack.api(`/v1/sales/invoices/${partly.id}`)).json()).amount_due;
     expect(due).toBe(610);
+    expect(summary((await eventually(async () => (await ledgerOf(s.entries[0].transaction.id))[0], 15_000))!)).toEqual(['Cr 311 600.00', 'Dr 221 600.00']);
+    expect(summary((await eventually(async () => (await ledgerOf(s.entries[1].transaction.id))[0], 15_000))!)).toEqual(['Cr 311 402.93', 'Dr 221 402.93']);
   });
 
   it('MT940 (recognised by itself): the payment reference matches, an entry already recorded is a duplicate, a charge goes to 568', async () => {
@@ -183,6 +185,8 @@ describe('importing bank statements', () => {
     ]);
     expect(s.entries[2].transaction).toBeNull();
     await eventually(async () => (await invoiceStatus(inv.id)) === 'paid', 15_000);
+    expect(summary((await eventually(async () => (await ledgerOf(s.entries[0].transaction.id))[0], 15_000))!)).toEqual(['Cr 311 60.50', 'Dr 221 60.50']);
+    expect(summary((await eventually(async () => (await ledgerOf(s.entries[1].transaction.id))[0], 15_000))!)).toEqual(['Cr 221 5.00', 'Dr 568 5.00']);
 
     // the next statement repeats the charge (same bank reference): reported, not recorded again
     const second: FixtureStatement = { ...first, number: '41', opening: '155.50', closing: '150.50', from: '2026-11-23', to: '2026-11-24', movements: [{ amount: '-5.00', fee: true, reference: 'MT-2' }] };
