@@ -295,6 +295,14 @@ describe('importing bank statements', () => {
     const many = Array.from({ length: 5001 }, (_, i) => ({ amount: '0.01', reference: `M${i}` }));
     await expectProblem(await importFile(gpcFile({ account: '9-9', number: '1', opening: '0', closing: '50.01', from: '2026-11-01', to: '2026-11-02', movements: many }), 'text/plain'), 422, 'statement_too_long');
     expect((await (await stack.api('/v1/finance/bank/statements?take=0')).json()).total).toBe(before);
+    // the other operations: wrong shapes, ids and ranges are 400 too
+    for (const json of [{ document: { type: 'bogus', id: 1 } }, { document: null }, { document: { type: 'sales_invoice', id: 1e300 } }, { document: { type: 'sales_invoice', id: '1\u0000' } }]) {
+      await expectProblem(await stack.api(`/v1/finance/bank/transactions/${unmatchedId}/match`, { method: 'POST', json }), 400);
+    }
+    await expectProblem(await stack.api('/v1/finance/bank/statements/abc'), 400);
+    await expectProblem(await stack.api('/v1/finance/bank/statements/99999999999999999999'), 400);
+    await expectProblem(await stack.api('/v1/finance/bank/statements?date_to=[2026-01-01;'), 400);
+    await expectProblem(await stack.api('/v1/finance/bank/transactions?match_status=lost'), 400);
   });
 
   it('a bank integration that names the account says which format its statements come in; another format is 422', async () => {
