@@ -6,7 +6,8 @@ import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js'
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from '../sales-documents/rendering.js';
-import { salesDocumentIsdoc, salesDocumentUbl } from '../sales-documents/einvoice.js';
+import { salesDocumentUbl } from '../sales-documents/einvoice-ubl.js';
+import { salesDocumentIsdoc } from '../sales-documents/einvoice-isdoc.js';
 
 /** E-mail record (spec §2.10) with its outcome; attachment contents are not kept (binary_content null). */
 export function emailRecordView(r: EmailRecord) {

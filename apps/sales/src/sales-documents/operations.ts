@@ -7,7 +7,8 @@ import { listSalesDocuments } from './list.js';
 import { getSalesDocument, postSalesDocument, type SalesDocumentKind } from './post.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
 import { salesView } from './view.js';
-import { salesDocumentIsdoc, salesDocumentUbl } from './einvoice.js';
+import { salesDocumentUbl } from './einvoice-ubl.js';
+import { salesDocumentIsdoc } from './einvoice-isdoc.js';
 
 /** A browser that opens the HTML directly runs nothing and loads nothing but inline styles and data: images. */
 const HTML_HEADERS = {
