@@ -55,6 +55,14 @@ export interface ConsumerDefinition {
    * quick database work (members run one after another), not for ones that wait on something slow.
    */
   sharedCommit?: boolean;
+  /**
+   * Whether the event concerns this consumer at all, asked before any transaction with an entity
+   * manager of the event's organisation. False acknowledges the event without claiming it in the
+   * inbox, so only for handlers whose writes are idempotent by themselves (the webhook fan-out:
+   * an organisation without an endpoint for the subject has nothing to deliver, and a delivery is
+   * unique per endpoint and event).
+   */
+  relevant?: (em: EntityManager, event: CloudEvent) => Promise<boolean>;
 }
 
 type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
@@ -208,16 +216,17 @@ export class IdempotentConsumer {
       'messaging.message.delivery_count': m.info.deliveryCount,
     });
     try {
-      let applied: boolean;
+      let outcome: 'applied' | 'duplicate' | 'irrelevant';
       try {
-        applied = await withStatementsUnder(span, () => this.apply(event, m, traceparentOf(span)));
+        outcome = await withStatementsUnder(span, () => this.apply(event, m, traceparentOf(span)));
         endSpan(span);
       } catch (err) {
         endSpan(span, err);
         throw err;
       }
+      const applied = outcome === 'applied';
       if (applied) this.age.observe({ consumer: this.def.name }, Math.max(0, Date.now() - m.info.timestampNanos / 1e6) / 1000);
-      this.processed.inc({ consumer: this.def.name, outcome: applied ? 'applied' : 'duplicate' });
+      this.processed.inc({ consumer: this.def.name, outcome });
       if (applied) {
         this.opts.onCommitted?.();
         this.def.onCommitted?.();
@@ -235,15 +244,21 @@ export class IdempotentConsumer {
     }
   }
 
-  /** Returns false when the event had already been applied (a redelivery). */
-  private async apply(event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<boolean> {
+  /** `duplicate` when the event had already been applied (a redelivery), `irrelevant` when it does not concern the consumer. */
+  private async apply(event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<'applied' | 'duplicate' | 'irrelevant'> {
     const orgId = event.orgid && /^\d+$/.test(event.orgid) ? Number(event.orgid) : null;
+    if (this.def.relevant) {
+      const em = this.orm.em.fork({ clear: true });
+      if (orgId !== null) em.setFilterParams(TENANT_FILTER, { orgId });
+      if (!(await this.def.relevant(em, event))) return 'irrelevant';
+    }
+    const outcome = (applied: boolean) => (applied ? ('applied' as const) : ('duplicate' as const));
     if (this.def.sharedCommit && this.groups && orgId !== null) {
       const member = await this.groups.join(`consumer:${this.def.name}`, orgId);
       try {
         const applied = await this.claimAndHandle(member.em, orgId, event, m, traceparent);
         await member.finish(); // resolves once the shared transaction committed
-        return applied;
+        return outcome(applied);
       } catch (err) {
         await member.abort(); // nothing when it already ended (a failed commit)
         throw err;
@@ -251,7 +266,7 @@ export class IdempotentConsumer {
     }
     const em = this.orm.em.fork({ clear: true });
     if (orgId !== null) em.setFilterParams(TENANT_FILTER, { orgId });
-    return em.transactional((tem) => this.claimAndHandle(tem, orgId, event, m, traceparent));
+    return outcome(await em.transactional((tem) => this.claimAndHandle(tem, orgId, event, m, traceparent)));
   }
 
   /** Claims the event in the inbox and runs the handler, in the caller's transaction. */
