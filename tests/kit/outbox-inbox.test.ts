@@ -132,6 +132,17 @@ describe('idempotent consumer', () => {
     expect((await effects()).filter((e) => e.note_id === 9003)).toHaveLength(0);
   });
 
+  it('passes over an event that does not concern it: no effect, no inbox claim, and the next one applies', async () => {
+    const aside = await publishRaw(9010, 'aside: not for this consumer');
+    const next = await publishRaw(9011, 'after the aside');
+    await eventually(async () => (await effects()).some((e) => e.event_id === next));
+    expect((await effects()).filter((e) => e.note_id === 9010)).toHaveLength(0);
+    const claimed = (await svc.deps.orm.em.getConnection().execute('select 1 from kit_inbox where event_id = ?', [aside])) as unknown[];
+    expect(claimed).toHaveLength(0);
+    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(metrics).toMatch(/ledgerline_consumer_messages_total\{[^}]*consumer="probe-noted"[^}]*outcome="irrelevant"[^}]*\} 1/);
+  });
+
   it('dead-letters a poison message with its reason, and keeps consuming', async () => {
     const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${PROBE_SUBJECT}.${ORG}`, { max: 1 });
     const got = (async () => {
