@@ -64,7 +64,8 @@ export async function startSystem(name: string, extraEnv: Record<string, string>
     await eventually(async () => output.includes('Ledgerline is up'), readyMs, 200);
   } catch (err) {
     await stop();
-    throw err;
+    // what the processes said is what tells why they never came up
+    throw new Error(`${(err as Error).message}; the system's last output:\n${output.slice(-4000)}`);
   }
   return { gateway: `http://127.0.0.1:${port}`, key, pids, output: () => output, stop };
 }
