@@ -4,9 +4,9 @@ import type { SalesDocType } from '../db/entities.js';
 import type { Delivery } from '../delivery.js';
 import type { DocumentRequest } from './body.js';
 import { listSalesDocuments } from './list.js';
-import { getSalesDocument, postSalesDocument, type SalesDocumentKind } from './post.js';
+import { postSalesDocument, readSalesDocumentView, type SalesDocumentKind } from './post.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
-import { salesView } from './view.js';
+import { salesView, type SalesView } from './view.js';
 import { salesDocumentUbl } from './einvoice-ubl.js';
 import { salesDocumentIsdoc } from './einvoice-isdoc.js';
 
@@ -39,7 +39,7 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
       const { rows, total } = await listSalesDocuments(ctx.em, kind.docType, q);
       return page(rows.map((d) => salesView(d, kind.docType)), total, q.from, q.take);
     },
-    get: async (ctx: TenantContext, id: number) => salesView(await getSalesDocument(ctx.em, kind, id), kind.docType),
+    get: async (ctx: TenantContext, id: number) => (await readSalesDocumentView(ctx.em, ctx.orgId, kind, id)) as SalesView<T>,
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
     ubl: async (ctx: Ctx, id: number) => {
       const { xml, no } = await salesDocumentUbl(ctx.em, ctx.orgId, kind, id);

@@ -175,6 +175,30 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   return doc;
 }
 
+/**
+ * The answer of GET …/{id}: one prepared statement reads what the view needs (the stored body and
+ * the payment state), without hydrating an entity (issue 15: the hot read of integrations polling
+ * their documents).
+ */
+export async function readSalesDocumentView(em: EntityManager, orgId: number, kind: { docType: SalesDocType; label: string }, id: number): Promise<Record<string, unknown>> {
+  const [row] = await sqlRows<{ body: Record<string, unknown>; amount_paid: string; amount_due: string; payment_status: string; edited_at: Date | string | null; date_due: string | null }>(
+    em,
+    `select body, amount_paid::text as amount_paid, amount_due::text as amount_due, payment_status, edited_at, to_char(date_due, 'YYYY-MM-DD') as date_due
+       from sales_documents where org_id = ? and id = ? and doc_type = ?`,
+    [orgId, id, kind.docType],
+    { prepared: true },
+  );
+  if (!row) throw new NotFoundError(`No ${kind.label} ${id} in this organisation`, `${kind.docType.replace('sales_', '')}_not_found`);
+  return documentView({
+    body: row.body,
+    amountPaid: row.amount_paid,
+    amountDue: row.amount_due,
+    paymentStatus: row.payment_status,
+    editedAt: row.edited_at === null ? null : row.edited_at instanceof Date ? row.edited_at : new Date(row.edited_at),
+    dateDue: row.date_due,
+  } as unknown as SalesDocument);
+}
+
 export async function getSalesDocument(em: EntityManager, kind: { docType: SalesDocType; label: string }, id: number): Promise<SalesDocument> {
   const doc = await em.findOne(SalesDocumentSchema, { id, docType: kind.docType });
   if (!doc) throw new NotFoundError(`No ${kind.label} ${id} in this organisation`, `${kind.docType.replace('sales_', '')}_not_found`);
