@@ -3,7 +3,7 @@ import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledgerline/contracts/finance';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, parseRange, parseSort, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, rangeCondition, parseSort, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -189,13 +189,8 @@ export async function listBankTransactions(
 ) {
   const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]);
   const where: FilterQuery<BankTransaction> & Record<string, unknown> = {};
-  const range = parseRange('date_transaction', q.date_transaction, 'date');
-  if (range) {
-    const cond: Record<string, string> = {};
-    if (range.from) cond.$gte = range.from;
-    if (range.to) cond.$lte = range.to;
-    where.dateTransaction = cond;
-  }
+  const dateTransactionRange = rangeCondition('date_transaction', q.date_transaction, 'date');
+  if (dateTransactionRange) where.dateTransaction = dateTransactionRange;
   if (q.match_status) where.matchStatus = q.match_status;
   if (q.statement_id !== undefined) where.statementId = q.statement_id;
   if (q.search) {

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { SalesDocumentListQuery } from '@ledgerline/contracts';
-import { parseRange, parseSort } from '@ledgerline/service-kit';
+import { rangeCondition, parseSort } from '@ledgerline/service-kit';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
 
 /** Sortable fields of the document lists and their properties. */
@@ -33,13 +33,8 @@ export async function listSalesDocuments(
     where.$or = [{ no: { $ilike: p } }, { customerName: { $ilike: p } }, { notes: { $ilike: p } }];
   }
   if (q.payment_status?.length) where.paymentStatus = { $in: q.payment_status };
-  const range = parseRange('date_issued', q.date_issued, 'date');
-  if (range) {
-    const cond: Record<string, string> = {};
-    if (range.from) cond.$gte = range.from;
-    if (range.to) cond.$lte = range.to;
-    where.dateIssued = cond;
-  }
+  const dateIssuedRange = rangeCondition('date_issued', q.date_issued, 'date');
+  if (dateIssuedRange) where.dateIssued = dateIssuedRange;
   if (q.updated_since) where.updatedAt = { $gte: new Date(q.updated_since) };
   const orderBy = sort.map((s) => ({ [SORTABLE[s.field]]: s.direction }));
   if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: sort[0]?.direction ?? 'desc' });

@@ -96,3 +96,13 @@ export interface Page<T> {
 export function page<T>(entities: T[], total: number, from: number, take: number, aggregations: unknown[] = []): Page<T> {
   return { total, from, take, entities, aggregations };
 }
+
+/** A range query parameter as an ORM condition (`$gte`/`$lte`), or undefined when absent. */
+export function rangeCondition(param: string, raw: string | undefined, kind: 'date' | 'string'): Record<string, string> | undefined {
+  const range = parseRange(param, raw, kind);
+  if (!range) return undefined;
+  const cond: Record<string, string> = {};
+  if (range.from) cond.$gte = range.from;
+  if (range.to) cond.$lte = range.to;
+  return cond;
+}

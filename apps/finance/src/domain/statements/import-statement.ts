@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, parseRange, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, rangeCondition, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
@@ -259,13 +259,8 @@ export async function findStatement(em: EntityManager, id: number): Promise<Bank
 export async function listStatements(em: EntityManager, q: { from: number; take: number; account?: string; date_to?: string }) {
   const where: Record<string, unknown> = {};
   if (q.account) where.account = q.account.replace(/\s+/g, '').toUpperCase();
-  const range = parseRange('date_to', q.date_to, 'date');
-  if (range) {
-    const cond: Record<string, string> = {};
-    if (range.from) cond.$gte = range.from;
-    if (range.to) cond.$lte = range.to;
-    where.dateTo = cond;
-  }
+  const dateToRange = rangeCondition('date_to', q.date_to, 'date');
+  if (dateToRange) where.dateTo = dateToRange;
   const [rows, total] = await em.findAndCount(BankStatementSchema, where, { orderBy: { id: 'asc' }, offset: q.from, limit: q.take });
   return { rows, total };
 }
