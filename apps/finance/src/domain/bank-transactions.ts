@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledgerline/contracts/finance';
+import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, rangeCondition, parseSort, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
@@ -64,12 +65,12 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
  * entry that was looked for and not found as `unmatched` (waiting in 395 for …/match), where a
  * transaction recorded without any paid record is `none`; `opts.checked` says the caller has
  * already looked for duplicates (the unique indexes still guard), `opts.legalCurrency` that it
- * knows the organisation's legal currency.
+ * knows the organisation's legal currency, `opts.document` the owner's answer about the paid record.
  */
 export async function recordBankTransaction(
   ctx: TenantContext,
   req: BankTransactionRequest,
-  opts: { matchedBy?: string | null; suspense?: boolean; checked?: boolean; legalCurrency?: string } = {},
+  opts: { matchedBy?: string | null; suspense?: boolean; checked?: boolean; legalCurrency?: string; document?: DocumentLookupAnswer } = {},
 ) {
   const { em, orgId } = ctx;
   const keyed = !opts.checked && req.account_number != null && req.statement_id != null && req.order != null;
@@ -80,7 +81,7 @@ export async function recordBankTransaction(
   if (!opts.checked && req.account_number != null && req.bank_reference != null) {
     if ((await em.count(BankTransactionSchema, { accountNumber: req.account_number, bankReference: req.bank_reference })) > 0) throw duplicate();
   }
-  const resolved = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record');
+  const resolved = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record', opts.document);
   const { match } = resolved;
   const status = resolved.status === 'none' && opts.suspense && !req.gl_account ? 'unmatched' : resolved.status;
   const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved, opts.legalCurrency);

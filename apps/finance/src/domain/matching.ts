@@ -41,6 +41,8 @@ export async function resolvePaidRecord(
   paidRecord: PaidRecord | null | undefined,
   cash: { amount: number; payment_amount?: number | null; currency: string },
   path: string,
+  /** The owner's answer about this document when the caller already has it (a statement's find). */
+  known?: DocumentLookupAnswer,
 ): Promise<MatchResult> {
   if (!paidRecord) return { status: 'none', match: null };
   if (!paidRecord.type) {
@@ -51,11 +53,7 @@ export async function resolvePaidRecord(
   if (paidRecord.id == null && !paidRecord.no) {
     throw new ValidationError(`${path} needs an id or a no`, [{ path: `${path}.id`, message: 'give id or no of the paid document', code: 'required' }]);
   }
-  const raw = await ctx.ask<unknown>(LOOKUP_SUBJECTS[paidRecord.type], {
-    type: paidRecord.type,
-    id: paidRecord.id ?? undefined,
-    no: paidRecord.no ?? undefined,
-  });
+  const raw = known ?? (await ctx.ask<unknown>(LOOKUP_SUBJECTS[paidRecord.type], { type: paidRecord.type, id: paidRecord.id ?? undefined, no: paidRecord.no ?? undefined }));
   const parsed = documentLookupAnswerSchema.safeParse(raw);
   if (!parsed.success) throw new UpstreamError(502, paidRecord.type.split('_')[0], 'unreadable document lookup answer');
   const doc = parsed.data;

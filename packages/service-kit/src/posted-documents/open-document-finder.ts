@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { documentFindBatchRequestSchema, documentFindRequestSchema, type DocumentFindAnswer, type MatchedBy } from '@ledgerline/contracts';
 import { sqlRows } from '../db/orm.js';
+import { dec } from '../money.js';
 
 /*
  * The one open document a bank movement pays (issue 17), for the services that own documents:
@@ -42,7 +43,7 @@ export async function findOpenDocument(em: EntityManager, orgId: number, t: Open
     );
   const single = (rows: Array<{ id: string; amount_due: string }>) => {
     if (rows.length === 1) return Number(rows[0].id);
-    const exact = rows.filter((r) => Number(r.amount_due).toFixed(2) === Number(req.amount).toFixed(2));
+    const exact = rows.filter((r) => dec(r.amount_due).eq(dec(req.amount)));
     return exact.length === 1 ? Number(exact[0].id) : null;
   };
   const tries: Array<[MatchedBy, () => Promise<number | null>]> = [

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
-import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
+import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, rangeCondition, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
@@ -65,19 +65,26 @@ async function refuseUnexpectedFormat(ctx: TenantContext, statements: ParsedStat
   }
 }
 
-/** Contacts an account has paid for, or been paid by, before: amount matching looks among their documents first. */
-async function payersOf(ctx: TenantContext, partnerAccount: string | null): Promise<number[]> {
-  if (!partnerAccount) return [];
-  const rows = await sqlRows<{ id: string }>(
+/** Contacts each account has paid for, or been paid by, before: amount matching looks among their documents first. */
+async function payersOf(ctx: TenantContext, partnerAccounts: Array<string | null>): Promise<Map<string, number[]>> {
+  const accounts = [...new Set(partnerAccounts.filter((a): a is string => a !== null))];
+  const payers = new Map<string, number[]>();
+  if (accounts.length === 0) return payers;
+  const rows = await sqlRows<{ account: string; id: string }>(
     ctx.em,
-    `select distinct (match->'contact'->>'id') as id from bank_transactions
-      where org_id = ? and partner_account_number = ? and match_status = 'matched' and match->'contact'->>'id' ~ '^[0-9]{1,15}$' limit 50`,
-    [ctx.orgId, partnerAccount],
+    `select distinct partner_account_number as account, (match->'contact'->>'id') as id from bank_transactions
+      where org_id = ? and partner_account_number = any(?::text[]) and match_status = 'matched' and match->'contact'->>'id' ~ '^[0-9]{1,15}$'`,
+    [ctx.orgId, accounts],
   );
-  return rows.map((r) => Number(r.id));
+  for (const r of rows) {
+    const ids = payers.get(r.account) ?? [];
+    if (ids.length < 50) ids.push(Number(r.id));
+    payers.set(r.account, ids);
+  }
+  return payers;
 }
 
-type Found = { type: 'sales_invoice' | 'purchase_bill'; id: number; matchedBy: string };
+type Found = { type: 'sales_invoice' | 'purchase_bill'; document: DocumentLookupAnswer; matchedBy: string };
 
 /**
  * The open document each movement pays and what the match rests on: money in an invoice (asking
@@ -93,21 +100,19 @@ async function findPaidDocuments(ctx: TenantContext, entries: StatementEntry[]):
     const asked = entries.filter((e) => !e.isFee && inDirection(e));
     for (let i = 0; i < asked.length; i += DOCUMENT_FIND_BATCH) {
       const chunk = asked.slice(i, i + DOCUMENT_FIND_BATCH);
-      const movements = [];
-      for (const e of chunk) {
-        movements.push({
-          variable_symbol: e.variableSymbol,
-          payment_reference: e.reference,
-          amount: Dec(e.amount).abs().toFixed(2),
-          currency: e.currency,
-          contact_ids: await payersOf(ctx, e.partnerAccount),
-          counterparty_account: e.partnerAccount,
-        });
-      }
+      const payers = await payersOf(ctx, chunk.map((e) => e.partnerAccount));
+      const movements = chunk.map((e) => ({
+        variable_symbol: e.variableSymbol,
+        payment_reference: e.reference,
+        amount: Dec(e.amount).abs().toFixed(2),
+        currency: e.currency,
+        contact_ids: (e.partnerAccount && payers.get(e.partnerAccount)) || [],
+        counterparty_account: e.partnerAccount,
+      }));
       const answer = documentFindBatchAnswerSchema.safeParse(await ctx.ask(subject, { movements }));
       if (!answer.success || answer.data.answers.length !== chunk.length) continue; // an answer we cannot read matches nothing
       answer.data.answers.forEach((a, j) => {
-        if (a.found && a.id != null) found.set(chunk[j], { type, id: a.id, matchedBy: a.matched_by ?? 'variable_symbol' });
+        if (a.found && a.id != null) found.set(chunk[j], { type, document: a, matchedBy: a.matched_by ?? 'variable_symbol' });
       });
     }
   }
@@ -180,9 +185,10 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
     }
     const found = paid.get(e);
     const req = entryRequest(s, statement.id, e);
-    if (found) req.paid_record = { type: found.type, id: found.id };
-    // a new statement's entries cannot repeat its own (account, statement, order); references were checked above
-    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true, checked: true, legalCurrency });
+    if (found) req.paid_record = { type: found.type, id: found.document.id };
+    // a new statement's entries cannot repeat its own (account, statement, order); references were
+    // checked above; the owner's find answer is its lookup answer, so it is not asked again
+    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true, checked: true, legalCurrency, document: found?.document });
     const status = view.match_status === 'matched' ? 'matched' : e.isFee ? 'fee' : 'unmatched';
     outcomes.push({ ...base, status, matched_by: status === 'matched' ? (found?.matchedBy ?? null) : null, transaction_id: view.id });
     if (e.bankReference) recorded.set(e.bankReference, view.id);
