@@ -168,8 +168,11 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
     cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid }))),
     close: async () => {
       for (const p of procs) p.child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 1500));
-      for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+      // a profiled process writes its profile while it exits, which takes seconds after a long run
+      const grace = process.env.BENCH_PROFILE_DIR ? 30_000 : 1500;
+      const exited = (p: Proc) => (p.child.exitCode !== null || p.child.signalCode !== null ? Promise.resolve() : new Promise((r) => p.child.once('exit', r)));
+      await Promise.race([Promise.all(procs.map(exited)), new Promise((r) => setTimeout(r, grace))]);
+      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
       const c = new pg.Client({ connectionString: DATABASE_URL });
       await c.connect();
       const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);

@@ -201,4 +201,77 @@ on conflict (org_id) do nothing;
 drop table organisation_profiles;
 `,
   ),
+  sqlMigration(
+    'accounting_0004_post_entry_function',
+    `
+-- Decimal columns of a row as JSON strings: to_jsonb keeps a numeric exact ("100.00"), but a
+-- client parsing JSON would turn it into a double. Integers (ids, ord, versions) stay numbers.
+create function ledger_json_row(r jsonb) returns jsonb language sql immutable as $fn$
+  select coalesce(jsonb_object_agg(k, case when jsonb_typeof(v) = 'number' and position('.' in v::text) > 0 then to_jsonb(v::text) else v end), '{}')
+    from jsonb_each(r) as e(k, v)
+$fn$;
+
+-- One posting of a source document in one round trip: the per-document lock, the version check,
+-- the header, accounts an item names, the rows, the tax rows and the balance check. Every
+-- statement here takes a fresh snapshot (read committed), so the version check sees what a
+-- concurrent replica committed while this one waited for the lock. A newer version of a document
+-- whose entry is posted answers {"replaces": id}: the caller reverses it (rare; kept in code).
+-- Rows arrive with their column names; a tax row names its ledger row by "row_ord".
+create function ledger_post_entry(p_org bigint, p_lock text, p_tx jsonb, p_rows jsonb, p_taxes jsonb, p_accounts text[])
+returns jsonb language plpgsql as $fn$
+declare
+  v_source_type text := p_tx->>'source_type';
+  v_source_id bigint := (p_tx->>'source_id')::bigint;
+  v_version int := (p_tx->>'source_version')::int;
+  v_latest record;
+  v_tx accounting_transactions;
+  v_rows jsonb;
+  v_taxes jsonb;
+  v_accounts jsonb;
+begin
+  perform pg_advisory_xact_lock(hashtext(p_lock));
+  if p_tx->>'entry_kind' = 'posting' then
+    select id, source_version, accounting_status into v_latest from accounting_transactions
+     where org_id = p_org and source_type = v_source_type and source_id = v_source_id and entry_kind = 'posting'
+     order by source_version desc limit 1;
+    if found then
+      if v_latest.source_version = v_version then return jsonb_build_object('skipped', 'duplicate'); end if;
+      if v_latest.source_version > v_version then return jsonb_build_object('skipped', 'stale_version'); end if;
+      if v_latest.accounting_status = 'posted' then return jsonb_build_object('replaces', v_latest.id); end if;
+    end if;
+  end if;
+  insert into accounting_transactions
+  select * from jsonb_populate_record(null::accounting_transactions,
+    p_tx || jsonb_build_object('id', nextval(pg_get_serial_sequence('accounting_transactions', 'id')), 'org_id', p_org, 'created_at', now()))
+  on conflict do nothing
+  returning * into v_tx;
+  if v_tx.id is null then return jsonb_build_object('skipped', 'duplicate'); end if;
+  -- one order everywhere, so concurrent postings never deadlock on the chart
+  insert into gl_accounts (org_id, number, name_cs, name_en)
+  select p_org, n, 'Účet ' || n, 'Account ' || n from (select distinct unnest(p_accounts) as n) a order by n
+  on conflict (org_id, number) do nothing;
+  with r as (
+    insert into ledger_rows
+    select * from jsonb_populate_recordset(null::ledger_rows, (
+      select jsonb_agg(x || jsonb_build_object('id', nextval(pg_get_serial_sequence('ledger_rows', 'id')), 'org_id', p_org, 'transaction_id', v_tx.id) order by i)
+        from jsonb_array_elements(p_rows) with ordinality as e(x, i)))
+    returning *
+  ), t as (
+    insert into ledger_tax_rows
+    select * from jsonb_populate_recordset(null::ledger_tax_rows, (
+      select jsonb_agg(x || jsonb_build_object('id', nextval(pg_get_serial_sequence('ledger_tax_rows', 'id')), 'org_id', p_org, 'transaction_id', v_tx.id, 'row_id', r.id) order by i)
+        from jsonb_array_elements(p_taxes) with ordinality as e(x, i) join r on r.ord = (x->>'row_ord')::int))
+    returning *
+  )
+  select (select jsonb_agg(ledger_json_row(to_jsonb(r)) order by r.ord) from r),
+         (select coalesce(jsonb_agg(ledger_json_row(to_jsonb(t)) order by t.ord), '[]') from t)
+    into v_rows, v_taxes;
+  set constraints ledger_balanced immediate;
+  set constraints ledger_balanced deferred;
+  select coalesce(jsonb_agg(to_jsonb(a)), '[]') into v_accounts from gl_accounts a
+   where a.org_id = p_org and a.number in (select x->>'gl_account_number' from jsonb_array_elements(p_rows || p_taxes) x);
+  return jsonb_build_object('transaction', ledger_json_row(to_jsonb(v_tx)), 'rows', coalesce(v_rows, '[]'), 'tax_rows', v_taxes, 'accounts', v_accounts);
+end $fn$;
+`,
+  ),
 ];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, insertRows, sqlRows, toDb } from '@ledgerline/service-kit';
+import { dec, rowJson, sqlRows, toDb } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
@@ -36,18 +36,6 @@ export async function ensureChart(em: EntityManager, orgId: number): Promise<voi
   if (book?.committed) known.add(orgId);
 }
 
-/** Accounts an item names that are not in the chart yet are added under their number. */
-async function ensureAccounts(em: EntityManager, orgId: number, numbers: string[]): Promise<void> {
-  const unique = [...new Set(numbers)].sort(); // one order everywhere: concurrent postings never deadlock
-  if (!unique.length) return;
-  const values = unique.map(() => '(?, ?, ?, ?)').join(', ');
-  await sqlRows(
-    em,
-    `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`,
-    unique.flatMap((n) => [orgId, n, `Účet ${n}`, `Account ${n}`]),
-  );
-}
-
 /** Deterministic uid of an entry: the same source fact always yields the same uid (rebuilds too). */
 export function entryUid(orgId: number, source: { type: string; id: number; version: number }, kind: 'posting' | 'reversal'): string {
   const h = createHash('sha256').update(`ledgerline:${orgId}:${source.type}:${source.id}:${source.version}:${kind}`).digest('hex');
@@ -60,15 +48,30 @@ export interface StoredEntry {
   id: number;
   uid: string;
   entry: LedgerEntryDraft;
-  /** The rows as inserted (database column names), from which the posted event is built. */
-  stored: { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; taxRows: Array<Record<string, unknown>> };
+  /**
+   * The rows as stored (database column names, decimals as strings), from which the posted event
+   * is built, with the chart's accounts they name.
+   */
+  stored: { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; taxRows: Array<Record<string, unknown>>; accounts: Array<Record<string, unknown>> };
 }
 
-async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<StoredEntry | null> {
+/** What `ledger_post_entry` answers: the stored rows, or why nothing was stored. */
+type PostAnswer =
+  | { skipped: 'duplicate' | 'stale_version'; replaces?: undefined; transaction?: undefined }
+  | { replaces: number; skipped?: undefined; transaction?: undefined }
+  | { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; tax_rows: Array<Record<string, unknown>>; accounts: Array<Record<string, unknown>>; skipped?: undefined; replaces?: undefined };
+
+/** The advisory lock that serialises postings of one source document (concurrent versions of a payout). */
+const sourceLock = (orgId: number, source: { type: string; id: number }) => `${orgId}:${source.type}:${source.id}`;
+
+/**
+ * Stores an entry through `ledger_post_entry` (migration accounting_0004): the lock, the version
+ * check (postings only), header, accounts, rows, tax rows and the balance check in one round trip.
+ */
+async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<{ stored: StoredEntry } | { skipped: 'duplicate' | 'stale_version' } | { replaces: number }> {
   const uid = entryUid(orgId, entry.source, entry.entryKind);
   const transaction: Partial<AccountingTransactionRecord> = {
     uid,
-    orgId,
     bookId: GENERAL_LEDGER_BOOK.id,
     type: entry.type,
     sourceType: entry.source.type,
@@ -90,28 +93,21 @@ async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryD
     dateTaxApplied: entry.dateTaxApplied,
     currency: entry.currency,
     legalCurrency: entry.legalCurrency,
-    precision: entry.precision,
+    precision: entry.precision ?? 2,
     transactionType: entry.transactionType,
     contact: entry.contact,
     bankAccount: entry.bankAccount,
     taxNexus: entry.taxNexus,
     paidRecord: entry.paidRecord,
-    fxRates: entry.fxRates,
+    fxRates: entry.fxRates ?? [],
     taxDeductionRatio: n(entry.taxDeductionRatio, 6),
     netDeductionRatio: n(entry.netDeductionRatio, 6),
     amountPaid: n(entry.amountPaid),
     amountDue: n(entry.amountDue),
     total: toDb(entry.total),
   };
-  const inserted = await insertRows(em, AccountingTransactionSchema, [transaction], { onConflict: 'do nothing', returning: true });
-  if (inserted.length === 0) return null; // the same source fact was posted already
-  const id = inserted[0].id as number;
-  await ensureAccounts(em, orgId, entry.rows.map((r) => r.gl_account_number));
-  const stored: StoredEntry['stored'] = { transaction: inserted[0], rows: [], taxRows: [] };
-  const rows = entry.rows.map(
-    (r: DraftRow, i): Partial<LedgerRowRecord> => ({
-      orgId,
-      transactionId: id,
+  const rows = entry.rows.map((r: DraftRow, i) =>
+    rowJson(em, LedgerRowSchema, {
       bookId: GENERAL_LEDGER_BOOK.id,
       ord: i + 1,
       role: r.role,
@@ -128,53 +124,67 @@ async function insertEntry(em: EntityManager, orgId: number, entry: LedgerEntryD
       fxRates: entry.fxRates,
       taxDeductionRatio: n(r.tax_deduction_ratio, 6),
       netDeductionRatio: n(r.net_deduction_ratio, 6),
-    }),
+    } satisfies Partial<LedgerRowRecord>),
   );
-  stored.rows = await insertRows(em, LedgerRowSchema, rows, { returning: true });
-  const taxes = entry.rows.flatMap((r, i) => r.taxes.map((t) => ({ t, rowId: stored.rows[i].id as number })));
-  stored.taxRows = await insertRows(
-    em,
-    LedgerTaxRowSchema,
-    taxes.map(
-      ({ t, rowId }: { t: DraftTaxRow; rowId: number }, k): Partial<LedgerTaxRowRecord> => ({
-        orgId,
-        transactionId: id,
-        rowId,
-        ord: k + 1,
-        glAccountNumber: t.gl_account_number,
-        debit: toDb(t.debit),
-        credit: toDb(t.credit),
-        description: t.description,
-        currency: t.currency,
-        taxRate: n(t.tax_rate, 4),
-        taxRateRc: n(t.tax_rate_rc, 4),
-        isReverseCharge: t.is_reverse_charge,
-        taxIndex: t.tax_index,
-        taxCode: t.tax_code,
-        taxName: t.tax_name,
-        taxBaseIn: n(t.tax_base_in),
-        taxBaseInLeg: n(t.tax_base_in_leg),
-        taxBaseOut: n(t.tax_base_out),
-        taxBaseOutLeg: n(t.tax_base_out_leg),
-        taxAmountIn: n(t.tax_amount_in),
-        taxAmountInLeg: n(t.tax_amount_in_leg),
-        taxAmountClaim: n(t.tax_amount_claim),
-        taxAmountClaimLeg: n(t.tax_amount_claim_leg),
-        taxAmountOut: n(t.tax_amount_out),
-        taxAmountOutLeg: n(t.tax_amount_out_leg),
-        taxReturnBaseIn: t.tax_return_base_in,
-        taxReturnBaseOut: t.tax_return_base_out,
-        taxReturnAmountClaim: t.tax_return_amount_claim,
-        taxReturnAmountOut: t.tax_return_amount_out,
-        taxControlStatement: t.tax_control_statement,
-        taxEuSalesReport: t.tax_eu_sales_report,
-        taxDeductionRatio: n(t.tax_deduction_ratio, 6),
-        netDeductionRatio: n(t.net_deduction_ratio, 6),
-      }),
+  let k = 0;
+  const taxes = entry.rows.flatMap((r, i) =>
+    r.taxes.map((t: DraftTaxRow) =>
+      rowJson(
+        em,
+        LedgerTaxRowSchema,
+        {
+          ord: ++k,
+          glAccountNumber: t.gl_account_number,
+          debit: toDb(t.debit),
+          credit: toDb(t.credit),
+          description: t.description,
+          currency: t.currency,
+          taxRate: n(t.tax_rate, 4),
+          taxRateRc: n(t.tax_rate_rc, 4),
+          isReverseCharge: t.is_reverse_charge ?? false,
+          taxIndex: t.tax_index,
+          taxCode: t.tax_code,
+          taxName: t.tax_name,
+          taxBaseIn: n(t.tax_base_in),
+          taxBaseInLeg: n(t.tax_base_in_leg),
+          taxBaseOut: n(t.tax_base_out),
+          taxBaseOutLeg: n(t.tax_base_out_leg),
+          taxAmountIn: n(t.tax_amount_in),
+          taxAmountInLeg: n(t.tax_amount_in_leg),
+          taxAmountClaim: n(t.tax_amount_claim),
+          taxAmountClaimLeg: n(t.tax_amount_claim_leg),
+          taxAmountOut: n(t.tax_amount_out),
+          taxAmountOutLeg: n(t.tax_amount_out_leg),
+          taxReturnBaseIn: t.tax_return_base_in,
+          taxReturnBaseOut: t.tax_return_base_out,
+          taxReturnAmountClaim: t.tax_return_amount_claim,
+          taxReturnAmountOut: t.tax_return_amount_out,
+          taxControlStatement: t.tax_control_statement,
+          taxEuSalesReport: t.tax_eu_sales_report,
+          taxDeductionRatio: n(t.tax_deduction_ratio, 6),
+          netDeductionRatio: n(t.net_deduction_ratio, 6),
+        } satisfies Partial<LedgerTaxRowRecord>,
+        { row_ord: i + 1 },
+      ),
     ),
-    { returning: true },
   );
-  return { id, uid, entry, stored };
+  const [{ answer }] = await sqlRows<{ answer: PostAnswer }>(
+    em,
+    'select ledger_post_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
+    [
+      orgId,
+      sourceLock(orgId, entry.source),
+      JSON.stringify(rowJson(em, AccountingTransactionSchema, transaction)),
+      JSON.stringify(rows),
+      JSON.stringify(taxes),
+      entry.rows.map((r) => r.gl_account_number),
+    ],
+    { prepared: true },
+  );
+  if (answer.skipped) return { skipped: answer.skipped };
+  if (answer.replaces !== undefined) return { replaces: answer.replaces };
+  const stored = { transaction: answer.transaction, rows: answer.rows, taxRows: answer.tax_rows, accounts: answer.accounts };
+  return { stored: { id: Number(answer.transaction.id), uid, entry, stored } };
 }
 
 /** Rows of a stored entry as drafts (for its reversal). */
@@ -212,53 +222,43 @@ export interface PostOutcome {
  */
 export async function postLedgerEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null): Promise<PostOutcome> {
   await ensureChart(em, orgId);
-  // Serialise postings of one source document (concurrent versions of a payout).
-  await sqlRows(em, 'select pg_advisory_xact_lock(hashtext(?)) as locked', [`${orgId}:${entry.source.type}:${entry.source.id}`]);
-  const latest = await sqlRows<{ id: number; source_version: number; accounting_status: string; date_posting: string }>(
+  const first = await storeEntry(em, orgId, entry, eventId, null);
+  if ('stored' in first) return { posted: first.stored, reversed: null };
+  if ('skipped' in first) return { posted: null, reversed: null, skipped: first.skipped };
+  // A newer version of a posted document (the lock is held from here to the commit): reverse the
+  // posted entry, then post this one.
+  const prevId = first.replaces;
+  const [prev] = await sqlRows<Record<string, any>>(
     em,
-    `select id, source_version, accounting_status, to_char(date_posting, 'YYYY-MM-DD') as date_posting from accounting_transactions
-      where org_id = ? and source_type = ? and source_id = ? and entry_kind = 'posting' order by source_version desc limit 1`,
-    [orgId, entry.source.type, entry.source.id],
+    `select source_version, to_char(date_posting, 'YYYY-MM-DD') as date_posting, no, vendor_doc_no, credited_doc_no, payment_reference,
+            currency, legal_currency, transaction_type, contact, paid_record, fx_rates
+       from accounting_transactions where org_id = ? and id = ?`,
+    [orgId, prevId],
   );
-  let reversed: StoredEntry | null = null;
-  if (latest.length) {
-    const prev = latest[0];
-    if (prev.source_version === entry.source.version) return { posted: null, reversed: null, skipped: 'duplicate' };
-    if (prev.source_version > entry.source.version) return { posted: null, reversed: null, skipped: 'stale_version' };
-    if (prev.accounting_status === 'posted') {
-      const prevRows = await loadRows(em, orgId, prev.id);
-      const [h] = await sqlRows<Record<string, any>>(
-        em,
-        `select no, vendor_doc_no, credited_doc_no, payment_reference, currency, legal_currency, transaction_type, contact, paid_record, fx_rates
-           from accounting_transactions where org_id = ? and id = ?`,
-        [orgId, prev.id],
-      );
-      // the reversing entry restates the replaced version's own header, with debit and credit swapped
-      const prevEntry: LedgerEntryDraft = {
-        ...entry,
-        source: { ...entry.source, version: prev.source_version, no: h.no },
-        no: h.no,
-        vendorDocNo: h.vendor_doc_no,
-        creditedDocNo: h.credited_doc_no,
-        paymentReference: h.payment_reference,
-        currency: h.currency,
-        legalCurrency: h.legal_currency,
-        transactionType: h.transaction_type,
-        contact: h.contact,
-        paidRecord: h.paid_record,
-        fxRates: h.fx_rates ?? [],
-        datePosting: prev.date_posting,
-        rows: prevRows,
-        total: prevRows.reduce((s, r) => s.plus(r.debit), dec(0)),
-      };
-      reversed = await insertEntry(em, orgId, reversalOf(prevEntry), eventId, prev.id);
-      await sqlRows(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, prev.id]);
-    }
-  }
-  const posted = await insertEntry(em, orgId, entry, eventId, null);
-  // the deferred balance check, run now (one round trip for both statements)
-  await sqlRows(em, 'set constraints ledger_balanced immediate; set constraints ledger_balanced deferred');
-  return { posted, reversed, skipped: posted ? undefined : 'duplicate' };
+  const prevRows = await loadRows(em, orgId, prevId);
+  // the reversing entry restates the replaced version's own header, with debit and credit swapped
+  const prevEntry: LedgerEntryDraft = {
+    ...entry,
+    source: { ...entry.source, version: prev.source_version, no: prev.no },
+    no: prev.no,
+    vendorDocNo: prev.vendor_doc_no,
+    creditedDocNo: prev.credited_doc_no,
+    paymentReference: prev.payment_reference,
+    currency: prev.currency,
+    legalCurrency: prev.legal_currency,
+    transactionType: prev.transaction_type,
+    contact: prev.contact,
+    paidRecord: prev.paid_record,
+    fxRates: prev.fx_rates ?? [],
+    datePosting: prev.date_posting,
+    rows: prevRows,
+    total: prevRows.reduce((s, r) => s.plus(r.debit), dec(0)),
+  };
+  const reversal = await storeEntry(em, orgId, reversalOf(prevEntry), eventId, prevId);
+  await sqlRows(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, prevId]);
+  const posting = await storeEntry(em, orgId, entry, eventId, null);
+  const posted = 'stored' in posting ? posting.stored : null;
+  return { posted, reversed: 'stored' in reversal ? reversal.stored : null, skipped: posted ? undefined : 'duplicate' };
 }
 
 /**

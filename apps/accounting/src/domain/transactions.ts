@@ -223,32 +223,19 @@ function recordOf<T>(row: Record<string, unknown>): T {
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), v])) as T;
 }
 
-/** The accounts of an organisation with these numbers, by number. */
-async function accountsByNumber(em: EntityManager, orgId: number, numbers: string[]): Promise<Map<string, GlAccount>> {
-  if (!numbers.length) return new Map();
-  const rows = await sqlRows<Record<string, unknown>>(
-    em,
-    `select id, org_id, number, name_cs, name_en, description from gl_accounts where org_id = ? and number in (${numbers.map(() => '?').join(', ')})`,
-    [orgId, ...numbers],
-  );
-  return new Map(rows.map((r) => [String(r.number), recordOf<GlAccount>(r)]));
-}
-
 /**
- * The #10 view of a transaction from its rows as just inserted (database column names), so
- * announcing a posting does not read it back: only the names of its accounts are looked up.
+ * The #10 view of a transaction from its rows as just stored (database column names) and the
+ * accounts they name, so announcing a posting reads nothing back.
  */
-export async function transactionViewOfInserted(
-  em: EntityManager,
-  orgId: number,
-  inserted: { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; taxRows: Array<Record<string, unknown>> },
+export function transactionViewOfInserted(
+  inserted: { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; taxRows: Array<Record<string, unknown>>; accounts: Array<Record<string, unknown>> },
   locale: ChartLocale,
 ) {
   const byOrd = (a: { ord: number }, b: { ord: number }) => a.ord - b.ord;
   const rows = inserted.rows.map((r) => recordOf<LedgerRowRecord>(r)).sort(byOrd);
   const taxRows = inserted.taxRows.map((r) => recordOf<LedgerTaxRowRecord>(r)).sort(byOrd);
-  const numbers = [...new Set([...rows, ...taxRows].map((r) => r.glAccountNumber))];
-  return transactionView(recordOf<AccountingTransactionRecord>(inserted.transaction), rows, taxRows, await accountsByNumber(em, orgId, numbers), locale);
+  const accounts = new Map(inserted.accounts.map((a) => [String(a.number), recordOf<GlAccount>(a)]));
+  return transactionView(recordOf<AccountingTransactionRecord>(inserted.transaction), rows, taxRows, accounts, locale);
 }
 
 export async function findTransaction(em: EntityManager, id: number, locale: ChartLocale) {

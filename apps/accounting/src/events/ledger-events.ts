@@ -144,15 +144,15 @@ export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, eve
   }
   if (emit) {
     for (const stored of [outcome.reversed, outcome.posted]) {
-      if (stored) await emit<AccountingTransactionPostedEvent>({ subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: await postedEventData(em, orgId, stored) });
+      if (stored) await emit<AccountingTransactionPostedEvent>({ subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: postedEventData(stored) });
     }
   }
   return outcome;
 }
 
 /** The event integrations read: the transaction as #10 shows it, plus the document it posts. */
-async function postedEventData(em: EntityManager, orgId: number, s: StoredEntry): Promise<AccountingTransactionPostedEvent> {
-  const view = await transactionViewOfInserted(em, orgId, s.stored, 'en-US');
+function postedEventData(s: StoredEntry): AccountingTransactionPostedEvent {
+  const view = transactionViewOfInserted(s.stored, 'en-US');
   const src = s.entry.source;
   return { ...view, source_document: { type: src.type, id: src.id, no: src.no, version: src.version } } as AccountingTransactionPostedEvent;
 }

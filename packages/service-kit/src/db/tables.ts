@@ -108,6 +108,20 @@ function missing(shape: TableShape, key: string): never {
   throw new Error(`${shape.table} has no column for property ${key}`);
 }
 
+/**
+ * A row keyed by its column names, for statements that take rows as JSON (`jsonb_populate_record`,
+ * one parameter however many rows): JSON columns stay values, undefined properties are left out.
+ */
+export function rowJson(em: EntityManager, schema: EntitySchema<any, any>, row: object, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const shape = tableShape(em, schema);
+  const out: Record<string, unknown> = {};
+  for (const col of columnsOf(shape, row)) {
+    const value = (row as Record<string, unknown>)[col.property];
+    out[col.column] = value instanceof JsonText ? JSON.parse(value.text) : value instanceof Date ? value.toISOString() : value;
+  }
+  return Object.assign(out, extra);
+}
+
 export interface InsertOptions {
   /** e.g. `do nothing`, or `(org_id, no) do nothing`. */
   onConflict?: string;

@@ -65,7 +65,7 @@ export class EventBus {
 
   static async connect(config: BusConfig, name: string, log: Logger): Promise<EventBus> {
     // noAsyncTraces: the client would otherwise build an Error (a stack capture) for every request,
-    // and every publish acknowledgement and ackAck is one.
+    // and every publish acknowledgement is one.
     const nc = await connect({
       servers: config.NATS_URL.split(','),
       name,

@@ -231,7 +231,10 @@ export class IdempotentConsumer {
         this.opts.onCommitted?.();
         this.def.onCommitted?.();
       }
-      await m.ackAck().catch(() => m.ack());
+      // A plain ack, not one the server confirms: were it lost (a crash before it left), the
+      // redelivery finds the event in the inbox, so a confirmation would buy nothing but a second
+      // message per event.
+      m.ack();
     } catch (err) {
       const poison = err instanceof PoisonMessageError;
       if (poison || m.info.deliveryCount >= this.opts.maxDeliver) {

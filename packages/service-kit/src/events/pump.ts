@@ -17,8 +17,11 @@ export abstract class Pump {
     protected readonly log: Logger,
   ) {}
 
-  /** One round of work; true when more is waiting (the next round runs at once). */
-  protected abstract pass(): Promise<boolean>;
+  /**
+   * One round of work; true when more is waiting (the next round runs at once). `idle`: this
+   * round is the idle timer's look, not one that work woke (a kick, a full or failed round).
+   */
+  protected abstract pass(idle: boolean): Promise<boolean>;
 
   start(): void {
     this.stopped = false;
@@ -39,19 +42,19 @@ export abstract class Pump {
     if (this.running) await this.running;
   }
 
-  private schedule(ms: number) {
+  private schedule(ms: number, idle = false) {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), ms);
+    this.timer = setTimeout(() => void this.run(idle), ms);
   }
 
-  private async run(): Promise<void> {
+  private async run(idle = false): Promise<void> {
     if (this.running || this.stopped) return;
     this.timer = null;
     let more = false;
     this.running = (async () => {
       try {
-        more = await this.pass();
+        more = await this.pass(idle);
         this.failures = 0;
       } catch (err) {
         this.failures++;
@@ -60,8 +63,9 @@ export abstract class Pump {
     })();
     await this.running;
     this.running = null;
-    const delay = this.again || more ? 0 : this.failures ? Math.min(5000, this.pumping.idleMs * 2 ** Math.min(this.failures, 5)) : this.pumping.idleMs;
+    const woken = this.again || more;
+    const delay = woken ? 0 : this.failures ? Math.min(5000, this.pumping.idleMs * 2 ** Math.min(this.failures, 5)) : this.pumping.idleMs;
     this.again = false;
-    this.schedule(delay);
+    this.schedule(delay, !woken && !this.failures);
   }
 }
