@@ -37,6 +37,12 @@ export interface OperationContext {
    * runs in a transaction of its own (a consumer, a service task), this same context.
    */
   inCommitGroup: (lane: string) => Promise<OperationContext>;
+  /**
+   * This context, with its own transaction begun: for a request whose handler defers it
+   * (`defersTransaction`) and that writes outside a commit group after all (a document whose
+   * number the client gave). Elsewhere the transaction runs already.
+   */
+  inOwnTransaction: () => Promise<OperationContext>;
   now: () => Date;
   log: Logger;
 }
@@ -56,6 +62,8 @@ export interface ContextParts {
   bus: EventBus;
   /** Joins a commit group (HTTP write requests); absent elsewhere. */
   commitGroup?: (lane: string) => Promise<EntityManager>;
+  /** Begins a deferred own transaction (HTTP write requests); absent elsewhere. */
+  beginOwn?: () => Promise<void>;
 }
 
 /** Builds a context; events it records default to its organisation and trace. */
@@ -82,7 +90,11 @@ export function operationContext(p: ContextParts): OperationContext {
     inCommitGroup: async (lane) => {
       if (!p.commitGroup) return ctx;
       const em = await p.commitGroup(lane);
-      return operationContext({ ...p, em, commitGroup: undefined });
+      return operationContext({ ...p, em, commitGroup: undefined, beginOwn: undefined });
+    },
+    inOwnTransaction: async () => {
+      await p.beginOwn?.();
+      return ctx;
     },
   };
   return ctx;

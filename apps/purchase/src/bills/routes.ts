@@ -1,4 +1,4 @@
-import type { EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
 import { purchaseDocumentOperations } from '../purchase-documents/operations.js';
 import { BILLS } from './bill-kind.js';
 import { importEInvoice } from './import.js';
@@ -7,7 +7,7 @@ import { importEInvoice } from './import.js';
 export function billRoutes(): Pick<EndpointHandlers<'purchase'>, 'createBill' | 'listBills' | 'importBill'> {
   const op = purchaseDocumentOperations(BILLS);
   return {
-    createBill: ({ ctx, input }) => op.create(ctx, input.raw, input.query.strict),
+    createBill: defersTransaction(({ ctx, input }) => op.create(ctx, input.raw, input.query.strict)),
     listBills: ({ ctx, input }) => op.list(ctx, input.query),
     importBill: ({ ctx, input }) => importEInvoice(ctx, input.body, input.query),
   };

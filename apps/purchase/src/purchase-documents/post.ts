@@ -111,7 +111,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   // The credited bill is locked and the document written in the transaction shared by concurrent
   // documents of this kind (one commit for the group): a series number is taken under its row
   // lock, held until that commit.
-  const numbered = given ? ctx : ((await ctx.inCommitGroup(kind.kind)) as TenantContext);
+  const numbered = (given ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(kind.kind)) as TenantContext;
   const creditedId = kind.credits?.creditedId(req);
   const credited =
     kind.credits && creditedId

@@ -1,4 +1,4 @@
-import type { EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
 import { purchaseDocumentOperations } from '../purchase-documents/operations.js';
 import { VENDOR_CREDITS } from './vendor-credit-kind.js';
 
@@ -6,7 +6,7 @@ import { VENDOR_CREDITS } from './vendor-credit-kind.js';
 export function vendorCreditRoutes(): Pick<EndpointHandlers<'purchase'>, 'createVendorCredit' | 'listVendorCredits'> {
   const op = purchaseDocumentOperations(VENDOR_CREDITS);
   return {
-    createVendorCredit: ({ ctx, input }) => op.create(ctx, input.raw, input.query.strict),
+    createVendorCredit: defersTransaction(({ ctx, input }) => op.create(ctx, input.raw, input.query.strict)),
     listVendorCredits: ({ ctx, input }) => op.list(ctx, input.query),
   };
 }

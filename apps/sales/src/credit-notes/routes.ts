@@ -1,4 +1,4 @@
-import type { EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
 import type { Delivery } from '../delivery.js';
 import { numberTaken } from '../numbering-series/series.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
@@ -10,7 +10,7 @@ type CreditNoteOperations = 'createCreditNote' | 'listCreditNotes' | 'getCreditN
 export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, CreditNoteOperations> {
   const op = salesDocumentOperations(CREDIT_NOTES, delivery);
   return {
-    createCreditNote: ({ ctx, input }) => op.create(ctx, input.body, input.query.strict),
+    createCreditNote: defersTransaction(({ ctx, input }) => op.create(ctx, input.body, input.query.strict)),
     listCreditNotes: ({ ctx, input }) => op.list(ctx, input.query),
     getCreditNote: ({ ctx, input }) => op.get(ctx, input.params.id),
     getCreditNoteHtml: ({ ctx, input }) => op.html(ctx, input.params.id, input.query),

@@ -1,4 +1,4 @@
-import type { EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
 import type { Delivery } from '../delivery.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
 import { INVOICES } from './invoice-kind.js';
@@ -9,7 +9,7 @@ type InvoiceOperations = 'createInvoice' | 'listInvoices' | 'getInvoice' | 'getI
 export function invoiceRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, InvoiceOperations> {
   const op = salesDocumentOperations(INVOICES, delivery);
   return {
-    createInvoice: ({ ctx, input }) => op.create(ctx, input.body, input.query.strict),
+    createInvoice: defersTransaction(({ ctx, input }) => op.create(ctx, input.body, input.query.strict)),
     listInvoices: ({ ctx, input }) => op.list(ctx, input.query),
     getInvoice: ({ ctx, input }) => op.get(ctx, input.params.id),
     getInvoiceHtml: ({ ctx, input }) => op.html(ctx, input.params.id, input.query),

@@ -118,7 +118,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   // From here on everything is written, and the credited document locked, in the transaction
   // shared by the concurrent documents of this type (one commit for the group, not one each): a
   // number from a series is taken under the series' row lock, held until the commit.
-  const numbered = hasExplicitNumber(input) ? ctx : ((await ctx.inCommitGroup(docType)) as TenantContext);
+  const numbered = (hasExplicitNumber(input) ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(docType)) as TenantContext;
   const credited = await creditedOf(numbered, kind, input, computed);
   const { counterId, number } = await documentNumber(numbered.em, orgId, docType, input, pre.series);
 

@@ -44,6 +44,12 @@ export type KitEnv = {
      * that group committed. Every write of the request must go through the answered manager.
      */
     commitGroup: ((lane: string) => Promise<EntityManager>) | undefined;
+    /**
+     * Write requests whose handler defers its transaction (`defersTransaction`): begins the
+     * request's own transaction (nothing when it runs already). Other write requests have one
+     * from the start.
+     */
+    beginOwn: (() => Promise<void>) | undefined;
   };
 };
 

@@ -46,6 +46,19 @@ export type EndpointAnswer<R extends RouteSpec> = (R['response'] extends z.ZodTy
 
 export type EndpointHandler<R extends RouteSpec> = (args: { ctx: EndpointContext<R>; input: EndpointInput<R> }) => Promise<EndpointAnswer<R>>;
 
+const DEFERS_TRANSACTION = Symbol('defersTransaction');
+
+/**
+ * Marks a write handler that only reads until it moves its writes into a commit group
+ * (`ctx.inCommitGroup`) or begins its own transaction (`ctx.inOwnTransaction`): its request then
+ * starts without a transaction, so its reads run as single statements and no BEGIN and ROLLBACK
+ * are spent on a transaction that would only have read. A handler so marked must write nothing
+ * through `ctx.em` before it does one or the other.
+ */
+export function defersTransaction<H extends (...args: never[]) => unknown>(handler: H): H {
+  return Object.assign(handler, { [DEFERS_TRANSACTION]: true });
+}
+
 /** One handler for every operation the contracts declare for a service: no more, no fewer. */
 export type EndpointHandlers<S extends ServiceName> = { [R in ServiceRoute<S> as R['operationId']]: EndpointHandler<R> };
 
@@ -83,6 +96,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           return parsed.value;
         },
       };
+      if (!(DEFERS_TRANSACTION in handler)) await c.get('beginOwn')?.();
       const ctx = {
         ...operationContext({
           orgId: auth?.orgId ?? null,
@@ -95,6 +109,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
           bus,
           commitGroup: c.get('commitGroup'),
+          beginOwn: c.get('beginOwn'),
         }),
         c,
         auth,

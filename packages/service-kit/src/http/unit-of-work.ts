@@ -69,7 +69,18 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
     const committed: Array<() => void> = [];
     c.set('afterCommit', committed);
     let member: CommitGroupMember | null = null;
+    // The request's own transaction: begun at once, unless the handler defers it (it only reads
+    // before it joins a commit group, so a BEGIN and a ROLLBACK would be all its transaction did)
+    // and no Idempotency-Key lock must be taken first.
+    let ownBegun = false;
     let ownEnded = false;
+    const beginOwn = async () => {
+      if (ownEnded) throw new Error('the request joined a commit group: its writes go through the group');
+      if (ownBegun) return;
+      await em.begin();
+      ownBegun = true;
+    };
+    c.set('beginOwn', beginOwn);
     let requestHash = '';
     if (groups && auth) {
       const orgId = auth.orgId;
@@ -78,7 +89,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         // The request's own transaction has only read: end it before waiting for a turn, so no
         // connection is held while waiting (a group needs one of its own).
         ownEnded = true;
-        await em.rollback();
+        if (ownBegun) await em.rollback();
         member = await groups.join(lane, orgId);
         if (idemKey) {
           // the key's lock ended with the own transaction: take it again in the group's, and
@@ -98,11 +109,11 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         return member.em;
       });
     }
-    await em.begin();
     const conn = em.getConnection();
     let done = false;
     try {
       if (idemKey && auth) {
+        await beginOwn();
         requestHash = createHash('sha256')
           .update(`${c.req.method} ${c.req.path}${canonicalQuery(c.req.url)}\n${stableStringify(c.get('body') ?? null)}`)
           .digest('hex');
@@ -153,7 +164,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
 
       if (c.error || c.res.status >= 300) {
         await group?.abort();
-        if (!ownEnded) await em.rollback();
+        if (ownBegun && !ownEnded) await em.rollback();
         done = true;
         return;
       }
@@ -180,14 +191,14 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
       // in a group, the group's commit holds this request's writes (its own transaction only read and has ended)
       if (group) await group.finish();
-      else await em.commit();
+      else if (ownBegun) await em.commit();
       done = true;
       afterCommit();
       for (const f of committed) f();
     } finally {
       if (!done) {
         await (member as CommitGroupMember | null)?.abort().catch(() => undefined);
-        if (!ownEnded) await em.rollback().catch(() => undefined);
+        if (ownBegun && !ownEnded) await em.rollback().catch(() => undefined);
       }
     }
   };
