@@ -189,6 +189,27 @@ describe('request bodies are bounded as they stream', () => {
     expect413(await postChunked(`${stack.services.sales!.url}/v1/sales/invoices`, internal, 2 * 1024 * 1024));
     expect((await api('/v1/sales/invoices?take=0')).status).toBe(200);
   }, 60_000);
+
+  it('a client that hangs up halfway through its body leaves nothing behind and every process answering', async () => {
+    const before = (await json(await api('/v1/sales/invoices?take=0'))).total;
+    const hangUp = (url: string, headers: Record<string, string>) =>
+      new Promise<void>((resolve) => {
+        const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '5000', ...headers } });
+        req.on('error', () => resolve());
+        req.write(JSON.stringify(invoiceBody()).slice(0, 100));
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 200);
+      });
+    const internal = { 'x-ledgerline-internal-token': stack.env.INTERNAL_TOKEN, 'x-ledgerline-org-id': '1', 'x-ledgerline-scopes': 'admin' };
+    for (let i = 0; i < 5; i++) {
+      await hangUp(`${stack.gateway.url}/v1/sales/invoices`, { authorization: `Bearer ${stack.adminKey}` });
+      await hangUp(`${stack.services.sales!.url}/v1/sales/invoices`, internal);
+    }
+    expect((await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody() })).status).toBe(200);
+    expect((await json(await api('/v1/sales/invoices?take=0'))).total).toBe(before + 1);
+  });
 });
 
 describe('whatever is answered 200 reaches the ledger', () => {

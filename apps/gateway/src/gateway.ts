@@ -17,6 +17,7 @@ import {
   loadConfig,
   parseEnvelope,
   problemResponse,
+  requestBody,
   type AuthContext,
   type KitEnv,
 } from '@ledgerline/service-kit';
@@ -159,6 +160,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         throw new UpstreamError(503, route.service, `overloaded: ${config.MAX_INFLIGHT_PER_SERVICE} requests already in flight`);
       }
       const target = new URL(c.req.url);
+      const body = await requestBody(c, config.BODY_LIMIT_BYTES);
       inflight[route.service]++;
       const res = await forward(c.req.raw, target.pathname + target.search, upstreams[route.service], {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -168,7 +170,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         auth: auth?.credentialType === 'operator' ? undefined : auth,
         operator: auth?.credentialType === 'operator',
         forwardAuthorization: route.open === true,
-        bodyLimit: config.BODY_LIMIT_BYTES,
+        body,
       }).finally(() => inflight[route.service]--);
       // the token endpoint authenticates clients itself: its refusals count as failures too
       if (route.open && res.status === 401) failures.record(address, null);

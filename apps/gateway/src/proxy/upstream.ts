@@ -1,5 +1,5 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { UpstreamError, INTERNAL_HEADERS, readBodyLimited, type AuthContext } from '@ledgerline/service-kit';
+import { UpstreamError, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
 import type { UpstreamSet } from './upstream-set.js';
 
 const HOP_BY_HOP = new Set([
@@ -17,8 +17,8 @@ export interface ForwardOptions {
   operator?: boolean;
   /** Whether the Authorization header goes through (only to the token endpoint). */
   forwardAuthorization?: boolean;
-  /** Largest body passed on; counted as it streams, so chunked bodies are bounded too (413). */
-  bodyLimit: number;
+  /** The request's body, read and limited by the caller (`requestBody`: 413 past the limit, chunked bodies too). */
+  body?: Buffer;
 }
 
 export function createPool(url: string): Pool {
@@ -58,8 +58,7 @@ export async function forward(req: Request, pathAndSearch: string, upstream: Ups
   if (opts.operator) headers[INTERNAL_HEADERS.credentialType] = 'operator';
   if (opts.internalToken) headers[INTERNAL_HEADERS.token] = opts.internalToken;
 
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.body !== null;
-  const body = hasBody ? await readBodyLimited(req, opts.bodyLimit) : undefined;
+  const body = req.method !== 'GET' && req.method !== 'HEAD' ? opts.body : undefined;
   const repeatable = req.method !== 'POST' || headers['idempotency-key'] !== undefined;
   let res: Dispatcher.ResponseData | null = null;
   let failure: UpstreamError | null = null;

@@ -1,5 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import {
   AppError,
   MalformedRequestError,
@@ -164,7 +166,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     if (WRITE_METHODS.has(c.req.method)) {
       const declared = Number(c.req.header('content-length') ?? '0');
       if (declared > opts.bodyLimit) throw new PayloadTooLargeError(opts.bodyLimit);
-      const bytes = c.req.raw.body ? await readBodyLimited(c.req.raw, opts.bodyLimit) : Buffer.alloc(0);
+      const bytes = await requestBody(c, opts.bodyLimit);
       if (isFileContentType(c.req.header('content-type')) && (opts.fileBodyPaths ?? []).some((re) => re.test(path))) {
         c.set('body', bytes.length > 0 ? bytes : undefined);
         return next();
@@ -233,6 +235,43 @@ function decodeFormSafely(raw: string): string {
 
 /** Bytes of an oversized body read and thrown away so that the client still receives its 413. */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The request's body (limited as `readBodyLimited` says), from Node's own request stream when the server is Node's (reading
+ * `Request.body` makes the adapter build a Web Request and a ReadableStream around the socket
+ * first, a tenth of the gateway's CPU per forwarded write), else from the Web Request.
+ */
+export function requestBody(c: Context, limit: number): Promise<Buffer> {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return Promise.resolve(Buffer.alloc(0));
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && typeof incoming.on === 'function') return readStreamLimited(incoming, limit);
+  return c.req.raw.body ? readBodyLimited(c.req.raw, limit) : Promise.resolve(Buffer.alloc(0));
+}
+
+async function readStreamLimited(incoming: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of incoming) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      total += bytes.byteLength;
+      if (total > limit) {
+        // read on and drop, as readBodyLimited does; leaving the loop past the discard limit destroys the stream
+        if (total > DISCARD_LIMIT_BYTES) break;
+        continue;
+      }
+      chunks.push(bytes);
+    }
+  } catch (err) {
+    // the client hung up before its body ended: its request, not our failure (nobody reads the answer)
+    if ((incoming as IncomingMessage).aborted || (err as { code?: string }).code === 'ECONNRESET' || (err as Error).message === 'aborted') {
+      throw new MalformedRequestError('The connection closed before the request body ended', 'body_incomplete');
+    }
+    throw err;
+  }
+  if (total > limit) throw new PayloadTooLargeError(limit);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+}
 
 /**
  * Reads a request body, counting bytes as they stream in: a body without Content-Length
