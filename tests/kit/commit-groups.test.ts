@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { CommitGroups, dropDatabase, initOrm, sqlRows, type CommitGroupMember } from '@ledgerline/service-kit';
+import { CommitGroups, dropDatabase, initOrm, prepareEvent, sqlRows, type CommitGroupMember } from '@ledgerline/service-kit';
 import { isolation } from '../support/stack.js';
 
 /*
@@ -100,6 +100,35 @@ describe('commit groups', () => {
     expect((await next).no).toBe(1);
     await expect(stuck.finish()).rejects.toMatchObject({ status: 503 });
     expect(await stored('C')).toEqual([1]);
+  });
+
+  it("members' events are written at the group's commit in member order, and an aborted member's never", async () => {
+    const emitting = async (amount: number) => {
+      const member = await groups.join('E', ORG);
+      const event = prepareEvent('probe', { subject: 'probe.doc.noted', orgId: ORG, data: { amount } });
+      try {
+        await sqlRows(member.em, NUMBER, ['E', 'E', amount, 1]);
+        member.emitAtCommit(event);
+      } catch (err) {
+        await member.abort();
+        throw err;
+      }
+      await member.finish();
+      return event.id;
+    };
+    const outcomes = await Promise.allSettled([100, 5_000_000, 200, 300].map(emitting));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const kept = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const rows = await sqlRows<{ event_id: string; envelope: string }>(orm.em.fork(), "select event_id, envelope from kit_outbox where subject = 'probe.doc.noted' order by id");
+    expect(rows.map((r) => r.event_id)).toEqual(kept);
+    expect(rows.map((r) => JSON.parse(r.envelope).data.amount)).toEqual([100, 200, 300]);
+    // nothing is written for a group whose members all aborted
+    const lonely = await groups.join('E', ORG);
+    expect(() => lonely.emitAtCommit(prepareEvent('probe', { subject: 'probe.doc.noted', orgId: ORG, data: { amount: 1 } }))).not.toThrow();
+    await lonely.abort();
+    expect(() => lonely.emitAtCommit(prepareEvent('probe', { subject: 'probe.doc.noted', orgId: ORG, data: { amount: 2 } }))).toThrow(/after the member ended/);
+    const after = await sqlRows(orm.em.fork(), "select 1 from kit_outbox where subject = 'probe.doc.noted'");
+    expect(after).toHaveLength(3);
   });
 
   it('lanes of different organisations never share a transaction', async () => {

@@ -53,7 +53,7 @@ export type PostingContext = Pick<TenantContext, 'em' | 'orgId'>;
  * What an event is applied in: a consumer's context, which announces what it posted on the bus
  * (`emit`), or a rebuild's transaction, which re-posts silently (no `emit`).
  */
-export type LedgerContext = Pick<OperationContext, 'em'> & Partial<Pick<OperationContext, 'emit'>>;
+export type LedgerContext = Pick<OperationContext, 'em'> & Partial<Pick<OperationContext, 'emit'>> & Pick<ConsumerContext, 'organisation'>;
 
 /** The credited document is not in the ledger yet: the event is redelivered after a backoff. */
 export class CreditedDocumentPendingError extends Error {}
@@ -132,7 +132,8 @@ export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, eve
   if (!event.orgid || !/^\d+$/.test(event.orgid)) throw new PoisonMessageError(`${event.type} ${event.id} carries no organisation`);
   const { em, emit } = ctx;
   const orgId = Number(event.orgid);
-  const profile = await organisationReplica(em, orgId);
+  // a consumer has it from its inbox claim; a rebuild reads it
+  const profile = ctx.organisation !== undefined ? ctx.organisation : await organisationReplica(em, orgId);
   const orgOpts = profile ? { ...opts, legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
   const entry = await entryForEvent({ em, orgId }, type, event, orgOpts);
   let outcome: PostOutcome;
@@ -167,6 +168,7 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
       // The entries handled at once share one commit (a batch is one WAL flush, not one per entry).
       concurrency: 32,
       sharedCommit: true,
+      withOrganisation: true,
       handle: async (ctx: ConsumerContext, event: CloudEvent) => {
         await applyLedgerEvent(ctx, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES });
       },

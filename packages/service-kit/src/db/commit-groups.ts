@@ -3,6 +3,7 @@ import { UpstreamError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { TENANT_FILTER, sqlRows } from './orm.js';
+import { insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 
 /*
  * Application-level group commit (issue 15). A gap-free numbering series is a counter row that
@@ -25,6 +26,12 @@ export interface CommitGroupMember {
   finish(): Promise<void>;
   /** Rolls back what the member wrote; the rest of the group goes on. */
   abort(): Promise<void>;
+  /**
+   * Records an event that the group writes into the outbox just before its commit, together with
+   * its other members' (one statement for the group instead of one per event); dropped with the
+   * member if it aborts.
+   */
+  emitAtCommit(event: PreparedEvent): void;
 }
 
 interface Waiter {
@@ -99,6 +106,7 @@ export class CommitGroups {
     const em = this.orm.em.fork({ clear: true });
     em.setFilterParams(TENANT_FILTER, { orgId });
     const kept: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+    const events: PreparedEvent[] = [];
     try {
       await em.begin();
     } catch (err) {
@@ -119,9 +127,16 @@ export class CommitGroups {
         waiter.refuse(err);
         break;
       }
-      broken = await this.serve(em, waiter, kept);
+      broken = await this.serve(em, waiter, kept, events);
     }
     this.groupSize?.observe({}, members);
+    if (!broken) {
+      try {
+        await insertPreparedEvents(em, events);
+      } catch (err) {
+        broken = err;
+      }
+    }
     if (broken) {
       await em.rollback().catch(() => undefined);
       this.opts.log?.error('commit group failed; its members are answered with an error', { err: String(broken) });
@@ -138,9 +153,10 @@ export class CommitGroups {
   }
 
   /** Admits one member and waits until it finishes or aborts; answers an error that breaks the whole group, else null. */
-  private serve(em: EntityManager, waiter: Waiter, kept: Array<{ resolve: () => void; reject: (e: unknown) => void }>): Promise<unknown> {
+  private serve(em: EntityManager, waiter: Waiter, kept: Array<{ resolve: () => void; reject: (e: unknown) => void }>, events: PreparedEvent[]): Promise<unknown> {
     return new Promise<unknown>((settled) => {
       let ended = false;
+      const own: PreparedEvent[] = [];
       const claim = () => {
         if (ended) throw new UpstreamError(503, 'database', 'the write took too long and was rolled back; retry');
         ended = true;
@@ -166,6 +182,7 @@ export class CommitGroups {
         finish: async () => {
           claim();
           const committed = new Promise<void>((resolve, reject) => kept.push({ resolve, reject }));
+          events.push(...own);
           em.clear(); // the next member reads afresh, not what this one loaded
           settled(null);
           await committed;
@@ -174,6 +191,10 @@ export class CommitGroups {
           if (ended) return;
           claim();
           await rollback();
+        },
+        emitAtCommit: (event) => {
+          if (ended) throw new Error('emitAtCommit after the member ended');
+          own.push(event);
         },
       });
     });

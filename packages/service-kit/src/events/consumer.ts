@@ -3,12 +3,13 @@ import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@na
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { splitTenantSubject, streamForSubject, type CloudEvent } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
-import { parseEnvelope } from './envelope.js';
+import { parseEnvelope, type NewEvent } from './envelope.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroups } from '../db/commit-groups.js';
 import { operationContext, type OperationContext } from '../context.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
 import { prepareEvent, recordEvent } from './outbox.js';
+import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 
@@ -22,6 +23,11 @@ export class PoisonMessageError extends Error {}
 export interface ConsumerContext extends OperationContext {
   subject: string;
   deliveryCount: number;
+  /**
+   * The event's organisation as the service's replica holds it (null: not replicated yet), for a
+   * consumer that asks for it (`withOrganisation`); undefined otherwise.
+   */
+  organisation?: OrganisationReplica | null;
 }
 
 export interface ConsumerDefinition {
@@ -63,6 +69,12 @@ export interface ConsumerDefinition {
    * unique per endpoint and event).
    */
   relevant?: (em: EntityManager, event: CloudEvent) => Promise<boolean>;
+  /**
+   * The handler reads the event's organisation from the service's replica (`kit_organisations`):
+   * it is fetched by the statement that claims the event in the inbox (`ctx.organisation`), not
+   * by a statement of its own.
+   */
+  withOrganisation?: boolean;
 }
 
 type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
@@ -259,7 +271,13 @@ export class IdempotentConsumer {
     if (this.def.sharedCommit && this.groups && orgId !== null) {
       const member = await this.groups.join(`consumer:${this.def.name}`, orgId);
       try {
-        const applied = await this.claimAndHandle(member.em, orgId, event, m, traceparent);
+        // what the handler announces is written with the rest of the group's events, at its commit
+        const atCommit = (ev: NewEvent<unknown>) => {
+          const prepared = prepareEvent(this.source, ev);
+          member.emitAtCommit(prepared);
+          return Promise.resolve(prepared.id);
+        };
+        const applied = await this.claimAndHandle(member.em, orgId, event, m, traceparent, atCommit);
         await member.finish(); // resolves once the shared transaction committed
         return outcome(applied);
       } catch (err) {
@@ -273,14 +291,35 @@ export class IdempotentConsumer {
   }
 
   /** Claims the event in the inbox and runs the handler, in the caller's transaction. */
-  private async claimAndHandle(tem: EntityManager, orgId: number | null, event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<boolean> {
-    const claimed = await sqlRows(
-      tem,
-      'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
-      [this.def.name, event.id, this.def.subject],
-      { prepared: true },
-    );
-    if (claimed.length === 0) return false;
+  private async claimAndHandle(
+    tem: EntityManager,
+    orgId: number | null,
+    event: CloudEvent,
+    m: JsMsg,
+    traceparent: string | null,
+    emitAtCommit?: (ev: NewEvent<unknown>) => Promise<string>,
+  ): Promise<boolean> {
+    let organisation: OrganisationReplica | null | undefined;
+    if (this.def.withOrganisation && orgId !== null) {
+      const [row] = await sqlRows<ReplicaRow & { claimed: boolean; known: boolean }>(
+        tem,
+        `with claimed as (insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id)
+         select exists (select 1 from claimed) as claimed, o.org_id is not null as known, ${REPLICA_COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')}
+           from (select 1) one left join kit_organisations o on o.org_id = ?`,
+        [this.def.name, event.id, this.def.subject, orgId],
+        { prepared: true },
+      );
+      if (!row.claimed) return false;
+      organisation = row.known ? replicaOfRow(orgId, row) : null;
+    } else {
+      const claimed = await sqlRows(
+        tem,
+        'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
+        [this.def.name, event.id, this.def.subject],
+        { prepared: true },
+      );
+      if (claimed.length === 0) return false;
+    }
     const ctx = operationContext({
       orgId,
       actor: `event:${event.source}`,
@@ -289,11 +328,11 @@ export class IdempotentConsumer {
       traceparent: traceparent ?? event.traceparent ?? null,
       em: tem,
       log: this.log.child({ consumer: this.def.name, event_id: event.id }),
-      emit: (em, ev) => recordEvent(em, this.source, ev),
+      emit: emitAtCommit ? (_em, ev) => emitAtCommit(ev) : (em, ev) => recordEvent(em, this.source, ev),
       prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
       bus: this.bus,
     });
-    await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount: m.info.deliveryCount }, event);
+    await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount: m.info.deliveryCount, organisation }, event);
     return true;
   }
 

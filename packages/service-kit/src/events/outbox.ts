@@ -65,12 +65,15 @@ export function prepareEvent<T>(source: string, ev: NewEvent<T>, dataJson?: stri
  * caller's transaction and in the given order.
  */
 export async function recordEvents<T>(em: EntityManager, source: string, events: NewEvent<T>[]): Promise<string[]> {
-  if (events.length === 0) return [];
-  const rows = events.map((ev) => {
-    const envelope = buildEnvelope(source, requireOrganisation(ev));
-    const traceparent = envelope.traceparent ?? null;
-    return { event_id: envelope.id, subject: ev.subject, type: envelope.type, org_id: ev.orgId ?? null, envelope: JSON.stringify(envelope), traceparent };
-  });
+  const prepared = events.map((ev) => prepareEvent(source, ev));
+  await insertPreparedEvents(em, prepared);
+  return prepared.map((p) => p.id);
+}
+
+/** Prepared events in one statement, in the given order (a batch, or a commit group's events at its commit). */
+export async function insertPreparedEvents(em: EntityManager, events: readonly PreparedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((p) => ({ event_id: p.id, subject: p.subject, type: p.type, org_id: p.orgId, envelope: p.json, traceparent: p.traceparent }));
   await sqlRows(
     em,
     `insert into kit_outbox ${OUTBOX_COLUMNS}
@@ -80,8 +83,8 @@ export async function recordEvents<T>(em: EntityManager, source: string, events:
       order by e.n
      on conflict (event_id) do nothing`,
     [JSON.stringify(rows)],
+    { prepared: true },
   );
-  return rows.map((r) => r.event_id);
 }
 
 /**

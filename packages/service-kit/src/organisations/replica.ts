@@ -4,6 +4,9 @@ import { SUBJECTS, type CloudEvent } from '@ledgerline/contracts';
 import { sqlMigration } from '../db/migrations.js';
 import { sqlRows } from '../db/orm.js';
 import { PoisonMessageError, type ConsumerDefinition } from '../events/consumer.js';
+import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from './replica-row.js';
+
+export type { OrganisationReplica };
 
 /**
  * Settings owns organisations; every other service keeps a replica of the profile, fed by
@@ -11,18 +14,6 @@ import { PoisonMessageError, type ConsumerDefinition } from '../events/consumer.
  * is one table and one consumer, the same in every service that asks for it
  * (`organisationReplica: true` in its definition).
  */
-export interface OrganisationReplica {
-  orgId: number;
-  name: string | null;
-  /** ISO 3166 alpha-2, upper case; null until a profile naming it arrives. */
-  country: string | null;
-  legalCurrency: string;
-  isVatPayer: boolean;
-  /** The whole profile as settings last published it (the issuer snapshot source). */
-  profile: Record<string, unknown>;
-  sourceTime: Date;
-}
-
 /** Legal currency assumed until an organisation's profile has reached the service. */
 export const FALLBACK_LEGAL_CURRENCY = 'CZK';
 
@@ -53,21 +44,8 @@ const profileEventSchema = z.looseObject({
 });
 
 export async function organisationReplica(em: EntityManager, orgId: number): Promise<OrganisationReplica | null> {
-  const [row] = await sqlRows<{ name: string | null; country: string | null; legal_currency: string; is_vat_payer: boolean; profile: Record<string, unknown>; source_time: Date }>(
-    em,
-    'select name, country, legal_currency, is_vat_payer, profile, source_time from kit_organisations where org_id = ?',
-    [orgId],
-  );
-  if (!row) return null;
-  return {
-    orgId,
-    name: row.name,
-    country: row.country,
-    legalCurrency: row.legal_currency,
-    isVatPayer: row.is_vat_payer,
-    profile: row.profile,
-    sourceTime: row.source_time,
-  };
+  const [row] = await sqlRows<ReplicaRow>(em, `select ${REPLICA_COLUMNS} from kit_organisations where org_id = ?`, [orgId]);
+  return row ? replicaOfRow(orgId, row) : null;
 }
 
 export async function legalCurrencyOf(em: EntityManager, orgId: number, fallback = FALLBACK_LEGAL_CURRENCY): Promise<string> {

@@ -1,0 +1,36 @@
+/** A row of `kit_organisations` as the services read it (the table is the kit's; see replica.ts). */
+export interface OrganisationReplica {
+  orgId: number;
+  name: string | null;
+  /** ISO 3166 alpha-2, upper case; null until a profile naming it arrives. */
+  country: string | null;
+  legalCurrency: string;
+  isVatPayer: boolean;
+  /** The whole profile as settings last published it (the issuer snapshot source). */
+  profile: Record<string, unknown>;
+  sourceTime: Date;
+}
+
+/** The columns `replicaOfRow` reads, for statements that fetch the replica beside other work. */
+export const REPLICA_COLUMNS = 'name, country, legal_currency, is_vat_payer, profile, source_time';
+
+export interface ReplicaRow {
+  name: string | null;
+  country: string | null;
+  legal_currency: string;
+  is_vat_payer: boolean;
+  profile: Record<string, unknown>;
+  source_time: Date;
+}
+
+export function replicaOfRow(orgId: number, row: ReplicaRow): OrganisationReplica {
+  return {
+    orgId,
+    name: row.name,
+    country: row.country,
+    legalCurrency: row.legal_currency,
+    isVatPayer: row.is_vat_payer,
+    profile: row.profile,
+    sourceTime: row.source_time,
+  };
+}
