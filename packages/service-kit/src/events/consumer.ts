@@ -79,6 +79,12 @@ export interface ConsumerDefinition {
 
 type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
 
+const CLAIM = 'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id';
+/** The claim, answering beside it the organisation's replica row (all columns null when there is none). */
+const CLAIM_WITH_ORGANISATION = `with claimed as (${CLAIM})
+  select exists (select 1 from claimed) as claimed, o.org_id is not null as known, ${REPLICA_COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')}
+    from (select 1) one left join kit_organisations o on o.org_id = ?`;
+
 const defaultOrderingKey = (event: CloudEvent): string => `${event.orgid ?? ''}|${event.subject ?? event.id}`;
 
 export interface ConsumerRuntimeOptions {
@@ -301,23 +307,13 @@ export class IdempotentConsumer {
   ): Promise<boolean> {
     let organisation: OrganisationReplica | null | undefined;
     if (this.def.withOrganisation && orgId !== null) {
-      const [row] = await sqlRows<ReplicaRow & { claimed: boolean; known: boolean }>(
-        tem,
-        `with claimed as (insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id)
-         select exists (select 1 from claimed) as claimed, o.org_id is not null as known, ${REPLICA_COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')}
-           from (select 1) one left join kit_organisations o on o.org_id = ?`,
-        [this.def.name, event.id, this.def.subject, orgId],
-        { prepared: true },
-      );
+      const [row] = await sqlRows<ReplicaRow & { claimed: boolean; known: boolean }>(tem, CLAIM_WITH_ORGANISATION, [this.def.name, event.id, this.def.subject, orgId], {
+        prepared: true,
+      });
       if (!row.claimed) return false;
       organisation = row.known ? replicaOfRow(orgId, row) : null;
     } else {
-      const claimed = await sqlRows(
-        tem,
-        'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id',
-        [this.def.name, event.id, this.def.subject],
-        { prepared: true },
-      );
+      const claimed = await sqlRows(tem, CLAIM, [this.def.name, event.id, this.def.subject], { prepared: true });
       if (claimed.length === 0) return false;
     }
     const ctx = operationContext({
