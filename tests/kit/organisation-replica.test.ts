@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { buildEnvelope, legalCurrencyOf, organisationReplica, sqlRows, type RunningService } from '@ledgerline/service-kit';
+import { buildEnvelope, legalCurrencyOf, organisationReplica, sqlRows, type OrganisationReplica, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService } from '../support/stack.js';
-import { probeService } from './probe-service.js';
+import { PROBE_SUBJECT, probeService } from './probe-service.js';
 
 /*
  * The organisation replica every service but settings keeps: one kit table and one consumer of
@@ -14,7 +14,25 @@ const env = isolation();
 let svc: RunningService;
 let nc: NatsConnection;
 
-const replicaService = { ...probeService, name: 'replicaprobe', organisationReplica: true };
+/** What a consumer declared `withOrganisation` was handed, by event id. */
+const seen = new Map<string, OrganisationReplica | null | undefined>();
+const replicaService = {
+  ...probeService,
+  name: 'replicaprobe',
+  organisationReplica: true,
+  consumers: () => [
+    {
+      name: 'replicaprobe-organisation-seen',
+      subject: PROBE_SUBJECT,
+      concurrency: 4,
+      sharedCommit: true,
+      withOrganisation: true,
+      handle: async (ctx: { organisation?: OrganisationReplica | null }, event: { id: string }) => {
+        seen.set(event.id, ctx.organisation);
+      },
+    },
+  ],
+};
 
 /** Publishes a profile on organisation `subjectOrg`'s subject; the envelope names `orgId` (or none). */
 async function publish(orgId: number | undefined, data: unknown, time: string, subjectOrg = orgId ?? (data as { id: number }).id): Promise<string> {
@@ -91,5 +109,23 @@ describe('organisation replica', () => {
     expect((m as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toMatch(/names organisation 45 but was published for organisation 46/);
     expect(await replica(45)).toBeNull();
     expect(await replica(46)).toBeNull();
+  });
+  it('a consumer declared withOrganisation is handed the replica row with its inbox claim, null for an organisation not replicated', async () => {
+    await handled(await publish(44, { id: 44, name: 'Known a.s.', country: 'cz', legal_currency: 'EUR' }, '2026-11-01T10:00:00.000Z'));
+    const note = async (orgId: number) => {
+      const envelope = buildEnvelope('probe', { subject: PROBE_SUBJECT, orgId, resource: '1', data: { note_id: 1, text: 'hello' } });
+      await jetstream(nc).publish(`${env.NATS_SUBJECT_PREFIX}${PROBE_SUBJECT}.${orgId}`, JSON.stringify(envelope), { msgID: envelope.id });
+      return envelope.id;
+    };
+    const known = await note(44);
+    const unknown = await note(99);
+    await eventually(async () => seen.has(known) && seen.has(unknown), 5000);
+    expect(seen.get(known)).toMatchObject({ orgId: 44, name: 'Known a.s.', country: 'CZ', legalCurrency: 'EUR', isVatPayer: true });
+    expect(seen.get(known)?.sourceTime.toISOString()).toBe('2026-11-01T10:00:00.000Z');
+    expect((await replica(44))?.sourceTime.toISOString()).toBe('2026-11-01T10:00:00.000Z');
+    expect(seen.get(unknown)).toBeNull();
+    // claimed once: a redelivered copy finds the inbox row and is not handed over again
+    const [claims] = await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from kit_inbox where consumer = 'replicaprobe-organisation-seen'");
+    expect(claims.n).toBe(2);
   });
 });

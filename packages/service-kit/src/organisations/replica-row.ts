@@ -20,7 +20,8 @@ export interface ReplicaRow {
   legal_currency: string;
   is_vat_payer: boolean;
   profile: Record<string, unknown>;
-  source_time: Date;
+  /** A Date, or Postgres's text form (the ORM's driver leaves timestamps as text). */
+  source_time: Date | string;
 }
 
 export function replicaOfRow(orgId: number, row: ReplicaRow): OrganisationReplica {
@@ -31,6 +32,11 @@ export function replicaOfRow(orgId: number, row: ReplicaRow): OrganisationReplic
     legalCurrency: row.legal_currency,
     isVatPayer: row.is_vat_payer,
     profile: row.profile,
-    sourceTime: row.source_time,
+    sourceTime: row.source_time instanceof Date ? row.source_time : timestampOf(row.source_time),
   };
+}
+
+/** `2026-11-01 10:00:00.5+00` (Postgres's text form of a timestamptz) as a Date. */
+function timestampOf(text: string): Date {
+  return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
 }
