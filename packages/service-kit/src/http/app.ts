@@ -1,7 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
 import {
   AppError,
   MalformedRequestError,
@@ -237,73 +236,48 @@ function decodeFormSafely(raw: string): string {
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
- * The request's body (limited as `readBodyLimited` says), from Node's own request stream when the server is Node's (reading
- * `Request.body` makes the adapter build a Web Request and a ReadableStream around the socket
- * first, a tenth of the gateway's CPU per forwarded write), else from the Web Request.
+ * The request's body, counting bytes as they stream in: a body without Content-Length (chunked)
+ * is refused with 413 as soon as it passes `limit`, never buffered whole. The rest of an oversized
+ * body is read and dropped (up to 64 MB, kept in no buffer) before answering: cancelling the
+ * stream would reset the connection before the 413 is written, and the client would see only a
+ * broken socket. Past 64 MB the connection is cut.
+ *
+ * Read from Node's own request stream when the server is Node's (reading `Request.body` makes the
+ * adapter build a Web Request and a ReadableStream around the socket first, a tenth of the
+ * gateway's CPU per forwarded write), else from the Web Request.
  */
 export function requestBody(c: Context, limit: number): Promise<Buffer> {
   if (c.req.method === 'GET' || c.req.method === 'HEAD') return Promise.resolve(Buffer.alloc(0));
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming && typeof incoming.on === 'function') return readStreamLimited(incoming, limit);
-  return c.req.raw.body ? readBodyLimited(c.req.raw, limit) : Promise.resolve(Buffer.alloc(0));
+  if (incoming && typeof incoming.on === 'function') return readLimited(incoming, limit, incoming);
+  const body = c.req.raw.body;
+  return body ? readLimited(body as unknown as AsyncIterable<Uint8Array>, limit) : Promise.resolve(Buffer.alloc(0));
 }
 
-async function readStreamLimited(incoming: Readable, limit: number): Promise<Buffer> {
+async function readLimited(stream: AsyncIterable<Uint8Array | string>, limit: number, incoming?: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    for await (const chunk of incoming) {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       total += bytes.byteLength;
       if (total > limit) {
-        // read on and drop, as readBodyLimited does; leaving the loop past the discard limit destroys the stream
+        // read on and drop; leaving the loop past the discard limit destroys the stream
         if (total > DISCARD_LIMIT_BYTES) break;
         continue;
       }
       chunks.push(bytes);
     }
   } catch (err) {
+    if (total > limit) throw new PayloadTooLargeError(limit);
     // the client hung up before its body ended: its request, not our failure (nobody reads the answer)
-    if ((incoming as IncomingMessage).aborted || (err as { code?: string }).code === 'ECONNRESET' || (err as Error).message === 'aborted') {
+    if (incoming?.aborted || (err as { code?: string }).code === 'ECONNRESET' || (err as Error).message === 'aborted') {
       throw new MalformedRequestError('The connection closed before the request body ended', 'body_incomplete');
     }
     throw err;
   }
   if (total > limit) throw new PayloadTooLargeError(limit);
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
-}
-
-/**
- * Reads a request body, counting bytes as they stream in: a body without Content-Length
- * (chunked) is refused with 413 as soon as it passes `limit`, never buffered whole. The rest of
- * an oversized body is read and dropped (up to 64 MB, kept in no buffer) before answering:
- * cancelling the stream would reset the connection before the 413 is written, and the client
- * would see only a broken socket. Past 64 MB the connection is cut.
- */
-export async function readBodyLimited(req: Request, limit: number): Promise<Buffer> {
-  if (!req.body) return Buffer.alloc(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      for (let discarded = total; ; ) {
-        if (discarded > DISCARD_LIMIT_BYTES) {
-          await reader.cancel().catch(() => undefined);
-          break;
-        }
-        const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-        if (next.done) break;
-        discarded += next.value.byteLength;
-      }
-      throw new PayloadTooLargeError(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
 }
 
 /**
