@@ -92,6 +92,21 @@ describe('commit groups', () => {
     expect((await numbered('B', 6)).no).toBe(2);
   });
 
+  it('when the first member of a group fails, those queued behind it still share one commit and take its number', async () => {
+    // the first member writes without a savepoint of its own: its failure rolls the transaction back and begins it again
+    const first = await groups.join('F', ORG);
+    await sqlRows(first.em, NUMBER, ['F', 'F', 1, 1]);
+    first.emitAtCommit(prepareEvent('probe', { subject: 'probe.first.failed', orgId: ORG, data: {} }));
+    const queued = [numbered('F', 2), numbered('F', 3), numbered('F', 4)];
+    await new Promise((r) => setTimeout(r, 50));
+    await first.abort();
+    const rows = await Promise.all(queued);
+    expect(rows.map((r) => r.no)).toEqual([1, 2, 3]);
+    expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
+    expect(await stored('F')).toEqual([1, 2, 3]);
+    expect(await sqlRows(orm.em.fork(), "select 1 from kit_outbox where subject = 'probe.first.failed'")).toHaveLength(0);
+  });
+
   it('a member that never ends is rolled back after its time and the lane goes on', async () => {
     const impatient = new CommitGroups(orm, { memberTimeoutMs: 200 });
     const stuck: CommitGroupMember = await impatient.join('C', ORG);

@@ -50,7 +50,7 @@ export const settingsService = defineService({
   formBodyPaths: [/^\/v1\/oauth\/token$/],
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
-  consumers: (deps) => webhookFanout(() => deps.resources.sender.kick()),
+  consumers: (deps) => webhookFanout(deps.orm, () => deps.resources.sender.kick()),
   responders: () => [{ subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) }],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },

@@ -12,6 +12,7 @@ export * from './http/xml-document.js';
 export * from './http/endpoints.js';
 export * from './db/orm.js';
 export * from './db/commit-groups.js';
+export * from './db/batched-lookup.js';
 export * from './db/retention.js';
 export * from './db/migrations.js';
 export * from './db/tables.js';

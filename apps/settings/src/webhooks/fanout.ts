@@ -1,6 +1,11 @@
 import { WEBHOOK_SUBJECTS, subjectMatches } from '@ledgerline/contracts';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlRows, type ConsumerDefinition } from '@ledgerline/service-kit';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { batchedLookup, sqlRows, type ConsumerDefinition } from '@ledgerline/service-kit';
+
+interface Endpoint {
+  id: number | string;
+  events: string[];
+}
 
 /**
  * Turns each event an organisation's endpoints subscribe to into one delivery per endpoint, in
@@ -8,11 +13,25 @@ import { sqlRows, type ConsumerDefinition } from '@ledgerline/service-kit';
  * or (on a crash) redelivered and queued then. Only the event's own organisation's endpoints are
  * read, so no endpoint ever receives another organisation's event.
  */
-export function webhookFanout(onCommitted: () => void): ConsumerDefinition[] {
+export function webhookFanout(orm: MikroORM, onCommitted: () => void): ConsumerDefinition[] {
   const subscribed = async (em: EntityManager, orgId: number, subject: string) => {
-    const endpoints = await sqlRows<{ id: number | string; events: string[] }>(em, "select id, events from webhook_endpoints where org_id = ? and status = 'enabled'", [orgId], { prepared: true });
+    const endpoints = await sqlRows<Endpoint>(em, "select id, events from webhook_endpoints where org_id = ? and status = 'enabled'", [orgId], { prepared: true });
     return endpoints.filter((e) => e.events.some((p) => subjectMatches(p, subject)));
   };
+  // The relevance look of every consumer below: the organisations of the events arriving
+  // together are looked up by one statement (two events per posted document, most of them of
+  // organisations without endpoints).
+  const enabledEndpoints = batchedLookup<number, Endpoint[]>(async (orgIds) => {
+    const rows = await sqlRows<Endpoint & { org_id: number }>(
+      orm.em.fork(),
+      "select org_id, id, events from webhook_endpoints where org_id = any(?::bigint[]) and status = 'enabled'",
+      [`{${orgIds.join(',')}}`],
+      { prepared: true },
+    );
+    const byOrg = new Map<number, Endpoint[]>();
+    for (const r of rows) byOrg.set(Number(r.org_id), [...(byOrg.get(Number(r.org_id)) ?? []), r]);
+    return byOrg;
+  }, []);
   return WEBHOOK_SUBJECTS.map((subject) => ({
     name: `settings-webhooks-${subject.replace(/[._]/g, '-')}`,
     subject,
@@ -23,7 +42,8 @@ export function webhookFanout(onCommitted: () => void): ConsumerDefinition[] {
     onCommitted,
     // most organisations subscribe to few subjects or none: those events need no transaction (a
     // delivery is unique per endpoint and event, so skipping the inbox loses no exactly-once)
-    relevant: async (em, event) => event.orgid !== undefined && (await subscribed(em, Number(event.orgid), subject)).length > 0,
+    relevant: async (_em, event) =>
+      event.orgid !== undefined && (await enabledEndpoints(Number(event.orgid))).some((e) => e.events.some((p) => subjectMatches(p, subject))),
     handle: async (ctx, event) => {
       if (ctx.orgId === null) return;
       const matching = await subscribed(ctx.em, ctx.orgId, subject);

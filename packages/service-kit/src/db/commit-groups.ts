@@ -115,19 +115,30 @@ export class CommitGroups {
     }
     let broken: unknown = null;
     let members = 0;
+    // Whether the transaction holds a savepoint. The first member writes without one: what it
+    // wrote is all the transaction holds, so if it aborts, the transaction itself is rolled back
+    // and begun again — one round trip less for the usual group of one.
+    let savepoint = false;
+    let first = true;
     while (lane.queue.length && members < this.maxMembers && !broken) {
       const waiter = lane.queue.shift()!;
       members++;
-      try {
-        // one round trip per member: the previous member's savepoint is released as this one's is
-        // taken (the commit releases the last), so the transaction never nests savepoints
-        await sqlRows(em, members === 1 ? 'savepoint member' : 'release savepoint member; savepoint member');
-      } catch (err) {
-        broken = err;
-        waiter.refuse(err);
-        break;
+      if (!first) {
+        try {
+          // one round trip per member: the previous member's savepoint is released as this one's
+          // is taken (the commit releases the last), so the transaction never nests savepoints
+          await sqlRows(em, savepoint ? 'release savepoint member; savepoint member' : 'savepoint member');
+          savepoint = true;
+        } catch (err) {
+          broken = err;
+          waiter.refuse(err);
+          break;
+        }
       }
-      broken = await this.serve(em, waiter, kept, events);
+      const outcome = await this.serve(em, waiter, kept, events, first);
+      if (outcome === 'restarted') continue; // the first member aborted: the next one is first again
+      if (outcome) broken = outcome;
+      first = false;
     }
     this.groupSize?.observe({}, members);
     if (!broken) {
@@ -152,8 +163,18 @@ export class CommitGroups {
     }
   }
 
-  /** Admits one member and waits until it finishes or aborts; answers an error that breaks the whole group, else null. */
-  private serve(em: EntityManager, waiter: Waiter, kept: Array<{ resolve: () => void; reject: (e: unknown) => void }>, events: PreparedEvent[]): Promise<unknown> {
+  /**
+   * Admits one member and waits until it finishes or aborts; answers an error that breaks the
+   * whole group, `restarted` when the first member aborted (and the transaction was begun again),
+   * else null.
+   */
+  private serve(
+    em: EntityManager,
+    waiter: Waiter,
+    kept: Array<{ resolve: () => void; reject: (e: unknown) => void }>,
+    events: PreparedEvent[],
+    first: boolean,
+  ): Promise<unknown> {
     return new Promise<unknown>((settled) => {
       let ended = false;
       const own: PreparedEvent[] = [];
@@ -164,6 +185,13 @@ export class CommitGroups {
       };
       const rollback = async () => {
         try {
+          if (first) {
+            await em.rollback();
+            em.clear();
+            await em.begin();
+            settled('restarted');
+            return;
+          }
           await sqlRows(em, 'rollback to savepoint member');
           em.clear();
           settled(null);

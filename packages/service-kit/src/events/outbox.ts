@@ -1,4 +1,5 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { tenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
@@ -99,11 +100,8 @@ function requireOrganisation<T>(ev: NewEvent<T>): NewEvent<T> {
   return ev;
 }
 
-/** How soon a relay looks again when another replica's relay held the outbox. */
-const RELAY_RETRY_MS = 25;
-
 interface OutboxRow {
-  id: string;
+  id: number;
   event_id: string;
   subject: string;
   org_id: string | number;
@@ -112,19 +110,54 @@ interface OutboxRow {
   created_at: Date;
 }
 
+/** The advisory lock whose holder is the one relay of a database (decision 84, 102). */
+const RELAY_LOCK = `hashtext('kit-outbox-relay')`;
+/** The channel on which a replica that cannot publish wakes the one that can. */
+const RELAY_CHANNEL = 'kit_outbox_relay';
+
+/**
+ * One statement per pass for the relay that leads: it marks what the previous pass published
+ * (sent, or one more failed attempt) and takes the next rows in id order. The rows it marks are
+ * left out of its own select, which reads the snapshot from before the updates.
+ */
+const PASS_SQL = `with sent as (update kit_outbox set sent_at = now() where id = any($1::bigint[]) and sent_at is null),
+       failed as (update kit_outbox set attempts = attempts + 1 where id = any($2::bigint[]))
+  select id, event_id, subject, org_id, envelope, traceparent, created_at
+    from kit_outbox
+   where sent_at is null and id <> all($1::bigint[])
+   order by id
+   limit $3`;
+
+/**
+ * A replica that does not lead tries to; when it cannot and work woke it, it wakes the leader
+ * (whose connection listens), all in one statement.
+ */
+const LEAD_SQL = `select leads, case when not leads and $1::boolean then pg_notify('${RELAY_CHANNEL}', '') end as woke
+    from (select pg_try_advisory_lock(${RELAY_LOCK}) as leads) l`;
+
 /**
  * Publishes committed outbox rows in order, each with `Nats-Msg-Id` = event id, and marks a row
  * sent only after its PubAck (a duplicate PubAck counts as sent). A failed publish leaves the
  * row for the next pass; JetStream's dedup window and the consumers' inbox absorb the repeats.
+ *
+ * One relay publishes per database at a time, so two replicas never publish one resource's
+ * events out of order. It leads by a session advisory lock on a connection of its own, which it
+ * keeps: each pass is then one statement, with no transaction around it (decision 102). The
+ * lock goes with the connection, so a replica that dies hands leadership to the next one that
+ * looks (at its idle poll, `OUTBOX_POLL_MS`).
  */
 export class OutboxRelay extends Pump {
   private backlog = 0;
   /** When the oldest row the last pass found unsent was written (null: none was waiting). */
   private oldestUnsent: Date | null = null;
   private published: ReturnType<MetricsRegistry['counter']>;
+  private client: pg.Client | null = null;
+  private leading = false;
+  /** Rows published (or failed) by the last pass, marked by the next statement. */
+  private marks: { sent: number[]; failed: number[] } = { sent: [], failed: [] };
 
   constructor(
-    private readonly orm: MikroORM,
+    private readonly databaseUrl: string,
     private readonly bus: EventBus,
     log: Logger,
     pollMs: number,
@@ -134,95 +167,115 @@ export class OutboxRelay extends Pump {
     super({ idleMs: pollMs, what: 'outbox relay pass' }, log);
     this.published = metrics.counter('outbox_published_total', 'Outbox events published');
     metrics.gauge('outbox_backlog', 'Unsent outbox rows seen at the last pass').set({}, () => this.backlog);
+    metrics.gauge('outbox_relay_leading', '1 when this process is the one that publishes its database\'s outbox').set({}, () => (this.leading ? 1 : 0));
     metrics
       .gauge('outbox_oldest_unsent_age_seconds', 'Age of the oldest event waiting to be published at the last pass (0 when none waited)')
       .set({}, () => (this.oldestUnsent ? Math.max(0, (Date.now() - this.oldestUnsent.getTime()) / 1000) : 0));
   }
 
-  /** A full batch means more rows may be waiting. Kick it after a commit that wrote events. */
+  /** A full batch means another pass at once. */
   protected async pass(idle: boolean): Promise<boolean> {
-    if (idle && !(await this.anyUnsent())) return false;
-    return (await this.publishBatch()) === this.batchSize;
-  }
-
-  /**
-   * The idle look: one statement on the unsent rows' partial index instead of a transaction with
-   * the relay lock (four round trips, several times a second in every process of every service).
-   * Rows committed after it are found by the kick of their commit, or by the next look.
-   */
-  private async anyUnsent(): Promise<boolean> {
-    const [probe] = (await this.orm.em.getConnection().execute('select exists (select 1 from kit_outbox where sent_at is null) as waiting', [], 'all')) as Array<{ waiting: boolean }>;
-    if (!probe.waiting) {
-      this.backlog = 0;
-      this.oldestUnsent = null;
+    const client = await this.connection();
+    if (!this.leading) {
+      const [row] = (await client.query(LEAD_SQL, [!idle])).rows as Array<{ leads: boolean }>;
+      if (!row.leads) return false;
+      this.leading = true;
+      await client.query(`listen ${RELAY_CHANNEL}`);
     }
-    return probe.waiting;
+    // What this pass published is marked by the next one: at once after a full batch, else at
+    // the next commit's kick or idle look. A crash before then publishes those rows again, which
+    // the stream's duplicate window and the consumers' inbox absorb.
+    return (await this.publishBatch(client)) === this.batchSize;
   }
 
-  /** One batch in one transaction; returns how many rows it handled. */
-  async publishBatch(): Promise<number> {
-    const conn = this.orm.em.getConnection();
+  override async stop(): Promise<void> {
+    await super.stop();
+    const client = this.client;
+    this.client = null;
+    if (!client) return;
+    try {
+      if (this.leading && this.marks.sent.length + this.marks.failed.length) await this.writeMarks(client);
+    } catch (err) {
+      this.log.warn('outbox relay could not mark its last rows; they will be published again (deduplicated)', { err: String(err) });
+    } finally {
+      this.leading = false;
+      await client.end().catch(() => undefined); // ending the session hands the lock on
+    }
+  }
+
+  /** The relay's own connection, opened on first use and again after it broke. */
+  private async connection(): Promise<pg.Client> {
+    if (this.client) return this.client;
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    client.on('error', (err) => {
+      this.log.warn('outbox relay connection failed; it reconnects', { err: String(err) });
+      if (this.client === client) this.dropConnection();
+    });
+    client.on('end', () => {
+      if (this.client === client) this.dropConnection();
+    });
+    client.on('notification', () => this.kick());
+    await client.connect();
+    this.client = client;
+    return client;
+  }
+
+  private dropConnection(): void {
+    const client = this.client;
+    this.client = null;
+    this.leading = false;
+    void client?.end().catch(() => undefined);
+  }
+
+  private async writeMarks(client: pg.Client): Promise<void> {
+    await client.query({ name: 'kit_outbox_marks', text: PASS_SQL, values: [this.marks.sent, this.marks.failed, 0] });
+    this.marks = { sent: [], failed: [] };
+  }
+
+  /** One pass of the leading relay; answers how many rows it took. */
+  private async publishBatch(client: pg.Client): Promise<number> {
+    let rows: OutboxRow[];
+    try {
+      rows = (await client.query({ name: 'kit_outbox_pass', text: PASS_SQL, values: [this.marks.sent, this.marks.failed, this.batchSize] })).rows as OutboxRow[];
+    } catch (err) {
+      this.dropConnection(); // a statement that failed on the leader's own connection: start over, leadership included
+      throw err;
+    }
+    this.marks = { sent: [], failed: [] };
+    this.backlog = rows.length;
+    this.oldestUnsent = rows.length ? new Date(rows[0].created_at) : null;
+    if (!rows.length) return 0;
+    const spans: Span[] = [];
+    // Publishes are sent in id order on one connection (so JetStream stores them in that order)
+    // and their acknowledgements awaited together: one round trip per batch, not per event.
+    const results = await Promise.allSettled(
+      rows.map((row) => {
+        const h = natsHeaders();
+        const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, row.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
+        spans.push(span);
+        const traceparent = traceparentOf(span) ?? row.traceparent;
+        if (traceparent) h.set('traceparent', traceparent);
+        if (row.org_id != null) h.set('ce-orgid', String(row.org_id));
+        // the stored text is the message: published as written, never parsed here
+        return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
+          msgID: row.event_id,
+          headers: h,
+          timeout: 5000,
+        });
+      }),
+    );
     let publishError: unknown = null;
-    let busyElsewhere = false;
-    const handled = await conn.transactional(async (trx) => {
-      // One relay at a time per database: replicas of a service share its outbox, and two relays
-      // taking rows with skip locked could publish one resource's events out of order. The others
-      // find the lock taken and look again shortly (decision 84).
-      const [lock] = (await conn.execute('select pg_try_advisory_xact_lock(hashtext(?)) as locked', ['kit-outbox-relay'], 'all', trx)) as Array<{ locked: boolean }>;
-      if (!lock.locked) {
-        busyElsewhere = true;
-        return 0;
+    results.forEach((r, i) => {
+      endSpan(spans[i], r.status === 'rejected' ? r.reason : undefined);
+      if (r.status === 'fulfilled') {
+        this.marks.sent.push(Number(rows[i].id));
+        this.published.inc({ subject: rows[i].subject });
+      } else {
+        this.marks.failed.push(Number(rows[i].id));
+        publishError ??= r.reason; // the rest waits for the next pass, with the same Nats-Msg-Id
       }
-      const rows = (await conn.execute(
-        'select id, event_id, subject, org_id, envelope, traceparent, created_at from kit_outbox where sent_at is null order by id limit ? for update skip locked',
-        [this.batchSize],
-        'all',
-        trx,
-      )) as OutboxRow[];
-      this.backlog = rows.length;
-      const spans: Span[] = [];
-      this.oldestUnsent = rows.length ? new Date(rows[0].created_at) : null;
-      // Publishes are sent in id order on one connection (so JetStream stores them in that order)
-      // and their acknowledgements awaited together: one round trip per batch, not per event.
-      const results = await Promise.allSettled(
-        rows.map((row) => {
-          const h = natsHeaders();
-          const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, row.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
-          spans.push(span);
-          const traceparent = traceparentOf(span) ?? row.traceparent;
-          if (traceparent) h.set('traceparent', traceparent);
-          if (row.org_id != null) h.set('ce-orgid', String(row.org_id));
-          // the stored text is the message: published as written, never parsed here
-          return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
-            msgID: row.event_id,
-            headers: h,
-            timeout: 5000,
-          });
-        }),
-      );
-      const sent: string[] = [];
-      const failed: string[] = [];
-      results.forEach((r, i) => {
-        endSpan(spans[i], r.status === 'rejected' ? r.reason : undefined);
-        if (r.status === 'fulfilled') {
-          sent.push(rows[i].id);
-          this.published.inc({ subject: rows[i].subject });
-        } else {
-          failed.push(rows[i].id);
-          publishError ??= r.reason; // the rest waits for the next pass, with the same Nats-Msg-Id
-        }
-      });
-      if (sent.length) {
-        await conn.execute(`update kit_outbox set sent_at = now() where id in (${sent.map(() => '?').join(',')})`, sent, 'run', trx);
-      }
-      if (failed.length) {
-        await conn.execute(`update kit_outbox set attempts = attempts + 1 where id in (${failed.map(() => '?').join(',')})`, failed, 'run', trx);
-      }
-      return rows.length;
     });
     if (publishError) throw publishError;
-    if (busyElsewhere) setTimeout(() => this.kick(), RELAY_RETRY_MS).unref?.();
-    return handled;
+    return rows.length;
   }
-
 }
