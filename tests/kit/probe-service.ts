@@ -108,7 +108,7 @@ export const probeService = defineService({
       name: 'probe-noted',
       subject: PROBE_SUBJECT,
       // notes marked "aside" do not concern the consumer: acknowledged without a transaction
-      relevant: async (_em, event) => !(event.data as { text: string }).text.startsWith('aside'),
+      relevant: async (event) => !(event.data as { text: string }).text.startsWith('aside'),
       handle: async ({ em }, event) => {
         const data = event.data as { note_id: number; text: string };
         if (data.text.startsWith('poison')) throw new PoisonMessageError('cannot ever apply this note');

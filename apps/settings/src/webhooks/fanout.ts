@@ -42,7 +42,7 @@ export function webhookFanout(orm: MikroORM, onCommitted: () => void): ConsumerD
     onCommitted,
     // most organisations subscribe to few subjects or none: those events need no transaction (a
     // delivery is unique per endpoint and event, so skipping the inbox loses no exactly-once)
-    relevant: async (_em, event) =>
+    relevant: async (event) =>
       event.orgid !== undefined && (await enabledEndpoints(Number(event.orgid))).some((e) => e.events.some((p) => subjectMatches(p, subject))),
     handle: async (ctx, event) => {
       if (ctx.orgId === null) return;

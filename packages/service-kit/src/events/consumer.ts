@@ -62,13 +62,13 @@ export interface ConsumerDefinition {
    */
   sharedCommit?: boolean;
   /**
-   * Whether the event concerns this consumer at all, asked before any transaction with an entity
-   * manager of the event's organisation. False acknowledges the event without claiming it in the
-   * inbox, so only for handlers whose writes are idempotent by themselves (the webhook fan-out:
-   * an organisation without an endpoint for the subject has nothing to deliver, and a delivery is
-   * unique per endpoint and event).
+   * Whether the event concerns this consumer at all, asked before any transaction (a lookup of
+   * its own, e.g. a `batchedLookup` shared by the events arriving together). False acknowledges
+   * the event without claiming it in the inbox, so only for handlers whose writes are idempotent
+   * by themselves (the webhook fan-out: an organisation without an endpoint for the subject has
+   * nothing to deliver, and a delivery is unique per endpoint and event).
    */
-  relevant?: (em: EntityManager, event: CloudEvent) => Promise<boolean>;
+  relevant?: (event: CloudEvent) => Promise<boolean>;
   /**
    * The handler reads the event's organisation from the service's replica (`kit_organisations`):
    * it is fetched by the statement that claims the event in the inbox (`ctx.organisation`), not
@@ -268,11 +268,7 @@ export class IdempotentConsumer {
   /** `duplicate` when the event had already been applied (a redelivery), `irrelevant` when it does not concern the consumer. */
   private async apply(event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<'applied' | 'duplicate' | 'irrelevant'> {
     const orgId = event.orgid && /^\d+$/.test(event.orgid) ? Number(event.orgid) : null;
-    if (this.def.relevant) {
-      const em = this.orm.em.fork({ clear: true });
-      if (orgId !== null) em.setFilterParams(TENANT_FILTER, { orgId });
-      if (!(await this.def.relevant(em, event))) return 'irrelevant';
-    }
+    if (this.def.relevant && !(await this.def.relevant(event))) return 'irrelevant';
     const outcome = (applied: boolean) => (applied ? ('applied' as const) : ('duplicate' as const));
     if (this.def.sharedCommit && this.groups && orgId !== null) {
       const member = await this.groups.join(`consumer:${this.def.name}`, orgId);

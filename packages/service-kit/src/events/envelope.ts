@@ -29,6 +29,7 @@ export function buildEnvelope<T>(source: string, ev: NewEvent<T>): CloudEvent<T>
 }
 
 export function parseEnvelope(raw: Uint8Array): CloudEvent {
-  const json = JSON.parse(Buffer.from(raw).toString('utf8'));
+  // a view of the message's bytes, not a copy of them
+  const json = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
   return cloudEventSchema.parse(json) as CloudEvent;
 }
