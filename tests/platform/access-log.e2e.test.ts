@@ -5,16 +5,21 @@ import { startStack, type Stack } from '../support/stack.js';
 let stack: Stack;
 const lines: string[] = [];
 const original = process.stdout.write;
+const originalErr = process.stderr.write;
 
 beforeAll(async () => {
   stack = await startStack({ env: { LOG_LEVEL: 'info' } });
-  process.stdout.write = ((chunk: unknown) => {
+  // info lines go to stdout, warnings and errors to stderr
+  const capture = ((chunk: unknown) => {
     lines.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
     return true;
   }) as typeof process.stdout.write;
+  process.stdout.write = capture;
+  process.stderr.write = capture;
 }, 60_000);
 afterAll(async () => {
   process.stdout.write = original;
+  process.stderr.write = originalErr;
   await stack?.close();
 });
 
@@ -26,7 +31,7 @@ describe('access log', () => {
     expect(unauthorised.status).toBe(401);
     const entries = lines
       .flatMap((l) => l.split('\n'))
-      .filter(Boolean)
+      .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.msg === 'access' && l.service === 'gateway');
     const ok = entries.find((e) => e.request_id === 'access-log-test-1');
@@ -38,5 +43,19 @@ describe('access log', () => {
     // the services log no line of their own by default (ACCESS_LOG_SAMPLE=0), and no line holds the key
     expect(lines.join('').includes(stack.adminKey)).toBe(false);
     expect(lines.some((l) => l.includes('"access"') && l.includes('"service":"settings"'))).toBe(false);
+  });
+
+  it('says in the line of a failed request why it failed, as the client was told', async () => {
+    // this stack runs settings only: finance is not reachable
+    const res = await stack.api('/v1/finance/payouts', { headers: { 'x-request-id': 'access-log-test-3' } });
+    expect(res.status).toBe(503);
+    const problem = await res.json();
+    const failed = lines
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'request failed' && l.request_id === 'access-log-test-3');
+    expect(failed).toMatchObject({ level: 'warn', service: 'gateway', status: 503, problem: { code: problem.code, detail: problem.detail } });
+    expect(problem.detail).toMatch(/not reachable/);
   });
 });

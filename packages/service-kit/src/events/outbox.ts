@@ -177,10 +177,15 @@ export class OutboxRelay extends Pump {
   protected async pass(idle: boolean): Promise<boolean> {
     const client = await this.connection();
     if (!this.leading) {
-      const [row] = (await client.query(LEAD_SQL, [!idle])).rows as Array<{ leads: boolean }>;
-      if (!row.leads) return false;
-      this.leading = true;
-      await client.query(`listen ${RELAY_CHANNEL}`);
+      try {
+        const [row] = (await client.query(LEAD_SQL, [!idle])).rows as Array<{ leads: boolean }>;
+        if (!row.leads) return false;
+        this.leading = true;
+        await client.query(`listen ${RELAY_CHANNEL}`);
+      } catch (err) {
+        this.dropConnection(); // and with it the lock, if this statement took it
+        throw err;
+      }
     }
     // What this pass published is marked by the next one: at once after a full batch, else at
     // the next commit's kick or idle look. A crash before then publishes those rows again, which
@@ -206,7 +211,9 @@ export class OutboxRelay extends Pump {
   /** The relay's own connection, opened on first use and again after it broke. */
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    // A statement that gets no answer (a network partition) fails, and the connection with it,
+    // instead of holding the relay's pass, and its lock, for ever.
+    const client = new pg.Client({ connectionString: this.databaseUrl, keepAlive: true, query_timeout: 30_000 });
     client.on('error', (err) => {
       this.log.warn('outbox relay connection failed; it reconnects', { err: String(err) });
       if (this.client === client) this.dropConnection();

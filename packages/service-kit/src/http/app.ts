@@ -59,6 +59,8 @@ export function problemResponse(c: Context, err: AppError | null): Response {
   const requestId = (c.get('requestId') as string | undefined) ?? undefined;
   const instance = new URL(c.req.url).pathname;
   const body = err ? toProblem(err, instance, requestId) : internalProblem(instance, requestId);
+  // the log line of a failed request says why, as the client was told
+  if (body.status >= 500) c.set('failure', { code: body.code, detail: body.detail });
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (requestId) headers['x-request-id'] = requestId;
   if (err?.headers) Object.assign(headers, err.headers);
@@ -117,7 +119,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
         credential_id: auth?.credentialId ?? null,
         org_id: auth?.orgId ?? null,
       };
-      if (c.res.status >= 500) c.get('log').warn('request failed', line);
+      if (c.res.status >= 500) c.get('log').warn('request failed', { ...line, problem: c.get('failure') ?? null });
       else c.get('log').info('access', line);
     }
   });

@@ -31,6 +31,8 @@ export type KitEnv = {
      * its Idempotency-Key record then never holds the answer in plaintext (decision 53).
      */
     secretAnswer: boolean | undefined;
+    /** The problem a 5xx answer carried, for its log line (set where problems are answered). */
+    failure: { code: string; detail: string } | undefined;
     /**
      * The request's W3C trace context: its own server span when tracing is on, else the client's
      * `traceparent` as sent (null without one). Events and calls made for the request carry it.
