@@ -33,8 +33,16 @@ export interface BenchContext {
 const quick = process.argv.includes('--quick');
 /** `--profile`: CPU profiles of every process; their top frames are printed and kept in latest.json. */
 const profile = process.argv.includes('--profile');
-/** `--only=<words>` runs the benchmarks whose title contains them (for working on one figure). */
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).toLowerCase();
+/**
+ * `--only=<words>` runs the benchmarks whose title contains them (for working on one figure);
+ * `--only=trial|soak` runs those whose title contains either.
+ */
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .toLowerCase()
+  .split('|')
+  .filter(Boolean);
 
 function fmt(v: number | null | undefined, digits = 1) {
   return v === null || v === undefined || Number.isNaN(v) ? '—' : v.toFixed(digits);
@@ -48,7 +56,7 @@ async function main() {
   const ctx: BenchContext = { stack, quick, figures: [], auth: { authorization: `Bearer ${stack.adminKey}` } };
   const sampler = setInterval(() => stack.sampleMemory(), 250);
   try {
-    for (const b of benchmarks.filter((x) => !only || x.title.toLowerCase().includes(only))) {
+    for (const b of benchmarks.filter((x) => !only?.length || only.some((w) => x.title.toLowerCase().includes(w)))) {
       process.stdout.write(`• ${b.title}\n`);
       try {
         await b.run(ctx);

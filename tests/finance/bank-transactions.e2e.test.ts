@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { parseEventData } from '@ledgerline/contracts';
+import { sqlRows } from '@ledgerline/service-kit';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { apiOf, billBody, expectProblem, vendorCreditBody, VAT21 } from '../purchase/fixtures.js';
 import { secondOrganisation, watchBus, type SeenEvent } from './support.js';
@@ -189,6 +190,15 @@ describe('bank transactions paying purchase documents (#16)', () => {
     const none = await (await api('/v1/finance/bank/transactions?date_transaction=[2027-01-01;]')).json();
     expect(none.total).toBe(0);
     await expectProblem(await api('/v1/finance/bank/transactions?date_transaction=[2027-13-01;]'), 400);
+  });
+
+  it("a day's or a month's transactions are found by an index, not by reading every transaction", async () => {
+    const em = stack.services.finance!.deps.orm.em.fork();
+    const plan = await em.transactional(async (tem) => {
+      await sqlRows(tem, 'set local enable_seqscan = off'); // priced as on a large table
+      return sqlRows<{ 'QUERY PLAN': string }>(tem, "explain select count(*) from bank_transactions where org_id = 1 and date_transaction between '2026-01-01' and '2026-01-31'");
+    });
+    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Only Scan using bank_transactions_dated/);
   });
 });
 

@@ -139,4 +139,12 @@ create index bank_transactions_status on bank_transactions (org_id, match_status
 create index bank_transactions_statement on bank_transactions (org_id, statement_id) where statement_id is not null;
 `,
   ),
+  sqlMigration(
+    'finance_0006_transactions_by_date',
+    `
+-- Bank transactions listed by date (a day's or a month's payments) are found by this index, not by
+-- reading every transaction of the organisation.
+create index bank_transactions_dated on bank_transactions (org_id, date_transaction, id);
+`,
+  ),
 ];

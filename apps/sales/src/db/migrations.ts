@@ -145,4 +145,13 @@ alter table price_lists add column is_default boolean not null default false;
 create unique index price_lists_one_default on price_lists (org_id, currency) where is_default;
 `,
   ),
+  sqlMigration(
+    'sales_0500_documents_by_issue_date',
+    `
+-- Lists filtered by issue date (a day's invoices) counted every document of the organisation and
+-- type row by row: 33 ms over 12,000 invoices, growing with the table. This index answers the
+-- count from the index alone and the page in id order within a day.
+create index sales_documents_issued on sales_documents (org_id, doc_type, date_issued, id);
+`,
+  ),
 ];
