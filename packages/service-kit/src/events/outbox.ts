@@ -179,7 +179,12 @@ export class OutboxRelay extends Pump {
     if (!this.leading) {
       try {
         const [row] = (await client.query(LEAD_SQL, [!idle])).rows as Array<{ leads: boolean }>;
-        if (!row.leads) return false;
+        if (!row.leads) {
+          // the leading replica reports the backlog; this one has not looked at it
+          this.backlog = 0;
+          this.oldestUnsent = null;
+          return false;
+        }
         this.leading = true;
         await client.query(`listen ${RELAY_CHANNEL}`);
       } catch (err) {
