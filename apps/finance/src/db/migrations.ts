@@ -144,7 +144,9 @@ create index bank_transactions_statement on bank_transactions (org_id, statement
     `
 -- Bank transactions listed by date (a day's or a month's payments) are found by this index, not by
 -- reading every transaction of the organisation.
-create index bank_transactions_dated on bank_transactions (org_id, date_transaction, id);
+-- (if not exists: an operator with a large table may build it beforehand with create index
+-- concurrently, which a migration in a transaction cannot.)
+create index if not exists bank_transactions_dated on bank_transactions (org_id, date_transaction, id);
 `,
   ),
 ];

@@ -127,7 +127,11 @@ export async function evaluateInvoices(
   const [docs, replica] = await Promise.all([loadInvoices(em, orgId, distinct), organisationReplica(em, orgId)]);
   const profile = replica ? (replica.profile as Json) : null;
   const results = new Map<number, ComplianceResult>();
-  for (const doc of docs) {
+  // stored and announced in request order, whatever order the index the plan chose gives the rows
+  const byId = new Map(docs.map((d) => [Number(d.id), d]));
+  for (const id of distinct) {
+    const doc = byId.get(id);
+    if (!doc) continue;
     const invoice: ComplianceInvoice = {
       ...(doc.body as unknown as ComplianceInvoice),
       id: Number(doc.id),

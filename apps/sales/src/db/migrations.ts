@@ -151,7 +151,9 @@ create unique index price_lists_one_default on price_lists (org_id, currency) wh
 -- Lists filtered by issue date (a day's invoices) counted every document of the organisation and
 -- type row by row: 33 ms over 12,000 invoices, growing with the table. This index answers the
 -- count from the index alone and the page in id order within a day.
-create index sales_documents_issued on sales_documents (org_id, doc_type, date_issued, id);
+-- (if not exists: an operator with a large table may build it beforehand with create index
+-- concurrently, which a migration in a transaction cannot.)
+create index if not exists sales_documents_issued on sales_documents (org_id, doc_type, date_issued, id);
 `,
   ),
 ];

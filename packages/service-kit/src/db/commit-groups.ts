@@ -11,9 +11,10 @@ import { insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
  * transaction's commit and one series is capped at one commit (one WAL flush) per document.
  *
  * Here concurrent writers of one lane (an organisation's series of one document type) share one
- * transaction instead: each member writes inside its own savepoint, one at a time, and the lane
- * commits once for all of them. A member that fails is rolled back to its savepoint — its number
- * and its rows vanish, its neighbours keep theirs — and answers its own error; the others are
+ * transaction instead: each member writes inside its own savepoint (the first needs none: the
+ * transaction is begun again if it fails), one at a time, and the lane commits once for all of
+ * them. A member that fails is rolled back to its savepoint — its number and its rows vanish, its
+ * neighbours keep theirs — and answers its own error; the others are
  * answered only once the shared commit has succeeded. With no contention a lane holds one member
  * and behaves like an ordinary transaction; under load a group holds whoever arrived while the
  * previous group was committing (no waiting window, so no added latency).
