@@ -161,6 +161,11 @@ describe('#17 evaluation through the gateway', () => {
     const latest = await stack.api(`/v1/sales/invoices/${noPeppol}/compliance`, { key: sk.key });
     expect(latest.status).toBe(200);
     expect(await latest.json() as any).toEqual(records[1]);
+
+    // A batch in another order than the invoices' ids and dates is stored in its own order.
+    await evaluate([noPeppol, in2026, complete], sk.key);
+    const again = await salesDb.query('select invoice_id from compliance_records where org_id = $1 order by id desc limit 3', [sk.orgId]);
+    expect(again.rows.map((r) => Number(r.invoice_id)).reverse()).toEqual([noPeppol, in2026, complete]);
   });
 
   it('GET answers the latest evaluation after the data was fixed, and 404 when never evaluated or in another organisation', async () => {
