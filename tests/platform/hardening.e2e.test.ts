@@ -71,7 +71,9 @@ describe('templates cannot take the service down', () => {
       // whichever guard stops it first: its memory on a fast machine, its render time on a slow one
       expect(body.errors?.[0]).toMatchObject({ path: 'html_template', code: expect.stringMatching(/^limit_(memory|render_time)$/) });
     }
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // bounded, not fast: two rounds of two workers at the 3 s limit, plus restarting the killed
+    // renderers, took 16 s once on this 2-core machine while other test files ran beside it
+    expect(Date.now() - started).toBeLessThan(30_000);
     // and the default template still renders
     const fine = await api(`/v1/sales/invoices/${invoice.id}/html`);
     expect(fine.status).toBe(200);
