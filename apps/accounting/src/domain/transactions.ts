@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { dec, isoDay, NotFoundError, sqlRows, toWire, type SortKey } from '@ledgerline/service-kit';
+import { dec, isoDay, NotFoundError, sqlRows, toWire, type SortKey, containsPattern } from '@ledgerline/service-kit';
 import {
   AccountingTransactionSchema,
   GlAccountSchema,
@@ -32,10 +32,6 @@ export interface TransactionQuery {
   sort: SortKey[];
   from: number;
   take: number;
-}
-
-function likePattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
 }
 
 export { isoDay };
@@ -189,7 +185,7 @@ export async function listTransactions(em: EntityManager, q: TransactionQuery, l
     (where as Record<string, unknown>).datePosting = range;
   }
   if (q.search) {
-    const p = likePattern(q.search);
+    const p = containsPattern(q.search);
     (where as Record<string, unknown>).$or = [{ no: { $ilike: p } }, { description: { $ilike: p } }];
   }
   const orderBy = [
@@ -204,18 +200,24 @@ export async function listTransactions(em: EntityManager, q: TransactionQuery, l
   const rows = await em.find(LedgerRowSchema, { transactionId: { $in: ids } }, { orderBy: { transactionId: 'asc', ord: 'asc' } });
   const taxRows = await em.find(LedgerTaxRowSchema, { transactionId: { $in: ids } }, { orderBy: { transactionId: 'asc', ord: 'asc' } });
   const accounts = await accountsOf(em);
+  // grouped once: filtering every row for every transaction grew with the square of the page
+  const rowsOf = groupBy(rows, (r) => r.transactionId);
+  const taxRowsOf = groupBy(taxRows, (r) => r.transactionId);
   return {
     total,
-    entities: found.map((t) =>
-      transactionView(
-        t,
-        rows.filter((r) => r.transactionId === t.id),
-        taxRows.filter((r) => r.transactionId === t.id),
-        accounts,
-        locale,
-      ),
-    ),
+    entities: found.map((t) => transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale)),
   };
+}
+
+function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }
 
 /** Column names to the record's property names (`gl_account_number` → `glAccountNumber`). */
