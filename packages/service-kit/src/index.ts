@@ -13,6 +13,7 @@ export * from './http/endpoints.js';
 export * from './db/orm.js';
 export * from './db/commit-groups.js';
 export * from './db/batched-lookup.js';
+export * from './db/list-page.js';
 export * from './db/retention.js';
 export * from './db/migrations.js';
 export * from './db/tables.js';

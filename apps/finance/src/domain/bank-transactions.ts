@@ -4,7 +4,7 @@ import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledge
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, rangeCondition, parseSort, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, rangeCondition, parseSort, toDb, toWire, type TenantContext, containsPattern } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -182,7 +182,6 @@ const SORTABLE: Record<string, keyof BankTransaction> = {
   partner_name: 'partnerName',
   match_status: 'matchStatus',
 };
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
 export async function listBankTransactions(
   em: EntityManager,
@@ -195,7 +194,7 @@ export async function listBankTransactions(
   if (q.match_status) where.matchStatus = q.match_status;
   if (q.statement_id !== undefined) where.statementId = q.statement_id;
   if (q.search) {
-    const like = `%${escapeLike(q.search)}%`;
+    const like = containsPattern(q.search);
     where.$or = [
       { description: { $ilike: like } },
       { partnerName: { $ilike: like } },

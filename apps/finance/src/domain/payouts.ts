@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type TenantContext, containsPattern } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -292,7 +292,6 @@ const SORTABLE: Record<string, keyof Payout> = {
   created_at: 'createdAt',
   edited_at: 'editedAt',
 };
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
 export async function listPayouts(
   em: EntityManager,
@@ -302,7 +301,7 @@ export async function listPayouts(
   const where: FilterQuery<Payout> & Record<string, unknown> = {};
   if (q.psp_object_id?.length) where.pspObjectId = { $in: q.psp_object_id };
   if (q.search) {
-    const like = `%${escapeLike(q.search)}%`;
+    const like = containsPattern(q.search);
     where.$or = [{ no: { $ilike: like } }, { description: { $ilike: like } }, { pspObjectId: { $ilike: like } }];
   }
   const orderBy = sort.map((s) => ({ [SORTABLE[s.field]]: s.direction }) as QueryOrderMap<Payout>);

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
 import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
-import { dec, parseSort, toWire } from '@ledgerline/service-kit';
+import { dec, parseSort, toWire, containsPattern } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
 import { PURCHASE_KINDS } from './kinds.js';
 import { isoDay } from '@ledgerline/service-kit';
@@ -29,7 +29,6 @@ const SORTABLE: Record<string, keyof PurchaseDocument> = {
   created_at: 'createdAt',
 };
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
 /**
  * Purchase documents of the given kinds, filtered by payment status, searched case-insensitively
@@ -40,7 +39,7 @@ export async function listPurchaseDocuments(em: EntityManager, kinds: PurchaseKi
   const where: FilterQuery<PurchaseDocument> & Record<string, unknown> = { kind: { $in: kinds } };
   if (q.payment_status?.length) where.paymentStatus = { $in: q.payment_status };
   if (q.search) {
-    const like = `%${escapeLike(q.search)}%`;
+    const like = containsPattern(q.search);
     where.$or = [
       { no: { $ilike: like } },
       { vendorDocNo: { $ilike: like } },

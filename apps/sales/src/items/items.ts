@@ -1,8 +1,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ItemListQuery, ItemRequest, ItemSalesRateQuery, PriceListRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, dec, parseSort, sqlRows, toWire, type Dec } from '@ledgerline/service-kit';
+import { BusinessRuleError, NotFoundError, containsPattern, dec, parseSort, sqlRows, toWire, type Dec } from '@ledgerline/service-kit';
 import { ItemSchema, PriceListRateSchema, PriceListSchema, type Item, type PriceList, type PriceListRate } from '../db/entities.js';
-import { likePattern } from '../sales-documents/list.js';
 
 const fixed = (v: number | string) => dec(v).toFixed();
 
@@ -58,7 +57,7 @@ export async function listItems(em: EntityManager, q: ItemListQuery) {
   const sort = parseSort(q.sort, Object.keys(ITEM_SORT), [{ field: 'id', direction: 'asc' }]);
   const where: Record<string, unknown> = {};
   if (q.search) {
-    const p = likePattern(q.search);
+    const p = containsPattern(q.search);
     where.$or = [{ name: { $ilike: p } }, { sku: { $ilike: p } }];
   }
   const orderBy = sort.map((s) => ({ [ITEM_SORT[s.field]]: s.direction }));

@@ -1,47 +1,44 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SalesDocumentListQuery } from '@ledgerline/contracts';
-import { rangeCondition, parseSort } from '@ledgerline/service-kit';
-import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
+import { listPage, parseRange, parseSort, where, type SqlCondition } from '@ledgerline/service-kit';
+import type { SalesDocType } from '../db/entities.js';
+import { SALES_VIEW_COLUMNS, type SalesViewRow } from './view.js';
 
-/** Sortable fields of the document lists and their properties. */
-export const SORTABLE: Record<string, keyof SalesDocument> = {
+/** Sortable fields of the document lists and the columns they read. */
+export const SORTABLE: Record<string, string> = {
   id: 'id',
   no: 'no',
-  date_issued: 'dateIssued',
-  date_due: 'dateDue',
-  total_amount: 'totalAmount',
-  amount_due: 'amountDue',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-  customer_name: 'customerName',
+  date_issued: 'date_issued',
+  date_due: 'date_due',
+  total_amount: 'total_amount',
+  amount_due: 'amount_due',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  customer_name: 'customer_name',
 };
 
-/** `%`, `_` and `\` taken literally in an ILIKE pattern. */
-export function likePattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
-
+/** A page of one organisation's documents of one type, filtered, searched and sorted as the query asks. */
 export async function listSalesDocuments(
   em: EntityManager,
+  orgId: number,
   docType: SalesDocType,
   q: SalesDocumentListQuery,
-): Promise<{ rows: SalesDocument[]; total: number }> {
+): Promise<{ rows: SalesViewRow[]; total: number }> {
+  const conditions: SqlCondition[] = [where.eq('doc_type', docType)];
+  if (q.search) conditions.push(where.containsAny(['no', 'customer_name', 'notes'], q.search));
+  if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
+  conditions.push(...where.within('date_issued', parseRange('date_issued', q.date_issued, 'date')));
+  if (q.updated_since) conditions.push(where.gte('updated_at', new Date(q.updated_since)));
   const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'desc' }]);
-  const where: FilterQuery<SalesDocument> & Record<string, unknown> = { docType };
-  if (q.search) {
-    const p = likePattern(q.search);
-    where.$or = [{ no: { $ilike: p } }, { customerName: { $ilike: p } }, { notes: { $ilike: p } }];
-  }
-  if (q.payment_status?.length) where.paymentStatus = { $in: q.payment_status };
-  const dateIssuedRange = rangeCondition('date_issued', q.date_issued, 'date');
-  if (dateIssuedRange) where.dateIssued = dateIssuedRange;
-  if (q.updated_since) where.updatedAt = { $gte: new Date(q.updated_since) };
-  const orderBy = sort.map((s) => ({ [SORTABLE[s.field]]: s.direction }));
-  if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: sort[0]?.direction ?? 'desc' });
-  const [rows, total] = await em.findAndCount(SalesDocumentSchema, where as FilterQuery<SalesDocument>, {
-    orderBy: orderBy as never,
-    limit: q.take,
-    offset: q.from,
+  return listPage<SalesViewRow>(em, {
+    table: 'sales_documents',
+    columns: SALES_VIEW_COLUMNS,
+    orgId,
+    conditions,
+    sort,
+    sortColumns: SORTABLE,
+    tieBreak: sort[0]?.direction ?? 'desc',
+    from: q.from,
+    take: q.take,
   });
-  return { rows, total };
 }

@@ -6,7 +6,7 @@ import type { DocumentRequest } from './body.js';
 import { listSalesDocuments } from './list.js';
 import { postSalesDocument, readSalesDocumentView, type SalesDocumentKind } from './post.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
-import { salesView, type SalesView } from './view.js';
+import { salesView, viewOfRow, type SalesView } from './view.js';
 import { salesDocumentUbl } from './einvoice-ubl.js';
 import { salesDocumentIsdoc } from './einvoice-isdoc.js';
 
@@ -36,8 +36,8 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
   return {
     create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => salesView(await postSalesDocument(ctx, kind, body, { strict }), kind.docType),
     list: async (ctx: TenantContext, q: SalesDocumentListQuery) => {
-      const { rows, total } = await listSalesDocuments(ctx.em, kind.docType, q);
-      return page(rows.map((d) => salesView(d, kind.docType)), total, q.from, q.take);
+      const { rows, total } = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
+      return page(rows.map((r) => viewOfRow(r) as SalesView<T>), total, q.from, q.take);
     },
     get: async (ctx: TenantContext, id: number) => (await readSalesDocumentView(ctx.em, ctx.orgId, kind, id)) as SalesView<T>,
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),

@@ -20,7 +20,7 @@ import { duplicateNumber, pickSeries } from '../numbering-series/series.js';
 import { withCatalogueAccounts } from '../items/items.js';
 import { issuerSnapshot } from './issuer.js';
 import { documentBody, documentInputOf, type DocumentRequest } from './body.js';
-import { documentView } from './view.js';
+import { SALES_VIEW_COLUMNS, documentView, viewOfRow, type SalesViewRow } from './view.js';
 
 /**
  * What differs between the two sales documents, as data: the invoice and the credit note are
@@ -181,22 +181,11 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
  * their documents).
  */
 export async function readSalesDocumentView(em: EntityManager, orgId: number, kind: { docType: SalesDocType; label: string }, id: number): Promise<Record<string, unknown>> {
-  const [row] = await sqlRows<{ body: Record<string, unknown>; amount_paid: string; amount_due: string; payment_status: string; edited_at: Date | string | null; date_due: string | null }>(
-    em,
-    `select body, amount_paid::text as amount_paid, amount_due::text as amount_due, payment_status, edited_at, to_char(date_due, 'YYYY-MM-DD') as date_due
-       from sales_documents where org_id = ? and id = ? and doc_type = ?`,
-    [orgId, id, kind.docType],
-    { prepared: true },
-  );
+  const [row] = await sqlRows<SalesViewRow>(em, `select ${SALES_VIEW_COLUMNS} from sales_documents where org_id = ? and id = ? and doc_type = ?`, [orgId, id, kind.docType], {
+    prepared: true,
+  });
   if (!row) throw new NotFoundError(`No ${kind.label} ${id} in this organisation`, `${kind.docType.replace('sales_', '')}_not_found`);
-  return documentView({
-    body: row.body,
-    amountPaid: row.amount_paid,
-    amountDue: row.amount_due,
-    paymentStatus: row.payment_status,
-    editedAt: row.edited_at === null ? null : row.edited_at instanceof Date ? row.edited_at : new Date(row.edited_at),
-    dateDue: row.date_due,
-  } as unknown as SalesDocument);
+  return viewOfRow(row);
 }
 
 export async function getSalesDocument(em: EntityManager, kind: { docType: SalesDocType; label: string }, id: number): Promise<SalesDocument> {

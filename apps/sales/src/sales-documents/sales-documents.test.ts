@@ -3,7 +3,6 @@ import { invoiceRequestSchema } from '@ledgerline/contracts';
 import { computeDocument } from '@ledgerline/documents';
 import { documentBody, documentInputOf } from './body.js';
 import { documentView, overdueDays } from './view.js';
-import { likePattern } from './list.js';
 import { issuerSnapshot } from './issuer.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { invoiceSchema } from '@ledgerline/contracts';
@@ -73,9 +72,6 @@ describe('overdueDays', () => {
 });
 
 describe('helpers', () => {
-  it('likePattern escapes LIKE wildcards', () => {
-    expect(likePattern('50%_off\\')).toBe('%50\\%\\_off\\\\%');
-  });
   it('issuerSnapshot copies only the issuer fields', () => {
     expect(issuerSnapshot(null)).toBeNull();
     const snap = issuerSnapshot({ profile: { name: 'A', vat_no: 'CZ1', legal_currency: 'CZK', id: 1 } });

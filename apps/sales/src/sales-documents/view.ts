@@ -37,3 +37,29 @@ export function documentView(d: SalesDocument): Record<string, unknown> {
   };
 }
 
+
+/** The columns a document's view is made of, read without an entity (GET one and the lists). */
+export const SALES_VIEW_COLUMNS = `id, body, amount_paid::text as amount_paid, amount_due::text as amount_due, payment_status, edited_at,
+  to_char(date_due, 'YYYY-MM-DD') as date_due`;
+
+export interface SalesViewRow {
+  id: string | number;
+  body: Record<string, unknown>;
+  amount_paid: string;
+  amount_due: string;
+  payment_status: string;
+  edited_at: Date | string | null;
+  date_due: string | null;
+}
+
+/** `documentView` of a row read with `SALES_VIEW_COLUMNS`. */
+export function viewOfRow(row: SalesViewRow): Record<string, unknown> {
+  return documentView({
+    body: row.body,
+    amountPaid: row.amount_paid,
+    amountDue: row.amount_due,
+    paymentStatus: row.payment_status,
+    editedAt: row.edited_at === null ? null : row.edited_at instanceof Date ? row.edited_at : new Date(row.edited_at),
+    dateDue: row.date_due,
+  } as unknown as SalesDocument);
+}
