@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FilterQuery } from '@mikro-orm/core';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { dec, isoDay, NotFoundError, sqlRows, toWire, type SortKey, containsPattern } from '@ledgerline/service-kit';
+import { dec, isoDay, listPage, NotFoundError, sqlRows, toWire, where, type SortKey } from '@ledgerline/service-kit';
 import {
   AccountingTransactionSchema,
   GlAccountSchema,
@@ -18,11 +17,11 @@ import { TAX_ROLES } from './posting-map.js';
 /** Reading the ledger: the accounting transactions of #10 in the spec §2.6 shape. */
 
 export const TRANSACTION_SORT_FIELDS = ['date_posting', 'no', 'id', 'created_at', 'type'] as const;
-const SORT_COLUMNS: Record<string, keyof AccountingTransactionRecord> = {
-  date_posting: 'datePosting',
+const SORT_COLUMNS: Record<(typeof TRANSACTION_SORT_FIELDS)[number], string> = {
+  date_posting: 'date_posting',
   no: 'no',
   id: 'id',
-  created_at: 'createdAt',
+  created_at: 'created_at',
   type: 'type',
 };
 
@@ -175,37 +174,41 @@ export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccou
   return new Map(all.map((a) => [a.number, a]));
 }
 
-/** Accounting transactions of the caller's organisation (tenant filter), with their rows. */
-export async function listTransactions(em: EntityManager, q: TransactionQuery, locale: ChartLocale) {
-  const where: FilterQuery<AccountingTransactionRecord> = {};
-  if (q.datePosting) {
-    const range: Record<string, string> = {};
-    if (q.datePosting.from) range.$gte = q.datePosting.from;
-    if (q.datePosting.to) range.$lte = q.datePosting.to;
-    (where as Record<string, unknown>).datePosting = range;
-  }
-  if (q.search) {
-    const p = containsPattern(q.search);
-    (where as Record<string, unknown>).$or = [{ no: { $ilike: p } }, { description: { $ilike: p } }];
-  }
-  const orderBy = [
-    ...q.sort.map((s) => ({ [SORT_COLUMNS[s.field]]: s.direction })),
-    { id: 'asc' },
-  ] as Array<Record<string, 'asc' | 'desc'>>;
-  if (q.take === 0) return { entities: [], total: await em.count(AccountingTransactionSchema, where) };
-  const [found, total] = await em.findAndCount(AccountingTransactionSchema, where, { orderBy, limit: q.take, offset: q.from });
+/**
+ * Accounting transactions of the caller's organisation, with their rows: plain rows by column
+ * name (decimals as Postgres' exact strings), no entities hydrated (decision 105).
+ */
+export async function listTransactions(em: EntityManager, orgId: number, q: TransactionQuery, locale: ChartLocale) {
+  const conditions = where.within('date_posting', q.datePosting);
+  if (q.search) conditions.push(where.containsAny(['no', 'description'], q.search));
+  const { rows: found, total } = await listPage<Record<string, unknown> & { id: number }>(em, {
+    table: 'accounting_transactions',
+    columns: '*',
+    orgId,
+    conditions,
+    sort: q.sort,
+    sortColumns: SORT_COLUMNS,
+    tieBreak: 'asc',
+    from: q.from,
+    take: q.take,
+  });
   if (found.length === 0) return { entities: [], total };
   const ids = found.map((t) => t.id);
+  const list = ids.map(() => '?').join(', ');
   // sequential: the entity manager may sit on one transaction connection
-  const rows = await em.find(LedgerRowSchema, { transactionId: { $in: ids } }, { orderBy: { transactionId: 'asc', ord: 'asc' } });
-  const taxRows = await em.find(LedgerTaxRowSchema, { transactionId: { $in: ids } }, { orderBy: { transactionId: 'asc', ord: 'asc' } });
-  const accounts = await accountsOf(em);
+  const rows = await sqlRows(em, `select * from ledger_rows where org_id = ? and transaction_id in (${list}) order by transaction_id, ord`, [orgId, ...ids]);
+  const taxRows = await sqlRows(em, `select * from ledger_tax_rows where org_id = ? and transaction_id in (${list}) order by transaction_id, ord`, [orgId, ...ids]);
+  const accountRows = await sqlRows(em, 'select * from gl_accounts where org_id = ?', [orgId], { prepared: true });
+  const accounts = new Map(accountRows.map((a) => [String(a.number), recordOf<GlAccount>(a)]));
   // grouped once: filtering every row for every transaction grew with the square of the page
-  const rowsOf = groupBy(rows, (r) => r.transactionId);
-  const taxRowsOf = groupBy(taxRows, (r) => r.transactionId);
+  const rowsOf = groupBy(rows.map((r) => recordOf<LedgerRowRecord>(r)), (r) => r.transactionId);
+  const taxRowsOf = groupBy(taxRows.map((r) => recordOf<LedgerTaxRowRecord>(r)), (r) => r.transactionId);
   return {
     total,
-    entities: found.map((t) => transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale)),
+    entities: found.map((row) => {
+      const t = recordOf<AccountingTransactionRecord>(row);
+      return transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale);
+    }),
   };
 }
 

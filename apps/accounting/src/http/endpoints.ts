@@ -11,6 +11,7 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     listAccountingTransactions: async ({ ctx, input: { query: q } }) => {
       const result = await listTransactions(
         ctx.em,
+        ctx.orgId,
         {
           datePosting: parseRange('date_posting', q.date_posting, 'date'),
           search: q.search,
