@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../apps/gateway/src/gateway.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { DATABASE_URL, startStack, type Stack } from '../support/stack.js';
 import { invoiceBody } from '../sales/helpers.js';
 
 /*
@@ -81,4 +82,46 @@ describe('gateway over replicas', () => {
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(3);
     for (const r of plain.filter((x) => x.status === 503)) expect((await r.json()).code).toBe('service_unavailable');
   });
+
+  it("a keyed POST sent again after a dropped connection waits out the dropped attempt's key lock; a client's own duplicate still gets 409", async () => {
+    const sales = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}sales`) });
+    await sales.connect();
+    try {
+      const [{ credential_id: credential }] = (await sales.query("select credential_id from kit_idempotency where idem_key = 'replica-0'")).rows;
+      let sawRedelivery = false;
+      let sawOwnDuplicate = false;
+      for (let attempt = 0; attempt < 6 && !(sawRedelivery && sawOwnDuplicate); attempt++) {
+        await new Promise((r) => setTimeout(r, 2100)); // the dropper is tried again after its time out
+        const key = `locked-${attempt}`;
+        // a session that holds the key's lock, as a replica killed mid-request does until Postgres ends it
+        const holder = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}sales`) });
+        await holder.connect();
+        await holder.query('begin');
+        await holder.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`idem:1:${credential}:${key}`]);
+        const before = dropped;
+        const started = Date.now();
+        const pending = call('/v1/sales/invoices', { method: 'POST', headers: { 'idempotency-key': key }, body: JSON.stringify(invoiceBody({ notes: key })) });
+        setTimeout(() => void holder.query('commit').then(() => holder.end()), 700);
+        const res = await pending;
+        if (dropped > before) {
+          // the gateway's own second delivery: answered once the lock was free, not 409
+          expect(res.status).toBe(200);
+          expect(Date.now() - started).toBeGreaterThanOrEqual(650);
+          sawRedelivery = true;
+        } else {
+          // straight to the replica while the key is locked: the client's concurrent duplicate, 409 as DESIGN says
+          expect(res.status).toBe(409);
+          expect((await res.json()).code).toBe('idempotency_key_in_flight');
+          sawOwnDuplicate = true;
+        }
+        await new Promise((r) => setTimeout(r, 800));
+        const stored = await sales.query("select count(*)::int as n from sales_documents where doc_type = 'sales_invoice' and notes = $1", [key]);
+        expect(stored.rows[0].n).toBe(res.status === 200 ? 1 : 0);
+      }
+      expect(sawRedelivery).toBe(true);
+      expect(sawOwnDuplicate).toBe(true);
+    } finally {
+      await sales.end();
+    }
+  }, 60_000);
 });

@@ -28,32 +28,11 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => system?.stop(), 60_000);
 
-type Answer = Omit<Response, 'json'> & { json(): Promise<Json> };
-const send = (p: string, init: RequestInit, idemKey?: string): Promise<Answer> =>
+const call = (p: string, init: RequestInit & { idem?: boolean } = {}): Promise<Omit<Response, 'json'> & { json(): Promise<Json> }> =>
   fetch(`${gateway}${p}`, {
     ...init,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idemKey ? { 'idempotency-key': idemKey } : {}), ...(init.headers ?? {}) },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.idem ? { 'idempotency-key': randomUUID() } : {}), ...(init.headers ?? {}) },
   });
-
-/**
- * A request as a careful client sends it: with `idem`, under one Idempotency-Key, sent again while
- * the answer is 409 `idempotency_key_in_flight`. That answer comes when the gateway has already
- * retried a keyed request whose replica was killed mid-way, before Postgres has ended the dead
- * replica's session and freed the key's lock; the contract tells the client to retry later.
- */
-async function call(p: string, init: RequestInit & { idem?: boolean } = {}): Promise<Answer> {
-  const { idem, ...rest } = init;
-  if (!idem) return send(p, rest);
-  const idemKey = randomUUID();
-  for (let attempt = 1; ; attempt++) {
-    const res = await send(p, rest, idemKey);
-    if (res.status !== 409 || attempt === 20) return res;
-    const problem = (await res.clone().json().catch(() => ({}))) as { code?: string };
-    if (problem.code !== 'idempotency_key_in_flight') return res;
-    await res.body?.cancel();
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function ledger(): Promise<Json[]> {
   const all: Json[] = [];

@@ -59,43 +59,90 @@ export async function forward(req: Request, pathAndSearch: string, upstream: Ups
   if (opts.internalToken) headers[INTERNAL_HEADERS.token] = opts.internalToken;
 
   const body = req.method !== 'GET' && req.method !== 'HEAD' ? opts.body : undefined;
-  const repeatable = req.method !== 'POST' || headers['idempotency-key'] !== undefined;
-  let res: Dispatcher.ResponseData | null = null;
+  const keyed = req.method === 'POST' && headers['idempotency-key'] !== undefined;
+  const repeatable = req.method !== 'POST' || keyed;
+  const request = { path: pathAndSearch, method: req.method as Dispatcher.HttpMethod, headers, body, timeoutMs: opts.timeoutMs };
+  let { res, redelivered } = await deliver(upstream, request, repeatable);
+  // A keyed POST this gateway sent again after a dropped connection can find the key still
+  // locked by the dropped attempt: a replica killed mid-request holds it until Postgres ends its
+  // session. That 409 is the gateway's own doing, not a concurrent request of the client's, so
+  // it waits the lock out (bounded) instead of passing it on.
+  const until = Date.now() + IN_FLIGHT_WAIT_MS;
+  for (let pause = 50; redelivered && res.statusCode === 409; pause = Math.min(pause * 2, 400)) {
+    const text = await res.body.text();
+    const inFlight = problemCode(text) === 'idempotency_key_in_flight';
+    if (!inFlight || Date.now() + pause > until) return answer(res, Buffer.from(text));
+    await new Promise((r) => setTimeout(r, pause));
+    ({ res } = await deliver(upstream, request, repeatable));
+  }
+  return answer(res, Buffer.from(await res.body.arrayBuffer()));
+}
+
+/** How long a re-sent keyed POST waits for the key's lock of the attempt that was dropped. */
+export const IN_FLIGHT_WAIT_MS = 5_000;
+
+function problemCode(text: string): string | undefined {
+  try {
+    return (JSON.parse(text) as { code?: unknown }).code as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface UpstreamRequest {
+  path: string;
+  method: Dispatcher.HttpMethod;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  timeoutMs: number;
+}
+
+/**
+ * One request to the first replica that takes it; `redelivered` when a replica dropped the
+ * connection after the request may have arrived and the next one was asked instead.
+ */
+async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatable: boolean): Promise<{ res: Dispatcher.ResponseData; redelivered: boolean }> {
   let failure: UpstreamError | null = null;
+  let redelivered = false;
   for (const replica of upstream.order()) {
     try {
-      res = await replica.pool.request({
+      const res = await replica.pool.request({
         origin: replica.origin,
-        path: pathAndSearch,
-        method: req.method as Dispatcher.HttpMethod,
-        headers,
-        body,
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        headersTimeout: request.timeoutMs,
+        bodyTimeout: request.timeoutMs,
       });
       upstream.markUp(replica);
-      break;
+      return { res, redelivered };
     } catch (err) {
       if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-        throw new UpstreamError(504, upstream.service, `no answer within ${opts.timeoutMs} ms`);
+        throw new UpstreamError(504, upstream.service, `no answer within ${request.timeoutMs} ms`);
       }
       const code = (err as { code?: string }).code ?? '';
       if (NOT_DELIVERED.has(code) || DROPPED.has(code)) {
         upstream.markDown(replica);
         failure = new UpstreamError(503, upstream.service, 'the service is not reachable');
-        if (NOT_DELIVERED.has(code) || repeatable) continue;
-        throw failure;
+        if (NOT_DELIVERED.has(code)) continue;
+        if (!repeatable) throw failure;
+        redelivered = true;
+        continue;
       }
       throw new UpstreamError(502, upstream.service, 'the service failed to answer');
     }
   }
-  if (!res) throw failure ?? new UpstreamError(503, upstream.service, 'the service is not reachable');
+  throw failure ?? new UpstreamError(503, upstream.service, 'the service is not reachable');
+}
+
+/** The replica's answer as the gateway's, without the hop-by-hop headers. */
+function answer(res: Dispatcher.ResponseData, buf: Buffer): Response {
   const out = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
     if (HOP_BY_HOP.has(name.toLowerCase()) || value === undefined) continue;
     if (Array.isArray(value)) for (const v of value) out.append(name, v);
     else out.set(name, value);
   }
-  const buf = Buffer.from(await res.body.arrayBuffer());
   return new Response(res.statusCode === 204 || res.statusCode === 304 ? null : buf, { status: res.statusCode, headers: out });
 }
