@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledgerline/contracts/finance';
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, rangeCondition, parseSort, toDb, toWire, type TenantContext, containsPattern } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, parseSort, toDb, toWire, type TenantContext, listEntityPage, parseRange, where } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -172,41 +171,37 @@ export function bankTransactionView(bt: BankTransaction) {
   };
 }
 
-const SORTABLE: Record<string, keyof BankTransaction> = {
+/** Sortable fields of the list and the columns they read. */
+const SORTABLE: Record<string, string> = {
   id: 'id',
-  date_transaction: 'dateTransaction',
+  date_transaction: 'date_transaction',
   amount: 'amount',
-  account_number: 'accountNumber',
-  statement_id: 'statementId',
-  order: 'order',
-  partner_name: 'partnerName',
-  match_status: 'matchStatus',
+  account_number: 'account_number',
+  statement_id: 'statement_id',
+  order: 'line_order',
+  partner_name: 'partner_name',
+  match_status: 'match_status',
 };
 
+/** A page of the organisation's bank transactions as plain rows (decision 105). */
 export async function listBankTransactions(
   em: EntityManager,
+  orgId: number,
   q: { from: number; take: number; search?: string; sort?: string[]; date_transaction?: string; match_status?: MatchStatus; statement_id?: number },
-) {
-  const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]);
-  const where: FilterQuery<BankTransaction> & Record<string, unknown> = {};
-  const dateTransactionRange = rangeCondition('date_transaction', q.date_transaction, 'date');
-  if (dateTransactionRange) where.dateTransaction = dateTransactionRange;
-  if (q.match_status) where.matchStatus = q.match_status;
-  if (q.statement_id !== undefined) where.statementId = q.statement_id;
-  if (q.search) {
-    const like = containsPattern(q.search);
-    where.$or = [
-      { description: { $ilike: like } },
-      { partnerName: { $ilike: like } },
-      { paymentReference: { $ilike: like } },
-      { accountNumber: { $ilike: like } },
-    ];
-  }
-  const orderBy = sort.map((s) => ({ [SORTABLE[s.field]]: s.direction }) as QueryOrderMap<BankTransaction>);
-  if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: 'asc' });
-  if (q.take === 0) return { rows: [] as BankTransaction[], total: await em.count(BankTransactionSchema, where) };
-  const [rows, total] = await em.findAndCount(BankTransactionSchema, where, { orderBy, offset: q.from, limit: q.take });
-  return { rows, total };
+): Promise<{ rows: BankTransaction[]; total: number }> {
+  const conditions = where.within('date_transaction', parseRange('date_transaction', q.date_transaction, 'date'));
+  if (q.match_status) conditions.push(where.eq('match_status', q.match_status));
+  if (q.statement_id !== undefined) conditions.push(where.eq('statement_id', q.statement_id));
+  if (q.search) conditions.push(where.containsAny(['description', 'partner_name', 'payment_reference', 'account_number'], q.search));
+  return listEntityPage(em, BankTransactionSchema, {
+    orgId,
+    conditions,
+    sort: parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]),
+    sortColumns: SORTABLE,
+    tieBreak: 'asc',
+    from: q.from,
+    take: q.take,
+  });
 }
 
 /**

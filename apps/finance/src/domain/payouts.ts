@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LockMode, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type TenantContext, containsPattern } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type TenantContext, listEntityPage, where, type SqlCondition } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -283,30 +283,33 @@ export function payoutView(p: Payout) {
   };
 }
 
-const SORTABLE: Record<string, keyof Payout> = {
+/** Sortable fields of the list and the columns they read. */
+const SORTABLE: Record<string, string> = {
   id: 'id',
   no: 'no',
-  date_issued: 'dateIssued',
-  total_amount: 'totalAmount',
-  psp_object_id: 'pspObjectId',
-  created_at: 'createdAt',
-  edited_at: 'editedAt',
+  date_issued: 'date_issued',
+  total_amount: 'total_amount',
+  psp_object_id: 'psp_object_id',
+  created_at: 'created_at',
+  edited_at: 'edited_at',
 };
 
+/** A page of the organisation's payouts as plain rows (decision 105). */
 export async function listPayouts(
   em: EntityManager,
+  orgId: number,
   q: { from: number; take: number; search?: string; sort?: string[]; psp_object_id?: string[] },
-) {
-  const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]);
-  const where: FilterQuery<Payout> & Record<string, unknown> = {};
-  if (q.psp_object_id?.length) where.pspObjectId = { $in: q.psp_object_id };
-  if (q.search) {
-    const like = containsPattern(q.search);
-    where.$or = [{ no: { $ilike: like } }, { description: { $ilike: like } }, { pspObjectId: { $ilike: like } }];
-  }
-  const orderBy = sort.map((s) => ({ [SORTABLE[s.field]]: s.direction }) as QueryOrderMap<Payout>);
-  if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: 'asc' });
-  if (q.take === 0) return { rows: [] as Payout[], total: await em.count(PayoutSchema, where) };
-  const [rows, total] = await em.findAndCount(PayoutSchema, where, { orderBy, offset: q.from, limit: q.take });
-  return { rows, total };
+): Promise<{ rows: Payout[]; total: number }> {
+  const conditions: SqlCondition[] = [];
+  if (q.psp_object_id?.length) conditions.push(where.oneOf('psp_object_id', q.psp_object_id));
+  if (q.search) conditions.push(where.containsAny(['no', 'description', 'psp_object_id'], q.search));
+  return listEntityPage(em, PayoutSchema, {
+    orgId,
+    conditions,
+    sort: parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]),
+    sortColumns: SORTABLE,
+    tieBreak: 'asc',
+    from: q.from,
+    take: q.take,
+  });
 }

@@ -8,7 +8,7 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
   return {
     recordBankTransaction: async ({ ctx, input }) => recordBankTransaction(ctx, input.body),
     listBankTransactions: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listBankTransactions(ctx.em, q);
+      const { rows, total } = await listBankTransactions(ctx.em, ctx.orgId, q);
       return page(rows.map(bankTransactionView), total, q.from, q.take);
     },
     matchBankTransaction: async ({ ctx, input }) => matchBankTransaction(ctx, input.params.id, input.body),
@@ -21,7 +21,7 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
     getBankStatement: async ({ ctx, input }) => statementView(ctx.em, await findStatement(ctx.em, input.params.id)),
     createPayout: async ({ ctx, input }) => createPayout(ctx, input.body),
     listPayouts: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listPayouts(ctx.em, q);
+      const { rows, total } = await listPayouts(ctx.em, ctx.orgId, q);
       return page(rows.map(payoutView), total, q.from, q.take);
     },
     getPayout: async ({ ctx, input }) => payoutView(await findPayout(ctx.em, input.params.id)),

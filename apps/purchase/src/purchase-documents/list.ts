@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
-import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
-import { dec, parseSort, toWire, containsPattern } from '@ledgerline/service-kit';
+import { dec, listEntityPage, parseSort, toWire, where, type SqlCondition } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
 import { PURCHASE_KINDS } from './kinds.js';
 import { isoDay } from '@ledgerline/service-kit';
@@ -10,48 +9,43 @@ import { isoDay } from '@ledgerline/service-kit';
 /** The list query as the contracts parse it (`purchaseDocumentListQuerySchema`, the export's too). */
 export type PurchaseListQuery = Pick<z.output<typeof purchaseDocumentListQuerySchema>, 'from' | 'take' | 'search' | 'sort' | 'payment_status'>;
 
-/** Sortable fields of purchase lists and the export → entity properties. */
-const SORTABLE: Record<string, keyof PurchaseDocument> = {
+/** Sortable fields of purchase lists and the export → the columns they read. */
+const SORTABLE: Record<string, string> = {
   id: 'id',
   no: 'no',
   document_type: 'kind',
-  vendor_doc_no: 'vendorDocNo',
-  vendor_name: 'vendorName',
-  date_issued: 'dateIssued',
-  date_taxable: 'dateTaxable',
-  date_due: 'dateDue',
+  vendor_doc_no: 'vendor_doc_no',
+  vendor_name: 'vendor_name',
+  date_issued: 'date_issued',
+  date_taxable: 'date_taxable',
+  date_due: 'date_due',
   currency: 'currency',
-  subtotal_amount: 'subtotalAmount',
-  total_amount: 'totalAmount',
-  amount_paid: 'amountPaid',
-  amount_due: 'amountDue',
-  payment_status: 'paymentStatus',
-  created_at: 'createdAt',
+  subtotal_amount: 'subtotal_amount',
+  total_amount: 'total_amount',
+  amount_paid: 'amount_paid',
+  amount_due: 'amount_due',
+  payment_status: 'payment_status',
+  created_at: 'created_at',
 };
-
 
 /**
  * Purchase documents of the given kinds, filtered by payment status, searched case-insensitively
- * over number, vendor number, vendor name and description, sorted and paged.
+ * over number, vendor number, vendor name and description, sorted and paged; plain rows, no
+ * entities (decision 105).
  */
-export async function listPurchaseDocuments(em: EntityManager, kinds: PurchaseKind[], q: PurchaseListQuery) {
-  const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]);
-  const where: FilterQuery<PurchaseDocument> & Record<string, unknown> = { kind: { $in: kinds } };
-  if (q.payment_status?.length) where.paymentStatus = { $in: q.payment_status };
-  if (q.search) {
-    const like = containsPattern(q.search);
-    where.$or = [
-      { no: { $ilike: like } },
-      { vendorDocNo: { $ilike: like } },
-      { vendorName: { $ilike: like } },
-      { description: { $ilike: like } },
-    ];
-  }
-  const orderBy: QueryOrderMap<PurchaseDocument>[] = sort.map((s) => ({ [SORTABLE[s.field]]: s.direction }) as QueryOrderMap<PurchaseDocument>);
-  if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: 'asc' });
-  if (q.take === 0) return { rows: [] as PurchaseDocument[], total: await em.count(PurchaseDocumentSchema, where) };
-  const [rows, total] = await em.findAndCount(PurchaseDocumentSchema, where, { orderBy, offset: q.from, limit: q.take });
-  return { rows, total };
+export async function listPurchaseDocuments(em: EntityManager, orgId: number, kinds: PurchaseKind[], q: PurchaseListQuery): Promise<{ rows: PurchaseDocument[]; total: number }> {
+  const conditions: SqlCondition[] = [where.oneOf('kind', kinds)];
+  if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
+  if (q.search) conditions.push(where.containsAny(['no', 'vendor_doc_no', 'vendor_name', 'description'], q.search));
+  return listEntityPage(em, PurchaseDocumentSchema, {
+    orgId,
+    conditions,
+    sort: parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]),
+    sortColumns: SORTABLE,
+    tieBreak: 'asc',
+    from: q.from,
+    take: q.take,
+  });
 }
 
 /** One received document as a row of the inventory-in export (#22). */

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SortKey } from '../http/query.js';
+import type { EntitySchema } from '@mikro-orm/core';
 import { sqlRows } from './orm.js';
+import { asEntities, entityColumns, tableShape } from './tables.js';
 
 /** One condition of a list's WHERE clause: SQL with `?` placeholders and their values. */
 export interface SqlCondition {
@@ -85,4 +87,17 @@ function sortColumn(q: ListPageQuery, field: string): string {
   // parseSort has refused unknown fields already; this keeps a caller's slip from reaching SQL
   if (!column) throw new Error(`no column for sort field ${field}`);
   return column;
+}
+
+/**
+ * `listPage` over an entity's table, its rows as the entity's plain objects (`entityColumns`,
+ * `asEntities`): the views written for entities serve them unchanged, with nothing hydrated.
+ */
+export async function listEntityPage<T extends object>(
+  em: EntityManager,
+  entity: EntitySchema<T, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  q: Omit<ListPageQuery, 'table' | 'columns'>,
+): Promise<{ rows: T[]; total: number }> {
+  const { rows, total } = await listPage<Record<string, unknown> & { id: unknown }>(em, { ...q, table: tableShape(em, entity).table, columns: entityColumns(em, entity) });
+  return { rows: asEntities(em, entity, rows), total };
 }

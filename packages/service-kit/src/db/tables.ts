@@ -55,6 +55,36 @@ export function tableShape(em: EntityManager, entity: EntitySchema<any, any> | s
 }
 
 /**
+ * A select list that reads a table's rows as its entity's plain objects: each column under its
+ * property's name, a `date` column as its `YYYY-MM-DD` text (the ORM's type for it), decimals as
+ * exact strings. Timestamps arrive as text and become Dates through `asEntities`.
+ */
+export function entityColumns(em: EntityManager, entity: EntitySchema<any, any>): string {
+  const shape = tableShape(em, entity);
+  let list = entityColumnLists.get(shape);
+  if (!list) {
+    list = [...shape.columns.values()]
+      .map((c) => (c.cast === 'date' ? `to_char(${c.column}, 'YYYY-MM-DD') as "${c.property}"` : `${c.column} as "${c.property}"`))
+      .join(', ');
+    entityColumnLists.set(shape, list);
+  }
+  return list;
+}
+const entityColumnLists = new WeakMap<TableShape, string>();
+
+/** Rows read with `entityColumns` as the entity's type: timestamps parsed as the ORM parses them. */
+export function asEntities<T>(em: EntityManager, entity: EntitySchema<T, any>, rows: Array<Record<string, unknown>>): T[] {
+  const stamps = [...tableShape(em, entity).columns.values()].filter((c) => c.cast === 'timestamptz').map((c) => c.property);
+  for (const row of rows) {
+    for (const p of stamps) {
+      const v = row[p];
+      if (typeof v === 'string') row[p] = new Date(v);
+    }
+  }
+  return rows as T[];
+}
+
+/**
  * A JSON value already serialised (a document body that is also the event's data): written as is
  * instead of being serialised a second time.
  */
