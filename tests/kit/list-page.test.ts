@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { containsPattern, dropDatabase, initOrm, listPage, sqlRows, where, type ListPageQuery } from '@ledgerline/service-kit';
+import { containsPattern, dropDatabase, initOrm, listPage, sortedPage, sqlRows, where, type ListPageQuery } from '@ledgerline/service-kit';
 import { isolation } from '../support/stack.js';
 
 /*
@@ -96,5 +96,13 @@ describe('listPage', () => {
     const byIdDesc = await listPage<Row>(orm.em.fork(), base({ sort: [{ field: 'id', direction: 'desc' }], take: 2 }));
     expect(ids(byIdDesc.rows)).toEqual([10, 9]);
     await expect(listPage<Row>(orm.em.fork(), base({ sort: [{ field: 'colour', direction: 'asc' }] }))).rejects.toThrow(/no column for sort field colour/);
+  });
+
+  it('sortedPage reads sort= against the sortable fields: id ascending unless asked, unknown fields refused', async () => {
+    const columns = { id: 'id', amount: 'amount' };
+    expect(sortedPage({ from: 2, take: 3 }, columns)).toEqual({ sort: [{ field: 'id', direction: 'asc' }], sortColumns: columns, tieBreak: 'asc', from: 2, take: 3 });
+    const asked = sortedPage({ sort: ['-amount'], from: 0, take: 10 }, columns);
+    expect(ids((await listPage<Row>(orm.em.fork(), base(asked))).rows)).toEqual([2, 5, 8, 1, 4, 7, 10, 3, 6, 9]);
+    expect(() => sortedPage({ sort: ['name'], from: 0, take: 10 }, columns)).toThrow(/Cannot sort by "name"/);
   });
 });

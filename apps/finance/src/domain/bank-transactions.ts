@@ -3,7 +3,7 @@ import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledge
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, parseSort, toDb, toWire, type TenantContext, listEntityPage, parseRange, where } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -193,15 +193,7 @@ export async function listBankTransactions(
   if (q.match_status) conditions.push(where.eq('match_status', q.match_status));
   if (q.statement_id !== undefined) conditions.push(where.eq('statement_id', q.statement_id));
   if (q.search) conditions.push(where.containsAny(['description', 'partner_name', 'payment_reference', 'account_number'], q.search));
-  return listEntityPage(em, BankTransactionSchema, {
-    orgId,
-    conditions,
-    sort: parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]),
-    sortColumns: SORTABLE,
-    tieBreak: 'asc',
-    from: q.from,
-    take: q.take,
-  });
+  return listEntityPage(em, BankTransactionSchema, { orgId, conditions, ...sortedPage(q, SORTABLE) });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, parseSort, sqlRows, toDb, toWire, type TenantContext, listEntityPage, where, type SqlCondition } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, where, type SqlCondition } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -303,13 +303,5 @@ export async function listPayouts(
   const conditions: SqlCondition[] = [];
   if (q.psp_object_id?.length) conditions.push(where.oneOf('psp_object_id', q.psp_object_id));
   if (q.search) conditions.push(where.containsAny(['no', 'description', 'psp_object_id'], q.search));
-  return listEntityPage(em, PayoutSchema, {
-    orgId,
-    conditions,
-    sort: parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]),
-    sortColumns: SORTABLE,
-    tieBreak: 'asc',
-    from: q.from,
-    take: q.take,
-  });
+  return listEntityPage(em, PayoutSchema, { orgId, conditions, ...sortedPage(q, SORTABLE) });
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
-import { dec, listEntityPage, parseSort, toWire, where, type SqlCondition } from '@ledgerline/service-kit';
+import { dec, listEntityPage, sortedPage, toWire, where, type SqlCondition } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
 import { PURCHASE_KINDS } from './kinds.js';
 import { isoDay } from '@ledgerline/service-kit';
@@ -37,15 +37,7 @@ export async function listPurchaseDocuments(em: EntityManager, orgId: number, ki
   const conditions: SqlCondition[] = [where.oneOf('kind', kinds)];
   if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
   if (q.search) conditions.push(where.containsAny(['no', 'vendor_doc_no', 'vendor_name', 'description'], q.search));
-  return listEntityPage(em, PurchaseDocumentSchema, {
-    orgId,
-    conditions,
-    sort: parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'asc' }]),
-    sortColumns: SORTABLE,
-    tieBreak: 'asc',
-    from: q.from,
-    take: q.take,
-  });
+  return listEntityPage(em, PurchaseDocumentSchema, { orgId, conditions, ...sortedPage(q, SORTABLE) });
 }
 
 /** One received document as a row of the inventory-in export (#22). */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SortKey } from '../http/query.js';
+import { parseSort, type SortKey } from '../http/query.js';
 import type { EntitySchema } from '@mikro-orm/core';
 import { sqlRows } from './orm.js';
 import { asEntities, entityColumns, tableShape } from './tables.js';
@@ -52,6 +52,18 @@ export interface ListPageQuery {
   tieBreak: 'asc' | 'desc';
   from: number;
   take: number;
+}
+
+/**
+ * The sort and paging of a list query: `sort=` checked against the list's sortable fields (400
+ * naming an unknown one), `fallback` when none is asked, ties broken by id ascending.
+ */
+export function sortedPage(
+  q: { sort?: string[]; from: number; take: number },
+  sortColumns: Record<string, string>,
+  fallback: SortKey[] = [{ field: 'id', direction: 'asc' }],
+): Pick<ListPageQuery, 'sort' | 'sortColumns' | 'tieBreak' | 'from' | 'take'> {
+  return { sort: parseSort(q.sort, Object.keys(sortColumns), fallback), sortColumns, tieBreak: 'asc', from: q.from, take: q.take };
 }
 
 /**
