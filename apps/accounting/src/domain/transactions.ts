@@ -193,11 +193,10 @@ export async function listTransactions(em: EntityManager, orgId: number, q: Tran
     take: q.take,
   });
   if (found.length === 0) return { entities: [], total };
-  const ids = found.map((t) => t.id);
-  const list = ids.map(() => '?').join(', ');
+  const ofPage = where.oneOf('transaction_id', found.map((t) => t.id));
   // sequential: the entity manager may sit on one transaction connection
-  const rows = await sqlRows(em, `select * from ledger_rows where org_id = ? and transaction_id in (${list}) order by transaction_id, ord`, [orgId, ...ids]);
-  const taxRows = await sqlRows(em, `select * from ledger_tax_rows where org_id = ? and transaction_id in (${list}) order by transaction_id, ord`, [orgId, ...ids]);
+  const rows = await sqlRows(em, `select * from ledger_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
+  const taxRows = await sqlRows(em, `select * from ledger_tax_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
   const accountRows = await sqlRows(em, 'select * from gl_accounts where org_id = ?', [orgId], { prepared: true });
   const accounts = new Map(accountRows.map((a) => [String(a.number), recordOf<GlAccount>(a)]));
   // grouped once: filtering every row for every transaction grew with the square of the page
@@ -225,7 +224,20 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
 
 /** Column names to the record's property names (`gl_account_number` → `glAccountNumber`). */
 function recordOf<T>(row: Record<string, unknown>): T {
-  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), v])) as T;
+  const out: Record<string, unknown> = {};
+  for (const k in row) out[propertyOf(k)] = row[k];
+  return out as T;
+}
+
+// the tables' column names are few and fixed; a page maps hundreds of rows of them
+const propertyNames = new Map<string, string>();
+function propertyOf(column: string): string {
+  let name = propertyNames.get(column);
+  if (name === undefined) {
+    name = column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    if (propertyNames.size < 1000) propertyNames.set(column, name);
+  }
+  return name;
 }
 
 /**

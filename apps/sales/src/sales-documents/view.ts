@@ -37,7 +37,6 @@ export function documentView(d: SalesDocument): Record<string, unknown> {
   };
 }
 
-
 /** The columns a document's view is made of, read without an entity (GET one and the lists). */
 export const SALES_VIEW_COLUMNS = `id, body, amount_paid::text as amount_paid, amount_due::text as amount_due, payment_status, edited_at,
   to_char(date_due, 'YYYY-MM-DD') as date_due`;

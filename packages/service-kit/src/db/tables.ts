@@ -60,21 +60,12 @@ export function tableShape(em: EntityManager, entity: EntitySchema<any, any> | s
  * exact strings. Timestamps arrive as text and become Dates through `asEntities`.
  */
 export function entityColumns(em: EntityManager, entity: EntitySchema<any, any>): string {
-  const shape = tableShape(em, entity);
-  let list = entityColumnLists.get(shape);
-  if (!list) {
-    list = [...shape.columns.values()]
-      .map((c) => (c.cast === 'date' ? `to_char(${c.column}, 'YYYY-MM-DD') as "${c.property}"` : `${c.column} as "${c.property}"`))
-      .join(', ');
-    entityColumnLists.set(shape, list);
-  }
-  return list;
+  return entityReadOf(em, entity).select;
 }
-const entityColumnLists = new WeakMap<TableShape, string>();
 
 /** Rows read with `entityColumns` as the entity's type: timestamps parsed as the ORM parses them. */
 export function asEntities<T>(em: EntityManager, entity: EntitySchema<T, any>, rows: Array<Record<string, unknown>>): T[] {
-  const stamps = [...tableShape(em, entity).columns.values()].filter((c) => c.cast === 'timestamptz').map((c) => c.property);
+  const { stamps } = entityReadOf(em, entity);
   for (const row of rows) {
     for (const p of stamps) {
       const v = row[p];
@@ -83,6 +74,22 @@ export function asEntities<T>(em: EntityManager, entity: EntitySchema<T, any>, r
   }
   return rows as T[];
 }
+
+/** What reading an entity's rows as plain objects needs, worked out once per table. */
+function entityReadOf(em: EntityManager, entity: EntitySchema<any, any>): { select: string; stamps: string[] } {
+  const shape = tableShape(em, entity);
+  let read = entityReads.get(shape);
+  if (!read) {
+    const columns = [...shape.columns.values()];
+    read = {
+      select: columns.map((c) => (c.cast === 'date' ? `to_char(${c.column}, 'YYYY-MM-DD') as "${c.property}"` : `${c.column} as "${c.property}"`)).join(', '),
+      stamps: columns.filter((c) => c.cast === 'timestamptz').map((c) => c.property),
+    };
+    entityReads.set(shape, read);
+  }
+  return read;
+}
+const entityReads = new WeakMap<TableShape, { select: string; stamps: string[] }>();
 
 /**
  * A JSON value already serialised (a document body that is also the event's data): written as is
