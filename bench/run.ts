@@ -9,7 +9,7 @@ import path from 'node:path';
 import { root, spawnProc, startBenchStack, type BenchStack } from './stack.js';
 import { load } from './load.js';
 import { benchmarks } from './suites.js';
-import { summariseProfiles } from './profiles.js';
+import { formatProfiles, monotonicUs, summariseProfiles, type ProfileWindow } from './profiles.js';
 
 export interface Figure {
   name: string;
@@ -28,6 +28,11 @@ export interface BenchContext {
   quick: boolean;
   figures: Figure[];
   auth: Record<string, string>;
+  /**
+   * The stretches `--profile` reads the profiles over: a benchmark marks its measured window
+   * (`markWindow`); one that marks none is read over the whole of its run.
+   */
+  windows: ProfileWindow[];
 }
 
 const quick = process.argv.includes('--quick');
@@ -53,16 +58,19 @@ async function main() {
   process.stdout.write(`Starting the system for benchmarks (${quick ? 'quick' : 'full'} run)…\n`);
   if (profile) process.env.BENCH_PROFILE_DIR = mkdtempSync(path.join(tmpdir(), 'bench-prof-'));
   const stack = await startBenchStack();
-  const ctx: BenchContext = { stack, quick, figures: [], auth: { authorization: `Bearer ${stack.adminKey}` } };
+  const ctx: BenchContext = { stack, quick, figures: [], auth: { authorization: `Bearer ${stack.adminKey}` }, windows: [] };
   const sampler = setInterval(() => stack.sampleMemory(), 250);
   try {
     for (const b of benchmarks.filter((x) => !only?.length || only.some((w) => x.title.toLowerCase().includes(w)))) {
       process.stdout.write(`• ${b.title}\n`);
+      const marked = ctx.windows.length;
+      const fromUs = monotonicUs();
       try {
         await b.run(ctx);
       } catch (err) {
         ctx.figures.push({ name: b.title, value: null, unit: '', note: `failed: ${(err as Error).message}` });
       }
+      if (ctx.windows.length === marked) ctx.windows.push({ label: b.title, fromUs, toUs: monotonicUs() });
     }
   } finally {
     clearInterval(sampler);
@@ -78,7 +86,7 @@ async function main() {
     }
     await stack.close();
   }
-  const profiles = process.env.BENCH_PROFILE_DIR ? summariseProfiles(process.env.BENCH_PROFILE_DIR, root) : undefined;
+  const profiles = process.env.BENCH_PROFILE_DIR ? summariseProfiles(process.env.BENCH_PROFILE_DIR, root, ctx.windows) : undefined;
 
   const rows = ctx.figures.map((f) => [
     f.name,
@@ -99,11 +107,7 @@ async function main() {
     path.join(out, 'latest.json'),
     JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), node: process.version, figures: ctx.figures, profiles }, null, 2),
   );
-  if (profiles) {
-    for (const [name, frames] of Object.entries(profiles)) {
-      process.stdout.write(`\n${name}: top frames by self time\n${frames.map((f) => `  ${String(f.share).padStart(5)} %  ${String(f.selfMs).padStart(6)} ms  ${f.frame}`).join('\n')}\n`);
-    }
-  }
+  if (profiles) process.stdout.write(`${formatProfiles(profiles, ctx.windows)}\n`);
   process.stdout.write(`\nWritten to bench/results/latest.json (${Math.round((Date.now() - started) / 1000)} s)\n`);
 }
 

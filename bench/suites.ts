@@ -2,6 +2,7 @@ import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
 import type { BenchContext } from './run.js';
 import { load, percentile } from './load.js';
 import { spawnProc } from './stack.js';
+import { monotonicUs } from './profiles.js';
 
 export interface Benchmark {
   title: string;
@@ -102,8 +103,10 @@ export function invoiceBody(lines = 2) {
 
 interface CpuReading {
   at: number;
+  /** `at` on the monotonic clock the CPU profiles use, in µs. */
+  atUs: number;
   ms: Record<string, number>;
-  /** CPU ms per wall ms of each process while idle (timers, polls, heartbeats), from the last quiet second. */
+  /** CPU ms per wall ms of each process while idle (timers, polls, heartbeats), from the last quiet seconds. */
   idle: Record<string, number>;
 }
 
@@ -115,10 +118,20 @@ async function settledCpu(ctx: BenchContext, maxMs = 60_000): Promise<CpuReading
   for (;;) {
     await new Promise((r) => setTimeout(r, 1000));
     const at = Date.now();
+    const atUs = monotonicUs();
     const now = ctx.stack.cpuMs();
     const idle = Object.fromEntries(Object.keys(now).map((k) => [k, (now[k] - (last[k] ?? 0)) / (at - lastAt)]));
     const moved = Object.values(idle).reduce((a, b) => a + b, 0) * (at - lastAt);
-    if (moved < 60 || at > until) return { at, ms: now, idle }; // under 6 % of one core across everything: idle
+    if (moved < 60) {
+      // under 6 % of one core across everything: idle. The idle rates are read over two more
+      // seconds too: over one second a process's 10 ms ticks read as 0 or 10 ms/s.
+      await new Promise((r) => setTimeout(r, 2000));
+      const later = ctx.stack.cpuMs();
+      const wall = Date.now() - lastAt;
+      const rates = Object.fromEntries(Object.keys(later).map((k) => [k, (later[k] - (last[k] ?? 0)) / wall]));
+      return { at, atUs, ms: now, idle: rates };
+    }
+    if (at > until) return { at, atUs, ms: now, idle };
     last = now;
     lastAt = at;
   }
@@ -138,6 +151,8 @@ function pushCpuPerDocument(ctx: BenchContext, what: string, before: CpuReading,
     }),
   );
   const total = Object.values(per).reduce((a, b) => a + b, 0);
+  // `--profile` reads the processes' profiles over the same window, per document
+  ctx.windows.push({ label: `CPU per ${what}`, fromUs: before.atUs, toUs: after.atUs, per: { what, count: Math.max(1, documents) } });
   const parts = Object.entries(per)
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${v.toFixed(2)}`)

@@ -88,22 +88,28 @@ export function sanitizeStatement(sql: string): string {
 }
 
 /**
- * A client span per SQL statement of `db` (a knex instance) issued under `withStatementsUnder`:
- * `db.query.text` is the statement with its placeholders, never the values bound to them.
+ * A client span for one SQL statement issued under `withStatementsUnder`, or null when no span
+ * records there: `db.query.text` is the statement with its placeholders, never the values bound to them.
  */
+export function statementSpan(sql: string, namespace: string, method?: string): Span | null {
+  const parent = statementParent.getStore();
+  if (!parent) return null;
+  const operation = (/^\s*(\w+)/.exec(sql)?.[1] ?? method ?? 'query').toUpperCase();
+  return startSpan(`${operation} ${namespace}`, SpanKind.CLIENT, parent, {
+    'db.system.name': 'postgresql',
+    'db.namespace': namespace,
+    'db.operation.name': operation,
+    'db.query.text': sanitizeStatement(sql),
+  });
+}
+
+/** A span per statement the ORM runs through `db` (a knex instance); `sqlRows` opens its own. */
 export function traceStatements(db: QueryEventSource, namespace: string): void {
   const open = new Map<string, Span>();
   db.on('query', (data) => {
-    const parent = statementParent.getStore();
-    if (!parent || !data.__knexQueryUid) return;
-    const operation = (/^\s*(\w+)/.exec(data.sql ?? '')?.[1] ?? data.method ?? 'query').toUpperCase();
-    const span = startSpan(`${operation} ${namespace}`, SpanKind.CLIENT, parent, {
-      'db.system.name': 'postgresql',
-      'db.namespace': namespace,
-      'db.operation.name': operation,
-      'db.query.text': sanitizeStatement(data.sql ?? ''),
-    });
-    open.set(data.__knexQueryUid, span);
+    if (!data.__knexQueryUid) return;
+    const span = statementSpan(data.sql ?? '', namespace, data.method);
+    if (span) open.set(data.__knexQueryUid, span);
   });
   const finish = (data: QueryEventData | undefined, failure?: unknown) => {
     const uid = data?.__knexQueryUid;

@@ -3,6 +3,7 @@ import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresq
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
+import { endSpan, statementSpan } from '../tracing.js';
 import { kitMigrations } from './migrations.js';
 
 export const TENANT_FILTER = 'tenant';
@@ -135,22 +136,73 @@ async function compressWithLz4(orm: MikroORM): Promise<void> {
  * transaction, if any, and returns its rows. Unlike `em.getConnection().execute()`, which inlines
  * every parameter into the query text as an escaped literal, the values travel as protocol
  * parameters: a large JSON document is neither escaped in JS nor parsed as SQL text.
+ *
+ * The statement goes to the driver's connection directly (the pool's, or the transaction's),
+ * not through the query builder's runner, which cost more CPU than the driver itself on the
+ * hot paths (decision 107). The placeholders follow the builder's rules: `\\?` is a literal `?`.
  */
-export async function sqlRows<T = Record<string, unknown>>(
+export async function sqlRows<T extends pg.QueryResultRow = Record<string, unknown>>(
   em: EntityManager,
   sql: string,
   params: readonly unknown[] = [],
   opts: { prepared?: boolean } = {},
 ): Promise<T[]> {
-  const query = em.getConnection().getKnex().raw(sql, params as never);
-  // A named statement is parsed and planned once per connection, not on every execution: for a
-  // hot statement with several CTEs the planning alone took longer than running it (decision 83).
-  // Only for statements whose text is fixed (each text is kept by the server per connection).
-  if (opts.prepared) query.options({ name: preparedName(sql) });
-  const trx = em.getTransactionContext();
-  if (trx) query.transacting(trx);
-  const res = (await query) as { rows: T[] };
-  return res.rows;
+  const statement = positional(sql);
+  if (statement.count !== params.length) throw new Error(`the statement has ${statement.count} placeholders but ${params.length} values were given`);
+  if (params.includes(undefined)) throw new Error(`undefined bound to position ${params.indexOf(undefined) + 1} of a statement`);
+  const trx = em.getTransactionContext<KnexTransaction>();
+  const client = trx ? trx.client : (em.getConnection().getKnex().client as unknown as KnexClient);
+  const conn = await client.acquireConnection();
+  try {
+    // a statement on a transaction that already ended would run outside it, on a pooled connection
+    if (trx?.isCompleted()) throw new Error('the transaction of this statement has already ended');
+    const span = statementSpan(statement.text, conn.database ?? 'postgres');
+    try {
+      const res = await conn.query<T>({
+        text: statement.text,
+        values: params as unknown[],
+        // A named statement is parsed and planned once per connection, not on every execution:
+        // for a hot statement with several CTEs the planning alone took longer than running it
+        // (decision 83). Only for statements whose text is fixed (the server keeps each per connection).
+        ...(opts.prepared ? { name: preparedName(sql) } : {}),
+      });
+      if (span) endSpan(span);
+      // several statements in one text (no values) answer one result each: the last one's rows
+      return Array.isArray(res) ? (res.at(-1) as pg.QueryResult<T>).rows : res.rows;
+    } catch (err) {
+      if (span) endSpan(span, err);
+      throw err;
+    }
+  } finally {
+    if (!trx) await client.releaseConnection(conn);
+  }
+}
+
+/** What `sqlRows` needs of the query builder's transaction and client: the connection they hold or lend. */
+interface KnexClient {
+  acquireConnection(): Promise<pg.Client & { database?: string }>;
+  releaseConnection(conn: pg.Client): Promise<void>;
+}
+interface KnexTransaction {
+  client: KnexClient;
+  isCompleted(): boolean;
+}
+
+/** A statement's `?` placeholders numbered for the driver (`$1`, `$2`, …), cached by its text. */
+const positionalCache = new Map<string, { text: string; count: number }>();
+export function positional(sql: string): { text: string; count: number } {
+  let hit = positionalCache.get(sql);
+  if (hit) return hit;
+  let count = 0;
+  // as the query builder reads them: a `?` after an odd run of backslashes is a literal `?`
+  const text = sql.replace(/(\\*)\?/g, (_m, escapes: string) => {
+    if (escapes.length % 2) return '?';
+    count++;
+    return `$${count}`;
+  });
+  hit = { text, count };
+  if (positionalCache.size < 5000) positionalCache.set(sql, hit);
+  return hit;
 }
 
 const preparedNames = new Map<string, string>();
