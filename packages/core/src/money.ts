@@ -17,20 +17,34 @@ export function dec(v: DecimalInput | null | undefined): Decimal {
 }
 
 export function roundMoney(v: DecimalInput, precision = 2): Decimal {
-  return new Dec(v).toDecimalPlaces(precision, Decimal.ROUND_HALF_UP);
+  // a Dec is rounded as it is (rounding answers a new one); anything else becomes a Dec first
+  const d = Decimal.isDecimal(v) && v.constructor === Dec ? v : new Dec(v);
+  return d.toDecimalPlaces(precision, Decimal.ROUND_HALF_UP);
 }
+
+/**
+ * A plain decimal string as Postgres and `toDb` write it (`-12.50`): the only text the fast paths
+ * below read without the decimal library. Anything else (exponents, `Infinity`, hex) takes the
+ * general path.
+ */
+const PLAIN_DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
 /** A stored decimal (string from Postgres) as a JSON number for the wire. */
 export function toWire(v: DecimalInput): number;
 export function toWire(v: DecimalInput | null | undefined): number | null;
 export function toWire(v: DecimalInput | null | undefined): number | null {
   if (v === null || v === undefined) return null;
+  // Both conversions round the same decimal value to the nearest double, so they agree; the
+  // library's goes through a Decimal and its string again (a hot path: every figure of every view).
+  if (typeof v === 'string' && PLAIN_DECIMAL.test(v)) return Number(v);
   return new Dec(v).toNumber();
 }
 
 /** The fixed-scale string Postgres stores, e.g. `298.00`. */
 export function toDb(v: DecimalInput, precision = 2): string {
-  return roundMoney(v, precision).toFixed(precision);
+  // a Decimal is rounded as it is, not copied first; rounded before formatting, so what rounds to
+  // zero reads `0.00`, never `-0.00` (toFixed with a rounding mode keeps the sign)
+  return (Decimal.isDecimal(v) ? v : new Dec(v)).toDecimalPlaces(precision, Decimal.ROUND_HALF_UP).toFixed(precision);
 }
 
 /**
@@ -39,12 +53,29 @@ export function toDb(v: DecimalInput, precision = 2): string {
  */
 export { AMOUNT_LIMIT };
 
+/** The integer digits of AMOUNT_LIMIT (10^13): a plain decimal with fewer is within it. */
+const LIMIT_DIGITS = String(AMOUNT_LIMIT).length;
+
+/** Whether `value`'s magnitude exceeds AMOUNT_LIMIT. */
+export function overAmountLimit(value: DecimalInput): boolean {
+  if (typeof value === 'string' && PLAIN_DECIMAL.test(value)) {
+    // read from the digits: the integer part (without sign and leading zeros) decides, but for
+    // exactly 10^13 with a fraction
+    const unsigned = value.startsWith('-') ? value.slice(1) : value;
+    const point = unsigned.indexOf('.');
+    const whole = (point < 0 ? unsigned : unsigned.slice(0, point)).replace(/^0+(?=\d)/, '');
+    if (whole.length !== LIMIT_DIGITS) return whole.length > LIMIT_DIGITS;
+    return whole !== String(AMOUNT_LIMIT) || (point >= 0 && /[1-9]/.test(unsigned.slice(point + 1)));
+  }
+  return (Decimal.isDecimal(value) ? value : new Dec(value)).abs().gt(AMOUNT_LIMIT);
+}
+
 /** The paths of figures whose magnitude exceeds AMOUNT_LIMIT, for a 400 naming each. */
 export function figuresOverLimit(figures: Array<[path: string, value: DecimalInput | null | undefined]>): Array<{ path: string; message: string; code: string }> {
   const out: Array<{ path: string; message: string; code: string }> = [];
   for (const [path, value] of figures) {
     if (value === null || value === undefined) continue;
-    if (new Dec(value).abs().gt(AMOUNT_LIMIT)) out.push({ path, message: `the computed figure ${new Dec(value).toFixed()} exceeds 10^13 in magnitude`, code: 'too_big' });
+    if (overAmountLimit(value)) out.push({ path, message: `the computed figure ${new Dec(value).toFixed()} exceeds 10^13 in magnitude`, code: 'too_big' });
   }
   return out;
 }
