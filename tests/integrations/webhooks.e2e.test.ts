@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
 import { DATABASE_URL, eventually, startStack, type Stack } from '../support/stack.js';
 import { expectProblem, readEvents } from '../support/assertions.js';
@@ -211,6 +213,53 @@ describe('webhooks', () => {
     const sites = hits.map((h) => JSON.parse(h.body).data.website);
     expect(sites).toEqual(['https://one.example', 'https://one.example', 'https://two.example']);
     await stack.api(`/v1/settings/webhooks/${hook.id}`, { method: 'DELETE' });
+  });
+
+  it('reads no envelope of an organisation without a matching endpoint: passed over unread there, read where one listens', async () => {
+    await createWebhook('/ok/unread', ['sales.invoice.posted']);
+    const ownOrg = Number((await (await stack.api('/v1/settings/organisation')).json()).id);
+    const invoice = await postInvoice();
+    // the relay names the resource in the header the fan-out orders by, unread
+    const bus = stack.services.sales!.deps.bus;
+    const stream = bus.streamName('SALES');
+    await eventually(async () => {
+      const { state } = await bus.jsm.streams.info(stream);
+      const headers: Array<string | undefined> = [];
+      for (let seq = state.last_seq; seq >= state.first_seq && seq > 0; seq--) {
+        const m = await bus.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+        if (m?.subject === bus.subject(`sales.invoice.posted.${ownOrg}`)) headers.push(m.header?.get('ce-subject'));
+      }
+      return headers.includes(String(invoice.id));
+    });
+    await eventually(async () => receiver.at('/ok/unread').some((h) => JSON.parse(h.body).subject === String(invoice.id)));
+
+    // Bytes no envelope parser accepts, on the subject of an organisation nobody listens for and
+    // on the own one's: the first is acknowledged unread, the second is read and dead-lettered.
+    const settings = stack.services.settings!;
+    const consumer = 'settings-webhooks-sales-invoice-posted';
+    const irrelevant = async () => {
+      const text = await (await fetch(`${settings.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('ledgerline_consumer_messages_total{') && l.includes(`consumer="${consumer}"`) && l.includes('outcome="irrelevant"'));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const before = await irrelevant();
+    const nobody = 987_654_321;
+    const dlq = (org: number) => settings.deps.bus.nc.subscribe(bus.subject(`dlq.settings.sales.invoice.posted.${org}`), { max: 1 });
+    const ownDlq = dlq(ownOrg);
+    const nobodyDlq = dlq(nobody);
+    const garbage = async (org: number) => {
+      const h = natsHeaders();
+      h.set('ce-subject', 'garbage');
+      await bus.js.publish(bus.subject(`sales.invoice.posted.${org}`), 'not an envelope {', { headers: h, msgID: randomUUID() });
+    };
+    await garbage(nobody);
+    await garbage(ownOrg);
+    const first = async (sub: typeof ownDlq, ms: number) =>
+      Promise.race([(async () => { for await (const m of sub) return m; })(), new Promise<null>((r) => setTimeout(() => r(null), ms))]);
+    const dead = await first(ownDlq, 10_000);
+    expect(dead?.headers?.get('x-dead-letter-reason')).toMatch(/unusable envelope/);
+    await eventually(async () => (await irrelevant()) === before + 1);
+    expect(await first(nobodyDlq, 500)).toBeNull();
   });
 
   it('gives up an attempt that gets no answer within the time limit, and retries it', async () => {

@@ -41,9 +41,9 @@ export function webhookFanout(orm: MikroORM, onCommitted: () => void): ConsumerD
     // the sender looks at once, after the deliveries are visible
     onCommitted,
     // most organisations subscribe to few subjects or none: those events need no transaction (a
-    // delivery is unique per endpoint and event, so skipping the inbox loses no exactly-once)
-    relevant: async (event) =>
-      event.orgid !== undefined && (await enabledEndpoints(Number(event.orgid))).some((e) => e.events.some((p) => subjectMatches(p, subject))),
+    // delivery is unique per endpoint and event, so skipping the inbox loses no exactly-once),
+    // and are not even read
+    relevantOrganisation: async (orgId) => (await enabledEndpoints(orgId)).some((e) => e.events.some((p) => subjectMatches(p, subject))),
     handle: async (ctx, event) => {
       if (ctx.orgId === null) return;
       const matching = await subscribed(ctx.em, ctx.orgId, subject);

@@ -46,6 +46,8 @@ export function buildEventCatalogue(opts: EventCatalogueOptions = {}): Json {
         type: 'object',
         properties: {
           'Nats-Msg-Id': { type: 'string', description: 'Equals the CloudEvents id; JetStream de-duplicates on it' },
+          'ce-orgid': { type: 'string', description: 'The organisation; equals the envelope orgid and the last token of the subject' },
+          'ce-subject': { type: 'string', description: 'The resource the event is about; equals the envelope subject (absent when the event has none)' },
           traceparent: { type: 'string', description: 'W3C trace context' },
         },
       },

@@ -88,4 +88,13 @@ alter table kit_outbox add column traceparent text;
 update kit_outbox set traceparent = envelope::jsonb->>'traceparent' where sent_at is null;
 `,
   ),
+  sqlMigration(
+    'kit_0005_outbox_resource',
+    `
+-- The resource an event is about (its CloudEvents subject), which the relay sends in the
+-- message's ce-subject header: a consumer orders a resource's events, and an integration can
+-- route them, without parsing the envelope. Rows written before it publish without the header.
+alter table kit_outbox add column resource text;
+`,
+  ),
 ];

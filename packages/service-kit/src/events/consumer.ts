@@ -8,7 +8,7 @@ import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroups } from '../db/commit-groups.js';
 import { operationContext, type OperationContext } from '../context.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
-import { prepareEvent, recordEvent } from './outbox.js';
+import { RESOURCE_HEADER, prepareEvent, recordEvent } from './outbox.js';
 import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
@@ -70,6 +70,15 @@ export interface ConsumerDefinition {
    */
   relevant?: (event: CloudEvent) => Promise<boolean>;
   /**
+   * Whether any event of this organisation concerns the consumer, asked before the envelope is
+   * even read: the organisation comes from the message's subject, and the ordering key from its
+   * `ce-subject` header (the default key, so not with `orderingKey`). An event
+   * of an organisation it passes over is acknowledged unread, with no span and no inbox claim;
+   * for the same handlers as `relevant` (the webhook fan-out, which reads two large envelopes
+   * per posted document, nearly all of organisations without endpoints).
+   */
+  relevantOrganisation?: (orgId: number) => Promise<boolean>;
+  /**
    * The handler reads the event's organisation from the service's replica (`kit_organisations`):
    * it is fetched by the statement that claims the event in the inbox (`ctx.organisation`), not
    * by a statement of its own.
@@ -112,6 +121,19 @@ function parseMessage(m: JsMsg, bus: EventBus): Parsed {
   } catch (error) {
     return { error };
   }
+}
+
+/**
+ * The organisation and the default ordering key of a message, from its subject and headers
+ * alone; null when they do not tell (no organisation in the subject, or no `ce-subject` header:
+ * an event without a resource, or one written before the relay sent it), and the envelope must
+ * be read. The key equals `defaultOrderingKey` of the envelope the relay sent with them.
+ */
+function unreadKey(m: JsMsg, bus: EventBus): { orgId: number; key: string } | null {
+  const routed = splitTenantSubject(bus.unprefixed(m.subject));
+  const resource = m.headers?.get(RESOURCE_HEADER);
+  if (!routed || !resource) return null;
+  return { orgId: routed.orgId, key: `${routed.orgId}|${resource}` };
 }
 
 /**
@@ -193,10 +215,12 @@ export class IdempotentConsumer {
           const tails = new Map<string, Promise<void>>();
           try {
             for await (const m of this.messages) {
-              const parsed = parseMessage(m, this.bus);
-              const key = parsed.event ? keyOf(parsed.event) : null;
+              // unread until its organisation proves relevant (`relevantOrganisation`), else read now
+              const unread = this.def.relevantOrganisation && !this.def.orderingKey ? unreadKey(m, this.bus) : null;
+              const parsed = unread === null ? parseMessage(m, this.bus) : null;
+              const key = unread?.key ?? (parsed?.event ? keyOf(parsed.event) : null);
               const prev = key === null ? undefined : tails.get(key);
-              const run = () => this.handleMessage(m, parsed, backoff);
+              const run = () => (unread === null ? this.handleMessage(m, parsed!, backoff) : this.handleUnread(m, unread.orgId, backoff));
               const task: Promise<void> = (prev ? prev.then(run, run) : run()).finally(() => {
                 running.delete(task);
                 if (key !== null && tails.get(key) === task) tails.delete(key);
@@ -218,7 +242,25 @@ export class IdempotentConsumer {
     })();
   }
 
-  private async handleMessage(m: JsMsg, parsed: Parsed, backoff: number[]): Promise<void> {
+  /** A message whose organisation is asked about first: passed over unread, or read and handled. */
+  private async handleUnread(m: JsMsg, orgId: number, backoff: number[]): Promise<void> {
+    let relevant: boolean;
+    try {
+      relevant = await this.def.relevantOrganisation!(orgId);
+    } catch (err) {
+      await this.failed(m, err, null, backoff);
+      return;
+    }
+    if (!relevant) {
+      this.processed.inc({ consumer: this.def.name, outcome: 'irrelevant' });
+      m.ack();
+      return;
+    }
+    await this.handleMessage(m, parseMessage(m, this.bus), backoff, true);
+  }
+
+  /** `organisationChecked`: `relevantOrganisation` already said yes for this message. */
+  private async handleMessage(m: JsMsg, parsed: Parsed, backoff: number[], organisationChecked = false): Promise<void> {
     if (!parsed.event) {
       await this.deadLetter(m, `unusable envelope: ${String(parsed.error)}`);
       return;
@@ -236,7 +278,7 @@ export class IdempotentConsumer {
     try {
       let outcome: 'applied' | 'duplicate' | 'irrelevant';
       try {
-        outcome = await withStatementsUnder(span, () => this.apply(event, m, traceparentOf(span)));
+        outcome = await withStatementsUnder(span, () => this.apply(event, m, traceparentOf(span), organisationChecked));
         endSpan(span);
       } catch (err) {
         endSpan(span, err);
@@ -254,20 +296,26 @@ export class IdempotentConsumer {
       // message per event.
       m.ack();
     } catch (err) {
-      const poison = err instanceof PoisonMessageError;
-      if (poison || m.info.deliveryCount >= this.opts.maxDeliver) {
-        await this.deadLetter(m, poison ? err.message : `failed after ${m.info.deliveryCount} deliveries: ${String(err)}`);
-        return;
-      }
-      this.processed.inc({ consumer: this.def.name, outcome: 'retry' });
-      this.log.warn('event handling failed; will be redelivered', { consumer: this.def.name, event_id: event.id, err: String(err) });
-      m.nak(backoff[Math.min(m.info.deliveryCount - 1, backoff.length - 1)]);
+      await this.failed(m, err, event.id, backoff);
     }
   }
 
+  /** A failed attempt: dead-lettered when it is poison or out of deliveries, else redelivered after a pause. */
+  private async failed(m: JsMsg, err: unknown, eventId: string | null, backoff: number[]): Promise<void> {
+    const poison = err instanceof PoisonMessageError;
+    if (poison || m.info.deliveryCount >= this.opts.maxDeliver) {
+      await this.deadLetter(m, poison ? err.message : `failed after ${m.info.deliveryCount} deliveries: ${String(err)}`);
+      return;
+    }
+    this.processed.inc({ consumer: this.def.name, outcome: 'retry' });
+    this.log.warn('event handling failed; will be redelivered', { consumer: this.def.name, event_id: eventId ?? m.headers?.get('Nats-Msg-Id') ?? null, err: String(err) });
+    m.nak(backoff[Math.min(m.info.deliveryCount - 1, backoff.length - 1)]);
+  }
+
   /** `duplicate` when the event had already been applied (a redelivery), `irrelevant` when it does not concern the consumer. */
-  private async apply(event: CloudEvent, m: JsMsg, traceparent: string | null): Promise<'applied' | 'duplicate' | 'irrelevant'> {
+  private async apply(event: CloudEvent, m: JsMsg, traceparent: string | null, organisationChecked: boolean): Promise<'applied' | 'duplicate' | 'irrelevant'> {
     const orgId = event.orgid && /^\d+$/.test(event.orgid) ? Number(event.orgid) : null;
+    if (this.def.relevantOrganisation && !organisationChecked && orgId !== null && !(await this.def.relevantOrganisation(orgId))) return 'irrelevant';
     if (this.def.relevant && !(await this.def.relevant(event))) return 'irrelevant';
     const outcome = (applied: boolean) => (applied ? ('applied' as const) : ('duplicate' as const));
     if (this.def.sharedCommit && this.groups && orgId !== null) {

@@ -19,8 +19,8 @@ export async function recordEvent<T>(em: EntityManager, source: string, ev: NewE
   const row = prepareEvent(source, ev);
   await sqlRows(
     em,
-    `insert into kit_outbox ${OUTBOX_COLUMNS} values (?::uuid, ?, ?, ?::bigint, ?, ?) on conflict (event_id) do nothing`,
-    [row.id, row.subject, row.type, row.orgId, row.json, row.traceparent],
+    `insert into kit_outbox ${OUTBOX_COLUMNS} values (?::uuid, ?, ?, ?::bigint, ?, ?, ?) on conflict (event_id) do nothing`,
+    [row.id, row.subject, row.type, row.orgId, row.json, row.traceparent, row.resource],
     { prepared: true },
   );
   return row.id;
@@ -36,6 +36,8 @@ export interface PreparedEvent {
   json: string;
   /** The trace context the relay sends in the message header (null when none). */
   traceparent: string | null;
+  /** The resource the event is about (the envelope's `subject`), sent in the `ce-subject` header. */
+  resource: string | null;
 }
 
 /**
@@ -43,7 +45,7 @@ export interface PreparedEvent {
  * statement (`insert into kit_outbox ${OUTBOX_COLUMNS} select ...`): the row lands in the same
  * transaction exactly as `recordEvent` would write it, and the relay publishes it the same way.
  */
-export const OUTBOX_COLUMNS = '(event_id, subject, type, org_id, envelope, traceparent)';
+export const OUTBOX_COLUMNS = '(event_id, subject, type, org_id, envelope, traceparent, resource)';
 
 /**
  * Builds an event's envelope once. `dataJson`, when given, is the already serialised `data`
@@ -58,7 +60,15 @@ export function prepareEvent<T>(source: string, ev: NewEvent<T>, dataJson?: stri
     const text = JSON.stringify(head);
     json = `${text.slice(0, -1)},"data":${dataJson}}`;
   }
-  return { id: envelope.id, subject: ev.subject, type: envelope.type, orgId: ev.orgId ?? null, json, traceparent: envelope.traceparent ?? null };
+  return {
+    id: envelope.id,
+    subject: ev.subject,
+    type: envelope.type,
+    orgId: ev.orgId ?? null,
+    json,
+    traceparent: envelope.traceparent ?? null,
+    resource: envelope.subject ?? null,
+  };
 }
 
 /**
@@ -74,13 +84,13 @@ export async function recordEvents<T>(em: EntityManager, source: string, events:
 /** Prepared events in one statement, in the given order (a batch, or a commit group's events at its commit). */
 export async function insertPreparedEvents(em: EntityManager, events: readonly PreparedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((p) => ({ event_id: p.id, subject: p.subject, type: p.type, org_id: p.orgId, envelope: p.json, traceparent: p.traceparent }));
+  const rows = events.map((p) => ({ event_id: p.id, subject: p.subject, type: p.type, org_id: p.orgId, envelope: p.json, traceparent: p.traceparent, resource: p.resource }));
   await sqlRows(
     em,
     `insert into kit_outbox ${OUTBOX_COLUMNS}
-     select event_id, subject, type, org_id, envelope, traceparent
+     select event_id, subject, type, org_id, envelope, traceparent, resource
        from jsonb_array_elements(?::jsonb) with ordinality as e(v, n),
-            jsonb_to_record(e.v) as x(event_id uuid, subject text, type text, org_id bigint, envelope text, traceparent text)
+            jsonb_to_record(e.v) as x(event_id uuid, subject text, type text, org_id bigint, envelope text, traceparent text, resource text)
       order by e.n
      on conflict (event_id) do nothing`,
     [JSON.stringify(rows)],
@@ -107,8 +117,15 @@ interface OutboxRow {
   org_id: string | number;
   envelope: string;
   traceparent: string | null;
+  resource: string | null;
   created_at: Date;
 }
+
+/**
+ * The header naming the resource an event is about (the CloudEvents `subject` attribute, as the
+ * CloudEvents NATS binding names its headers): consumers order by it without parsing the envelope.
+ */
+export const RESOURCE_HEADER = 'ce-subject';
 
 /** The advisory lock whose holder is the one relay of a database (decision 84, 102). */
 const RELAY_LOCK = `hashtext('kit-outbox-relay')`;
@@ -122,7 +139,7 @@ const RELAY_CHANNEL = 'kit_outbox_relay';
  */
 const PASS_SQL = `with sent as (update kit_outbox set sent_at = now() where id = any($1::bigint[]) and sent_at is null),
        failed as (update kit_outbox set attempts = attempts + 1 where id = any($2::bigint[]))
-  select id, event_id, subject, org_id, envelope, traceparent, created_at
+  select id, event_id, subject, org_id, envelope, traceparent, resource, created_at
     from kit_outbox
    where sent_at is null and id <> all($1::bigint[])
    order by id
@@ -268,6 +285,7 @@ export class OutboxRelay extends Pump {
         const traceparent = traceparentOf(span) ?? row.traceparent;
         if (traceparent) h.set('traceparent', traceparent);
         if (row.org_id != null) h.set('ce-orgid', String(row.org_id));
+        if (row.resource != null) h.set(RESOURCE_HEADER, row.resource);
         // the stored text is the message: published as written, never parsed here
         return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
           msgID: row.event_id,

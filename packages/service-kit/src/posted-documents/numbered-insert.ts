@@ -85,10 +85,10 @@ async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocume
     returning ${numberColumn} as no
   ), event as (
     insert into kit_outbox ${OUTBOX_COLUMNS}
-    select ?::uuid, ?::text, ?::text, ?::bigint, replace(?::text, ?::text, to_json(doc.no::text)::text), ?::text from doc
+    select ?::uuid, ?::text, ?::text, ?::bigint, replace(?::text, ?::text, to_json(doc.no::text)::text), ?::text, ?::text from doc
   )
   select numbered.no, exists (select 1 from doc) as inserted from numbered`;
-  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json, JSON.stringify(NUMBER_PLACEHOLDER), w.event.traceparent];
+  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json, JSON.stringify(NUMBER_PLACEHOLDER), w.event.traceparent, w.event.resource];
 
   if ('given' in w.number) {
     const [r] = await sqlRows<{ no: string; inserted: boolean }>(
