@@ -108,7 +108,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     id: number;
     replica: { legal_currency: string; profile: Record<string, unknown> } | null;
     series: { id: number; mask: string } | null;
-  }>(em, PREPARE, [orgId, orgId, docType]);
+  }>(em, PREPARE, [orgId, orgId, docType], { prepared: true });
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
