@@ -42,9 +42,9 @@ export function toWire(v: DecimalInput | null | undefined): number | null {
 
 /** The fixed-scale string Postgres stores, e.g. `298.00`. */
 export function toDb(v: DecimalInput, precision = 2): string {
-  // a Decimal is rounded as it is, not copied first; rounded before formatting, so what rounds to
-  // zero reads `0.00`, never `-0.00` (toFixed with a rounding mode keeps the sign)
-  return (Decimal.isDecimal(v) ? v : new Dec(v)).toDecimalPlaces(precision, Decimal.ROUND_HALF_UP).toFixed(precision);
+  // rounded before formatting, so what rounds to zero reads `0.00`, never `-0.00` (toFixed with a
+  // rounding mode keeps the sign)
+  return roundMoney(v, precision).toFixed(precision);
 }
 
 /**
@@ -53,8 +53,8 @@ export function toDb(v: DecimalInput, precision = 2): string {
  */
 export { AMOUNT_LIMIT };
 
-/** The integer digits of AMOUNT_LIMIT (10^13): a plain decimal with fewer is within it. */
-const LIMIT_DIGITS = String(AMOUNT_LIMIT).length;
+/** AMOUNT_LIMIT (10^13) as digits: a plain decimal with fewer integer digits is within it. */
+const LIMIT_TEXT = String(AMOUNT_LIMIT);
 
 /** Whether `value`'s magnitude exceeds AMOUNT_LIMIT. */
 export function overAmountLimit(value: DecimalInput): boolean {
@@ -64,8 +64,8 @@ export function overAmountLimit(value: DecimalInput): boolean {
     const unsigned = value.startsWith('-') ? value.slice(1) : value;
     const point = unsigned.indexOf('.');
     const whole = (point < 0 ? unsigned : unsigned.slice(0, point)).replace(/^0+(?=\d)/, '');
-    if (whole.length !== LIMIT_DIGITS) return whole.length > LIMIT_DIGITS;
-    return whole !== String(AMOUNT_LIMIT) || (point >= 0 && /[1-9]/.test(unsigned.slice(point + 1)));
+    if (whole.length !== LIMIT_TEXT.length) return whole.length > LIMIT_TEXT.length;
+    return whole !== LIMIT_TEXT || (point >= 0 && /[1-9]/.test(unsigned.slice(point + 1)));
   }
   return (Decimal.isDecimal(value) ? value : new Dec(value)).abs().gt(AMOUNT_LIMIT);
 }

@@ -94,7 +94,9 @@ const CLAIM_WITH_ORGANISATION = `with claimed as (${CLAIM})
   select exists (select 1 from claimed) as claimed, o.org_id is not null as known, ${REPLICA_COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')}
     from (select 1) one left join kit_organisations o on o.org_id = ?`;
 
-const defaultOrderingKey = (event: CloudEvent): string => `${event.orgid ?? ''}|${event.subject ?? event.id}`;
+/** The default ordering key: one resource of one organisation. Read from the envelope, or unread from the message (`unreadKey`). */
+const resourceKey = (orgId: string | number, resource: string): string => `${orgId}|${resource}`;
+const defaultOrderingKey = (event: CloudEvent): string => resourceKey(event.orgid ?? '', event.subject ?? event.id);
 
 export interface ConsumerRuntimeOptions {
   service: string;
@@ -133,7 +135,7 @@ function unreadKey(m: JsMsg, bus: EventBus): { orgId: number; key: string } | nu
   const routed = splitTenantSubject(bus.unprefixed(m.subject));
   const resource = m.headers?.get(RESOURCE_HEADER);
   if (!routed || !resource) return null;
-  return { orgId: routed.orgId, key: `${routed.orgId}|${resource}` };
+  return { orgId: routed.orgId, key: resourceKey(routed.orgId, resource) };
 }
 
 /**
