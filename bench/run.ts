@@ -105,7 +105,7 @@ async function main() {
   mkdirSync(out, { recursive: true });
   writeFileSync(
     path.join(out, 'latest.json'),
-    JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), node: process.version, figures: ctx.figures, profiles }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), node: process.version, figures: ctx.figures, profiles, windows: profiles ? ctx.windows : undefined }, null, 2),
   );
   if (profiles) process.stdout.write(`${formatProfiles(profiles, ctx.windows)}\n`);
   process.stdout.write(`\nWritten to bench/results/latest.json (${Math.round((Date.now() - started) / 1000)} s)\n`);

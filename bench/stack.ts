@@ -51,14 +51,43 @@ function procCpu(pid: number | string): { comm: string; ticks: number } | null {
   }
 }
 
-/** CPU milliseconds of `pids` by name, plus every process called postgres or nats-server on the machine. */
-export function cpuSnapshot(pids: Array<{ name: string; pid: number | undefined }>): Record<string, number> {
+/**
+ * The database a Postgres backend serves, from its process title (`postgres: 15/main: user db
+ * host(port) state`), with the bench's database prefix left off; null for the postmaster and the
+ * server's own workers (checkpointer, WAL writer, autovacuum), which serve none.
+ */
+function backendDatabase(pid: string, prefix: string): string | null {
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    const m = /^postgres: [^:]+: \S+ (\S+) \S+\(\d+\)/.exec(title);
+    if (!m) return null;
+    return m[1].startsWith(prefix) ? m[1].slice(prefix.length) : 'other';
+  } catch {
+    return null;
+  }
+}
+
+/** Keys of a CPU snapshot that split another key up (Postgres by database): shown, never summed. */
+export const POSTGRES_SHARE_PREFIX = 'postgres: ';
+
+/**
+ * CPU milliseconds of `pids` by name, plus every process called postgres or nats-server on the
+ * machine; with `databasePrefix`, Postgres is also split by the database each backend serves
+ * (`postgres: sales`, …; `postgres: server` for the rest: WAL writer, checkpointer, autovacuum and the backends that ended, whose CPU the postmaster collects).
+ */
+export function cpuSnapshot(pids: Array<{ name: string; pid: number | undefined }>, databasePrefix?: string): Record<string, number> {
   const out: Record<string, number> = { postgres: 0, 'nats-server': 0 };
   for (const p of pids) out[p.name] = ((p.pid && procCpu(p.pid)?.ticks) || 0) * (1000 / TICKS_PER_SECOND);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cpu = procCpu(entry);
-    if (cpu && (cpu.comm === 'postgres' || cpu.comm === 'nats-server')) out[cpu.comm] += cpu.ticks * (1000 / TICKS_PER_SECOND);
+    if (!cpu || (cpu.comm !== 'postgres' && cpu.comm !== 'nats-server')) continue;
+    const ms = cpu.ticks * (1000 / TICKS_PER_SECOND);
+    out[cpu.comm] += ms;
+    if (databasePrefix !== undefined && cpu.comm === 'postgres') {
+      const share = `${POSTGRES_SHARE_PREFIX}${backendDatabase(entry, databasePrefix) ?? 'server'}`;
+      out[share] = (out[share] ?? 0) + ms;
+    }
   }
   return out;
 }
@@ -165,7 +194,7 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
     sampleMemory: () => {
       for (const p of procs) p.peakRssMb = Math.max(p.peakRssMb, rssMb(p.child.pid));
     },
-    cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid }))),
+    cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid })), tag),
     close: async () => {
       for (const p of procs) p.child.kill('SIGTERM');
       // a profiled process writes its profile while it exits, which takes seconds after a long run

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqlRows } from '@ledgerline/service-kit';
 import { startStack, type Stack } from '../support/stack.js';
 import { CUSTOMER, VAT21, expectProblem, invoiceBody } from './helpers.js';
 import { apiOf } from './helpers.js';
@@ -101,5 +102,25 @@ describe('sales credit notes (#14)', () => {
     const list = await (await api('/v1/sales/credit-notes?sort=no')).json();
     expect(list.entities.every((e: any) => e.no.startsWith('CN'))).toBe(true);
     expect(list.total).toBe(5);
+  });
+
+  it('stores a large body and its event compressed with LZ4, and reads them back whole', async () => {
+    // twelve lines make a body and an envelope well past the 2 KB where Postgres compresses them (decision 83: with LZ4)
+    const items = Array.from({ length: 12 }, (_, i) => ({ title: `Returned part ${i + 1} ${'ř'.repeat(40)}`, qty: 1, rate: 10 + i, taxes: [VAT21] }));
+    const res = await post(creditNote({ credited_doc_id: null, items }));
+    expect(res.status).toBe(200);
+    const cn = await res.json();
+    const em = stack.services.sales!.deps.orm.em.fork();
+    const [doc] = await sqlRows<{ method: string; bytes: number }>(em, 'select pg_column_compression(body) as method, octet_length(body::text) as bytes from sales_documents where id = ?', [cn.id]);
+    expect(doc.bytes).toBeGreaterThan(4000);
+    expect(doc.method).toBe('lz4');
+    const [event] = await sqlRows<{ method: string; envelope: string }>(
+      em,
+      "select pg_column_compression(envelope) as method, envelope from kit_outbox where type like '%credit_note.posted%' order by id desc limit 1",
+    );
+    expect(event.method).toBe('lz4');
+    expect(JSON.parse(event.envelope).data).toMatchObject({ id: cn.id, no: cn.no });
+    for (const item of items) expect(event.envelope).toContain(item.title);
+    expect((await (await api(`/v1/sales/credit-notes/${cn.id}`)).json()).items.map((i: any) => i.title)).toEqual(items.map((i) => i.title));
   });
 });
