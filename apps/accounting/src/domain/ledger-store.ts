@@ -55,7 +55,10 @@ export interface StoredEntry {
   stored: { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; taxRows: Array<Record<string, unknown>>; accounts: Array<Record<string, unknown>> };
 }
 
-/** What `ledger_post_entry` answers: the stored rows, or why nothing was stored. */
+/**
+ * What `ledger_store_entry` answers: of each stored row the columns the caller did not send (ids,
+ * links, `created_at`, defaults), or why nothing was stored.
+ */
 type PostAnswer =
   | { skipped: 'duplicate' | 'stale_version'; replaces?: undefined; transaction?: undefined }
   | { replaces: number; skipped?: undefined; transaction?: undefined }
@@ -65,8 +68,11 @@ type PostAnswer =
 const sourceLock = (orgId: number, source: { type: string; id: number }) => `${orgId}:${source.type}:${source.id}`;
 
 /**
- * Stores an entry through `ledger_post_entry` (migration accounting_0004): the lock, the version
- * check (postings only), header, accounts, rows, tax rows and the balance check in one round trip.
+ * Stores an entry through `ledger_store_entry` (migrations accounting_0004, 0005): the lock, the
+ * version check (postings only), header, accounts, rows, tax rows and the balance check in one
+ * round trip. The stored rows are what was sent with what the database added laid over it: every
+ * value sent is already in its column's form (decimals at the column's scale), so nothing the
+ * database holds differs from them but the added columns (decision 109).
  */
 async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<{ stored: StoredEntry } | { skipped: 'duplicate' | 'stale_version' } | { replaces: number }> {
   const uid = entryUid(orgId, entry.source, entry.entryKind);
@@ -168,22 +174,25 @@ async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDr
       ),
     ),
   );
+  const header = rowJson(em, AccountingTransactionSchema, transaction);
   const [{ answer }] = await sqlRows<{ answer: PostAnswer }>(
     em,
-    'select ledger_post_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
-    [
-      orgId,
-      sourceLock(orgId, entry.source),
-      JSON.stringify(rowJson(em, AccountingTransactionSchema, transaction)),
-      JSON.stringify(rows),
-      JSON.stringify(taxes),
-      entry.rows.map((r) => r.gl_account_number),
-    ],
+    'select ledger_store_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
+    [orgId, sourceLock(orgId, entry.source), JSON.stringify(header), JSON.stringify(rows), JSON.stringify(taxes), entry.rows.map((r) => r.gl_account_number)],
     { prepared: true },
   );
   if (answer.skipped) return { skipped: answer.skipped };
   if (answer.replaces !== undefined) return { replaces: answer.replaces };
-  const stored = { transaction: answer.transaction, rows: answer.rows, taxRows: answer.tax_rows, accounts: answer.accounts };
+  const stored = {
+    transaction: { ...header, ...answer.transaction },
+    rows: answer.rows.map((added, i) => ({ ...rows[i], ...added })),
+    // `row_ord` only told the function which row a tax row belongs to; `row_id` says it now
+    taxRows: answer.tax_rows.map((added, i) => {
+      const { row_ord: _rowOrd, ...sent } = taxes[i];
+      return { ...sent, ...added };
+    }),
+    accounts: answer.accounts,
+  };
   return { stored: { id: Number(answer.transaction.id), uid, entry, stored } };
 }
 
