@@ -71,11 +71,19 @@ function backendDatabase(pid: string, prefix: string): string | null {
 export const POSTGRES_SHARE_PREFIX = 'postgres: ';
 
 /**
- * CPU milliseconds of `pids` by name, plus every process called postgres or nats-server on the
- * machine; with `databasePrefix`, Postgres is also split by the database each backend serves
- * (`postgres: sales`, …; `postgres: server` for the rest: WAL writer, checkpointer, autovacuum and the backends that ended, whose CPU the postmaster collects).
+ * The backends a bench has seen, with the database each served and its CPU when last seen: a
+ * pool closes idle connections, and the CPU of a backend that ended passes into the postmaster's
+ * children time, where no database could be told from another.
  */
-export function cpuSnapshot(pids: Array<{ name: string; pid: number | undefined }>, databasePrefix?: string): Record<string, number> {
+export type BackendMemory = Map<string, { share: string; ms: number }>;
+
+/**
+ * CPU milliseconds of `pids` by name, plus every process called postgres or nats-server on the
+ * machine; with `backends`, Postgres is also split by the database each backend serves
+ * (`postgres: sales`, …, backends that ended counted at their last reading) and `postgres: server`
+ * for the rest: WAL writer, checkpointer, autovacuum and the postmaster.
+ */
+export function cpuSnapshot(pids: Array<{ name: string; pid: number | undefined }>, backends?: { prefix: string; memory: BackendMemory }): Record<string, number> {
   const out: Record<string, number> = { postgres: 0, 'nats-server': 0 };
   for (const p of pids) out[p.name] = ((p.pid && procCpu(p.pid)?.ticks) || 0) * (1000 / TICKS_PER_SECOND);
   for (const entry of readdirSync('/proc')) {
@@ -84,10 +92,18 @@ export function cpuSnapshot(pids: Array<{ name: string; pid: number | undefined 
     if (!cpu || (cpu.comm !== 'postgres' && cpu.comm !== 'nats-server')) continue;
     const ms = cpu.ticks * (1000 / TICKS_PER_SECOND);
     out[cpu.comm] += ms;
-    if (databasePrefix !== undefined && cpu.comm === 'postgres') {
-      const share = `${POSTGRES_SHARE_PREFIX}${backendDatabase(entry, databasePrefix) ?? 'server'}`;
-      out[share] = (out[share] ?? 0) + ms;
+    if (backends && cpu.comm === 'postgres') {
+      const db = backendDatabase(entry, backends.prefix);
+      if (db) backends.memory.set(entry, { share: `${POSTGRES_SHARE_PREFIX}${db}`, ms });
     }
+  }
+  if (backends) {
+    let served = 0;
+    for (const { share, ms } of backends.memory.values()) {
+      out[share] = (out[share] ?? 0) + ms;
+      served += ms;
+    }
+    out[`${POSTGRES_SHARE_PREFIX}server`] = out.postgres - served;
   }
   return out;
 }
@@ -137,6 +153,7 @@ export function spawnProc(name: string, file: string, port: number, env: Record<
 /** The whole system as separate processes on bench ports, with its own databases and subject prefix. */
 export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
   const tag = `bench_${Date.now().toString(36)}_`;
+  const backends: BackendMemory = new Map();
   const adminKey = generateSecret('ak');
   const operatorToken = randomBytes(24).toString('hex');
   const internalToken = randomBytes(24).toString('hex');
@@ -194,7 +211,7 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
     sampleMemory: () => {
       for (const p of procs) p.peakRssMb = Math.max(p.peakRssMb, rssMb(p.child.pid));
     },
-    cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid })), tag),
+    cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid })), { prefix: tag, memory: backends }),
     close: async () => {
       for (const p of procs) p.child.kill('SIGTERM');
       // a profiled process writes its profile while it exits, which takes seconds after a long run
