@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { buildEnvelope, INTERNAL_HEADERS, recordEvent, type RunningService } from '@ledgerline/service-kit';
+import pg from 'pg';
+import { buildEnvelope, INTERNAL_HEADERS, PASS_SQL, recordEvent, relayConnectionConfig, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { PrivateNats } from './nats-server.js';
 import { PROBE_SUBJECT, VERSIONED_SUBJECT, failures, probeService } from './probe-service.js';
@@ -84,6 +85,40 @@ describe('transactional outbox', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(await streamMessages()).toBe(before + 5);
     expect((await effects()).filter((e) => ids.includes(e.note_id))).toHaveLength(5);
+  });
+
+  it('a relay pass reads the rows it publishes, not again every row it marked sent since the last vacuum', async () => {
+    // 1000 events marked sent the way a relay marks them, with no vacuum or analyze since (the
+    // relay is paused so that nothing else reads the table meanwhile)
+    await svc.relay.stop();
+    const conn = svc.deps.orm.em.getConnection();
+    try {
+      await svc.deps.orm.em.fork().transactional(async (tem) => {
+        for (let i = 0; i < 1000; i++) await recordEvent(tem, 'probe', { subject: PROBE_SUBJECT, orgId: ORG, data: { note_id: -1, text: `aside ${i}` } });
+      });
+      await conn.execute(`update kit_outbox set sent_at = now() where sent_at is null and envelope like '%"aside %'`);
+      const url = svc.deps.orm.config.get('clientUrl')!;
+      const pagesRead = async (client: pg.Client) => {
+        const [{ 'QUERY PLAN': [plan] }] = (await client.query(`explain (analyze, buffers, format json) ${PASS_SQL}`, [[], [], 200])).rows;
+        return (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0);
+      };
+      const planners = new pg.Client({ connectionString: url });
+      const relaySession = new pg.Client(relayConnectionConfig(url));
+      await Promise.all([planners.connect(), relaySession.connect()]);
+      try {
+        // the planner's own choice, a bitmap scan, visits the page of every row marked sent, every pass
+        expect(await pagesRead(planners)).toBeGreaterThan(40);
+        expect(await pagesRead(planners)).toBeGreaterThan(40);
+        // the relay's scan in id order marks those entries dead the first time it meets them, so
+        // the next pass (the relay's, or anyone's) reads a few index pages only
+        await pagesRead(relaySession);
+        expect(await pagesRead(relaySession)).toBeLessThan(10);
+      } finally {
+        await Promise.all([planners.end(), relaySession.end()]);
+      }
+    } finally {
+      svc.relay.start();
+    }
   });
 
   it('writes no event when the transaction rolls back', async () => {

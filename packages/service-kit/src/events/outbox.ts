@@ -137,13 +137,28 @@ const RELAY_CHANNEL = 'kit_outbox_relay';
  * (sent, or one more failed attempt) and takes the next rows in id order. The rows it marks are
  * left out of its own select, which reads the snapshot from before the updates.
  */
-const PASS_SQL = `with sent as (update kit_outbox set sent_at = now() where id = any($1::bigint[]) and sent_at is null),
+export const PASS_SQL = `with sent as (update kit_outbox set sent_at = now() where id = any($1::bigint[]) and sent_at is null),
        failed as (update kit_outbox set attempts = attempts + 1 where id = any($2::bigint[]))
   select id, event_id, subject, org_id, envelope, traceparent, resource, created_at
     from kit_outbox
    where sent_at is null and id <> all($1::bigint[])
    order by id
    limit $3`;
+
+/**
+ * The relay's own session. A statement that gets no answer (a network partition) fails, and the
+ * connection with it, instead of holding the relay's pass, and its lock, for ever.
+ *
+ * Bitmap scans are off for it: marking a row sent leaves its old version's entry in the unsent
+ * rows' partial index until a vacuum, and the planner read that index with a bitmap scan, which
+ * visits every such entry's heap page on every pass and never marks one dead (1 ms a pass in the
+ * ledger's outbox after one quick bench, and growing with the rows marked since the last vacuum,
+ * idle passes included). A plain index scan in id order marks the entries it finds dead, so the
+ * next pass skips them: 0.04 ms.
+ */
+export function relayConnectionConfig(databaseUrl: string): pg.ClientConfig {
+  return { connectionString: databaseUrl, keepAlive: true, query_timeout: 30_000, options: '-c enable_bitmapscan=off' };
+}
 
 /**
  * A replica that does not lead tries to; when it cannot and work woke it, it wakes the leader
@@ -233,9 +248,7 @@ export class OutboxRelay extends Pump {
   /** The relay's own connection, opened on first use and again after it broke. */
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    // A statement that gets no answer (a network partition) fails, and the connection with it,
-    // instead of holding the relay's pass, and its lock, for ever.
-    const client = new pg.Client({ connectionString: this.databaseUrl, keepAlive: true, query_timeout: 30_000 });
+    const client = new pg.Client(relayConnectionConfig(this.databaseUrl));
     client.on('error', (err) => {
       this.log.warn('outbox relay connection failed; it reconnects', { err: String(err) });
       if (this.client === client) this.dropConnection();
