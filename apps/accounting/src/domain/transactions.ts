@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { dec, isoDay, listPage, NotFoundError, sqlRows, toWire, where, type SortKey } from '@ledgerline/service-kit';
+import { dec, isoDay, listPage, NotFoundError, propertiesOf, sqlRows, toWire, where, type SortKey } from '@ledgerline/service-kit';
 import {
   AccountingTransactionSchema,
   GlAccountSchema,
@@ -198,14 +198,14 @@ export async function listTransactions(em: EntityManager, orgId: number, q: Tran
   const rows = await sqlRows(em, `select * from ledger_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
   const taxRows = await sqlRows(em, `select * from ledger_tax_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
   const accountRows = await sqlRows(em, 'select * from gl_accounts where org_id = ?', [orgId], { prepared: true });
-  const accounts = new Map(accountRows.map((a) => [String(a.number), recordOf<GlAccount>(a)]));
+  const accounts = new Map(accountRows.map((a) => [String(a.number), propertiesOf<GlAccount>(a)]));
   // grouped once: filtering every row for every transaction grew with the square of the page
-  const rowsOf = groupBy(rows.map((r) => recordOf<LedgerRowRecord>(r)), (r) => r.transactionId);
-  const taxRowsOf = groupBy(taxRows.map((r) => recordOf<LedgerTaxRowRecord>(r)), (r) => r.transactionId);
+  const rowsOf = groupBy(rows.map((r) => propertiesOf<LedgerRowRecord>(r)), (r) => r.transactionId);
+  const taxRowsOf = groupBy(taxRows.map((r) => propertiesOf<LedgerTaxRowRecord>(r)), (r) => r.transactionId);
   return {
     total,
     entities: found.map((row) => {
-      const t = recordOf<AccountingTransactionRecord>(row);
+      const t = propertiesOf<AccountingTransactionRecord>(row);
       return transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale);
     }),
   };
@@ -222,24 +222,6 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
   return out;
 }
 
-/** Column names to the record's property names (`gl_account_number` → `glAccountNumber`). */
-function recordOf<T>(row: Record<string, unknown>): T {
-  const out: Record<string, unknown> = {};
-  for (const k in row) out[propertyOf(k)] = row[k];
-  return out as T;
-}
-
-// the tables' column names are few and fixed; a page maps hundreds of rows of them
-const propertyNames = new Map<string, string>();
-function propertyOf(column: string): string {
-  let name = propertyNames.get(column);
-  if (name === undefined) {
-    name = column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-    if (propertyNames.size < 1000) propertyNames.set(column, name);
-  }
-  return name;
-}
-
 /**
  * The #10 view of a transaction from its rows as just stored (database column names) and the
  * accounts they name, so announcing a posting reads nothing back.
@@ -249,10 +231,10 @@ export function transactionViewOfInserted(
   locale: ChartLocale,
 ) {
   const byOrd = (a: { ord: number }, b: { ord: number }) => a.ord - b.ord;
-  const rows = inserted.rows.map((r) => recordOf<LedgerRowRecord>(r)).sort(byOrd);
-  const taxRows = inserted.taxRows.map((r) => recordOf<LedgerTaxRowRecord>(r)).sort(byOrd);
-  const accounts = new Map(inserted.accounts.map((a) => [String(a.number), recordOf<GlAccount>(a)]));
-  return transactionView(recordOf<AccountingTransactionRecord>(inserted.transaction), rows, taxRows, accounts, locale);
+  const rows = inserted.rows.map((r) => propertiesOf<LedgerRowRecord>(r)).sort(byOrd);
+  const taxRows = inserted.taxRows.map((r) => propertiesOf<LedgerTaxRowRecord>(r)).sort(byOrd);
+  const accounts = new Map(inserted.accounts.map((a) => [String(a.number), propertiesOf<GlAccount>(a)]));
+  return transactionView(propertiesOf<AccountingTransactionRecord>(inserted.transaction), rows, taxRows, accounts, locale);
 }
 
 export async function findTransaction(em: EntityManager, id: number, locale: ChartLocale) {

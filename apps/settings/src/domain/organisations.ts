@@ -1,7 +1,7 @@
 import type { OrganisationUpdate } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { NotFoundError, sqlRows, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
+import { NotFoundError, propertiesOf, sqlRows, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
 import { OrganisationSchema, type Organisation } from '../db/entities.js';
 import { createApiKey } from './api-keys.js';
 
@@ -76,8 +76,6 @@ export async function createOrganisation(ctx: OperationContext, input: Organisat
   return { org, adminKey: record, secret: key };
 }
 
-const camelCase = (column: string) => column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-
 /**
  * The profile for GET /settings/organisation, read with one prepared statement and no entity
  * hydration (issue 15: the hot read of every integration's start); the columns are the entity's,
@@ -86,7 +84,7 @@ const camelCase = (column: string) => column.replace(/_([a-z])/g, (_m, c: string
 export async function organisationViewById(em: EntityManager, orgId: number) {
   const [row] = await sqlRows<Record<string, unknown>>(em, 'select * from organisations where id = ?', [orgId], { prepared: true });
   if (!row) throw new NotFoundError('The organisation does not exist', 'organisation_not_found');
-  const entity = Object.fromEntries(Object.entries(row).map(([k, v]) => [camelCase(k), v]));
+  const entity = propertiesOf<Record<string, unknown>>(row);
   const at = (v: unknown) => (v instanceof Date ? v : new Date(String(v)));
   return organisationView({ ...entity, id: Number(row.id), createdAt: at(row.created_at), updatedAt: at(row.updated_at) } as unknown as Organisation);
 }

@@ -201,3 +201,23 @@ export function isUniqueViolation(e: unknown): boolean {
   const err = e as { code?: string; name?: string } | null | undefined;
   return err?.name === 'UniqueConstraintViolationException' || err?.code === '23505';
 }
+
+// tables' column names are few and fixed, and a page maps hundreds of rows of them
+const propertyNames = new Map<string, string>();
+
+/** The property a column holds under the ORM's naming: `gl_account_number` → `glAccountNumber`. */
+export function propertyOfColumn(column: string): string {
+  let name = propertyNames.get(column);
+  if (name === undefined) {
+    name = column.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    if (propertyNames.size < 1000) propertyNames.set(column, name);
+  }
+  return name;
+}
+
+/** A row read by column name (plain SQL) as an object keyed by the entity's property names. */
+export function propertiesOf<T>(row: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {};
+  for (const k in row) out[propertyOfColumn(k)] = row[k];
+  return out as T;
+}
