@@ -106,6 +106,28 @@ describe('posting documents from the bus', () => {
     expect(t.rows.find((r) => r.gl_account.number === '343')!.taxes[0]).toMatchObject({ tax_amount_out_leg: -21, tax_control_statement: 'A.4' });
   });
 
+  it('a burst of credit notes posts each in its own invoice’s section, whether it names the invoice by id, by number or both', async () => {
+    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 70, no: 'INV70', date: '2025-03-15', lines: [{ base: 20000, rate: 21 }] }));
+    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 71, no: 'INV71', date: '2025-03-15', lines: [{ base: 100, rate: 21 }] }));
+    await entryFor('sales_invoice', 70, '2025-03-15');
+    await entryFor('sales_invoice', 71, '2025-03-15');
+    const credits = [
+      { id: 72, credited_doc_id: 70, credited_doc_no: 'INV70', section: 'A.4' },
+      { id: 73, credited_doc_id: 71, credited_doc_no: 'INV71', section: 'A.5' },
+      { id: 74, credited_doc_id: null, credited_doc_no: 'INV70', section: 'A.4' },
+      { id: 75, credited_doc_id: 70, credited_doc_no: null, section: 'A.4' },
+      // names by number only an invoice the ledger does not know: posts at once, in its own section
+      { id: 76, credited_doc_id: null, credited_doc_no: 'NOT-POSTED', section: 'A.5' },
+    ];
+    // published together, so the ledger applies them as one batch (or a few)
+    await Promise.all(credits.map((c) => bus.publish(SUBJECTS.salesCreditNotePosted, creditNote({ id: c.id, date: '2025-03-16', lines: [{ base: 100, rate: 21 }], credited_doc_id: c.credited_doc_id, credited_doc_no: c.credited_doc_no }))));
+    for (const c of credits) {
+      const t = await entryFor('sales_credit_note', c.id, '2025-03-16');
+      expect(lines(t)).toEqual(['Cr 311 121.00', 'Dr 343 21.00', 'Dr 604 100.00']);
+      expect({ id: c.id, section: t.rows.find((r) => r.gl_account.number === '343')!.taxes[0].tax_control_statement }).toEqual({ id: c.id, section: c.section });
+    }
+  });
+
   it('posts a vendor credit: Dr 321 1210.00 / Cr 504 1000.00, Cr 343 210.00', async () => {
     await bus.publish(SUBJECTS.purchaseVendorCreditPosted, vendorCredit({ id: 3, date: '2025-03-12', lines: [{ base: 1000, rate: 21 }] }));
     const t = await entryFor('purchase_vendor_credit', 3, '2025-03-12');

@@ -31,8 +31,8 @@ export interface DocSpec {
   fx_rate?: number;
   lines: LineSpec[];
   partner?: { name?: string; vat_no?: string | null; country?: string };
-  credited_doc_id?: number;
-  credited_doc_no?: string;
+  credited_doc_id?: number | null;
+  credited_doc_no?: string | null;
 }
 
 function taxFigures(spec: DocSpec) {
@@ -110,7 +110,7 @@ function salesDocument(spec: DocSpec, prefix: string) {
     taxes,
     shipping_charges: [],
     discounts: [],
-    ...(spec.credited_doc_id ? { credited_doc_id: spec.credited_doc_id, credited_doc_no: spec.credited_doc_no ?? null } : {}),
+    ...(spec.credited_doc_id || spec.credited_doc_no ? { credited_doc_id: spec.credited_doc_id ?? null, credited_doc_no: spec.credited_doc_no ?? null } : {}),
   };
 }
 
@@ -150,7 +150,7 @@ function purchaseDocument(spec: DocSpec, prefix: string) {
       ...(l.gl_account ? { gl_account: { number: l.gl_account } } : {}),
     })),
     taxes,
-    ...(spec.credited_doc_id ? { credited_doc_id: spec.credited_doc_id, credited_doc_no: spec.credited_doc_no ?? null } : {}),
+    ...(spec.credited_doc_id || spec.credited_doc_no ? { credited_doc_id: spec.credited_doc_id ?? null, credited_doc_no: spec.credited_doc_no ?? null } : {}),
   };
 }
 

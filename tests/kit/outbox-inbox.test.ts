@@ -5,7 +5,7 @@ import pg from 'pg';
 import { buildEnvelope, INTERNAL_HEADERS, PASS_SQL, recordEvent, relayConnectionConfig, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { PrivateNats } from './nats-server.js';
-import { PROBE_SUBJECT, VERSIONED_SUBJECT, failures, probeService } from './probe-service.js';
+import { BATCH_APPLIED_SUBJECT, PROBE_SUBJECT, VERSIONED_SUBJECT, failures, probeService } from './probe-service.js';
 
 const ORG = 7;
 const env = isolation();
@@ -215,6 +215,48 @@ describe('idempotent consumer', () => {
     expect(effects.map((e) => e.note_id)).toEqual(Array.from({ length: 80 }, (_, i) => 100_000 + i));
     // shared: far fewer transactions than events
     expect(new Set(effects.map((e) => e.tx)).size).toBeLessThan(40);
+  });
+
+  it('a consumer that applies batches claims and writes a burst together, each event once; a refused, handed-on or batch-breaking one is applied alone', async () => {
+    const kind = (i: number) => (i === 50 ? 'break' : i % 20 === 3 ? 'refuse' : i % 20 === 7 ? 'single' : 'batched');
+    const texts = Array.from({ length: 80 }, (_, i) => `${kind(i)} ${i}`);
+    const sub = nc.subscribe(`${env.NATS_SUBJECT_PREFIX}dlq.probe.${BATCH_APPLIED_SUBJECT}.${ORG}`, { max: 1 });
+    const deadLetter = (async () => {
+      for await (const m of sub) return m;
+    })();
+    expect((await call('/v1/batch-applied', { method: 'POST', json: { texts } })).status).toBe(200);
+    type Seen = { effects: Array<{ note_id: number; tx: string; via: string }>; echoes: number[]; claims: number };
+    const seen = await eventually(async () => {
+      const body = (await (await call('/v1/batch-applied-effects')).json()) as Seen;
+      return body.effects.length >= 79 && body.echoes.length >= 79 ? body : undefined;
+    }, 15_000);
+    const dead = await Promise.race([deadLetter, new Promise((_, rej) => setTimeout(() => rej(new Error('no dead letter')), 5000))]);
+    expect((dead as { headers: { get(k: string): string } }).headers.get('x-dead-letter-reason')).toContain('breaks any batch');
+    await new Promise((r) => setTimeout(r, 300)); // nothing more arrives
+    const settled = (await (await call('/v1/batch-applied-effects')).json()) as Seen;
+    expect(settled).toEqual(seen);
+    const applied = Array.from({ length: 80 }, (_, i) => 200_000 + i).filter((n) => n !== 200_050);
+    // each applied once (a failed batch's rows went with its transaction), the poison one never
+    expect(seen.effects.map((e) => e.note_id)).toEqual(applied);
+    // what each applied event announced is in the outbox once; nothing of the failed attempts
+    expect(seen.echoes).toEqual(applied);
+    // one inbox claim per applied event: the refused ones' first claims were taken back
+    expect(seen.claims).toBe(79);
+    const via = new Map(seen.effects.map((e) => [e.note_id, e]));
+    // refused on the first delivery: applied alone when redelivered
+    for (const i of [3, 23, 43, 63]) expect(via.get(200_000 + i)!.via).toBe('single');
+    // handed on: applied by `handle`, at least one inside a batch's own transaction
+    const batchTxs = new Set(seen.effects.filter((e) => e.via === 'batch').map((e) => e.tx));
+    expect([7, 27, 47, 67].some((i) => batchTxs.has(via.get(200_000 + i)!.tx))).toBe(true);
+    // batched: far fewer transactions than events
+    expect(batchTxs.size).toBeLessThan(30);
+    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(metrics).toMatch(/ledgerline_consumer_batch_events_count\{consumer="probe-batch-applied"\} \d+/);
+    // only the refused ones waited for a redelivery: the failed batch's others were applied at once, alone
+    // (a refused one that shared the failed batch was applied alone with it, without a retry)
+    const retries = Number(/ledgerline_consumer_messages_total\{consumer="probe-batch-applied",outcome="retry"\} (\d+)/.exec(metrics)?.[1]);
+    expect(retries).toBeGreaterThanOrEqual(3);
+    expect(retries).toBeLessThanOrEqual(4);
   });
 
   it('dead-letters after the bounded number of deliveries', async () => {

@@ -43,6 +43,13 @@ export const PROBE_SUBJECT = 'sales.probe.noted';
 export const VERSIONED_SUBJECT = 'sales.probe.versioned';
 /** Events handled by a consumer whose concurrent messages share one commit (`sharedCommit`). */
 export const BATCHED_SUBJECT = 'sales.probe.batched';
+/**
+ * Events handled by a consumer that applies them in batches (`handleBatch`); each applied one is
+ * echoed on `BATCH_ECHO_SUBJECT`. Texts: `refuse…` is refused by the batch on its first delivery,
+ * `single…` is handed to `handle`, `break…` makes the whole batch fail (and is poison alone).
+ */
+export const BATCH_APPLIED_SUBJECT = 'sales.probe.batch_applied';
+export const BATCH_ECHO_SUBJECT = 'sales.probe.batch_echoed';
 /** Test control: notes whose text starts with this fail in the consumer the first N times. */
 export const failures = new Map<string, number>();
 const failedOnce = new Set<string>();
@@ -59,6 +66,7 @@ export const probeService = defineService({
        create table effects (id bigserial primary key, org_id bigint not null, note_id bigint not null, event_id text not null);`,
     ),
     sqlMigration('probe_0002', `alter table effects add column tx bigint;`),
+    sqlMigration('probe_0003', `alter table effects add column via text;`),
   ],
   routes: (app, deps) => {
     app.post('/v1/notes', async (c) => {
@@ -96,6 +104,23 @@ export const probeService = defineService({
       caller(c);
       const rows = await sqlRows<{ note_id: string; tx: string }>(c.get('em'), 'select note_id, tx from effects where note_id >= 100000 order by note_id');
       return respond(c, rows.map((r) => ({ note_id: Number(r.note_id), tx: r.tx })));
+    });
+    app.post('/v1/batch-applied', async (c) => {
+      const auth = caller(c);
+      const { texts } = parseOrThrow(z.object({ texts: z.array(z.string()).max(1000) }), c.get('body'));
+      const em = c.get('em');
+      for (const [i, text] of texts.entries()) {
+        await deps.emit(em, { subject: BATCH_APPLIED_SUBJECT, orgId: auth.orgId, resource: `a${i}`, data: { note_id: 200_000 + i, text } });
+      }
+      return respond(c, { emitted: texts.length });
+    });
+    app.get('/v1/batch-applied-effects', async (c) => {
+      caller(c);
+      const em = c.get('em');
+      const effects = await sqlRows<{ note_id: string; tx: string; via: string }>(em, 'select note_id, tx, via from effects where note_id >= 200000 order by note_id, id');
+      const echoes = await sqlRows<{ note_id: number }>(em, "select (envelope::jsonb->'data'->>'note_id')::int as note_id from kit_outbox where subject = ? order by 1", [BATCH_ECHO_SUBJECT]);
+      const claims = await sqlRows<{ n: number }>(em, "select count(*)::int as n from kit_inbox where consumer = 'probe-batch-applied'");
+      return respond(c, { effects: effects.map((r) => ({ note_id: Number(r.note_id), tx: r.tx, via: r.via })), echoes: echoes.map((r) => r.note_id), claims: claims[0].n });
     });
     app.get('/v1/effects', async (c) => {
       caller(c);
@@ -145,6 +170,34 @@ export const probeService = defineService({
           failedOnce.add(event.id);
           throw new Error('simulated failure after a write');
         }
+      },
+    },
+    {
+      name: 'probe-batch-applied',
+      subject: BATCH_APPLIED_SUBJECT,
+      concurrency: 16,
+      sharedCommit: true,
+      handle: async ({ em, emit }, event) => {
+        const data = event.data as { note_id: number; text: string };
+        if (data.text.startsWith('break')) throw new PoisonMessageError('this note breaks any batch it is in');
+        await sqlRows(em, "insert into effects (org_id, note_id, event_id, tx, via) values (?, ?, ?, txid_current(), 'single')", [Number(event.orgid), data.note_id, event.id]);
+        await emit({ subject: BATCH_ECHO_SUBJECT, resource: event.subject, data: { note_id: data.note_id } });
+      },
+      handleBatch: async ({ em, orgId }, items) => {
+        const text = (i: number) => (items[i].event.data as { text: string }).text;
+        const results = items.map((item, i) =>
+          text(i).startsWith('refuse') && item.deliveryCount === 1 ? { error: new Error('refused by the batch') } : text(i).startsWith('single') ? ('single' as const) : ('applied' as const),
+        );
+        const applied = items.filter((_, i) => results[i] === 'applied');
+        // written before the failure, so a batch that fails shows whether its rows went with it
+        await sqlRows(em, "insert into effects (org_id, note_id, event_id, tx, via) select ?, unnest(?::bigint[]), unnest(?::text[]), txid_current(), 'batch'", [
+          orgId,
+          applied.map((it) => (it.event.data as { note_id: number }).note_id),
+          applied.map((it) => it.event.id),
+        ]);
+        if (items.some((_, i) => text(i).startsWith('break'))) throw new Error('the batch statement failed');
+        for (const it of applied) it.emit({ subject: BATCH_ECHO_SUBJECT, resource: it.event.subject, data: { note_id: (it.event.data as { note_id: number }).note_id } });
+        return results;
       },
     },
   ],

@@ -341,4 +341,26 @@ begin
 end $fn$;
 `,
   ),
+  sqlMigration(
+    'accounting_0006_store_entries',
+    `
+-- The postings of a batch of events in one round trip (decision 111): each stored exactly as
+-- ledger_store_entry stores one, in the order given (the caller sorts them by lock, so two
+-- batches never wait for each other in a circle), answering an array of its answers. No exception
+-- block: a posting that fails fails the batch, whose events the consumer then applies one by
+-- one, so the batch takes no subtransaction per posting.
+create function ledger_store_entries(p_org bigint, p_entries jsonb)
+returns jsonb language plpgsql as $fn$
+declare
+  v_entry jsonb;
+  v_answers jsonb[] := '{}';
+begin
+  for v_entry in select e from jsonb_array_elements(p_entries) as e loop
+    v_answers := v_answers || ledger_store_entry(p_org, v_entry->>'lock', v_entry->'tx', v_entry->'rows', v_entry->'taxes',
+                                                 array(select jsonb_array_elements_text(v_entry->'accounts')));
+  end loop;
+  return to_jsonb(v_answers);
+end $fn$;
+`,
+  ),
 ];

@@ -67,14 +67,21 @@ type PostAnswer =
 /** The advisory lock that serialises postings of one source document (concurrent versions of a payout). */
 const sourceLock = (orgId: number, source: { type: string; id: number }) => `${orgId}:${source.type}:${source.id}`;
 
-/**
- * Stores an entry through `ledger_store_entry` (migrations accounting_0004, 0005): the lock, the
- * version check (postings only), header, accounts, rows, tax rows and the balance check in one
- * round trip. The stored rows are what was sent with what the database added laid over it: every
- * value sent is already in its column's form (decimals at the column's scale), so nothing the
- * database holds differs from them but the added columns (decision 109).
- */
-async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<{ stored: StoredEntry } | { skipped: 'duplicate' | 'stale_version' } | { replaces: number }> {
+/** An entry as `ledger_store_entry` takes it: its lock, the header and rows in their columns' form, the accounts they name. */
+interface EntryPayload {
+  uid: string;
+  entry: LedgerEntryDraft;
+  lock: string;
+  header: Record<string, unknown>;
+  rows: Array<Record<string, unknown>>;
+  taxes: Array<Record<string, unknown>>;
+  accounts: string[];
+}
+
+/** The outcome of storing one entry. */
+type StoreOutcome = { stored: StoredEntry } | { skipped: 'duplicate' | 'stale_version' } | { replaces: number };
+
+function entryPayload(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): EntryPayload {
   const uid = entryUid(orgId, entry.source, entry.entryKind);
   const transaction: Partial<AccountingTransactionRecord> = {
     uid,
@@ -175,25 +182,62 @@ async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDr
     ),
   );
   const header = rowJson(em, AccountingTransactionSchema, transaction);
-  const [{ answer }] = await sqlRows<{ answer: PostAnswer }>(
-    em,
-    'select ledger_store_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
-    [orgId, sourceLock(orgId, entry.source), JSON.stringify(header), JSON.stringify(rows), JSON.stringify(taxes), entry.rows.map((r) => r.gl_account_number)],
-    { prepared: true },
-  );
+  return { uid, entry, lock: sourceLock(orgId, entry.source), header, rows, taxes, accounts: entry.rows.map((r) => r.gl_account_number) };
+}
+
+/**
+ * The stored rows of an answer: what was sent with what the database added laid over it. Every
+ * value sent is already in its column's form (decimals at the column's scale), so nothing the
+ * database holds differs from them but the added columns (decision 109).
+ */
+function outcomeOf(p: EntryPayload, answer: PostAnswer): StoreOutcome {
   if (answer.skipped) return { skipped: answer.skipped };
   if (answer.replaces !== undefined) return { replaces: answer.replaces };
   const stored = {
-    transaction: { ...header, ...answer.transaction },
-    rows: answer.rows.map((added, i) => ({ ...rows[i], ...added })),
+    transaction: { ...p.header, ...answer.transaction },
+    rows: answer.rows.map((added, i) => ({ ...p.rows[i], ...added })),
     // `row_ord` only told the function which row a tax row belongs to; `row_id` says it now
     taxRows: answer.tax_rows.map((added, i) => {
-      const { row_ord: _rowOrd, ...sent } = taxes[i];
+      const { row_ord: _rowOrd, ...sent } = p.taxes[i];
       return { ...sent, ...added };
     }),
     accounts: answer.accounts,
   };
-  return { stored: { id: Number(answer.transaction.id), uid, entry, stored } };
+  return { stored: { id: Number(answer.transaction.id), uid: p.uid, entry: p.entry, stored } };
+}
+
+/**
+ * Stores an entry through `ledger_store_entry` (migrations accounting_0004, 0005): the lock, the
+ * version check (postings only), header, accounts, rows, tax rows and the balance check in one
+ * round trip.
+ */
+async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<StoreOutcome> {
+  const p = entryPayload(em, orgId, entry, eventId, reversesId);
+  const [{ answer }] = await sqlRows<{ answer: PostAnswer }>(
+    em,
+    'select ledger_store_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
+    [orgId, p.lock, JSON.stringify(p.header), JSON.stringify(p.rows), JSON.stringify(p.taxes), p.accounts],
+    { prepared: true },
+  );
+  return outcomeOf(p, answer);
+}
+
+/**
+ * Stores the postings of a batch of events in one round trip (`ledger_store_entries`, migration
+ * accounting_0006): each as `storeEntry` would, in lock order, so two batches never wait for each
+ * other's locks in a circle. Answers in the order given; `replaces` (a newer version of a posted
+ * document) is left to `postLedgerEntry`.
+ */
+export async function storeEntries(em: EntityManager, orgId: number, postings: Array<{ entry: LedgerEntryDraft; eventId: string }>): Promise<StoreOutcome[]> {
+  if (postings.length === 0) return [];
+  await ensureChart(em, orgId);
+  const payloads = postings.map((p) => entryPayload(em, orgId, p.entry, p.eventId, null));
+  const order = payloads.map((_, i) => i).sort((a, b) => (payloads[a].lock < payloads[b].lock ? -1 : payloads[a].lock > payloads[b].lock ? 1 : 0));
+  const sent = order.map((i) => ({ lock: payloads[i].lock, tx: payloads[i].header, rows: payloads[i].rows, taxes: payloads[i].taxes, accounts: payloads[i].accounts }));
+  const [{ answers }] = await sqlRows<{ answers: PostAnswer[] }>(em, 'select ledger_store_entries(?, ?::jsonb) as answers', [orgId, JSON.stringify(sent)], { prepared: true });
+  const outcomes: StoreOutcome[] = new Array(payloads.length);
+  order.forEach((i, k) => (outcomes[i] = outcomeOf(payloads[i], answers[k])));
+  return outcomes;
 }
 
 /** Rows of a stored entry as drafts (for its reversal). */
@@ -270,26 +314,45 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
   return { posted, reversed: 'stored' in reversal ? reversal.stored : null, skipped: posted ? undefined : 'duplicate' };
 }
 
+/** The credited document as the ledger knows it: whether it is posted, and its control-statement section. */
+export interface CreditedSection {
+  posted: boolean;
+  section: string | null;
+}
+
 /**
- * The credited document as the ledger knows it: whether it is posted, and its control-statement
- * section (a credit note reports where its original did).
+ * The credited documents of several credits, in one read: whether each is posted, and its
+ * control-statement section (a credit note reports where its original did). Answers in the
+ * order asked.
  */
-export async function creditedDocumentSection(
+export async function creditedDocumentSections(
   em: EntityManager,
   orgId: number,
   type: SourceType,
-  id: number | null | undefined,
-  no: string | null | undefined,
-): Promise<{ posted: boolean; section: string | null }> {
-  if (!id && !no) return { posted: false, section: null };
-  const rows = await sqlRows<{ cs: string | null }>(
-    em,
-    `select (select t.tax_control_statement from ledger_tax_rows t
-              where t.org_id = a.org_id and t.transaction_id = a.id and t.tax_control_statement is not null order by t.ord limit 1) as cs
-       from accounting_transactions a
-      where a.org_id = ? and a.source_type = ? and a.entry_kind = 'posting' and (a.source_id = ? or a.no = ?)
-      order by a.source_version desc limit 1`,
-    [orgId, type, id ?? -1, no ?? '\u0000'],
-  );
-  return { posted: rows.length > 0, section: rows[0]?.cs ?? null };
+  refs: ReadonlyArray<{ id: number | null | undefined; no: string | null | undefined }>,
+): Promise<CreditedSection[]> {
+  // a missing id or number is null, which matches nothing (text cannot carry a NUL as a marker)
+  const asked = refs.map((r, i) => ({ i, id: r.id || null, no: r.no || null })).filter((a) => a.id !== null || a.no !== null);
+  const found = new Map<number, string | null>();
+  if (asked.length) {
+    const rows = await sqlRows<{ i: number; cs: string | null }>(
+      em,
+      `select k.i, (select t.tax_control_statement from ledger_tax_rows t
+                     where t.org_id = a.org_id and t.transaction_id = a.id and t.tax_control_statement is not null order by t.ord limit 1) as cs
+         from unnest(?::int[], ?::bigint[], ?::text[]) as k(i, id, no)
+         cross join lateral (
+           select a.id, a.org_id from accounting_transactions a
+            where a.org_id = ? and a.source_type = ? and a.entry_kind = 'posting' and (a.source_id = k.id or a.no = k.no)
+            order by a.source_version desc limit 1) a`,
+      [asked.map((a) => a.i), asked.map((a) => a.id), asked.map((a) => a.no), orgId, type],
+    );
+    for (const r of rows) found.set(Number(r.i), r.cs);
+  }
+  return refs.map((_, i) => (found.has(i) ? { posted: true, section: found.get(i) ?? null } : { posted: false, section: null }));
+}
+
+/** The credited document of one credit (`creditedDocumentSections`). */
+export async function creditedDocumentSection(em: EntityManager, orgId: number, type: SourceType, id: number | null | undefined, no: string | null | undefined): Promise<CreditedSection> {
+  const [one] = await creditedDocumentSections(em, orgId, type, [{ id, no }]);
+  return one;
 }

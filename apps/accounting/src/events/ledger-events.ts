@@ -1,5 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PoisonMessageError, organisationReplica, type ConsumerContext, type ConsumerDefinition, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
+import {
+  PoisonMessageError,
+  organisationReplica,
+  type BatchContext,
+  type BatchItem,
+  type BatchItemResult,
+  type ConsumerContext,
+  type ConsumerDefinition,
+  type NewEvent,
+  type OperationContext,
+  type OrganisationReplica,
+  type TenantContext,
+} from '@ledgerline/service-kit';
 import { EVENT_DATA_SCHEMAS, SUBJECTS, type AccountingTransactionPostedEvent, type CloudEvent, type EventData } from '@ledgerline/contracts';
 import { transactionViewOfInserted } from '../domain/transactions.js';
 import {
@@ -14,7 +26,7 @@ import {
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
 import { creditedDocument, type PurchaseDocument, type SalesDocument } from '../domain/source-documents.js';
-import { creditedDocumentSection, postLedgerEntry, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
+import { creditedDocumentSection, creditedDocumentSections, postLedgerEntry, storeEntries, type CreditedSection, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
 
 const SUBJECT_OF = {
   sales_invoice: SUBJECTS.salesInvoicePosted,
@@ -61,22 +73,6 @@ export class CreditedDocumentPendingError extends Error {}
 /** Tries of a credit before it posts without its credited document (the kit's backoff: about 6 s). */
 const CREDITED_DOCUMENT_TRIES = 3;
 
-async function creditedSection(
-  em: EntityManager,
-  orgId: number,
-  type: SourceType,
-  doc: SalesDocument | PurchaseDocument,
-  event: CloudEvent,
-  opts: ApplyOptions,
-): Promise<string | null> {
-  const { id, no } = creditedDocument(doc);
-  const credited = await creditedDocumentSection(em, orgId, type, id, no);
-  if (!credited.posted && id != null && opts.awaitCredited) {
-    throw new CreditedDocumentPendingError(`${event.type} ${event.id}: credited ${type} ${id} is not in the ledger yet`);
-  }
-  return credited.section;
-}
-
 /**
  * The event's document, parsed once with its producer's contract schema, whose output types the
  * posting rules: data that does not fit the contract is poison (the producer broke it), and
@@ -91,32 +87,57 @@ function parseDocument<T extends SourceType>(type: T, event: CloudEvent): EventD
   return contract.data as EventData<(typeof SUBJECT_OF)[T]>;
 }
 
-/** The ledger entry an event asks for (pure, apart from reading the credited document's section). */
-export async function entryForEvent({ em, orgId }: PostingContext, type: SourceType, event: CloudEvent, opts: ApplyOptions): Promise<LedgerEntryDraft> {
+/** A source document as the posting rules take it. */
+type SourceDocument = SalesDocument | PurchaseDocument | EventData<typeof SUBJECTS.financeBankTransactionRecorded> | EventData<typeof SUBJECTS.financePayoutPosted>;
+
+/** The type of document a credit of `type` credits (its control-statement section comes from there); null for other documents. */
+const CREDITED_TYPE: Partial<Record<SourceType, SourceType>> = { sales_credit_note: 'sales_invoice', purchase_vendor_credit: 'purchase_bill' };
+
+/** The document a credit names, when the event is a credit. */
+function creditedRef(type: SourceType, doc: SourceDocument): { id: number | null; no: string | null } | null {
+  return CREDITED_TYPE[type] ? creditedDocument(doc as SalesDocument | PurchaseDocument) : null;
+}
+
+/**
+ * The control-statement section a credit posts with, from what the ledger knows of its credited
+ * document; a credited document the ledger has not posted yet is awaited (`awaitCredited`).
+ */
+function creditedSectionOf(event: CloudEvent, type: SourceType, ref: { id: number | null } | null, credited: CreditedSection | null, opts: ApplyOptions): string | null {
+  if (!ref || !credited) return null;
+  if (!credited.posted && ref.id != null && opts.awaitCredited) {
+    throw new CreditedDocumentPendingError(`${event.type} ${event.id}: credited ${CREDITED_TYPE[type]} ${ref.id} is not in the ledger yet`);
+  }
+  return credited.section;
+}
+
+/** The ledger entry of a parsed document (pure). */
+function draftEntry(type: SourceType, doc: SourceDocument, event: CloudEvent, opts: ApplyOptions, controlStatement: string | null): LedgerEntryDraft {
   const base: PostingOptions = { legalCurrency: opts.legalCurrency, orgCountry: opts.orgCountry, fallbackDate: event.time?.slice(0, 10) };
   try {
     switch (type) {
       case 'sales_invoice':
-      case 'sales_credit_note': {
-        const doc = parseDocument(type, event);
-        const cs = type === 'sales_credit_note' ? await creditedSection(em, orgId, 'sales_invoice', doc, event, opts) : null;
-        return ledgerEntryForSalesDocument(type, doc, { ...base, controlStatementOverride: cs });
-      }
+      case 'sales_credit_note':
+        return ledgerEntryForSalesDocument(type, doc as SalesDocument, { ...base, controlStatementOverride: type === 'sales_credit_note' ? controlStatement : null });
       case 'purchase_bill':
-      case 'purchase_vendor_credit': {
-        const doc = parseDocument(type, event);
-        const cs = type === 'purchase_vendor_credit' ? await creditedSection(em, orgId, 'purchase_bill', doc, event, opts) : null;
-        return ledgerEntryForPurchaseDocument(type, doc, { ...base, controlStatementOverride: cs });
-      }
+      case 'purchase_vendor_credit':
+        return ledgerEntryForPurchaseDocument(type, doc as PurchaseDocument, { ...base, controlStatementOverride: type === 'purchase_vendor_credit' ? controlStatement : null });
       case 'bank_transaction':
-        return ledgerEntryForBankTransaction(parseDocument(type, event), base);
+        return ledgerEntryForBankTransaction(doc as EventData<typeof SUBJECTS.financeBankTransactionRecorded>, base);
       case 'payout':
-        return ledgerEntryForPayout(parseDocument(type, event), base);
+        return ledgerEntryForPayout(doc as EventData<typeof SUBJECTS.financePayoutPosted>, base);
     }
   } catch (err) {
     if (err instanceof UnbalancedEntryError || err instanceof MissingLegalFiguresError) throw new PoisonMessageError(err.message);
     throw err;
   }
+}
+
+/** The ledger entry an event asks for (pure, apart from reading the credited document's section). */
+export async function entryForEvent({ em, orgId }: PostingContext, type: SourceType, event: CloudEvent, opts: ApplyOptions): Promise<LedgerEntryDraft> {
+  const doc = parseDocument(type, event);
+  const ref = creditedRef(type, doc);
+  const credited = ref ? await creditedDocumentSection(em, orgId, CREDITED_TYPE[type]!, ref.id, ref.no) : null;
+  return draftEntry(type, doc, event, opts, creditedSectionOf(event, type, ref, credited, opts));
 }
 
 function isBalanceViolation(err: unknown): boolean {
@@ -134,8 +155,7 @@ export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, eve
   const orgId = Number(event.orgid);
   // a consumer has it from its inbox claim; a rebuild reads it
   const profile = ctx.organisation !== undefined ? ctx.organisation : await organisationReplica(em, orgId);
-  const orgOpts = profile ? { ...opts, legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
-  const entry = await entryForEvent({ em, orgId }, type, event, orgOpts);
+  const entry = await entryForEvent({ em, orgId }, type, event, withOrganisation(opts, profile));
   let outcome: PostOutcome;
   try {
     outcome = await postLedgerEntry(em, orgId, entry, event.id);
@@ -144,11 +164,65 @@ export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, eve
     throw err;
   }
   if (emit) {
-    for (const stored of [outcome.reversed, outcome.posted]) {
-      if (stored) await emit<AccountingTransactionPostedEvent>({ subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: postedEventData(stored) });
-    }
+    for (const stored of [outcome.reversed, outcome.posted]) if (stored) await emit(postedEvent(orgId, stored));
   }
   return outcome;
+}
+
+/** The options of an organisation: its legal currency and country as its replica holds them. */
+function withOrganisation(opts: ApplyOptions, profile: OrganisationReplica | null | undefined): ApplyOptions {
+  return profile ? { ...opts, legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
+}
+
+/**
+ * Applies a batch of one organisation's events of one source type (the kit's `handleBatch`): the
+ * documents parsed and drafted, the credited documents of credits read in one statement, and
+ * every posting stored by one call of `ledger_store_entries`. A newer version of a posted
+ * document (its reversal is kept in code) goes to `applyLedgerEvent` alone; a document that
+ * cannot post fails alone.
+ */
+export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, items: BatchItem[], opts: ApplyOptions): Promise<BatchItemResult[]> {
+  const { em, orgId } = ctx;
+  const orgOpts = withOrganisation(opts, ctx.organisation);
+  const results: BatchItemResult[] = new Array(items.length);
+  const parsed: Array<{ i: number; doc: SourceDocument; ref: { id: number | null; no: string | null } | null }> = [];
+  for (const [i, item] of items.entries()) {
+    try {
+      const doc = parseDocument(type, item.event);
+      parsed.push({ i, doc, ref: creditedRef(type, doc) });
+    } catch (error) {
+      results[i] = { error };
+    }
+  }
+  const credits = parsed.filter((p) => p.ref);
+  const sections = credits.length ? await creditedDocumentSections(em, orgId, CREDITED_TYPE[type]!, credits.map((p) => p.ref!)) : [];
+  const sectionOf = new Map(credits.map((p, k) => [p.i, sections[k]]));
+  const postings: Array<{ i: number; entry: LedgerEntryDraft; eventId: string }> = [];
+  for (const { i, doc, ref } of parsed) {
+    const { event, deliveryCount } = items[i];
+    try {
+      const section = creditedSectionOf(event, type, ref, sectionOf.get(i) ?? null, { ...orgOpts, awaitCredited: deliveryCount <= CREDITED_DOCUMENT_TRIES });
+      postings.push({ i, entry: draftEntry(type, doc, event, orgOpts, section), eventId: event.id });
+    } catch (error) {
+      results[i] = { error };
+    }
+  }
+  const outcomes = await storeEntries(em, orgId, postings);
+  for (const [k, outcome] of outcomes.entries()) {
+    const i = postings[k].i;
+    if ('replaces' in outcome) {
+      results[i] = 'single';
+      continue;
+    }
+    if ('stored' in outcome) items[i].emit(postedEvent(orgId, outcome.stored));
+    results[i] = 'applied';
+  }
+  return results;
+}
+
+/** The event announcing a stored entry. */
+function postedEvent(orgId: number, stored: StoredEntry): NewEvent<AccountingTransactionPostedEvent> {
+  return { subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: postedEventData(stored) };
 }
 
 /** The event integrations read: the transaction as #10 shows it, plus the document it posts. */
@@ -172,6 +246,8 @@ export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
       handle: async (ctx: ConsumerContext, event: CloudEvent) => {
         await applyLedgerEvent(ctx, type, event, { ...opts, awaitCredited: ctx.deliveryCount <= CREDITED_DOCUMENT_TRIES });
       },
+      // the events of a burst: one claim, one read of credited documents, one storing call
+      handleBatch: (ctx: BatchContext, items: BatchItem[]) => applyLedgerBatch(ctx, type, items, opts),
     })),
   ];
 }

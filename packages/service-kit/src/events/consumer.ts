@@ -12,6 +12,7 @@ import { RESOURCE_HEADER, prepareEvent, recordEvent } from './outbox.js';
 import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
+import { ConsumerBatches, type BatchHandler } from './consumer-batches.js';
 
 /** Thrown by a handler for a message that can never succeed: it goes to the dead-letter subject at once. */
 export class PoisonMessageError extends Error {}
@@ -84,6 +85,17 @@ export interface ConsumerDefinition {
    * by a statement of its own.
    */
   withOrganisation?: boolean;
+  /**
+   * Applies the events of one organisation handled at once (`concurrency`) together: one
+   * transaction, one inbox insert for all of them, one call of this for the handler's own writes,
+   * one outbox insert and one commit (`ConsumerBatches`). It answers per item, in order: applied,
+   * `single` (then `handle` applies that item in a savepoint of the same transaction), or an
+   * error found before anything was written for it (that item alone fails). It must not leave
+   * the transaction broken for one item's sake; if it throws, every item of the batch is applied
+   * alone by `handle`, each in a transaction of its own. A batch never holds two events of one
+   * ordering key, and a redelivered event is always applied alone.
+   */
+  handleBatch?: BatchHandler;
 }
 
 type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
@@ -152,6 +164,7 @@ export class IdempotentConsumer {
   private processed: ReturnType<MetricsRegistry['counter']>;
   private age: ReturnType<MetricsRegistry['histogram']>;
   private pending = 0;
+  private readonly batches: ConsumerBatches | null;
 
   constructor(
     private readonly def: ConsumerDefinition,
@@ -169,6 +182,25 @@ export class IdempotentConsumer {
       0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
     ]);
     metrics.gauge('consumer_pending_messages', 'Messages of the stream not yet delivered to the consumer, at its last message').set({ consumer: def.name }, () => this.pending);
+    this.batches = def.handleBatch
+      ? new ConsumerBatches(orm, {
+          consumer: def.name,
+          subject: def.subject,
+          source,
+          withOrganisation: def.withOrganisation ?? false,
+          handleBatch: def.handleBatch,
+          handleClaimed: (em, orgId, p, organisation, emitAtCommit) =>
+            this.handle(em, orgId, p.event, p.deliveryCount, p.traceparent, organisation, (ev) => {
+              const prepared = prepareEvent(this.source, ev);
+              emitAtCommit(prepared);
+              return Promise.resolve(prepared.id);
+            }),
+          applyAlone: (p) => this.applyAlone(Number(p.event.orgid), p.event, p.deliveryCount, p.traceparent),
+          maxItems: Math.min(32, Math.max(1, def.concurrency ?? 1)),
+          log,
+          metrics,
+        })
+      : null;
   }
 
   get durableName(): string {
@@ -320,6 +352,8 @@ export class IdempotentConsumer {
     if (this.def.relevantOrganisation && !organisationChecked && orgId !== null && !(await this.def.relevantOrganisation(orgId))) return 'irrelevant';
     if (this.def.relevant && !(await this.def.relevant(event))) return 'irrelevant';
     const outcome = (applied: boolean) => (applied ? ('applied' as const) : ('duplicate' as const));
+    // a redelivery (a failure before, or a crash) is applied alone, away from a batch it might break again
+    if (this.batches && orgId !== null && m.info.deliveryCount === 1) return this.batches.submit(orgId, { event, deliveryCount: 1, traceparent });
     if (this.def.sharedCommit && this.groups && orgId !== null) {
       const member = await this.groups.join(`consumer:${this.def.name}`, orgId);
       try {
@@ -329,7 +363,7 @@ export class IdempotentConsumer {
           member.emitAtCommit(prepared);
           return Promise.resolve(prepared.id);
         };
-        const applied = await this.claimAndHandle(member.em, orgId, event, m, traceparent, atCommit);
+        const applied = await this.claimAndHandle(member.em, orgId, event, m.info.deliveryCount, traceparent, atCommit);
         await member.finish(); // resolves once the shared transaction committed
         return outcome(applied);
       } catch (err) {
@@ -337,9 +371,15 @@ export class IdempotentConsumer {
         throw err;
       }
     }
+    return this.applyAlone(orgId, event, m.info.deliveryCount, traceparent);
+  }
+
+  /** One event in a transaction of its own. */
+  private async applyAlone(orgId: number | null, event: CloudEvent, deliveryCount: number, traceparent: string | null): Promise<'applied' | 'duplicate'> {
     const em = this.orm.em.fork({ clear: true });
     if (orgId !== null) em.setFilterParams(TENANT_FILTER, { orgId });
-    return outcome(await em.transactional((tem) => this.claimAndHandle(tem, orgId, event, m, traceparent)));
+    const applied = await em.transactional((tem) => this.claimAndHandle(tem, orgId, event, deliveryCount, traceparent));
+    return applied ? 'applied' : 'duplicate';
   }
 
   /** Claims the event in the inbox and runs the handler, in the caller's transaction. */
@@ -347,7 +387,7 @@ export class IdempotentConsumer {
     tem: EntityManager,
     orgId: number | null,
     event: CloudEvent,
-    m: JsMsg,
+    deliveryCount: number,
     traceparent: string | null,
     emitAtCommit?: (ev: NewEvent<unknown>) => Promise<string>,
   ): Promise<boolean> {
@@ -362,6 +402,20 @@ export class IdempotentConsumer {
       const claimed = await sqlRows(tem, CLAIM, [this.def.name, event.id, this.def.subject], { prepared: true });
       if (claimed.length === 0) return false;
     }
+    await this.handle(tem, orgId, event, deliveryCount, traceparent, organisation, emitAtCommit);
+    return true;
+  }
+
+  /** Runs the handler for an event claimed in the caller's transaction. */
+  private async handle(
+    tem: EntityManager,
+    orgId: number | null,
+    event: CloudEvent,
+    deliveryCount: number,
+    traceparent: string | null,
+    organisation: OrganisationReplica | null | undefined,
+    emitAtCommit?: (ev: NewEvent<unknown>) => Promise<string>,
+  ): Promise<void> {
     const ctx = operationContext({
       orgId,
       actor: `event:${event.source}`,
@@ -374,8 +428,7 @@ export class IdempotentConsumer {
       prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
       bus: this.bus,
     });
-    await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount: m.info.deliveryCount, organisation }, event);
-    return true;
+    await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount, organisation }, event);
   }
 
   private async deadLetter(m: JsMsg, reason: string): Promise<void> {
