@@ -5,6 +5,8 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { eventually, startStack, DATABASE_URL, NATS_URL, type Stack } from '../support/stack.js';
 import { accountingTransactionPageSchema, parseEventData } from '@ledgerline/contracts';
+import { positional } from '@ledgerline/service-kit';
+import { CREDITED_SECTIONS_SQL } from '../../apps/accounting/src/domain/ledger-store.js';
 import { bankTransaction, creditNote, invoice, payout, publisher, vendorCredit, bill, SUBJECTS, type Publisher } from './support.js';
 
 let stack: Stack;
@@ -231,6 +233,40 @@ describe('posting documents from the bus', () => {
     }
     expect(compared).toBeGreaterThanOrEqual(10);
     await nc.close();
+  });
+});
+
+describe('the ledger at scale', () => {
+  it('a credit finds its credited document by id or number in a few pages, however many documents the organisation has', async () => {
+    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 80, date: '2025-06-30', lines: [{ base: 100, rate: 21 }], partner: { name: 'Many s.r.o.' } }));
+    await entryFor('sales_invoice', 80, '2025-06-30');
+    const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+    await client.connect();
+    try {
+      // 20 000 more invoices of one organisation (headers are enough for the lookup)
+      await client.query(
+        `insert into accounting_transactions
+         select (jsonb_populate_record(null::accounting_transactions, to_jsonb(a) || jsonb_build_object('id', 5000000 + g, 'uid', gen_random_uuid(), 'source_id', 5000000 + g, 'no', 'BULK' || g))).*
+           from (select * from accounting_transactions where org_id = 1 and source_type = 'sales_invoice' and source_id = 80) a, generate_series(1, 20000) g`,
+      );
+      await client.query('analyze accounting_transactions');
+      const pagesRead = async (id: number | null, no: string | null) => {
+        const { text } = positional(CREDITED_SECTIONS_SQL);
+        const [{ 'QUERY PLAN': [plan] }] = (await client.query(`explain (analyze, buffers, format json) ${text}`, [[0], [id], [no], 1, 'sales_invoice'])).rows;
+        return { rows: plan.Plan['Actual Rows'], pages: (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0) };
+      };
+      // by id, by number, by both: found, from a few index and heap pages (the table holds hundreds)
+      expect(await pagesRead(5000123, null)).toMatchObject({ rows: 1 });
+      expect((await pagesRead(5000123, null)).pages).toBeLessThan(30);
+      expect(await pagesRead(null, 'BULK456')).toMatchObject({ rows: 1 });
+      expect((await pagesRead(null, 'BULK456')).pages).toBeLessThan(30);
+      expect((await pagesRead(-1, 'NO-SUCH-NUMBER')).pages).toBeLessThan(30);
+    } finally {
+      // the ledger is append-only except for a rebuild; the test takes its bulk rows back as one
+      await client.query(`set ledger.rebuild = 'on'`);
+      await client.query('delete from accounting_transactions where id > 5000000');
+      await client.end();
+    }
   });
 });
 

@@ -363,4 +363,17 @@ begin
 end $fn$;
 `,
   ),
+  sqlMigration(
+    'accounting_0007_postings_by_number',
+    `
+-- A credit finds the document it credits by id or by number. No index held the number, so the
+-- lookup read every posting of the organisation's type: 85 ms for each credit note of an
+-- organisation with 200,000 invoices, growing with the ledger (decision 112). With this index
+-- the two conditions are two index lookups (0.1 ms).
+-- (if not exists: an operator with a large ledger may build it beforehand with create index
+-- concurrently, which a migration in a transaction cannot.)
+create index if not exists accounting_transactions_posting_no on accounting_transactions (org_id, source_type, no)
+  where entry_kind = 'posting' and no is not null;
+`,
+  ),
 ];

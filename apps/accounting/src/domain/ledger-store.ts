@@ -321,6 +321,19 @@ export interface CreditedSection {
 }
 
 /**
+ * The posted credited document of each (i, id, number) asked, by id or by number (two index
+ * lookups each, accounting_0007), with its first control-statement section. Exported for the test
+ * that reads its plan.
+ */
+export const CREDITED_SECTIONS_SQL = `select k.i, (select t.tax_control_statement from ledger_tax_rows t
+                where t.org_id = a.org_id and t.transaction_id = a.id and t.tax_control_statement is not null order by t.ord limit 1) as cs
+    from unnest(?::int[], ?::bigint[], ?::text[]) as k(i, id, no)
+    cross join lateral (
+      select a.id, a.org_id from accounting_transactions a
+       where a.org_id = ? and a.source_type = ? and a.entry_kind = 'posting' and (a.source_id = k.id or a.no = k.no)
+       order by a.source_version desc limit 1) a`;
+
+/**
  * The credited documents of several credits, in one read: whether each is posted, and its
  * control-statement section (a credit note reports where its original did). Answers in the
  * order asked.
@@ -335,17 +348,7 @@ export async function creditedDocumentSections(
   const asked = refs.map((r, i) => ({ i, id: r.id || null, no: r.no || null })).filter((a) => a.id !== null || a.no !== null);
   const found = new Map<number, string | null>();
   if (asked.length) {
-    const rows = await sqlRows<{ i: number; cs: string | null }>(
-      em,
-      `select k.i, (select t.tax_control_statement from ledger_tax_rows t
-                     where t.org_id = a.org_id and t.transaction_id = a.id and t.tax_control_statement is not null order by t.ord limit 1) as cs
-         from unnest(?::int[], ?::bigint[], ?::text[]) as k(i, id, no)
-         cross join lateral (
-           select a.id, a.org_id from accounting_transactions a
-            where a.org_id = ? and a.source_type = ? and a.entry_kind = 'posting' and (a.source_id = k.id or a.no = k.no)
-            order by a.source_version desc limit 1) a`,
-      [asked.map((a) => a.i), asked.map((a) => a.id), asked.map((a) => a.no), orgId, type],
-    );
+    const rows = await sqlRows<{ i: number; cs: string | null }>(em, CREDITED_SECTIONS_SQL, [asked.map((a) => a.i), asked.map((a) => a.id), asked.map((a) => a.no), orgId, type]);
     for (const r of rows) found.set(Number(r.i), r.cs);
   }
   return refs.map((_, i) => (found.has(i) ? { posted: true, section: found.get(i) ?? null } : { posted: false, section: null }));
