@@ -238,36 +238,39 @@ describe('posting documents from the bus', () => {
 
 describe('the ledger at scale', () => {
   it('a credit finds its credited document by id or number in a few pages, however many documents the organisation has', async () => {
-    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 80, date: '2025-06-30', lines: [{ base: 100, rate: 21 }], partner: { name: 'Many s.r.o.' } }));
+    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 80, date: '2025-06-30', lines: [{ base: 100, rate: 21 }] }));
     await entryFor('sales_invoice', 80, '2025-06-30');
     const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
     await client.connect();
     try {
-      // 20 000 more invoices of one organisation (headers are enough for the lookup)
-      await client.query(
-        `insert into accounting_transactions
-         select (jsonb_populate_record(null::accounting_transactions, to_jsonb(a) || jsonb_build_object('id', 5000000 + g, 'uid', gen_random_uuid(), 'source_id', 5000000 + g, 'no', 'BULK' || g))).*
-           from (select * from accounting_transactions where org_id = 1 and source_type = 'sales_invoice' and source_id = 80) a, generate_series(1, 20000) g`,
-      );
+      // 8 000 invoices of an organisation of their own (headers are enough for the lookup; the
+      // ledger is append-only, so they stay, apart from every other test's organisation)
+      // (in short transactions: a long one anywhere in the cluster keeps other tests' dead index
+      // entries from being marked, which the outbox relay's test reads)
+      for (let from = 1; from <= 8000; from += 500) {
+        await client.query(
+          `insert into accounting_transactions
+           select (jsonb_populate_record(null::accounting_transactions, to_jsonb(a) || jsonb_build_object('id', 5000000 + g, 'org_id', 777, 'uid', gen_random_uuid(), 'source_id', 5000000 + g, 'no', 'BULK' || g))).*
+             from (select * from accounting_transactions where org_id = 1 and source_type = 'sales_invoice' and source_id = 80) a, generate_series($1::int, $1::int + 499) g`,
+          [from],
+        );
+      }
       await client.query('analyze accounting_transactions');
-      const pagesRead = async (id: number | null, no: string | null) => {
-        const { text } = positional(CREDITED_SECTIONS_SQL);
-        const [{ 'QUERY PLAN': [plan] }] = (await client.query(`explain (analyze, buffers, format json) ${text}`, [[0], [id], [no], 1, 'sales_invoice'])).rows;
-        return { rows: plan.Plan['Actual Rows'], pages: (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0) };
+      const { text } = positional(CREDITED_SECTIONS_SQL);
+      const lookup = async (id: number | null, no: string | null) => {
+        const [{ 'QUERY PLAN': [plan] }] = (await client.query(`explain (analyze, buffers, format json) ${text}`, [[0], [id], [no], 777, 'sales_invoice'])).rows;
+        return { found: plan.Plan['Actual Rows'], pages: (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0) };
       };
-      // by id, by number, by both: found, from a few index and heap pages (the table holds hundreds)
-      expect(await pagesRead(5000123, null)).toMatchObject({ rows: 1 });
-      expect((await pagesRead(5000123, null)).pages).toBeLessThan(30);
-      expect(await pagesRead(null, 'BULK456')).toMatchObject({ rows: 1 });
-      expect((await pagesRead(null, 'BULK456')).pages).toBeLessThan(30);
-      expect((await pagesRead(-1, 'NO-SUCH-NUMBER')).pages).toBeLessThan(30);
+      // by id, by number, or neither: from a few index and heap pages (the organisation's rows fill hundreds)
+      const byId = await lookup(5000123, null);
+      const byNumber = await lookup(null, 'BULK456');
+      const neither = await lookup(-1, 'NO-SUCH-NUMBER');
+      expect({ byId: byId.found, byNumber: byNumber.found, neither: neither.found }).toEqual({ byId: 1, byNumber: 1, neither: 0 });
+      expect(Math.max(byId.pages, byNumber.pages, neither.pages)).toBeLessThan(30);
     } finally {
-      // the ledger is append-only except for a rebuild; the test takes its bulk rows back as one
-      await client.query(`set ledger.rebuild = 'on'`);
-      await client.query('delete from accounting_transactions where id > 5000000');
       await client.end();
     }
-  });
+  }, 60_000);
 });
 
 describe('the database guards the ledger', () => {

@@ -65,6 +65,20 @@ export function withStatementsUnder<T>(span: Span, work: () => Promise<T>): Prom
   return parent ? statementParent.run(parent, work) : work();
 }
 
+/** The span the statements issued here become children of (`withStatementsUnder`), if any. */
+export function statementsParent(): string | null {
+  return statementParent.getStore() || null;
+}
+
+/**
+ * Runs `work` so its statements become children of the span a `statementsParent()` answer names
+ * (none when null): for work that serves several operations at once, e.g. a consumer's batch
+ * under its first event's span.
+ */
+export function withStatementsUnderParent<T>(parent: string | null, work: () => Promise<T>): Promise<T> {
+  return statementParent.run(parent ?? '', work);
+}
+
 interface QueryEventData {
   __knexQueryUid?: string;
   sql?: string;

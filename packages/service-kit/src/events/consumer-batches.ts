@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { CloudEvent } from '@ledgerline/contracts';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { Logger } from '../logger.js';
+import { withStatementsUnderParent } from '../tracing.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { NewEvent } from './envelope.js';
@@ -48,6 +49,8 @@ export interface BatchPending {
   deliveryCount: number;
   /** The consumer span's trace context: events recorded for this message continue it. */
   traceparent: string | null;
+  /** The span its statements go under when tracing records (`statementsParent()`). */
+  statementsParent: string | null;
   resolve: (outcome: 'applied' | 'duplicate') => void;
   reject: (err: unknown) => void;
 }
@@ -105,7 +108,11 @@ export class ConsumerBatches {
 
   private async run(orgId: number, queue: BatchPending[]): Promise<void> {
     try {
-      while (queue.length) await this.batch(orgId, queue.splice(0, this.opts.maxItems));
+      while (queue.length) {
+        const batch = queue.splice(0, this.opts.maxItems);
+        // a batch's statements under its first event's span (the lane outlives the span that started it)
+        await withStatementsUnderParent(batch[0].statementsParent, () => this.batch(orgId, batch));
+      }
     } finally {
       this.lanes.delete(orgId);
     }

@@ -7,7 +7,7 @@ import { parseEnvelope, type NewEvent } from './envelope.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroups } from '../db/commit-groups.js';
 import { operationContext, type OperationContext } from '../context.js';
-import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
+import { SpanKind, endSpan, startSpan, statementsParent, traceparentOf, withStatementsUnder } from '../tracing.js';
 import { RESOURCE_HEADER, prepareEvent, recordEvent } from './outbox.js';
 import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { Logger } from '../logger.js';
@@ -353,7 +353,7 @@ export class IdempotentConsumer {
     if (this.def.relevant && !(await this.def.relevant(event))) return 'irrelevant';
     const outcome = (applied: boolean) => (applied ? ('applied' as const) : ('duplicate' as const));
     // a redelivery (a failure before, or a crash) is applied alone, away from a batch it might break again
-    if (this.batches && orgId !== null && m.info.deliveryCount === 1) return this.batches.submit(orgId, { event, deliveryCount: 1, traceparent });
+    if (this.batches && orgId !== null && m.info.deliveryCount === 1) return this.batches.submit(orgId, { event, deliveryCount: 1, traceparent, statementsParent: statementsParent() });
     if (this.def.sharedCommit && this.groups && orgId !== null) {
       const member = await this.groups.join(`consumer:${this.def.name}`, orgId);
       try {
