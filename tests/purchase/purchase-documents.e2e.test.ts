@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { requestReply } from '@ledgerline/service-kit';
+import pg from 'pg';
+import { creditedDocumentStatement, positional, requestReply } from '@ledgerline/service-kit';
+import { CREDITED_BILL } from '../../apps/purchase/src/vendor-credits/vendor-credit-kind.js';
 import { parseEventData, splitTenantSubject } from '@ledgerline/contracts';
-import { NATS_URL, eventually, startStack, type Stack } from '../support/stack.js';
+import { DATABASE_URL, NATS_URL, eventually, startStack, type Stack } from '../support/stack.js';
 import { apiOf, ACME, GLOBEX, VAT21, billBody, expectProblem, vendorCreditBody } from './fixtures.js';
 
 let stack: Stack;
@@ -104,6 +106,34 @@ describe('vendor credits (#15)', () => {
       'credit_exceeds_document',
     );
   });
+
+  it('a vendor credit reads its bill and the bill’s earlier credits from a few pages, however many documents the organisation has', async () => {
+    const bill = await (await post('/v1/purchase/bills', billBody({ items: [{ qty: 1, rate: 500, taxes: [VAT21] }] }))).json();
+    const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}purchase`) });
+    await client.connect();
+    try {
+      // 6 000 bills and as many vendor credits of an organisation of their own, copied from the
+      // bill in short transactions (a long one would hold back other tests' index clean-up)
+      for (const [kind, base] of [['bill', 5_000_000], ['vendor_credit', 6_000_000]] as const) {
+        for (let from = 1; from <= 6000; from += 500) {
+          await client.query(
+            `insert into purchase_documents
+             select (jsonb_populate_record(null::purchase_documents, to_jsonb(d) || jsonb_build_object('id', $2::bigint + g, 'org_id', 777, 'uid', gen_random_uuid(), 'kind', $1::text, 'no', $1::text || g,
+                     'credited_doc_id', case when $1::text = 'vendor_credit' then 5000000 + g end))).*
+               from (select * from purchase_documents where id = $3) d, generate_series($4::int, $4::int + 499) g`,
+            [kind, base, bill.id, from],
+          );
+        }
+      }
+      await client.query('analyze purchase_documents');
+      const { text } = positional(creditedDocumentStatement(CREDITED_BILL));
+      const [{ 'QUERY PLAN': [plan] }] = (await client.query(`explain (analyze, buffers, format json) ${text}`, ['vendor_credit', 777, 5_000_123, 'bill'])).rows;
+      expect(plan.Plan['Actual Rows']).toBe(1);
+      expect((plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0)).toBeLessThan(30);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
 
   it('all credits of a bill together stay within its total, also when sent at once; the currency is the bill’s', async () => {
     const bill = await (await post('/v1/purchase/bills', billBody({ items: [{ qty: 1, rate: 2000, taxes: [VAT21] }] }))).json();

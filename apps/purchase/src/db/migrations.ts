@@ -102,4 +102,15 @@ create table einvoice_imports (
 );
 `,
   ),
+  sqlMigration(
+    'purchase_0004_credits_by_credited_bill',
+    `
+-- A vendor credit sums the earlier credits of its bill; nothing indexed them by the bill, so each
+-- credit read every document of the organisation (decision 113). Sales has had this index from
+-- the start (sales_documents_credited).
+-- (if not exists: an operator with a large table may build it beforehand with create index
+-- concurrently, which a migration in a transaction cannot.)
+create index if not exists purchase_documents_credited on purchase_documents (credited_doc_id) where credited_doc_id is not null;
+`,
+  ),
 ];

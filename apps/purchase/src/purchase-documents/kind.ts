@@ -21,5 +21,5 @@ export interface PurchaseDocumentKind<K extends PurchaseKind, S extends Purchase
   /** The mask of the kind's one numbering series (DESIGN §4): own number per kind, restarting yearly. */
   mask: string;
   /** The document a request credits (vendor credits), checked with the shared credit rule. */
-  credits?: { rule: CreditRule<PurchaseDocument>; creditedId: (req: z.output<S>) => number | null | undefined };
+  credits?: { rule: CreditRule; creditedId: (req: z.output<S>) => number | null | undefined };
 }

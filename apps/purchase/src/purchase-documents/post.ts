@@ -116,6 +116,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   const credited =
     kind.credits && creditedId
       ? await checkCreditedDocument(numbered.em, kind.credits.rule, {
+          orgId: numbered.orgId,
           creditedId,
           party: req.vendor as Record<string, unknown>,
           currency: req.currency,

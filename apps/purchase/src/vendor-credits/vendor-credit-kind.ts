@@ -1,7 +1,6 @@
 import { SUBJECTS } from '@ledgerline/contracts';
 import { vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
 import { BusinessRuleError, type CreditRule } from '@ledgerline/service-kit';
-import { PurchaseDocumentSchema, type PurchaseDocument } from '../db/entities.js';
 import type { PurchaseDocumentKind } from '../purchase-documents/kind.js';
 
 /** Whether two vendor contacts are the same party: by id, else VAT number, else registration number, else name. */
@@ -20,11 +19,12 @@ const invalidCredited = (message: string) =>
   new BusinessRuleError(message, 'invalid_credited_document', [{ path: 'credited_doc_id', message, code: 'invalid_credited_document' }]);
 
 /** A vendor credit credits a bill of the same organisation, vendor and currency, up to its total. */
-export const CREDITED_BILL: CreditRule<PurchaseDocument> = {
-  documents: PurchaseDocumentSchema,
-  credited: { kind: 'bill' },
-  creditsOf: (id) => ({ kind: 'vendor_credit', creditedDocId: id }),
-  partyOf: (bill) => bill.vendor,
+export const CREDITED_BILL: CreditRule = {
+  table: 'purchase_documents',
+  kindColumn: 'kind',
+  credited: 'bill',
+  credit: 'vendor_credit',
+  party: 'd.vendor',
   sameParty: sameVendor,
   words: { credit: 'vendor credit', credited: 'bill', creditsPlural: 'Vendor credits' },
   notFound: (id) => invalidCredited(`Vendor bill ${id} does not exist`),

@@ -1,6 +1,5 @@
 import { SUBJECTS, type CreditNoteRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, type CreditRule } from '@ledgerline/service-kit';
-import { SalesDocumentSchema, type SalesDocument } from '../db/entities.js';
 import type { SalesDocumentKind } from '../sales-documents/post.js';
 
 /** Same customer: by id when both carry one, else by name and VAT number. */
@@ -12,11 +11,12 @@ export function sameCustomer(a: Record<string, unknown> | null | undefined, b: R
 }
 
 /** A credit note credits an invoice of the same organisation, customer and currency, up to its total. */
-export const CREDITED_INVOICE: CreditRule<SalesDocument> = {
-  documents: SalesDocumentSchema,
-  credited: { docType: 'sales_invoice' },
-  creditsOf: (id) => ({ docType: 'sales_credit_note', creditedDocId: id }),
-  partyOf: (invoice) => invoice.body.customer as Record<string, unknown> | null,
+export const CREDITED_INVOICE: CreditRule = {
+  table: 'sales_documents',
+  kindColumn: 'doc_type',
+  credited: 'sales_invoice',
+  credit: 'sales_credit_note',
+  party: `d.body->'customer'`,
   sameParty: sameCustomer,
   words: { credit: 'credit note', credited: 'invoice', creditsPlural: 'Credit notes' },
   notFound: (id) =>

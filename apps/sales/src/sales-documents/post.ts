@@ -36,7 +36,7 @@ export interface SalesDocumentKind<T extends SalesDocType, R extends DocumentReq
   rendering: DocumentKind;
   fileName: string;
   /** The document a request credits (credit notes), checked with the shared credit rule. */
-  credits?: { rule: CreditRule<SalesDocument>; creditedId: (input: R) => number | null | undefined; creditedNo: (input: R) => string | null | undefined };
+  credits?: { rule: CreditRule; creditedId: (input: R) => number | null | undefined; creditedNo: (input: R) => string | null | undefined };
   /** Body fields only this kind carries, given the credited document when there is one. */
   ownFields: (input: R, credited: { id: number | null; no: string | null } | null) => Record<string, unknown>;
 }
@@ -76,6 +76,7 @@ async function creditedOf<R extends DocumentRequest>(ctx: TenantContext, kind: S
   const id = kind.credits.creditedId(input);
   if (id == null) return { id: null, no: kind.credits.creditedNo(input) ?? null };
   const doc = await checkCreditedDocument(ctx.em, kind.credits.rule, {
+    orgId: ctx.orgId,
     creditedId: id,
     party: input.customer as Record<string, unknown>,
     currency: computed.currency,

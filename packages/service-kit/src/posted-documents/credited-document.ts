@@ -1,26 +1,31 @@
-import type { EntitySchema, FilterQuery } from '@mikro-orm/core';
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertCreditHeadroom } from '@ledgerline/documents';
 import { BusinessRuleError } from '../errors.js';
+import { sqlRows } from '../db/orm.js';
 
 /** What a credit (credit note, vendor credit) checks of the document it credits. */
-export interface CreditableDocument {
+export interface CreditedDocument {
   id: number;
   no: string;
   currency: string;
   totalAmount: string;
 }
 
-/** How one kind of credit relates to the documents it may credit: the differences between services, as data. */
-export interface CreditRule<D extends CreditableDocument> {
-  documents: EntitySchema<D, any>;
-  /** Selects the documents a credit may credit, e.g. `{ docType: 'sales_invoice' }`. */
-  credited: FilterQuery<D>;
-  /** Selects the credits of a credited document `id`. */
-  creditsOf: (id: number) => FilterQuery<D>;
-  /** The party of a stored document and whether a request's party is the same one. */
-  partyOf: (doc: D) => Record<string, unknown> | null | undefined;
+/**
+ * How one kind of credit relates to the documents it may credit: the differences between services,
+ * as data. The table and columns are the service's own, written into one statement (never
+ * anything a request sent).
+ */
+export interface CreditRule {
+  /** The table of documents: `id`, `org_id`, `no`, `currency`, `total_amount`, `credited_doc_id`. */
+  table: string;
+  /** The column telling documents' kinds apart, the kind a credit may credit, and the credits' own kind. */
+  kindColumn: string;
+  credited: string;
+  credit: string;
+  /** SQL of the credited document's party, over the row `d` (e.g. `d.body->'customer'`). */
+  party: string;
+  /** Whether a stored document's party and a request's are the same one. */
   sameParty: (a: Record<string, unknown> | null | undefined, b: Record<string, unknown> | null | undefined) => boolean;
   /** Words of the messages: `credit note` credits an `invoice`. */
   words: { credit: string; credited: string; creditsPlural: string };
@@ -32,6 +37,7 @@ export interface CreditRule<D extends CreditableDocument> {
 }
 
 export interface CreditRequest {
+  orgId: number;
   creditedId: number;
   party: Record<string, unknown> | null | undefined;
   currency: string;
@@ -40,29 +46,49 @@ export interface CreditRequest {
 }
 
 /**
+ * The credited document, locked until commit, with its party and the totals of its credits so
+ * far; values: the credit kind, organisation, credited id, credited kind. Exported for the test
+ * that reads its plan.
+ */
+export function creditedDocumentStatement(rule: CreditRule): string {
+  return `select d.id, d.no, d.currency, d.total_amount::text as total_amount, ${rule.party} as party,
+            array(select c.total_amount::text from ${rule.table} c
+                   where c.org_id = d.org_id and c.credited_doc_id = d.id and c.${rule.kindColumn} = ?) as earlier
+       from ${rule.table} d
+      where d.org_id = ? and d.id = ? and d.${rule.kindColumn} = ?
+        for update of d`;
+}
+
+/**
  * Checks a credit against the document it credits (same organisation, party and currency; its
  * credits may not exceed its total) and returns that document. Its row is locked until commit,
- * so concurrent credits of one document are judged one after another.
+ * so concurrent credits of one document are judged one after another. One statement reads the
+ * document and its earlier credits; through the ORM, hydrating the whole document (its body
+ * included) and then its credits cost about 4 ms of CPU per credit (decision 113).
  */
-export async function checkCreditedDocument<D extends CreditableDocument>(em: EntityManager, rule: CreditRule<D>, req: CreditRequest): Promise<D> {
-  const credited = await em.findOne(rule.documents, { ...(rule.credited as object), id: req.creditedId } as FilterQuery<D>, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!credited) throw rule.notFound(req.creditedId);
-  if (!rule.sameParty(rule.partyOf(credited), req.party)) throw rule.otherParty();
-  const currency = credited.currency.trim();
+export async function checkCreditedDocument(em: EntityManager, rule: CreditRule, req: CreditRequest): Promise<CreditedDocument> {
+  const [row] = await sqlRows<{ id: string | number; no: string; currency: string; total_amount: string; party: Record<string, unknown> | null; earlier: string[] }>(
+    em,
+    creditedDocumentStatement(rule),
+    [rule.credit, req.orgId, req.creditedId, rule.credited],
+    { prepared: true },
+  );
+  if (!row) throw rule.notFound(req.creditedId);
+  if (!rule.sameParty(row.party, req.party)) throw rule.otherParty();
+  const currency = row.currency.trim();
   if (currency !== req.currency) {
     throw new BusinessRuleError(`A ${rule.words.credit} must be in the currency of the ${rule.words.credited} it credits`, 'currency_mismatch', [
       { path: 'currency', message: `the credited ${rule.words.credited} is in ${currency}`, code: 'currency_mismatch' },
     ]);
   }
-  const earlier = await em.find(rule.documents, rule.creditsOf(credited.id), { fields: ['totalAmount'] as never });
   assertCreditHeadroom({
-    creditedTotal: credited.totalAmount,
-    earlierCredits: earlier.map((c) => c.totalAmount),
+    creditedTotal: row.total_amount,
+    earlierCredits: row.earlier,
     credit: req.total,
     precision: req.precision,
-    creditsOf: `${rule.words.creditsPlural} of ${rule.words.credited} ${credited.no}`,
+    creditsOf: `${rule.words.creditsPlural} of ${rule.words.credited} ${row.no}`,
     document: rule.words.credited,
     code: rule.exceedsCode,
   });
-  return credited;
+  return { id: Number(row.id), no: row.no, currency, totalAmount: row.total_amount };
 }
