@@ -1,15 +1,13 @@
 import type { CloudEvent } from '@ledgerline/contracts';
 import { applyMatchedPayment, toDb, type OperationContext, type PaymentTarget } from '@ledgerline/service-kit';
-import { PaymentApplicationSchema, PurchaseDocumentSchema, type PaymentApplication, type PurchaseDocument } from '../db/entities.js';
+import { PaymentApplicationSchema, type PaymentApplication } from '../db/entities.js';
 import { kindOfDocumentType } from '../purchase-documents/kinds.js';
 
 /** Purchase documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
-export const PURCHASE_PAYMENTS: PaymentTarget<PurchaseDocument, PaymentApplication> = {
-  documents: PurchaseDocumentSchema,
-  documentFilter: (ref) => {
-    const kind = kindOfDocumentType(ref.type);
-    return kind ? { kind } : null;
-  },
+export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {
+  table: 'purchase_documents',
+  kindColumn: 'kind',
+  kindOf: (ref) => kindOfDocumentType(ref.type) ?? null,
   applications: PaymentApplicationSchema,
   applicationRow: (doc, eventId, payment, at) => ({
     orgId: doc.orgId,

@@ -1,13 +1,14 @@
 import type { CloudEvent } from '@ledgerline/contracts';
 import { applyMatchedPayment, toDb, type OperationContext, type PaymentTarget } from '@ledgerline/service-kit';
-import { DocumentPaymentSchema, SalesDocumentSchema, type DocumentPayment, type SalesDocType, type SalesDocument } from '../db/entities.js';
+import { DocumentPaymentSchema, type DocumentPayment, type SalesDocType } from '../db/entities.js';
 
 const SALES_TYPES: readonly string[] = ['sales_invoice', 'sales_credit_note'] satisfies SalesDocType[];
 
 /** Sales documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
-export const SALES_PAYMENTS: PaymentTarget<SalesDocument, DocumentPayment> = {
-  documents: SalesDocumentSchema,
-  documentFilter: (ref) => (SALES_TYPES.includes(ref.type) ? { docType: ref.type as SalesDocType } : null),
+export const SALES_PAYMENTS: PaymentTarget<DocumentPayment> = {
+  table: 'sales_documents',
+  kindColumn: 'doc_type',
+  kindOf: (ref) => (SALES_TYPES.includes(ref.type) ? ref.type : null),
   applications: DocumentPaymentSchema,
   applicationRow: (doc, eventId, payment, at) => ({
     orgId: doc.orgId,
@@ -20,9 +21,7 @@ export const SALES_PAYMENTS: PaymentTarget<SalesDocument, DocumentPayment> = {
     date: payment.date,
     createdAt: at,
   }),
-  touch: (doc, at) => {
-    doc.updatedAt = at;
-  },
+  touchColumn: 'updated_at',
 };
 
 export const applySalesPayment = (ctx: OperationContext, event: CloudEvent) => applyMatchedPayment(ctx, event, SALES_PAYMENTS);

@@ -1,9 +1,9 @@
-import type { EntitySchema, FilterQuery } from '@mikro-orm/core';
-import { LockMode } from '@mikro-orm/core';
+import type { EntitySchema } from '@mikro-orm/core';
 import { financePaymentMatchedEventSchema, type CloudEvent, type FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 import { paymentStatus } from '@ledgerline/documents';
 import { dec, toDb } from '../money.js';
 import { insertRows } from '../db/tables.js';
+import { sqlRows } from '../db/orm.js';
 import { PoisonMessageError } from '../events/consumer.js';
 import type { OperationContext } from '../context.js';
 
@@ -19,16 +19,23 @@ export interface PayableDocument {
   paymentStatus: string;
 }
 
-/** Where a service keeps its documents and their payment applications: the differences, as data. */
-export interface PaymentTarget<D extends PayableDocument, A extends object> {
-  documents: EntitySchema<D, any>;
-  /** Selects the paid document among this service's, or null when its type is another service's. */
-  documentFilter: (ref: FinancePaymentMatchedEvent['document']) => FilterQuery<D> | null;
+/**
+ * Where a service keeps its documents and their payment applications: the differences, as data.
+ * The table and columns are the service's own, written into its statements (never anything an
+ * event sent).
+ */
+export interface PaymentTarget<A extends object> {
+  /** The documents' table: `id`, `org_id`, `currency`, `precision`, `total_amount`, `amount_paid`, `amount_due`, `payment_status`. */
+  table: string;
+  /** The column telling documents' kinds apart. */
+  kindColumn: string;
+  /** The kind of the paid document among this service's, or null when its type is another service's. */
+  kindOf: (ref: FinancePaymentMatchedEvent['document']) => string | null;
   /** The audit row of one applied payment (unique per event id). */
   applications: EntitySchema<A, any>;
-  applicationRow: (doc: D, eventId: string, payment: FinancePaymentMatchedEvent, at: Date) => Partial<Record<keyof A, unknown>>;
-  /** Stamps the document as changed (e.g. `updatedAt`). */
-  touch?: (doc: D, at: Date) => void;
+  applicationRow: (doc: PayableDocument, eventId: string, payment: FinancePaymentMatchedEvent, at: Date) => Partial<Record<keyof A, unknown>>;
+  /** A column stamped with the time of the change (e.g. `updated_at`). */
+  touchColumn?: string;
 }
 
 /**
@@ -43,26 +50,42 @@ export interface PaymentTarget<D extends PayableDocument, A extends object> {
  * - The consumer's inbox makes a redelivery a no-op; the application row, unique per event, is
  *   a second guard.
  */
-export async function applyMatchedPayment<D extends PayableDocument, A extends object>(
+export async function applyMatchedPayment<A extends object>(
   ctx: OperationContext,
   event: CloudEvent,
-  target: PaymentTarget<D, A>,
+  target: PaymentTarget<A>,
 ): Promise<'applied' | 'ignored'> {
   if (ctx.orgId === null) throw new PoisonMessageError('finance.payment.matched without an organisation');
   const parsed = financePaymentMatchedEventSchema.safeParse(event.data);
   if (!parsed.success) throw new PoisonMessageError(`invalid finance.payment.matched data: ${parsed.error.message}`);
   const payment = parsed.data;
-  const filter = target.documentFilter(payment.document);
-  if (!filter) return 'ignored';
-  const doc = await ctx.em.findOne(target.documents, { ...(filter as object), id: payment.document.id } as FilterQuery<D>, {
-    lockMode: LockMode.PESSIMISTIC_WRITE,
-  });
-  if (!doc) {
-    ctx.log.warn('payment for a document unknown in the organisation ignored', { event_id: event.id, org_id: ctx.orgId, document: payment.document });
+  const kind = target.kindOf(payment.document);
+  if (!kind) return 'ignored';
+  const orgId = ctx.orgId;
+  // the paid document's figures, locked: one statement, not an entity hydrated with its whole body
+  const [row] = await sqlRows<{ id: string | number; currency: string; precision: number; total_amount: string; amount_paid: string; amount_due: string; payment_status: string }>(
+    ctx.em,
+    `select id, currency, precision, total_amount::text as total_amount, amount_paid::text as amount_paid, amount_due::text as amount_due, payment_status
+       from ${target.table} where org_id = ? and id = ? and ${target.kindColumn} = ? for update`,
+    [orgId, payment.document.id, kind],
+    { prepared: true },
+  );
+  if (!row) {
+    ctx.log.warn('payment for a document unknown in the organisation ignored', { event_id: event.id, org_id: orgId, document: payment.document });
     return 'ignored';
   }
-  if (doc.currency.trim() !== payment.currency) {
-    throw new PoisonMessageError(`payment in ${payment.currency} for ${payment.document.type} ${doc.id} in ${doc.currency.trim()}`);
+  const doc: PayableDocument = {
+    id: Number(row.id),
+    orgId,
+    currency: row.currency.trim(),
+    precision: row.precision,
+    totalAmount: row.total_amount,
+    amountPaid: row.amount_paid,
+    amountDue: row.amount_due,
+    paymentStatus: row.payment_status,
+  };
+  if (doc.currency !== payment.currency) {
+    throw new PoisonMessageError(`payment in ${payment.currency} for ${payment.document.type} ${doc.id} in ${doc.currency}`);
   }
   const at = ctx.now();
   const recorded = await insertRows(ctx.em, target.applications, [target.applicationRow(doc, event.id, payment, at)], {
@@ -71,11 +94,14 @@ export async function applyMatchedPayment<D extends PayableDocument, A extends o
   });
   if (recorded.length === 0) return 'ignored';
   const paid = dec(doc.amountPaid).plus(dec(payment.amount));
-  doc.amountPaid = toDb(paid, doc.precision);
-  doc.amountDue = toDb(dec(doc.totalAmount).minus(paid), doc.precision);
-  doc.paymentStatus = paymentStatus(doc.totalAmount, doc.amountPaid);
-  target.touch?.(doc, at);
-  await ctx.em.flush();
+  const amountPaid = toDb(paid, doc.precision);
+  const touch = target.touchColumn ? `, ${target.touchColumn} = ?` : '';
+  await sqlRows(
+    ctx.em,
+    `update ${target.table} set amount_paid = ?, amount_due = ?, payment_status = ?${touch} where org_id = ? and id = ?`,
+    [amountPaid, toDb(dec(doc.totalAmount).minus(paid), doc.precision), paymentStatus(doc.totalAmount, amountPaid), ...(target.touchColumn ? [at] : []), orgId, doc.id],
+    { prepared: true },
+  );
   return 'applied';
 }
 
