@@ -8,7 +8,7 @@ import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroups } from '../db/commit-groups.js';
 import { operationContext, type OperationContext } from '../context.js';
 import { SpanKind, endSpan, startSpan, statementsParent, traceparentOf, withStatementsUnder } from '../tracing.js';
-import { RESOURCE_HEADER, prepareEvent, recordEvent } from './outbox.js';
+import { RESOURCE_HEADER, prepareEvent, recordEvent, type PreparedEvent } from './outbox.js';
 import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
@@ -189,12 +189,7 @@ export class IdempotentConsumer {
           source,
           withOrganisation: def.withOrganisation ?? false,
           handleBatch: def.handleBatch,
-          handleClaimed: (em, orgId, p, organisation, emitAtCommit) =>
-            this.handle(em, orgId, p.event, p.deliveryCount, p.traceparent, organisation, (ev) => {
-              const prepared = prepareEvent(this.source, ev);
-              emitAtCommit(prepared);
-              return Promise.resolve(prepared.id);
-            }),
+          handleClaimed: (em, orgId, p, organisation, emitAtCommit) => this.handle(em, orgId, p.event, p.deliveryCount, p.traceparent, organisation, this.atCommit(emitAtCommit)),
           applyAlone: (p) => this.applyAlone(Number(p.event.orgid), p.event, p.deliveryCount, p.traceparent),
           maxItems: Math.min(32, Math.max(1, def.concurrency ?? 1)),
           log,
@@ -358,12 +353,7 @@ export class IdempotentConsumer {
       const member = await this.groups.join(`consumer:${this.def.name}`, orgId);
       try {
         // what the handler announces is written with the rest of the group's events, at its commit
-        const atCommit = (ev: NewEvent<unknown>) => {
-          const prepared = prepareEvent(this.source, ev);
-          member.emitAtCommit(prepared);
-          return Promise.resolve(prepared.id);
-        };
-        const applied = await this.claimAndHandle(member.em, orgId, event, m.info.deliveryCount, traceparent, atCommit);
+        const applied = await this.claimAndHandle(member.em, orgId, event, m.info.deliveryCount, traceparent, this.atCommit((p) => member.emitAtCommit(p)));
         await member.finish(); // resolves once the shared transaction committed
         return outcome(applied);
       } catch (err) {
@@ -372,6 +362,15 @@ export class IdempotentConsumer {
       }
     }
     return this.applyAlone(orgId, event, m.info.deliveryCount, traceparent);
+  }
+
+  /** A handler's `emit` that hands each event, prepared, to whoever writes it at the commit. */
+  private atCommit(push: (event: PreparedEvent) => void): (ev: NewEvent<unknown>) => Promise<string> {
+    return (ev) => {
+      const prepared = prepareEvent(this.source, ev);
+      push(prepared);
+      return Promise.resolve(prepared.id);
+    };
   }
 
   /** One event in a transaction of its own. */
