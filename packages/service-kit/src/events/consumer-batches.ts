@@ -4,7 +4,7 @@ import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import { withStatementsUnderParent } from '../tracing.js';
 import type { MetricsRegistry } from '../metrics.js';
-import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
+import { besideReplica, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { NewEvent } from './envelope.js';
 import { insertPreparedEvents, prepareEvent, type PreparedEvent } from './outbox.js';
 
@@ -76,9 +76,7 @@ export interface BatchRunnerOptions {
 }
 
 const CLAIM_MANY = 'insert into kit_inbox (consumer, event_id, subject) select ?, unnest(?::text[]), ? on conflict do nothing returning event_id';
-const CLAIM_MANY_WITH_ORGANISATION = `with claimed as (${CLAIM_MANY})
-  select array(select event_id from claimed) as claimed, o.org_id is not null as known, ${REPLICA_COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')}
-    from (select 1) one left join kit_organisations o on o.org_id = ?`;
+const CLAIM_MANY_WITH_ORGANISATION = besideReplica(CLAIM_MANY, 'array(select event_id from done) as claimed');
 const UNCLAIM = 'delete from kit_inbox where consumer = ? and event_id = any(?::text[])';
 
 /** The batches of one consumer, one lane per organisation: a lane runs one batch at a time and the next holds whatever arrived meanwhile. */

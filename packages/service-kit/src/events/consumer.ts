@@ -9,7 +9,7 @@ import type { CommitGroups } from '../db/commit-groups.js';
 import { operationContext, type OperationContext } from '../context.js';
 import { SpanKind, endSpan, startSpan, statementsParent, traceparentOf, withStatementsUnder } from '../tracing.js';
 import { RESOURCE_HEADER, prepareEvent, recordEvent, type PreparedEvent } from './outbox.js';
-import { REPLICA_COLUMNS, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
+import { besideReplica, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ConsumerBatches, type BatchHandler } from './consumer-batches.js';
@@ -102,9 +102,7 @@ type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; er
 
 const CLAIM = 'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id';
 /** The claim, answering beside it the organisation's replica row (all columns null when there is none). */
-const CLAIM_WITH_ORGANISATION = `with claimed as (${CLAIM})
-  select exists (select 1 from claimed) as claimed, o.org_id is not null as known, ${REPLICA_COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')}
-    from (select 1) one left join kit_organisations o on o.org_id = ?`;
+const CLAIM_WITH_ORGANISATION = besideReplica(CLAIM, 'exists (select 1 from done) as claimed');
 
 /** The default ordering key: one resource of one organisation. Read from the envelope, or unread from the message (`unreadKey`). */
 const resourceKey = (orgId: string | number, resource: string): string => `${orgId}|${resource}`;
