@@ -1,6 +1,7 @@
 /**
  * `npm run bench` (`-- --quick` for about a minute): starts the whole system as separate
- * processes, drives it over HTTP from this process, and prints each figure beside its ceiling
+ * processes, drives it over HTTP from this process (and from the paced generator, bench/paced.ts),
+ * and prints each figure beside its ceiling
  * measured in the same run on the same machine. Results go to bench/results/latest.json.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
 import type { BenchContext } from './run.js';
 import { load, percentile } from './load.js';
+import { pacedLoad, type PacedResult } from './paced.js';
 import { POSTGRES_SHARE_PREFIX, cpuSnapshot, spawnProc } from './stack.js';
 import { monotonicUs } from './profiles.js';
 
@@ -21,6 +22,32 @@ async function waitReadyHello(port: number) {
   throw new Error('hello server did not start');
 }
 
+/**
+ * The same fixed rate offered to the gateway path and straight to the service, in alternating
+ * short runs: a stall of the machine lands in one run, not in one path's whole measurement, and
+ * the figure is the median of the runs' p99 differences.
+ */
+async function pacedComparison(opts: { rate: number; pairs: number; seconds: number; via: { url: string; headers: Record<string, string> }; direct: { url: string; headers: Record<string, string> } }) {
+  const runs: Array<{ via: PacedResult; direct: PacedResult }> = [];
+  for (let i = 0; i < opts.pairs; i++) {
+    const direct = await pacedLoad({ ...opts.direct, rate: opts.rate, seconds: opts.seconds });
+    const via = await pacedLoad({ ...opts.via, rate: opts.rate, seconds: opts.seconds });
+    runs.push({ via, direct });
+  }
+  const median = (xs: number[]) => percentile(xs, 50);
+  const lost = runs.reduce((n, r) => n + r.via.errors + r.via.unsent + r.via.unanswered + r.direct.errors + r.direct.unsent + r.direct.unanswered, 0);
+  const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
+  return {
+    overhead: median(runs.map((r) => r.via.p99 - r.direct.p99)),
+    lost,
+    note:
+      `${opts.rate} req/s offered to each path (open loop), ${opts.pairs} alternating runs of ${opts.seconds} s; ` +
+      `p99 through the gateway ${fmt(runs.map((r) => r.via.p99))} ms, straight to settings ${fmt(runs.map((r) => r.direct.p99))} ms; ` +
+      `p50 ${median(runs.map((r) => r.via.p50)).toFixed(2)} vs ${median(runs.map((r) => r.direct.p50)).toFixed(2)} ms` +
+      (lost ? `; ${lost} requests failed or unanswered` : ''),
+  };
+}
+
 /** 1. Gateway overhead: the same authenticated GET through the gateway, straight to the service, and a bare Hono app. */
 const gatewayOverhead: Benchmark = {
   title: 'Gateway overhead (GET /v1/settings/organisation)',
@@ -36,18 +63,27 @@ const gatewayOverhead: Benchmark = {
       const bare = await load({ url: 'http://127.0.0.1:18090/hello', seconds });
       const bareAfter = bareCpu();
       const directCpu = quickCpu(ctx);
-      const direct = await load({
-        url: `${ctx.stack.url('settings')}/v1/settings/organisation`,
-        seconds,
-        headers: {
-          [INTERNAL_HEADERS.orgId]: '1',
-          [INTERNAL_HEADERS.scopes]: 'admin',
-          [INTERNAL_HEADERS.token]: ctx.stack.internalToken,
-        },
-      });
+      const directHeaders = {
+        [INTERNAL_HEADERS.orgId]: '1',
+        [INTERNAL_HEADERS.scopes]: 'admin',
+        [INTERNAL_HEADERS.token]: ctx.stack.internalToken,
+      };
+      const direct = await load({ url: `${ctx.stack.url('settings')}/v1/settings/organisation`, seconds, headers: directHeaders });
       const viaCpu = quickCpu(ctx);
       const via = await load({ url: `${ctx.stack.gateway}/v1/settings/organisation`, seconds, headers: ctx.auth });
       const endCpu = quickCpu(ctx);
+      // The issue's overhead figure: both paths offered the same fixed rate, half of what the
+      // closed loop got straight from settings, by an open-loop generator (latency from when each
+      // request was due, so a stall is charged to every request it delays).
+      const paths = {
+        via: { url: `${ctx.stack.gateway}/v1/settings/organisation`, headers: ctx.auth },
+        direct: { url: `${ctx.stack.url('settings')}/v1/settings/organisation`, headers: directHeaders },
+      };
+      const pairs = ctx.quick ? 3 : 5;
+      const runSeconds = ctx.quick ? 2 : 3;
+      const half = await pacedComparison({ ...paths, rate: Math.max(100, Math.round(direct.rps / 2)), pairs, seconds: runSeconds });
+      // and at a quarter, where the two cores are not yet the queue
+      const quarter = await pacedComparison({ ...paths, rate: Math.max(50, Math.round(direct.rps / 4)), pairs, seconds: runSeconds });
       // CPU per request of each path from /proc (`--profile` reads the profiles over the same windows)
       pushCpuPer(ctx, 'bare Hono hello-world', bareBefore, bareAfter, bare.total, 'requests');
       pushCpuPer(ctx, 'GET straight to settings', directCpu, viaCpu, direct.total, 'requests');
@@ -76,11 +112,23 @@ const gatewayOverhead: Benchmark = {
         },
         {
           name: 'gateway p99 overhead',
+          value: half.overhead,
+          unit: 'ms',
+          target: '≤ 2 ms at half the direct rate',
+          met: half.overhead <= 2 && half.lost === 0,
+          note: half.note,
+        },
+        {
+          name: 'gateway p99 overhead at a quarter of it',
+          value: quarter.overhead,
+          unit: 'ms',
+          note: quarter.note,
+        },
+        {
+          name: 'gateway p99 overhead, closed loop',
           value: via.p99 - direct.p99,
           unit: 'ms',
-          target: '≤ 2 ms',
-          met: via.p99 - direct.p99 <= 2,
-          note: `gateway p99 ${via.p99} ms vs direct ${direct.p99} ms (same connection count)`,
+          note: `gateway p99 ${via.p99} ms vs direct ${direct.p99} ms (same connection count, 16)`,
         },
       );
     } finally {
@@ -462,17 +510,17 @@ benchmarks.push(listReads);
 // --- ledger lag ----------------------------------------------------------------------------------
 
 /**
- * 3. From invoice POST to its accounting transaction being readable, at a steady 100 documents/s.
+ * 3. From invoice POST to its accounting transaction being readable, at a steady offered rate
+ * (the issue's two: p99 ≤ 250 ms at 100 documents/s, ≤ 1 s at 400).
  * The moment of "readable" is taken from `accounting.transaction.posted`, which the accounting
  * service writes in the same transaction as the ledger entry (so the entry is committed when the
  * event leaves); polling the list endpoint 50 times a second would load the system it measures.
  * A sample of entries is then read back through the gateway to confirm.
  */
-const ledgerLag: Benchmark = {
-  title: 'Ledger lag at 100 documents/s',
+const ledgerLagAt = (rate: number, targetMs: number, day: string): Benchmark => ({
+  title: `Ledger lag at ${rate} documents/s`,
   run: async (ctx) => {
     const seconds = ctx.quick ? 10 : 30;
-    const day = '2031-01-15';
     const body = JSON.stringify({ ...invoiceBody(2), date_issued: day });
     const headers = { ...ctx.auth, 'content-type': 'application/json' };
     const posted = new Map<string, number>();
@@ -499,8 +547,8 @@ const ledgerLag: Benchmark = {
     const inflight: Promise<void>[] = [];
     const failedWith = new Map<number, number>();
     const begin = performance.now();
-    for (let i = 0; i < seconds * 100; i++) {
-      const due = begin + i * 10;
+    for (let i = 0; i < seconds * rate; i++) {
+      const due = begin + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const t0 = performance.now();
@@ -525,7 +573,7 @@ const ledgerLag: Benchmark = {
       );
     }
     await Promise.all(inflight);
-    const achieved = (seconds * 100) / ((performance.now() - begin) / 1000);
+    const achieved = (seconds * rate) / ((performance.now() - begin) / 1000);
     const until = performance.now() + 30_000;
     while (lags.length < posted.size && performance.now() < until) await new Promise((r) => setTimeout(r, 100));
     sub.unsubscribe();
@@ -537,16 +585,22 @@ const ledgerLag: Benchmark = {
     const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
     ctx.figures.push(
       {
-        name: 'ledger lag p50',
+        name: `ledger lag p50 at ${rate}/s`,
         value: p(0.5),
         unit: 'ms',
         note: `${lags.length}/${posted.size} entries seen, ${check.total} readable through the gateway, ${failures} failed POSTs${failedWith.size ? ` (${[...failedWith].map(([st, n]) => `${n} × ${st}`).join(', ')})` : ''}, offered ${achieved.toFixed(0)} docs/s, POST p50 ${percentile(postLatency, 50).toFixed(0)} ms p99 ${percentile(postLatency, 99).toFixed(0)} ms`,
       },
-      { name: 'ledger lag p99', value: p(0.99), unit: 'ms', target: '≤ 500 ms', met: p(0.99) <= 500 && lags.length === posted.size && failures === 0 },
+      {
+        name: `ledger lag p99 at ${rate}/s`,
+        value: p(0.99),
+        unit: 'ms',
+        target: `≤ ${targetMs} ms`,
+        met: p(0.99) <= targetMs && lags.length === posted.size && failures === 0,
+      },
     );
   },
-};
-benchmarks.splice(2, 0, ledgerLag);
+});
+benchmarks.splice(2, 0, ledgerLagAt(100, 250, '2031-01-15'), ledgerLagAt(400, 1000, '2031-01-16'));
 
 // --- trial balance over 1,000,000 rows -----------------------------------------------------------
 
