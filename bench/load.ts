@@ -13,6 +13,8 @@ export interface LoadResult {
 export async function load(opts: {
   url: string;
   seconds: number;
+  /** Exactly this many requests instead of `seconds` of them. */
+  amount?: number;
   connections?: number;
   method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
@@ -22,7 +24,7 @@ export async function load(opts: {
 }): Promise<LoadResult> {
   const r = await autocannon({
     url: opts.url,
-    duration: opts.seconds,
+    ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: opts.seconds }),
     connections: opts.connections ?? 16,
     method: opts.method ?? 'GET',
     headers: opts.headers,

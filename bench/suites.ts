@@ -324,6 +324,71 @@ const documentWrites: Benchmark = {
 benchmarks.push(documentWrites);
 
 /**
+ * 2b. What a credit note crediting an invoice, and a bank transaction paying one, cost across
+ * all processes, the ledger entries they cause included: paths the credit notes above (which
+ * credit nothing) do not take — the credited invoice's check (decision 113), the payment's
+ * match and the paid invoice's figures (decision 114).
+ */
+const creditsAndPayments: Benchmark = {
+  title: 'Credits and payments of invoices',
+  run: async (ctx) => {
+    const n = ctx.quick ? 300 : 1000;
+    const headers = { ...ctx.auth, 'content-type': 'application/json' };
+    const ids = await createInvoices(ctx, 2 * n, 'Credits and payments');
+    const credited = ids.slice(0, n);
+    const paid = ids.slice(n);
+    const { total_amount: total } = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices/${paid[0]}`, { headers: ctx.auth })).json()) as { total_amount: number };
+    const day = new Date().toISOString().slice(0, 10);
+
+    let next = 0;
+    const before = await settledCpu(ctx);
+    const credits = await load({
+      url: `${ctx.stack.gateway}/v1/sales/credit-notes`,
+      method: 'POST',
+      seconds: 0,
+      amount: n,
+      headers,
+      // the invoice's own customer and lines: each credit note credits one invoice in full
+      requestBody: () => JSON.stringify({ ...invoiceBody(2), credited_doc_id: credited[next++ % n] }),
+    });
+    const between = await settledCpu(ctx);
+    pushCpuPer(ctx, 'credit note crediting an invoice', before, between, credits.total - credits.non2xx - credits.errors, 'documents');
+
+    let order = 0;
+    const payments = await load({
+      url: `${ctx.stack.gateway}/v1/finance/bank/transactions`,
+      method: 'POST',
+      seconds: 0,
+      amount: n,
+      headers,
+      requestBody: () =>
+        JSON.stringify({
+          account_number: '2400999999/2010',
+          statement_id: 77,
+          order: ++order,
+          amount: total,
+          currency: 'CZK',
+          date_transaction: day,
+          paid_record: { type: 'sales_invoice', id: paid[(order - 1) % n] },
+        }),
+    });
+    const after = await settledCpu(ctx);
+    pushCpuPer(ctx, 'bank transaction paying an invoice', between, after, payments.total - payments.non2xx - payments.errors, 'documents');
+    const settled = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices/${paid[n - 1]}`, { headers: ctx.auth })).json()) as { payment_status?: string };
+    ctx.figures.push(
+      { name: 'credit notes crediting an invoice', value: credits.rps, unit: 'docs/s', note: `${n} sent, p50 ${credits.p50} ms, p99 ${credits.p99} ms, non-2xx ${credits.non2xx}, errors ${credits.errors}` },
+      {
+        name: 'bank transactions paying an invoice',
+        value: payments.rps,
+        unit: 'docs/s',
+        note: `${n} sent, p50 ${payments.p50} ms, p99 ${payments.p99} ms, non-2xx ${payments.non2xx}, errors ${payments.errors}; the last invoice paid: ${settled.payment_status}`,
+      },
+    );
+  },
+};
+benchmarks.push(creditsAndPayments);
+
+/**
  * 3. One numbering series at full tilt through the kit's group commit: each writer takes the next
  * number, writes its document and outbox event in its own savepoint, and concurrent writers share
  * one commit. The same rows as the plain-pg ceiling above, where every document holds the series
@@ -423,22 +488,26 @@ benchmarks.push(groupCommitNumbering);
 
 // --- compliance ----------------------------------------------------------------------------------
 
-async function createInvoices(ctx: BenchContext, count: number): Promise<number[]> {
+async function createInvoices(ctx: BenchContext, count: number, notes = 'bench'): Promise<number[]> {
   const headers = { ...ctx.auth, 'content-type': 'application/json' };
+  // marked by their notes, so a figure reads back its own invoices and no earlier figure's
+  const mark = `${notes} ${Date.now().toString(36)}`;
   const r = await (await import('autocannon')).default({
     url: `${ctx.stack.gateway}/v1/sales/invoices`,
     method: 'POST',
     headers,
-    body: JSON.stringify(invoiceBody(2)),
+    body: JSON.stringify({ ...invoiceBody(2), notes: mark }),
     connections: 8,
     amount: count,
   });
   if (r.non2xx > 0) throw new Error(`${r.non2xx} invoice creations failed`);
   const ids: number[] = [];
   for (let from = 0; ids.length < count; from += 1000) {
-    const page = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices?take=1000&from=${from}`, { headers: ctx.auth })).json()) as { entities?: Array<{ id: number }> };
+    const page = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices?take=1000&from=${from}`, { headers: ctx.auth })).json()) as {
+      entities?: Array<{ id: number; notes?: string | null }>;
+    };
     if (!page.entities?.length) break;
-    ids.push(...page.entities.map((e: { id: number }) => e.id));
+    ids.push(...page.entities.filter((e) => e.notes === mark).map((e) => e.id));
   }
   return ids.slice(0, count);
 }

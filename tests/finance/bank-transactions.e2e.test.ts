@@ -91,6 +91,12 @@ describe('bank transactions paying purchase documents (#16)', () => {
     await expectProblem(await post('/v1/finance/bank/transactions', { ...line, amount: -5 }), 409, 'duplicate_bank_transaction');
     // The same line number on another statement is another transaction.
     expect((await post('/v1/finance/bank/transactions', { ...line, statement_id: 4, paid_record: null })).status).toBe(200);
+    // The bank's own reference is unique per account too, whatever line it comes on.
+    const referenced = { ...line, statement_id: 5, order: 1, bank_reference: 'REF-DUP-7', paid_record: null };
+    expect((await post('/v1/finance/bank/transactions', referenced)).status).toBe(200);
+    await expectProblem(await post('/v1/finance/bank/transactions', { ...referenced, statement_id: 6 }), 409, 'duplicate_bank_transaction');
+    await expectProblem(await post('/v1/finance/bank/transactions', { ...referenced, statement_id: null, order: null }), 409, 'duplicate_bank_transaction');
+    expect((await post('/v1/finance/bank/transactions', { ...referenced, statement_id: 6, account_number: '1111111111/0100' })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 500));
     expect(await bill(b.no)).toMatchObject({ amount_paid: 100, amount_due: 198, payment_status: 'partially_paid' });
     const rows = (await stack.services.finance!.deps.orm.em

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
-import { apiOf, VAT12, VAT21, expectProblem } from '../purchase/fixtures.js';
+import { apiOf, VAT12, VAT21, billBody, expectProblem } from '../purchase/fixtures.js';
 
 let stack: Stack;
 const api = apiOf(() => stack);
 beforeAll(async () => {
-  stack = await startStack({ services: ['sales', 'finance'] });
+  stack = await startStack({ services: ['sales', 'purchase', 'finance'] });
 });
 afterAll(async () => {
   await stack?.close();
@@ -89,5 +89,36 @@ describe('payments matched to sales invoices', () => {
   it('an unknown sales invoice is recorded unmatched', async () => {
     const bt = await (await record({ amount: 10, paid_record: { type: 'sales_invoice', id: 999999 } })).json();
     expect(bt.match_status).toBe('unmatched');
+  });
+
+  it("each service applies the payments of its own documents and passes over the other's unread", async () => {
+    const passedOver = async (service: 'sales' | 'purchase') => {
+      const text = await (await fetch(`${stack.services[service]!.url}/metrics`)).text();
+      const consumer = `${service}-finance-payment-matched`;
+      return Number(new RegExp(`ledgerline_consumer_messages_total\\{consumer="${consumer}",outcome="irrelevant"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    };
+    const claimed = async (service: 'sales' | 'purchase') =>
+      (
+        (await stack.services[service]!.deps.orm.em
+          .getConnection()
+          .execute(`select event_id from kit_inbox where consumer = '${service}-finance-payment-matched'`)) as Array<{ event_id: string }>
+      ).map((r) => r.event_id);
+    const [salesBefore, purchaseBefore] = [await passedOver('sales'), await passedOver('purchase')];
+    const purchaseClaims = (await claimed('purchase')).length;
+
+    const inv = await newInvoice();
+    const billRes = await api('/v1/purchase/bills', { method: 'POST', json: billBody({ vendor_doc_no: 'PASS-OVER-1' }) });
+    expect(billRes.status, await billRes.clone().text()).toBe(200);
+    const bill = await billRes.json();
+    expect((await record({ amount: 298, statement_id: 81, order: 1, paid_record: { type: 'sales_invoice', id: inv.id } })).status).toBe(200);
+    expect((await record({ amount: -bill.total_amount, statement_id: 81, order: 2, paid_record: { type: 'purchase_bill', id: bill.id } })).status).toBe(200);
+
+    await eventually(async () => (await invoice(inv.id)).payment_status === 'paid');
+    const billNow = async () => (await (await api(`/v1/purchase/bills?search=${encodeURIComponent(bill.no)}`)).json()).entities?.[0];
+    await eventually(async () => (await billNow())?.payment_status === 'paid');
+    // the invoice's payment never entered purchase's inbox, nor the bill's sales'
+    await eventually(async () => (await passedOver('purchase')) === purchaseBefore + 1 && (await passedOver('sales')) === salesBefore + 1);
+    expect((await claimed('purchase')).length).toBe(purchaseClaims + 1);
+    expect(await claimed('sales')).not.toContain((await claimed('purchase')).at(-1));
   });
 });

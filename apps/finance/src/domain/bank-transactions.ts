@@ -3,7 +3,7 @@ import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledge
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -66,19 +66,20 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
  * already looked for duplicates (the unique indexes still guard), `opts.legalCurrency` that it
  * knows the organisation's legal currency, `opts.document` the owner's answer about the paid record.
  */
+const RECORDED_BEFORE = `select exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
+    and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen`;
+
 export async function recordBankTransaction(
   ctx: TenantContext,
   req: BankTransactionRequest,
   opts: { matchedBy?: string | null; suspense?: boolean; checked?: boolean; legalCurrency?: string; document?: DocumentLookupAnswer } = {},
 ) {
   const { em, orgId } = ctx;
-  const keyed = !opts.checked && req.account_number != null && req.statement_id != null && req.order != null;
-  if (keyed) {
-    const existing = await em.count(BankTransactionSchema, { accountNumber: req.account_number, statementId: req.statement_id, order: req.order });
-    if (existing > 0) throw duplicate();
-  }
-  if (!opts.checked && req.account_number != null && req.bank_reference != null) {
-    if ((await em.count(BankTransactionSchema, { accountNumber: req.account_number, bankReference: req.bank_reference })) > 0) throw duplicate();
+  // Recorded before, by its statement line or its bank reference (both unique per account): one
+  // statement for both, before the paid document is looked up
+  if (!opts.checked && req.account_number != null && ((req.statement_id != null && req.order != null) || req.bank_reference != null)) {
+    const [seen] = await sqlRows<{ seen: boolean }>(em, RECORDED_BEFORE, [orgId, req.account_number, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null], { prepared: true });
+    if (seen.seen) throw duplicate();
   }
   const resolved = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record', opts.document);
   const { match } = resolved;

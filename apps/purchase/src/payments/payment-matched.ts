@@ -7,7 +7,7 @@ import { kindOfDocumentType } from '../purchase-documents/kinds.js';
 export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {
   table: 'purchase_documents',
   kindColumn: 'kind',
-  kindOf: (ref) => kindOfDocumentType(ref.type) ?? null,
+  kindOf: (type) => kindOfDocumentType(type) ?? null,
   applications: PaymentApplicationSchema,
   applicationRow: (doc, eventId, payment, at) => ({
     orgId: doc.orgId,

@@ -1,8 +1,8 @@
 import { RPC_SUBJECTS, SUBJECTS } from '@ledgerline/contracts';
-import { paidDocumentOrderingKey, type ConsumerDefinition, type ResponderDefinition, type ServiceDeps } from '@ledgerline/service-kit';
+import { paidDocumentOrderingKey, paysDocumentsOf, type ConsumerDefinition, type ResponderDefinition, type ServiceDeps } from '@ledgerline/service-kit';
 import { lookupDocument } from '../payments/document-lookup.js';
 import { findPaidInvoices } from '../payments/document-find.js';
-import { applySalesPayment } from '../payments/payment-matched.js';
+import { SALES_PAYMENTS, applySalesPayment } from '../payments/payment-matched.js';
 
 export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
   return [
@@ -12,6 +12,8 @@ export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
       // payments of different documents apply independently; those handled at once share one commit
       concurrency: 16,
       orderingKey: paidDocumentOrderingKey,
+      // the payments of the other service's documents are passed over unread
+      relevantResource: paysDocumentsOf(SALES_PAYMENTS),
       sharedCommit: true,
       handle: async (ctx, event) => {
         await applySalesPayment(ctx, event);
@@ -22,7 +24,7 @@ export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
 
 export function salesResponders(_deps: ServiceDeps): ResponderDefinition[] {
   return [
-    { subject: RPC_SUBJECTS.salesDocumentLookup, handle: (em, data) => lookupDocument(em, data) },
+    { subject: RPC_SUBJECTS.salesDocumentLookup, handle: (em, data, orgId) => lookupDocument(em, data, orgId) },
     { subject: RPC_SUBJECTS.salesDocumentFind, handle: (em, data, orgId) => findPaidInvoices(em, data, orgId) },
   ];
 }

@@ -20,5 +20,5 @@ const INVOICES: OpenDocumentTable = {
 };
 
 export async function findPaidInvoices(em: EntityManager, raw: unknown, orgId: number): Promise<{ answers: DocumentFindAnswer[] }> {
-  return answerDocumentFinds(em, orgId, INVOICES, raw, 'sales_invoice', (id) => lookupDocument(em, { type: 'sales_invoice', id }));
+  return answerDocumentFinds(em, orgId, INVOICES, raw, 'sales_invoice', (id) => lookupDocument(em, { type: 'sales_invoice', id }, orgId));
 }

@@ -1,33 +1,58 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { salesDocumentLookupRequestSchema, type DocumentLookupAnswer } from '@ledgerline/contracts';
-import { toWire } from '@ledgerline/service-kit';
-import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
+import { sqlRows, toWire } from '@ledgerline/service-kit';
+import type { SalesDocType } from '../db/entities.js';
 
 export type DocumentLookupResult = DocumentLookupAnswer & { type: SalesDocType };
 
+/*
+ * What a lookup answers, read by one prepared statement: the figures and the few body fields it
+ * needs, never the whole stored body hydrated into an entity (a bank transaction paying an
+ * invoice asks this once, and a statement of a thousand payments a thousand times).
+ */
+const LOOKUP_COLUMNS = `doc_type, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
+  body->'customer' is not null and jsonb_typeof(body->'customer') = 'object' as has_customer,
+  body->'customer'->'id' as customer_id, body->'customer'->'business_name' as customer_name,
+  body->'fx_rate' as fx_rate, body->'currency_coef' as currency_coef, body->'total_amount_leg' as total_amount_leg`;
+
+interface LookupRow {
+  doc_type: SalesDocType;
+  id: number | string;
+  no: string;
+  total_amount: string;
+  amount_due: string;
+  currency: string;
+  has_customer: boolean;
+  customer_id: unknown;
+  customer_name: unknown;
+  fx_rate: unknown;
+  currency_coef: unknown;
+  total_amount_leg: unknown;
+}
+
 /** Finds a sales document of the caller's organisation by id or number (finance checks what it matches). */
-export async function lookupDocument(em: EntityManager, raw: unknown): Promise<DocumentLookupResult> {
+export async function lookupDocument(em: EntityManager, raw: unknown, orgId: number): Promise<DocumentLookupResult> {
   const req = salesDocumentLookupRequestSchema.parse(raw);
-  let doc: SalesDocument | null = null;
-  if (req.id != null) doc = await em.findOne(SalesDocumentSchema, { id: req.id, docType: req.type });
-  else if (req.no != null) doc = await em.findOne(SalesDocumentSchema, { no: req.no, docType: req.type });
-  if (!doc) {
+  const [row] =
+    req.id != null
+      ? await sqlRows<LookupRow>(em, `select ${LOOKUP_COLUMNS} from sales_documents where org_id = ? and doc_type = ? and id = ?`, [orgId, req.type, req.id], { prepared: true })
+      : await sqlRows<LookupRow>(em, `select ${LOOKUP_COLUMNS} from sales_documents where org_id = ? and doc_type = ? and no = ?`, [orgId, req.type, req.no], { prepared: true });
+  if (!row) {
     return { found: false, type: req.type, id: req.id ?? null, no: req.no ?? null, total_amount: null, amount_due: null, currency: null, contact: null };
   }
-  const customer = (doc.body.customer ?? null) as { id?: number | null; business_name?: string | null } | null;
   return {
     found: true,
-    type: doc.docType,
-    id: doc.id,
-    no: doc.no,
-    total_amount: toWire(doc.totalAmount),
-    amount_due: toWire(doc.amountDue),
-    currency: doc.currency,
-    contact: customer ? { id: customer.id ?? null, business_name: customer.business_name ?? null } : null,
+    type: row.doc_type,
+    id: Number(row.id),
+    no: row.no,
+    total_amount: toWire(row.total_amount),
+    amount_due: toWire(row.amount_due),
+    currency: row.currency,
+    contact: row.has_customer ? { id: typeof row.customer_id === 'number' ? row.customer_id : null, business_name: typeof row.customer_name === 'string' ? row.customer_name : null } : null,
     // as stored on the document (never recomputed): finance converts and clears payments with them
-    fx_rate: wireNumber(doc.body.fx_rate),
-    currency_coef: wireNumber(doc.body.currency_coef),
-    total_amount_leg: wireNumber(doc.body.total_amount_leg),
+    fx_rate: wireNumber(row.fx_rate),
+    currency_coef: wireNumber(row.currency_coef),
+    total_amount_leg: wireNumber(row.total_amount_leg),
   };
 }
 

@@ -8,7 +8,7 @@ const SALES_TYPES: readonly string[] = ['sales_invoice', 'sales_credit_note'] sa
 export const SALES_PAYMENTS: PaymentTarget<DocumentPayment> = {
   table: 'sales_documents',
   kindColumn: 'doc_type',
-  kindOf: (ref) => (SALES_TYPES.includes(ref.type) ? ref.type : null),
+  kindOf: (type) => (SALES_TYPES.includes(type) ? type : null),
   applications: DocumentPaymentSchema,
   applicationRow: (doc, eventId, payment, at) => ({
     orgId: doc.orgId,

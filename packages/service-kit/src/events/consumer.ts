@@ -80,6 +80,14 @@ export interface ConsumerDefinition {
    */
   relevantOrganisation?: (orgId: number) => Promise<boolean>;
   /**
+   * Whether an event about this resource (the message's `ce-subject` header, which the relay sets
+   * from the event's resource) concerns the consumer, asked before the envelope is read: one it
+   * refuses is acknowledged unread, with no span and no inbox claim. Only for handlers that
+   * would write nothing for such an event (e.g. the payment of another service's document). A
+   * message without the header is read and handled.
+   */
+  relevantResource?: (resource: string) => boolean;
+  /**
    * The handler reads the event's organisation from the service's replica (`kit_organisations`):
    * it is fetched by the statement that claims the event in the inbox (`ctx.organisation`), not
    * by a statement of its own.
@@ -242,6 +250,7 @@ export class IdempotentConsumer {
           const tails = new Map<string, Promise<void>>();
           try {
             for await (const m of this.messages) {
+              if (this.def.relevantResource && this.passedOver(m)) continue;
               // unread until its organisation proves relevant (`relevantOrganisation`), else read now
               const unread = this.def.relevantOrganisation && !this.def.orderingKey ? unreadKey(m, this.bus) : null;
               const parsed = unread === null ? parseMessage(m, this.bus) : null;
@@ -267,6 +276,22 @@ export class IdempotentConsumer {
         }
       }
     })();
+  }
+
+  /** Whether `relevantResource` refused the message's resource; if so it is acknowledged unread. */
+  private passedOver(m: JsMsg): boolean {
+    const resource = m.headers?.get(RESOURCE_HEADER);
+    if (!resource) return false;
+    let relevant: boolean;
+    try {
+      relevant = this.def.relevantResource!(resource);
+    } catch {
+      return false; // a predicate that cannot decide leaves the event to the handler
+    }
+    if (relevant) return false;
+    this.processed.inc({ consumer: this.def.name, outcome: 'irrelevant' });
+    m.ack();
+    return true;
   }
 
   /** A message whose organisation is asked about first: passed over unread, or read and handled. */

@@ -29,8 +29,8 @@ export interface PaymentTarget<A extends object> {
   table: string;
   /** The column telling documents' kinds apart. */
   kindColumn: string;
-  /** The kind of the paid document among this service's, or null when its type is another service's. */
-  kindOf: (ref: FinancePaymentMatchedEvent['document']) => string | null;
+  /** The kind of a paid document's type among this service's, or null when the type is another service's. */
+  kindOf: (type: string) => string | null;
   /** The audit row of one applied payment (unique per event id). */
   applications: EntitySchema<A, any>;
   applicationRow: (doc: PayableDocument, eventId: string, payment: FinancePaymentMatchedEvent, at: Date) => Partial<Record<keyof A, unknown>>;
@@ -59,7 +59,7 @@ export async function applyMatchedPayment<A extends object>(
   const parsed = financePaymentMatchedEventSchema.safeParse(event.data);
   if (!parsed.success) throw new PoisonMessageError(`invalid finance.payment.matched data: ${parsed.error.message}`);
   const payment = parsed.data;
-  const kind = target.kindOf(payment.document);
+  const kind = target.kindOf(payment.document.type);
   if (!kind) return 'ignored';
   const orgId = ctx.orgId;
   // the paid document's figures, locked: one statement, not an entity hydrated with its whole body
@@ -110,6 +110,19 @@ export async function applyMatchedPayment<A extends object>(
  * order (an undoing match must never overtake the match it undoes), payments of different
  * documents in parallel.
  */
+/**
+ * The `relevantResource` of a target's payment consumer. `finance.payment.matched` names the paid
+ * document as its resource (`<type>:<id>`), so the payments of another service's documents —
+ * which the rule above would only ignore — are passed over unread, with no transaction. A
+ * resource of another shape is read and left to the rule.
+ */
+export function paysDocumentsOf(target: Pick<PaymentTarget<object>, 'kindOf'>): (resource: string) => boolean {
+  return (resource) => {
+    const colon = resource.indexOf(':');
+    return colon < 0 || target.kindOf(resource.slice(0, colon)) !== null;
+  };
+}
+
 export function paidDocumentOrderingKey(event: CloudEvent): string {
   const doc = (event.data as { document?: { type?: string; id?: number } } | undefined)?.document;
   return `${event.orgid ?? ''}|${doc?.type ?? ''}:${doc?.id ?? event.subject ?? event.id}`;
