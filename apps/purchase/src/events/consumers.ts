@@ -24,7 +24,7 @@ export function purchaseConsumers(): ConsumerDefinition[] {
 
 export function purchaseResponders(): ResponderDefinition[] {
   return [
-    { subject: RPC_SUBJECTS.purchaseDocumentLookup, handle: async (em, data) => lookupDocument(em, purchaseDocumentLookupRequestSchema.parse(data)) },
+    { subject: RPC_SUBJECTS.purchaseDocumentLookup, handle: async (em, data, orgId) => lookupDocument(em, purchaseDocumentLookupRequestSchema.parse(data), orgId) },
     { subject: RPC_SUBJECTS.purchaseDocumentFind, handle: (em, data, orgId) => findPaidBills(em, data, orgId) },
   ];
 }

@@ -20,5 +20,5 @@ const BILLS: OpenDocumentTable = {
 };
 
 export async function findPaidBills(em: EntityManager, raw: unknown, orgId: number): Promise<{ answers: DocumentFindAnswer[] }> {
-  return answerDocumentFinds(em, orgId, BILLS, raw, 'purchase_bill', (id) => lookupDocument(em, { type: 'purchase_bill', id }));
+  return answerDocumentFinds(em, orgId, BILLS, raw, 'purchase_bill', (id) => lookupDocument(em, { type: 'purchase_bill', id }, orgId));
 }

@@ -1,33 +1,63 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentLookupAnswer, PurchaseDocumentLookupRequest } from '@ledgerline/contracts';
-import { dec, roundMoney, toDb, toWire } from '@ledgerline/service-kit';
-import { PurchaseDocumentSchema, type PurchaseDocument } from '../db/entities.js';
+import { dec, roundMoney, sqlRows, toDb, toWire } from '@ledgerline/service-kit';
+import type { PurchaseDocument } from '../db/entities.js';
 import { PURCHASE_KINDS, kindOfDocumentType } from '../purchase-documents/kinds.js';
 
+/*
+ * What a lookup answers, read by one prepared statement (decision 116): the figures, the vendor's
+ * id and name and the tax recap, not the whole document hydrated into an entity.
+ */
+const LOOKUP_COLUMNS = `kind, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
+  vendor->'id' as vendor_id, vendor->'business_name' as vendor_name,
+  tax_fx_rate::text as tax_fx_rate, taxes, subtotal_amount::text as subtotal_amount, precision`;
+const BY = {
+  id: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = ? and id = ?`,
+  no: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = ? and no = ?`,
+  both: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = ? and id = ? and no = ?`,
+};
+
+interface LookupRow {
+  kind: PurchaseDocument['kind'];
+  id: number | string;
+  no: string;
+  total_amount: string;
+  amount_due: string;
+  currency: string;
+  vendor_id: unknown;
+  vendor_name: unknown;
+  tax_fx_rate: string;
+  taxes: PurchaseDocument['taxes'];
+  subtotal_amount: string;
+  precision: number;
+}
+
 /** Answer of `rpc.purchase.document.lookup`. */
-export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLookupRequest): Promise<DocumentLookupAnswer> {
+export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLookupRequest, orgId: number): Promise<DocumentLookupAnswer> {
   const kind = kindOfDocumentType(req.type)!;
-  const where: Record<string, unknown> = { kind };
-  if (req.id != null) where.id = req.id;
-  if (req.no) where.no = req.no;
-  const doc = await em.findOne(PurchaseDocumentSchema, where);
+  const no = req.no ? req.no : null;
+  const [doc] =
+    req.id != null && no !== null
+      ? await sqlRows<LookupRow>(em, BY.both, [orgId, kind, req.id, no], { prepared: true })
+      : req.id != null
+        ? await sqlRows<LookupRow>(em, BY.id, [orgId, kind, req.id], { prepared: true })
+        : await sqlRows<LookupRow>(em, BY.no, [orgId, kind, no], { prepared: true });
   if (!doc) {
     return { found: false, type: req.type, id: req.id ?? null, no: req.no ?? null, total_amount: null, amount_due: null, currency: null, contact: null };
   }
-  const vendor = doc.vendor as { id?: number | null; business_name?: string | null };
   return {
     found: true,
     type: PURCHASE_KINDS[doc.kind].documentType,
-    id: doc.id,
+    id: Number(doc.id),
     no: doc.no,
-    total_amount: toWire(doc.totalAmount),
-    amount_due: toWire(doc.amountDue),
+    total_amount: toWire(doc.total_amount),
+    amount_due: toWire(doc.amount_due),
     currency: doc.currency.trim(),
-    contact: { id: vendor.id ?? null, business_name: vendor.business_name ?? null },
+    contact: { id: typeof doc.vendor_id === 'number' ? doc.vendor_id : null, business_name: typeof doc.vendor_name === 'string' ? doc.vendor_name : null },
     // purchase documents carry one rate to the legal currency (tax_fx_rate), quoted per 1 unit
-    fx_rate: toWire(doc.taxFxRate),
+    fx_rate: toWire(doc.tax_fx_rate),
     currency_coef: 1,
-    total_amount_leg: toWire(purchaseTotalLeg(doc)),
+    total_amount_leg: toWire(purchaseTotalLeg({ taxes: doc.taxes, subtotalAmount: doc.subtotal_amount, taxFxRate: doc.tax_fx_rate, precision: doc.precision })),
   };
 }
 
