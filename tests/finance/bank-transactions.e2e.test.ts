@@ -68,6 +68,8 @@ describe('bank transactions paying purchase documents (#16)', () => {
     expect(recorded.published).toBe(`finance.bank_transaction.recorded.${orgId}`);
     const matched = seen.find((e) => e.subject === 'finance.payment.matched' && e.envelope.data.payment_id === bt.id)!;
     expect(matched.published).toBe(`finance.payment.matched.${orgId}`);
+    // written together at the request's commit, in the order they were announced
+    expect(seen.indexOf(recorded)).toBeLessThan(seen.indexOf(matched));
     expect(matched.envelope).toMatchObject({
       orgid: String(orgId),
       data: { source: 'bank_transaction', document: { type: 'purchase_bill', id: b.id, no: b.no }, amount: 298, currency: 'CZK', date: '2026-03-30' },

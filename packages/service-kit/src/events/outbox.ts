@@ -16,7 +16,11 @@ import type { MetricsRegistry } from '../metrics.js';
  * if the change that caused it was committed. The relay publishes it afterwards.
  */
 export async function recordEvent<T>(em: EntityManager, source: string, ev: NewEvent<T>): Promise<string> {
-  const row = prepareEvent(source, ev);
+  return recordPreparedEvent(em, prepareEvent(source, ev));
+}
+
+/** `recordEvent` of an event already prepared. */
+export async function recordPreparedEvent(em: EntityManager, row: PreparedEvent): Promise<string> {
   await sqlRows(
     em,
     `insert into kit_outbox ${OUTBOX_COLUMNS} values (?::uuid, ?, ?, ?::bigint, ?, ?, ?) on conflict (event_id) do nothing`,
@@ -84,6 +88,10 @@ export async function recordEvents<T>(em: EntityManager, source: string, events:
 /** Prepared events in one statement, in the given order (a batch, or a commit group's events at its commit). */
 export async function insertPreparedEvents(em: EntityManager, events: readonly PreparedEvent[]): Promise<void> {
   if (events.length === 0) return;
+  if (events.length === 1) {
+    await recordPreparedEvent(em, events[0]);
+    return;
+  }
   const rows = events.map((p) => ({ event_id: p.id, subject: p.subject, type: p.type, org_id: p.orgId, envelope: p.json, traceparent: p.traceparent, resource: p.resource }));
   await sqlRows(
     em,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
+import type { PreparedEvent } from '../events/outbox.js';
 
 /** What the gateway verified about the caller, passed to services in internal headers. */
 export interface AuthContext {
@@ -52,6 +53,12 @@ export type KitEnv = {
      * from the start.
      */
     beginOwn: (() => Promise<void>) | undefined;
+    /**
+     * Write requests: queues an event to be written with the others of the transaction `em`
+     * belongs to, in one statement just before its commit (the request's own or its commit
+     * group's); false when the unit of work does not write through `em`.
+     */
+    emitAtCommit: ((em: EntityManager, event: PreparedEvent) => boolean) | undefined;
   };
 };
 

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { ROUTES, routingOrder, type RouteSpec, type ServiceName, type ServiceRoute } from '@ledgerline/contracts';
 import { operationContext, type OperationContext } from '../context.js';
-import { prepareEvent, recordEvent } from '../events/outbox.js';
+import { prepareEvent, recordPreparedEvent } from '../events/outbox.js';
 import type { EventBus } from '../events/bus.js';
 import { caller } from './caller.js';
 import { INTERNAL_HEADERS, type AuthContext, type KitEnv } from './context.js';
@@ -105,7 +105,11 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           traceparent: c.get('traceparent') ?? null,
           em: c.get('em'),
           log: c.get('log'),
-          emit: (em, ev) => recordEvent(em, service, ev),
+          emit: async (em, ev) => {
+            const prepared = prepareEvent(service, ev);
+            if (c.get('emitAtCommit')?.(em, prepared)) return prepared.id;
+            return recordPreparedEvent(em, prepared);
+          },
           prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
           bus,
           commitGroup: c.get('commitGroup'),

@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError, ValidationError } from '../errors.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
+import { insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 import type { AnswerSealer, KitEnv } from './context.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -81,11 +82,29 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       ownBegun = true;
     };
     c.set('beginOwn', beginOwn);
+    // The events of the request's own transaction, written by one statement just before it
+    // commits: a request announcing several facts (a matched payment: two events; a payout: one
+    // per line) makes one outbox insert, not one each.
+    const events: PreparedEvent[] = [];
+    c.set('emitAtCommit', (target, event) => {
+      if (target === em) {
+        if (ownEnded) throw new Error('the request joined a commit group: its events go through the group');
+        events.push(event);
+        return true;
+      }
+      const group = member as CommitGroupMember | null;
+      if (group && target === group.em) {
+        group.emitAtCommit(event);
+        return true;
+      }
+      return false;
+    });
     let requestHash = '';
     if (groups && auth) {
       const orgId = auth.orgId;
       c.set('commitGroup', async (lane) => {
         if (member || ownEnded) throw new Error('a request joins at most one commit group');
+        if (events.length) throw new Error('a request joins a commit group before it emits events');
         // The request's own transaction has only read: end it before waiting for a turn, so no
         // connection is held while waiting (a group needs one of its own).
         ownEnded = true;
@@ -191,7 +210,13 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
       // in a group, the group's commit holds this request's writes (its own transaction only read and has ended)
       if (group) await group.finish();
-      else if (ownBegun) await em.commit();
+      else {
+        if (events.length) {
+          await beginOwn();
+          await insertPreparedEvents(em, events);
+        }
+        if (ownBegun) await em.commit();
+      }
       done = true;
       afterCommit();
       for (const f of committed) f();
