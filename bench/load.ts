@@ -32,7 +32,8 @@ export async function load(opts: {
     requests: opts.requestBody ? [{ setupRequest: (req) => ({ ...req, body: opts.requestBody!() }) }] : undefined,
   });
   return {
-    rps: r.requests.average,
+    // a run of a fixed amount ends mid-second: its per-second average would be whole seconds' worth
+    rps: opts.amount !== undefined && r.duration > 0 ? r.requests.total / r.duration : r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors + r.timeouts,

@@ -3,7 +3,7 @@ import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledge
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, insertRows, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -122,7 +122,8 @@ export async function recordBankTransaction(
   try {
     // inserted without the unit of work: a statement records thousands in one request, and every
     // flush would compare all of them again
-    bt = { ...data, id: (await em.insert(BankTransactionSchema, data)) as number } as BankTransaction;
+    const [row] = await insertRows(em, BankTransactionSchema, [data], { returning: ['id'], prepared: true });
+    bt = { ...data, id: Number(row.id) } as BankTransaction;
   } catch (e) {
     // A concurrent twin got in between the check and the insert.
     if (isUniqueViolation(e)) throw duplicate();

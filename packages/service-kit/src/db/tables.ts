@@ -162,8 +162,13 @@ export function rowJson(em: EntityManager, schema: EntitySchema<any, any>, row: 
 export interface InsertOptions {
   /** e.g. `do nothing`, or `(org_id, no) do nothing`. */
   onConflict?: string;
-  /** Return the inserted rows (database column names). */
-  returning?: boolean;
+  /** Return the inserted rows (database column names), or only the columns named. */
+  returning?: boolean | readonly string[];
+  /**
+   * Run as a named prepared statement: for a caller whose rows always have the same properties
+   * (one statement text), so Postgres parses and plans it once per connection.
+   */
+  prepared?: boolean;
 }
 
 /**
@@ -192,8 +197,13 @@ export async function insertRows<T extends object>(
   const sql =
     `insert into ${shape.table} (${cols.map((c) => c.column).join(', ')}) values ${tuples.join(', ')}` +
     (opts.onConflict ? ` on conflict ${opts.onConflict}` : '') +
-    (opts.returning ? ' returning *' : '');
-  return sqlRows(em, sql, params);
+    returningClause(opts.returning);
+  return sqlRows(em, sql, params, { prepared: opts.prepared });
+}
+
+function returningClause(returning: InsertOptions['returning']): string {
+  if (returning === true) return ' returning *';
+  return Array.isArray(returning) && returning.length ? ` returning ${returning.join(', ')}` : '';
 }
 
 /** A Postgres unique violation, as the driver or the ORM reports it. */

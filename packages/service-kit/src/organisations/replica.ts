@@ -44,7 +44,7 @@ const profileEventSchema = z.looseObject({
 });
 
 export async function organisationReplica(em: EntityManager, orgId: number): Promise<OrganisationReplica | null> {
-  const [row] = await sqlRows<ReplicaRow>(em, `select ${REPLICA_COLUMNS} from kit_organisations where org_id = ?`, [orgId]);
+  const [row] = await sqlRows<ReplicaRow>(em, `select ${REPLICA_COLUMNS} from kit_organisations where org_id = ?`, [orgId], { prepared: true });
   return row ? replicaOfRow(orgId, row) : null;
 }
 
