@@ -1,6 +1,6 @@
 import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
 import type { BenchContext } from './run.js';
-import { load, percentile } from './load.js';
+import { load, percentile, postEach } from './load.js';
 import { pacedLoad, type PacedResult } from './paced.js';
 import { POSTGRES_SHARE_PREFIX, cpuSnapshot, spawnProc } from './stack.js';
 import { monotonicUs } from './profiles.js';
@@ -340,36 +340,30 @@ const creditsAndPayments: Benchmark = {
     const { total_amount: total } = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices/${paid[0]}`, { headers: ctx.auth })).json()) as { total_amount: number };
     const day = new Date().toISOString().slice(0, 10);
 
-    let next = 0;
     const before = await settledCpu(ctx);
-    const credits = await load({
+    const credits = await postEach({
       url: `${ctx.stack.gateway}/v1/sales/credit-notes`,
-      method: 'POST',
-      seconds: 0,
-      amount: n,
+      count: n,
       headers,
       // the invoice's own customer and lines: each credit note credits one invoice in full
-      requestBody: () => JSON.stringify({ ...invoiceBody(2), credited_doc_id: credited[next++ % n] }),
+      body: (i) => JSON.stringify({ ...invoiceBody(2), credited_doc_id: credited[i] }),
     });
     const between = await settledCpu(ctx);
     pushCpuPer(ctx, 'credit note crediting an invoice', before, between, credits.total - credits.non2xx - credits.errors, 'documents');
 
-    let order = 0;
-    const payments = await load({
+    const payments = await postEach({
       url: `${ctx.stack.gateway}/v1/finance/bank/transactions`,
-      method: 'POST',
-      seconds: 0,
-      amount: n,
+      count: n,
       headers,
-      requestBody: () =>
+      body: (i) =>
         JSON.stringify({
           account_number: '2400999999/2010',
           statement_id: 77,
-          order: ++order,
+          order: i + 1,
           amount: total,
           currency: 'CZK',
           date_transaction: day,
-          paid_record: { type: 'sales_invoice', id: paid[(order - 1) % n] },
+          paid_record: { type: 'sales_invoice', id: paid[i] },
         }),
     });
     const after = await settledCpu(ctx);
