@@ -51,6 +51,10 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
   return { legalCurrency, legal, settlement };
 }
 
+/** A transaction recorded before: the same statement line, or the same bank reference, on its account. */
+const RECORDED_BEFORE = `select exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
+    and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen`;
+
 /**
  * Records a bank transaction. A statement line already recorded (same account, statement and
  * order in the organisation) is refused with 409 and nothing is written. A paid record is looked up
@@ -66,9 +70,6 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
  * already looked for duplicates (the unique indexes still guard), `opts.legalCurrency` that it
  * knows the organisation's legal currency, `opts.document` the owner's answer about the paid record.
  */
-const RECORDED_BEFORE = `select exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
-    and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen`;
-
 export async function recordBankTransaction(
   ctx: TenantContext,
   req: BankTransactionRequest,

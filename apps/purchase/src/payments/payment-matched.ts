@@ -1,5 +1,4 @@
-import type { CloudEvent } from '@ledgerline/contracts';
-import { applyMatchedPayment, toDb, type OperationContext, type PaymentTarget } from '@ledgerline/service-kit';
+import { toDb, type PaymentTarget } from '@ledgerline/service-kit';
 import { PaymentApplicationSchema, type PaymentApplication } from '../db/entities.js';
 import { kindOfDocumentType } from '../purchase-documents/kinds.js';
 
@@ -20,5 +19,3 @@ export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {
     appliedAt: at,
   }),
 };
-
-export const applyPurchasePayment = (ctx: OperationContext, event: CloudEvent) => applyMatchedPayment(ctx, event, PURCHASE_PAYMENTS);

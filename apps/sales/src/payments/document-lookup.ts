@@ -11,9 +11,14 @@ export type DocumentLookupResult = DocumentLookupAnswer & { type: SalesDocType }
  * invoice asks this once, and a statement of a thousand payments a thousand times).
  */
 const LOOKUP_COLUMNS = `doc_type, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
-  body->'customer' is not null and jsonb_typeof(body->'customer') = 'object' as has_customer,
+  jsonb_typeof(body->'customer') = 'object' as has_customer,
   body->'customer'->'id' as customer_id, body->'customer'->'business_name' as customer_name,
   body->'fx_rate' as fx_rate, body->'currency_coef' as currency_coef, body->'total_amount_leg' as total_amount_leg`;
+
+const BY = {
+  id: `select ${LOOKUP_COLUMNS} from sales_documents where org_id = ? and doc_type = ? and id = ?`,
+  no: `select ${LOOKUP_COLUMNS} from sales_documents where org_id = ? and doc_type = ? and no = ?`,
+};
 
 interface LookupRow {
   doc_type: SalesDocType;
@@ -22,7 +27,7 @@ interface LookupRow {
   total_amount: string;
   amount_due: string;
   currency: string;
-  has_customer: boolean;
+  has_customer: boolean | null;
   customer_id: unknown;
   customer_name: unknown;
   fx_rate: unknown;
@@ -35,8 +40,8 @@ export async function lookupDocument(em: EntityManager, raw: unknown, orgId: num
   const req = salesDocumentLookupRequestSchema.parse(raw);
   const [row] =
     req.id != null
-      ? await sqlRows<LookupRow>(em, `select ${LOOKUP_COLUMNS} from sales_documents where org_id = ? and doc_type = ? and id = ?`, [orgId, req.type, req.id], { prepared: true })
-      : await sqlRows<LookupRow>(em, `select ${LOOKUP_COLUMNS} from sales_documents where org_id = ? and doc_type = ? and no = ?`, [orgId, req.type, req.no], { prepared: true });
+      ? await sqlRows<LookupRow>(em, BY.id, [orgId, req.type, req.id], { prepared: true })
+      : await sqlRows<LookupRow>(em, BY.no, [orgId, req.type, req.no], { prepared: true });
   if (!row) {
     return { found: false, type: req.type, id: req.id ?? null, no: req.no ?? null, total_amount: null, amount_due: null, currency: null, contact: null };
   }

@@ -1,5 +1,4 @@
-import type { CloudEvent } from '@ledgerline/contracts';
-import { applyMatchedPayment, toDb, type OperationContext, type PaymentTarget } from '@ledgerline/service-kit';
+import { toDb, type PaymentTarget } from '@ledgerline/service-kit';
 import { DocumentPaymentSchema, type DocumentPayment, type SalesDocType } from '../db/entities.js';
 
 const SALES_TYPES: readonly string[] = ['sales_invoice', 'sales_credit_note'] satisfies SalesDocType[];
@@ -23,5 +22,3 @@ export const SALES_PAYMENTS: PaymentTarget<DocumentPayment> = {
   }),
   touchColumn: 'updated_at',
 };
-
-export const applySalesPayment = (ctx: OperationContext, event: CloudEvent) => applyMatchedPayment(ctx, event, SALES_PAYMENTS);

@@ -1,10 +1,10 @@
 import type { EntitySchema } from '@mikro-orm/core';
-import { financePaymentMatchedEventSchema, type CloudEvent, type FinancePaymentMatchedEvent } from '@ledgerline/contracts';
+import { SUBJECTS, financePaymentMatchedEventSchema, type CloudEvent, type FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 import { paymentStatus } from '@ledgerline/documents';
 import { dec, toDb } from '../money.js';
 import { insertRows } from '../db/tables.js';
 import { sqlRows } from '../db/orm.js';
-import { PoisonMessageError } from '../events/consumer.js';
+import { PoisonMessageError, type ConsumerDefinition } from '../events/consumer.js';
 import type { OperationContext } from '../context.js';
 
 /** The figures a payment moves on a posted document. */
@@ -110,20 +110,39 @@ export async function applyMatchedPayment<A extends object>(
  * order (an undoing match must never overtake the match it undoes), payments of different
  * documents in parallel.
  */
+export function paidDocumentOrderingKey(event: CloudEvent): string {
+  const doc = (event.data as { document?: { type?: string; id?: number } } | undefined)?.document;
+  return `${event.orgid ?? ''}|${doc?.type ?? ''}:${doc?.id ?? event.subject ?? event.id}`;
+}
+
 /**
  * The `relevantResource` of a target's payment consumer. `finance.payment.matched` names the paid
  * document as its resource (`<type>:<id>`), so the payments of another service's documents —
- * which the rule above would only ignore — are passed over unread, with no transaction. A
+ * which `applyMatchedPayment` would only ignore — are passed over unread, with no transaction. A
  * resource of another shape is read and left to the rule.
  */
-export function paysDocumentsOf(target: Pick<PaymentTarget<object>, 'kindOf'>): (resource: string) => boolean {
+function paysDocumentsOf(target: Pick<PaymentTarget<object>, 'kindOf'>): (resource: string) => boolean {
   return (resource) => {
     const colon = resource.indexOf(':');
     return colon < 0 || target.kindOf(resource.slice(0, colon)) !== null;
   };
 }
 
-export function paidDocumentOrderingKey(event: CloudEvent): string {
-  const doc = (event.data as { document?: { type?: string; id?: number } } | undefined)?.document;
-  return `${event.orgid ?? ''}|${doc?.type ?? ''}:${doc?.id ?? event.subject ?? event.id}`;
+/**
+ * A service's consumer of `finance.payment.matched` for its own documents (`target`): payments of
+ * one document in stream order, of different documents in parallel, those handled at once sharing
+ * one commit; the payments of another service's documents are acknowledged unread.
+ */
+export function matchedPaymentConsumer<A extends object>(service: string, target: PaymentTarget<A>): ConsumerDefinition {
+  return {
+    name: `${service}-finance-payment-matched`,
+    subject: SUBJECTS.financePaymentMatched,
+    concurrency: 16,
+    orderingKey: paidDocumentOrderingKey,
+    relevantResource: paysDocumentsOf(target),
+    sharedCommit: true,
+    handle: async (ctx, event) => {
+      await applyMatchedPayment(ctx, event, target);
+    },
+  };
 }
