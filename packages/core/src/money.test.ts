@@ -21,7 +21,11 @@ const edges = [
 ];
 const general = {
   toWire: (v: string) => new Dec(v).toNumber(),
-  toDb: (v: Decimal.Value, p: number) => roundMoney(v, p).toFixed(p),
+  // the library alone: a Dec rounded half away from zero, written at the scale
+  toDb: (v: Decimal.Value, p: number) => {
+    const r = new Dec(v).toDecimalPlaces(p, Decimal.ROUND_HALF_UP);
+    return (r.isZero() ? r.abs() : r).toFixed(p);
+  },
   over: (v: Decimal.Value) => new Dec(v).abs().gt(AMOUNT_LIMIT),
 };
 
@@ -36,7 +40,10 @@ describe('money fast paths agree with the decimal library', () => {
     fc.assert(
       fc.property(plainDecimal, fc.integer({ min: 0, max: 6 }), (v, p) => {
         const fromDecimal = new Dec(v).times('1.0001');
-        return toDb(v, p) === general.toDb(v, p) && toDb(fromDecimal, p) === general.toDb(fromDecimal, p);
+        // a Decimal that already fits the scale (or not): only written out, never rounded
+        const fitting = new Dec(v);
+        const negated = fitting.neg();
+        return [v, fromDecimal, fitting, negated].every((x) => toDb(x, p) === general.toDb(x, p));
       }),
       { numRuns: 20_000 },
     );
@@ -45,6 +52,16 @@ describe('money fast paths agree with the decimal library', () => {
     expect(toDb('-0.001')).toBe('0.00'); // never a negative zero
     expect(toDb('-0.10', 0)).toBe('0');
     expect(toDb(new Decimal('1.005'))).toBe('1.01'); // a Decimal of the base library, not of Dec
+    // Decimals that fit the scale are padded, in plain notation whatever their exponent
+    expect(toDb(new Dec('-0'))).toBe('0.00');
+    expect(toDb(new Dec('-0'), 0)).toBe('0');
+    expect(toDb(new Dec('1e21'))).toBe('1000000000000000000000.00');
+    expect(toDb(new Dec('-12.5'), 4)).toBe('-12.5000');
+    expect(toDb(new Dec('7'), 0)).toBe('7');
+    expect(toDb(new Dec('0.05'), 2)).toBe('0.05');
+    expect(toDb(new Dec('1e-30'), 2)).toBe('0.00');
+    expect(toDb(new Dec('-1e-30'), 2)).toBe('0.00');
+    for (const v of edges) for (const p of [0, 2, 3, 4]) expect(toDb(new Dec(v), p), `Dec ${v} @ ${p}`).toBe(general.toDb(v, p));
   });
 
   it('roundMoney answers a Dec rounded half away from zero, whatever it was given', () => {
@@ -61,6 +78,9 @@ describe('money fast paths agree with the decimal library', () => {
     const d = new Dec('2.675');
     expect(roundMoney(d).toFixed()).toBe('2.68');
     expect(d.toFixed()).toBe('2.675'); // the argument is left as it was
+    const fits = new Dec('2.5');
+    expect(roundMoney(fits)).toBe(fits); // already at the precision: answered as it is (decimals are immutable)
+    expect(roundMoney(new Decimal('2.5')).constructor).toBe(Dec); // but always a Dec
   });
 
   it('overAmountLimit reads the magnitude from the digits exactly, 10^13 itself within', () => {

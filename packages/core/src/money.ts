@@ -19,6 +19,9 @@ export function dec(v: DecimalInput | null | undefined): Decimal {
 export function roundMoney(v: DecimalInput, precision = 2): Decimal {
   // a Dec is rounded as it is (rounding answers a new one); anything else becomes a Dec first
   const d = Decimal.isDecimal(v) && v.constructor === Dec ? v : new Dec(v);
+  // decimals are immutable, so one that already fits is its own rounding (most figures are
+  // rounded once and then only added up): no copy, no second pass over its digits
+  if (d.decimalPlaces() <= precision) return d;
   return d.toDecimalPlaces(precision, Decimal.ROUND_HALF_UP);
 }
 
@@ -42,9 +45,22 @@ export function toWire(v: DecimalInput | null | undefined): number | null {
 
 /** The fixed-scale string Postgres stores, e.g. `298.00`. */
 export function toDb(v: DecimalInput, precision = 2): string {
+  // A decimal that already fits is only written out: its plain digits (`toFixed()` without a scale
+  // neither rounds nor copies, and writes a negative zero as `0`) padded to the scale. The library's
+  // `toFixed(scale)` copies and rounds again, which made this the dearest step of a document's
+  // arithmetic (issue 15).
+  if (Decimal.isDecimal(v) && v.decimalPlaces() <= precision) return padScale(v.toFixed(), precision);
   // rounded before formatting, so what rounds to zero reads `0.00`, never `-0.00` (toFixed with a
   // rounding mode keeps the sign)
   return roundMoney(v, precision).toFixed(precision);
+}
+
+/** `plain` (digits, at most `scale` of them after a point) with zeros up to `scale` decimals. */
+function padScale(plain: string, scale: number): string {
+  if (scale === 0) return plain;
+  const point = plain.indexOf('.');
+  const decimals = point < 0 ? 0 : plain.length - point - 1;
+  return (point < 0 ? `${plain}.` : plain) + '0'.repeat(scale - decimals);
 }
 
 /**
