@@ -58,4 +58,37 @@ describe('access log', () => {
     expect(failed).toMatchObject({ level: 'warn', service: 'gateway', status: 503, problem: { code: problem.code, detail: problem.detail } });
     expect(problem.detail).toMatch(/not reachable/);
   });
+
+  it('writes a few lines a second of one kind of failure and counts the rest, every request still in the metrics', async () => {
+    const route = '/v1/accounting/transactions';
+    const metricCount = async () => {
+      const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.includes('http_requests_total{') && l.includes(`route="${route}"`) && l.includes('status="503"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = await metricCount();
+    const flood = 300;
+    const answers = await Promise.all(Array.from({ length: flood }, () => stack.api(route)));
+    expect([...new Set(answers.map((r) => r.status))]).toEqual([503]);
+    // another kind of failure in the same second is written at once
+    const other = await stack.api('/v1/sales/invoices', { headers: { 'x-request-id': 'access-log-test-4' } });
+    expect(other.status).toBe(503);
+    // the count of a second is written when it ends
+    await new Promise((r) => setTimeout(r, 2500));
+    const entries = lines
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.service === 'gateway' && l.route === route);
+    const written = entries.filter((e) => e.msg === 'request failed');
+    const counted = entries.filter((e) => e.msg === 'requests failed (lines suppressed)');
+    // at most 20 lines for each second the flood spanned, and every request either written or counted
+    expect(written.length).toBeGreaterThanOrEqual(20);
+    expect(written.length).toBeLessThan(flood / 2);
+    expect(counted.length).toBeGreaterThanOrEqual(1);
+    expect(counted[0]).toMatchObject({ level: 'warn', method: 'GET', status: 503, code: 'service_unavailable', lines_per_second: 20 });
+    expect(written.length + counted.reduce((n, e) => n + Number(e.suppressed), 0)).toBe(flood);
+    expect(lines.some((l) => l.includes('"request_id":"access-log-test-4"') && l.includes('"request failed"'))).toBe(true);
+    expect((await metricCount()) - before).toBe(flood);
+  });
 });

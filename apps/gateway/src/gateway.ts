@@ -103,6 +103,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     proxy: true,
     trustInternalHeaders: false,
     accessLogSample: config.ACCESS_LOG_SAMPLE,
+    failureLinesPerSecond: config.FAILURE_LOG_PER_SECOND,
     readiness: {
       nats: () => bus.isConnected(),
     },

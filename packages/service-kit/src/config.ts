@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_FAILURE_LINES_PER_SECOND } from './http/failure-lines.js';
 
 const DURATION = /^\d+(ms|s|m|h|d)?$/;
 
@@ -60,6 +61,8 @@ export const baseConfigSchema = z.object({
   INBOX_RETENTION: durationSetting('30d'),
   /** Share of requests written to the access log, 0–1 (services 0: the gateway's line covers a request). */
   ACCESS_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(0),
+  /** Log lines a second for each kind of failed request (5xx); the rest are counted in one line a second. 0: every one. */
+  FAILURE_LOG_PER_SECOND: z.coerce.number().int().min(0).default(DEFAULT_FAILURE_LINES_PER_SECOND),
   /** How often the retention sweep runs; 0 never. */
   RETENTION_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
   /** Rows one delete statement of the sweep removes at most. */

@@ -224,6 +224,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     internalToken: config.INTERNAL_TOKEN,
     trustInternalHeaders: true,
     accessLogSample: config.ACCESS_LOG_SAMPLE,
+    failureLinesPerSecond: config.FAILURE_LOG_PER_SECOND,
     readiness: {
       database: async () => orm.isConnected(),
       nats: async () => bus.isConnected(),

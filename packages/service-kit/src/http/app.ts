@@ -17,6 +17,7 @@ import type { MetricsRegistry } from '../metrics.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
 import { INTERNAL_HEADERS, type KitEnv } from './context.js';
 import { isJsonContentType, negotiateJson } from './negotiation.js';
+import { DEFAULT_FAILURE_LINES_PER_SECOND, FailureLines } from './failure-lines.js';
 import { mapDriverError } from './driver-errors.js';
 import { assertExactNumbers, assertStorableJson, assertStorablePath, assertStorableQuery, unstorableText } from './hostile-input.js';
 
@@ -51,6 +52,8 @@ export interface HttpAppOptions {
   trustInternalHeaders: boolean;
   /** Share of requests written to the access log (0 none, 1 all); failures (5xx) always are. */
   accessLogSample?: number;
+  /** Lines a second for each kind of failure (5xx), the rest counted in one line (`FailureLines`); 0 every line. */
+  failureLinesPerSecond?: number;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -82,6 +85,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   const app = new Hono<KitEnv>();
   const requests = opts.metrics.counter('http_requests_total', 'HTTP requests by method, route and status');
   const duration = opts.metrics.histogram('http_request_duration_seconds', 'HTTP request duration');
+  const failures = new FailureLines(opts.logger, opts.failureLinesPerSecond ?? DEFAULT_FAILURE_LINES_PER_SECOND);
 
   app.use('*', async (c, next) => {
     const incoming = c.req.header('x-request-id');
@@ -119,8 +123,10 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
         credential_id: auth?.credentialId ?? null,
         org_id: auth?.orgId ?? null,
       };
-      if (c.res.status >= 500) c.get('log').warn('request failed', { ...line, problem: c.get('failure') ?? null });
-      else c.get('log').info('access', line);
+      if (c.res.status >= 500) {
+        const problem = c.get('failure') ?? null;
+        failures.write(c.get('log'), { method: line.method, route, status: line.status, code: problem?.code ?? null }, { ...line, problem });
+      } else c.get('log').info('access', line);
     }
   });
 
