@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { root, spawnProc, startBenchStack, type BenchStack } from './stack.js';
 import { load } from './load.js';
-import { benchmarks } from './suites.js';
+import { benchmarks, measureIdleFloor } from './suites.js';
 import { formatProfiles, monotonicUs, summariseProfiles, type ProfileWindow } from './profiles.js';
 
 export interface Figure {
@@ -34,6 +34,8 @@ export interface BenchContext {
    * (`markWindow`); one that marks none is read over the whole of its run.
    */
   windows: ProfileWindow[];
+  /** Each process's CPU ms per wall ms with nothing to do, read before the first benchmark. */
+  idleFloor?: Record<string, number>;
 }
 
 const quick = process.argv.includes('--quick');
@@ -62,6 +64,7 @@ async function main() {
   const ctx: BenchContext = { stack, quick, figures: [], auth: { authorization: `Bearer ${stack.adminKey}` }, windows: [] };
   const sampler = setInterval(() => stack.sampleMemory(), 250);
   try {
+    await measureIdleFloor(ctx);
     for (const b of benchmarks.filter((x) => !only?.length || only.some((w) => x.title.toLowerCase().includes(w)))) {
       process.stdout.write(`• ${b.title}\n`);
       const marked = ctx.windows.length;

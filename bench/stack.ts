@@ -170,7 +170,6 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
     RATE_LIMIT_BURST: '1000000',
     NODE_ENV: 'production',
     SECRETS_KEY: randomBytes(32).toString('base64'),
-    OUTBOX_POLL_MS: '100',
   };
   const ports: Record<string, number> = {
     gateway: basePort,
