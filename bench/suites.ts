@@ -1,7 +1,7 @@
 import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
 import type { BenchContext } from './run.js';
 import { load, percentile, postEach } from './load.js';
-import { pacedLoad, type PacedResult } from './paced.js';
+import { pacedLoad, stallNote, stallProbe, type PacedResult } from './paced.js';
 import { POSTGRES_SHARE_PREFIX, cpuSnapshot, spawnProc } from './stack.js';
 import { monotonicUs } from './profiles.js';
 
@@ -81,7 +81,11 @@ const gatewayOverhead: Benchmark = {
       };
       const pairs = ctx.quick ? 3 : 5;
       const runSeconds = ctx.quick ? 2 : 3;
-      const half = await pacedComparison({ ...paths, rate: Math.max(100, Math.round(direct.rps / 2)), pairs, seconds: runSeconds });
+      // with the machine's stalls read over the same runs (the paced runs' tails are those stalls)
+      const [half, stalls] = await Promise.all([
+        pacedComparison({ ...paths, rate: Math.max(100, Math.round(direct.rps / 2)), pairs, seconds: runSeconds }),
+        stallProbe(pairs * 2 * runSeconds),
+      ]);
       // and at a quarter, where the two cores are not yet the queue
       const quarter = await pacedComparison({ ...paths, rate: Math.max(50, Math.round(direct.rps / 4)), pairs, seconds: runSeconds });
       // CPU per request of each path from /proc (`--profile` reads the profiles over the same windows)
@@ -118,6 +122,7 @@ const gatewayOverhead: Benchmark = {
           met: half.overhead <= 2 && half.lost === 0,
           note: half.note,
         },
+        { name: 'longest machine stall during those runs', value: stalls.max, unit: 'ms', note: stallNote(stalls) },
         {
           name: 'gateway p99 overhead at a quarter of it',
           value: quarter.overhead,
@@ -198,6 +203,8 @@ const totalOf = (rates: Record<string, number>) => Object.entries(rates).reduce(
  */
 export async function measureIdleFloor(ctx: BenchContext): Promise<Record<string, number>> {
   await new Promise((r) => setTimeout(r, 3000));
+  // the machine's own stalls, read meanwhile: what every latency figure below sits on
+  const stalls = stallProbe(12);
   const readings: Array<Record<string, number>> = [];
   for (let i = 0; i < 3; i++) {
     const from = ctx.stack.cpuMs();
@@ -205,6 +212,8 @@ export async function measureIdleFloor(ctx: BenchContext): Promise<Record<string
     await new Promise((r) => setTimeout(r, 4000));
     readings.push(ratesBetween(from, ctx.stack.cpuMs(), Date.now() - fromAt));
   }
+  const idleStalls = await stalls;
+  ctx.figures.push({ name: 'longest machine stall, idle system', value: idleStalls.max, unit: 'ms', note: stallNote(idleStalls) });
   const floor = Object.fromEntries(Object.keys(readings[2]).map((k) => [k, Math.min(...readings.map((r) => r[k] ?? 0))]));
   ctx.idleFloor = floor;
   const parts = Object.entries(floor)

@@ -1,7 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { pacedBinary, pacedLoad } from '../../bench/paced.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { pacedBinary, pacedLoad, stallProbe, stallsBinary, type StallResult } from '../../bench/paced.js';
 
 /*
  * The bench's open-loop generator (bench/paced/paced.c), against servers whose answers we choose:
@@ -75,5 +76,53 @@ describe('paced load generator', () => {
     expect(r.errors).toBe(1);
     expect(r.completed).toBe(99);
     expect(r.status).toEqual({ '200': 99 });
+  });
+});
+
+/*
+ * The bench's stall probe (bench/paced/stalls.c): the gateway's p99 overhead is read against the
+ * stalls it reports, so it must count a stall it suffers, once, and report its length.
+ */
+describe('stall probe', () => {
+  test('wakes on its period and reports consistent figures', async () => {
+    const r = await stallProbe(1, 10);
+    expect(r.seconds).toBeGreaterThan(0.95);
+    expect(r.wakeups).toBeGreaterThan(80);
+    expect(r.wakeups).toBeLessThanOrEqual(100);
+    expect(r.p50).toBeGreaterThanOrEqual(0);
+    expect(r.p50).toBeLessThanOrEqual(r.p99);
+    expect(r.p99).toBeLessThanOrEqual(r.p999);
+    expect(r.p999).toBeLessThanOrEqual(r.max);
+    expect(r.over_10ms).toBeLessThanOrEqual(r.over_5ms);
+    expect(r.over_5ms).toBeLessThanOrEqual(r.over_2ms);
+    expect(r.over_2ms).toBeLessThanOrEqual(r.wakeups);
+    expect(typeof r.realtime).toBe('boolean');
+  });
+
+  test('counts a stall it suffers once, with its length', async () => {
+    // SIGSTOP holds the probe as a hypervisor's pause would: 200 ms without running
+    const child = spawn(stallsBinary(), ['--seconds', '1.5']);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise((r) => child.on('exit', r));
+    await new Promise((r) => setTimeout(r, 400));
+    child.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGCONT');
+    await exited;
+    const r = JSON.parse(out) as StallResult;
+    expect(r.max).toBeGreaterThan(150);
+    expect(r.max).toBeLessThan(1000);
+    expect(r.lost_ms).toBeGreaterThan(150);
+    // one stall, not the 200 ticks it covered
+    expect(r.over_10ms).toBeGreaterThanOrEqual(1);
+    expect(r.over_10ms).toBeLessThan(10);
+  });
+
+  test('refuses options out of range', () => {
+    const r = spawnSync(stallsBinary(), ['--seconds', '0']);
+    expect(r.status).toBe(2);
+    expect(r.stderr.toString()).toMatch(/--seconds/);
+    expect(spawnSync(stallsBinary(), ['--bogus', '1']).status).toBe(2);
   });
 });
