@@ -274,7 +274,7 @@ function pushCpuPer(ctx: BenchContext, what: string, before: CpuReading, after: 
   );
   // the load generator shares the machine but is not the system's cost, and Postgres's split by
   // database repeats its total: both shown, not summed
-  const total = Object.entries(per).reduce((a, [k, v]) => (summed(k) ? a + v : a), 0);
+  const total = totalOf(per);
   // `--profile` reads the processes' profiles over the same window, per unit counted
   ctx.windows.push({ label: `CPU per ${what}`, fromUs: before.atUs, toUs: after.atUs, per: { what, count: Math.max(1, count) } });
   const parts = Object.entries(per)
