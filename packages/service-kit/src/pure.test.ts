@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { negotiateJson, isJsonContentType } from './http/negotiation.js';
 import { parseRange, parseSort } from './http/query.js';
 import { formatPath, parseOrThrow } from './http/validation.js';
-import { generateSecret, hasValidChecksum, secretHash, displayPrefix } from './credentials.js';
+import { crc32, generateSecret, hasValidChecksum, secretHash, displayPrefix } from './credentials.js';
 import { redact } from './logger.js';
 import { loadConfig, baseConfigSchema, ConfigError, durationMs } from './config.js';
 import { natsCredentials } from './events/bus.js';
@@ -116,6 +116,18 @@ describe('secrets', () => {
     expect(hasValidChecksum(flipped, 'ak')).toBe(false);
     expect(secretHash(a)).toMatch(/^[0-9a-f]{64}$/);
     expect(displayPrefix(a)).toBe(a.slice(0, 11));
+  });
+
+  it('hashes and checksums as keys already issued were (stored hashes and checksums must keep matching)', () => {
+    // published check values: SHA-256 of "abc" (FIPS 180-2) and CRC-32 of "123456789"
+    expect(secretHash('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(crc32('123456789')).toBe(0xcbf43926);
+    // multi-byte text goes in as UTF-8
+    expect(secretHash('ledgerline ключ')).toBe('7675b66e1965c5fb9c19f4022b5addea68ca7e92eb2e4f2efb59f30c53c6f86c');
+    expect(crc32('ключ')).toBe(212833818);
+    // a key's checksum as the first keys were issued with
+    expect(hasValidChecksum('ak_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345_4aFOC3', 'ak')).toBe(true);
+    expect(hasValidChecksum('ak_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345_4aFOC4', 'ak')).toBe(false);
   });
 });
 

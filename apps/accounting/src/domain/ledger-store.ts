@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { dec, rowJson, sqlRows, toDb } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
@@ -38,7 +38,7 @@ export async function ensureChart(em: EntityManager, orgId: number): Promise<voi
 
 /** Deterministic uid of an entry: the same source fact always yields the same uid (rebuilds too). */
 export function entryUid(orgId: number, source: { type: string; id: number; version: number }, kind: 'posting' | 'reversal'): string {
-  const h = createHash('sha256').update(`ledgerline:${orgId}:${source.type}:${source.id}:${source.version}:${kind}`).digest('hex');
+  const h = hash('sha256', `ledgerline:${orgId}:${source.type}:${source.id}:${source.version}:${kind}`, 'hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${h.slice(18, 20)}-${h.slice(20, 32)}`;
 }
 
