@@ -122,9 +122,10 @@ export class PdfPrinter {
   constructor(private readonly opts: PdfPrinterOptions) {
     this.gate = new Semaphore(Math.max(1, opts.concurrency));
     const chosen = chosenBrowser(opts);
-    const say = opts.log?.info ?? opts.log?.warn;
-    if (chosen === 'system') say?.('PDFs print with the system Chromium', { path: opts.executablePath });
-    else if (chosen === 'bundled') say?.('no Chromium at CHROMIUM_PATH; PDFs print with the Chromium bundled in @sparticuz/chromium', { path: opts.executablePath });
+    const log = opts.log;
+    const say = (msg: string, fields: Record<string, unknown>) => (log?.info ? log.info(msg, fields) : log?.warn(msg, fields));
+    if (chosen === 'system') say('PDFs print with the system Chromium', { path: opts.executablePath });
+    else if (chosen === 'bundled') say('no Chromium at CHROMIUM_PATH; PDFs print with the Chromium bundled in @sparticuz/chromium', { path: opts.executablePath });
     else opts.log?.warn('no Chromium at CHROMIUM_PATH and CHROMIUM_FALLBACK=none: PDFs answer 503', { path: opts.executablePath });
   }
 

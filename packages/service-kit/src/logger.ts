@@ -6,6 +6,7 @@ const SECRET_KEY = /(authorization|secret|password|api_key|apikey|token|signatur
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** Call its functions as methods (`log.info(…)`): they are not bound to the logger. */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -23,18 +24,43 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function createLogger(service: string, level: Level = 'info', base: Record<string, unknown> = {}): Logger {
-  const min = ORDER[level];
-  const write = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
-    if (ORDER[lvl] < min) return;
-    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, service, msg, ...(redact({ ...base, ...fields }) as object) });
+/**
+ * A logger writes one JSON line per call. The gateway writes an access line for every request
+ * (`ACCESS_LOG_SAMPLE`), so a line costs one object and one serialisation: the fields a logger
+ * was made with are redacted once when it is made, not again in every line.
+ */
+class JsonLogger implements Logger {
+  constructor(
+    private readonly service: string,
+    private readonly min: number,
+    /** already redacted */
+    private readonly base: Record<string, unknown>,
+  ) {}
+
+  // methods, not closures made for every logger: a request's child logger is one small object
+  debug(msg: string, fields?: Record<string, unknown>): void {
+    this.write('debug', msg, fields);
+  }
+  info(msg: string, fields?: Record<string, unknown>): void {
+    this.write('info', msg, fields);
+  }
+  warn(msg: string, fields?: Record<string, unknown>): void {
+    this.write('warn', msg, fields);
+  }
+  error(msg: string, fields?: Record<string, unknown>): void {
+    this.write('error', msg, fields);
+  }
+  child(fields: Record<string, unknown>): Logger {
+    return new JsonLogger(this.service, this.min, { ...this.base, ...(redact(fields) as Record<string, unknown>) });
+  }
+
+  private write(lvl: Level, msg: string, fields: Record<string, unknown> | undefined): void {
+    if (ORDER[lvl] < this.min) return;
+    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, service: this.service, msg, ...this.base, ...(fields && (redact(fields) as object)) });
     (lvl === 'error' || lvl === 'warn' ? process.stderr : process.stdout).write(line + '\n');
-  };
-  return {
-    debug: (m, f) => write('debug', m, f),
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
-    child: (f) => createLogger(service, level, { ...base, ...f }),
-  };
+  }
+}
+
+export function createLogger(service: string, level: Level = 'info', base: Record<string, unknown> = {}): Logger {
+  return new JsonLogger(service, ORDER[level], redact(base) as Record<string, unknown>);
 }

@@ -4,7 +4,7 @@ import { negotiateJson, isJsonContentType } from './http/negotiation.js';
 import { parseRange, parseSort } from './http/query.js';
 import { formatPath, parseOrThrow } from './http/validation.js';
 import { crc32, generateSecret, hasValidChecksum, secretHash, displayPrefix } from './credentials.js';
-import { redact } from './logger.js';
+import { createLogger, redact } from './logger.js';
 import { loadConfig, baseConfigSchema, ConfigError, durationMs } from './config.js';
 import { natsCredentials } from './events/bus.js';
 import { roundMoney, toDb, toWire, dec, figuresOverLimit, assertWithinAmountLimit } from './money.js';
@@ -136,6 +136,35 @@ describe('logs never carry secrets', () => {
     const out = redact({ authorization: 'Bearer x', body: { api_key: 'k', client_secret: 's', nested: [{ key: 'v', name: 'ok' }] } });
     expect(JSON.stringify(out)).not.toMatch(/Bearer x|"k"|"s"|"v"/);
     expect(JSON.stringify(out)).toContain('"name":"ok"');
+  });
+
+  it('writes one JSON line per call, with the fields of the logger, its children and the call, secrets redacted', () => {
+    const lines: string[] = [];
+    const out = process.stdout.write;
+    const err = process.stderr.write;
+    const capture = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
+    process.stdout.write = capture;
+    process.stderr.write = capture;
+    try {
+      const root = createLogger('gateway', 'info', { region: 'eu', token: 't0p' });
+      const child = root.child({ request_id: 'r-1', api_key: 'ak_secret' });
+      child.info('access', { status: 200, authorization: 'Bearer x', region: 'us' });
+      child.debug('not written at info');
+      const grandchild = child.child({ step: 2 });
+      grandchild.warn('slow', { nested: { client_secret: 's3' } });
+      root.error('boom', { err: new Error('why') });
+    } finally {
+      process.stdout.write = out;
+      process.stderr.write = err;
+    }
+    expect(lines).toHaveLength(3);
+    expect(lines.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n'))).toBe(true);
+    const [access, slow, boom] = lines.map((l) => JSON.parse(l));
+    expect(Object.keys(access)).toEqual(['time', 'level', 'service', 'msg', 'region', 'token', 'request_id', 'api_key', 'status', 'authorization']);
+    expect(access).toMatchObject({ level: 'info', service: 'gateway', msg: 'access', region: 'us', token: '[redacted]', request_id: 'r-1', api_key: '[redacted]', status: 200, authorization: '[redacted]' });
+    expect(slow).toMatchObject({ level: 'warn', request_id: 'r-1', step: 2, nested: { client_secret: '[redacted]' } });
+    expect(boom).toMatchObject({ level: 'error', err: { name: 'Error', message: 'why' } });
+    expect(lines.join('')).not.toMatch(/t0p|ak_secret|Bearer x|s3/);
   });
 });
 
