@@ -157,6 +157,13 @@ export const PASS_SQL = `with sent as (update kit_outbox set sent_at = now() whe
  * The relay's own session. A statement that gets no answer (a network partition) fails, and the
  * connection with it, instead of holding the relay's pass, and its lock, for ever.
  *
+ * Sequential scans are off for it: the session lives as long as the process and sends one
+ * statement every pass, so Postgres soon reuses a generic plan of it, made with the statistics
+ * of that moment. Made while the outbox was nearly empty, that plan read the whole table on
+ * every pass to mark failed publishes (none, mostly), and the outbox keeps a week of sent rows:
+ * on the bench the sales and ledger databases read millions of outbox rows, several ms of their
+ * CPU per document. Every row a pass touches is found by id or in the unsent rows' index.
+ *
  * Bitmap scans are off for it: marking a row sent leaves its old version's entry in the unsent
  * rows' partial index until a vacuum, and the planner read that index with a bitmap scan, which
  * visits every such entry's heap page on every pass and never marks one dead (1 ms a pass in the
@@ -165,7 +172,7 @@ export const PASS_SQL = `with sent as (update kit_outbox set sent_at = now() whe
  * next pass skips them: 0.04 ms.
  */
 export function relayConnectionConfig(databaseUrl: string): pg.ClientConfig {
-  return { connectionString: databaseUrl, keepAlive: true, query_timeout: 30_000, options: '-c enable_bitmapscan=off' };
+  return { connectionString: databaseUrl, keepAlive: true, query_timeout: 30_000, options: '-c enable_bitmapscan=off -c enable_seqscan=off' };
 }
 
 /**
