@@ -31,6 +31,12 @@ export interface BenchStack {
   sampleMemory(): void;
   /** CPU time so far, in milliseconds, of each process of the system, Postgres (all its processes) and nats-server. */
   cpuMs(): Record<string, number>;
+  /**
+   * Gives the planner current statistics of every service database when the server's
+   * autovacuum is off (this machine's Postgres runs with `autovacuum = off`, so a database the
+   * bench fills is otherwise never analyzed); answers whether it had to.
+   */
+  analyzeIfNoAutovacuum(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -211,6 +217,28 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       for (const p of procs) p.peakRssMb = Math.max(p.peakRssMb, rssMb(p.child.pid));
     },
     cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid })), { prefix: tag, memory: backends }),
+    analyzeIfNoAutovacuum: async () => {
+      const c = new pg.Client({ connectionString: DATABASE_URL });
+      await c.connect();
+      try {
+        if ((await c.query('show autovacuum')).rows[0].autovacuum === 'on') return false;
+        const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);
+        for (const row of dbs.rows) {
+          const db = new pg.Client({ connectionString: stack.dbUrl(String(row.datname).slice(tag.length)) });
+          await db.connect();
+          try {
+            // only tables that hold rows: an empty table analyzed stays "empty" to the planner as it fills
+            const tables = await db.query("select quote_ident(schemaname) || '.' || quote_ident(relname) as t from pg_stat_user_tables where n_live_tup > 0");
+            for (const t of tables.rows) await db.query(`analyze ${t.t}`);
+          } finally {
+            await db.end();
+          }
+        }
+        return true;
+      } finally {
+        await c.end();
+      }
+    },
     close: async () => {
       for (const p of procs) p.child.kill('SIGTERM');
       // a profiled process writes its profile while it exits, which takes seconds after a long run
