@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
-import { buildEnvelope, INTERNAL_HEADERS, PASS_SQL, recordEvent, relayConnectionConfig, type RunningService } from '@ledgerline/service-kit';
+import { buildEnvelope, INTERNAL_HEADERS, PASS_SQL, recordEvent, relayConnectionConfig, sqlRows, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { PrivateNats } from './nats-server.js';
 import { BATCH_APPLIED_SUBJECT, PROBE_SUBJECT, VERSIONED_SUBJECT, failures, probeService } from './probe-service.js';
@@ -351,5 +351,49 @@ describe('Idempotency-Key', () => {
     });
     expect(other.headers.get('idempotent-replayed')).toBeNull();
     expect((await other.json()).id).not.toBe(a.id);
+  });
+});
+
+describe("a request's last write (ctx.writeLast)", () => {
+  const stored = async (id: number) => {
+    const em = svc.deps.orm.em.fork();
+    const note = await sqlRows<{ tx: string }>(em, 'select xmin::text as tx from notes where id = ?', [id]);
+    const events = await sqlRows<{ tx: string }>(em, 'select xmin::text as tx from kit_outbox where subject = ? and resource = ?', [PROBE_SUBJECT, `last-${id}`]);
+    return { note: note.map((r) => r.tx), events: events.map((r) => r.tx) };
+  };
+
+  it('without a transaction open, the write and the events emitted before it commit together in one statement', async () => {
+    const res = await call('/v1/notes/last', { method: 'POST', json: { text: 'alone' } });
+    expect(res.status).toBe(200);
+    const { id, committed_at_once } = await res.json();
+    // committed when the write returned, before the handler ended: no transaction was open around it
+    expect(committed_at_once).toBe(true);
+    const { note, events } = await stored(id);
+    expect(note).toHaveLength(1);
+    // the event was written by the same transaction as the note
+    expect(events).toEqual(note);
+  });
+
+  it('a write that fails writes none of the events emitted before it', async () => {
+    const first = await (await call('/v1/notes/last', { method: 'POST', json: { text: 'taken' } })).json();
+    const again = await call('/v1/notes/last', { method: 'POST', json: { text: 'taken again', id: first.id } });
+    expect(again.status).toBe(409);
+    expect((await again.json()).code).toBe('duplicate_note');
+    expect((await stored(first.id)).events).toHaveLength(1);
+  });
+
+  it('with an Idempotency-Key it runs in the request transaction, which holds the key too, and a retry replays it', async () => {
+    const res = await call('/v1/notes/last', { method: 'POST', json: { text: 'keyed' }, headers: { 'idempotency-key': 'last-1' } });
+    expect(res.status).toBe(200);
+    const answer = await res.json();
+    expect(answer.committed_at_once).toBe(false);
+    const { note, events } = await stored(answer.id);
+    expect(events).toEqual(note);
+    const keys = await sqlRows<{ tx: string }>(svc.deps.orm.em.fork(), "select xmin::text as tx from kit_idempotency where idem_key = 'last-1'");
+    expect(keys.map((k) => k.tx)).toEqual(note);
+    const replay = await call('/v1/notes/last', { method: 'POST', json: { text: 'keyed' }, headers: { 'idempotency-key': 'last-1' } });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toEqual(answer);
+    expect((await stored(answer.id)).events).toHaveLength(1);
   });
 });

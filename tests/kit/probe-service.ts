@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { z } from 'zod';
-import { caller, defineService, parseOrThrow, respond, sqlMigration, sqlRows, PoisonMessageError } from '@ledgerline/service-kit';
+import { ConflictError, caller, defineService, isUniqueViolation, parseOrThrow, prepareEvent, respond, sqlMigration, sqlRows, PoisonMessageError } from '@ledgerline/service-kit';
 
 /**
  * A minimal service used to prove the kit's guarantees (outbox, inbox, idempotency) against the
@@ -78,6 +78,24 @@ export const probeService = defineService({
       await deps.emit(em, { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: String(note.id), data: { note_id: note.id, text } });
       if (delay_ms) await new Promise((r) => setTimeout(r, delay_ms));
       return respond(c, { id: note.id, text });
+    });
+    // a request's last write (`writeLast`): the note, after its event; says whether the note was
+    // committed when the write returned (true: it went alone with its event, no transaction open)
+    app.post('/v1/notes/last', async (c) => {
+      const auth = caller(c);
+      const { text, id: given } = parseOrThrow(z.object({ text: z.string().min(1), id: z.number().int().positive().optional() }), c.get('body'));
+      const em = c.get('em');
+      const id = given ?? (await sqlRows<{ id: number }>(em, `select nextval('notes_id_seq')::bigint as id`))[0].id;
+      // "aside": the probe's consumer passes over it, so these notes have no effects
+      c.get('emitAtCommit')!(em, prepareEvent('probe', { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: `last-${id}`, data: { note_id: id, text: `aside ${text}` } }));
+      try {
+        await c.get('writeLast')!(em, 'insert into notes (id, org_id, text) values (?, ?, ?) returning id', [id, auth.orgId, text]);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new ConflictError(`note ${id} exists`, 'duplicate_note');
+        throw e;
+      }
+      const seen = await sqlRows(deps.orm.em.fork(), 'select 1 from notes where id = ?', [id]);
+      return respond(c, { id, committed_at_once: seen.length === 1 });
     });
     app.get('/v1/notes/:id', async (c) => {
       caller(c);

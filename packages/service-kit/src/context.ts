@@ -4,6 +4,7 @@ import type { NewEvent } from './events/envelope.js';
 import type { PreparedEvent } from './events/outbox.js';
 import type { EventBus } from './events/bus.js';
 import { requestReply } from './events/rpc.js';
+import { sqlRows } from './db/orm.js';
 
 /**
  * What one operation runs with, the same for an HTTP request and for a consumed event: who acts
@@ -43,6 +44,15 @@ export interface OperationContext {
    * number the client gave). Elsewhere the transaction runs already.
    */
   inOwnTransaction: () => Promise<OperationContext>;
+  /**
+   * Runs the operation's last write: one data-modifying statement with a RETURNING clause
+   * (`insert … returning id`: it stands in a WITH clause) and `?` placeholders, answering its rows. For a request
+   * that holds no transaction (its handler deferred it, took no lock and sent no
+   * Idempotency-Key), the write and every event emitted before it go as one statement, which
+   * commits them together. Otherwise it runs in the operation's transaction like any statement.
+   * Nothing may be written or emitted after it, and nothing that can fail may follow it.
+   */
+  writeLast: <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) => Promise<T[]>;
   now: () => Date;
   log: Logger;
 }
@@ -64,6 +74,8 @@ export interface ContextParts {
   commitGroup?: (lane: string) => Promise<EntityManager>;
   /** Begins a deferred own transaction (HTTP write requests); absent elsewhere. */
   beginOwn?: () => Promise<void>;
+  /** Runs a last write, alone with the events when no transaction is open (HTTP write requests); absent elsewhere. */
+  writeLast?: (em: EntityManager, sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) => Promise<Array<Record<string, unknown>>>;
 }
 
 /** Builds a context; events it records default to its organisation and trace. */
@@ -90,12 +102,14 @@ export function operationContext(p: ContextParts): OperationContext {
     inCommitGroup: async (lane) => {
       if (!p.commitGroup) return ctx;
       const em = await p.commitGroup(lane);
-      return operationContext({ ...p, em, commitGroup: undefined, beginOwn: undefined });
+      return operationContext({ ...p, em, commitGroup: undefined, beginOwn: undefined, writeLast: undefined });
     },
     inOwnTransaction: async () => {
       await p.beginOwn?.();
       return ctx;
     },
+    writeLast: async <T extends Record<string, unknown>>(sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) =>
+      (p.writeLast ? p.writeLast(p.em, sql, params, opts) : sqlRows(p.em, sql, params, opts)) as Promise<T[]>,
   };
   return ctx;
 }

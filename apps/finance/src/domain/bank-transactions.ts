@@ -3,7 +3,7 @@ import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledge
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, insertRows, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, assertWithinAmountLimit, insertStatement, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -43,6 +43,8 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
   if (match && document) {
     let before = NOTHING_SETTLED;
     if (settlementNeedsHistory(document, legalCurrency)) {
+      // the lock holds until the commit, so the request needs its transaction now
+      await ctx.inOwnTransaction();
       await lockPaidDocuments(ctx, [match]);
       before = await settledSoFar(ctx, match);
     }
@@ -51,9 +53,23 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
   return { legalCurrency, legal, settlement };
 }
 
-/** A transaction recorded before: the same statement line, or the same bank reference, on its account. */
-const RECORDED_BEFORE = `select exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
+/**
+ * What a bank transaction needs before it is looked up and priced, in one round trip: its id
+ * (from its sequence, so its events can be built before it is written), the organisation's legal
+ * currency (from the replica; null without one), and whether it was recorded before — the same
+ * statement line, or the same bank reference, on its account.
+ */
+const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'))::bigint as id,
+  (select legal_currency from kit_organisations where org_id = ?::bigint) as legal_currency,
+  exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
     and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen`;
+
+/** Ids for `count` bank transactions about to be recorded (a statement's entries), in one round trip. */
+export async function nextBankTransactionIds({ em }: TenantContext, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  const rows = await sqlRows<{ id: number }>(em, `select nextval(pg_get_serial_sequence('bank_transactions', 'id'))::bigint as id from generate_series(1, ?::int)`, [count]);
+  return rows.map((r) => r.id);
+}
 
 /**
  * Records a bank transaction. A statement line already recorded (same account, statement and
@@ -62,32 +78,44 @@ const RECORDED_BEFORE = `select exists (select 1 from bank_transactions where or
  * to suspense by accounting, never applied). The legal-currency value is stored with it: at rate 1
  * in the legal currency, else at the given fx_rate, else at the paid document's rate; without any,
  * 422 `fx_rate_required` and nothing is written.
- */
-/**
+ *
+ * The transaction and its events are written last, by one statement (`ctx.writeLast`): a request
+ * that holds no transaction commits them with it, so a payment in the legal currency costs two
+ * statements (this one and `PREPARE`) and no BEGIN or COMMIT.
+ *
  * `opts.matchedBy` records what a statement match rested on; `opts.suspense` marks a statement
  * entry that was looked for and not found as `unmatched` (waiting in 395 for …/match), where a
- * transaction recorded without any paid record is `none`; `opts.checked` says the caller has
- * already looked for duplicates (the unique indexes still guard), `opts.legalCurrency` that it
- * knows the organisation's legal currency, `opts.document` the owner's answer about the paid record.
+ * transaction recorded without any paid record is `none`; `opts.id`, `opts.legalCurrency` and
+ * `opts.document` are what the caller already has (an id it took with `nextBankTransactionIds`,
+ * the organisation's legal currency, the owner's answer about the paid record); `opts.id` also
+ * says it has looked for duplicates already (the unique indexes still guard).
  */
 export async function recordBankTransaction(
   ctx: TenantContext,
   req: BankTransactionRequest,
-  opts: { matchedBy?: string | null; suspense?: boolean; checked?: boolean; legalCurrency?: string; document?: DocumentLookupAnswer } = {},
+  opts: { matchedBy?: string | null; suspense?: boolean; id?: number; legalCurrency?: string; document?: DocumentLookupAnswer } = {},
 ) {
   const { em, orgId } = ctx;
-  // Recorded before, by its statement line or its bank reference (both unique per account): one
-  // statement for both, before the paid document is looked up
-  if (!opts.checked && req.account_number != null && ((req.statement_id != null && req.order != null) || req.bank_reference != null)) {
-    const [seen] = await sqlRows<{ seen: boolean }>(em, RECORDED_BEFORE, [orgId, req.account_number, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null], { prepared: true });
-    if (seen.seen) throw duplicate();
+  let id = opts.id;
+  let knownLegalCurrency = opts.legalCurrency;
+  if (id === undefined) {
+    const [pre] = await sqlRows<{ id: number; legal_currency: string | null; seen: boolean }>(
+      em,
+      PREPARE,
+      [orgId, orgId, req.account_number ?? null, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null],
+      { prepared: true },
+    );
+    if (pre.seen) throw duplicate();
+    id = pre.id;
+    knownLegalCurrency ??= pre.legal_currency ?? FALLBACK_LEGAL_CURRENCY;
   }
   const resolved = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record', opts.document);
   const { match } = resolved;
   const status = resolved.status === 'none' && opts.suspense && !req.gl_account ? 'unmatched' : resolved.status;
-  const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved, opts.legalCurrency);
+  const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved, knownLegalCurrency);
 
-  const data = {
+  const bt: BankTransaction = {
+    id,
     orgId,
     accountNumber: req.account_number ?? null,
     statementId: req.statement_id ?? null,
@@ -118,22 +146,21 @@ export async function recordBankTransaction(
     matchedBy: match ? (opts.matchedBy ?? 'paid_record') : null,
     version: 1,
     createdAt: new Date(),
-  };
-  let bt: BankTransaction;
+  } as BankTransaction;
+  const view = bankTransactionView(bt);
+  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(id), data: view });
+  if (match) {
+    await emitPaymentMatched(ctx, { paymentId: id, source: 'bank_transaction', match, date: req.date_transaction });
+  }
+  // inserted without the unit of work: a statement records thousands in one request, and every
+  // flush would compare all of them again
+  const insert = insertStatement(em, BankTransactionSchema, [bt], { returning: ['id'] });
   try {
-    // inserted without the unit of work: a statement records thousands in one request, and every
-    // flush would compare all of them again
-    const [row] = await insertRows(em, BankTransactionSchema, [data], { returning: ['id'], prepared: true });
-    bt = { ...data, id: Number(row.id) } as BankTransaction;
+    await ctx.writeLast(insert.sql, insert.params, { prepared: true });
   } catch (e) {
     // A concurrent twin got in between the check and the insert.
     if (isUniqueViolation(e)) throw duplicate();
     throw e;
-  }
-  const view = bankTransactionView(bt);
-  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(bt.id), data: view });
-  if (match) {
-    await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match, date: req.date_transaction });
   }
   return view;
 }

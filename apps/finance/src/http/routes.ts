@@ -1,4 +1,4 @@
-import { page, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, page, type EndpointHandlers } from '@ledgerline/service-kit';
 import { bankTransactionView, listBankTransactions, matchBankTransaction, recordBankTransaction } from '../domain/bank-transactions.js';
 import { findStatement, importBankStatements, listStatements, statementSummary, statementView } from '../domain/statements/import-statement.js';
 import { createPayout, findPayout, listPayouts, payoutView, replacePayout } from '../domain/payouts.js';
@@ -6,7 +6,8 @@ import { createPayout, findPayout, listPayouts, payoutView, replacePayout } from
 /** Bank transactions (#16, their list, matching one later), bank statements (import, list, read) and payouts (create, read, #19 replace, #20 list). */
 export function financeEndpoints(): EndpointHandlers<'finance'> {
   return {
-    recordBankTransaction: async ({ ctx, input }) => recordBankTransaction(ctx, input.body),
+    // reads until its one write, which commits with its events (`ctx.writeLast`)
+    recordBankTransaction: defersTransaction(async ({ ctx, input }) => recordBankTransaction(ctx, input.body)),
     listBankTransactions: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listBankTransactions(ctx.em, ctx.orgId, q);
       return page(rows.map(bankTransactionView), total, q.from, q.take);

@@ -182,6 +182,18 @@ export async function insertRows<T extends object>(
   opts: InsertOptions = {},
 ): Promise<Array<Record<string, any>>> {
   if (rows.length === 0) return [];
+  const { sql, params } = insertStatement(em, schema, rows, opts);
+  return sqlRows(em, sql, params, { prepared: opts.prepared });
+}
+
+/** The statement `insertRows` runs (at least one row), for a caller that runs it itself (`ctx.writeLast`). */
+export function insertStatement<T extends object>(
+  em: EntityManager,
+  schema: EntitySchema<T, any>,
+  rows: ReadonlyArray<Partial<Record<keyof T, unknown>>>,
+  opts: Pick<InsertOptions, 'onConflict' | 'returning'> = {},
+): { sql: string; params: unknown[] } {
+  if (rows.length === 0) throw new Error('an insert statement needs at least one row');
   const shape = tableShape(em, schema);
   const cols = [...new Map(rows.flatMap((row) => columnsOf(shape, row)).map((c) => [c.property, c])).values()];
   const params: unknown[] = [];
@@ -198,7 +210,7 @@ export async function insertRows<T extends object>(
     `insert into ${shape.table} (${cols.map((c) => c.column).join(', ')}) values ${tuples.join(', ')}` +
     (opts.onConflict ? ` on conflict ${opts.onConflict}` : '') +
     returningClause(opts.returning);
-  return sqlRows(em, sql, params, { prepared: opts.prepared });
+  return { sql, params };
 }
 
 function returningClause(returning: InsertOptions['returning']): string {

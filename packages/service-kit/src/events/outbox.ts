@@ -92,18 +92,26 @@ export async function insertPreparedEvents(em: EntityManager, events: readonly P
     await recordPreparedEvent(em, events[0]);
     return;
   }
+  const { sql, params } = eventsInsert(events);
+  await sqlRows(em, sql, params, { prepared: true });
+}
+
+/**
+ * The statement that writes prepared events, in the given order, as one parameter however many
+ * there are: it stands alone or in a WITH clause beside the change the events announce (one
+ * statement, one commit: `ctx.writeLast`).
+ */
+export function eventsInsert(events: readonly PreparedEvent[]): { sql: string; params: unknown[] } {
   const rows = events.map((p) => ({ event_id: p.id, subject: p.subject, type: p.type, org_id: p.orgId, envelope: p.json, traceparent: p.traceparent, resource: p.resource }));
-  await sqlRows(
-    em,
-    `insert into kit_outbox ${OUTBOX_COLUMNS}
+  return {
+    sql: `insert into kit_outbox ${OUTBOX_COLUMNS}
      select event_id, subject, type, org_id, envelope, traceparent, resource
        from jsonb_array_elements(?::jsonb) with ordinality as e(v, n),
             jsonb_to_record(e.v) as x(event_id uuid, subject text, type text, org_id bigint, envelope text, traceparent text, resource text)
       order by e.n
      on conflict (event_id) do nothing`,
-    [JSON.stringify(rows)],
-    { prepared: true },
-  );
+    params: [JSON.stringify(rows)],
+  };
 }
 
 /**

@@ -59,6 +59,12 @@ export type KitEnv = {
      * group's); false when the unit of work does not write through `em`.
      */
     emitAtCommit: ((em: EntityManager, event: PreparedEvent) => boolean) | undefined;
+    /**
+     * Write requests: runs the request's last write through `em` (`OperationContext.writeLast`):
+     * alone with the request's events in one statement that commits them when the request holds
+     * no transaction, else in the transaction `em` belongs to.
+     */
+    writeLast: ((em: EntityManager, sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) => Promise<Array<Record<string, unknown>>>) | undefined;
   };
 };
 

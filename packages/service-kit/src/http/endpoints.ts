@@ -114,6 +114,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
           bus,
           commitGroup: c.get('commitGroup'),
           beginOwn: c.get('beginOwn'),
+          writeLast: c.get('writeLast'),
         }),
         c,
         auth,

@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError, ValidationError } from '../errors.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
-import { insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
+import { eventsInsert, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 import type { AnswerSealer, KitEnv } from './context.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -75,8 +75,12 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
     // and no Idempotency-Key lock must be taken first.
     let ownBegun = false;
     let ownEnded = false;
+    // set when the request's last write committed itself with the request's events (`writeLast`)
+    let committedAlone = false;
+    const ended = () =>
+      new Error(member ? 'the request joined a commit group: its writes go through the group' : 'the request wrote its last write: nothing is written after it');
     const beginOwn = async () => {
-      if (ownEnded) throw new Error('the request joined a commit group: its writes go through the group');
+      if (ownEnded) throw ended();
       if (ownBegun) return;
       await em.begin();
       ownBegun = true;
@@ -88,7 +92,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
     const events: PreparedEvent[] = [];
     c.set('emitAtCommit', (target, event) => {
       if (target === em) {
-        if (ownEnded) throw new Error('the request joined a commit group: its events go through the group');
+        if (ownEnded) throw ended();
         events.push(event);
         return true;
       }
@@ -98,6 +102,19 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         return true;
       }
       return false;
+    });
+    // A request that took no lock and wrote nothing before its one write (its handler deferred the
+    // transaction, no Idempotency-Key) needs no transaction: the write and its events go as one
+    // statement, which commits them together, instead of BEGIN, write, events and COMMIT.
+    c.set('writeLast', async (target, sql, params, opts) => {
+      if (target !== em || ownBegun || ownEnded) return sqlRows(target, sql, params, opts);
+      ownEnded = true;
+      const outbox = events.length ? eventsInsert(events.splice(0)) : null;
+      const rows = outbox
+        ? await sqlRows(em, `with last_write as (${sql}), announced as (${outbox.sql}) select * from last_write`, [...params, ...outbox.params], opts)
+        : await sqlRows(em, sql, params, opts);
+      committedAlone = true;
+      return rows;
     });
     let requestHash = '';
     if (groups && auth) {
@@ -182,6 +199,8 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       const group = member as CommitGroupMember | null;
 
       if (c.error || c.res.status >= 300) {
+        // a handler's last write is its last fallible step: after it, nothing can be rolled back
+        if (committedAlone) c.get('log').error('a request failed after its last write committed', { status: c.res.status, route: c.req.routePath });
         await group?.abort();
         if (ownBegun && !ownEnded) await em.rollback();
         done = true;

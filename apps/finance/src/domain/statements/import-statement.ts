@@ -3,7 +3,7 @@ import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, rangeCondition, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
-import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
+import { bankTransactionView, nextBankTransactionIds, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
 import { balanceDifference, type ParsedStatement, type StatementEntry } from './statement.js';
 
@@ -171,6 +171,7 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
   const fresh = s.entries.filter((e) => !Dec(e.amount).isZero() && !(e.bankReference && recorded.has(e.bankReference)));
   const paid = await findPaidDocuments(ctx, fresh);
   const legalCurrency = await legalCurrencyOf(em, orgId);
+  const ids = await nextBankTransactionIds(ctx, fresh.length);
   for (const e of s.entries) {
     const base = { order: e.order, amount: e.amount, variable_symbol: e.variableSymbol, bank_reference: e.bankReference };
     if (Dec(e.amount).isZero()) {
@@ -187,8 +188,9 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
     const req = entryRequest(s, statement.id, e);
     if (found) req.paid_record = { type: found.type, id: found.document.id };
     // a new statement's entries cannot repeat its own (account, statement, order); references were
-    // checked above; the owner's find answer is its lookup answer, so it is not asked again
-    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true, checked: true, legalCurrency, document: found?.document });
+    // checked above (so each takes one of the ids taken for them); the owner's find answer is its
+    // lookup answer, so it is not asked again
+    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true, id: ids.shift(), legalCurrency, document: found?.document });
     const status = view.match_status === 'matched' ? 'matched' : e.isFee ? 'fee' : 'unmatched';
     outcomes.push({ ...base, status, matched_by: status === 'matched' ? (found?.matchedBy ?? null) : null, transaction_id: view.id });
     if (e.bankReference) recorded.set(e.bankReference, view.id);
