@@ -2,7 +2,7 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { SUBJECTS, financePaymentMatchedEventSchema, type CloudEvent, type FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 import { paymentStatus } from '@ledgerline/documents';
 import { dec, toDb } from '../money.js';
-import { insertRows } from '../db/tables.js';
+import { insertStatement } from '../db/tables.js';
 import { sqlRows } from '../db/orm.js';
 import { PoisonMessageError, type ConsumerDefinition } from '../events/consumer.js';
 import type { OperationContext } from '../context.js';
@@ -88,20 +88,30 @@ export async function applyMatchedPayment<A extends object>(
     throw new PoisonMessageError(`payment in ${payment.currency} for ${payment.document.type} ${doc.id} in ${doc.currency}`);
   }
   const at = ctx.now();
-  const recorded = await insertRows(ctx.em, target.applications, [target.applicationRow(doc, event.id, payment, at)], {
-    onConflict: '(event_id) do nothing',
-    returning: true,
-  });
-  if (recorded.length === 0) return 'ignored';
   const paid = dec(doc.amountPaid).plus(dec(payment.amount));
   const amountPaid = toDb(paid, doc.precision);
   const touch = target.touchColumn ? `, ${target.touchColumn} = ?` : '';
-  await sqlRows(
+  // the application row and the figures by one statement: the figures move only when the row was
+  // new (an event applied before leaves both as they are)
+  const application = insertStatement(ctx.em, target.applications, [target.applicationRow(doc, event.id, payment, at)], { onConflict: '(event_id) do nothing', returning: ['event_id'] });
+  const moved = await sqlRows(
     ctx.em,
-    `update ${target.table} set amount_paid = ?, amount_due = ?, payment_status = ?${touch} where org_id = ? and id = ?`,
-    [amountPaid, toDb(dec(doc.totalAmount).minus(paid), doc.precision), paymentStatus(doc.totalAmount, amountPaid), ...(target.touchColumn ? [at] : []), orgId, doc.id],
+    `with application as (${application.sql})
+     update ${target.table} set amount_paid = ?, amount_due = ?, payment_status = ?${touch}
+      where org_id = ? and id = ? and exists (select 1 from application)
+     returning id`,
+    [
+      ...application.params,
+      amountPaid,
+      toDb(dec(doc.totalAmount).minus(paid), doc.precision),
+      paymentStatus(doc.totalAmount, amountPaid),
+      ...(target.touchColumn ? [at] : []),
+      orgId,
+      doc.id,
+    ],
     { prepared: true },
   );
+  if (moved.length === 0) return 'ignored';
   return 'applied';
 }
 
