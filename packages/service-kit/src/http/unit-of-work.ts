@@ -107,7 +107,9 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
     // transaction, no Idempotency-Key) needs no transaction: the write and its events go as one
     // statement, which commits them together, instead of BEGIN, write, events and COMMIT.
     c.set('writeLast', async (target, sql, params, opts) => {
-      if (target !== em || ownBegun || ownEnded) return sqlRows(target, sql, params, opts);
+      if (target !== em) return sqlRows(target, sql, params, opts);
+      if (ownEnded) throw ended();
+      if (ownBegun) return sqlRows(em, sql, params, opts);
       ownEnded = true;
       const outbox = events.length ? eventsInsert(events.splice(0)) : null;
       const rows = outbox
