@@ -69,7 +69,10 @@ export const probeService = defineService({
     sqlMigration('probe_0003', `alter table effects add column via text;`),
   ],
   routes: (app, deps) => {
+    // raw routes begin the request's transaction as served endpoints do (`serveEndpoints`), so a
+    // note and its event are written together
     app.post('/v1/notes', async (c) => {
+      await c.get('beginOwn')?.();
       const auth = caller(c);
       const { text, delay_ms } = parseOrThrow(z.object({ text: z.string().min(1), delay_ms: z.number().int().max(5000).optional() }), c.get('body'));
       const em = c.get('em');
@@ -110,6 +113,7 @@ export const probeService = defineService({
     });
     // many events at once, for the consumer that shares commits; texts starting with fail-once fail the first time
     app.post('/v1/batched', async (c) => {
+      await c.get('beginOwn')?.();
       const auth = caller(c);
       const { texts } = parseOrThrow(z.object({ texts: z.array(z.string()).max(1000) }), c.get('body'));
       const em = c.get('em');
@@ -124,6 +128,7 @@ export const probeService = defineService({
       return respond(c, rows.map((r) => ({ note_id: Number(r.note_id), tx: r.tx })));
     });
     app.post('/v1/batch-applied', async (c) => {
+      await c.get('beginOwn')?.();
       const auth = caller(c);
       const { texts } = parseOrThrow(z.object({ texts: z.array(z.string()).max(1000) }), c.get('body'));
       const em = c.get('em');
