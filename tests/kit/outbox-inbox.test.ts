@@ -382,6 +382,14 @@ describe("a request's last write (ctx.writeLast)", () => {
     expect((await stored(first.id)).events).toHaveLength(1);
   });
 
+  it('a write after the last write is refused, not committed on its own', async () => {
+    const res = await call('/v1/notes/last', { method: 'POST', json: { text: 'written twice', twice: true } });
+    expect(res.status).toBe(500);
+    const notes = await sqlRows<{ text: string }>(svc.deps.orm.em.fork(), "select text from notes where text like 'written twice%' order by id");
+    // the last write had committed with its event; the one after it never ran
+    expect(notes.map((n) => n.text)).toEqual(['written twice']);
+  });
+
   it('with an Idempotency-Key it runs in the request transaction, which holds the key too, and a retry replays it', async () => {
     const res = await call('/v1/notes/last', { method: 'POST', json: { text: 'keyed' }, headers: { 'idempotency-key': 'last-1' } });
     expect(res.status).toBe(200);

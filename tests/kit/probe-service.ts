@@ -86,7 +86,10 @@ export const probeService = defineService({
     // committed when the write returned (true: it went alone with its event, no transaction open)
     app.post('/v1/notes/last', async (c) => {
       const auth = caller(c);
-      const { text, id: given } = parseOrThrow(z.object({ text: z.string().min(1), id: z.number().int().positive().optional() }), c.get('body'));
+      const { text, id: given, twice } = parseOrThrow(
+        z.object({ text: z.string().min(1), id: z.number().int().positive().optional(), twice: z.boolean().optional() }),
+        c.get('body'),
+      );
       const em = c.get('em');
       const id = given ?? (await sqlRows<{ id: number }>(em, `select nextval('notes_id_seq')::bigint as id`))[0].id;
       // "aside": the probe's consumer passes over it, so these notes have no effects
@@ -97,6 +100,8 @@ export const probeService = defineService({
         if (isUniqueViolation(e)) throw new ConflictError(`note ${id} exists`, 'duplicate_note');
         throw e;
       }
+      // a handler bug: a second write after the last one (the kit must refuse it, not commit it alone)
+      if (twice) await c.get('writeLast')!(em, 'insert into notes (id, org_id, text) values (?, ?, ?) returning id', [id + 1_000_000, auth.orgId, `${text} again`]);
       const seen = await sqlRows(deps.orm.em.fork(), 'select 1 from notes where id = ?', [id]);
       return respond(c, { id, committed_at_once: seen.length === 1 });
     });
