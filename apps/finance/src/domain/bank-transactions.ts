@@ -64,13 +64,6 @@ const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'
   exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
     and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen`;
 
-/** Ids for `count` bank transactions about to be recorded (a statement's entries), in one round trip. */
-export async function nextBankTransactionIds({ em }: TenantContext, count: number): Promise<number[]> {
-  if (count === 0) return [];
-  const rows = await sqlRows<{ id: number }>(em, `select nextval(pg_get_serial_sequence('bank_transactions', 'id'))::bigint as id from generate_series(1, ?::int)`, [count]);
-  return rows.map((r) => r.id);
-}
-
 /**
  * Records a bank transaction. A statement line already recorded (same account, statement and
  * order in the organisation) is refused with 409 and nothing is written. A paid record is looked up
@@ -86,7 +79,7 @@ export async function nextBankTransactionIds({ em }: TenantContext, count: numbe
  * `opts.matchedBy` records what a statement match rested on; `opts.suspense` marks a statement
  * entry that was looked for and not found as `unmatched` (waiting in 395 for …/match), where a
  * transaction recorded without any paid record is `none`; `opts.id`, `opts.legalCurrency` and
- * `opts.document` are what the caller already has (an id it took with `nextBankTransactionIds`,
+ * `opts.document` are what the caller already has (an id it took with the kit's `nextIds`,
  * the organisation's legal currency, the owner's answer about the paid record); `opts.id` also
  * says it has looked for duplicates already (the unique indexes still guard).
  */

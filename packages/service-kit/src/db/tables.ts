@@ -186,6 +186,16 @@ export async function insertRows<T extends object>(
   return sqlRows(em, sql, params, { prepared: opts.prepared });
 }
 
+/** Ids for `count` new rows of `schema`, taken from its sequence in one round trip before the rows are written. */
+export async function nextIds(em: EntityManager, schema: EntitySchema<any, any>, count: number): Promise<number[]> {
+  if (count < 1) return [];
+  const rows = await sqlRows<{ id: number }>(em, `select nextval(pg_get_serial_sequence(?, 'id'))::bigint as id from generate_series(1, ?::int)`, [
+    tableShape(em, schema).table,
+    count,
+  ]);
+  return rows.map((r) => r.id);
+}
+
 /** The statement `insertRows` runs (at least one row), for a caller that runs it itself (`ctx.writeLast`). */
 export function insertStatement<T extends object>(
   em: EntityManager,

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NumberPattern } from '@ledgerline/documents';
 import { ConflictError } from '../errors.js';
 import { sqlRows } from '../db/orm.js';
-import { isUniqueViolation, rowSql, tableShape } from '../db/tables.js';
+import { isUniqueViolation, nextIds, rowSql, tableShape } from '../db/tables.js';
 import { OUTBOX_COLUMNS, type PreparedEvent } from '../events/outbox.js';
 
 /** Where a posted document's number comes from: the client, or a counter formatted by a mask. */
@@ -47,9 +47,8 @@ export function duplicateDocumentNumber(label: string, no: string): ConflictErro
 
 /** The id a new row of `schema` will have, taken from its sequence before the row is written. */
 export async function nextDocumentId(em: EntityManager, schema: EntitySchema<any, any>): Promise<number> {
-  const table = tableShape(em, schema).table;
-  const [row] = await sqlRows<{ id: number }>(em, `select nextval(pg_get_serial_sequence(?, 'id'))::bigint as id`, [table]);
-  return row.id;
+  const [id] = await nextIds(em, schema, 1);
+  return id;
 }
 
 /** A number already used by an explicitly numbered document is skipped; this many at most. */

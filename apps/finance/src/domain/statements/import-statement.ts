@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, rangeCondition, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, rangeCondition, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
-import { bankTransactionView, nextBankTransactionIds, recordBankTransaction } from '../bank-transactions.js';
+import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
 import { balanceDifference, type ParsedStatement, type StatementEntry } from './statement.js';
 
@@ -171,7 +171,7 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
   const fresh = s.entries.filter((e) => !Dec(e.amount).isZero() && !(e.bankReference && recorded.has(e.bankReference)));
   const paid = await findPaidDocuments(ctx, fresh);
   const legalCurrency = await legalCurrencyOf(em, orgId);
-  const ids = await nextBankTransactionIds(ctx, fresh.length);
+  const ids = await nextIds(em, BankTransactionSchema, fresh.length);
   for (const e of s.entries) {
     const base = { order: e.order, amount: e.amount, variable_symbol: e.variableSymbol, bank_reference: e.bankReference };
     if (Dec(e.amount).isZero()) {
