@@ -25,7 +25,10 @@ export interface RunningSystem {
 
 export async function startSystem(name: string, extraEnv: Record<string, string> = {}, readyMs = 90_000): Promise<RunningSystem> {
   const env = isolation();
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // below Linux's ephemeral range (32768 and up), where the system's own outgoing connections
+  // (to Postgres, NATS) take their local ports: a service told to listen on one of those fails
+  // with EADDRINUSE. Replicas listen 100 ports above, so the base leaves room for them.
+  const port = 20_000 + Math.floor(Math.random() * 12_000);
   const key = generateSecret('ak');
   const pids: Record<string, number> = {};
   let output = '';
