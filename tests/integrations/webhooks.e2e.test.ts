@@ -265,14 +265,22 @@ describe('webhooks', () => {
   it('gives up an attempt that gets no answer within the time limit, and retries it', async () => {
     const hook = await createWebhook('/hang', ['sales.invoice.posted']);
     await postInvoice();
+    // Each attempt waits out the 2 s limit, then the next waits for its place in the schedule
+    // (300 ms, 700 ms). The whole schedule is awaited rather than the state after the first
+    // attempt, which lasts only 300 ms and a slow poll can miss.
     const [d] = await eventually(async () => {
       const list = await deliveries(hook.id);
-      return list[0]?.last_error ? list : null;
-    }, 10_000);
-    expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'no answer within 2000 ms' });
+      return list[0]?.status === 'failed' ? list : null;
+    }, 20_000);
+    expect(d).toMatchObject({ status: 'failed', attempts: 3, last_status_code: null, last_error: 'no answer within 2000 ms', next_attempt_at: null });
     expect(d.last_duration_ms).toBeGreaterThanOrEqual(1900);
+    const hits = receiver.at('/hang');
+    expect(hits).toHaveLength(3);
+    expect(new Set(hits.map((h) => h.headers['webhook-id'])).size).toBe(1);
+    expect(hits[1].at - hits[0].at).toBeGreaterThanOrEqual(1900 + 280);
+    expect(hits[2].at - hits[1].at).toBeGreaterThanOrEqual(1900 + 680);
     await stack.api(`/v1/settings/webhooks/${hook.id}`, { method: 'DELETE' });
-  });
+  }, 40_000);
 
   it('a rotated secret: both the new and the old one verify during the overlap', async () => {
     const hook = await createWebhook('/ok/rotate', ['sales.invoice.posted']);
