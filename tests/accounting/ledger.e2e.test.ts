@@ -307,6 +307,28 @@ describe('the database guards the ledger', () => {
     }
   });
 
+  it("the storing function writes every column of the ledger's tables (its column lists are kept by hand)", async () => {
+    const c = db();
+    await c.connect();
+    try {
+      const { rows: columns } = await c.query<{ table_name: string; column_name: string }>(
+        `select table_name, column_name from information_schema.columns
+          where table_schema = 'public' and table_name in ('accounting_transactions', 'ledger_rows', 'ledger_tax_rows')`,
+      );
+      const [{ def }] = (await c.query<{ def: string }>(`select pg_get_functiondef('ledger_insert_entry'::regproc) as def`)).rows;
+      // the columns the database fills itself: ids from their sequences, stamps from their defaults
+      const filledByDefault = new Set(['id', 'created_at', 'edited_at']);
+      for (const table of ['accounting_transactions', 'ledger_rows', 'ledger_tax_rows']) {
+        const listed = new RegExp(`insert into ${table} \\(([^)]*)\\)`).exec(def)?.[1];
+        expect(listed, table).toBeDefined();
+        const expected = columns.filter((r) => r.table_name === table && !filledByDefault.has(r.column_name)).map((r) => r.column_name);
+        expect(listed!.split(',').map((s) => s.trim()).sort(), table).toEqual(expected.sort());
+      }
+    } finally {
+      await c.end();
+    }
+  });
+
   it("keeps organisations apart: another organisation's events never show", async () => {
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-06-01', lines: [{ base: 10, rate: 21 }] }), { orgId: 2 });
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 77, date: '2025-06-01', lines: [{ base: 10, rate: 21 }] }));

@@ -70,6 +70,6 @@ describe('trace context', () => {
     const texts = salesSql.map((s) => String(s.attributes['db.query.text']));
     expect(texts.join('\n')).not.toMatch(/'sales_invoice'|"org_id" = \d/);
     expect(texts.join('\n')).toMatch(/"doc_type" = \?/);
-    expect(statements(consume).some((s) => String(s.attributes['db.query.text']).includes('ledger_store_entries('))).toBe(true);
+    expect(statements(consume).some((s) => String(s.attributes['db.query.text']).includes('ledger_insert_entries('))).toBe(true);
   });
 });

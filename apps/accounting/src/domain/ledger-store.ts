@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, rowJson, sqlRows, toDb } from '@ledgerline/service-kit';
+import type { EntityManager, EntitySchema } from '@mikro-orm/postgresql';
+import { dec, rowJson, sqlRows, tableShape, toDb } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
@@ -56,18 +56,25 @@ export interface StoredEntry {
 }
 
 /**
- * What `ledger_store_entry` answers: of each stored row the columns the caller did not send (ids,
- * links, `created_at`, defaults), or why nothing was stored.
+ * What `ledger_insert_entry` answers: what the database chose for the stored rows (the header's
+ * id and `created_at`, the rows' and tax rows' ids in the order sent), or why nothing was stored.
  */
 type PostAnswer =
   | { skipped: 'duplicate' | 'stale_version'; replaces?: undefined; transaction?: undefined }
   | { replaces: number; skipped?: undefined; transaction?: undefined }
-  | { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; tax_rows: Array<Record<string, unknown>>; accounts: Array<Record<string, unknown>>; skipped?: undefined; replaces?: undefined };
+  | {
+      transaction: { id: number; created_at: string };
+      row_ids: number[];
+      tax_row_ids: number[];
+      accounts: Array<Record<string, unknown>>;
+      skipped?: undefined;
+      replaces?: undefined;
+    };
 
 /** The advisory lock that serialises postings of one source document (concurrent versions of a payout). */
 const sourceLock = (orgId: number, source: { type: string; id: number }) => `${orgId}:${source.type}:${source.id}`;
 
-/** An entry as `ledger_store_entry` takes it: its lock, the header and rows in their columns' form, the accounts they name. */
+/** An entry as `ledger_insert_entry` takes it: its lock, the header and rows in their columns' form, the accounts they name. */
 interface EntryPayload {
   uid: string;
   entry: LedgerEntryDraft;
@@ -185,29 +192,46 @@ function entryPayload(em: EntityManager, orgId: number, entry: LedgerEntryDraft,
   return { uid, entry, lock: sourceLock(orgId, entry.source), header, rows, taxes, accounts: entry.rows.map((r) => r.gl_account_number) };
 }
 
-/**
- * The stored rows of an answer: what was sent with what the database added laid over it. Every
- * value sent is already in its column's form (decimals at the column's scale), so nothing the
- * database holds differs from them but the added columns (decision 109).
- */
-function outcomeOf(p: EntryPayload, answer: PostAnswer): StoreOutcome {
-  if (answer.skipped) return { skipped: answer.skipped };
-  if (answer.replaces !== undefined) return { replaces: answer.replaces };
-  const stored = {
-    transaction: { ...p.header, ...answer.transaction },
-    rows: answer.rows.map((added, i) => ({ ...p.rows[i], ...added })),
-    // `row_ord` only told the function which row a tax row belongs to; `row_id` says it now
-    taxRows: answer.tax_rows.map((added, i) => {
-      const { row_ord: _rowOrd, ...sent } = p.taxes[i];
-      return { ...sent, ...added };
-    }),
-    accounts: answer.accounts,
-  };
-  return { stored: { id: Number(answer.transaction.id), uid: p.uid, entry: p.entry, stored } };
+/** Each column of an entity's table, null: what a column the caller did not send holds once stored. */
+const nullRows = new WeakMap<object, Record<string, null>>();
+function nullRow(em: EntityManager, schema: EntitySchema<any, any>): Record<string, null> {
+  let row = nullRows.get(schema);
+  if (!row) {
+    row = Object.fromEntries([...tableShape(em, schema).columns.values()].map((c) => [c.column, null]));
+    nullRows.set(schema, row);
+  }
+  return row;
 }
 
 /**
- * Stores an entry through `ledger_store_entry` (migrations accounting_0004, 0005): the lock, the
+ * The stored rows of an answer: what was sent, with what the database chose (ids, links,
+ * `created_at`) laid over it and null in each column not sent. Every value sent is already in its
+ * column's form (decimals at the column's scale), so nothing the database holds differs from
+ * them (decisions 109, 125).
+ */
+function outcomeOf(em: EntityManager, orgId: number, p: EntryPayload, answer: PostAnswer): StoreOutcome {
+  if (answer.skipped) return { skipped: answer.skipped };
+  if (answer.replaces !== undefined) return { replaces: answer.replaces };
+  const transactionId = Number(answer.transaction.id);
+  const stored = {
+    transaction: { ...nullRow(em, AccountingTransactionSchema), ...p.header, id: transactionId, org_id: orgId, created_at: answer.transaction.created_at },
+    rows: p.rows.map((sent, i) => ({ ...nullRow(em, LedgerRowSchema), ...sent, id: answer.row_ids[i], org_id: orgId, transaction_id: transactionId })),
+    // `row_ord` only told the function which row a tax row belongs to; `row_id` says it now
+    taxRows: p.taxes.map(({ row_ord: rowOrd, ...sent }, i) => ({
+      ...nullRow(em, LedgerTaxRowSchema),
+      ...sent,
+      id: answer.tax_row_ids[i],
+      org_id: orgId,
+      transaction_id: transactionId,
+      row_id: answer.row_ids[Number(rowOrd) - 1],
+    })),
+    accounts: answer.accounts,
+  };
+  return { stored: { id: transactionId, uid: p.uid, entry: p.entry, stored } };
+}
+
+/**
+ * Stores an entry through `ledger_insert_entry` (migration accounting_0008): the lock, the
  * version check (postings only), header, accounts, rows, tax rows and the balance check in one
  * round trip.
  */
@@ -215,16 +239,16 @@ async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDr
   const p = entryPayload(em, orgId, entry, eventId, reversesId);
   const [{ answer }] = await sqlRows<{ answer: PostAnswer }>(
     em,
-    'select ledger_store_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
+    'select ledger_insert_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
     [orgId, p.lock, JSON.stringify(p.header), JSON.stringify(p.rows), JSON.stringify(p.taxes), p.accounts],
     { prepared: true },
   );
-  return outcomeOf(p, answer);
+  return outcomeOf(em, orgId, p, answer);
 }
 
 /**
- * Stores the postings of a batch of events in one round trip (`ledger_store_entries`, migration
- * accounting_0006): each as `storeEntry` would, in lock order, so two batches never wait for each
+ * Stores the postings of a batch of events in one round trip (`ledger_insert_entries`, migration
+ * accounting_0008): each as `storeEntry` would, in lock order, so two batches never wait for each
  * other's locks in a circle. Answers in the order given; `replaces` (a newer version of a posted
  * document) is left to `postLedgerEntry`.
  */
@@ -234,9 +258,9 @@ export async function storeEntries(em: EntityManager, orgId: number, postings: A
   const payloads = postings.map((p) => entryPayload(em, orgId, p.entry, p.eventId, null));
   const order = payloads.map((_, i) => i).sort((a, b) => (payloads[a].lock < payloads[b].lock ? -1 : payloads[a].lock > payloads[b].lock ? 1 : 0));
   const sent = order.map((i) => ({ lock: payloads[i].lock, tx: payloads[i].header, rows: payloads[i].rows, taxes: payloads[i].taxes, accounts: payloads[i].accounts }));
-  const [{ answers }] = await sqlRows<{ answers: PostAnswer[] }>(em, 'select ledger_store_entries(?, ?::jsonb) as answers', [orgId, JSON.stringify(sent)], { prepared: true });
+  const [{ answers }] = await sqlRows<{ answers: PostAnswer[] }>(em, 'select ledger_insert_entries(?, ?::jsonb) as answers', [orgId, JSON.stringify(sent)], { prepared: true });
   const outcomes: StoreOutcome[] = new Array(payloads.length);
-  order.forEach((i, k) => (outcomes[i] = outcomeOf(payloads[i], answers[k])));
+  order.forEach((i, k) => (outcomes[i] = outcomeOf(em, orgId, payloads[i], answers[k])));
   return outcomes;
 }
 
