@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purchaseBillPostedEventSchema, salesInvoicePostedEventSchema } from '@ledgerline/contracts';
 import { eventually, startStack, type Stack } from '../support/stack.js';
+import { secondOrganisation } from '../finance/support.js';
 
 /**
  * DESIGN §6: an item's gl_account, when given, overrides 604 (sales) / 504 (purchase). A line that
@@ -134,5 +135,24 @@ describe('item gl_account overrides the default revenue and cost accounts', () =
     }, 15_000, 100);
     // 1000 + 50 + 30 = 1080 at 21 % → 226.80
     expect(summary(t)).toEqual(['Cr 343 226.80', 'Cr 602 1000.00', 'Cr 604 30.00', 'Cr 648 50.00', 'Dr 311 1306.80']);
+  });
+
+  it('a line naming another organisation’s catalogue item takes nothing from it', async () => {
+    const other = await secondOrganisation(stack, 'Catalogue neighbour');
+    const res = await stack.api('/v1/lists/items', { method: 'POST', key: other.key, json: { name: 'Theirs', sales_rate: 1, currency: 'CZK', gl_account: { number: '648' } } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const theirs = await res.json();
+    const inv = await post('/v1/sales/invoices', {
+      customer: { id: 3, business_name: 'Zákazník a.s.', address: { country: 'CZ' } },
+      currency: 'CZK',
+      date_issued: '2026-11-20',
+      items: [{ title: 'Named by id only', qty: 1, rate: 40, taxes: [VAT21], item: { id: theirs.id } }],
+    });
+    expect(inv.items[0].gl_account ?? null).toBeNull();
+    const t = await eventually(async () => {
+      const page = await (await stack.api('/v1/accounting/transactions?date_posting=[2026-11-20;2026-11-20]&take=1000')).json();
+      return (page.entities as Txn[]).find((x) => x.no === inv.no && x.type === 'sales_invoice');
+    }, 15_000, 100);
+    expect(summary(t)).toEqual(['Cr 343 8.40', 'Cr 604 40.00', 'Dr 311 48.40']);
   });
 });

@@ -34,17 +34,21 @@ export async function createItem(em: EntityManager, orgId: number, input: ItemRe
   return item;
 }
 
+type CataloguedLines = { items: Array<{ item?: { id?: number | null } | null; gl_account?: unknown }> };
+
+/** The catalogue items whose revenue account a document's lines take: those naming an item and no account of their own. */
+export function catalogueItemIds(input: CataloguedLines): number[] {
+  return [...new Set(input.items.flatMap((it) => (it.gl_account == null && it.item?.id != null ? [it.item.id] : [])))];
+}
+
 /**
  * A line naming a catalogue item (`item.id`) and no revenue account of its own takes the item's
  * `gl_account`, so the ledger posts it where the catalogue says. Ids the catalogue does not know
- * are the client's own references and change nothing.
+ * are the client's own references and change nothing. `accounts`: the `gl_account` of each item of
+ * `catalogueItemIds(input)` that has one (read with the document's other first reads).
  */
-export async function withCatalogueAccounts<T extends { items: Array<{ item?: { id?: number | null } | null; gl_account?: unknown }> }>(em: EntityManager, input: T): Promise<T> {
-  const ids = [...new Set(input.items.flatMap((it) => (it.gl_account == null && it.item?.id != null ? [it.item.id] : [])))];
-  if (!ids.length) return input;
-  const found = await em.find(ItemSchema, { id: { $in: ids }, glAccount: { $ne: null } }, { fields: ['id', 'glAccount'] });
-  if (!found.length) return input;
-  const accounts = new Map(found.map((i) => [i.id, i.glAccount]));
+export function withCatalogueAccounts<T extends CataloguedLines>(input: T, accounts: ReadonlyMap<number, unknown>): T {
+  if (accounts.size === 0) return input;
   return {
     ...input,
     items: input.items.map((it) => (it.gl_account == null && it.item?.id != null && accounts.has(it.item.id) ? { ...it, gl_account: accounts.get(it.item.id) } : it)),

@@ -17,7 +17,7 @@ import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocu
 import type { DocumentKind } from '@ledgerline/rendering';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
 import { duplicateNumber, pickSeries } from '../numbering-series/series.js';
-import { withCatalogueAccounts } from '../items/items.js';
+import { catalogueItemIds, withCatalogueAccounts } from '../items/items.js';
 import { issuerSnapshot } from './issuer.js';
 import { documentBody, documentInputOf, type DocumentRequest } from './body.js';
 import { SALES_VIEW_COLUMNS, documentView, viewOfRow, type SalesViewRow } from './view.js';
@@ -46,7 +46,9 @@ const VIEW_OVERLAY = ['amount_paid', 'amount_due', 'payment_status', 'edited_at'
 
 const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
   (select json_build_object('legal_currency', legal_currency, 'profile', profile) from kit_organisations where org_id = ?) as replica,
-  (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series`;
+  (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series,
+  (select json_agg(json_build_object('id', id, 'gl_account', gl_account)) from items
+    where org_id = ? and id = any(?::bigint[]) and gl_account is not null) as item_accounts`;
 
 const hasExplicitNumber = (input: DocumentRequest) => input.no != null && input.no.trim() !== '';
 
@@ -104,17 +106,19 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const { em, orgId } = ctx;
   const docType = kind.docType;
   // One round trip for what the document needs first: its id (from the sequence, before the number
-  // is taken), the organisation replica (legal currency, issuer) and the default series.
+  // is taken), the organisation replica (legal currency, issuer), the default series and the
+  // revenue accounts of the catalogue items its lines name.
   const [pre] = await sqlRows<{
     id: number;
     replica: { legal_currency: string; profile: Record<string, unknown> } | null;
     series: { id: number; mask: string } | null;
-  }>(em, PREPARE, [orgId, orgId, docType], { prepared: true });
+    item_accounts: Array<{ id: number; gl_account: unknown }> | null;
+  }>(em, PREPARE, [orgId, orgId, docType, orgId, `{${catalogueItemIds(input).join(',')}}`], { prepared: true });
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
   if (opts.strict) assertDerivedFigures(input, computed);
-  const catalogued = await withCatalogueAccounts(em, input);
+  const catalogued = withCatalogueAccounts(input, new Map((pre.item_accounts ?? []).map((a) => [Number(a.id), a.gl_account])));
 
   // From here on everything is written, and the credited document locked, in the transaction
   // shared by the concurrent documents of this type (one commit for the group, not one each): a
