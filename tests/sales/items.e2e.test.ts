@@ -122,5 +122,16 @@ describe('items and price lists', () => {
     ).json();
     await expectProblem(await api(`/v1/lists/items/${widget.id}/rates/sales`, { key: created.admin_key.key }), 404, 'item_not_found');
     expect((await (await api('/v1/lists/items', { key: created.admin_key.key })).json()).total).toBe(0);
+    // nor may another organisation's price list be named to price our item
+    const theirItem = await (await api('/v1/lists/items', { method: 'POST', key: created.admin_key.key, json: { name: 'Theirs', sales_rate: 1, currency: 'CZK' } })).json();
+    const theirs = await (
+      await api('/v1/lists/price-lists', {
+        method: 'POST',
+        key: created.admin_key.key,
+        json: { name: 'Theirs', currency: 'CZK', rates: [{ item_id: theirItem.id, rate: 1 }] },
+      })
+    ).json();
+    expect(theirs.id).toBeGreaterThan(0);
+    await expectProblem(await rate(widget.id, `price_list_id=${theirs.id}`), 404, 'price_list_not_found');
   });
 });

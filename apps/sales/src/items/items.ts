@@ -122,53 +122,61 @@ export interface SalesRate {
 }
 
 /**
+ * What the rate of an item needs, in one prepared statement (a GET integrations may send per line
+ * they price): the item, whether the price list asked for is the organisation's, and the best
+ * rate of the lists that apply — the one asked for, else the default list of the currency — valid
+ * on the day: the largest `min_qty` not above the quantity, the later list on a tie. Parameters:
+ * organisation, item, price list (or null), currency (or null: the item's), day, quantity.
+ */
+const SALES_RATE = `select i.currency, i.sales_rate::text as sales_rate, i.tax_rate::text as tax_rate,
+  (?::bigint is null or exists (select 1 from price_lists where org_id = i.org_id and id = ?::bigint)) as list_found,
+  (select json_build_object('rate', r.rate::text, 'price_list_id', r.price_list_id)
+     from price_list_rates r join price_lists l on l.id = r.price_list_id and l.org_id = r.org_id
+    where r.org_id = i.org_id and r.item_id = i.id
+      and l.currency = coalesce(?::text, i.currency)
+      and (case when ?::bigint is null then l.is_default else l.id = ?::bigint end)
+      and (l.valid_from is null or l.valid_from <= ?::date) and (l.valid_to is null or l.valid_to >= ?::date)
+      and r.min_qty <= ?::numeric
+    order by r.min_qty desc, r.price_list_id desc, r.id
+    limit 1) as best
+  from items i where i.org_id = ? and i.id = ?`;
+
+/**
  * #21: the best net rate of an item for a quantity, currency and date. The price list that
  * applies is the one `price_list_id` names, else the default list of the currency (decision 60);
  * when it is valid on the date, its rate with the largest `min_qty` ≤ qty wins; else the item's
  * own rate when the currency is the item's. `brutto` adds the item's tax. A currency with no
  * rate → 422.
  */
-export async function itemSalesRate(em: EntityManager, itemId: number, q: ItemSalesRateQuery): Promise<SalesRate> {
-  const item = await em.findOne(ItemSchema, { id: itemId });
-  if (!item) throw new NotFoundError(`No item ${itemId} in this organisation`, 'item_not_found');
-  const currency = q.currency_code ?? item.currency;
-  const qty = dec(q.qty ?? 1);
+export async function itemSalesRate(em: EntityManager, orgId: number, itemId: number, q: ItemSalesRateQuery): Promise<SalesRate> {
   const day = (q.reference_date ? new Date(q.reference_date) : new Date()).toISOString().slice(0, 10);
-
-  if (q.price_list_id != null && !(await em.findOne(PriceListSchema, { id: q.price_list_id }))) {
-    throw new NotFoundError(`No price list ${q.price_list_id} in this organisation`, 'price_list_not_found');
-  }
-  const lists = await em.find(PriceListSchema, {
-    currency,
-    ...(q.price_list_id != null ? { id: q.price_list_id } : { isDefault: true }),
-    $and: [{ $or: [{ validFrom: null }, { validFrom: { $lte: day } }] }, { $or: [{ validTo: null }, { validTo: { $gte: day } }] }],
-  });
-  let best: { rate: Dec; minQty: Dec; listId: number } | null = null;
-  if (lists.length) {
-    const rates = await em.find(PriceListRateSchema, { itemId: item.id, priceListId: { $in: lists.map((l) => l.id) } });
-    for (const r of rates) {
-      const minQty = dec(r.minQty);
-      if (minQty.gt(qty)) continue;
-      if (!best || minQty.gt(best.minQty) || (minQty.eq(best.minQty) && r.priceListId > best.listId)) {
-        best = { rate: dec(r.rate), minQty, listId: r.priceListId };
-      }
-    }
-  }
+  const listId = q.price_list_id ?? null;
+  const currencyAsked = q.currency_code ?? null;
+  const [item] = await sqlRows<{
+    currency: string;
+    sales_rate: string;
+    tax_rate: string | null;
+    list_found: boolean;
+    best: { rate: string; price_list_id: number } | null;
+  }>(em, SALES_RATE, [listId, listId, currencyAsked, listId, listId, day, day, dec(q.qty ?? 1).toFixed(), orgId, itemId], { prepared: true });
+  if (!item) throw new NotFoundError(`No item ${itemId} in this organisation`, 'item_not_found');
+  if (!item.list_found) throw new NotFoundError(`No price list ${listId} in this organisation`, 'price_list_not_found');
+  const currency = currencyAsked ?? item.currency;
   let rate: Dec;
   let source: SalesRate['source'];
-  let listId: number | null = null;
-  if (best) {
-    rate = best.rate;
+  let ratedBy: number | null = null;
+  if (item.best) {
+    rate = dec(item.best.rate);
     source = 'price_list';
-    listId = best.listId;
+    ratedBy = Number(item.best.price_list_id);
   } else if (currency === item.currency) {
-    rate = dec(item.salesRate);
+    rate = dec(item.sales_rate);
     source = 'item';
   } else {
-    throw new BusinessRuleError(`Item ${item.id} has no sales rate in ${currency}`, 'currency_not_available', [
+    throw new BusinessRuleError(`Item ${itemId} has no sales rate in ${currency}`, 'currency_not_available', [
       { path: 'currency_code', message: `no rate in ${currency}; the item is priced in ${item.currency}`, code: 'currency_not_available' },
     ]);
   }
-  if (q.rate_format === 'brutto' && item.taxRate != null) rate = rate.times(dec(item.taxRate).plus(100)).div(100);
-  return { rate: toWire(rate), source, price_list_id: listId };
+  if (q.rate_format === 'brutto' && item.tax_rate != null) rate = rate.times(dec(item.tax_rate).plus(100)).div(100);
+  return { rate: toWire(rate), source, price_list_id: ratedBy };
 }

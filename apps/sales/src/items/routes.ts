@@ -9,7 +9,7 @@ export function itemRoutes(): Pick<EndpointHandlers<'sales'>, 'createItem' | 'li
       const { rows, total } = await listItems(ctx.em, q);
       return page(rows.map(itemView), total, q.from, q.take);
     },
-    getItemSalesRate: async ({ ctx, input: { params, query: q } }) => itemSalesRate(ctx.em, q.item_id ?? params.id, q),
+    getItemSalesRate: async ({ ctx, input: { params, query: q } }) => itemSalesRate(ctx.em, ctx.orgId, q.item_id ?? params.id, q),
     createPriceList: async ({ ctx, input }) => createPriceList(ctx.em, ctx.orgId, input.body),
   };
 }
