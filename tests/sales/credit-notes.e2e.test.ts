@@ -3,6 +3,7 @@ import { sqlRows } from '@ledgerline/service-kit';
 import { startStack, type Stack } from '../support/stack.js';
 import { CUSTOMER, VAT21, expectProblem, invoiceBody } from './helpers.js';
 import { apiOf } from './helpers.js';
+import { secondOrganisation } from '../finance/support.js';
 
 let stack: Stack;
 const api = apiOf(() => stack);
@@ -86,6 +87,12 @@ describe('sales credit notes (#14)', () => {
     expect(await check(`no=CN-MANUAL-7&exclude_id=1&exclude_id=${free.id}`)).toEqual({ exists: false, ids: [] });
     expect(await check('no=NOPE')).toEqual({ exists: false, ids: [] });
     await expectProblem(await api('/v1/sales/credit-notes/check-no?exclude_id=x'), 400, 'validation_error');
+    // another organisation may use the same number; each sees only its own
+    const other = await secondOrganisation(stack);
+    const theirs = await (await api('/v1/sales/credit-notes', { method: 'POST', key: other.key, json: creditNote({ credited_doc_id: null, no: 'CN-MANUAL-7' }) })).json();
+    expect(theirs.id).not.toBe(free.id);
+    expect(await check('no=CN-MANUAL-7')).toEqual({ exists: true, ids: [free.id] });
+    expect(await (await api('/v1/sales/credit-notes/check-no?no=CN-MANUAL-7', { key: other.key })).json()).toEqual({ exists: true, ids: [theirs.id] });
   });
 
   it('concurrent credit notes against one invoice never exceed its total', async () => {

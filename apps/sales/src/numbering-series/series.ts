@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, duplicateDocumentNumber, sqlRows, type ConflictError } from '@ledgerline/service-kit';
 import type { NumberSeriesListQuery, NumberSeriesRequest, NumberSeriesView } from '@ledgerline/contracts';
 import { parseMask } from '@ledgerline/documents';
-import { NumberSeriesSchema, SalesDocumentSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';
+import { NumberSeriesSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';
 
 /** Masks of the default series, seeded per organisation and document type on first use. */
 export const DEFAULT_SERIES: Record<SalesDocType, { name: string; mask: string }> = {
@@ -40,9 +40,15 @@ export async function pickSeries(em: EntityManager, orgId: number, docType: Sale
   return series;
 }
 
-export async function numberTaken(em: EntityManager, docType: SalesDocType, no: string, excludeIds: number[] = []): Promise<number[]> {
-  const rows = await em.find(SalesDocumentSchema, { docType, no, ...(excludeIds.length ? { id: { $nin: excludeIds } } : {}) }, { fields: ['id'] });
-  return rows.map((r) => r.id);
+/** The ids of the organisation's documents of a type numbered `no`, but those in `excludeIds` (#23: one prepared statement, no entity hydrated). */
+export async function numberTaken(em: EntityManager, orgId: number, docType: SalesDocType, no: string, excludeIds: number[] = []): Promise<number[]> {
+  const rows = await sqlRows<{ id: number }>(
+    em,
+    'select id from sales_documents where org_id = ? and doc_type = ? and no = ? and id <> all(?::bigint[]) order by id',
+    [orgId, docType, no, `{${excludeIds.join(',')}}`],
+    { prepared: true },
+  );
+  return rows.map((r) => Number(r.id));
 }
 
 export function duplicateNumber(docType: SalesDocType, no: string): ConflictError {
