@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { parseEventData } from '@ledgerline/contracts';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { apiOf, expectProblem, vendorCreditBody } from '../purchase/fixtures.js';
-import { watchBus, type SeenEvent } from './support.js';
+import { secondOrganisation, watchBus, type SeenEvent } from './support.js';
 
 let stack: Stack;
 const api = apiOf(() => stack);
@@ -128,6 +128,10 @@ describe('payouts (#19, #20)', () => {
   it('unknown id → 404; a payout replaced with is_locked: true is final → 409 document_locked, unchanged', async () => {
     await expectProblem(await send('PUT', '/v1/finance/payouts/999999', payout()), 404, 'payout_not_found');
     await expectProblem(await api('/v1/finance/payouts/999999'), 404, 'payout_not_found');
+    // another organisation's payout is unknown to it, for reading and for replacing
+    const other = await secondOrganisation(stack);
+    await expectProblem(await api(`/v1/finance/payouts/${created.id}`, { key: other.key }), 404, 'payout_not_found');
+    await expectProblem(await api(`/v1/finance/payouts/${created.id}`, { method: 'PUT', key: other.key, json: payout() }), 404, 'payout_not_found');
     const locked = await send('PUT', `/v1/finance/payouts/${created.id}`, payout({ is_locked: true }));
     expect(locked.status).toBe(200);
     expect(await locked.json()).toMatchObject({ version: 3, is_locked: true });

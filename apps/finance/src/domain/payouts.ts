@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, where, type SqlCondition } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, readEntity, sortedPage, where, type SqlCondition } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -193,9 +193,19 @@ export async function createPayout(ctx: TenantContext, req: PayoutRequest) {
   return announce(ctx, p);
 }
 
+const payoutNotFound = (id: number) => new NotFoundError(`Payout ${id} does not exist`, 'payout_not_found');
+
+/** The payout, locked for its replacement (`lock`), as the ORM's entity to change. */
 export async function findPayout(em: EntityManager, id: number, lock = false): Promise<Payout> {
   const p = await em.findOne(PayoutSchema, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
-  if (!p) throw new NotFoundError(`Payout ${id} does not exist`, 'payout_not_found');
+  if (!p) throw payoutNotFound(id);
+  return p;
+}
+
+/** The payout as read (`GET`, and the 404 a replacement answers first): one prepared statement, nothing hydrated. */
+export async function readPayout(em: EntityManager, orgId: number, id: number): Promise<Payout> {
+  const p = await readEntity(em, PayoutSchema, orgId, id);
+  if (!p) throw payoutNotFound(id);
   return p;
 }
 

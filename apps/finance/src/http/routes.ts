@@ -1,7 +1,7 @@
 import { defersTransaction, page, type EndpointHandlers } from '@ledgerline/service-kit';
 import { bankTransactionView, listBankTransactions, matchBankTransaction, recordBankTransaction } from '../domain/bank-transactions.js';
 import { findStatement, importBankStatements, listStatements, statementSummary, statementView } from '../domain/statements/import-statement.js';
-import { createPayout, findPayout, listPayouts, payoutView, replacePayout } from '../domain/payouts.js';
+import { createPayout, listPayouts, payoutView, readPayout, replacePayout } from '../domain/payouts.js';
 
 /** Bank transactions (#16, their list, matching one later), bank statements (import, list, read) and payouts (create, read, #19 replace, #20 list). */
 export function financeEndpoints(): EndpointHandlers<'finance'> {
@@ -19,16 +19,16 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
       const { rows, total } = await listStatements(ctx.em, q);
       return page(rows.map(statementSummary), total, q.from, q.take);
     },
-    getBankStatement: async ({ ctx, input }) => statementView(ctx.em, await findStatement(ctx.em, input.params.id)),
+    getBankStatement: async ({ ctx, input }) => statementView(ctx.em, ctx.orgId, await findStatement(ctx.em, ctx.orgId, input.params.id)),
     createPayout: async ({ ctx, input }) => createPayout(ctx, input.body),
     listPayouts: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listPayouts(ctx.em, ctx.orgId, q);
       return page(rows.map(payoutView), total, q.from, q.take);
     },
-    getPayout: async ({ ctx, input }) => payoutView(await findPayout(ctx.em, input.params.id)),
+    getPayout: async ({ ctx, input }) => payoutView(await readPayout(ctx.em, ctx.orgId, input.params.id)),
     replacePayout: async ({ ctx, input }) => {
       // Unknown id first (404), then the body (400/422), then the lock (409).
-      await findPayout(ctx.em, input.params.id);
+      await readPayout(ctx.em, ctx.orgId, input.params.id);
       return replacePayout(ctx, input.params.id, input.body);
     },
   };

@@ -75,6 +75,25 @@ export function asEntities<T>(em: EntityManager, entity: EntitySchema<T, any>, r
   return rows as T[];
 }
 
+/**
+ * Rows of an organisation's table by id as its entity's plain objects (`entityColumns`,
+ * `asEntities`), by one prepared statement with nothing hydrated; ids not found (or another
+ * organisation's) are left out, the rest come in no particular order. For reads that only answer
+ * what they read: an entity to change is loaded through the ORM.
+ */
+export async function readEntities<T>(em: EntityManager, entity: EntitySchema<T, any>, orgId: number, ids: readonly number[]): Promise<T[]> {
+  if (ids.length === 0) return [];
+  const rows = await sqlRows(em, `select ${entityColumns(em, entity)} from ${tableShape(em, entity).table} where org_id = ? and id = any(?::bigint[])`, [orgId, `{${ids.join(',')}}`], {
+    prepared: true,
+  });
+  return asEntities(em, entity, rows);
+}
+
+/** One row of an organisation's table by id as its entity's plain object (`readEntities`), or null. */
+export async function readEntity<T>(em: EntityManager, entity: EntitySchema<T, any>, orgId: number, id: number): Promise<T | null> {
+  return (await readEntities(em, entity, orgId, [id]))[0] ?? null;
+}
+
 /** What reading an entity's rows as plain objects needs, worked out once per table. */
 function entityReadOf(em: EntityManager, entity: EntitySchema<any, any>): { select: string; stamps: string[] } {
   const shape = tableShape(em, entity);

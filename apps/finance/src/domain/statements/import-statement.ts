@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, rangeCondition, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, rangeCondition, readEntities, readEntity, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
@@ -218,12 +218,12 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
   await refuseUnexpectedFormat(ctx, statements);
   const stored: BankStatement[] = [];
   for (const s of statements) stored.push(await importOne(ctx, s));
-  return { statements: await Promise.all(stored.map((s) => statementView(ctx.em, s))) };
+  return { statements: await Promise.all(stored.map((s) => statementView(ctx.em, ctx.orgId, s))) };
 }
 
-export async function statementView(em: EntityManager, s: BankStatement): Promise<BankStatementView> {
-  const ids = s.entries.map((e) => e.transaction_id).filter((id): id is number => id != null);
-  const transactions = new Map((ids.length ? await em.find(BankTransactionSchema, { id: { $in: ids } }) : []).map((t) => [t.id, bankTransactionView(t)]));
+export async function statementView(em: EntityManager, orgId: number, s: BankStatement): Promise<BankStatementView> {
+  const ids = [...new Set(s.entries.map((e) => e.transaction_id).filter((id): id is number => id != null))];
+  const transactions = new Map((await readEntities(em, BankTransactionSchema, orgId, ids)).map((t) => [Number(t.id), bankTransactionView(t)]));
   return {
     ...statementSummary(s),
     entries: s.entries.map((e) => {
@@ -258,8 +258,8 @@ export function statementSummary(s: BankStatement): Omit<BankStatementView, 'ent
   };
 }
 
-export async function findStatement(em: EntityManager, id: number): Promise<BankStatement> {
-  const s = await em.findOne(BankStatementSchema, { id });
+export async function findStatement(em: EntityManager, orgId: number, id: number): Promise<BankStatement> {
+  const s = await readEntity(em, BankStatementSchema, orgId, id);
   if (!s) throw new NotFoundError(`Bank statement ${id} not found`, 'bank_statement_not_found');
   return s;
 }
