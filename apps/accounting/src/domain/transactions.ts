@@ -1,11 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { dec, isoDay, listPage, NotFoundError, propertiesOf, sqlRows, toWire, where, type SortKey } from '@ledgerline/service-kit';
+import { dec, isoDay, listPage, propertiesOf, sqlRows, toWire, where, type SortKey } from '@ledgerline/service-kit';
 import {
-  AccountingTransactionSchema,
   GlAccountSchema,
-  LedgerRowSchema,
-  LedgerTaxRowSchema,
   type AccountingTransactionRecord,
   type GlAccount,
   type LedgerRowRecord,
@@ -235,13 +232,4 @@ export function transactionViewOfInserted(
   const taxRows = inserted.taxRows.map((r) => propertiesOf<LedgerTaxRowRecord>(r)).sort(byOrd);
   const accounts = new Map(inserted.accounts.map((a) => [String(a.number), propertiesOf<GlAccount>(a)]));
   return transactionView(propertiesOf<AccountingTransactionRecord>(inserted.transaction), rows, taxRows, accounts, locale);
-}
-
-export async function findTransaction(em: EntityManager, id: number, locale: ChartLocale) {
-  const t = await em.findOne(AccountingTransactionSchema, { id });
-  if (!t) throw new NotFoundError(`Accounting transaction ${id} does not exist`, 'accounting_transaction_not_found');
-  const rows = await em.find(LedgerRowSchema, { transactionId: id }, { orderBy: { ord: 'asc' } });
-  const taxRows = await em.find(LedgerTaxRowSchema, { transactionId: id }, { orderBy: { ord: 'asc' } });
-  const accounts = await accountsOf(em);
-  return transactionView(t, rows, taxRows, accounts, locale);
 }
