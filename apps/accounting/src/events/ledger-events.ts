@@ -177,7 +177,7 @@ function withOrganisation(opts: ApplyOptions, profile: OrganisationReplica | nul
 /**
  * Applies a batch of one organisation's events of one source type (the kit's `handleBatch`): the
  * documents parsed and drafted, the credited documents of credits read in one statement, and
- * every posting stored by one call of `ledger_store_entries`. A newer version of a posted
+ * every posting stored by one call of `ledger_insert_entries`. A newer version of a posted
  * document (its reversal is kept in code) goes to `applyLedgerEvent` alone; a document that
  * cannot post fails alone.
  */
