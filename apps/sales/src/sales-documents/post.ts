@@ -46,7 +46,9 @@ const VIEW_OVERLAY = ['amount_paid', 'amount_due', 'payment_status', 'edited_at'
 
 const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
   (select json_build_object('legal_currency', legal_currency, 'profile', profile) from kit_organisations where org_id = ?) as replica,
-  (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series,
+  (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series`;
+/** `PREPARE` with the revenue accounts of the catalogue items the lines name (a statement of its own, so documents naming none pay nothing for it). */
+const PREPARE_WITH_ITEMS = `${PREPARE},
   (select json_agg(json_build_object('id', id, 'gl_account', gl_account)) from items
     where org_id = ? and id = any(?::bigint[]) and gl_account is not null) as item_accounts`;
 
@@ -108,12 +110,13 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   // One round trip for what the document needs first: its id (from the sequence, before the number
   // is taken), the organisation replica (legal currency, issuer), the default series and the
   // revenue accounts of the catalogue items its lines name.
+  const itemIds = catalogueItemIds(input);
   const [pre] = await sqlRows<{
     id: number;
     replica: { legal_currency: string; profile: Record<string, unknown> } | null;
     series: { id: number; mask: string } | null;
-    item_accounts: Array<{ id: number; gl_account: unknown }> | null;
-  }>(em, PREPARE, [orgId, orgId, docType, orgId, `{${catalogueItemIds(input).join(',')}}`], { prepared: true });
+    item_accounts?: Array<{ id: number; gl_account: unknown }> | null;
+  }>(em, itemIds.length ? PREPARE_WITH_ITEMS : PREPARE, [orgId, orgId, docType, ...(itemIds.length ? [orgId, `{${itemIds.join(',')}}`] : [])], { prepared: true });
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
