@@ -39,6 +39,13 @@ describe('items and price lists', () => {
     await expectProblem(await rate(999999), 404, 'item_not_found');
     await expectProblem(await rate(widget.id, 'rate_format=gross'), 400, 'validation_error');
     await expectProblem(await rate(widget.id, 'currency_code=EUR'), 422, 'currency_not_available');
+    // edge quantities and instants are answered, not failed
+    for (const qs of ['qty=1e-300', 'qty=0.0000001', 'qty=999999999999', 'reference_date=1900-01-01T00:00:00Z', 'reference_date=9999-12-31T23:59:59Z']) {
+      expect(await (await rate(widget.id, qs)).json(), qs).toEqual({ rate: 100, source: 'item', price_list_id: null });
+    }
+    for (const qs of ['qty=0', 'qty=-1', 'qty=1e400', 'qty=NaN', 'reference_date=2026-13-01T00:00:00Z', 'reference_date=0001-01-01T00:00:00Z', `item_id=${2 ** 53}`, 'price_list_id=0']) {
+      await expectProblem(await rate(widget.id, qs), 400, 'validation_error');
+    }
   });
 
   it('#21 picks the price list rate for the largest min_qty ≤ qty valid on the reference date', async () => {
