@@ -125,8 +125,9 @@ export interface SalesRate {
  * What the rate of an item needs, in one prepared statement (a GET integrations may send per line
  * they price): the item, whether the price list asked for is the organisation's, and the best
  * rate of the lists that apply — the one asked for, else the default list of the currency — valid
- * on the day: the largest `min_qty` not above the quantity, the later list on a tie. Parameters:
- * organisation, item, price list (or null), currency (or null: the item's), day, quantity.
+ * on the day: the largest `min_qty` not above the quantity, the later list on a tie. Parameters in
+ * order: the price list asked for (or null) twice, the currency asked for (or null: the item's),
+ * the price list twice more, the day twice, the quantity, the organisation, the item.
  */
 const SALES_RATE = `select i.currency, i.sales_rate::text as sales_rate, i.tax_rate::text as tax_rate,
   (?::bigint is null or exists (select 1 from price_lists where org_id = i.org_id and id = ?::bigint)) as list_found,
