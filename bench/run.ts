@@ -65,13 +65,13 @@ async function main() {
   const sampler = setInterval(() => stack.sampleMemory(), 250);
   try {
     await measureIdleFloor(ctx);
-    let analyzedNote = false;
+    let vacuumedNote = false;
     for (const b of benchmarks.filter((x) => !only?.length || only.some((w) => x.title.toLowerCase().includes(w)))) {
       process.stdout.write(`• ${b.title}\n`);
       // what autovacuum would have done by now (outside every measured window)
-      if ((await stack.analyzeIfNoAutovacuum()) && !analyzedNote) {
-        analyzedNote = true;
-        process.stdout.write('  (the server runs with autovacuum off: the bench analyzes the service databases before each benchmark)\n');
+      if ((await stack.vacuumIfNoAutovacuum()) && !vacuumedNote) {
+        vacuumedNote = true;
+        process.stdout.write('  (the server runs with autovacuum off: the bench vacuums and analyzes the service databases before each benchmark)\n');
       }
       const marked = ctx.windows.length;
       const fromUs = monotonicUs();

@@ -32,11 +32,12 @@ export interface BenchStack {
   /** CPU time so far, in milliseconds, of each process of the system, Postgres (all its processes) and nats-server. */
   cpuMs(): Record<string, number>;
   /**
-   * Gives the planner current statistics of every service database when the server's
-   * autovacuum is off (this machine's Postgres runs with `autovacuum = off`, so a database the
-   * bench fills is otherwise never analyzed); answers whether it had to.
+   * Does for every service database what autovacuum would have done when the server's autovacuum
+   * is off (this machine's Postgres runs with `autovacuum = off`, so a database the bench fills is
+   * otherwise never vacuumed or analyzed): current statistics for the planner, and visibility maps
+   * that let index-only scans (a list's count) skip the table. Answers whether it had to.
    */
-  analyzeIfNoAutovacuum(): Promise<boolean>;
+  vacuumIfNoAutovacuum(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -217,7 +218,7 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       for (const p of procs) p.peakRssMb = Math.max(p.peakRssMb, rssMb(p.child.pid));
     },
     cpuMs: () => cpuSnapshot(procs.map((p) => ({ name: p.name, pid: p.child.pid })), { prefix: tag, memory: backends }),
-    analyzeIfNoAutovacuum: async () => {
+    vacuumIfNoAutovacuum: async () => {
       const c = new pg.Client({ connectionString: DATABASE_URL });
       await c.connect();
       try {
@@ -229,7 +230,7 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
           try {
             // only tables that hold rows: an empty table analyzed stays "empty" to the planner as it fills
             const tables = await db.query("select quote_ident(schemaname) || '.' || quote_ident(relname) as t from pg_stat_user_tables where n_live_tup > 0");
-            for (const t of tables.rows) await db.query(`analyze ${t.t}`);
+            for (const t of tables.rows) await db.query(`vacuum (analyze) ${t.t}`);
           } finally {
             await db.end();
           }

@@ -383,7 +383,7 @@ const creditsAndPayments: Benchmark = {
     const n = ctx.quick ? 300 : 1000;
     const headers = { ...ctx.auth, 'content-type': 'application/json' };
     const ids = await createInvoices(ctx, 2 * n, 'Credits and payments');
-    await ctx.stack.analyzeIfNoAutovacuum();
+    await ctx.stack.vacuumIfNoAutovacuum();
     const credited = ids.slice(0, n);
     const paid = ids.slice(n);
     const { total_amount: total } = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices/${paid[0]}`, { headers: ctx.auth })).json()) as { total_amount: number };
