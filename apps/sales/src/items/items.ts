@@ -125,22 +125,21 @@ export interface SalesRate {
  * What the rate of an item needs, in one prepared statement (a GET integrations may send per line
  * they price): the item, whether the price list asked for is the organisation's, and the best
  * rate of the lists that apply — the one asked for, else the default list of the currency — valid
- * on the day: the largest `min_qty` not above the quantity, the later list on a tie. Parameters in
- * order: the price list asked for (or null) twice, the currency asked for (or null: the item's),
- * the price list twice more, the day twice, the quantity, the organisation, the item.
+ * on the day: the largest `min_qty` not above the quantity, the later list on a tie.
  */
-const SALES_RATE = `select i.currency, i.sales_rate::text as sales_rate, i.tax_rate::text as tax_rate,
-  (?::bigint is null or exists (select 1 from price_lists where org_id = i.org_id and id = ?::bigint)) as list_found,
+const SALES_RATE = `with asked as (select ?::bigint as org_id, ?::bigint as item_id, ?::bigint as list_id, ?::text as currency, ?::date as day, ?::numeric as qty)
+select i.currency, i.sales_rate::text as sales_rate, i.tax_rate::text as tax_rate,
+  (a.list_id is null or exists (select 1 from price_lists where org_id = a.org_id and id = a.list_id)) as list_found,
   (select json_build_object('rate', r.rate::text, 'price_list_id', r.price_list_id)
      from price_list_rates r join price_lists l on l.id = r.price_list_id and l.org_id = r.org_id
-    where r.org_id = i.org_id and r.item_id = i.id
-      and l.currency = coalesce(?::text, i.currency)
-      and (case when ?::bigint is null then l.is_default else l.id = ?::bigint end)
-      and (l.valid_from is null or l.valid_from <= ?::date) and (l.valid_to is null or l.valid_to >= ?::date)
-      and r.min_qty <= ?::numeric
+    where r.org_id = a.org_id and r.item_id = i.id
+      and l.currency = coalesce(a.currency, i.currency)
+      and (case when a.list_id is null then l.is_default else l.id = a.list_id end)
+      and (l.valid_from is null or l.valid_from <= a.day) and (l.valid_to is null or l.valid_to >= a.day)
+      and r.min_qty <= a.qty
     order by r.min_qty desc, r.price_list_id desc, r.id
     limit 1) as best
-  from items i where i.org_id = ? and i.id = ?`;
+  from asked a join items i on i.org_id = a.org_id and i.id = a.item_id`;
 
 /**
  * #21: the best net rate of an item for a quantity, currency and date. The price list that
@@ -159,7 +158,7 @@ export async function itemSalesRate(em: EntityManager, orgId: number, itemId: nu
     tax_rate: string | null;
     list_found: boolean;
     best: { rate: string; price_list_id: number } | null;
-  }>(em, SALES_RATE, [listId, listId, currencyAsked, listId, listId, day, day, dec(q.qty ?? 1).toFixed(), orgId, itemId], { prepared: true });
+  }>(em, SALES_RATE, [orgId, itemId, listId, currencyAsked, day, dec(q.qty ?? 1).toFixed()], { prepared: true });
   if (!item) throw new NotFoundError(`No item ${itemId} in this organisation`, 'item_not_found');
   if (!item.list_found) throw new NotFoundError(`No price list ${listId} in this organisation`, 'price_list_not_found');
   const currency = currencyAsked ?? item.currency;
