@@ -111,12 +111,13 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   // is taken), the organisation replica (legal currency, issuer), the default series and the
   // revenue accounts of the catalogue items its lines name.
   const itemIds = catalogueItemIds(input);
+  const [sql, params] = itemIds.length ? [PREPARE_WITH_ITEMS, [orgId, orgId, docType, orgId, `{${itemIds.join(',')}}`]] : [PREPARE, [orgId, orgId, docType]];
   const [pre] = await sqlRows<{
     id: number;
     replica: { legal_currency: string; profile: Record<string, unknown> } | null;
     series: { id: number; mask: string } | null;
     item_accounts?: Array<{ id: number; gl_account: unknown }> | null;
-  }>(em, itemIds.length ? PREPARE_WITH_ITEMS : PREPARE, [orgId, orgId, docType, ...(itemIds.length ? [orgId, `{${itemIds.join(',')}}`] : [])], { prepared: true });
+  }>(em, sql, params, { prepared: true });
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
