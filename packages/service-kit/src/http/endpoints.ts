@@ -63,6 +63,37 @@ export function defersTransaction<H extends (...args: never[]) => unknown>(handl
 export type EndpointHandlers<S extends ServiceName> = { [R in ServiceRoute<S> as R['operationId']]: EndpointHandler<R> };
 
 /**
+ * A handler's input: the body is validated when the handler first reads it.
+ *
+ * A class, not an object literal with a `get body()`: a literal's getter is a new closure per
+ * request, and V8 gives each such object a map of its own that lives in old space and points at
+ * the closure, so the request's whole graph (Hono context, entity manager, headers) outlived
+ * every young-generation collection. A GET's garbage was 20 % promoted, and the old generation
+ * filled within a second (a 20–30 ms full collection, the settings GET's p99 at a fixed rate).
+ */
+export class RequestInput {
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly raw: unknown;
+  readonly #route: RouteSpec;
+  #parsed: { value: unknown } | undefined;
+
+  constructor(route: RouteSpec, params: unknown, query: unknown, raw: unknown) {
+    this.#route = route;
+    this.params = params;
+    this.query = query;
+    this.raw = raw;
+  }
+
+  get body(): unknown {
+    const route = this.#route;
+    if (!route.body) return undefined;
+    this.#parsed ??= { value: parseOrThrow(route.body, this.raw === undefined && !route.bodyRequired ? {} : this.raw) };
+    return this.#parsed.value;
+  }
+}
+
+/**
  * Serves a service's operations from their declarations in the contracts (the same table the
  * gateway routes by and OpenAPI is generated from): path, method, parameter, query and body
  * schemas, repeatable query keys and success status come from there; the handler gets the parsed
@@ -85,17 +116,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
       const params = route.pathParams ? parseOrThrow(route.pathParams, c.req.param(), 'path') : undefined;
       const query = route.query ? readQuery(c, route.query, [...(route.repeatable ?? [])]) : undefined;
       const raw = c.get('body');
-      let parsed: { value: unknown } | undefined;
-      const input = {
-        params,
-        query,
-        raw,
-        get body() {
-          if (!route.body) return undefined;
-          parsed ??= { value: parseOrThrow(route.body, raw === undefined && !route.bodyRequired ? {} : raw) };
-          return parsed.value;
-        },
-      };
+      const input = new RequestInput(route, params, query, raw);
       if (!(DEFERS_TRANSACTION in handler)) await c.get('beginOwn')?.();
       const ctx = {
         ...operationContext({
