@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql';
-import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
+import type { EntitySchema, EventSubscriber, MigrationObject, TransactionEventArgs } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { endSpan, statementSpan } from '../tracing.js';
@@ -20,6 +20,28 @@ export interface OrmOptions {
   poolMax?: number;
   log?: (msg: string) => void;
 }
+
+/**
+ * Detaches a finished transaction's event listeners (decision 127).
+ *
+ * A knex transaction re-emits its client's query events through listeners it attaches to its
+ * own client and lists on itself. While they stay attached, V8 kept every finished transaction's
+ * graph (the transaction, its queries' parameters and rows, the batch or request that ran it)
+ * alive through young-generation collections, until a full collection: 17-24 % of the garbage of
+ * a write was promoted, and the old generation filled every second or two. Once the transaction
+ * has ended nothing listens to them; detached, the same work promotes 0.1 %.
+ */
+function detachTransactionListeners(trx: unknown): void {
+  const t = trx as { client?: { removeAllListeners?: () => unknown }; _internalListeners?: unknown };
+  t.client?.removeAllListeners?.();
+  if (Array.isArray(t._internalListeners)) t._internalListeners.length = 0;
+}
+
+/** Every root transaction's listeners detached once it committed or rolled back. */
+const transactionListenerRelease: EventSubscriber = {
+  afterTransactionCommit: (args: TransactionEventArgs) => detachTransactionListeners(args.transaction),
+  afterTransactionRollback: (args: TransactionEventArgs) => detachTransactionListeners(args.transaction),
+};
 
 /** Creates the service's own database when it does not exist yet (first boot, new test run). */
 export async function ensureDatabase(databaseUrl: string, databaseName: string): Promise<void> {
@@ -74,6 +96,7 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     forceUtcTimezone: true,
     pool: { min: 1, max: opts.poolMax ?? 10 },
     extensions: [Migrator],
+    subscribers: [transactionListenerRelease],
     migrations: {
       migrationsList: [...kitMigrations, ...opts.migrations],
       transactional: true,
