@@ -48,4 +48,22 @@ describe('/metrics', () => {
     expect(settings).toMatch(/^ledgerline_webhook_deliveries_pending \d+$/m);
     expect(settings).toMatch(/^ledgerline_webhook_oldest_pending_age_seconds \d/m);
   });
+
+  it("shows V8's collections by kind and the heap by space, so an operator sees full collections come too often", async () => {
+    const minors = async () => {
+      const text = await (await fetch(`${stack.services.sales!.url}/metrics`)).text();
+      const { problems, families } = checkPrometheusText(text);
+      expect(problems).toEqual([]);
+      expect(families.get('nodejs_gc_collections_total')?.type).toBe('counter');
+      expect(families.get('nodejs_gc_pause_seconds_total')?.type).toBe('counter');
+      expect(text).toMatch(/^nodejs_heap_space_used_bytes\{space="old_space"\} [1-9]\d*$/m);
+      return Number(/^nodejs_gc_collections_total\{kind="minor"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await minors();
+    // the services run in this process: 200 MB of short-lived garbage makes young-generation collections
+    let kept = 0;
+    for (let i = 0; i < 2_000; i++) kept += Array.from({ length: 1_000 }, (_, k) => ({ k })).length;
+    expect(kept).toBe(2_000_000);
+    await eventually(async () => (await minors()) > before, 5_000);
+  });
 });

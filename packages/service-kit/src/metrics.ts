@@ -1,3 +1,6 @@
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import v8 from 'node:v8';
+
 /**
  * A small Prometheus text-format registry: counters and histograms with labels. Enough for
  * request rates, latencies, outbox backlog and consumer outcomes without a dependency.
@@ -60,10 +63,56 @@ class Histogram {
   }
 }
 
+/*
+ * V8's collections, process-wide: how often each kind ran and how long it held the main thread.
+ * A full ("major") collection every second or two under load is the sign of garbage that
+ * outlives young-generation collections (decision 127); old space's size says how close the next
+ * one is. Observed from the first registry made in the process.
+ */
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
+const gcTotals = new Map<string, { collections: number; seconds: number }>();
+let gcObserver: PerformanceObserver | null = null;
+
+function observeCollections(): void {
+  if (gcObserver) return;
+  gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = GC_KINDS[(entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
+      const total = gcTotals.get(kind) ?? { collections: 0, seconds: 0 };
+      total.collections++;
+      total.seconds += entry.duration / 1000;
+      gcTotals.set(kind, total);
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+}
+
+function collectionLines(): string[] {
+  const kinds = [...gcTotals.keys()].sort();
+  return [
+    '# HELP nodejs_gc_collections_total V8 garbage collections by kind',
+    '# TYPE nodejs_gc_collections_total counter',
+    ...kinds.map((k) => `nodejs_gc_collections_total{kind="${k}"} ${gcTotals.get(k)!.collections}`),
+    '# HELP nodejs_gc_pause_seconds_total Time V8 held the main thread collecting, by kind',
+    '# TYPE nodejs_gc_pause_seconds_total counter',
+    ...kinds.map((k) => `nodejs_gc_pause_seconds_total{kind="${k}"} ${gcTotals.get(k)!.seconds}`),
+    '# HELP nodejs_heap_space_used_bytes V8 heap in use by space',
+    '# TYPE nodejs_heap_space_used_bytes gauge',
+    ...v8.getHeapSpaceStatistics().map((sp) => `nodejs_heap_space_used_bytes{space="${sp.space_name}"} ${sp.space_used_size}`),
+  ];
+}
+
 export class MetricsRegistry {
   /** One family per name: asking again for a name gives the family already registered. */
   private metrics = new Map<string, Counter | Gauge | Histogram>();
-  constructor(readonly prefix: string) {}
+  constructor(readonly prefix: string) {
+    observeCollections();
+  }
 
   private family<M extends Counter | Gauge | Histogram>(name: string, kind: new (...args: never[]) => M, create: (full: string) => M): M {
     const full = `${this.prefix}_${name}`;
@@ -97,6 +146,7 @@ export class MetricsRegistry {
       '# HELP process_uptime_seconds Seconds since the process started',
       '# TYPE process_uptime_seconds gauge',
       `process_uptime_seconds ${process.uptime()}`,
+      ...collectionLines(),
     ];
     return [...[...this.metrics.values()].map((m) => m.render()), ...proc].join('\n') + '\n';
   }
