@@ -153,6 +153,8 @@ describe('rebuild-ledger', () => {
     // the accounting service's inbox and outbox pruned as if their retention had passed: the
     // rebuild replays the streams, not those tables
     const em = svc.deps.orm.em.fork();
+    // the relay marks an event sent on its pass after publishing it: wait for the seven postings' marks
+    await eventually(async () => (await sqlRows<{ n: number }>(em, 'select count(*)::int as n from kit_outbox where sent_at is not null'))[0].n >= 7, 5000);
     await sqlRows(em, "update kit_inbox set processed_at = now() - interval '400 days'");
     await sqlRows(em, "update kit_outbox set sent_at = now() - interval '400 days' where sent_at is not null");
     const pruned = await svc.retention.pruneOnce();
