@@ -27,23 +27,52 @@ async function waitReadyHello(port: number) {
  * short runs: a stall of the machine lands in one run, not in one path's whole measurement, and
  * the figure is the median of the runs' p99 differences.
  */
-async function pacedComparison(opts: { rate: number; pairs: number; seconds: number; via: { url: string; headers: Record<string, string> }; direct: { url: string; headers: Record<string, string> } }) {
-  const runs: Array<{ via: PacedResult; direct: PacedResult }> = [];
+/** Full ("major") collections V8 has run in a process so far, from its /metrics. */
+async function fullCollections(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return Number(/^nodejs_gc_collections_total\{kind="major"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+}
+
+/**
+ * Paced runs of both paths, alternated. Each run also counts the full collections the gateway and
+ * settings ran meanwhile: a 20–40 ms one puts a run's p99 in its stall (decision 127), so the note
+ * gives the p99 of the runs that had none as well.
+ */
+async function pacedComparison(opts: {
+  rate: number;
+  pairs: number;
+  seconds: number;
+  via: { url: string; headers: Record<string, string> };
+  direct: { url: string; headers: Record<string, string> };
+  processes: { gateway: string; settings: string };
+}) {
+  const collections = async () => ({ gateway: await fullCollections(opts.processes.gateway), settings: await fullCollections(opts.processes.settings) });
+  const paced = async (path: { url: string; headers: Record<string, string> }) => {
+    const before = await collections();
+    const result = await pacedLoad({ ...path, rate: opts.rate, seconds: opts.seconds });
+    const after = await collections();
+    return { result, full: after.gateway - before.gateway + after.settings - before.settings };
+  };
+  const runs: Array<{ via: PacedResult; direct: PacedResult; viaFull: number; directFull: number }> = [];
   for (let i = 0; i < opts.pairs; i++) {
-    const direct = await pacedLoad({ ...opts.direct, rate: opts.rate, seconds: opts.seconds });
-    const via = await pacedLoad({ ...opts.via, rate: opts.rate, seconds: opts.seconds });
-    runs.push({ via, direct });
+    const direct = await paced(opts.direct);
+    const via = await paced(opts.via);
+    runs.push({ via: via.result, direct: direct.result, viaFull: via.full, directFull: direct.full });
   }
   const median = (xs: number[]) => percentile(xs, 50);
   const lost = runs.reduce((n, r) => n + r.via.errors + r.via.unsent + r.via.unanswered + r.direct.errors + r.direct.unsent + r.direct.unanswered, 0);
   const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
+  const quiet = (side: 'via' | 'direct') => runs.filter((r) => (side === 'via' ? r.viaFull : r.directFull) === 0).map((r) => r[side].p99);
+  const quietNote = (side: 'via' | 'direct') => (quiet(side).length ? `${fmt(quiet(side))} ms` : 'none');
   return {
     overhead: median(runs.map((r) => r.via.p99 - r.direct.p99)),
     lost,
     note:
       `${opts.rate} req/s offered to each path (open loop), ${opts.pairs} alternating runs of ${opts.seconds} s; ` +
       `p99 through the gateway ${fmt(runs.map((r) => r.via.p99))} ms, straight to settings ${fmt(runs.map((r) => r.direct.p99))} ms; ` +
-      `p50 ${median(runs.map((r) => r.via.p50)).toFixed(2)} vs ${median(runs.map((r) => r.direct.p50)).toFixed(2)} ms` +
+      `p50 ${median(runs.map((r) => r.via.p50)).toFixed(2)} vs ${median(runs.map((r) => r.direct.p50)).toFixed(2)} ms; ` +
+      `full collections in the gateway and settings per run ${runs.map((r) => r.viaFull).join(', ')} through the gateway, ${runs.map((r) => r.directFull).join(', ')} straight; ` +
+      `p99 of the runs without one ${quietNote('via')} through the gateway, ${quietNote('direct')} straight` +
       (lost ? `; ${lost} requests failed or unanswered` : ''),
   };
 }
@@ -78,6 +107,7 @@ const gatewayOverhead: Benchmark = {
       const paths = {
         via: { url: `${ctx.stack.gateway}/v1/settings/organisation`, headers: ctx.auth },
         direct: { url: `${ctx.stack.url('settings')}/v1/settings/organisation`, headers: directHeaders },
+        processes: { gateway: ctx.stack.gateway, settings: ctx.stack.url('settings') },
       };
       const pairs = ctx.quick ? 3 : 5;
       const runSeconds = ctx.quick ? 2 : 3;
