@@ -1,8 +1,7 @@
-import { PerformanceObserver, constants } from 'node:perf_hooks';
-import v8 from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { dropDatabase, initOrm, sqlRows } from '@ledgerline/service-kit';
+import { oldGenerationAfter } from '../support/heap.js';
 import { isolation } from '../support/stack.js';
 
 /*
@@ -25,8 +24,6 @@ afterAll(async () => {
   await dropDatabase(env.DATABASE_URL, databaseName);
 });
 
-const oldSpaceUsed = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')!.space_used_size;
-
 describe('transactions', () => {
   it('leave no garbage that outlives a young-generation collection, committed or rolled back', async () => {
     // warm-up: the pool's connections and the code's optimisation (unoptimised, V8 keeps more
@@ -37,26 +34,19 @@ describe('transactions', () => {
       await sqlRows(em, 'select ?::int as n', [i]);
       await em.commit();
     }
-    let majors = 0;
-    const observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
-    });
-    observer.observe({ entryTypes: ['gc'] });
-    const before = oldSpaceUsed();
     let answered = 0;
-    for (let i = 0; i < 3_000; i++) {
-      const em = orm.em.fork();
-      await em.begin();
-      const [row] = await sqlRows<{ n: number }>(em, 'select ?::int as n', [i]);
-      if (row.n === i) answered++;
-      if (i % 3 === 0) await em.rollback();
-      else await em.commit();
-    }
-    const grown = oldSpaceUsed() - before;
-    await new Promise((r) => setTimeout(r, 50)); // the observer hears of collections asynchronously
-    observer.disconnect();
+    const { fullCollections, grownBytes } = await oldGenerationAfter(async () => {
+      for (let i = 0; i < 3_000; i++) {
+        const em = orm.em.fork();
+        await em.begin();
+        const [row] = await sqlRows<{ n: number }>(em, 'select ?::int as n', [i]);
+        if (row.n === i) answered++;
+        if (i % 3 === 0) await em.rollback();
+        else await em.commit();
+      }
+    });
     expect(answered).toBe(3_000);
     // kept transactions fill the old generation (some 70 MB here), or a full collection runs to clear them
-    expect({ majors, grownUnder10Mb: grown < 10e6 }).toEqual({ majors: 0, grownUnder10Mb: true });
+    expect({ majors: fullCollections, grownUnder10Mb: grownBytes < 10e6 }).toEqual({ majors: 0, grownUnder10Mb: true });
   });
 });
