@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { z } from 'zod';
-import { ConflictError, caller, defineService, isUniqueViolation, parseOrThrow, prepareEvent, respond, sqlMigration, sqlRows, PoisonMessageError } from '@ledgerline/service-kit';
+import { ConflictError, caller, defineService, findAndCount, isUniqueViolation, parseOrThrow, prepareEvent, respond, sqlMigration, sqlRows, PoisonMessageError } from '@ledgerline/service-kit';
 
 /**
  * A minimal service used to prove the kit's guarantees (outbox, inbox, idempotency) against the
@@ -113,7 +113,7 @@ export const probeService = defineService({
     });
     app.get('/v1/notes', async (c) => {
       caller(c);
-      const [rows, total] = await c.get('em').findAndCount(NoteSchema, {});
+      const [rows, total] = await findAndCount(c.get('em'), NoteSchema, {});
       return respond(c, { total, ids: rows.map((r) => r.id) });
     });
     // many events at once, for the consumer that shares commits; texts starting with fail-once fail the first time

@@ -11,6 +11,7 @@ export * from './http/hostile-input.js';
 export * from './http/xml-document.js';
 export * from './http/endpoints.js';
 export * from './db/orm.js';
+export * from './db/async-context.js';
 export * from './db/commit-groups.js';
 export * from './db/batched-lookup.js';
 export * from './db/list-page.js';

@@ -76,6 +76,9 @@ export function statementsParent(): string | null {
  * under its first event's span.
  */
 export function withStatementsUnderParent<T>(parent: string | null, work: () => Promise<T>): Promise<T> {
+  // With no parent to set and none to clear (tracing off, or nothing recording), the store is left
+  // alone: entering it would turn on Node's async hooks for the life of the process (decision 128).
+  if (!parent && !statementParent.getStore()) return work();
   return statementParent.run(parent ?? '', work);
 }
 

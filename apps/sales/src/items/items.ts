@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ItemListQuery, ItemRequest, ItemSalesRateQuery, PriceListRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, containsPattern, dec, parseSort, sqlRows, toWire, type Dec } from '@ledgerline/service-kit';
+import { BusinessRuleError, NotFoundError, containsPattern, dec, parseSort, sqlRows, toWire, findAndCount, type Dec } from '@ledgerline/service-kit';
 import { ItemSchema, PriceListRateSchema, PriceListSchema, type Item, type PriceList, type PriceListRate } from '../db/entities.js';
 
 const fixed = (v: number | string) => dec(v).toFixed();
@@ -66,7 +66,7 @@ export async function listItems(em: EntityManager, q: ItemListQuery) {
   }
   const orderBy = sort.map((s) => ({ [ITEM_SORT[s.field]]: s.direction }));
   if (!sort.some((s) => s.field === 'id')) orderBy.push({ id: 'asc' });
-  const [rows, total] = await em.findAndCount(ItemSchema, where as FilterQuery<Item>, { orderBy: orderBy as never, limit: q.take, offset: q.from });
+  const [rows, total] = await findAndCount(em, ItemSchema, where as FilterQuery<Item>, { orderBy: orderBy as never, limit: q.take, offset: q.from });
   return { rows, total };
 }
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BusinessRuleError, duplicateDocumentNumber, sqlRows, type ConflictError } from '@ledgerline/service-kit';
+import { BusinessRuleError, duplicateDocumentNumber, sqlRows, findAndCount, type ConflictError } from '@ledgerline/service-kit';
 import type { NumberSeriesListQuery, NumberSeriesRequest, NumberSeriesView } from '@ledgerline/contracts';
 import { parseMask } from '@ledgerline/documents';
 import { NumberSeriesSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';
@@ -80,6 +80,6 @@ export async function createSeries(em: EntityManager, orgId: number, input: Numb
 /** The organisation's series (the defaults seeded first, so they are always listed), oldest first. */
 export async function listSeries(em: EntityManager, orgId: number, q: NumberSeriesListQuery): Promise<{ rows: NumberSeries[]; total: number }> {
   for (const docType of q.doc_type ? [q.doc_type] : (Object.keys(DEFAULT_SERIES) as SalesDocType[])) await defaultSeries(em, orgId, docType);
-  const [rows, total] = await em.findAndCount(NumberSeriesSchema, q.doc_type ? { docType: q.doc_type } : {}, { orderBy: { id: 'asc' }, limit: q.take, offset: q.from });
+  const [rows, total] = await findAndCount(em, NumberSeriesSchema, q.doc_type ? { docType: q.doc_type } : {}, { orderBy: { id: 'asc' }, limit: q.take, offset: q.from });
   return { rows, total };
 }

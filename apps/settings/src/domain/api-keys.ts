@@ -1,7 +1,7 @@
 import type { Scope } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, type ApiKeyRevokedEvent } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES, findAndCount, type TenantContext } from '@ledgerline/service-kit';
 import { ApiKeySchema, type ApiKey, type ApiKeyStatus } from '../db/entities.js';
 
 
@@ -109,6 +109,6 @@ export async function deleteApiKey(ctx: TenantContext, id: number): Promise<{ id
 }
 
 export async function listApiKeys(em: EntityManager, from: number, take: number) {
-  const [rows, total] = await em.findAndCount(ApiKeySchema, {}, { orderBy: { id: 'asc' }, offset: from, limit: take });
+  const [rows, total] = await findAndCount(em, ApiKeySchema, {}, { orderBy: { id: 'asc' }, offset: from, limit: take });
   return { rows, total };
 }

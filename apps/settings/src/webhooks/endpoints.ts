@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Webhook, WebhookCreate, WebhookDelivery as WebhookDeliveryView, WebhookUpdate } from '@ledgerline/contracts';
-import { ConflictError, NotFoundError, type Logger, type SecretBox, type TenantContext } from '@ledgerline/service-kit';
+import { ConflictError, NotFoundError, findAndCount, type Logger, type SecretBox, type TenantContext } from '@ledgerline/service-kit';
 import { WebhookDeliverySchema, WebhookEndpointSchema, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint } from '../db/webhooks.entities.js';
 import { newWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type UrlPolicy } from './urls.js';
@@ -119,13 +119,14 @@ export async function rotateWebhookSecret(ctx: TenantContext, s: WebhookSettings
 }
 
 export async function listWebhooks(em: EntityManager, from: number, take: number) {
-  const [rows, total] = await em.findAndCount(WebhookEndpointSchema, {}, { orderBy: { id: 'asc' }, offset: from, limit: take });
+  const [rows, total] = await findAndCount(em, WebhookEndpointSchema, {}, { orderBy: { id: 'asc' }, offset: from, limit: take });
   return { rows, total };
 }
 
 export async function listDeliveries(em: EntityManager, endpointId: number, q: { from: number; take: number; status?: DeliveryStatus }) {
   await findWebhook(em, endpointId);
-  const [rows, total] = await em.findAndCount(
+  const [rows, total] = await findAndCount(
+    em,
     WebhookDeliverySchema,
     { endpointId, ...(q.status ? { status: q.status } : {}) },
     { orderBy: { id: 'desc' }, offset: q.from, limit: q.take },

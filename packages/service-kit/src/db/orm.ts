@@ -5,6 +5,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { endSpan, statementSpan } from '../tracing.js';
 import { kitMigrations } from './migrations.js';
+import { withoutOrmAsyncContext } from './async-context.js';
 
 export const TENANT_FILTER = 'tenant';
 
@@ -82,6 +83,7 @@ function withDatabase(url: string, name: string): string {
  * the tenant fails instead of reading another organisation's rows.
  */
 export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
+  withoutOrmAsyncContext();
   await ensureDatabase(opts.databaseUrl, opts.databaseName);
   const tenantEntities = opts.entities
     .filter((e) => Object.prototype.hasOwnProperty.call(e.meta.properties, 'orgId'))

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, rangeCondition, readEntities, readEntity, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, rangeCondition, readEntities, readEntity, sqlRows, toWire, findAndCount, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
@@ -269,6 +269,6 @@ export async function listStatements(em: EntityManager, q: { from: number; take:
   if (q.account) where.account = q.account.replace(/\s+/g, '').toUpperCase();
   const dateToRange = rangeCondition('date_to', q.date_to, 'date');
   if (dateToRange) where.dateTo = dateToRange;
-  const [rows, total] = await em.findAndCount(BankStatementSchema, where, { orderBy: { id: 'asc' }, offset: q.from, limit: q.take });
+  const [rows, total] = await findAndCount(em, BankStatementSchema, where, { orderBy: { id: 'asc' }, offset: q.from, limit: q.take });
   return { rows, total };
 }
