@@ -2,8 +2,8 @@
  * Builds every process to JavaScript for the container image: one ES module per process under
  * `dist/` (`dist/gateway.mjs`, `dist/sales.mjs`, …), with the workspace packages bundled in and
  * third-party packages left to `node_modules`. The render worker (a child process the sales
- * service forks) and the template engine it loads sit beside them, so no TypeScript loader is
- * needed at run time.
+ * service forks) and the template engine it loads, and the PDF printer's thread, sit beside
+ * them, so no TypeScript loader is needed at run time.
  *
  *   npm run build
  */
@@ -49,4 +49,6 @@ await build({
 // the render worker loads ./engine.js beside itself
 await build({ ...common, entryPoints: [path.join(root, 'packages/rendering/src/engine.ts')], outfile: path.join(out, 'engine.js') });
 await copyFile(path.join(root, 'packages/rendering/src/render-worker.mjs'), path.join(out, 'render-worker.mjs'));
+// the PDF printer's thread, started from the bundle beside it
+await copyFile(path.join(root, 'packages/rendering/src/pdf-worker.mjs'), path.join(out, 'pdf-worker.mjs'));
 process.stdout.write(`built ${PROCESSES.map((p) => `dist/${p}.mjs`).join(', ')}\n`);

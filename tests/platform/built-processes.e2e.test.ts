@@ -8,8 +8,9 @@ import { invoiceBody } from '../sales/helpers.js';
 
 /*
  * The container image runs JavaScript, not TypeScript through a loader: `npm run build` bundles
- * each process into dist/. The built processes start on plain `node`, and the sales service's
- * render worker (a forked child) renders from the built engine.
+ * each process into dist/. The built processes start on plain `node`, the sales service's
+ * render worker (a forked child) renders from the built engine, and its PDF printer's thread
+ * starts from the file beside the bundle.
  */
 const root = path.resolve(import.meta.dirname, '../..');
 const env = isolation();
@@ -51,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('the built processes (dist/*.mjs)', () => {
-  it('sales starts on plain node, posts an invoice and renders it in its worker; the gateway serves its documents', async () => {
+  it('sales starts on plain node, posts an invoice, renders it in its worker and prints it; the gateway serves its documents', async () => {
     const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' });
     const headers = { [INTERNAL_HEADERS.orgId]: '1', [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' };
     const res = await fetch(`${sales}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify(invoiceBody()) });
@@ -61,6 +62,9 @@ describe('the built processes (dist/*.mjs)', () => {
     const html = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/html?culture=en-US`, { headers });
     expect(html.status).toBe(200);
     expect(await html.text()).toContain(invoice.no);
+    const pdf = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/pdf`, { headers });
+    expect(pdf.status).toBe(200);
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
 
     const gateway = await start('gateway', { SALES_URL: sales });
     const doc = (await (await fetch(`${gateway}/openapi.json`)).json()) as { openapi: string };

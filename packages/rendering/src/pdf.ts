@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Browser, BrowserContext } from 'playwright-core';
+import { Worker } from 'node:worker_threads';
 import { BusinessRuleError, UpstreamError, type FieldError } from '@ledgerline/core/errors';
 
 /** `pdf_options` of a template (spec §2.9); margins in millimetres. */
@@ -31,15 +31,6 @@ export interface PdfPrinterOptions {
 export function chosenBrowser(o: Pick<PdfPrinterOptions, 'executablePath' | 'fallback'>): 'system' | 'bundled' | 'none' {
   if (existsSync(o.executablePath)) return 'system';
   return (o.fallback ?? 'bundled') === 'bundled' ? 'bundled' : 'none';
-}
-
-/**
- * The Chromium inside @sparticuz/chromium, unpacked to the temp folder once. Launched with our own
- * flags: its Lambda flags (`--single-process`) end the browser when the first page closes.
- */
-async function bundledChromium(): Promise<string> {
-  const { default: chromium } = await import('@sparticuz/chromium');
-  return chromium.executablePath();
 }
 
 /** Chromium's flags for a headless, offline, throw-away browser. */
@@ -108,16 +99,37 @@ class Semaphore {
   }
 }
 
+interface PrintAnswer {
+  id?: number;
+  pdf?: Uint8Array;
+  error?: { kind: 'no_browser' | 'print_failed'; message: string };
+  closed?: boolean;
+}
+
+/** The worker thread that holds the browser (`pdf-worker.mjs`), and the prints waiting for its answers. */
+interface PrintThread {
+  worker: Worker;
+  waiting: Map<number, { resolve: (a: PrintAnswer) => void; reject: (e: Error) => void }>;
+}
+
+const WORKER_URL = new URL('./pdf-worker.mjs', import.meta.url);
+
 /**
  * Prints HTML to PDF with one headless Chromium reused across requests, launched on first use
  * and relaunched if it dies. Each print gets its own browser context with JavaScript disabled and
  * every network request refused (a template cannot run scripts or reach the network; images
  * must be data: URLs). At most `concurrency` prints run at once.
+ *
+ * Playwright runs in a worker thread of its own (`pdf-worker.mjs`, started on the first print):
+ * its call tracking would otherwise turn on Node's async hooks in the service's thread for good
+ * (decision 128), and the browser's answers (a PDF arrives as base64 text) are decoded off the
+ * thread that answers requests.
  */
 export class PdfPrinter {
-  private browser: Promise<Browser> | null = null;
+  private thread: PrintThread | null = null;
   private readonly gate: Semaphore;
   private closed = false;
+  private nextId = 1;
 
   constructor(private readonly opts: PdfPrinterOptions) {
     this.gate = new Semaphore(Math.max(1, opts.concurrency));
@@ -129,70 +141,92 @@ export class PdfPrinter {
     else opts.log?.warn('no Chromium at CHROMIUM_PATH and CHROMIUM_FALLBACK=none: PDFs answer 503', { path: opts.executablePath });
   }
 
-  /** Playwright gives every launch a fresh temporary profile (user-data-dir) and removes it on close. */
-  private launch(): Promise<Browser> {
-    if (this.browser) return this.browser;
-    // Playwright is loaded on the first print, not at boot: it adds ~70 MB to a process that may never print.
-    const p = (async () => {
-      const chosen = chosenBrowser(this.opts);
-      if (chosen === 'none') throw new Error(`no browser at ${this.opts.executablePath}`);
-      const target =
-        chosen === 'system' ? { executablePath: this.opts.executablePath, args: CHROMIUM_FLAGS } : { executablePath: await bundledChromium(), args: CHROMIUM_FLAGS };
-      const { chromium } = await import('playwright-core');
-      return chromium.launch({ ...target, headless: true, timeout: 30_000 });
-    })()
-      .then((browser) => {
-        browser.on('disconnected', () => {
-          if (this.browser === p) this.browser = null;
-        });
-        return browser;
-      });
-    this.browser = p;
-    p.catch(() => {
-      if (this.browser === p) this.browser = null;
+  /** The print thread, started on first use and again after it ended; Playwright gives every browser launch a fresh temporary profile. */
+  private printThread(): PrintThread {
+    if (this.thread) return this.thread;
+    const chosen = chosenBrowser(this.opts);
+    const worker = new Worker(WORKER_URL, {
+      workerData: { executablePath: this.opts.executablePath, bundled: chosen === 'bundled', flags: CHROMIUM_FLAGS },
+      // plain JavaScript: no TypeScript loader, no profiler or heap flags of the service
+      execArgv: [],
     });
-    return p;
+    worker.unref();
+    const thread: PrintThread = { worker, waiting: new Map() };
+    const fail = (err: Error) => {
+      if (this.thread === thread) this.thread = null;
+      for (const w of thread.waiting.values()) w.reject(err);
+      thread.waiting.clear();
+    };
+    worker.on('message', (answer: PrintAnswer) => {
+      if (answer.id === undefined) return;
+      thread.waiting.get(answer.id)?.resolve(answer);
+      thread.waiting.delete(answer.id);
+    });
+    worker.on('error', (err) => {
+      this.opts.log?.warn('the PDF print thread failed', { err: err.message });
+      fail(err);
+    });
+    worker.on('exit', () => fail(new Error('the PDF print thread ended')));
+    this.thread = thread;
+    return thread;
+  }
+
+  private ask(html: string, settings: ReturnType<typeof pdfSettings>): Promise<PrintAnswer> {
+    const thread = this.printThread();
+    const id = this.nextId++;
+    return new Promise<PrintAnswer>((resolve, reject) => {
+      // a thread that stopped answering (hung, not dead) is ended, so the next print starts afresh
+      const guard = setTimeout(() => {
+        if (!thread.waiting.delete(id)) return;
+        reject(new Error('the PDF print thread did not answer in time'));
+        if (this.thread === thread) this.thread = null;
+        void thread.worker.terminate();
+      }, this.opts.timeoutMs * 2 + 30_000);
+      guard.unref?.();
+      thread.waiting.set(id, {
+        resolve: (a) => {
+          clearTimeout(guard);
+          resolve(a);
+        },
+        reject: (e) => {
+          clearTimeout(guard);
+          reject(e);
+        },
+      });
+      thread.worker.postMessage({ id, html, settings, timeoutMs: this.opts.timeoutMs });
+    });
   }
 
   async print(html: string, options?: PdfOptions | null): Promise<Buffer> {
     if (this.closed) throw new UpstreamError(503, 'pdf', 'the PDF printer is shut down');
     const settings = pdfSettings(options);
+    if (chosenBrowser(this.opts) === 'none') throw new UpstreamError(503, 'pdf', `no browser is available to print PDFs (${this.opts.executablePath})`);
     const release = await this.gate.acquire();
-    let context: BrowserContext | null = null;
     try {
-      let browser: Browser;
-      try {
-        browser = await this.launch();
-      } catch (e) {
-        this.opts.log?.warn('chromium could not be started', { err: e instanceof Error ? e.message : String(e) });
+      const answer: PrintAnswer = await this.ask(html, settings).catch((e: Error) => ({ error: { kind: 'print_failed', message: e.message } }));
+      if (answer.pdf) return Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.byteLength);
+      const error = answer.error ?? { kind: 'print_failed', message: 'no answer' };
+      if (error.kind === 'no_browser') {
+        this.opts.log?.warn('chromium could not be started', { err: error.message });
         throw new UpstreamError(503, 'pdf', `no browser is available to print PDFs (${this.opts.executablePath})`);
       }
-      context = await browser.newContext({ javaScriptEnabled: false, offline: true });
-      await context.route('**/*', (route) => route.abort());
-      const page = await context.newPage();
-      page.setDefaultTimeout(this.opts.timeoutMs);
-      await page.setContent(html, { waitUntil: 'load', timeout: this.opts.timeoutMs });
-      await page.emulateMedia({ media: 'print' });
-      return await page.pdf(settings);
-    } catch (e) {
-      if (e instanceof UpstreamError) throw e;
-      this.opts.log?.warn('printing a PDF failed', { err: e instanceof Error ? e.message : String(e) });
+      this.opts.log?.warn('printing a PDF failed', { err: error.message });
       throw new UpstreamError(503, 'pdf', 'the PDF could not be printed; try again');
     } finally {
-      await context?.close().catch(() => undefined);
       release();
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const b = this.browser;
-    this.browser = null;
-    if (!b) return;
-    try {
-      await (await b).close();
-    } catch {
-      // never started
-    }
+    const thread = this.thread;
+    this.thread = null;
+    if (!thread) return;
+    // the thread closes its browser and ends; one that does not within a few seconds is ended
+    const ended = new Promise<void>((resolve) => thread.worker.once('exit', () => resolve()));
+    thread.worker.postMessage({ close: true });
+    const timer = setTimeout(() => void thread.worker.terminate(), 10_000);
+    await ended;
+    clearTimeout(timer);
   }
 }
