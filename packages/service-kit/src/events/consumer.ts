@@ -450,7 +450,9 @@ export class IdempotentConsumer {
       prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
       bus: this.bus,
     });
-    await this.def.handle({ ...ctx, subject: this.def.subject, deliveryCount, organisation }, event);
+    // extended in place, not spread into a new literal: V8 kept such copies, and the batch they
+    // reach, through young-generation collections (decision 129)
+    await this.def.handle(Object.assign(ctx, { subject: this.def.subject, deliveryCount, organisation }), event);
   }
 
   private async deadLetter(m: JsMsg, reason: string): Promise<void> {

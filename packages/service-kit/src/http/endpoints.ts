@@ -94,6 +94,38 @@ export class RequestInput {
 }
 
 /**
+ * A request's handler context: the operation context of its caller, with the Hono context and the
+ * verified caller added.
+ *
+ * Extended in place, not spread into a new literal with `c` and `auth` added: V8 kept each such
+ * copy, and through it the whole request, alive through two young-generation collections (a
+ * settings GET's garbage 1.2 % promoted against 0.03 %; decision 129).
+ */
+export function endpointContext(c: Context<KitEnv>, route: RouteSpec, auth: AuthContext | undefined, service: ServiceName, bus: EventBus) {
+  return Object.assign(
+    operationContext({
+      orgId: auth?.orgId ?? null,
+      actor: auth ? `${auth.credentialType}:${auth.credentialId}` : route.operatorOnly ? 'operator' : 'anonymous',
+      requestId: c.get('requestId'),
+      traceparent: c.get('traceparent') ?? null,
+      em: c.get('em'),
+      log: c.get('log'),
+      emit: async (em, ev) => {
+        const prepared = prepareEvent(service, ev);
+        if (c.get('emitAtCommit')?.(em, prepared)) return prepared.id;
+        return recordPreparedEvent(em, prepared);
+      },
+      prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
+      bus,
+      commitGroup: c.get('commitGroup'),
+      beginOwn: c.get('beginOwn'),
+      writeLast: c.get('writeLast'),
+    }),
+    { c, auth },
+  );
+}
+
+/**
  * Serves a service's operations from their declarations in the contracts (the same table the
  * gateway routes by and OpenAPI is generated from): path, method, parameter, query and body
  * schemas, repeatable query keys and success status come from there; the handler gets the parsed
@@ -118,28 +150,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
       const raw = c.get('body');
       const input = new RequestInput(route, params, query, raw);
       if (!(DEFERS_TRANSACTION in handler)) await c.get('beginOwn')?.();
-      const ctx = {
-        ...operationContext({
-          orgId: auth?.orgId ?? null,
-          actor: auth ? `${auth.credentialType}:${auth.credentialId}` : route.operatorOnly ? 'operator' : 'anonymous',
-          requestId: c.get('requestId'),
-          traceparent: c.get('traceparent') ?? null,
-          em: c.get('em'),
-          log: c.get('log'),
-          emit: async (em, ev) => {
-            const prepared = prepareEvent(service, ev);
-            if (c.get('emitAtCommit')?.(em, prepared)) return prepared.id;
-            return recordPreparedEvent(em, prepared);
-          },
-          prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
-          bus,
-          commitGroup: c.get('commitGroup'),
-          beginOwn: c.get('beginOwn'),
-          writeLast: c.get('writeLast'),
-        }),
-        c,
-        auth,
-      };
+      const ctx = endpointContext(c, route, auth, service, bus);
       const answer = await handler({ ctx: ctx as EndpointContext<RouteSpec>, input: input as EndpointInput<RouteSpec> });
       return answer instanceof Response ? answer : respond(c, answer, route.successStatus ?? 200);
     });
