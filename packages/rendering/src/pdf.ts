@@ -150,17 +150,20 @@ export class PdfPrinter {
       // plain JavaScript: no TypeScript loader, no profiler or heap flags of the service
       execArgv: [],
     });
+    // the thread keeps the process alive only while a print waits for it (`ask`)
     worker.unref();
     const thread: PrintThread = { worker, waiting: new Map() };
     const fail = (err: Error) => {
       if (this.thread === thread) this.thread = null;
-      for (const w of thread.waiting.values()) w.reject(err);
+      const waiters = [...thread.waiting.values()];
       thread.waiting.clear();
+      for (const w of waiters) w.reject(err);
     };
     worker.on('message', (answer: PrintAnswer) => {
       if (answer.id === undefined) return;
-      thread.waiting.get(answer.id)?.resolve(answer);
+      const waiter = thread.waiting.get(answer.id);
       thread.waiting.delete(answer.id);
+      waiter?.resolve(answer);
     });
     worker.on('error', (err) => {
       this.opts.log?.warn('the PDF print thread failed', { err: err.message });
@@ -183,16 +186,21 @@ export class PdfPrinter {
         void thread.worker.terminate();
       }, this.opts.timeoutMs * 2 + 30_000);
       guard.unref?.();
+      const settled = () => {
+        clearTimeout(guard);
+        if (thread.waiting.size === 0) thread.worker.unref();
+      };
       thread.waiting.set(id, {
         resolve: (a) => {
-          clearTimeout(guard);
           resolve(a);
+          settled();
         },
         reject: (e) => {
-          clearTimeout(guard);
           reject(e);
+          settled();
         },
       });
+      thread.worker.ref();
       thread.worker.postMessage({ id, html, settings, timeoutMs: this.opts.timeoutMs });
     });
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { TransactionContext, UnitOfWork, type EntityManager, type EntityName, type FilterQuery, type FindOptions } from '@mikro-orm/core';
 
 /*
@@ -10,13 +11,17 @@ import { TransactionContext, UnitOfWork, type EntityManager, type EntityName, ty
  * one refuses context-dependent work (`allowGlobalContext: false`). With them gone, no process
  * enables async hooks unless tracing records; CPU per credit note fell by 12-15 % (decision 128).
  *
- * Each replacement is installed only over the exact code of the MikroORM version it was written
- * against (6.6.x): an upgrade that changes either method keeps the library's own, and the test
- * that no hooks are enabled fails, so the change is looked at rather than silently overridden.
+ * Each replacement is installed only over the exact source of the method it replaces, as MikroORM
+ * 6.6.16 ships it (compared by hash): an upgrade that changes either method keeps the library's
+ * own, and the test that no store is entered fails, so the change is looked at rather than
+ * silently overridden.
  */
 
-const FLUSH_IN_ASYNC_CONTEXT = 'await insideFlush.run(true, () => this.doCommit());';
-const TRANSACTION_IN_ASYNC_CONTEXT = 'return this.storage.run(context, next);';
+/** sha256 (first 16 hex digits) of each replaced method's source in MikroORM 6.6.16. */
+const UNIT_OF_WORK_COMMIT_SOURCE = '086c4514d47f2396';
+const TRANSACTION_CONTEXT_CREATE_SOURCE = 'ba04172251e799c2';
+
+const sourceHash = (fn: (...args: never[]) => unknown) => createHash('sha256').update(fn.toString()).digest('hex').slice(0, 16);
 
 interface UnitOfWorkInternals {
   working: boolean;
@@ -63,10 +68,10 @@ let installed: AsyncContextReplacements | null = null;
 export function withoutOrmAsyncContext(): AsyncContextReplacements {
   if (installed) return installed;
   const uow = UnitOfWork.prototype as unknown as { commit: (...args: unknown[]) => unknown };
-  const unitOfWorkCommit = uow.commit.toString().includes(FLUSH_IN_ASYNC_CONTEXT);
+  const unitOfWorkCommit = sourceHash(uow.commit) === UNIT_OF_WORK_COMMIT_SOURCE;
   if (unitOfWorkCommit) uow.commit = commitWithoutAsyncContext;
   const tc = TransactionContext as unknown as { create: (...args: unknown[]) => unknown };
-  const transactionContext = tc.create.toString().includes(TRANSACTION_IN_ASYNC_CONTEXT);
+  const transactionContext = sourceHash(tc.create) === TRANSACTION_CONTEXT_CREATE_SOURCE;
   if (transactionContext) tc.create = createWithoutAsyncContext as (...args: unknown[]) => unknown;
   installed = { unitOfWorkCommit, transactionContext };
   return installed;
