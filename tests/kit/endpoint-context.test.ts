@@ -1,10 +1,10 @@
-import { Session } from 'node:inspector/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from 'hono';
 import { Agent, request } from 'undici';
 import { ROUTES } from '@ledgerline/contracts';
 import { INTERNAL_HEADERS, endpointContext, type EventBus, type KitEnv } from '@ledgerline/service-kit';
 import { startStack, type Stack } from '../support/stack.js';
+import { survivingBytesFrom } from '../support/heap.js';
 
 /*
  * A handler's context keeps nothing of a request alive after the request (issue 15, decision
@@ -23,33 +23,6 @@ beforeAll(async () => {
   stack = await startStack();
 }, 60_000);
 afterAll(async () => stack?.close());
-
-interface ProfileNode {
-  callFrame: { functionName: string; url: string };
-  selfSize: number;
-  children: ProfileNode[];
-}
-
-/** Bytes allocated in files whose path ends with `suffix` during `work` that outlived young-generation collections (sampled). */
-async function survivingBytesFrom(suffix: string, work: () => Promise<void>): Promise<number> {
-  const session = new Session();
-  session.connect();
-  try {
-    await session.post('HeapProfiler.enable');
-    await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
-    await work();
-    const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
-    let bytes = 0;
-    const walk = (n: ProfileNode) => {
-      if (n.callFrame.url.endsWith(suffix)) bytes += n.selfSize;
-      n.children.forEach(walk);
-    };
-    walk(profile.head);
-    return bytes;
-  } finally {
-    session.disconnect();
-  }
-}
 
 describe("a handler's context", () => {
   it('carries the operation context, the Hono context and the caller', () => {

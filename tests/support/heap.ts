@@ -1,3 +1,4 @@
+import { Session } from 'node:inspector/promises';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
@@ -20,4 +21,31 @@ export async function oldGenerationAfter(work: () => Promise<void>): Promise<{ f
   await new Promise((r) => setTimeout(r, 50)); // the observer hears of collections asynchronously
   observer.disconnect();
   return { fullCollections, grownBytes };
+}
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+/** Bytes allocated in files whose path ends with `suffix` during `work` that outlived young-generation collections (sampled). */
+export async function survivingBytesFrom(suffix: string, work: () => Promise<void>): Promise<number> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+    await work();
+    const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
+    let bytes = 0;
+    const walk = (n: ProfileNode) => {
+      if (n.callFrame.url.endsWith(suffix)) bytes += n.selfSize;
+      n.children.forEach(walk);
+    };
+    walk(profile.head);
+    return bytes;
+  } finally {
+    session.disconnect();
+  }
 }

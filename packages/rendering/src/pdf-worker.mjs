@@ -65,7 +65,7 @@ async function close() {
   const b = browser;
   browser = null;
   if (b) await (await b.catch(() => null))?.close().catch(() => undefined);
-  parentPort.postMessage({ closed: true });
+  // the service waits for this thread's exit
   parentPort.close();
 }
 

@@ -100,10 +100,9 @@ class Semaphore {
 }
 
 interface PrintAnswer {
-  id?: number;
+  id: number;
   pdf?: Uint8Array;
   error?: { kind: 'no_browser' | 'print_failed'; message: string };
-  closed?: boolean;
 }
 
 /** The worker thread that holds the browser (`pdf-worker.mjs`), and the prints waiting for its answers. */
@@ -160,7 +159,6 @@ export class PdfPrinter {
       for (const w of waiters) w.reject(err);
     };
     worker.on('message', (answer: PrintAnswer) => {
-      if (answer.id === undefined) return;
       const waiter = thread.waiting.get(answer.id);
       thread.waiting.delete(answer.id);
       waiter?.resolve(answer);
@@ -211,7 +209,7 @@ export class PdfPrinter {
     if (chosenBrowser(this.opts) === 'none') throw new UpstreamError(503, 'pdf', `no browser is available to print PDFs (${this.opts.executablePath})`);
     const release = await this.gate.acquire();
     try {
-      const answer: PrintAnswer = await this.ask(html, settings).catch((e: Error) => ({ error: { kind: 'print_failed', message: e.message } }));
+      const answer: Omit<PrintAnswer, 'id'> = await this.ask(html, settings).catch((e: Error) => ({ error: { kind: 'print_failed' as const, message: e.message } }));
       if (answer.pdf) return Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.byteLength);
       const error = answer.error ?? { kind: 'print_failed', message: 'no answer' };
       if (error.kind === 'no_browser') {
