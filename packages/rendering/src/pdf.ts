@@ -176,12 +176,11 @@ export class PdfPrinter {
     const thread = this.printThread();
     const id = this.nextId++;
     return new Promise<PrintAnswer>((resolve, reject) => {
-      // a thread that stopped answering (hung, not dead) is ended, so the next print starts afresh
+      // a thread that stopped answering (hung, not dead) is retired, so the next print starts afresh
       const guard = setTimeout(() => {
         if (!thread.waiting.delete(id)) return;
         reject(new Error('the PDF print thread did not answer in time'));
-        if (this.thread === thread) this.thread = null;
-        void thread.worker.terminate();
+        void this.retire(thread);
       }, this.opts.timeoutMs * 2 + 30_000);
       guard.unref?.();
       const settled = () => {
@@ -223,16 +222,23 @@ export class PdfPrinter {
     }
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    const thread = this.thread;
-    this.thread = null;
-    if (!thread) return;
-    // the thread closes its browser and ends; one that does not within a few seconds is ended
+  /**
+   * Ends a print thread: asked first to close its browser, so Chromium is shut down and reaped by
+   * the thread that started it; ended by force only if it does not within a few seconds. (A thread
+   * ended by force still kills its Chromium on the way out, but nothing is left to reap it, so it
+   * stays a zombie entry until the service exits.)
+   */
+  private async retire(thread: PrintThread): Promise<void> {
+    if (this.thread === thread) this.thread = null;
     const ended = new Promise<void>((resolve) => thread.worker.once('exit', () => resolve()));
     thread.worker.postMessage({ close: true });
     const timer = setTimeout(() => void thread.worker.terminate(), 10_000);
     await ended;
     clearTimeout(timer);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.thread) await this.retire(this.thread);
   }
 }
