@@ -255,7 +255,7 @@ describe('#17 evaluation through the gateway', () => {
        select gen_random_uuid(), org_id, doc_type, 'BULK-' || g, counter_id, customer_id, customer_name, currency, precision,
          case when g % 2 = 0 then date '2026-12-01' else date_issued end, date_due,
          notes, subtotal_amount, tax_amount, total_amount, amount_paid, amount_due, payment_status,
-         case when g % 3 = 0 then jsonb_set(body, '{customer,peppol_id}', 'null') else body end
+         case when g % 3 = 0 then jsonb_set(body::jsonb, '{customer,peppol_id}', 'null')::json else body end
        from sales_documents, generate_series(1, 599) g where id = $1`,
       [template],
     );

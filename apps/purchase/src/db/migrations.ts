@@ -113,4 +113,12 @@ create table einvoice_imports (
 create index if not exists purchase_documents_credited on purchase_documents (credited_doc_id) where credited_doc_id is not null;
 `,
   ),
+  sqlMigration(
+    'purchase_0005_open_documents',
+    `
+-- Decision 130. A bank payment looks for the open bill it pays among the organisation's open
+-- documents only, in id order per currency, not through every document it ever recorded.
+create index if not exists purchase_documents_open on purchase_documents (org_id, kind, currency, id) where amount_due > 0;
+`,
+  ),
 ];

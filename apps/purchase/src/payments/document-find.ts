@@ -10,7 +10,7 @@ import { lookupDocument } from './document-lookup.js';
  * the bank account the bill names.
  */
 
-const BILLS: OpenDocumentTable = {
+export const OPEN_BILLS: OpenDocumentTable = {
   table: 'purchase_documents',
   kind: `kind = 'bill'`,
   variableSymbol: `case when coalesce(payment_reference, '') ~ '^[0-9]{1,10}$' then ltrim(payment_reference, '0') end`,
@@ -20,5 +20,5 @@ const BILLS: OpenDocumentTable = {
 };
 
 export async function findPaidBills(em: EntityManager, raw: unknown, orgId: number): Promise<{ answers: DocumentFindAnswer[] }> {
-  return answerDocumentFinds(em, orgId, BILLS, raw, 'purchase_bill', (id) => lookupDocument(em, { type: 'purchase_bill', id }, orgId));
+  return answerDocumentFinds(em, orgId, OPEN_BILLS, raw, 'purchase_bill', (id) => lookupDocument(em, { type: 'purchase_bill', id }, orgId));
 }

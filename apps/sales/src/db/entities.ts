@@ -44,7 +44,10 @@ export const SalesDocumentSchema = defineEntity({
     amountPaid: p.decimal(),
     amountDue: p.decimal(),
     paymentStatus: p.string(),
-    body: p.json<Record<string, unknown>>(),
+    /** The body's payment reference, in a column so a bank payment finds its invoice without reading bodies. */
+    paymentReference: p.string().nullable(),
+    /** Stored as \`json\`: kept as the text it was written in, read whole (decision 130). */
+    body: p.json<Record<string, unknown>>().columnType('json'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()),
     editedAt: p.datetime().nullable(),

@@ -156,4 +156,19 @@ create unique index price_lists_one_default on price_lists (org_id, currency) wh
 create index if not exists sales_documents_issued on sales_documents (org_id, doc_type, date_issued, id);
 `,
   ),
+  sqlMigration(
+    'sales_0600_json_bodies_open_documents',
+    `
+-- Decision 130. A bank payment looks for the open invoice it pays among the organisation's open
+-- documents only (this index, in id order per currency), not through every document it ever
+-- issued; and by the payment reference's own column, not by reading each candidate's body.
+alter table sales_documents add column payment_reference text;
+update sales_documents set payment_reference = body->>'payment_reference' where body->>'payment_reference' is not null;
+create index if not exists sales_documents_open on sales_documents (org_id, doc_type, currency, id) where amount_due > 0;
+-- A body is written once and read whole: as json it is stored as the text it was written in,
+-- where jsonb built a binary form of every document on insert and wrote it back out as text on
+-- every read. (Rewrites the table, holding its lock meanwhile.)
+alter table sales_documents alter column body type json using body::json;
+`,
+  ),
 ];

@@ -10,15 +10,15 @@ import { lookupDocument } from './document-lookup.js';
  * of its number (`documentVariableSymbol`, written here in SQL).
  */
 
-const INVOICES: OpenDocumentTable = {
+export const OPEN_INVOICES: OpenDocumentTable = {
   table: 'sales_documents',
   kind: `doc_type = 'sales_invoice'`,
-  variableSymbol: `ltrim(case when coalesce(body->>'payment_reference', '') ~ '^[0-9]{1,10}$' then body->>'payment_reference'
+  variableSymbol: `ltrim(case when coalesce(payment_reference, '') ~ '^[0-9]{1,10}$' then payment_reference
     else right(regexp_replace(no, '[^0-9]', '', 'g'), 10) end, '0')`,
-  paymentReference: `body->>'payment_reference'`,
+  paymentReference: 'payment_reference',
   contactId: 'customer_id',
 };
 
 export async function findPaidInvoices(em: EntityManager, raw: unknown, orgId: number): Promise<{ answers: DocumentFindAnswer[] }> {
-  return answerDocumentFinds(em, orgId, INVOICES, raw, 'sales_invoice', (id) => lookupDocument(em, { type: 'sales_invoice', id }, orgId));
+  return answerDocumentFinds(em, orgId, OPEN_INVOICES, raw, 'sales_invoice', (id) => lookupDocument(em, { type: 'sales_invoice', id }, orgId));
 }

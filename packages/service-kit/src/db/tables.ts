@@ -29,7 +29,8 @@ const shapes = new WeakMap<EntityMetadata, TableShape>();
 function castOf(columnType: string): string {
   const base = columnType.toLowerCase().replace(/\(.*\)$/, '').trim();
   if (base === 'serial' || base === 'bigserial' || base === 'int' || base === 'integer' || base === 'smallint' || base === 'bigint' || base === 'int4' || base === 'int8') return 'bigint';
-  if (base === 'json' || base === 'jsonb') return 'jsonb';
+  // a column declared \`json\` keeps its text as written (no binary form to build on insert)
+  if (base === 'json' || base === 'jsonb') return base;
   if (base === 'timestamptz' || base === 'timestamp with time zone' || base === 'datetime') return 'timestamptz';
   if (base.startsWith('varchar') || base === 'character varying' || base === 'char' || base === 'character' || base === 'string') return 'text';
   if (base === 'decimal') return 'numeric';
@@ -46,7 +47,7 @@ export function tableShape(em: EntityManager, entity: EntitySchema<any, any> | s
       if (!prop.fieldNames?.length || prop.persist === false) continue;
       const columnType = prop.columnTypes?.[0] ?? String(prop.type);
       const cast = castOf(columnType);
-      columns.set(prop.name, { property: prop.name, column: prop.fieldNames[0], cast, json: cast === 'jsonb' });
+      columns.set(prop.name, { property: prop.name, column: prop.fieldNames[0], cast, json: cast === 'jsonb' || cast === 'json' });
     }
     shape = { table: meta.tableName, columns };
     shapes.set(meta, shape);

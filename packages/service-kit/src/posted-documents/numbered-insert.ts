@@ -22,8 +22,11 @@ export interface NumberedDocumentWrite<T extends object> {
   row: Partial<Record<keyof T, unknown>>;
   /** The property that holds the number. */
   numberProperty: keyof T & string;
-  /** JSON properties that carry the number too, with the path it goes to (e.g. `{ body: '{no}' }`). */
-  numberIn?: Partial<Record<keyof T & string, string>>;
+  /**
+   * JSON properties that carry the number too: their text holds `NUMBER_PLACEHOLDER` (as a JSON
+   * string) where the number goes, as the event's does.
+   */
+  numberIn?: ReadonlyArray<keyof T & string>;
   /** The unique key the number must be free in, e.g. `(org_id, doc_type, no)`. */
   uniqueKey: string;
   /** The `*.posted` event; the number taken replaces `NUMBER_PLACEHOLDER` in its text (its `data.no`). */
@@ -73,10 +76,15 @@ export async function insertNumberedDocument<T extends object>(em: EntityManager
 }
 
 async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocumentWrite<T>): Promise<string> {
+  const shape = tableShape(em, w.schema);
   const expressions: Record<string, string> = { [w.numberProperty]: 'numbered.no' };
-  for (const [prop, path] of Object.entries(w.numberIn ?? {})) expressions[prop] = `jsonb_set(?::jsonb, '${path}', to_jsonb(numbered.no))`;
+  // The number replaces the placeholder in the JSON text before Postgres reads it as JSON: one
+  // parse of the document (a \`json\` column stores the text as it is), where \`jsonb_set\` over the
+  // parsed document built it twice. The placeholder is a per-process constant of letters, digits
+  // and dashes, so it is written into the statement's text.
+  for (const prop of w.numberIn ?? []) expressions[prop] = `replace(?::text, '${JSON.stringify(NUMBER_PLACEHOLDER)}', to_json(numbered.no::text)::text)::${shape.columns.get(prop)!.cast}`;
   const row = rowSql(em, w.schema, w.row, expressions);
-  const numberColumn = tableShape(em, w.schema).columns.get(w.numberProperty)!.column;
+  const numberColumn = shape.columns.get(w.numberProperty)!.column;
   const tail = `doc as (
     insert into ${row.table} (${row.columns})
     select ${row.values} from numbered

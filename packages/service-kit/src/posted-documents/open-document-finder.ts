@@ -33,14 +33,20 @@ export interface OpenDocumentTable {
 
 const compactAccount = (sql: string) => `upper(regexp_replace(coalesce(${sql}, ''), '\\s', '', 'g'))`;
 
+/**
+ * The statement that reads the candidates of one clue (parameters: organisation, currency, then
+ * the clue's). Its \`amount_due > 0\` and the order by id match each table's index of open
+ * documents (decision 130), so it reads the organisation's open documents of that currency only,
+ * however many it ever issued.
+ */
+export function openDocumentCandidatesSql(t: OpenDocumentTable, clue: string): string {
+  return `select id, amount_due::text from ${t.table} where org_id = ? and ${t.kind} and amount_due > 0 and currency = ? and ${clue} order by id limit 20`;
+}
+
 export async function findOpenDocument(em: EntityManager, orgId: number, t: OpenDocumentTable, raw: unknown): Promise<{ id: number; matchedBy: MatchedBy } | null> {
   const req = documentFindRequestSchema.parse(raw);
   const candidates = async (clue: string, params: unknown[]) =>
-    sqlRows<{ id: string; amount_due: string }>(
-      em,
-      `select id, amount_due::text from ${t.table} where org_id = ? and ${t.kind} and amount_due > 0 and currency = ? and ${clue} order by id limit 20`,
-      [orgId, req.currency, ...params],
-    );
+    sqlRows<{ id: string; amount_due: string }>(em, openDocumentCandidatesSql(t, clue), [orgId, req.currency, ...params]);
   const single = (rows: Array<{ id: string; amount_due: string }>) => {
     if (rows.length === 1) return Number(rows[0].id);
     const exact = rows.filter((r) => dec(r.amount_due).eq(dec(req.amount)));
