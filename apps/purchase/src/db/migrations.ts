@@ -121,4 +121,17 @@ create index if not exists purchase_documents_credited on purchase_documents (cr
 create index if not exists purchase_documents_open on purchase_documents (org_id, kind, currency, id) where amount_due > 0;
 `,
   ),
+  sqlMigration(
+    'purchase_0006_json_lines',
+    `
+-- Decision 131. A document's lines, tax recap and request are written once and read whole: as
+-- json they are stored as the text written, where jsonb built a binary form of each on insert
+-- and wrote it back out as text on every read. The vendor stays jsonb (statements read its id).
+-- (Rewrites the table, holding its lock meanwhile.)
+alter table purchase_documents
+  alter column items type json using items::json,
+  alter column taxes type json using taxes::json,
+  alter column input type json using input::json;
+`,
+  ),
 ];
