@@ -46,7 +46,7 @@ export const SalesDocumentSchema = defineEntity({
     paymentStatus: p.string(),
     /** The body's payment reference, in a column so a bank payment finds its invoice without reading bodies. */
     paymentReference: p.string().nullable(),
-    /** Stored as \`json\`: kept as the text it was written in, read whole (decision 130). */
+    /** Stored as `json`: kept as the text it was written in, read whole (decision 130). */
     body: p.json<Record<string, unknown>>().columnType('json'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()),

@@ -8,10 +8,10 @@ export type DocumentLookupResult = DocumentLookupAnswer & { type: SalesDocType }
 /*
  * What a lookup answers, read by one prepared statement: the figures and the few body fields it
  * needs, never the whole stored body hydrated into an entity (a bank transaction paying an
- * invoice asks this once, and a statement of a thousand payments a thousand times).
+ * invoice asks this once, and a statement of a thousand payments a thousand times). The body
+ * (json, stored as text) is read into jsonb once for its six fields, not parsed once for each
+ * (`offset 0` keeps the planner from copying the conversion into every field's expression).
  */
-// The body (json, stored as text) is read into jsonb once for its six fields, not parsed once for
-// each (\`offset 0\` keeps the planner from copying the conversion into every field's expression).
 const LOOKUP_COLUMNS = `doc_type, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
   jsonb_typeof(b->'customer') = 'object' as has_customer,
   b->'customer'->'id' as customer_id, b->'customer'->'business_name' as customer_name,

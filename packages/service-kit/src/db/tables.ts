@@ -29,7 +29,7 @@ const shapes = new WeakMap<EntityMetadata, TableShape>();
 function castOf(columnType: string): string {
   const base = columnType.toLowerCase().replace(/\(.*\)$/, '').trim();
   if (base === 'serial' || base === 'bigserial' || base === 'int' || base === 'integer' || base === 'smallint' || base === 'bigint' || base === 'int4' || base === 'int8') return 'bigint';
-  // a column declared \`json\` keeps its text as written (no binary form to build on insert)
+  // a column declared `json` keeps its text as written (no binary form to build on insert)
   if (base === 'json' || base === 'jsonb') return base;
   if (base === 'timestamptz' || base === 'timestamp with time zone' || base === 'datetime') return 'timestamptz';
   if (base.startsWith('varchar') || base === 'character varying' || base === 'char' || base === 'character' || base === 'string') return 'text';

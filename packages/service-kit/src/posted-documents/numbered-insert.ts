@@ -79,7 +79,7 @@ async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocume
   const shape = tableShape(em, w.schema);
   const expressions: Record<string, string> = { [w.numberProperty]: 'numbered.no' };
   // The number replaces the placeholder in the JSON text before Postgres reads it as JSON: one
-  // parse of the document (a \`json\` column stores the text as it is), where \`jsonb_set\` over the
+  // parse of the document (a `json` column stores the text as it is), where `jsonb_set` over the
   // parsed document built it twice. The placeholder is a per-process constant of letters, digits
   // and dashes, so it is written into the statement's text.
   for (const prop of w.numberIn ?? []) expressions[prop] = `replace(?::text, '${JSON.stringify(NUMBER_PLACEHOLDER)}', to_json(numbered.no::text)::text)::${shape.columns.get(prop)!.cast}`;

@@ -35,7 +35,7 @@ const compactAccount = (sql: string) => `upper(regexp_replace(coalesce(${sql}, '
 
 /**
  * The statement that reads the candidates of one clue (parameters: organisation, currency, then
- * the clue's). Its \`amount_due > 0\` and the order by id match each table's index of open
+ * the clue's). Its `amount_due > 0` and the order by id match each table's index of open
  * documents (decision 130), so it reads the organisation's open documents of that currency only,
  * however many it ever issued.
  */
