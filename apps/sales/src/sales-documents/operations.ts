@@ -6,7 +6,7 @@ import type { DocumentRequest } from './body.js';
 import { listSalesDocuments } from './list.js';
 import { postSalesDocument, readSalesDocumentView, type SalesDocumentKind } from './post.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
-import { salesView, viewOfRow, type SalesView } from './view.js';
+import { viewOfRow, type SalesView } from './view.js';
 import { salesDocumentUbl } from './einvoice-ubl.js';
 import { salesDocumentIsdoc } from './einvoice-isdoc.js';
 
@@ -34,7 +34,7 @@ function xmlAnswer(ctx: Ctx, xml: string, fileName: string): Response {
 /** The operations every sales document kind offers, for the kind's routes to map onto its operation ids. */
 export function salesDocumentOperations<T extends SalesDocType, R extends DocumentRequest>(kind: SalesDocumentKind<T, R>, delivery: Delivery) {
   return {
-    create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => salesView(await postSalesDocument(ctx, kind, body, { strict }), kind.docType),
+    create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => (await postSalesDocument(ctx, kind, body, { strict })).view,
     list: async (ctx: TenantContext, q: SalesDocumentListQuery) => {
       const { rows, total } = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
       return page(rows.map((r) => viewOfRow(r) as SalesView<T>), total, q.from, q.take);

@@ -104,7 +104,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   kind: SalesDocumentKind<T, R>,
   input: R,
   opts: { strict?: boolean } = {},
-): Promise<SalesDocument> {
+): Promise<{ document: SalesDocument; view: JsonText }> {
   const { em, orgId } = ctx;
   const docType = kind.docType;
   // One round trip for what the document needs first: its id (from the sequence, before the number
@@ -182,7 +182,10 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     duplicate: (taken) => duplicateNumber(docType, taken),
   });
   doc.body.no = doc.no;
-  return doc;
+  // the answer is the event's view, serialised once, with the number taken put in its place (a
+  // replacer function: a number may hold `$` patterns)
+  const answer = 'given' in number ? viewJson : viewJson.replace(JSON.stringify(NUMBER_PLACEHOLDER), () => JSON.stringify(doc.no));
+  return { document: doc, view: new JsonText(answer) };
 }
 
 /**

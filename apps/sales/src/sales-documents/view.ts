@@ -15,16 +15,6 @@ export function overdueDays(dateDue: string | null | undefined, amountDue: strin
 /** The view of an invoice is an Invoice, of a credit note a CreditNote. */
 export type SalesView<T extends SalesDocType> = T extends 'sales_invoice' ? Invoice : CreditNote;
 
-/**
- * `documentView` of a document whose type the caller knows. The stored body is the answer the
- * contract describes (written from the computed document when it was posted), so this is where
- * the stored JSON is trusted to have that shape.
- */
-export function salesView<T extends SalesDocType>(d: SalesDocument, docType: T): SalesView<T> {
-  if (d.docType !== docType) throw new Error(`sales document ${d.id} is a ${d.docType}, not a ${docType}`);
-  return documentView(d) as SalesView<T>;
-}
-
 /** The stored body with the current payment state (the only part that changes after posting). */
 export function documentView(d: SalesDocument): Record<string, unknown> {
   return {

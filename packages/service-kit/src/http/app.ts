@@ -12,6 +12,7 @@ import {
   internalProblem,
   toProblem,
 } from '../errors.js';
+import { JsonText } from '../db/tables.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
@@ -70,10 +71,14 @@ export function problemResponse(c: Context, err: AppError | null): Response {
   return new Response(JSON.stringify(body), { status: body.status, headers });
 }
 
-/** JSON response in the media type the client negotiated (application/json by default). */
+/**
+ * JSON response in the media type the client negotiated (application/json by default). A body
+ * already serialised (`JsonText`, e.g. a posted document's view, written once for its event) is
+ * sent as it is.
+ */
 export function respond(c: Context, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   const type = negotiateJson(c.req.header('accept')) ?? 'application/json';
-  return c.body(JSON.stringify(body), status as 200, { ...headers, 'content-type': `${type}; charset=utf-8` });
+  return c.body(body instanceof JsonText ? body.text : JSON.stringify(body), status as 200, { ...headers, 'content-type': `${type}; charset=utf-8` });
 }
 
 /**

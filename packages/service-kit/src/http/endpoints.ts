@@ -8,6 +8,7 @@ import { caller } from './caller.js';
 import { INTERNAL_HEADERS, type AuthContext, type KitEnv } from './context.js';
 import { ForbiddenError } from '../errors.js';
 import { respond } from './app.js';
+import type { JsonText } from '../db/tables.js';
 import { readQuery } from './query.js';
 import { parseOrThrow } from './validation.js';
 
@@ -41,8 +42,12 @@ export type EndpointContext<R extends RouteSpec = RouteSpec> = OperationContext 
   orgId: R extends Untenanted ? number | null : number;
 };
 
-/** The answer the operation declares (checked by the compiler), or a ready Response (HTML, PDF, CSV). */
-export type EndpointAnswer<R extends RouteSpec> = (R['response'] extends z.ZodType ? z.input<R['response']> : never) | Response;
+/**
+ * The answer the operation declares (checked by the compiler), or a ready Response (HTML, PDF,
+ * CSV), or the declared answer already serialised (`JsonText`: the compiler no longer checks it,
+ * so a handler answers one only with text made from a checked object, as a posted document's view).
+ */
+export type EndpointAnswer<R extends RouteSpec> = (R['response'] extends z.ZodType ? z.input<R['response']> : never) | Response | JsonText;
 
 export type EndpointHandler<R extends RouteSpec> = (args: { ctx: EndpointContext<R>; input: EndpointInput<R> }) => Promise<EndpointAnswer<R>>;
 
