@@ -8,15 +8,18 @@ export type DocumentLookupResult = DocumentLookupAnswer & { type: SalesDocType }
 /*
  * What a lookup answers, read by one prepared statement: the figures and the few body fields it
  * needs, never the whole stored body hydrated into an entity (a bank transaction paying an
- * invoice asks this once, and a statement of a thousand payments a thousand times). The body
- * (json, stored as text) is read into jsonb once for its six fields, not parsed once for each
- * (`offset 0` keeps the planner from copying the conversion into every field's expression).
+ * invoice asks this once, and a statement of a thousand payments a thousand times). The body is
+ * json (stored as text): `json_to_record` reads its four top-level fields in one pass without
+ * building the whole document (the customer stays text until its two fields are read): 0.13 ms
+ * of Postgres's CPU per lookup of a 10-line invoice, where converting the body to jsonb took 0.22
+ * and reading the old jsonb column 0.08 (decision 130).
  */
 const LOOKUP_COLUMNS = `doc_type, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
-  jsonb_typeof(b->'customer') = 'object' as has_customer,
-  b->'customer'->'id' as customer_id, b->'customer'->'business_name' as customer_name,
-  b->'fx_rate' as fx_rate, b->'currency_coef' as currency_coef, b->'total_amount_leg' as total_amount_leg`;
-const LOOKUP_FROM = `sales_documents d cross join lateral (select d.body::jsonb as b offset 0) parsed`;
+  json_typeof(f.customer) = 'object' as has_customer,
+  f.customer->'id' as customer_id, f.customer->'business_name' as customer_name,
+  f.fx_rate, f.currency_coef, f.total_amount_leg`;
+const LOOKUP_FROM = `sales_documents d
+  cross join lateral json_to_record(d.body) as f(customer json, fx_rate json, currency_coef json, total_amount_leg json)`;
 
 const BY = {
   id: `select ${LOOKUP_COLUMNS} from ${LOOKUP_FROM} where org_id = ? and doc_type = ? and id = ?`,
