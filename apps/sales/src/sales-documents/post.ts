@@ -9,6 +9,7 @@ import {
   insertNumberedDocument,
   sqlRows,
   toDb,
+  withDocumentNumber,
   type CreditRule,
   type DocumentNumber,
   type TenantContext,
@@ -182,9 +183,8 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     duplicate: (taken) => duplicateNumber(docType, taken),
   });
   doc.body.no = doc.no;
-  // the answer is the event's view, serialised once, with the number taken put in its place (a
-  // replacer function: a number may hold `$` patterns)
-  const answer = 'given' in number ? viewJson : viewJson.replace(JSON.stringify(NUMBER_PLACEHOLDER), () => JSON.stringify(doc.no));
+  // the answer is the event's view, serialised once, with the number taken put in its place
+  const answer = 'given' in number ? viewJson : withDocumentNumber(viewJson, doc.no);
   return { document: doc, view: new JsonText(answer) };
 }
 

@@ -43,6 +43,22 @@ export interface NumberedDocumentWrite<T extends object> {
  */
 export const NUMBER_PLACEHOLDER = `number-to-come-${randomUUID()}`;
 
+/** The placeholder as it stands in JSON text: a JSON string. */
+const PLACEHOLDER_JSON = JSON.stringify(NUMBER_PLACEHOLDER);
+
+/**
+ * SQL putting the number `no` (a text expression) into JSON text (`json`, a text expression) where
+ * the placeholder stands. The placeholder is a per-process constant of letters, digits and dashes,
+ * so it is written into the statement's text.
+ */
+const numberIntoJson = (json: string, no: string) => `replace(${json}, '${PLACEHOLDER_JSON}', to_json(${no}::text)::text)`;
+
+/** JSON text written with the placeholder, with the number taken in its place (what the statement wrote). */
+export function withDocumentNumber(json: string, no: string): string {
+  // a replacer function: a number may hold `$` patterns
+  return json.replace(PLACEHOLDER_JSON, () => JSON.stringify(no));
+}
+
 /** The 409 for a document number already used (`label`: e.g. `credit note`). */
 export function duplicateDocumentNumber(label: string, no: string): ConflictError {
   return new ConflictError(`A ${label} numbered ${no} already exists`, 'duplicate_number');
@@ -80,9 +96,8 @@ async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocume
   const expressions: Record<string, string> = { [w.numberProperty]: 'numbered.no' };
   // The number replaces the placeholder in the JSON text before Postgres reads it as JSON: one
   // parse of the document (a `json` column stores the text as it is), where `jsonb_set` over the
-  // parsed document built it twice. The placeholder is a per-process constant of letters, digits
-  // and dashes, so it is written into the statement's text.
-  for (const prop of w.numberIn ?? []) expressions[prop] = `replace(?::text, '${JSON.stringify(NUMBER_PLACEHOLDER)}', to_json(numbered.no::text)::text)::${shape.columns.get(prop)!.cast}`;
+  // parsed document built it twice.
+  for (const prop of w.numberIn ?? []) expressions[prop] = `${numberIntoJson('?::text', 'numbered.no')}::${shape.columns.get(prop)!.cast}`;
   const row = rowSql(em, w.schema, w.row, expressions);
   const numberColumn = shape.columns.get(w.numberProperty)!.column;
   const tail = `doc as (
@@ -92,10 +107,10 @@ async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocume
     returning ${numberColumn} as no
   ), event as (
     insert into kit_outbox ${OUTBOX_COLUMNS}
-    select ?::uuid, ?::text, ?::text, ?::bigint, replace(?::text, ?::text, to_json(doc.no::text)::text), ?::text, ?::text from doc
+    select ?::uuid, ?::text, ?::text, ?::bigint, ${numberIntoJson('?::text', 'doc.no')}, ?::text, ?::text from doc
   )
   select numbered.no, exists (select 1 from doc) as inserted from numbered`;
-  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json, JSON.stringify(NUMBER_PLACEHOLDER), w.event.traceparent, w.event.resource];
+  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json, w.event.traceparent, w.event.resource];
 
   if ('given' in w.number) {
     const [r] = await sqlRows<{ no: string; inserted: boolean }>(
