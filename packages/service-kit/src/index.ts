@@ -30,6 +30,7 @@ export * from './money.js';
 export * from './credentials.js';
 export * from './http/caller.js';
 export * from './events/rpc.js';
+export * from './events/replies.js';
 export * from './secret-box.js';
 export * from './dates.js';
 export * from './organisations/replica.js';

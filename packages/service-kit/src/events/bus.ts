@@ -4,6 +4,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { STREAMS, type StreamName } from '@ledgerline/contracts';
 import type { Logger } from '../logger.js';
 import { ConfigError, type BaseConfig } from '../config.js';
+import { ReplyInbox } from './replies.js';
 
 /** What a process needs to reach NATS: the server, its credentials and the stream settings. */
 export type BusConfig = Pick<
@@ -61,6 +62,8 @@ export class EventBus {
     readonly prefix: string,
     private readonly streams: StreamSettings,
     private readonly log: Logger,
+    /** Requests and stream publishes go through it, not the client's `request` (decision 132). */
+    readonly replies: ReplyInbox,
   ) {}
 
   static async connect(config: BusConfig, name: string, log: Logger): Promise<EventBus> {
@@ -82,7 +85,7 @@ export class EventBus {
     })().catch(() => undefined);
     const jsm = await jetstreamManager(nc, { timeout: 5000 });
     const streams = { replicas: config.NATS_STREAM_REPLICAS, maxAgeMs: config.NATS_STREAM_MAX_AGE, maxBytes: config.NATS_STREAM_MAX_BYTES };
-    return new EventBus(nc, jetstream(nc, { timeout: 5000 }), jsm, config.NATS_SUBJECT_PREFIX, streams, log);
+    return new EventBus(nc, jetstream(nc, { timeout: 5000 }), jsm, config.NATS_SUBJECT_PREFIX, streams, log, new ReplyInbox(nc, config.NATS_INBOX_PREFIX));
   }
 
   subject(s: string): string {

@@ -464,9 +464,10 @@ export class IdempotentConsumer {
       h.set('x-dead-letter-reason', reason.slice(0, 1000));
       h.set('x-dead-letter-consumer', this.def.name);
       h.set('x-original-subject', m.subject);
-      await this.bus.js.publish(this.bus.subject(`dlq.${this.opts.service}.${this.bus.unprefixed(m.subject)}`), m.data, {
+      await this.bus.replies.publishToStream(this.bus.subject(`dlq.${this.opts.service}.${this.bus.unprefixed(m.subject)}`), m.data, {
         headers: h,
-        msgID: `dlq-${this.def.name}-${m.info.streamSequence}`,
+        msgId: `dlq-${this.def.name}-${m.info.streamSequence}`,
+        timeoutMs: 5000,
       });
       m.term(reason.slice(0, 200));
     } catch (err) {

@@ -323,10 +323,10 @@ export class OutboxRelay extends Pump {
         if (row.org_id != null) h.set('ce-orgid', String(row.org_id));
         if (row.resource != null) h.set(RESOURCE_HEADER, row.resource);
         // the stored text is the message: published as written, never parsed here
-        return this.bus.js.publish(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
-          msgID: row.event_id,
+        return this.bus.replies.publishToStream(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
+          msgId: row.event_id,
           headers: h,
-          timeout: 5000,
+          timeoutMs: 5000,
         });
       }),
     );

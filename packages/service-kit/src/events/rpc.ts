@@ -55,7 +55,7 @@ export async function requestReply<T>(bus: EventBus, subject: string, orgId: num
   const service = subject.split('.')[1] ?? 'service';
   let reply;
   try {
-    reply = await bus.nc.request(bus.subject(rpcSubject(subject, orgId)), JSON.stringify(data), { timeout: timeoutMs });
+    reply = await bus.replies.request(bus.subject(rpcSubject(subject, orgId)), JSON.stringify(data), { timeoutMs });
   } catch {
     throw new UpstreamError(503, service, `no answer to ${subject}`);
   }
