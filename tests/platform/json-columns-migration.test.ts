@@ -12,7 +12,8 @@ import { DATABASE_URL, dropIsolation, isolation } from '../support/stack.js';
  * `sales_0600_json_bodies_open_documents` on a database that already holds documents (decision
  * 130): each body keeps its content as json, and the payment reference it carries is copied into
  * the new column, so bank payments still find the invoices posted before the upgrade. And
- * `purchase_0006_json_lines` (decision 131): a bill's lines, recap and request keep theirs.
+ * `purchase_0006_json_lines` (decision 131): a bill's lines, recap and request keep theirs. The
+ * later `sales_0700_view_is_body` marks none of them as answered from its stored text.
  */
 const env = isolation();
 const name = `${env.DATABASE_PREFIX}json_bodies`;
@@ -60,6 +61,8 @@ describe('the upgrade to json bodies', () => {
       const rows = (await after.db.query('select no, payment_reference, body from sales_documents order by id')).rows;
       expect(rows.map((r) => r.body)).toEqual(bodies);
       expect(rows.map((r) => r.payment_reference)).toEqual(['0000777', null, null]);
+      // documents posted before sales_0700 are answered from their parsed body (decision 133)
+      expect((await after.db.query('select view_is_body from sales_documents')).rows.map((r) => r.view_is_body)).toEqual([false, false, false]);
       const open = (await after.db.query(`select indexdef from pg_indexes where indexname = 'sales_documents_open'`)).rows;
       expect(open).toHaveLength(1);
     } finally {

@@ -48,6 +48,12 @@ export const SalesDocumentSchema = defineEntity({
     paymentReference: p.string().nullable(),
     /** Stored as `json`: kept as the text it was written in, read whole (decision 130). */
     body: p.json<Record<string, unknown>>().columnType('json'),
+    /**
+     * The stored body is the document's whole view as posted, and nothing it shows has changed
+     * since (a trigger clears it when a payment or an edit does): a read answers the body's text
+     * as it is, unless the document has fallen overdue since (decision 133).
+     */
+    viewIsBody: p.boolean(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()),
     editedAt: p.datetime().nullable(),

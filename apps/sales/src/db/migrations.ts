@@ -171,4 +171,23 @@ create index if not exists sales_documents_open on sales_documents (org_id, doc_
 alter table sales_documents alter column body type json using body::json;
 `,
   ),
+  sqlMigration(
+    'sales_0700_view_is_body',
+    `
+-- Decision 133. A document whose stored body is still its whole view is answered as the body's
+-- text, unparsed. Documents posted before this column answer as they did (false).
+alter table sales_documents add column view_is_body boolean not null default false;
+-- Whatever changes a figure the view shows, now or in a later version, clears it: the column
+-- list names everything the view is made of besides the body's own text.
+create function sales_documents_view_changed() returns trigger language plpgsql as $fn$
+begin
+  new.view_is_body := false;
+  return new;
+end
+$fn$;
+create trigger sales_documents_view_changed
+  before update of body, amount_paid, amount_due, payment_status, edited_at, date_due on sales_documents
+  for each row execute function sales_documents_view_changed();
+`,
+  ),
 ];

@@ -1,12 +1,12 @@
 import type { SalesDocumentListQuery } from '@ledgerline/contracts';
-import { page, type TenantContext } from '@ledgerline/service-kit';
+import { pageOfJson, type TenantContext } from '@ledgerline/service-kit';
 import type { SalesDocType } from '../db/entities.js';
 import type { Delivery } from '../delivery.js';
 import type { DocumentRequest } from './body.js';
 import { listSalesDocuments } from './list.js';
 import { postSalesDocument, readSalesDocumentView, type SalesDocumentKind } from './post.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from './rendering.js';
-import { viewOfRow, type SalesView } from './view.js';
+import { viewTextOfRow } from './view.js';
 import { salesDocumentUbl } from './einvoice-ubl.js';
 import { salesDocumentIsdoc } from './einvoice-isdoc.js';
 
@@ -37,9 +37,9 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
     create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => (await postSalesDocument(ctx, kind, body, { strict })).view,
     list: async (ctx: TenantContext, q: SalesDocumentListQuery) => {
       const { rows, total } = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
-      return page(rows.map((r) => viewOfRow(r) as SalesView<T>), total, q.from, q.take);
+      return pageOfJson(rows.map(viewTextOfRow), total, q.from, q.take);
     },
-    get: async (ctx: TenantContext, id: number) => (await readSalesDocumentView(ctx.em, ctx.orgId, kind, id)) as SalesView<T>,
+    get: async (ctx: TenantContext, id: number) => readSalesDocumentView(ctx.em, ctx.orgId, kind, id),
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
     ubl: async (ctx: Ctx, id: number) => {
       const { xml, no } = await salesDocumentUbl(ctx.em, ctx.orgId, kind, id);

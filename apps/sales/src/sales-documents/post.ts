@@ -21,7 +21,7 @@ import { duplicateNumber, pickSeries } from '../numbering-series/series.js';
 import { catalogueItemIds, withCatalogueAccounts } from '../items/items.js';
 import { issuerSnapshot } from './issuer.js';
 import { documentBody, documentInputOf, type DocumentRequest } from './body.js';
-import { SALES_VIEW_COLUMNS, documentView, viewOfRow, type SalesViewRow } from './view.js';
+import { SALES_VIEW_COLUMNS, VIEW_OVERLAY, documentView, viewTextOfRow, type SalesViewRow } from './view.js';
 
 /**
  * What differs between the two sales documents, as data: the invoice and the credit note are
@@ -41,9 +41,6 @@ export interface SalesDocumentKind<T extends SalesDocType, R extends DocumentReq
   /** Body fields only this kind carries, given the credited document when there is one. */
   ownFields: (input: R, credited: { id: number | null; no: string | null } | null) => Record<string, unknown>;
 }
-
-/** Fields of the view that differ from the stored body only once payments arrive or time passes. */
-const VIEW_OVERLAY = ['amount_paid', 'amount_due', 'payment_status', 'edited_at', 'overdue_days'] as const;
 
 const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
   (select json_build_object('legal_currency', legal_currency, 'profile', profile) from kit_organisations where org_id = ?) as replica,
@@ -164,11 +161,13 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     createdAt: now,
     updatedAt: now,
     editedAt: null,
+    viewIsBody: false,
   };
   // Serialised once: the stored body, and the event's data unless the view already differs.
   const bodyJson = JSON.stringify(doc.body);
   const view = documentView(doc);
-  const viewJson = VIEW_OVERLAY.every((k) => view[k] === doc.body[k]) ? bodyJson : JSON.stringify(view);
+  doc.viewIsBody = VIEW_OVERLAY.every((k) => view[k] === doc.body[k]);
+  const viewJson = doc.viewIsBody ? bodyJson : JSON.stringify(view);
   const event = ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson);
 
   const { no: _no, editedAt: _editedAt, ...row } = doc;
@@ -193,12 +192,12 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
  * the payment state), without hydrating an entity (issue 15: the hot read of integrations polling
  * their documents).
  */
-export async function readSalesDocumentView(em: EntityManager, orgId: number, kind: { docType: SalesDocType; label: string }, id: number): Promise<Record<string, unknown>> {
+export async function readSalesDocumentView(em: EntityManager, orgId: number, kind: { docType: SalesDocType; label: string }, id: number): Promise<JsonText> {
   const [row] = await sqlRows<SalesViewRow>(em, `select ${SALES_VIEW_COLUMNS} from sales_documents where org_id = ? and id = ? and doc_type = ?`, [orgId, id, kind.docType], {
     prepared: true,
   });
   if (!row) throw new NotFoundError(`No ${kind.label} ${id} in this organisation`, `${kind.docType.replace('sales_', '')}_not_found`);
-  return viewOfRow(row);
+  return new JsonText(viewTextOfRow(row));
 }
 
 export async function getSalesDocument(em: EntityManager, kind: { docType: SalesDocType; label: string }, id: number): Promise<SalesDocument> {

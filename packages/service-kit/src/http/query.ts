@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from '@ledgerline/contracts';
 import { ValidationError } from '../errors.js';
+import { JsonText } from '../db/tables.js';
 import { parseOrThrow } from './validation.js';
 
 /**
@@ -95,6 +96,14 @@ export interface Page<T> {
 
 export function page<T>(entities: T[], total: number, from: number, take: number, aggregations: unknown[] = []): Page<T> {
   return { total, from, take, entities, aggregations };
+}
+
+/**
+ * `page` of entities already serialised, as the JSON text `page` would have been written as:
+ * a list whose entities are stored JSON answers them without parsing and writing each out again.
+ */
+export function pageOfJson(entities: string[], total: number, from: number, take: number): JsonText {
+  return new JsonText(`{"total":${JSON.stringify(total)},"from":${JSON.stringify(from)},"take":${JSON.stringify(take)},"entities":[${entities.join(',')}],"aggregations":[]}`);
 }
 
 /** A range query parameter as an ORM condition (`$gte`/`$lte`), or undefined when absent. */
