@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { invoiceSchema } from '@ledgerline/contracts';
+import { SALES_VIEW_COLUMNS } from '../../apps/sales/src/sales-documents/view.js';
 import { DATABASE_URL, eventually, startStack, type Stack } from '../support/stack.js';
 import { apiOf, invoiceBody, publishPaymentMatched } from './helpers.js';
 
@@ -28,6 +29,9 @@ afterAll(async () => {
 });
 
 const viewIsBody = async (id: number) => (await db.query('select view_is_body from sales_documents where id = $1', [id])).rows[0].view_is_body as boolean;
+/** Whether a read answers the document from its stored text (the read's own columns). */
+const readAsStored = async (id: number) =>
+  (await db.query(`select ${SALES_VIEW_COLUMNS} from sales_documents where id = $1`, [id])).rows[0].body_is_view as boolean;
 
 describe('a document answered from its stored body', () => {
   it('answers GET and the list with the very text the POST answered, while nothing it shows has changed', async () => {
@@ -36,6 +40,7 @@ describe('a document answered from its stored body', () => {
     const text = await posted.text();
     const inv = JSON.parse(text);
     expect(await viewIsBody(inv.id)).toBe(true);
+    expect(await readAsStored(inv.id)).toBe(true);
 
     const got = await api(`/v1/sales/invoices/${inv.id}`);
     expect(got.headers.get('content-type')).toMatch(/^application\/json/);
@@ -47,11 +52,21 @@ describe('a document answered from its stored body', () => {
     expect(inv).toMatchObject({ amount_paid: 0, amount_due: 298, payment_status: 'unpaid', overdue_days: 0, edited_at: null });
   });
 
+  it('answers a document without a due date from its stored text too', async () => {
+    const posted = await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ date_due: null, notes: 'views undated' }) });
+    const text = await posted.text();
+    const inv = JSON.parse(text);
+    expect(inv.date_due ?? null).toBeNull();
+    expect(await readAsStored(inv.id)).toBe(true);
+    expect(await (await api(`/v1/sales/invoices/${inv.id}`)).text()).toBe(text);
+  });
+
   it('answers the figures a payment changed, and again after the payment is taken back', async () => {
     const inv = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ notes: 'views paid' }) })).json();
     await publishPaymentMatched(stack, orgId, { payment_id: 31, document: { type: 'sales_invoice', id: inv.id }, amount: 100, currency: 'CZK' });
     await eventually(async () => (await (await api(`/v1/sales/invoices/${inv.id}`)).json()).payment_status === 'partially_paid');
     expect(await viewIsBody(inv.id)).toBe(false);
+    expect(await readAsStored(inv.id)).toBe(false);
     const paid = await (await api(`/v1/sales/invoices/${inv.id}`)).json();
     expect(paid).toEqual({ ...inv, amount_paid: 100, amount_due: 198, payment_status: 'partially_paid' });
     expect((await (await api('/v1/sales/invoices?search=views%20paid')).json()).entities).toEqual([paid]);
@@ -70,6 +85,7 @@ describe('a document answered from its stored body', () => {
     await db.query('update sales_documents set date_due = $1 where id = $2', [daysAgo(3), inv.id]);
     await db.query("set session_replication_role = 'origin'");
     expect(await viewIsBody(inv.id)).toBe(true);
+    expect(await readAsStored(inv.id)).toBe(false);
 
     const got = await (await api(`/v1/sales/invoices/${inv.id}`)).json();
     expect(got).toEqual({ ...inv, overdue_days: 3 });
@@ -92,7 +108,7 @@ describe('a document answered from its stored body', () => {
     const text = await page.text();
     const parsed = JSON.parse(text);
     expect(Object.keys(parsed)).toEqual(['total', 'from', 'take', 'entities', 'aggregations']);
-    expect(parsed).toMatchObject({ total: 4, from: 1, take: 2 });
+    expect(parsed).toMatchObject({ total: 5, from: 1, take: 2 });
     expect(parsed.entities).toHaveLength(2);
     for (const e of parsed.entities) expect(e).toEqual(await (await api(`/v1/sales/invoices/${e.id}`)).json());
     // an empty page is still a page

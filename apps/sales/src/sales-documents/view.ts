@@ -35,7 +35,7 @@ export function documentView(d: SalesDocument): Record<string, unknown> {
  */
 export const SALES_VIEW_COLUMNS = `id, body::text as body, amount_paid::text as amount_paid, amount_due::text as amount_due, payment_status, edited_at,
   to_char(date_due, 'YYYY-MM-DD') as date_due,
-  view_is_body and not (amount_due > 0 and date_due < (now() at time zone 'utc')::date) as body_is_view`;
+  view_is_body and not (amount_due > 0 and date_due is not null and date_due < (now() at time zone 'utc')::date) as body_is_view`;
 
 export interface SalesViewRow {
   id: string | number;
