@@ -4,6 +4,7 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { eventually, startStack, DATABASE_URL, NATS_URL, type Stack } from '../support/stack.js';
+import { rowCopies } from '../support/bulk-copy.js';
 import { accountingTransactionPageSchema, parseEventData } from '@ledgerline/contracts';
 import { positional } from '@ledgerline/service-kit';
 import { CREDITED_SECTIONS_SQL } from '../../apps/accounting/src/domain/ledger-store.js';
@@ -247,14 +248,12 @@ describe('the ledger at scale', () => {
       // ledger is append-only, so they stay, apart from every other test's organisation)
       // (in short transactions: a long one anywhere in the cluster keeps other tests' dead index
       // entries from being marked, which the outbox relay's test reads)
-      for (let from = 1; from <= 8000; from += 500) {
-        await client.query(
-          `insert into accounting_transactions
-           select (jsonb_populate_record(null::accounting_transactions, to_jsonb(a) || jsonb_build_object('id', 5000000 + g, 'org_id', 777, 'uid', gen_random_uuid(), 'source_id', 5000000 + g, 'no', 'BULK' || g))).*
-             from (select * from accounting_transactions where org_id = 1 and source_type = 'sales_invoice' and source_id = 80) a, generate_series($1::int, $1::int + 499) g`,
-          [from],
-        );
-      }
+      const insert = await rowCopies(client, 'accounting_transactions', {
+        replaced: { id: '5000000 + g', org_id: '777', uid: 'gen_random_uuid()', source_id: '5000000 + g', no: "'BULK' || g" },
+        source: "d.org_id = 1 and d.source_type = 'sales_invoice' and d.source_id = 80",
+        series: '$1::int, $1::int + 499',
+      });
+      for (let from = 1; from <= 8000; from += 500) await client.query(insert, [from]);
       await client.query('analyze accounting_transactions');
       const { text } = positional(CREDITED_SECTIONS_SQL);
       const lookup = async (id: number | null, no: string | null) => {

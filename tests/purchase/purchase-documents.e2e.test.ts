@@ -5,6 +5,7 @@ import { creditedDocumentStatement, positional, requestReply } from '@ledgerline
 import { CREDITED_BILL } from '../../apps/purchase/src/vendor-credits/vendor-credit-kind.js';
 import { parseEventData, splitTenantSubject } from '@ledgerline/contracts';
 import { DATABASE_URL, NATS_URL, eventually, startStack, type Stack } from '../support/stack.js';
+import { rowCopies } from '../support/bulk-copy.js';
 import { apiOf, ACME, GLOBEX, VAT21, billBody, expectProblem, vendorCreditBody } from './fixtures.js';
 
 let stack: Stack;
@@ -114,16 +115,20 @@ describe('vendor credits (#15)', () => {
     try {
       // 6 000 bills and as many vendor credits of an organisation of their own, copied from the
       // bill in short transactions (a long one would hold back other tests' index clean-up)
+      const insert = await rowCopies(client, 'purchase_documents', {
+        replaced: {
+          id: '$2::bigint + g',
+          org_id: '777',
+          uid: 'gen_random_uuid()',
+          kind: '$1::text',
+          no: '$1::text || g',
+          credited_doc_id: "case when $1::text = 'vendor_credit' then 5000000 + g end",
+        },
+        source: 'd.id = $3',
+        series: '$4::int, $4::int + 499',
+      });
       for (const [kind, base] of [['bill', 5_000_000], ['vendor_credit', 6_000_000]] as const) {
-        for (let from = 1; from <= 6000; from += 500) {
-          await client.query(
-            `insert into purchase_documents
-             select (jsonb_populate_record(null::purchase_documents, to_jsonb(d) || jsonb_build_object('id', $2::bigint + g, 'org_id', 777, 'uid', gen_random_uuid(), 'kind', $1::text, 'no', $1::text || g,
-                     'credited_doc_id', case when $1::text = 'vendor_credit' then 5000000 + g end))).*
-               from (select * from purchase_documents where id = $3) d, generate_series($4::int, $4::int + 499) g`,
-            [kind, base, bill.id, from],
-          );
-        }
+        for (let from = 1; from <= 6000; from += 500) await client.query(insert, [kind, base, bill.id, from]);
       }
       await client.query('analyze purchase_documents');
       const { text } = positional(creditedDocumentStatement(CREDITED_BILL));
