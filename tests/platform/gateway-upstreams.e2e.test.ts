@@ -5,6 +5,9 @@ import { startStack, type Stack } from '../support/stack.js';
 let stack: Stack;
 let slow: Server;
 let broken: Server;
+let large: Server;
+/** A 300 KB JSON answer, like a list page of documents. */
+const LARGE = JSON.stringify({ entities: Array.from({ length: 3000 }, (_, i) => ({ id: i, note: `entity ${i} ${'ž'.repeat(40)}` })) });
 let seen: Record<string, string | undefined> = {};
 
 function listen(server: Server): Promise<number> {
@@ -18,15 +21,40 @@ beforeAll(async () => {
     setTimeout(() => res.end('{}'), 1500);
   });
   broken = createServer((req) => req.socket.destroy());
-  const [slowPort, brokenPort] = await Promise.all([listen(slow), listen(broken)]);
+  // Large answers: whole with a length, in chunks without one, or cut off mid-body
+  large = createServer((req, res) => {
+    const bytes = Buffer.from(LARGE);
+    if (req.url === '/v1/purchase/bills') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length, 'x-probe': 'kept' });
+      res.end(bytes);
+    } else if (req.url === '/v1/purchase/vendor-credits') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let at = 0; at < bytes.length; at += 10_000) res.write(bytes.subarray(at, at + 10_000));
+      res.end();
+    } else if (req.url === '/v1/inventory/in/export/cut') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+      res.write(bytes.subarray(0, 100_000), () => setTimeout(() => req.socket.destroy(), 50));
+    } else if (req.url === '/v1/inventory/in/export/short') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+      res.write(Buffer.alloc(500, 32), () => setTimeout(() => req.socket.destroy(), 50));
+    }
+  });
+  const [slowPort, brokenPort, largePort] = await Promise.all([listen(slow), listen(broken), listen(large)]);
   stack = await startStack({
-    env: { SALES_URL: `http://127.0.0.1:${slowPort}`, FINANCE_URL: `http://127.0.0.1:${brokenPort}`, UPSTREAM_TIMEOUT_MS: '400', MAX_INFLIGHT_PER_SERVICE: '3' },
+    env: {
+      SALES_URL: `http://127.0.0.1:${slowPort}`,
+      FINANCE_URL: `http://127.0.0.1:${brokenPort}`,
+      PURCHASE_URL: `http://127.0.0.1:${largePort}`,
+      UPSTREAM_TIMEOUT_MS: '400',
+      MAX_INFLIGHT_PER_SERVICE: '3',
+    },
   });
 });
 afterAll(async () => {
   await stack?.close();
   slow?.close();
   broken?.close();
+  large?.close();
 });
 
 describe('gateway in front of unhealthy services', () => {
@@ -63,6 +91,26 @@ describe('gateway in front of unhealthy services', () => {
     const res = await stack.api('/v1/finance/payouts');
     expect([502, 503]).toContain(res.status);
     expect((await res.json()).code).toMatch(/upstream_error|service_unavailable/);
+  });
+
+  it('passes a large answer on whole, with its length and headers, and one without a length in full', async () => {
+    const whole = await stack.api('/v1/purchase/bills');
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-length')).toBe(String(Buffer.byteLength(LARGE)));
+    expect(whole.headers.get('x-probe')).toBe('kept');
+    expect(await whole.text()).toBe(LARGE);
+    const chunked = await stack.api('/v1/purchase/vendor-credits');
+    expect(chunked.status).toBe(200);
+    expect(await chunked.text()).toBe(LARGE);
+  });
+
+  it('answers 502 when a service fails mid-body, the answer large or small, and forwards the next request', async () => {
+    for (const path of ['/v1/inventory/in/export/cut', '/v1/inventory/in/export/short']) {
+      const res = await stack.api(path);
+      expect(res.status).toBe(502);
+      expect(await res.json()).toMatchObject({ status: 502, code: 'upstream_error' });
+    }
+    expect((await stack.api('/v1/purchase/bills')).status).toBe(200);
   });
 
   it('answers 503 when a service is not running', async () => {

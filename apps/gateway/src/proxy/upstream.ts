@@ -69,13 +69,23 @@ export async function forward(req: Request, pathAndSearch: string, upstream: Ups
   // it waits the lock out (bounded) instead of passing it on.
   const until = Date.now() + IN_FLIGHT_WAIT_MS;
   for (let pause = 50; redelivered && res.statusCode === 409; pause = Math.min(pause * 2, 400)) {
-    const text = await res.body.text();
+    const text = (await wholeBody(res, upstream)).toString('utf8');
     const inFlight = problemCode(text) === 'idempotency_key_in_flight';
     if (!inFlight || Date.now() + pause > until) return answer(res, Buffer.from(text));
     await new Promise((r) => setTimeout(r, pause));
     ({ res } = await deliver(upstream, request, repeatable));
   }
-  return answer(res, Buffer.from(await res.body.arrayBuffer()));
+  return answer(res, await wholeBody(res, upstream));
+}
+
+/** The answer's body read whole; a replica that fails or stalls mid-body is 502 or 504, as before its headers. */
+async function wholeBody(res: Dispatcher.ResponseData, upstream: UpstreamSet): Promise<Buffer> {
+  try {
+    return Buffer.from(await res.body.arrayBuffer());
+  } catch (err) {
+    if (err instanceof undiciErrors.BodyTimeoutError) throw new UpstreamError(504, upstream.service, 'the answer stopped arriving');
+    throw new UpstreamError(502, upstream.service, 'the service failed to answer');
+  }
 }
 
 /** How long a re-sent keyed POST waits for the key's lock of the attempt that was dropped. */
