@@ -31,8 +31,7 @@ import { UpstreamSet } from './proxy/upstream-set.js';
 import { allowedMethods, routingOrder } from './http/routing.js';
 import { docsRoutes } from './http/docs.js';
 
-/** Whether a service answers its health check within a second. */
-/** A service is available when one of its replicas answers its liveness check. */
+/** A service is available when one of its replicas answers its liveness check within a second. */
 async function upstreamHealthy(upstream: UpstreamSet): Promise<boolean> {
   const answers = await Promise.all(
     upstream.replicas.map(async (r) => {
