@@ -188,10 +188,19 @@ describe('vendor bills', () => {
     expect(n(b.no)).toBe(n(a.no) + 1);
     const ev = await eventually(async () => seen.find((e) => e.subject === 'purchase.bill.posted' && e.envelope.data.id === b.id));
     expect(() => parseEventData('purchase.bill.posted', ev.envelope.data)).not.toThrow();
+    // the answer is the event's view, its number in place, and what the list shows
+    expect(ev.envelope.data).toEqual(b);
+    const listed = (await (await api('/v1/purchase/bills?take=100&sort=-id')).json()).entities.find((e: { id: number }) => e.id === b.id);
+    expect(listed).toEqual(b);
   });
 
   it('takes an explicit number and refuses it twice (409 duplicate_number)', async () => {
-    expect((await post('/v1/purchase/bills', billBody({ no: 'B-MANUAL-1' }))).status).toBe(200);
+    const manual = await post('/v1/purchase/bills', billBody({ no: 'B-MANUAL-1' }));
+    expect(manual.status).toBe(200);
+    const bill = await manual.json();
+    expect(bill.no).toBe('B-MANUAL-1');
+    const ev = await eventually(async () => seen.find((e) => e.subject === 'purchase.bill.posted' && e.envelope.data.id === bill.id));
+    expect(ev.envelope.data).toEqual(bill);
     await expectProblem(await post('/v1/purchase/bills', billBody({ no: 'B-MANUAL-1' })), 409, 'duplicate_number');
   });
 

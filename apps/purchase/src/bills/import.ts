@@ -34,7 +34,7 @@ export async function importEInvoice(ctx: TenantContext, xml: string, query: { t
   const [seen] = await sqlRows(ctx.em, 'select 1 from einvoice_imports where org_id = ? and kind = ? and vendor_key = ? and vendor_doc_no = ?', key);
   if (seen) throw duplicate(no);
   const rates = new Set(req.items.map((i) => String(i.taxes?.[0]?.tax_rate ?? 0))).size;
-  const view = await postPurchaseDocument(ctx, kind, req as never, {
+  const { view } = await postPurchaseDocument(ctx, kind, req as never, {
     expect: (computed) => compareTotals(read.totals, computed, rates),
     alongside: async (em, documentId) => {
       const inserted = await sqlRows(

@@ -13,7 +13,7 @@ export function purchaseDocumentOperations<K extends PurchaseKind, S extends Pur
     /** The raw body: `copy_from_id` fills the request from the copied document before it is parsed. */
     create: async (ctx: TenantContext, raw: unknown, strict: boolean | undefined) => {
       const req: z.output<S> = await readPurchaseRequest(ctx.em, kind, raw);
-      return postPurchaseDocument(ctx, kind, req, { strict });
+      return (await postPurchaseDocument(ctx, kind, req, { strict })).json;
     },
     list: async (ctx: TenantContext, q: PurchaseListQuery) => {
       const { rows, total } = await listPurchaseDocuments(ctx.em, ctx.orgId, [kind.kind], q);

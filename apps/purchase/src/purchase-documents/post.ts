@@ -6,10 +6,12 @@ import {
   checkCreditedDocument,
   duplicateDocumentNumber,
   insertNumberedDocument,
+  JsonText,
   NUMBER_PLACEHOLDER,
   legalCurrencyOf,
   nextDocumentId,
   sqlRows,
+  withDocumentNumber,
   type TenantContext,
 } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
@@ -68,7 +70,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     /** Writes beside the document, in its transaction (an import's registry row). */
     alongside?: (em: EntityManager, documentId: number) => Promise<void>;
   } = {},
-): Promise<PurchaseView<K>> {
+): Promise<{ view: PurchaseView<K>; json: JsonText }> {
   const { em, orgId } = ctx;
   const computed = computeFigures({
     currency: req.currency,
@@ -169,15 +171,19 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   };
   const pattern = numberPattern(kind.mask, req.date_issued);
   const { no: _no, ...row } = doc;
+  // the view is built and serialised once, for the event and the answer alike
+  const view = purchaseView(doc, kind.kind);
+  const viewJson = JSON.stringify(view);
   doc.no = await insertNumberedDocument(numbered.em, {
     schema: PurchaseDocumentSchema,
     row,
     numberProperty: 'no',
     uniqueKey: '(org_id, kind, no)',
-    event: ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: purchaseView(doc, kind.kind) }),
+    event: ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson),
     number: given ? { given } : { counter: { table: 'numbering_counters', key: { org_id: orgId, series: kind.kind, period: pattern.period } }, pattern },
     duplicate: (no) => duplicateDocumentNumber(kind.label, no),
   });
   await opts.alongside?.(numbered.em, id);
-  return purchaseView(doc, kind.kind);
+  view.no = doc.no;
+  return { view, json: new JsonText(given ? viewJson : withDocumentNumber(viewJson, doc.no)) };
 }
