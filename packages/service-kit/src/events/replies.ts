@@ -1,4 +1,4 @@
-import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 
 /** No answer came within the request's time. */
 export class ReplyTimeoutError extends Error {
@@ -44,27 +44,26 @@ interface Pending {
  * answered request's promise and then rejects it again with a new `RequestError("cancelled")`, an
  * Error with its stack captured, for every answer, whatever `noAsyncTraces` says (nats-core 3.4,
  * `RequestOne.resolver` → `cancel`). Every JetStream publish acknowledgement and every RPC is such
- * a request: timed alone, a JetStream publish cost the client 58 µs of CPU that way and 43 µs
- * without the discarded Error (decision 132). The inbox's subject has the client's own form
+ * a request (decision 132 has what that cost). The inbox's subject has the client's own form
  * (`<inbox prefix>.<nuid>.<token>`), so the NATS permissions that let a user receive its answers
  * cover it unchanged.
  */
 export class ReplyInbox {
   private readonly pending = new Map<string, Pending>();
   private readonly prefix: string;
-  private readonly sub: Subscription;
   private next = 0;
   private closedError: Error | null = null;
 
   constructor(private readonly nc: NatsConnection, inboxPrefix?: string) {
     this.prefix = `${createInbox(inboxPrefix)}.`;
-    this.sub = nc.subscribe(`${this.prefix}*`, {
+    nc.subscribe(`${this.prefix}*`, {
       callback: (err, msg) => {
         // an error of the subscription itself (a permission refused): no answer can arrive
         if (err) return this.failAll(err, false);
-        const p = this.pending.get(msg.subject.slice(this.prefix.length));
+        const token = msg.subject.slice(this.prefix.length);
+        const p = this.pending.get(token);
         if (!p) return; // answered after its time ran out
-        this.settle(msg.subject.slice(this.prefix.length), p);
+        this.settle(token, p);
         if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(new NoRespondersError(p.subject));
         else p.resolve(msg);
       },
@@ -118,18 +117,12 @@ export class ReplyInbox {
     this.pending.delete(token);
   }
 
-  /** Fails every waiting request; `final`: and every later one. */
+  /** Fails every waiting request; `final` (the connection closed): and every later one. */
   private failAll(err: Error, final: boolean) {
     if (final) this.closedError ??= err;
     for (const [token, p] of this.pending) {
       this.settle(token, p);
       p.reject(err);
     }
-  }
-
-  /** Stops receiving answers; requests still waiting fail. */
-  close() {
-    this.sub.unsubscribe();
-    this.failAll(new Error('the reply inbox closed'), true);
   }
 }
