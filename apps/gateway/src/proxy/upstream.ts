@@ -69,9 +69,9 @@ export async function forward(req: Request, pathAndSearch: string, upstream: Ups
   // it waits the lock out (bounded) instead of passing it on.
   const until = Date.now() + IN_FLIGHT_WAIT_MS;
   for (let pause = 50; redelivered && res.statusCode === 409; pause = Math.min(pause * 2, 400)) {
-    const text = (await wholeBody(res, upstream)).toString('utf8');
-    const inFlight = problemCode(text) === 'idempotency_key_in_flight';
-    if (!inFlight || Date.now() + pause > until) return answer(res, Buffer.from(text));
+    const body = await wholeBody(res, upstream);
+    const inFlight = problemCode(body.toString('utf8')) === 'idempotency_key_in_flight';
+    if (!inFlight || Date.now() + pause > until) return answer(res, body);
     await new Promise((r) => setTimeout(r, pause));
     ({ res } = await deliver(upstream, request, repeatable));
   }
