@@ -34,6 +34,12 @@ beforeAll(async () => {
     } else if (req.url === '/v1/inventory/in/export/cut') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
       res.write(bytes.subarray(0, 100_000), () => setTimeout(() => req.socket.destroy(), 50));
+    } else if (req.url?.startsWith('/v1/inventory/in/export/echo')) {
+      // what reached the service, answered with headers of its own (two cookies, its own request id)
+      res.setHeader('set-cookie', ['a=1; Path=/', 'b=2; Path=/']);
+      res.setHeader('x-request-id', 'the-service-own');
+      res.writeHead(200, { 'content-type': 'application/json', 'x-probe': 'kept' });
+      res.end(JSON.stringify({ url: req.url, headers: req.headers }));
     } else if (req.url === '/v1/inventory/in/export/short') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
       res.write(Buffer.alloc(500, 32), () => setTimeout(() => req.socket.destroy(), 50));
@@ -102,6 +108,29 @@ describe('gateway in front of unhealthy services', () => {
     const chunked = await stack.api('/v1/purchase/vendor-credits');
     expect(chunked.status).toBe(200);
     expect(await chunked.text()).toBe(LARGE);
+  });
+
+  it("passes the client's headers and query on as sent, keeps the service's headers, and adds its own once", async () => {
+    const res = await stack.api('/v1/inventory/in/export/echo?q=a%20b&x=%2F&x=2', {
+      headers: { 'x-client-note': 'kept', 'x-ledgerline-org-id': '999', 'x-request-id': 'client-req-1', accept: 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const seenBy = (await res.json()) as { url: string; headers: Record<string, string> };
+    expect(seenBy.url).toBe('/v1/inventory/in/export/echo?q=a%20b&x=%2F&x=2');
+    expect(seenBy.headers['x-client-note']).toBe('kept');
+    expect(seenBy.headers.accept).toBe('application/json');
+    expect(seenBy.headers['x-request-id']).toBe('client-req-1');
+    // the verified organisation, not the one the client wrote; its secret stays at the gateway
+    expect(seenBy.headers['x-ledgerline-org-id']).toMatch(/^\d+$/);
+    expect(seenBy.headers['x-ledgerline-org-id']).not.toBe('999');
+    expect(seenBy.headers.authorization).toBeUndefined();
+    // the answer: the service's headers, both cookies, the gateway's request id and rate headers once
+    expect(res.headers.get('x-probe')).toBe('kept');
+    expect(res.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2; Path=/']);
+    expect(res.headers.get('x-request-id')).toBe('client-req-1');
+    expect(res.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+    expect(res.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    expect(res.headers.get('content-type')).toBe('application/json');
   });
 
   it('answers 502 when a service fails mid-body, the answer large or small, and forwards the next request', async () => {

@@ -1,5 +1,4 @@
 import { serve, type ServerType } from '@hono/node-server';
-import type { Context } from 'hono';
 import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
 import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
 import {
@@ -19,14 +18,13 @@ import {
   problemResponse,
   requestBody,
   type AuthContext,
-  type KitEnv,
 } from '@ledgerline/service-kit';
 import { gatewayConfigSchema, type GatewayConfig } from './config.js';
-import { CredentialVerifier } from './auth/credentials.js';
+import { CredentialVerifier, type CredentialInspection } from './auth/credentials.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { FailedAuthGuard, presentedKeyPrefix } from './auth/failed-auth.js';
 import { ClientAddressResolver } from './auth/client-address.js';
-import { forward } from './proxy/upstream.js';
+import { forward, incomingHeaders, pathAndQuery } from './proxy/upstream.js';
 import { UpstreamSet } from './proxy/upstream-set.js';
 import { allowedMethods, routingOrder } from './http/routing.js';
 import { docsRoutes } from './http/docs.js';
@@ -113,9 +111,8 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   // the document names a server only when PUBLIC_URL says where the API is public; else it is relative
   app.route('/', docsRoutes(config.PUBLIC_URL));
 
-  const authorise = async (c: Context<KitEnv>, route: RouteSpec): Promise<AuthContext | undefined> => {
+  const authorise = async (route: RouteSpec, header: string | undefined, inspection: CredentialInspection | undefined): Promise<AuthContext | undefined> => {
     if (route.open) return undefined;
-    const header = c.req.header('authorization');
     if (route.operationId === 'createOrganisation') {
       const token = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
       if (token && verifier.isOperator(token)) {
@@ -123,7 +120,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       }
       throw new UnauthorizedError('Only the operator token may create organisations', 'operator_token_required');
     }
-    const auth = await verifier.verify(header);
+    const auth = await verifier.verify(header, inspection);
     const needed = requiredScope(route.scope, route.method);
     if (!hasScope(auth.scopes, needed)) {
       throw new ForbiddenError(`This credential lacks the ${needed} scope`, 'insufficient_scope');
@@ -138,14 +135,16 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         return problemResponse(c, new AppError(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${config.BODY_LIMIT_BYTES} bytes`));
       }
       const address = addresses.resolve(c);
-      const keyPrefix = route.open ? null : presentedKeyPrefix(c.req.header('authorization'));
-      const state = route.open ? 'other' : verifier.credentialState(c.req.header('authorization'));
+      const authorization = c.req.header('authorization');
+      const keyPrefix = route.open ? null : presentedKeyPrefix(authorization);
+      const inspection = route.open ? undefined : verifier.inspect(authorization);
+      const state = inspection?.state ?? 'other';
       // a key already verified and cached is no guess: it passes even from an address that failed often
       if (state !== 'known') failures.check(address, keyPrefix);
       const settle = state === 'lookup' ? failures.reserve(address, keyPrefix) : undefined;
       let auth: AuthContext | undefined;
       try {
-        auth = await authorise(c, route);
+        auth = await authorise(route, authorization, inspection);
         c.set('auth', auth);
         settle?.(true);
       } catch (e) {
@@ -159,22 +158,23 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       if (inflight[route.service] >= config.MAX_INFLIGHT_PER_SERVICE) {
         throw new UpstreamError(503, route.service, `overloaded: ${config.MAX_INFLIGHT_PER_SERVICE} requests already in flight`);
       }
-      const target = new URL(c.req.url);
       const body = await requestBody(c, config.BODY_LIMIT_BYTES);
       inflight[route.service]++;
-      const res = await forward(c.req.raw, target.pathname + target.search, upstreams[route.service], {
+      const requestId = c.get('requestId');
+      const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), upstreams[route.service], {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
         internalToken: config.INTERNAL_TOKEN,
-        requestId: c.get('requestId'),
+        requestId,
         traceparent: c.get('traceparent'),
         auth: auth?.credentialType === 'operator' ? undefined : auth,
         operator: auth?.credentialType === 'operator',
         forwardAuthorization: route.open === true,
         body,
+        // the rate headers and the request id go out with the service's answer
+        answerHeaders: { ...decision.headers, 'x-request-id': requestId },
       }).finally(() => inflight[route.service]--);
       // the token endpoint authenticates clients itself: its refusals count as failures too
       if (route.open && res.status === 401) failures.record(address, null);
-      for (const [k, v] of Object.entries(decision.headers)) res.headers.set(k, v);
       return res;
     });
   }

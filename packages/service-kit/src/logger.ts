@@ -27,14 +27,17 @@ export function redact(value: unknown, depth = 0): unknown {
 /**
  * A logger writes one JSON line per call. The gateway writes an access line for every request
  * (`ACCESS_LOG_SAMPLE`), so a line costs one object and one serialisation: the fields a logger
- * was made with are redacted once when it is made, not again in every line.
+ * was made with are redacted once, not again in every line, and not before its first line (every
+ * request makes a child logger; most never write with it).
  */
 class JsonLogger implements Logger {
   constructor(
     private readonly service: string,
     private readonly min: number,
     /** already redacted */
-    private readonly base: Record<string, unknown>,
+    private base: Record<string, unknown>,
+    /** fields given to `child`, not yet redacted into `base` */
+    private pending?: Record<string, unknown>,
   ) {}
 
   // methods, not closures made for every logger: a request's child logger is one small object
@@ -51,12 +54,20 @@ class JsonLogger implements Logger {
     this.write('error', msg, fields);
   }
   child(fields: Record<string, unknown>): Logger {
-    return new JsonLogger(this.service, this.min, { ...this.base, ...(redact(fields) as Record<string, unknown>) });
+    return new JsonLogger(this.service, this.min, this.fields(), fields);
+  }
+
+  private fields(): Record<string, unknown> {
+    if (this.pending) {
+      this.base = { ...this.base, ...(redact(this.pending) as Record<string, unknown>) };
+      this.pending = undefined;
+    }
+    return this.base;
   }
 
   private write(lvl: Level, msg: string, fields: Record<string, unknown> | undefined): void {
     if (ORDER[lvl] < this.min) return;
-    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, service: this.service, msg, ...this.base, ...(fields && (redact(fields) as object)) });
+    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, service: this.service, msg, ...this.fields(), ...(fields && (redact(fields) as object)) });
     (lvl === 'error' || lvl === 'warn' ? process.stderr : process.stdout).write(line + '\n');
   }
 }

@@ -6,11 +6,28 @@ import v8 from 'node:v8';
  * request rates, latencies, outbox backlog and consumer outcomes without a dependency.
  */
 type Labels = Record<string, string>;
-const key = (labels: Labels) =>
+const renderLabels = (labels: Labels) =>
   Object.keys(labels)
     .sort()
     .map((k) => `${k}="${String(labels[k]).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)
     .join(',');
+/**
+ * Rendered label sets by their names and values as given: every request counts itself with the
+ * same few sets, and rendering one (sort, escape, join) cost more than the count.
+ */
+const rendered = new Map<string, string>();
+const RENDERED_AT_MOST = 10_000;
+const key = (labels: Labels): string => {
+  let raw = '';
+  // a value's length before it: no two label sets give one string, whatever their values hold
+  for (const k in labels) raw += `${k}=${String(labels[k]).length}:${labels[k]},`;
+  let k = rendered.get(raw);
+  if (k === undefined) {
+    k = renderLabels(labels);
+    if (rendered.size < RENDERED_AT_MOST) rendered.set(raw, k);
+  }
+  return k;
+};
 
 class Counter {
   private values = new Map<string, number>();

@@ -153,18 +153,21 @@ describe('logs never carry secrets', () => {
       const grandchild = child.child({ step: 2 });
       grandchild.warn('slow', { nested: { client_secret: 's3' } });
       root.error('boom', { err: new Error('why') });
+      // a child's fields reach a grandchild made before the child wrote anything
+      root.child({ request_id: 'r-2', password: 'pw0' }).child({ step: 3 }).error('early', {});
     } finally {
       process.stdout.write = out;
       process.stderr.write = err;
     }
-    expect(lines).toHaveLength(3);
+    expect(lines).toHaveLength(4);
     expect(lines.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n'))).toBe(true);
-    const [access, slow, boom] = lines.map((l) => JSON.parse(l));
+    const [access, slow, boom, early] = lines.map((l) => JSON.parse(l));
+    expect(early).toMatchObject({ msg: 'early', region: 'eu', token: '[redacted]', request_id: 'r-2', password: '[redacted]', step: 3 });
     expect(Object.keys(access)).toEqual(['time', 'level', 'service', 'msg', 'region', 'token', 'request_id', 'api_key', 'status', 'authorization']);
     expect(access).toMatchObject({ level: 'info', service: 'gateway', msg: 'access', region: 'us', token: '[redacted]', request_id: 'r-1', api_key: '[redacted]', status: 200, authorization: '[redacted]' });
     expect(slow).toMatchObject({ level: 'warn', request_id: 'r-1', step: 2, nested: { client_secret: '[redacted]' } });
     expect(boom).toMatchObject({ level: 'error', err: { name: 'Error', message: 'why' } });
-    expect(lines.join('')).not.toMatch(/t0p|ak_secret|Bearer x|s3/);
+    expect(lines.join('')).not.toMatch(/t0p|ak_secret|Bearer x|s3|pw0/);
   });
 });
 

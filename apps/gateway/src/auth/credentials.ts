@@ -17,6 +17,18 @@ const NEGATIVE_TTL_MS = 60_000;
 const MAX_CACHED_KEYS = 50_000;
 const TOKEN_AUDIENCE = 'ledgerline-api';
 
+/** What the gateway learnt of a request's credential before verifying it (`inspect`). */
+export interface CredentialInspection {
+  state: 'known' | 'lookup' | 'other';
+  /** The API key's SHA-256 hash; null for an access token or a header without a bearer token. */
+  keyHash: string | null;
+}
+
+const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+const isAccessToken = (token: string): boolean => token.split('.').length === 3;
+/** An API key of ours must carry its checksum; a key without our prefix is only looked up. */
+const wellFormedKey = (token: string): boolean => !token.startsWith(`${SECRET_PREFIXES.apiKey}_`) || hasValidChecksum(token, SECRET_PREFIXES.apiKey);
+
 /**
  * Verifies bearer credentials. API keys are looked up in settings by their SHA-256 hash and
  * cached for a short TTL; a `settings.api_key.revoked` event drops the entry at once. Access
@@ -46,32 +58,33 @@ export class CredentialVerifier {
    * What verifying this header will cost, from one hash of the key: `known` (an API key verified
    * and cached as valid: no lookup, no guess), `lookup` (an API key neither cached nor already
    * being looked up: it will ask settings), `other` (a token, a malformed key, or a lookup already
-   * in flight that this request shares).
+   * in flight that this request shares). The key's hash comes with it, for `verify` to reuse.
    */
-  credentialState(authorization: string | undefined): 'known' | 'lookup' | 'other' {
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-    if (!token || token.split('.').length === 3) return 'other';
-    if (token.startsWith(`${SECRET_PREFIXES.apiKey}_`) && !hasValidChecksum(token, SECRET_PREFIXES.apiKey)) return 'other';
-    const hash = secretHash(token);
-    const entry = this.cache.get(hash);
+  inspect(authorization: string | undefined): CredentialInspection {
+    const token = bearerToken(authorization);
+    if (!token || isAccessToken(token)) return { state: 'other', keyHash: null };
+    const keyHash = secretHash(token);
+    const entry = this.cache.get(keyHash);
     const now = Date.now();
     if (entry && entry.expiresAt > now) {
-      return entry.auth && (entry.keyExpiresAt === null || entry.keyExpiresAt > now) ? 'known' : 'other';
+      return { state: entry.auth && (entry.keyExpiresAt === null || entry.keyExpiresAt > now) ? 'known' : 'other', keyHash };
     }
-    return this.inflight.has(hash) ? 'other' : 'lookup';
+    // a key cached as valid passed its checksum when it was looked up; only a new one is checked
+    if (!wellFormedKey(token)) return { state: 'other', keyHash };
+    return { state: this.inflight.has(keyHash) ? 'other' : 'lookup', keyHash };
   }
 
   isOperator(token: string): boolean {
     return !!this.operatorToken && safeEqual(token, this.operatorToken);
   }
 
-  async verify(authorization: string | undefined): Promise<AuthContext> {
+  /** `inspection`: what `inspect` said of this same header, so the key is not hashed twice. */
+  async verify(authorization: string | undefined, inspection?: CredentialInspection): Promise<AuthContext> {
     if (!authorization) throw new UnauthorizedError('Send Authorization: Bearer <API key or access token>', 'missing_credentials');
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!m) throw new UnauthorizedError('The Authorization header must use the Bearer scheme', 'invalid_credentials');
-    const token = m[1];
-    if (token.split('.').length === 3) return this.verifyAccessToken(token);
-    return this.verifyApiKey(token);
+    const token = bearerToken(authorization);
+    if (!token) throw new UnauthorizedError('The Authorization header must use the Bearer scheme', 'invalid_credentials');
+    if (isAccessToken(token)) return this.verifyAccessToken(token);
+    return this.verifyApiKey(token, inspection?.keyHash ?? secretHash(token));
   }
 
   private async verifyAccessToken(token: string): Promise<AuthContext> {
@@ -91,14 +104,11 @@ export class CredentialVerifier {
     }
   }
 
-  private async verifyApiKey(token: string): Promise<AuthContext> {
-    if (token.startsWith(`${SECRET_PREFIXES.apiKey}_`) && !hasValidChecksum(token, SECRET_PREFIXES.apiKey)) {
-      throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
-    }
-    const hash = secretHash(token);
+  private async verifyApiKey(token: string, hash: string): Promise<AuthContext> {
     const now = Date.now();
     let entry = this.cache.get(hash);
     if (!entry || entry.expiresAt <= now) {
+      if (!wellFormedKey(token)) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
       let pending = this.inflight.get(hash);
       if (!pending) {
         pending = this.lookup(hash).finally(() => this.inflight.delete(hash));

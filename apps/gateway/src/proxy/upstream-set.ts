@@ -18,7 +18,7 @@ export interface Replica {
 }
 
 export class UpstreamSet {
-  readonly replicas: Replica[];
+  readonly replicas: readonly Replica[];
   private next = 0;
 
   constructor(
@@ -31,11 +31,18 @@ export class UpstreamSet {
   }
 
   /** The replicas to try for one request, in order: the healthy ones from the round-robin position, then the rest. */
-  order(now = Date.now()): Replica[] {
+  order(now = Date.now()): readonly Replica[] {
     const n = this.replicas.length;
+    // one replica has no order to choose (most deployments): the same list every time
+    if (n === 1) return this.replicas;
     const start = this.next++ % n;
-    const rotated = Array.from({ length: n }, (_, i) => this.replicas[(start + i) % n]);
-    return [...rotated.filter((r) => r.downUntil <= now), ...rotated.filter((r) => r.downUntil > now)];
+    const up: Replica[] = [];
+    const down: Replica[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = this.replicas[(start + i) % n];
+      (r.downUntil <= now ? up : down).push(r);
+    }
+    return up.concat(down);
   }
 
   markDown(replica: Replica, now = Date.now()): void {

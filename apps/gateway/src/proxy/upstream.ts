@@ -1,5 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Context } from 'hono';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { UpstreamError, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
+import { UpstreamError, INTERNAL_HEADERS, answerCarryingRequestId, type AuthContext } from '@ledgerline/service-kit';
 import type { UpstreamSet } from './upstream-set.js';
 
 const HOP_BY_HOP = new Set([
@@ -19,6 +21,27 @@ export interface ForwardOptions {
   forwardAuthorization?: boolean;
   /** The request's body, read and limited by the caller (`requestBody`: 413 past the limit, chunked bodies too). */
   body?: Buffer;
+  /** Headers the gateway adds to the service's answer (rate limits, the request id, which it must hold). */
+  answerHeaders: Record<string, string> & { 'x-request-id': string };
+}
+
+/**
+ * The client's request headers as Node parsed them (lower-case names, repeated ones joined), read
+ * straight from the socket's request: a Web `Headers` built from them costs more than forwarding.
+ */
+export function incomingHeaders(c: Context): IncomingHttpHeaders {
+  const incoming = (c.env as { incoming?: { headers: IncomingHttpHeaders } } | undefined)?.incoming;
+  if (incoming) return incoming.headers;
+  const headers: IncomingHttpHeaders = {};
+  c.req.raw.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+/** The path and query of a request's URL (already normalised by the server), as the service gets it. */
+export function pathAndQuery(url: string): string {
+  return url.slice(url.indexOf('/', url.indexOf('//') + 2));
 }
 
 export function createPool(url: string): Pool {
@@ -38,14 +61,20 @@ const DROPPED = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
  * connection only when repeating it is safe (GET, PUT, DELETE, or a POST with an Idempotency-Key,
  * which the service answers once). No replica reachable is 503, a slow one 504, anything else 502.
  */
-export async function forward(req: Request, pathAndSearch: string, upstream: UpstreamSet, opts: ForwardOptions): Promise<Response> {
-  const headers: Record<string, string> = {};
-  req.headers.forEach((value, name) => {
-    const n = name.toLowerCase();
-    if (HOP_BY_HOP.has(n) || n.startsWith('x-ledgerline-')) return;
-    if (n === 'authorization' && !opts.forwardAuthorization) return;
-    headers[n] = value;
-  });
+export async function forward(
+  method: string,
+  incoming: IncomingHttpHeaders,
+  pathAndSearch: string,
+  upstream: UpstreamSet,
+  opts: ForwardOptions,
+): Promise<Response> {
+  const headers: Record<string, string | string[]> = {};
+  for (const name in incoming) {
+    const value = incoming[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-ledgerline-')) continue;
+    if (name === 'authorization' && !opts.forwardAuthorization) continue;
+    headers[name] = value;
+  }
   headers['x-request-id'] = opts.requestId;
   // the service's span is a child of the gateway's (or of the client's when tracing is off)
   if (opts.traceparent) headers.traceparent = opts.traceparent;
@@ -58,10 +87,10 @@ export async function forward(req: Request, pathAndSearch: string, upstream: Ups
   if (opts.operator) headers[INTERNAL_HEADERS.credentialType] = 'operator';
   if (opts.internalToken) headers[INTERNAL_HEADERS.token] = opts.internalToken;
 
-  const body = req.method !== 'GET' && req.method !== 'HEAD' ? opts.body : undefined;
-  const keyed = req.method === 'POST' && headers['idempotency-key'] !== undefined;
-  const repeatable = req.method !== 'POST' || keyed;
-  const request = { path: pathAndSearch, method: req.method as Dispatcher.HttpMethod, headers, body, timeoutMs: opts.timeoutMs };
+  const body = method !== 'GET' && method !== 'HEAD' ? opts.body : undefined;
+  const keyed = method === 'POST' && headers['idempotency-key'] !== undefined;
+  const repeatable = method !== 'POST' || keyed;
+  const request = { path: pathAndSearch, method: method as Dispatcher.HttpMethod, headers, body, timeoutMs: opts.timeoutMs };
   let { res, redelivered } = await deliver(upstream, request, repeatable);
   // A keyed POST this gateway sent again after a dropped connection can find the key still
   // locked by the dropped attempt: a replica killed mid-request holds it until Postgres ends its
@@ -71,11 +100,11 @@ export async function forward(req: Request, pathAndSearch: string, upstream: Ups
   for (let pause = 50; redelivered && res.statusCode === 409; pause = Math.min(pause * 2, 400)) {
     const body = await wholeBody(res, upstream);
     const inFlight = problemCode(body.toString('utf8')) === 'idempotency_key_in_flight';
-    if (!inFlight || Date.now() + pause > until) return answer(res, body);
+    if (!inFlight || Date.now() + pause > until) return answer(res, body, opts.answerHeaders);
     await new Promise((r) => setTimeout(r, pause));
     ({ res } = await deliver(upstream, request, repeatable));
   }
-  return answer(res, await wholeBody(res, upstream));
+  return answer(res, await wholeBody(res, upstream), opts.answerHeaders);
 }
 
 /** The answer's body read whole; a replica that fails or stalls mid-body is 502 or 504, as before its headers. */
@@ -102,7 +131,7 @@ function problemCode(text: string): string | undefined {
 interface UpstreamRequest {
   path: string;
   method: Dispatcher.HttpMethod;
-  headers: Record<string, string>;
+  headers: Record<string, string | string[]>;
   body: Buffer | undefined;
   timeoutMs: number;
 }
@@ -146,13 +175,17 @@ async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatab
   throw failure ?? new UpstreamError(503, upstream.service, 'the service is not reachable');
 }
 
-/** The replica's answer as the gateway's, without the hop-by-hop headers. */
-function answer(res: Dispatcher.ResponseData, buf: Buffer): Response {
-  const out = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (HOP_BY_HOP.has(name.toLowerCase()) || value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) out.append(name, v);
-    else out.set(name, value);
+/**
+ * The replica's answer as the gateway's, without the hop-by-hop headers, with the gateway's own
+ * added. The headers stay a plain object, which the server writes as it is.
+ */
+function answer(res: Dispatcher.ResponseData, buf: Buffer, added: ForwardOptions['answerHeaders']): Response {
+  const out: Record<string, string | string[]> = {};
+  for (const name in res.headers) {
+    const value = res.headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    out[name] = value;
   }
-  return new Response(res.statusCode === 204 || res.statusCode === 304 ? null : buf, { status: res.statusCode, headers: out });
+  Object.assign(out, added);
+  return answerCarryingRequestId(new Response(res.statusCode === 204 || res.statusCode === 304 ? null : buf, { status: res.statusCode, headers: out }));
 }

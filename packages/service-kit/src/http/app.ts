@@ -59,6 +59,20 @@ export interface HttpAppOptions {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * Marks answers built with their `x-request-id` already in plain headers. The request middleware
+ * leaves their headers alone: touching them would turn the plain object into a Web `Headers`,
+ * which the server then copies back into one (the gateway's forwarded answers, problem answers).
+ * A property, not a WeakSet: the gateway marks every answer, and a WeakSet's entry cost more.
+ */
+const CARRIES_REQUEST_ID = Symbol('carriesRequestId');
+
+/** Marks an answer whose plain headers already hold the request's `x-request-id`. */
+export function answerCarryingRequestId(res: Response): Response {
+  (res as Response & { [CARRIES_REQUEST_ID]?: true })[CARRIES_REQUEST_ID] = true;
+  return res;
+}
+
 export function problemResponse(c: Context, err: AppError | null): Response {
   const requestId = (c.get('requestId') as string | undefined) ?? undefined;
   const instance = new URL(c.req.url).pathname;
@@ -68,7 +82,8 @@ export function problemResponse(c: Context, err: AppError | null): Response {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (requestId) headers['x-request-id'] = requestId;
   if (err?.headers) Object.assign(headers, err.headers);
-  return new Response(JSON.stringify(body), { status: body.status, headers });
+  const res = new Response(JSON.stringify(body), { status: body.status, headers });
+  return requestId ? answerCarryingRequestId(res) : res;
 }
 
 /**
@@ -101,18 +116,18 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     const span = startSpan(`${c.req.method}`, SpanKind.SERVER, incomingTrace, { 'http.request.method': c.req.method, 'url.path': c.req.path, 'service.role': opts.service });
     c.set('traceparent', traceparentOf(span) ?? incomingTrace);
     const started = performance.now();
+    let route = 'unmatched';
     try {
       await withStatementsUnder(span, next);
     } finally {
-      const route = c.req.routePath || 'unmatched';
+      route = c.req.routePath || 'unmatched';
       span.updateName(`${c.req.method} ${route}`);
       span.setAttribute('http.route', route);
       span.setAttribute('http.response.status_code', c.res.status);
       endSpan(span, c.res.status >= 500 ? `HTTP ${c.res.status}` : undefined);
     }
-    c.res.headers.set('x-request-id', requestId);
+    if (!(c.res as Response & { [CARRIES_REQUEST_ID]?: true })[CARRIES_REQUEST_ID]) c.res.headers.set('x-request-id', requestId);
     const seconds = (performance.now() - started) / 1000;
-    const route = c.req.routePath || 'unmatched';
     requests.inc({ method: c.req.method, route, status: String(c.res.status) });
     duration.observe({ method: c.req.method, route }, seconds);
     const sample = opts.accessLogSample ?? 0;

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { MetricsRegistry } from './metrics.js';
+
+const series = (text: string, name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+
+describe('metric label sets', () => {
+  it('counts label sets apart however their values are written, and one set given in any order as one', () => {
+    const registry = new MetricsRegistry('t1');
+    const c = registry.counter('hits_total', 'hits');
+    // values that a plain join of names and values would run together
+    c.inc({ a: 'x,b=1:y' });
+    c.inc({ a: 'x', b: '1:y' });
+    c.inc({ a: 'x', b: '1:y' });
+    c.inc({ b: '1:y', a: 'x' });
+    c.inc({ a: 'say "hi" \\ there' });
+    expect(series(registry.render(), 't1_hits_total').sort()).toEqual(
+      ['t1_hits_total{a="say \\"hi\\" \\\\ there"} 1', 't1_hits_total{a="x",b="1:y"} 3', 't1_hits_total{a="x,b=1:y"} 1'].sort(),
+    );
+  });
+
+  it('keeps histogram series by their labels', () => {
+    const registry = new MetricsRegistry('t2');
+    const h = registry.histogram('took_seconds', 'took', [0.1, 1]);
+    h.observe({ route: '/a', method: 'GET' }, 0.05);
+    h.observe({ method: 'GET', route: '/a' }, 0.5);
+    h.observe({ route: '/b', method: 'GET' }, 2);
+    const text = registry.render();
+    expect(text).toContain('t2_took_seconds_count{method="GET",route="/a"} 2');
+    expect(text).toContain('t2_took_seconds_bucket{method="GET",route="/a",le="0.1"} 1');
+    expect(text).toContain('t2_took_seconds_bucket{method="GET",route="/b",le="+Inf"} 1');
+    expect(text).toContain('t2_took_seconds_bucket{method="GET",route="/b",le="1"} 0');
+  });
+});
