@@ -1,6 +1,6 @@
 import { canonicalCulture } from '@ledgerline/rendering';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MalformedRequestError, ValidationError, page, type AuthContext, type EndpointHandlers } from '@ledgerline/service-kit';
+import { MalformedRequestError, ValidationError, page, respond, type AuthContext, type EndpointHandlers } from '@ledgerline/service-kit';
 import { isScope, tokenRequestSchema } from '@ledgerline/contracts';
 import { parseOrThrow } from '@ledgerline/service-kit';
 import { apiKeyView, createApiKey, deleteApiKey, findApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../domain/api-keys.js';
@@ -82,8 +82,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
       }
       const req = parseOrThrow(tokenRequestSchema, body);
       const token = await issueAccessToken(ctx.em, { box, log: deps.log }, req.client_id, req.client_secret, req.scope);
-      c.header('cache-control', 'no-store');
-      return token;
+      return respond(c, token, 200, { 'cache-control': 'no-store' });
     },
 
     getOrganisation: async ({ ctx }) => organisationViewById(ctx.em, ctx.auth.orgId),

@@ -93,7 +93,13 @@ export function problemResponse(c: Context, err: AppError | null): Response {
  */
 export function respond(c: Context, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   const type = negotiateJson(c.req.header('accept')) ?? 'application/json';
-  return c.body(body instanceof JsonText ? body.text : JSON.stringify(body), status as 200, { ...headers, 'content-type': `${type}; charset=utf-8` });
+  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
+  // headers in a plain object, the request id among them: the server writes them as they are
+  const all: Record<string, string> = { ...headers, 'content-type': `${type}; charset=utf-8` };
+  const requestId = c.get('requestId') as string | undefined;
+  if (requestId === undefined) return new Response(text, { status, headers: all });
+  all['x-request-id'] = requestId;
+  return answerCarryingRequestId(new Response(text, { status, headers: all }));
 }
 
 /**
