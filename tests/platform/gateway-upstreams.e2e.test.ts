@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../support/stack.js';
 
@@ -131,6 +131,25 @@ describe('gateway in front of unhealthy services', () => {
     expect(res.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
     expect(res.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
     expect(res.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('forwards a write sent with Expect: 100-continue (the gateway answers the expectation itself)', async () => {
+    const url = new URL('/v1/purchase/bills', stack.gateway.url);
+    const body = JSON.stringify({ note: 'after the continue' });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      });
+      req.on('continue', () => req.end(body));
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+    });
+    // the fake service answers its large page to any request on this path
+    expect(status).toBe(200);
   });
 
   it('answers 502 when a service fails mid-body, the answer large or small, and forwards the next request', async () => {

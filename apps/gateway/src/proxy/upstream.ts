@@ -7,6 +7,8 @@ import type { UpstreamSet } from './upstream-set.js';
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
   'content-length',
+  // the gateway answered it (Node sends 100 Continue) and reads the whole body before forwarding
+  'expect',
 ]);
 
 export interface ForwardOptions {
