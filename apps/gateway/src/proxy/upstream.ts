@@ -41,9 +41,15 @@ export function incomingHeaders(c: Context): IncomingHttpHeaders {
   return headers;
 }
 
-/** The path and query of a request's URL (already normalised by the server), as the service gets it. */
+/**
+ * The path and query of a request's URL as the service gets them: node-server has already
+ * normalised the URL (dot segments, encoding) wherever it needed it, so this is the URL's own
+ * `pathname + search`, a fragment a client sent left off.
+ */
 export function pathAndQuery(url: string): string {
-  return url.slice(url.indexOf('/', url.indexOf('//') + 2));
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const fragment = url.indexOf('#', start);
+  return fragment < 0 ? url.slice(start) : url.slice(start, fragment);
 }
 
 export function createPool(url: string): Pool {
