@@ -160,18 +160,17 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       }
       const body = await requestBody(c, config.BODY_LIMIT_BYTES);
       inflight[route.service]++;
-      const requestId = c.get('requestId');
       const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), upstreams[route.service], {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
         internalToken: config.INTERNAL_TOKEN,
-        requestId,
+        requestId: c.get('requestId'),
         traceparent: c.get('traceparent'),
         auth: auth?.credentialType === 'operator' ? undefined : auth,
         operator: auth?.credentialType === 'operator',
         forwardAuthorization: route.open === true,
         body,
-        // the rate headers and the request id go out with the service's answer
-        answerHeaders: { ...decision.headers, 'x-request-id': requestId },
+        // the rate headers go out with the service's answer
+        answerHeaders: decision.headers,
       }).finally(() => inflight[route.service]--);
       // the token endpoint authenticates clients itself: its refusals count as failures too
       if (route.open && res.status === 401) failures.record(address, null);

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from 'hono';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { UpstreamError, INTERNAL_HEADERS, answerCarryingRequestId, type AuthContext } from '@ledgerline/service-kit';
+import { UpstreamError, INTERNAL_HEADERS, plainAnswer, type AuthContext } from '@ledgerline/service-kit';
 import type { UpstreamSet } from './upstream-set.js';
 
 const HOP_BY_HOP = new Set([
@@ -23,8 +23,8 @@ export interface ForwardOptions {
   forwardAuthorization?: boolean;
   /** The request's body, read and limited by the caller (`requestBody`: 413 past the limit, chunked bodies too). */
   body?: Buffer;
-  /** Headers the gateway adds to the service's answer (rate limits, the request id, which it must hold). */
-  answerHeaders: Record<string, string> & { 'x-request-id': string };
+  /** Headers the gateway adds to the service's answer (its rate headers); the request id goes in too. */
+  answerHeaders: Record<string, string>;
 }
 
 /**
@@ -108,11 +108,11 @@ export async function forward(
   for (let pause = 50; redelivered && res.statusCode === 409; pause = Math.min(pause * 2, 400)) {
     const body = await wholeBody(res, upstream);
     const inFlight = problemCode(body.toString('utf8')) === 'idempotency_key_in_flight';
-    if (!inFlight || Date.now() + pause > until) return answer(res, body, opts.answerHeaders);
+    if (!inFlight || Date.now() + pause > until) return answer(res, body, opts);
     await new Promise((r) => setTimeout(r, pause));
     ({ res } = await deliver(upstream, request, repeatable));
   }
-  return answer(res, await wholeBody(res, upstream), opts.answerHeaders);
+  return answer(res, await wholeBody(res, upstream), opts);
 }
 
 /** The answer's body read whole; a replica that fails or stalls mid-body is 502 or 504, as before its headers. */
@@ -187,13 +187,13 @@ async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatab
  * The replica's answer as the gateway's, without the hop-by-hop headers, with the gateway's own
  * added. The headers stay a plain object, which the server writes as it is.
  */
-function answer(res: Dispatcher.ResponseData, buf: Buffer, added: ForwardOptions['answerHeaders']): Response {
+function answer(res: Dispatcher.ResponseData, buf: Buffer, opts: ForwardOptions): Response {
   const out: Record<string, string | string[]> = {};
   for (const name in res.headers) {
     const value = res.headers[name];
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
     out[name] = value;
   }
-  Object.assign(out, added);
-  return answerCarryingRequestId(new Response(res.statusCode === 204 || res.statusCode === 304 ? null : buf, { status: res.statusCode, headers: out }));
+  Object.assign(out, opts.answerHeaders);
+  return plainAnswer(res.statusCode === 204 || res.statusCode === 304 ? null : buf, res.statusCode, out, opts.requestId);
 }

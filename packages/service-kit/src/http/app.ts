@@ -60,15 +60,22 @@ export interface HttpAppOptions {
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Marks answers built with their `x-request-id` already in plain headers. The request middleware
- * leaves their headers alone: touching them would turn the plain object into a Web `Headers`,
- * which the server then copies back into one (the gateway's forwarded answers, problem answers).
- * A property, not a WeakSet: the gateway marks every answer, and a WeakSet's entry cost more.
+ * Marks answers built by `plainAnswer`. The request middleware leaves their headers alone:
+ * touching them would turn the plain object into a Web `Headers`, which the server then copies
+ * back into one. A property, not a WeakSet: the gateway marks every answer, and a WeakSet's entry
+ * cost more.
  */
 const CARRIES_REQUEST_ID = Symbol('carriesRequestId');
 
-/** Marks an answer whose plain headers already hold the request's `x-request-id`. */
-export function answerCarryingRequestId(res: Response): Response {
+/**
+ * An answer whose headers stay a plain object, written by the server as they are, with the
+ * request's `x-request-id` among them (the middleware's job for any other answer): JSON answers,
+ * problems, the gateway's forwarded answers. `headers` is taken over, not copied.
+ */
+export function plainAnswer(body: string | Buffer | null, status: number, headers: Record<string, string | string[]>, requestId: string | undefined): Response {
+  if (requestId === undefined) return new Response(body, { status, headers: headers as Record<string, string> });
+  headers['x-request-id'] = requestId;
+  const res = new Response(body, { status, headers: headers as Record<string, string> });
   (res as Response & { [CARRIES_REQUEST_ID]?: true })[CARRIES_REQUEST_ID] = true;
   return res;
 }
@@ -80,10 +87,8 @@ export function problemResponse(c: Context, err: AppError | null): Response {
   // the log line of a failed request says why, as the client was told
   if (body.status >= 500) c.set('failure', { code: body.code, detail: body.detail });
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
-  if (requestId) headers['x-request-id'] = requestId;
   if (err?.headers) Object.assign(headers, err.headers);
-  const res = new Response(JSON.stringify(body), { status: body.status, headers });
-  return requestId ? answerCarryingRequestId(res) : res;
+  return plainAnswer(JSON.stringify(body), body.status, headers, requestId);
 }
 
 /**
@@ -94,12 +99,7 @@ export function problemResponse(c: Context, err: AppError | null): Response {
 export function respond(c: Context, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   const type = negotiateJson(c.req.header('accept')) ?? 'application/json';
   const text = body instanceof JsonText ? body.text : JSON.stringify(body);
-  // headers in a plain object, the request id among them: the server writes them as they are
-  const all: Record<string, string> = { ...headers, 'content-type': `${type}; charset=utf-8` };
-  const requestId = c.get('requestId') as string | undefined;
-  if (requestId === undefined) return new Response(text, { status, headers: all });
-  all['x-request-id'] = requestId;
-  return answerCarryingRequestId(new Response(text, { status, headers: all }));
+  return plainAnswer(text, status, { ...headers, 'content-type': `${type}; charset=utf-8` }, c.get('requestId') as string | undefined);
 }
 
 /**
