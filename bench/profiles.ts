@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /*
  * Where each process spent its CPU while a figure was measured (`npm run bench -- --profile`):
@@ -10,7 +12,7 @@ import path from 'node:path';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 interface CpuProfile {
@@ -82,9 +84,43 @@ function top(map: Map<string, number>, busy: number, scale: number, n: number): 
     .map(([frame, us]) => ({ frame, ms: Math.round((us / 1000 / scale) * 1000) / 1000, share: Math.round((us / busy) * 1000) / 10 }));
 }
 
+/** Where the bundles' source maps are kept for the summary: the run's bundle folder is gone by then. */
+export const SOURCE_MAPS_FOLDER = 'source-maps';
+
+/**
+ * The processes run as bundles (decision 135), so a frame of ours points into `sales.mjs`; with
+ * the bundle's source map (copied into the profile folder when the stack stops) it is named by
+ * its TypeScript file and line again, so frames and packages read as before.
+ */
+function sourceMapped(dir: string): (node: ProfileNode) => ProfileNode {
+  const maps = new Map<string, SourceMap | null>();
+  const mapFor = (bundle: string) => {
+    if (!maps.has(bundle)) {
+      const file = path.join(dir, SOURCE_MAPS_FOLDER, `${path.basename(bundle)}.map`);
+      maps.set(bundle, existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8'))) : null);
+    }
+    return maps.get(bundle);
+  };
+  const mapped = new Map<ProfileNode, ProfileNode>();
+  return (node) => {
+    const { url, lineNumber, columnNumber } = node.callFrame;
+    if (!url.endsWith('.mjs') || !url.startsWith('file://')) return node;
+    let out = mapped.get(node);
+    if (!out) {
+      const bundle = fileURLToPath(url);
+      const entry = mapFor(bundle)?.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number } | undefined;
+      out = entry?.originalSource
+        ? { ...node, callFrame: { ...node.callFrame, url: `file://${path.resolve(path.dirname(bundle), entry.originalSource.replace(/^file:\/\//, ''))}`, lineNumber: entry.originalLine ?? 0 } }
+        : node;
+      mapped.set(node, out);
+    }
+    return out;
+  };
+}
+
 /** Self time per frame and per package of one profile within `window`, the `n` largest of each. */
-export function windowProfile(profile: CpuProfile, root: string, window: ProfileWindow, n = 8): WindowProfile {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+export function windowProfile(profile: CpuProfile, root: string, window: ProfileWindow, n = 8, map: (node: ProfileNode) => ProfileNode = (node) => node): WindowProfile {
+  const byId = new Map(profile.nodes.map((node) => [node.id, map(node)]));
   const frames = new Map<string, number>();
   const packages = new Map<string, number>();
   let busy = 0;
@@ -112,13 +148,15 @@ export function windowProfile(profile: CpuProfile, root: string, window: Profile
 export function summariseProfiles(dir: string, root: string, windows: ProfileWindow[]): Record<string, Record<string, WindowProfile>> {
   const out: Record<string, Record<string, WindowProfile>> = {};
   const profiles: Array<[string, CpuProfile]> = [];
+  const map = sourceMapped(dir);
   for (const name of readdirSync(dir)) {
+    if (name === SOURCE_MAPS_FOLDER) continue;
     const files = readdirSync(path.join(dir, name)).filter((f) => f.endsWith('.cpuprofile'));
     if (files.length) profiles.push([name, JSON.parse(readFileSync(path.join(dir, name, files[0]), 'utf8')) as CpuProfile]);
   }
   for (const w of windows) {
     const byProcess: Record<string, WindowProfile> = {};
-    for (const [name, profile] of profiles) byProcess[name] = windowProfile(profile, root, w);
+    for (const [name, profile] of profiles) byProcess[name] = windowProfile(profile, root, w, 8, map);
     out[w.label] = byProcess;
   }
   return out;

@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
+import { bundleForRun } from '../scripts/bundle.js';
+import { SOURCE_MAPS_FOLDER } from './profiles.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateSecret } from '@ledgerline/service-kit';
 import { serviceNodeFlags } from '../scripts/node-flags.js';
@@ -146,15 +149,25 @@ async function ready(port: number, timeoutMs = 90_000) {
  */
 const extraNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
+/**
+ * Starts one process: a built bundle (`.mjs`, what the system runs) on plain node, or a TypeScript
+ * file (the bare Hono app) through tsx.
+ */
 export function spawnProc(name: string, file: string, port: number, env: Record<string, string>): Proc {
   // `--profile`: each process writes its CPU profile into a folder of its own when it stops
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_PROFILE_DIR, name)}`] : [];
-  const child = spawn(process.execPath, [...serviceNodeFlags(), ...extraNodeArgs, ...profile, '--import', 'tsx', path.join(root, file)], {
+  const entry = file.endsWith('.mjs') ? [file] : ['--import', 'tsx', path.join(root, file)];
+  const child = spawn(process.execPath, [...serviceNodeFlags(), ...extraNodeArgs, ...profile, ...entry], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return { name, port, child, peakRssMb: 0 };
+}
+
+async function keepSourceMaps(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const f of await readdir(from)) if (f.endsWith('.map')) await copyFile(path.join(from, f), path.join(to, f));
 }
 
 /** The whole system as separate processes on bench ports, with its own databases and subject prefix. */
@@ -194,11 +207,13 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
     SETTINGS_URL: `http://127.0.0.1:${ports.settings}`,
   };
   const procs: Proc[] = [];
-  const settings = spawnProc('settings', 'apps/settings/src/main.ts', ports.settings, env);
+  // measured as the image and `npm start` run them: built JavaScript on plain node (decision 135)
+  const bundles = await bundleForRun('bench');
+  const settings = spawnProc('settings', bundles.entry('settings'), ports.settings, env);
   procs.push(settings);
   await ready(ports.settings);
-  for (const name of ['sales', 'purchase', 'finance', 'accounting']) procs.push(spawnProc(name, `apps/${name}/src/main.ts`, ports[name], env));
-  procs.push(spawnProc('gateway', 'apps/gateway/src/main.ts', ports.gateway, { ...env, ...urls }));
+  for (const name of ['sales', 'purchase', 'finance', 'accounting'] as const) procs.push(spawnProc(name, bundles.entry(name), ports[name], env));
+  procs.push(spawnProc('gateway', bundles.entry('gateway'), ports.gateway, { ...env, ...urls }));
   await Promise.all(procs.map((p) => ready(p.port)));
 
   const stack: BenchStack = {
@@ -247,6 +262,9 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       const exited = (p: Proc) => (p.child.exitCode !== null || p.child.signalCode !== null ? Promise.resolve() : new Promise((r) => p.child.once('exit', r)));
       await Promise.race([Promise.all(procs.map(exited)), new Promise((r) => setTimeout(r, grace))]);
       for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+      // a profiled run's frames are named from the bundles' source maps after the bundles are gone
+      if (process.env.BENCH_PROFILE_DIR) await keepSourceMaps(bundles.dir, path.join(process.env.BENCH_PROFILE_DIR, SOURCE_MAPS_FOLDER));
+      await bundles.remove().catch(() => undefined);
       const c = new pg.Client({ connectionString: DATABASE_URL });
       await c.connect();
       const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { eventually } from '../support/stack.js';
 import { startSystem, type RunningSystem } from '../support/npm-start.js';
 import { invoiceBody } from '../sales/helpers.js';
@@ -31,17 +33,38 @@ describe('restart policy', () => {
   });
 });
 
+const RUNS = path.resolve(import.meta.dirname, '../../node_modules/.cache/ledgerline');
+/** A run's folder whose `npm start` was killed before it could remove it (no process has this pid). */
+const LEFT_BEHIND = path.join(RUNS, 'start-999999999');
+
 describe('npm start under the supervisor', () => {
-  let system: RunningSystem;
+  let system: RunningSystem | undefined;
   let gateway = '';
   let key = '';
   let pids: Record<string, number> = {};
 
   beforeAll(async () => {
+    mkdirSync(LEFT_BEHIND, { recursive: true });
     system = await startSystem('supervisor');
     ({ gateway, key, pids } = system);
   }, 120_000);
   afterAll(async () => system?.stop(), 60_000);
+
+  it('runs every process as the image does: its built bundle on plain node, from a folder of its own run', () => {
+    const folders = new Set<string>();
+    for (const name of ['gateway', ...SERVICES]) {
+      const args = readFileSync(`/proc/${pids[name]}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      expect(args.some((a) => a.includes('tsx'))).toBe(false);
+      expect(path.basename(args.at(-1)!)).toBe(`${name}.mjs`);
+      folders.add(path.dirname(args.at(-1)!));
+    }
+    expect([...folders]).toHaveLength(1);
+    const [folder] = folders;
+    expect(path.dirname(folder)).toBe(RUNS);
+    for (const file of ['render-worker.mjs', 'engine.js', 'pdf-worker.mjs']) expect(existsSync(path.join(folder, file))).toBe(true);
+    // the folder a killed run left behind is gone
+    expect(existsSync(LEFT_BEHIND)).toBe(false);
+  });
 
   const call = (p: string, init: RequestInit = {}) =>
     fetch(`${gateway}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
@@ -86,8 +109,8 @@ describe('npm start under the supervisor', () => {
         return r.down?.includes(s) ? r : undefined;
       }, 5_000, 50);
       expect(readiness.status).toBe('degraded');
-      // back within seconds: about 3 s on an idle machine (most of it the TypeScript boot), so 20 s
-      // leaves room for a CI machine running the whole suite beside it
+      // back within seconds: about 2 s on an idle machine, so 20 s leaves room for a CI machine
+      // running the whole suite beside it
       await eventually(async () => pids[s] !== pid && (await json(await fetch(`${gateway}/readyz`))).dependencies?.[s] === true, 20_000, 100);
       expect(Date.now() - killedAt).toBeLessThan(20_000);
       down = null;
@@ -95,7 +118,7 @@ describe('npm start under the supervisor', () => {
     running = false;
     await load;
 
-    expect(system.output()).toMatch(/sales\s*\| supervisor: exited \(SIGKILL\); restart 1 in 500 ms/);
+    expect(system!.output()).toMatch(/sales\s*\| supervisor: exited \(SIGKILL\); restart 1 in 500 ms/);
     expect(unexpected).toEqual([]);
     expect(answered.length).toBeGreaterThan(20);
     // every invoice answered 200 is in the ledger exactly once
@@ -107,4 +130,12 @@ describe('npm start under the supervisor', () => {
     }, 30_000, 250);
     for (const no of answered) expect(counts.get(no)).toBe(1);
   }, 150_000);
+
+  it('removes the folder of its run when it stops', async () => {
+    const folder = path.dirname(readFileSync(`/proc/${pids.gateway}/cmdline`, 'utf8').split('\0').filter(Boolean).at(-1)!);
+    expect(existsSync(folder)).toBe(true);
+    await system!.stop();
+    system = undefined;
+    expect(existsSync(folder)).toBe(false);
+  }, 60_000);
 });

@@ -1,0 +1,84 @@
+/**
+ * Bundles every process to JavaScript: one ES module per process (`gateway.mjs`, `sales.mjs`, …)
+ * with the workspace packages bundled in and third-party packages left as imports, and beside
+ * them the render worker (a child process the sales service forks), the template engine it loads
+ * and the PDF printer's thread. What the container image runs (`npm run build` → `dist/`), and
+ * what `npm start` and the bench run (decision 135), each from a folder of its own.
+ */
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { build, type Plugin } from 'esbuild';
+
+export const root = path.resolve(import.meta.dirname, '..');
+export const PROCESSES = ['gateway', 'sales', 'purchase', 'finance', 'accounting', 'settings'] as const;
+export type ProcessName = (typeof PROCESSES)[number];
+
+/** Third-party packages stay imports (installed by `npm ci --omit=dev`); our own are bundled. */
+const externalDependencies: Plugin = {
+  name: 'external-dependencies',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@ledgerline/') || args.path.startsWith('node:')) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  platform: 'node' as const,
+  format: 'esm' as const,
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning' as const,
+  plugins: [externalDependencies],
+  // packages resolve to their TypeScript sources through the `exports` of each workspace
+  conditions: ['import', 'default'],
+};
+
+/**
+ * Writes the bundles into `out` (emptied first). `out` must lie inside the repository: the bundles
+ * import third-party packages, which Node resolves from the `node_modules` above them.
+ */
+export async function bundleProcesses(out: string): Promise<void> {
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  await build({
+    ...common,
+    entryPoints: Object.fromEntries(PROCESSES.map((p) => [p, path.join(root, 'apps', p, 'src', 'main.ts')])),
+    outdir: out,
+    outExtension: { '.js': '.mjs' },
+  });
+  // the render worker loads ./engine.js beside itself
+  await build({ ...common, entryPoints: [path.join(root, 'packages/rendering/src/engine.ts')], outfile: path.join(out, 'engine.js') });
+  await copyFile(path.join(root, 'packages/rendering/src/render-worker.mjs'), path.join(out, 'render-worker.mjs'));
+  // the PDF printer's thread, started from the bundle beside it
+  await copyFile(path.join(root, 'packages/rendering/src/pdf-worker.mjs'), path.join(out, 'pdf-worker.mjs'));
+}
+
+const RUNS = path.join(root, 'node_modules', '.cache', 'ledgerline');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Bundles for one run of `npm start` or the bench, in a folder named after this process, so runs
+ * side by side (the tests start several) never rebuild under each other's feet. Folders left by
+ * runs whose process is gone (killed before it could clean up) are removed first.
+ */
+export async function bundleForRun(label: string): Promise<{ dir: string; entry: (name: ProcessName) => string; remove: () => Promise<void> }> {
+  await mkdir(RUNS, { recursive: true });
+  for (const name of await readdir(RUNS)) {
+    const pid = Number(/-(\d+)$/.exec(name)?.[1]);
+    if (pid && pid !== process.pid && !alive(pid)) await rm(path.join(RUNS, name), { recursive: true, force: true });
+  }
+  const dir = path.join(RUNS, `${label}-${process.pid}`);
+  await bundleProcesses(dir);
+  return { dir, entry: (name) => path.join(dir, `${name}.mjs`), remove: () => rm(dir, { recursive: true, force: true }) };
+}
