@@ -40,6 +40,10 @@ beforeAll(async () => {
       res.setHeader('x-request-id', 'the-service-own');
       res.writeHead(200, { 'content-type': 'application/json', 'x-probe': 'kept' });
       res.end(JSON.stringify({ url: req.url, headers: req.headers }));
+    } else if (req.url === '/v1/inventory/in/export/hop') {
+      // headers for this hop only, named in its Connection header, and a rate header of its own
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive, X-Service-Hop', 'x-service-hop': 'mine', 'x-probe': 'kept', 'ratelimit-limit': '5' });
+      res.end(JSON.stringify({ headers: req.headers }));
     } else if (req.url === '/v1/inventory/in/export/short') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
       res.write(Buffer.alloc(500, 32), () => setTimeout(() => req.socket.destroy(), 50));
@@ -131,6 +135,31 @@ describe('gateway in front of unhealthy services', () => {
     expect(res.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
     expect(res.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
     expect(res.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('drops the headers a Connection header names, both ways, and its rate headers replace a service\'s', async () => {
+    const url = new URL('/v1/inventory/in/export/hop', stack.gateway.url);
+    const { status, headers, body } = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const req = httpRequest(url, {
+        headers: { authorization: `Bearer ${stack.adminKey}`, connection: 'keep-alive, X-Hop-Note', 'x-hop-note': 'for the gateway only', 'x-client-note': 'kept' },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    const seen = (JSON.parse(body) as { headers: Record<string, string> }).headers;
+    expect(seen['x-hop-note']).toBeUndefined();
+    expect(seen['x-client-note']).toBe('kept');
+    expect(headers['x-service-hop']).toBeUndefined();
+    expect(headers['x-probe']).toBe('kept');
+    // one rate-limit header, the gateway's (Node would join two into "5, N")
+    expect(headers['ratelimit-limit']).toMatch(/^\d+$/);
+    expect(headers['ratelimit-limit']).not.toBe('5');
   });
 
   it('forwards a write sent with Expect: 100-continue (the gateway answers the expectation itself)', async () => {

@@ -11,13 +11,13 @@ describe('token bucket per credential', () => {
     const refused = rl.take('k');
     expect(refused.allowed).toBe(false);
     expect(refused.retryAfterSeconds).toBe(1);
-    expect(refused.headers['RateLimit-Remaining']).toBe('0');
+    expect(refused.headers['ratelimit-remaining']).toBe('0');
     expect(rl.take('other').allowed).toBe(true); // buckets are per credential
     now = 500; // half a second at 2/s refills one token
     expect(rl.take('k').allowed).toBe(true);
     expect(rl.take('k').allowed).toBe(false);
     now = 10_000;
-    expect(rl.take('k').headers['RateLimit-Remaining']).toBe('2');
+    expect(rl.take('k').headers['ratelimit-remaining']).toBe('2');
   });
 });
 

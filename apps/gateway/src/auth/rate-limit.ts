@@ -55,10 +55,10 @@ export class RateLimiter {
       allowed,
       retryAfterSeconds,
       headers: {
-        'RateLimit-Limit': String(this.burst),
-        'RateLimit-Remaining': String(Math.floor(b.tokens)),
-        'RateLimit-Reset': String(resetSeconds),
-        'RateLimit-Policy': `${this.burst};w=${Math.ceil(this.burst / this.perSecond)}`,
+        'ratelimit-limit': String(this.burst),
+        'ratelimit-remaining': String(Math.floor(b.tokens)),
+        'ratelimit-reset': String(resetSeconds),
+        'ratelimit-policy': `${this.burst};w=${Math.ceil(this.burst / this.perSecond)}`,
       },
     };
   }

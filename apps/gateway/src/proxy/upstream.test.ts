@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pathAndQuery } from './upstream.js';
+import { connectionListed, pathAndQuery } from './upstream.js';
 
 describe('the path the gateway forwards', () => {
   it.each([
@@ -13,5 +13,16 @@ describe('the path the gateway forwards', () => {
   ])('%s is forwarded as its URL pathname and search', (url) => {
     const parsed = new URL(url);
     expect(pathAndQuery(url)).toBe(parsed.pathname + parsed.search);
+  });
+});
+
+describe('the headers a Connection header names', () => {
+  it('are none for the usual values', () => {
+    for (const value of [undefined, 'keep-alive', 'close', 'Keep-Alive', ' keep-alive , close ']) expect(connectionListed(value)).toBeNull();
+  });
+  it('are the other tokens, lower-cased, from one header or several', () => {
+    expect([...connectionListed('keep-alive, X-Hop-Note,  x-other ')!]).toEqual(['x-hop-note', 'x-other']);
+    expect([...connectionListed(['Upgrade', 'keep-alive, X-A'])!]).toEqual(['upgrade', 'x-a']);
+    expect([...connectionListed(',,X-A,,')!]).toEqual(['x-a']);
   });
 });

@@ -11,6 +11,20 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
+/**
+ * The headers a message names in its `Connection` header, which are hop-by-hop too (RFC 9110
+ * §7.6.1): null for the usual `keep-alive` or `close`, which name none.
+ */
+export function connectionListed(value: string | string[] | undefined): Set<string> | null {
+  if (value === undefined || value === 'keep-alive' || value === 'close') return null;
+  let listed: Set<string> | null = null;
+  for (const token of (Array.isArray(value) ? value.join(',') : value).split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name && name !== 'keep-alive' && name !== 'close') (listed ??= new Set()).add(name);
+  }
+  return listed;
+}
+
 export interface ForwardOptions {
   timeoutMs: number;
   internalToken?: string;
@@ -77,9 +91,10 @@ export async function forward(
   opts: ForwardOptions,
 ): Promise<Response> {
   const headers: Record<string, string | string[]> = {};
+  const listed = connectionListed(incoming.connection);
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-ledgerline-')) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-ledgerline-') || listed?.has(name)) continue;
     if (name === 'authorization' && !opts.forwardAuthorization) continue;
     headers[name] = value;
   }
@@ -185,13 +200,16 @@ async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatab
 
 /**
  * The replica's answer as the gateway's, without the hop-by-hop headers, with the gateway's own
- * added. The headers stay a plain object, which the server writes as it is.
+ * added (lower-case names, as undici gives the service's, so one of the gateway's replaces the
+ * service's of the same name rather than being written beside it). The headers stay a plain
+ * object, which the server writes as it is.
  */
 function answer(res: Dispatcher.ResponseData, buf: Buffer, opts: ForwardOptions): Response {
   const out: Record<string, string | string[]> = {};
+  const listed = connectionListed(res.headers.connection);
   for (const name in res.headers) {
     const value = res.headers[name];
-    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name)) continue;
     out[name] = value;
   }
   Object.assign(out, opts.answerHeaders);
