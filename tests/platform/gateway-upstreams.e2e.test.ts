@@ -40,6 +40,11 @@ beforeAll(async () => {
       res.setHeader('x-request-id', 'the-service-own');
       res.writeHead(200, { 'content-type': 'application/json', 'x-probe': 'kept' });
       res.end(JSON.stringify({ url: req.url, headers: req.headers }));
+    } else if (req.url === '/v1/inventory/in/export/trickle') {
+      // a body that never ends: a byte every 100 ms, each gap well inside the gateway's timeout
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(drip));
     } else if (req.url === '/v1/inventory/in/export/hop') {
       // headers for this hop only, named in its Connection header, and a rate header of its own
       res.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive, X-Service-Hop', 'x-service-hop': 'mine', 'x-probe': 'kept', 'ratelimit-limit': '5' });
@@ -187,6 +192,18 @@ describe('gateway in front of unhealthy services', () => {
       expect(res.status).toBe(502);
       expect(await res.json()).toMatchObject({ status: 502, code: 'upstream_error' });
     }
+    expect((await stack.api('/v1/purchase/bills')).status).toBe(200);
+  });
+
+  it('answers 504 when an answer keeps arriving past the timeout, and frees its in-flight slot', async () => {
+    const started = Date.now();
+    const res = await stack.api('/v1/inventory/in/export/trickle');
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ status: 504, code: 'upstream_timeout' });
+    // UPSTREAM_TIMEOUT_MS is 400 here: the headers came at once, the body got as long again
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // more trickling answers than the service's 3 in-flight slots, one after another: none is left holding one
+    for (let i = 0; i < 4; i++) expect((await stack.api('/v1/inventory/in/export/trickle')).status).toBe(504);
     expect((await stack.api('/v1/purchase/bills')).status).toBe(200);
   });
 

@@ -121,22 +121,35 @@ export async function forward(
   // it waits the lock out (bounded) instead of passing it on.
   const until = Date.now() + IN_FLIGHT_WAIT_MS;
   for (let pause = 50; redelivered && res.statusCode === 409; pause = Math.min(pause * 2, 400)) {
-    const body = await wholeBody(res, upstream);
+    const body = await wholeBody(res, upstream, request.timeoutMs);
     const inFlight = problemCode(body.toString('utf8')) === 'idempotency_key_in_flight';
     if (!inFlight || Date.now() + pause > until) return answer(res, body, opts);
     await new Promise((r) => setTimeout(r, pause));
     ({ res } = await deliver(upstream, request, repeatable));
   }
-  return answer(res, await wholeBody(res, upstream), opts);
+  return answer(res, await wholeBody(res, upstream, request.timeoutMs), opts);
 }
 
-/** The answer's body read whole; a replica that fails or stalls mid-body is 502 or 504, as before its headers. */
-async function wholeBody(res: Dispatcher.ResponseData, upstream: UpstreamSet): Promise<Buffer> {
+/**
+ * The answer's body read whole; a replica that fails or stalls mid-body is 502 or 504, as before
+ * its headers. The body gets as long as the headers had (`timeoutMs`) in all: undici's
+ * `bodyTimeout` bounds each pause between chunks, so a body that trickled in forever would hold
+ * the request and its in-flight slot without this.
+ */
+async function wholeBody(res: Dispatcher.ResponseData, upstream: UpstreamSet, timeoutMs: number): Promise<Buffer> {
+  let overdue = false;
+  const deadline = setTimeout(() => {
+    overdue = true;
+    res.body.destroy();
+  }, timeoutMs);
   try {
     return Buffer.from(await res.body.arrayBuffer());
   } catch (err) {
+    if (overdue) throw new UpstreamError(504, upstream.service, `the answer did not finish within ${timeoutMs} ms`);
     if (err instanceof undiciErrors.BodyTimeoutError) throw new UpstreamError(504, upstream.service, 'the answer stopped arriving');
     throw new UpstreamError(502, upstream.service, 'the service failed to answer');
+  } finally {
+    clearTimeout(deadline);
   }
 }
 
