@@ -558,5 +558,16 @@ describe('computeDocument: figures that could not be stored or posted', () => {
     expect(refuse({ currency: 'CZK', legal_currency: 'CZK', items: [{ qty: 1, rate: '9000000000000', taxes: [tax] }] })).toEqual(['total_amount', 'amount_due', 'total_amount_leg']);
     // a EUR document whose legal value outgrows the ledger at fx_rate 25
     expect(refuse({ currency: 'EUR', legal_currency: 'CZK', fx_rate: 25, items: [{ qty: 1, rate: '1000000000000', taxes: [] }] })).toEqual(['subtotal_amount_leg', 'total_amount_leg']);
+    // only the tax figures' legal values, at a tax rate of exchange far above the document's
+    expect(refuse({ currency: 'EUR', legal_currency: 'CZK', fx_rate: 1, tax_fx_rate: 1_000_000, items: [{ qty: 1, rate: '100000000', taxes: [tax] }] })).toEqual([
+      'items[0].taxes[0].tax_base_leg',
+      'items[0].taxes[0].tax_amount_leg',
+      'taxes[0].tax_base_leg',
+      'taxes[0].tax_amount_leg',
+      'tax_amount_leg',
+      'total_amount_leg',
+    ]);
+    // a shipping charge
+    expect(refuse({ currency: 'CZK', legal_currency: 'CZK', items: [], shipping_charges: [{ amount: '20000000000000', taxes: [] }] })).toContain('shipping_charges[0].amount');
   });
 });
