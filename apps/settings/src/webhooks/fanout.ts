@@ -21,9 +21,12 @@ export function webhookFanout(orm: MikroORM, onCommitted: () => void): ConsumerD
   // The relevance look of every consumer below: the organisations of the events arriving
   // together are looked up by one statement (two events per posted document, most of them of
   // organisations without endpoints).
+  // one entity manager for every lookup: they run outside any transaction and hydrate nothing,
+  // so a fork of its own per batch (a unit of work and its maps) bought nothing
+  const lookups = orm.em.fork();
   const enabledEndpoints = batchedLookup<number, Endpoint[]>(async (orgIds) => {
     const rows = await sqlRows<Endpoint & { org_id: number }>(
-      orm.em.fork(),
+      lookups,
       "select org_id, id, events from webhook_endpoints where org_id = any(?::bigint[]) and status = 'enabled'",
       [`{${orgIds.join(',')}}`],
       { prepared: true },
