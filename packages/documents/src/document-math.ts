@@ -48,9 +48,9 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
   const money = (v: DecimalInput) => toDb(v, precision);
   const zero = new Dec(0);
 
+  const toLeg = (v: Dec, rate: Dec) => round(v.times(rate).div(doc.currency_coef));
   // A document in the legal currency (rate 1, coefficient 1) has its legal figures equal to its
   // own, which are already at precision: no multiplication, division and rounding per figure.
-  const toLeg = (v: Dec, rate: Dec) => round(v.times(rate).div(doc.currency_coef));
   const unit = doc.currency_coef.eq(1);
   const fxLeg = unit && doc.fx_rate.eq(1) ? (v: Dec) => v : (v: Dec) => toLeg(v, doc.fx_rate);
   const taxLeg = unit && doc.tax_fx_rate.eq(1) ? (v: Dec) => v : (v: Dec) => toLeg(v, doc.tax_fx_rate);
@@ -245,41 +245,29 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
  * columns that store and post it, and would then be answered 200 and fail in the ledger.
  */
 function assertFiguresFit(d: ComputedDocument): void {
-  // the figures are checked first and their paths spelt out only for one that is over: every
-  // document pays for the check, only a refused one for the names
-  if (!anyFigureOver(d)) return;
-  const figures: Array<[string, string]> = [];
-  const taxFigures = (path: string, t: ComputedTaxLine) => {
-    figures.push([`${path}.tax_base`, t.tax_base], [`${path}.tax_amount`, t.tax_amount], [`${path}.tax_base_leg`, t.tax_base_leg], [`${path}.tax_amount_leg`, t.tax_amount_leg]);
+  // each figure is checked as it is, and its path spelt out only when it is over: every document
+  // pays for the check, only a refused one for the names
+  const over: Array<[string, string]> = [];
+  const check = (value: string, path: () => string) => {
+    if (overAmountLimit(value)) over.push([path(), value]);
+  };
+  const checkTax = (path: () => string, t: ComputedTaxLine) => {
+    check(t.tax_base, () => `${path()}.tax_base`);
+    check(t.tax_amount, () => `${path()}.tax_amount`);
+    check(t.tax_base_leg, () => `${path()}.tax_base_leg`);
+    check(t.tax_amount_leg, () => `${path()}.tax_amount_leg`);
   };
   d.items.forEach((it, i) => {
-    figures.push([`items[${i}].amount_before_discount`, it.amount_before_discount], [`items[${i}].amount`, it.amount]);
-    it.taxes.forEach((t, j) => taxFigures(`items[${i}].taxes[${j}]`, t));
+    check(it.amount_before_discount, () => `items[${i}].amount_before_discount`);
+    check(it.amount, () => `items[${i}].amount`);
+    it.taxes.forEach((t, j) => checkTax(() => `items[${i}].taxes[${j}]`, t));
   });
-  d.shipping_charges.forEach((sc, i) => figures.push([`shipping_charges[${i}].amount`, sc.amount]));
-  d.taxes.forEach((t, i) => taxFigures(`taxes[${i}]`, t));
-  figures.push(
-    ['subtotal_amount', d.subtotal_amount],
-    ['tax_amount', d.tax_amount],
-    ['total_amount', d.total_amount],
-    ['amount_due', d.amount_due],
-    ['subtotal_amount_leg', d.subtotal_amount_leg],
-    ['tax_amount_leg', d.tax_amount_leg],
-    ['total_amount_leg', d.total_amount_leg],
-  );
-  const over = figuresOverLimit(figures);
-  if (over.length) throw new DocumentValidationError(over);
-}
-
-/** Whether any figure `assertFiguresFit` names is over the limit (the same figures, unnamed). */
-function anyFigureOver(d: ComputedDocument): boolean {
-  const taxOver = (t: ComputedTaxLine) => overAmountLimit(t.tax_base) || overAmountLimit(t.tax_amount) || overAmountLimit(t.tax_base_leg) || overAmountLimit(t.tax_amount_leg);
-  return (
-    d.items.some((it) => overAmountLimit(it.amount_before_discount) || overAmountLimit(it.amount) || it.taxes.some(taxOver)) ||
-    d.shipping_charges.some((sc) => overAmountLimit(sc.amount)) ||
-    d.taxes.some(taxOver) ||
-    [d.subtotal_amount, d.tax_amount, d.total_amount, d.amount_due, d.subtotal_amount_leg, d.tax_amount_leg, d.total_amount_leg].some(overAmountLimit)
-  );
+  d.shipping_charges.forEach((sc, i) => check(sc.amount, () => `shipping_charges[${i}].amount`));
+  d.taxes.forEach((t, i) => checkTax(() => `taxes[${i}]`, t));
+  for (const field of ['subtotal_amount', 'tax_amount', 'total_amount', 'amount_due', 'subtotal_amount_leg', 'tax_amount_leg', 'total_amount_leg'] as const) {
+    check(d[field], () => field);
+  }
+  if (over.length) throw new DocumentValidationError(figuresOverLimit(over));
 }
 
 interface Line {
