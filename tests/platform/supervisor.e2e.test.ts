@@ -36,6 +36,8 @@ describe('restart policy', () => {
 const RUNS = path.resolve(import.meta.dirname, '../../node_modules/.cache/ledgerline');
 /** A run's folder whose `npm start` was killed before it could remove it (no process has this pid). */
 const LEFT_BEHIND = path.join(RUNS, 'start-999999999');
+/** A running process's command line, argument by argument. */
+const argsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 
 describe('npm start under the supervisor', () => {
   let system: RunningSystem | undefined;
@@ -53,7 +55,7 @@ describe('npm start under the supervisor', () => {
   it('runs every process as the image does: its built bundle on plain node, from a folder of its own run', () => {
     const folders = new Set<string>();
     for (const name of ['gateway', ...SERVICES]) {
-      const args = readFileSync(`/proc/${pids[name]}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      const args = argsOf(pids[name]);
       expect(args.some((a) => a.includes('tsx'))).toBe(false);
       expect(path.basename(args.at(-1)!)).toBe(`${name}.mjs`);
       folders.add(path.dirname(args.at(-1)!));
@@ -132,7 +134,7 @@ describe('npm start under the supervisor', () => {
   }, 150_000);
 
   it('removes the folder of its run when it stops', async () => {
-    const folder = path.dirname(readFileSync(`/proc/${pids.gateway}/cmdline`, 'utf8').split('\0').filter(Boolean).at(-1)!);
+    const folder = path.dirname(argsOf(pids.gateway).at(-1)!);
     expect(existsSync(folder)).toBe(true);
     await system!.stop();
     system = undefined;
