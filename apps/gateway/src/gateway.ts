@@ -1,4 +1,3 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
 import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
 import {
@@ -10,9 +9,9 @@ import {
   RateLimitedError,
   UnauthorizedError,
   UpstreamError,
-  answerClientErrors,
   createHttpApp,
   createLogger,
+  listen,
   loadConfig,
   parseEnvelope,
   problemResponse,
@@ -191,13 +190,13 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     );
   });
 
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s));
-    answerClientErrors(s);
+  // a client that sends its request slowly holds a connection only this long (408 after)
+  const { server, port, url } = await listen(app.fetch, {
+    port: config.PORT,
+    host: config.HOST,
+    headersTimeoutMs: config.CLIENT_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.CLIENT_REQUEST_TIMEOUT_MS,
   });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const url = `http://${config.HOST}:${port}`;
   log.info('gateway listening', { url, docs: `${url}/docs` });
   return {
     url,

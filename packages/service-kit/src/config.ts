@@ -51,6 +51,13 @@ export const baseConfigSchema = z.object({
   /** Bytes a stream may hold before the oldest events are dropped; -1 unlimited. */
   NATS_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /**
+   * How long a client has to send a request's headers, and the whole request with its body; past
+   * either, 408 and the connection closes (a slow or silent client cannot hold a connection). The
+   * time a handler takes to answer is not bounded by these.
+   */
+  CLIENT_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  CLIENT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** Shared secret the gateway sends to services; when set, services refuse calls without it. */
   INTERNAL_TOKEN: z.string().min(16).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(250),
@@ -92,6 +99,12 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const timeouts = parsed.data as Partial<Pick<BaseConfig, 'CLIENT_HEADERS_TIMEOUT_MS' | 'CLIENT_REQUEST_TIMEOUT_MS'>>;
+  if ((timeouts.CLIENT_HEADERS_TIMEOUT_MS ?? 0) > (timeouts.CLIENT_REQUEST_TIMEOUT_MS ?? Infinity)) {
+    throw new ConfigError(
+      `Invalid configuration:\n  CLIENT_HEADERS_TIMEOUT_MS: ${timeouts.CLIENT_HEADERS_TIMEOUT_MS} is longer than CLIENT_REQUEST_TIMEOUT_MS (${timeouts.CLIENT_REQUEST_TIMEOUT_MS}), which the headers are part of`,
+    );
   }
   return parsed.data;
 }

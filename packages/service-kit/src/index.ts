@@ -3,6 +3,7 @@ export * from './logger.js';
 export * from './config.js';
 export * from './metrics.js';
 export * from './http/app.js';
+export * from './http/listen.js';
 export * from './http/context.js';
 export * from './http/negotiation.js';
 export * from './http/validation.js';

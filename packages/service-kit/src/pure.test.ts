@@ -195,6 +195,18 @@ describe('configuration', () => {
     expect(() => loadConfig(baseConfigSchema, { NATS_STREAM_REPLICAS: '7' })).toThrow(/NATS_STREAM_REPLICAS/);
   });
 
+  it('bounds a client 10 s for its headers and 60 s for its request by default, and refuses headers given longer than the request', () => {
+    expect(loadConfig(baseConfigSchema, {})).toMatchObject({ CLIENT_HEADERS_TIMEOUT_MS: 10_000, CLIENT_REQUEST_TIMEOUT_MS: 60_000 });
+    expect(loadConfig(baseConfigSchema, { CLIENT_HEADERS_TIMEOUT_MS: '5000', CLIENT_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ CLIENT_HEADERS_TIMEOUT_MS: 5000, CLIENT_REQUEST_TIMEOUT_MS: 5000 });
+    expect(() => loadConfig(baseConfigSchema, { CLIENT_HEADERS_TIMEOUT_MS: '30000', CLIENT_REQUEST_TIMEOUT_MS: '20000' })).toThrow(
+      /CLIENT_HEADERS_TIMEOUT_MS: 30000 is longer than CLIENT_REQUEST_TIMEOUT_MS \(20000\)/,
+    );
+    // the default request bound is shorter than these headers
+    expect(() => loadConfig(baseConfigSchema, { CLIENT_HEADERS_TIMEOUT_MS: '90000' })).toThrow(ConfigError);
+    expect(() => loadConfig(baseConfigSchema, { CLIENT_REQUEST_TIMEOUT_MS: '0' })).toThrow(/CLIENT_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig(baseConfigSchema, { CLIENT_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/CLIENT_HEADERS_TIMEOUT_MS/);
+  });
+
   it('takes one kind of NATS credentials: none, user and password, a token, or a creds file', () => {
     expect(natsCredentials({})).toEqual({});
     expect(natsCredentials({ NATS_USER: 'sales', NATS_PASSWORD: 'pw' })).toEqual({ user: 'sales', pass: 'pw' });

@@ -1,4 +1,3 @@
-import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -7,7 +6,8 @@ import type { StreamName } from '@ledgerline/contracts';
 import { baseConfigSchema, ConfigError, loadConfig, type BaseConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
-import { answerClientErrors, createHttpApp } from './http/app.js';
+import { createHttpApp } from './http/app.js';
+import { listen } from './http/listen.js';
 import type { AnswerSealer, KitEnv } from './http/context.js';
 import { unitOfWork } from './http/unit-of-work.js';
 import { initOrm } from './db/orm.js';
@@ -233,18 +233,18 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   app.use('/v1/*', unitOfWork(orm, () => relay.kick(), def.answerSealer?.(deps), commitGroups));
   def.routes(app, deps);
 
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s));
-    answerClientErrors(s);
+  const { server, port, url } = await listen(app.fetch, {
+    port: config.PORT,
+    host: config.HOST,
+    headersTimeoutMs: config.CLIENT_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.CLIENT_REQUEST_TIMEOUT_MS,
   });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  log.info(`${def.name} listening`, { url: `http://${config.HOST}:${port}` });
+  log.info(`${def.name} listening`, { url });
 
   let closed = false;
   return {
     name: def.name,
-    url: `http://${config.HOST}:${port}`,
+    url,
     port,
     deps,
     app,

@@ -1,0 +1,54 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { answerClientErrors } from './app.js';
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** How long a client has to send a request's headers (`CLIENT_HEADERS_TIMEOUT_MS`). */
+  headersTimeoutMs: number;
+  /** How long a client has to send a whole request, body included (`CLIENT_REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs: number;
+}
+
+export interface Listening {
+  server: ServerType;
+  port: number;
+  url: string;
+}
+
+/**
+ * Serves `fetch` on a port with bounds on what a client may take to send its request: a client
+ * that sends its headers or its body slowly, or opens a connection and sends nothing, gets 408
+ * problem+json and the connection is closed, instead of holding it for Node's defaults (60 s for
+ * headers, 300 s for the request, and only checked every 30 s). The bounds cover receiving the
+ * request only, never the time a handler takes to answer. Requests the HTTP parser refuses get
+ * problem+json too (`answerClientErrors`).
+ */
+export async function listen(fetch: Parameters<typeof serve>[0]['fetch'], opts: ListenOptions): Promise<Listening> {
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve(
+      {
+        fetch,
+        port: opts.port,
+        hostname: opts.host,
+        serverOptions: {
+          headersTimeout: opts.headersTimeoutMs,
+          requestTimeout: opts.requestTimeoutMs,
+          // Node looks at its connections' clocks this often (30 s by default, which would let a
+          // 10 s bound run to 40 s); a look costs a walk over the open connections
+          connectionsCheckingInterval: Math.min(1000, Math.ceil(opts.headersTimeoutMs / 4)),
+        },
+      },
+      () => {
+        s.off('error', reject);
+        resolve(s);
+      },
+    );
+    // a port that cannot be taken fails the start, not the process
+    s.once('error', reject);
+    answerClientErrors(s);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  return { server, port, url: `http://${opts.host}:${port}` };
+}
