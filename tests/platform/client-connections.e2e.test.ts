@@ -8,7 +8,9 @@ import { startStack, type Stack } from '../support/stack.js';
  * hold a connection for long (Node's own bounds are 60 s for headers and 300 s for a request):
  * past CLIENT_HEADERS_TIMEOUT_MS or CLIENT_REQUEST_TIMEOUT_MS it gets 408 problem+json and the
  * connection closes. Slowness on the server's side (a handler or a service taking its time) is
- * not the client's and is never cut by these bounds.
+ * not the client's and is never cut by these bounds. Requests Node's parser refuses (an
+ * ambiguous length, an over-long URL, not HTTP at all) are answered as problem+json and never
+ * forwarded.
  */
 
 const HEADERS_MS = 1000;
@@ -159,5 +161,48 @@ describe('a slow or silent client cannot hold a connection', () => {
     const answer = await rawExchange(stack.services.settings!.url, () => undefined);
     expectTimeoutProblem(answer);
     expect(answer.closedAfterMs).toBeLessThan(REQUEST_MS);
+  });
+});
+
+describe('requests the HTTP parser refuses are problem+json, and never reach a service', () => {
+  const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
+
+  it('a request with both Content-Length and Transfer-Encoding (a smuggling attempt) is 400 and not forwarded', async () => {
+    const name = `smuggled key ${Date.now()}`;
+    const body = JSON.stringify({ name, scopes: ['sales:read'] });
+    const chunked = `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const answer = await rawExchange(stack.gateway.url, (s) =>
+      s.write(
+        head([
+          'POST /v1/settings/security/api-keys HTTP/1.1',
+          'Host: gateway',
+          `Authorization: Bearer ${stack.adminKey}`,
+          'Content-Type: application/json',
+          'Content-Length: 4',
+          'Transfer-Encoding: chunked',
+        ]) + chunked,
+      ),
+    );
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.body).toMatchObject({ status: 400, code: 'malformed_http' });
+    const keys = await (await stack.api('/v1/settings/security/api-keys?take=100')).json();
+    expect((keys.entities as Array<{ name: string }>).filter((k) => k.name === name)).toEqual([]);
+  });
+
+  it('two different Content-Length headers are 400', async () => {
+    const answer = await rawExchange(stack.gateway.url, (s) =>
+      s.write(head(['POST /v1/settings/security/api-keys HTTP/1.1', 'Host: gateway', `Authorization: Bearer ${stack.adminKey}`, 'Content-Type: application/json', 'Content-Length: 2', 'Content-Length: 3']) + '{}'),
+    );
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'malformed_http' });
+  });
+
+  it('a URL longer than the server reads is 431, a request line that is not HTTP is 400', async () => {
+    const long = await rawExchange(stack.gateway.url, (s) => s.write(head([`GET /v1/settings/organisation?q=${'a'.repeat(20_000)} HTTP/1.1`, 'Host: gateway'])));
+    expect(long.status, long.text).toBe(431);
+    expect(long.body).toMatchObject({ status: 431, code: 'headers_too_large', type: '/problems/headers-too-large' });
+    const garbage = await rawExchange(stack.gateway.url, (s) => s.write('HELLO THERE\r\n\r\n'));
+    expect(garbage.status, garbage.text).toBe(400);
+    expect(garbage.body).toMatchObject({ status: 400, code: 'malformed_http', type: '/problems/malformed-http' });
   });
 });
