@@ -206,3 +206,22 @@ describe('requests the HTTP parser refuses are problem+json, and never reach a s
     expect(garbage.body).toMatchObject({ status: 400, code: 'malformed_http', type: '/problems/malformed-http' });
   });
 });
+
+describe('what no handler saw is still counted', () => {
+  const refusedCount = async (url: string, code: string) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`ledgerline_http_refused_requests_total{code="${code}"}`));
+    return line ? Number(line.split(' ').at(-1)) : 0;
+  };
+
+  it('each refused request adds one to http_refused_requests_total under its problem code, at the gateway and at a service', async () => {
+    const before = { timeout: await refusedCount(stack.gateway.url, 'request_timeout'), malformed: await refusedCount(stack.gateway.url, 'malformed_http') };
+    const serviceBefore = await refusedCount(stack.services.settings!.url, 'request_timeout');
+    await rawExchange(stack.gateway.url, () => undefined);
+    await rawExchange(stack.gateway.url, (s) => s.write('HELLO THERE\r\n\r\n'));
+    await rawExchange(stack.services.settings!.url, () => undefined);
+    expect(await refusedCount(stack.gateway.url, 'request_timeout')).toBe(before.timeout + 1);
+    expect(await refusedCount(stack.gateway.url, 'malformed_http')).toBe(before.malformed + 1);
+    expect(await refusedCount(stack.services.settings!.url, 'request_timeout')).toBe(serviceBefore + 1);
+  });
+});

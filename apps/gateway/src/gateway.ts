@@ -196,6 +196,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     host: config.HOST,
     headersTimeoutMs: config.CLIENT_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: config.CLIENT_REQUEST_TIMEOUT_MS,
+    metrics,
   });
   log.info('gateway listening', { url, docs: `${url}/docs` });
   return {

@@ -238,6 +238,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     host: config.HOST,
     headersTimeoutMs: config.CLIENT_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: config.CLIENT_REQUEST_TIMEOUT_MS,
+    metrics,
   });
   log.info(`${def.name} listening`, { url });
 

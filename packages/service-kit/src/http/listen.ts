@@ -1,5 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { answerClientErrors } from './app.js';
+import type { MetricsRegistry } from '../metrics.js';
 
 export interface ListenOptions {
   port: number;
@@ -8,6 +9,8 @@ export interface ListenOptions {
   headersTimeoutMs: number;
   /** How long a client has to send a whole request, body included (`CLIENT_REQUEST_TIMEOUT_MS`). */
   requestTimeoutMs: number;
+  /** Where the requests answered before any handler ran are counted (`http_refused_requests_total`). */
+  metrics?: MetricsRegistry;
 }
 
 export interface Listening {
@@ -22,7 +25,8 @@ export interface Listening {
  * problem+json and the connection is closed, instead of holding it for Node's defaults (60 s for
  * headers, 300 s for the request, and only checked every 30 s). The bounds cover receiving the
  * request only, never the time a handler takes to answer. Requests the HTTP parser refuses get
- * problem+json too (`answerClientErrors`).
+ * problem+json too (`answerClientErrors`); both are counted by their problem code, as no handler
+ * saw them.
  */
 export async function listen(fetch: Parameters<typeof serve>[0]['fetch'], opts: ListenOptions): Promise<Listening> {
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -46,7 +50,8 @@ export async function listen(fetch: Parameters<typeof serve>[0]['fetch'], opts: 
     );
     // a port that cannot be taken fails the start, not the process
     s.once('error', reject);
-    answerClientErrors(s);
+    const refused = opts.metrics?.counter('http_refused_requests_total', 'Requests answered before any handler ran, by problem code: not received in time (request_timeout), URL or headers too large, not HTTP');
+    answerClientErrors(s, refused && ((code) => refused.inc({ code })));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
