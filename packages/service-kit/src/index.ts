@@ -25,6 +25,7 @@ export * from './events/outbox.js';
 export * from './events/pump.js';
 export * from './events/consumer.js';
 export * from './events/consumer-batches.js';
+export * from './events/dead-letters.js';
 export * from './service.js';
 export * from './context.js';
 export * from './money.js';

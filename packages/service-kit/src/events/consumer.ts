@@ -13,6 +13,7 @@ import { besideReplica, replicaOfRow, type OrganisationReplica, type ReplicaRow 
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ConsumerBatches, type BatchHandler } from './consumer-batches.js';
+import { DEAD_LETTER_HEADERS } from './dead-letters.js';
 
 /** Thrown by a handler for a message that can never succeed: it goes to the dead-letter subject at once. */
 export class PoisonMessageError extends Error {}
@@ -461,9 +462,9 @@ export class IdempotentConsumer {
     try {
       await this.bus.ensureStream('DLQ');
       const h = natsHeaders();
-      h.set('x-dead-letter-reason', reason.slice(0, 1000));
-      h.set('x-dead-letter-consumer', this.def.name);
-      h.set('x-original-subject', m.subject);
+      h.set(DEAD_LETTER_HEADERS.reason, reason.slice(0, 1000));
+      h.set(DEAD_LETTER_HEADERS.consumer, this.def.name);
+      h.set(DEAD_LETTER_HEADERS.originalSubject, m.subject);
       await this.bus.replies.publishToStream(this.bus.subject(`dlq.${this.opts.service}.${this.bus.unprefixed(m.subject)}`), m.data, {
         headers: h,
         msgId: `dlq-${this.def.name}-${m.info.streamSequence}`,

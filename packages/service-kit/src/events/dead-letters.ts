@@ -1,0 +1,141 @@
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { StoredMsg } from '@nats-io/jetstream';
+import { splitTenantSubject } from '@ledgerline/contracts';
+import type { EventBus } from './bus.js';
+import { parseEnvelope } from './envelope.js';
+import { RESOURCE_HEADER } from './outbox.js';
+
+/**
+ * A message a consumer gave up on (`IdempotentConsumer.deadLetter`), as the `DLQ` stream keeps it:
+ * the event as it was delivered, the consumer, the subject it came on and why it failed.
+ */
+export interface DeadLetter {
+  /** Its sequence in the DLQ stream: what a redrive of chosen ones names. */
+  seq: number;
+  /** When it was dead-lettered. */
+  time: Date;
+  /** The service whose consumer gave up on it. */
+  service: string;
+  consumer: string;
+  /** The subject it was consumed from, without the deployment prefix (`sales.invoice.posted.42`). */
+  subject: string;
+  orgId: number | null;
+  /** The event id, when the envelope could be read. */
+  eventId: string | null;
+  reason: string;
+}
+
+export interface DeadLetterFilter {
+  service?: string;
+  consumer?: string;
+  orgId?: number;
+  /** Only these sequences of the DLQ stream. */
+  seqs?: readonly number[];
+}
+
+export interface RedriveOutcome {
+  letter: DeadLetter;
+  /** Published again on its subject and removed from the DLQ stream; false with `error` when it failed. */
+  redriven: boolean;
+  error?: string;
+}
+
+/** The headers a dead letter carries beside the message as it was delivered. */
+export const DEAD_LETTER_HEADERS = { reason: 'x-dead-letter-reason', consumer: 'x-dead-letter-consumer', originalSubject: 'x-original-subject' } as const;
+
+function letterOf(bus: EventBus, m: StoredMsg): DeadLetter | null {
+  // `<prefix>dlq.<service>.<subject>.<org>`
+  const dlqSubject = bus.unprefixed(m.subject);
+  const [area, service] = dlqSubject.split('.', 2);
+  if (area !== 'dlq' || !service) return null;
+  const original = m.header?.get(DEAD_LETTER_HEADERS.originalSubject) || bus.subject(dlqSubject.slice(`dlq.${service}.`.length));
+  const subject = bus.unprefixed(original);
+  let eventId: string | null = null;
+  try {
+    eventId = parseEnvelope(m.data).id;
+  } catch {
+    eventId = null; // an unusable envelope is one of the reasons a message is dead-lettered
+  }
+  return {
+    seq: m.seq,
+    time: m.time,
+    service,
+    consumer: m.header?.get(DEAD_LETTER_HEADERS.consumer) ?? '',
+    subject,
+    orgId: splitTenantSubject(subject)?.orgId ?? null,
+    eventId,
+    reason: m.header?.get(DEAD_LETTER_HEADERS.reason) ?? '',
+  };
+}
+
+function matches(letter: DeadLetter, filter: DeadLetterFilter): boolean {
+  return (
+    (filter.service === undefined || letter.service === filter.service) &&
+    (filter.consumer === undefined || letter.consumer === filter.consumer) &&
+    (filter.orgId === undefined || letter.orgId === filter.orgId) &&
+    (filter.seqs === undefined || filter.seqs.includes(letter.seq))
+  );
+}
+
+/** The dead letters kept in the DLQ stream that match `filter`, oldest first, each with its stored message. */
+async function stored(bus: EventBus, filter: DeadLetterFilter): Promise<Array<{ letter: DeadLetter; message: StoredMsg }>> {
+  const stream = bus.streamName('DLQ');
+  const info = await bus.jsm.streams.info(stream).catch(() => null);
+  if (!info || info.state.messages === 0) return [];
+  const out: Array<{ letter: DeadLetter; message: StoredMsg }> = [];
+  const seqs = filter.seqs ? [...new Set(filter.seqs)].sort((a, b) => a - b) : null;
+  const wanted = seqs ?? range(info.state.first_seq, info.state.last_seq);
+  for (const seq of wanted) {
+    // a sequence removed (redriven, or past the stream's limits) is a gap, not an error
+    const message = await bus.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (!message) continue;
+    const letter = letterOf(bus, message);
+    if (letter && matches(letter, filter)) out.push({ letter, message });
+  }
+  return out;
+}
+
+function* range(from: number, to: number): Generator<number> {
+  for (let seq = from; seq <= to; seq++) yield seq;
+}
+
+export async function listDeadLetters(bus: EventBus, filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
+  return (await stored(bus, filter)).map((s) => s.letter);
+}
+
+/**
+ * Publishes each matching dead letter again on the subject it was consumed from, as it was
+ * delivered, and removes it from the DLQ stream once the stream it goes to has stored it: for when
+ * the cause is gone (a fixed consumer deployed, a missing row restored). Every consumer of the
+ * subject receives it again, and those that applied it already only acknowledge it (their inbox,
+ * or the ledger's and payments' own key per fact); integrations reading the subject see the event
+ * id again, which at-least-once delivery allows. A consumer that still cannot apply it
+ * dead-letters it anew. A redrive cut short (a crash between the publish and the removal) leaves
+ * the letter to be redriven again, which the same guards absorb.
+ */
+export async function redriveDeadLetters(bus: EventBus, filter: DeadLetterFilter = {}): Promise<RedriveOutcome[]> {
+  const stream = bus.streamName('DLQ');
+  const outcomes: RedriveOutcome[] = [];
+  for (const { letter, message } of await stored(bus, filter)) {
+    try {
+      const h = natsHeaders();
+      // what the relay sends beside the envelope, so consumers route it unread again
+      try {
+        const envelope = parseEnvelope(message.data);
+        if (envelope.orgid) h.set('ce-orgid', envelope.orgid);
+        if (envelope.subject) h.set(RESOURCE_HEADER, envelope.subject);
+        if (envelope.traceparent) h.set('traceparent', envelope.traceparent);
+      } catch {
+        // published as it came; the consumer dead-letters it again, naming why
+      }
+      // its own message id: the event id may still be inside the stream's duplicate window, which
+      // would drop it; this one makes a repeated redrive of the same letter one message
+      await bus.replies.publishToStream(bus.subject(letter.subject), message.data, { msgId: `redrive-${stream}-${letter.seq}`, headers: h, timeoutMs: 5000 });
+      await bus.jsm.streams.deleteMessage(stream, letter.seq);
+      outcomes.push({ letter, redriven: true });
+    } catch (err) {
+      outcomes.push({ letter, redriven: false, error: String(err) });
+    }
+  }
+  return outcomes;
+}
