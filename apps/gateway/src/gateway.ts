@@ -191,13 +191,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   });
 
   // a client that sends its request slowly holds a connection only this long (408 after)
-  const { server, port, url } = await listen(app.fetch, {
-    port: config.PORT,
-    host: config.HOST,
-    headersTimeoutMs: config.CLIENT_HEADERS_TIMEOUT_MS,
-    requestTimeoutMs: config.CLIENT_REQUEST_TIMEOUT_MS,
-    metrics,
-  });
+  const { server, port, url } = await listen(app.fetch, config, metrics);
   log.info('gateway listening', { url, docs: `${url}/docs` });
   return {
     url,

@@ -233,13 +233,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   app.use('/v1/*', unitOfWork(orm, () => relay.kick(), def.answerSealer?.(deps), commitGroups));
   def.routes(app, deps);
 
-  const { server, port, url } = await listen(app.fetch, {
-    port: config.PORT,
-    host: config.HOST,
-    headersTimeoutMs: config.CLIENT_HEADERS_TIMEOUT_MS,
-    requestTimeoutMs: config.CLIENT_REQUEST_TIMEOUT_MS,
-    metrics,
-  });
+  const { server, port, url } = await listen(app.fetch, config, metrics);
   log.info(`${def.name} listening`, { url });
 
   let closed = false;

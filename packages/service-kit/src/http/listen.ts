@@ -1,17 +1,10 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { answerClientErrors } from './app.js';
 import type { MetricsRegistry } from '../metrics.js';
+import type { BaseConfig } from '../config.js';
 
-export interface ListenOptions {
-  port: number;
-  host: string;
-  /** How long a client has to send a request's headers (`CLIENT_HEADERS_TIMEOUT_MS`). */
-  headersTimeoutMs: number;
-  /** How long a client has to send a whole request, body included (`CLIENT_REQUEST_TIMEOUT_MS`). */
-  requestTimeoutMs: number;
-  /** Where the requests answered before any handler ran are counted (`http_refused_requests_total`). */
-  metrics?: MetricsRegistry;
-}
+/** What a process is served with: its address and how long a client may take to send a request. */
+export type ListenConfig = Pick<BaseConfig, 'HOST' | 'CLIENT_HEADERS_TIMEOUT_MS' | 'CLIENT_REQUEST_TIMEOUT_MS'> & { PORT: number };
 
 export interface Listening {
   server: ServerType;
@@ -28,19 +21,19 @@ export interface Listening {
  * problem+json too (`answerClientErrors`); both are counted by their problem code, as no handler
  * saw them.
  */
-export async function listen(fetch: Parameters<typeof serve>[0]['fetch'], opts: ListenOptions): Promise<Listening> {
+export async function listen(fetch: Parameters<typeof serve>[0]['fetch'], config: ListenConfig, metrics?: MetricsRegistry): Promise<Listening> {
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
       {
         fetch,
-        port: opts.port,
-        hostname: opts.host,
+        port: config.PORT,
+        hostname: config.HOST,
         serverOptions: {
-          headersTimeout: opts.headersTimeoutMs,
-          requestTimeout: opts.requestTimeoutMs,
+          headersTimeout: config.CLIENT_HEADERS_TIMEOUT_MS,
+          requestTimeout: config.CLIENT_REQUEST_TIMEOUT_MS,
           // Node looks at its connections' clocks this often (30 s by default, which would let a
           // 10 s bound run to 40 s); a look costs a walk over the open connections
-          connectionsCheckingInterval: Math.min(1000, Math.ceil(opts.headersTimeoutMs / 4)),
+          connectionsCheckingInterval: Math.min(1000, Math.ceil(config.CLIENT_HEADERS_TIMEOUT_MS / 4)),
         },
       },
       () => {
@@ -50,10 +43,10 @@ export async function listen(fetch: Parameters<typeof serve>[0]['fetch'], opts: 
     );
     // a port that cannot be taken fails the start, not the process
     s.once('error', reject);
-    const refused = opts.metrics?.counter('http_refused_requests_total', 'Requests answered before any handler ran, by problem code: not received in time (request_timeout), URL or headers too large, not HTTP');
+    const refused = metrics?.counter('http_refused_requests_total', 'Requests answered before any handler ran, by problem code: not received in time (request_timeout), URL or headers too large, not HTTP');
     answerClientErrors(s, refused && ((code) => refused.inc({ code })));
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port;
-  return { server, port, url: `http://${opts.host}:${port}` };
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  return { server, port, url: `http://${config.HOST}:${port}` };
 }
