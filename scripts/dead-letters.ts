@@ -1,17 +1,18 @@
 import { parseArgs } from 'node:util';
-import { baseConfigSchema, createLogger, EventBus, listDeadLetters, loadConfig, redriveDeadLetters, type DeadLetter, type DeadLetterFilter } from '@ledgerline/service-kit';
+import { baseConfigSchema, createLogger, discardDeadLetters, EventBus, listDeadLetters, loadConfig, redriveDeadLetters, type DeadLetter, type DeadLetterFilter } from '@ledgerline/service-kit';
 
 /**
- * `npm run dead-letters -- list|redrive [--service S] [--consumer C] [--org N] [--seq N,N] [--dry-run] [--json]`:
- * what the consumers gave up on (the `DLQ` stream), and publishing it again once the cause is
- * gone (see redriveDeadLetters). Reads NATS_URL, NATS_SUBJECT_PREFIX and the NATS credentials
+ * `npm run dead-letters -- list|redrive|discard [--service S] [--consumer C] [--org N] [--seq N,N] [--dry-run] [--json]`:
+ * what the consumers gave up on (the `DLQ` stream), publishing it again once the cause is gone
+ * (see redriveDeadLetters), or dropping what must never be applied. Reads NATS_URL, NATS_SUBJECT_PREFIX and the NATS credentials
  * from the environment, as the services do; the user needs to read and delete messages of the
  * DLQ stream and to publish on the subjects it redrives.
  */
 const USAGE =
-  'usage: npm run dead-letters -- list|redrive [--service <name>] [--consumer <name>] [--org <id>] [--seq <n>[,<n>…]] [--dry-run] [--json]\n' +
+  'usage: npm run dead-letters -- list|redrive|discard [--service <name>] [--consumer <name>] [--org <id>] [--seq <n>[,<n>…]] [--dry-run] [--json]\n' +
   '  list      the dead letters kept, oldest first\n' +
-  '  redrive   publish them again on the subject they came on and remove them (--dry-run: only say which)\n';
+  '  redrive   publish them again on the subject they came on and remove them (--dry-run: only say which)\n' +
+  '  discard   remove them without publishing (needs --seq, --service, --consumer or --org; --dry-run: only say which)\n';
 
 function usage(problem: string): never {
   process.stderr.write(`dead-letters: ${problem}\n${USAGE}`);
@@ -49,13 +50,15 @@ async function main() {
   const parsed = parsedArgs();
   const { values, positionals } = parsed;
   const command = positionals[0];
-  if (positionals.length !== 1 || (command !== 'list' && command !== 'redrive')) usage('name one command: list or redrive');
+  if (positionals.length !== 1 || !['list', 'redrive', 'discard'].includes(command)) usage('name one command: list, redrive or discard');
   const filter: DeadLetterFilter = {
     service: values.service,
     consumer: values.consumer,
     orgId: values.org === undefined ? undefined : positiveInt(values.org, '--org'),
     seqs: values.seq === undefined ? undefined : values.seq.split(',').map((s) => positiveInt(s.trim(), '--seq')),
   };
+  // dropping every letter at once is never what a slip of the keyboard should do
+  if (command === 'discard' && Object.values(filter).every((v) => v === undefined)) usage('discard needs --seq, --service, --consumer or --org');
   const config = loadConfig(baseConfigSchema, process.env);
   const bus = await EventBus.connect(config, 'ledgerline-dead-letters', createLogger('dead-letters', config.LOG_LEVEL));
   try {
@@ -64,7 +67,17 @@ async function main() {
       if (values.json) process.stdout.write(`${JSON.stringify(letters)}\n`);
       else {
         for (const l of letters) process.stdout.write(`${line(l)}\n`);
-        process.stdout.write(`${letters.length} dead letter${letters.length === 1 ? '' : 's'}${command === 'redrive' ? ' would be redriven (dry run)' : ''}\n`);
+        const dry = command === 'redrive' ? ' would be redriven (dry run)' : command === 'discard' ? ' would be discarded (dry run)' : '';
+        process.stdout.write(`${letters.length} dead letter${letters.length === 1 ? '' : 's'}${dry}\n`);
+      }
+      return;
+    }
+    if (command === 'discard') {
+      const removed = await discardDeadLetters(bus, filter);
+      if (values.json) process.stdout.write(`${JSON.stringify(removed)}\n`);
+      else {
+        for (const l of removed) process.stdout.write(`discarded\t${line(l)}\n`);
+        process.stdout.write(`${removed.length} discarded\n`);
       }
       return;
     }

@@ -9,7 +9,7 @@ import { failures, probeService } from './probe-service.js';
 /*
  * What a consumer gave up on stays in the DLQ stream until an operator looks: listed by service,
  * consumer, organisation, and published again once its cause is gone, to be applied exactly once
- * and removed (`npm run dead-letters`).
+ * and removed, or dropped when it must never apply (`npm run dead-letters`).
  */
 
 const env = isolation();
@@ -137,5 +137,26 @@ describe('dead letters', () => {
 
     const wrong = await cli('redrive', '--org', 'nine');
     expect(wrong.code).toBe(2);
+  });
+
+  it('discard removes a letter without applying it, and refuses to run without naming which', async () => {
+    const note = await stuckNote(10, 'never to be applied');
+    const letter = await eventually(() => letterOf(note.eventId), 15_000, 100);
+    failures.set('never to be applied', 0); // even a consumer that could apply it now never sees it again
+
+    const unnamed = await cli('discard');
+    expect(unnamed.code).toBe(2);
+    expect(await letterOf(note.eventId)).toBeDefined();
+
+    const dry = await cli('discard', '--org', '10', '--dry-run');
+    expect(dry.stdout).toMatch(/^1 dead letter would be discarded \(dry run\)$/m);
+    expect(await letterOf(note.eventId)).toBeDefined();
+
+    const done = await cli('discard', '--seq', String(letter.seq));
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^1 discarded$/m);
+    expect(await letterOf(note.eventId)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await effectsOf(10, note.id)).toEqual([]);
   });
 });

@@ -153,3 +153,17 @@ export async function redriveDeadLetters(bus: EventBus, filter: DeadLetterFilter
   }
   return outcomes;
 }
+
+/**
+ * Removes the matching dead letters from the DLQ stream without publishing them: for letters that
+ * must never be applied (an event a producer sent by mistake, already corrected by hand). Answers
+ * the letters removed.
+ */
+export async function discardDeadLetters(bus: EventBus, filter: DeadLetterFilter): Promise<DeadLetter[]> {
+  const stream = bus.streamName('DLQ');
+  const removed: DeadLetter[] = [];
+  for (const { letter } of await stored(bus, filter)) {
+    if (await bus.jsm.streams.deleteMessage(stream, letter.seq).catch(() => false)) removed.push(letter);
+  }
+  return removed;
+}
