@@ -5,7 +5,7 @@ import { bankTransaction, bill, invoice, payout, publisher, SUBJECTS, type Publi
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { sqlRows } from '@ledgerline/service-kit';
-import { rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
+import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
 
 let stack: Stack;
 let bus: Publisher;
@@ -184,4 +184,79 @@ describe('rebuild-ledger', () => {
     const after = (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { uid: string }) => t.uid).sort();
     expect(after).toEqual(before);
   }, 60_000);
+});
+
+describe('rebuild-ledger --check', () => {
+  const opts = { legalCurrency: 'CZK', orgCountry: 'CZ' };
+  // row ids too: a rebuild that committed would have given every entry new ones
+  const ledgerRows = async () => (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { id: number; uid: string; debit: number }) => `${t.id} ${t.uid} ${t.debit}`).sort();
+  const checkCli = async (): Promise<{ stdout: string; code: number }> => {
+    try {
+      const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'rebuild-ledger', '--', '--org', '1', '--check'], {
+        cwd: new URL('../..', import.meta.url).pathname,
+        env: { ...process.env, ...stack.env, LOG_LEVEL: 'error' },
+        timeout: 60_000,
+      });
+      return { stdout, code: 0 };
+    } catch (e) {
+      const err = e as { stdout?: string; code?: number };
+      return { stdout: err.stdout ?? '', code: err.code ?? 1 };
+    }
+  };
+
+  it('finds nothing to change in a ledger that matches its streams, names the event no rebuild can post, and changes nothing', async () => {
+    const before = await ledgerRows();
+    const svc = stack.services.accounting!;
+    const check = await checkLedger(svc.deps.orm, svc.deps.bus, 1, opts);
+    expect(check).toMatchObject({ orgId: 1, events: 7, transactions: 7, rebuilt: 7, missing: [], extra: [], changed: [] });
+    // invoice 3 cannot balance: dead-lettered live, skipped by every rebuild
+    expect(check.unpostable).toHaveLength(1);
+    expect(check.unpostable[0].reason).toMatch(/does not balance/);
+    expect(await ledgerRows()).toEqual(before);
+  });
+
+  it('names a posting the ledger lost, one no event made and one that differs; a rebuild then restores the ledger and the check is clean', async () => {
+    const svc = stack.services.accounting!;
+    const em = svc.deps.orm.em.fork();
+    const [lost] = await sqlRows<{ id: string; key: string }>(
+      em,
+      "select id, source_type || ' ' || source_id || ' v' || source_version || ' ' || entry_kind as key from accounting_transactions where org_id = 1 and source_type = 'sales_invoice' and source_id = 2",
+    );
+    const [tampered] = await sqlRows<{ id: string; key: string }>(
+      em,
+      "select id, source_type || ' ' || source_id || ' v' || source_version || ' ' || entry_kind as key from accounting_transactions where org_id = 1 and source_type = 'purchase_bill' and source_id = 1",
+    );
+    // what only a hand on the database could do: the ledger's guards let a rebuild's transaction through
+    await em.transactional(async (tem) => {
+      await sqlRows(tem, "select set_config('ledger.rebuild', 'on', true)");
+      await sqlRows(tem, 'delete from ledger_tax_rows where transaction_id = ?', [lost.id]);
+      await sqlRows(tem, 'delete from ledger_rows where transaction_id = ?', [lost.id]);
+      await sqlRows(tem, 'delete from accounting_transactions where id = ?', [lost.id]);
+      await sqlRows(tem, "update accounting_transactions set description = 'changed by hand' where id = ?", [tampered.id]);
+      await sqlRows(
+        tem,
+        `insert into accounting_transactions (uid, org_id, book_id, type, source_type, source_id, source_version, date_posting, currency, legal_currency, total)
+         values (gen_random_uuid(), 1, 1, 'sales_invoice', 'sales_invoice', 999, 1, '2025-02-01', 'CZK', 'CZK', 0)`,
+      );
+    });
+
+    const check = await checkLedger(svc.deps.orm, svc.deps.bus, 1, opts);
+    expect(check).toMatchObject({
+      missing: [lost.key],
+      extra: ['sales_invoice 999 v1 posting'],
+      changed: [{ key: tampered.key, fields: ['description'] }],
+    });
+    const cli = await checkCli();
+    expect(cli.code).toBe(1);
+    expect(cli.stdout).toContain(`missing\t${lost.key}\t(a rebuild would add it)`);
+    expect(cli.stdout).toContain('extra\tsales_invoice 999 v1 posting\t(a rebuild would remove it)');
+    expect(cli.stdout).toContain(`changed\t${tampered.key}\tdescription`);
+    expect(cli.stdout).toMatch(/^3 differences: a rebuild would change the ledger$/m);
+
+    await rebuildLedger(svc.deps.orm, svc.deps.bus, 1, opts);
+    expect(await checkLedger(svc.deps.orm, svc.deps.bus, 1, opts)).toMatchObject({ transactions: 7, missing: [], extra: [], changed: [] });
+    const clean = await checkCli();
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toMatch(/^the ledger matches its streams: a rebuild would change nothing$/m);
+  }, 90_000);
 });

@@ -2,18 +2,20 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { baseConfigSchema, createLogger, EventBus, initOrm, loadConfig } from '@ledgerline/service-kit';
 import { accountingService } from '../service.js';
-import { rebuildLedger } from '../events/rebuild.js';
+import { checkLedger, rebuildLedger, type LedgerCheck } from '../events/rebuild.js';
 
 /**
- * `npm run rebuild-ledger -- --org <id>`: rebuilds one organisation's ledger from the JetStream
- * streams (see rebuildLedger). Uses the accounting service's configuration (DATABASE_URL,
- * DATABASE_PREFIX, NATS_URL, NATS_SUBJECT_PREFIX, LEGAL_CURRENCY, ORG_COUNTRY).
+ * `npm run rebuild-ledger -- --org <id> [--check]`: rebuilds one organisation's ledger from the
+ * JetStream streams (see rebuildLedger); with `--check`, only says what a rebuild would change
+ * (checkLedger) and exits 1 when it would change anything. Uses the accounting service's
+ * configuration (DATABASE_URL, DATABASE_PREFIX, NATS_URL, NATS_SUBJECT_PREFIX, LEGAL_CURRENCY,
+ * ORG_COUNTRY).
  */
 async function main() {
-  const { values } = parseArgs({ options: { org: { type: 'string' } } });
+  const { values } = parseArgs({ options: { org: { type: 'string' }, check: { type: 'boolean' } } });
   const orgId = Number(values.org);
   if (!values.org || !Number.isInteger(orgId) || orgId < 1) {
-    process.stderr.write('usage: npm run rebuild-ledger -- --org <organisation id>\n');
+    process.stderr.write('usage: npm run rebuild-ledger -- --org <organisation id> [--check]\n');
     process.exit(2);
   }
   const schema = baseConfigSchema.extend((accountingService.configSchema?.shape ?? {}) as z.ZodRawShape);
@@ -26,13 +28,31 @@ async function main() {
     migrations: accountingService.migrations,
   });
   const bus = await EventBus.connect(config, 'ledgerline-accounting-rebuild', log);
+  const opts = { legalCurrency: config.LEGAL_CURRENCY, orgCountry: config.ORG_COUNTRY };
   try {
-    const result = await rebuildLedger(orm, bus, orgId, { legalCurrency: config.LEGAL_CURRENCY, orgCountry: config.ORG_COUNTRY }, log);
+    if (values.check) {
+      const check = await checkLedger(orm, bus, orgId, opts);
+      process.stdout.write(checkReport(check));
+      if (check.missing.length + check.extra.length + check.changed.length > 0) process.exitCode = 1;
+      return;
+    }
+    const result = await rebuildLedger(orm, bus, orgId, opts, log);
     process.stdout.write(`ledger of organisation ${orgId} rebuilt: ${result.events} events replayed, ${result.transactions} accounting transactions\n`);
   } finally {
     await bus.close();
     await orm.close(true);
   }
+}
+
+function checkReport(c: LedgerCheck): string {
+  const out = [`ledger of organisation ${c.orgId}: ${c.transactions} accounting transactions; ${c.events} events in the streams would rebuild ${c.rebuilt}`];
+  for (const k of c.missing) out.push(`missing\t${k}\t(a rebuild would add it)`);
+  for (const k of c.extra) out.push(`extra\t${k}\t(a rebuild would remove it)`);
+  for (const d of c.changed) out.push(`changed\t${d.key}\t${d.fields.join(', ')}`);
+  for (const u of c.unpostable) out.push(`unpostable\tevent ${u.eventId}\t${u.reason}`);
+  const differences = c.missing.length + c.extra.length + c.changed.length;
+  out.push(differences ? `${differences} difference${differences === 1 ? '' : 's'}: a rebuild would change the ledger` : 'the ledger matches its streams: a rebuild would change nothing');
+  return `${out.join('\n')}\n`;
 }
 
 main().catch((err) => {

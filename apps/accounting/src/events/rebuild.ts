@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { parseEnvelope, sqlRows, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
 import { organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, type StreamName } from '@ledgerline/contracts';
@@ -12,65 +12,170 @@ export interface RebuildResult {
   transactions: number;
 }
 
+/** The organisation's derived ledger removed, inside a rebuild's transaction (the ledger's guard lets only a rebuild delete). */
+async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
+  await sqlRows(tem, `select set_config('ledger.rebuild', 'on', true)`);
+  await sqlRows(tem, 'delete from ledger_tax_rows where org_id = ?', [orgId]);
+  await sqlRows(tem, 'delete from ledger_rows where org_id = ?', [orgId]);
+  await sqlRows(tem, 'delete from accounting_transactions where org_id = ?', [orgId]);
+  await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
+}
+
 /**
- * Rebuilds an organisation's ledger from the streams: in one database transaction, deletes the
- * organisation's derived ledger (transactions, rows, tax rows) and replays every posted-document
- * event of the organisation from the start of the SALES, PURCHASE and FINANCE streams (one
- * ordered, ephemeral consumer per stream, in stream order) through the same posting code as the
- * live consumers. Either the whole rebuilt ledger commits or the old one stays. Nothing is
- * emitted: integrations already saw these transactions.
+ * Replays every posted-document event of the organisation from the start of the SALES, PURCHASE
+ * and FINANCE streams (one ordered, ephemeral consumer per stream, in stream order) through the
+ * same posting code as the live consumers, into `tem`. An event that cannot be posted (one the
+ * live consumer dead-lettered too) is skipped in a savepoint of its own and told to `skipped`.
+ * Answers how many events were replayed.
  */
-export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, log?: Logger): Promise<RebuildResult> {
+async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, opts: ApplyOptions, skipped: (eventId: string, err: unknown) => void): Promise<number> {
   const typeBySubject = new Map(LEDGER_SOURCES.map((s) => [s.subject, s.type]));
   const streams = [...new Set(LEDGER_SOURCES.map((s) => streamForSubject(s.subject)))] as StreamName[];
+  let events = 0;
+  for (const stream of streams) {
+    const name = bus.streamName(stream);
+    const info = await bus.jsm.streams.info(name).catch(() => null);
+    if (!info || info.state.messages === 0) continue;
+    // only this organisation's events: its id is every subject's last token
+    const filter = bus.subject(organisationSubjects(STREAMS[stream].area, orgId));
+    const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
+    if ((await consumer.info()).num_pending === 0) continue;
+    const messages = await consumer.consume({ max_messages: 500 });
+    try {
+      for await (const m of messages) {
+        const routed = splitTenantSubject(bus.unprefixed(m.subject));
+        const type = routed ? typeBySubject.get(routed.subject) : undefined;
+        if (type) {
+          let event;
+          try {
+            event = parseEnvelope(m.data);
+          } catch {
+            event = null;
+          }
+          if (event && event.orgid === String(orgId)) {
+            events++;
+            // a savepoint per event: one that cannot be posted (dead-lettered live) is skipped here too
+            await tem
+              .transactional(async (inner) => {
+                await applyLedgerEvent({ em: inner }, type, event, opts);
+              })
+              .catch((err) => skipped(event.id, err));
+          }
+        }
+        if (m.info.pending === 0) break;
+      }
+    } finally {
+      await messages.close().catch(() => undefined);
+    }
+  }
+  return events;
+}
+
+/**
+ * Rebuilds an organisation's ledger from the streams: in one database transaction, deletes the
+ * organisation's derived ledger (transactions, rows, tax rows) and replays its posted-document
+ * events (`replayStreams`). Either the whole rebuilt ledger commits or the old one stays. Nothing
+ * is emitted: integrations already saw these transactions.
+ */
+export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, log?: Logger): Promise<RebuildResult> {
   const em = tenantEm(orm, orgId);
   let events = 0;
   await em.transactional(async (tem) => {
-    await sqlRows(tem, `select set_config('ledger.rebuild', 'on', true)`);
-    await sqlRows(tem, 'delete from ledger_tax_rows where org_id = ?', [orgId]);
-    await sqlRows(tem, 'delete from ledger_rows where org_id = ?', [orgId]);
-    await sqlRows(tem, 'delete from accounting_transactions where org_id = ?', [orgId]);
-    await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
-
-    for (const stream of streams) {
-      const name = bus.streamName(stream);
-      const info = await bus.jsm.streams.info(name).catch(() => null);
-      if (!info || info.state.messages === 0) continue;
-      // only this organisation's events: its id is every subject's last token
-      const filter = bus.subject(organisationSubjects(STREAMS[stream].area, orgId));
-      const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
-      if ((await consumer.info()).num_pending === 0) continue;
-      const messages = await consumer.consume({ max_messages: 500 });
-      try {
-        for await (const m of messages) {
-          const routed = splitTenantSubject(bus.unprefixed(m.subject));
-          const type = routed ? typeBySubject.get(routed.subject) : undefined;
-          if (type) {
-            let event;
-            try {
-              event = parseEnvelope(m.data);
-            } catch {
-              event = null;
-            }
-            if (event && event.orgid === String(orgId)) {
-              events++;
-              // a savepoint per event: one that cannot be posted (dead-lettered live) is skipped here too
-              await tem
-                .transactional(async (inner) => {
-                  await applyLedgerEvent({ em: inner }, type, event, opts);
-                })
-                .catch((err) => log?.warn('rebuild: event skipped', { event_id: event.id, err: String(err) }));
-            }
-          }
-          if (m.info.pending === 0) break;
-        }
-      } finally {
-        await messages.close().catch(() => undefined);
-      }
-    }
+    await clearLedger(tem, orgId);
+    events = await replayStreams(tem, bus, orgId, opts, (eventId, err) => log?.warn('rebuild: event skipped', { event_id: eventId, err: String(err) }));
   });
   const [{ count }] = (await em
     .getConnection()
     .execute('select count(*)::int as count from accounting_transactions where org_id = ?', [orgId], 'all')) as Array<{ count: number }>;
   return { orgId, events, transactions: count };
+}
+
+/** One accounting transaction as a check compares it: everything it says but its row ids and clock times. */
+const ENTRIES = `select t.source_type || ' ' || t.source_id || ' v' || t.source_version || ' ' || t.entry_kind as key,
+    (to_jsonb(t) - 'id' - 'org_id' - 'created_at' - 'edited_at' - 'reverses_id')
+      || jsonb_build_object(
+        'rows', coalesce((select jsonb_agg(to_jsonb(r) - 'id' - 'org_id' - 'transaction_id' order by r.ord) from ledger_rows r where r.transaction_id = t.id), '[]'),
+        'tax_rows', coalesce((select jsonb_agg(to_jsonb(x) - 'id' - 'org_id' - 'transaction_id' - 'row_id' order by x.ord) from ledger_tax_rows x where x.transaction_id = t.id), '[]')
+      ) as entry
+  from accounting_transactions t where t.org_id = ?`;
+
+async function entriesOf(em: EntityManager, orgId: number, keys?: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const rows = keys
+    ? await sqlRows<{ key: string; entry: Record<string, unknown> }>(em, `select * from (${ENTRIES}) e where e.key = any(?::text[])`, [orgId, keys])
+    : await sqlRows<{ key: string; entry: Record<string, unknown> }>(em, ENTRIES, [orgId]);
+  return new Map(rows.map((r) => [r.key, r.entry]));
+}
+
+export interface LedgerCheck {
+  orgId: number;
+  /** Posted-document events of the organisation in the streams. */
+  events: number;
+  /** Accounting transactions in the ledger now, and in the one a rebuild would make. */
+  transactions: number;
+  rebuilt: number;
+  /** Entries (`<source type> <id> v<version> <kind>`) a rebuild would add: postings the ledger lacks. */
+  missing: string[];
+  /** Entries a rebuild would remove: postings of no event in the streams. */
+  extra: string[];
+  /** Entries a rebuild would change, with the fields that differ. */
+  changed: Array<{ key: string; fields: string[] }>;
+  /** Events no rebuild can post (dead-lettered live too), with why. */
+  unpostable: Array<{ eventId: string; reason: string }>;
+}
+
+/** Top-level fields of two entries that differ (`rows` and `tax_rows` as a whole). */
+function differingFields(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+}
+
+class CheckRolledBack extends Error {
+  constructor(readonly check: LedgerCheck) {
+    super('ledger check: rolled back');
+  }
+}
+
+/**
+ * What a rebuild would change, without changing anything: the rebuild runs in a transaction
+ * that is rolled back, and the ledger before it is compared with the one it made, entry by entry
+ * (source, version and kind; all an entry says but row ids and clock times). A posting whose
+ * event is still on its way through the live consumer shows as missing until it lands; those that
+ * landed while the check ran are taken out before answering.
+ */
+export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions): Promise<LedgerCheck> {
+  const em = tenantEm(orm, orgId);
+  let check: LedgerCheck | null = null;
+  try {
+    await em.transactional(async (tem) => {
+      const before = await entriesOf(tem, orgId);
+      await clearLedger(tem, orgId);
+      const unpostable: LedgerCheck['unpostable'] = [];
+      const events = await replayStreams(tem, bus, orgId, opts, (eventId, err) => unpostable.push({ eventId, reason: String(err) }));
+      const after = await entriesOf(tem, orgId);
+      const changed: LedgerCheck['changed'] = [];
+      for (const [key, entry] of after) {
+        const was = before.get(key);
+        if (was && JSON.stringify(was) !== JSON.stringify(entry)) changed.push({ key, fields: differingFields(was, entry) });
+      }
+      throw new CheckRolledBack({
+        orgId,
+        events,
+        transactions: before.size,
+        rebuilt: after.size,
+        missing: [...after.keys()].filter((k) => !before.has(k)).sort(),
+        extra: [...before.keys()].filter((k) => !after.has(k)).sort(),
+        changed: changed.sort((a, b) => a.key.localeCompare(b.key)),
+        unpostable,
+      });
+    });
+  } catch (err) {
+    if (!(err instanceof CheckRolledBack)) throw err;
+    check = err.check;
+  }
+  if (!check) throw new Error('ledger check: the transaction was not rolled back');
+  // postings the live consumer committed while the check ran were in flight, not missing
+  if (check.missing.length) {
+    const landed = await entriesOf(em.fork(), orgId, check.missing);
+    check.missing = check.missing.filter((k) => !landed.has(k));
+  }
+  return check;
 }
