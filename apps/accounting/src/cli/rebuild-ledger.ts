@@ -45,7 +45,7 @@ async function main() {
 }
 
 function checkReport(c: LedgerCheck): string {
-  const out = [`ledger of organisation ${c.orgId}: ${c.transactions} accounting transactions; ${c.events} events in the streams would rebuild ${c.rebuilt}`];
+  const out = [`ledger of organisation ${c.orgId}: ${c.transactions} accounting transactions now; a rebuild from the ${c.events} events in the streams would make ${c.rebuilt}`];
   for (const k of c.missing) out.push(`missing\t${k}\t(a rebuild would add it)`);
   for (const k of c.extra) out.push(`extra\t${k}\t(a rebuild would remove it)`);
   for (const d of c.changed) out.push(`changed\t${d.key}\t${d.fields.join(', ')}`);
