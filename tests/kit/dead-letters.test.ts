@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_HEADERS, listDeadLetters, redriveDeadLetters, sqlRows, type DeadLetter, type RunningService } from '@ledgerline/service-kit';
+import { countDeadLetters, INTERNAL_HEADERS, listDeadLetters, redriveDeadLetters, sqlRows, type DeadLetter, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { failures, probeService } from './probe-service.js';
 
@@ -137,6 +137,24 @@ describe('dead letters', () => {
 
     const wrong = await cli('redrive', '--org', 'nine');
     expect(wrong.code).toBe(2);
+  });
+
+  it('the service reports how many of its letters wait (dead_letters_kept), counted again as soon as one is added', async () => {
+    const kept = async () => Number(/^ledgerline_dead_letters_kept (\d+)$/m.exec(await (await fetch(`${svc.url}/metrics`)).text())?.[1]);
+    const before = (await listDeadLetters(svc.deps.bus, { service: 'probe' })).length;
+    expect(await countDeadLetters(svc.deps.bus, 'probe')).toBe(before);
+    const note = await stuckNote(11, 'counted while it waits');
+    await eventually(() => letterOf(note.eventId), 15_000, 100);
+    expect(await countDeadLetters(svc.deps.bus, 'probe')).toBe(before + 1);
+    expect(await countDeadLetters(svc.deps.bus, 'another-service')).toBe(0);
+    // the dead-lettering itself asks for a new count (letters redriven or discarded since are
+    // seen at the next periodic one): no need to wait for that
+    await eventually(async () => (await kept()) === before + 1, 5000, 100);
+
+    failures.set('counted while it waits', 0);
+    await redriveDeadLetters(svc.deps.bus, { orgId: 11 });
+    expect(await countDeadLetters(svc.deps.bus, 'probe')).toBe(before);
+    await eventually(async () => (await effectsOf(11, note.id)).length === 1, 10_000, 100);
   });
 
   it('discard removes a letter without applying it, and refuses to run without naming which', async () => {

@@ -14,6 +14,7 @@ import { initOrm } from './db/orm.js';
 import { EventBus } from './events/bus.js';
 import { OutboxRelay, prepareEvent, recordEvent, type PreparedEvent } from './events/outbox.js';
 import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
+import { DeadLetterCount } from './events/dead-letters.js';
 import type { NewEvent } from './events/envelope.js';
 import { startResponders, type ResponderDefinition } from './events/rpc.js';
 import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
@@ -187,6 +188,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   // shared by requests that write numbered documents and by consumers that share commits (their lanes differ)
   const commitGroups = new CommitGroups(orm, { log, metrics });
   const consumerDefinitions = [...(def.organisationReplica ? [organisationReplicaConsumer(def.name)] : []), ...(def.consumers?.(deps) ?? [])];
+  const deadLetters = new DeadLetterCount(bus, def.name, log, metrics);
   const consumers = consumerDefinitions.map(
     (cd) =>
       new IdempotentConsumer(
@@ -195,7 +197,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
         bus,
         log,
         def.name,
-        { service: def.name, maxDeliver: config.CONSUMER_MAX_DELIVER, onCommitted: () => relay.kick() },
+        { service: def.name, maxDeliver: config.CONSUMER_MAX_DELIVER, onCommitted: () => relay.kick(), onDeadLettered: () => deadLetters.kick() },
         metrics,
         commitGroups,
       ),
@@ -203,6 +205,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   for (const c of consumers) await c.start();
   const responders = startResponders(def.responders?.(deps) ?? [], orm, bus, log, `ledgerline-${def.name}`);
   relay.start();
+  deadLetters.start();
   const retention = new RetentionSweeper(
     orm,
     [...kitRetentionRules(config), ...(def.retention?.(deps) ?? [])],
@@ -254,6 +257,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       for (const c of consumers) await c.stop();
       commitGroups.close();
       await relay.stop();
+      await deadLetters.stop();
       await retention.stop();
       for (const h of stopHooks) await h();
       await bus.close();

@@ -123,6 +123,8 @@ export interface ConsumerRuntimeOptions {
   /** Redelivery delays after a failure, in ms, by attempt (the last repeats). */
   backoffMs?: number[];
   onCommitted?: () => void;
+  /** Called once an event went to the dead-letter subject. */
+  onDeadLettered?: () => void;
 }
 
 /**
@@ -471,6 +473,7 @@ export class IdempotentConsumer {
         timeoutMs: 5000,
       });
       m.term(reason.slice(0, 200));
+      this.opts.onDeadLettered?.();
     } catch (err) {
       this.log.error('dead-letter publish failed; message will be redelivered', { err: String(err) });
       m.nak(5000);

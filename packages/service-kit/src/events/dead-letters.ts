@@ -4,6 +4,9 @@ import { splitTenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
 import { RESOURCE_HEADER } from './outbox.js';
+import { Pump } from './pump.js';
+import type { Logger } from '../logger.js';
+import type { MetricsRegistry } from '../metrics.js';
 
 /**
  * A message a consumer gave up on (`IdempotentConsumer.deadLetter`), as the `DLQ` stream keeps it:
@@ -166,4 +169,38 @@ export async function discardDeadLetters(bus: EventBus, filter: DeadLetterFilter
     if (await bus.jsm.streams.deleteMessage(stream, letter.seq).catch(() => false)) removed.push(letter);
   }
   return removed;
+}
+
+/** How many dead letters of `service` the DLQ stream keeps (0 without the stream). */
+export async function countDeadLetters(bus: EventBus, service: string): Promise<number> {
+  const info = await bus.jsm.streams.info(bus.streamName('DLQ'), { subjects_filter: bus.subject(`dlq.${service}.>`) }).catch(() => null);
+  return Object.values(info?.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
+}
+
+/**
+ * The service's dead letters still kept, for `/metrics` (`dead_letters_kept`): what waits for an
+ * operator, where the consumers' `dead_lettered` count only says that something was put there.
+ * Looked up every `everyMs` and at once when one of the service's consumers dead-letters an
+ * event (`kick`).
+ */
+export class DeadLetterCount extends Pump {
+  private kept = 0;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly service: string,
+    log: Logger,
+    metrics: MetricsRegistry,
+    everyMs = 30_000,
+  ) {
+    super({ idleMs: everyMs, what: 'dead-letter count' }, log);
+    metrics
+      .gauge('dead_letters_kept', "Events this service's consumers gave up on, kept in the DLQ stream until redriven or discarded (npm run dead-letters)")
+      .set({}, () => this.kept);
+  }
+
+  protected async pass(): Promise<boolean> {
+    this.kept = await countDeadLetters(this.bus, this.service);
+    return false;
+  }
 }
