@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countDeadLetters, INTERNAL_HEADERS, listDeadLetters, redriveDeadLetters, sqlRows, type DeadLetter, type RunningService } from '@ledgerline/service-kit';
+import { baseConfigSchema, countDeadLetters, createLogger, EventBus, INTERNAL_HEADERS, listDeadLetters, loadConfig, redriveDeadLetters, sqlRows, type DeadLetter, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { failures, probeService } from './probe-service.js';
 
@@ -46,7 +46,7 @@ async function cli(...args: string[]): Promise<{ stdout: string; code: number }>
   try {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/dead-letters.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, NATS_SUBJECT_PREFIX: env.NATS_SUBJECT_PREFIX, LOG_LEVEL: 'error' },
+      env: { ...process.env, NATS_URL: env.NATS_URL, NATS_SUBJECT_PREFIX: env.NATS_SUBJECT_PREFIX, LOG_LEVEL: 'error' },
     });
     return { stdout, code: 0 };
   } catch (e) {
@@ -155,6 +155,17 @@ describe('dead letters', () => {
     await redriveDeadLetters(svc.deps.bus, { orgId: 11 });
     expect(await countDeadLetters(svc.deps.bus, 'probe')).toBe(before);
     await eventually(async () => (await effectsOf(11, note.id)).length === 1, 10_000, 100);
+  });
+
+  it('a deployment where nothing was ever dead-lettered (no DLQ stream yet) has none: not an error', async () => {
+    const fresh = await EventBus.connect(loadConfig(baseConfigSchema, { ...env, NATS_SUBJECT_PREFIX: `nodlq${Date.now()}.` }), 'dead-letters-test', createLogger('test', 'error'));
+    try {
+      expect(await listDeadLetters(fresh)).toEqual([]);
+      expect(await countDeadLetters(fresh, 'probe')).toBe(0);
+      expect(await redriveDeadLetters(fresh)).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('discard removes a letter without applying it, and refuses to run without naming which', async () => {

@@ -1,5 +1,5 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import type { StoredMsg } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type StoredMsg, type StreamInfo, type StreamInfoRequestOptions } from '@nats-io/jetstream';
 import { splitTenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
@@ -89,10 +89,23 @@ function dlqSubjects(bus: EventBus, filter: DeadLetterFilter): string {
   return bus.subject(filter.orgId === undefined ? `dlq.${service}.>` : `dlq.${service}.*.*.*.${filter.orgId}`);
 }
 
+/**
+ * The DLQ stream's state; null when there is no such stream yet (nothing was ever dead-lettered).
+ * Any other failure is thrown: an unreachable server must not read as "no dead letters".
+ */
+async function dlqInfo(bus: EventBus, opts?: Partial<StreamInfoRequestOptions>): Promise<StreamInfo | null> {
+  try {
+    return await bus.jsm.streams.info(bus.streamName('DLQ'), opts);
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return null;
+    throw err;
+  }
+}
+
 /** The dead letters kept in the DLQ stream that match `filter`, oldest first, each with its stored message. */
 async function stored(bus: EventBus, filter: DeadLetterFilter): Promise<Array<{ letter: DeadLetter; message: StoredMsg }>> {
   const stream = bus.streamName('DLQ');
-  const info = await bus.jsm.streams.info(stream).catch(() => null);
+  const info = await dlqInfo(bus);
   if (!info || info.state.messages === 0) return [];
   const out: Array<{ letter: DeadLetter; message: StoredMsg }> = [];
   const keep = (message: StoredMsg | null) => {
@@ -101,7 +114,7 @@ async function stored(bus: EventBus, filter: DeadLetterFilter): Promise<Array<{ 
   };
   if (filter.seqs) {
     // a sequence removed (redriven, or past the stream's limits) is a gap, not an error
-    for (const seq of [...new Set(filter.seqs)].sort((a, b) => a - b)) keep(await bus.jsm.streams.getMessage(stream, { seq }).catch(() => null));
+    for (const seq of [...new Set(filter.seqs)].sort((a, b) => a - b)) keep(await bus.jsm.streams.getMessage(stream, { seq }));
     return out;
   }
   // the server finds each next message of the subjects asked for, skipping the rest and the gaps
@@ -166,14 +179,14 @@ export async function discardDeadLetters(bus: EventBus, filter: DeadLetterFilter
   const stream = bus.streamName('DLQ');
   const removed: DeadLetter[] = [];
   for (const { letter } of await stored(bus, filter)) {
-    if (await bus.jsm.streams.deleteMessage(stream, letter.seq).catch(() => false)) removed.push(letter);
+    if (await bus.jsm.streams.deleteMessage(stream, letter.seq)) removed.push(letter);
   }
   return removed;
 }
 
 /** How many dead letters of `service` the DLQ stream keeps (0 without the stream). */
 export async function countDeadLetters(bus: EventBus, service: string): Promise<number> {
-  const info = await bus.jsm.streams.info(bus.streamName('DLQ'), { subjects_filter: bus.subject(`dlq.${service}.>`) }).catch(() => null);
+  const info = await dlqInfo(bus, { subjects_filter: bus.subject(`dlq.${service}.>`) });
   return Object.values(info?.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
 }
 
