@@ -2,11 +2,12 @@ import { parseArgs } from 'node:util';
 import { baseConfigSchema, createLogger, discardDeadLetters, EventBus, listDeadLetters, loadConfig, redriveDeadLetters, type DeadLetter, type DeadLetterFilter } from '@ledgerline/service-kit';
 
 /**
- * `npm run dead-letters -- list|redrive|discard [--service S] [--consumer C] [--org N] [--seq N,N] [--dry-run] [--json]`:
- * what the consumers gave up on (the `DLQ` stream), publishing it again once the cause is gone
- * (see redriveDeadLetters), or dropping what must never be applied. Reads NATS_URL, NATS_SUBJECT_PREFIX and the NATS credentials
- * from the environment, as the services do; the user needs to read and delete messages of the
- * DLQ stream and to publish on the subjects it redrives.
+ * `npm run dead-letters -- list|redrive|discard [--service S] [--consumer C] [--org N] [--seq N,N]
+ * [--dry-run] [--json]`: what the consumers gave up on (the `DLQ` stream), publishing it again
+ * once the cause is gone (see redriveDeadLetters), or dropping what must never be applied. Reads
+ * NATS_URL, NATS_SUBJECT_PREFIX and the NATS credentials from the environment, as the services
+ * do; the user needs to read and delete messages of the DLQ stream and to publish on the
+ * subjects it redrives.
  */
 const USAGE =
   'usage: npm run dead-letters -- list|redrive|discard [--service <name>] [--consumer <name>] [--org <id>] [--seq <n>[,<n>…]] [--dry-run] [--json]\n' +
@@ -26,7 +27,8 @@ function positiveInt(value: string, what: string): number {
 }
 
 function line(l: DeadLetter): string {
-  return `${l.seq}\t${l.time.toISOString()}\t${l.consumer || l.service}\t${l.subject}\t${l.eventId ?? '-'}\t${l.reason}`;
+  // one line a letter, tab-separated: a reason's own line breaks and tabs are spaces here
+  return `${l.seq}\t${l.time.toISOString()}\t${l.consumer || l.service}\t${l.subject}\t${l.eventId ?? '-'}\t${l.reason.replace(/\s+/g, ' ')}`;
 }
 
 const OPTIONS = {
