@@ -77,6 +77,18 @@ export const baseConfigSchema = z.object({
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 
+/**
+ * Rules between base settings, checked by `loadConfig` after the schema: a zod refinement on
+ * `baseConfigSchema` would stop every service from extending it. Each answers the problem line
+ * (`KEY: why`) or null.
+ */
+const BASE_CONFIG_RULES: Array<(c: Partial<BaseConfig>) => string | null> = [
+  (c) =>
+    (c.CLIENT_HEADERS_TIMEOUT_MS ?? 0) > (c.CLIENT_REQUEST_TIMEOUT_MS ?? Infinity)
+      ? `CLIENT_HEADERS_TIMEOUT_MS: ${c.CLIENT_HEADERS_TIMEOUT_MS} is longer than CLIENT_REQUEST_TIMEOUT_MS (${c.CLIENT_REQUEST_TIMEOUT_MS}), which the headers are part of`
+      : null,
+];
+
 /** `400d`, `12h`, `30m`, `90s`, `500ms`, or plain seconds, as milliseconds. */
 export function durationMs(text: string): number {
   const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim());
@@ -100,11 +112,7 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const timeouts = parsed.data as Partial<Pick<BaseConfig, 'CLIENT_HEADERS_TIMEOUT_MS' | 'CLIENT_REQUEST_TIMEOUT_MS'>>;
-  if ((timeouts.CLIENT_HEADERS_TIMEOUT_MS ?? 0) > (timeouts.CLIENT_REQUEST_TIMEOUT_MS ?? Infinity)) {
-    throw new ConfigError(
-      `Invalid configuration:\n  CLIENT_HEADERS_TIMEOUT_MS: ${timeouts.CLIENT_HEADERS_TIMEOUT_MS} is longer than CLIENT_REQUEST_TIMEOUT_MS (${timeouts.CLIENT_REQUEST_TIMEOUT_MS}), which the headers are part of`,
-    );
-  }
+  const broken = BASE_CONFIG_RULES.map((rule) => rule(parsed.data as Partial<BaseConfig>)).filter((line) => line !== null);
+  if (broken.length) throw new ConfigError(`Invalid configuration:\n${broken.map((line) => `  ${line}`).join('\n')}`);
   return parsed.data;
 }
