@@ -313,30 +313,3 @@ async function readLimited(stream: AsyncIterable<Uint8Array | string>, limit: nu
   if (total > limit) throw new PayloadTooLargeError(limit);
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
-
-/** Why a request was answered before any handler ran (`answerClientErrors`). */
-export type RefusedRequestCode = 'headers_too_large' | 'request_timeout' | 'malformed_http';
-
-/**
- * Requests Node's HTTP parser refuses before any handler runs (a URL or headers over the size
- * limit, a malformed request line, one not received in time) are answered as problem+json too,
- * then the connection closes. `refused` hears of each (a metric: no handler logs or counts them).
- */
-export function answerClientErrors(
-  server: { on(event: 'clientError', cb: (err: Error & { code?: string }, socket: import('node:stream').Duplex) => void): unknown },
-  refused?: (code: RefusedRequestCode) => void,
-): void {
-  server.on('clientError', (err, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const [status, title, detail] =
-      err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request header fields too large', 'The URL or headers exceed the size this server reads']
-        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request timeout', 'The request was not received in time']
-          : [400, 'Bad request', 'The request could not be parsed as HTTP'];
-    const code: RefusedRequestCode = status === 431 ? 'headers_too_large' : status === 408 ? 'request_timeout' : 'malformed_http';
-    refused?.(code);
-    const body = JSON.stringify({ type: `/problems/${code.replace(/_/g, '-')}`, title, status, detail, code });
-    socket.end(`HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-  });
-}

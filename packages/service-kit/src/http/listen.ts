@@ -1,7 +1,35 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { answerClientErrors } from './app.js';
+import type { Duplex } from 'node:stream';
 import type { MetricsRegistry } from '../metrics.js';
 import type { BaseConfig } from '../config.js';
+
+/** Why a request was answered before any handler ran. */
+export type RefusedRequestCode = 'headers_too_large' | 'request_timeout' | 'malformed_http';
+
+/** The answer to each request Node's HTTP parser refuses, by its error code; any other is `malformed_http`. */
+const REFUSALS: Record<string, { status: number; title: string; detail: string; code: RefusedRequestCode }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, title: 'Request header fields too large', detail: 'The URL or headers exceed the size this server reads', code: 'headers_too_large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', detail: 'The request was not received in time', code: 'request_timeout' },
+};
+const MALFORMED = { status: 400, title: 'Bad request', detail: 'The request could not be parsed as HTTP', code: 'malformed_http' as const };
+
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (a URL or headers over the size
+ * limit, a malformed request line, one not received in time) are answered as problem+json too,
+ * then the connection closes. `refused` hears of each (no handler logs or counts them).
+ */
+function answerClientErrors(
+  server: { on(event: 'clientError', cb: (err: Error & { code?: string }, socket: Duplex) => void): unknown },
+  refused?: (code: RefusedRequestCode) => void,
+): void {
+  server.on('clientError', (err, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const { status, title, detail, code } = (err.code && REFUSALS[err.code]) || MALFORMED;
+    refused?.(code);
+    const body = JSON.stringify({ type: `/problems/${code.replace(/_/g, '-')}`, title, status, detail, code });
+    socket.end(`HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+}
 
 /** What a process is served with: its address and how long a client may take to send a request. */
 export type ListenConfig = Pick<BaseConfig, 'HOST' | 'CLIENT_HEADERS_TIMEOUT_MS' | 'CLIENT_REQUEST_TIMEOUT_MS'> & { PORT: number };
