@@ -3,7 +3,7 @@ import { JetStreamApiCodes, JetStreamApiError, type StoredMsg, type StreamInfo, 
 import { splitTenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
-import { RESOURCE_HEADER } from './outbox.js';
+import { eventHeaders } from './outbox.js';
 import { Pump } from './pump.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
@@ -109,8 +109,9 @@ async function stored(bus: EventBus, filter: DeadLetterFilter): Promise<Array<{ 
   if (!info || info.state.messages === 0) return [];
   const out: Array<{ letter: DeadLetter; message: StoredMsg }> = [];
   const keep = (message: StoredMsg | null) => {
-    const letter = message && letterOf(bus, message);
-    if (letter && matches(letter, filter)) out.push({ letter, message: message! });
+    if (!message) return;
+    const letter = letterOf(bus, message);
+    if (letter && matches(letter, filter)) out.push({ letter, message });
   };
   if (filter.seqs) {
     // a sequence removed (redriven, or past the stream's limits) is a gap, not an error
@@ -148,13 +149,11 @@ export async function redriveDeadLetters(bus: EventBus, filter: DeadLetterFilter
   const outcomes: RedriveOutcome[] = [];
   for (const { letter, message } of await stored(bus, filter)) {
     try {
-      const h = natsHeaders();
       // what the relay sends beside the envelope, so consumers route it unread again
+      let h = natsHeaders();
       try {
         const envelope = parseEnvelope(message.data);
-        if (envelope.orgid) h.set('ce-orgid', envelope.orgid);
-        if (envelope.subject) h.set(RESOURCE_HEADER, envelope.subject);
-        if (envelope.traceparent) h.set('traceparent', envelope.traceparent);
+        h = eventHeaders({ traceparent: envelope.traceparent, orgId: envelope.orgid, resource: envelope.subject });
       } catch {
         // published as it came; the consumer dead-letters it again, naming why
       }

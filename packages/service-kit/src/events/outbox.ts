@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { headers as natsHeaders } from '@nats-io/transport-node';
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import { tenantSubject } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { Pump } from './pump.js';
@@ -142,6 +142,18 @@ interface OutboxRow {
  * CloudEvents NATS binding names its headers): consumers order by it without parsing the envelope.
  */
 export const RESOURCE_HEADER = 'ce-subject';
+
+/**
+ * The headers an event is published with beside its envelope: its trace context, organisation
+ * and resource, so a consumer can route, order or pass over it without parsing the body.
+ */
+export function eventHeaders(event: { traceparent?: string | null; orgId?: string | number | null; resource?: string | null }): MsgHdrs {
+  const h = natsHeaders();
+  if (event.traceparent) h.set('traceparent', event.traceparent);
+  if (event.orgId != null) h.set('ce-orgid', String(event.orgId));
+  if (event.resource != null) h.set(RESOURCE_HEADER, event.resource);
+  return h;
+}
 
 /** The advisory lock whose holder is the one relay of a database (decision 84, 102). */
 const RELAY_LOCK = `hashtext('kit-outbox-relay')`;
@@ -315,13 +327,9 @@ export class OutboxRelay extends Pump {
     // and their acknowledgements awaited together: one round trip per batch, not per event.
     const results = await Promise.allSettled(
       rows.map((row) => {
-        const h = natsHeaders();
         const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, row.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
         spans.push(span);
-        const traceparent = traceparentOf(span) ?? row.traceparent;
-        if (traceparent) h.set('traceparent', traceparent);
-        if (row.org_id != null) h.set('ce-orgid', String(row.org_id));
-        if (row.resource != null) h.set(RESOURCE_HEADER, row.resource);
+        const h = eventHeaders({ traceparent: traceparentOf(span) ?? row.traceparent, orgId: row.org_id, resource: row.resource });
         // the stored text is the message: published as written, never parsed here
         return this.bus.replies.publishToStream(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
           msgId: row.event_id,
