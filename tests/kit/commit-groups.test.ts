@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { CommitGroups, dropDatabase, initOrm, prepareEvent, sqlRows, type CommitGroupMember } from '@ledgerline/service-kit';
 import { isolation } from '../support/stack.js';
+import { closeAfterSending, transactionConnection } from '../support/connection-faults.js';
 
 /*
  * Group commit of a gap-free series (issue 15), on the real Postgres: concurrent writers of one
@@ -90,6 +91,24 @@ describe('commit groups', () => {
     }
     expect(await stored('B')).toEqual([1]);
     expect((await numbered('B', 6)).no).toBe(2);
+  });
+
+  it('a group whose connection goes while the server has its COMMIT answers every member commit_outcome_unknown, not "retry"', async () => {
+    await numbered('L', 1); // L1
+    const holder = await groups.join('L', ORG);
+    await sqlRows(holder.em, NUMBER, ['L', 'L', 2, 1]);
+    const queued = [numbered('L', 3), numbered('L', 4)];
+    await new Promise((r) => setTimeout(r, 50));
+    closeAfterSending(/^COMMIT/i, await transactionConnection(holder.em));
+    const outcomes = await Promise.allSettled([holder.finish(), ...queued]);
+    for (const o of outcomes) {
+      expect(o.status).toBe('rejected');
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ status: 503, code: 'commit_outcome_unknown' });
+    }
+    // the server had committed the whole group: "retry" would have numbered them all twice
+    expect(await stored('L')).toEqual([1, 2, 3, 4]);
+    // and the series goes on from there, on a new connection
+    expect((await numbered('L', 5)).no).toBe(5);
   });
 
   it('when the first member of a group fails, those queued behind it still share one commit and take its number', async () => {

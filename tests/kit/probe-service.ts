@@ -1,5 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { z } from 'zod';
+import { closeAfterSending, transactionConnection } from '../support/connection-faults.js';
 import { ConflictError, caller, defineService, findAndCount, isUniqueViolation, parseOrThrow, prepareEvent, respond, sqlMigration, sqlRows, PoisonMessageError } from '@ledgerline/service-kit';
 
 /**
@@ -54,6 +55,14 @@ export const BATCH_ECHO_SUBJECT = 'sales.probe.batch_echoed';
 export const failures = new Map<string, number>();
 const failedOnce = new Set<string>();
 
+/**
+ * Test control: the database connection of a request is lost on purpose. `before_commit` ends
+ * the request's session from another connection once it has written (its COMMIT is then never
+ * sent); `at_commit` closes the socket right after the COMMIT was sent, so the server commits
+ * but its answer is lost; `at_write` does that to a request's last write, which commits itself.
+ */
+const LOSE = z.enum(['before_commit', 'at_commit', 'at_write']).optional();
+
 export const probeService = defineService({
   name: 'probe',
   defaultPort: 0,
@@ -74,22 +83,31 @@ export const probeService = defineService({
     app.post('/v1/notes', async (c) => {
       await c.get('beginOwn')?.();
       const auth = caller(c);
-      const { text, delay_ms } = parseOrThrow(z.object({ text: z.string().min(1), delay_ms: z.number().int().max(5000).optional() }), c.get('body'));
+      const { text, delay_ms, lose } = parseOrThrow(z.object({ text: z.string().min(1), delay_ms: z.number().int().max(5000).optional(), lose: LOSE }), c.get('body'));
       const em = c.get('em');
       const note = em.create(NoteSchema, { orgId: auth.orgId, text });
       await em.flush();
       await deps.emit(em, { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: String(note.id), data: { note_id: note.id, text } });
       if (delay_ms) await new Promise((r) => setTimeout(r, delay_ms));
+      if (lose === 'at_commit') closeAfterSending(/^COMMIT/i, await transactionConnection(em));
+      if (lose === 'before_commit') {
+        const conn = await transactionConnection(em);
+        const client = conn as unknown as { processID: number; _queryable: boolean };
+        await sqlRows(deps.orm.em.fork(), 'select pg_terminate_backend(?)', [client.processID]);
+        // until the driver has seen its session end
+        for (let i = 0; i < 100 && client._queryable; i++) await new Promise((r) => setTimeout(r, 20));
+      }
       return respond(c, { id: note.id, text });
     });
     // a request's last write (`writeLast`): the note, after its event; says whether the note was
     // committed when the write returned (true: it went alone with its event, no transaction open)
     app.post('/v1/notes/last', async (c) => {
       const auth = caller(c);
-      const { text, id: given, twice } = parseOrThrow(
-        z.object({ text: z.string().min(1), id: z.number().int().positive().optional(), twice: z.boolean().optional() }),
+      const { text, id: given, twice, lose } = parseOrThrow(
+        z.object({ text: z.string().min(1), id: z.number().int().positive().optional(), twice: z.boolean().optional(), lose: LOSE }),
         c.get('body'),
       );
+      if (lose === 'at_write') closeAfterSending(/with last_write as \(insert into notes/);
       const em = c.get('em');
       const id = given ?? (await sqlRows<{ id: number }>(em, `select nextval('notes_id_seq')::bigint as id`))[0].id;
       // "aside": the probe's consumer passes over it, so these notes have no effects
@@ -168,6 +186,8 @@ export const probeService = defineService({
         const left = failures.get(data.text) ?? 0;
         if (left > 0) {
           failures.set(data.text, left - 1);
+          // `db-lost…`: the database session ends under the handler, as in a restart of Postgres
+          if (data.text.startsWith('db-lost')) await sqlRows(em, 'select pg_terminate_backend(pg_backend_pid())');
           throw new Error('simulated crash before commit');
         }
         em.create(EffectSchema, { orgId: Number(event.orgid), noteId: data.note_id, eventId: event.id });

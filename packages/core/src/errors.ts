@@ -113,6 +113,27 @@ export class UpstreamError extends AppError {
   }
 }
 
+/**
+ * The database connection went while a write was being committed: the server may have committed
+ * it before the answer was lost, so this is not the "nothing happened, retry" of a 503. A request
+ * sent with an Idempotency-Key can be sent again as it is (it is carried out at most once); one
+ * without should be looked up before it is sent again.
+ */
+export class CommitOutcomeUnknownError extends AppError {
+  constructor(withIdempotencyKey: boolean) {
+    super(
+      503,
+      'commit_outcome_unknown',
+      'Service unavailable',
+      withIdempotencyKey
+        ? 'The connection to the database was lost while the write was being committed, so it may or may not have been made; send the request again with the same Idempotency-Key, which answers it as made or makes it once'
+        : 'The connection to the database was lost while the write was being committed, so it may or may not have been made; look it up before sending it again (with an Idempotency-Key a request can always be sent again safely)',
+      undefined,
+      { 'Retry-After': '1' },
+    );
+  }
+}
+
 export interface Problem {
   type: string;
   title: string;

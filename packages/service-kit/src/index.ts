@@ -19,6 +19,7 @@ export * from './db/list-page.js';
 export * from './db/retention.js';
 export * from './db/migrations.js';
 export * from './db/tables.js';
+export * from './db/connection-loss.js';
 export * from './events/bus.js';
 export * from './events/envelope.js';
 export * from './events/outbox.js';

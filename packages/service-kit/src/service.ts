@@ -152,6 +152,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     entities: def.entities,
     migrations: def.organisationReplica ? [organisationReplicaMigration, ...def.migrations] : def.migrations,
     log: (msg) => log.debug(msg),
+    warn: (msg) => log.warn('database connection', { detail: msg }),
   });
   const bus = await EventBus.connect(config, `ledgerline-${def.name}`, log);
   if (def.stream) await bus.ensureStream(def.stream);

@@ -59,7 +59,12 @@ export const ERROR_RESPONSES: Record<number, ErrorResponseDef> = {
   422: { name: 'UnprocessableContent', description: 'A valid shape breaking a business rule, or an Idempotency-Key reused with another request' },
   429: { name: 'TooManyRequests', description: 'Rate limit exceeded', headers: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] },
   502: { name: 'BadGateway', description: 'The owning service failed', headers: ['Retry-After'] },
-  503: { name: 'ServiceUnavailable', description: 'The owning service is down', headers: ['Retry-After'] },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      'The owning service or its database cannot be reached. `service_unavailable`: nothing was done, send it again after Retry-After. `commit_outcome_unknown` (writes): the database connection went while the write was being committed, so it may have been made; send it again with the same Idempotency-Key, or look it up before sending it again',
+    headers: ['Retry-After'],
+  },
   504: { name: 'GatewayTimeout', description: 'The owning service did not answer in time', headers: ['Retry-After'] },
 };
 
@@ -263,7 +268,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
         'Every request needs `Authorization: Bearer <token>`, where the token is an API key or an access token from `POST /v1/oauth/token` (client credentials); GET needs `<area>:read`, other methods `<area>:write`, `admin` grants all.',
         'Request bodies are JSON: send `Content-Type: application/json` (application/json-patch+json, text/json and application/*+json are accepted too). JSON responses are application/json (text/json and text/plain on request through Accept). Unknown fields are ignored; figures the server derives are ignored on input.',
         'Money on the wire: amounts are JSON numbers in the currency\'s units with at most 2 decimals (rates and quantities up to 6), |amount| ≤ 10¹³, rounded half away from zero by the server; a number with more than 15 significant digits cannot be carried exactly by a JSON number and is refused (400 `inexact_number`) rather than rounded. Stored figures are decimals (never binary floating point).',
-        'Errors are RFC 9457 problem details (application/problem+json). A client has 10 s to send a request\'s headers and 60 s to send the whole request, body included (the defaults); past either it is answered 408 `request_timeout` and the connection is closed. Every POST accepts `Idempotency-Key` (24 h replay). Lists take `from` and `take` (at most 1000), `sort=field|-field` and `search`; ranges are written `v`, `[v;]`, `[;v]` or `[a;b]`.',
+        'Errors are RFC 9457 problem details (application/problem+json). A client has 10 s to send a request\'s headers and 60 s to send the whole request, body included (the defaults); past either it is answered 408 `request_timeout` and the connection is closed. Every POST accepts `Idempotency-Key` (24 h replay): it makes every request safe to send again, even after a 503 `commit_outcome_unknown`. Lists take `from` and `take` (at most 1000), `sort=field|-field` and `search`; ranges are written `v`, `[v;]`, `[;v]` or `[a;b]`.',
         'Versioning: the major version is in the path; within /v1 only additive changes are made; deprecations are announced with the Deprecation and Sunset headers.',
       ].join('\n\n'),
     },

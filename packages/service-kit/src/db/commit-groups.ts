@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { UpstreamError } from '../errors.js';
+import { CommitOutcomeUnknownError, UpstreamError } from '../errors.js';
+import { connectionLoss } from './connection-loss.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { TENANT_FILTER, sqlRows } from './orm.js';
@@ -159,8 +160,14 @@ export class CommitGroups {
       await em.commit();
       for (const k of kept) k.resolve();
     } catch (err) {
-      this.opts.log?.error('commit of a group failed', { err: String(err) });
-      for (const k of kept) k.reject(new UpstreamError(503, 'database', 'the write could not be committed; retry'));
+      // A COMMIT refused by the server (a deferred check) or never sent stored nothing; one whose
+      // connection went while the server had it may have stored everything: each member is told
+      // which (a member does not know here whether its request carried an Idempotency-Key).
+      // (with no member kept, the error may be the BEGIN of a group begun again, which the
+      // driver reports at the next statement: nothing was in it)
+      const unknown = kept.length > 0 && connectionLoss(err) === 'lost';
+      this.opts.log?.error(unknown ? 'the connection went during the commit of a group; its outcome is unknown' : 'commit of a group failed', { err: String(err), members: kept.length });
+      for (const k of kept) k.reject(unknown ? new CommitOutcomeUnknownError(false) : new UpstreamError(503, 'database', 'the write could not be committed; retry'));
     }
   }
 

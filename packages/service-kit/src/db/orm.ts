@@ -6,6 +6,7 @@ import pg from 'pg';
 import { endSpan, statementSpan } from '../tracing.js';
 import { kitMigrations } from './migrations.js';
 import { withoutOrmAsyncContext } from './async-context.js';
+import { markDatabaseError } from './connection-loss.js';
 
 export const TENANT_FILTER = 'tenant';
 
@@ -20,6 +21,8 @@ export interface OrmOptions {
   debug?: boolean;
   poolMax?: number;
   log?: (msg: string) => void;
+  /** What the query builder warns of (a pooled connection that died: `Connection Error: …`); its own console lines without it. */
+  warn?: (msg: string) => void;
 }
 
 /**
@@ -97,6 +100,8 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     allowGlobalContext: false,
     forceUtcTimezone: true,
     pool: { min: 1, max: opts.poolMax ?? 10 },
+    // the query builder writes its warnings to the console, outside the service's JSON log lines
+    ...(opts.warn ? { driverOptions: { log: { warn: (m: unknown) => opts.warn!(String(m)), error: (m: unknown) => opts.warn!(String(m)), deprecate: () => undefined, debug: () => undefined } } } : {}),
     extensions: [Migrator],
     subscribers: [transactionListenerRelease],
     migrations: {
@@ -177,7 +182,7 @@ export async function sqlRows<T extends pg.QueryResultRow = Record<string, unkno
   if (params.includes(undefined)) throw new Error(`undefined bound to position ${params.indexOf(undefined) + 1} of a statement`);
   const trx = em.getTransactionContext<KnexTransaction>();
   const client = trx ? trx.client : (em.getConnection().getKnex().client as unknown as KnexClient);
-  const conn = await client.acquireConnection();
+  const conn = await client.acquireConnection().catch((err: unknown) => Promise.reject(markDatabaseError(err)));
   try {
     // a statement on a transaction that already ended would run outside it, on a pooled connection
     if (trx?.isCompleted()) throw new Error('the transaction of this statement has already ended');
@@ -196,7 +201,7 @@ export async function sqlRows<T extends pg.QueryResultRow = Record<string, unkno
       return Array.isArray(res) ? (res.at(-1) as pg.QueryResult<T>).rows : res.rows;
     } catch (err) {
       if (span) endSpan(span, err);
-      throw err;
+      throw markDatabaseError(err);
     }
   } finally {
     if (!trx) await client.releaseConnection(conn);

@@ -14,6 +14,8 @@ import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ConsumerBatches, type BatchHandler } from './consumer-batches.js';
 import { DEAD_LETTER_HEADERS } from './dead-letters.js';
+import { connectionLoss } from '../db/connection-loss.js';
+import { CommitOutcomeUnknownError } from '../errors.js';
 
 /** Thrown by a handler for a message that can never succeed: it goes to the dead-letter subject at once. */
 export class PoisonMessageError extends Error {}
@@ -170,6 +172,8 @@ export class IdempotentConsumer {
   private messages: ConsumerMessages | null = null;
   private loop: Promise<void> | null = null;
   private stopped = false;
+  /** When the database stopped answering this consumer, while it does not (logged once an outage). */
+  private databaseLostAt: number | null = null;
   private processed: ReturnType<MetricsRegistry['counter']>;
   private age: ReturnType<MetricsRegistry['histogram']>;
   private pending = 0;
@@ -301,7 +305,7 @@ export class IdempotentConsumer {
   private async handleUnread(m: JsMsg, orgId: number, backoff: number[]): Promise<void> {
     let relevant: boolean;
     try {
-      relevant = await this.def.relevantOrganisation!(orgId);
+      relevant = await this.untilDatabaseAnswers(m, () => this.def.relevantOrganisation!(orgId));
     } catch (err) {
       await this.failed(m, err, null, backoff);
       return;
@@ -333,7 +337,7 @@ export class IdempotentConsumer {
     try {
       let outcome: 'applied' | 'duplicate' | 'irrelevant';
       try {
-        outcome = await withStatementsUnder(span, () => this.apply(event, m, traceparentOf(span), organisationChecked));
+        outcome = await withStatementsUnder(span, () => this.untilDatabaseAnswers(m, () => this.apply(event, m, traceparentOf(span), organisationChecked)));
         endSpan(span);
       } catch (err) {
         endSpan(span, err);
@@ -352,6 +356,35 @@ export class IdempotentConsumer {
       m.ack();
     } catch (err) {
       await this.failed(m, err, event.id, backoff);
+    }
+  }
+
+  /**
+   * Runs an attempt at a message; while the database cannot be reached (a restart, a failover)
+   * it waits and tries again in place, keeping the message (`working`) instead of handing it back:
+   * an outage is not the event's fault, and each redelivery would use up one of its deliveries
+   * until it was dead-lettered. What the attempt wrote before the loss was rolled back with the
+   * session (the inbox absorbs a commit whose answer was lost).
+   */
+  private async untilDatabaseAnswers<T>(m: JsMsg, attempt: () => Promise<T>): Promise<T> {
+    for (let pause = 200; ; pause = Math.min(pause * 2, 5000)) {
+      try {
+        const result = await attempt();
+        if (this.databaseLostAt !== null) {
+          this.log.info('the database answers again; consuming goes on', { consumer: this.def.name, waited_ms: Date.now() - this.databaseLostAt });
+          this.databaseLostAt = null;
+        }
+        return result;
+      } catch (err) {
+        // (a shared commit whose connection went may have committed: the inbox tells, next attempt)
+        if (this.stopped || !(connectionLoss(err) || err instanceof CommitOutcomeUnknownError)) throw err;
+        if (this.databaseLostAt === null) {
+          this.databaseLostAt = Date.now();
+          this.log.warn('the database cannot be reached; events wait in place until it answers', { consumer: this.def.name, err: String(err) });
+        }
+        m.working();
+        await new Promise((r) => setTimeout(r, pause));
+      }
     }
   }
 

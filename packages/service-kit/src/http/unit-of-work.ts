@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { BusinessRuleError, ConflictError, ValidationError } from '../errors.js';
+import { BusinessRuleError, CommitOutcomeUnknownError, ConflictError, ValidationError } from '../errors.js';
+import { connectionLoss } from '../db/connection-loss.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
 import { eventsInsert, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
@@ -112,9 +113,14 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       if (ownBegun) return sqlRows(em, sql, params, opts);
       ownEnded = true;
       const outbox = events.length ? eventsInsert(events.splice(0)) : null;
-      const rows = outbox
-        ? await sqlRows(em, `with last_write as (${sql}), announced as (${outbox.sql}) select * from last_write`, [...params, ...outbox.params], opts)
-        : await sqlRows(em, sql, params, opts);
+      // the statement commits itself: a connection lost while it was with the server leaves it unknown
+      const rows = await committing(
+        () =>
+          outbox
+            ? sqlRows(em, `with last_write as (${sql}), announced as (${outbox.sql}) select * from last_write`, [...params, ...outbox.params], opts)
+            : sqlRows(em, sql, params, opts),
+        idemKey !== undefined,
+      );
       committedAlone = true;
       return rows;
     });
@@ -230,13 +236,13 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         );
       }
       // in a group, the group's commit holds this request's writes (its own transaction only read and has ended)
-      if (group) await group.finish();
+      if (group) await committing(() => group.finish(), idemKey !== undefined);
       else {
         if (events.length) {
           await beginOwn();
           await insertPreparedEvents(em, events);
         }
-        if (ownBegun) await em.commit();
+        if (ownBegun) await committing(() => em.commit(), idemKey !== undefined);
       }
       done = true;
       afterCommit();
@@ -248,6 +254,21 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
     }
   };
+}
+
+/**
+ * Runs what commits a request's writes. A database connection lost while it was with the server
+ * may have committed it, so that is answered as unknown rather than with the plain 503 that
+ * tells a client nothing was written.
+ */
+export async function committing<T>(commit: () => Promise<T>, withIdempotencyKey: boolean): Promise<T> {
+  try {
+    return await commit();
+  } catch (err) {
+    // (a commit group answers its members unknown without knowing their keys: said again here with it)
+    if (err instanceof CommitOutcomeUnknownError || connectionLoss(err) === 'lost') throw new CommitOutcomeUnknownError(withIdempotencyKey);
+    throw err;
+  }
 }
 
 function aadOf(orgId: number, credentialId: string, idemKey: string): string {

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERNAL_HEADERS, countDeadLetters, sqlRows, type RunningService } from '@ledgerline/service-kit';
+import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
+import { failures, probeService } from './probe-service.js';
+
+/*
+ * A database connection lost mid-request, on the real Postgres (decision 142). Before the commit
+ * was sent nothing was written, and the answer says so (503 `service_unavailable`, retry). Once
+ * the COMMIT (or a write that commits itself) was with the server, the server may have committed:
+ * the answer is 503 `commit_outcome_unknown`, never "retry" — here the server did commit, so a
+ * client that retried a plain 503 would have written the note twice. With an Idempotency-Key the
+ * same request sent again is answered as made.
+ */
+const env = isolation();
+let svc: RunningService;
+const ORG = 11;
+
+const call = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${svc.url}${path}`, {
+    method: 'POST',
+    headers: { [INTERNAL_HEADERS.orgId]: String(ORG), [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(json),
+  }) as Promise<ApiResponse>;
+const notesWith = async (text: string) =>
+  (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), 'select count(*)::int as n from notes where text = ?', [text]))[0].n;
+const eventsOf = async (text: string) =>
+  (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from kit_outbox where envelope::jsonb->'data'->>'text' = ?", [text]))[0].n;
+
+beforeAll(async () => {
+  // two deliveries before a failing event is dead-lettered: an outage must not use them up
+  svc = await startTestService({ ...probeService, name: 'connlossprobe' }, { ...env, CONSUMER_MAX_DELIVER: '2' });
+});
+afterAll(async () => {
+  await svc?.close();
+  await dropIsolation(env);
+});
+
+describe('a lost database connection', () => {
+  it('before the commit was sent: 503 service_unavailable, nothing written, and the next request is served', async () => {
+    const res = await call('/v1/notes', { text: 'lost before commit', lose: 'before_commit' });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(res.headers.get('retry-after')).toBe('1');
+    const problem = await res.json();
+    expect(problem).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(problem.detail).toMatch(/nothing was written/);
+    expect(await notesWith('lost before commit')).toBe(0);
+    expect(await eventsOf('lost before commit')).toBe(0);
+
+    const next = await call('/v1/notes', { text: 'after the loss' });
+    expect(next.status).toBe(200);
+    expect(await notesWith('after the loss')).toBe(1);
+  });
+
+  it('while the COMMIT was with the server: 503 commit_outcome_unknown, not "retry" — the server had committed', async () => {
+    const res = await call('/v1/notes', { text: 'lost at commit', lose: 'at_commit' });
+    expect(res.status).toBe(503);
+    const problem = await res.json();
+    expect(problem).toMatchObject({ status: 503, code: 'commit_outcome_unknown', type: '/problems/commit-outcome-unknown' });
+    expect(problem.detail).toMatch(/may or may not have been made; look it up/);
+    // the note and its event were committed: a blind retry would have made a second
+    expect(await notesWith('lost at commit')).toBe(1);
+    expect(await eventsOf('lost at commit')).toBe(1);
+  });
+
+  it('with an Idempotency-Key, the same request sent again after an unknown outcome is answered as made, once', async () => {
+    const headers = { 'idempotency-key': 'lost-commit-1' };
+    const first = await call('/v1/notes', { text: 'keyed loss', lose: 'at_commit' }, headers);
+    expect(first.status).toBe(503);
+    const problem = await first.json();
+    expect(problem.code).toBe('commit_outcome_unknown');
+    expect(problem.detail).toMatch(/send the request again with the same Idempotency-Key/);
+    // the key names the request, body included: the client sends exactly what it sent
+    const again = await call('/v1/notes', { text: 'keyed loss', lose: 'at_commit' }, headers);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await again.json()).text).toBe('keyed loss');
+    expect(await notesWith('keyed loss')).toBe(1);
+    expect(await eventsOf('keyed loss')).toBe(1);
+  });
+
+  it("a request's last write, which commits itself, lost while with the server: commit_outcome_unknown", async () => {
+    const res = await call('/v1/notes/last', { text: 'lost last write', lose: 'at_write' });
+    expect(res.status).toBe(503);
+    expect((await res.json()).code).toBe('commit_outcome_unknown');
+    expect(await notesWith('lost last write')).toBe(1);
+
+    const next = await call('/v1/notes/last', { text: 'last write after the loss' });
+    expect(next.status).toBe(200);
+    expect((await next.json()).committed_at_once).toBe(true);
+  });
+
+  it('under a consumer, an event waits in place until the database answers again: applied once, never dead-lettered', async () => {
+    // the handler's session ends four times in a row: with two deliveries, handing it back each
+    // time would have dead-lettered it after the second
+    failures.set('db-lost under the consumer', 4);
+    expect((await call('/v1/notes', { text: 'db-lost under the consumer' })).status).toBe(200);
+    const effects = async () =>
+      (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from effects e join notes n on n.id = e.note_id where n.text = 'db-lost under the consumer'"))[0].n;
+    await eventually(async () => (await effects()) === 1, 20_000, 100);
+    expect(failures.get('db-lost under the consumer')).toBe(0);
+    expect(await countDeadLetters(svc.deps.bus, 'connlossprobe')).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await effects()).toBe(1);
+  }, 30_000);
+});
