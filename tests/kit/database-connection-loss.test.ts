@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { INTERNAL_HEADERS, countDeadLetters, sqlRows, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { failures, probeService } from './probe-service.js';
@@ -102,5 +103,36 @@ describe('a lost database connection', () => {
     expect(await countDeadLetters(svc.deps.bus, 'connlossprobe')).toBe(0);
     await new Promise((r) => setTimeout(r, 500));
     expect(await effects()).toBe(1);
+  }, 30_000);
+
+  it('a database that accepts no writes (a standby during a failover): 503 service_unavailable, nothing written, reads answered', async () => {
+    const admin = new pg.Client({ connectionString: env.DATABASE_URL });
+    await admin.connect();
+    const database = `${env.DATABASE_PREFIX}connlossprobe`;
+    // every new session of the service's database is read-only, and the current ones are ended
+    const readOnly = async (on: boolean) => {
+      await admin.query(on ? `alter database "${database}" set default_transaction_read_only = on` : `alter database "${database}" reset default_transaction_read_only`);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [database]);
+    };
+    try {
+      await readOnly(true);
+      // (a request may still find a session that has not ended yet, or a pool connection that did)
+      let attempt = 0;
+      const refused = await eventually(async () => {
+        const text = `while read-only ${attempt++}`;
+        const res = await call('/v1/notes', { text });
+        if (res.status !== 503) return false;
+        const problem = await res.json();
+        return problem.code === 'service_unavailable' && /accepts no writes/.test(problem.detail) ? text : false;
+      }, 10_000, 100);
+      expect(await notesWith(refused)).toBe(0);
+      const list = await fetch(`${svc.url}/v1/notes`, { headers: { [INTERNAL_HEADERS.orgId]: String(ORG), [INTERNAL_HEADERS.scopes]: 'admin' } });
+      expect(list.status).toBe(200);
+    } finally {
+      await readOnly(false);
+      await admin.end();
+    }
+    await eventually(async () => (await call('/v1/notes', { text: 'writable again' })).status === 200, 10_000, 100);
+    expect(await notesWith('writable again')).toBe(1);
   }, 30_000);
 });

@@ -21,8 +21,15 @@ export function closeAfterSending(match: RegExp, on: pg.Client | typeof pg.Clien
     const sent = (original as (...a: unknown[]) => unknown).call(this, config, ...rest);
     if (typeof text === 'string' && match.test(text)) {
       (on as { query: unknown }).query = original;
-      // the statement is already in the socket's buffer: the server receives it, then the end
-      (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      // Nothing more is read, the statement's messages (a parameterised one is several, which
+      // Node may still hold) go out followed by the end, and the socket is closed a moment
+      // later: the server receives the whole statement and carries it out, and its answer is never
+      // read. (Closed at once, Node would drop what it still held; closed while the answer sat
+      // unread, the reset could reach the server before it had read the statement's end.)
+      const stream = (this as unknown as { connection: { stream: { pause(): void; end(): void; destroy(): void } } }).connection.stream;
+      stream.pause();
+      stream.end();
+      setTimeout(() => stream.destroy(), 100);
     }
     return sent;
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionLoss, markDatabaseError } from './connection-loss.js';
+import { connectionLoss, databaseRefusesNow, markDatabaseError } from './connection-loss.js';
 
 /** An error as the driver (`pg`) or the server makes it: a message, maybe a SQLSTATE or errno code. */
 const err = (message: string, code?: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(message), code ? { code } : {}, extra);
@@ -49,5 +49,22 @@ describe('what a lost database connection says about the statement', () => {
     const a: Record<string, unknown> = { message: 'a' };
     a.cause = a;
     expect(connectionLoss(a)).toBeNull();
+  });
+});
+
+describe('a database that answered but cannot take the work now', () => {
+  it('out of resources (class 53) or accepting no writes (25006), looked for through wrapping errors', () => {
+    expect(databaseRefusesNow(err('could not extend file: No space left on device', '53100'))).toBe('out_of_resources');
+    expect(databaseRefusesNow(err('out of memory', '53200'))).toBe('out_of_resources');
+    expect(databaseRefusesNow(err('sorry, too many clients already', '53300'))).toBe('out_of_resources');
+    expect(databaseRefusesNow(err('cannot execute INSERT in a read-only transaction', '25006'))).toBe('read_only');
+    expect(databaseRefusesNow(err('flush failed', undefined, { cause: err('x', '25006') }))).toBe('read_only');
+  });
+  it('everything else is not', () => {
+    expect(databaseRefusesNow(err('canceling statement due to statement timeout', '57014'))).toBeNull();
+    expect(databaseRefusesNow(err('duplicate key', '23505'))).toBeNull();
+    expect(databaseRefusesNow(err('terminating connection due to administrator command', '57P01'))).toBeNull();
+    expect(databaseRefusesNow(err('not a SQLSTATE', '53'))).toBeNull();
+    expect(databaseRefusesNow(undefined)).toBeNull();
   });
 });

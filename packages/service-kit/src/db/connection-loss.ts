@@ -45,3 +45,17 @@ export function connectionLoss(err: unknown): ConnectionLoss | null {
   }
   return null;
 }
+
+/**
+ * A database that answered but cannot take the work now, by SQLSTATE: out of resources (disk,
+ * memory, connections: class 53) or accepting no writes (a standby not yet promoted after a
+ * failover: 25006). Not the request's or the event's fault, and the statement was rolled back.
+ */
+export function databaseRefusesNow(err: unknown): 'out_of_resources' | 'read_only' | null {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (/^53[0-9A-Z]{3}$/.test(code)) return 'out_of_resources';
+    if (code === '25006') return 'read_only';
+  }
+  return null;
+}

@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ConsumerBatches, type BatchHandler } from './consumer-batches.js';
 import { DEAD_LETTER_HEADERS } from './dead-letters.js';
-import { connectionLoss } from '../db/connection-loss.js';
+import { connectionLoss, databaseRefusesNow } from '../db/connection-loss.js';
 import { CommitOutcomeUnknownError } from '../errors.js';
 
 /** Thrown by a handler for a message that can never succeed: it goes to the dead-letter subject at once. */
@@ -360,8 +360,8 @@ export class IdempotentConsumer {
   }
 
   /**
-   * Runs an attempt at a message; while the database cannot be reached (a restart, a failover)
-   * it waits and tries again in place, keeping the message (`working`) instead of handing it back:
+   * Runs an attempt at a message; while the database cannot be reached or cannot take writes (a
+   * restart, a failover, a full disk) it waits and tries again in place, keeping the message (`working`) instead of handing it back:
    * an outage is not the event's fault, and each redelivery would use up one of its deliveries
    * until it was dead-lettered. What the attempt wrote before the loss was rolled back with the
    * session (the inbox absorbs a commit whose answer was lost).
@@ -377,7 +377,7 @@ export class IdempotentConsumer {
         return result;
       } catch (err) {
         // (a shared commit whose connection went may have committed: the inbox tells, next attempt)
-        if (this.stopped || !(connectionLoss(err) || err instanceof CommitOutcomeUnknownError)) throw err;
+        if (this.stopped || !(connectionLoss(err) || databaseRefusesNow(err) || err instanceof CommitOutcomeUnknownError)) throw err;
         if (this.databaseLostAt === null) {
           this.databaseLostAt = Date.now();
           this.log.warn('the database cannot be reached; events wait in place until it answers', { consumer: this.def.name, err: String(err) });
