@@ -29,7 +29,8 @@ const eventsOf = async (text: string) =>
 
 beforeAll(async () => {
   // two deliveries before a failing event is dead-lettered: an outage must not use them up
-  svc = await startTestService({ ...probeService, name: 'connlossprobe' }, { ...env, CONSUMER_MAX_DELIVER: '2' });
+  // and a session idle inside a transaction for 1.5 s is ended by the database
+  svc = await startTestService({ ...probeService, name: 'connlossprobe' }, { ...env, CONSUMER_MAX_DELIVER: '2', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1500' });
 });
 afterAll(async () => {
   await svc?.close();
@@ -135,4 +136,22 @@ describe('a lost database connection', () => {
     await eventually(async () => (await call('/v1/notes', { text: 'writable again' })).status === 200, 10_000, 100);
     expect(await notesWith('writable again')).toBe(1);
   }, 30_000);
+
+  it('a request that stalls inside its transaction is ended by the database: 503, nothing written, nothing left holding locks', async () => {
+    // the note and its event are written, then the handler waits 3 s before its commit
+    const res = await call('/v1/notes', { text: 'stalled in its transaction', delay_ms: 3000 });
+    expect(res.status).toBe(503);
+    const problem = await res.json();
+    expect(problem.code).toBe('service_unavailable');
+    expect(problem.detail).toMatch(/nothing was written/);
+    expect(await notesWith('stalled in its transaction')).toBe(0);
+    expect(await eventsOf('stalled in its transaction')).toBe(0);
+    const idle = await sqlRows<{ n: number }>(
+      svc.deps.orm.em.fork(),
+      "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and state_change < now() - interval '1.5 seconds'",
+    );
+    expect(idle[0].n).toBe(0);
+    // a request that commits within the bound is not touched
+    expect((await call('/v1/notes', { text: 'quick enough', delay_ms: 200 })).status).toBe(200);
+  }, 20_000);
 });

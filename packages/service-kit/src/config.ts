@@ -58,6 +58,12 @@ export const baseConfigSchema = z.object({
    */
   CLIENT_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   CLIENT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /**
+   * A database session left idle inside a transaction this long is ended by Postgres, which rolls
+   * the transaction back and releases its locks: a stalled process (frozen, cut off by the
+   * network) cannot hold a numbering series or a document's lock. 0 leaves it to the server.
+   */
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** Shared secret the gateway sends to services; when set, services refuse calls without it. */
   INTERNAL_TOKEN: z.string().min(16).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(250),

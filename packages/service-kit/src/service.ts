@@ -153,6 +153,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     migrations: def.organisationReplica ? [organisationReplicaMigration, ...def.migrations] : def.migrations,
     log: (msg) => log.debug(msg),
     warn: (msg) => log.warn('database connection', { detail: msg }),
+    idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   });
   const bus = await EventBus.connect(config, `ledgerline-${def.name}`, log);
   if (def.stream) await bus.ensureStream(def.stream);

@@ -15,6 +15,8 @@ describe('what a lost database connection says about the statement', () => {
     expect(connectionLoss(markDatabaseError(err('getaddrinfo ENOTFOUND db', 'ENOTFOUND')))).toBe('unsent');
     expect(connectionLoss(err('the database system is starting up', '57P03'))).toBe('unsent');
     expect(connectionLoss(err('Connection terminated due to connection timeout'))).toBe('unsent');
+    // the server ended a session idle inside a transaction: rolled back before this statement
+    expect(connectionLoss(err('terminating connection due to idle-in-transaction timeout', '25P03'))).toBe('unsent');
   });
 
   it('lost: the connection went while the server had the statement', () => {

@@ -14,6 +14,8 @@ export type ConnectionLoss = 'unsent' | 'lost';
 /** SQLSTATEs of a server that is ending sessions (admin or crash shutdown) or not yet accepting them. */
 const ENDING_SESSION = new Set(['57P01', '57P02']);
 const NOT_ACCEPTING = new Set(['57P03', '08001', '08004']);
+/** The server ended the session for idling inside a transaction (`idle_in_transaction_session_timeout`): it was rolled back before the statement that reads this. */
+const IDLED_OUT = '25P03';
 /** Socket errors before a connection existed (only those `markDatabaseError` marked count). */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
@@ -38,7 +40,7 @@ export function connectionLoss(err: unknown): ConnectionLoss | null {
     if (message.includes('is not queryable') || message.includes('Cannot use a pool after calling end')) return 'unsent';
     // the query builder's pool could not lend a connection in time (none could be made)
     if (e.name === 'KnexTimeoutError' || message.startsWith('Knex: Timeout acquiring a connection')) return 'unsent';
-    if (NOT_ACCEPTING.has(code) || (socket && NOT_CONNECTED.has(code))) return 'unsent';
+    if (NOT_ACCEPTING.has(code) || code === IDLED_OUT || (socket && NOT_CONNECTED.has(code))) return 'unsent';
     if (ENDING_SESSION.has(code) || (socket && DROPPED.has(code)) || /^08[0-9A-Z]{3}$/.test(code)) return 'lost';
     if (message.includes('connection timeout')) return 'unsent';
     if (message.includes('Connection terminated')) return 'lost';

@@ -21,6 +21,8 @@ export interface OrmOptions {
   debug?: boolean;
   poolMax?: number;
   log?: (msg: string) => void;
+  /** Ends sessions left idle inside a transaction this long (`idle_in_transaction_session_timeout`); 0 or absent: the server's setting. */
+  idleInTransactionTimeoutMs?: number;
   /** What the query builder warns of (a pooled connection that died: `Connection Error: …`); its own console lines without it. */
   warn?: (msg: string) => void;
 }
@@ -100,8 +102,16 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     allowGlobalContext: false,
     forceUtcTimezone: true,
     pool: { min: 1, max: opts.poolMax ?? 10 },
-    // the query builder writes its warnings to the console, outside the service's JSON log lines
-    ...(opts.warn ? { driverOptions: { log: { warn: (m: unknown) => opts.warn!(String(m)), error: (m: unknown) => opts.warn!(String(m)), deprecate: () => undefined, debug: () => undefined } } } : {}),
+    driverOptions: {
+      // every pooled session: a stalled holder of a transaction is ended by the server, and a
+      // server gone silent (a cut network) is noticed by TCP keepalives rather than never
+      connection: {
+        keepAlive: true,
+        ...(opts.idleInTransactionTimeoutMs ? { options: `-c idle_in_transaction_session_timeout=${Math.floor(opts.idleInTransactionTimeoutMs)}` } : {}),
+      },
+      // the query builder writes its warnings to the console, outside the service's JSON log lines
+      ...(opts.warn ? { log: { warn: (m: unknown) => opts.warn!(String(m)), error: (m: unknown) => opts.warn!(String(m)), deprecate: () => undefined, debug: () => undefined } } : {}),
+    },
     extensions: [Migrator],
     subscribers: [transactionListenerRelease],
     migrations: {
