@@ -67,6 +67,13 @@ export const baseConfigSchema = z.object({
   /** Shared secret the gateway sends to services; when set, services refuse calls without it. */
   INTERNAL_TOKEN: z.string().min(16).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(250),
+  /**
+   * How long the leading relay's database session may stay silent before Postgres ends it, and
+   * with it the lock that makes it the leader, so another replica takes the outbox over from one
+   * that froze (a stopped process keeps its socket, so the server never notices otherwise). At
+   * least four idle looks (`OUTBOX_POLL_MS`); 0: a leader leads until its session ends.
+   */
+  OUTBOX_LEADER_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   CONSUMER_MAX_DELIVER: z.coerce.number().int().min(1).default(8),
   /** How long published outbox rows are kept (the stream holds the events). */
   OUTBOX_RETENTION: durationSetting('7d'),

@@ -159,7 +159,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   if (def.stream) await bus.ensureStream(def.stream);
   await bus.ensureStream('DLQ');
 
-  const relay = new OutboxRelay(orm.config.get('clientUrl')!, bus, log, config.OUTBOX_POLL_MS, metrics);
+  const relay = new OutboxRelay(orm.config.get('clientUrl')!, bus, log, config.OUTBOX_POLL_MS, metrics, undefined, config.OUTBOX_LEADER_TIMEOUT_MS);
   watchPool(orm, metrics);
   traceStatements(orm.em.getConnection().getKnex(), `${config.DATABASE_PREFIX}${def.name}`);
   const bare: ServiceDeps<z.infer<S> & BaseConfig, undefined> = {

@@ -191,8 +191,10 @@ export const PASS_SQL = `with sent as (update kit_outbox set sent_at = now() whe
  * idle passes included). A plain index scan in id order marks the entries it finds dead, so the
  * next pass skips them: 0.04 ms.
  */
-export function relayConnectionConfig(databaseUrl: string): pg.ClientConfig {
-  return { connectionString: databaseUrl, keepAlive: true, query_timeout: 30_000, options: '-c enable_bitmapscan=off -c enable_seqscan=off' };
+export function relayConnectionConfig(databaseUrl: string, silentSessionTimeoutMs = 0): pg.ClientConfig {
+  // a session silent that long is ended by the server, releasing the leader's lock (idle_session_timeout)
+  const silent = silentSessionTimeoutMs > 0 ? ` -c idle_session_timeout=${Math.floor(silentSessionTimeoutMs)}` : '';
+  return { connectionString: databaseUrl, keepAlive: true, query_timeout: 30_000, options: `-c enable_bitmapscan=off -c enable_seqscan=off${silent}` };
 }
 
 /**
@@ -220,6 +222,8 @@ export class OutboxRelay extends Pump {
   private published: ReturnType<MetricsRegistry['counter']>;
   private client: pg.Client | null = null;
   private leading = false;
+  /** After how long a silent session of this relay is ended by the server (0: never). */
+  private readonly silentSessionTimeoutMs: number;
   /** Rows published (or failed) by the last pass, marked by the next statement. */
   private marks: { sent: number[]; failed: number[] } = { sent: [], failed: [] };
 
@@ -230,8 +234,11 @@ export class OutboxRelay extends Pump {
     pollMs: number,
     metrics: MetricsRegistry,
     private readonly batchSize = 200,
+    leaderTimeoutMs = 0,
   ) {
     super({ idleMs: pollMs, what: 'outbox relay pass' }, log);
+    // a relay that looks every `pollMs` is silent longer only when it is stuck: four looks at least
+    this.silentSessionTimeoutMs = leaderTimeoutMs > 0 ? Math.max(leaderTimeoutMs, 4 * pollMs) : 0;
     this.published = metrics.counter('outbox_published_total', 'Outbox events published');
     metrics.gauge('outbox_backlog', 'Unsent outbox rows seen at the last pass').set({}, () => this.backlog);
     metrics.gauge('outbox_relay_leading', '1 when this process is the one that publishes its database\'s outbox').set({}, () => (this.leading ? 1 : 0));
@@ -283,7 +290,7 @@ export class OutboxRelay extends Pump {
   /** The relay's own connection, opened on first use and again after it broke. */
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = new pg.Client(relayConnectionConfig(this.databaseUrl));
+    const client = new pg.Client(relayConnectionConfig(this.databaseUrl, this.silentSessionTimeoutMs));
     client.on('error', (err) => {
       this.log.warn('outbox relay connection failed; it reconnects', { err: String(err) });
       if (this.client === client) this.dropConnection();
