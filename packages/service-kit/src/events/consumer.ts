@@ -361,10 +361,11 @@ export class IdempotentConsumer {
 
   /**
    * Runs an attempt at a message; while the database cannot be reached or cannot take writes (a
-   * restart, a failover, a full disk) it waits and tries again in place, keeping the message (`working`) instead of handing it back:
-   * an outage is not the event's fault, and each redelivery would use up one of its deliveries
-   * until it was dead-lettered. What the attempt wrote before the loss was rolled back with the
-   * session (the inbox absorbs a commit whose answer was lost).
+   * restart, a failover, a full disk) it waits and tries again in place, keeping the message
+   * (`working`) instead of handing it back: an outage is not the event's fault, and each
+   * redelivery would use up one of its deliveries until it was dead-lettered. What the attempt
+   * wrote before the loss was rolled back with the session (the inbox absorbs a commit whose
+   * answer was lost).
    */
   private async untilDatabaseAnswers<T>(m: JsMsg, attempt: () => Promise<T>): Promise<T> {
     for (let pause = 200; ; pause = Math.min(pause * 2, 5000)) {
@@ -380,7 +381,7 @@ export class IdempotentConsumer {
         if (this.stopped || !(connectionLoss(err) || databaseRefusesNow(err) || err instanceof CommitOutcomeUnknownError)) throw err;
         if (this.databaseLostAt === null) {
           this.databaseLostAt = Date.now();
-          this.log.warn('the database cannot be reached; events wait in place until it answers', { consumer: this.def.name, err: String(err) });
+          this.log.warn('the database cannot be reached or take writes; events wait in place until it can', { consumer: this.def.name, err: String(err) });
         }
         m.working();
         await new Promise((r) => setTimeout(r, pause));
