@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { INTERNAL_HEADERS, countDeadLetters, sqlRows, type RunningService } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
-import { failures, probeService } from './probe-service.js';
+import { PROBE_SUBJECT, failures, probeService } from './probe-service.js';
+import { streamForSubject } from '@ledgerline/contracts';
 
 /*
  * A database connection lost mid-request, on the real Postgres (decision 142). Before the commit
@@ -154,4 +155,22 @@ describe('a lost database connection', () => {
     // a request that commits within the bound is not touched
     expect((await call('/v1/notes', { text: 'quick enough', delay_ms: 200 })).status).toBe(200);
   }, 20_000);
+
+  it('the server never drops an event on its own: durables redeliver without bound, and an older bounded one is updated at start', async () => {
+    const { bus } = svc.deps;
+    const stream = await bus.ensureStream(streamForSubject(PROBE_SUBJECT));
+    const durable = bus.durableName('probe-noted');
+    // the consumer dead-letters by itself after CONSUMER_MAX_DELIVER (2 here); the server does not count
+    expect((await bus.jsm.consumers.info(stream, durable)).config.max_deliver).toBe(-1);
+    // a durable from a deployment that bounded it at the server too (CONSUMER_MAX_DELIVER + 1)
+    await bus.jsm.consumers.update(stream, durable, { max_deliver: 3 });
+    await svc.close();
+    svc = await startTestService({ ...probeService, name: 'connlossprobe' }, { ...env, CONSUMER_MAX_DELIVER: '2', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1500' });
+    expect((await svc.deps.bus.jsm.consumers.info(stream, durable)).config.max_deliver).toBe(-1);
+    // and it still consumes
+    expect((await call('/v1/notes', { text: 'after the update' })).status).toBe(200);
+    const effects = async () =>
+      (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from effects e join notes n on n.id = e.note_id where n.text = 'after the update'"))[0].n;
+    await eventually(async () => (await effects()) === 1, 10_000, 100);
+  }, 30_000);
 });

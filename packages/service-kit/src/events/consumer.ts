@@ -168,6 +168,14 @@ function unreadKey(m: JsMsg, bus: EventBus): { orgId: number; key: string } | nu
  * absorbs it. Failures are retried with backoff up to `maxDeliver`, then dead-lettered to
  * `dlq.<service>.<subject>` with the reason in a header.
  */
+/**
+ * The server redelivers without bound: the consumer itself dead-letters an event after
+ * `CONSUMER_MAX_DELIVER` deliveries (decision 145). A bound at the server could only drop an event
+ * silently — neither applied nor in the DLQ — when a dead letter's publish failed once more, or
+ * when copies waiting in the client's buffer through a database outage were redelivered past it.
+ */
+const SERVER_MAX_DELIVER = -1;
+
 export class IdempotentConsumer {
   private messages: ConsumerMessages | null = null;
   private loop: Promise<void> | null = null;
@@ -235,7 +243,7 @@ export class IdempotentConsumer {
           deliver_policy: DeliverPolicy.All,
           filter_subject: filter,
           ack_wait: 30_000_000_000,
-          max_deliver: this.opts.maxDeliver + 1,
+          max_deliver: SERVER_MAX_DELIVER,
           max_ack_pending: 1000,
         })
         .catch(async (e) => {
@@ -243,6 +251,9 @@ export class IdempotentConsumer {
             throw e;
           });
         });
+    } else if (existing.config.max_deliver !== SERVER_MAX_DELIVER) {
+      // a durable made when the server bounded deliveries too (CONSUMER_MAX_DELIVER + 1)
+      await this.bus.jsm.consumers.update(streamName, this.durableName, { max_deliver: SERVER_MAX_DELIVER });
     }
     const consumer = await this.bus.js.consumers.get(streamName, this.durableName);
     this.stopped = false;
