@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { INTERNAL_HEADERS, type RunningService } from '@ledgerline/service-kit';
-import { dropIsolation, eventually, isolation, startTestService } from '../support/stack.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { RunningService } from '@ledgerline/service-kit';
+import { dropIsolation, eventually, isolation } from '../support/stack.js';
 import { probeService } from './probe-service.js';
+import { leaderOf, leading, noteThrough, publishedNotes, twoReplicas } from './relay-probe.js';
 
 /*
  * A leading relay that freezes (a stopped process, a stuck pass) keeps its database session and
@@ -17,44 +17,22 @@ let a: RunningService;
 let b: RunningService;
 let nc: NatsConnection;
 
-const note = async (svc: RunningService, text: string): Promise<number> => {
-  const res = await fetch(`${svc.url}/v1/notes`, {
-    method: 'POST',
-    headers: { [INTERNAL_HEADERS.orgId]: String(ORG), [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { id: number }).id;
-};
-const leading = async (svc: RunningService) => /^ledgerline_outbox_relay_leading 1$/m.test(await (await fetch(`${svc.url}/metrics`)).text());
-const published = async (): Promise<number[]> => {
-  const jsm = await jetstreamManager(nc);
-  const stream = `${env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}SALES`;
-  const info = await jsm.streams.info(stream);
-  const ids: number[] = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages; seq++) {
-    const m = await jsm.streams.getMessage(stream, { seq });
-    if (m) ids.push((m.json() as { data: { note_id: number } }).data.note_id);
-  }
-  return ids;
-};
+const note = (svc: RunningService, text: string) => noteThrough(svc, ORG, text);
+const published = () => publishedNotes(nc, env.NATS_SUBJECT_PREFIX);
+
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  a = await startTestService({ ...probeService, name: 'frozenprobe' }, env);
-  b = await startTestService({ ...probeService, name: 'frozenprobe' }, env);
-  nc = await connect({ servers: env.NATS_URL });
+  ({ a, b, nc, close } = await twoReplicas({ ...probeService, name: 'frozenprobe' }, env));
 });
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await nc?.close();
+  await close?.();
   await dropIsolation(env);
 });
 
 describe('a leading relay that freezes', () => {
   it('loses the lead once its session has been silent too long, and the other replica publishes what waits', async () => {
-    await eventually(async () => [await leading(a), await leading(b)].filter(Boolean).length === 1, 3000);
-    const [leader, other] = (await leading(a)) ? [a, b] : [b, a];
+    const [leader, other] = await leaderOf(a, b);
     // the leader's next pass never ends (until released), its connection stays open and silent
     let thaw!: () => void;
     const frozen = new Promise<boolean>((resolve) => (thaw = () => resolve(false)));

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { INTERNAL_HEADERS, sqlRows, type RunningService } from '@ledgerline/service-kit';
-import { dropIsolation, eventually, isolation, startTestService } from '../support/stack.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { sqlRows, type RunningService } from '@ledgerline/service-kit';
+import { dropIsolation, eventually, isolation } from '../support/stack.js';
 import { probeService } from './probe-service.js';
+import { leaderOf, leading, noteThrough, publishedNotes, twoReplicas } from './relay-probe.js';
 
 /*
  * Two replicas of one service on one database: one relay leads (a session lock on its own
@@ -17,46 +17,24 @@ let a: RunningService;
 let b: RunningService;
 let nc: NatsConnection;
 
-const note = async (svc: RunningService, text: string): Promise<number> => {
-  const res = await fetch(`${svc.url}/v1/notes`, {
-    method: 'POST',
-    headers: { [INTERNAL_HEADERS.orgId]: String(ORG), [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { id: number }).id;
-};
-const leading = async (svc: RunningService) => /^ledgerline_outbox_relay_leading 1$/m.test(await (await fetch(`${svc.url}/metrics`)).text());
+const note = (svc: RunningService, text: string) => noteThrough(svc, ORG, text);
 const unsent = async () => (await sqlRows<{ n: number }>(a.deps.orm.em.fork(), 'select count(*)::int as n from kit_outbox where sent_at is null'))[0].n;
-const published = async (): Promise<number[]> => {
-  const jsm = await jetstreamManager(nc);
-  const stream = `${env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}SALES`;
-  const info = await jsm.streams.info(stream);
-  const ids: number[] = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages; seq++) {
-    const m = await jsm.streams.getMessage(stream, { seq });
-    if (m) ids.push((m.json() as { data: { note_id: number } }).data.note_id);
-  }
-  return ids;
-};
+const published = () => publishedNotes(nc, env.NATS_SUBJECT_PREFIX);
+
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  a = await startTestService(probeService, env);
-  b = await startTestService(probeService, env);
-  nc = await connect({ servers: env.NATS_URL });
+  ({ a, b, nc, close } = await twoReplicas(probeService, env));
 });
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await nc?.close();
+  await close?.();
   await dropIsolation(env);
 });
 
 describe('outbox relay with two replicas on one database', () => {
   it('one relay leads and publishes what either replica commits, promptly and once each', async () => {
     // both relays looked at boot; one holds the lock
-    await eventually(async () => [await leading(a), await leading(b)].filter(Boolean).length === 1, 3000);
-    const [leader, other] = (await leading(a)) ? [a, b] : [b, a];
+    const [leader, other] = await leaderOf(a, b);
     const ids: number[] = [];
     // the follower's commits come last, so only its wake-up can get them out within the test
     for (let i = 0; i < 6; i++) ids.push(await note(i < 2 ? leader : other, `replica note ${i}`));
