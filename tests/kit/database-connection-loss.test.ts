@@ -66,6 +66,13 @@ describe('a lost database connection', () => {
     expect(await eventsOf('lost at commit')).toBe(1);
   });
 
+  it('the same when the socket fails with a reset (ECONNRESET) rather than ending', async () => {
+    const res = await call('/v1/notes', { text: 'reset at commit', lose: 'at_commit_reset' });
+    expect(res.status).toBe(503);
+    expect((await res.json()).code).toBe('commit_outcome_unknown');
+    expect(await notesWith('reset at commit')).toBe(1);
+  });
+
   it('with an Idempotency-Key, the same request sent again after an unknown outcome is answered as made, once', async () => {
     const headers = { 'idempotency-key': 'lost-commit-1' };
     const first = await call('/v1/notes', { text: 'keyed loss', lose: 'at_commit' }, headers);

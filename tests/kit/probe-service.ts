@@ -59,9 +59,10 @@ const failedOnce = new Set<string>();
  * Test control: the database connection of a request is lost on purpose. `before_commit` ends
  * the request's session from another connection once it has written (its COMMIT is then never
  * sent); `at_commit` closes the socket right after the COMMIT was sent, so the server commits
- * but its answer is lost; `at_write` does that to a request's last write, which commits itself.
+ * but its answer is lost (`at_commit_reset`: the socket fails with ECONNRESET instead);
+ * `at_write` does that to a request's last write, which commits itself.
  */
-const LOSE = z.enum(['before_commit', 'at_commit', 'at_write']).optional();
+const LOSE = z.enum(['before_commit', 'at_commit', 'at_commit_reset', 'at_write']).optional();
 
 export const probeService = defineService({
   name: 'probe',
@@ -89,7 +90,7 @@ export const probeService = defineService({
       await em.flush();
       await deps.emit(em, { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: String(note.id), data: { note_id: note.id, text } });
       if (delay_ms) await new Promise((r) => setTimeout(r, delay_ms));
-      if (lose === 'at_commit') closeAfterSending(/^COMMIT/i, await transactionConnection(em));
+      if (lose === 'at_commit' || lose === 'at_commit_reset') closeAfterSending(/^COMMIT/i, await transactionConnection(em), lose === 'at_commit' ? 'end' : 'reset');
       if (lose === 'before_commit') {
         const conn = await transactionConnection(em);
         const client = conn as unknown as { processID: number; _queryable: boolean };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { dropDatabase, initOrm, positional, sqlRows } from '@ledgerline/service-kit';
+import { connectionLoss, dropDatabase, initOrm, positional, sqlRows } from '@ledgerline/service-kit';
 import { isolation } from '../support/stack.js';
+import { closeAfterSending } from '../support/connection-faults.js';
 
 /*
  * `sqlRows` sends its statement to the driver's connection itself (decision 107), so what the
@@ -79,6 +80,20 @@ describe('sqlRows on real Postgres', () => {
     await expect(sqlRows(ended!, "insert into notes (body) values ('late')")).rejects.toThrow(/already ended/);
     const [late] = await sqlRows<{ n: number }>(orm.em.fork(), "select count(*)::int as n from notes where body = 'late'");
     expect(late.n).toBe(0);
+  });
+
+  it("a statement in a transaction whose BEGIN lost its connection names that loss, not a caller's bug", async () => {
+    // the query builder hands the transaction out before its BEGIN has answered; this one's never does
+    closeAfterSending(/^BEGIN/i);
+    const em = orm.em.fork();
+    await em.begin();
+    await new Promise((r) => setTimeout(r, 300));
+    const err = await sqlRows(em, "insert into notes (body) values ('after a lost begin')").catch((e: unknown) => e);
+    expect(String(err)).toMatch(/transaction of this statement failed: .*Connection terminated/);
+    expect(connectionLoss(err)).toBe('lost');
+    await em.rollback().catch(() => undefined);
+    const [n] = await sqlRows<{ n: number }>(orm.em.fork(), "select count(*)::int as n from notes where body = 'after a lost begin'");
+    expect(n.n).toBe(0);
   });
 
   it('runs a named statement again on the same connection, and a driver error keeps its code', async () => {

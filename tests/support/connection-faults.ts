@@ -14,7 +14,7 @@ export async function transactionConnection(em: EntityManager): Promise<pg.Clien
 }
 
 /** Closes the socket of the connection that sends the next statement matching `match`, just after sending it. */
-export function closeAfterSending(match: RegExp, on: pg.Client | typeof pg.Client.prototype = pg.Client.prototype): void {
+export function closeAfterSending(match: RegExp, on: pg.Client | typeof pg.Client.prototype = pg.Client.prototype, how: 'end' | 'reset' = 'end'): void {
   const original = on.query;
   (on as { query: unknown }).query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
     const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
@@ -26,10 +26,11 @@ export function closeAfterSending(match: RegExp, on: pg.Client | typeof pg.Clien
       // later: the server receives the whole statement and carries it out, and its answer is never
       // read. (Closed at once, Node would drop what it still held; closed while the answer sat
       // unread, the reset could reach the server before it had read the statement's end.)
-      const stream = (this as unknown as { connection: { stream: { pause(): void; end(): void; destroy(): void } } }).connection.stream;
+      // `reset`: the socket fails as on a reset by the peer (ECONNRESET) rather than ending.
+      const stream = (this as unknown as { connection: { stream: { pause(): void; end(): void; destroy(err?: Error): void } } }).connection.stream;
       stream.pause();
       stream.end();
-      setTimeout(() => stream.destroy(), 100);
+      setTimeout(() => stream.destroy(how === 'reset' ? Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }) : undefined), 100);
     }
     return sent;
   };

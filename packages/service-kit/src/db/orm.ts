@@ -101,7 +101,17 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     logger: (msg: string) => opts.log?.(msg),
     allowGlobalContext: false,
     forceUtcTimezone: true,
-    pool: { min: 1, max: opts.poolMax ?? 10 },
+    pool: {
+      min: 1,
+      max: opts.poolMax ?? 10,
+      // A socket error of a pooled connection (ECONNRESET, …) reaches the statements it fails as
+      // the socket's own error, which says nothing of being the database's; the driver emits it
+      // on the connection before any of them sees it, so it is marked there (decision 142).
+      afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+        conn.on('error', (err) => markDatabaseError(err));
+        done(null, conn);
+      },
+    },
     driverOptions: {
       // every pooled session: a stalled holder of a transaction is ended by the server, and a
       // server gone silent (a cut network) is noticed by TCP keepalives rather than never
@@ -195,7 +205,7 @@ export async function sqlRows<T extends pg.QueryResultRow = Record<string, unkno
   const conn = await client.acquireConnection().catch((err: unknown) => Promise.reject(markDatabaseError(err)));
   try {
     // a statement on a transaction that already ended would run outside it, on a pooled connection
-    if (trx?.isCompleted()) throw new Error('the transaction of this statement has already ended');
+    if (trx?.isCompleted()) throw await endedTransaction(trx);
     const span = statementSpan(statement.text, conn.database ?? 'postgres');
     try {
       const res = await conn.query<T>({
@@ -218,6 +228,21 @@ export async function sqlRows<T extends pg.QueryResultRow = Record<string, unkno
   }
 }
 
+/**
+ * Why a statement cannot run in its transaction: the transaction failed (its BEGIN on a
+ * connection the server had just ended reports only here, to the next statement), which is the
+ * database's trouble and says so through its cause; or it was committed or rolled back before,
+ * which is the caller's bug.
+ */
+async function endedTransaction(trx: KnexTransaction): Promise<Error> {
+  const failure = await trx.executionPromise?.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (failure === undefined) return new Error('the transaction of this statement has already ended');
+  return new Error(`the transaction of this statement failed: ${String(failure)}`, { cause: failure });
+}
+
 /** What `sqlRows` needs of the query builder's transaction and client: the connection they hold or lend. */
 interface KnexClient {
   acquireConnection(): Promise<pg.Client & { database?: string }>;
@@ -226,6 +251,8 @@ interface KnexClient {
 interface KnexTransaction {
   client: KnexClient;
   isCompleted(): boolean;
+  /** Settles when the transaction ends: rejected with what failed it. */
+  executionPromise?: Promise<unknown>;
 }
 
 /** A statement's `?` placeholders numbered for the driver (`$1`, `$2`, …), cached by its text. */
