@@ -28,6 +28,17 @@ const notesWith = async (text: string) =>
 const eventsOf = async (text: string) =>
   (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from kit_outbox where envelope::jsonb->'data'->>'text' = ?", [text]))[0].n;
 
+/** Sends a write whose connection is lost on purpose; expects the unknown outcome, the write in fact committed. */
+async function expectUnknownOutcome(path: string, text: string, lose: string, headers: Record<string, string> = {}) {
+  const res = await call(path, { text, lose }, headers);
+  expect(res.status).toBe(503);
+  const problem = await res.json();
+  expect(problem).toMatchObject({ status: 503, code: 'commit_outcome_unknown', type: '/problems/commit-outcome-unknown' });
+  // the server had committed it: a blind retry would have made a second
+  expect(await notesWith(text)).toBe(1);
+  return problem;
+}
+
 beforeAll(async () => {
   // two deliveries before a failing event is dead-lettered: an outage must not use them up
   // and a session idle inside a transaction for 1.5 s is ended by the database
@@ -56,29 +67,18 @@ describe('a lost database connection', () => {
   });
 
   it('while the COMMIT was with the server: 503 commit_outcome_unknown, not "retry" — the server had committed', async () => {
-    const res = await call('/v1/notes', { text: 'lost at commit', lose: 'at_commit' });
-    expect(res.status).toBe(503);
-    const problem = await res.json();
-    expect(problem).toMatchObject({ status: 503, code: 'commit_outcome_unknown', type: '/problems/commit-outcome-unknown' });
+    const problem = await expectUnknownOutcome('/v1/notes', 'lost at commit', 'at_commit');
     expect(problem.detail).toMatch(/may or may not have been made; look it up/);
-    // the note and its event were committed: a blind retry would have made a second
-    expect(await notesWith('lost at commit')).toBe(1);
     expect(await eventsOf('lost at commit')).toBe(1);
   });
 
   it('the same when the socket fails with a reset (ECONNRESET) rather than ending', async () => {
-    const res = await call('/v1/notes', { text: 'reset at commit', lose: 'at_commit_reset' });
-    expect(res.status).toBe(503);
-    expect((await res.json()).code).toBe('commit_outcome_unknown');
-    expect(await notesWith('reset at commit')).toBe(1);
+    await expectUnknownOutcome('/v1/notes', 'reset at commit', 'at_commit_reset');
   });
 
   it('with an Idempotency-Key, the same request sent again after an unknown outcome is answered as made, once', async () => {
     const headers = { 'idempotency-key': 'lost-commit-1' };
-    const first = await call('/v1/notes', { text: 'keyed loss', lose: 'at_commit' }, headers);
-    expect(first.status).toBe(503);
-    const problem = await first.json();
-    expect(problem.code).toBe('commit_outcome_unknown');
+    const problem = await expectUnknownOutcome('/v1/notes', 'keyed loss', 'at_commit', headers);
     expect(problem.detail).toMatch(/send the request again with the same Idempotency-Key/);
     // the key names the request, body included: the client sends exactly what it sent
     const again = await call('/v1/notes', { text: 'keyed loss', lose: 'at_commit' }, headers);
@@ -90,10 +90,7 @@ describe('a lost database connection', () => {
   });
 
   it("a request's last write, which commits itself, lost while with the server: commit_outcome_unknown", async () => {
-    const res = await call('/v1/notes/last', { text: 'lost last write', lose: 'at_write' });
-    expect(res.status).toBe(503);
-    expect((await res.json()).code).toBe('commit_outcome_unknown');
-    expect(await notesWith('lost last write')).toBe(1);
+    await expectUnknownOutcome('/v1/notes/last', 'lost last write', 'at_write');
 
     const next = await call('/v1/notes/last', { text: 'last write after the loss' });
     expect(next.status).toBe(200);
