@@ -23,16 +23,33 @@ const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 /**
  * Marks an error as the database connection's: a socket error (`ECONNRESET`, `ECONNREFUSED`, …)
  * says nothing of where it came from, and one from an HTTP or SMTP call must not read as a lost
- * database. `sqlRows`, which carries nearly every statement, marks what its connection threw.
+ * database. Every pooled connection marks the socket error it fails with, and `sqlRows` what a
+ * connection could not be made for (`initOrm`).
  */
 export function markDatabaseError<E>(err: E): E {
   if (err && typeof err === 'object' && typeof (err as { code?: unknown }).code === 'string') (err as { fromDatabase?: boolean }).fromDatabase = true;
   return err;
 }
 
+interface ErrorLayer {
+  code?: unknown;
+  name?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  fromDatabase?: unknown;
+}
+
+/** The error and the ones it wraps (the ORM and the query builder wrap the driver's), a few layers deep. */
+function* layers(err: unknown): Generator<ErrorLayer> {
+  let e = err;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    yield e as ErrorLayer;
+    e = (e as ErrorLayer).cause;
+  }
+}
+
 export function connectionLoss(err: unknown): ConnectionLoss | null {
-  // the ORM and the query builder wrap the driver's error; look through a few layers
-  for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; fromDatabase?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (const e of layers(err)) {
     const code = typeof e.code === 'string' ? e.code : '';
     const socket = e.fromDatabase === true;
     const message = typeof e.message === 'string' ? e.message : '';
@@ -54,7 +71,7 @@ export function connectionLoss(err: unknown): ConnectionLoss | null {
  * failover: 25006). Not the request's or the event's fault, and the statement was rolled back.
  */
 export function databaseRefusesNow(err: unknown): 'out_of_resources' | 'read_only' | null {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (const e of layers(err)) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (/^53[0-9A-Z]{3}$/.test(code)) return 'out_of_resources';
     if (code === '25006') return 'read_only';

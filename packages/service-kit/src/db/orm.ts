@@ -221,7 +221,7 @@ export async function sqlRows<T extends pg.QueryResultRow = Record<string, unkno
       return Array.isArray(res) ? (res.at(-1) as pg.QueryResult<T>).rows : res.rows;
     } catch (err) {
       if (span) endSpan(span, err);
-      throw markDatabaseError(err);
+      throw err;
     }
   } finally {
     if (!trx) await client.releaseConnection(conn);
