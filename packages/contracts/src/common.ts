@@ -4,7 +4,9 @@ import { z } from 'zod';
  * Shared building blocks of the interface (spec §2.1, DESIGN §1–§4).
  *
  * Conventions used by every schema in this package:
- * - objects are never `.strict()`: unknown fields are accepted and dropped;
+ * - objects are never `.strict()`: the services refuse a field an operation does not know with
+ *   their own walk (`parseRequest` in the kit, decision 146), which lets the fields of the answered
+ *   resource through, so that a resource read can be sent back;
  * - every number is finite (zod 4's `z.number()` rejects `Infinity` and `NaN`);
  * - optional fields of requests and responses accept `null` as well as absence (`.nullish()`),
  *   because the spec calls most fields nullable;

@@ -1,5 +1,5 @@
 import { SUBJECTS } from '@ledgerline/contracts';
-import { vendorBillRequestSchema } from '@ledgerline/contracts/purchase';
+import { vendorBillRequestSchema, vendorBillSchema } from '@ledgerline/contracts/purchase';
 import type { PurchaseDocumentKind } from '../purchase-documents/kind.js';
 
 export const BILLS: PurchaseDocumentKind<'bill', typeof vendorBillRequestSchema> = {
@@ -8,5 +8,6 @@ export const BILLS: PurchaseDocumentKind<'bill', typeof vendorBillRequestSchema>
   subject: SUBJECTS.purchaseBillPosted,
   label: 'vendor bill',
   requestSchema: vendorBillRequestSchema,
+  responseSchema: vendorBillSchema,
   mask: 'BILL{YYYY}{#####}',
 };

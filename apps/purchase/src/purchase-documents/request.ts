@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { transactionTypeSchema } from '@ledgerline/contracts/common';
-import { BusinessRuleError, parseOrThrow } from '@ledgerline/service-kit';
+import { BusinessRuleError, parseOrThrow, parseRequest, refuseUnknownFields } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseKind } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
 
@@ -33,7 +33,9 @@ export async function readPurchaseRequest<K extends PurchaseKind, S extends Purc
   const schema = kind.requestSchema;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return parseOrThrow(schema, raw) as z.output<S>;
   const body = raw as Record<string, unknown>;
-  if (body.copy_from_id === undefined || body.copy_from_id === null) return parseOrThrow(schema, body) as z.output<S>;
+  if (body.copy_from_id === undefined || body.copy_from_id === null) return parseRequest(schema, body, 'request body', kind.responseSchema) as z.output<S>;
+  // the body's own fields are checked before the copy is merged in (the copy holds known fields only)
+  refuseUnknownFields(schema, body, 'request body', kind.responseSchema);
 
   const head = parseOrThrow(z.object({ type: transactionTypeSchema, copy_from_id: z.int().min(1) }), body);
   const source = await em.findOne(PurchaseDocumentSchema, { id: head.copy_from_id });

@@ -1,5 +1,5 @@
 import { SUBJECTS } from '@ledgerline/contracts';
-import { vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
+import { vendorCreditRequestSchema, vendorCreditSchema } from '@ledgerline/contracts/purchase';
 import { BusinessRuleError, type CreditRule } from '@ledgerline/service-kit';
 import type { PurchaseDocumentKind } from '../purchase-documents/kind.js';
 
@@ -38,6 +38,7 @@ export const VENDOR_CREDITS: PurchaseDocumentKind<'vendor_credit', typeof vendor
   subject: SUBJECTS.purchaseVendorCreditPosted,
   label: 'vendor credit',
   requestSchema: vendorCreditRequestSchema,
+  responseSchema: vendorCreditSchema,
   mask: 'VC{YYYY}{#####}',
   credits: { rule: CREDITED_BILL, creditedId: (req) => req.credited_doc_id },
 };

@@ -48,7 +48,7 @@ export interface ErrorResponseDef {
 }
 
 export const ERROR_RESPONSES: Record<number, ErrorResponseDef> = {
-  400: { name: 'BadRequest', description: 'Malformed JSON, or a query, path or body that fails its schema; errors[] names each field' },
+  400: { name: 'BadRequest', description: 'Malformed JSON, or a query, path or body that fails its schema or carries a field the operation does not know; errors[] names each field' },
   401: { name: 'Unauthorized', description: 'Missing, unknown, expired or revoked credential', headers: ['WWW-Authenticate'] },
   403: { name: 'Forbidden', description: 'The credential lacks the scope of the operation' },
   404: { name: 'NotFound', description: "No such resource in the caller's organisation" },
@@ -266,7 +266,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description: [
         'Every request needs `Authorization: Bearer <token>`, where the token is an API key or an access token from `POST /v1/oauth/token` (client credentials); GET needs `<area>:read`, other methods `<area>:write`, `admin` grants all.',
-        'Request bodies are JSON: send `Content-Type: application/json` (application/json-patch+json, text/json and application/*+json are accepted too). JSON responses are application/json (text/json and text/plain on request through Accept). Unknown fields are ignored; figures the server derives are ignored on input.',
+        'Request bodies are JSON: send `Content-Type: application/json` (application/json-patch+json, text/json and application/*+json are accepted too). JSON responses are application/json (text/json and text/plain on request through Accept). A field or query parameter an operation does not know is refused (400 `validation_error`, each named in errors[] with code `unrecognized_keys`); the fields of the resource as the operation answers it (ids, figures the server derives, timestamps) are accepted and ignored, so a resource read can be sent back.',
         'Money on the wire: amounts are JSON numbers in the currency\'s units with at most 2 decimals (rates and quantities up to 6), |amount| ≤ 10¹³, rounded half away from zero by the server; a number with more than 15 significant digits cannot be carried exactly by a JSON number and is refused (400 `inexact_number`) rather than rounded. Stored figures are decimals (never binary floating point).',
         'Errors are RFC 9457 problem details (application/problem+json). A client has 10 s to send a request\'s headers and 60 s to send the whole request, body included (the defaults); past either it is answered 408 `request_timeout` and the connection is closed. Every POST accepts `Idempotency-Key` (24 h replay): it makes every request safe to send again, even after a 503 `commit_outcome_unknown`. Lists take `from` and `take` (at most 1000), `sort=field|-field` and `search`; ranges are written `v`, `[v;]`, `[;v]` or `[a;b]`.',
         'Versioning: the major version is in the path; within /v1 only additive changes are made; deprecations are announced with the Deprecation and Sunset headers.',

@@ -9,8 +9,8 @@ import { INTERNAL_HEADERS, type AuthContext, type KitEnv } from './context.js';
 import { ForbiddenError } from '../errors.js';
 import { respond } from './app.js';
 import type { JsonText } from '../db/tables.js';
-import { readQuery } from './query.js';
-import { parseOrThrow } from './validation.js';
+import { readQuery, refuseQuery } from './query.js';
+import { parseOrThrow, parseRequest } from './validation.js';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -93,7 +93,7 @@ export class RequestInput {
   get body(): unknown {
     const route = this.#route;
     if (!route.body) return undefined;
-    this.#parsed ??= { value: parseOrThrow(route.body, this.raw === undefined && !route.bodyRequired ? {} : this.raw) };
+    this.#parsed ??= { value: parseRequest(route.body, this.raw === undefined && !route.bodyRequired ? {} : this.raw, 'request body', route.response) };
     return this.#parsed.value;
   }
 }
@@ -151,7 +151,7 @@ export function serveEndpoints<S extends ServiceName>(app: Hono<KitEnv>, service
       }
       const auth = route.open || route.operatorOnly ? c.get('auth') : caller(c);
       const params = route.pathParams ? parseOrThrow(route.pathParams, c.req.param(), 'path') : undefined;
-      const query = route.query ? readQuery(c, route.query, [...(route.repeatable ?? [])]) : undefined;
+      const query = route.query ? readQuery(c, route.query, [...(route.repeatable ?? [])]) : refuseQuery(c);
       const raw = c.get('body');
       const input = new RequestInput(route, params, query, raw);
       if (!(DEFERS_TRANSACTION in handler)) await c.get('beginOwn')?.();

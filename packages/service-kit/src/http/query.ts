@@ -3,11 +3,12 @@ import { z } from 'zod';
 import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from '@ledgerline/contracts';
 import { ValidationError } from '../errors.js';
 import { JsonText } from '../db/tables.js';
-import { parseOrThrow } from './validation.js';
+import { parseRequest, refuseUnknownFields } from './validation.js';
 
 /**
  * Reads the query string into an object for a zod schema: keys listed in `arrays` keep every
- * value (`?sort=a&sort=-b`), others keep the last one.
+ * value (`?sort=a&sort=-b`), others keep the last one. A parameter the schema does not know is
+ * refused (a misspelt filter would otherwise answer the list unfiltered).
  */
 export function readQuery<S extends z.ZodType>(c: Context, schema: S, arrays: string[] = []): z.output<S> {
   const all = c.req.queries();
@@ -15,7 +16,16 @@ export function readQuery<S extends z.ZodType>(c: Context, schema: S, arrays: st
   for (const [k, values] of Object.entries(all)) {
     obj[k] = arrays.includes(k) ? values : values[values.length - 1];
   }
-  return parseOrThrow(schema, obj, 'query string');
+  return parseRequest(schema, obj, 'query string');
+}
+
+const NO_PARAMETERS = z.object({});
+
+/** An operation that takes no query parameters refuses any it is sent, as `readQuery` refuses unknown ones. */
+export function refuseQuery(c: Context): void {
+  if (!c.req.url.includes('?')) return;
+  const names = Object.keys(c.req.queries());
+  if (names.length) refuseUnknownFields(NO_PARAMETERS, Object.fromEntries(names.map((n) => [n, ''])), 'query string');
 }
 
 export const MAX_TAKE = 1000;
