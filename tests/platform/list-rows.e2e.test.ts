@@ -28,7 +28,7 @@ afterAll(async () => stack?.close());
 
 describe('a list answers each record as its own read does', () => {
   it('invoices and credit notes, against GET one', async () => {
-    const invoice = await post('/v1/sales/invoices', invoiceBody({ notes: 'list rows', date_due: '2026-01-10' }));
+    const invoice = await post('/v1/sales/invoices', invoiceBody({ notes: 'list rows', date_issued: '2026-01-02', date_due: '2026-01-10' }));
     const credit = await post('/v1/sales/credit-notes', { ...invoiceBody({ notes: 'list rows credit' }), credited_doc_id: invoice.id });
     expect(await listed('/v1/sales/invoices', invoice.id)).toEqual(await (await api(`/v1/sales/invoices/${invoice.id}`)).json());
     expect(await listed('/v1/sales/credit-notes', credit.id)).toEqual(await (await api(`/v1/sales/credit-notes/${credit.id}`)).json());

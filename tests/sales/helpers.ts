@@ -9,12 +9,21 @@ export const CUSTOMER = {
   address: { address1: 'Dlouhá 1', city: 'Praha', postal_code: '11000', country: 'CZ' },
 };
 
+/** `date` plus `days`, as an ISO calendar date. */
+export function daysAfter(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A two-line invoice, due 14 days after its issue date (another issue date moves the due date with it). */
 export function invoiceBody(over: Record<string, unknown> = {}) {
+  const issued = typeof over.date_issued === 'string' ? over.date_issued : '2026-11-20';
+  // (an issue date a test means to be refused keeps the usual due date, which is valid)
+  const due = /^\d{4}-\d\d-\d\d$/.test(issued) && issued >= '1900' && Number.isFinite(Date.parse(`${issued}T00:00:00Z`)) ? daysAfter(issued, 14) : '2026-12-04';
   return {
     customer: CUSTOMER,
     currency: 'CZK',
-    date_issued: '2026-11-20',
-    date_due: '2026-12-04',
+    date_issued: issued,
+    date_due: due,
     items: [
       { title: 'Consulting', qty: 2, rate: 100, taxes: [VAT21], unit: { code: 'h', name: 'hour' } },
       { title: 'Book', qty: 1, rate: 50, taxes: [VAT12], variant: { id: 7, name: 'Hardcover' } },

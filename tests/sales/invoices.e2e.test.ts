@@ -113,6 +113,19 @@ describe('sales invoices: validation writes nothing', () => {
     expect(await total('/v1/sales/invoices')).toBe(before);
   });
 
+  it('a due date before the issue date is 400 naming date_due, and uses no number; due on the day of issue is fine', async () => {
+    const before = await total('/v1/sales/invoices');
+    const refused = await expectProblem(await post('/v1/sales/invoices', invoiceBody({ date_issued: '2026-11-20', date_due: '2025-11-30' })), 400, 'validation_error');
+    expect(refused.errors).toEqual([{ path: 'date_due', code: 'due_before_issue', message: 'is before date_issued (2026-11-20)' }]);
+    const credit = await post('/v1/sales/credit-notes', invoiceBody({ date_issued: '2026-11-20', date_due: '2026-11-19' }));
+    expect((await expectProblem(credit, 400, 'validation_error')).errors!.map((e) => e.path)).toEqual(['date_due']);
+    expect(await total('/v1/sales/invoices')).toBe(before);
+    const sameDay = await post('/v1/sales/invoices', invoiceBody({ date_issued: '2026-11-20', date_due: '2026-11-20' }));
+    expect(sameDay.status).toBe(200);
+    const last = await (await api('/v1/sales/invoices?sort=-id&take=1')).json();
+    expect(Number((await sameDay.json()).no.slice(-5))).toBe(Number(last.entities[0].no.slice(-5)));
+  });
+
   it('a duplicate explicit number is 409 duplicate_number', async () => {
     const ok = await post('/v1/sales/invoices', invoiceBody({ no: 'MANUAL-1' }));
     expect(ok.status).toBe(200);

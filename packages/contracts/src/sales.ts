@@ -265,7 +265,7 @@ const salesDocumentInputFields = {
   document_locale: nullish(culture),
   template_layout: nullish(shortText()),
   date_taxable: nullish(isoDate),
-  date_due: nullish(isoDate),
+  date_due: nullish(isoDate).describe('Due date: on or after date_issued (an earlier one is 400 due_before_issue)'),
   delivery_condition: nullish(codedReferenceSchema),
   no: nullish(shortText(64)).describe('Document number; allocated from the numbering series when absent'),
   notes: nullish(longText()),

@@ -20,6 +20,7 @@ import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../d
 import { duplicateNumber, pickSeries } from '../numbering-series/series.js';
 import { catalogueItemIds, withCatalogueAccounts } from '../items/items.js';
 import { issuerSnapshot } from './issuer.js';
+import { refuseDueBeforeIssue } from './dates.js';
 import { documentBody, documentInputOf, type DocumentRequest } from './body.js';
 import { SALES_VIEW_COLUMNS, VIEW_OVERLAY, documentView, viewTextOfRow, type SalesViewRow } from './view.js';
 
@@ -105,6 +106,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
 ): Promise<{ document: SalesDocument; view: JsonText }> {
   const { em, orgId } = ctx;
   const docType = kind.docType;
+  refuseDueBeforeIssue(input);
   // One round trip for what the document needs first: its id (from the sequence, before the number
   // is taken), the organisation replica (legal currency, issuer), the default series and the
   // revenue accounts of the catalogue items its lines name.

@@ -4,6 +4,8 @@ import { computeDocument } from '@ledgerline/documents';
 import { documentBody, documentInputOf } from './body.js';
 import { documentView, overdueDays } from './view.js';
 import { issuerSnapshot } from './issuer.js';
+import { refuseDueBeforeIssue } from './dates.js';
+import { ValidationError } from '@ledgerline/service-kit';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { invoiceSchema } from '@ledgerline/contracts';
 import type { SalesDocument } from '../db/entities.js';
@@ -77,5 +79,27 @@ describe('helpers', () => {
     const snap = issuerSnapshot({ profile: { name: 'A', vat_no: 'CZ1', legal_currency: 'CZK', id: 1 } });
     expect(snap).toMatchObject({ name: 'A', vat_no: 'CZ1', reg_no: null });
     expect(snap).not.toHaveProperty('legal_currency');
+  });
+});
+
+describe('refuseDueBeforeIssue', () => {
+  it('accepts no due date, a due date on the day of issue, and one after it (also across a year)', () => {
+    expect(() => refuseDueBeforeIssue({ date_issued: '2026-11-20' })).not.toThrow();
+    expect(() => refuseDueBeforeIssue({ date_issued: '2026-11-20', date_due: null })).not.toThrow();
+    expect(() => refuseDueBeforeIssue({ date_issued: '2026-11-20', date_due: '2026-11-20' })).not.toThrow();
+    expect(() => refuseDueBeforeIssue({ date_issued: '2026-12-20', date_due: '2027-01-03' })).not.toThrow();
+  });
+
+  it('refuses a due date before the issue date, naming date_due', () => {
+    for (const [issued, due] of [['2026-11-20', '2026-11-19'], ['2026-01-02', '2025-12-31'], ['2026-11-20', '1900-01-01']]) {
+      let error: unknown;
+      try {
+        refuseDueBeforeIssue({ date_issued: issued, date_due: due });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).errors).toEqual([{ path: 'date_due', message: `is before date_issued (${issued})`, code: 'due_before_issue' }]);
+    }
   });
 });
