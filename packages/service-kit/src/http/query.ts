@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from '@ledgerline/contracts';
 import { ValidationError } from '../errors.js';
 import { JsonText } from '../db/tables.js';
-import { parseRequest, refuseUnknownFields } from './validation.js';
+import { parseRequest, unknownFieldsError } from './validation.js';
 
 /**
  * Reads the query string into an object for a zod schema: keys listed in `arrays` keep every
@@ -19,13 +19,11 @@ export function readQuery<S extends z.ZodType>(c: Context, schema: S, arrays: st
   return parseRequest(schema, obj, 'query string');
 }
 
-const NO_PARAMETERS = z.object({});
-
 /** An operation that takes no query parameters refuses any it is sent, as `readQuery` refuses unknown ones. */
 export function refuseQuery(c: Context): void {
   if (!c.req.url.includes('?')) return;
   const names = Object.keys(c.req.queries());
-  if (names.length) refuseUnknownFields(NO_PARAMETERS, Object.fromEntries(names.map((n) => [n, ''])), 'query string');
+  if (names.length) throw unknownFieldsError(names, 'query string');
 }
 
 export const MAX_TAKE = 1000;

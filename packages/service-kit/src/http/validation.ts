@@ -59,7 +59,8 @@ const nounOf = (what: string) => (what === 'query string' ? 'parameter' : 'field
 const unknownFieldErrors = (paths: string[], what: string): FieldError[] =>
   paths.map((path) => ({ path, message: `unknown ${nounOf(what)}: not one this operation takes`, code: 'unrecognized_keys' }));
 
-const unknownFieldsError = (paths: string[], what: string) =>
+/** The 400 for fields (or query parameters, `what` = 'query string') an operation does not know. */
+export const unknownFieldsError = (paths: string[], what: string) =>
   new ValidationError(
     `The ${what} has ${paths.length === 1 ? `a ${nounOf(what)}` : `${nounOf(what)}s`} this operation does not know: ${paths.join(', ')}`,
     unknownFieldErrors(paths, what),
