@@ -39,8 +39,12 @@ function undeclared(data: unknown, parsed: unknown, path = ''): string[] {
 const PRODUCER: Partial<Record<Subject, ServiceKey>> = {
   [SUBJECTS.salesInvoicePosted]: 'sales',
   [SUBJECTS.salesCreditNotePosted]: 'sales',
+  [SUBJECTS.salesCreditAllocationCreated]: 'sales',
+  [SUBJECTS.salesCreditAllocationRemoved]: 'sales',
   [SUBJECTS.purchaseBillPosted]: 'purchase',
   [SUBJECTS.purchaseVendorCreditPosted]: 'purchase',
+  [SUBJECTS.purchaseCreditAllocationCreated]: 'purchase',
+  [SUBJECTS.purchaseCreditAllocationRemoved]: 'purchase',
   [SUBJECTS.financeBankTransactionRecorded]: 'finance',
   [SUBJECTS.financePaymentMatched]: 'finance',
   [SUBJECTS.accountingTransactionPosted]: 'accounting',
@@ -50,7 +54,7 @@ const PRODUCER: Partial<Record<Subject, ServiceKey>> = {
 describe('events round-trip through their contract schemas', () => {
   beforeAll(async () => {
     const invoice = await post('/v1/sales/invoices', invoiceBody({ currency: 'EUR', fx_rate: 25, items: [{ title: 'Work', qty: 2, rate: 100, taxes: [VAT21] }] }));
-    await post('/v1/sales/credit-notes', {
+    const creditNote = await post('/v1/sales/credit-notes', {
       customer: CUSTOMER,
       currency: 'EUR',
       fx_rate: 25,
@@ -59,7 +63,12 @@ describe('events round-trip through their contract schemas', () => {
       items: [{ title: 'Work', qty: 1, rate: 10, taxes: [VAT21] }],
     });
     const bill = await post('/v1/purchase/bills', billBody());
-    await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id, items: [{ description: 'Returned goods', qty: 1, rate: 100, taxes: [VAT21] }] }));
+    const vendorCredit = await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id, items: [{ description: 'Returned goods', qty: 1, rate: 100, taxes: [VAT21] }] }));
+    // a set-off made and taken back on each side
+    const allocation = await post(`/v1/sales/credit-notes/${creditNote.id}/allocations`, { invoice_id: invoice.id, amount: 5 });
+    expect((await stack.api(`/v1/sales/credit-notes/${creditNote.id}/allocations/${allocation.id}`, { method: 'DELETE' })).status).toBe(200);
+    const vendorAllocation = await post(`/v1/purchase/vendor-credits/${vendorCredit.id}/allocations`, { bill_id: bill.id, amount: 5 });
+    expect((await stack.api(`/v1/purchase/vendor-credits/${vendorCredit.id}/allocations/${vendorAllocation.id}`, { method: 'DELETE' })).status).toBe(200);
     await post('/v1/finance/bank/transactions', {
       account_number: '2400123456/2010',
       currency: 'EUR',

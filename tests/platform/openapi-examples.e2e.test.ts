@@ -212,6 +212,12 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getCreditNotePdf', `/sales/credit-notes/${creditNote.id}/pdf`);
     await as('getCreditNoteUbl', `/sales/credit-notes/${creditNote.id}/ubl`);
     await as('getCreditNoteIsdoc', `/sales/credit-notes/${creditNote.id}/isdoc`);
+    // the credit is set off against the invoice, so the customer owes only the rest (a first,
+    // mistaken allocation taken back)
+    const mistaken = await (await stack.api(`/v1/sales/credit-notes/${creditNote.id}/allocations`, { method: 'POST', key, json: { invoice_id: invoice.id, amount: 100 } })).json();
+    await as('removeCreditNoteAllocation', `/sales/credit-notes/${creditNote.id}/allocations/${mistaken.id}`);
+    await as('allocateCreditNote', `/sales/credit-notes/${creditNote.id}/allocations`, { json: { invoice_id: invoice.id, date: '2026-11-10' } });
+    await as('listCreditNoteAllocations', `/sales/credit-notes/${creditNote.id}/allocations`);
 
     // purchase
     const supplier = { business_name: 'Kancelářské potřeby a.s.', vat_no: 'CZ45274649', address: { city: 'Brno', country: 'CZ' } };
@@ -231,7 +237,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     await as('listBills', '/purchase/bills', { query: 'payment_status=unpaid' });
-    await as('createVendorCredit', '/purchase/vendor-credits', {
+    const vendorCredit = await as('createVendorCredit', '/purchase/vendor-credits', {
       json: {
         type: { id: 1, name: 'purchase' },
         vendor: supplier,
@@ -244,6 +250,10 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     await as('listVendorCredits', '/purchase/vendor-credits');
+    const mistakenVendor = await (await stack.api(`/v1/purchase/vendor-credits/${vendorCredit.id}/allocations`, { method: 'POST', key, json: { bill_id: bill.id, amount: 100 } })).json();
+    await as('removeVendorCreditAllocation', `/purchase/vendor-credits/${vendorCredit.id}/allocations/${mistakenVendor.id}`);
+    await as('allocateVendorCredit', `/purchase/vendor-credits/${vendorCredit.id}/allocations`, { json: { bill_id: bill.id, date: '2026-11-12' } });
+    await as('listVendorCreditAllocations', `/purchase/vendor-credits/${vendorCredit.id}/allocations`);
     await as('exportInventoryIn', '/inventory/in/export/json', { query: 'payment_status=unpaid' });
 
     // finance: the customer pays, a payment platform pays out

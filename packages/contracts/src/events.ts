@@ -4,6 +4,7 @@ import { currencyCode, isoDate, money, paidRecordTypeSchema } from './common.js'
 import { bankTransactionSchema, payoutSchema } from './finance.js';
 import { vendorBillSchema, vendorCreditSchema } from './purchase.js';
 import { complianceRecordSchema, creditNoteSchema, invoiceSchema } from './sales.js';
+import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import { organisationSchema, templateSchema } from './settings.js';
 
 /**
@@ -25,8 +26,12 @@ export const SUBJECTS = {
   salesInvoicePosted: 'sales.invoice.posted',
   salesCreditNotePosted: 'sales.credit_note.posted',
   salesInvoiceComplianceEvaluated: 'sales.invoice.compliance_evaluated',
+  salesCreditAllocationCreated: 'sales.credit_allocation.created',
+  salesCreditAllocationRemoved: 'sales.credit_allocation.removed',
   purchaseBillPosted: 'purchase.bill.posted',
   purchaseVendorCreditPosted: 'purchase.vendor_credit.posted',
+  purchaseCreditAllocationCreated: 'purchase.credit_allocation.created',
+  purchaseCreditAllocationRemoved: 'purchase.credit_allocation.removed',
   financeBankTransactionRecorded: 'finance.bank_transaction.recorded',
   financePayoutPosted: 'finance.payout.posted',
   financePaymentMatched: 'finance.payment.matched',
@@ -157,6 +162,15 @@ export const financePaymentMatchedEventSchema = z
   .meta({ id: 'PaymentMatchedEventData', description: 'A payment applied to a document' });
 export type FinancePaymentMatchedEvent = z.infer<typeof financePaymentMatchedEventSchema>;
 
+/**
+ * `sales.credit_allocation.created` / `.removed`: a credit note applied to an invoice, or taken
+ * back (`removed_at` set). Both documents' amount_due moved by `amount` (down on creation, back up
+ * on removal); nothing reaches the ledger.
+ */
+export const salesCreditAllocationEventSchema = creditNoteAllocation.allocation;
+/** `purchase.credit_allocation.created` / `.removed`: a vendor credit applied to a bill, or taken back. */
+export const purchaseCreditAllocationEventSchema = vendorCreditAllocation.allocation;
+
 /** `accounting.transaction.posted`: the ledger entry, with the document it was posted for. */
 export const accountingTransactionPostedEventSchema = accountingTransactionSchema
   .extend({ source_document: sourceDocumentSchema.nullish() })
@@ -188,8 +202,12 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.salesInvoicePosted]: salesInvoicePostedEventSchema,
   [SUBJECTS.salesCreditNotePosted]: salesCreditNotePostedEventSchema,
   [SUBJECTS.salesInvoiceComplianceEvaluated]: salesInvoiceComplianceEvaluatedEventSchema,
+  [SUBJECTS.salesCreditAllocationCreated]: salesCreditAllocationEventSchema,
+  [SUBJECTS.salesCreditAllocationRemoved]: salesCreditAllocationEventSchema,
   [SUBJECTS.purchaseBillPosted]: purchaseBillPostedEventSchema,
   [SUBJECTS.purchaseVendorCreditPosted]: purchaseVendorCreditPostedEventSchema,
+  [SUBJECTS.purchaseCreditAllocationCreated]: purchaseCreditAllocationEventSchema,
+  [SUBJECTS.purchaseCreditAllocationRemoved]: purchaseCreditAllocationEventSchema,
   [SUBJECTS.financeBankTransactionRecorded]: financeBankTransactionRecordedEventSchema,
   [SUBJECTS.financePayoutPosted]: financePayoutPostedEventSchema,
   [SUBJECTS.financePaymentMatched]: financePaymentMatchedEventSchema,

@@ -2,6 +2,7 @@ export * from './common.js';
 export * from './scopes.js';
 export * from './sales.js';
 export * from './purchase.js';
+export * from './credit-allocations.js';
 export * from './finance.js';
 export * from './accounting.js';
 export * from './settings.js';

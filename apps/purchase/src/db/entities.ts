@@ -99,4 +99,21 @@ export const PaymentApplicationSchema = defineEntity({
 /** One payment applied to a purchase document (from `finance.payment.matched`); the audit trail of amount_paid. */
 export type PaymentApplication = InferEntity<typeof PaymentApplicationSchema>;
 
-export const entities = [PurchaseDocumentSchema, PaymentApplicationSchema];
+/** A vendor credit applied to a bill (decision 148); written and read by the kit's `allocateCredit`. */
+export const CreditAllocationSchema = defineEntity({
+  name: 'CreditAllocation',
+  tableName: 'purchase_credit_allocations',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    creditId: p.integer(),
+    targetId: p.integer(),
+    amount: p.decimal().columnType('numeric(18,4)'),
+    currency: p.string().length(3),
+    date: p.date(),
+    createdAt: p.datetime(),
+    removedAt: p.datetime().nullable(),
+  },
+});
+
+export const entities = [PurchaseDocumentSchema, PaymentApplicationSchema, CreditAllocationSchema];

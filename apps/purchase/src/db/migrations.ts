@@ -134,4 +134,24 @@ alter table purchase_documents
   alter column input type json using input::json;
 `,
   ),
+  sqlMigration(
+    'purchase_0007_credit_allocations',
+    `
+-- Decision 148. A vendor credit applied to an open bill of its vendor: both documents' amount
+-- paid moved by the amount in the same transaction; a row taken back keeps its removed_at.
+create table purchase_credit_allocations (
+  id bigserial primary key,
+  org_id bigint not null,
+  credit_id bigint not null references purchase_documents(id),
+  target_id bigint not null references purchase_documents(id),
+  amount numeric(18,4) not null check (amount > 0),
+  currency char(3) not null,
+  date date not null,
+  created_at timestamptz not null,
+  removed_at timestamptz
+);
+create index purchase_credit_allocations_credit on purchase_credit_allocations (org_id, credit_id, id);
+create index purchase_credit_allocations_target on purchase_credit_allocations (org_id, target_id);
+`,
+  ),
 ];

@@ -1,6 +1,6 @@
-import { SUBJECTS } from '@ledgerline/contracts';
+import { SUBJECTS, type VendorCreditAllocation } from '@ledgerline/contracts';
 import { vendorCreditRequestSchema, vendorCreditSchema } from '@ledgerline/contracts/purchase';
-import { BusinessRuleError, type CreditRule } from '@ledgerline/service-kit';
+import { BusinessRuleError, type AllocationRule, type CreditRule } from '@ledgerline/service-kit';
 import type { PurchaseDocumentKind } from '../purchase-documents/kind.js';
 
 /** Whether two vendor contacts are the same party: by id, else VAT number, else registration number, else name. */
@@ -41,4 +41,19 @@ export const VENDOR_CREDITS: PurchaseDocumentKind<'vendor_credit', typeof vendor
   responseSchema: vendorCreditSchema,
   mask: 'VC{YYYY}{#####}',
   credits: { rule: CREDITED_BILL, creditedId: (req) => req.credited_doc_id },
+};
+
+/** A vendor credit is applied to an open bill of its vendor, in its currency and at its rate (decision 148). */
+export const VENDOR_CREDIT_ALLOCATIONS: AllocationRule<VendorCreditAllocation> = {
+  table: 'purchase_documents',
+  kindColumn: 'kind',
+  credit: 'vendor_credit',
+  target: 'bill',
+  party: 'd.vendor',
+  sameParty: sameVendor,
+  rates: 'd.tax_fx_rate::text',
+  allocations: 'purchase_credit_allocations',
+  words: { credit: 'vendor_credit', target: 'bill', creditLabel: 'vendor credit', targetLabel: 'bill', party: 'vendor' },
+  creditNotFound: 'vendor_credit_not_found',
+  subjects: { created: SUBJECTS.purchaseCreditAllocationCreated, removed: SUBJECTS.purchaseCreditAllocationRemoved },
 };

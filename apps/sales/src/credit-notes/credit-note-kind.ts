@@ -1,5 +1,5 @@
-import { SUBJECTS, type CreditNoteRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, type CreditRule } from '@ledgerline/service-kit';
+import { SUBJECTS, type CreditNoteAllocation, type CreditNoteRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, type AllocationRule, type CreditRule } from '@ledgerline/service-kit';
 import type { SalesDocumentKind } from '../sales-documents/post.js';
 
 /** Same customer: by id when both carry one, else by name and VAT number. */
@@ -44,4 +44,20 @@ export const CREDIT_NOTES: SalesDocumentKind<'sales_credit_note', CreditNoteRequ
     buyer_reference: input.buyer_reference ?? null,
     order_reference: input.order_reference ?? null,
   }),
+};
+
+/** A credit note is applied to an open invoice of its customer, in its currency and at its rates (decision 148). */
+export const CREDIT_NOTE_ALLOCATIONS: AllocationRule<CreditNoteAllocation> = {
+  table: 'sales_documents',
+  kindColumn: 'doc_type',
+  credit: 'sales_credit_note',
+  target: 'sales_invoice',
+  party: `d.body->'customer'`,
+  sameParty: sameCustomer,
+  rates: `concat_ws('/', d.body->>'fx_rate', d.body->>'tax_fx_rate')`,
+  allocations: 'sales_credit_allocations',
+  touchColumn: 'updated_at',
+  words: { credit: 'credit_note', target: 'invoice', creditLabel: 'credit note', targetLabel: 'invoice', party: 'customer' },
+  creditNotFound: 'credit_note_not_found',
+  subjects: { created: SUBJECTS.salesCreditAllocationCreated, removed: SUBJECTS.salesCreditAllocationRemoved },
 };

@@ -79,6 +79,23 @@ export const DocumentPaymentSchema = defineEntity({
 });
 export type DocumentPayment = InferEntity<typeof DocumentPaymentSchema>;
 
+/** A credit note applied to an invoice (decision 148); written and read by the kit's `allocateCredit`. */
+export const CreditAllocationSchema = defineEntity({
+  name: 'CreditAllocation',
+  tableName: 'sales_credit_allocations',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    creditId: p.integer(),
+    targetId: p.integer(),
+    amount: p.decimal(),
+    currency: p.string().length(3),
+    date: p.date(),
+    createdAt: p.datetime(),
+    removedAt: p.datetime().nullable(),
+  },
+});
+
 export const ItemSchema = defineEntity({
   name: 'Item',
   tableName: 'items',
@@ -131,6 +148,7 @@ export const entities = [
   NumberSeriesSchema,
   SalesDocumentSchema,
   DocumentPaymentSchema,
+  CreditAllocationSchema,
   ItemSchema,
   PriceListSchema,
   PriceListRateSchema,

@@ -190,4 +190,24 @@ create trigger sales_documents_view_changed
   for each row execute function sales_documents_view_changed();
 `,
   ),
+  sqlMigration(
+    'sales_0800_credit_allocations',
+    `
+-- Decision 148. A credit note applied to an open invoice of its customer: both documents' amount
+-- paid moved by the amount in the same transaction; a row taken back keeps its removed_at.
+create table sales_credit_allocations (
+  id bigserial primary key,
+  org_id bigint not null,
+  credit_id bigint not null references sales_documents(id),
+  target_id bigint not null references sales_documents(id),
+  amount numeric(20,4) not null check (amount > 0),
+  currency char(3) not null,
+  date date not null,
+  created_at timestamptz not null,
+  removed_at timestamptz
+);
+create index sales_credit_allocations_credit on sales_credit_allocations (org_id, credit_id, id);
+create index sales_credit_allocations_target on sales_credit_allocations (org_id, target_id);
+`,
+  ),
 ];

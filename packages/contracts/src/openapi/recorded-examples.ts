@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_58CNW2rS",
+          "prefix": "ak_IVCKcZWh",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-23T18:32:48.594Z",
+          "created_at": "2026-11-27T13:34:06.167Z",
           "expires_at": null,
-          "last_used_at": "2026-11-23T18:32:48.649Z",
+          "last_used_at": "2026-11-27T13:34:06.206Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_Z08OHC17",
+          "prefix": "ak_0g1le5Nu",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-23T18:32:48.746Z",
+          "created_at": "2026-11-27T13:34:06.243Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_Z08OHC17",
+      "prefix": "ak_0g1le5Nu",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T18:32:48.746Z",
+      "created_at": "2026-11-27T13:34:06.243Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_Z08OHC17",
+      "prefix": "ak_0g1le5Nu",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-23T18:32:48.746Z",
+      "created_at": "2026-11-27T13:34:06.243Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_Z08OHC17",
+      "prefix": "ak_0g1le5Nu",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-23T18:32:48.746Z",
+      "created_at": "2026-11-27T13:34:06.243Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_Z08OHC17",
+      "prefix": "ak_0g1le5Nu",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-23T18:32:48.746Z",
+      "created_at": "2026-11-27T13:34:06.243Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-23T18:32:48.825Z"
+      "revoked_at": "2026-11-27T13:34:06.303Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-23T18:32:49.113Z",
+          "created_at": "2026-11-27T13:34:06.553Z",
           "edited_at": null,
           "books": [
             {
@@ -398,7 +398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "paid_record": null,
               "taxes": [
                 {
-                  "id": 1,
+                  "id": 2,
                   "is_locked": true,
                   "currency": "CZK",
                   "tax_rate": 21,
@@ -436,7 +436,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "description": "VAT 21 %"
                 },
                 {
-                  "id": 2,
+                  "id": 1,
                   "is_locked": true,
                   "currency": "CZK",
                   "tax_rate": 12,
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-23T18:32:51.122Z"
+        "created_at": "2026-11-27T13:34:08.600Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_t684gnkZYo7yK1HXvE2W_3mqkWk",
+      "client_id": "cl_lXKEcO8jD8kp3e9WMMcp_17Bs6V",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "26ca5684-944e-4df3-8915-8e921befdb94",
-      "created_at": "2026-11-23T18:32:51.157Z",
+      "uid": "036f947f-9958-45ff-8987-e83bb10e325c",
+      "created_at": "2026-11-27T13:34:08.622Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "a58095a2-7cc4-48d7-a434-bcf7eb9a0513",
-      "created_at": "2026-11-23T18:32:51.636Z",
-      "edited_at": "2026-11-23T18:32:51.636Z",
+      "uid": "79f3de73-7ff5-4f85-b726-8dbce43fc1bb",
+      "created_at": "2026-11-27T13:34:09.060Z",
+      "edited_at": "2026-11-27T13:34:09.060Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-23T18:32:50.719Z",
+          "evaluated_at": "2026-11-27T13:34:08.218Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "2ff40f83-4ff8-408e-9b6f-7c59c52cc84b",
+      "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
       "transaction_type": null,
-      "created_at": "2026-11-23T18:32:51.942Z",
-      "edited_at": "2026-11-23T18:32:52.006Z",
+      "created_at": "2026-11-27T13:34:09.263Z",
+      "edited_at": "2026-11-27T13:34:09.314Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "2ff40f83-4ff8-408e-9b6f-7c59c52cc84b",
+          "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
           "transaction_type": null,
-          "created_at": "2026-11-23T18:32:51.942Z",
-          "edited_at": "2026-11-23T18:32:52.006Z",
+          "created_at": "2026-11-27T13:34:09.263Z",
+          "edited_at": "2026-11-27T13:34:09.314Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1304,47 +1304,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "exportInventoryIn": {
     "response": {
-      "total": 2,
+      "total": 0,
       "from": 0,
       "take": 100,
-      "entities": [
-        {
-          "document_type": "purchase_bill",
-          "id": 2,
-          "no": "BILL202600001",
-          "vendor_doc_no": "2026-004512",
-          "vendor_name": "Kancelářské potřeby a.s.",
-          "vendor_vat_no": "CZ45274649",
-          "date_issued": "2026-11-05",
-          "date_taxable": null,
-          "date_due": "2026-11-19",
-          "currency": "CZK",
-          "subtotal_amount": 7730,
-          "tax_amount": 1623.3,
-          "total_amount": 9353.3,
-          "amount_paid": 0,
-          "amount_due": 9353.3,
-          "payment_status": "unpaid"
-        },
-        {
-          "document_type": "purchase_vendor_credit",
-          "id": 3,
-          "no": "VC202600001",
-          "vendor_doc_no": "2026-D-0077",
-          "vendor_name": "Kancelářské potřeby a.s.",
-          "vendor_vat_no": "CZ45274649",
-          "date_issued": "2026-11-12",
-          "date_taxable": null,
-          "date_due": null,
-          "currency": "CZK",
-          "subtotal_amount": 890,
-          "tax_amount": 186.9,
-          "total_amount": 1076.9,
-          "amount_paid": 0,
-          "amount_due": 1076.9,
-          "payment_status": "unpaid"
-        }
-      ],
+      "entities": [],
       "aggregations": []
     }
   },
@@ -1567,8 +1530,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "59c0dcbc-3349-4184-8368-6f73ddffd501",
-      "created_at": "2026-11-23T18:32:49.094Z",
+      "uid": "e71ac57b-9279-46d2-a7a3-3a7246da15c1",
+      "created_at": "2026-11-27T13:34:06.544Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1642,7 +1605,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 6,
+      "overdue_days": 10,
       "shop_a_object_id": null,
       "items": [
         {
@@ -1770,199 +1733,199 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
+          "uid": "e71ac57b-9279-46d2-a7a3-3a7246da15c1",
+          "created_at": "2026-11-27T13:34:06.544Z",
+          "edited_at": null,
+          "is_locked": false,
+          "total_amount": 22788,
+          "subtotal_amount": 18900,
+          "tax_amount": 3888,
+          "amount_paid": 0,
+          "amount_due": 22788,
+          "bank_account": null,
+          "billing_address": null,
+          "shipping_address": null,
+          "counter_id": 2,
+          "currency": "CZK",
+          "currency_coef": 1,
+          "fx_rate": 1,
+          "tax_fx_rate": 1,
+          "currency_leg": "CZK",
+          "subtotal_amount_leg": 18900,
+          "tax_amount_leg": 3888,
+          "total_amount_leg": 22788,
+          "customer": {
+            "business_name": "Acme s.r.o.",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00",
+              "city": "Praha",
+              "country": "CZ"
+            },
+            "email": "accounts@acme.example",
+            "peppol_id": "9929:CZ12345678"
+          },
+          "culture": "cs-CZ",
+          "document_locale": null,
+          "template_layout": null,
+          "date_issued": "2026-11-03",
+          "date_taxable": "2026-11-03",
+          "date_due": "2026-11-17",
+          "delivery_condition": null,
           "no": "FV202600001",
+          "notes": null,
+          "memo": null,
           "org": {
-            "fb": null,
             "name": "Novák Consulting s.r.o.",
-            "email": "billing@novak-consulting.example",
-            "insta": null,
-            "phone": null,
-            "config": {},
             "reg_no": "27074358",
             "tax_no": null,
             "vat_no": "CZ27074358",
+            "eori_no": null,
             "address": {
               "city": "Praha",
               "country": "CZ",
               "address1": "Václavské náměstí 1",
               "postal_code": "110 00"
             },
-            "eori_no": null,
+            "info_legal": null,
+            "config": {},
             "website": "https://novak-consulting.example",
-            "info_legal": null
+            "email": "billing@novak-consulting.example",
+            "phone": null,
+            "fb": null,
+            "insta": null
           },
-          "uid": "59c0dcbc-3349-4184-8368-6f73ddffd501",
-          "memo": null,
+          "payment_reference": null,
+          "payment_info": null,
+          "buyer_reference": "ACME-PO-2026-118",
+          "order_reference": null,
+          "payment_term": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_nexus": null,
           "type": null,
-          "urls": [],
+          "payment_status": "unpaid",
+          "overdue_days": 10,
+          "shop_a_object_id": null,
           "items": [
             {
               "id": 1,
+              "title": "Consulting hour",
+              "description": null,
               "qty": 12,
+              "rate": 1500,
+              "rate_discounted": 1500,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 18000,
+              "net_amount": 18000,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
               "sku": null,
               "item": {
                 "id": 1
               },
-              "rate": 1500,
+              "variant": null,
               "unit": {
                 "code": "HUR",
                 "name": "hour"
               },
-              "taxes": [
-                {
-                  "id": 1,
-                  "tax_base": 18000,
-                  "tax_code": "S",
-                  "tax_name": "VAT 21 %",
-                  "tax_rate": 21,
-                  "rate_type": null,
-                  "tax_index": null,
-                  "tax_amount": 3780,
-                  "tax_details": null,
-                  "currency_leg": "CZK",
-                  "tax_base_leg": 18000,
-                  "tax_amount_leg": 3780
-                }
-              ],
-              "title": "Consulting hour",
-              "amount": 18000,
-              "variant": null,
               "gl_account": {
                 "number": "602"
               },
-              "net_amount": 18000,
-              "description": null,
-              "eshop_line_id": null,
-              "psp_object_id": null,
-              "shop_a_line_id": null,
-              "shop_b_line_id": null,
-              "rate_discounted": 1500,
-              "discount_explicit": 0,
-              "discount_implicit": 0
-            },
-            {
-              "id": 2,
-              "qty": 2,
-              "sku": null,
-              "item": null,
-              "rate": 450,
-              "unit": null,
               "taxes": [
                 {
                   "id": 1,
-                  "tax_base": 900,
-                  "tax_code": "R",
-                  "tax_name": "VAT 12 %",
-                  "tax_rate": 12,
-                  "rate_type": null,
-                  "tax_index": null,
-                  "tax_amount": 108,
-                  "tax_details": null,
+                  "tax_rate": 21,
+                  "tax_amount": 3780,
+                  "tax_amount_leg": 3780,
+                  "tax_base": 18000,
+                  "tax_base_leg": 18000,
                   "currency_leg": "CZK",
-                  "tax_base_leg": 900,
-                  "tax_amount_leg": 108
+                  "tax_index": null,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "rate_type": null,
+                  "tax_details": null
                 }
-              ],
-              "title": "Handbook",
-              "amount": 900,
-              "variant": null,
-              "gl_account": null,
-              "net_amount": 900,
-              "description": null,
-              "eshop_line_id": null,
-              "psp_object_id": null,
-              "shop_a_line_id": null,
-              "shop_b_line_id": null,
-              "rate_discounted": 450,
-              "discount_explicit": 0,
-              "discount_implicit": 0
-            }
-          ],
-          "notes": null,
-          "taxes": [
-            {
-              "id": 1,
-              "tax_base": 18000,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "tax_rate": 21,
-              "rate_type": null,
-              "tax_index": null,
-              "tax_amount": 3780,
-              "tax_details": null,
-              "currency_leg": "CZK",
-              "tax_base_leg": 18000,
-              "tax_amount_leg": 3780
+              ]
             },
             {
               "id": 2,
-              "tax_base": 900,
-              "tax_code": "R",
-              "tax_name": "VAT 12 %",
-              "tax_rate": 12,
-              "rate_type": null,
-              "tax_index": null,
-              "tax_amount": 108,
-              "tax_details": null,
-              "currency_leg": "CZK",
-              "tax_base_leg": 900,
-              "tax_amount_leg": 108
+              "title": "Handbook",
+              "description": null,
+              "qty": 2,
+              "rate": 450,
+              "rate_discounted": 450,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 900,
+              "net_amount": 900,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
+              "sku": null,
+              "item": null,
+              "variant": null,
+              "unit": null,
+              "gl_account": null,
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_rate": 12,
+                  "tax_amount": 108,
+                  "tax_amount_leg": 108,
+                  "tax_base": 900,
+                  "tax_base_leg": 900,
+                  "currency_leg": "CZK",
+                  "tax_index": null,
+                  "tax_code": "R",
+                  "tax_name": "VAT 12 %",
+                  "rate_type": null,
+                  "tax_details": null
+                }
+              ]
             }
           ],
-          "culture": "cs-CZ",
-          "fx_rate": 1,
-          "currency": "CZK",
-          "customer": {
-            "email": "accounts@acme.example",
-            "reg_no": "12345678",
-            "vat_no": "CZ12345678",
-            "address": {
-              "city": "Praha",
-              "country": "CZ",
-              "address1": "Dlouhá 12",
-              "postal_code": "110 00"
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 3780,
+              "tax_amount_leg": 3780,
+              "tax_base": 18000,
+              "tax_base_leg": 18000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null
             },
-            "peppol_id": "9929:CZ12345678",
-            "business_name": "Acme s.r.o."
-          },
-          "date_due": "2026-11-17",
-          "discounts": [],
-          "edited_at": null,
-          "is_locked": false,
-          "precision": 2,
-          "tax_nexus": null,
-          "amount_due": 22788,
-          "counter_id": 2,
-          "created_at": "2026-11-23T18:32:49.094Z",
-          "tax_amount": 3888,
-          "amount_paid": 0,
-          "date_issued": "2026-11-03",
-          "rate_format": null,
-          "tax_fx_rate": 1,
-          "bank_account": null,
-          "currency_leg": "CZK",
-          "date_taxable": "2026-11-03",
-          "overdue_days": 6,
-          "payment_info": null,
-          "payment_term": null,
-          "total_amount": 22788,
-          "currency_coef": 1,
-          "payment_status": "unpaid",
-          "tax_amount_leg": 3888,
-          "taxes_included": false,
-          "billing_address": null,
-          "buyer_reference": "ACME-PO-2026-118",
-          "document_locale": null,
-          "order_reference": null,
-          "subtotal_amount": 18900,
-          "template_layout": null,
-          "shipping_address": null,
+            {
+              "id": 2,
+              "tax_rate": 12,
+              "tax_amount": 108,
+              "tax_amount_leg": 108,
+              "tax_base": 900,
+              "tax_base_leg": 900,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "rate_type": null,
+              "tax_details": null
+            }
+          ],
           "shipping_charges": [],
-          "shop_a_object_id": null,
-          "total_amount_leg": 22788,
-          "payment_reference": null,
-          "delivery_condition": null,
-          "subtotal_amount_leg": 18900
+          "discounts": [],
+          "urls": []
         }
       ],
       "aggregations": []
@@ -1971,199 +1934,199 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
+      "uid": "e71ac57b-9279-46d2-a7a3-3a7246da15c1",
+      "created_at": "2026-11-27T13:34:06.544Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 22788,
+      "subtotal_amount": 18900,
+      "tax_amount": 3888,
+      "amount_paid": 0,
+      "amount_due": 22788,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 2,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 18900,
+      "tax_amount_leg": 3888,
+      "total_amount_leg": 22788,
+      "customer": {
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-17",
+      "delivery_condition": null,
       "no": "FV202600001",
+      "notes": null,
+      "memo": null,
       "org": {
-        "fb": null,
         "name": "Novák Consulting s.r.o.",
-        "email": "billing@novak-consulting.example",
-        "insta": null,
-        "phone": null,
-        "config": {},
         "reg_no": "27074358",
         "tax_no": null,
         "vat_no": "CZ27074358",
+        "eori_no": null,
         "address": {
           "city": "Praha",
           "country": "CZ",
           "address1": "Václavské náměstí 1",
           "postal_code": "110 00"
         },
-        "eori_no": null,
+        "info_legal": null,
+        "config": {},
         "website": "https://novak-consulting.example",
-        "info_legal": null
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
       },
-      "uid": "59c0dcbc-3349-4184-8368-6f73ddffd501",
-      "memo": null,
+      "payment_reference": null,
+      "payment_info": null,
+      "buyer_reference": "ACME-PO-2026-118",
+      "order_reference": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
       "type": null,
-      "urls": [],
+      "payment_status": "unpaid",
+      "overdue_days": 10,
+      "shop_a_object_id": null,
       "items": [
         {
           "id": 1,
+          "title": "Consulting hour",
+          "description": null,
           "qty": 12,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 18000,
+          "net_amount": 18000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
           "sku": null,
           "item": {
             "id": 1
           },
-          "rate": 1500,
+          "variant": null,
           "unit": {
             "code": "HUR",
             "name": "hour"
           },
-          "taxes": [
-            {
-              "id": 1,
-              "tax_base": 18000,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "tax_rate": 21,
-              "rate_type": null,
-              "tax_index": null,
-              "tax_amount": 3780,
-              "tax_details": null,
-              "currency_leg": "CZK",
-              "tax_base_leg": 18000,
-              "tax_amount_leg": 3780
-            }
-          ],
-          "title": "Consulting hour",
-          "amount": 18000,
-          "variant": null,
           "gl_account": {
             "number": "602"
           },
-          "net_amount": 18000,
-          "description": null,
-          "eshop_line_id": null,
-          "psp_object_id": null,
-          "shop_a_line_id": null,
-          "shop_b_line_id": null,
-          "rate_discounted": 1500,
-          "discount_explicit": 0,
-          "discount_implicit": 0
-        },
-        {
-          "id": 2,
-          "qty": 2,
-          "sku": null,
-          "item": null,
-          "rate": 450,
-          "unit": null,
           "taxes": [
             {
               "id": 1,
-              "tax_base": 900,
-              "tax_code": "R",
-              "tax_name": "VAT 12 %",
-              "tax_rate": 12,
-              "rate_type": null,
-              "tax_index": null,
-              "tax_amount": 108,
-              "tax_details": null,
+              "tax_rate": 21,
+              "tax_amount": 3780,
+              "tax_amount_leg": 3780,
+              "tax_base": 18000,
+              "tax_base_leg": 18000,
               "currency_leg": "CZK",
-              "tax_base_leg": 900,
-              "tax_amount_leg": 108
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null
             }
-          ],
-          "title": "Handbook",
-          "amount": 900,
-          "variant": null,
-          "gl_account": null,
-          "net_amount": 900,
-          "description": null,
-          "eshop_line_id": null,
-          "psp_object_id": null,
-          "shop_a_line_id": null,
-          "shop_b_line_id": null,
-          "rate_discounted": 450,
-          "discount_explicit": 0,
-          "discount_implicit": 0
-        }
-      ],
-      "notes": null,
-      "taxes": [
-        {
-          "id": 1,
-          "tax_base": 18000,
-          "tax_code": "S",
-          "tax_name": "VAT 21 %",
-          "tax_rate": 21,
-          "rate_type": null,
-          "tax_index": null,
-          "tax_amount": 3780,
-          "tax_details": null,
-          "currency_leg": "CZK",
-          "tax_base_leg": 18000,
-          "tax_amount_leg": 3780
+          ]
         },
         {
           "id": 2,
-          "tax_base": 900,
-          "tax_code": "R",
-          "tax_name": "VAT 12 %",
-          "tax_rate": 12,
-          "rate_type": null,
-          "tax_index": null,
-          "tax_amount": 108,
-          "tax_details": null,
-          "currency_leg": "CZK",
-          "tax_base_leg": 900,
-          "tax_amount_leg": 108
+          "title": "Handbook",
+          "description": null,
+          "qty": 2,
+          "rate": 450,
+          "rate_discounted": 450,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 900,
+          "net_amount": 900,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 12,
+              "tax_amount": 108,
+              "tax_amount_leg": 108,
+              "tax_base": 900,
+              "tax_base_leg": 900,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "rate_type": null,
+              "tax_details": null
+            }
+          ]
         }
       ],
-      "culture": "cs-CZ",
-      "fx_rate": 1,
-      "currency": "CZK",
-      "customer": {
-        "email": "accounts@acme.example",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "address": {
-          "city": "Praha",
-          "country": "CZ",
-          "address1": "Dlouhá 12",
-          "postal_code": "110 00"
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 3780,
+          "tax_amount_leg": 3780,
+          "tax_base": 18000,
+          "tax_base_leg": 18000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null
         },
-        "peppol_id": "9929:CZ12345678",
-        "business_name": "Acme s.r.o."
-      },
-      "date_due": "2026-11-17",
-      "discounts": [],
-      "edited_at": null,
-      "is_locked": false,
-      "precision": 2,
-      "tax_nexus": null,
-      "amount_due": 22788,
-      "counter_id": 2,
-      "created_at": "2026-11-23T18:32:49.094Z",
-      "tax_amount": 3888,
-      "amount_paid": 0,
-      "date_issued": "2026-11-03",
-      "rate_format": null,
-      "tax_fx_rate": 1,
-      "bank_account": null,
-      "currency_leg": "CZK",
-      "date_taxable": "2026-11-03",
-      "overdue_days": 6,
-      "payment_info": null,
-      "payment_term": null,
-      "total_amount": 22788,
-      "currency_coef": 1,
-      "payment_status": "unpaid",
-      "tax_amount_leg": 3888,
-      "taxes_included": false,
-      "billing_address": null,
-      "buyer_reference": "ACME-PO-2026-118",
-      "document_locale": null,
-      "order_reference": null,
-      "subtotal_amount": 18900,
-      "template_layout": null,
-      "shipping_address": null,
+        {
+          "id": 2,
+          "tax_rate": 12,
+          "tax_amount": 108,
+          "tax_amount_leg": 108,
+          "tax_base": 900,
+          "tax_base_leg": 900,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "R",
+          "tax_name": "VAT 12 %",
+          "rate_type": null,
+          "tax_details": null
+        }
+      ],
       "shipping_charges": [],
-      "shop_a_object_id": null,
-      "total_amount_leg": 22788,
-      "payment_reference": null,
-      "delivery_condition": null,
-      "subtotal_amount_leg": 18900
+      "discounts": [],
+      "urls": []
     }
   },
   "getInvoiceHtml": {},
@@ -2182,7 +2145,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-23T18:32:50.719Z",
+        "evaluated_at": "2026-11-27T13:34:08.218Z",
         "blocking_reason": null
       }
     }
@@ -2195,146 +2158,146 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
+          "uid": "036f947f-9958-45ff-8987-e83bb10e325c",
+          "created_at": "2026-11-27T13:34:08.622Z",
+          "edited_at": null,
+          "is_locked": false,
+          "total_amount": 3630,
+          "subtotal_amount": 3000,
+          "tax_amount": 630,
+          "amount_paid": 0,
+          "amount_due": 3630,
+          "bank_account": null,
+          "billing_address": null,
+          "shipping_address": null,
+          "counter_id": 3,
+          "currency": "CZK",
+          "currency_coef": 1,
+          "fx_rate": 1,
+          "tax_fx_rate": 1,
+          "currency_leg": "CZK",
+          "subtotal_amount_leg": 3000,
+          "tax_amount_leg": 630,
+          "total_amount_leg": 3630,
+          "customer": {
+            "business_name": "Acme s.r.o.",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00",
+              "city": "Praha",
+              "country": "CZ"
+            },
+            "email": "accounts@acme.example",
+            "peppol_id": "9929:CZ12345678"
+          },
+          "culture": "cs-CZ",
+          "document_locale": null,
+          "template_layout": null,
+          "date_issued": "2026-11-10",
+          "date_taxable": "2026-11-10",
+          "date_due": null,
+          "delivery_condition": null,
           "no": "CN202600001",
+          "notes": "Two consulting hours were not delivered.",
+          "memo": null,
           "org": {
-            "fb": null,
             "name": "Novák Consulting s.r.o.",
-            "email": "billing@novak-consulting.example",
-            "insta": null,
-            "phone": null,
-            "config": {},
             "reg_no": "27074358",
             "tax_no": null,
             "vat_no": "CZ27074358",
+            "eori_no": null,
             "address": {
               "city": "Praha",
               "country": "CZ",
               "address1": "Václavské náměstí 1",
               "postal_code": "110 00"
             },
-            "eori_no": null,
+            "info_legal": null,
+            "config": {},
             "website": "https://novak-consulting.example",
-            "info_legal": null
+            "email": "billing@novak-consulting.example",
+            "phone": null,
+            "fb": null,
+            "insta": null
           },
-          "uid": "26ca5684-944e-4df3-8915-8e921befdb94",
-          "memo": null,
+          "payment_reference": null,
+          "payment_info": null,
+          "credited_doc_id": 1,
+          "credited_doc_no": "FV202600001",
+          "buyer_reference": null,
+          "order_reference": null,
+          "payment_term": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_nexus": null,
           "type": null,
-          "urls": [],
+          "payment_status": "unpaid",
+          "overdue_days": 0,
+          "shop_a_object_id": null,
           "items": [
             {
               "id": 1,
+              "title": "Consulting hour",
+              "description": null,
               "qty": 2,
+              "rate": 1500,
+              "rate_discounted": 1500,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 3000,
+              "net_amount": 3000,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
               "sku": null,
               "item": null,
-              "rate": 1500,
+              "variant": null,
               "unit": {
                 "code": "HUR",
                 "name": "hour"
               },
+              "gl_account": null,
               "taxes": [
                 {
                   "id": 1,
+                  "tax_rate": 21,
+                  "tax_amount": 630,
+                  "tax_amount_leg": 630,
                   "tax_base": 3000,
+                  "tax_base_leg": 3000,
+                  "currency_leg": "CZK",
+                  "tax_index": null,
                   "tax_code": "S",
                   "tax_name": "VAT 21 %",
-                  "tax_rate": 21,
                   "rate_type": null,
-                  "tax_index": null,
-                  "tax_amount": 630,
-                  "tax_details": null,
-                  "currency_leg": "CZK",
-                  "tax_base_leg": 3000,
-                  "tax_amount_leg": 630
+                  "tax_details": null
                 }
-              ],
-              "title": "Consulting hour",
-              "amount": 3000,
-              "variant": null,
-              "gl_account": null,
-              "net_amount": 3000,
-              "description": null,
-              "eshop_line_id": null,
-              "psp_object_id": null,
-              "shop_a_line_id": null,
-              "shop_b_line_id": null,
-              "rate_discounted": 1500,
-              "discount_explicit": 0,
-              "discount_implicit": 0
+              ]
             }
           ],
-          "notes": "Two consulting hours were not delivered.",
           "taxes": [
             {
               "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 630,
+              "tax_amount_leg": 630,
               "tax_base": 3000,
+              "tax_base_leg": 3000,
+              "currency_leg": "CZK",
+              "tax_index": null,
               "tax_code": "S",
               "tax_name": "VAT 21 %",
-              "tax_rate": 21,
               "rate_type": null,
-              "tax_index": null,
-              "tax_amount": 630,
-              "tax_details": null,
-              "currency_leg": "CZK",
-              "tax_base_leg": 3000,
-              "tax_amount_leg": 630
+              "tax_details": null
             }
           ],
-          "culture": "cs-CZ",
-          "fx_rate": 1,
-          "currency": "CZK",
-          "customer": {
-            "email": "accounts@acme.example",
-            "reg_no": "12345678",
-            "vat_no": "CZ12345678",
-            "address": {
-              "city": "Praha",
-              "country": "CZ",
-              "address1": "Dlouhá 12",
-              "postal_code": "110 00"
-            },
-            "peppol_id": "9929:CZ12345678",
-            "business_name": "Acme s.r.o."
-          },
-          "date_due": null,
-          "discounts": [],
-          "edited_at": null,
-          "is_locked": false,
-          "precision": 2,
-          "tax_nexus": null,
-          "amount_due": 3630,
-          "counter_id": 3,
-          "created_at": "2026-11-23T18:32:51.157Z",
-          "tax_amount": 630,
-          "amount_paid": 0,
-          "date_issued": "2026-11-10",
-          "rate_format": null,
-          "tax_fx_rate": 1,
-          "bank_account": null,
-          "currency_leg": "CZK",
-          "date_taxable": "2026-11-10",
-          "overdue_days": 0,
-          "payment_info": null,
-          "payment_term": null,
-          "total_amount": 3630,
-          "currency_coef": 1,
-          "payment_status": "unpaid",
-          "tax_amount_leg": 630,
-          "taxes_included": false,
-          "billing_address": null,
-          "buyer_reference": null,
-          "credited_doc_id": 1,
-          "credited_doc_no": "FV202600001",
-          "document_locale": null,
-          "order_reference": null,
-          "subtotal_amount": 3000,
-          "template_layout": null,
-          "shipping_address": null,
           "shipping_charges": [],
-          "shop_a_object_id": null,
-          "total_amount_leg": 3630,
-          "payment_reference": null,
-          "delivery_condition": null,
-          "subtotal_amount_leg": 3000
+          "discounts": [],
+          "urls": []
         }
       ],
       "aggregations": []
@@ -2343,146 +2306,146 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
+      "uid": "036f947f-9958-45ff-8987-e83bb10e325c",
+      "created_at": "2026-11-27T13:34:08.622Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 3630,
+      "subtotal_amount": 3000,
+      "tax_amount": 630,
+      "amount_paid": 0,
+      "amount_due": 3630,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 3,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 3000,
+      "tax_amount_leg": 630,
+      "total_amount_leg": 3630,
+      "customer": {
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-10",
+      "date_taxable": "2026-11-10",
+      "date_due": null,
+      "delivery_condition": null,
       "no": "CN202600001",
+      "notes": "Two consulting hours were not delivered.",
+      "memo": null,
       "org": {
-        "fb": null,
         "name": "Novák Consulting s.r.o.",
-        "email": "billing@novak-consulting.example",
-        "insta": null,
-        "phone": null,
-        "config": {},
         "reg_no": "27074358",
         "tax_no": null,
         "vat_no": "CZ27074358",
+        "eori_no": null,
         "address": {
           "city": "Praha",
           "country": "CZ",
           "address1": "Václavské náměstí 1",
           "postal_code": "110 00"
         },
-        "eori_no": null,
+        "info_legal": null,
+        "config": {},
         "website": "https://novak-consulting.example",
-        "info_legal": null
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
       },
-      "uid": "26ca5684-944e-4df3-8915-8e921befdb94",
-      "memo": null,
+      "payment_reference": null,
+      "payment_info": null,
+      "credited_doc_id": 1,
+      "credited_doc_no": "FV202600001",
+      "buyer_reference": null,
+      "order_reference": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
       "type": null,
-      "urls": [],
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "shop_a_object_id": null,
       "items": [
         {
           "id": 1,
+          "title": "Consulting hour",
+          "description": null,
           "qty": 2,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 3000,
+          "net_amount": 3000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
           "sku": null,
           "item": null,
-          "rate": 1500,
+          "variant": null,
           "unit": {
             "code": "HUR",
             "name": "hour"
           },
+          "gl_account": null,
           "taxes": [
             {
               "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 630,
+              "tax_amount_leg": 630,
               "tax_base": 3000,
+              "tax_base_leg": 3000,
+              "currency_leg": "CZK",
+              "tax_index": null,
               "tax_code": "S",
               "tax_name": "VAT 21 %",
-              "tax_rate": 21,
               "rate_type": null,
-              "tax_index": null,
-              "tax_amount": 630,
-              "tax_details": null,
-              "currency_leg": "CZK",
-              "tax_base_leg": 3000,
-              "tax_amount_leg": 630
+              "tax_details": null
             }
-          ],
-          "title": "Consulting hour",
-          "amount": 3000,
-          "variant": null,
-          "gl_account": null,
-          "net_amount": 3000,
-          "description": null,
-          "eshop_line_id": null,
-          "psp_object_id": null,
-          "shop_a_line_id": null,
-          "shop_b_line_id": null,
-          "rate_discounted": 1500,
-          "discount_explicit": 0,
-          "discount_implicit": 0
+          ]
         }
       ],
-      "notes": "Two consulting hours were not delivered.",
       "taxes": [
         {
           "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 630,
+          "tax_amount_leg": 630,
           "tax_base": 3000,
+          "tax_base_leg": 3000,
+          "currency_leg": "CZK",
+          "tax_index": null,
           "tax_code": "S",
           "tax_name": "VAT 21 %",
-          "tax_rate": 21,
           "rate_type": null,
-          "tax_index": null,
-          "tax_amount": 630,
-          "tax_details": null,
-          "currency_leg": "CZK",
-          "tax_base_leg": 3000,
-          "tax_amount_leg": 630
+          "tax_details": null
         }
       ],
-      "culture": "cs-CZ",
-      "fx_rate": 1,
-      "currency": "CZK",
-      "customer": {
-        "email": "accounts@acme.example",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "address": {
-          "city": "Praha",
-          "country": "CZ",
-          "address1": "Dlouhá 12",
-          "postal_code": "110 00"
-        },
-        "peppol_id": "9929:CZ12345678",
-        "business_name": "Acme s.r.o."
-      },
-      "date_due": null,
-      "discounts": [],
-      "edited_at": null,
-      "is_locked": false,
-      "precision": 2,
-      "tax_nexus": null,
-      "amount_due": 3630,
-      "counter_id": 3,
-      "created_at": "2026-11-23T18:32:51.157Z",
-      "tax_amount": 630,
-      "amount_paid": 0,
-      "date_issued": "2026-11-10",
-      "rate_format": null,
-      "tax_fx_rate": 1,
-      "bank_account": null,
-      "currency_leg": "CZK",
-      "date_taxable": "2026-11-10",
-      "overdue_days": 0,
-      "payment_info": null,
-      "payment_term": null,
-      "total_amount": 3630,
-      "currency_coef": 1,
-      "payment_status": "unpaid",
-      "tax_amount_leg": 630,
-      "taxes_included": false,
-      "billing_address": null,
-      "buyer_reference": null,
-      "credited_doc_id": 1,
-      "credited_doc_no": "FV202600001",
-      "document_locale": null,
-      "order_reference": null,
-      "subtotal_amount": 3000,
-      "template_layout": null,
-      "shipping_address": null,
       "shipping_charges": [],
-      "shop_a_object_id": null,
-      "total_amount_leg": 3630,
-      "payment_reference": null,
-      "delivery_condition": null,
-      "subtotal_amount_leg": 3000
+      "discounts": [],
+      "urls": []
     }
   },
   "getInvoiceUbl": {
@@ -2494,7 +2457,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>59C0DCBC-3349-4184-8368-6F73DDFFD501</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E71AC57B-9279-46D2-A7A3-3A7246DA15C1</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2506,10 +2469,174 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>26CA5684-944E-4DF3-8915-8E921BEFDB94</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>59C0DCBC-3349-4184-8368-6F73DDFFD501</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>036F947F-9958-45FF-8987-E83BB10E325C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E71AC57B-9279-46D2-A7A3-3A7246DA15C1</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
+  "allocateCreditNote": {
+    "request": {
+      "invoice_id": 1,
+      "date": "2026-11-10"
+    },
+    "response": {
+      "id": 2,
+      "credit_note": {
+        "id": 2,
+        "no": "CN202600001"
+      },
+      "invoice": {
+        "id": 1,
+        "no": "FV202600001"
+      },
+      "amount": 3630,
+      "currency": "CZK",
+      "date": "2026-11-10",
+      "created_at": "2026-11-27T13:34:09.027Z",
+      "removed_at": null
+    }
+  },
+  "listCreditNoteAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-11-27",
+          "created_at": "2026-11-27T13:34:09.006Z",
+          "removed_at": "2026-11-27T13:34:09.017Z"
+        },
+        {
+          "id": 2,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 3630,
+          "currency": "CZK",
+          "date": "2026-11-10",
+          "created_at": "2026-11-27T13:34:09.027Z",
+          "removed_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "removeCreditNoteAllocation": {
+    "response": {
+      "id": 1,
+      "credit_note": {
+        "id": 2,
+        "no": "CN202600001"
+      },
+      "invoice": {
+        "id": 1,
+        "no": "FV202600001"
+      },
+      "amount": 100,
+      "currency": "CZK",
+      "date": "2026-11-27",
+      "created_at": "2026-11-27T13:34:09.006Z",
+      "removed_at": "2026-11-27T13:34:09.017Z"
+    }
+  },
+  "allocateVendorCredit": {
+    "request": {
+      "bill_id": 2,
+      "date": "2026-11-12"
+    },
+    "response": {
+      "id": 2,
+      "vendor_credit": {
+        "id": 3,
+        "no": "VC202600001"
+      },
+      "bill": {
+        "id": 2,
+        "no": "BILL202600001"
+      },
+      "amount": 1076.9,
+      "currency": "CZK",
+      "date": "2026-11-12",
+      "created_at": "2026-11-27T13:34:09.099Z",
+      "removed_at": null
+    }
+  },
+  "listVendorCreditAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-11-27",
+          "created_at": "2026-11-27T13:34:09.083Z",
+          "removed_at": "2026-11-27T13:34:09.092Z"
+        },
+        {
+          "id": 2,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 1076.9,
+          "currency": "CZK",
+          "date": "2026-11-12",
+          "created_at": "2026-11-27T13:34:09.099Z",
+          "removed_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "removeVendorCreditAllocation": {
+    "response": {
+      "id": 1,
+      "vendor_credit": {
+        "id": 3,
+        "no": "VC202600001"
+      },
+      "bill": {
+        "id": 2,
+        "no": "BILL202600001"
+      },
+      "amount": 100,
+      "currency": "CZK",
+      "date": "2026-11-27",
+      "created_at": "2026-11-27T13:34:09.083Z",
+      "removed_at": "2026-11-27T13:34:09.092Z"
+    }
+  },
   "createBill": {
     "request": {
       "type": {
@@ -2559,9 +2686,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "700bfc2f-ced6-43b2-9257-58494799affb",
-      "created_at": "2026-11-23T18:32:51.589Z",
-      "edited_at": "2026-11-23T18:32:51.589Z",
+      "uid": "668414d0-409b-44fc-a2ee-60660cd214b1",
+      "created_at": "2026-11-27T13:34:09.038Z",
+      "edited_at": "2026-11-27T13:34:09.038Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2590,7 +2717,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 4,
+      "overdue_days": 8,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -2678,9 +2805,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "0d134201-78c6-4b10-8924-5c92b22def4d",
-        "created_at": "2026-11-23T18:32:50.706Z",
-        "edited_at": "2026-11-23T18:32:50.706Z",
+        "uid": "b4f3c2c7-4cb3-4c81-8a8d-07c2c7dbf0b8",
+        "created_at": "2026-11-27T13:34:08.209Z",
+        "edited_at": "2026-11-27T13:34:08.209Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -2715,7 +2842,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "purchase"
         },
         "payment_status": "unpaid",
-        "overdue_days": 6,
+        "overdue_days": 10,
         "tax_nexus": null,
         "vendor_doc_no": "FV202600001",
         "payment_reference": "202600001",
@@ -2814,9 +2941,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "700bfc2f-ced6-43b2-9257-58494799affb",
-          "created_at": "2026-11-23T18:32:51.589Z",
-          "edited_at": "2026-11-23T18:32:51.589Z",
+          "uid": "668414d0-409b-44fc-a2ee-60660cd214b1",
+          "created_at": "2026-11-27T13:34:09.038Z",
+          "edited_at": "2026-11-27T13:34:09.038Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -2845,7 +2972,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "purchase"
           },
           "payment_status": "unpaid",
-          "overdue_days": 4,
+          "overdue_days": 8,
           "tax_nexus": null,
           "vendor_doc_no": "2026-004512",
           "payment_reference": "2026004512",
@@ -2935,9 +3062,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "a58095a2-7cc4-48d7-a434-bcf7eb9a0513",
-          "created_at": "2026-11-23T18:32:51.636Z",
-          "edited_at": "2026-11-23T18:32:51.636Z",
+          "uid": "79f3de73-7ff5-4f85-b726-8dbce43fc1bb",
+          "created_at": "2026-11-27T13:34:09.060Z",
+          "edited_at": "2026-11-27T13:34:09.060Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3145,7 +3272,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-23T18:32:51.784Z",
+          "created_at": "2026-11-27T13:34:09.168Z",
           "entries": [
             {
               "order": 1,
@@ -3299,7 +3426,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-23T18:32:51.784Z"
+          "created_at": "2026-11-27T13:34:09.168Z"
         }
       ],
       "aggregations": []
@@ -3316,7 +3443,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-23T18:32:51.784Z",
+      "created_at": "2026-11-27T13:34:09.168Z",
       "entries": [
         {
           "order": 1,
@@ -3480,10 +3607,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "2ff40f83-4ff8-408e-9b6f-7c59c52cc84b",
+      "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
       "transaction_type": null,
-      "created_at": "2026-11-23T18:32:51.942Z",
-      "edited_at": "2026-11-23T18:32:51.942Z",
+      "created_at": "2026-11-27T13:34:09.263Z",
+      "edited_at": "2026-11-27T13:34:09.263Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3566,10 +3693,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "2ff40f83-4ff8-408e-9b6f-7c59c52cc84b",
+      "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
       "transaction_type": null,
-      "created_at": "2026-11-23T18:32:51.942Z",
-      "edited_at": "2026-11-23T18:32:51.942Z",
+      "created_at": "2026-11-27T13:34:09.263Z",
+      "edited_at": "2026-11-27T13:34:09.263Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3662,7 +3789,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-23T18:32:48.999Z"
+      "created_at": "2026-11-27T13:34:06.474Z"
     }
   },
   "listNumberingSeries": {
@@ -3677,7 +3804,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-23T18:32:48.992Z"
+          "created_at": "2026-11-27T13:34:06.469Z"
         },
         {
           "id": 2,
@@ -3685,7 +3812,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-23T18:32:48.999Z"
+          "created_at": "2026-11-27T13:34:06.474Z"
         }
       ],
       "aggregations": []
@@ -3808,8 +3935,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T18:32:48.592Z",
-      "updated_at": "2026-11-23T18:32:48.592Z"
+      "created_at": "2026-11-27T13:34:06.165Z",
+      "updated_at": "2026-11-27T13:34:06.165Z"
     }
   },
   "updateOrganisation": {
@@ -3848,19 +3975,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-23T18:32:48.592Z",
-      "updated_at": "2026-11-23T18:32:48.712Z"
+      "created_at": "2026-11-27T13:34:06.165Z",
+      "updated_at": "2026-11-27T13:34:06.232Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_t684gnkZYo7yK1HXvE2W_3mqkWk",
+      "client_id": "cl_lXKEcO8jD8kp3e9WMMcp_17Bs6V",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6Ijc3ZjQzMzUyLTY5MjktNDNkOS1hNjk3LTJiNTk2OTYxZWRlOCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF90Njg0Z25rWllvN3lLMUhYdkUyV18zbXFrV2siLCJqdGkiOiJjYTNlZDViMi02NWViLTRiMWQtYTIxNy04ODY1ZDllYjgzMjYiLCJpYXQiOjE3OTU0NTg3NjgsImV4cCI6MTc5NTQ1OTY2OH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImJjMzRiNTNhLTEyNTEtNDhlYy04MDMxLTJhY2ZmYmEyZjA4MSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9sWEtFY084akQ4a3AzZTlXTU1jcF8xN0JzNlYiLCJqdGkiOiI1OTgzZjhjNC1lMTdkLTQ3NzAtOTA2NC1kZGRmNTAwZTM5M2UiLCJpYXQiOjE3OTU3ODY0NDYsImV4cCI6MTc5NTc4NzM0Nn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -3882,8 +4009,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-23T18:32:48.955Z",
-          "updated_at": "2026-11-23T18:32:48.959Z"
+          "created_at": "2026-11-27T13:34:06.440Z",
+          "updated_at": "2026-11-27T13:34:06.442Z"
         }
       ],
       "aggregations": []
@@ -3908,8 +4035,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:32:48.955Z",
-      "updated_at": "2026-11-23T18:32:48.959Z",
+      "created_at": "2026-11-27T13:34:06.440Z",
+      "updated_at": "2026-11-27T13:34:06.442Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3924,8 +4051,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:32:48.955Z",
-      "updated_at": "2026-11-23T18:32:48.959Z"
+      "created_at": "2026-11-27T13:34:06.440Z",
+      "updated_at": "2026-11-27T13:34:06.442Z"
     }
   },
   "updateWebhook": {
@@ -3947,8 +4074,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:32:48.955Z",
-      "updated_at": "2026-11-23T18:32:48.983Z"
+      "created_at": "2026-11-27T13:34:06.440Z",
+      "updated_at": "2026-11-27T13:34:06.462Z"
     }
   },
   "deleteWebhook": {
@@ -3969,8 +4096,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-23T18:32:48.955Z",
-      "updated_at": "2026-11-23T18:32:52.142Z",
+      "created_at": "2026-11-27T13:34:06.440Z",
+      "updated_at": "2026-11-27T13:34:09.399Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -3983,31 +4110,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 8,
           "webhook_id": 1,
-          "event_id": "538f1ff4-2024-44a2-8996-b447e8078722",
+          "event_id": "e60fc4a0-5058-4336-ab49-c076dd58f878",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 6,
+          "last_duration_ms": 10,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T19:32:51.972Z",
-          "created_at": "2026-11-23T18:32:51.930Z",
+          "next_attempt_at": "2026-11-27T14:34:09.305Z",
+          "created_at": "2026-11-27T13:34:09.269Z",
           "completed_at": null
         },
         {
           "id": 7,
           "webhook_id": 1,
-          "event_id": "f2cf14b6-7f85-4c96-b537-67a3164555a7",
+          "event_id": "113652e7-5978-4b11-ab99-089242e275f2",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 5,
+          "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-23T19:32:51.927Z",
-          "created_at": "2026-11-23T18:32:51.899Z",
+          "next_attempt_at": "2026-11-27T14:34:09.261Z",
+          "created_at": "2026-11-27T13:34:09.236Z",
           "completed_at": null
         }
       ],
@@ -4018,16 +4145,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 8,
       "webhook_id": 1,
-      "event_id": "538f1ff4-2024-44a2-8996-b447e8078722",
+      "event_id": "e60fc4a0-5058-4336-ab49-c076dd58f878",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 6,
+      "last_duration_ms": 10,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-23T18:32:52.125Z",
-      "created_at": "2026-11-23T18:32:51.930Z",
+      "next_attempt_at": "2026-11-27T13:34:09.389Z",
+      "created_at": "2026-11-27T13:34:09.269Z",
       "completed_at": null
     }
   },
@@ -4082,18 +4209,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-23T18:32:48.592Z",
-        "updated_at": "2026-11-23T18:32:48.592Z"
+        "created_at": "2026-11-27T13:34:06.165Z",
+        "updated_at": "2026-11-27T13:34:06.165Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_58CNW2rS",
+        "prefix": "ak_IVCKcZWh",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-23T18:32:48.594Z",
+        "created_at": "2026-11-27T13:34:06.167Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

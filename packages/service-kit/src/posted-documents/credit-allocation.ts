@@ -1,0 +1,270 @@
+import { paymentStatus } from '@ledgerline/documents';
+import { BusinessRuleError, NotFoundError, ValidationError } from '../errors.js';
+import { dec, toDb, toWire, type Dec } from '../money.js';
+import { sqlRows } from '../db/orm.js';
+import type { TenantContext } from '../context.js';
+
+/**
+ * How one service's credits are applied to its open documents (decision 148): a sales credit note
+ * to an invoice of the same customer, a vendor credit to a bill of the same vendor. The
+ * differences between services, as data; the tables and columns are the service's own, written
+ * into the statements (never anything a request sent).
+ */
+// V: the allocation as the service's contract types it (the view below, keyed by `words`).
+export interface AllocationRule<V extends object = AllocationView> {
+  /** The documents' table: `id`, `org_id`, `no`, `currency`, `precision`, `date_issued`, `total_amount`, `amount_paid`, `amount_due`, `payment_status`. */
+  table: string;
+  /** The column telling documents' kinds apart, the credits' kind and the kind they apply to. */
+  kindColumn: string;
+  credit: string;
+  target: string;
+  /** SQL of a document's party over the row `d` (e.g. `d.body->'customer'`). */
+  party: string;
+  /** Whether two stored documents' parties are the same one. */
+  sameParty: (a: Record<string, unknown> | null | undefined, b: Record<string, unknown> | null | undefined) => boolean;
+  /** SQL of the rates a document's legal figures were converted at, as one text over `d`. */
+  rates: string;
+  /** The allocations' table: `id`, `org_id`, `credit_id`, `target_id`, `amount`, `currency`, `date`, `created_at`, `removed_at`. */
+  allocations: string;
+  /** A column of the documents stamped with the time of a change (e.g. `updated_at`). */
+  touchColumn?: string;
+  /** Field names of the answer and the request (`credit_note`, `invoice`, `invoice_id`) and words of the messages. */
+  words: { credit: string; target: string; creditLabel: string; targetLabel: string; party: string };
+  /** The 404 code of an unknown credit (the code its own GET answers). */
+  creditNotFound: string;
+  /** Subjects of the events: allocation created, allocation removed. */
+  subjects: { created: string; removed: string };
+  /** Carries V (never set). */
+  readonly view?: V;
+}
+
+/** An allocation as answered and as its events carry it, keyed by the rule's words. */
+export type AllocationView = Record<string, unknown>;
+
+interface DocumentRow {
+  id: string | number;
+  kind: string;
+  no: string;
+  currency: string;
+  precision: number;
+  date_issued: string;
+  total_amount: string;
+  amount_paid: string;
+  amount_due: string;
+  party: Record<string, unknown> | null;
+  rates: string | null;
+}
+
+interface AllocationRow {
+  id: string | number;
+  credit_id: string | number;
+  target_id: string | number;
+  credit_no: string;
+  target_no: string;
+  amount: string;
+  currency: string;
+  date: string;
+  created_at: Date | string;
+  removed_at: Date | string | null;
+}
+
+const ISO = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
+
+function viewOf<V extends object>(rule: AllocationRule<V>, row: AllocationRow): V {
+  return {
+    id: Number(row.id),
+    [rule.words.credit]: { id: Number(row.credit_id), no: row.credit_no },
+    [rule.words.target]: { id: Number(row.target_id), no: row.target_no },
+    amount: toWire(row.amount),
+    currency: row.currency.trim(),
+    date: row.date,
+    created_at: ISO(row.created_at),
+    removed_at: row.removed_at === null ? null : ISO(row.removed_at),
+  } as V;
+}
+
+/**
+ * The credit and the document, locked until commit in id order (the order a second allocation
+ * or a payment of either takes them in), so concurrent settlements of one document are judged
+ * one after another.
+ */
+async function lockDocuments(ctx: TenantContext, rule: AllocationRule<object>, creditId: number, targetId: number | null): Promise<{ credit: DocumentRow | null; target: DocumentRow | null }> {
+  const rows = await sqlRows<DocumentRow>(
+    ctx.em,
+    `select d.id, d.${rule.kindColumn} as kind, d.no, d.currency, d.precision, to_char(d.date_issued, 'YYYY-MM-DD') as date_issued,
+            d.total_amount::text as total_amount, d.amount_paid::text as amount_paid, d.amount_due::text as amount_due,
+            ${rule.party} as party, ${rule.rates} as rates
+       from ${rule.table} d
+      where d.org_id = ? and ((d.id = ? and d.${rule.kindColumn} = ?) or (d.id = ? and d.${rule.kindColumn} = ?))
+      order by d.id
+        for update of d`,
+    [ctx.orgId, creditId, rule.credit, targetId ?? -1, rule.target],
+  );
+  const find = (id: number | null, kind: string) => rows.find((r) => Number(r.id) === id && r.kind === kind) ?? null;
+  return { credit: find(creditId, rule.credit), target: find(targetId, rule.target) };
+}
+
+function creditNotFound(rule: AllocationRule<object>, id: number): NotFoundError {
+  return new NotFoundError(`No ${rule.words.creditLabel} ${id} in this organisation`, rule.creditNotFound);
+}
+
+/** Moves a document's amount paid by `delta` (positive settles it), its amount due and status following. */
+async function settle(ctx: TenantContext, rule: AllocationRule<object>, doc: DocumentRow, delta: Dec): Promise<void> {
+  const paid = dec(doc.amount_paid).plus(delta);
+  const amountPaid = toDb(paid, doc.precision);
+  const touch = rule.touchColumn ? `, ${rule.touchColumn} = ?` : '';
+  await sqlRows(
+    ctx.em,
+    `update ${rule.table} set amount_paid = ?, amount_due = ?, payment_status = ?${touch} where org_id = ? and id = ?`,
+    [amountPaid, toDb(dec(doc.total_amount).minus(paid), doc.precision), paymentStatus(doc.total_amount, amountPaid), ...(rule.touchColumn ? [ctx.now()] : []), ctx.orgId, Number(doc.id)],
+  );
+}
+
+const refuse = (message: string, code: string, path: string) => new BusinessRuleError(message, code, [{ path, message, code }]);
+
+/** The amount an allocation applies: the one asked for, checked against both amounts due, or the smaller of the two. */
+export function allocationAmount(
+  rule: Pick<AllocationRule, 'words'>,
+  credit: { amountDue: string; precision: number; no: string },
+  target: { amountDue: string; precision: number; no: string },
+  asked: number | undefined,
+): Dec {
+  const creditDue = dec(credit.amountDue);
+  const targetDue = dec(target.amountDue);
+  if (asked === undefined) {
+    const amount = creditDue.lt(targetDue) ? creditDue : targetDue;
+    if (amount.lte(0)) {
+      const settled = creditDue.lte(0) ? `${rule.words.creditLabel} ${credit.no}` : `${rule.words.targetLabel} ${target.no}`;
+      throw refuse(`Nothing to allocate: nothing is due on ${settled}`, 'nothing_to_allocate', `${rule.words.target}_id`);
+    }
+    return amount;
+  }
+  const amount = dec(String(asked));
+  const places = Math.min(credit.precision, target.precision);
+  if (amount.decimalPlaces() > places) {
+    throw new ValidationError(`amount has more decimals than the documents (${places})`, [{ path: 'amount', message: `at most ${places} decimals, the documents' precision`, code: 'too_precise' }]);
+  }
+  if (amount.gt(creditDue)) {
+    throw refuse(`${amount.toFixed()} is more than is left of ${rule.words.creditLabel} ${credit.no} (${creditDue.toFixed()})`, 'allocation_exceeds_credit', 'amount');
+  }
+  if (amount.gt(targetDue)) {
+    throw refuse(`${amount.toFixed()} is more than is due on ${rule.words.targetLabel} ${target.no} (${targetDue.toFixed()})`, 'allocation_exceeds_due', 'amount');
+  }
+  return amount;
+}
+
+/**
+ * Applies a credit to an open document of its party: both documents' amount paid rise by the
+ * amount (so their amount due fall), the allocation is recorded and its event emitted, in the
+ * request's transaction. Nothing reaches the ledger: the credit and the document sit on the same
+ * control account (311, 321), whose balance the two postings already net.
+ */
+export async function allocateCredit<V extends object>(
+  ctx: TenantContext,
+  rule: AllocationRule<V>,
+  creditId: number,
+  req: { targetId: number; amount?: number; date?: string },
+): Promise<V> {
+  const targetField = `${rule.words.target}_id`;
+  const { credit, target } = await lockDocuments(ctx, rule, creditId, req.targetId);
+  if (!credit) throw creditNotFound(rule, creditId);
+  if (!target) throw refuse(`No ${rule.words.targetLabel} ${req.targetId} in this organisation`, `${rule.words.target}_not_found`, targetField);
+  if (!rule.sameParty(credit.party, target.party)) {
+    throw refuse(`${rule.words.targetLabel} ${target.no} is not of the ${rule.words.party} of ${rule.words.creditLabel} ${credit.no}`, `${rule.words.party}_mismatch`, targetField);
+  }
+  const currency = credit.currency.trim();
+  if (target.currency.trim() !== currency) {
+    throw refuse(`${rule.words.targetLabel} ${target.no} is in ${target.currency.trim()}, ${rule.words.creditLabel} ${credit.no} in ${currency}`, 'currency_mismatch', targetField);
+  }
+  // At different rates the two documents' legal values of one amount differ, and settling them
+  // against each other would leave that difference in the control account with neither
+  // document open: an exchange difference the ledger would have to post (not built).
+  if ((credit.rates ?? '') !== (target.rates ?? '')) {
+    throw refuse(
+      `${rule.words.targetLabel} ${target.no} and ${rule.words.creditLabel} ${credit.no} were converted at different exchange rates (${target.rates} and ${credit.rates}); settle each with a payment`,
+      'exchange_rates_differ',
+      targetField,
+    );
+  }
+  const date = req.date ?? ctx.now().toISOString().slice(0, 10);
+  const issued = credit.date_issued > target.date_issued ? credit.date_issued : target.date_issued;
+  if (date < issued) throw refuse(`The set-off cannot be dated before both documents were issued (${issued})`, 'allocation_before_issue', 'date');
+  const amount = allocationAmount(
+    rule,
+    { amountDue: credit.amount_due, precision: credit.precision, no: credit.no },
+    { amountDue: target.amount_due, precision: target.precision, no: target.no },
+    req.amount,
+  );
+  await settle(ctx, rule, credit, amount);
+  await settle(ctx, rule, target, amount);
+  const [row] = await sqlRows<{ id: string | number; created_at: Date }>(
+    ctx.em,
+    `insert into ${rule.allocations} (org_id, credit_id, target_id, amount, currency, date, created_at) values (?, ?, ?, ?, ?, ?, ?) returning id, created_at`,
+    [ctx.orgId, Number(credit.id), Number(target.id), toDb(amount, Math.max(credit.precision, target.precision)), currency, date, ctx.now()],
+  );
+  const view = viewOf(rule, {
+    id: row!.id,
+    credit_id: credit.id,
+    target_id: target.id,
+    credit_no: credit.no,
+    target_no: target.no,
+    amount: amount.toFixed(),
+    currency,
+    date,
+    created_at: row!.created_at,
+    removed_at: null,
+  });
+  await ctx.emit({ subject: rule.subjects.created, orgId: ctx.orgId, resource: String(row!.id), data: view });
+  return view;
+}
+
+const ALLOCATION_COLUMNS = (rule: AllocationRule<object>) => `a.id, a.credit_id, a.target_id, c.no as credit_no, t.no as target_no, a.amount::text as amount, a.currency,
+       to_char(a.date, 'YYYY-MM-DD') as date, a.created_at, a.removed_at
+  from ${rule.allocations} a
+  join ${rule.table} c on c.org_id = a.org_id and c.id = a.credit_id
+  join ${rule.table} t on t.org_id = a.org_id and t.id = a.target_id`;
+
+/**
+ * Takes an allocation back: both documents' amounts due return to what they would be without it,
+ * the allocation keeps its row with `removed_at`, and the removal is an event. Taking back one
+ * already taken back answers it as it is and changes nothing.
+ */
+export async function removeAllocation<V extends object>(ctx: TenantContext, rule: AllocationRule<V>, creditId: number, allocationId: number): Promise<V> {
+  const [found] = await sqlRows<{ target_id: string | number }>(
+    ctx.em,
+    `select target_id from ${rule.allocations} where org_id = ? and credit_id = ? and id = ?`,
+    [ctx.orgId, creditId, allocationId],
+  );
+  if (!found) throw new NotFoundError(`No allocation ${allocationId} of ${rule.words.creditLabel} ${creditId} in this organisation`, 'allocation_not_found');
+  // the documents first, in the order every settlement locks them, then the allocation
+  const { credit, target } = await lockDocuments(ctx, rule, creditId, Number(found.target_id));
+  const [row] = await sqlRows<AllocationRow>(ctx.em, `select ${ALLOCATION_COLUMNS(rule)} where a.org_id = ? and a.id = ? for update of a`, [ctx.orgId, allocationId]);
+  if (!credit || !target || !row) throw new NotFoundError(`No allocation ${allocationId} of ${rule.words.creditLabel} ${creditId} in this organisation`, 'allocation_not_found');
+  if (row.removed_at !== null) return viewOf(rule, row);
+  const amount = dec(row.amount);
+  await settle(ctx, rule, credit, amount.negated());
+  await settle(ctx, rule, target, amount.negated());
+  const removedAt = ctx.now();
+  await sqlRows(ctx.em, `update ${rule.allocations} set removed_at = ? where org_id = ? and id = ?`, [removedAt, ctx.orgId, allocationId]);
+  const view = viewOf(rule, { ...row, removed_at: removedAt });
+  await ctx.emit({ subject: rule.subjects.removed, orgId: ctx.orgId, resource: String(allocationId), data: view });
+  return view;
+}
+
+/** A credit's allocations, oldest first, those taken back included; 404 for a credit the organisation does not have. */
+export async function listAllocations<V extends object>(
+  ctx: TenantContext,
+  rule: AllocationRule<V>,
+  creditId: number,
+  paging: { from: number; take: number },
+): Promise<{ total: number; from: number; take: number; entities: V[]; aggregations: unknown[] }> {
+  const [credit] = await sqlRows<{ total: string }>(
+    ctx.em,
+    `select (select count(*) from ${rule.allocations} a where a.org_id = d.org_id and a.credit_id = d.id) as total
+       from ${rule.table} d where d.org_id = ? and d.id = ? and d.${rule.kindColumn} = ?`,
+    [ctx.orgId, creditId, rule.credit],
+  );
+  if (!credit) throw creditNotFound(rule, creditId);
+  const rows = paging.take === 0 ? [] : await sqlRows<AllocationRow>(ctx.em, `select ${ALLOCATION_COLUMNS(rule)} where a.org_id = ? and a.credit_id = ? order by a.id offset ? limit ?`, [ctx.orgId, creditId, paging.from, paging.take]);
+  return { total: Number(credit.total), from: paging.from, take: paging.take, entities: rows.map((r) => viewOf(rule, r)), aggregations: [] };
+}
