@@ -218,6 +218,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('removeCreditNoteAllocation', `/sales/credit-notes/${creditNote.id}/allocations/${mistaken.id}`);
     await as('allocateCreditNote', `/sales/credit-notes/${creditNote.id}/allocations`, { json: { invoice_id: invoice.id, date: '2026-11-10' } });
     await as('listCreditNoteAllocations', `/sales/credit-notes/${creditNote.id}/allocations`);
+    await as('listInvoiceAllocations', `/sales/invoices/${invoice.id}/allocations`);
 
     // purchase
     const supplier = { business_name: 'Kancelářské potřeby a.s.', vat_no: 'CZ45274649', address: { city: 'Brno', country: 'CZ' } };
@@ -254,6 +255,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('removeVendorCreditAllocation', `/purchase/vendor-credits/${vendorCredit.id}/allocations/${mistakenVendor.id}`);
     await as('allocateVendorCredit', `/purchase/vendor-credits/${vendorCredit.id}/allocations`, { json: { bill_id: bill.id, date: '2026-11-12' } });
     await as('listVendorCreditAllocations', `/purchase/vendor-credits/${vendorCredit.id}/allocations`);
+    await as('listBillAllocations', `/purchase/bills/${bill.id}/allocations`);
     await as('exportInventoryIn', '/inventory/in/export/json', { query: 'payment_status=unpaid' });
 
     // finance: the customer pays, a payment platform pays out

@@ -53,6 +53,8 @@ describe('vendor credit allocations (decision 148)', () => {
       return found.length ? found : null;
     });
     expect(created!.data).toEqual(allocation);
+    expect((await json(await api(`/v1/purchase/bills/${b.id}/allocations`))).entities).toEqual([allocation]);
+    await expectProblem(await api(`/v1/purchase/bills/${vc.id}/allocations`), 404, 'bill_not_found');
 
     const removed = await json(await api(`/v1/purchase/vendor-credits/${vc.id}/allocations/${allocation.id}`, { method: 'DELETE' }));
     expect(removed.removed_at).toEqual(expect.any(String));

@@ -68,6 +68,10 @@ describe('credit note allocations (decision 148)', () => {
     const listed = (await json(await api('/v1/sales/invoices?take=1000'))).entities.find((d: any) => d.id === invoice.id);
     expect(listed).toMatchObject({ amount_due: 177, payment_status: 'partially_paid' });
     expect(await json(await api(`/v1/sales/credit-notes/${cn.id}/allocations`))).toEqual({ total: 1, from: 0, take: 100, entities: [allocation], aggregations: [] });
+    // the invoice says which credit notes paid part of it
+    expect(await json(await api(`/v1/sales/invoices/${invoice.id}/allocations`))).toEqual({ total: 1, from: 0, take: 100, entities: [allocation], aggregations: [] });
+    expect((await json(await api(`/v1/sales/invoices/${invoice.id}/allocations?take=0`))).entities).toEqual([]);
+    await expectProblem(await api(`/v1/sales/invoices/${cn.id}/allocations`), 404, 'invoice_not_found');
 
     const [event] = await eventually(async () => {
       const found = await allocationEvents('sales.credit_allocation.created', allocation.id);
@@ -200,6 +204,7 @@ describe('credit note allocations (decision 148)', () => {
     const other = await secondOrganisation(stack, 'Allocations elsewhere');
     await expectProblem(await allocate(cn.id, { invoice_id: invoice.id }, { key: other.key }), 404, 'credit_note_not_found');
     await expectProblem(await api(`/v1/sales/credit-notes/${cn.id}/allocations`, { key: other.key }), 404, 'credit_note_not_found');
+    await expectProblem(await api(`/v1/sales/invoices/${invoice.id}/allocations`, { key: other.key }), 404, 'invoice_not_found');
     await expectProblem(await api(`/v1/sales/credit-notes/${cn.id}/allocations/${allocation.id}`, { method: 'DELETE', key: other.key }), 404, 'allocation_not_found');
     // its own credit note cannot reach our invoice
     const theirInvoice = await createInvoice({}, other.key);

@@ -1,14 +1,16 @@
-import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, listAllocations, type EndpointHandlers } from '@ledgerline/service-kit';
+import { VENDOR_CREDIT_ALLOCATIONS } from '../vendor-credits/vendor-credit-kind.js';
 import { purchaseDocumentOperations } from '../purchase-documents/operations.js';
 import { BILLS } from './bill-kind.js';
 import { importEInvoice } from './import.js';
 
-/** `/v1/purchase/bills`: the bill kind on the shared purchase-document operations, and the e-invoice import. */
-export function billRoutes(): Pick<EndpointHandlers<'purchase'>, 'createBill' | 'listBills' | 'importBill'> {
+/** `/v1/purchase/bills`: the bill kind on the shared purchase-document operations, the e-invoice import, and the vendor credits applied to a bill. */
+export function billRoutes(): Pick<EndpointHandlers<'purchase'>, 'createBill' | 'listBills' | 'importBill' | 'listBillAllocations'> {
   const op = purchaseDocumentOperations(BILLS);
   return {
     createBill: defersTransaction(({ ctx, input }) => op.create(ctx, input.raw, input.query.strict)),
     listBills: ({ ctx, input }) => op.list(ctx, input.query),
     importBill: ({ ctx, input }) => importEInvoice(ctx, input.body, input.query),
+    listBillAllocations: ({ ctx, input: { params, query } }) => listAllocations(ctx, VENDOR_CREDIT_ALLOCATIONS, 'target', params.id, query),
   };
 }

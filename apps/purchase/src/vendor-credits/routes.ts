@@ -13,7 +13,7 @@ export function vendorCreditRoutes(): Pick<
     listVendorCredits: ({ ctx, input }) => op.list(ctx, input.query),
     allocateVendorCredit: ({ ctx, input: { params, body } }) =>
       allocateCredit(ctx, VENDOR_CREDIT_ALLOCATIONS, params.id, { targetId: body.bill_id, amount: body.amount, date: body.date }),
-    listVendorCreditAllocations: ({ ctx, input: { params, query } }) => listAllocations(ctx, VENDOR_CREDIT_ALLOCATIONS, params.id, query),
+    listVendorCreditAllocations: ({ ctx, input: { params, query } }) => listAllocations(ctx, VENDOR_CREDIT_ALLOCATIONS, 'credit', params.id, query),
     removeVendorCreditAllocation: ({ ctx, input: { params } }) => removeAllocation(ctx, VENDOR_CREDIT_ALLOCATIONS, params.id, params.allocation_id),
   };
 }

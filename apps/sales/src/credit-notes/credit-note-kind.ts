@@ -59,5 +59,6 @@ export const CREDIT_NOTE_ALLOCATIONS: AllocationRule<CreditNoteAllocation> = {
   touchColumn: 'updated_at',
   words: { credit: 'credit_note', target: 'invoice', creditLabel: 'credit note', targetLabel: 'invoice', party: 'customer' },
   creditNotFound: 'credit_note_not_found',
+  targetNotFound: 'invoice_not_found',
   subjects: { created: SUBJECTS.salesCreditAllocationCreated, removed: SUBJECTS.salesCreditAllocationRemoved },
 };

@@ -22,7 +22,7 @@ export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sal
     getCreditNoteIsdoc: ({ ctx, input }) => op.isdoc(ctx, input.params.id),
     allocateCreditNote: ({ ctx, input: { params, body } }) =>
       allocateCredit(ctx, CREDIT_NOTE_ALLOCATIONS, params.id, { targetId: body.invoice_id, amount: body.amount, date: body.date }),
-    listCreditNoteAllocations: ({ ctx, input: { params, query } }) => listAllocations(ctx, CREDIT_NOTE_ALLOCATIONS, params.id, query),
+    listCreditNoteAllocations: ({ ctx, input: { params, query } }) => listAllocations(ctx, CREDIT_NOTE_ALLOCATIONS, 'credit', params.id, query),
     removeCreditNoteAllocation: ({ ctx, input: { params } }) => removeAllocation(ctx, CREDIT_NOTE_ALLOCATIONS, params.id, params.allocation_id),
     checkCreditNoteNo: async ({ ctx, input: { query: q } }) => {
       const no = q.no?.trim();

@@ -1,11 +1,12 @@
-import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, listAllocations, type EndpointHandlers } from '@ledgerline/service-kit';
+import { CREDIT_NOTE_ALLOCATIONS } from '../credit-notes/credit-note-kind.js';
 import type { Delivery } from '../delivery.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';
 import { INVOICES } from './invoice-kind.js';
 
-type InvoiceOperations = 'createInvoice' | 'listInvoices' | 'getInvoice' | 'getInvoiceHtml' | 'getInvoicePdf' | 'getInvoiceUbl' | 'getInvoiceIsdoc';
+type InvoiceOperations = 'createInvoice' | 'listInvoices' | 'getInvoice' | 'getInvoiceHtml' | 'getInvoicePdf' | 'getInvoiceUbl' | 'getInvoiceIsdoc' | 'listInvoiceAllocations';
 
-/** `/v1/sales/invoices…` and their HTML, PDF, Peppol UBL and ISDOC: the invoice kind on the shared sales-document operations. */
+/** `/v1/sales/invoices…` and their HTML, PDF, Peppol UBL and ISDOC: the invoice kind on the shared sales-document operations; the credit notes applied to one. */
 export function invoiceRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'>, InvoiceOperations> {
   const op = salesDocumentOperations(INVOICES, delivery);
   return {
@@ -16,5 +17,6 @@ export function invoiceRoutes(delivery: Delivery): Pick<EndpointHandlers<'sales'
     getInvoicePdf: ({ ctx, input }) => op.pdf(ctx, input.params.id, input.query),
     getInvoiceUbl: ({ ctx, input }) => op.ubl(ctx, input.params.id),
     getInvoiceIsdoc: ({ ctx, input }) => op.isdoc(ctx, input.params.id),
+    listInvoiceAllocations: ({ ctx, input: { params, query } }) => listAllocations(ctx, CREDIT_NOTE_ALLOCATIONS, 'target', params.id, query),
   };
 }

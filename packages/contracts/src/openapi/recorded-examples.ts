@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_IVCKcZWh",
+          "prefix": "ak_KT2wZPrl",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T13:34:06.167Z",
+          "created_at": "2026-11-27T13:49:27.164Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T13:34:06.206Z",
+          "last_used_at": "2026-11-27T13:49:27.220Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_0g1le5Nu",
+          "prefix": "ak_EgFDtQC5",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T13:34:06.243Z",
+          "created_at": "2026-11-27T13:49:27.289Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_0g1le5Nu",
+      "prefix": "ak_EgFDtQC5",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:34:06.243Z",
+      "created_at": "2026-11-27T13:49:27.289Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_0g1le5Nu",
+      "prefix": "ak_EgFDtQC5",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:34:06.243Z",
+      "created_at": "2026-11-27T13:49:27.289Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_0g1le5Nu",
+      "prefix": "ak_EgFDtQC5",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:34:06.243Z",
+      "created_at": "2026-11-27T13:49:27.289Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_0g1le5Nu",
+      "prefix": "ak_EgFDtQC5",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T13:34:06.243Z",
+      "created_at": "2026-11-27T13:49:27.289Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T13:34:06.303Z"
+      "revoked_at": "2026-11-27T13:49:27.330Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T13:34:06.553Z",
+          "created_at": "2026-11-27T13:49:27.534Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T13:34:08.600Z"
+        "created_at": "2026-11-27T13:49:29.397Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_lXKEcO8jD8kp3e9WMMcp_17Bs6V",
+      "client_id": "cl_7e8w9WA7paOa9KsVcqWt_0H35rj",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "036f947f-9958-45ff-8987-e83bb10e325c",
-      "created_at": "2026-11-27T13:34:08.622Z",
+      "uid": "aa260b0b-01e3-4f5f-9138-9ca13d2fd370",
+      "created_at": "2026-11-27T13:49:29.414Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "79f3de73-7ff5-4f85-b726-8dbce43fc1bb",
-      "created_at": "2026-11-27T13:34:09.060Z",
-      "edited_at": "2026-11-27T13:34:09.060Z",
+      "uid": "fe1683c2-f970-4231-8c1c-aa199a59b1dc",
+      "created_at": "2026-11-27T13:49:29.820Z",
+      "edited_at": "2026-11-27T13:49:29.820Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T13:34:08.218Z",
+          "evaluated_at": "2026-11-27T13:49:29.074Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
+      "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:34:09.263Z",
-      "edited_at": "2026-11-27T13:34:09.314Z",
+      "created_at": "2026-11-27T13:49:30.009Z",
+      "edited_at": "2026-11-27T13:49:30.044Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
+          "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
           "transaction_type": null,
-          "created_at": "2026-11-27T13:34:09.263Z",
-          "edited_at": "2026-11-27T13:34:09.314Z",
+          "created_at": "2026-11-27T13:49:30.009Z",
+          "edited_at": "2026-11-27T13:49:30.044Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1530,8 +1530,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e71ac57b-9279-46d2-a7a3-3a7246da15c1",
-      "created_at": "2026-11-27T13:34:06.544Z",
+      "uid": "beacb180-f1d1-47ac-a090-4094f19fb36a",
+      "created_at": "2026-11-27T13:49:27.525Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1733,8 +1733,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e71ac57b-9279-46d2-a7a3-3a7246da15c1",
-          "created_at": "2026-11-27T13:34:06.544Z",
+          "uid": "beacb180-f1d1-47ac-a090-4094f19fb36a",
+          "created_at": "2026-11-27T13:49:27.525Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -1934,8 +1934,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "e71ac57b-9279-46d2-a7a3-3a7246da15c1",
-      "created_at": "2026-11-27T13:34:06.544Z",
+      "uid": "beacb180-f1d1-47ac-a090-4094f19fb36a",
+      "created_at": "2026-11-27T13:49:27.525Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2145,7 +2145,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T13:34:08.218Z",
+        "evaluated_at": "2026-11-27T13:49:29.074Z",
         "blocking_reason": null
       }
     }
@@ -2158,8 +2158,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "036f947f-9958-45ff-8987-e83bb10e325c",
-          "created_at": "2026-11-27T13:34:08.622Z",
+          "uid": "aa260b0b-01e3-4f5f-9138-9ca13d2fd370",
+          "created_at": "2026-11-27T13:49:29.414Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2306,8 +2306,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "036f947f-9958-45ff-8987-e83bb10e325c",
-      "created_at": "2026-11-27T13:34:08.622Z",
+      "uid": "aa260b0b-01e3-4f5f-9138-9ca13d2fd370",
+      "created_at": "2026-11-27T13:49:29.414Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2457,7 +2457,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E71AC57B-9279-46D2-A7A3-3A7246DA15C1</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>BEACB180-F1D1-47AC-A090-4094F19FB36A</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2469,7 +2469,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>036F947F-9958-45FF-8987-E83BB10E325C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E71AC57B-9279-46D2-A7A3-3A7246DA15C1</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>AA260B0B-01E3-4F5F-9138-9CA13D2FD370</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>BEACB180-F1D1-47AC-A090-4094F19FB36A</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2491,7 +2491,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T13:34:09.027Z",
+      "created_at": "2026-11-27T13:49:29.788Z",
       "removed_at": null
     }
   },
@@ -2514,8 +2514,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:34:09.006Z",
-          "removed_at": "2026-11-27T13:34:09.017Z"
+          "created_at": "2026-11-27T13:49:29.771Z",
+          "removed_at": "2026-11-27T13:49:29.779Z"
         },
         {
           "id": 2,
@@ -2530,7 +2530,49 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T13:34:09.027Z",
+          "created_at": "2026-11-27T13:49:29.788Z",
+          "removed_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "listInvoiceAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-11-27",
+          "created_at": "2026-11-27T13:49:29.771Z",
+          "removed_at": "2026-11-27T13:49:29.779Z"
+        },
+        {
+          "id": 2,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 3630,
+          "currency": "CZK",
+          "date": "2026-11-10",
+          "created_at": "2026-11-27T13:49:29.788Z",
           "removed_at": null
         }
       ],
@@ -2551,8 +2593,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T13:34:09.006Z",
-      "removed_at": "2026-11-27T13:34:09.017Z"
+      "created_at": "2026-11-27T13:49:29.771Z",
+      "removed_at": "2026-11-27T13:49:29.779Z"
     }
   },
   "allocateVendorCredit": {
@@ -2573,7 +2615,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T13:34:09.099Z",
+      "created_at": "2026-11-27T13:49:29.847Z",
       "removed_at": null
     }
   },
@@ -2596,8 +2638,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:34:09.083Z",
-          "removed_at": "2026-11-27T13:34:09.092Z"
+          "created_at": "2026-11-27T13:49:29.834Z",
+          "removed_at": "2026-11-27T13:49:29.841Z"
         },
         {
           "id": 2,
@@ -2612,7 +2654,49 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T13:34:09.099Z",
+          "created_at": "2026-11-27T13:49:29.847Z",
+          "removed_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "listBillAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-11-27",
+          "created_at": "2026-11-27T13:49:29.834Z",
+          "removed_at": "2026-11-27T13:49:29.841Z"
+        },
+        {
+          "id": 2,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 1076.9,
+          "currency": "CZK",
+          "date": "2026-11-12",
+          "created_at": "2026-11-27T13:49:29.847Z",
           "removed_at": null
         }
       ],
@@ -2633,8 +2717,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T13:34:09.083Z",
-      "removed_at": "2026-11-27T13:34:09.092Z"
+      "created_at": "2026-11-27T13:49:29.834Z",
+      "removed_at": "2026-11-27T13:49:29.841Z"
     }
   },
   "createBill": {
@@ -2686,9 +2770,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "668414d0-409b-44fc-a2ee-60660cd214b1",
-      "created_at": "2026-11-27T13:34:09.038Z",
-      "edited_at": "2026-11-27T13:34:09.038Z",
+      "uid": "0afefc7b-b1e8-436d-ad3b-b5ae976af3e4",
+      "created_at": "2026-11-27T13:49:29.802Z",
+      "edited_at": "2026-11-27T13:49:29.802Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2805,9 +2889,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "b4f3c2c7-4cb3-4c81-8a8d-07c2c7dbf0b8",
-        "created_at": "2026-11-27T13:34:08.209Z",
-        "edited_at": "2026-11-27T13:34:08.209Z",
+        "uid": "f6aa66be-bde1-489c-a991-52911614f49b",
+        "created_at": "2026-11-27T13:49:29.065Z",
+        "edited_at": "2026-11-27T13:49:29.065Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -2941,9 +3025,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "668414d0-409b-44fc-a2ee-60660cd214b1",
-          "created_at": "2026-11-27T13:34:09.038Z",
-          "edited_at": "2026-11-27T13:34:09.038Z",
+          "uid": "0afefc7b-b1e8-436d-ad3b-b5ae976af3e4",
+          "created_at": "2026-11-27T13:49:29.802Z",
+          "edited_at": "2026-11-27T13:49:29.802Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3062,9 +3146,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "79f3de73-7ff5-4f85-b726-8dbce43fc1bb",
-          "created_at": "2026-11-27T13:34:09.060Z",
-          "edited_at": "2026-11-27T13:34:09.060Z",
+          "uid": "fe1683c2-f970-4231-8c1c-aa199a59b1dc",
+          "created_at": "2026-11-27T13:49:29.820Z",
+          "edited_at": "2026-11-27T13:49:29.820Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3272,7 +3356,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T13:34:09.168Z",
+          "created_at": "2026-11-27T13:49:29.916Z",
           "entries": [
             {
               "order": 1,
@@ -3426,7 +3510,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T13:34:09.168Z"
+          "created_at": "2026-11-27T13:49:29.916Z"
         }
       ],
       "aggregations": []
@@ -3443,7 +3527,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T13:34:09.168Z",
+      "created_at": "2026-11-27T13:49:29.916Z",
       "entries": [
         {
           "order": 1,
@@ -3607,10 +3691,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
+      "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:34:09.263Z",
-      "edited_at": "2026-11-27T13:34:09.263Z",
+      "created_at": "2026-11-27T13:49:30.009Z",
+      "edited_at": "2026-11-27T13:49:30.009Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3693,10 +3777,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "fa33e4f9-ae2c-4a83-bbde-c758bf6ea5e5",
+      "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:34:09.263Z",
-      "edited_at": "2026-11-27T13:34:09.263Z",
+      "created_at": "2026-11-27T13:49:30.009Z",
+      "edited_at": "2026-11-27T13:49:30.009Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3789,7 +3873,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T13:34:06.474Z"
+      "created_at": "2026-11-27T13:49:27.468Z"
     }
   },
   "listNumberingSeries": {
@@ -3804,7 +3888,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T13:34:06.469Z"
+          "created_at": "2026-11-27T13:49:27.463Z"
         },
         {
           "id": 2,
@@ -3812,7 +3896,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T13:34:06.474Z"
+          "created_at": "2026-11-27T13:49:27.468Z"
         }
       ],
       "aggregations": []
@@ -3935,8 +4019,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T13:34:06.165Z",
-      "updated_at": "2026-11-27T13:34:06.165Z"
+      "created_at": "2026-11-27T13:49:27.162Z",
+      "updated_at": "2026-11-27T13:49:27.162Z"
     }
   },
   "updateOrganisation": {
@@ -3975,19 +4059,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T13:34:06.165Z",
-      "updated_at": "2026-11-27T13:34:06.232Z"
+      "created_at": "2026-11-27T13:49:27.162Z",
+      "updated_at": "2026-11-27T13:49:27.265Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_lXKEcO8jD8kp3e9WMMcp_17Bs6V",
+      "client_id": "cl_7e8w9WA7paOa9KsVcqWt_0H35rj",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImJjMzRiNTNhLTEyNTEtNDhlYy04MDMxLTJhY2ZmYmEyZjA4MSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9sWEtFY084akQ4a3AzZTlXTU1jcF8xN0JzNlYiLCJqdGkiOiI1OTgzZjhjNC1lMTdkLTQ3NzAtOTA2NC1kZGRmNTAwZTM5M2UiLCJpYXQiOjE3OTU3ODY0NDYsImV4cCI6MTc5NTc4NzM0Nn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjBkNWUwNDRiLWQyOGItNDUyMC1iN2NjLTc2NmYyNzE1ZGM3YyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF83ZTh3OVdBN3BhT2E5S3NWY3FXdF8wSDM1cmoiLCJqdGkiOiIxNmZkMmY3YS0wNTA1LTQzMzgtYmNmNC1iZmVkODQ3YzdkMGMiLCJpYXQiOjE3OTU3ODczNjcsImV4cCI6MTc5NTc4ODI2N30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4009,8 +4093,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T13:34:06.440Z",
-          "updated_at": "2026-11-27T13:34:06.442Z"
+          "created_at": "2026-11-27T13:49:27.433Z",
+          "updated_at": "2026-11-27T13:49:27.436Z"
         }
       ],
       "aggregations": []
@@ -4035,8 +4119,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:34:06.440Z",
-      "updated_at": "2026-11-27T13:34:06.442Z",
+      "created_at": "2026-11-27T13:49:27.433Z",
+      "updated_at": "2026-11-27T13:49:27.436Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4051,8 +4135,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:34:06.440Z",
-      "updated_at": "2026-11-27T13:34:06.442Z"
+      "created_at": "2026-11-27T13:49:27.433Z",
+      "updated_at": "2026-11-27T13:49:27.436Z"
     }
   },
   "updateWebhook": {
@@ -4074,8 +4158,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:34:06.440Z",
-      "updated_at": "2026-11-27T13:34:06.462Z"
+      "created_at": "2026-11-27T13:49:27.433Z",
+      "updated_at": "2026-11-27T13:49:27.454Z"
     }
   },
   "deleteWebhook": {
@@ -4096,8 +4180,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:34:06.440Z",
-      "updated_at": "2026-11-27T13:34:09.399Z",
+      "created_at": "2026-11-27T13:49:27.433Z",
+      "updated_at": "2026-11-27T13:49:30.107Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4110,31 +4194,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 8,
           "webhook_id": 1,
-          "event_id": "e60fc4a0-5058-4336-ab49-c076dd58f878",
+          "event_id": "221f792a-3bd0-41b1-83b0-dea17424d8f4",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 10,
+          "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T14:34:09.305Z",
-          "created_at": "2026-11-27T13:34:09.269Z",
+          "next_attempt_at": "2026-11-27T14:49:30.024Z",
+          "created_at": "2026-11-27T13:49:30.003Z",
           "completed_at": null
         },
         {
           "id": 7,
           "webhook_id": 1,
-          "event_id": "113652e7-5978-4b11-ab99-089242e275f2",
+          "event_id": "0d07db3e-0040-432b-b400-50500f471b9f",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 4,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T14:34:09.261Z",
-          "created_at": "2026-11-27T13:34:09.236Z",
+          "next_attempt_at": "2026-11-27T14:49:29.996Z",
+          "created_at": "2026-11-27T13:49:29.977Z",
           "completed_at": null
         }
       ],
@@ -4145,16 +4229,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 8,
       "webhook_id": 1,
-      "event_id": "e60fc4a0-5058-4336-ab49-c076dd58f878",
+      "event_id": "221f792a-3bd0-41b1-83b0-dea17424d8f4",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 10,
+      "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T13:34:09.389Z",
-      "created_at": "2026-11-27T13:34:09.269Z",
+      "next_attempt_at": "2026-11-27T13:49:30.098Z",
+      "created_at": "2026-11-27T13:49:30.003Z",
       "completed_at": null
     }
   },
@@ -4209,18 +4293,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-27T13:34:06.165Z",
-        "updated_at": "2026-11-27T13:34:06.165Z"
+        "created_at": "2026-11-27T13:49:27.162Z",
+        "updated_at": "2026-11-27T13:49:27.162Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_IVCKcZWh",
+        "prefix": "ak_KT2wZPrl",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T13:34:06.167Z",
+        "created_at": "2026-11-27T13:49:27.164Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

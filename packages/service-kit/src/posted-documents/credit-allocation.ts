@@ -30,8 +30,9 @@ export interface AllocationRule<V extends object = AllocationView> {
   touchColumn?: string;
   /** Field names of the answer and the request (`credit_note`, `invoice`, `invoice_id`) and words of the messages. */
   words: { credit: string; target: string; creditLabel: string; targetLabel: string; party: string };
-  /** The 404 code of an unknown credit (the code its own GET answers). */
+  /** The 404 codes of an unknown credit and an unknown document (the codes their own reads answer). */
   creditNotFound: string;
+  targetNotFound: string;
   /** Subjects of the events: allocation created, allocation removed. */
   subjects: { created: string; removed: string };
   /** Carries V (never set). */
@@ -251,20 +252,31 @@ export async function removeAllocation<V extends object>(ctx: TenantContext, rul
   return view;
 }
 
-/** A credit's allocations, oldest first, those taken back included; 404 for a credit the organisation does not have. */
+/**
+ * The allocations of a credit (`side: 'credit'`) or those made to a document (`'target'`), oldest
+ * first, those taken back included; 404 for a document the organisation does not have.
+ */
 export async function listAllocations<V extends object>(
   ctx: TenantContext,
   rule: AllocationRule<V>,
-  creditId: number,
+  side: 'credit' | 'target',
+  documentId: number,
   paging: { from: number; take: number },
 ): Promise<{ total: number; from: number; take: number; entities: V[]; aggregations: unknown[] }> {
-  const [credit] = await sqlRows<{ total: string }>(
+  const column = side === 'credit' ? 'credit_id' : 'target_id';
+  const [doc] = await sqlRows<{ total: string }>(
     ctx.em,
-    `select (select count(*) from ${rule.allocations} a where a.org_id = d.org_id and a.credit_id = d.id) as total
+    `select (select count(*) from ${rule.allocations} a where a.org_id = d.org_id and a.${column} = d.id) as total
        from ${rule.table} d where d.org_id = ? and d.id = ? and d.${rule.kindColumn} = ?`,
-    [ctx.orgId, creditId, rule.credit],
+    [ctx.orgId, documentId, side === 'credit' ? rule.credit : rule.target],
   );
-  if (!credit) throw creditNotFound(rule, creditId);
-  const rows = paging.take === 0 ? [] : await sqlRows<AllocationRow>(ctx.em, `select ${ALLOCATION_COLUMNS(rule)} where a.org_id = ? and a.credit_id = ? order by a.id offset ? limit ?`, [ctx.orgId, creditId, paging.from, paging.take]);
-  return { total: Number(credit.total), from: paging.from, take: paging.take, entities: rows.map((r) => viewOf(rule, r)), aggregations: [] };
+  if (!doc) {
+    if (side === 'credit') throw creditNotFound(rule, documentId);
+    throw new NotFoundError(`No ${rule.words.targetLabel} ${documentId} in this organisation`, rule.targetNotFound);
+  }
+  const rows =
+    paging.take === 0
+      ? []
+      : await sqlRows<AllocationRow>(ctx.em, `select ${ALLOCATION_COLUMNS(rule)} where a.org_id = ? and a.${column} = ? order by a.id offset ? limit ?`, [ctx.orgId, documentId, paging.from, paging.take]);
+  return { total: Number(doc.total), from: paging.from, take: paging.take, entities: rows.map((r) => viewOf(rule, r)), aggregations: [] };
 }
