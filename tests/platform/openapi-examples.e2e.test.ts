@@ -116,6 +116,12 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       key: undefined,
       json: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'accounting:read' },
     });
+    await as('listClients', '/settings/security/clients');
+    await as('getClient', `/settings/security/clients/${client.id}`);
+    // a tool retired: its client revoked, later deleted
+    const retired = await (await stack.api('/v1/settings/security/clients', { method: 'POST', key, json: { name: 'Old reporting tool', scopes: ['accounting:read'] } })).json();
+    await as('revokeClient', `/settings/security/clients/${retired.id}/revoke`);
+    await as('deleteClient', `/settings/security/clients/${retired.id}`);
 
     // settings a company makes once
     await as('saveTemplate', '/settings/templates', {

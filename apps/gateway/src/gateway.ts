@@ -1,4 +1,4 @@
-import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
+import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, settingsApiClientRevokedEventSchema, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
 import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
 import {
   AppError,
@@ -87,6 +87,16 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         verifier.forget(data.key_hash);
       } catch (e) {
         log.warn('ignored a malformed revocation event', { err: String(e) });
+      }
+    },
+  });
+  const clientRevocations = bus.nc.subscribe(bus.subject(`${SUBJECTS.settingsApiClientRevoked}.*`), {
+    callback: (err, msg) => {
+      if (err) return;
+      try {
+        verifier.forgetClient(settingsApiClientRevokedEventSchema.parse(parseEnvelope(msg.data).data).api_client_id);
+      } catch (e) {
+        log.warn('ignored a malformed client revocation event', { err: String(e) });
       }
     },
   });
@@ -201,6 +211,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
       revocations.unsubscribe();
+      clientRevocations.unsubscribe();
       await bus.close();
       await Promise.all(Object.values(upstreams).map((u) => u.close()));
     },

@@ -37,6 +37,7 @@ export const SUBJECTS = {
   financePaymentMatched: 'finance.payment.matched',
   accountingTransactionPosted: 'accounting.transaction.posted',
   settingsApiKeyRevoked: 'settings.api_key.revoked',
+  settingsApiClientRevoked: 'settings.api_client.revoked',
   settingsTemplateSaved: 'settings.template.saved',
   settingsOrganisationUpdated: 'settings.organisation.updated',
   settingsWebhookDisabled: 'settings.webhook.disabled',
@@ -191,6 +192,12 @@ export const settingsApiKeyRevokedEventSchema = apiKeyRevokedEventSchema.meta({
   description: 'An API key stopped working: revoked, deleted or expired; key_hash is the SHA-256 of the secret',
 });
 
+/** `settings.api_client.revoked`: an API client revoked or deleted; gateways stop accepting its access tokens. */
+export const settingsApiClientRevokedEventSchema = z
+  .object({ api_client_id: z.int().min(1), client_id: z.string(), reason: z.enum(['revoked', 'deleted']) })
+  .meta({ id: 'ApiClientRevokedEventData', description: 'An API client stopped working: revoked or deleted; its access tokens are refused from now on' });
+export type SettingsApiClientRevokedEvent = z.infer<typeof settingsApiClientRevokedEventSchema>;
+
 /** `settings.webhook.disabled`: deliveries to an endpoint failed for the whole retry schedule. */
 export const settingsWebhookDisabledEventSchema = z
   .object({ webhook_id: z.int().min(1), url: z.string(), reason: z.string() })
@@ -213,6 +220,7 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.financePaymentMatched]: financePaymentMatchedEventSchema,
   [SUBJECTS.accountingTransactionPosted]: accountingTransactionPostedEventSchema,
   [SUBJECTS.settingsApiKeyRevoked]: settingsApiKeyRevokedEventSchema,
+  [SUBJECTS.settingsApiClientRevoked]: settingsApiClientRevokedEventSchema,
   [SUBJECTS.settingsTemplateSaved]: settingsTemplateSavedEventSchema,
   [SUBJECTS.settingsOrganisationUpdated]: settingsOrganisationUpdatedEventSchema,
   [SUBJECTS.settingsWebhookDisabled]: settingsWebhookDisabledEventSchema,

@@ -106,6 +106,26 @@ export const clientSchema = z
   .meta({ id: 'Client', description: 'A new API client with its secret, shown once' });
 export type Client = z.infer<typeof clientSchema>;
 
+/** An API client as listed and read: never its secret (decision 149). */
+export const clientRecordSchema = z
+  .object({
+    id: id,
+    client_id: z.string().describe('cl_…'),
+    name: z.string().nullable(),
+    scopes: z.array(scopeSchema),
+    status: z.enum(['active', 'revoked']).describe('revoked: the token endpoint refuses it and its access tokens stop working'),
+    created_at: isoDateTime,
+    last_used_at: isoDateTime.nullable().describe('When it last obtained an access token (to the minute)'),
+    revoked_at: isoDateTime.nullable(),
+  })
+  .meta({ id: 'ClientRecord', description: 'API client record; the secret is never returned again' });
+export type ClientRecord = z.infer<typeof clientRecordSchema>;
+export const clientListQuerySchema = z.object({ ...pagingQuery(100) });
+export const clientPageSchema = pagedEnvelope(clientRecordSchema);
+export const clientDeletedSchema = z
+  .object({ id: id, deleted: z.literal(true) })
+  .meta({ id: 'ClientDeleted', description: 'Result of deleting an API client' });
+
 /** POST /oauth/token: client credentials grant (RFC 6749 §4.4). */
 export const tokenRequestSchema = z
   .object({

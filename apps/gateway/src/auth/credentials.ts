@@ -1,6 +1,7 @@
 import type { UpstreamSet } from '../proxy/upstream-set.js';
 import { jwtVerify, errors as joseErrors } from 'jose';
 import { ReplicatedJwks } from './replicated-jwks.js';
+import { LookupCache } from './lookup-cache.js';
 import { request, type Dispatcher } from 'undici';
 import { SECRET_PREFIXES, UnauthorizedError, UpstreamError, hasValidChecksum, safeEqual, secretHash, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
 
@@ -29,14 +30,24 @@ const isAccessToken = (token: string): boolean => token.split('.').length === 3;
 /** An API key of ours must carry its checksum; a key without our prefix is only looked up. */
 const wellFormedKey = (token: string): boolean => !token.startsWith(`${SECRET_PREFIXES.apiKey}_`) || hasValidChecksum(token, SECRET_PREFIXES.apiKey);
 
+/** Whether an access token's client still stands, as settings last said. */
+interface CachedClient {
+  orgId: number | null;
+  active: boolean;
+  expiresAt: number;
+}
+
 /**
  * Verifies bearer credentials. API keys are looked up in settings by their SHA-256 hash and
  * cached for a short TTL; a `settings.api_key.revoked` event drops the entry at once. Access
- * tokens are JWTs verified against the settings service's public keys (JWKS).
+ * tokens are JWTs verified against the settings service's public keys (JWKS), and their client
+ * is looked up the way a key is (cached for the same TTL, dropped by `settings.api_client.revoked`),
+ * so a revoked client's tokens stop working at once, and within the TTL on a gateway that missed
+ * the event.
  */
 export class CredentialVerifier {
-  private cache = new Map<string, CachedKey>();
-  private inflight = new Map<string, Promise<CachedKey>>();
+  private keys = new LookupCache<string, CachedKey>(MAX_CACHED_KEYS);
+  private clients = new LookupCache<number, CachedClient>(MAX_CACHED_KEYS);
   private jwks: ReplicatedJwks;
 
   constructor(
@@ -51,7 +62,12 @@ export class CredentialVerifier {
 
   /** Drops a key from the cache (revoked, deleted or narrowed). */
   forget(keyHash: string): void {
-    this.cache.delete(keyHash);
+    this.keys.delete(keyHash);
+  }
+
+  /** Drops an API client from the cache (revoked or deleted): its next token asks settings again. */
+  forgetClient(apiClientId: number): void {
+    this.clients.delete(apiClientId);
   }
 
   /**
@@ -64,14 +80,14 @@ export class CredentialVerifier {
     const token = bearerToken(authorization);
     if (!token || isAccessToken(token)) return { state: 'other', keyHash: null };
     const keyHash = secretHash(token);
-    const entry = this.cache.get(keyHash);
+    const entry = this.keys.peek(keyHash);
     const now = Date.now();
     if (entry && entry.expiresAt > now) {
       return { state: entry.auth && (entry.keyExpiresAt === null || entry.keyExpiresAt > now) ? 'known' : 'other', keyHash };
     }
     // a key cached as valid passed its checksum when it was looked up; only a new one is checked
     if (!wellFormedKey(token)) return { state: 'other', keyHash };
-    return { state: this.inflight.has(keyHash) ? 'other' : 'lookup', keyHash };
+    return { state: this.keys.isLookingUp(keyHash) ? 'other' : 'lookup', keyHash };
   }
 
   isOperator(token: string): boolean {
@@ -90,7 +106,9 @@ export class CredentialVerifier {
   private async verifyAccessToken(token: string): Promise<AuthContext> {
     try {
       const { payload } = await jwtVerify(token, this.jwks.resolve, { issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, algorithms: ['EdDSA'] });
-      if (typeof payload.org !== 'number' || typeof payload.scope !== 'string') throw new Error('claims');
+      if (typeof payload.org !== 'number' || typeof payload.scope !== 'string' || typeof payload.cid !== 'number') throw new Error('claims');
+      const client = await this.client(payload.cid);
+      if (!client.active || client.orgId !== payload.org) throw new UnauthorizedError('The API client of this access token has been revoked', 'token_revoked');
       return {
         orgId: payload.org,
         scopes: payload.scope.split(' ').filter(Boolean),
@@ -98,6 +116,7 @@ export class CredentialVerifier {
         credentialType: 'access_token',
       };
     } catch (err) {
+      if (err instanceof UnauthorizedError || err instanceof UpstreamError) throw err;
       if (err instanceof joseErrors.JWTExpired) throw new UnauthorizedError('The access token has expired', 'token_expired');
       if (err instanceof joseErrors.JWKSTimeout) throw new UpstreamError(503, 'settings', 'cannot verify access tokens now');
       throw new UnauthorizedError('The access token is not valid', 'invalid_token');
@@ -106,44 +125,56 @@ export class CredentialVerifier {
 
   private async verifyApiKey(token: string, hash: string): Promise<AuthContext> {
     const now = Date.now();
-    let entry = this.cache.get(hash);
-    if (!entry || entry.expiresAt <= now) {
+    let entry = this.keys.fresh(hash, now);
+    if (!entry) {
       if (!wellFormedKey(token)) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
-      let pending = this.inflight.get(hash);
-      if (!pending) {
-        pending = this.lookup(hash).finally(() => this.inflight.delete(hash));
-        this.inflight.set(hash, pending);
-      }
-      entry = await pending;
-      this.cache.delete(hash);
-      this.cache.set(hash, entry);
-      if (this.cache.size > MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
+      entry = await this.keys.load(hash, (h) => this.lookup(h));
     }
     if (!entry.auth) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
     if (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now) throw new UnauthorizedError('The API key has expired', 'api_key_expired');
     return entry.auth;
   }
 
-  private async lookup(hash: string): Promise<CachedKey> {
-    let res: Dispatcher.ResponseData | null = null;
-    // a lookup changes nothing: a replica that cannot be reached is passed over for the next
+  /**
+   * Asks settings (one internal credential endpoint); a lookup changes nothing, so a replica that
+   * cannot be reached is passed over for the next. No replica: 503 naming what could not be verified.
+   */
+  private async askSettings(path: string, body: unknown, what: string): Promise<Dispatcher.ResponseData> {
     for (const replica of this.settings.order()) {
       try {
-        res = await request(new URL('/internal/credentials/api-key', replica.origin), {
+        const res = await request(new URL(path, replica.origin), {
           dispatcher: replica.pool,
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(this.internalToken ? { [INTERNAL_HEADERS.token]: this.internalToken } : {}) },
-          body: JSON.stringify({ key_hash: hash }),
+          body: JSON.stringify(body),
           headersTimeout: 5_000,
           bodyTimeout: 5_000,
         });
         this.settings.markUp(replica);
-        break;
+        return res;
       } catch {
         this.settings.markDown(replica);
       }
     }
-    if (!res) throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
+    throw new UpstreamError(503, 'settings', `cannot verify ${what} now`);
+  }
+
+  private client(id: number): Promise<CachedClient> {
+    const entry = this.clients.fresh(id);
+    return entry ? Promise.resolve(entry) : this.clients.load(id, (i) => this.lookupClient(i));
+  }
+
+  private async lookupClient(id: number): Promise<CachedClient> {
+    const res = await this.askSettings('/internal/credentials/api-client', { api_client_id: id }, 'access tokens');
+    const body = (await res.body.json().catch(() => null)) as null | { found: boolean; org_id: number; status: string };
+    const expiresAt = Date.now() + this.ttlMs;
+    if (res.statusCode === 404 || (body && body.found === false)) return { orgId: null, active: false, expiresAt };
+    if (res.statusCode !== 200 || !body) throw new UpstreamError(503, 'settings', 'cannot verify access tokens now');
+    return { orgId: body.org_id, active: body.status === 'active', expiresAt };
+  }
+
+  private async lookup(hash: string): Promise<CachedKey> {
+    const res = await this.askSettings('/internal/credentials/api-key', { key_hash: hash }, 'API keys');
     const body = (await res.body.json().catch(() => null)) as null | {
       found: boolean;
       api_key_id: number;

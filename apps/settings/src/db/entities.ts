@@ -77,6 +77,8 @@ export const ApiClientSchema = defineEntity({
     secretHash: p.string(),
     scopes: p.json<Scope[]>(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
   },
 });
 export type ApiClient = InferEntity<typeof ApiClientSchema>;

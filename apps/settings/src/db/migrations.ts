@@ -80,4 +80,13 @@ create index bank_integrations_statement_account on bank_integrations (org_id, s
 `,
   ),
   ...webhookMigrations,
+  sqlMigration(
+    'settings_0700_api_client_lifecycle',
+    `
+-- Decision 149. An API client can be revoked (the token endpoint refuses it, the gateway its
+-- tokens) and shows when it last obtained a token.
+alter table api_clients add column revoked_at timestamptz, add column last_used_at timestamptz;
+create index api_clients_org on api_clients (org_id, id);
+`,
+  ),
 ];

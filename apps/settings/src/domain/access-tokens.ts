@@ -6,7 +6,6 @@ import {
   SECRET_PREFIXES,
   SecretBoxError,
   UnauthorizedError,
-  generateSecret,
   hasValidChecksum,
   safeEqual,
   secretHash,
@@ -14,6 +13,7 @@ import {
   type SecretBox,
 } from '@ledgerline/service-kit';
 import { ApiClientSchema, SigningKeySchema, type SigningKey } from '../db/entities.js';
+import { noteClientUse } from './api-clients.js';
 
 export const TOKEN_ISSUER = 'ledgerline-settings';
 export const TOKEN_AUDIENCE = 'ledgerline-api';
@@ -103,21 +103,6 @@ export async function jwks(em: EntityManager) {
   return { keys: keys.map((k) => k.publicJwk) };
 }
 
-export async function createApiClient(em: EntityManager, orgId: number, input: { name?: string | null; scopes: Scope[] }) {
-  const clientId = generateSecret(SECRET_PREFIXES.clientId, 20);
-  const clientSecret = generateSecret(SECRET_PREFIXES.clientSecret, 40);
-  const client = em.create(ApiClientSchema, {
-    orgId,
-    name: input.name ?? null,
-    clientId,
-    secretHash: secretHash(clientSecret),
-    scopes: [...new Set(input.scopes)],
-    createdAt: new Date(),
-  });
-  await em.flush();
-  return { id: client.id, client_id: clientId, client_secret: clientSecret, name: client.name ?? null, scopes: client.scopes };
-}
-
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
 
 /**
@@ -129,7 +114,8 @@ export async function issueAccessToken(em: EntityManager, ctx: SigningContext, c
   if (!hasValidChecksum(clientSecret, SECRET_PREFIXES.clientSecret)) throw invalid();
   // Token requests carry no organisation yet, so this lookup is deliberately not tenant-filtered.
   const client = await em.findOne(ApiClientSchema, { clientId }, { filters: false });
-  if (!client || !safeEqual(client.secretHash, secretHash(clientSecret))) throw invalid();
+  // a revoked client is refused like an unknown one: the answer tells a holder of a leaked secret nothing
+  if (!client || !safeEqual(client.secretHash, secretHash(clientSecret)) || client.revokedAt) throw invalid();
   let scopes = client.scopes;
   if (requestedScope) {
     const asked = requestedScope.split(' ').filter(Boolean);
@@ -149,5 +135,6 @@ export async function issueAccessToken(em: EntityManager, ctx: SigningContext, c
     .setIssuedAt()
     .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
     .sign(privateKey);
+  await noteClientUse(em, client);
   return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
 }

@@ -4,7 +4,8 @@ import { MalformedRequestError, ValidationError, page, respond, type AuthContext
 import { isScope, tokenRequestSchema } from '@ledgerline/contracts';
 import { parseOrThrow } from '@ledgerline/service-kit';
 import { apiKeyView, createApiKey, deleteApiKey, findApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../domain/api-keys.js';
-import { createApiClient, issueAccessToken } from '../domain/access-tokens.js';
+import { issueAccessToken } from '../domain/access-tokens.js';
+import { clientView, createApiClient, deleteApiClient, findApiClient, listApiClients, revokeApiClient } from '../domain/api-clients.js';
 import { listDeliveryConditions } from '../domain/delivery-conditions.js';
 import { bankIntegrationView, hostingIntegrationView, putHostingIntegration, saveBankIntegration } from '../domain/integrations.js';
 import { createOrganisation, organisationView, organisationViewById, updateOrganisation } from '../domain/organisations.js';
@@ -26,6 +27,12 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
     const key = await findApiKey(ctx.em, id);
     assertGrantable(ctx.auth, key.scopes, `API key ${id} (to ${action} it)`);
     return key;
+  };
+  // the same for an API client: its tokens carry its scopes
+  const managedClient = async (ctx: { em: EntityManager; auth: AuthContext }, id: number, action: string) => {
+    const client = await findApiClient(ctx.em, id);
+    assertGrantable(ctx.auth, client.scopes, `API client ${id} (to ${action} it)`);
+    return client;
   };
 
   return {
@@ -57,6 +64,19 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
       return apiKeyView(await revokeApiKey(ctx, input.params.id));
     },
 
+    listClients: async ({ ctx, input: { query: q } }) => {
+      const { rows, total } = await listApiClients(ctx.em, q.from, q.take);
+      return page(rows.map(clientView), total, q.from, q.take);
+    },
+    getClient: async ({ ctx, input }) => clientView(await findApiClient(ctx.em, input.params.id)),
+    revokeClient: async ({ ctx, input }) => {
+      await managedClient(ctx, input.params.id, 'revoke');
+      return clientView(await revokeApiClient(ctx, input.params.id));
+    },
+    deleteClient: async ({ ctx, input }) => {
+      await managedClient(ctx, input.params.id, 'delete');
+      return deleteApiClient(ctx, input.params.id);
+    },
     createClient: async ({ ctx, input }) => {
       // a client's tokens carry at most what its creator holds; by default exactly that
       const scopes = input.body.scopes ?? ctx.auth.scopes.filter(isScope);

@@ -1,15 +1,16 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { UnauthorizedError, parseOrThrow, INTERNAL_HEADERS, type KitEnv, type ServiceDeps } from '@ledgerline/service-kit';
-import { ApiKeySchema } from '../db/entities.js';
+import { ApiClientSchema, ApiKeySchema } from '../db/entities.js';
 import { apiKeyStatus } from '../domain/api-keys.js';
+import { clientStatus } from '../domain/api-clients.js';
 import { jwks } from '../domain/access-tokens.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Endpoints only the gateway calls (never routed publicly): API key verification by hash and
- * the public keys that verify access tokens.
+ * Endpoints only the gateway calls (never routed publicly): API key verification by hash, whether
+ * an access token's client still stands, and the public keys that verify access tokens.
  */
 export function internalRoutes(deps: ServiceDeps) {
   const r = new Hono<KitEnv>();
@@ -36,6 +37,14 @@ export function internalRoutes(deps: ServiceDeps) {
       status: apiKeyStatus(key, now),
       expires_at: key.expiresAt?.toISOString() ?? null,
     });
+  });
+
+  // whether the client an access token was issued to still stands (the gateway caches the answer briefly)
+  r.post('/credentials/api-client', async (c) => {
+    const { api_client_id } = parseOrThrow(z.object({ api_client_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER) }), await c.req.json().catch(() => null));
+    const client = await deps.orm.em.fork().findOne(ApiClientSchema, { id: api_client_id }, { filters: false });
+    if (!client) return c.json({ found: false }, 404);
+    return c.json({ found: true, api_client_id: client.id, org_id: client.orgId, status: clientStatus(client) });
   });
 
   r.get('/jwks', async (c) => c.json(await jwks(deps.orm.em.fork())));

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_KT2wZPrl",
+          "prefix": "ak_wbQ0H1x9",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T13:49:27.164Z",
+          "created_at": "2026-11-27T13:54:33.286Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T13:49:27.220Z",
+          "last_used_at": "2026-11-27T13:54:33.343Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_EgFDtQC5",
+          "prefix": "ak_djuBsPft",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T13:49:27.289Z",
+          "created_at": "2026-11-27T13:54:33.406Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_EgFDtQC5",
+      "prefix": "ak_djuBsPft",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:49:27.289Z",
+      "created_at": "2026-11-27T13:54:33.406Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_EgFDtQC5",
+      "prefix": "ak_djuBsPft",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:49:27.289Z",
+      "created_at": "2026-11-27T13:54:33.406Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_EgFDtQC5",
+      "prefix": "ak_djuBsPft",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:49:27.289Z",
+      "created_at": "2026-11-27T13:54:33.406Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_EgFDtQC5",
+      "prefix": "ak_djuBsPft",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T13:49:27.289Z",
+      "created_at": "2026-11-27T13:54:33.406Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T13:49:27.330Z"
+      "revoked_at": "2026-11-27T13:54:33.457Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T13:49:27.534Z",
+          "created_at": "2026-11-27T13:54:33.719Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T13:49:29.397Z"
+        "created_at": "2026-11-27T13:54:35.697Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_7e8w9WA7paOa9KsVcqWt_0H35rj",
+      "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "aa260b0b-01e3-4f5f-9138-9ca13d2fd370",
-      "created_at": "2026-11-27T13:49:29.414Z",
+      "uid": "df6f69a2-f890-4941-b04b-87e8179ae6ca",
+      "created_at": "2026-11-27T13:54:35.736Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "fe1683c2-f970-4231-8c1c-aa199a59b1dc",
-      "created_at": "2026-11-27T13:49:29.820Z",
-      "edited_at": "2026-11-27T13:49:29.820Z",
+      "uid": "bb282f22-a391-4680-80ef-56bbf7b7fa53",
+      "created_at": "2026-11-27T13:54:36.167Z",
+      "edited_at": "2026-11-27T13:54:36.167Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T13:49:29.074Z",
+          "evaluated_at": "2026-11-27T13:54:35.300Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
+      "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:49:30.009Z",
-      "edited_at": "2026-11-27T13:49:30.044Z",
+      "created_at": "2026-11-27T13:54:36.388Z",
+      "edited_at": "2026-11-27T13:54:36.411Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
+          "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
           "transaction_type": null,
-          "created_at": "2026-11-27T13:49:30.009Z",
-          "edited_at": "2026-11-27T13:49:30.044Z",
+          "created_at": "2026-11-27T13:54:36.388Z",
+          "edited_at": "2026-11-27T13:54:36.411Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1530,8 +1530,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "beacb180-f1d1-47ac-a090-4094f19fb36a",
-      "created_at": "2026-11-27T13:49:27.525Z",
+      "uid": "ea35babf-adb6-4af4-a391-51424b69901a",
+      "created_at": "2026-11-27T13:54:33.709Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1733,8 +1733,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "beacb180-f1d1-47ac-a090-4094f19fb36a",
-          "created_at": "2026-11-27T13:49:27.525Z",
+          "uid": "ea35babf-adb6-4af4-a391-51424b69901a",
+          "created_at": "2026-11-27T13:54:33.709Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -1934,8 +1934,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "beacb180-f1d1-47ac-a090-4094f19fb36a",
-      "created_at": "2026-11-27T13:49:27.525Z",
+      "uid": "ea35babf-adb6-4af4-a391-51424b69901a",
+      "created_at": "2026-11-27T13:54:33.709Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2145,7 +2145,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T13:49:29.074Z",
+        "evaluated_at": "2026-11-27T13:54:35.300Z",
         "blocking_reason": null
       }
     }
@@ -2158,8 +2158,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "aa260b0b-01e3-4f5f-9138-9ca13d2fd370",
-          "created_at": "2026-11-27T13:49:29.414Z",
+          "uid": "df6f69a2-f890-4941-b04b-87e8179ae6ca",
+          "created_at": "2026-11-27T13:54:35.736Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2306,8 +2306,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "aa260b0b-01e3-4f5f-9138-9ca13d2fd370",
-      "created_at": "2026-11-27T13:49:29.414Z",
+      "uid": "df6f69a2-f890-4941-b04b-87e8179ae6ca",
+      "created_at": "2026-11-27T13:54:35.736Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2457,7 +2457,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>BEACB180-F1D1-47AC-A090-4094F19FB36A</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>EA35BABF-ADB6-4AF4-A391-51424B69901A</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2469,7 +2469,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>AA260B0B-01E3-4F5F-9138-9CA13D2FD370</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>BEACB180-F1D1-47AC-A090-4094F19FB36A</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>DF6F69A2-F890-4941-B04B-87E8179AE6CA</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>EA35BABF-ADB6-4AF4-A391-51424B69901A</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2491,7 +2491,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T13:49:29.788Z",
+      "created_at": "2026-11-27T13:54:36.120Z",
       "removed_at": null
     }
   },
@@ -2514,8 +2514,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:49:29.771Z",
-          "removed_at": "2026-11-27T13:49:29.779Z"
+          "created_at": "2026-11-27T13:54:36.090Z",
+          "removed_at": "2026-11-27T13:54:36.111Z"
         },
         {
           "id": 2,
@@ -2530,7 +2530,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T13:49:29.788Z",
+          "created_at": "2026-11-27T13:54:36.120Z",
           "removed_at": null
         }
       ],
@@ -2556,8 +2556,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:49:29.771Z",
-          "removed_at": "2026-11-27T13:49:29.779Z"
+          "created_at": "2026-11-27T13:54:36.090Z",
+          "removed_at": "2026-11-27T13:54:36.111Z"
         },
         {
           "id": 2,
@@ -2572,7 +2572,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T13:49:29.788Z",
+          "created_at": "2026-11-27T13:54:36.120Z",
           "removed_at": null
         }
       ],
@@ -2593,8 +2593,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T13:49:29.771Z",
-      "removed_at": "2026-11-27T13:49:29.779Z"
+      "created_at": "2026-11-27T13:54:36.090Z",
+      "removed_at": "2026-11-27T13:54:36.111Z"
     }
   },
   "allocateVendorCredit": {
@@ -2615,7 +2615,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T13:49:29.847Z",
+      "created_at": "2026-11-27T13:54:36.211Z",
       "removed_at": null
     }
   },
@@ -2638,8 +2638,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:49:29.834Z",
-          "removed_at": "2026-11-27T13:49:29.841Z"
+          "created_at": "2026-11-27T13:54:36.193Z",
+          "removed_at": "2026-11-27T13:54:36.204Z"
         },
         {
           "id": 2,
@@ -2654,7 +2654,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T13:49:29.847Z",
+          "created_at": "2026-11-27T13:54:36.211Z",
           "removed_at": null
         }
       ],
@@ -2680,8 +2680,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:49:29.834Z",
-          "removed_at": "2026-11-27T13:49:29.841Z"
+          "created_at": "2026-11-27T13:54:36.193Z",
+          "removed_at": "2026-11-27T13:54:36.204Z"
         },
         {
           "id": 2,
@@ -2696,7 +2696,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T13:49:29.847Z",
+          "created_at": "2026-11-27T13:54:36.211Z",
           "removed_at": null
         }
       ],
@@ -2717,8 +2717,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T13:49:29.834Z",
-      "removed_at": "2026-11-27T13:49:29.841Z"
+      "created_at": "2026-11-27T13:54:36.193Z",
+      "removed_at": "2026-11-27T13:54:36.204Z"
     }
   },
   "createBill": {
@@ -2770,9 +2770,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "0afefc7b-b1e8-436d-ad3b-b5ae976af3e4",
-      "created_at": "2026-11-27T13:49:29.802Z",
-      "edited_at": "2026-11-27T13:49:29.802Z",
+      "uid": "920540de-60f3-440f-b5e4-122d0657bc4a",
+      "created_at": "2026-11-27T13:54:36.143Z",
+      "edited_at": "2026-11-27T13:54:36.143Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2889,9 +2889,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "f6aa66be-bde1-489c-a991-52911614f49b",
-        "created_at": "2026-11-27T13:49:29.065Z",
-        "edited_at": "2026-11-27T13:49:29.065Z",
+        "uid": "a99d7ba3-6a0d-4189-bfde-88a4e714be6b",
+        "created_at": "2026-11-27T13:54:35.290Z",
+        "edited_at": "2026-11-27T13:54:35.290Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3025,9 +3025,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "0afefc7b-b1e8-436d-ad3b-b5ae976af3e4",
-          "created_at": "2026-11-27T13:49:29.802Z",
-          "edited_at": "2026-11-27T13:49:29.802Z",
+          "uid": "920540de-60f3-440f-b5e4-122d0657bc4a",
+          "created_at": "2026-11-27T13:54:36.143Z",
+          "edited_at": "2026-11-27T13:54:36.143Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3146,9 +3146,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "fe1683c2-f970-4231-8c1c-aa199a59b1dc",
-          "created_at": "2026-11-27T13:49:29.820Z",
-          "edited_at": "2026-11-27T13:49:29.820Z",
+          "uid": "bb282f22-a391-4680-80ef-56bbf7b7fa53",
+          "created_at": "2026-11-27T13:54:36.167Z",
+          "edited_at": "2026-11-27T13:54:36.167Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3356,7 +3356,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T13:49:29.916Z",
+          "created_at": "2026-11-27T13:54:36.298Z",
           "entries": [
             {
               "order": 1,
@@ -3510,7 +3510,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T13:49:29.916Z"
+          "created_at": "2026-11-27T13:54:36.298Z"
         }
       ],
       "aggregations": []
@@ -3527,7 +3527,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T13:49:29.916Z",
+      "created_at": "2026-11-27T13:54:36.298Z",
       "entries": [
         {
           "order": 1,
@@ -3691,10 +3691,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
+      "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:49:30.009Z",
-      "edited_at": "2026-11-27T13:49:30.009Z",
+      "created_at": "2026-11-27T13:54:36.388Z",
+      "edited_at": "2026-11-27T13:54:36.388Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3777,10 +3777,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "320e9a26-7413-4f4c-a409-c26bc0eaeb2f",
+      "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:49:30.009Z",
-      "edited_at": "2026-11-27T13:49:30.009Z",
+      "created_at": "2026-11-27T13:54:36.388Z",
+      "edited_at": "2026-11-27T13:54:36.388Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3873,7 +3873,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T13:49:27.468Z"
+      "created_at": "2026-11-27T13:54:33.651Z"
     }
   },
   "listNumberingSeries": {
@@ -3888,7 +3888,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T13:49:27.463Z"
+          "created_at": "2026-11-27T13:54:33.645Z"
         },
         {
           "id": 2,
@@ -3896,7 +3896,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T13:49:27.468Z"
+          "created_at": "2026-11-27T13:54:33.651Z"
         }
       ],
       "aggregations": []
@@ -3988,6 +3988,64 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     }
   },
+  "listClients": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
+          "name": "Reporting tool",
+          "scopes": [
+            "accounting:read",
+            "sales:read"
+          ],
+          "status": "active",
+          "created_at": "2026-11-27T13:54:33.482Z",
+          "last_used_at": "2026-11-27T13:54:33.503Z",
+          "revoked_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getClient": {
+    "response": {
+      "id": 1,
+      "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
+      "name": "Reporting tool",
+      "scopes": [
+        "accounting:read",
+        "sales:read"
+      ],
+      "status": "active",
+      "created_at": "2026-11-27T13:54:33.482Z",
+      "last_used_at": "2026-11-27T13:54:33.503Z",
+      "revoked_at": null
+    }
+  },
+  "revokeClient": {
+    "response": {
+      "id": 2,
+      "client_id": "cl_VMKWYmJAu6LXI6U6M8BH_1QfTpA",
+      "name": "Old reporting tool",
+      "scopes": [
+        "accounting:read"
+      ],
+      "status": "revoked",
+      "created_at": "2026-11-27T13:54:33.524Z",
+      "last_used_at": null,
+      "revoked_at": "2026-11-27T13:54:33.533Z"
+    }
+  },
+  "deleteClient": {
+    "response": {
+      "id": 2,
+      "deleted": true
+    }
+  },
   "getOrganisation": {
     "response": {
       "id": 2,
@@ -4019,8 +4077,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T13:49:27.162Z",
-      "updated_at": "2026-11-27T13:49:27.162Z"
+      "created_at": "2026-11-27T13:54:33.285Z",
+      "updated_at": "2026-11-27T13:54:33.285Z"
     }
   },
   "updateOrganisation": {
@@ -4059,19 +4117,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T13:49:27.162Z",
-      "updated_at": "2026-11-27T13:49:27.265Z"
+      "created_at": "2026-11-27T13:54:33.285Z",
+      "updated_at": "2026-11-27T13:54:33.381Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_7e8w9WA7paOa9KsVcqWt_0H35rj",
+      "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjBkNWUwNDRiLWQyOGItNDUyMC1iN2NjLTc2NmYyNzE1ZGM3YyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF83ZTh3OVdBN3BhT2E5S3NWY3FXdF8wSDM1cmoiLCJqdGkiOiIxNmZkMmY3YS0wNTA1LTQzMzgtYmNmNC1iZmVkODQ3YzdkMGMiLCJpYXQiOjE3OTU3ODczNjcsImV4cCI6MTc5NTc4ODI2N30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjM2NWExMmM5LTMxYzEtNGI0Ni04ZDI1LTNlOWI0MWU0NjMwYSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9HS09LamMzS2k0djhnWEhTbVRod18wOGFRVVoiLCJqdGkiOiIwMzczNWZjZC0xNjBlLTRhZDItOTAwYy1kYzNhY2JhMTlhM2EiLCJpYXQiOjE3OTU3ODc2NzMsImV4cCI6MTc5NTc4ODU3M30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4093,8 +4151,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T13:49:27.433Z",
-          "updated_at": "2026-11-27T13:49:27.436Z"
+          "created_at": "2026-11-27T13:54:33.618Z",
+          "updated_at": "2026-11-27T13:54:33.621Z"
         }
       ],
       "aggregations": []
@@ -4119,8 +4177,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:49:27.433Z",
-      "updated_at": "2026-11-27T13:49:27.436Z",
+      "created_at": "2026-11-27T13:54:33.618Z",
+      "updated_at": "2026-11-27T13:54:33.621Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4135,8 +4193,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:49:27.433Z",
-      "updated_at": "2026-11-27T13:49:27.436Z"
+      "created_at": "2026-11-27T13:54:33.618Z",
+      "updated_at": "2026-11-27T13:54:33.621Z"
     }
   },
   "updateWebhook": {
@@ -4158,8 +4216,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:49:27.433Z",
-      "updated_at": "2026-11-27T13:49:27.454Z"
+      "created_at": "2026-11-27T13:54:33.618Z",
+      "updated_at": "2026-11-27T13:54:33.639Z"
     }
   },
   "deleteWebhook": {
@@ -4180,8 +4238,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:49:27.433Z",
-      "updated_at": "2026-11-27T13:49:30.107Z",
+      "created_at": "2026-11-27T13:54:33.618Z",
+      "updated_at": "2026-11-27T13:54:36.493Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4194,31 +4252,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 8,
           "webhook_id": 1,
-          "event_id": "221f792a-3bd0-41b1-83b0-dea17424d8f4",
+          "event_id": "0dc6e249-e65a-4f72-948c-ba191134974f",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 2,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-11-27T14:49:30.024Z",
-          "created_at": "2026-11-27T13:49:30.003Z",
-          "completed_at": null
-        },
-        {
-          "id": 7,
-          "webhook_id": 1,
-          "event_id": "0d07db3e-0040-432b-b400-50500f471b9f",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
           "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T14:49:29.996Z",
-          "created_at": "2026-11-27T13:49:29.977Z",
+          "next_attempt_at": "2026-11-27T14:54:36.394Z",
+          "created_at": "2026-11-27T13:54:36.381Z",
+          "completed_at": null
+        },
+        {
+          "id": 7,
+          "webhook_id": 1,
+          "event_id": "87d9bc26-c823-4dd4-ab41-a25c7312562e",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 4,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-27T14:54:36.374Z",
+          "created_at": "2026-11-27T13:54:36.355Z",
           "completed_at": null
         }
       ],
@@ -4229,16 +4287,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 8,
       "webhook_id": 1,
-      "event_id": "221f792a-3bd0-41b1-83b0-dea17424d8f4",
+      "event_id": "0dc6e249-e65a-4f72-948c-ba191134974f",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 2,
+      "last_duration_ms": 3,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T13:49:30.098Z",
-      "created_at": "2026-11-27T13:49:30.003Z",
+      "next_attempt_at": "2026-11-27T13:54:36.485Z",
+      "created_at": "2026-11-27T13:54:36.381Z",
       "completed_at": null
     }
   },
@@ -4293,18 +4351,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-27T13:49:27.162Z",
-        "updated_at": "2026-11-27T13:49:27.162Z"
+        "created_at": "2026-11-27T13:54:33.285Z",
+        "updated_at": "2026-11-27T13:54:33.285Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_KT2wZPrl",
+        "prefix": "ak_wbQ0H1x9",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T13:49:27.164Z",
+        "created_at": "2026-11-27T13:54:33.286Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
