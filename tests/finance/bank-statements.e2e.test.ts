@@ -257,6 +257,39 @@ describe('importing bank statements', () => {
     await expectProblem(await stack.api('/v1/finance/bank/transactions/99999999/match', { method: 'POST', json: { document: { type: 'sales_invoice', id: inv.id } } }), 404, 'bank_transaction_not_found');
   });
 
+  it('a payment naming a document the organisation does not have waits in 395 like an unmatched entry, until it is matched', async () => {
+    const inv = await invoice(100); // 121.00
+    const recorded = await post('/v1/finance/bank/transactions', {
+      account_number: ACCOUNT,
+      currency: 'CZK',
+      date_transaction: '2026-11-21',
+      amount: 121,
+      bank_reference: 'typo-in-the-invoice-id',
+      paid_record: { type: 'sales_invoice', id: 987_654 },
+    });
+    expect(recorded).toMatchObject({ match_status: 'unmatched', matched_document: null });
+    const suspense = await eventually(async () => {
+      const es = await ledgerOf(recorded.id);
+      return es.length === 1 ? es : undefined;
+    }, 15_000);
+    // nothing was paid, so nothing is taken off the receivables: 311 still equals the open invoices
+    expect(summary(suspense![0]!)).toEqual(['Cr 395 121.00', 'Dr 221 121.00']);
+    expect(suspense![0]!.rows.every((r: any) => r.paid_record === null)).toBe(true);
+    await post(`/v1/finance/bank/transactions/${recorded.id}/match`, { document: { type: 'sales_invoice', id: inv.id } });
+    const entries = await eventually(async () => {
+      const es = await ledgerOf(recorded.id);
+      return es.length === 3 ? es : undefined;
+    }, 15_000);
+    expect(entries!.map((t) => [t.type, t.source.version, summary(t)])).toEqual(
+      expect.arrayContaining([
+        ['bank_transaction', 1, ['Cr 395 121.00', 'Dr 221 121.00']],
+        ['reversal', 1, ['Cr 221 121.00', 'Dr 395 121.00']],
+        ['bank_transaction', 2, ['Cr 311 121.00', 'Dr 221 121.00']],
+      ]),
+    );
+    await eventually(async () => (await invoiceStatus(inv.id)) === 'paid', 15_000);
+  });
+
   it('matching to a document of another organisation is 422, and another organisation sees none of the statements', async () => {
     const fee = (await (await stack.api('/v1/finance/bank/transactions?match_status=none&take=1')).json()).entities[0];
     expect(fee.gl_account.number).toBe('568');

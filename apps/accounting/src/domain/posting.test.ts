@@ -240,6 +240,27 @@ describe('payments', () => {
     expect(lines(ledgerEntryForBankTransaction(bank({ amount: -100 }), opts))).toEqual(['Cr 221 100.00', 'Dr 395 100.00']);
   });
 
+  it('a payment finance could not match waits in 395 (or its gl_account), whatever document its paid record named', () => {
+    // the paid record named an invoice the organisation does not have (or one in another currency): nothing was paid
+    const unmatched = ledgerEntryForBankTransaction(bank({ paid_record: { type: 'sales_invoice', id: 99 }, match_status: 'unmatched' }), opts);
+    expect(lines(unmatched)).toEqual(['Cr 395 298.00', 'Dr 221 298.00']);
+    expect(unmatched.rows.map((r) => r.paid_record)).toEqual([null, null]);
+    expect(lines(ledgerEntryForBankTransaction(bank({ amount: -100, paid_record: { type: 'purchase_bill', id: 99 }, match_status: 'unmatched' }), opts))).toEqual(['Cr 221 100.00', 'Dr 395 100.00']);
+    expect(lines(ledgerEntryForBankTransaction(bank({ paid_record: { type: 'sales_invoice', id: 99 }, match_status: 'unmatched', gl_account: { number: '663' } }), opts))).toEqual(['Cr 663 298.00', 'Dr 221 298.00']);
+    // matched, or from before finance said (no match_status): by the paid document's type
+    expect(lines(ledgerEntryForBankTransaction(bank({ paid_record: { type: 'sales_invoice', id: 1 }, match_status: 'matched' }), opts))).toEqual(['Cr 311 298.00', 'Dr 221 298.00']);
+    const p = payoutDocument({
+      id: 10,
+      currency: 'CZK',
+      date_issued: '2025-03-14',
+      lines: [
+        { amount: 500, paid_record: { type: 'sales_invoice', id: 1 }, match_status: 'matched' },
+        { amount: 40, paid_record: { type: 'sales_invoice', id: 99 }, match_status: 'unmatched' },
+      ],
+    });
+    expect(lines(ledgerEntryForPayout(p, opts))).toEqual(['Cr 311 500.00', 'Cr 395 40.00', 'Dr 221 540.00']);
+  });
+
   it('posts on date_accounting, else date_transaction; a foreign amount needs amount_leg or fx_rate', () => {
     expect(ledgerEntryForBankTransaction(bank({ date_accounting: '2025-03-14' }), opts).datePosting).toBe('2025-03-14');
     expect(() => ledgerEntryForBankTransaction(bank({ currency: 'EUR' }), opts)).toThrow(MissingLegalFiguresError);

@@ -79,6 +79,15 @@ export function accountFor(rule: PostingRule, part: FigurePart): string {
   }
 }
 
+/**
+ * The document a payment paid, as the ledger records it: none when finance could not match it
+ * (`match_status: unmatched` — the paid record named a document the organisation does not have,
+ * or one in another currency), since no document was paid and the money waits in suspense.
+ */
+export function paidDocument<P>(payment: { paid_record?: P | null; match_status?: string | null }): P | null {
+  return payment.match_status === 'unmatched' ? null : (payment.paid_record ?? null);
+}
+
 /** Counter account of a payment: the paid document's type, else the named gl_account, else 395. */
 export function counterAccount(paidRecord: { type?: string | null } | null | undefined, glAccount: { number?: string | null } | null | undefined): string {
   const byType = paidRecord?.type ? COUNTER_ACCOUNT_BY_PAID_RECORD[paidRecord.type] : undefined;

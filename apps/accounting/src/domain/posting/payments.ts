@@ -3,7 +3,7 @@ import type { BankTransactionDocument, PayoutDocument } from '../source-document
 import { conversion, fxDifference, fxRates, legal, paymentFxRates } from './conversions.js';
 import { optDec, paymentEntryHeader } from './document-figures.js';
 import { type DraftTaxRow, type Json, type LedgerEntryDraft, MissingLegalFiguresError, type PostingOptions } from './entry.js';
-import { assertBalanced, counterAccount, postingRows, sums } from './interpreter.js';
+import { assertBalanced, counterAccount, paidDocument, postingRows, sums } from './interpreter.js';
 
 /* Bank transactions and payouts → ledger entries; reversals. */
 
@@ -18,7 +18,7 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
   const settlement = optDec(doc.settlement_amount_leg) ?? amount;
   const { gain, loss } = fxDifference(amount, settlement);
   const contact = (doc.contact as Json | null | undefined) ?? null;
-  const paidRecord = (doc.paid_record as Json | null | undefined) ?? null;
+  const paidRecord = (paidDocument(doc) as Json | null) ?? null;
   const fxRow = (description: string) => ({ description, contact, paid_record: paidRecord, payment_reference: doc.payment_reference ?? null });
   const rows = postingRows(
     'bank_transaction',
@@ -28,7 +28,7 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
       fx_loss: [{ amount: loss, row: fxRow('Realised FX loss') }],
       settlement: [
         {
-          account: counterAccount(doc.paid_record, doc.gl_account),
+          account: counterAccount(paidRecord, doc.gl_account),
           amount: settlement,
           row: {
             description: doc.description ?? null,
@@ -79,7 +79,7 @@ export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions):
   });
   const totalLeg =
     optDec(doc.total_amount_leg) ?? lines.reduce((s, x) => s.plus(x.leg), dec(0));
-  const fxRow = (l: (typeof lines)[number]['l'], description: string) => ({ description, paid_record: (l.paid_record as Json | null | undefined) ?? null });
+  const fxRow = (l: (typeof lines)[number]['l'], description: string) => ({ description, paid_record: (paidDocument(l) as Json | null) ?? null });
   const rows = postingRows(
     'payout',
     {
@@ -87,13 +87,13 @@ export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions):
       fx_gain: lines.map(({ l, gain }) => ({ amount: gain, row: fxRow(l, 'Realised FX gain') })),
       fx_loss: lines.map(({ l, loss }) => ({ amount: loss, row: fxRow(l, 'Realised FX loss') })),
       lines: lines.map(({ l, settle }) => ({
-        account: counterAccount(l.paid_record, l.gl_account),
+        account: counterAccount(paidDocument(l), l.gl_account),
         amount: settle,
         row: {
           description: l.description ?? null,
           currency: l.currency ?? doc.currency,
           payment_amount: optDec(l.payment_amount),
-          paid_record: (l.paid_record as Json | null | undefined) ?? null,
+          paid_record: (paidDocument(l) as Json | null) ?? null,
         },
       })),
     },
