@@ -290,6 +290,53 @@ describe('importing bank statements', () => {
     await eventually(async () => (await invoiceStatus(inv.id)) === 'paid', 15_000);
   });
 
+  it('a wrong match is taken back and the money matched again: the document unpaid, 311 reversed to 395, the statement told', async () => {
+    const statement = (await (await stack.api('/v1/finance/bank/statements?take=100')).json()).entities.find((x: any) => x.statement_no === '101');
+    const entryOf = async () => (await (await stack.api(`/v1/finance/bank/statements/${statement.id}`)).json()).entries[0];
+    const entry = await entryOf();
+    expect(entry).toMatchObject({ status: 'matched', matched_by: 'variable_symbol' });
+    const paid = entry.transaction;
+    const wrong = paid.matched_document;
+    await eventually(async () => (await invoiceStatus(wrong.id)) === 'paid', 15_000);
+
+    const res = await stack.api(`/v1/finance/bank/transactions/${paid.id}/unmatch`, { method: 'POST' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ id: paid.id, match_status: 'unmatched', matched_document: null, paid_record: null, version: 2, amount: 1210 });
+    await eventually(async () => (await invoiceStatus(wrong.id)) === 'unpaid', 15_000);
+    expect(await (await stack.api(`/v1/sales/invoices/${wrong.id}`)).json()).toMatchObject({ amount_paid: 0, amount_due: 1210 });
+    expect(await entryOf()).toMatchObject({ status: 'unmatched', matched_by: null });
+    expect((await (await stack.api('/v1/finance/bank/transactions?match_status=unmatched&take=100')).json()).entities.map((t: any) => t.id)).toContain(paid.id);
+    // nothing to take back twice, nor from a fee booked to its own account
+    await expectProblem(await stack.api(`/v1/finance/bank/transactions/${paid.id}/unmatch`, { method: 'POST' }), 409, 'bank_transaction_not_matched');
+    const fee = (await (await stack.api('/v1/finance/bank/transactions?match_status=none&take=1')).json()).entities[0];
+    await expectProblem(await stack.api(`/v1/finance/bank/transactions/${fee.id}/unmatch`, { method: 'POST' }), 409, 'bank_transaction_not_matched');
+    await expectProblem(await stack.api('/v1/finance/bank/transactions/99999999/unmatch', { method: 'POST' }), 404, 'bank_transaction_not_found');
+    const other = await secondOrganisation(stack, 'Unmatching elsewhere');
+    await expectProblem(await stack.api(`/v1/finance/bank/transactions/${paid.id}/unmatch`, { method: 'POST', key: other.key }), 404, 'bank_transaction_not_found');
+
+    // the right invoice
+    const right = await invoice(1000);
+    await post(`/v1/finance/bank/transactions/${paid.id}/match`, { document: { type: 'sales_invoice', id: right.id } });
+    await eventually(async () => (await invoiceStatus(right.id)) === 'paid', 15_000);
+    expect(await invoiceStatus(wrong.id)).toBe('unpaid');
+    expect(await entryOf()).toMatchObject({ status: 'matched', matched_by: 'manual', transaction: { version: 3, matched_document: { id: right.id } } });
+    const entries = await eventually(async () => {
+      const es = await ledgerOf(paid.id);
+      return es.length === 5 ? es : undefined;
+    }, 15_000);
+    expect(entries!.map((t) => [t.type, t.source.version, summary(t)])).toEqual(
+      expect.arrayContaining([
+        ['bank_transaction', 1, ['Cr 311 1210.00', 'Dr 221 1210.00']],
+        ['reversal', 1, ['Cr 221 1210.00', 'Dr 311 1210.00']],
+        ['bank_transaction', 2, ['Cr 395 1210.00', 'Dr 221 1210.00']],
+        ['reversal', 2, ['Cr 221 1210.00', 'Dr 395 1210.00']],
+        ['bank_transaction', 3, ['Cr 311 1210.00', 'Dr 221 1210.00']],
+      ]),
+    );
+    // taken back once: one compensation reached sales (the wrong invoice is not "paid back" twice)
+    expect(await (await stack.api(`/v1/sales/invoices/${wrong.id}`)).json()).toMatchObject({ amount_paid: 0, payment_status: 'unpaid' });
+  });
+
   it('matching to a document of another organisation is 422, and another organisation sees none of the statements', async () => {
     const fee = (await (await stack.api('/v1/finance/bank/transactions?match_status=none&take=1')).json()).entities[0];
     expect(fee.gl_account.number).toBe('568');

@@ -302,7 +302,12 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('listBankStatements', '/finance/bank/statements');
     await as('getBankStatement', `/finance/bank/statements/${imported.statements[0].id}`);
     const third = await newInvoice(300);
-    await as('matchBankTransaction', `/finance/bank/transactions/${imported.statements[0].entries[2].transaction.id}/match`, { json: { document: { type: 'sales_invoice', id: third.id } } });
+    // matched by hand to the wrong invoice, taken back, matched to the right one
+    const unknownPayment = imported.statements[0].entries[2].transaction.id;
+    const wronglyPaid = await newInvoice(300);
+    await stack.api(`/v1/finance/bank/transactions/${unknownPayment}/match`, { method: 'POST', key, json: { document: { type: 'sales_invoice', id: wronglyPaid.id } } });
+    await as('unmatchBankTransaction', `/finance/bank/transactions/${unknownPayment}/unmatch`);
+    await as('matchBankTransaction', `/finance/bank/transactions/${unknownPayment}/match`, { json: { document: { type: 'sales_invoice', id: third.id } } });
     // a payment platform's payout: two card payments less its fee (corrected by the replacement)
     const payoutBody = (fee: number) => ({
       currency: 'CZK',

@@ -262,3 +262,34 @@ export async function matchBankTransaction(ctx: TenantContext, id: number, body:
   await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match: resolved.match, date: isoDay(bt.dateTransaction) });
   return view;
 }
+
+/**
+ * Takes a matched transaction off the document it paid (decision 151): a statement matched by
+ * amount, or a payment recorded against the wrong invoice, is corrected by unmatching it and
+ * matching it again. The payment is taken back from the document (`finance.payment.matched` with
+ * the amount negated), the transaction is stored unmatched as its next version — which the ledger
+ * posts by reversing the previous version and booking the money to 395 — and `…/match` may then
+ * pay the right document. One not matched is 409, and so is one booked to an account of its own.
+ */
+export async function unmatchBankTransaction(ctx: TenantContext, id: number) {
+  const { em, orgId } = ctx;
+  const bt = await em.findOne(BankTransactionSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!bt) throw new NotFoundError(`Bank transaction ${id} not found`, 'bank_transaction_not_found');
+  if (bt.matchStatus !== 'matched' || !bt.match) throw new ConflictError(`Bank transaction ${id} pays no document`, 'bank_transaction_not_matched');
+  const match = bt.match;
+  // payments of the document are priced one after another, this taking-back among them
+  await lockPaidDocuments(ctx, [match]);
+  Object.assign(bt, {
+    paidRecord: null,
+    match: null,
+    matchStatus: 'unmatched' as const,
+    matchedBy: null,
+    settlementAmountLeg: null,
+    version: (bt.version ?? 1) + 1,
+  });
+  await em.flush();
+  const view = bankTransactionView(bt);
+  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(bt.id), data: view });
+  await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match, date: isoDay(bt.dateTransaction) }, -1);
+  return view;
+}

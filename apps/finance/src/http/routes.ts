@@ -1,9 +1,9 @@
 import { defersTransaction, page, type EndpointHandlers } from '@ledgerline/service-kit';
-import { bankTransactionView, listBankTransactions, matchBankTransaction, recordBankTransaction } from '../domain/bank-transactions.js';
+import { bankTransactionView, listBankTransactions, matchBankTransaction, recordBankTransaction, unmatchBankTransaction } from '../domain/bank-transactions.js';
 import { findStatement, importBankStatements, listStatements, statementSummary, statementView } from '../domain/statements/import-statement.js';
 import { createPayout, listPayouts, payoutView, readPayout, replacePayout } from '../domain/payouts.js';
 
-/** Bank transactions (#16, their list, matching one later), bank statements (import, list, read) and payouts (create, read, #19 replace, #20 list). */
+/** Bank transactions (#16, their list, matching one later or taking a match back), bank statements (import, list, read) and payouts (create, read, #19 replace, #20 list). */
 export function financeEndpoints(): EndpointHandlers<'finance'> {
   return {
     // reads until its one write, which commits with its events (`ctx.writeLast`)
@@ -13,6 +13,7 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
       return page(rows.map(bankTransactionView), total, q.from, q.take);
     },
     matchBankTransaction: async ({ ctx, input }) => matchBankTransaction(ctx, input.params.id, input.body),
+    unmatchBankTransaction: async ({ ctx, input }) => unmatchBankTransaction(ctx, input.params.id),
     // the file is read as the bytes it came as (its charset is the format's), never as the contract's text
     importBankStatement: async ({ ctx, input }) => importBankStatements(ctx, input.raw, input.query),
     listBankStatements: async ({ ctx, input: { query: q } }) => {

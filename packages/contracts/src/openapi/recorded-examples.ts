@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_wbQ0H1x9",
+          "prefix": "ak_K4WFi6EB",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T13:54:33.286Z",
+          "created_at": "2026-11-27T14:06:32.642Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T13:54:33.343Z",
+          "last_used_at": "2026-11-27T14:06:32.678Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_djuBsPft",
+          "prefix": "ak_aAZgWdMG",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T13:54:33.406Z",
+          "created_at": "2026-11-27T14:06:32.709Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_djuBsPft",
+      "prefix": "ak_aAZgWdMG",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:54:33.406Z",
+      "created_at": "2026-11-27T14:06:32.709Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_djuBsPft",
+      "prefix": "ak_aAZgWdMG",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:54:33.406Z",
+      "created_at": "2026-11-27T14:06:32.709Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_djuBsPft",
+      "prefix": "ak_aAZgWdMG",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:54:33.406Z",
+      "created_at": "2026-11-27T14:06:32.709Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_djuBsPft",
+      "prefix": "ak_aAZgWdMG",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T13:54:33.406Z",
+      "created_at": "2026-11-27T14:06:32.709Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T13:54:33.457Z"
+      "revoked_at": "2026-11-27T14:06:32.791Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T13:54:33.719Z",
+          "created_at": "2026-11-27T14:06:33.033Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T13:54:35.697Z"
+        "created_at": "2026-11-27T14:06:34.928Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
+      "client_id": "cl_ArUpXgrmAY205tqseint_2oKxIU",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "df6f69a2-f890-4941-b04b-87e8179ae6ca",
-      "created_at": "2026-11-27T13:54:35.736Z",
+      "uid": "1e8887df-e8b5-4908-a83f-d42552804ac5",
+      "created_at": "2026-11-27T14:06:34.954Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "bb282f22-a391-4680-80ef-56bbf7b7fa53",
-      "created_at": "2026-11-27T13:54:36.167Z",
-      "edited_at": "2026-11-27T13:54:36.167Z",
+      "uid": "85809872-198a-4fc9-85e3-2e038d2ce23a",
+      "created_at": "2026-11-27T14:06:35.485Z",
+      "edited_at": "2026-11-27T14:06:35.485Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T13:54:35.300Z",
+          "evaluated_at": "2026-11-27T14:06:34.520Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
+      "uid": "0a7a6667-eab0-4c21-906a-056bd8671afb",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:54:36.388Z",
-      "edited_at": "2026-11-27T13:54:36.411Z",
+      "created_at": "2026-11-27T14:06:35.787Z",
+      "edited_at": "2026-11-27T14:06:35.826Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
+          "uid": "0a7a6667-eab0-4c21-906a-056bd8671afb",
           "transaction_type": null,
-          "created_at": "2026-11-27T13:54:36.388Z",
-          "edited_at": "2026-11-27T13:54:36.411Z",
+          "created_at": "2026-11-27T14:06:35.787Z",
+          "edited_at": "2026-11-27T14:06:35.826Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1358,8 +1358,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "221",
             "name": "Bank accounts"
           },
-          "debit": 25728.3,
-          "credit": 2121.5,
+          "debit": 26328.3,
+          "credit": 2721.5,
           "cb": 23606.8
         },
         {
@@ -1368,9 +1368,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "311",
             "name": "Customers (receivables)"
           },
-          "debit": 25508,
-          "credit": 25508,
-          "cb": 0
+          "debit": 26108,
+          "credit": 25808,
+          "cb": 300
         },
         {
           "gl_account": {
@@ -1389,8 +1389,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Value added tax"
           },
           "debit": 2253.3,
-          "credit": 4546.97,
-          "cb": -2293.67
+          "credit": 4599.04,
+          "cb": -2345.74
         },
         {
           "gl_account": {
@@ -1398,8 +1398,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "395",
             "name": "Suspense account"
           },
-          "debit": 2115,
-          "credit": 3930,
+          "debit": 2415,
+          "credit": 4230,
           "cb": -1815
         },
         {
@@ -1449,8 +1449,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Revenue from goods"
           },
           "debit": 3000,
-          "credit": 3147.93,
-          "cb": -147.93
+          "credit": 3395.86,
+          "cb": -395.86
         }
       ]
     }
@@ -1530,8 +1530,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ea35babf-adb6-4af4-a391-51424b69901a",
-      "created_at": "2026-11-27T13:54:33.709Z",
+      "uid": "aa3a2e7b-1764-4efe-8af7-251833862e11",
+      "created_at": "2026-11-27T14:06:33.024Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1733,8 +1733,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ea35babf-adb6-4af4-a391-51424b69901a",
-          "created_at": "2026-11-27T13:54:33.709Z",
+          "uid": "aa3a2e7b-1764-4efe-8af7-251833862e11",
+          "created_at": "2026-11-27T14:06:33.024Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -1934,8 +1934,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "ea35babf-adb6-4af4-a391-51424b69901a",
-      "created_at": "2026-11-27T13:54:33.709Z",
+      "uid": "aa3a2e7b-1764-4efe-8af7-251833862e11",
+      "created_at": "2026-11-27T14:06:33.024Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2145,7 +2145,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T13:54:35.300Z",
+        "evaluated_at": "2026-11-27T14:06:34.520Z",
         "blocking_reason": null
       }
     }
@@ -2158,8 +2158,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "df6f69a2-f890-4941-b04b-87e8179ae6ca",
-          "created_at": "2026-11-27T13:54:35.736Z",
+          "uid": "1e8887df-e8b5-4908-a83f-d42552804ac5",
+          "created_at": "2026-11-27T14:06:34.954Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2306,8 +2306,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "df6f69a2-f890-4941-b04b-87e8179ae6ca",
-      "created_at": "2026-11-27T13:54:35.736Z",
+      "uid": "1e8887df-e8b5-4908-a83f-d42552804ac5",
+      "created_at": "2026-11-27T14:06:34.954Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2457,7 +2457,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>EA35BABF-ADB6-4AF4-A391-51424B69901A</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>AA3A2E7B-1764-4EFE-8AF7-251833862E11</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2469,7 +2469,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>DF6F69A2-F890-4941-B04B-87E8179AE6CA</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>EA35BABF-ADB6-4AF4-A391-51424B69901A</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>1E8887DF-E8B5-4908-A83F-D42552804AC5</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>AA3A2E7B-1764-4EFE-8AF7-251833862E11</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2491,7 +2491,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T13:54:36.120Z",
+      "created_at": "2026-11-27T14:06:35.435Z",
       "removed_at": null
     }
   },
@@ -2514,8 +2514,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:54:36.090Z",
-          "removed_at": "2026-11-27T13:54:36.111Z"
+          "created_at": "2026-11-27T14:06:35.404Z",
+          "removed_at": "2026-11-27T14:06:35.420Z"
         },
         {
           "id": 2,
@@ -2530,7 +2530,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T13:54:36.120Z",
+          "created_at": "2026-11-27T14:06:35.435Z",
           "removed_at": null
         }
       ],
@@ -2556,8 +2556,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:54:36.090Z",
-          "removed_at": "2026-11-27T13:54:36.111Z"
+          "created_at": "2026-11-27T14:06:35.404Z",
+          "removed_at": "2026-11-27T14:06:35.420Z"
         },
         {
           "id": 2,
@@ -2572,7 +2572,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T13:54:36.120Z",
+          "created_at": "2026-11-27T14:06:35.435Z",
           "removed_at": null
         }
       ],
@@ -2593,8 +2593,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T13:54:36.090Z",
-      "removed_at": "2026-11-27T13:54:36.111Z"
+      "created_at": "2026-11-27T14:06:35.404Z",
+      "removed_at": "2026-11-27T14:06:35.420Z"
     }
   },
   "allocateVendorCredit": {
@@ -2615,7 +2615,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T13:54:36.211Z",
+      "created_at": "2026-11-27T14:06:35.528Z",
       "removed_at": null
     }
   },
@@ -2638,8 +2638,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:54:36.193Z",
-          "removed_at": "2026-11-27T13:54:36.204Z"
+          "created_at": "2026-11-27T14:06:35.511Z",
+          "removed_at": "2026-11-27T14:06:35.521Z"
         },
         {
           "id": 2,
@@ -2654,7 +2654,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T13:54:36.211Z",
+          "created_at": "2026-11-27T14:06:35.528Z",
           "removed_at": null
         }
       ],
@@ -2680,8 +2680,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T13:54:36.193Z",
-          "removed_at": "2026-11-27T13:54:36.204Z"
+          "created_at": "2026-11-27T14:06:35.511Z",
+          "removed_at": "2026-11-27T14:06:35.521Z"
         },
         {
           "id": 2,
@@ -2696,7 +2696,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T13:54:36.211Z",
+          "created_at": "2026-11-27T14:06:35.528Z",
           "removed_at": null
         }
       ],
@@ -2717,8 +2717,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T13:54:36.193Z",
-      "removed_at": "2026-11-27T13:54:36.204Z"
+      "created_at": "2026-11-27T14:06:35.511Z",
+      "removed_at": "2026-11-27T14:06:35.521Z"
     }
   },
   "createBill": {
@@ -2770,9 +2770,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "920540de-60f3-440f-b5e4-122d0657bc4a",
-      "created_at": "2026-11-27T13:54:36.143Z",
-      "edited_at": "2026-11-27T13:54:36.143Z",
+      "uid": "6d3a6006-5f59-46e8-a391-07b30b1fc16b",
+      "created_at": "2026-11-27T14:06:35.462Z",
+      "edited_at": "2026-11-27T14:06:35.462Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2889,9 +2889,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "a99d7ba3-6a0d-4189-bfde-88a4e714be6b",
-        "created_at": "2026-11-27T13:54:35.290Z",
-        "edited_at": "2026-11-27T13:54:35.290Z",
+        "uid": "20e5e2b9-0f0e-463a-852b-e51a302cccd9",
+        "created_at": "2026-11-27T14:06:34.509Z",
+        "edited_at": "2026-11-27T14:06:34.509Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3025,9 +3025,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "920540de-60f3-440f-b5e4-122d0657bc4a",
-          "created_at": "2026-11-27T13:54:36.143Z",
-          "edited_at": "2026-11-27T13:54:36.143Z",
+          "uid": "6d3a6006-5f59-46e8-a391-07b30b1fc16b",
+          "created_at": "2026-11-27T14:06:35.462Z",
+          "edited_at": "2026-11-27T14:06:35.462Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3146,9 +3146,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "bb282f22-a391-4680-80ef-56bbf7b7fa53",
-          "created_at": "2026-11-27T13:54:36.167Z",
-          "edited_at": "2026-11-27T13:54:36.167Z",
+          "uid": "85809872-198a-4fc9-85e3-2e038d2ce23a",
+          "created_at": "2026-11-27T14:06:35.485Z",
+          "edited_at": "2026-11-27T14:06:35.485Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3336,7 +3336,39 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount_leg": 300,
       "settlement_amount_leg": null,
       "bank_reference": "REF-11-3",
-      "version": 2
+      "version": 4
+    }
+  },
+  "unmatchBankTransaction": {
+    "response": {
+      "id": 4,
+      "account_number": "CZ6508000000192000145399",
+      "statement_id": 1,
+      "order": 3,
+      "description": "Support",
+      "amount": 300,
+      "amount_original": null,
+      "payment_amount": null,
+      "date_transaction": "2026-11-27",
+      "date_accounting": "2026-11-27",
+      "currency": "CZK",
+      "payment_reference": null,
+      "partner_account_number": null,
+      "partner_name": "Acme s.r.o.",
+      "raw_message": "Support",
+      "contact": null,
+      "paid_record": null,
+      "gl_account": null,
+      "match_status": "unmatched",
+      "matched_document": null,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "fx_rate_source": "legal",
+      "amount_leg": 300,
+      "settlement_amount_leg": null,
+      "bank_reference": "REF-11-3",
+      "version": 3
     }
   },
   "importBankStatement": {
@@ -3356,7 +3388,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T13:54:36.298Z",
+          "created_at": "2026-11-27T14:06:35.603Z",
           "entries": [
             {
               "order": 1,
@@ -3510,7 +3542,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T13:54:36.298Z"
+          "created_at": "2026-11-27T14:06:35.603Z"
         }
       ],
       "aggregations": []
@@ -3527,7 +3559,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T13:54:36.298Z",
+      "created_at": "2026-11-27T14:06:35.603Z",
       "entries": [
         {
           "order": 1,
@@ -3691,10 +3723,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
+      "uid": "0a7a6667-eab0-4c21-906a-056bd8671afb",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:54:36.388Z",
-      "edited_at": "2026-11-27T13:54:36.388Z",
+      "created_at": "2026-11-27T14:06:35.787Z",
+      "edited_at": "2026-11-27T14:06:35.787Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3777,10 +3809,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "a86f76ab-20fb-4ce7-9959-e3fb149590c3",
+      "uid": "0a7a6667-eab0-4c21-906a-056bd8671afb",
       "transaction_type": null,
-      "created_at": "2026-11-27T13:54:36.388Z",
-      "edited_at": "2026-11-27T13:54:36.388Z",
+      "created_at": "2026-11-27T14:06:35.787Z",
+      "edited_at": "2026-11-27T14:06:35.787Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -3873,7 +3905,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T13:54:33.651Z"
+      "created_at": "2026-11-27T14:06:32.960Z"
     }
   },
   "listNumberingSeries": {
@@ -3888,7 +3920,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T13:54:33.645Z"
+          "created_at": "2026-11-27T14:06:32.953Z"
         },
         {
           "id": 2,
@@ -3896,7 +3928,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T13:54:33.651Z"
+          "created_at": "2026-11-27T14:06:32.960Z"
         }
       ],
       "aggregations": []
@@ -3996,15 +4028,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
+          "client_id": "cl_ArUpXgrmAY205tqseint_2oKxIU",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T13:54:33.482Z",
-          "last_used_at": "2026-11-27T13:54:33.503Z",
+          "created_at": "2026-11-27T14:06:32.817Z",
+          "last_used_at": "2026-11-27T14:06:32.837Z",
           "revoked_at": null
         }
       ],
@@ -4014,30 +4046,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
+      "client_id": "cl_ArUpXgrmAY205tqseint_2oKxIU",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T13:54:33.482Z",
-      "last_used_at": "2026-11-27T13:54:33.503Z",
+      "created_at": "2026-11-27T14:06:32.817Z",
+      "last_used_at": "2026-11-27T14:06:32.837Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_VMKWYmJAu6LXI6U6M8BH_1QfTpA",
+      "client_id": "cl_WAdkV8xGIyBXzRHDOHrH_10CfXh",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T13:54:33.524Z",
+      "created_at": "2026-11-27T14:06:32.851Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T13:54:33.533Z"
+      "revoked_at": "2026-11-27T14:06:32.857Z"
     }
   },
   "deleteClient": {
@@ -4077,8 +4109,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T13:54:33.285Z",
-      "updated_at": "2026-11-27T13:54:33.285Z"
+      "created_at": "2026-11-27T14:06:32.640Z",
+      "updated_at": "2026-11-27T14:06:32.640Z"
     }
   },
   "updateOrganisation": {
@@ -4117,19 +4149,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T13:54:33.285Z",
-      "updated_at": "2026-11-27T13:54:33.381Z"
+      "created_at": "2026-11-27T14:06:32.640Z",
+      "updated_at": "2026-11-27T14:06:32.695Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_GKOKjc3Ki4v8gXHSmThw_08aQUZ",
+      "client_id": "cl_ArUpXgrmAY205tqseint_2oKxIU",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjM2NWExMmM5LTMxYzEtNGI0Ni04ZDI1LTNlOWI0MWU0NjMwYSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9HS09LamMzS2k0djhnWEhTbVRod18wOGFRVVoiLCJqdGkiOiIwMzczNWZjZC0xNjBlLTRhZDItOTAwYy1kYzNhY2JhMTlhM2EiLCJpYXQiOjE3OTU3ODc2NzMsImV4cCI6MTc5NTc4ODU3M30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImZhMGZkYTkwLTAyZGItNGNmOS1iZjQxLTJhMDRjNTQyYTgyNSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9BclVwWGdybUFZMjA1dHFzZWludF8yb0t4SVUiLCJqdGkiOiJlOTc0MmYxNC1jN2FjLTRiYzMtOWFiNS00MDc1MDdhMGNlYzgiLCJpYXQiOjE3OTU3ODgzOTIsImV4cCI6MTc5NTc4OTI5Mn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4151,8 +4183,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T13:54:33.618Z",
-          "updated_at": "2026-11-27T13:54:33.621Z"
+          "created_at": "2026-11-27T14:06:32.924Z",
+          "updated_at": "2026-11-27T14:06:32.927Z"
         }
       ],
       "aggregations": []
@@ -4177,8 +4209,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:54:33.618Z",
-      "updated_at": "2026-11-27T13:54:33.621Z",
+      "created_at": "2026-11-27T14:06:32.924Z",
+      "updated_at": "2026-11-27T14:06:32.927Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4193,8 +4225,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:54:33.618Z",
-      "updated_at": "2026-11-27T13:54:33.621Z"
+      "created_at": "2026-11-27T14:06:32.924Z",
+      "updated_at": "2026-11-27T14:06:32.927Z"
     }
   },
   "updateWebhook": {
@@ -4216,8 +4248,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:54:33.618Z",
-      "updated_at": "2026-11-27T13:54:33.639Z"
+      "created_at": "2026-11-27T14:06:32.924Z",
+      "updated_at": "2026-11-27T14:06:32.945Z"
     }
   },
   "deleteWebhook": {
@@ -4238,45 +4270,45 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T13:54:33.618Z",
-      "updated_at": "2026-11-27T13:54:36.493Z",
+      "created_at": "2026-11-27T14:06:32.924Z",
+      "updated_at": "2026-11-27T14:06:35.909Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 8,
+      "total": 11,
       "from": 0,
       "take": 2,
       "entities": [
         {
-          "id": 8,
+          "id": 11,
           "webhook_id": 1,
-          "event_id": "0dc6e249-e65a-4f72-948c-ba191134974f",
+          "event_id": "3b1a77f6-631f-433c-b812-dd09ca9241a8",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 3,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-11-27T14:54:36.394Z",
-          "created_at": "2026-11-27T13:54:36.381Z",
-          "completed_at": null
-        },
-        {
-          "id": 7,
-          "webhook_id": 1,
-          "event_id": "87d9bc26-c823-4dd4-ab41-a25c7312562e",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
           "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T14:54:36.374Z",
-          "created_at": "2026-11-27T13:54:36.355Z",
+          "next_attempt_at": "2026-11-27T15:06:35.814Z",
+          "created_at": "2026-11-27T14:06:35.787Z",
+          "completed_at": null
+        },
+        {
+          "id": 10,
+          "webhook_id": 1,
+          "event_id": "a82c02fe-ed46-4b36-befa-8a04c8b8fb33",
+          "event_type": "com.ledgerline.finance.payment.matched.v1",
+          "status": "pending",
+          "attempts": 0,
+          "last_status_code": null,
+          "last_duration_ms": null,
+          "last_error": null,
+          "last_response": null,
+          "next_attempt_at": "2026-11-27T14:06:35.752Z",
+          "created_at": "2026-11-27T14:06:35.752Z",
           "completed_at": null
         }
       ],
@@ -4285,18 +4317,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 8,
+      "id": 11,
       "webhook_id": 1,
-      "event_id": "0dc6e249-e65a-4f72-948c-ba191134974f",
+      "event_id": "3b1a77f6-631f-433c-b812-dd09ca9241a8",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 4,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T13:54:36.485Z",
-      "created_at": "2026-11-27T13:54:36.381Z",
+      "next_attempt_at": "2026-11-27T14:06:35.896Z",
+      "created_at": "2026-11-27T14:06:35.787Z",
       "completed_at": null
     }
   },
@@ -4351,18 +4383,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-27T13:54:33.285Z",
-        "updated_at": "2026-11-27T13:54:33.285Z"
+        "created_at": "2026-11-27T14:06:32.640Z",
+        "updated_at": "2026-11-27T14:06:32.640Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_wbQ0H1x9",
+        "prefix": "ak_K4WFi6EB",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T13:54:33.286Z",
+        "created_at": "2026-11-27T14:06:32.642Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

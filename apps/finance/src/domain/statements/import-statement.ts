@@ -228,12 +228,14 @@ export async function statementView(em: EntityManager, orgId: number, s: BankSta
     ...statementSummary(s),
     entries: s.entries.map((e) => {
       const transaction = e.transaction_id != null ? (transactions.get(e.transaction_id) ?? null) : null;
-      // a transaction matched later (…/match) shows as matched here too
-      const status = e.status === 'unmatched' && transaction?.match_status === 'matched' ? 'matched' : e.status;
+      // an entry's match as it stands: matched later (…/match), or taken back (…/unmatch) and
+      // perhaps matched again, which is manual whatever the import found
+      const status = transaction && (e.status === 'matched' || e.status === 'unmatched') ? (transaction.match_status === 'matched' ? 'matched' : 'unmatched') : e.status;
+      const asImported = status === e.status && transaction?.version === 1;
       return {
         order: e.order,
         status,
-        matched_by: status === 'matched' && e.status === 'unmatched' ? 'manual' : (e.matched_by as BankStatementView['entries'][number]['matched_by']),
+        matched_by: status !== 'matched' ? null : asImported ? (e.matched_by as BankStatementView['entries'][number]['matched_by']) : 'manual',
         amount: toWire(e.amount)!,
         variable_symbol: e.variable_symbol,
         bank_reference: e.bank_reference,
