@@ -47,9 +47,14 @@ const vsOf = (no: string) => no.replace(/\D/g, '').slice(-10);
 const importFile = (body: string | Uint8Array, contentType: string, query = '', key?: string) =>
   stack.api(`/v1/finance/bank/statements${query}`, { method: 'POST', body, key, headers: { 'content-type': contentType } });
 const summary = (t: Txn) => t.rows.map((r) => (r.debit ? `Dr ${r.gl_account.number} ${r.debit.toFixed(2)}` : `Cr ${r.gl_account.number} ${r.credit.toFixed(2)}`)).sort();
+/** The ledger's entries for one bank transaction (every version and reversal), by the list's source filter. */
 async function ledgerOf(transactionId: number): Promise<Txn[]> {
-  const page = await (await stack.api('/v1/accounting/transactions?take=1000')).json();
-  return (page.entities as Txn[]).filter((t) => t.source?.type === 'bank_transaction' && t.source.id === transactionId);
+  const page = await (await stack.api(`/v1/accounting/transactions?source_type=bank_transaction&source_id=${transactionId}&take=1000`)).json();
+  const entries = page.entities as Txn[];
+  // the filter answers that transaction's entries and nothing else
+  expect(entries.every((t) => t.source?.type === 'bank_transaction' && t.source.id === transactionId)).toBe(true);
+  expect(page.total).toBe(entries.length);
+  return entries;
 }
 const invoiceStatus = async (id: number) => (await (await stack.api(`/v1/sales/invoices/${id}`)).json()).payment_status;
 
@@ -333,6 +338,14 @@ describe('importing bank statements', () => {
         ['bank_transaction', 3, ['Cr 311 1210.00', 'Dr 221 1210.00']],
       ]),
     );
+    // the ledger's other filters: every bank transaction's entries, and a source id alone is refused
+    const banks = await (await stack.api('/v1/accounting/transactions?source_type=bank_transaction&take=1000')).json();
+    expect(banks.entities.length).toBeGreaterThanOrEqual(5);
+    expect(banks.entities.every((t: any) => t.source.type === 'bank_transaction')).toBe(true);
+    const all = await (await stack.api('/v1/accounting/transactions?take=0')).json();
+    expect(all.total).toBeGreaterThan(banks.total);
+    await expectProblem(await stack.api(`/v1/accounting/transactions?source_id=${paid.id}`), 400, 'validation_error');
+    await expectProblem(await stack.api('/v1/accounting/transactions?source_type=cash_desk'), 400, 'validation_error');
     // taken back once: one compensation reached sales (the wrong invoice is not "paid back" twice)
     expect(await (await stack.api(`/v1/sales/invoices/${wrong.id}`)).json()).toMatchObject({ amount_paid: 0, payment_status: 'unpaid' });
   });

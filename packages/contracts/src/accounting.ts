@@ -209,8 +209,13 @@ export const accountingTransactionSchema = z
 export type AccountingTransaction = z.infer<typeof accountingTransactionSchema>;
 
 /** Query of GET /accounting/transactions (#10). */
+/** The kinds of document the ledger posts (an entry's `source.type`). */
+export const LEDGER_SOURCE_TYPES = ['sales_invoice', 'sales_credit_note', 'purchase_bill', 'purchase_vendor_credit', 'bank_transaction', 'payout'] as const;
+
 export const accountingTransactionListQuerySchema = z.object({
   date_posting: rangeQuery('date').optional(),
+  source_type: z.enum(LEDGER_SOURCE_TYPES).optional().describe('Only the entries posted for documents of this kind (and their reversals)'),
+  source_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('With source_type: only the entries of that one document, every version and reversal'),
   ...pagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),

@@ -24,6 +24,8 @@ const SORT_COLUMNS: Record<(typeof TRANSACTION_SORT_FIELDS)[number], string> = {
 
 export interface TransactionQuery {
   datePosting?: { from?: string; to?: string };
+  /** The posted document's kind, and the one document of that kind. */
+  source?: { type: string; id?: number };
   search?: string;
   sort: SortKey[];
   from: number;
@@ -178,6 +180,8 @@ export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccou
 export async function listTransactions(em: EntityManager, orgId: number, q: TransactionQuery, locale: ChartLocale) {
   const conditions = where.within('date_posting', q.datePosting);
   if (q.search) conditions.push(where.containsAny(['no', 'description'], q.search));
+  if (q.source) conditions.push(where.eq('source_type', q.source.type));
+  if (q.source?.id !== undefined) conditions.push(where.eq('source_id', q.source.id));
   const { rows: found, total } = await listPage<Record<string, unknown> & { id: number }>(em, {
     table: 'accounting_transactions',
     columns: '*',

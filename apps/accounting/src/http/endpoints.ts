@@ -1,4 +1,4 @@
-import { page, parseRange, parseSort, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
+import { ValidationError, page, parseRange, parseSort, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
 import { chartLocale } from '../domain/chart.js';
 import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transactions.js';
 import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
@@ -9,11 +9,16 @@ type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string } };
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
   return {
     listAccountingTransactions: async ({ ctx, input: { query: q } }) => {
+      // ids are per kind of document: one alone names none
+      if (q.source_id !== undefined && !q.source_type) {
+        throw new ValidationError('source_id needs source_type', [{ path: 'source_type', message: 'required with source_id', code: 'required' }]);
+      }
       const result = await listTransactions(
         ctx.em,
         ctx.orgId,
         {
           datePosting: parseRange('date_posting', q.date_posting, 'date'),
+          source: q.source_type ? { type: q.source_type, id: q.source_id } : undefined,
           search: q.search,
           sort: parseSort(q.sort, TRANSACTION_SORT_FIELDS, [{ field: 'date_posting', direction: 'asc' }]),
           from: q.from,
