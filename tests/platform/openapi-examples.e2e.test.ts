@@ -244,6 +244,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     await as('listBills', '/purchase/bills', { query: 'payment_status=unpaid' });
+    await as('getBill', `/purchase/bills/${bill.id}`);
     const vendorCredit = await as('createVendorCredit', '/purchase/vendor-credits', {
       json: {
         type: { id: 1, name: 'purchase' },
@@ -257,6 +258,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     await as('listVendorCredits', '/purchase/vendor-credits');
+    await as('getVendorCredit', `/purchase/vendor-credits/${vendorCredit.id}`);
     const mistakenVendor = await (await stack.api(`/v1/purchase/vendor-credits/${vendorCredit.id}/allocations`, { method: 'POST', key, json: { bill_id: bill.id, amount: 100 } })).json();
     await as('removeVendorCreditAllocation', `/purchase/vendor-credits/${vendorCredit.id}/allocations/${mistakenVendor.id}`);
     await as('allocateVendorCredit', `/purchase/vendor-credits/${vendorCredit.id}/allocations`, { json: { bill_id: bill.id, date: '2026-11-12' } });

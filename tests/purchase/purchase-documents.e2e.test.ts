@@ -74,6 +74,21 @@ describe('vendor credits (#15)', () => {
     expect(rows[0]).toEqual({ total_amount: '1210.0000', subtotal_amount: '1000.0000', tax_amount: '210.0000' });
   });
 
+  it('a bill and a vendor credit read back by id as they were answered; another kind or organisation is 404', async () => {
+    const bill = await (await post('/v1/purchase/bills', billBody({ vendor_doc_no: 'READ-BACK-1' }))).json();
+    const vc = await (await post('/v1/purchase/vendor-credits', vendorCreditBody({ vendor_doc_no: 'READ-BACK-CR-1', credited_doc_id: bill.id, items: [{ description: 'Returned', qty: 1, rate: 10, taxes: [VAT21] }] }))).json();
+    const readBill = await api(`/v1/purchase/bills/${bill.id}`);
+    expect(readBill.status).toBe(200);
+    expect(await readBill.json()).toEqual(bill);
+    expect(await (await api(`/v1/purchase/vendor-credits/${vc.id}`)).json()).toEqual(vc);
+    await expectProblem(await api(`/v1/purchase/bills/${vc.id}`), 404, 'bill_not_found');
+    await expectProblem(await api(`/v1/purchase/vendor-credits/${bill.id}`), 404, 'vendor_credit_not_found');
+    await expectProblem(await api('/v1/purchase/bills/9007199254740991'), 404, 'bill_not_found');
+    await expectProblem(await api('/v1/purchase/bills/0'), 400);
+    const other = await (await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: 'Readers elsewhere', country: 'CZ', legal_currency: 'CZK' } })).json();
+    await expectProblem(await api(`/v1/purchase/bills/${bill.id}`, { key: other.admin_key.key }), 404, 'bill_not_found');
+  });
+
   it('refuses a vendor credit without type with 400 naming type', async () => {
     const { type: _t, ...body } = vendorCreditBody();
     const problem = await expectProblem(await post('/v1/purchase/vendor-credits', body), 400, 'validation_error');

@@ -5,11 +5,12 @@ import { BILLS } from './bill-kind.js';
 import { importEInvoice } from './import.js';
 
 /** `/v1/purchase/bills`: the bill kind on the shared purchase-document operations, the e-invoice import, and the vendor credits applied to a bill. */
-export function billRoutes(): Pick<EndpointHandlers<'purchase'>, 'createBill' | 'listBills' | 'importBill' | 'listBillAllocations'> {
+export function billRoutes(): Pick<EndpointHandlers<'purchase'>, 'createBill' | 'listBills' | 'getBill' | 'importBill' | 'listBillAllocations'> {
   const op = purchaseDocumentOperations(BILLS);
   return {
     createBill: defersTransaction(({ ctx, input }) => op.create(ctx, input.raw, input.query.strict)),
     listBills: ({ ctx, input }) => op.list(ctx, input.query),
+    getBill: ({ ctx, input }) => op.get(ctx, input.params.id),
     importBill: ({ ctx, input }) => importEInvoice(ctx, input.body, input.query),
     listBillAllocations: ({ ctx, input: { params, query } }) => listAllocations(ctx, VENDOR_CREDIT_ALLOCATIONS, 'target', params.id, query),
   };

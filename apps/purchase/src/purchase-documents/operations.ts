@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { page, type TenantContext } from '@ledgerline/service-kit';
-import type { PurchaseKind } from '../db/entities.js';
+import { NotFoundError, page, readEntity, type TenantContext } from '@ledgerline/service-kit';
+import { PurchaseDocumentSchema, type PurchaseKind } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
 import { listPurchaseDocuments, type PurchaseListQuery } from './list.js';
 import { postPurchaseDocument } from './post.js';
@@ -14,6 +14,12 @@ export function purchaseDocumentOperations<K extends PurchaseKind, S extends Pur
     create: async (ctx: TenantContext, raw: unknown, strict: boolean | undefined) => {
       const req: z.output<S> = await readPurchaseRequest(ctx.em, kind, raw);
       return (await postPurchaseDocument(ctx, kind, req, { strict })).json;
+    },
+    /** One document of this kind in the organisation (another kind's id is not found, as another organisation's). */
+    get: async (ctx: TenantContext, id: number) => {
+      const d = await readEntity(ctx.em, PurchaseDocumentSchema, ctx.orgId, id);
+      if (!d || d.kind !== kind.kind) throw new NotFoundError(`No ${kind.label} ${id} in this organisation`, `${kind.kind}_not_found`);
+      return purchaseView(d, kind.kind);
     },
     list: async (ctx: TenantContext, q: PurchaseListQuery) => {
       const { rows, total } = await listPurchaseDocuments(ctx.em, ctx.orgId, [kind.kind], q);
