@@ -304,12 +304,17 @@ describe('importing bank statements', () => {
     const wrong = paid.matched_document;
     await eventually(async () => (await invoiceStatus(wrong.id)) === 'paid', 15_000);
 
+    const since = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
     const res = await stack.api(`/v1/finance/bank/transactions/${paid.id}/unmatch`, { method: 'POST' });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await res.json()).toMatchObject({ id: paid.id, match_status: 'unmatched', matched_document: null, paid_record: null, version: 2, amount: 1210 });
     await eventually(async () => (await invoiceStatus(wrong.id)) === 'unpaid', 15_000);
     expect(await (await stack.api(`/v1/sales/invoices/${wrong.id}`)).json()).toMatchObject({ amount_paid: 0, amount_due: 1210 });
     expect(await entryOf()).toMatchObject({ status: 'unmatched', matched_by: null });
+    // a sync since before it reads the transaction again, and only what changed
+    const changed = await (await stack.api(`/v1/finance/bank/transactions?updated_since=${encodeURIComponent(since)}&take=1000`)).json();
+    expect(changed.entities.map((t: any) => t.id)).toEqual([paid.id]);
     expect((await (await stack.api('/v1/finance/bank/transactions?match_status=unmatched&take=100')).json()).entities.map((t: any) => t.id)).toContain(paid.id);
     // nothing to take back twice, nor from a fee booked to its own account
     await expectProblem(await stack.api(`/v1/finance/bank/transactions/${paid.id}/unmatch`, { method: 'POST' }), 409, 'bank_transaction_not_matched');

@@ -46,6 +46,9 @@ const payment = (overrides: Record<string, unknown> = {}) => ({
 describe('bank transactions paying purchase documents (#16)', () => {
   it('a payment of 298.00 turns a bill of 298.00 paid with amount_due 0 within seconds', async () => {
     const b = await newBill();
+    await new Promise((r) => setTimeout(r, 20));
+    const since = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
     const res = await post('/v1/finance/bank/transactions', payment({ statement_id: 1, order: 1, paid_record: { type: 'purchase_bill', id: b.id } }));
     expect(res.status).toBe(200);
     const bt = await res.json();
@@ -60,6 +63,8 @@ describe('bank transactions paying purchase documents (#16)', () => {
     });
     await eventually(async () => (await bill(b.no))?.payment_status === 'paid', 5000);
     expect(await bill(b.no)).toMatchObject({ amount_paid: 298, amount_due: 0, payment_status: 'paid' });
+    // created before `since`, paid after it: a sync since then reads it again
+    expect((await (await api(`/v1/purchase/bills?updated_since=${encodeURIComponent(since)}`)).json()).entities.map((d: any) => d.id)).toEqual([b.id]);
 
     const recorded = seen.find((e) => e.subject === 'finance.bank_transaction.recorded' && e.envelope.data.id === bt.id)!;
     expect(recorded.envelope.data).toEqual(bt);

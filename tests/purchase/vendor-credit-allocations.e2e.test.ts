@@ -35,6 +35,10 @@ describe('vendor credit allocations (decision 148)', () => {
     const vc = await vendorCredit({ credited_doc_id: b.id, vendor_doc_no: 'ACME-CR-ALLOC-1' });
     expect([b.total_amount, vc.total_amount]).toEqual([298, 121]);
 
+    const untouched = await bill({ vendor_doc_no: 'ACME-ALLOC-UNTOUCHED' });
+    await new Promise((r) => setTimeout(r, 20));
+    const since = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
     const allocation = await json(await allocate(vc.id, { bill_id: b.id, date: '2026-03-21' }));
     expect(allocation).toEqual({
       id: expect.any(Number),
@@ -48,6 +52,11 @@ describe('vendor credit allocations (decision 148)', () => {
     });
     expect(await figures('bills', b.id)).toEqual({ amount_paid: 121, amount_due: 177, payment_status: 'partially_paid' });
     expect(await figures('vendor-credits', vc.id)).toEqual({ amount_paid: 121, amount_due: 0, payment_status: 'paid' });
+    // a sync since before the set-off reads both documents again, and not one nothing happened to
+    const changedBills = (await json(await api(`/v1/purchase/bills?updated_since=${encodeURIComponent(since)}`))).entities.map((d: any) => d.id);
+    expect(changedBills).toContain(b.id);
+    expect(changedBills).not.toContain(untouched.id);
+    expect((await json(await api(`/v1/purchase/vendor-credits?updated_since=${encodeURIComponent(since)}`))).entities.map((d: any) => d.id)).toEqual([vc.id]);
     const [created] = await eventually(async () => {
       const found = (await readEvents(stack, 'purchase', 'PURCHASE', 'purchase.credit_allocation.created')).filter((e) => e.subject === String(allocation.id));
       return found.length ? found : null;

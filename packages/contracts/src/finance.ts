@@ -125,6 +125,7 @@ export const bankTransactionListQuerySchema = z.object({
   date_transaction: rangeQuery('date').optional(),
   match_status: matchStatusSchema.optional().describe('Only transactions with this match status (unmatched: waiting in 395 suspense)'),
   statement_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Only the transactions of this imported statement'),
+  updated_since: isoDateTime.optional().describe('Only transactions recorded or changed (matched later, a match taken back) at or after this instant'),
 });
 export type BankTransactionListQuery = z.output<typeof bankTransactionListQuerySchema>;
 export const bankTransactionPageSchema = pagedEnvelope(bankTransactionSchema);

@@ -224,8 +224,12 @@ export const purchaseDocumentListQuerySchema = z.object({
   payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
 });
 export type PurchaseDocumentListQuery = z.output<typeof purchaseDocumentListQuerySchema>;
-export const vendorBillListQuerySchema = purchaseDocumentListQuerySchema;
-export const vendorCreditListQuerySchema = purchaseDocumentListQuerySchema;
+/** The bill and vendor-credit lists: the export's query, and what changed since a sync. */
+const purchaseListQuerySchema = purchaseDocumentListQuerySchema.extend({
+  updated_since: isoDateTime.optional().describe('Only documents created or changed (paid, a credit applied) at or after this instant'),
+});
+export const vendorBillListQuerySchema = purchaseListQuerySchema;
+export const vendorCreditListQuerySchema = purchaseListQuerySchema;
 export const vendorBillPageSchema = pagedEnvelope(vendorBillSchema);
 export const vendorCreditPageSchema = pagedEnvelope(vendorCreditSchema);
 

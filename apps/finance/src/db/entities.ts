@@ -48,6 +48,8 @@ export const BankTransactionSchema = defineEntity({
     matchedBy: p.string().nullable(),
     version: p.integer().default(1),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** Set by every change after the transaction was recorded (…/match, …/unmatch); the column's default on insert. */
+    updatedAt: p.datetime().onCreate(() => new Date()),
   },
 });
 export type BankTransaction = InferEntity<typeof BankTransactionSchema>;

@@ -149,4 +149,17 @@ create index bank_transactions_statement on bank_transactions (org_id, statement
 create index if not exists bank_transactions_dated on bank_transactions (org_id, date_transaction, id);
 `,
   ),
+  sqlMigration(
+    'finance_0007_transactions_updated_at',
+    `
+-- Decision 154. When a bank transaction last changed (recorded, matched later, a match taken
+-- back), for lists asked for what changed since a client's last sync; existing rows take the
+-- time of the migration (read once more by a sync from before it, never missed).
+-- Indexed by the time alone: a sync asks for a recent moment, which the time narrows to the few
+-- rows changed since; led by the organisation, it would compete with the dated index for the
+-- organisation's lists by date.
+alter table bank_transactions add column updated_at timestamptz not null default now();
+create index bank_transactions_updated on bank_transactions (updated_at);
+`,
+  ),
 ];

@@ -210,9 +210,10 @@ const SORTABLE: Record<string, string> = {
 export async function listBankTransactions(
   em: EntityManager,
   orgId: number,
-  q: { from: number; take: number; search?: string; sort?: string[]; date_transaction?: string; match_status?: MatchStatus; statement_id?: number },
+  q: { from: number; take: number; search?: string; sort?: string[]; date_transaction?: string; match_status?: MatchStatus; statement_id?: number; updated_since?: string },
 ): Promise<{ rows: BankTransaction[]; total: number }> {
   const conditions = where.within('date_transaction', parseRange('date_transaction', q.date_transaction, 'date'));
+  if (q.updated_since) conditions.push(where.gte('updated_at', new Date(q.updated_since)));
   if (q.match_status) conditions.push(where.eq('match_status', q.match_status));
   if (q.statement_id !== undefined) conditions.push(where.eq('statement_id', q.statement_id));
   if (q.search) conditions.push(where.containsAny(['description', 'partner_name', 'payment_reference', 'account_number'], q.search));
@@ -255,6 +256,7 @@ export async function matchBankTransaction(ctx: TenantContext, id: number, body:
     amountLeg: legal.amountLeg,
     settlementAmountLeg: settlement,
     version: (bt.version ?? 1) + 1,
+    updatedAt: ctx.now(),
   });
   await em.flush();
   const view = bankTransactionView(bt);
@@ -286,6 +288,7 @@ export async function unmatchBankTransaction(ctx: TenantContext, id: number) {
     matchedBy: null,
     settlementAmountLeg: null,
     version: (bt.version ?? 1) + 1,
+    updatedAt: ctx.now(),
   });
   await em.flush();
   const view = bankTransactionView(bt);

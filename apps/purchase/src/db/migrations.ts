@@ -154,4 +154,14 @@ create index purchase_credit_allocations_credit on purchase_credit_allocations (
 create index purchase_credit_allocations_target on purchase_credit_allocations (org_id, target_id);
 `,
   ),
+  sqlMigration(
+    'purchase_0008_updated_at',
+    `
+-- Decision 154. When a document last changed (created, paid, a credit applied), for lists asked
+-- for what changed since a client's last sync. Documents that exist already take the time of the
+-- migration: a sync from before it reads them once more, never misses one.
+alter table purchase_documents add column updated_at timestamptz not null default now();
+create index purchase_documents_updated on purchase_documents (org_id, kind, updated_at);
+`,
+  ),
 ];

@@ -18,4 +18,5 @@ export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {
     currency: payment.currency,
     appliedAt: at,
   }),
+  touchColumn: 'updated_at',
 };

@@ -7,7 +7,7 @@ import { PURCHASE_KINDS } from './kinds.js';
 import { isoDay } from '@ledgerline/service-kit';
 
 /** The list query as the contracts parse it (`purchaseDocumentListQuerySchema`, the export's too). */
-export type PurchaseListQuery = Pick<z.output<typeof purchaseDocumentListQuerySchema>, 'from' | 'take' | 'search' | 'sort' | 'payment_status'>;
+export type PurchaseListQuery = Pick<z.output<typeof purchaseDocumentListQuerySchema>, 'from' | 'take' | 'search' | 'sort' | 'payment_status'> & { updated_since?: string };
 
 /** Sortable fields of purchase lists and the export → the columns they read. */
 const SORTABLE: Record<string, string> = {
@@ -37,6 +37,7 @@ export async function listPurchaseDocuments(em: EntityManager, orgId: number, ki
   const conditions: SqlCondition[] = [where.oneOf('kind', kinds)];
   if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
   if (q.search) conditions.push(where.containsAny(['no', 'vendor_doc_no', 'vendor_name', 'description'], q.search));
+  if (q.updated_since) conditions.push(where.gte('updated_at', new Date(q.updated_since)));
   return listEntityPage(em, PurchaseDocumentSchema, { orgId, conditions, ...sortedPage(q, SORTABLE) });
 }
 

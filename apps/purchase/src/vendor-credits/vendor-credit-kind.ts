@@ -53,6 +53,7 @@ export const VENDOR_CREDIT_ALLOCATIONS: AllocationRule<VendorCreditAllocation> =
   sameParty: sameVendor,
   rates: 'd.tax_fx_rate::text',
   allocations: 'purchase_credit_allocations',
+  touchColumn: 'updated_at',
   words: { credit: 'vendor_credit', target: 'bill', creditLabel: 'vendor credit', targetLabel: 'bill', party: 'vendor' },
   creditNotFound: 'vendor_credit_not_found',
   targetNotFound: 'bill_not_found',
