@@ -88,6 +88,8 @@ describe('payouts (#19, #20)', () => {
   });
 
   it('replaces a payout: version +1, previous matches compensated, new ones applied', async () => {
+    const since = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
     const res = await send('PUT', `/v1/finance/payouts/${created.id}`, payout({
       total_amount: 55,
       lines: [{ amount: 60, paid_record: { type: 'purchase_vendor_credit', id: credit.id } }, FEE],
@@ -95,6 +97,9 @@ describe('payouts (#19, #20)', () => {
     expect(res.status).toBe(200);
     const replaced = await res.json();
     expect(replaced).toMatchObject({ id: created.id, uid: created.uid, version: 2, total_amount: 55 });
+    // a sync since before the replacement reads its new version, and no payout left alone
+    const changed = await (await api(`/v1/finance/payouts?updated_since=${encodeURIComponent(since)}`)).json();
+    expect(changed.entities.map((p: any) => [p.id, p.version])).toEqual([[created.id, 2]]);
     expect(replaced.lines[0]).toMatchObject({ amount: 60, match_status: 'matched' });
     await eventually(async () => (await creditState()).amount_paid === 60);
     expect(await creditState()).toMatchObject({ amount_paid: 60, amount_due: 40, payment_status: 'partially_paid' });

@@ -218,6 +218,7 @@ export const payoutListQuerySchema = z.object({
   ...pagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
+  updated_since: isoDateTime.optional().describe('Only payouts created or replaced at or after this instant'),
 });
 export type PayoutListQuery = z.output<typeof payoutListQuerySchema>;
 export const payoutPageSchema = pagedEnvelope(payoutSchema);

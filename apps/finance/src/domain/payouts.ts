@@ -308,9 +308,11 @@ const SORTABLE: Record<string, string> = {
 export async function listPayouts(
   em: EntityManager,
   orgId: number,
-  q: { from: number; take: number; search?: string; sort?: string[]; psp_object_id?: string[] },
+  q: { from: number; take: number; search?: string; sort?: string[]; psp_object_id?: string[]; updated_since?: string },
 ): Promise<{ rows: Payout[]; total: number }> {
   const conditions: SqlCondition[] = [];
+  // a replacement stamps edited_at, so a sync reads the payout's new version
+  if (q.updated_since) conditions.push(where.gte('edited_at', new Date(q.updated_since)));
   if (q.psp_object_id?.length) conditions.push(where.oneOf('psp_object_id', q.psp_object_id));
   if (q.search) conditions.push(where.containsAny(['no', 'description', 'psp_object_id'], q.search));
   return listEntityPage(em, PayoutSchema, { orgId, conditions, ...sortedPage(q, SORTABLE) });
