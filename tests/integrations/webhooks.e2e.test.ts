@@ -123,6 +123,27 @@ describe('webhooks', () => {
     expect(d.last_duration_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it('a credit note applied to an invoice, and taken back, reaches an endpoint listening for allocations, signed', async () => {
+    const hook = await createWebhook('/ok/allocations', ['sales.credit_allocation.*']);
+    const invoice = await postInvoice();
+    const cnRes = await stack.api('/v1/sales/credit-notes', {
+      method: 'POST',
+      json: { customer: invoice.customer, currency: 'CZK', date_issued: invoice.date_issued, credited_doc_id: invoice.id, items: [{ title: 'Refund', qty: 1, rate: 10 }] },
+    });
+    expect(cnRes.status, await cnRes.clone().text()).toBe(200);
+    const cn = await cnRes.json();
+    const allocation = await (await stack.api(`/v1/sales/credit-notes/${cn.id}/allocations`, { method: 'POST', json: { invoice_id: invoice.id } })).json();
+    expect(allocation.amount).toBe(10);
+    const removed = await (await stack.api(`/v1/sales/credit-notes/${cn.id}/allocations/${allocation.id}`, { method: 'DELETE' })).json();
+    const hits = await eventually(async () => (receiver.at('/ok/allocations').length >= 2 ? receiver.at('/ok/allocations') : null), 10_000);
+    const verified = hits.map((h) => new Webhook(hook.secret).verify(h.body, h.headers) as { type: string; data: unknown });
+    // one subject and one resource: delivered in the order they happened, and nothing else (no invoice or credit note)
+    expect(verified.map((v) => [v.type, v.data])).toEqual([
+      ['com.ledgerline.sales.credit_allocation.recorded.v1', allocation],
+      ['com.ledgerline.sales.credit_allocation.recorded.v1', removed],
+    ]);
+  });
+
   it("an organisation's endpoints receive only its own events, and another organisation cannot see them", async () => {
     const mine = await createWebhook('/ok/org1', ['sales.>']);
     const theirs = await createWebhook('/org2', ['sales.invoice.posted'], other.key);

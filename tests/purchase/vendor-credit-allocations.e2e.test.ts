@@ -58,7 +58,7 @@ describe('vendor credit allocations (decision 148)', () => {
     expect(changedBills).not.toContain(untouched.id);
     expect((await json(await api(`/v1/purchase/vendor-credits?updated_since=${encodeURIComponent(since)}`))).entities.map((d: any) => d.id)).toEqual([vc.id]);
     const [created] = await eventually(async () => {
-      const found = (await readEvents(stack, 'purchase', 'PURCHASE', 'purchase.credit_allocation.created')).filter((e) => e.subject === String(allocation.id));
+      const found = (await readEvents(stack, 'purchase', 'PURCHASE', 'purchase.credit_allocation.recorded')).filter((e) => e.subject === String(allocation.id));
       return found.length ? found : null;
     });
     expect(created!.data).toEqual(allocation);

@@ -26,12 +26,10 @@ export const SUBJECTS = {
   salesInvoicePosted: 'sales.invoice.posted',
   salesCreditNotePosted: 'sales.credit_note.posted',
   salesInvoiceComplianceEvaluated: 'sales.invoice.compliance_evaluated',
-  salesCreditAllocationCreated: 'sales.credit_allocation.created',
-  salesCreditAllocationRemoved: 'sales.credit_allocation.removed',
+  salesCreditAllocationRecorded: 'sales.credit_allocation.recorded',
   purchaseBillPosted: 'purchase.bill.posted',
   purchaseVendorCreditPosted: 'purchase.vendor_credit.posted',
-  purchaseCreditAllocationCreated: 'purchase.credit_allocation.created',
-  purchaseCreditAllocationRemoved: 'purchase.credit_allocation.removed',
+  purchaseCreditAllocationRecorded: 'purchase.credit_allocation.recorded',
   financeBankTransactionRecorded: 'finance.bank_transaction.recorded',
   financePayoutPosted: 'finance.payout.posted',
   financePaymentMatched: 'finance.payment.matched',
@@ -164,12 +162,13 @@ export const financePaymentMatchedEventSchema = z
 export type FinancePaymentMatchedEvent = z.infer<typeof financePaymentMatchedEventSchema>;
 
 /**
- * `sales.credit_allocation.created` / `.removed`: a credit note applied to an invoice, or taken
- * back (`removed_at` set). Both documents' amount_due moved by `amount` (down on creation, back up
- * on removal); nothing reaches the ledger.
+ * `sales.credit_allocation.recorded`: a credit note applied to an invoice (`removed_at` null), and
+ * again when it is taken back (`removed_at` set). Both documents' amount_due moved by `amount`
+ * (down when made, back up when taken back); nothing reaches the ledger. One subject, so a
+ * consumer or an endpoint gets the two of one allocation in the order they happened.
  */
 export const salesCreditAllocationEventSchema = creditNoteAllocation.allocation;
-/** `purchase.credit_allocation.created` / `.removed`: a vendor credit applied to a bill, or taken back. */
+/** `purchase.credit_allocation.recorded`: a vendor credit applied to a bill, and again when taken back. */
 export const purchaseCreditAllocationEventSchema = vendorCreditAllocation.allocation;
 
 /** `accounting.transaction.posted`: the ledger entry, with the document it was posted for. */
@@ -209,12 +208,10 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.salesInvoicePosted]: salesInvoicePostedEventSchema,
   [SUBJECTS.salesCreditNotePosted]: salesCreditNotePostedEventSchema,
   [SUBJECTS.salesInvoiceComplianceEvaluated]: salesInvoiceComplianceEvaluatedEventSchema,
-  [SUBJECTS.salesCreditAllocationCreated]: salesCreditAllocationEventSchema,
-  [SUBJECTS.salesCreditAllocationRemoved]: salesCreditAllocationEventSchema,
+  [SUBJECTS.salesCreditAllocationRecorded]: salesCreditAllocationEventSchema,
   [SUBJECTS.purchaseBillPosted]: purchaseBillPostedEventSchema,
   [SUBJECTS.purchaseVendorCreditPosted]: purchaseVendorCreditPostedEventSchema,
-  [SUBJECTS.purchaseCreditAllocationCreated]: purchaseCreditAllocationEventSchema,
-  [SUBJECTS.purchaseCreditAllocationRemoved]: purchaseCreditAllocationEventSchema,
+  [SUBJECTS.purchaseCreditAllocationRecorded]: purchaseCreditAllocationEventSchema,
   [SUBJECTS.financeBankTransactionRecorded]: financeBankTransactionRecordedEventSchema,
   [SUBJECTS.financePayoutPosted]: financePayoutPostedEventSchema,
   [SUBJECTS.financePaymentMatched]: financePaymentMatchedEventSchema,

@@ -57,5 +57,5 @@ export const VENDOR_CREDIT_ALLOCATIONS: AllocationRule<VendorCreditAllocation> =
   words: { credit: 'vendor_credit', target: 'bill', creditLabel: 'vendor credit', targetLabel: 'bill', party: 'vendor' },
   creditNotFound: 'vendor_credit_not_found',
   targetNotFound: 'bill_not_found',
-  subjects: { created: SUBJECTS.purchaseCreditAllocationCreated, removed: SUBJECTS.purchaseCreditAllocationRemoved },
+  subject: SUBJECTS.purchaseCreditAllocationRecorded,
 };

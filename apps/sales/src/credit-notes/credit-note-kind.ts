@@ -60,5 +60,5 @@ export const CREDIT_NOTE_ALLOCATIONS: AllocationRule<CreditNoteAllocation> = {
   words: { credit: 'credit_note', target: 'invoice', creditLabel: 'credit note', targetLabel: 'invoice', party: 'customer' },
   creditNotFound: 'credit_note_not_found',
   targetNotFound: 'invoice_not_found',
-  subjects: { created: SUBJECTS.salesCreditAllocationCreated, removed: SUBJECTS.salesCreditAllocationRemoved },
+  subject: SUBJECTS.salesCreditAllocationRecorded,
 };

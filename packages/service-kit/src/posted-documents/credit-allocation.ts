@@ -33,8 +33,11 @@ export interface AllocationRule<V extends object = AllocationView> {
   /** The 404 codes of an unknown credit and an unknown document (the codes their own reads answer). */
   creditNotFound: string;
   targetNotFound: string;
-  /** Subjects of the events: allocation created, allocation removed. */
-  subjects: { created: string; removed: string };
+  /**
+   * Subject of the allocation's events: when made and when taken back, one subject so that the two
+   * of one allocation are consumed (and delivered to webhooks) in the order they happened.
+   */
+  subject: string;
   /** Carries V (never set). */
   readonly view?: V;
 }
@@ -215,7 +218,7 @@ export async function allocateCredit<V extends object>(
     created_at: row!.created_at,
     removed_at: null,
   });
-  await ctx.emit({ subject: rule.subjects.created, orgId: ctx.orgId, resource: String(row!.id), data: view });
+  await ctx.emit({ subject: rule.subject, orgId: ctx.orgId, resource: String(row!.id), data: view });
   return view;
 }
 
@@ -248,7 +251,7 @@ export async function removeAllocation<V extends object>(ctx: TenantContext, rul
   const removedAt = ctx.now();
   await sqlRows(ctx.em, `update ${rule.allocations} set removed_at = ? where org_id = ? and id = ?`, [removedAt, ctx.orgId, allocationId]);
   const view = viewOf(rule, { ...row, removed_at: removedAt });
-  await ctx.emit({ subject: rule.subjects.removed, orgId: ctx.orgId, resource: String(allocationId), data: view });
+  await ctx.emit({ subject: rule.subject, orgId: ctx.orgId, resource: String(allocationId), data: view });
   return view;
 }
 
