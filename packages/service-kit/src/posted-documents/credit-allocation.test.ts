@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allocationAmount } from './credit-allocation.js';
+import { figuresAfterPayment } from './payment-application.js';
 
 const rule = { words: { credit: 'credit_note', target: 'invoice', creditLabel: 'credit note', targetLabel: 'invoice', party: 'customer' } };
 const credit = (amountDue: string, precision = 2) => ({ amountDue, precision, no: 'CN1' });
@@ -42,5 +43,17 @@ describe('allocationAmount', () => {
     expect(allocationAmount(rule, credit('121.0000', 4), invoice('298.0000', 4), 1.0005).toFixed(4)).toBe('1.0005');
     expect(code(() => allocationAmount(rule, credit('121', 0), invoice('298', 0), 1.5))).toBe('validation_error amount');
     expect(code(() => allocationAmount(rule, credit('121.00'), invoice('298.00'), 1e-7))).toBe('validation_error amount');
+  });
+});
+
+describe('figuresAfterPayment (what a payment and an allocation store)', () => {
+  const doc = (amountPaid: string, totalAmount = '298.00', precision = 2) => ({ totalAmount, amountPaid, precision });
+  it('moves amount paid by the delta, amount due and status following, at the document precision', () => {
+    expect(figuresAfterPayment(doc('0.00'), '121')).toEqual({ amountPaid: '121.00', amountDue: '177.00', paymentStatus: 'partially_paid' });
+    expect(figuresAfterPayment(doc('121.00'), '177.00')).toEqual({ amountPaid: '298.00', amountDue: '0.00', paymentStatus: 'paid' });
+    expect(figuresAfterPayment(doc('298.00'), '0.01')).toEqual({ amountPaid: '298.01', amountDue: '-0.01', paymentStatus: 'overpaid' });
+    // taken back
+    expect(figuresAfterPayment(doc('121.00'), '-121')).toEqual({ amountPaid: '0.00', amountDue: '298.00', paymentStatus: 'unpaid' });
+    expect(figuresAfterPayment(doc('0', '999', 0), 333)).toEqual({ amountPaid: '333', amountDue: '666', paymentStatus: 'partially_paid' });
   });
 });

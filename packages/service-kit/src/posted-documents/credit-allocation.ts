@@ -1,16 +1,16 @@
-import { paymentStatus } from '@ledgerline/documents';
 import { BusinessRuleError, NotFoundError, ValidationError } from '../errors.js';
 import { dec, toDb, toWire, type Dec } from '../money.js';
 import { sqlRows } from '../db/orm.js';
 import type { TenantContext } from '../context.js';
+import { figuresAfterPayment } from './payment-application.js';
 
 /**
  * How one service's credits are applied to its open documents (decision 148): a sales credit note
  * to an invoice of the same customer, a vendor credit to a bill of the same vendor. The
  * differences between services, as data; the tables and columns are the service's own, written
- * into the statements (never anything a request sent).
+ * into the statements (never anything a request sent). `V` is the allocation as the service's
+ * contract types it (the view below, keyed by `words`).
  */
-// V: the allocation as the service's contract types it (the view below, keyed by `words`).
 export interface AllocationRule<V extends object = AllocationView> {
   /** The documents' table: `id`, `org_id`, `no`, `currency`, `precision`, `date_issued`, `total_amount`, `amount_paid`, `amount_due`, `payment_status`. */
   table: string;
@@ -89,8 +89,8 @@ function viewOf<V extends object>(rule: AllocationRule<V>, row: AllocationRow): 
 
 /**
  * The credit and the document, locked until commit in id order (the order a second allocation
- * or a payment of either takes them in), so concurrent settlements of one document are judged
- * one after another.
+ * takes them in; a payment locks its one document), so concurrent settlements of one document
+ * are judged one after another.
  */
 async function lockDocuments(ctx: TenantContext, rule: AllocationRule<object>, creditId: number, targetId: number | null): Promise<{ credit: DocumentRow | null; target: DocumentRow | null }> {
   const rows = await sqlRows<DocumentRow>(
@@ -114,13 +114,12 @@ function creditNotFound(rule: AllocationRule<object>, id: number): NotFoundError
 
 /** Moves a document's amount paid by `delta` (positive settles it), its amount due and status following. */
 async function settle(ctx: TenantContext, rule: AllocationRule<object>, doc: DocumentRow, delta: Dec): Promise<void> {
-  const paid = dec(doc.amount_paid).plus(delta);
-  const amountPaid = toDb(paid, doc.precision);
+  const after = figuresAfterPayment({ totalAmount: doc.total_amount, amountPaid: doc.amount_paid, precision: doc.precision }, delta);
   const touch = rule.touchColumn ? `, ${rule.touchColumn} = ?` : '';
   await sqlRows(
     ctx.em,
     `update ${rule.table} set amount_paid = ?, amount_due = ?, payment_status = ?${touch} where org_id = ? and id = ?`,
-    [amountPaid, toDb(dec(doc.total_amount).minus(paid), doc.precision), paymentStatus(doc.total_amount, amountPaid), ...(rule.touchColumn ? [ctx.now()] : []), ctx.orgId, Number(doc.id)],
+    [after.amountPaid, after.amountDue, after.paymentStatus, ...(rule.touchColumn ? [ctx.now()] : []), ctx.orgId, Number(doc.id)],
   );
 }
 

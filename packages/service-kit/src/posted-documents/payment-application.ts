@@ -1,7 +1,7 @@
 import type { EntitySchema } from '@mikro-orm/core';
 import { SUBJECTS, financePaymentMatchedEventSchema, type CloudEvent, type FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 import { paymentStatus } from '@ledgerline/documents';
-import { dec, toDb } from '../money.js';
+import { dec, toDb, type DecimalInput } from '../money.js';
 import { insertStatement } from '../db/tables.js';
 import { sqlRows } from '../db/orm.js';
 import { PoisonMessageError, type ConsumerDefinition } from '../events/consumer.js';
@@ -17,6 +17,16 @@ export interface PayableDocument {
   amountPaid: string;
   amountDue: string;
   paymentStatus: string;
+}
+
+/**
+ * A document's payment figures once `delta` more is paid (negative takes a payment back): what a
+ * payment and a credit allocation both store.
+ */
+export function figuresAfterPayment(doc: { totalAmount: string; amountPaid: string; precision: number }, delta: DecimalInput): { amountPaid: string; amountDue: string; paymentStatus: string } {
+  const paid = dec(doc.amountPaid).plus(dec(delta));
+  const amountPaid = toDb(paid, doc.precision);
+  return { amountPaid, amountDue: toDb(dec(doc.totalAmount).minus(paid), doc.precision), paymentStatus: paymentStatus(doc.totalAmount, amountPaid) };
 }
 
 /**
@@ -88,8 +98,7 @@ export async function applyMatchedPayment<A extends object>(
     throw new PoisonMessageError(`payment in ${payment.currency} for ${payment.document.type} ${doc.id} in ${doc.currency}`);
   }
   const at = ctx.now();
-  const paid = dec(doc.amountPaid).plus(dec(payment.amount));
-  const amountPaid = toDb(paid, doc.precision);
+  const after = figuresAfterPayment(doc, payment.amount);
   const touch = target.touchColumn ? `, ${target.touchColumn} = ?` : '';
   // the application row and the figures by one statement: the figures move only when the row was
   // new (an event applied before leaves both as they are)
@@ -102,9 +111,9 @@ export async function applyMatchedPayment<A extends object>(
      returning id`,
     [
       ...application.params,
-      amountPaid,
-      toDb(dec(doc.totalAmount).minus(paid), doc.precision),
-      paymentStatus(doc.totalAmount, amountPaid),
+      after.amountPaid,
+      after.amountDue,
+      after.paymentStatus,
       ...(target.touchColumn ? [at] : []),
       orgId,
       doc.id,
