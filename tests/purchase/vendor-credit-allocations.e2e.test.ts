@@ -63,6 +63,10 @@ describe('vendor credit allocations (decision 148)', () => {
     });
     expect(created!.data).toEqual(allocation);
     expect((await json(await api(`/v1/purchase/bills/${b.id}/allocations`))).entities).toEqual([allocation]);
+    // what must still be paid by a day: the bill's rest, due 2026-03-29
+    const due = (await json(await api('/v1/purchase/bills?payment_status=unpaid&payment_status=partially_paid&date_due=[;2026-03-29]&take=1000'))).entities;
+    expect(due.find((d: any) => d.id === b.id)).toMatchObject({ amount_due: 177, date_due: '2026-03-29' });
+    expect((await json(await api('/v1/purchase/bills?date_due=[;2026-03-28]'))).total).toBe(0);
     await expectProblem(await api(`/v1/purchase/bills/${vc.id}/allocations`), 404, 'bill_not_found');
 
     const removed = await json(await api(`/v1/purchase/vendor-credits/${vc.id}/allocations/${allocation.id}`, { method: 'DELETE' }));

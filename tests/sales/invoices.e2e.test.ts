@@ -191,6 +191,12 @@ describe('lists', () => {
 
     const ranged = await (await api('/v1/sales/invoices?date_issued=[2025-01-01;2025-12-31]')).json();
     expect(ranged.entities.map((e: any) => e.date_issued)).toEqual(['2025-03-01']);
+    // what is overdue on a day: unpaid or partly paid, due before it (the 2025 invoice fell due on 2025-03-15)
+    const overdue = await (await api('/v1/sales/invoices?payment_status=unpaid&payment_status=partially_paid&date_due=[;2025-12-31]')).json();
+    expect(overdue.entities.map((e: any) => [e.date_due, e.payment_status])).toEqual([['2025-03-15', 'unpaid']]);
+    expect(overdue.entities[0].overdue_days).toBeGreaterThan(600);
+    expect((await (await api('/v1/sales/invoices?date_due=[2025-03-16;2025-12-31]')).json()).total).toBe(0);
+    await expectProblem(await api('/v1/sales/invoices?date_due=[2025-02-30;]'), 400);
 
     const byTotal = await (await api('/v1/sales/invoices?sort=-total_amount&take=3')).json();
     const totals = byTotal.entities.map((e: any) => e.total_amount);

@@ -21,6 +21,7 @@ import {
   positiveRate,
   precision,
   ratio,
+  rangeQuery,
   repeatedParam,
   searchQuery,
   shortText,
@@ -226,6 +227,7 @@ export const purchaseDocumentListQuerySchema = z.object({
 export type PurchaseDocumentListQuery = z.output<typeof purchaseDocumentListQuerySchema>;
 /** The bill and vendor-credit lists: the export's query, and what changed since a sync. */
 const purchaseListQuerySchema = purchaseDocumentListQuerySchema.extend({
+  date_due: rangeQuery('date').optional().describe('Due-date range: with payment_status=unpaid and partially_paid, `[;<date>]` lists what must be paid by then'),
   updated_since: isoDateTime.optional().describe('Only documents created or changed (paid, a credit applied) at or after this instant'),
 });
 export const vendorBillListQuerySchema = purchaseListQuerySchema;

@@ -377,6 +377,7 @@ export const salesDocumentListQuerySchema = z.object({
   sort: sortQuery.optional(),
   payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
   date_issued: rangeQuery('date').optional(),
+  date_due: rangeQuery('date').optional().describe('Due-date range: with payment_status=unpaid and partially_paid, `[;<yesterday>]` lists what is overdue'),
   updated_since: isoDateTime.optional().describe('Only documents created or edited at or after this instant'),
 });
 export type SalesDocumentListQuery = z.output<typeof salesDocumentListQuerySchema>;

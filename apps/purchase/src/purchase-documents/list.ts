@@ -1,13 +1,13 @@
 import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
-import { dec, listEntityPage, sortedPage, toWire, where, type SqlCondition } from '@ledgerline/service-kit';
+import { dec, listEntityPage, parseRange, sortedPage, toWire, where, type SqlCondition } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
 import { PURCHASE_KINDS } from './kinds.js';
 import { isoDay } from '@ledgerline/service-kit';
 
 /** The list query as the contracts parse it (`purchaseDocumentListQuerySchema`, the export's too). */
-export type PurchaseListQuery = Pick<z.output<typeof purchaseDocumentListQuerySchema>, 'from' | 'take' | 'search' | 'sort' | 'payment_status'> & { updated_since?: string };
+export type PurchaseListQuery = Pick<z.output<typeof purchaseDocumentListQuerySchema>, 'from' | 'take' | 'search' | 'sort' | 'payment_status'> & { updated_since?: string; date_due?: string };
 
 /** Sortable fields of purchase lists and the export → the columns they read. */
 const SORTABLE: Record<string, string> = {
@@ -38,6 +38,7 @@ export async function listPurchaseDocuments(em: EntityManager, orgId: number, ki
   if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
   if (q.search) conditions.push(where.containsAny(['no', 'vendor_doc_no', 'vendor_name', 'description'], q.search));
   if (q.updated_since) conditions.push(where.gte('updated_at', new Date(q.updated_since)));
+  conditions.push(...where.within('date_due', parseRange('date_due', q.date_due, 'date')));
   return listEntityPage(em, PurchaseDocumentSchema, { orgId, conditions, ...sortedPage(q, SORTABLE) });
 }
 

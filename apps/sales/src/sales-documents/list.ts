@@ -28,6 +28,7 @@ export async function listSalesDocuments(
   if (q.search) conditions.push(where.containsAny(['no', 'customer_name', 'notes'], q.search));
   if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
   conditions.push(...where.within('date_issued', parseRange('date_issued', q.date_issued, 'date')));
+  conditions.push(...where.within('date_due', parseRange('date_due', q.date_due, 'date')));
   if (q.updated_since) conditions.push(where.gte('updated_at', new Date(q.updated_since)));
   const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'desc' }]);
   return listPage<SalesViewRow>(em, {
