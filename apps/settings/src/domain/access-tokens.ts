@@ -1,4 +1,4 @@
-import { isScope, type Scope } from '@ledgerline/contracts/scopes';
+import { isScope } from '@ledgerline/contracts/scopes';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { randomUUID } from 'node:crypto';
