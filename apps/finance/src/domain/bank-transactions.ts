@@ -4,7 +4,7 @@ import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, assertWithinAmountLimit, insertStatement, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
-import { BankTransactionSchema, type BankTransaction, type MatchStatus } from '../db/entities.js';
+import { BankTransactionSchema, type BankTransaction, type MatchStatus, type PaymentMatch } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar } from './document-settlements.js';
@@ -228,9 +228,7 @@ export async function listBankTransactions(
  * does not exist in the organisation, or is in another currency, is 422 and nothing changes.
  */
 export async function matchBankTransaction(ctx: TenantContext, id: number, body: BankTransactionMatchRequest) {
-  const { em, orgId } = ctx;
-  const bt = await em.findOne(BankTransactionSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!bt) throw new NotFoundError(`Bank transaction ${id} not found`, 'bank_transaction_not_found');
+  const bt = await lockedTransaction(ctx, id);
   if (bt.matchStatus === 'matched') throw new ConflictError(`Bank transaction ${id} already pays ${bt.match?.type} ${bt.match?.no ?? bt.match?.id}`, 'bank_transaction_already_matched');
   // one booked to an account of its own (a fee to 568) is not waiting in suspense
   if (bt.glAccount?.number) throw new ConflictError(`Bank transaction ${id} is booked to account ${String(bt.glAccount.number)}, not waiting in suspense`, 'bank_transaction_not_in_suspense');
@@ -244,24 +242,43 @@ export async function matchBankTransaction(ctx: TenantContext, id: number, body:
     );
   }
   const { legal, settlement } = await pricePayment(ctx, { ...cash, fx_rate: bt.fxRate != null ? Number(bt.fxRate) : null, currency_coef: bt.currencyCoef != null ? Number(bt.currencyCoef) : null }, resolved);
-  Object.assign(bt, {
-    paidRecord: completedPaidRecord({ type: body.document.type, id: body.document.id }, resolved.match),
-    match: resolved.match,
-    matchStatus: 'matched' as const,
-    matchedBy: 'manual',
-    glAccount: null,
-    fxRate: legal.fxRate,
-    currencyCoef: legal.currencyCoef,
-    fxRateSource: legal.source,
-    amountLeg: legal.amountLeg,
-    settlementAmountLeg: settlement,
-    version: (bt.version ?? 1) + 1,
-    updatedAt: ctx.now(),
-  });
-  await em.flush();
+  return storeNextVersion(
+    ctx,
+    bt,
+    {
+      paidRecord: completedPaidRecord({ type: body.document.type, id: body.document.id }, resolved.match),
+      match: resolved.match,
+      matchStatus: 'matched',
+      matchedBy: 'manual',
+      glAccount: null,
+      fxRate: legal.fxRate,
+      currencyCoef: legal.currencyCoef,
+      fxRateSource: legal.source,
+      amountLeg: legal.amountLeg,
+      settlementAmountLeg: settlement,
+    },
+    { match: resolved.match, sign: 1 },
+  );
+}
+
+/** A transaction of the organisation, locked until commit (404 when it has none of that id). */
+async function lockedTransaction(ctx: TenantContext, id: number): Promise<BankTransaction> {
+  const bt = await ctx.em.findOne(BankTransactionSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!bt) throw new NotFoundError(`Bank transaction ${id} not found`, 'bank_transaction_not_found');
+  return bt;
+}
+
+/**
+ * Stores a change of a recorded transaction as its next version and announces it: the ledger
+ * reverses the version it posted and posts this one, and the payment is applied to (`sign` 1) or
+ * taken back from (−1) the document it names.
+ */
+async function storeNextVersion(ctx: TenantContext, bt: BankTransaction, changes: Partial<BankTransaction>, payment: { match: PaymentMatch; sign: 1 | -1 }) {
+  Object.assign(bt, changes, { version: (bt.version ?? 1) + 1, updatedAt: ctx.now() });
+  await ctx.em.flush();
   const view = bankTransactionView(bt);
-  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(bt.id), data: view });
-  await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match: resolved.match, date: isoDay(bt.dateTransaction) });
+  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId: ctx.orgId, resource: String(bt.id), data: view });
+  await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match: payment.match, date: isoDay(bt.dateTransaction) }, payment.sign);
   return view;
 }
 
@@ -274,25 +291,10 @@ export async function matchBankTransaction(ctx: TenantContext, id: number, body:
  * pay the right document. One not matched is 409, and so is one booked to an account of its own.
  */
 export async function unmatchBankTransaction(ctx: TenantContext, id: number) {
-  const { em, orgId } = ctx;
-  const bt = await em.findOne(BankTransactionSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!bt) throw new NotFoundError(`Bank transaction ${id} not found`, 'bank_transaction_not_found');
+  const bt = await lockedTransaction(ctx, id);
   if (bt.matchStatus !== 'matched' || !bt.match) throw new ConflictError(`Bank transaction ${id} pays no document`, 'bank_transaction_not_matched');
   const match = bt.match;
   // payments of the document are priced one after another, this taking-back among them
   await lockPaidDocuments(ctx, [match]);
-  Object.assign(bt, {
-    paidRecord: null,
-    match: null,
-    matchStatus: 'unmatched' as const,
-    matchedBy: null,
-    settlementAmountLeg: null,
-    version: (bt.version ?? 1) + 1,
-    updatedAt: ctx.now(),
-  });
-  await em.flush();
-  const view = bankTransactionView(bt);
-  await ctx.emit({ subject: SUBJECTS.financeBankTransactionRecorded, orgId, resource: String(bt.id), data: view });
-  await emitPaymentMatched(ctx, { paymentId: bt.id, source: 'bank_transaction', match, date: isoDay(bt.dateTransaction) }, -1);
-  return view;
+  return storeNextVersion(ctx, bt, { paidRecord: null, match: null, matchStatus: 'unmatched', matchedBy: null, settlementAmountLeg: null }, { match, sign: -1 });
 }

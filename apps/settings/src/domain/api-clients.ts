@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, type ClientRecord, type SettingsApiClientRevokedEvent } from '@ledgerline/contracts';
 import { NotFoundError, SECRET_PREFIXES, findAndCount, generateSecret, secretHash, type TenantContext } from '@ledgerline/service-kit';
 import { ApiClientSchema, type ApiClient } from '../db/entities.js';
+import { LAST_USED_RESOLUTION_MS } from './api-keys.js';
 
 /*
  * API clients after their creation (decision 149): listed and read without their secret,
@@ -10,9 +11,6 @@ import { ApiClientSchema, type ApiClient } from '../db/entities.js';
  * the access tokens it already holds: it checks each client with settings (cached briefly, like
  * an API key), and `settings.api_client.revoked` drops its cached answer at once.
  */
-
-/** `last_used_at` moves at most once a minute: a client fetching tokens in a loop writes little. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 export function clientStatus(client: ApiClient): ClientRecord['status'] {
   return client.revokedAt ? 'revoked' : 'active';

@@ -5,6 +5,12 @@ import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secret
 import { ApiKeySchema, type ApiKey, type ApiKeyStatus } from '../db/entities.js';
 
 
+/**
+ * How finely a credential's `last_used_at` is kept: it moves at most once a minute, so a key or
+ * client used in a loop writes little.
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 export function apiKeyStatus(key: ApiKey, now = new Date()): ApiKeyStatus {
   if (key.revokedAt) return 'revoked';
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return 'expired';

@@ -2,11 +2,9 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { UnauthorizedError, parseOrThrow, INTERNAL_HEADERS, type KitEnv, type ServiceDeps } from '@ledgerline/service-kit';
 import { ApiClientSchema, ApiKeySchema } from '../db/entities.js';
-import { apiKeyStatus } from '../domain/api-keys.js';
+import { LAST_USED_RESOLUTION_MS, apiKeyStatus } from '../domain/api-keys.js';
 import { clientStatus } from '../domain/api-clients.js';
 import { jwks } from '../domain/access-tokens.js';
-
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Endpoints only the gateway calls (never routed publicly): API key verification by hash, whether
