@@ -101,7 +101,8 @@ describe('OpenAPI examples recorded from a live scenario', () => {
 
     await as('getOrganisation', '/settings/organisation');
     await as('updateOrganisation', '/settings/organisation', {
-      json: { email: 'billing@novak-consulting.example', website: 'https://novak-consulting.example', peppol_id: '9929:CZ27074358' },
+      // September's VAT return is filed: the books are closed through its last day
+      json: { email: 'billing@novak-consulting.example', website: 'https://novak-consulting.example', peppol_id: '9929:CZ27074358', lock_date: '2026-09-30' },
     });
 
     // API keys and clients

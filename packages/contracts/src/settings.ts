@@ -9,6 +9,7 @@ import {
   id,
   int32,
   int64,
+  isoDate,
   isoDateTime,
   nullish,
   pagedEnvelope,
@@ -167,6 +168,9 @@ export const organisationSchema = z
     is_large_enterprise: z.boolean().optional().describe('Large enterprise (earlier e-invoicing mandates, e.g. France 2026)'),
     peppol_id: peppolId.nullable(),
     bank_account: organisationBankAccountSchema.nullable(),
+    lock_date: isoDate
+      .nullable()
+      .describe('The books are closed through this day: every write that would post on or before it is refused with 409 period_locked (null: every period is open)'),
     created_at: nullish(isoDateTime),
     updated_at: nullish(isoDateTime),
   })
@@ -186,6 +190,9 @@ const organisationInputFields = {
   is_large_enterprise: z.boolean().describe('Large enterprise: compliance rules with earlier mandates for large firms apply (default false)'),
   peppol_id: nullish(peppolId),
   bank_account: nullish(organisationBankAccountSchema),
+  lock_date: nullish(isoDate).describe(
+    'Close the books through this day (today at the latest; null reopens every period). Moving it needs the admin scope. Documents, payments, matches, payouts and allocations dated on or before it are then refused with 409 period_locked',
+  ),
 };
 
 /** Body of PUT /settings/organisation: fields sent replace the stored ones; absent fields stay. */

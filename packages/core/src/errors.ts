@@ -68,8 +68,8 @@ export class NotAcceptableError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(message: string, code = 'conflict') {
-    super(409, code, 'Conflict', message);
+  constructor(message: string, code = 'conflict', errors?: FieldError[]) {
+    super(409, code, 'Conflict', message, errors);
   }
 }
 

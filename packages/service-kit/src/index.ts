@@ -37,6 +37,7 @@ export * from './events/replies.js';
 export * from './secret-box.js';
 export * from './dates.js';
 export * from './organisations/replica.js';
+export * from './organisations/closed-period.js';
 export * from './posted-documents/numbered-insert.js';
 export * from './posted-documents/credited-document.js';
 export * from './posted-documents/payment-application.js';

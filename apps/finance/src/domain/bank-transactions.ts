@@ -8,7 +8,7 @@ import { BankTransactionSchema, type BankTransaction, type MatchStatus, type Pay
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar } from './document-settlements.js';
-import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
+import { LOCK_DATE_OF_ORG, isoDay, legalCurrencyOf, lockDateOf, postingDate, postingSettingsOf, refuseClosedPeriod } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
   return new ConflictError(
@@ -61,6 +61,7 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
  */
 const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'))::bigint as id,
   (select legal_currency from kit_organisations where org_id = ?::bigint) as legal_currency,
+  ${LOCK_DATE_OF_ORG} as lock_date,
   exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
     and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen`;
 
@@ -75,6 +76,9 @@ const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'
  * The transaction and its events are written last, by one statement (`ctx.writeLast`): a request
  * that holds no transaction commits them with it, so a payment in the legal currency costs two
  * statements (this one and `PREPARE`) and no BEGIN or COMMIT.
+ *
+ * A transaction that would post on or before the organisation's lock date is 409 `period_locked`
+ * (decision 156); a caller that passes `opts.id` has checked its transactions' dates already.
  *
  * `opts.matchedBy` records what a statement match rested on; `opts.suspense` marks a statement
  * entry that was looked for and not found as `unmatched` (waiting in 395 for …/match), where a
@@ -92,13 +96,14 @@ export async function recordBankTransaction(
   let id = opts.id;
   let knownLegalCurrency = opts.legalCurrency;
   if (id === undefined) {
-    const [pre] = await sqlRows<{ id: number; legal_currency: string | null; seen: boolean }>(
+    const [pre] = await sqlRows<{ id: number; legal_currency: string | null; lock_date: string | null; seen: boolean }>(
       em,
       PREPARE,
-      [orgId, orgId, req.account_number ?? null, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null],
+      [orgId, orgId, orgId, req.account_number ?? null, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null],
       { prepared: true },
     );
     if (pre.seen) throw duplicate();
+    refuseClosedPeriod(lockDateOf({ lock_date: pre.lock_date }), 'the bank transaction', [postingDate.bankTransaction(req)]);
     id = pre.id;
     knownLegalCurrency ??= pre.legal_currency ?? FALLBACK_LEGAL_CURRENCY;
   }
@@ -232,6 +237,7 @@ export async function matchBankTransaction(ctx: TenantContext, id: number, body:
   if (bt.matchStatus === 'matched') throw new ConflictError(`Bank transaction ${id} already pays ${bt.match?.type} ${bt.match?.no ?? bt.match?.id}`, 'bank_transaction_already_matched');
   // one booked to an account of its own (a fee to 568) is not waiting in suspense
   if (bt.glAccount?.number) throw new ConflictError(`Bank transaction ${id} is booked to account ${String(bt.glAccount.number)}, not waiting in suspense`, 'bank_transaction_not_in_suspense');
+  await refusePostedInClosedPeriod(ctx, bt, `matching bank transaction ${id}`);
   const cash = { amount: Number(bt.amount), currency: bt.currency.trim(), payment_amount: bt.paymentAmount != null ? Number(bt.paymentAmount) : null };
   const resolved = await resolvePaidRecord(ctx, { type: body.document.type, id: body.document.id }, cash, 'document');
   if (!resolved.match) {
@@ -269,6 +275,16 @@ async function lockedTransaction(ctx: TenantContext, id: number): Promise<BankTr
 }
 
 /**
+ * A later match, or taking one back, re-posts the transaction on its own day (the ledger reverses
+ * the version it posted): one posted in a closed period is 409 `period_locked` (decision 156).
+ */
+async function refusePostedInClosedPeriod(ctx: TenantContext, bt: BankTransaction, what: string): Promise<void> {
+  const { lockDate } = await postingSettingsOf(ctx.em, ctx.orgId);
+  const posted = postingDate.bankTransaction({ date_accounting: isoDay(bt.dateAccounting), date_transaction: isoDay(bt.dateTransaction) });
+  refuseClosedPeriod(lockDate, what, [posted]);
+}
+
+/**
  * Stores a change of a recorded transaction as its next version and announces it: the ledger
  * reverses the version it posted and posts this one, and the payment is applied to (`sign` 1) or
  * taken back from (−1) the document it names.
@@ -293,6 +309,7 @@ async function storeNextVersion(ctx: TenantContext, bt: BankTransaction, changes
 export async function unmatchBankTransaction(ctx: TenantContext, id: number) {
   const bt = await lockedTransaction(ctx, id);
   if (bt.matchStatus !== 'matched' || !bt.match) throw new ConflictError(`Bank transaction ${id} pays no document`, 'bank_transaction_not_matched');
+  await refusePostedInClosedPeriod(ctx, bt, `taking back the match of bank transaction ${id}`);
   const match = bt.match;
   // payments of the document are priced one after another, this taking-back among them
   await lockPaidDocuments(ctx, [match]);

@@ -8,7 +8,7 @@ import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar, type SettledSoFar } from './document-settlements.js';
-import { isoDay, legalCurrencyOf } from '@ledgerline/service-kit';
+import { isoDay, postingDate, postingSettingsOf, refuseClosedPeriod } from '@ledgerline/service-kit';
 
 /** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
 export function payoutTotal(lines: Array<{ amount: number }>, given: number | null | undefined): string {
@@ -76,8 +76,8 @@ async function settleLines(
  * currency without one) at the rate of the document it pays; a line with neither → 422
  * `fx_rate_required`. The bank receives Σ of the lines' legal values.
  */
-async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: number | null): Promise<BuiltLines> {
-  const { em, orgId } = ctx;
+async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: number | null, legalCurrency: string): Promise<BuiltLines> {
+  const { em } = ctx;
   const given = req.lines ?? [];
   const total = payoutTotal(given, req.total_amount);
   const results = await Promise.all(
@@ -85,7 +85,6 @@ async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: num
       resolvePaidRecord(ctx, l.paid_record, { amount: l.amount, payment_amount: l.payment_amount, currency: l.currency ?? req.currency }, `lines[${i}].paid_record`),
     ),
   );
-  const legalCurrency = await legalCurrencyOf(em, orgId);
   const legals = given.map((l, i) =>
     paymentLegal({
       amount: String(l.amount),
@@ -164,10 +163,15 @@ async function assertCopySource(em: EntityManager, req: PayoutRequest, self: num
   }
 }
 
+/** The day the ledger posts a payout on (the day it is recorded when it names none). */
+const payoutPostedOn = (ctx: TenantContext, p: Parameters<typeof postingDate.payout>[0]) => postingDate.payout(p, ctx.now().toISOString().slice(0, 10));
+
 export async function createPayout(ctx: TenantContext, req: PayoutRequest) {
   const { em, orgId } = ctx;
+  const books = await postingSettingsOf(em, orgId);
+  refuseClosedPeriod(books.lockDate, 'the payout', [payoutPostedOn(ctx, req)]);
   await assertCopySource(em, req, null);
-  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, null);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, null, books.legalCurrency);
   const p = em.create(PayoutSchema, {
     orgId,
     uid: randomUUID(),
@@ -218,8 +222,13 @@ export async function replacePayout(ctx: TenantContext, id: number, req: PayoutR
   const { em } = ctx;
   const p = await findPayout(em, id, true);
   if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
+  // the ledger reverses the current version on the day it was posted and posts the new one on its own
+  const books = await postingSettingsOf(em, ctx.orgId);
+  const current = postingDate.payout({ date_issued: isoDay(p.dateIssued), lines: p.lines }, p.editedAt.toISOString().slice(0, 10));
+  refuseClosedPeriod(books.lockDate, `replacing payout ${id} (which reverses version ${p.version})`, [{ field: 'id', date: current.date }]);
+  refuseClosedPeriod(books.lockDate, `the new version of payout ${id}`, [payoutPostedOn(ctx, req)]);
   await assertCopySource(em, req, p.id);
-  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, p.id);
+  const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, p.id, books.legalCurrency);
   for (const old of p.lines) {
     if (!old.match) continue;
     await emitPaymentMatched(

@@ -8,8 +8,10 @@ import {
   insertNumberedDocument,
   JsonText,
   NUMBER_PLACEHOLDER,
-  legalCurrencyOf,
   nextDocumentId,
+  postingDate,
+  postingSettingsOf,
+  refuseClosedPeriod,
   sqlRows,
   withDocumentNumber,
   type TenantContext,
@@ -72,9 +74,10 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   } = {},
 ): Promise<{ view: PurchaseView<K>; json: JsonText }> {
   const { em, orgId } = ctx;
+  const { legalCurrency, lockDate } = await postingSettingsOf(em, orgId);
   const computed = computeFigures({
     currency: req.currency,
-    legal_currency: await legalCurrencyOf(em, orgId),
+    legal_currency: legalCurrency,
     // Purchase documents carry one rate to the legal currency: tax_fx_rate.
     fx_rate: req.tax_fx_rate ?? null,
     tax_fx_rate: req.tax_fx_rate ?? null,
@@ -90,6 +93,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   });
   if (opts.strict) assertDerivedFigures(req, computed);
   opts.expect?.(computed);
+  refuseClosedPeriod(lockDate, `the ${kind.label}`, [postingDate.document(req)]);
   const id = await nextDocumentId(em, PurchaseDocumentSchema);
   const lineIds = await nextLineIds(em, req.items.length);
   const items: StoredItem[] = req.items.map((it, i) => {

@@ -7,6 +7,9 @@ import {
   NotFoundError,
   checkCreditedDocument,
   insertNumberedDocument,
+  lockDateOf,
+  postingDate,
+  refuseClosedPeriod,
   sqlRows,
   toDb,
   withDocumentNumber,
@@ -122,6 +125,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
   if (opts.strict) assertDerivedFigures(input, computed);
+  refuseClosedPeriod(lockDateOf(replica?.profile), `the ${kind.label}`, [postingDate.document(input)]);
   const catalogued = withCatalogueAccounts(input, new Map((pre.item_accounts ?? []).map((a) => [Number(a.id), a.gl_account])));
 
   // From here on everything is written, and the credited document locked, in the transaction

@@ -89,4 +89,12 @@ alter table api_clients add column revoked_at timestamptz, add column last_used_
 create index api_clients_org on api_clients (org_id, id);
 `,
   ),
+  sqlMigration(
+    'settings_0800_lock_date',
+    `
+-- Decision 156. The books are closed through this day: the services refuse every write that
+-- would post on or before it. Null while every period is open.
+alter table organisations add column lock_date date;
+`,
+  ),
 ];

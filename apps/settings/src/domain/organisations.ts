@@ -1,7 +1,7 @@
 import type { OrganisationUpdate } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { NotFoundError, propertiesOf, sqlRows, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
+import { ForbiddenError, NotFoundError, ValidationError, isoDay, propertiesOf, sqlRows, type AuthContext, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
 import { OrganisationSchema, type Organisation } from '../db/entities.js';
 import { createApiKey } from './api-keys.js';
 
@@ -30,6 +30,7 @@ export function organisationView(o: Organisation) {
     is_large_enterprise: o.isLargeEnterprise,
     peppol_id: o.peppolId ?? null,
     bank_account: o.bankAccount ?? null,
+    lock_date: isoDay(o.lockDate ?? null),
     created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(),
   };
@@ -40,7 +41,7 @@ function apply(o: Organisation, input: OrganisationInput) {
     ['name', 'name'], ['country', 'country'], ['legal_currency', 'legalCurrency'], ['is_vat_payer', 'isVatPayer'],
     ['is_large_enterprise', 'isLargeEnterprise'], ['peppol_id', 'peppolId'], ['reg_no', 'regNo'], ['tax_no', 'taxNo'], ['vat_no', 'vatNo'], ['eori_no', 'eoriNo'],
     ['address', 'address'], ['info_legal', 'infoLegal'], ['config', 'config'], ['website', 'website'],
-    ['email', 'email'], ['phone', 'phone'], ['fb', 'fb'], ['insta', 'insta'], ['bank_account', 'bankAccount'],
+    ['email', 'email'], ['phone', 'phone'], ['fb', 'fb'], ['insta', 'insta'], ['bank_account', 'bankAccount'], ['lock_date', 'lockDate'],
   ];
   for (const [from, to] of map) if (input[from] !== undefined) (o as unknown as Record<string, unknown>)[to] = input[from];
   // The issuer address and config are objects in the profile even when a client clears them.
@@ -58,6 +59,7 @@ async function announce(ctx: OperationContext, o: Organisation) {
  */
 export async function createOrganisation(ctx: OperationContext, input: OrganisationInput & { name: string }, adminSecret?: string) {
   const { em } = ctx;
+  checkLockDate('operator', null, input.lock_date, ctx.now().toISOString().slice(0, 10));
   const org = em.create(OrganisationSchema, {
     name: input.name,
     country: (input.country ?? 'CZ').toUpperCase(),
@@ -95,9 +97,31 @@ export async function getOrganisation(em: EntityManager, orgId: number): Promise
   return org;
 }
 
-export async function updateOrganisation(ctx: TenantContext, input: OrganisationInput) {
+/**
+ * A lock date closes the books through that day (decision 156). Moving it is an accountant's act,
+ * not an integration's: a credential without `admin` (one that keeps the website or the bank
+ * account current) cannot reopen a filed period, or close one. A day after today would refuse
+ * today's own documents, so it is refused; today is the latest (UTC: every zone's yesterday is on
+ * or before it).
+ */
+function checkLockDate(auth: AuthContext | 'operator', stored: string | null, requested: string | null | undefined, today: string): void {
+  if (requested === undefined || requested === stored) return;
+  if (auth !== 'operator' && !auth.scopes.includes('admin')) {
+    throw new ForbiddenError('Only a credential with the admin scope can move the lock date', 'insufficient_scope', [
+      { path: 'lock_date', message: 'moving the lock date needs the admin scope', code: 'insufficient_scope' },
+    ]);
+  }
+  if (requested !== null && requested > today) {
+    throw new ValidationError(`The request body is invalid: lock_date: ${requested} is after today (${today})`, [
+      { path: 'lock_date', message: `the books can be closed through today (${today}) at the latest`, code: 'lock_date_in_future' },
+    ]);
+  }
+}
+
+export async function updateOrganisation(ctx: TenantContext & { auth: AuthContext }, input: OrganisationInput) {
   const { em } = ctx;
   const org = await getOrganisation(em, ctx.orgId);
+  checkLockDate(ctx.auth, isoDay(org.lockDate ?? null), input.lock_date, ctx.now().toISOString().slice(0, 10));
   apply(org, input);
   if (input.country) org.country = input.country.toUpperCase();
   if (input.legal_currency) org.legalCurrency = input.legal_currency.toUpperCase();

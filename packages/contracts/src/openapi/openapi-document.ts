@@ -53,7 +53,7 @@ export const ERROR_RESPONSES: Record<number, ErrorResponseDef> = {
   403: { name: 'Forbidden', description: 'The credential lacks the scope of the operation' },
   404: { name: 'NotFound', description: "No such resource in the caller's organisation" },
   406: { name: 'NotAcceptable', description: 'Accept excludes every media type the operation offers' },
-  409: { name: 'Conflict', description: 'Duplicate document number, locked record, or the same Idempotency-Key still in flight' },
+  409: { name: 'Conflict', description: "Duplicate document number, locked record, a date in a closed period (`period_locked`: on or before the organisation's lock_date), or the same Idempotency-Key still in flight" },
   413: { name: 'PayloadTooLarge', description: 'The request body exceeds the limit (1 MiB by default)' },
   415: { name: 'UnsupportedMediaType', description: 'The request body is not JSON (application/json, text/json, application/*+json)' },
   422: { name: 'UnprocessableContent', description: 'A valid shape breaking a business rule, or an Idempotency-Key reused with another request' },

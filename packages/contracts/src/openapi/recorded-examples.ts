@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_kbSVod5X",
+          "prefix": "ak_woTAs0KY",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T14:37:54.445Z",
+          "created_at": "2026-11-27T15:46:12.206Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T14:37:54.474Z",
+          "last_used_at": "2026-11-27T15:46:12.246Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_x3yzoXt2",
+          "prefix": "ak_cPVf5QQf",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T14:37:54.546Z",
+          "created_at": "2026-11-27T15:46:12.323Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_x3yzoXt2",
+      "prefix": "ak_cPVf5QQf",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T14:37:54.546Z",
+      "created_at": "2026-11-27T15:46:12.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_x3yzoXt2",
+      "prefix": "ak_cPVf5QQf",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T14:37:54.546Z",
+      "created_at": "2026-11-27T15:46:12.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_x3yzoXt2",
+      "prefix": "ak_cPVf5QQf",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T14:37:54.546Z",
+      "created_at": "2026-11-27T15:46:12.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_x3yzoXt2",
+      "prefix": "ak_cPVf5QQf",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T14:37:54.546Z",
+      "created_at": "2026-11-27T15:46:12.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T14:37:54.613Z"
+      "revoked_at": "2026-11-27T15:46:12.369Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T14:37:54.867Z",
+          "created_at": "2026-11-27T15:46:12.594Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T14:37:56.724Z"
+        "created_at": "2026-11-27T15:46:14.197Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_wz6KIhvdiYXQ0wcNzMV1_103bRR",
+      "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "18d4abe4-ac07-427d-85e2-a8cb1954a265",
-      "created_at": "2026-11-27T14:37:56.745Z",
+      "uid": "7015a933-e364-431b-8a9e-a8e5a1d500fa",
+      "created_at": "2026-11-27T15:46:14.221Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "7edfc3c6-5b52-4297-9fd2-c29fdd44d17c",
-      "created_at": "2026-11-27T14:37:57.205Z",
-      "edited_at": "2026-11-27T14:37:57.205Z",
+      "uid": "4ae67cfd-a6d0-470a-a59b-71874623df99",
+      "created_at": "2026-11-27T15:46:14.642Z",
+      "edited_at": "2026-11-27T15:46:14.642Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T14:37:56.366Z",
+          "evaluated_at": "2026-11-27T15:46:13.843Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "696f2955-3c20-43d9-990e-12f44db14ce4",
+      "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
       "transaction_type": null,
-      "created_at": "2026-11-27T14:37:57.482Z",
-      "edited_at": "2026-11-27T14:37:57.529Z",
+      "created_at": "2026-11-27T15:46:14.934Z",
+      "edited_at": "2026-11-27T15:46:14.975Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "696f2955-3c20-43d9-990e-12f44db14ce4",
+          "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
           "transaction_type": null,
-          "created_at": "2026-11-27T14:37:57.482Z",
-          "edited_at": "2026-11-27T14:37:57.529Z",
+          "created_at": "2026-11-27T15:46:14.934Z",
+          "edited_at": "2026-11-27T15:46:14.975Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1530,8 +1530,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "69930da1-13d8-4cf4-9496-30a8c05386e7",
-      "created_at": "2026-11-27T14:37:54.858Z",
+      "uid": "e9786329-1b12-400a-915b-ea48a9eecee0",
+      "created_at": "2026-11-27T15:46:12.584Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1733,8 +1733,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "69930da1-13d8-4cf4-9496-30a8c05386e7",
-          "created_at": "2026-11-27T14:37:54.858Z",
+          "uid": "e9786329-1b12-400a-915b-ea48a9eecee0",
+          "created_at": "2026-11-27T15:46:12.584Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -1934,8 +1934,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "69930da1-13d8-4cf4-9496-30a8c05386e7",
-      "created_at": "2026-11-27T14:37:54.858Z",
+      "uid": "e9786329-1b12-400a-915b-ea48a9eecee0",
+      "created_at": "2026-11-27T15:46:12.584Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2145,7 +2145,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T14:37:56.366Z",
+        "evaluated_at": "2026-11-27T15:46:13.843Z",
         "blocking_reason": null
       }
     }
@@ -2158,8 +2158,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "18d4abe4-ac07-427d-85e2-a8cb1954a265",
-          "created_at": "2026-11-27T14:37:56.745Z",
+          "uid": "7015a933-e364-431b-8a9e-a8e5a1d500fa",
+          "created_at": "2026-11-27T15:46:14.221Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2306,8 +2306,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "18d4abe4-ac07-427d-85e2-a8cb1954a265",
-      "created_at": "2026-11-27T14:37:56.745Z",
+      "uid": "7015a933-e364-431b-8a9e-a8e5a1d500fa",
+      "created_at": "2026-11-27T15:46:14.221Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2457,7 +2457,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>69930DA1-13D8-4CF4-9496-30A8C05386E7</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E9786329-1B12-400A-915B-EA48A9EECEE0</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2469,7 +2469,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>18D4ABE4-AC07-427D-85E2-A8CB1954A265</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>69930DA1-13D8-4CF4-9496-30A8C05386E7</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7015A933-E364-431B-8A9E-A8E5A1D500FA</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E9786329-1B12-400A-915B-EA48A9EECEE0</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2491,7 +2491,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T14:37:57.166Z",
+      "created_at": "2026-11-27T15:46:14.601Z",
       "removed_at": null
     }
   },
@@ -2514,8 +2514,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T14:37:57.147Z",
-          "removed_at": "2026-11-27T14:37:57.157Z"
+          "created_at": "2026-11-27T15:46:14.571Z",
+          "removed_at": "2026-11-27T15:46:14.592Z"
         },
         {
           "id": 2,
@@ -2530,7 +2530,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T14:37:57.166Z",
+          "created_at": "2026-11-27T15:46:14.601Z",
           "removed_at": null
         }
       ],
@@ -2556,8 +2556,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T14:37:57.147Z",
-          "removed_at": "2026-11-27T14:37:57.157Z"
+          "created_at": "2026-11-27T15:46:14.571Z",
+          "removed_at": "2026-11-27T15:46:14.592Z"
         },
         {
           "id": 2,
@@ -2572,7 +2572,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T14:37:57.166Z",
+          "created_at": "2026-11-27T15:46:14.601Z",
           "removed_at": null
         }
       ],
@@ -2593,8 +2593,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T14:37:57.147Z",
-      "removed_at": "2026-11-27T14:37:57.157Z"
+      "created_at": "2026-11-27T15:46:14.571Z",
+      "removed_at": "2026-11-27T15:46:14.592Z"
     }
   },
   "allocateVendorCredit": {
@@ -2615,7 +2615,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T14:37:57.247Z",
+      "created_at": "2026-11-27T15:46:14.684Z",
       "removed_at": null
     }
   },
@@ -2638,8 +2638,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T14:37:57.231Z",
-          "removed_at": "2026-11-27T14:37:57.238Z"
+          "created_at": "2026-11-27T15:46:14.668Z",
+          "removed_at": "2026-11-27T15:46:14.677Z"
         },
         {
           "id": 2,
@@ -2654,7 +2654,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T14:37:57.247Z",
+          "created_at": "2026-11-27T15:46:14.684Z",
           "removed_at": null
         }
       ],
@@ -2680,8 +2680,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T14:37:57.231Z",
-          "removed_at": "2026-11-27T14:37:57.238Z"
+          "created_at": "2026-11-27T15:46:14.668Z",
+          "removed_at": "2026-11-27T15:46:14.677Z"
         },
         {
           "id": 2,
@@ -2696,7 +2696,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T14:37:57.247Z",
+          "created_at": "2026-11-27T15:46:14.684Z",
           "removed_at": null
         }
       ],
@@ -2717,8 +2717,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T14:37:57.231Z",
-      "removed_at": "2026-11-27T14:37:57.238Z"
+      "created_at": "2026-11-27T15:46:14.668Z",
+      "removed_at": "2026-11-27T15:46:14.677Z"
     }
   },
   "createBill": {
@@ -2770,9 +2770,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "95f5bf10-9bb4-452c-b376-0f82449304ec",
-      "created_at": "2026-11-27T14:37:57.180Z",
-      "edited_at": "2026-11-27T14:37:57.180Z",
+      "uid": "cdff5f56-bdb7-4420-9de3-58c75b31194d",
+      "created_at": "2026-11-27T15:46:14.619Z",
+      "edited_at": "2026-11-27T15:46:14.619Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2889,9 +2889,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "b1877e83-f2c4-4796-a421-9eb085ad2bb3",
-        "created_at": "2026-11-27T14:37:56.352Z",
-        "edited_at": "2026-11-27T14:37:56.352Z",
+        "uid": "be40a17e-3d3a-46ac-bb10-552c911f52d3",
+        "created_at": "2026-11-27T15:46:13.821Z",
+        "edited_at": "2026-11-27T15:46:13.821Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3025,9 +3025,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "95f5bf10-9bb4-452c-b376-0f82449304ec",
-          "created_at": "2026-11-27T14:37:57.180Z",
-          "edited_at": "2026-11-27T14:37:57.180Z",
+          "uid": "cdff5f56-bdb7-4420-9de3-58c75b31194d",
+          "created_at": "2026-11-27T15:46:14.619Z",
+          "edited_at": "2026-11-27T15:46:14.619Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3146,9 +3146,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "7edfc3c6-5b52-4297-9fd2-c29fdd44d17c",
-          "created_at": "2026-11-27T14:37:57.205Z",
-          "edited_at": "2026-11-27T14:37:57.205Z",
+          "uid": "4ae67cfd-a6d0-470a-a59b-71874623df99",
+          "created_at": "2026-11-27T15:46:14.642Z",
+          "edited_at": "2026-11-27T15:46:14.642Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3236,9 +3236,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "95f5bf10-9bb4-452c-b376-0f82449304ec",
-      "created_at": "2026-11-27T14:37:57.180Z",
-      "edited_at": "2026-11-27T14:37:57.180Z",
+      "uid": "cdff5f56-bdb7-4420-9de3-58c75b31194d",
+      "created_at": "2026-11-27T15:46:14.619Z",
+      "edited_at": "2026-11-27T15:46:14.619Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3349,9 +3349,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "7edfc3c6-5b52-4297-9fd2-c29fdd44d17c",
-      "created_at": "2026-11-27T14:37:57.205Z",
-      "edited_at": "2026-11-27T14:37:57.205Z",
+      "uid": "4ae67cfd-a6d0-470a-a59b-71874623df99",
+      "created_at": "2026-11-27T15:46:14.642Z",
+      "edited_at": "2026-11-27T15:46:14.642Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -3588,7 +3588,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T14:37:57.322Z",
+          "created_at": "2026-11-27T15:46:14.773Z",
           "entries": [
             {
               "order": 1,
@@ -3742,7 +3742,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T14:37:57.322Z"
+          "created_at": "2026-11-27T15:46:14.773Z"
         }
       ],
       "aggregations": []
@@ -3759,7 +3759,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T14:37:57.322Z",
+      "created_at": "2026-11-27T15:46:14.773Z",
       "entries": [
         {
           "order": 1,
@@ -3923,10 +3923,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "696f2955-3c20-43d9-990e-12f44db14ce4",
+      "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
       "transaction_type": null,
-      "created_at": "2026-11-27T14:37:57.482Z",
-      "edited_at": "2026-11-27T14:37:57.482Z",
+      "created_at": "2026-11-27T15:46:14.934Z",
+      "edited_at": "2026-11-27T15:46:14.934Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4009,10 +4009,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "696f2955-3c20-43d9-990e-12f44db14ce4",
+      "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
       "transaction_type": null,
-      "created_at": "2026-11-27T14:37:57.482Z",
-      "edited_at": "2026-11-27T14:37:57.482Z",
+      "created_at": "2026-11-27T15:46:14.934Z",
+      "edited_at": "2026-11-27T15:46:14.934Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4105,7 +4105,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T14:37:54.793Z"
+      "created_at": "2026-11-27T15:46:12.529Z"
     }
   },
   "listNumberingSeries": {
@@ -4120,7 +4120,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T14:37:54.787Z"
+          "created_at": "2026-11-27T15:46:12.522Z"
         },
         {
           "id": 2,
@@ -4128,7 +4128,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T14:37:54.793Z"
+          "created_at": "2026-11-27T15:46:12.529Z"
         }
       ],
       "aggregations": []
@@ -4228,15 +4228,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_wz6KIhvdiYXQ0wcNzMV1_103bRR",
+          "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T14:37:54.633Z",
-          "last_used_at": "2026-11-27T14:37:54.648Z",
+          "created_at": "2026-11-27T15:46:12.388Z",
+          "last_used_at": "2026-11-27T15:46:12.403Z",
           "revoked_at": null
         }
       ],
@@ -4246,30 +4246,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_wz6KIhvdiYXQ0wcNzMV1_103bRR",
+      "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T14:37:54.633Z",
-      "last_used_at": "2026-11-27T14:37:54.648Z",
+      "created_at": "2026-11-27T15:46:12.388Z",
+      "last_used_at": "2026-11-27T15:46:12.403Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_6uPGJrblJzFNq9k2sPAW_3255AH",
+      "client_id": "cl_y7XrYNukTht9Z6aAIQbU_1kxlw3",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T14:37:54.674Z",
+      "created_at": "2026-11-27T15:46:12.419Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T14:37:54.681Z"
+      "revoked_at": "2026-11-27T15:46:12.427Z"
     }
   },
   "deleteClient": {
@@ -4309,15 +4309,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T14:37:54.443Z",
-      "updated_at": "2026-11-27T14:37:54.443Z"
+      "lock_date": null,
+      "created_at": "2026-11-27T15:46:12.205Z",
+      "updated_at": "2026-11-27T15:46:12.205Z"
     }
   },
   "updateOrganisation": {
     "request": {
       "email": "billing@novak-consulting.example",
       "website": "https://novak-consulting.example",
-      "peppol_id": "9929:CZ27074358"
+      "peppol_id": "9929:CZ27074358",
+      "lock_date": "2026-09-30"
     },
     "response": {
       "id": 2,
@@ -4349,19 +4351,20 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
-      "created_at": "2026-11-27T14:37:54.443Z",
-      "updated_at": "2026-11-27T14:37:54.513Z"
+      "lock_date": "2026-09-30",
+      "created_at": "2026-11-27T15:46:12.205Z",
+      "updated_at": "2026-11-27T15:46:12.293Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_wz6KIhvdiYXQ0wcNzMV1_103bRR",
+      "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjI5ZTQ4ODdkLTNiNGEtNDg4OC1iNzFlLWQ3MzdlMWMwYTI3NyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF93ejZLSWh2ZGlZWFEwd2NOek1WMV8xMDNiUlIiLCJqdGkiOiJmNTUxM2VkMi03ZTQxLTQzNjYtOGNlZi1lNjYxMWM0NjFhNzgiLCJpYXQiOjE3OTU3OTAyNzQsImV4cCI6MTc5NTc5MTE3NH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjU4NDE0ZTA0LWNjYTYtNGMxNS1iMDM0LTYwM2Q1Yjg1YjY4MyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9wdGx6VXQ1TXBSazREUm5PY1VhN18xdElON1AiLCJqdGkiOiI1YzAyNzBhNi1lZGZmLTRhMTktODliMi1lMGQ4MTJmYTUxNDAiLCJpYXQiOjE3OTU3OTQzNzIsImV4cCI6MTc5NTc5NTI3Mn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4383,8 +4386,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T14:37:54.759Z",
-          "updated_at": "2026-11-27T14:37:54.762Z"
+          "created_at": "2026-11-27T15:46:12.498Z",
+          "updated_at": "2026-11-27T15:46:12.500Z"
         }
       ],
       "aggregations": []
@@ -4409,8 +4412,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T14:37:54.759Z",
-      "updated_at": "2026-11-27T14:37:54.762Z",
+      "created_at": "2026-11-27T15:46:12.498Z",
+      "updated_at": "2026-11-27T15:46:12.500Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4425,8 +4428,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T14:37:54.759Z",
-      "updated_at": "2026-11-27T14:37:54.762Z"
+      "created_at": "2026-11-27T15:46:12.498Z",
+      "updated_at": "2026-11-27T15:46:12.500Z"
     }
   },
   "updateWebhook": {
@@ -4448,8 +4451,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T14:37:54.759Z",
-      "updated_at": "2026-11-27T14:37:54.781Z"
+      "created_at": "2026-11-27T15:46:12.498Z",
+      "updated_at": "2026-11-27T15:46:12.516Z"
     }
   },
   "deleteWebhook": {
@@ -4470,8 +4473,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T14:37:54.759Z",
-      "updated_at": "2026-11-27T14:37:57.607Z",
+      "created_at": "2026-11-27T15:46:12.498Z",
+      "updated_at": "2026-11-27T15:46:15.055Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4484,22 +4487,22 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "67bb53ca-6130-4c14-bee1-aad8d7fea774",
+          "event_id": "c2e63d72-08f5-442d-97b2-b9423d0f1c65",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 5,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T15:37:57.529Z",
-          "created_at": "2026-11-27T14:37:57.489Z",
+          "next_attempt_at": "2026-11-27T16:46:14.963Z",
+          "created_at": "2026-11-27T15:46:14.939Z",
           "completed_at": null
         },
         {
           "id": 10,
           "webhook_id": 1,
-          "event_id": "212889c5-94d3-421a-a61d-5feab22ba1da",
+          "event_id": "ee0a0f2f-7457-4c75-99eb-5f22202a4b6f",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 0,
@@ -4507,8 +4510,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": null,
           "last_error": null,
           "last_response": null,
-          "next_attempt_at": "2026-11-27T14:37:57.461Z",
-          "created_at": "2026-11-27T14:37:57.461Z",
+          "next_attempt_at": "2026-11-27T15:46:14.902Z",
+          "created_at": "2026-11-27T15:46:14.902Z",
           "completed_at": null
         }
       ],
@@ -4519,16 +4522,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 11,
       "webhook_id": 1,
-      "event_id": "67bb53ca-6130-4c14-bee1-aad8d7fea774",
+      "event_id": "c2e63d72-08f5-442d-97b2-b9423d0f1c65",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 5,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T14:37:57.599Z",
-      "created_at": "2026-11-27T14:37:57.489Z",
+      "next_attempt_at": "2026-11-27T15:46:15.045Z",
+      "created_at": "2026-11-27T15:46:14.939Z",
       "completed_at": null
     }
   },
@@ -4583,18 +4586,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
-        "created_at": "2026-11-27T14:37:54.443Z",
-        "updated_at": "2026-11-27T14:37:54.443Z"
+        "lock_date": null,
+        "created_at": "2026-11-27T15:46:12.205Z",
+        "updated_at": "2026-11-27T15:46:12.205Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_kbSVod5X",
+        "prefix": "ak_woTAs0KY",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T14:37:54.445Z",
+        "created_at": "2026-11-27T15:46:12.206Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

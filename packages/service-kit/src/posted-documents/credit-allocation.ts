@@ -3,6 +3,7 @@ import { dec, toDb, toWire, type Dec } from '../money.js';
 import { sqlRows } from '../db/orm.js';
 import type { TenantContext } from '../context.js';
 import { figuresAfterPayment } from './payment-application.js';
+import { postingSettingsOf, refuseClosedPeriod } from '../organisations/closed-period.js';
 
 /**
  * How one service's credits are applied to its open documents (decision 148): a sales credit note
@@ -192,6 +193,7 @@ export async function allocateCredit<V extends object>(
   const date = req.date ?? ctx.now().toISOString().slice(0, 10);
   const issued = credit.date_issued > target.date_issued ? credit.date_issued : target.date_issued;
   if (date < issued) throw refuse(`The set-off cannot be dated before both documents were issued (${issued})`, 'allocation_before_issue', 'date');
+  refuseClosedPeriod((await postingSettingsOf(ctx.em, ctx.orgId)).lockDate, 'the set-off', [{ field: 'date', date }]);
   const amount = allocationAmount(
     rule,
     { amountDue: credit.amount_due, precision: credit.precision, no: credit.no },
@@ -244,6 +246,8 @@ export async function removeAllocation<V extends object>(ctx: TenantContext, rul
   const [row] = await sqlRows<AllocationRow>(ctx.em, `select ${ALLOCATION_COLUMNS(rule)} where a.org_id = ? and a.id = ? for update of a`, [ctx.orgId, allocationId]);
   if (!credit || !target || !row) throw new NotFoundError(`No allocation ${allocationId} of ${rule.words.creditLabel} ${creditId} in this organisation`, 'allocation_not_found');
   if (row.removed_at !== null) return viewOf(rule, row);
+  // what the documents owed on a day of a closed period stays as it was reported
+  refuseClosedPeriod((await postingSettingsOf(ctx.em, ctx.orgId)).lockDate, `taking back allocation ${allocationId}`, [{ field: 'allocation_id', date: row.date }]);
   const amount = dec(row.amount);
   await settle(ctx, rule, credit, amount.negated());
   await settle(ctx, rule, target, amount.negated());

@@ -1,4 +1,4 @@
-import { Dec, dec, type DecimalInput } from '@ledgerline/service-kit';
+import { Dec, dec, postingDate, type DecimalInput } from '@ledgerline/service-kit';
 import { TAX_ROLES, type SourceType } from '../posting-map.js';
 import { creditedDocument, type DocumentItem, type PurchaseDocument, type SalesDocument, type TaxLine } from '../source-documents.js';
 import { NO_VAT_REPORTING, type SupplyKind } from '../vat.js';
@@ -114,7 +114,7 @@ export function baseEntry(doc: SalesDocument | PurchaseDocument, type: SourceTyp
     // sales and purchase documents are immutable once posted: one version each
     source: { type, id: doc.id, version: 1, no: doc.no ?? null },
     entryKind: 'posting',
-    datePosting: doc.date_taxable ?? doc.date_issued,
+    datePosting: postingDate.document(doc).date,
     no: doc.no ?? null,
     vendorDocNo: ((doc as PurchaseDocument).vendor_doc_no as string | null | undefined) ?? null,
     creditedDocNo: creditedDocument(doc).no,

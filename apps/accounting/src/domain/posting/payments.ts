@@ -1,4 +1,4 @@
-import { dec } from '@ledgerline/service-kit';
+import { dec, postingDate } from '@ledgerline/service-kit';
 import type { BankTransactionDocument, PayoutDocument } from '../source-documents.js';
 import { conversion, fxDifference, fxRates, legal, paymentFxRates } from './conversions.js';
 import { optDec, paymentEntryHeader } from './document-figures.js';
@@ -48,7 +48,7 @@ export function ledgerEntryForBankTransaction(doc: BankTransactionDocument, opts
       type: 'bank_transaction',
       // a transaction matched later is its version 2: the ledger reverses the suspense posting of version 1
       source: { type: 'bank_transaction', id: doc.id, version: doc.version ?? 1, no: null },
-      datePosting: doc.date_accounting ?? doc.date_transaction,
+      datePosting: postingDate.bankTransaction(doc).date,
       no: null,
       paymentReference: doc.payment_reference ?? null,
       description: doc.description ?? null,
@@ -99,8 +99,7 @@ export function ledgerEntryForPayout(doc: PayoutDocument, opts: PostingOptions):
     },
     { currency: doc.currency, contact: null, paid_record: null, payment_reference: null, description: doc.description ?? null },
   );
-  const dates = (doc.lines ?? []).map((l) => l.date_accounting ?? l.date_transaction).filter((d): d is string => !!d).sort();
-  const datePosting = doc.date_issued ?? dates[dates.length - 1] ?? opts.fallbackDate;
+  const datePosting = postingDate.payout(doc, opts.fallbackDate)?.date;
   if (!datePosting) throw new MissingLegalFiguresError(`payout ${doc.id} has no date`);
   const entry: LedgerEntryDraft = {
     ...paymentEntryHeader({

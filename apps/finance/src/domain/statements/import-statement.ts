@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, rangeCondition, readEntities, readEntity, sqlRows, toWire, findAndCount, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, postingDate, postingSettingsOf, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
@@ -130,6 +130,26 @@ async function recordedReferences(ctx: TenantContext, s: ParsedStatement): Promi
   return known;
 }
 
+/** An entry's transaction is dated by its value date, and posted on its booking date. */
+const entryDates = (e: StatementEntry) => ({ date_transaction: e.valueDate ?? e.bookingDate, date_accounting: e.bookingDate });
+
+/**
+ * An entry that would post in a closed period (decision 156) refuses the whole file, 409
+ * `period_locked` naming the entries, and nothing is imported: the statement belongs to the
+ * closed period, to be imported when the period is reopened. Zero entries move no money and post
+ * nothing.
+ */
+async function refuseClosedPeriodEntries(ctx: TenantContext, statements: ParsedStatement[]): Promise<void> {
+  const { lockDate } = await postingSettingsOf(ctx.em, ctx.orgId);
+  if (!lockDate) return;
+  for (const s of statements) {
+    const dates = s.entries
+      .filter((e) => !Dec(e.amount).isZero())
+      .map((e) => ({ field: `statement ${s.statementNo} entry ${e.order}`, date: postingDate.bankTransaction(entryDates(e)).date }));
+    refuseClosedPeriod(lockDate, `statement ${s.statementNo} of account ${s.account}`, dates);
+  }
+}
+
 function entryRequest(s: ParsedStatement, statementId: number, e: StatementEntry): BankTransactionRequest {
   const description = [e.isReversal ? 'Reversal' : null, e.message].filter(Boolean).join(': ') || null;
   return {
@@ -139,8 +159,7 @@ function entryRequest(s: ParsedStatement, statementId: number, e: StatementEntry
     bank_reference: e.bankReference,
     amount: Number(e.amount),
     currency: e.currency,
-    date_transaction: e.valueDate ?? e.bookingDate,
-    date_accounting: e.bookingDate,
+    ...entryDates(e),
     description: description?.slice(0, 10_000) ?? null,
     payment_reference: (e.variableSymbol ?? e.reference)?.slice(0, 140) ?? null,
     partner_account_number: e.partnerAccount,
@@ -216,6 +235,7 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
   refuseUnbalanced(statements);
   await refuseImported(ctx.em, statements);
   await refuseUnexpectedFormat(ctx, statements);
+  await refuseClosedPeriodEntries(ctx, statements);
   const stored: BankStatement[] = [];
   for (const s of statements) stored.push(await importOne(ctx, s));
   return { statements: await Promise.all(stored.map((s) => statementView(ctx.em, ctx.orgId, s))) };
