@@ -339,6 +339,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       query: 'date_posting=[2026-11-01;2026-11-30]',
       json: [{ columns: [{ key: 'gl_account.number', title: 'Account' }, { key: 'gl_account.name', title: 'Name' }, { key: 'debit' }, { key: 'credit' }, { key: 'cb', title: 'Closing balance' }] }],
     });
+    await as('getVatReturn', '/reporting/tax/vat-return', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

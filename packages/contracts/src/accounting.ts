@@ -319,6 +319,43 @@ export const trialBalanceExportQuerySchema = z.object({
 });
 export type TrialBalanceExportQuery = z.output<typeof trialBalanceExportQuerySchema>;
 
+// --- VAT return (extension) -------------------------------------------------------------------
+
+export const vatReturnQuerySchema = z.object({
+  date_from: isoDate.describe('First day of the tax period (e.g. 2026-10-01)'),
+  date_to: isoDate.describe('Last day of the tax period, on or after date_from (e.g. 2026-10-31)'),
+});
+export type VatReturnQuery = z.output<typeof vatReturnQuerySchema>;
+
+export const vatReturnRowSchema = z
+  .object({
+    row: z.string().describe('Row of the Czech VAT return (DPHDP3): 1, 2 output; 3–6 EU acquisitions; 10, 11 reverse charge received; 20–22, 25 base only; 40, 41, 43, 44 deductions'),
+    name: z.string(),
+    base: moneyAggregate.describe('Σ tax base in the legal currency (credit notes negative)'),
+    tax: moneyAggregate.describe('Σ tax: output tax on rows 1–13, the deduction claimed on rows 40–45, 0 on rows that report a base only'),
+  })
+  .meta({ id: 'VatReturnRow' });
+
+export const vatReturnSchema = z
+  .object({
+    currency: currencyCode.describe('Legal currency'),
+    date_from: isoDate,
+    date_to: isoDate,
+    rows: z.array(vatReturnRowSchema).describe('The rows the period has figures for, in the order of the form'),
+    output_tax: moneyAggregate.describe('Row 62: Σ tax of rows 1–13'),
+    deductible_tax: moneyAggregate.describe('Row 46 (and 63): Σ deductions of rows 40–45'),
+    tax_due: moneyAggregate.describe('Row 64: output_tax − deductible_tax when positive, else 0'),
+    excess_deduction: moneyAggregate.describe('Row 65: deductible_tax − output_tax when positive, else 0'),
+    entries: z.int().min(0).describe('Ledger entries with VAT in the period'),
+    closed: z.boolean().describe("true when the organisation's books are closed through date_to (lock_date): the figures can no longer change"),
+  })
+  .meta({
+    id: 'VatReturn',
+    description:
+      'The VAT return of a period, summed from the ledger tax rows posted in it (by date_posting: a document\'s taxable date, else its issue date). Exact figures in the legal currency; the form itself is filed in whole units, each row rounded',
+  });
+export type VatReturn = z.infer<typeof vatReturnSchema>;
+
 /** Reference to the document an accounting transaction was posted for (event extension). */
 export const sourceDocumentSchema = z.object({
   type: z.union([paidRecordTypeSchema, z.enum(['bank_transaction', 'payout'])]),

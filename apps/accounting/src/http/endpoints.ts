@@ -2,10 +2,11 @@ import { ValidationError, page, parseRange, parseSort, type EndpointHandlers, ty
 import { chartLocale } from '../domain/chart.js';
 import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transactions.js';
 import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
+import { vatReturn } from '../domain/vat-return.js';
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string } };
 
-/** #10 the ledger's transactions and #25 the trial-balance export (json or csv). */
+/** #10 the ledger's transactions, #25 the trial-balance export (json or csv) and the VAT return. */
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
   return {
     listAccountingTransactions: async ({ ctx, input: { query: q } }) => {
@@ -54,5 +55,6 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       }
       return projectRows(tb, columns);
     },
+    getVatReturn: async ({ ctx, input }) => vatReturn(ctx, input.query, deps.config.LEGAL_CURRENCY ?? 'CZK'),
   };
 }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_woTAs0KY",
+          "prefix": "ak_cuVMAmTG",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:46:12.206Z",
+          "created_at": "2026-11-27T15:50:32.872Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T15:46:12.246Z",
+          "last_used_at": "2026-11-27T15:50:32.926Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_cPVf5QQf",
+          "prefix": "ak_fyOyOIXV",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:46:12.323Z",
+          "created_at": "2026-11-27T15:50:32.986Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_cPVf5QQf",
+      "prefix": "ak_fyOyOIXV",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:46:12.323Z",
+      "created_at": "2026-11-27T15:50:32.986Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_cPVf5QQf",
+      "prefix": "ak_fyOyOIXV",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:46:12.323Z",
+      "created_at": "2026-11-27T15:50:32.986Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_cPVf5QQf",
+      "prefix": "ak_fyOyOIXV",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:46:12.323Z",
+      "created_at": "2026-11-27T15:50:32.986Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_cPVf5QQf",
+      "prefix": "ak_fyOyOIXV",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:46:12.323Z",
+      "created_at": "2026-11-27T15:50:32.986Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:46:12.369Z"
+      "revoked_at": "2026-11-27T15:50:33.025Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T15:46:12.594Z",
+          "created_at": "2026-11-27T15:50:33.253Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T15:46:14.197Z"
+        "created_at": "2026-11-27T15:50:34.953Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
+      "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "7015a933-e364-431b-8a9e-a8e5a1d500fa",
-      "created_at": "2026-11-27T15:46:14.221Z",
+      "uid": "a8ab1f9b-e9b7-49a2-9085-ddddcfa8f30f",
+      "created_at": "2026-11-27T15:50:35.004Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "4ae67cfd-a6d0-470a-a59b-71874623df99",
-      "created_at": "2026-11-27T15:46:14.642Z",
-      "edited_at": "2026-11-27T15:46:14.642Z",
+      "uid": "7ff39d85-25b4-4803-a289-e9fb69ebc4b6",
+      "created_at": "2026-11-27T15:50:35.490Z",
+      "edited_at": "2026-11-27T15:50:35.490Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T15:46:13.843Z",
+          "evaluated_at": "2026-11-27T15:50:34.645Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
+      "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:46:14.934Z",
-      "edited_at": "2026-11-27T15:46:14.975Z",
+      "created_at": "2026-11-27T15:50:35.804Z",
+      "edited_at": "2026-11-27T15:50:35.857Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
+          "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
           "transaction_type": null,
-          "created_at": "2026-11-27T15:46:14.934Z",
-          "edited_at": "2026-11-27T15:46:14.975Z",
+          "created_at": "2026-11-27T15:50:35.804Z",
+          "edited_at": "2026-11-27T15:50:35.857Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1455,6 +1455,39 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     }
   },
+  "getVatReturn": {
+    "response": {
+      "currency": "CZK",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "rows": [
+        {
+          "row": "1",
+          "name": "Domestic supplies, basic rate",
+          "base": 17495.86,
+          "tax": 3674.14
+        },
+        {
+          "row": "2",
+          "name": "Domestic supplies, reduced rate",
+          "base": 900,
+          "tax": 108
+        },
+        {
+          "row": "40",
+          "name": "Deduction: domestic purchases, basic rate",
+          "base": 6840,
+          "tax": 1436.4
+        }
+      ],
+      "output_tax": 3782.14,
+      "deductible_tax": 1436.4,
+      "tax_due": 2345.74,
+      "excess_deduction": 0,
+      "entries": 7,
+      "closed": false
+    }
+  },
   "createBankIntegration": {
     "request": {
       "type": "bank_statement",
@@ -1530,8 +1563,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e9786329-1b12-400a-915b-ea48a9eecee0",
-      "created_at": "2026-11-27T15:46:12.584Z",
+      "uid": "2f9f6b0b-d456-4460-a6c9-478dbb806c35",
+      "created_at": "2026-11-27T15:50:33.244Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1733,8 +1766,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e9786329-1b12-400a-915b-ea48a9eecee0",
-          "created_at": "2026-11-27T15:46:12.584Z",
+          "uid": "2f9f6b0b-d456-4460-a6c9-478dbb806c35",
+          "created_at": "2026-11-27T15:50:33.244Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -1934,8 +1967,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "e9786329-1b12-400a-915b-ea48a9eecee0",
-      "created_at": "2026-11-27T15:46:12.584Z",
+      "uid": "2f9f6b0b-d456-4460-a6c9-478dbb806c35",
+      "created_at": "2026-11-27T15:50:33.244Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2145,7 +2178,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T15:46:13.843Z",
+        "evaluated_at": "2026-11-27T15:50:34.645Z",
         "blocking_reason": null
       }
     }
@@ -2158,8 +2191,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "7015a933-e364-431b-8a9e-a8e5a1d500fa",
-          "created_at": "2026-11-27T15:46:14.221Z",
+          "uid": "a8ab1f9b-e9b7-49a2-9085-ddddcfa8f30f",
+          "created_at": "2026-11-27T15:50:35.004Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2306,8 +2339,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "7015a933-e364-431b-8a9e-a8e5a1d500fa",
-      "created_at": "2026-11-27T15:46:14.221Z",
+      "uid": "a8ab1f9b-e9b7-49a2-9085-ddddcfa8f30f",
+      "created_at": "2026-11-27T15:50:35.004Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2457,7 +2490,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E9786329-1B12-400A-915B-EA48A9EECEE0</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>2F9F6B0B-D456-4460-A6C9-478DBB806C35</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2469,7 +2502,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7015A933-E364-431B-8A9E-A8E5A1D500FA</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E9786329-1B12-400A-915B-EA48A9EECEE0</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>A8AB1F9B-E9B7-49A2-9085-DDDDCFA8F30F</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>2F9F6B0B-D456-4460-A6C9-478DBB806C35</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2491,7 +2524,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T15:46:14.601Z",
+      "created_at": "2026-11-27T15:50:35.444Z",
       "removed_at": null
     }
   },
@@ -2514,8 +2547,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:46:14.571Z",
-          "removed_at": "2026-11-27T15:46:14.592Z"
+          "created_at": "2026-11-27T15:50:35.411Z",
+          "removed_at": "2026-11-27T15:50:35.432Z"
         },
         {
           "id": 2,
@@ -2530,7 +2563,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:46:14.601Z",
+          "created_at": "2026-11-27T15:50:35.444Z",
           "removed_at": null
         }
       ],
@@ -2556,8 +2589,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:46:14.571Z",
-          "removed_at": "2026-11-27T15:46:14.592Z"
+          "created_at": "2026-11-27T15:50:35.411Z",
+          "removed_at": "2026-11-27T15:50:35.432Z"
         },
         {
           "id": 2,
@@ -2572,7 +2605,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:46:14.601Z",
+          "created_at": "2026-11-27T15:50:35.444Z",
           "removed_at": null
         }
       ],
@@ -2593,8 +2626,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:46:14.571Z",
-      "removed_at": "2026-11-27T15:46:14.592Z"
+      "created_at": "2026-11-27T15:50:35.411Z",
+      "removed_at": "2026-11-27T15:50:35.432Z"
     }
   },
   "allocateVendorCredit": {
@@ -2615,7 +2648,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T15:46:14.684Z",
+      "created_at": "2026-11-27T15:50:35.531Z",
       "removed_at": null
     }
   },
@@ -2638,8 +2671,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:46:14.668Z",
-          "removed_at": "2026-11-27T15:46:14.677Z"
+          "created_at": "2026-11-27T15:50:35.515Z",
+          "removed_at": "2026-11-27T15:50:35.524Z"
         },
         {
           "id": 2,
@@ -2654,7 +2687,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:46:14.684Z",
+          "created_at": "2026-11-27T15:50:35.531Z",
           "removed_at": null
         }
       ],
@@ -2680,8 +2713,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:46:14.668Z",
-          "removed_at": "2026-11-27T15:46:14.677Z"
+          "created_at": "2026-11-27T15:50:35.515Z",
+          "removed_at": "2026-11-27T15:50:35.524Z"
         },
         {
           "id": 2,
@@ -2696,7 +2729,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:46:14.684Z",
+          "created_at": "2026-11-27T15:50:35.531Z",
           "removed_at": null
         }
       ],
@@ -2717,8 +2750,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:46:14.668Z",
-      "removed_at": "2026-11-27T15:46:14.677Z"
+      "created_at": "2026-11-27T15:50:35.515Z",
+      "removed_at": "2026-11-27T15:50:35.524Z"
     }
   },
   "createBill": {
@@ -2770,9 +2803,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "cdff5f56-bdb7-4420-9de3-58c75b31194d",
-      "created_at": "2026-11-27T15:46:14.619Z",
-      "edited_at": "2026-11-27T15:46:14.619Z",
+      "uid": "11ae21c0-fe1d-47a0-8136-6e29a8c17f01",
+      "created_at": "2026-11-27T15:50:35.463Z",
+      "edited_at": "2026-11-27T15:50:35.463Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2889,9 +2922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "be40a17e-3d3a-46ac-bb10-552c911f52d3",
-        "created_at": "2026-11-27T15:46:13.821Z",
-        "edited_at": "2026-11-27T15:46:13.821Z",
+        "uid": "45bef42e-0344-443f-9c70-81f492cffb77",
+        "created_at": "2026-11-27T15:50:34.634Z",
+        "edited_at": "2026-11-27T15:50:34.634Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3025,9 +3058,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "cdff5f56-bdb7-4420-9de3-58c75b31194d",
-          "created_at": "2026-11-27T15:46:14.619Z",
-          "edited_at": "2026-11-27T15:46:14.619Z",
+          "uid": "11ae21c0-fe1d-47a0-8136-6e29a8c17f01",
+          "created_at": "2026-11-27T15:50:35.463Z",
+          "edited_at": "2026-11-27T15:50:35.463Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3146,9 +3179,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "4ae67cfd-a6d0-470a-a59b-71874623df99",
-          "created_at": "2026-11-27T15:46:14.642Z",
-          "edited_at": "2026-11-27T15:46:14.642Z",
+          "uid": "7ff39d85-25b4-4803-a289-e9fb69ebc4b6",
+          "created_at": "2026-11-27T15:50:35.490Z",
+          "edited_at": "2026-11-27T15:50:35.490Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3236,9 +3269,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "cdff5f56-bdb7-4420-9de3-58c75b31194d",
-      "created_at": "2026-11-27T15:46:14.619Z",
-      "edited_at": "2026-11-27T15:46:14.619Z",
+      "uid": "11ae21c0-fe1d-47a0-8136-6e29a8c17f01",
+      "created_at": "2026-11-27T15:50:35.463Z",
+      "edited_at": "2026-11-27T15:50:35.463Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3349,9 +3382,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "4ae67cfd-a6d0-470a-a59b-71874623df99",
-      "created_at": "2026-11-27T15:46:14.642Z",
-      "edited_at": "2026-11-27T15:46:14.642Z",
+      "uid": "7ff39d85-25b4-4803-a289-e9fb69ebc4b6",
+      "created_at": "2026-11-27T15:50:35.490Z",
+      "edited_at": "2026-11-27T15:50:35.490Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -3588,7 +3621,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:46:14.773Z",
+          "created_at": "2026-11-27T15:50:35.615Z",
           "entries": [
             {
               "order": 1,
@@ -3742,7 +3775,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:46:14.773Z"
+          "created_at": "2026-11-27T15:50:35.615Z"
         }
       ],
       "aggregations": []
@@ -3759,7 +3792,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T15:46:14.773Z",
+      "created_at": "2026-11-27T15:50:35.615Z",
       "entries": [
         {
           "order": 1,
@@ -3923,10 +3956,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
+      "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:46:14.934Z",
-      "edited_at": "2026-11-27T15:46:14.934Z",
+      "created_at": "2026-11-27T15:50:35.804Z",
+      "edited_at": "2026-11-27T15:50:35.804Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4009,10 +4042,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "fec01d40-8c1e-4126-ad21-d09d5098ec12",
+      "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:46:14.934Z",
-      "edited_at": "2026-11-27T15:46:14.934Z",
+      "created_at": "2026-11-27T15:50:35.804Z",
+      "edited_at": "2026-11-27T15:50:35.804Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4105,7 +4138,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T15:46:12.529Z"
+      "created_at": "2026-11-27T15:50:33.190Z"
     }
   },
   "listNumberingSeries": {
@@ -4120,7 +4153,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T15:46:12.522Z"
+          "created_at": "2026-11-27T15:50:33.184Z"
         },
         {
           "id": 2,
@@ -4128,7 +4161,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T15:46:12.529Z"
+          "created_at": "2026-11-27T15:50:33.190Z"
         }
       ],
       "aggregations": []
@@ -4228,15 +4261,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
+          "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:46:12.388Z",
-          "last_used_at": "2026-11-27T15:46:12.403Z",
+          "created_at": "2026-11-27T15:50:33.044Z",
+          "last_used_at": "2026-11-27T15:50:33.060Z",
           "revoked_at": null
         }
       ],
@@ -4246,30 +4279,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
+      "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:46:12.388Z",
-      "last_used_at": "2026-11-27T15:46:12.403Z",
+      "created_at": "2026-11-27T15:50:33.044Z",
+      "last_used_at": "2026-11-27T15:50:33.060Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_y7XrYNukTht9Z6aAIQbU_1kxlw3",
+      "client_id": "cl_kAPZtqT3LKyKORUy7jyK_1COekq",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:46:12.419Z",
+      "created_at": "2026-11-27T15:50:33.076Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:46:12.427Z"
+      "revoked_at": "2026-11-27T15:50:33.083Z"
     }
   },
   "deleteClient": {
@@ -4310,8 +4343,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T15:46:12.205Z",
-      "updated_at": "2026-11-27T15:46:12.205Z"
+      "created_at": "2026-11-27T15:50:32.869Z",
+      "updated_at": "2026-11-27T15:50:32.869Z"
     }
   },
   "updateOrganisation": {
@@ -4352,19 +4385,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T15:46:12.205Z",
-      "updated_at": "2026-11-27T15:46:12.293Z"
+      "created_at": "2026-11-27T15:50:32.869Z",
+      "updated_at": "2026-11-27T15:50:32.965Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_ptlzUt5MpRk4DRnOcUa7_1tIN7P",
+      "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjU4NDE0ZTA0LWNjYTYtNGMxNS1iMDM0LTYwM2Q1Yjg1YjY4MyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9wdGx6VXQ1TXBSazREUm5PY1VhN18xdElON1AiLCJqdGkiOiI1YzAyNzBhNi1lZGZmLTRhMTktODliMi1lMGQ4MTJmYTUxNDAiLCJpYXQiOjE3OTU3OTQzNzIsImV4cCI6MTc5NTc5NTI3Mn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjYzMTIxNjQ3LWEyMjEtNDNiNC04ZmUyLTAxZmQzNTY2YmJmNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9BSldFRDg1cW1mOTZvSGVsTXphbV8ybW1oQWgiLCJqdGkiOiI2N2RiY2MxYi04ODM2LTRmNzYtOGM0Yy00YjU4OTdjMTdjZmYiLCJpYXQiOjE3OTU3OTQ2MzMsImV4cCI6MTc5NTc5NTUzM30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4386,8 +4419,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T15:46:12.498Z",
-          "updated_at": "2026-11-27T15:46:12.500Z"
+          "created_at": "2026-11-27T15:50:33.159Z",
+          "updated_at": "2026-11-27T15:50:33.161Z"
         }
       ],
       "aggregations": []
@@ -4412,8 +4445,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:46:12.498Z",
-      "updated_at": "2026-11-27T15:46:12.500Z",
+      "created_at": "2026-11-27T15:50:33.159Z",
+      "updated_at": "2026-11-27T15:50:33.161Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4428,8 +4461,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:46:12.498Z",
-      "updated_at": "2026-11-27T15:46:12.500Z"
+      "created_at": "2026-11-27T15:50:33.159Z",
+      "updated_at": "2026-11-27T15:50:33.161Z"
     }
   },
   "updateWebhook": {
@@ -4451,8 +4484,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:46:12.498Z",
-      "updated_at": "2026-11-27T15:46:12.516Z"
+      "created_at": "2026-11-27T15:50:33.159Z",
+      "updated_at": "2026-11-27T15:50:33.178Z"
     }
   },
   "deleteWebhook": {
@@ -4473,8 +4506,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:46:12.498Z",
-      "updated_at": "2026-11-27T15:46:15.055Z",
+      "created_at": "2026-11-27T15:50:33.159Z",
+      "updated_at": "2026-11-27T15:50:35.950Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4487,22 +4520,22 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "c2e63d72-08f5-442d-97b2-b9423d0f1c65",
+          "event_id": "e13e71ee-86be-438e-b48e-9c141979078a",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 5,
+          "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T16:46:14.963Z",
-          "created_at": "2026-11-27T15:46:14.939Z",
+          "next_attempt_at": "2026-11-27T16:50:35.831Z",
+          "created_at": "2026-11-27T15:50:35.807Z",
           "completed_at": null
         },
         {
           "id": 10,
           "webhook_id": 1,
-          "event_id": "ee0a0f2f-7457-4c75-99eb-5f22202a4b6f",
+          "event_id": "bcad2a8d-385c-4da4-b54f-fd4660ad4466",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 0,
@@ -4510,8 +4543,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": null,
           "last_error": null,
           "last_response": null,
-          "next_attempt_at": "2026-11-27T15:46:14.902Z",
-          "created_at": "2026-11-27T15:46:14.902Z",
+          "next_attempt_at": "2026-11-27T15:50:35.758Z",
+          "created_at": "2026-11-27T15:50:35.758Z",
           "completed_at": null
         }
       ],
@@ -4522,16 +4555,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 11,
       "webhook_id": 1,
-      "event_id": "c2e63d72-08f5-442d-97b2-b9423d0f1c65",
+      "event_id": "e13e71ee-86be-438e-b48e-9c141979078a",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 5,
+      "last_duration_ms": 4,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T15:46:15.045Z",
-      "created_at": "2026-11-27T15:46:14.939Z",
+      "next_attempt_at": "2026-11-27T15:50:35.941Z",
+      "created_at": "2026-11-27T15:50:35.807Z",
       "completed_at": null
     }
   },
@@ -4587,18 +4620,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T15:46:12.205Z",
-        "updated_at": "2026-11-27T15:46:12.205Z"
+        "created_at": "2026-11-27T15:50:32.869Z",
+        "updated_at": "2026-11-27T15:50:32.869Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_woTAs0KY",
+        "prefix": "ak_cuVMAmTG",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T15:46:12.206Z",
+        "created_at": "2026-11-27T15:50:32.872Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

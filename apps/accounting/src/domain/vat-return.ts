@@ -1,0 +1,109 @@
+import type { VatReturn, VatReturnQuery } from '@ledgerline/contracts';
+import { dec, lockDateOf, organisationReplica, sqlRows, toWire, ValidationError, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { legalCurrencyOf } from './trial-balance.js';
+
+/*
+ * The VAT return of a period, summed from the reporting fields every ledger tax row carries
+ * (DESIGN §9, decision 157): the Czech return's rows with their base and tax, and the form's
+ * totals. The return is what an accountant files before closing the period (decision 156).
+ */
+
+/** The rows posting can report (vat.ts), as the form names them. */
+export const VAT_RETURN_ROWS: Readonly<Record<string, string>> = {
+  '1': 'Domestic supplies, basic rate',
+  '2': 'Domestic supplies, reduced rate',
+  '3': 'Goods acquired from another EU state, basic rate',
+  '4': 'Goods acquired from another EU state, reduced rate',
+  '5': 'Services received from another EU state, basic rate',
+  '6': 'Services received from another EU state, reduced rate',
+  '10': 'Domestic reverse-charge receipts, basic rate',
+  '11': 'Domestic reverse-charge receipts, reduced rate',
+  '20': 'Goods supplied to another EU state',
+  '21': 'Services supplied to another EU state',
+  '22': 'Exports of goods',
+  '25': 'Domestic reverse-charge supplies',
+  '40': 'Deduction: domestic purchases, basic rate',
+  '41': 'Deduction: domestic purchases, reduced rate',
+  '43': 'Deduction: EU acquisitions and reverse charge, basic rate',
+  '44': 'Deduction: EU acquisitions and reverse charge, reduced rate',
+};
+
+/** Σ base and Σ tax of one row of the form, as the ledger's tax rows report it. */
+export interface VatRowSum {
+  row: string;
+  base: Dec;
+  tax: Dec;
+}
+
+const rowNumber = (row: string) => (/^\d+$/.test(row) ? Number(row) : Number.MAX_SAFE_INTEGER);
+const within = (row: string, from: number, to: number) => rowNumber(row) >= from && rowNumber(row) <= to;
+
+/**
+ * The form's totals from its rows: output tax (row 62) is the tax of rows 1–13, deductions
+ * (row 46, carried to 63) the tax of rows 40–45; the difference is the tax due (64) or the excess
+ * deduction (65), never both. Rows without figures are left out; the rest are in the form's order.
+ */
+export function vatReturnTotals(sums: ReadonlyArray<VatRowSum>) {
+  const rows = sums.filter((r) => !r.base.isZero() || !r.tax.isZero()).sort((a, b) => rowNumber(a.row) - rowNumber(b.row) || a.row.localeCompare(b.row));
+  const total = (from: number, to: number) => rows.filter((r) => within(r.row, from, to)).reduce((s, r) => s.plus(r.tax), dec(0));
+  const output = total(1, 13);
+  const deductible = total(40, 45);
+  const difference = output.minus(deductible);
+  return {
+    rows,
+    output,
+    deductible,
+    due: difference.isPositive() && !difference.isZero() ? difference : dec(0),
+    excess: difference.isNegative() && !difference.isZero() ? difference.negated() : dec(0),
+  };
+}
+
+/**
+ * Each tax row reports up to four figures to the return, each to the row its field names; a
+ * reversal's rows count negated (its figures keep the posting's signs, its debit and credit swap).
+ * Only entries posted within the period count, by the day they were posted.
+ */
+const SUMS = `
+  with entries as (
+    select id, case when entry_kind = 'reversal' then -1 else 1 end as sign
+      from accounting_transactions
+     where org_id = ? and date_posting >= ?::date and date_posting <= ?::date
+  ), taxed as (
+    select t.*, e.sign from ledger_tax_rows t join entries e on e.id = t.transaction_id where t.org_id = ?
+  ), parts as (
+    select tax_return_base_out as row, coalesce(tax_base_out_leg, tax_base_in_leg, 0) * sign as base, 0 as tax from taxed where tax_return_base_out is not null
+    union all
+    select tax_return_amount_out, 0, coalesce(tax_amount_out_leg, 0) * sign from taxed where tax_return_amount_out is not null
+    union all
+    select tax_return_base_in, coalesce(tax_base_in_leg, 0) * sign, 0 from taxed where tax_return_base_in is not null
+    union all
+    select tax_return_amount_claim, 0, coalesce(tax_amount_claim_leg, 0) * sign from taxed where tax_return_amount_claim is not null
+  )
+  select row, sum(base)::text as base, sum(tax)::text as tax, (select count(distinct transaction_id) from taxed)::int as entries
+    from parts group by row`;
+
+export async function vatReturn(ctx: TenantContext, q: VatReturnQuery, defaultCurrency: string): Promise<VatReturn> {
+  if (q.date_to < q.date_from) {
+    throw new ValidationError(`The request query is invalid: date_to: ${q.date_to} is before date_from ${q.date_from}`, [
+      { path: 'date_to', message: `is before date_from (${q.date_from})`, code: 'range_reversed' },
+    ]);
+  }
+  const { em, orgId } = ctx;
+  const found = await sqlRows<{ row: string; base: string; tax: string; entries: number }>(em, SUMS, [orgId, q.date_from, q.date_to, orgId]);
+  const replica = await organisationReplica(em, orgId);
+  const currency = await legalCurrencyOf(em, orgId, defaultCurrency);
+  const { rows, output, deductible, due, excess } = vatReturnTotals(found.map((r) => ({ row: r.row, base: dec(r.base), tax: dec(r.tax) })));
+  const lockDate = lockDateOf(replica?.profile);
+  return {
+    currency,
+    date_from: q.date_from,
+    date_to: q.date_to,
+    rows: rows.map((r) => ({ row: r.row, name: VAT_RETURN_ROWS[r.row] ?? `Row ${r.row}`, base: toWire(r.base), tax: toWire(r.tax) })),
+    output_tax: toWire(output),
+    deductible_tax: toWire(deductible),
+    tax_due: toWire(due),
+    excess_deduction: toWire(excess),
+    entries: found[0]?.entries ?? 0,
+    closed: lockDate !== null && lockDate >= q.date_to,
+  };
+}
