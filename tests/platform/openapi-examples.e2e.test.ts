@@ -339,7 +339,13 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       query: 'date_posting=[2026-11-01;2026-11-30]',
       json: [{ columns: [{ key: 'gl_account.number', title: 'Account' }, { key: 'gl_account.name', title: 'Name' }, { key: 'debit' }, { key: 'credit' }, { key: 'cb', title: 'Closing balance' }] }],
     });
+    // the month's tax reports once the ledger has the invoice and its credit note (the statement's A.4)
+    await eventually(async () => {
+      const res = await stack.api('/v1/reporting/tax/control-statement?date_from=2026-11-01&date_to=2026-11-30', { key });
+      return (await res.json()).a4?.length >= 2 ? true : undefined;
+    }, 20_000);
     await as('getVatReturn', '/reporting/tax/vat-return', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
+    await as('getControlStatement', '/reporting/tax/control-statement', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

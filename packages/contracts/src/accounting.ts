@@ -321,11 +321,12 @@ export type TrialBalanceExportQuery = z.output<typeof trialBalanceExportQuerySch
 
 // --- VAT return (extension) -------------------------------------------------------------------
 
-export const vatReturnQuerySchema = z.object({
+/** The period of a tax report (the VAT return, the control statement). */
+export const taxPeriodQuerySchema = z.object({
   date_from: isoDate.describe('First day of the tax period (e.g. 2026-10-01)'),
   date_to: isoDate.describe('Last day of the tax period, on or after date_from (e.g. 2026-10-31)'),
 });
-export type VatReturnQuery = z.output<typeof vatReturnQuerySchema>;
+export type TaxPeriodQuery = z.output<typeof taxPeriodQuerySchema>;
 
 export const vatReturnRowSchema = z
   .object({
@@ -355,6 +356,46 @@ export const vatReturnSchema = z
       'The VAT return of a period, summed from the ledger tax rows posted in it (by date_posting: a document\'s taxable date, else its issue date). Exact figures in the legal currency; the form itself is filed in whole units, each row rounded',
   });
 export type VatReturn = z.infer<typeof vatReturnSchema>;
+
+// --- VAT control statement (extension) -------------------------------------------------------
+
+const rateFigures = {
+  base_basic: moneyAggregate.describe('Tax base at the basic rate (21 %)'),
+  tax_basic: moneyAggregate,
+  base_reduced: moneyAggregate.describe('Tax base at the reduced rate (12 %)'),
+  tax_reduced: moneyAggregate,
+};
+export const controlStatementDocumentSchema = z
+  .object({
+    partner_vat_no: z.string().nullable().describe("The customer's (A) or vendor's (B) VAT id"),
+    document_no: z.string().nullable().describe("The tax document's number: ours for sales, the vendor's own (vendor_doc_no) for purchases"),
+    date_taxable: isoDate.describe('Date of the taxable supply'),
+    source: z.object({ type: z.string(), id: int64 }).describe('The document in this API'),
+    ...rateFigures,
+  })
+  .meta({ id: 'ControlStatementDocument', description: 'A document the control statement lists one by one (credit notes with negative figures)' });
+
+export const controlStatementTotalsSchema = z.object(rateFigures).meta({ id: 'ControlStatementTotals', description: 'Documents the control statement reports as one sum per rate' });
+
+export const controlStatementSchema = z
+  .object({
+    currency: currencyCode.describe('Legal currency'),
+    date_from: isoDate,
+    date_to: isoDate,
+    a1: z.array(controlStatementDocumentSchema).describe('A.1: reverse-charge supplies we made (base only)'),
+    a4: z.array(controlStatementDocumentSchema).describe('A.4: domestic supplies over 10 000 incl. VAT to a VAT payer, and credit notes of such'),
+    a5: controlStatementTotalsSchema.describe('A.5: the other domestic supplies'),
+    b1: z.array(controlStatementDocumentSchema).describe('B.1: reverse-charge supplies received (the tax we self-assess)'),
+    b2: z.array(controlStatementDocumentSchema).describe('B.2: domestic purchases over 10 000 incl. VAT with deduction'),
+    b3: controlStatementTotalsSchema.describe('B.3: the other domestic purchases with deduction'),
+    closed: z.boolean().describe("true when the organisation's books are closed through date_to (lock_date)"),
+  })
+  .meta({
+    id: 'ControlStatement',
+    description:
+      'The Czech VAT control statement (kontrolní hlášení) of a period, from the control-statement section every ledger tax row carries: the documents listed one by one, the rest summed. Exact figures in the legal currency',
+  });
+export type ControlStatement = z.infer<typeof controlStatementSchema>;
 
 /** Reference to the document an accounting transaction was posted for (event extension). */
 export const sourceDocumentSchema = z.object({

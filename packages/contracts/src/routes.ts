@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, vatReturnQuerySchema, vatReturnSchema } from './accounting.js';
+import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import {
@@ -194,7 +194,8 @@ const DECLARED = [
   { method: 'GET', path: '/sales/credit-notes/check-no', service: 'sales', scope: 'sales', operationId: 'checkCreditNoteNo', repeatable: ['exclude_id'], summary: 'Check whether a credit-note number exists', specNo: 23, tag: 'Credit notes', query: creditNoteCheckNoQuerySchema, response: creditNoteCheckNoResultSchema },
   { method: 'GET', path: '/sales/credit-notes/:id/html', service: 'sales', scope: 'sales', operationId: 'getCreditNoteHtml', summary: 'Render a credit note as HTML', specNo: 24, tag: 'Credit notes', produces: ['text/html'], pathParams: idPathParams, query: renderQuery, response: htmlDocumentSchema },
   { method: 'POST', path: '/reporting/financial/trial-balance/:book_id/export/:format', service: 'accounting', scope: 'accounting', operationId: 'exportTrialBalance', summary: 'Export the trial balance of a book', specNo: 25, tag: 'Reporting', produces: ['application/json', 'text/csv'], pathParams: trialBalanceExportPathSchema, query: trialBalanceExportQuerySchema, body: trialBalanceExportBodySchema, response: trialBalanceExportSchema },
-  { method: 'GET', path: '/reporting/tax/vat-return', service: 'accounting', scope: 'accounting', operationId: 'getVatReturn', summary: 'The VAT return of a period, from the ledger', tag: 'Reporting', query: vatReturnQuerySchema, response: vatReturnSchema },
+  { method: 'GET', path: '/reporting/tax/vat-return', service: 'accounting', scope: 'accounting', operationId: 'getVatReturn', summary: 'The VAT return of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: vatReturnSchema },
+  { method: 'GET', path: '/reporting/tax/control-statement', service: 'accounting', scope: 'accounting', operationId: 'getControlStatement', summary: 'The VAT control statement of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: controlStatementSchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // DESIGN §1 extensions

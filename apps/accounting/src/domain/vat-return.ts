@@ -1,6 +1,6 @@
-import type { VatReturn, VatReturnQuery } from '@ledgerline/contracts';
-import { dec, lockDateOf, organisationReplica, sqlRows, toWire, ValidationError, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { legalCurrencyOf } from './trial-balance.js';
+import type { VatReturn, TaxPeriodQuery } from '@ledgerline/contracts';
+import { dec, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { checkTaxPeriod, taxPeriodState } from './tax-period.js';
 
 /*
  * The VAT return of a period, summed from the reporting fields every ledger tax row carries
@@ -82,18 +82,12 @@ const SUMS = `
   select row, sum(base)::text as base, sum(tax)::text as tax, (select count(distinct transaction_id) from taxed)::int as entries
     from parts group by row`;
 
-export async function vatReturn(ctx: TenantContext, q: VatReturnQuery, defaultCurrency: string): Promise<VatReturn> {
-  if (q.date_to < q.date_from) {
-    throw new ValidationError(`The request query is invalid: date_to: ${q.date_to} is before date_from ${q.date_from}`, [
-      { path: 'date_to', message: `is before date_from (${q.date_from})`, code: 'range_reversed' },
-    ]);
-  }
+export async function vatReturn(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<VatReturn> {
+  checkTaxPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{ row: string; base: string; tax: string; entries: number }>(em, SUMS, [orgId, q.date_from, q.date_to, orgId]);
-  const replica = await organisationReplica(em, orgId);
-  const currency = await legalCurrencyOf(em, orgId, defaultCurrency);
+  const { currency, closed } = await taxPeriodState(em, orgId, q, defaultCurrency);
   const { rows, output, deductible, due, excess } = vatReturnTotals(found.map((r) => ({ row: r.row, base: dec(r.base), tax: dec(r.tax) })));
-  const lockDate = lockDateOf(replica?.profile);
   return {
     currency,
     date_from: q.date_from,
@@ -104,6 +98,6 @@ export async function vatReturn(ctx: TenantContext, q: VatReturnQuery, defaultCu
     tax_due: toWire(due),
     excess_deduction: toWire(excess),
     entries: found[0]?.entries ?? 0,
-    closed: lockDate !== null && lockDate >= q.date_to,
+    closed,
   };
 }

@@ -3,10 +3,11 @@ import { chartLocale } from '../domain/chart.js';
 import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transactions.js';
 import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
 import { vatReturn } from '../domain/vat-return.js';
+import { controlStatement } from '../domain/control-statement.js';
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string } };
 
-/** #10 the ledger's transactions, #25 the trial-balance export (json or csv) and the VAT return. */
+/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the VAT return and control statement. */
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
   return {
     listAccountingTransactions: async ({ ctx, input: { query: q } }) => {
@@ -56,5 +57,6 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       return projectRows(tb, columns);
     },
     getVatReturn: async ({ ctx, input }) => vatReturn(ctx, input.query, deps.config.LEGAL_CURRENCY ?? 'CZK'),
+    getControlStatement: async ({ ctx, input }) => controlStatement(ctx, input.query, deps.config.LEGAL_CURRENCY ?? 'CZK'),
   };
 }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_cuVMAmTG",
+          "prefix": "ak_zGzPe9Ev",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:50:32.872Z",
+          "created_at": "2026-11-27T15:55:49.784Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T15:50:32.926Z",
+          "last_used_at": "2026-11-27T15:55:49.833Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_fyOyOIXV",
+          "prefix": "ak_94Ha2bq6",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:50:32.986Z",
+          "created_at": "2026-11-27T15:55:49.870Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_fyOyOIXV",
+      "prefix": "ak_94Ha2bq6",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:50:32.986Z",
+      "created_at": "2026-11-27T15:55:49.870Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_fyOyOIXV",
+      "prefix": "ak_94Ha2bq6",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:50:32.986Z",
+      "created_at": "2026-11-27T15:55:49.870Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_fyOyOIXV",
+      "prefix": "ak_94Ha2bq6",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:50:32.986Z",
+      "created_at": "2026-11-27T15:55:49.870Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_fyOyOIXV",
+      "prefix": "ak_94Ha2bq6",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:50:32.986Z",
+      "created_at": "2026-11-27T15:55:49.870Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:50:33.025Z"
+      "revoked_at": "2026-11-27T15:55:49.927Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T15:50:33.253Z",
+          "created_at": "2026-11-27T15:55:50.218Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T15:50:34.953Z"
+        "created_at": "2026-11-27T15:55:52.122Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
+      "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "a8ab1f9b-e9b7-49a2-9085-ddddcfa8f30f",
-      "created_at": "2026-11-27T15:50:35.004Z",
+      "uid": "fc90ab7a-e9e8-43bc-aa71-6638de47d0f7",
+      "created_at": "2026-11-27T15:55:52.150Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "7ff39d85-25b4-4803-a289-e9fb69ebc4b6",
-      "created_at": "2026-11-27T15:50:35.490Z",
-      "edited_at": "2026-11-27T15:50:35.490Z",
+      "uid": "49e07272-c0bd-4e8b-92af-71d608e7e967",
+      "created_at": "2026-11-27T15:55:52.648Z",
+      "edited_at": "2026-11-27T15:55:52.648Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T15:50:34.645Z",
+          "evaluated_at": "2026-11-27T15:55:51.683Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
+      "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:50:35.804Z",
-      "edited_at": "2026-11-27T15:50:35.857Z",
+      "created_at": "2026-11-27T15:55:52.986Z",
+      "edited_at": "2026-11-27T15:55:53.038Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
+          "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
           "transaction_type": null,
-          "created_at": "2026-11-27T15:50:35.804Z",
-          "edited_at": "2026-11-27T15:50:35.857Z",
+          "created_at": "2026-11-27T15:55:52.986Z",
+          "edited_at": "2026-11-27T15:55:53.038Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1488,6 +1488,57 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closed": false
     }
   },
+  "getControlStatement": {
+    "response": {
+      "currency": "CZK",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "a1": [],
+      "a4": [
+        {
+          "partner_vat_no": "CZ12345678",
+          "document_no": "FV202600001",
+          "date_taxable": "2026-11-03",
+          "source": {
+            "type": "sales_invoice",
+            "id": 1
+          },
+          "base_basic": 18000,
+          "tax_basic": 3780,
+          "base_reduced": 900,
+          "tax_reduced": 108
+        },
+        {
+          "partner_vat_no": "CZ12345678",
+          "document_no": "CN202600001",
+          "date_taxable": "2026-11-10",
+          "source": {
+            "type": "sales_credit_note",
+            "id": 2
+          },
+          "base_basic": -3000,
+          "tax_basic": -630,
+          "base_reduced": 0,
+          "tax_reduced": 0
+        }
+      ],
+      "a5": {
+        "base_basic": 2495.86,
+        "tax_basic": 524.14,
+        "base_reduced": 0,
+        "tax_reduced": 0
+      },
+      "b1": [],
+      "b2": [],
+      "b3": {
+        "base_basic": 6840,
+        "tax_basic": 1436.4,
+        "base_reduced": 0,
+        "tax_reduced": 0
+      },
+      "closed": false
+    }
+  },
   "createBankIntegration": {
     "request": {
       "type": "bank_statement",
@@ -1563,8 +1614,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "2f9f6b0b-d456-4460-a6c9-478dbb806c35",
-      "created_at": "2026-11-27T15:50:33.244Z",
+      "uid": "ed9d9aa8-aca4-425b-8df6-85ff95667d2b",
+      "created_at": "2026-11-27T15:55:50.206Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1766,8 +1817,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "2f9f6b0b-d456-4460-a6c9-478dbb806c35",
-          "created_at": "2026-11-27T15:50:33.244Z",
+          "uid": "ed9d9aa8-aca4-425b-8df6-85ff95667d2b",
+          "created_at": "2026-11-27T15:55:50.206Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -1967,8 +2018,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "2f9f6b0b-d456-4460-a6c9-478dbb806c35",
-      "created_at": "2026-11-27T15:50:33.244Z",
+      "uid": "ed9d9aa8-aca4-425b-8df6-85ff95667d2b",
+      "created_at": "2026-11-27T15:55:50.206Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2178,7 +2229,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T15:50:34.645Z",
+        "evaluated_at": "2026-11-27T15:55:51.683Z",
         "blocking_reason": null
       }
     }
@@ -2191,8 +2242,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "a8ab1f9b-e9b7-49a2-9085-ddddcfa8f30f",
-          "created_at": "2026-11-27T15:50:35.004Z",
+          "uid": "fc90ab7a-e9e8-43bc-aa71-6638de47d0f7",
+          "created_at": "2026-11-27T15:55:52.150Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2339,8 +2390,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "a8ab1f9b-e9b7-49a2-9085-ddddcfa8f30f",
-      "created_at": "2026-11-27T15:50:35.004Z",
+      "uid": "fc90ab7a-e9e8-43bc-aa71-6638de47d0f7",
+      "created_at": "2026-11-27T15:55:52.150Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2490,7 +2541,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>2F9F6B0B-D456-4460-A6C9-478DBB806C35</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>ED9D9AA8-ACA4-425B-8DF6-85FF95667D2B</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2502,7 +2553,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>A8AB1F9B-E9B7-49A2-9085-DDDDCFA8F30F</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>2F9F6B0B-D456-4460-A6C9-478DBB806C35</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>FC90AB7A-E9E8-43BC-AA71-6638DE47D0F7</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>ED9D9AA8-ACA4-425B-8DF6-85FF95667D2B</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2524,7 +2575,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T15:50:35.444Z",
+      "created_at": "2026-11-27T15:55:52.604Z",
       "removed_at": null
     }
   },
@@ -2547,8 +2598,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:50:35.411Z",
-          "removed_at": "2026-11-27T15:50:35.432Z"
+          "created_at": "2026-11-27T15:55:52.583Z",
+          "removed_at": "2026-11-27T15:55:52.596Z"
         },
         {
           "id": 2,
@@ -2563,7 +2614,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:50:35.444Z",
+          "created_at": "2026-11-27T15:55:52.604Z",
           "removed_at": null
         }
       ],
@@ -2589,8 +2640,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:50:35.411Z",
-          "removed_at": "2026-11-27T15:50:35.432Z"
+          "created_at": "2026-11-27T15:55:52.583Z",
+          "removed_at": "2026-11-27T15:55:52.596Z"
         },
         {
           "id": 2,
@@ -2605,7 +2656,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:50:35.444Z",
+          "created_at": "2026-11-27T15:55:52.604Z",
           "removed_at": null
         }
       ],
@@ -2626,8 +2677,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:50:35.411Z",
-      "removed_at": "2026-11-27T15:50:35.432Z"
+      "created_at": "2026-11-27T15:55:52.583Z",
+      "removed_at": "2026-11-27T15:55:52.596Z"
     }
   },
   "allocateVendorCredit": {
@@ -2648,7 +2699,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T15:50:35.531Z",
+      "created_at": "2026-11-27T15:55:52.698Z",
       "removed_at": null
     }
   },
@@ -2671,8 +2722,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:50:35.515Z",
-          "removed_at": "2026-11-27T15:50:35.524Z"
+          "created_at": "2026-11-27T15:55:52.678Z",
+          "removed_at": "2026-11-27T15:55:52.689Z"
         },
         {
           "id": 2,
@@ -2687,7 +2738,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:50:35.531Z",
+          "created_at": "2026-11-27T15:55:52.698Z",
           "removed_at": null
         }
       ],
@@ -2713,8 +2764,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:50:35.515Z",
-          "removed_at": "2026-11-27T15:50:35.524Z"
+          "created_at": "2026-11-27T15:55:52.678Z",
+          "removed_at": "2026-11-27T15:55:52.689Z"
         },
         {
           "id": 2,
@@ -2729,7 +2780,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:50:35.531Z",
+          "created_at": "2026-11-27T15:55:52.698Z",
           "removed_at": null
         }
       ],
@@ -2750,8 +2801,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:50:35.515Z",
-      "removed_at": "2026-11-27T15:50:35.524Z"
+      "created_at": "2026-11-27T15:55:52.678Z",
+      "removed_at": "2026-11-27T15:55:52.689Z"
     }
   },
   "createBill": {
@@ -2803,9 +2854,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "11ae21c0-fe1d-47a0-8136-6e29a8c17f01",
-      "created_at": "2026-11-27T15:50:35.463Z",
-      "edited_at": "2026-11-27T15:50:35.463Z",
+      "uid": "c303f150-9407-448c-83d9-297ccfd28eae",
+      "created_at": "2026-11-27T15:55:52.623Z",
+      "edited_at": "2026-11-27T15:55:52.623Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2922,9 +2973,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "45bef42e-0344-443f-9c70-81f492cffb77",
-        "created_at": "2026-11-27T15:50:34.634Z",
-        "edited_at": "2026-11-27T15:50:34.634Z",
+        "uid": "e5e19cfe-49c3-49de-9518-879e01b38c16",
+        "created_at": "2026-11-27T15:55:51.671Z",
+        "edited_at": "2026-11-27T15:55:51.671Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3058,9 +3109,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "11ae21c0-fe1d-47a0-8136-6e29a8c17f01",
-          "created_at": "2026-11-27T15:50:35.463Z",
-          "edited_at": "2026-11-27T15:50:35.463Z",
+          "uid": "c303f150-9407-448c-83d9-297ccfd28eae",
+          "created_at": "2026-11-27T15:55:52.623Z",
+          "edited_at": "2026-11-27T15:55:52.623Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3179,9 +3230,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "7ff39d85-25b4-4803-a289-e9fb69ebc4b6",
-          "created_at": "2026-11-27T15:50:35.490Z",
-          "edited_at": "2026-11-27T15:50:35.490Z",
+          "uid": "49e07272-c0bd-4e8b-92af-71d608e7e967",
+          "created_at": "2026-11-27T15:55:52.648Z",
+          "edited_at": "2026-11-27T15:55:52.648Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3269,9 +3320,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "11ae21c0-fe1d-47a0-8136-6e29a8c17f01",
-      "created_at": "2026-11-27T15:50:35.463Z",
-      "edited_at": "2026-11-27T15:50:35.463Z",
+      "uid": "c303f150-9407-448c-83d9-297ccfd28eae",
+      "created_at": "2026-11-27T15:55:52.623Z",
+      "edited_at": "2026-11-27T15:55:52.623Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3382,9 +3433,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "7ff39d85-25b4-4803-a289-e9fb69ebc4b6",
-      "created_at": "2026-11-27T15:50:35.490Z",
-      "edited_at": "2026-11-27T15:50:35.490Z",
+      "uid": "49e07272-c0bd-4e8b-92af-71d608e7e967",
+      "created_at": "2026-11-27T15:55:52.648Z",
+      "edited_at": "2026-11-27T15:55:52.648Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -3621,7 +3672,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:50:35.615Z",
+          "created_at": "2026-11-27T15:55:52.795Z",
           "entries": [
             {
               "order": 1,
@@ -3775,7 +3826,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:50:35.615Z"
+          "created_at": "2026-11-27T15:55:52.795Z"
         }
       ],
       "aggregations": []
@@ -3792,7 +3843,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T15:50:35.615Z",
+      "created_at": "2026-11-27T15:55:52.795Z",
       "entries": [
         {
           "order": 1,
@@ -3956,10 +4007,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
+      "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:50:35.804Z",
-      "edited_at": "2026-11-27T15:50:35.804Z",
+      "created_at": "2026-11-27T15:55:52.986Z",
+      "edited_at": "2026-11-27T15:55:52.986Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4042,10 +4093,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "6a596360-4246-4f68-a2c5-58a9ebe00c5d",
+      "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:50:35.804Z",
-      "edited_at": "2026-11-27T15:50:35.804Z",
+      "created_at": "2026-11-27T15:55:52.986Z",
+      "edited_at": "2026-11-27T15:55:52.986Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4138,7 +4189,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T15:50:33.190Z"
+      "created_at": "2026-11-27T15:55:50.145Z"
     }
   },
   "listNumberingSeries": {
@@ -4153,7 +4204,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T15:50:33.184Z"
+          "created_at": "2026-11-27T15:55:50.138Z"
         },
         {
           "id": 2,
@@ -4161,7 +4212,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T15:50:33.190Z"
+          "created_at": "2026-11-27T15:55:50.145Z"
         }
       ],
       "aggregations": []
@@ -4261,15 +4312,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
+          "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:50:33.044Z",
-          "last_used_at": "2026-11-27T15:50:33.060Z",
+          "created_at": "2026-11-27T15:55:49.952Z",
+          "last_used_at": "2026-11-27T15:55:49.980Z",
           "revoked_at": null
         }
       ],
@@ -4279,30 +4330,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
+      "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:50:33.044Z",
-      "last_used_at": "2026-11-27T15:50:33.060Z",
+      "created_at": "2026-11-27T15:55:49.952Z",
+      "last_used_at": "2026-11-27T15:55:49.980Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_kAPZtqT3LKyKORUy7jyK_1COekq",
+      "client_id": "cl_ChyGljz2GaIFR1TmVoAx_4GNMxc",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:50:33.076Z",
+      "created_at": "2026-11-27T15:55:50.006Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:50:33.083Z"
+      "revoked_at": "2026-11-27T15:55:50.014Z"
     }
   },
   "deleteClient": {
@@ -4343,8 +4394,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T15:50:32.869Z",
-      "updated_at": "2026-11-27T15:50:32.869Z"
+      "created_at": "2026-11-27T15:55:49.780Z",
+      "updated_at": "2026-11-27T15:55:49.780Z"
     }
   },
   "updateOrganisation": {
@@ -4385,19 +4436,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T15:50:32.869Z",
-      "updated_at": "2026-11-27T15:50:32.965Z"
+      "created_at": "2026-11-27T15:55:49.780Z",
+      "updated_at": "2026-11-27T15:55:49.857Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_AJWED85qmf96oHelMzam_2mmhAh",
+      "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjYzMTIxNjQ3LWEyMjEtNDNiNC04ZmUyLTAxZmQzNTY2YmJmNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9BSldFRDg1cW1mOTZvSGVsTXphbV8ybW1oQWgiLCJqdGkiOiI2N2RiY2MxYi04ODM2LTRmNzYtOGM0Yy00YjU4OTdjMTdjZmYiLCJpYXQiOjE3OTU3OTQ2MzMsImV4cCI6MTc5NTc5NTUzM30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImQwOGEzOTRlLTQ5ODItNGRhYy1hNjZmLTIxMzQxZDRiNWEyMyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9na0VsVFlkZFZxZXdqMEtvY0dzal8yNVp1Q1EiLCJqdGkiOiJlNWYwOTE3NS01ZmU3LTQ1YWYtYTAyNi05Y2RhZDU3NmIwN2UiLCJpYXQiOjE3OTU3OTQ5NDksImV4cCI6MTc5NTc5NTg0OX0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4419,8 +4470,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T15:50:33.159Z",
-          "updated_at": "2026-11-27T15:50:33.161Z"
+          "created_at": "2026-11-27T15:55:50.106Z",
+          "updated_at": "2026-11-27T15:55:50.109Z"
         }
       ],
       "aggregations": []
@@ -4445,8 +4496,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:50:33.159Z",
-      "updated_at": "2026-11-27T15:50:33.161Z",
+      "created_at": "2026-11-27T15:55:50.106Z",
+      "updated_at": "2026-11-27T15:55:50.109Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4461,8 +4512,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:50:33.159Z",
-      "updated_at": "2026-11-27T15:50:33.161Z"
+      "created_at": "2026-11-27T15:55:50.106Z",
+      "updated_at": "2026-11-27T15:55:50.109Z"
     }
   },
   "updateWebhook": {
@@ -4484,8 +4535,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:50:33.159Z",
-      "updated_at": "2026-11-27T15:50:33.178Z"
+      "created_at": "2026-11-27T15:55:50.106Z",
+      "updated_at": "2026-11-27T15:55:50.131Z"
     }
   },
   "deleteWebhook": {
@@ -4506,8 +4557,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:50:33.159Z",
-      "updated_at": "2026-11-27T15:50:35.950Z",
+      "created_at": "2026-11-27T15:55:50.106Z",
+      "updated_at": "2026-11-27T15:55:53.158Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4520,7 +4571,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "e13e71ee-86be-438e-b48e-9c141979078a",
+          "event_id": "8b88699c-909e-4abd-8b1b-625bca125457",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
@@ -4528,14 +4579,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T16:50:35.831Z",
-          "created_at": "2026-11-27T15:50:35.807Z",
+          "next_attempt_at": "2026-11-27T16:55:53.022Z",
+          "created_at": "2026-11-27T15:55:52.997Z",
           "completed_at": null
         },
         {
           "id": 10,
           "webhook_id": 1,
-          "event_id": "bcad2a8d-385c-4da4-b54f-fd4660ad4466",
+          "event_id": "89e27888-e070-428b-85f0-b80213978eba",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 0,
@@ -4543,8 +4594,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": null,
           "last_error": null,
           "last_response": null,
-          "next_attempt_at": "2026-11-27T15:50:35.758Z",
-          "created_at": "2026-11-27T15:50:35.758Z",
+          "next_attempt_at": "2026-11-27T15:55:52.949Z",
+          "created_at": "2026-11-27T15:55:52.949Z",
           "completed_at": null
         }
       ],
@@ -4555,7 +4606,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 11,
       "webhook_id": 1,
-      "event_id": "e13e71ee-86be-438e-b48e-9c141979078a",
+      "event_id": "8b88699c-909e-4abd-8b1b-625bca125457",
       "event_type": "com.ledgerline.finance.payment.matched.v1",
       "status": "pending",
       "attempts": 1,
@@ -4563,8 +4614,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 4,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T15:50:35.941Z",
-      "created_at": "2026-11-27T15:50:35.807Z",
+      "next_attempt_at": "2026-11-27T15:55:53.146Z",
+      "created_at": "2026-11-27T15:55:52.997Z",
       "completed_at": null
     }
   },
@@ -4620,18 +4671,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T15:50:32.869Z",
-        "updated_at": "2026-11-27T15:50:32.869Z"
+        "created_at": "2026-11-27T15:55:49.780Z",
+        "updated_at": "2026-11-27T15:55:49.780Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_cuVMAmTG",
+        "prefix": "ak_zGzPe9Ev",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T15:50:32.872Z",
+        "created_at": "2026-11-27T15:55:49.784Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
