@@ -339,13 +339,24 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       query: 'date_posting=[2026-11-01;2026-11-30]',
       json: [{ columns: [{ key: 'gl_account.number', title: 'Account' }, { key: 'gl_account.name', title: 'Name' }, { key: 'debit' }, { key: 'credit' }, { key: 'cb', title: 'Closing balance' }] }],
     });
-    // the month's tax reports once the ledger has the invoice and its credit note (the statement's A.4)
+    // a service sold to a customer in another EU state, reported on the EC Sales List
+    const euInvoice = {
+      customer: { id: 2002, business_name: 'Kunde GmbH', vat_no: 'DE811907980', address: { city: 'Berlin', country: 'DE' } },
+      currency: 'CZK',
+      date_issued: '2026-11-19',
+      date_due: '2026-12-03',
+      items: [{ title: 'Remote consulting', qty: 4, rate: 1500, taxes: [{ tax_code: 'RC', tax_name: 'Reverse charge (services)', tax_rate: 0, rate_type: 'services', tax_index: 0 }] }],
+    };
+    expect((await stack.api('/v1/sales/invoices', { method: 'POST', key, json: euInvoice })).status).toBe(200);
+    // the month's tax reports once the ledger has the invoice and its credit note (the statement's A.4) and the EU sale
     await eventually(async () => {
-      const res = await stack.api('/v1/reporting/tax/control-statement?date_from=2026-11-01&date_to=2026-11-30', { key });
-      return (await res.json()).a4?.length >= 2 ? true : undefined;
+      const statement = await (await stack.api('/v1/reporting/tax/control-statement?date_from=2026-11-01&date_to=2026-11-30', { key })).json();
+      const list = await (await stack.api('/v1/reporting/tax/eu-sales-list?date_from=2026-11-01&date_to=2026-11-30', { key })).json();
+      return statement.a4?.length >= 2 && list.lines?.length ? true : undefined;
     }, 20_000);
     await as('getVatReturn', '/reporting/tax/vat-return', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getControlStatement', '/reporting/tax/control-statement', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
+    await as('getEuSalesList', '/reporting/tax/eu-sales-list', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

@@ -397,6 +397,32 @@ export const controlStatementSchema = z
   });
 export type ControlStatement = z.infer<typeof controlStatementSchema>;
 
+// --- EC Sales List (extension) ----------------------------------------------------------------
+
+export const euSalesListLineSchema = z
+  .object({
+    country: z.string().describe("The customer's EU member state: the first two letters of its VAT id (EL for Greece)"),
+    vat_no: z.string().describe("The customer's VAT id without its country prefix"),
+    code: z.string().describe('0 goods supplied to another member state, 3 services'),
+    base: moneyAggregate.describe('Σ of the supplies in the legal currency (credit notes negative)'),
+    documents: z.int().min(0).describe('Documents summed in this line'),
+  })
+  .meta({ id: 'EuSalesListLine' });
+
+export const euSalesListSchema = z
+  .object({
+    currency: currencyCode.describe('Legal currency'),
+    date_from: isoDate,
+    date_to: isoDate,
+    lines: z.array(euSalesListLineSchema).describe('One line per customer VAT id and code, by country and VAT id'),
+    closed: z.boolean().describe("true when the organisation's books are closed through date_to (lock_date)"),
+  })
+  .meta({
+    id: 'EuSalesList',
+    description: 'The EC Sales List (souhrnné hlášení) of a period: supplies to VAT payers in other EU states, summed per customer VAT id and code from the ledger tax rows',
+  });
+export type EuSalesList = z.infer<typeof euSalesListSchema>;
+
 /** Reference to the document an accounting transaction was posted for (event extension). */
 export const sourceDocumentSchema = z.object({
   type: z.union([paidRecordTypeSchema, z.enum(['bank_transaction', 'payout'])]),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema } from './accounting.js';
+import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import {
@@ -196,6 +196,7 @@ const DECLARED = [
   { method: 'POST', path: '/reporting/financial/trial-balance/:book_id/export/:format', service: 'accounting', scope: 'accounting', operationId: 'exportTrialBalance', summary: 'Export the trial balance of a book', specNo: 25, tag: 'Reporting', produces: ['application/json', 'text/csv'], pathParams: trialBalanceExportPathSchema, query: trialBalanceExportQuerySchema, body: trialBalanceExportBodySchema, response: trialBalanceExportSchema },
   { method: 'GET', path: '/reporting/tax/vat-return', service: 'accounting', scope: 'accounting', operationId: 'getVatReturn', summary: 'The VAT return of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: vatReturnSchema },
   { method: 'GET', path: '/reporting/tax/control-statement', service: 'accounting', scope: 'accounting', operationId: 'getControlStatement', summary: 'The VAT control statement of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: controlStatementSchema },
+  { method: 'GET', path: '/reporting/tax/eu-sales-list', service: 'accounting', scope: 'accounting', operationId: 'getEuSalesList', summary: 'The EC Sales List of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: euSalesListSchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // DESIGN §1 extensions

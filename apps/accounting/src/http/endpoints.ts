@@ -4,11 +4,14 @@ import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transaction
 import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
 import { vatReturn } from '../domain/vat-return.js';
 import { controlStatement } from '../domain/control-statement.js';
+import { euSalesList } from '../domain/eu-sales-list.js';
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string } };
 
-/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the VAT return and control statement. */
+/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), and the VAT reports (return, control statement, EC Sales List). */
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
+  // the legal currency of an organisation whose profile has not reached the service
+  const fallbackCurrency = deps.config.LEGAL_CURRENCY ?? 'CZK';
   return {
     listAccountingTransactions: async ({ ctx, input: { query: q } }) => {
       // ids are per kind of document: one alone names none
@@ -45,7 +48,7 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
           today: new Date().toISOString().slice(0, 10),
         },
         chartLocale(ctx.c.req.header('accept-language')),
-        deps.config.LEGAL_CURRENCY ?? 'CZK',
+        fallbackCurrency,
       );
       const columns = selectedColumns(input.raw === undefined ? [] : input.body);
       if (path.format === 'csv') {
@@ -56,7 +59,8 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       }
       return projectRows(tb, columns);
     },
-    getVatReturn: async ({ ctx, input }) => vatReturn(ctx, input.query, deps.config.LEGAL_CURRENCY ?? 'CZK'),
-    getControlStatement: async ({ ctx, input }) => controlStatement(ctx, input.query, deps.config.LEGAL_CURRENCY ?? 'CZK'),
+    getVatReturn: async ({ ctx, input }) => vatReturn(ctx, input.query, fallbackCurrency),
+    getControlStatement: async ({ ctx, input }) => controlStatement(ctx, input.query, fallbackCurrency),
+    getEuSalesList: async ({ ctx, input }) => euSalesList(ctx, input.query, fallbackCurrency),
   };
 }

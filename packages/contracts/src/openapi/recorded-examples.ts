@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_zGzPe9Ev",
+          "prefix": "ak_P0ctE4LL",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:55:49.784Z",
+          "created_at": "2026-11-27T15:57:43.220Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T15:55:49.833Z",
+          "last_used_at": "2026-11-27T15:57:43.284Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_94Ha2bq6",
+          "prefix": "ak_fpk4YQIA",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:55:49.870Z",
+          "created_at": "2026-11-27T15:57:43.340Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_94Ha2bq6",
+      "prefix": "ak_fpk4YQIA",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:55:49.870Z",
+      "created_at": "2026-11-27T15:57:43.340Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_94Ha2bq6",
+      "prefix": "ak_fpk4YQIA",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:55:49.870Z",
+      "created_at": "2026-11-27T15:57:43.340Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_94Ha2bq6",
+      "prefix": "ak_fpk4YQIA",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:55:49.870Z",
+      "created_at": "2026-11-27T15:57:43.340Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_94Ha2bq6",
+      "prefix": "ak_fpk4YQIA",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:55:49.870Z",
+      "created_at": "2026-11-27T15:57:43.340Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:55:49.927Z"
+      "revoked_at": "2026-11-27T15:57:43.377Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T15:55:50.218Z",
+          "created_at": "2026-11-27T15:57:43.620Z",
           "edited_at": null,
           "books": [
             {
@@ -590,7 +590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T15:55:52.122Z"
+        "created_at": "2026-11-27T15:57:45.298Z"
       }
     ]
   },
@@ -680,7 +680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
+      "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -730,8 +730,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "fc90ab7a-e9e8-43bc-aa71-6638de47d0f7",
-      "created_at": "2026-11-27T15:55:52.150Z",
+      "uid": "877300d6-eeda-48c6-8720-a262e67d6f1d",
+      "created_at": "2026-11-27T15:57:45.326Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -907,9 +907,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "49e07272-c0bd-4e8b-92af-71d608e7e967",
-      "created_at": "2026-11-27T15:55:52.648Z",
-      "edited_at": "2026-11-27T15:55:52.648Z",
+      "uid": "42b115b8-49bd-43da-87fb-aaed3be7dff6",
+      "created_at": "2026-11-27T15:57:45.838Z",
+      "edited_at": "2026-11-27T15:57:45.838Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1069,7 +1069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T15:55:51.683Z",
+          "evaluated_at": "2026-11-27T15:57:44.960Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1118,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
+      "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:55:52.986Z",
-      "edited_at": "2026-11-27T15:55:53.038Z",
+      "created_at": "2026-11-27T15:57:46.132Z",
+      "edited_at": "2026-11-27T15:57:46.183Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
+          "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
           "transaction_type": null,
-          "created_at": "2026-11-27T15:55:52.986Z",
-          "edited_at": "2026-11-27T15:55:53.038Z",
+          "created_at": "2026-11-27T15:57:46.132Z",
+          "edited_at": "2026-11-27T15:57:46.183Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1474,6 +1474,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": 108
         },
         {
+          "row": "21",
+          "name": "Services supplied to another EU state",
+          "base": 6000,
+          "tax": 0
+        },
+        {
           "row": "40",
           "name": "Deduction: domestic purchases, basic rate",
           "base": 6840,
@@ -1484,7 +1490,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "deductible_tax": 1436.4,
       "tax_due": 2345.74,
       "excess_deduction": 0,
-      "entries": 7,
+      "entries": 8,
       "closed": false
     }
   },
@@ -1536,6 +1542,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "base_reduced": 0,
         "tax_reduced": 0
       },
+      "closed": false
+    }
+  },
+  "getEuSalesList": {
+    "response": {
+      "currency": "CZK",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "lines": [
+        {
+          "country": "DE",
+          "vat_no": "811907980",
+          "code": "3",
+          "base": 6000,
+          "documents": 1
+        }
+      ],
       "closed": false
     }
   },
@@ -1614,8 +1637,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ed9d9aa8-aca4-425b-8df6-85ff95667d2b",
-      "created_at": "2026-11-27T15:55:50.206Z",
+      "uid": "4d0adefb-3932-4feb-b294-a6d8653349e5",
+      "created_at": "2026-11-27T15:57:43.610Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1817,8 +1840,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ed9d9aa8-aca4-425b-8df6-85ff95667d2b",
-          "created_at": "2026-11-27T15:55:50.206Z",
+          "uid": "4d0adefb-3932-4feb-b294-a6d8653349e5",
+          "created_at": "2026-11-27T15:57:43.610Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2018,8 +2041,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "ed9d9aa8-aca4-425b-8df6-85ff95667d2b",
-      "created_at": "2026-11-27T15:55:50.206Z",
+      "uid": "4d0adefb-3932-4feb-b294-a6d8653349e5",
+      "created_at": "2026-11-27T15:57:43.610Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2229,7 +2252,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T15:55:51.683Z",
+        "evaluated_at": "2026-11-27T15:57:44.960Z",
         "blocking_reason": null
       }
     }
@@ -2242,8 +2265,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "fc90ab7a-e9e8-43bc-aa71-6638de47d0f7",
-          "created_at": "2026-11-27T15:55:52.150Z",
+          "uid": "877300d6-eeda-48c6-8720-a262e67d6f1d",
+          "created_at": "2026-11-27T15:57:45.326Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2390,8 +2413,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "fc90ab7a-e9e8-43bc-aa71-6638de47d0f7",
-      "created_at": "2026-11-27T15:55:52.150Z",
+      "uid": "877300d6-eeda-48c6-8720-a262e67d6f1d",
+      "created_at": "2026-11-27T15:57:45.326Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2541,7 +2564,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>ED9D9AA8-ACA4-425B-8DF6-85FF95667D2B</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>4D0ADEFB-3932-4FEB-B294-A6D8653349E5</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2553,7 +2576,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>FC90AB7A-E9E8-43BC-AA71-6638DE47D0F7</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>ED9D9AA8-ACA4-425B-8DF6-85FF95667D2B</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>877300D6-EEDA-48C6-8720-A262E67D6F1D</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>4D0ADEFB-3932-4FEB-B294-A6D8653349E5</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2575,7 +2598,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T15:55:52.604Z",
+      "created_at": "2026-11-27T15:57:45.794Z",
       "removed_at": null
     }
   },
@@ -2598,8 +2621,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:55:52.583Z",
-          "removed_at": "2026-11-27T15:55:52.596Z"
+          "created_at": "2026-11-27T15:57:45.760Z",
+          "removed_at": "2026-11-27T15:57:45.780Z"
         },
         {
           "id": 2,
@@ -2614,7 +2637,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:55:52.604Z",
+          "created_at": "2026-11-27T15:57:45.794Z",
           "removed_at": null
         }
       ],
@@ -2640,8 +2663,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:55:52.583Z",
-          "removed_at": "2026-11-27T15:55:52.596Z"
+          "created_at": "2026-11-27T15:57:45.760Z",
+          "removed_at": "2026-11-27T15:57:45.780Z"
         },
         {
           "id": 2,
@@ -2656,7 +2679,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:55:52.604Z",
+          "created_at": "2026-11-27T15:57:45.794Z",
           "removed_at": null
         }
       ],
@@ -2677,8 +2700,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:55:52.583Z",
-      "removed_at": "2026-11-27T15:55:52.596Z"
+      "created_at": "2026-11-27T15:57:45.760Z",
+      "removed_at": "2026-11-27T15:57:45.780Z"
     }
   },
   "allocateVendorCredit": {
@@ -2699,7 +2722,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T15:55:52.698Z",
+      "created_at": "2026-11-27T15:57:45.886Z",
       "removed_at": null
     }
   },
@@ -2722,8 +2745,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:55:52.678Z",
-          "removed_at": "2026-11-27T15:55:52.689Z"
+          "created_at": "2026-11-27T15:57:45.871Z",
+          "removed_at": "2026-11-27T15:57:45.880Z"
         },
         {
           "id": 2,
@@ -2738,7 +2761,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:55:52.698Z",
+          "created_at": "2026-11-27T15:57:45.886Z",
           "removed_at": null
         }
       ],
@@ -2764,8 +2787,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:55:52.678Z",
-          "removed_at": "2026-11-27T15:55:52.689Z"
+          "created_at": "2026-11-27T15:57:45.871Z",
+          "removed_at": "2026-11-27T15:57:45.880Z"
         },
         {
           "id": 2,
@@ -2780,7 +2803,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:55:52.698Z",
+          "created_at": "2026-11-27T15:57:45.886Z",
           "removed_at": null
         }
       ],
@@ -2801,8 +2824,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:55:52.678Z",
-      "removed_at": "2026-11-27T15:55:52.689Z"
+      "created_at": "2026-11-27T15:57:45.871Z",
+      "removed_at": "2026-11-27T15:57:45.880Z"
     }
   },
   "createBill": {
@@ -2854,9 +2877,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "c303f150-9407-448c-83d9-297ccfd28eae",
-      "created_at": "2026-11-27T15:55:52.623Z",
-      "edited_at": "2026-11-27T15:55:52.623Z",
+      "uid": "2a191e46-049d-46db-84b5-d826213f9c33",
+      "created_at": "2026-11-27T15:57:45.810Z",
+      "edited_at": "2026-11-27T15:57:45.810Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2973,9 +2996,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "e5e19cfe-49c3-49de-9518-879e01b38c16",
-        "created_at": "2026-11-27T15:55:51.671Z",
-        "edited_at": "2026-11-27T15:55:51.671Z",
+        "uid": "d9abfbd8-fb1e-4e93-842a-eb053d061975",
+        "created_at": "2026-11-27T15:57:44.950Z",
+        "edited_at": "2026-11-27T15:57:44.950Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3109,9 +3132,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "c303f150-9407-448c-83d9-297ccfd28eae",
-          "created_at": "2026-11-27T15:55:52.623Z",
-          "edited_at": "2026-11-27T15:55:52.623Z",
+          "uid": "2a191e46-049d-46db-84b5-d826213f9c33",
+          "created_at": "2026-11-27T15:57:45.810Z",
+          "edited_at": "2026-11-27T15:57:45.810Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3230,9 +3253,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "49e07272-c0bd-4e8b-92af-71d608e7e967",
-          "created_at": "2026-11-27T15:55:52.648Z",
-          "edited_at": "2026-11-27T15:55:52.648Z",
+          "uid": "42b115b8-49bd-43da-87fb-aaed3be7dff6",
+          "created_at": "2026-11-27T15:57:45.838Z",
+          "edited_at": "2026-11-27T15:57:45.838Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3320,9 +3343,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "c303f150-9407-448c-83d9-297ccfd28eae",
-      "created_at": "2026-11-27T15:55:52.623Z",
-      "edited_at": "2026-11-27T15:55:52.623Z",
+      "uid": "2a191e46-049d-46db-84b5-d826213f9c33",
+      "created_at": "2026-11-27T15:57:45.810Z",
+      "edited_at": "2026-11-27T15:57:45.810Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3433,9 +3456,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "49e07272-c0bd-4e8b-92af-71d608e7e967",
-      "created_at": "2026-11-27T15:55:52.648Z",
-      "edited_at": "2026-11-27T15:55:52.648Z",
+      "uid": "42b115b8-49bd-43da-87fb-aaed3be7dff6",
+      "created_at": "2026-11-27T15:57:45.838Z",
+      "edited_at": "2026-11-27T15:57:45.838Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -3672,7 +3695,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:55:52.795Z",
+          "created_at": "2026-11-27T15:57:45.967Z",
           "entries": [
             {
               "order": 1,
@@ -3826,7 +3849,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:55:52.795Z"
+          "created_at": "2026-11-27T15:57:45.967Z"
         }
       ],
       "aggregations": []
@@ -3843,7 +3866,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T15:55:52.795Z",
+      "created_at": "2026-11-27T15:57:45.967Z",
       "entries": [
         {
           "order": 1,
@@ -4007,10 +4030,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
+      "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:55:52.986Z",
-      "edited_at": "2026-11-27T15:55:52.986Z",
+      "created_at": "2026-11-27T15:57:46.132Z",
+      "edited_at": "2026-11-27T15:57:46.132Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4093,10 +4116,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "03c6c274-cb8f-4274-8e9f-cfc8c23dbdae",
+      "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:55:52.986Z",
-      "edited_at": "2026-11-27T15:55:52.986Z",
+      "created_at": "2026-11-27T15:57:46.132Z",
+      "edited_at": "2026-11-27T15:57:46.132Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4189,7 +4212,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T15:55:50.145Z"
+      "created_at": "2026-11-27T15:57:43.549Z"
     }
   },
   "listNumberingSeries": {
@@ -4204,7 +4227,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T15:55:50.138Z"
+          "created_at": "2026-11-27T15:57:43.543Z"
         },
         {
           "id": 2,
@@ -4212,7 +4235,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T15:55:50.145Z"
+          "created_at": "2026-11-27T15:57:43.549Z"
         }
       ],
       "aggregations": []
@@ -4312,15 +4335,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
+          "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:55:49.952Z",
-          "last_used_at": "2026-11-27T15:55:49.980Z",
+          "created_at": "2026-11-27T15:57:43.395Z",
+          "last_used_at": "2026-11-27T15:57:43.411Z",
           "revoked_at": null
         }
       ],
@@ -4330,30 +4353,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
+      "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:55:49.952Z",
-      "last_used_at": "2026-11-27T15:55:49.980Z",
+      "created_at": "2026-11-27T15:57:43.395Z",
+      "last_used_at": "2026-11-27T15:57:43.411Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_ChyGljz2GaIFR1TmVoAx_4GNMxc",
+      "client_id": "cl_BxGNjp7W53uMjNFVROfd_3KSKHX",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:55:50.006Z",
+      "created_at": "2026-11-27T15:57:43.427Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:55:50.014Z"
+      "revoked_at": "2026-11-27T15:57:43.435Z"
     }
   },
   "deleteClient": {
@@ -4394,8 +4417,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T15:55:49.780Z",
-      "updated_at": "2026-11-27T15:55:49.780Z"
+      "created_at": "2026-11-27T15:57:43.213Z",
+      "updated_at": "2026-11-27T15:57:43.213Z"
     }
   },
   "updateOrganisation": {
@@ -4436,19 +4459,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T15:55:49.780Z",
-      "updated_at": "2026-11-27T15:55:49.857Z"
+      "created_at": "2026-11-27T15:57:43.213Z",
+      "updated_at": "2026-11-27T15:57:43.320Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_gkElTYddVqewj0KocGsj_25ZuCQ",
+      "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImQwOGEzOTRlLTQ5ODItNGRhYy1hNjZmLTIxMzQxZDRiNWEyMyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9na0VsVFlkZFZxZXdqMEtvY0dzal8yNVp1Q1EiLCJqdGkiOiJlNWYwOTE3NS01ZmU3LTQ1YWYtYTAyNi05Y2RhZDU3NmIwN2UiLCJpYXQiOjE3OTU3OTQ5NDksImV4cCI6MTc5NTc5NTg0OX0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjdjMGEwYjkyLTEyZWMtNGUwOS04ZWU1LWQzZjU5NDU3OGE1ZCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9MVmlwbVRkdTBjTllCMEJERmQ1cF8yekJhTlMiLCJqdGkiOiIzNzM3MDkxMi1iNTNiLTQxNTItYjdhZC01MGI0ZmNjNDE2YmUiLCJpYXQiOjE3OTU3OTUwNjMsImV4cCI6MTc5NTc5NTk2M30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4470,8 +4493,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T15:55:50.106Z",
-          "updated_at": "2026-11-27T15:55:50.109Z"
+          "created_at": "2026-11-27T15:57:43.514Z",
+          "updated_at": "2026-11-27T15:57:43.517Z"
         }
       ],
       "aggregations": []
@@ -4496,8 +4519,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:55:50.106Z",
-      "updated_at": "2026-11-27T15:55:50.109Z",
+      "created_at": "2026-11-27T15:57:43.514Z",
+      "updated_at": "2026-11-27T15:57:43.517Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4512,8 +4535,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:55:50.106Z",
-      "updated_at": "2026-11-27T15:55:50.109Z"
+      "created_at": "2026-11-27T15:57:43.514Z",
+      "updated_at": "2026-11-27T15:57:43.517Z"
     }
   },
   "updateWebhook": {
@@ -4535,8 +4558,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:55:50.106Z",
-      "updated_at": "2026-11-27T15:55:50.131Z"
+      "created_at": "2026-11-27T15:57:43.514Z",
+      "updated_at": "2026-11-27T15:57:43.536Z"
     }
   },
   "deleteWebhook": {
@@ -4557,45 +4580,45 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:55:50.106Z",
-      "updated_at": "2026-11-27T15:55:53.158Z",
+      "created_at": "2026-11-27T15:57:43.514Z",
+      "updated_at": "2026-11-27T15:57:46.360Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 11,
+      "total": 12,
       "from": 0,
       "take": 2,
       "entities": [
         {
+          "id": 12,
+          "webhook_id": 1,
+          "event_id": "adad24ce-0445-434c-8cb2-298fd689cd5e",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 3,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-27T16:57:46.258Z",
+          "created_at": "2026-11-27T15:57:46.244Z",
+          "completed_at": null
+        },
+        {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "8b88699c-909e-4abd-8b1b-625bca125457",
+          "event_id": "50c28773-e83d-4282-8a89-db9edabdfae6",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 4,
+          "last_duration_ms": 6,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T16:55:53.022Z",
-          "created_at": "2026-11-27T15:55:52.997Z",
-          "completed_at": null
-        },
-        {
-          "id": 10,
-          "webhook_id": 1,
-          "event_id": "89e27888-e070-428b-85f0-b80213978eba",
-          "event_type": "com.ledgerline.finance.payment.matched.v1",
-          "status": "pending",
-          "attempts": 0,
-          "last_status_code": null,
-          "last_duration_ms": null,
-          "last_error": null,
-          "last_response": null,
-          "next_attempt_at": "2026-11-27T15:55:52.949Z",
-          "created_at": "2026-11-27T15:55:52.949Z",
+          "next_attempt_at": "2026-11-27T16:57:46.172Z",
+          "created_at": "2026-11-27T15:57:46.148Z",
           "completed_at": null
         }
       ],
@@ -4604,18 +4627,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 11,
+      "id": 12,
       "webhook_id": 1,
-      "event_id": "8b88699c-909e-4abd-8b1b-625bca125457",
-      "event_type": "com.ledgerline.finance.payment.matched.v1",
+      "event_id": "adad24ce-0445-434c-8cb2-298fd689cd5e",
+      "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 4,
+      "last_duration_ms": 3,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T15:55:53.146Z",
-      "created_at": "2026-11-27T15:55:52.997Z",
+      "next_attempt_at": "2026-11-27T15:57:46.351Z",
+      "created_at": "2026-11-27T15:57:46.244Z",
       "completed_at": null
     }
   },
@@ -4671,18 +4694,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T15:55:49.780Z",
-        "updated_at": "2026-11-27T15:55:49.780Z"
+        "created_at": "2026-11-27T15:57:43.213Z",
+        "updated_at": "2026-11-27T15:57:43.213Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_zGzPe9Ev",
+        "prefix": "ak_P0ctE4LL",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T15:55:49.784Z",
+        "created_at": "2026-11-27T15:57:43.220Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
