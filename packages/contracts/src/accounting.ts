@@ -328,6 +328,14 @@ export const taxPeriodQuerySchema = z.object({
 });
 export type TaxPeriodQuery = z.output<typeof taxPeriodQuerySchema>;
 
+/** What every tax report says of its period beside its figures (the VAT return, the control statement, the EC Sales List). */
+const taxReportPeriod = {
+  currency: currencyCode.describe('Legal currency'),
+  date_from: isoDate,
+  date_to: isoDate,
+};
+const taxReportClosed = z.boolean().describe("true when the organisation's books are closed through date_to (lock_date): the figures can no longer change");
+
 export const vatReturnRowSchema = z
   .object({
     row: z.string().describe('Row of the Czech VAT return (DPHDP3): 1, 2 output; 3–6 EU acquisitions; 10, 11 reverse charge received; 20–22, 25 base only; 40, 41, 43, 44 deductions'),
@@ -339,16 +347,14 @@ export const vatReturnRowSchema = z
 
 export const vatReturnSchema = z
   .object({
-    currency: currencyCode.describe('Legal currency'),
-    date_from: isoDate,
-    date_to: isoDate,
+    ...taxReportPeriod,
     rows: z.array(vatReturnRowSchema).describe('The rows the period has figures for, in the order of the form'),
     output_tax: moneyAggregate.describe('Row 62: Σ tax of rows 1–13'),
     deductible_tax: moneyAggregate.describe('Row 46 (and 63): Σ deductions of rows 40–45'),
     tax_due: moneyAggregate.describe('Row 64: output_tax − deductible_tax when positive, else 0'),
     excess_deduction: moneyAggregate.describe('Row 65: deductible_tax − output_tax when positive, else 0'),
     entries: z.int().min(0).describe('Ledger entries with VAT in the period'),
-    closed: z.boolean().describe("true when the organisation's books are closed through date_to (lock_date): the figures can no longer change"),
+    closed: taxReportClosed,
   })
   .meta({
     id: 'VatReturn',
@@ -379,16 +385,14 @@ export const controlStatementTotalsSchema = z.object(rateFigures).meta({ id: 'Co
 
 export const controlStatementSchema = z
   .object({
-    currency: currencyCode.describe('Legal currency'),
-    date_from: isoDate,
-    date_to: isoDate,
+    ...taxReportPeriod,
     a1: z.array(controlStatementDocumentSchema).describe('A.1: reverse-charge supplies we made (base only)'),
     a4: z.array(controlStatementDocumentSchema).describe('A.4: domestic supplies over 10 000 incl. VAT to a VAT payer, and credit notes of such'),
     a5: controlStatementTotalsSchema.describe('A.5: the other domestic supplies'),
     b1: z.array(controlStatementDocumentSchema).describe('B.1: reverse-charge supplies received (the tax we self-assess)'),
     b2: z.array(controlStatementDocumentSchema).describe('B.2: domestic purchases over 10 000 incl. VAT with deduction'),
     b3: controlStatementTotalsSchema.describe('B.3: the other domestic purchases with deduction'),
-    closed: z.boolean().describe("true when the organisation's books are closed through date_to (lock_date)"),
+    closed: taxReportClosed,
   })
   .meta({
     id: 'ControlStatement',
@@ -411,11 +415,9 @@ export const euSalesListLineSchema = z
 
 export const euSalesListSchema = z
   .object({
-    currency: currencyCode.describe('Legal currency'),
-    date_from: isoDate,
-    date_to: isoDate,
+    ...taxReportPeriod,
     lines: z.array(euSalesListLineSchema).describe('One line per customer VAT id and code, by country and VAT id'),
-    closed: z.boolean().describe("true when the organisation's books are closed through date_to (lock_date)"),
+    closed: taxReportClosed,
   })
   .meta({
     id: 'EuSalesList',
