@@ -100,6 +100,17 @@ export const probeService = defineService({
       }
       return respond(c, { id: note.id, text });
     });
+    // a note, then a statement that runs `seconds` (the statement timeout's subject)
+    app.post('/v1/notes/slow', async (c) => {
+      await c.get('beginOwn')?.();
+      const auth = caller(c);
+      const { text, seconds } = parseOrThrow(z.object({ text: z.string().min(1), seconds: z.number().min(0).max(10) }), c.get('body'));
+      const em = c.get('em');
+      const note = em.create(NoteSchema, { orgId: auth.orgId, text });
+      await em.flush();
+      await sqlRows(em, 'select pg_sleep(?)', [seconds]);
+      return respond(c, { id: note.id, text });
+    });
     // a request's last write (`writeLast`): the note, after its event; says whether the note was
     // committed when the write returned (true: it went alone with its event, no transaction open)
     app.post('/v1/notes/last', async (c) => {

@@ -64,6 +64,13 @@ export const baseConfigSchema = z.object({
    * network) cannot hold a numbering series or a document's lock. 0 leaves it to the server.
    */
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /**
+   * A statement running this long is canceled by Postgres (its transaction rolled back, the
+   * request answered 503): a runaway query cannot hold a connection and a core long after the
+   * gateway has answered 504 (`UPSTREAM_TIMEOUT_MS`, 15 s). Migrations are not bounded. 0 leaves
+   * it to the server.
+   */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   /** Shared secret the gateway sends to services; when set, services refuse calls without it. */
   INTERNAL_TOKEN: z.string().min(16).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(250),

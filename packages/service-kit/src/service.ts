@@ -154,6 +154,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     log: (msg) => log.debug(msg),
     warn: (msg) => log.warn('database connection', { detail: msg }),
     idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
   });
   const bus = await EventBus.connect(config, `ledgerline-${def.name}`, log);
   if (def.stream) await bus.ensureStream(def.stream);

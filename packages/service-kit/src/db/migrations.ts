@@ -8,6 +8,9 @@ import type { MigrationObject } from '@mikro-orm/core';
 export function sqlMigration(name: string, sql: string): MigrationObject {
   const cls = class extends Migration {
     override up(): void {
+      // a migration may build an index over a large table: the pooled sessions' statement
+      // timeout is lifted for its transaction (migrations are transactional)
+      this.addSql('set local statement_timeout = 0;');
       this.addSql(sql);
     }
   };

@@ -23,6 +23,8 @@ export interface OrmOptions {
   log?: (msg: string) => void;
   /** Ends sessions left idle inside a transaction this long (`idle_in_transaction_session_timeout`); 0 or absent: the server's setting. */
   idleInTransactionTimeoutMs?: number;
+  /** Cancels statements running this long (`statement_timeout`), migrations excepted; 0 or absent: the server's setting. */
+  statementTimeoutMs?: number;
   /** What the query builder warns of (a pooled connection that died: `Connection Error: …`); its own console lines without it. */
   warn?: (msg: string) => void;
 }
@@ -87,6 +89,15 @@ function withDatabase(url: string, name: string): string {
  * property. The filter is on by default and needs its `orgId` argument, so a query that forgot
  * the tenant fails instead of reading another organisation's rows.
  */
+/** The server settings every pooled session starts with (`-c name=value`), none when all are the server's. */
+function sessionOptions(opts: OrmOptions): { options?: string } {
+  const settings = [
+    ['idle_in_transaction_session_timeout', opts.idleInTransactionTimeoutMs],
+    ['statement_timeout', opts.statementTimeoutMs],
+  ].filter((s): s is [string, number] => !!s[1]);
+  return settings.length ? { options: settings.map(([name, ms]) => `-c ${name}=${Math.floor(ms)}`).join(' ') } : {};
+}
+
 export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
   withoutOrmAsyncContext();
   await ensureDatabase(opts.databaseUrl, opts.databaseName);
@@ -117,7 +128,7 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
       // server gone silent (a cut network) is noticed by TCP keepalives rather than never
       connection: {
         keepAlive: true,
-        ...(opts.idleInTransactionTimeoutMs ? { options: `-c idle_in_transaction_session_timeout=${Math.floor(opts.idleInTransactionTimeoutMs)}` } : {}),
+        ...sessionOptions(opts),
       },
       // the query builder writes its warnings to the console, outside the service's JSON log lines
       ...(opts.warn ? { log: { warn: (m: unknown) => opts.warn!(String(m)), error: (m: unknown) => opts.warn!(String(m)), deprecate: () => undefined, debug: () => undefined } } : {}),
