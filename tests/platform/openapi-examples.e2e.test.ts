@@ -70,6 +70,7 @@ async function call<T = any>(operationId: OperationId, path: string, init: { que
 
 const ISSUED = '2026-11-03';
 const CUSTOMER = {
+  id: 2001,
   business_name: 'Acme s.r.o.',
   reg_no: '12345678',
   vat_no: 'CZ12345678',
@@ -357,6 +358,8 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getVatReturn', '/reporting/tax/vat-return', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getControlStatement', '/reporting/tax/control-statement', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getEuSalesList', '/reporting/tax/eu-sales-list', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
+    await as('getAgedReceivables', '/sales/reports/aged-receivables', { query: 'as_of=2026-11-30' });
+    await as('getAgedPayables', '/purchase/reports/aged-payables', { query: 'as_of=2026-11-30' });
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

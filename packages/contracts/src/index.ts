@@ -3,6 +3,7 @@ export * from './scopes.js';
 export * from './sales.js';
 export * from './purchase.js';
 export * from './credit-allocations.js';
+export * from './aged-balances.js';
 export * from './finance.js';
 export * from './accounting.js';
 export * from './settings.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
+import { agedBalancesQuerySchema, agedPayables, agedReceivables } from './aged-balances.js';
 import {
   bankStatementImportQuerySchema,
   bankStatementImportSchema,
@@ -226,6 +227,8 @@ const DECLARED = [
   { method: 'POST', path: '/purchase/bills/import', service: 'purchase', scope: 'purchase', operationId: 'importBill', bodyRequired: true, summary: 'Import a received e-invoice (UBL 2.1 Invoice or CreditNote, or ISDOC 6.0.2) as a vendor bill or vendor credit', tag: 'E-invoices', consumes: ['application/xml'], query: einvoiceImportQuerySchema, body: xmlDocumentSchema, response: importedDocumentSchema },
   { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', repeatable: ['payment_status', 'sort'], summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },
   { method: 'GET', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'listVendorCredits', repeatable: ['payment_status', 'sort'], summary: 'List vendor credits', tag: 'Vendor credits', query: vendorCreditListQuerySchema, response: vendorCreditPageSchema },
+  { method: 'GET', path: '/sales/reports/aged-receivables', service: 'sales', scope: 'sales', operationId: 'getAgedReceivables', summary: 'What customers owe, by how long it is overdue', tag: 'Reporting', query: agedBalancesQuerySchema, response: agedReceivables.page },
+  { method: 'GET', path: '/purchase/reports/aged-payables', service: 'purchase', scope: 'purchase', operationId: 'getAgedPayables', summary: 'What is owed to vendors, by how long it is overdue', tag: 'Reporting', query: agedBalancesQuerySchema, response: agedPayables.page },
   { method: 'GET', path: '/purchase/bills/:id', service: 'purchase', scope: 'purchase', operationId: 'getBill', summary: 'Read a vendor bill', tag: 'Vendor bills', pathParams: idPathParams, response: vendorBillSchema },
   { method: 'GET', path: '/purchase/vendor-credits/:id', service: 'purchase', scope: 'purchase', operationId: 'getVendorCredit', summary: 'Read a vendor credit', tag: 'Vendor credits', pathParams: idPathParams, response: vendorCreditSchema },
   { method: 'GET', path: '/finance/bank/transactions', service: 'finance', scope: 'finance', operationId: 'listBankTransactions', repeatable: ['sort'], summary: 'List bank transactions', tag: 'Bank transactions', query: bankTransactionListQuerySchema, response: bankTransactionPageSchema },

@@ -42,5 +42,6 @@ export * from './posted-documents/numbered-insert.js';
 export * from './posted-documents/credited-document.js';
 export * from './posted-documents/payment-application.js';
 export * from './posted-documents/credit-allocation.js';
+export * from './posted-documents/aged-balances.js';
 export * from './posted-documents/open-document-finder.js';
 export * from './tracing.js';

@@ -93,6 +93,8 @@ export const PaymentApplicationSchema = defineEntity({
     source: p.string(),
     amount: p.decimal().columnType('numeric(18,4)'),
     currency: p.string(),
+    /** The payment's day (the event's `date`). */
+    date: p.string().columnType('date'),
     appliedAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -164,4 +164,16 @@ alter table purchase_documents add column updated_at timestamptz not null defaul
 create index purchase_documents_updated on purchase_documents (org_id, kind, updated_at);
 `,
   ),
+  sqlMigration(
+    'purchase_0009_payment_date',
+    `
+-- Decision 161. A payment applied to a bill keeps the payment's own day (the event's date), as
+-- sales' payments always have: aged payables as they stood at the end of a day add back what was
+-- paid after it. Rows applied before keep the day they were applied.
+alter table payment_applications add column date date;
+update payment_applications set date = applied_at::date;
+alter table payment_applications alter column date set not null;
+create index payment_applications_date on payment_applications (org_id, date);
+`,
+  ),
 ];

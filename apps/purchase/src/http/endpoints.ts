@@ -2,6 +2,7 @@ import type { EndpointHandlers } from '@ledgerline/service-kit';
 import { billRoutes } from '../bills/routes.js';
 import { inventoryInRoutes } from '../inventory-in/routes.js';
 import { vendorCreditRoutes } from '../vendor-credits/routes.js';
+import { reportRoutes } from '../reports/routes.js';
 
 /** Every operation the contracts declare for purchase, one line per resource folder. */
 export function purchaseEndpoints(): EndpointHandlers<'purchase'> {
@@ -9,5 +10,6 @@ export function purchaseEndpoints(): EndpointHandlers<'purchase'> {
     ...billRoutes(),
     ...vendorCreditRoutes(),
     ...inventoryInRoutes(),
+    ...reportRoutes(),
   };
 }

@@ -16,6 +16,7 @@ export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {
     source: payment.source,
     amount: toDb(payment.amount, 4),
     currency: payment.currency,
+    date: payment.date,
     appliedAt: at,
   }),
   touchColumn: 'updated_at',

@@ -210,4 +210,12 @@ create index sales_credit_allocations_credit on sales_credit_allocations (org_id
 create index sales_credit_allocations_target on sales_credit_allocations (org_id, target_id);
 `,
   ),
+  sqlMigration(
+    'sales_0900_payments_by_date',
+    `
+-- Decision 161. Aged receivables as they stood at the end of a day add back what was paid after
+-- it: the organisation's payments dated after a day, read by this index.
+create index if not exists sales_document_payments_date on sales_document_payments (org_id, date);
+`,
+  ),
 ];

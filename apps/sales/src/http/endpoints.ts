@@ -7,6 +7,7 @@ import { emailRoutes } from '../emails/routes.js';
 import { invoiceRoutes } from '../invoices/routes.js';
 import { itemRoutes } from '../items/routes.js';
 import { numberingSeriesRoutes } from '../numbering-series/routes.js';
+import { reportRoutes } from '../reports/routes.js';
 
 export { DELIVERY_NON_JSON_PATHS } from '../sales-documents/operations.js';
 
@@ -19,5 +20,6 @@ export function salesEndpoints(delivery: Delivery, rules: RuleTable = DEFAULT_RU
     ...complianceRoutes(rules),
     ...itemRoutes(),
     ...numberingSeriesRoutes(),
+    ...reportRoutes(),
   };
 }

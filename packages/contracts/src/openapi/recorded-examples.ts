@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_P0ctE4LL",
+          "prefix": "ak_XkMgrZeT",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:57:43.220Z",
+          "created_at": "2026-11-27T16:11:25.852Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T15:57:43.284Z",
+          "last_used_at": "2026-11-27T16:11:25.885Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_fpk4YQIA",
+          "prefix": "ak_CORg6AyE",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:57:43.340Z",
+          "created_at": "2026-11-27T16:11:25.915Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_fpk4YQIA",
+      "prefix": "ak_CORg6AyE",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:57:43.340Z",
+      "created_at": "2026-11-27T16:11:25.915Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_fpk4YQIA",
+      "prefix": "ak_CORg6AyE",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:57:43.340Z",
+      "created_at": "2026-11-27T16:11:25.915Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_fpk4YQIA",
+      "prefix": "ak_CORg6AyE",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:57:43.340Z",
+      "created_at": "2026-11-27T16:11:25.915Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_fpk4YQIA",
+      "prefix": "ak_CORg6AyE",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:57:43.340Z",
+      "created_at": "2026-11-27T16:11:25.915Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:57:43.377Z"
+      "revoked_at": "2026-11-27T16:11:25.984Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T15:57:43.620Z",
+          "created_at": "2026-11-27T16:11:26.231Z",
           "edited_at": null,
           "books": [
             {
@@ -242,6 +242,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "currency": "CZK",
           "precision": 2,
           "contact": {
+            "id": 2001,
             "email": "accounts@acme.example",
             "reg_no": "12345678",
             "vat_no": "CZ12345678",
@@ -275,6 +276,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_deduction_ratio": null,
               "net_deduction_ratio": null,
               "contact": {
+                "id": 2001,
                 "email": "accounts@acme.example",
                 "reg_no": "12345678",
                 "vat_no": "CZ12345678",
@@ -311,6 +313,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_deduction_ratio": null,
               "net_deduction_ratio": null,
               "contact": {
+                "id": 2001,
                 "email": "accounts@acme.example",
                 "reg_no": "12345678",
                 "vat_no": "CZ12345678",
@@ -347,6 +350,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_deduction_ratio": null,
               "net_deduction_ratio": null,
               "contact": {
+                "id": 2001,
                 "email": "accounts@acme.example",
                 "reg_no": "12345678",
                 "vat_no": "CZ12345678",
@@ -383,6 +387,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_deduction_ratio": null,
               "net_deduction_ratio": null,
               "contact": {
+                "id": 2001,
                 "email": "accounts@acme.example",
                 "reg_no": "12345678",
                 "vat_no": "CZ12345678",
@@ -590,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T15:57:45.298Z"
+        "created_at": "2026-11-27T16:11:28.080Z"
       }
     ]
   },
@@ -680,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
+      "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -692,6 +697,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "createCreditNote": {
     "request": {
       "customer": {
+        "id": 2001,
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
@@ -730,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "877300d6-eeda-48c6-8720-a262e67d6f1d",
-      "created_at": "2026-11-27T15:57:45.326Z",
+      "uid": "f6c098b6-0252-4b97-a8a5-5e3fab936d91",
+      "created_at": "2026-11-27T16:11:28.112Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -752,6 +758,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_amount_leg": 630,
       "total_amount_leg": 3630,
       "customer": {
+        "id": 2001,
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
@@ -907,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "42b115b8-49bd-43da-87fb-aaed3be7dff6",
-      "created_at": "2026-11-27T15:57:45.838Z",
-      "edited_at": "2026-11-27T15:57:45.838Z",
+      "uid": "2c630e9b-b1e4-40dd-954f-c78e8f150050",
+      "created_at": "2026-11-27T16:11:28.557Z",
+      "edited_at": "2026-11-27T16:11:28.557Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1028,7 +1035,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "type": "sales_invoice",
         "no": "FV202600001",
         "contact": {
-          "id": null,
+          "id": 2001,
           "business_name": "Acme s.r.o."
         }
       },
@@ -1069,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T15:57:44.960Z",
+          "evaluated_at": "2026-11-27T16:11:27.666Z",
           "blocking_reason": null
         }
       }
@@ -1118,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
+      "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:57:46.132Z",
-      "edited_at": "2026-11-27T15:57:46.183Z",
+      "created_at": "2026-11-27T16:11:28.883Z",
+      "edited_at": "2026-11-27T16:11:28.927Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1209,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
+          "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
           "transaction_type": null,
-          "created_at": "2026-11-27T15:57:46.132Z",
-          "edited_at": "2026-11-27T15:57:46.183Z",
+          "created_at": "2026-11-27T16:11:28.883Z",
+          "edited_at": "2026-11-27T16:11:28.927Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1584,6 +1591,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "createInvoice": {
     "request": {
       "customer": {
+        "id": 2001,
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
@@ -1637,8 +1645,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "4d0adefb-3932-4feb-b294-a6d8653349e5",
-      "created_at": "2026-11-27T15:57:43.610Z",
+      "uid": "e5171ee8-61df-4a2d-9dec-386915d5a0e5",
+      "created_at": "2026-11-27T16:11:26.221Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1659,6 +1667,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_amount_leg": 3888,
       "total_amount_leg": 22788,
       "customer": {
+        "id": 2001,
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
@@ -1840,8 +1849,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "4d0adefb-3932-4feb-b294-a6d8653349e5",
-          "created_at": "2026-11-27T15:57:43.610Z",
+          "uid": "e5171ee8-61df-4a2d-9dec-386915d5a0e5",
+          "created_at": "2026-11-27T16:11:26.221Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -1862,6 +1871,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_amount_leg": 3888,
           "total_amount_leg": 22788,
           "customer": {
+            "id": 2001,
             "business_name": "Acme s.r.o.",
             "reg_no": "12345678",
             "vat_no": "CZ12345678",
@@ -2041,8 +2051,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "4d0adefb-3932-4feb-b294-a6d8653349e5",
-      "created_at": "2026-11-27T15:57:43.610Z",
+      "uid": "e5171ee8-61df-4a2d-9dec-386915d5a0e5",
+      "created_at": "2026-11-27T16:11:26.221Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2063,6 +2073,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_amount_leg": 3888,
       "total_amount_leg": 22788,
       "customer": {
+        "id": 2001,
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
@@ -2252,7 +2263,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T15:57:44.960Z",
+        "evaluated_at": "2026-11-27T16:11:27.666Z",
         "blocking_reason": null
       }
     }
@@ -2265,8 +2276,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "877300d6-eeda-48c6-8720-a262e67d6f1d",
-          "created_at": "2026-11-27T15:57:45.326Z",
+          "uid": "f6c098b6-0252-4b97-a8a5-5e3fab936d91",
+          "created_at": "2026-11-27T16:11:28.112Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2287,6 +2298,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_amount_leg": 630,
           "total_amount_leg": 3630,
           "customer": {
+            "id": 2001,
             "business_name": "Acme s.r.o.",
             "reg_no": "12345678",
             "vat_no": "CZ12345678",
@@ -2413,8 +2425,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "877300d6-eeda-48c6-8720-a262e67d6f1d",
-      "created_at": "2026-11-27T15:57:45.326Z",
+      "uid": "f6c098b6-0252-4b97-a8a5-5e3fab936d91",
+      "created_at": "2026-11-27T16:11:28.112Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2435,6 +2447,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_amount_leg": 630,
       "total_amount_leg": 3630,
       "customer": {
+        "id": 2001,
         "business_name": "Acme s.r.o.",
         "reg_no": "12345678",
         "vat_no": "CZ12345678",
@@ -2564,7 +2577,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>4D0ADEFB-3932-4FEB-B294-A6D8653349E5</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E5171EE8-61DF-4A2D-9DEC-386915D5A0E5</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2576,7 +2589,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>877300D6-EEDA-48C6-8720-A262E67D6F1D</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>4D0ADEFB-3932-4FEB-B294-A6D8653349E5</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>F6C098B6-0252-4B97-A8A5-5E3FAB936D91</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E5171EE8-61DF-4A2D-9DEC-386915D5A0E5</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2598,7 +2611,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T15:57:45.794Z",
+      "created_at": "2026-11-27T16:11:28.516Z",
       "removed_at": null
     }
   },
@@ -2621,8 +2634,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:57:45.760Z",
-          "removed_at": "2026-11-27T15:57:45.780Z"
+          "created_at": "2026-11-27T16:11:28.498Z",
+          "removed_at": "2026-11-27T16:11:28.509Z"
         },
         {
           "id": 2,
@@ -2637,7 +2650,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:57:45.794Z",
+          "created_at": "2026-11-27T16:11:28.516Z",
           "removed_at": null
         }
       ],
@@ -2663,8 +2676,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:57:45.760Z",
-          "removed_at": "2026-11-27T15:57:45.780Z"
+          "created_at": "2026-11-27T16:11:28.498Z",
+          "removed_at": "2026-11-27T16:11:28.509Z"
         },
         {
           "id": 2,
@@ -2679,7 +2692,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T15:57:45.794Z",
+          "created_at": "2026-11-27T16:11:28.516Z",
           "removed_at": null
         }
       ],
@@ -2700,8 +2713,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:57:45.760Z",
-      "removed_at": "2026-11-27T15:57:45.780Z"
+      "created_at": "2026-11-27T16:11:28.498Z",
+      "removed_at": "2026-11-27T16:11:28.509Z"
     }
   },
   "allocateVendorCredit": {
@@ -2722,7 +2735,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T15:57:45.886Z",
+      "created_at": "2026-11-27T16:11:28.601Z",
       "removed_at": null
     }
   },
@@ -2745,8 +2758,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:57:45.871Z",
-          "removed_at": "2026-11-27T15:57:45.880Z"
+          "created_at": "2026-11-27T16:11:28.585Z",
+          "removed_at": "2026-11-27T16:11:28.594Z"
         },
         {
           "id": 2,
@@ -2761,7 +2774,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:57:45.886Z",
+          "created_at": "2026-11-27T16:11:28.601Z",
           "removed_at": null
         }
       ],
@@ -2787,8 +2800,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T15:57:45.871Z",
-          "removed_at": "2026-11-27T15:57:45.880Z"
+          "created_at": "2026-11-27T16:11:28.585Z",
+          "removed_at": "2026-11-27T16:11:28.594Z"
         },
         {
           "id": 2,
@@ -2803,7 +2816,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T15:57:45.886Z",
+          "created_at": "2026-11-27T16:11:28.601Z",
           "removed_at": null
         }
       ],
@@ -2824,8 +2837,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T15:57:45.871Z",
-      "removed_at": "2026-11-27T15:57:45.880Z"
+      "created_at": "2026-11-27T16:11:28.585Z",
+      "removed_at": "2026-11-27T16:11:28.594Z"
     }
   },
   "createBill": {
@@ -2877,9 +2890,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "2a191e46-049d-46db-84b5-d826213f9c33",
-      "created_at": "2026-11-27T15:57:45.810Z",
-      "edited_at": "2026-11-27T15:57:45.810Z",
+      "uid": "8331d42c-21e4-4fc5-a49e-8e863dc5e363",
+      "created_at": "2026-11-27T16:11:28.533Z",
+      "edited_at": "2026-11-27T16:11:28.533Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -2996,9 +3009,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "d9abfbd8-fb1e-4e93-842a-eb053d061975",
-        "created_at": "2026-11-27T15:57:44.950Z",
-        "edited_at": "2026-11-27T15:57:44.950Z",
+        "uid": "18edf981-fb50-4731-88f3-92ef7d56effe",
+        "created_at": "2026-11-27T16:11:27.654Z",
+        "edited_at": "2026-11-27T16:11:27.654Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3132,9 +3145,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "2a191e46-049d-46db-84b5-d826213f9c33",
-          "created_at": "2026-11-27T15:57:45.810Z",
-          "edited_at": "2026-11-27T15:57:45.810Z",
+          "uid": "8331d42c-21e4-4fc5-a49e-8e863dc5e363",
+          "created_at": "2026-11-27T16:11:28.533Z",
+          "edited_at": "2026-11-27T16:11:28.533Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3253,9 +3266,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "42b115b8-49bd-43da-87fb-aaed3be7dff6",
-          "created_at": "2026-11-27T15:57:45.838Z",
-          "edited_at": "2026-11-27T15:57:45.838Z",
+          "uid": "2c630e9b-b1e4-40dd-954f-c78e8f150050",
+          "created_at": "2026-11-27T16:11:28.557Z",
+          "edited_at": "2026-11-27T16:11:28.557Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3340,12 +3353,98 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "aggregations": []
     }
   },
+  "getAgedReceivables": {
+    "response": {
+      "as_of": "2026-11-30",
+      "totals": [
+        {
+          "currency": "CZK",
+          "current": 6000,
+          "days_1_30": 300,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 6300
+        }
+      ],
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "contact": {
+            "id": 2002,
+            "name": "Kunde GmbH"
+          },
+          "currency": "CZK",
+          "documents": 1,
+          "current": 6000,
+          "days_1_30": 0,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 6000
+        },
+        {
+          "contact": {
+            "id": 2001,
+            "name": "Acme s.r.o."
+          },
+          "currency": "CZK",
+          "documents": 1,
+          "current": 0,
+          "days_1_30": 300,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 300
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getAgedPayables": {
+    "response": {
+      "as_of": "2026-11-30",
+      "totals": [
+        {
+          "currency": "CZK",
+          "current": 0,
+          "days_1_30": 8276.4,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 8276.4
+        }
+      ],
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "contact": {
+            "id": null,
+            "name": "Kancelářské potřeby a.s."
+          },
+          "currency": "CZK",
+          "documents": 1,
+          "current": 0,
+          "days_1_30": 8276.4,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 8276.4
+        }
+      ],
+      "aggregations": []
+    }
+  },
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "2a191e46-049d-46db-84b5-d826213f9c33",
-      "created_at": "2026-11-27T15:57:45.810Z",
-      "edited_at": "2026-11-27T15:57:45.810Z",
+      "uid": "8331d42c-21e4-4fc5-a49e-8e863dc5e363",
+      "created_at": "2026-11-27T16:11:28.533Z",
+      "edited_at": "2026-11-27T16:11:28.533Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3456,9 +3555,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "42b115b8-49bd-43da-87fb-aaed3be7dff6",
-      "created_at": "2026-11-27T15:57:45.838Z",
-      "edited_at": "2026-11-27T15:57:45.838Z",
+      "uid": "2c630e9b-b1e4-40dd-954f-c78e8f150050",
+      "created_at": "2026-11-27T16:11:28.557Z",
+      "edited_at": "2026-11-27T16:11:28.557Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -3568,7 +3667,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "FV202600001",
             "type": "sales_invoice",
             "contact": {
-              "id": null,
+              "id": 2001,
               "business_name": "Acme s.r.o."
             }
           },
@@ -3623,7 +3722,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 4,
         "no": "FV202600003",
         "contact": {
-          "id": null,
+          "id": 2001,
           "business_name": "Acme s.r.o."
         }
       },
@@ -3695,7 +3794,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:57:45.967Z",
+          "created_at": "2026-11-27T16:11:28.695Z",
           "entries": [
             {
               "order": 1,
@@ -3726,7 +3825,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "no": "FV202600002",
                   "type": "sales_invoice",
                   "contact": {
-                    "id": null,
+                    "id": 2001,
                     "business_name": "Acme s.r.o."
                   }
                 },
@@ -3849,7 +3948,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T15:57:45.967Z"
+          "created_at": "2026-11-27T16:11:28.695Z"
         }
       ],
       "aggregations": []
@@ -3866,7 +3965,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T15:57:45.967Z",
+      "created_at": "2026-11-27T16:11:28.695Z",
       "entries": [
         {
           "order": 1,
@@ -3897,7 +3996,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "no": "FV202600002",
               "type": "sales_invoice",
               "contact": {
-                "id": null,
+                "id": 2001,
                 "business_name": "Acme s.r.o."
               }
             },
@@ -4030,10 +4129,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
+      "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:57:46.132Z",
-      "edited_at": "2026-11-27T15:57:46.132Z",
+      "created_at": "2026-11-27T16:11:28.883Z",
+      "edited_at": "2026-11-27T16:11:28.883Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4116,10 +4215,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "5bf7fb42-3e98-460d-8be7-3c1d5d20f43e",
+      "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
       "transaction_type": null,
-      "created_at": "2026-11-27T15:57:46.132Z",
-      "edited_at": "2026-11-27T15:57:46.132Z",
+      "created_at": "2026-11-27T16:11:28.883Z",
+      "edited_at": "2026-11-27T16:11:28.883Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4212,7 +4311,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T15:57:43.549Z"
+      "created_at": "2026-11-27T16:11:26.167Z"
     }
   },
   "listNumberingSeries": {
@@ -4227,7 +4326,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T15:57:43.543Z"
+          "created_at": "2026-11-27T16:11:26.161Z"
         },
         {
           "id": 2,
@@ -4235,7 +4334,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T15:57:43.549Z"
+          "created_at": "2026-11-27T16:11:26.167Z"
         }
       ],
       "aggregations": []
@@ -4335,15 +4434,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
+          "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T15:57:43.395Z",
-          "last_used_at": "2026-11-27T15:57:43.411Z",
+          "created_at": "2026-11-27T16:11:26.007Z",
+          "last_used_at": "2026-11-27T16:11:26.025Z",
           "revoked_at": null
         }
       ],
@@ -4353,30 +4452,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
+      "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T15:57:43.395Z",
-      "last_used_at": "2026-11-27T15:57:43.411Z",
+      "created_at": "2026-11-27T16:11:26.007Z",
+      "last_used_at": "2026-11-27T16:11:26.025Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_BxGNjp7W53uMjNFVROfd_3KSKHX",
+      "client_id": "cl_hdRV0uXVX6pnFXlfWwMA_0sQttT",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T15:57:43.427Z",
+      "created_at": "2026-11-27T16:11:26.044Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T15:57:43.435Z"
+      "revoked_at": "2026-11-27T16:11:26.051Z"
     }
   },
   "deleteClient": {
@@ -4417,8 +4516,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T15:57:43.213Z",
-      "updated_at": "2026-11-27T15:57:43.213Z"
+      "created_at": "2026-11-27T16:11:25.850Z",
+      "updated_at": "2026-11-27T16:11:25.850Z"
     }
   },
   "updateOrganisation": {
@@ -4459,19 +4558,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T15:57:43.213Z",
-      "updated_at": "2026-11-27T15:57:43.320Z"
+      "created_at": "2026-11-27T16:11:25.850Z",
+      "updated_at": "2026-11-27T16:11:25.904Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_LVipmTdu0cNYB0BDFd5p_2zBaNS",
+      "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjdjMGEwYjkyLTEyZWMtNGUwOS04ZWU1LWQzZjU5NDU3OGE1ZCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9MVmlwbVRkdTBjTllCMEJERmQ1cF8yekJhTlMiLCJqdGkiOiIzNzM3MDkxMi1iNTNiLTQxNTItYjdhZC01MGI0ZmNjNDE2YmUiLCJpYXQiOjE3OTU3OTUwNjMsImV4cCI6MTc5NTc5NTk2M30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjcwYzMzYWM5LTI1ZmMtNDg5Yy1hYTAxLWQxNTY4YzIzYzUwNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF8zWVljb08wTUxCNE5Nc0l4TWozVl8zQ0ZndnAiLCJqdGkiOiI1Nzc4NzBhMC1kM2E3LTRjZGItYTA2OC00ZjYwYzIxYjNjMzYiLCJpYXQiOjE3OTU3OTU4ODYsImV4cCI6MTc5NTc5Njc4Nn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4493,8 +4592,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T15:57:43.514Z",
-          "updated_at": "2026-11-27T15:57:43.517Z"
+          "created_at": "2026-11-27T16:11:26.135Z",
+          "updated_at": "2026-11-27T16:11:26.138Z"
         }
       ],
       "aggregations": []
@@ -4519,8 +4618,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:57:43.514Z",
-      "updated_at": "2026-11-27T15:57:43.517Z",
+      "created_at": "2026-11-27T16:11:26.135Z",
+      "updated_at": "2026-11-27T16:11:26.138Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4535,8 +4634,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:57:43.514Z",
-      "updated_at": "2026-11-27T15:57:43.517Z"
+      "created_at": "2026-11-27T16:11:26.135Z",
+      "updated_at": "2026-11-27T16:11:26.138Z"
     }
   },
   "updateWebhook": {
@@ -4558,8 +4657,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:57:43.514Z",
-      "updated_at": "2026-11-27T15:57:43.536Z"
+      "created_at": "2026-11-27T16:11:26.135Z",
+      "updated_at": "2026-11-27T16:11:26.155Z"
     }
   },
   "deleteWebhook": {
@@ -4580,8 +4679,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T15:57:43.514Z",
-      "updated_at": "2026-11-27T15:57:46.360Z",
+      "created_at": "2026-11-27T16:11:26.135Z",
+      "updated_at": "2026-11-27T16:11:29.083Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4594,31 +4693,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "adad24ce-0445-434c-8cb2-298fd689cd5e",
+          "event_id": "82cd98d0-d4f5-41d3-a09b-4666520c81ad",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T16:57:46.258Z",
-          "created_at": "2026-11-27T15:57:46.244Z",
+          "next_attempt_at": "2026-11-27T17:11:29.011Z",
+          "created_at": "2026-11-27T16:11:28.998Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "50c28773-e83d-4282-8a89-db9edabdfae6",
+          "event_id": "45533783-624e-4b22-bec7-abc1b36b6b2e",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 6,
+          "last_duration_ms": 16,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T16:57:46.172Z",
-          "created_at": "2026-11-27T15:57:46.148Z",
+          "next_attempt_at": "2026-11-27T17:11:28.920Z",
+          "created_at": "2026-11-27T16:11:28.885Z",
           "completed_at": null
         }
       ],
@@ -4629,16 +4728,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "adad24ce-0445-434c-8cb2-298fd689cd5e",
+      "event_id": "82cd98d0-d4f5-41d3-a09b-4666520c81ad",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T15:57:46.351Z",
-      "created_at": "2026-11-27T15:57:46.244Z",
+      "next_attempt_at": "2026-11-27T16:11:29.072Z",
+      "created_at": "2026-11-27T16:11:28.998Z",
       "completed_at": null
     }
   },
@@ -4694,18 +4793,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T15:57:43.213Z",
-        "updated_at": "2026-11-27T15:57:43.213Z"
+        "created_at": "2026-11-27T16:11:25.850Z",
+        "updated_at": "2026-11-27T16:11:25.850Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_P0ctE4LL",
+        "prefix": "ak_XkMgrZeT",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T15:57:43.220Z",
+        "created_at": "2026-11-27T16:11:25.852Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { currencyCode, int64, isoDate, moneyAggregate, pagedEnvelope, pagingQuery } from './common.js';
+
+/*
+ * Who owes what, and for how long (decision 161): aged receivables (sales) and aged payables
+ * (purchase) share their shapes; each side names its party in its own words.
+ */
+
+export const agedBalancesQuerySchema = z.object({
+  as_of: isoDate.optional().describe('The balances as they stood at the end of this day: documents issued by then, payments and allocations dated by then (default today, UTC)'),
+  currency: currencyCode.optional().describe('Only documents in this currency'),
+  ...pagingQuery(100),
+});
+export type AgedBalancesQuery = z.output<typeof agedBalancesQuerySchema>;
+
+const figures = {
+  current: moneyAggregate.describe('Not yet due (due on or after as_of)'),
+  days_1_30: moneyAggregate.describe('1–30 days overdue'),
+  days_31_60: moneyAggregate.describe('31–60 days overdue'),
+  days_61_90: moneyAggregate.describe('61–90 days overdue'),
+  days_over_90: moneyAggregate.describe('More than 90 days overdue'),
+  total: moneyAggregate.describe('Σ of the buckets'),
+};
+
+/** The shapes of one side: a party's line and the page with each currency's totals. */
+export function agedBalancesSchemas(w: { component: string; party: string; documents: string; credits: string }) {
+  const line = z
+    .object({
+      contact: z
+        .object({ id: int64.nullable().describe(`The ${w.party}'s id (null when the documents name none)`), name: z.string().nullable() })
+        .describe(`The ${w.party}: documents are summed by its id, else by its name`),
+      currency: currencyCode,
+      documents: z.int().min(0).describe('Open documents summed in the line'),
+      ...figures,
+    })
+    .meta({ id: `${w.component}`, description: `What one ${w.party} owes in one currency, by how long it is overdue: open ${w.documents} positive, unapplied ${w.credits} negative` });
+  const page = pagedEnvelope(line)
+    .extend({
+      as_of: isoDate,
+      totals: z.array(z.object({ currency: currencyCode, ...figures }).meta({ id: `${w.component}Totals` })).describe('Each currency over all the lines, not only this page'),
+    })
+    .meta({ id: `${w.component}s`, description: `The ${w.party} lines, largest total first, with each currency's totals` });
+  return { line, page };
+}
+
+export const agedReceivables = agedBalancesSchemas({ component: 'AgedReceivable', party: 'customer', documents: 'invoices', credits: 'credit notes' });
+export const agedPayables = agedBalancesSchemas({ component: 'AgedPayable', party: 'vendor', documents: 'bills', credits: 'vendor credits' });
