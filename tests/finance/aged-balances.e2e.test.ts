@@ -7,7 +7,8 @@ import { ACME, billBody, vendorCreditBody } from '../purchase/fixtures.js';
 /*
  * Aged receivables and payables (decision 161): what customers owe and what is owed to vendors
  * at the end of a day, by how long it is overdue — payments and credit allocations dated after
- * the day added back, documents issued after it left out, each currency apart.
+ * the day added back, documents issued after it left out, each currency apart. And a customer's
+ * statement of account over a period (decision 162), closing at what the aged receivables say.
  */
 
 let stack: Stack;
@@ -40,7 +41,7 @@ describe('aged receivables (decision 161)', () => {
     const cn = await post('/v1/sales/credit-notes', { customer: ALFA, currency: 'CZK', date_issued: '2026-11-25', credited_doc_id: open.id, items: [{ title: 'Refund', qty: 1, rate: 100, taxes: [VAT21] }] });
     await invoice(BETA, '2026-09-01', '2026-09-30', 100, { currency: 'EUR', fx_rate: 25 }); // 121 EUR
     await invoice(GAMMA, '2026-11-01', '2026-11-15', 200); // 242
-    await post('/v1/finance/bank/transactions', { amount: 210, currency: 'CZK', date_transaction: '2026-11-10', paid_record: { type: 'sales_invoice', id: old.id } });
+    const payment = await post('/v1/finance/bank/transactions', { amount: 210, currency: 'CZK', date_transaction: '2026-11-10', paid_record: { type: 'sales_invoice', id: old.id } });
     await post(`/v1/sales/credit-notes/${cn.id}/allocations`, { invoice_id: recent.id, date: '2026-11-28' });
     await eventually(async () => (await ok(await stack.api(`/v1/sales/invoices/${old.id}`))).amount_paid === 210, 10_000);
 
@@ -86,6 +87,56 @@ describe('aged receivables (decision 161)', () => {
 
     // without as_of: today, when every document here is issued and the set-off made
     expect((await receivables('')).totals).toEqual((await receivables(`as_of=${new Date().toISOString().slice(0, 10)}`)).totals);
+
+    // Alfa's statement of October and November (decision 162): the August invoice opens it, each
+    // document and payment moves the balance, the set-off moves nothing, and it closes at what the
+    // aged receivables say Alfa owed on 30 November
+    const statement = async (query: string) => ok(await stack.api(`/v1/sales/reports/customer-statement?customer_id=${ALFA.id}&${query}`));
+    const line = (date: string, kind: string, doc: { id: number; no: string }, amount: number, balance: number, paid: number | null = null) => ({
+      date,
+      kind,
+      document: { type: kind === 'credit_note' || kind === 'refund' ? 'sales_credit_note' : 'sales_invoice', id: doc.id, no: doc.no },
+      payment: paid === null ? null : { id: paid, source: 'bank_transaction' },
+      amount,
+      balance,
+    });
+    expect(await statement('date_from=2026-10-01&date_to=2026-11-30')).toEqual({
+      customer: { id: ALFA.id, name: 'Alfa s.r.o.' },
+      date_from: '2026-10-01',
+      date_to: '2026-11-30',
+      currencies: [
+        {
+          currency: 'CZK',
+          opening_balance: 1210,
+          lines: [
+            line('2026-10-01', 'invoice', recent, 605, 1815),
+            line('2026-11-10', 'payment', old, -210, 1605, payment.id),
+            line('2026-11-20', 'invoice', open, 121, 1726),
+            line('2026-11-25', 'credit_note', cn, -121, 1605),
+          ],
+          closing_balance: 1605,
+        },
+      ],
+    });
+    // the payment taken back (a wrong match) is a line of its own on the payment's day
+    await ok(await stack.api(`/v1/finance/bank/transactions/${payment.id}/unmatch`, { method: 'POST' }));
+    const corrected = await eventually(async () => {
+      const s = await statement('date_from=2026-11-01&date_to=2026-11-30');
+      return s.currencies[0].lines.length === 4 ? s : null;
+    }, 10_000);
+    expect(corrected.currencies[0]).toMatchObject({
+      opening_balance: 1815,
+      lines: [line('2026-11-10', 'payment', old, -210, 1605, payment.id), line('2026-11-10', 'payment', old, 210, 1815, payment.id), line('2026-11-20', 'invoice', open, 121, 1936), line('2026-11-25', 'credit_note', cn, -121, 1815)],
+      closing_balance: 1815,
+    });
+    // a customer with no documents, a reversed period
+    await expectProblem(await stack.api('/v1/sales/reports/customer-statement?customer_id=999999&date_from=2026-10-01&date_to=2026-11-30'), 404, 'customer_not_found');
+    await expectProblem(await stack.api(`/v1/sales/reports/customer-statement?customer_id=${ALFA.id}&date_from=2026-11-30&date_to=2026-10-01`), 400, 'validation_error');
+    await expectProblem(await stack.api(`/v1/sales/reports/customer-statement?date_from=2026-10-01&date_to=2026-11-30`), 400);
+    // Beta's statement is in euros
+    expect((await ok(await stack.api(`/v1/sales/reports/customer-statement?customer_id=${BETA.id}&date_from=2026-01-01&date_to=2026-12-31`))).currencies).toEqual([
+      { currency: 'EUR', opening_balance: 0, lines: [expect.objectContaining({ kind: 'invoice', amount: 121, balance: 121 })], closing_balance: 121 },
+    ]);
   }, 60_000);
 
   it('is the organisation’s own, needs sales:read, and refuses a malformed day', async () => {

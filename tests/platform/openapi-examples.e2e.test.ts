@@ -359,6 +359,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getControlStatement', '/reporting/tax/control-statement', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getEuSalesList', '/reporting/tax/eu-sales-list', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getAgedReceivables', '/sales/reports/aged-receivables', { query: 'as_of=2026-11-30' });
+    await as('getCustomerStatement', '/sales/reports/customer-statement', { query: `customer_id=${CUSTOMER.id}&date_from=2026-11-01&date_to=2026-11-30` });
     await as('getAgedPayables', '/purchase/reports/aged-payables', { query: 'as_of=2026-11-30' });
 
     // webhook deliveries of the events above, then the endpoint is retired

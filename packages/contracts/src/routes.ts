@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
-import { agedBalancesQuerySchema, agedPayables, agedReceivables } from './aged-balances.js';
+import { agedBalancesQuerySchema, agedPayables, agedReceivables, customerStatementQuerySchema, customerStatementSchema } from './aged-balances.js';
 import {
   bankStatementImportQuerySchema,
   bankStatementImportSchema,
@@ -228,6 +228,7 @@ const DECLARED = [
   { method: 'GET', path: '/purchase/bills', service: 'purchase', scope: 'purchase', operationId: 'listBills', repeatable: ['payment_status', 'sort'], summary: 'List vendor bills', tag: 'Vendor bills', query: vendorBillListQuerySchema, response: vendorBillPageSchema },
   { method: 'GET', path: '/purchase/vendor-credits', service: 'purchase', scope: 'purchase', operationId: 'listVendorCredits', repeatable: ['payment_status', 'sort'], summary: 'List vendor credits', tag: 'Vendor credits', query: vendorCreditListQuerySchema, response: vendorCreditPageSchema },
   { method: 'GET', path: '/sales/reports/aged-receivables', service: 'sales', scope: 'sales', operationId: 'getAgedReceivables', summary: 'What customers owe, by how long it is overdue', tag: 'Reporting', query: agedBalancesQuerySchema, response: agedReceivables.page },
+  { method: 'GET', path: '/sales/reports/customer-statement', service: 'sales', scope: 'sales', operationId: 'getCustomerStatement', summary: "A customer's statement of account for a period", tag: 'Reporting', query: customerStatementQuerySchema, response: customerStatementSchema },
   { method: 'GET', path: '/purchase/reports/aged-payables', service: 'purchase', scope: 'purchase', operationId: 'getAgedPayables', summary: 'What is owed to vendors, by how long it is overdue', tag: 'Reporting', query: agedBalancesQuerySchema, response: agedPayables.page },
   { method: 'GET', path: '/purchase/bills/:id', service: 'purchase', scope: 'purchase', operationId: 'getBill', summary: 'Read a vendor bill', tag: 'Vendor bills', pathParams: idPathParams, response: vendorBillSchema },
   { method: 'GET', path: '/purchase/vendor-credits/:id', service: 'purchase', scope: 'purchase', operationId: 'getVendorCredit', summary: 'Read a vendor credit', tag: 'Vendor credits', pathParams: idPathParams, response: vendorCreditSchema },

@@ -1,5 +1,6 @@
 import { agedBalances, type AgingRule, type EndpointHandlers } from '@ledgerline/service-kit';
 import { CREDIT_NOTE_ALLOCATIONS } from '../credit-notes/credit-note-kind.js';
+import { customerStatement } from './customer-statement.js';
 
 /** Invoices owed by customers, less their unapplied credit notes (decision 161). */
 export const AGED_RECEIVABLES: AgingRule = {
@@ -9,9 +10,10 @@ export const AGED_RECEIVABLES: AgingRule = {
   payments: { table: 'sales_document_payments', document: 'document_id', date: 'date' },
 };
 
-export function reportRoutes(): Pick<EndpointHandlers<'sales'>, 'getAgedReceivables'> {
+export function reportRoutes(): Pick<EndpointHandlers<'sales'>, 'getAgedReceivables' | 'getCustomerStatement'> {
   return {
     getAgedReceivables: async ({ ctx, input: { query: q } }) =>
       agedBalances(ctx, AGED_RECEIVABLES, { asOf: q.as_of ?? ctx.now().toISOString().slice(0, 10), currency: q.currency, from: q.from, take: q.take }),
+    getCustomerStatement: async ({ ctx, input: { query } }) => customerStatement(ctx, query),
   };
 }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_XkMgrZeT",
+          "prefix": "ak_uzjhwiQr",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T16:11:25.852Z",
+          "created_at": "2026-11-27T16:22:16.232Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T16:11:25.885Z",
+          "last_used_at": "2026-11-27T16:22:16.269Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_CORg6AyE",
+          "prefix": "ak_TKazXtNV",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T16:11:25.915Z",
+          "created_at": "2026-11-27T16:22:16.321Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_CORg6AyE",
+      "prefix": "ak_TKazXtNV",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:11:25.915Z",
+      "created_at": "2026-11-27T16:22:16.321Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_CORg6AyE",
+      "prefix": "ak_TKazXtNV",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:11:25.915Z",
+      "created_at": "2026-11-27T16:22:16.321Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_CORg6AyE",
+      "prefix": "ak_TKazXtNV",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:11:25.915Z",
+      "created_at": "2026-11-27T16:22:16.321Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_CORg6AyE",
+      "prefix": "ak_TKazXtNV",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T16:11:25.915Z",
+      "created_at": "2026-11-27T16:22:16.321Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T16:11:25.984Z"
+      "revoked_at": "2026-11-27T16:22:16.458Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T16:11:26.231Z",
+          "created_at": "2026-11-27T16:22:16.899Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T16:11:28.080Z"
+        "created_at": "2026-11-27T16:22:19.916Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
+      "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "f6c098b6-0252-4b97-a8a5-5e3fab936d91",
-      "created_at": "2026-11-27T16:11:28.112Z",
+      "uid": "232454b2-661c-43dc-9629-c21ef1379b5c",
+      "created_at": "2026-11-27T16:22:19.991Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "2c630e9b-b1e4-40dd-954f-c78e8f150050",
-      "created_at": "2026-11-27T16:11:28.557Z",
-      "edited_at": "2026-11-27T16:11:28.557Z",
+      "uid": "ac54fdc2-86e6-48a2-aa6a-a14da2ffa607",
+      "created_at": "2026-11-27T16:22:20.884Z",
+      "edited_at": "2026-11-27T16:22:20.884Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T16:11:27.666Z",
+          "evaluated_at": "2026-11-27T16:22:19.176Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
+      "uid": "67de5736-9e41-4b95-912d-309477a848ad",
       "transaction_type": null,
-      "created_at": "2026-11-27T16:11:28.883Z",
-      "edited_at": "2026-11-27T16:11:28.927Z",
+      "created_at": "2026-11-27T16:22:21.628Z",
+      "edited_at": "2026-11-27T16:22:21.745Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
+          "uid": "67de5736-9e41-4b95-912d-309477a848ad",
           "transaction_type": null,
-          "created_at": "2026-11-27T16:11:28.883Z",
-          "edited_at": "2026-11-27T16:11:28.927Z",
+          "created_at": "2026-11-27T16:22:21.628Z",
+          "edited_at": "2026-11-27T16:22:21.745Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1645,8 +1645,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e5171ee8-61df-4a2d-9dec-386915d5a0e5",
-      "created_at": "2026-11-27T16:11:26.221Z",
+      "uid": "320463a3-0243-45bf-8e02-2df7cca45194",
+      "created_at": "2026-11-27T16:22:16.890Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1849,8 +1849,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e5171ee8-61df-4a2d-9dec-386915d5a0e5",
-          "created_at": "2026-11-27T16:11:26.221Z",
+          "uid": "320463a3-0243-45bf-8e02-2df7cca45194",
+          "created_at": "2026-11-27T16:22:16.890Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2051,8 +2051,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "e5171ee8-61df-4a2d-9dec-386915d5a0e5",
-      "created_at": "2026-11-27T16:11:26.221Z",
+      "uid": "320463a3-0243-45bf-8e02-2df7cca45194",
+      "created_at": "2026-11-27T16:22:16.890Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2263,7 +2263,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T16:11:27.666Z",
+        "evaluated_at": "2026-11-27T16:22:19.176Z",
         "blocking_reason": null
       }
     }
@@ -2276,8 +2276,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "f6c098b6-0252-4b97-a8a5-5e3fab936d91",
-          "created_at": "2026-11-27T16:11:28.112Z",
+          "uid": "232454b2-661c-43dc-9629-c21ef1379b5c",
+          "created_at": "2026-11-27T16:22:19.991Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2425,8 +2425,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "f6c098b6-0252-4b97-a8a5-5e3fab936d91",
-      "created_at": "2026-11-27T16:11:28.112Z",
+      "uid": "232454b2-661c-43dc-9629-c21ef1379b5c",
+      "created_at": "2026-11-27T16:22:19.991Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2577,7 +2577,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E5171EE8-61DF-4A2D-9DEC-386915D5A0E5</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>320463A3-0243-45BF-8E02-2DF7CCA45194</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2589,7 +2589,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>F6C098B6-0252-4B97-A8A5-5E3FAB936D91</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E5171EE8-61DF-4A2D-9DEC-386915D5A0E5</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>232454B2-661C-43DC-9629-C21EF1379B5C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>320463A3-0243-45BF-8E02-2DF7CCA45194</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2611,7 +2611,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T16:11:28.516Z",
+      "created_at": "2026-11-27T16:22:20.788Z",
       "removed_at": null
     }
   },
@@ -2634,8 +2634,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:11:28.498Z",
-          "removed_at": "2026-11-27T16:11:28.509Z"
+          "created_at": "2026-11-27T16:22:20.739Z",
+          "removed_at": "2026-11-27T16:22:20.769Z"
         },
         {
           "id": 2,
@@ -2650,7 +2650,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T16:11:28.516Z",
+          "created_at": "2026-11-27T16:22:20.788Z",
           "removed_at": null
         }
       ],
@@ -2676,8 +2676,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:11:28.498Z",
-          "removed_at": "2026-11-27T16:11:28.509Z"
+          "created_at": "2026-11-27T16:22:20.739Z",
+          "removed_at": "2026-11-27T16:22:20.769Z"
         },
         {
           "id": 2,
@@ -2692,7 +2692,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T16:11:28.516Z",
+          "created_at": "2026-11-27T16:22:20.788Z",
           "removed_at": null
         }
       ],
@@ -2713,8 +2713,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T16:11:28.498Z",
-      "removed_at": "2026-11-27T16:11:28.509Z"
+      "created_at": "2026-11-27T16:22:20.739Z",
+      "removed_at": "2026-11-27T16:22:20.769Z"
     }
   },
   "allocateVendorCredit": {
@@ -2735,7 +2735,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T16:11:28.601Z",
+      "created_at": "2026-11-27T16:22:21.015Z",
       "removed_at": null
     }
   },
@@ -2758,8 +2758,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:11:28.585Z",
-          "removed_at": "2026-11-27T16:11:28.594Z"
+          "created_at": "2026-11-27T16:22:20.943Z",
+          "removed_at": "2026-11-27T16:22:20.995Z"
         },
         {
           "id": 2,
@@ -2774,7 +2774,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T16:11:28.601Z",
+          "created_at": "2026-11-27T16:22:21.015Z",
           "removed_at": null
         }
       ],
@@ -2800,8 +2800,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:11:28.585Z",
-          "removed_at": "2026-11-27T16:11:28.594Z"
+          "created_at": "2026-11-27T16:22:20.943Z",
+          "removed_at": "2026-11-27T16:22:20.995Z"
         },
         {
           "id": 2,
@@ -2816,7 +2816,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T16:11:28.601Z",
+          "created_at": "2026-11-27T16:22:21.015Z",
           "removed_at": null
         }
       ],
@@ -2837,8 +2837,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T16:11:28.585Z",
-      "removed_at": "2026-11-27T16:11:28.594Z"
+      "created_at": "2026-11-27T16:22:20.943Z",
+      "removed_at": "2026-11-27T16:22:20.995Z"
     }
   },
   "createBill": {
@@ -2890,9 +2890,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "8331d42c-21e4-4fc5-a49e-8e863dc5e363",
-      "created_at": "2026-11-27T16:11:28.533Z",
-      "edited_at": "2026-11-27T16:11:28.533Z",
+      "uid": "73289c96-c976-4535-b60d-7e7b27fd9f6c",
+      "created_at": "2026-11-27T16:22:20.828Z",
+      "edited_at": "2026-11-27T16:22:20.828Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3009,9 +3009,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "18edf981-fb50-4731-88f3-92ef7d56effe",
-        "created_at": "2026-11-27T16:11:27.654Z",
-        "edited_at": "2026-11-27T16:11:27.654Z",
+        "uid": "acef091a-c770-4689-85f5-f8d7b9e7cd3f",
+        "created_at": "2026-11-27T16:22:19.128Z",
+        "edited_at": "2026-11-27T16:22:19.128Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3145,9 +3145,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "8331d42c-21e4-4fc5-a49e-8e863dc5e363",
-          "created_at": "2026-11-27T16:11:28.533Z",
-          "edited_at": "2026-11-27T16:11:28.533Z",
+          "uid": "73289c96-c976-4535-b60d-7e7b27fd9f6c",
+          "created_at": "2026-11-27T16:22:20.828Z",
+          "edited_at": "2026-11-27T16:22:20.828Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3266,9 +3266,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "2c630e9b-b1e4-40dd-954f-c78e8f150050",
-          "created_at": "2026-11-27T16:11:28.557Z",
-          "edited_at": "2026-11-27T16:11:28.557Z",
+          "uid": "ac54fdc2-86e6-48a2-aa6a-a14da2ffa607",
+          "created_at": "2026-11-27T16:22:20.884Z",
+          "edited_at": "2026-11-27T16:22:20.884Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3403,6 +3403,160 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "aggregations": []
     }
   },
+  "getCustomerStatement": {
+    "response": {
+      "customer": {
+        "id": 2001,
+        "name": "Acme s.r.o."
+      },
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "currencies": [
+        {
+          "currency": "CZK",
+          "opening_balance": 0,
+          "lines": [
+            {
+              "date": "2026-11-03",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 1,
+                "no": "FV202600001"
+              },
+              "payment": null,
+              "amount": 22788,
+              "balance": 22788
+            },
+            {
+              "date": "2026-11-10",
+              "kind": "credit_note",
+              "document": {
+                "type": "sales_credit_note",
+                "id": 2,
+                "no": "CN202600001"
+              },
+              "payment": null,
+              "amount": -3630,
+              "balance": 19158
+            },
+            {
+              "date": "2026-11-12",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 3,
+                "no": "FV202600002"
+              },
+              "payment": null,
+              "amount": 2420,
+              "balance": 21578
+            },
+            {
+              "date": "2026-11-12",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 4,
+                "no": "FV202600003"
+              },
+              "payment": null,
+              "amount": 300,
+              "balance": 21878
+            },
+            {
+              "date": "2026-11-12",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 5,
+                "no": "FV202600004"
+              },
+              "payment": null,
+              "amount": 300,
+              "balance": 22178
+            },
+            {
+              "date": "2026-11-16",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 1,
+                "no": "FV202600001"
+              },
+              "payment": {
+                "id": 1,
+                "source": "bank_transaction"
+              },
+              "amount": -19158,
+              "balance": 3020
+            },
+            {
+              "date": "2026-11-24",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 3,
+                "no": "FV202600002"
+              },
+              "payment": {
+                "id": 2,
+                "source": "bank_transaction"
+              },
+              "amount": -2420,
+              "balance": 600
+            },
+            {
+              "date": "2026-11-27",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 4,
+                "no": "FV202600003"
+              },
+              "payment": {
+                "id": 4,
+                "source": "bank_transaction"
+              },
+              "amount": -300,
+              "balance": 300
+            },
+            {
+              "date": "2026-11-27",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 5,
+                "no": "FV202600004"
+              },
+              "payment": {
+                "id": 4,
+                "source": "bank_transaction"
+              },
+              "amount": -300,
+              "balance": 0
+            },
+            {
+              "date": "2026-11-27",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 5,
+                "no": "FV202600004"
+              },
+              "payment": {
+                "id": 4,
+                "source": "bank_transaction"
+              },
+              "amount": 300,
+              "balance": 300
+            }
+          ],
+          "closing_balance": 300
+        }
+      ]
+    }
+  },
   "getAgedPayables": {
     "response": {
       "as_of": "2026-11-30",
@@ -3442,9 +3596,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "8331d42c-21e4-4fc5-a49e-8e863dc5e363",
-      "created_at": "2026-11-27T16:11:28.533Z",
-      "edited_at": "2026-11-27T16:11:28.533Z",
+      "uid": "73289c96-c976-4535-b60d-7e7b27fd9f6c",
+      "created_at": "2026-11-27T16:22:20.828Z",
+      "edited_at": "2026-11-27T16:22:20.828Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3555,9 +3709,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "2c630e9b-b1e4-40dd-954f-c78e8f150050",
-      "created_at": "2026-11-27T16:11:28.557Z",
-      "edited_at": "2026-11-27T16:11:28.557Z",
+      "uid": "ac54fdc2-86e6-48a2-aa6a-a14da2ffa607",
+      "created_at": "2026-11-27T16:22:20.884Z",
+      "edited_at": "2026-11-27T16:22:20.884Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -3794,7 +3948,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T16:11:28.695Z",
+          "created_at": "2026-11-27T16:22:21.186Z",
           "entries": [
             {
               "order": 1,
@@ -3948,7 +4102,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T16:11:28.695Z"
+          "created_at": "2026-11-27T16:22:21.186Z"
         }
       ],
       "aggregations": []
@@ -3965,7 +4119,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T16:11:28.695Z",
+      "created_at": "2026-11-27T16:22:21.186Z",
       "entries": [
         {
           "order": 1,
@@ -4129,10 +4283,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
+      "uid": "67de5736-9e41-4b95-912d-309477a848ad",
       "transaction_type": null,
-      "created_at": "2026-11-27T16:11:28.883Z",
-      "edited_at": "2026-11-27T16:11:28.883Z",
+      "created_at": "2026-11-27T16:22:21.628Z",
+      "edited_at": "2026-11-27T16:22:21.628Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4215,10 +4369,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "76d2fd73-4107-4b86-bf17-23ad68e738aa",
+      "uid": "67de5736-9e41-4b95-912d-309477a848ad",
       "transaction_type": null,
-      "created_at": "2026-11-27T16:11:28.883Z",
-      "edited_at": "2026-11-27T16:11:28.883Z",
+      "created_at": "2026-11-27T16:22:21.628Z",
+      "edited_at": "2026-11-27T16:22:21.628Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4311,7 +4465,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T16:11:26.167Z"
+      "created_at": "2026-11-27T16:22:16.837Z"
     }
   },
   "listNumberingSeries": {
@@ -4326,7 +4480,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T16:11:26.161Z"
+          "created_at": "2026-11-27T16:22:16.830Z"
         },
         {
           "id": 2,
@@ -4334,7 +4488,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T16:11:26.167Z"
+          "created_at": "2026-11-27T16:22:16.837Z"
         }
       ],
       "aggregations": []
@@ -4434,15 +4588,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
+          "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T16:11:26.007Z",
-          "last_used_at": "2026-11-27T16:11:26.025Z",
+          "created_at": "2026-11-27T16:22:16.558Z",
+          "last_used_at": "2026-11-27T16:22:16.617Z",
           "revoked_at": null
         }
       ],
@@ -4452,30 +4606,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
+      "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:11:26.007Z",
-      "last_used_at": "2026-11-27T16:11:26.025Z",
+      "created_at": "2026-11-27T16:22:16.558Z",
+      "last_used_at": "2026-11-27T16:22:16.617Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_hdRV0uXVX6pnFXlfWwMA_0sQttT",
+      "client_id": "cl_EYFMUNLTFzNM58OqY7Ok_19aTjH",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T16:11:26.044Z",
+      "created_at": "2026-11-27T16:22:16.662Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T16:11:26.051Z"
+      "revoked_at": "2026-11-27T16:22:16.699Z"
     }
   },
   "deleteClient": {
@@ -4516,8 +4670,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T16:11:25.850Z",
-      "updated_at": "2026-11-27T16:11:25.850Z"
+      "created_at": "2026-11-27T16:22:16.228Z",
+      "updated_at": "2026-11-27T16:22:16.228Z"
     }
   },
   "updateOrganisation": {
@@ -4558,19 +4712,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T16:11:25.850Z",
-      "updated_at": "2026-11-27T16:11:25.904Z"
+      "created_at": "2026-11-27T16:22:16.228Z",
+      "updated_at": "2026-11-27T16:22:16.289Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_3YYcoO0MLB4NMsIxMj3V_3CFgvp",
+      "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjcwYzMzYWM5LTI1ZmMtNDg5Yy1hYTAxLWQxNTY4YzIzYzUwNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF8zWVljb08wTUxCNE5Nc0l4TWozVl8zQ0ZndnAiLCJqdGkiOiI1Nzc4NzBhMC1kM2E3LTRjZGItYTA2OC00ZjYwYzIxYjNjMzYiLCJpYXQiOjE3OTU3OTU4ODYsImV4cCI6MTc5NTc5Njc4Nn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjBhYTIxMDlhLTJhZTctNDRmYS05NzdhLTQzMDk2MTllNGRiNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9EOWxuMEp1dGQ3WFl1cEc3ZGQ4VV80RURDVmkiLCJqdGkiOiJjOTBjZGZhNy03Yjc2LTQ1MDctOTc4Yy1hZjgyZGUwMTljYTciLCJpYXQiOjE3OTU3OTY1MzYsImV4cCI6MTc5NTc5NzQzNn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4592,8 +4746,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T16:11:26.135Z",
-          "updated_at": "2026-11-27T16:11:26.138Z"
+          "created_at": "2026-11-27T16:22:16.805Z",
+          "updated_at": "2026-11-27T16:22:16.807Z"
         }
       ],
       "aggregations": []
@@ -4618,8 +4772,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:11:26.135Z",
-      "updated_at": "2026-11-27T16:11:26.138Z",
+      "created_at": "2026-11-27T16:22:16.805Z",
+      "updated_at": "2026-11-27T16:22:16.807Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4634,8 +4788,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:11:26.135Z",
-      "updated_at": "2026-11-27T16:11:26.138Z"
+      "created_at": "2026-11-27T16:22:16.805Z",
+      "updated_at": "2026-11-27T16:22:16.807Z"
     }
   },
   "updateWebhook": {
@@ -4657,8 +4811,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:11:26.135Z",
-      "updated_at": "2026-11-27T16:11:26.155Z"
+      "created_at": "2026-11-27T16:22:16.805Z",
+      "updated_at": "2026-11-27T16:22:16.824Z"
     }
   },
   "deleteWebhook": {
@@ -4679,8 +4833,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:11:26.135Z",
-      "updated_at": "2026-11-27T16:11:29.083Z",
+      "created_at": "2026-11-27T16:22:16.805Z",
+      "updated_at": "2026-11-27T16:22:22.070Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4693,31 +4847,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "82cd98d0-d4f5-41d3-a09b-4666520c81ad",
+          "event_id": "0b5d4df9-8118-483e-a8e1-34ef39fb7af4",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 2,
+          "last_duration_ms": 6,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T17:11:29.011Z",
-          "created_at": "2026-11-27T16:11:28.998Z",
+          "next_attempt_at": "2026-11-27T17:22:21.952Z",
+          "created_at": "2026-11-27T16:22:21.918Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "45533783-624e-4b22-bec7-abc1b36b6b2e",
+          "event_id": "30e5aafd-ad56-47af-9988-af4352d87c48",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 16,
+          "last_duration_ms": 9,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T17:11:28.920Z",
-          "created_at": "2026-11-27T16:11:28.885Z",
+          "next_attempt_at": "2026-11-27T17:22:21.686Z",
+          "created_at": "2026-11-27T16:22:21.618Z",
           "completed_at": null
         }
       ],
@@ -4728,16 +4882,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "82cd98d0-d4f5-41d3-a09b-4666520c81ad",
+      "event_id": "0b5d4df9-8118-483e-a8e1-34ef39fb7af4",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 2,
+      "last_duration_ms": 6,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T16:11:29.072Z",
-      "created_at": "2026-11-27T16:11:28.998Z",
+      "next_attempt_at": "2026-11-27T16:22:22.058Z",
+      "created_at": "2026-11-27T16:22:21.918Z",
       "completed_at": null
     }
   },
@@ -4793,18 +4947,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T16:11:25.850Z",
-        "updated_at": "2026-11-27T16:11:25.850Z"
+        "created_at": "2026-11-27T16:22:16.228Z",
+        "updated_at": "2026-11-27T16:22:16.228Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_XkMgrZeT",
+        "prefix": "ak_uzjhwiQr",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T16:11:25.852Z",
+        "created_at": "2026-11-27T16:22:16.232Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
