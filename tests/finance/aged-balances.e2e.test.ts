@@ -142,8 +142,11 @@ describe('aged receivables (decision 161)', () => {
   it('is the organisation’s own, needs sales:read, and refuses a malformed day', async () => {
     const other = await secondOrganisation(stack, 'Aging s.r.o.');
     await invoice(ALFA, '2026-11-01', '2026-11-15', 10, {}, other.key);
+    // the customer renamed itself: one line, under the name of its latest document
+    await invoice({ ...ALFA, business_name: 'Alfa a.s.' }, '2026-11-02', '2026-11-15', 20, {}, other.key);
     const theirs = await receivables('as_of=2026-11-30', other.key);
-    expect([theirs.total, theirs.totals]).toEqual([1, [{ currency: 'CZK', ...none, days_1_30: 12.1, total: 12.1 }]]);
+    expect([theirs.total, theirs.totals]).toEqual([1, [{ currency: 'CZK', ...none, days_1_30: 36.3, total: 36.3 }]]);
+    expect(theirs.entities.map((e: any) => [e.contact, e.documents])).toEqual([[{ id: ALFA.id, name: 'Alfa a.s.' }, 2]]);
 
     const financeOnly = (await post('/v1/settings/security/api-keys', { name: 'bank feed', scopes: ['finance:read', 'finance:write'] })).key;
     await expectProblem(await stack.api('/v1/sales/reports/aged-receivables', { key: financeOnly }), 403, 'insufficient_scope');

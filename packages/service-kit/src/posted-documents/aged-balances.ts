@@ -58,7 +58,7 @@ function openDocuments(rule: AgingRule): string {
     ) a group by id
   ), open as (
     select coalesce('id:' || (${rule.partyId})::text, 'name:' || coalesce(${rule.partyName}, '')) as party, ${rule.partyId} as party_id, ${rule.partyName} as party_name,
-           trim(d.currency) as currency,
+           d.date_issued as issued, d.id, trim(d.currency) as currency,
            (d.amount_due + coalesce(lp.amount, 0) + coalesce(la.amount, 0)) * case when d.${kindColumn} = '${credit}' then -1 else 1 end as amount,
            ?::date - coalesce(d.date_due, d.date_issued) as overdue_days
       from ${table} d
@@ -66,7 +66,8 @@ function openDocuments(rule: AgingRule): string {
       left join later_allocated la on la.id = d.id
      where d.org_id = ? and d.date_issued <= ?::date
   ), lines as (
-    select party, max(party_id) as party_id, max(party_name) as party_name, currency,
+    -- a party renamed over time is shown by the name of its latest document
+    select party, max(party_id) as party_id, (array_agg(party_name order by issued desc, id desc))[1] as party_name, currency,
            coalesce(sum(amount) filter (where overdue_days <= 0), 0) as current,
            coalesce(sum(amount) filter (where overdue_days between 1 and 30), 0) as days_1_30,
            coalesce(sum(amount) filter (where overdue_days between 31 and 60), 0) as days_31_60,
