@@ -111,6 +111,20 @@ describe('commit groups', () => {
     expect((await numbered('L', 5)).no).toBe(5);
   });
 
+  it('a group whose COMMIT was lost but whose outbox events are found was made: every member is answered as made (decision 163)', async () => {
+    const holder = await groups.join('P', ORG);
+    await sqlRows(holder.em, NUMBER, ['P', 'P', 1, 1]);
+    holder.emitAtCommit(prepareEvent('probe', { subject: 'probe.group.proved', orgId: ORG, data: {} }));
+    const queued = [numbered('P', 2), numbered('P', 3)];
+    await new Promise((r) => setTimeout(r, 50));
+    closeAfterSending(/^COMMIT/i, await transactionConnection(holder.em));
+    const outcomes = await Promise.allSettled([holder.finish(), ...queued]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(await stored('P')).toEqual([1, 2, 3]);
+    const [event] = await sqlRows<{ n: number }>(orm.em.fork(), "select count(*)::int as n from kit_outbox where subject like '%probe.group.proved%'");
+    expect(event.n).toBe(1);
+  });
+
   it('when the first member of a group fails, those queued behind it still share one commit and take its number', async () => {
     // the first member writes without a savepoint of its own: its failure rolls the transaction back and begins it again
     const first = await groups.join('F', ORG);

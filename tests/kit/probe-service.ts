@@ -84,11 +84,15 @@ export const probeService = defineService({
     app.post('/v1/notes', async (c) => {
       await c.get('beginOwn')?.();
       const auth = caller(c);
-      const { text, delay_ms, lose } = parseOrThrow(z.object({ text: z.string().min(1), delay_ms: z.number().int().max(5000).optional(), lose: LOSE }), c.get('body'));
+      const { text, delay_ms, lose, quiet } = parseOrThrow(
+        z.object({ text: z.string().min(1), delay_ms: z.number().int().max(5000).optional(), lose: LOSE, quiet: z.boolean().optional() }),
+        c.get('body'),
+      );
       const em = c.get('em');
       const note = em.create(NoteSchema, { orgId: auth.orgId, text });
       await em.flush();
-      await deps.emit(em, { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: String(note.id), data: { note_id: note.id, text } });
+      // `quiet`: a write that announces nothing (its lost commit has no events to prove it by)
+      if (!quiet) await deps.emit(em, { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: String(note.id), data: { note_id: note.id, text } });
       if (delay_ms) await new Promise((r) => setTimeout(r, delay_ms));
       if (lose === 'at_commit' || lose === 'at_commit_reset') closeAfterSending(/^COMMIT/i, await transactionConnection(em), lose === 'at_commit' ? 'end' : 'reset');
       if (lose === 'before_commit') {

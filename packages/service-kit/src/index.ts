@@ -20,6 +20,7 @@ export * from './db/retention.js';
 export * from './db/migrations.js';
 export * from './db/tables.js';
 export * from './db/connection-loss.js';
+export * from './db/lost-commit.js';
 export * from './events/bus.js';
 export * from './events/envelope.js';
 export * from './events/outbox.js';

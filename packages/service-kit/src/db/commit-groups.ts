@@ -4,7 +4,8 @@ import { connectionLoss } from './connection-loss.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { TENANT_FILTER, sqlRows } from './orm.js';
-import { insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
+import { committedAfterLoss } from './lost-commit.js';
+import { eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 
 /*
  * Application-level group commit (issue 15). A gap-free numbering series is a counter row that
@@ -156,18 +157,25 @@ export class CommitGroups {
       for (const k of kept) k.reject(new UpstreamError(503, 'database', 'the write could not be committed; retry'));
       return;
     }
+    const written = eventsWrittenIn(em);
     try {
       await em.commit();
       for (const k of kept) k.resolve();
     } catch (err) {
       // A COMMIT refused by the server (a deferred check) or never sent stored nothing; one whose
-      // connection went while the server had it may have stored everything: each member is told
-      // which (a member does not know here whether its request carried an Idempotency-Key).
-      // (with no member kept, the error may be the BEGIN of a group begun again, which the
-      // driver reports at the next statement: nothing was in it)
-      const unknown = kept.length > 0 && connectionLoss(err) === 'lost';
-      this.opts.log?.error(unknown ? 'the connection went during the commit of a group; its outcome is unknown' : 'commit of a group failed', { err: String(err), members: kept.length });
-      for (const k of kept) k.reject(unknown ? new CommitOutcomeUnknownError(false) : new UpstreamError(503, 'database', 'the write could not be committed; retry'));
+      // connection went while the server had it may have stored everything: the group's outbox
+      // events, found from a new connection, prove it did (decision 163), else each member is
+      // told the outcome is unknown (a member does not know here whether its request carried an
+      // Idempotency-Key). (with no member kept, the error may be the BEGIN of a group begun
+      // again, which the driver reports at the next statement: nothing was in it)
+      const lost = kept.length > 0 && connectionLoss(err) === 'lost';
+      if (lost && (await committedAfterLoss(this.orm.em.fork(), written))) {
+        this.opts.log?.warn('the connection went during the commit of a group; its outbox events show it was made', { members: kept.length });
+        for (const k of kept) k.resolve();
+        return;
+      }
+      this.opts.log?.error(lost ? 'the connection went during the commit of a group; its outcome is unknown' : 'commit of a group failed', { err: String(err), members: kept.length });
+      for (const k of kept) k.reject(lost ? new CommitOutcomeUnknownError(false) : new UpstreamError(503, 'database', 'the write could not be committed; retry'));
     }
   }
 

@@ -19,6 +19,28 @@ export async function recordEvent<T>(em: EntityManager, source: string, ev: NewE
   return recordPreparedEvent(em, prepareEvent(source, ev));
 }
 
+/**
+ * The outbox events written in each open transaction (by its context), so that a COMMIT whose
+ * answer was lost can be proved made by finding them (decision 163). Keyed weakly: an entry goes
+ * with its transaction.
+ */
+const writtenInTransaction = new WeakMap<object, string[]>();
+
+/** Notes events written into the outbox by the transaction `em` is in (none outside one). */
+export function noteEventsWritten(em: EntityManager, ids: readonly string[]): void {
+  const trx = em.getTransactionContext<object>();
+  if (!trx || ids.length === 0) return;
+  const written = writtenInTransaction.get(trx);
+  if (written) written.push(...ids);
+  else writtenInTransaction.set(trx, [...ids]);
+}
+
+/** The ids of the events the transaction `em` is in has written so far. */
+export function eventsWrittenIn(em: EntityManager): string[] {
+  const trx = em.getTransactionContext<object>();
+  return trx ? [...(writtenInTransaction.get(trx) ?? [])] : [];
+}
+
 /** `recordEvent` of an event already prepared. */
 export async function recordPreparedEvent(em: EntityManager, row: PreparedEvent): Promise<string> {
   await sqlRows(
@@ -27,6 +49,7 @@ export async function recordPreparedEvent(em: EntityManager, row: PreparedEvent)
     [row.id, row.subject, row.type, row.orgId, row.json, row.traceparent, row.resource],
     { prepared: true },
   );
+  noteEventsWritten(em, [row.id]);
   return row.id;
 }
 
@@ -94,6 +117,7 @@ export async function insertPreparedEvents(em: EntityManager, events: readonly P
   }
   const { sql, params } = eventsInsert(events);
   await sqlRows(em, sql, params, { prepared: true });
+  noteEventsWritten(em, events.map((e) => e.id));
 }
 
 /**

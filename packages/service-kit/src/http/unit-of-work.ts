@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, CommitOutcomeUnknownError, ConflictError, ValidationError } from '../errors.js';
 import { connectionLoss } from '../db/connection-loss.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
-import { eventsInsert, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
+import { eventsInsert, eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
+import { committedAfterLoss } from '../db/lost-commit.js';
 import type { AnswerSealer, KitEnv } from './context.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -242,7 +243,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
           await beginOwn();
           await insertPreparedEvents(em, events);
         }
-        if (ownBegun) await committing(() => em.commit(), idemKey !== undefined);
+        if (ownBegun) await commitOwn(orm, em, idemKey !== undefined, c.get('log'));
       }
       done = true;
       afterCommit();
@@ -268,6 +269,22 @@ export async function committing<T>(commit: () => Promise<T>, withIdempotencyKey
     // (a commit group answers its members unknown without knowing their keys: said again here with it)
     if (err instanceof CommitOutcomeUnknownError || connectionLoss(err) === 'lost') throw new CommitOutcomeUnknownError(withIdempotencyKey);
     throw err;
+  }
+}
+
+/**
+ * Commits the request's own transaction. A connection lost while the server had the COMMIT is
+ * looked into before the request is answered unknown (decision 163): when the transaction's
+ * outbox events are found from a new connection, it was committed, and the request is answered
+ * as made.
+ */
+async function commitOwn(orm: MikroORM, em: EntityManager, withIdempotencyKey: boolean, log: { warn(msg: string, fields?: Record<string, unknown>): void }): Promise<void> {
+  const written = eventsWrittenIn(em);
+  try {
+    await committing(() => em.commit(), withIdempotencyKey);
+  } catch (err) {
+    if (!(err instanceof CommitOutcomeUnknownError) || !(await committedAfterLoss(orm.em.fork(), written))) throw err;
+    log.warn('the connection went during a commit; its outbox events show it was made', { events: written.length });
   }
 }
 

@@ -5,7 +5,7 @@ import type { NumberPattern } from '@ledgerline/documents';
 import { ConflictError } from '../errors.js';
 import { sqlRows } from '../db/orm.js';
 import { isUniqueViolation, nextIds, rowSql, tableShape } from '../db/tables.js';
-import { OUTBOX_COLUMNS, type PreparedEvent } from '../events/outbox.js';
+import { OUTBOX_COLUMNS, noteEventsWritten, type PreparedEvent } from '../events/outbox.js';
 
 /** Where a posted document's number comes from: the client, or a counter formatted by a mask. */
 export type DocumentNumber =
@@ -83,7 +83,10 @@ const MAX_SKIPPED_NUMBERS = 1000;
  */
 export async function insertNumberedDocument<T extends object>(em: EntityManager, w: NumberedDocumentWrite<T>): Promise<string> {
   try {
-    return await insertOnce(em, w);
+    const no = await insertOnce(em, w);
+    // written only with the document: once it is, its event proves the transaction's commit
+    noteEventsWritten(em, [w.event.id]);
+    return no;
   } catch (e) {
     // Any other unique key of the document (its uid) colliding is as much a conflict as its number.
     if (isUniqueViolation(e)) throw w.duplicate('given' in w.number ? w.number.given : '');
