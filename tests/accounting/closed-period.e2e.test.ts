@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlRows } from '@ledgerline/service-kit';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectProblem } from '../support/assertions.js';
+import { einvoiceDir } from '../support/einvoice.js';
 import { secondOrganisation } from '../finance/support.js';
 import { billBody, vendorCreditBody } from '../purchase/fixtures.js';
 import { camt053File } from '../../apps/finance/src/domain/statements/statement-files.fixtures.js';
@@ -135,6 +138,9 @@ describe('closing the books through a day (decision 156)', () => {
     );
     await expectLocked(await send('POST', '/v1/purchase/bills', billBody({ date_issued: '2026-10-30', date_due: '2026-11-13', vendor_doc_no: 'LOCK-LATE' })), ['date_issued']);
     await expectLocked(await send('POST', '/v1/purchase/vendor-credits', vendorCreditBody({ date_issued: '2026-11-02', date_taxable: '2026-10-02', vendor_doc_no: 'LOCK-CR' })), ['date_taxable']);
+    // an e-invoice received late (the Peppol example, issued in 2017) is a bill of its own period
+    const peppol = readFileSync(path.join(einvoiceDir(), 'examples', 'peppol-base-example.xml'), 'utf8').replace('<cbc:DocumentCurrencyCode>EUR', '<cbc:DocumentCurrencyCode>CZK');
+    await expectLocked(await stack.api('/v1/purchase/bills/import', { method: 'POST', body: peppol, headers: { 'content-type': 'application/xml' } }), ['date_issued']);
     // money: a transaction booked in October, a later match or unmatch re-posting October, a payout
     await expectLocked(await send('POST', '/v1/finance/bank/transactions', { amount: 10, currency: 'CZK', date_transaction: '2026-10-30', account_number: ACCOUNT }), ['date_transaction']);
     await expectLocked(await send('POST', `/v1/finance/bank/transactions/${waiting.id}/match`, { document: { type: 'sales_invoice', id: november.id } }), ['date_transaction']);
