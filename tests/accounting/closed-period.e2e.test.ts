@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlRows } from '@ledgerline/service-kit';
 import { eventually, startStack, type Stack } from '../support/stack.js';
-import { expectProblem } from '../support/assertions.js';
+import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { einvoiceDir } from '../support/einvoice.js';
 import { secondOrganisation } from '../finance/support.js';
 import { billBody, vendorCreditBody } from '../purchase/fixtures.js';
@@ -30,10 +30,6 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const send = (method: string, path: string, json?: unknown, key?: string) => stack.api(path, { method, json, key });
-const ok = async (res: Response | Awaited<ReturnType<Stack['api']>>) => {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-};
 const invoiceBody = (dateIssued: string, over: Record<string, unknown> = {}) => ({
   customer: CUSTOMER,
   currency: 'CZK',

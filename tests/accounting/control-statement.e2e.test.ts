@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
-import { expectProblem } from '../support/assertions.js';
+import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { billBody } from '../purchase/fixtures.js';
 
 /*
@@ -23,10 +23,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => stack?.close());
 
-const ok = async (res: Awaited<ReturnType<Stack['api']>>) => {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-};
 const post = async (path: string, json: unknown) => ok(await stack.api(path, { method: 'POST', json }));
 const invoice = (date: string, customer: unknown, items: unknown[]) => post('/v1/sales/invoices', { customer, currency: 'CZK', date_issued: date, date_due: '2026-12-31', items });
 const line = (rate: number, tax: unknown = VAT21) => ({ title: 'Service', qty: 1, rate, taxes: [tax] });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Decimal from 'decimal.js';
 import { eventually, startStack, type Stack } from '../support/stack.js';
-import { expectProblem } from '../support/assertions.js';
+import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
 import { billBody, vendorCreditBody } from '../purchase/fixtures.js';
 
@@ -24,10 +24,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => stack?.close());
 
-const ok = async (res: Awaited<ReturnType<Stack['api']>>) => {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-};
 const post = async (path: string, json: unknown, key?: string) => ok(await stack.api(path, { method: 'POST', json, key }));
 const invoice = (date: string, items: unknown[], customer: unknown = CUSTOMER, key?: string) =>
   post('/v1/sales/invoices', { customer, currency: 'CZK', date_issued: date, date_due: '2026-12-31', items }, key);

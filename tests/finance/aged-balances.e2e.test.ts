@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
-import { expectProblem } from '../support/assertions.js';
+import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { secondOrganisation } from './support.js';
 import { ACME, billBody, vendorCreditBody } from '../purchase/fixtures.js';
 
@@ -22,10 +22,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => stack?.close());
 
-const ok = async (res: Awaited<ReturnType<Stack['api']>>) => {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-};
 const post = async (path: string, json: unknown, key?: string) => ok(await stack.api(path, { method: 'POST', json, key }));
 const invoice = (customer: unknown, issued: string, due: string, net: number, over: Record<string, unknown> = {}, key?: string) =>
   post('/v1/sales/invoices', { customer, currency: 'CZK', date_issued: issued, date_due: due, items: [{ title: 'Work', qty: 1, rate: net, taxes: [VAT21] }], ...over }, key);

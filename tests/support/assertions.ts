@@ -12,6 +12,13 @@ export async function expectProblem(res: Response | ApiResponse, status: number,
   return body as { code: string; detail: string; errors?: Array<{ path: string; code: string; message: string }> };
 }
 
+/** A 200 answer's JSON body; any other answer fails the test with its body in the message. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function expectOk(res: Response | ApiResponse): Promise<any> {
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json();
+}
+
 /**
  * Every event of `subject` (catalogue name, unprefixed) stored in `stream`, read by sequence
  * through a running service's connection (nats-server 2.9 has no multi-subject consumers).
