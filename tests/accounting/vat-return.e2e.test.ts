@@ -70,6 +70,15 @@ describe('the VAT return (decision 157)', () => {
     const vat = tb.rows.find((r: any) => r.gl_account.number === '343');
     expect(new Decimal(vat.debit).minus(vat.credit).toFixed(2)).toBe(new Decimal(october.deductible_tax).minus(october.output_tax).toFixed(2));
 
+    // what moved on 343 in October (decision 164): the five documents with VAT, not the payment
+    // (on 221 and 311) nor November's invoice; a range of accounts, and another book of accounts
+    const on = async (query: string) => (await ok(await stack.api(`/v1/accounting/transactions?take=1000&${query}`))).entities.map((t: any) => t.type).sort();
+    expect(await on('date_posting=[2026-10-01;2026-10-31]&account_number=343')).toEqual(['purchase_bill', 'purchase_vendor_credit', 'sales_credit_note', 'sales_invoice', 'sales_invoice']);
+    expect(await on('date_posting=[2026-10-01;2026-10-31]&account_number=221')).toEqual(['bank_transaction']);
+    expect(await on('account_number=[6;7]')).toEqual(['sales_credit_note', 'sales_invoice', 'sales_invoice', 'sales_invoice']);
+    expect(await on('account_number=999')).toEqual([]);
+    await expectProblem(await stack.api('/v1/accounting/transactions?account_number=[9;1'), 400, 'validation_error');
+
     // a period of its own: November alone, and the two months together
     expect((await vatReturn('date_from=2026-11-01&date_to=2026-11-30')).rows).toEqual([{ row: '1', name: 'Domestic supplies, basic rate', base: 5000, tax: 1050 }]);
     expect(await vatReturn('date_from=2026-10-01&date_to=2026-11-30')).toMatchObject({ output_tax: 1299, deductible_tax: 378, tax_due: 921, excess_deduction: 0, entries: 6 });

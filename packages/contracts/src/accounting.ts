@@ -216,6 +216,9 @@ export const accountingTransactionListQuerySchema = z.object({
   date_posting: rangeQuery('date').optional(),
   source_type: z.enum(LEDGER_SOURCE_TYPES).optional().describe('Only the entries posted for documents of this kind (and their reversals)'),
   source_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('With source_type: only the entries of that one document, every version and reversal'),
+  account_number: rangeQuery('string')
+    .optional()
+    .describe('Only the entries with a row on an account of this range, compared as strings: 343, [500;599], [6;] (what moved on an account, with date_posting for a period)'),
   ...pagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),

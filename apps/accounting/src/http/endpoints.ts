@@ -24,6 +24,7 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
         {
           datePosting: parseRange('date_posting', q.date_posting, 'date'),
           source: q.source_type ? { type: q.source_type, id: q.source_id } : undefined,
+          accounts: parseRange('account_number', q.account_number, 'string'),
           search: q.search,
           sort: parseSort(q.sort, TRANSACTION_SORT_FIELDS, [{ field: 'date_posting', direction: 'asc' }]),
           from: q.from,
