@@ -8,7 +8,7 @@ import { BankTransactionSchema, type BankTransaction, type MatchStatus, type Pay
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar } from './document-settlements.js';
-import { LOCK_DATE_OF_ORG, isoDay, legalCurrencyOf, lockDateOf, postingDate, postingSettingsOf, refuseClosedPeriod } from '@ledgerline/service-kit';
+import { isoDay, legalCurrencyOf, lockDateOf, postingDate, postingSettingsOf, refuseClosedPeriod } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
   return new ConflictError(
@@ -56,14 +56,14 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
 /**
  * What a bank transaction needs before it is looked up and priced, in one round trip: its id
  * (from its sequence, so its events can be built before it is written), the organisation's legal
- * currency (from the replica; null without one), and whether it was recorded before — the same
- * statement line, or the same bank reference, on its account.
+ * currency and lock date (one read of the replica; null without one), and whether it was
+ * recorded before — the same statement line, or the same bank reference, on its account.
  */
 const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'))::bigint as id,
-  (select legal_currency from kit_organisations where org_id = ?::bigint) as legal_currency,
-  ${LOCK_DATE_OF_ORG} as lock_date,
+  o.legal_currency, o.profile->>'lock_date' as lock_date,
   exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
-    and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen`;
+    and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen
+  from (select 1) one left join kit_organisations o on o.org_id = ?::bigint`;
 
 /**
  * Records a bank transaction. A statement line already recorded (same account, statement and
@@ -99,7 +99,7 @@ export async function recordBankTransaction(
     const [pre] = await sqlRows<{ id: number; legal_currency: string | null; lock_date: string | null; seen: boolean }>(
       em,
       PREPARE,
-      [orgId, orgId, orgId, req.account_number ?? null, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null],
+      [orgId, req.account_number ?? null, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null, orgId],
       { prepared: true },
     );
     if (pre.seen) throw duplicate();

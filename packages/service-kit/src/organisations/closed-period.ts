@@ -56,9 +56,6 @@ export function lockDateOf(profile: Record<string, unknown> | null | undefined):
   return typeof v === 'string' && ISO_DAY.test(v) ? v : null;
 }
 
-/** The lock date as a statement's column, read beside other work from the replica (`?` is the organisation). */
-export const LOCK_DATE_OF_ORG = `(select profile->>'lock_date' from kit_organisations where org_id = ?::bigint)`;
-
 /**
  * What every posting write reads of its organisation, in one statement: the legal currency (the
  * fallback until the profile has reached the service) and the lock date.
