@@ -18,5 +18,5 @@ export function checkTaxPeriod(q: TaxPeriodQuery): void {
 export async function taxPeriodState(em: EntityManager, orgId: number, q: TaxPeriodQuery, defaultCurrency: string): Promise<{ currency: string; closed: boolean }> {
   const replica = await organisationReplica(em, orgId);
   const lockDate = lockDateOf(replica?.profile);
-  return { currency: await legalCurrencyOf(em, orgId, defaultCurrency), closed: lockDate !== null && lockDate >= q.date_to };
+  return { currency: await legalCurrencyOf(em, orgId, defaultCurrency, replica), closed: lockDate !== null && lockDate >= q.date_to };
 }

@@ -1,6 +1,6 @@
 import type { TrialBalanceExport } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, NotFoundError, organisationReplica, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { dec, NotFoundError, organisationReplica, sqlRows, toWire, type OrganisationReplica, type TenantContext } from '@ledgerline/service-kit';
 import { ensureChart } from './ledger-store.js';
 import { glAccountView, accountsOf } from './transactions.js';
 import type { ChartLocale } from './chart.js';
@@ -77,9 +77,9 @@ export async function trialBalanceFigures(em: EntityManager, orgId: number, q: T
     .filter((r) => [r.ob, r.debit, r.credit, r.ytd_debit, r.ytd_credit].some((v) => !dec(v).isZero()));
 }
 
-/** The organisation's legal currency: its profile, else its latest entry's, else the default. */
-export async function legalCurrencyOf(em: EntityManager, orgId: number, fallback: string): Promise<string> {
-  const profile = await organisationReplica(em, orgId);
+/** The organisation's legal currency: its profile (read here unless the caller has it), else its latest entry's, else the default. */
+export async function legalCurrencyOf(em: EntityManager, orgId: number, fallback: string, known?: OrganisationReplica | null): Promise<string> {
+  const profile = known !== undefined ? known : await organisationReplica(em, orgId);
   if (profile) return profile.legalCurrency;
   const rows = await sqlRows<{ legal_currency: string }>(em, 'select legal_currency from accounting_transactions where org_id = ? order by id desc limit 1', [orgId]);
   return rows[0]?.legal_currency ?? fallback;
