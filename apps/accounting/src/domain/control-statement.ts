@@ -1,6 +1,6 @@
 import type { ControlStatement, TaxPeriodQuery } from '@ledgerline/contracts';
-import { dec, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { checkTaxPeriod, taxPeriodState } from './tax-period.js';
+import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { taxPeriodState } from './tax-period.js';
 
 /*
  * The Czech VAT control statement (kontrolní hlášení) of a period, decision 158: every ledger tax
@@ -112,7 +112,7 @@ const ROWS = `
    order by e.date_posting, e.id, t.ord`;
 
 export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<ControlStatement> {
-  checkTaxPeriod(q);
+  refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{
     source_type: string;

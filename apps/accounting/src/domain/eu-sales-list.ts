@@ -1,6 +1,6 @@
 import type { EuSalesList, TaxPeriodQuery } from '@ledgerline/contracts';
-import { dec, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { checkTaxPeriod, taxPeriodState } from './tax-period.js';
+import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { taxPeriodState } from './tax-period.js';
 
 /*
  * The EC Sales List (souhrnné hlášení) of a period, decision 159: supplies to VAT payers in other
@@ -69,7 +69,7 @@ const ROWS = `
      and t.tax_eu_sales_report is not null and nullif(trim(e.contact->>'vat_no'), '') is not null`;
 
 export async function euSalesList(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<EuSalesList> {
-  checkTaxPeriod(q);
+  refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{ source_type: string; source_id: number; sign: number; vat_no: string; address_country: string | null; code: string; base: string }>(em, ROWS, [
     orgId,

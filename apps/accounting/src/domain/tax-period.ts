@@ -1,15 +1,8 @@
 import type { TaxPeriodQuery } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { lockDateOf, organisationReplica, ValidationError } from '@ledgerline/service-kit';
+import { lockDateOf, organisationReplica } from '@ledgerline/service-kit';
 import { legalCurrencyOf } from './trial-balance.js';
 
-/** 400 `range_reversed` for a period that ends before it starts. */
-export function checkTaxPeriod(q: TaxPeriodQuery): void {
-  if (q.date_to >= q.date_from) return;
-  throw new ValidationError(`The request query is invalid: date_to: ${q.date_to} is before date_from ${q.date_from}`, [
-    { path: 'date_to', message: `is before date_from (${q.date_from})`, code: 'range_reversed' },
-  ]);
-}
 
 /**
  * What every tax report says of its period beside its figures: the legal currency they are in,

@@ -1,6 +1,6 @@
 import type { VatReturn, TaxPeriodQuery } from '@ledgerline/contracts';
-import { dec, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { checkTaxPeriod, taxPeriodState } from './tax-period.js';
+import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { taxPeriodState } from './tax-period.js';
 
 /*
  * The VAT return of a period, summed from the reporting fields every ledger tax row carries
@@ -83,7 +83,7 @@ const SUMS = `
     from parts group by row`;
 
 export async function vatReturn(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<VatReturn> {
-  checkTaxPeriod(q);
+  refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{ row: string; base: string; tax: string; entries: number }>(em, SUMS, [orgId, q.date_from, q.date_to, orgId]);
   const { currency, closed } = await taxPeriodState(em, orgId, q, defaultCurrency);

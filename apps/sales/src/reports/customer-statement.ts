@@ -1,5 +1,5 @@
 import type { CustomerStatement, CustomerStatementQuery } from '@ledgerline/contracts';
-import { BusinessRuleError, dec, NotFoundError, sqlRows, toWire, ValidationError, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, dec, NotFoundError, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
 
 /*
  * A customer's statement of account (decision 162): what it owed at the start of a period, every
@@ -66,11 +66,7 @@ const MOVES = `
   )`;
 
 export async function customerStatement(ctx: TenantContext, q: CustomerStatementQuery): Promise<CustomerStatement> {
-  if (q.date_to < q.date_from) {
-    throw new ValidationError(`The request query is invalid: date_to: ${q.date_to} is before date_from ${q.date_from}`, [
-      { path: 'date_to', message: `is before date_from (${q.date_from})`, code: 'range_reversed' },
-    ]);
-  }
+  refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const currency = q.currency ? ' and currency = ?' : '';
   const base = [orgId, q.customer_id, q.date_to, orgId, q.date_to];

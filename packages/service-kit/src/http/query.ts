@@ -94,6 +94,14 @@ export function parseRange(param: string, raw: string | undefined, kind: 'date' 
   return { from, to };
 }
 
+/** 400 `range_reversed` naming `date_to` when a period given as `date_from` and `date_to` ends before it starts. */
+export function refuseReversedPeriod(q: { date_from: string; date_to: string }): void {
+  if (q.date_to >= q.date_from) return;
+  throw new ValidationError(`The request query is invalid: date_to: ${q.date_to} is before date_from ${q.date_from}`, [
+    { path: 'date_to', message: `is before date_from (${q.date_from})`, code: 'range_reversed' },
+  ]);
+}
+
 export interface Page<T> {
   total: number;
   from: number;
