@@ -46,6 +46,7 @@ const PRODUCER: Partial<Record<Subject, ServiceKey>> = {
   [SUBJECTS.financeBankTransactionRecorded]: 'finance',
   [SUBJECTS.financePaymentMatched]: 'finance',
   [SUBJECTS.accountingTransactionPosted]: 'accounting',
+  [SUBJECTS.accountingJournalEntryPosted]: 'accounting',
   [SUBJECTS.settingsOrganisationUpdated]: 'settings',
 };
 
@@ -77,6 +78,9 @@ describe('events round-trip through their contract schemas', () => {
       order: 1,
       paid_record: { type: 'sales_invoice', id: invoice.id },
     });
+    // a journal entry and the entry reversing it
+    const accrual = await post('/v1/accounting/journal-entries', { date_posting: '2026-11-30', description: 'Accrual', reference: 'WP-7', lines: [{ account_number: '518', debit: 100 }, { account_number: '389', credit: 100, description: 'Audit' }] });
+    await post(`/v1/accounting/journal-entries/${accrual.id}/reverse`, { date_posting: '2026-12-01' });
   }, 30_000);
 
   it.each(Object.entries(PRODUCER))('%s', async (subject, via) => {

@@ -362,6 +362,28 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getCustomerStatement', '/sales/reports/customer-statement', { query: `customer_id=${CUSTOMER.id}&date_from=2026-11-01&date_to=2026-11-30` });
     await as('getAgedPayables', '/purchase/reports/aged-payables', { query: 'as_of=2026-11-30' });
 
+    // the month's closing entries no document makes: depreciation, and an accrual reversed on 1 December
+    const depreciation = await as('createJournalEntry', '/accounting/journal-entries', {
+      json: {
+        date_posting: '2026-11-30',
+        description: 'Depreciation November 2026',
+        reference: 'Asset register 11/2026',
+        lines: [
+          { account_number: '551', debit: 4250, description: 'Depreciation of equipment' },
+          { account_number: '082', credit: 4250, description: 'Accumulated depreciation: laptops' },
+        ],
+      },
+    });
+    const accrual = await stack.api('/v1/accounting/journal-entries', {
+      method: 'POST',
+      key,
+      json: { date_posting: '2026-11-30', description: 'Accrued audit fee November', lines: [{ account_number: '518', debit: 12000 }, { account_number: '389', credit: 12000 }] },
+    });
+    expect(accrual.status).toBe(200);
+    await as('reverseJournalEntry', `/accounting/journal-entries/${(await accrual.json()).id}/reverse`, { json: { date_posting: '2026-12-01' } });
+    await as('getJournalEntry', `/accounting/journal-entries/${depreciation.id}`);
+    await as('listJournalEntries', '/accounting/journal-entries', { query: 'date_posting=2026-11-30&take=1' });
+
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {
       const res = await stack.api(`/v1/settings/webhooks/${webhook.id}/deliveries`, { key });

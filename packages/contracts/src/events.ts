@@ -6,6 +6,7 @@ import { vendorBillSchema, vendorCreditSchema } from './purchase.js';
 import { complianceRecordSchema, creditNoteSchema, invoiceSchema } from './sales.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import { organisationSchema, templateSchema } from './settings.js';
+import { journalEntrySchema } from './journal-entries.js';
 
 /**
  * JetStream streams, one per owning service. Every process may create any of them at boot
@@ -34,6 +35,7 @@ export const SUBJECTS = {
   financePayoutPosted: 'finance.payout.posted',
   financePaymentMatched: 'finance.payment.matched',
   accountingTransactionPosted: 'accounting.transaction.posted',
+  accountingJournalEntryPosted: 'accounting.journal_entry.posted',
   settingsApiKeyRevoked: 'settings.api_key.revoked',
   settingsApiClientRevoked: 'settings.api_client.revoked',
   settingsTemplateSaved: 'settings.template.saved',
@@ -177,6 +179,14 @@ export const accountingTransactionPostedEventSchema = accountingTransactionSchem
   .meta({ id: 'TransactionPostedEventData', description: 'A posted accounting transaction' });
 export type AccountingTransactionPostedEvent = z.infer<typeof accountingTransactionPostedEventSchema>;
 
+/**
+ * `accounting.journal_entry.posted`: a manual journal entry as posted (a reversing entry names the
+ * entry it reverses in `reverses`). The ledger posted it in the same transaction; a rebuild of the
+ * ledger replays these events with the documents' own.
+ */
+export const accountingJournalEntryPostedEventSchema = journalEntrySchema;
+export type AccountingJournalEntryPostedEvent = z.infer<typeof accountingJournalEntryPostedEventSchema>;
+
 /** `settings.template.saved`: the stored template. */
 export const settingsTemplateSavedEventSchema = templateSchema;
 export type SettingsTemplateSavedEvent = z.infer<typeof settingsTemplateSavedEventSchema>;
@@ -216,6 +226,7 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.financePayoutPosted]: financePayoutPostedEventSchema,
   [SUBJECTS.financePaymentMatched]: financePaymentMatchedEventSchema,
   [SUBJECTS.accountingTransactionPosted]: accountingTransactionPostedEventSchema,
+  [SUBJECTS.accountingJournalEntryPosted]: accountingJournalEntryPostedEventSchema,
   [SUBJECTS.settingsApiKeyRevoked]: settingsApiKeyRevokedEventSchema,
   [SUBJECTS.settingsApiClientRevoked]: settingsApiClientRevokedEventSchema,
   [SUBJECTS.settingsTemplateSaved]: settingsTemplateSavedEventSchema,

@@ -6,6 +6,7 @@ export * from './credit-allocations.js';
 export * from './aged-balances.js';
 export * from './finance.js';
 export * from './accounting.js';
+export * from './journal-entries.js';
 export * from './settings.js';
 export * from './webhooks.js';
 export * from './events.js';

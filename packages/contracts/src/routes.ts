@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { journalEntryListQuerySchema, journalEntryPageSchema, journalEntryRequestSchema, journalEntryReverseSchema, journalEntrySchema } from './journal-entries.js';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
@@ -198,6 +199,11 @@ const DECLARED = [
   { method: 'GET', path: '/reporting/tax/vat-return', service: 'accounting', scope: 'accounting', operationId: 'getVatReturn', summary: 'The VAT return of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: vatReturnSchema },
   { method: 'GET', path: '/reporting/tax/control-statement', service: 'accounting', scope: 'accounting', operationId: 'getControlStatement', summary: 'The VAT control statement of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: controlStatementSchema },
   { method: 'GET', path: '/reporting/tax/eu-sales-list', service: 'accounting', scope: 'accounting', operationId: 'getEuSalesList', summary: 'The EC Sales List of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: euSalesListSchema },
+  // manual journal entries (decision 165): what no document posts, straight to the ledger
+  { method: 'POST', path: '/accounting/journal-entries', service: 'accounting', scope: 'accounting', operationId: 'createJournalEntry', bodyRequired: true, summary: 'Post a manual journal entry (an opening balance, an accrual, depreciation, a correction) to the ledger', tag: 'Journal entries', body: journalEntryRequestSchema, response: journalEntrySchema },
+  { method: 'GET', path: '/accounting/journal-entries', service: 'accounting', scope: 'accounting', operationId: 'listJournalEntries', repeatable: ['sort'], summary: 'List manual journal entries', tag: 'Journal entries', query: journalEntryListQuerySchema, response: journalEntryPageSchema },
+  { method: 'GET', path: '/accounting/journal-entries/:id', service: 'accounting', scope: 'accounting', operationId: 'getJournalEntry', summary: 'Read a manual journal entry', tag: 'Journal entries', pathParams: idPathParams, response: journalEntrySchema },
+  { method: 'POST', path: '/accounting/journal-entries/:id/reverse', service: 'accounting', scope: 'accounting', operationId: 'reverseJournalEntry', summary: 'Reverse a journal entry: a new entry with every line on the other side (409 when it is already reversed or is itself a reversal)', tag: 'Journal entries', pathParams: idPathParams, body: journalEntryReverseSchema, response: journalEntrySchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // DESIGN §1 extensions

@@ -21,6 +21,7 @@ export const WEBHOOK_SUBJECTS = [
   SUBJECTS.financePayoutPosted,
   SUBJECTS.financePaymentMatched,
   SUBJECTS.accountingTransactionPosted,
+  SUBJECTS.accountingJournalEntryPosted,
   SUBJECTS.settingsOrganisationUpdated,
 ] as const;
 

@@ -146,4 +146,34 @@ export const LedgerTaxRowSchema = defineEntity({
 });
 export type LedgerTaxRowRecord = InferEntity<typeof LedgerTaxRowSchema>;
 
-export const entities = [GlAccountSchema, BookSchema, AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema];
+/** One line of a journal entry as stored (amounts as decimal text at two places). */
+export interface StoredJournalLine {
+  order: number;
+  account_number: string;
+  debit: string;
+  credit: string;
+  description: string | null;
+}
+
+/** A manual journal entry (decision 165); its posting is the ledger entry of source_type journal_entry. */
+export const JournalEntrySchema = defineEntity({
+  name: 'JournalEntry',
+  tableName: 'journal_entries',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer().fieldName('org_id'),
+    no: p.string(),
+    datePosting: p.string().columnType('date').fieldName('date_posting'),
+    description: p.string(),
+    reference: p.string().nullable(),
+    currency: p.string(),
+    total: p.decimal(),
+    lines: p.json<StoredJournalLine[]>(),
+    reversesId: p.integer().fieldName('reverses_id').nullable(),
+    reversedById: p.integer().fieldName('reversed_by_id').nullable(),
+    createdAt: p.datetime().fieldName('created_at'),
+  },
+});
+export type JournalEntryRecord = InferEntity<typeof JournalEntrySchema>;
+
+export const entities = [GlAccountSchema, BookSchema, AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, JournalEntrySchema];

@@ -493,4 +493,38 @@ begin
 end $fn$;
 `,
   ),
+  // manual journal entries (decision 165): the entries themselves; their postings are ledger
+  // entries like any document's, with source_type journal_entry
+  sqlMigration(
+    'accounting_0009_journal_entries',
+    `
+create table journal_entries (
+  id bigserial primary key,
+  org_id bigint not null,
+  no text not null,
+  date_posting date not null,
+  description text not null,
+  reference text,
+  currency text not null,
+  total numeric(18,2) not null check (total > 0),
+  lines jsonb not null,
+  reverses_id bigint references journal_entries(id),
+  reversed_by_id bigint references journal_entries(id),
+  created_at timestamptz not null default now(),
+  unique (org_id, no),
+  -- an entry is reversed at most once, whatever races
+  unique (org_id, reverses_id)
+);
+create index journal_entries_by_day on journal_entries (org_id, date_posting, id);
+
+-- the last number given per organisation and year; taken in the entry's own transaction, so a
+-- refused entry gives its number back and the series has no gaps
+create table journal_entry_numbers (
+  org_id bigint not null,
+  year int not null,
+  last int not null,
+  primary key (org_id, year)
+);
+`,
+  ),
 ];

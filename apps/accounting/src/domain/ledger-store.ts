@@ -297,9 +297,9 @@ export interface PostOutcome {
  * entry (status `reversed` plus a reversing entry); a lower or equal version changes nothing.
  * The balance is checked before returning (the deferred trigger, made immediate).
  */
-export async function postLedgerEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null): Promise<PostOutcome> {
+export async function postLedgerEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null = null): Promise<PostOutcome> {
   await ensureChart(em, orgId);
-  const first = await storeEntry(em, orgId, entry, eventId, null);
+  const first = await storeEntry(em, orgId, entry, eventId, reversesId);
   if ('stored' in first) return { posted: first.stored, reversed: null };
   if ('skipped' in first) return { posted: null, reversed: null, skipped: first.skipped };
   // A newer version of a posted document (the lock is held from here to the commit): reverse the
@@ -332,10 +332,15 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
     total: prevRows.reduce((s, r) => s.plus(r.debit), dec(0)),
   };
   const reversal = await storeEntry(em, orgId, reversalOf(prevEntry), eventId, prevId);
-  await sqlRows(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, prevId]);
+  await markReversed(em, orgId, prevId);
   const posting = await storeEntry(em, orgId, entry, eventId, null);
   const posted = 'stored' in posting ? posting.stored : null;
   return { posted, reversed: 'stored' in reversal ? reversal.stored : null, skipped: posted ? undefined : 'duplicate' };
+}
+
+/** An entry's status once another entry reverses it (the one change the ledger's guard allows). */
+export async function markReversed(em: EntityManager, orgId: number, transactionId: number): Promise<void> {
+  await sqlRows(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, transactionId]);
 }
 
 /** The credited document as the ledger knows it: whether it is posted, and its control-statement section. */

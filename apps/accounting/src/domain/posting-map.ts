@@ -12,7 +12,10 @@ export const SOURCE_TYPES = [
   'bank_transaction',
   'payout',
 ] as const;
-export type SourceType = (typeof SOURCE_TYPES)[number];
+/** A kind of document the posting map posts. */
+export type DocumentSourceType = (typeof SOURCE_TYPES)[number];
+/** What the ledger posts: documents by the map, and manual journal entries line by line (decision 165). */
+export type SourceType = DocumentSourceType | 'journal_entry';
 
 export type Side = 'debit' | 'credit';
 
@@ -81,7 +84,7 @@ export const ACCOUNTS = {
   fxGains: '663',
 } as const;
 
-export const POSTING_MAP: Readonly<Record<SourceType, readonly PostingRule[]>> = {
+export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRule[]>> = {
   sales_invoice: [
     { role: 'receivable', side: 'debit', account: fixed(ACCOUNTS.customers), figure: 'total' },
     { role: 'revenue', side: 'credit', account: itemOr(ACCOUNTS.revenueGoods), figure: 'net' },

@@ -18,3 +18,4 @@ export { assertBalanced, counterAccount, postingRows, sums, type FigurePart, typ
 export { isReverseCharge, supplyKind } from './posting/document-figures.js';
 export { ledgerEntryForPurchaseDocument, ledgerEntryForSalesDocument } from './posting/documents.js';
 export { ledgerEntryForBankTransaction, ledgerEntryForPayout, reversalOf } from './posting/payments.js';
+export { JOURNAL_ROLE, ledgerEntryForJournal } from './posting/journal.js';

@@ -1,4 +1,5 @@
 import type {
+  AccountingJournalEntryPostedEvent,
   FinanceBankTransactionRecordedEvent,
   FinancePayoutPostedEvent,
   PurchaseBillPostedEvent,
@@ -19,6 +20,7 @@ export type SalesDocument = SalesInvoicePostedEvent | SalesCreditNotePostedEvent
 export type PurchaseDocument = PurchaseBillPostedEvent | PurchaseVendorCreditPostedEvent;
 export type BankTransactionDocument = FinanceBankTransactionRecordedEvent;
 export type PayoutDocument = FinancePayoutPostedEvent;
+export type JournalDocument = AccountingJournalEntryPostedEvent;
 export type PayoutLineDocument = PayoutDocument['lines'][number];
 
 /** A tax line of a document's recap or of one of its items (the same contract shape in both services). */

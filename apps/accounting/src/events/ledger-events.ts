@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   PoisonMessageError,
   organisationReplica,
+  sqlRows,
   type BatchContext,
   type BatchItem,
   type BatchItemResult,
@@ -16,6 +17,7 @@ import { EVENT_DATA_SCHEMAS, SUBJECTS, type AccountingTransactionPostedEvent, ty
 import { transactionViewOfInserted } from '../domain/transactions.js';
 import {
   ledgerEntryForBankTransaction,
+  ledgerEntryForJournal,
   ledgerEntryForPayout,
   ledgerEntryForPurchaseDocument,
   ledgerEntryForSalesDocument,
@@ -25,8 +27,8 @@ import {
   type PostingOptions,
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
-import { creditedDocument, type PurchaseDocument, type SalesDocument } from '../domain/source-documents.js';
-import { creditedDocumentSection, creditedDocumentSections, postLedgerEntry, storeEntries, type CreditedSection, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
+import { creditedDocument, type JournalDocument, type PurchaseDocument, type SalesDocument } from '../domain/source-documents.js';
+import { creditedDocumentSection, creditedDocumentSections, markReversed, postLedgerEntry, storeEntries, type CreditedSection, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
 
 const SUBJECT_OF = {
   sales_invoice: SUBJECTS.salesInvoicePosted,
@@ -35,16 +37,22 @@ const SUBJECT_OF = {
   purchase_vendor_credit: SUBJECTS.purchaseVendorCreditPosted,
   bank_transaction: SUBJECTS.financeBankTransactionRecorded,
   payout: SUBJECTS.financePayoutPosted,
+  journal_entry: SUBJECTS.accountingJournalEntryPosted,
 } as const satisfies Record<SourceType, keyof typeof EVENT_DATA_SCHEMAS>;
 
-/** The posted-document events the ledger consumes, and the source type each one posts. */
-export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType }> = [
+/**
+ * The events the ledger posts, and the source type each one posts. The documents' events reach it
+ * through live consumers; a journal entry is posted by the request that makes it, in the same
+ * transaction as its event (`live: false`), and only a rebuild replays that event.
+ */
+export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType; live?: false }> = [
   { subject: SUBJECTS.salesInvoicePosted, type: 'sales_invoice' },
   { subject: SUBJECTS.salesCreditNotePosted, type: 'sales_credit_note' },
   { subject: SUBJECTS.purchaseBillPosted, type: 'purchase_bill' },
   { subject: SUBJECTS.purchaseVendorCreditPosted, type: 'purchase_vendor_credit' },
   { subject: SUBJECTS.financeBankTransactionRecorded, type: 'bank_transaction' },
   { subject: SUBJECTS.financePayoutPosted, type: 'payout' },
+  { subject: SUBJECTS.accountingJournalEntryPosted, type: 'journal_entry', live: false },
 ];
 
 export interface ApplyOptions {
@@ -88,7 +96,12 @@ function parseDocument<T extends SourceType>(type: T, event: CloudEvent): EventD
 }
 
 /** A source document as the posting rules take it. */
-type SourceDocument = SalesDocument | PurchaseDocument | EventData<typeof SUBJECTS.financeBankTransactionRecorded> | EventData<typeof SUBJECTS.financePayoutPosted>;
+type SourceDocument =
+  | SalesDocument
+  | PurchaseDocument
+  | EventData<typeof SUBJECTS.financeBankTransactionRecorded>
+  | EventData<typeof SUBJECTS.financePayoutPosted>
+  | JournalDocument;
 
 /** The type of document a credit of `type` credits (its control-statement section comes from there); null for other documents. */
 const CREDITED_TYPE: Partial<Record<SourceType, SourceType>> = { sales_credit_note: 'sales_invoice', purchase_vendor_credit: 'purchase_bill' };
@@ -125,6 +138,8 @@ function draftEntry(type: SourceType, doc: SourceDocument, event: CloudEvent, op
         return ledgerEntryForBankTransaction(doc as EventData<typeof SUBJECTS.financeBankTransactionRecorded>, base);
       case 'payout':
         return ledgerEntryForPayout(doc as EventData<typeof SUBJECTS.financePayoutPosted>, base);
+      case 'journal_entry':
+        return ledgerEntryForJournal(doc as JournalDocument);
     }
   } catch (err) {
     if (err instanceof UnbalancedEntryError || err instanceof MissingLegalFiguresError) throw new PoisonMessageError(err.message);
@@ -156,17 +171,31 @@ export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, eve
   // a consumer has it from its inbox claim; a rebuild reads it
   const profile = ctx.organisation !== undefined ? ctx.organisation : await organisationReplica(em, orgId);
   const entry = await entryForEvent({ em, orgId }, type, event, withOrganisation(opts, profile));
+  // a reversing journal entry names the posting it reverses, which is marked reversed with it
+  const reverses = type === 'journal_entry' ? await reversedJournalPosting(em, orgId, event.data as JournalDocument) : null;
   let outcome: PostOutcome;
   try {
-    outcome = await postLedgerEntry(em, orgId, entry, event.id);
+    outcome = await postLedgerEntry(em, orgId, entry, event.id, reverses);
   } catch (err) {
     if (isBalanceViolation(err)) throw new PoisonMessageError(`${event.type} ${event.id}: ${String((err as Error).message)}`);
     throw err;
   }
+  if (reverses !== null && outcome.posted) await markReversed(em, orgId, reverses);
   if (emit) {
     for (const stored of [outcome.reversed, outcome.posted]) if (stored) await emit(postedEvent(orgId, stored));
   }
   return outcome;
+}
+
+/** The ledger transaction of the journal entry a reversing entry reverses (null for any other entry). */
+async function reversedJournalPosting(em: EntityManager, orgId: number, doc: JournalDocument): Promise<number | null> {
+  if (!doc.reverses) return null;
+  const [row] = await sqlRows<{ id: string }>(
+    em,
+    `select id from accounting_transactions where org_id = ? and source_type = 'journal_entry' and source_id = ? and entry_kind = 'posting' order by source_version desc limit 1`,
+    [orgId, doc.reverses.id],
+  );
+  return row ? Number(row.id) : null;
 }
 
 /** The options of an organisation: its legal currency and country as its replica holds them. */
@@ -234,7 +263,7 @@ function postedEventData(s: StoredEntry): AccountingTransactionPostedEvent {
 
 export function ledgerConsumers(opts: ApplyOptions): ConsumerDefinition[] {
   return [
-    ...LEDGER_SOURCES.map(({ subject, type }) => ({
+    ...LEDGER_SOURCES.filter((s) => s.live !== false).map(({ subject, type }) => ({
       name: `accounting-${subject.replace(/[._]/g, '-')}`,
       subject,
       // Documents post independently; versions of one document (same CloudEvents subject) keep

@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { parseEnvelope, sqlRows, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
-import { organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, type StreamName } from '@ledgerline/contracts';
+import { organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
 import { applyLedgerEvent, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
 
 export interface RebuildResult {
@@ -23,8 +23,9 @@ async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
 
 /**
  * Replays every posted-document event of the organisation from the start of the SALES, PURCHASE
- * and FINANCE streams (one ordered, ephemeral consumer per stream, in stream order) through the
- * same posting code as the live consumers, into `tem`. An event that cannot be posted (one the
+ * and FINANCE streams, and its journal entries from ACCOUNTING (one ordered, ephemeral consumer
+ * per stream, in stream order), through the same posting code as the live consumers and the
+ * journal entry requests, into `tem`. An event that cannot be posted (one the
  * live consumer dead-lettered too) is skipped in a savepoint of its own and told to `skipped`.
  * Answers how many events were replayed.
  */
@@ -36,8 +37,11 @@ async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, o
     const name = bus.streamName(stream);
     const info = await bus.jsm.streams.info(name).catch(() => null);
     if (!info || info.state.messages === 0) continue;
-    // only this organisation's events: its id is every subject's last token
-    const filter = bus.subject(organisationSubjects(STREAMS[stream].area, orgId));
+    // only this organisation's events (its id is every subject's last token), and of a stream
+    // where the ledger reads one subject among many (ACCOUNTING: journal entries beside the
+    // ledger's own announcements), that subject's alone
+    const read = LEDGER_SOURCES.filter((s) => streamForSubject(s.subject) === stream);
+    const filter = bus.subject(read.length === 1 ? tenantSubject(read[0].subject, orgId) : organisationSubjects(STREAMS[stream].area, orgId));
     const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
     if ((await consumer.info()).num_pending === 0) continue;
     const messages = await consumer.consume({ max_messages: 500 });

@@ -5,13 +5,16 @@ import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../
 import { vatReturn } from '../domain/vat-return.js';
 import { controlStatement } from '../domain/control-statement.js';
 import { euSalesList } from '../domain/eu-sales-list.js';
+import { createJournalEntry, listJournalEntries, readJournalEntry, reverseJournalEntry } from '../domain/journal-entries.js';
 
-type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string } };
+type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string; ORG_COUNTRY?: string } };
 
-/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), and the VAT reports (return, control statement, EC Sales List). */
+/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the VAT reports (return, control statement, EC Sales List) and manual journal entries. */
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
   // the legal currency of an organisation whose profile has not reached the service
   const fallbackCurrency = deps.config.LEGAL_CURRENCY ?? 'CZK';
+  // what the ledger posts a journal entry with (the consumers' options)
+  const posting = { legalCurrency: fallbackCurrency, orgCountry: deps.config.ORG_COUNTRY ?? 'CZ' };
   return {
     listAccountingTransactions: async ({ ctx, input: { query: q } }) => {
       // ids are per kind of document: one alone names none
@@ -63,5 +66,12 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     getVatReturn: async ({ ctx, input }) => vatReturn(ctx, input.query, fallbackCurrency),
     getControlStatement: async ({ ctx, input }) => controlStatement(ctx, input.query, fallbackCurrency),
     getEuSalesList: async ({ ctx, input }) => euSalesList(ctx, input.query, fallbackCurrency),
+    createJournalEntry: async ({ ctx, input }) => createJournalEntry(ctx, input.body, posting),
+    listJournalEntries: async ({ ctx, input: { query: q } }) => {
+      const { rows, total } = await listJournalEntries(ctx.em, ctx.orgId, q);
+      return page(rows, total, q.from, q.take);
+    },
+    getJournalEntry: async ({ ctx, input }) => readJournalEntry(ctx.em, ctx.orgId, input.params.id),
+    reverseJournalEntry: async ({ ctx, input }) => reverseJournalEntry(ctx, input.params.id, input.body, posting),
   };
 }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_uzjhwiQr",
+          "prefix": "ak_fZchPfTP",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T16:22:16.232Z",
+          "created_at": "2026-11-27T17:43:33.895Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T16:22:16.269Z",
+          "last_used_at": "2026-11-27T17:43:33.954Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_TKazXtNV",
+          "prefix": "ak_6w1dmfoN",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T16:22:16.321Z",
+          "created_at": "2026-11-27T17:43:33.987Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_TKazXtNV",
+      "prefix": "ak_6w1dmfoN",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:22:16.321Z",
+      "created_at": "2026-11-27T17:43:33.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_TKazXtNV",
+      "prefix": "ak_6w1dmfoN",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:22:16.321Z",
+      "created_at": "2026-11-27T17:43:33.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_TKazXtNV",
+      "prefix": "ak_6w1dmfoN",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:22:16.321Z",
+      "created_at": "2026-11-27T17:43:33.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_TKazXtNV",
+      "prefix": "ak_6w1dmfoN",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T16:22:16.321Z",
+      "created_at": "2026-11-27T17:43:33.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T16:22:16.458Z"
+      "revoked_at": "2026-11-27T17:43:34.054Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T16:22:16.899Z",
+          "created_at": "2026-11-27T17:43:34.312Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T16:22:19.916Z"
+        "created_at": "2026-11-27T17:43:36.865Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
+      "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "232454b2-661c-43dc-9629-c21ef1379b5c",
-      "created_at": "2026-11-27T16:22:19.991Z",
+      "uid": "98a21b6a-e005-4ba8-9fe9-1782962c1304",
+      "created_at": "2026-11-27T17:43:36.898Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "ac54fdc2-86e6-48a2-aa6a-a14da2ffa607",
-      "created_at": "2026-11-27T16:22:20.884Z",
-      "edited_at": "2026-11-27T16:22:20.884Z",
+      "uid": "128098c2-4479-4e0b-aeae-acc198e5375d",
+      "created_at": "2026-11-27T17:43:37.347Z",
+      "edited_at": "2026-11-27T17:43:37.347Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T16:22:19.176Z",
+          "evaluated_at": "2026-11-27T17:43:36.430Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "67de5736-9e41-4b95-912d-309477a848ad",
+      "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
       "transaction_type": null,
-      "created_at": "2026-11-27T16:22:21.628Z",
-      "edited_at": "2026-11-27T16:22:21.745Z",
+      "created_at": "2026-11-27T17:43:37.677Z",
+      "edited_at": "2026-11-27T17:43:37.708Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "67de5736-9e41-4b95-912d-309477a848ad",
+          "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
           "transaction_type": null,
-          "created_at": "2026-11-27T16:22:21.628Z",
-          "edited_at": "2026-11-27T16:22:21.745Z",
+          "created_at": "2026-11-27T17:43:37.677Z",
+          "edited_at": "2026-11-27T17:43:37.708Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1569,6 +1569,157 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closed": false
     }
   },
+  "createJournalEntry": {
+    "request": {
+      "date_posting": "2026-11-30",
+      "description": "Depreciation November 2026",
+      "reference": "Asset register 11/2026",
+      "lines": [
+        {
+          "account_number": "551",
+          "debit": 4250,
+          "description": "Depreciation of equipment"
+        },
+        {
+          "account_number": "082",
+          "credit": 4250,
+          "description": "Accumulated depreciation: laptops"
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "no": "JE-2026-0001",
+      "date_posting": "2026-11-30",
+      "description": "Depreciation November 2026",
+      "reference": "Asset register 11/2026",
+      "currency": "CZK",
+      "total": 4250,
+      "lines": [
+        {
+          "order": 1,
+          "account_number": "551",
+          "debit": 4250,
+          "credit": 0,
+          "description": "Depreciation of equipment"
+        },
+        {
+          "order": 2,
+          "account_number": "082",
+          "debit": 0,
+          "credit": 4250,
+          "description": "Accumulated depreciation: laptops"
+        }
+      ],
+      "reverses": null,
+      "reversed_by": null,
+      "created_at": "2026-11-27T17:43:37.860Z"
+    }
+  },
+  "listJournalEntries": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 1,
+      "entities": [
+        {
+          "id": 1,
+          "no": "JE-2026-0001",
+          "date_posting": "2026-11-30",
+          "description": "Depreciation November 2026",
+          "reference": "Asset register 11/2026",
+          "currency": "CZK",
+          "total": 4250,
+          "lines": [
+            {
+              "order": 1,
+              "account_number": "551",
+              "debit": 4250,
+              "credit": 0,
+              "description": "Depreciation of equipment"
+            },
+            {
+              "order": 2,
+              "account_number": "082",
+              "debit": 0,
+              "credit": 4250,
+              "description": "Accumulated depreciation: laptops"
+            }
+          ],
+          "reverses": null,
+          "reversed_by": null,
+          "created_at": "2026-11-27T17:43:37.860Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getJournalEntry": {
+    "response": {
+      "id": 1,
+      "no": "JE-2026-0001",
+      "date_posting": "2026-11-30",
+      "description": "Depreciation November 2026",
+      "reference": "Asset register 11/2026",
+      "currency": "CZK",
+      "total": 4250,
+      "lines": [
+        {
+          "order": 1,
+          "account_number": "551",
+          "debit": 4250,
+          "credit": 0,
+          "description": "Depreciation of equipment"
+        },
+        {
+          "order": 2,
+          "account_number": "082",
+          "debit": 0,
+          "credit": 4250,
+          "description": "Accumulated depreciation: laptops"
+        }
+      ],
+      "reverses": null,
+      "reversed_by": null,
+      "created_at": "2026-11-27T17:43:37.860Z"
+    }
+  },
+  "reverseJournalEntry": {
+    "request": {
+      "date_posting": "2026-12-01"
+    },
+    "response": {
+      "id": 3,
+      "no": "JE-2026-0003",
+      "date_posting": "2026-12-01",
+      "description": "Reversal of JE-2026-0002: Accrued audit fee November",
+      "reference": null,
+      "currency": "CZK",
+      "total": 12000,
+      "lines": [
+        {
+          "order": 1,
+          "account_number": "518",
+          "debit": 0,
+          "credit": 12000,
+          "description": null
+        },
+        {
+          "order": 2,
+          "account_number": "389",
+          "debit": 12000,
+          "credit": 0,
+          "description": null
+        }
+      ],
+      "reverses": {
+        "id": 2,
+        "no": "JE-2026-0002"
+      },
+      "reversed_by": null,
+      "created_at": "2026-11-27T17:43:37.893Z"
+    }
+  },
   "createBankIntegration": {
     "request": {
       "type": "bank_statement",
@@ -1645,8 +1796,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "320463a3-0243-45bf-8e02-2df7cca45194",
-      "created_at": "2026-11-27T16:22:16.890Z",
+      "uid": "8c31bfe4-239e-452a-ac18-124b539730c8",
+      "created_at": "2026-11-27T17:43:34.302Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -1849,8 +2000,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "320463a3-0243-45bf-8e02-2df7cca45194",
-          "created_at": "2026-11-27T16:22:16.890Z",
+          "uid": "8c31bfe4-239e-452a-ac18-124b539730c8",
+          "created_at": "2026-11-27T17:43:34.302Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2051,8 +2202,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "320463a3-0243-45bf-8e02-2df7cca45194",
-      "created_at": "2026-11-27T16:22:16.890Z",
+      "uid": "8c31bfe4-239e-452a-ac18-124b539730c8",
+      "created_at": "2026-11-27T17:43:34.302Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2263,7 +2414,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T16:22:19.176Z",
+        "evaluated_at": "2026-11-27T17:43:36.430Z",
         "blocking_reason": null
       }
     }
@@ -2276,8 +2427,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "232454b2-661c-43dc-9629-c21ef1379b5c",
-          "created_at": "2026-11-27T16:22:19.991Z",
+          "uid": "98a21b6a-e005-4ba8-9fe9-1782962c1304",
+          "created_at": "2026-11-27T17:43:36.898Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2425,8 +2576,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "232454b2-661c-43dc-9629-c21ef1379b5c",
-      "created_at": "2026-11-27T16:22:19.991Z",
+      "uid": "98a21b6a-e005-4ba8-9fe9-1782962c1304",
+      "created_at": "2026-11-27T17:43:36.898Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2577,7 +2728,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>320463A3-0243-45BF-8E02-2DF7CCA45194</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>8C31BFE4-239E-452A-AC18-124B539730C8</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2589,7 +2740,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>232454B2-661C-43DC-9629-C21EF1379B5C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>320463A3-0243-45BF-8E02-2DF7CCA45194</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>98A21B6A-E005-4BA8-9FE9-1782962C1304</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>8C31BFE4-239E-452A-AC18-124B539730C8</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2611,7 +2762,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T16:22:20.788Z",
+      "created_at": "2026-11-27T17:43:37.308Z",
       "removed_at": null
     }
   },
@@ -2634,8 +2785,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:22:20.739Z",
-          "removed_at": "2026-11-27T16:22:20.769Z"
+          "created_at": "2026-11-27T17:43:37.288Z",
+          "removed_at": "2026-11-27T17:43:37.296Z"
         },
         {
           "id": 2,
@@ -2650,7 +2801,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T16:22:20.788Z",
+          "created_at": "2026-11-27T17:43:37.308Z",
           "removed_at": null
         }
       ],
@@ -2676,8 +2827,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:22:20.739Z",
-          "removed_at": "2026-11-27T16:22:20.769Z"
+          "created_at": "2026-11-27T17:43:37.288Z",
+          "removed_at": "2026-11-27T17:43:37.296Z"
         },
         {
           "id": 2,
@@ -2692,7 +2843,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T16:22:20.788Z",
+          "created_at": "2026-11-27T17:43:37.308Z",
           "removed_at": null
         }
       ],
@@ -2713,8 +2864,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T16:22:20.739Z",
-      "removed_at": "2026-11-27T16:22:20.769Z"
+      "created_at": "2026-11-27T17:43:37.288Z",
+      "removed_at": "2026-11-27T17:43:37.296Z"
     }
   },
   "allocateVendorCredit": {
@@ -2735,7 +2886,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T16:22:21.015Z",
+      "created_at": "2026-11-27T17:43:37.395Z",
       "removed_at": null
     }
   },
@@ -2758,8 +2909,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:22:20.943Z",
-          "removed_at": "2026-11-27T16:22:20.995Z"
+          "created_at": "2026-11-27T17:43:37.376Z",
+          "removed_at": "2026-11-27T17:43:37.385Z"
         },
         {
           "id": 2,
@@ -2774,7 +2925,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T16:22:21.015Z",
+          "created_at": "2026-11-27T17:43:37.395Z",
           "removed_at": null
         }
       ],
@@ -2800,8 +2951,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T16:22:20.943Z",
-          "removed_at": "2026-11-27T16:22:20.995Z"
+          "created_at": "2026-11-27T17:43:37.376Z",
+          "removed_at": "2026-11-27T17:43:37.385Z"
         },
         {
           "id": 2,
@@ -2816,7 +2967,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T16:22:21.015Z",
+          "created_at": "2026-11-27T17:43:37.395Z",
           "removed_at": null
         }
       ],
@@ -2837,8 +2988,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T16:22:20.943Z",
-      "removed_at": "2026-11-27T16:22:20.995Z"
+      "created_at": "2026-11-27T17:43:37.376Z",
+      "removed_at": "2026-11-27T17:43:37.385Z"
     }
   },
   "createBill": {
@@ -2890,9 +3041,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "73289c96-c976-4535-b60d-7e7b27fd9f6c",
-      "created_at": "2026-11-27T16:22:20.828Z",
-      "edited_at": "2026-11-27T16:22:20.828Z",
+      "uid": "33e2d950-7812-4ebb-bf4a-05edf19ca9fd",
+      "created_at": "2026-11-27T17:43:37.323Z",
+      "edited_at": "2026-11-27T17:43:37.323Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3009,9 +3160,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "acef091a-c770-4689-85f5-f8d7b9e7cd3f",
-        "created_at": "2026-11-27T16:22:19.128Z",
-        "edited_at": "2026-11-27T16:22:19.128Z",
+        "uid": "5ce641a8-32fb-4590-9214-77f1b2a98915",
+        "created_at": "2026-11-27T17:43:36.421Z",
+        "edited_at": "2026-11-27T17:43:36.421Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3145,9 +3296,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "73289c96-c976-4535-b60d-7e7b27fd9f6c",
-          "created_at": "2026-11-27T16:22:20.828Z",
-          "edited_at": "2026-11-27T16:22:20.828Z",
+          "uid": "33e2d950-7812-4ebb-bf4a-05edf19ca9fd",
+          "created_at": "2026-11-27T17:43:37.323Z",
+          "edited_at": "2026-11-27T17:43:37.323Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3266,9 +3417,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "ac54fdc2-86e6-48a2-aa6a-a14da2ffa607",
-          "created_at": "2026-11-27T16:22:20.884Z",
-          "edited_at": "2026-11-27T16:22:20.884Z",
+          "uid": "128098c2-4479-4e0b-aeae-acc198e5375d",
+          "created_at": "2026-11-27T17:43:37.347Z",
+          "edited_at": "2026-11-27T17:43:37.347Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3596,9 +3747,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "73289c96-c976-4535-b60d-7e7b27fd9f6c",
-      "created_at": "2026-11-27T16:22:20.828Z",
-      "edited_at": "2026-11-27T16:22:20.828Z",
+      "uid": "33e2d950-7812-4ebb-bf4a-05edf19ca9fd",
+      "created_at": "2026-11-27T17:43:37.323Z",
+      "edited_at": "2026-11-27T17:43:37.323Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3709,9 +3860,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "ac54fdc2-86e6-48a2-aa6a-a14da2ffa607",
-      "created_at": "2026-11-27T16:22:20.884Z",
-      "edited_at": "2026-11-27T16:22:20.884Z",
+      "uid": "128098c2-4479-4e0b-aeae-acc198e5375d",
+      "created_at": "2026-11-27T17:43:37.347Z",
+      "edited_at": "2026-11-27T17:43:37.347Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -3948,7 +4099,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T16:22:21.186Z",
+          "created_at": "2026-11-27T17:43:37.484Z",
           "entries": [
             {
               "order": 1,
@@ -4102,7 +4253,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T16:22:21.186Z"
+          "created_at": "2026-11-27T17:43:37.484Z"
         }
       ],
       "aggregations": []
@@ -4119,7 +4270,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T16:22:21.186Z",
+      "created_at": "2026-11-27T17:43:37.484Z",
       "entries": [
         {
           "order": 1,
@@ -4283,10 +4434,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "67de5736-9e41-4b95-912d-309477a848ad",
+      "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
       "transaction_type": null,
-      "created_at": "2026-11-27T16:22:21.628Z",
-      "edited_at": "2026-11-27T16:22:21.628Z",
+      "created_at": "2026-11-27T17:43:37.677Z",
+      "edited_at": "2026-11-27T17:43:37.677Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4369,10 +4520,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "67de5736-9e41-4b95-912d-309477a848ad",
+      "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
       "transaction_type": null,
-      "created_at": "2026-11-27T16:22:21.628Z",
-      "edited_at": "2026-11-27T16:22:21.628Z",
+      "created_at": "2026-11-27T17:43:37.677Z",
+      "edited_at": "2026-11-27T17:43:37.677Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4465,7 +4616,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T16:22:16.837Z"
+      "created_at": "2026-11-27T17:43:34.243Z"
     }
   },
   "listNumberingSeries": {
@@ -4480,7 +4631,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T16:22:16.830Z"
+          "created_at": "2026-11-27T17:43:34.236Z"
         },
         {
           "id": 2,
@@ -4488,7 +4639,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T16:22:16.837Z"
+          "created_at": "2026-11-27T17:43:34.243Z"
         }
       ],
       "aggregations": []
@@ -4588,15 +4739,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
+          "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T16:22:16.558Z",
-          "last_used_at": "2026-11-27T16:22:16.617Z",
+          "created_at": "2026-11-27T17:43:34.083Z",
+          "last_used_at": "2026-11-27T17:43:34.099Z",
           "revoked_at": null
         }
       ],
@@ -4606,30 +4757,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
+      "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T16:22:16.558Z",
-      "last_used_at": "2026-11-27T16:22:16.617Z",
+      "created_at": "2026-11-27T17:43:34.083Z",
+      "last_used_at": "2026-11-27T17:43:34.099Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_EYFMUNLTFzNM58OqY7Ok_19aTjH",
+      "client_id": "cl_GrgLEd1NqUDBTW4uPHxG_1jdcXY",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T16:22:16.662Z",
+      "created_at": "2026-11-27T17:43:34.117Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T16:22:16.699Z"
+      "revoked_at": "2026-11-27T17:43:34.125Z"
     }
   },
   "deleteClient": {
@@ -4670,8 +4821,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T16:22:16.228Z",
-      "updated_at": "2026-11-27T16:22:16.228Z"
+      "created_at": "2026-11-27T17:43:33.893Z",
+      "updated_at": "2026-11-27T17:43:33.893Z"
     }
   },
   "updateOrganisation": {
@@ -4712,19 +4863,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T16:22:16.228Z",
-      "updated_at": "2026-11-27T16:22:16.289Z"
+      "created_at": "2026-11-27T17:43:33.893Z",
+      "updated_at": "2026-11-27T17:43:33.971Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_D9ln0Jutd7XYupG7dd8U_4EDCVi",
+      "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjBhYTIxMDlhLTJhZTctNDRmYS05NzdhLTQzMDk2MTllNGRiNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9EOWxuMEp1dGQ3WFl1cEc3ZGQ4VV80RURDVmkiLCJqdGkiOiJjOTBjZGZhNy03Yjc2LTQ1MDctOTc4Yy1hZjgyZGUwMTljYTciLCJpYXQiOjE3OTU3OTY1MzYsImV4cCI6MTc5NTc5NzQzNn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjdlOWJhYzViLTJiNzgtNGJkNi05MmY5LTA5MDViNzI2MmJkOSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9BZ0VpeVVYUHFDR2l1c29nN1JsWl8wYTYzb3oiLCJqdGkiOiI3ZjFlMzM0Yi01M2E2LTQwNzktYWU0MS1hNmQzZjlkMWE5NzUiLCJpYXQiOjE3OTU4MDE0MTQsImV4cCI6MTc5NTgwMjMxNH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4746,8 +4897,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T16:22:16.805Z",
-          "updated_at": "2026-11-27T16:22:16.807Z"
+          "created_at": "2026-11-27T17:43:34.204Z",
+          "updated_at": "2026-11-27T17:43:34.209Z"
         }
       ],
       "aggregations": []
@@ -4772,8 +4923,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:22:16.805Z",
-      "updated_at": "2026-11-27T16:22:16.807Z",
+      "created_at": "2026-11-27T17:43:34.204Z",
+      "updated_at": "2026-11-27T17:43:34.209Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4788,8 +4939,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:22:16.805Z",
-      "updated_at": "2026-11-27T16:22:16.807Z"
+      "created_at": "2026-11-27T17:43:34.204Z",
+      "updated_at": "2026-11-27T17:43:34.209Z"
     }
   },
   "updateWebhook": {
@@ -4811,8 +4962,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:22:16.805Z",
-      "updated_at": "2026-11-27T16:22:16.824Z"
+      "created_at": "2026-11-27T17:43:34.204Z",
+      "updated_at": "2026-11-27T17:43:34.229Z"
     }
   },
   "deleteWebhook": {
@@ -4833,8 +4984,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T16:22:16.805Z",
-      "updated_at": "2026-11-27T16:22:22.070Z",
+      "created_at": "2026-11-27T17:43:34.204Z",
+      "updated_at": "2026-11-27T17:43:37.945Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4847,31 +4998,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "0b5d4df9-8118-483e-a8e1-34ef39fb7af4",
+          "event_id": "a039273a-d09d-4c41-b3c8-6ffc8b30535d",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 6,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T17:22:21.952Z",
-          "created_at": "2026-11-27T16:22:21.918Z",
+          "next_attempt_at": "2026-11-27T18:43:37.812Z",
+          "created_at": "2026-11-27T17:43:37.792Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "30e5aafd-ad56-47af-9988-af4352d87c48",
+          "event_id": "2d68be53-ffef-48ed-a35d-397fb456c654",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 9,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T17:22:21.686Z",
-          "created_at": "2026-11-27T16:22:21.618Z",
+          "next_attempt_at": "2026-11-27T18:43:37.688Z",
+          "created_at": "2026-11-27T17:43:37.669Z",
           "completed_at": null
         }
       ],
@@ -4882,16 +5033,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "0b5d4df9-8118-483e-a8e1-34ef39fb7af4",
+      "event_id": "a039273a-d09d-4c41-b3c8-6ffc8b30535d",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 6,
+      "last_duration_ms": 3,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T16:22:22.058Z",
-      "created_at": "2026-11-27T16:22:21.918Z",
+      "next_attempt_at": "2026-11-27T17:43:37.937Z",
+      "created_at": "2026-11-27T17:43:37.792Z",
       "completed_at": null
     }
   },
@@ -4947,18 +5098,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T16:22:16.228Z",
-        "updated_at": "2026-11-27T16:22:16.228Z"
+        "created_at": "2026-11-27T17:43:33.893Z",
+        "updated_at": "2026-11-27T17:43:33.893Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_uzjhwiQr",
+        "prefix": "ak_fZchPfTP",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T16:22:16.232Z",
+        "created_at": "2026-11-27T17:43:33.895Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -1,5 +1,5 @@
 import { Dec, dec, roundMoney } from '@ledgerline/service-kit';
-import { ACCOUNTS, COUNTER_ACCOUNT_BY_PAID_RECORD, POSTING_MAP, type Figure, type PostingRule, type Side, type SourceType } from '../posting-map.js';
+import { ACCOUNTS, COUNTER_ACCOUNT_BY_PAID_RECORD, POSTING_MAP, type Figure, type PostingRule, type Side, type DocumentSourceType } from '../posting-map.js';
 import { type DraftRow, type Json, type LedgerEntryDraft, UnbalancedEntryError } from './entry.js';
 
 /* The interpreter of the posting map: figures → balanced rows. */
@@ -31,7 +31,7 @@ export function flip(side: Side): Side {
  * `tax` row of a document with tax lines, which carries its ledger tax rows); a negative amount
  * goes to the other side. Rows of the same rule and account are merged.
  */
-export function postingRows(type: SourceType, figures: FigureValues, defaults: RowDefaults, keepZero: ReadonlySet<string> = new Set()): DraftRow[] {
+export function postingRows(type: DocumentSourceType, figures: FigureValues, defaults: RowDefaults, keepZero: ReadonlySet<string> = new Set()): DraftRow[] {
   const rows: DraftRow[] = [];
   for (const rule of POSTING_MAP[type]) {
     for (const part of figures[rule.figure] ?? []) {

@@ -1,0 +1,206 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { eventType, SUBJECTS, type CloudEvent, type JournalEntry, type JournalEntryRequest, type JournalEntryReverse } from '@ledgerline/contracts';
+import {
+  ConflictError,
+  NotFoundError,
+  dec,
+  listEntityPage,
+  parseRange,
+  postingSettingsOf,
+  readEntity,
+  refuseClosedPeriod,
+  sortedPage,
+  sqlRows,
+  toDb,
+  toWire,
+  where,
+  type Dec,
+  type SqlCondition,
+  type TenantContext,
+} from '@ledgerline/service-kit';
+import { JournalEntrySchema, type JournalEntryRecord, type StoredJournalLine } from '../db/entities.js';
+import { applyLedgerEvent, type ApplyOptions } from '../events/ledger-events.js';
+import { journalLines, journalNo, reversingLines } from './journal-lines.js';
+
+/*
+ * Manual journal entries (decision 165). An entry is numbered, stored, announced and posted to
+ * the ledger in the request's one transaction: answered 200 means in the ledger once, and a
+ * refused entry leaves nothing — not its number either. A posted entry never changes; a
+ * reversing entry undoes it.
+ */
+
+/**
+ * The next number of the organisation's series for the year: the counter row stays locked until
+ * the entry commits, so concurrent entries are numbered in commit order and a rolled-back one
+ * gives its number back.
+ */
+async function nextJournalNo(em: EntityManager, orgId: number, datePosting: string): Promise<string> {
+  const year = Number(datePosting.slice(0, 4));
+  const [row] = await sqlRows<{ last: number }>(
+    em,
+    `insert into journal_entry_numbers (org_id, year, last) values (?, ?, 1)
+     on conflict (org_id, year) do update set last = journal_entry_numbers.last + 1 returning last`,
+    [orgId, year],
+  );
+  return journalNo(year, Number(row.last));
+}
+
+const notFound = (id: number) => new NotFoundError(`Journal entry ${id} does not exist`, 'journal_entry_not_found');
+
+/** The numbers of linked entries, for views: one statement for a page. */
+async function numbersOf(em: EntityManager, orgId: number, ids: number[]): Promise<Map<number, string>> {
+  if (!ids.length) return new Map();
+  const rows = await sqlRows<{ id: string; no: string }>(em, 'select id, no from journal_entries where org_id = ? and id = any(?::bigint[])', [orgId, `{${ids.join(',')}}`]);
+  return new Map(rows.map((r) => [Number(r.id), r.no]));
+}
+
+export function journalEntryView(r: JournalEntryRecord, numbers: ReadonlyMap<number, string>): JournalEntry {
+  const link = (id: number | null | undefined) => (id == null ? null : { id: Number(id), no: numbers.get(Number(id)) ?? '' });
+  return {
+    id: Number(r.id),
+    no: r.no,
+    date_posting: r.datePosting,
+    description: r.description,
+    reference: r.reference ?? null,
+    currency: r.currency,
+    total: toWire(r.total),
+    lines: r.lines.map((l) => ({ order: l.order, account_number: l.account_number, debit: toWire(l.debit), credit: toWire(l.credit), description: l.description })),
+    reverses: link(r.reversesId),
+    reversed_by: link(r.reversedById),
+    created_at: new Date(r.createdAt).toISOString(),
+  };
+}
+
+async function viewsOf(em: EntityManager, orgId: number, rows: JournalEntryRecord[]): Promise<JournalEntry[]> {
+  const linked = rows.flatMap((r) => [r.reversesId, r.reversedById]).filter((id): id is number => id != null).map(Number);
+  const numbers = await numbersOf(em, orgId, [...new Set(linked)]);
+  return rows.map((r) => journalEntryView(r, numbers));
+}
+
+export async function readJournalEntry(em: EntityManager, orgId: number, id: number): Promise<JournalEntry> {
+  const r = await readEntity(em, JournalEntrySchema, orgId, id);
+  if (!r) throw notFound(id);
+  return (await viewsOf(em, orgId, [r]))[0];
+}
+
+const SORTABLE: Record<string, string> = { id: 'id', no: 'no', date_posting: 'date_posting', total: 'total', created_at: 'created_at' };
+
+export async function listJournalEntries(
+  em: EntityManager,
+  orgId: number,
+  q: { from: number; take: number; date_posting?: string; search?: string; sort?: string[] },
+): Promise<{ rows: JournalEntry[]; total: number }> {
+  const conditions: SqlCondition[] = [...where.within('date_posting', parseRange('date_posting', q.date_posting, 'date'))];
+  if (q.search) conditions.push(where.containsAny(['no', 'description', 'reference'], q.search));
+  const page = await listEntityPage(em, JournalEntrySchema, {
+    orgId,
+    conditions,
+    ...sortedPage(q, SORTABLE, [
+      { field: 'date_posting', direction: 'asc' },
+      { field: 'id', direction: 'asc' },
+    ]),
+  });
+  return { rows: await viewsOf(em, orgId, page.rows), total: page.total };
+}
+
+/**
+ * Stores an entry, announces it (`accounting.journal_entry.posted`) and posts it to the ledger
+ * from that same event, as a rebuild would replay it, in the request's transaction.
+ */
+async function postJournalEntry(
+  ctx: TenantContext,
+  opts: ApplyOptions,
+  entry: { datePosting: string; description: string; reference: string | null; currency: string; lines: StoredJournalLine[]; total: Dec; reversesId: number | null },
+): Promise<JournalEntry> {
+  const { em, orgId } = ctx;
+  const no = await nextJournalNo(em, orgId, entry.datePosting);
+  const [row] = await sqlRows<{ id: string; created_at: Date }>(
+    em,
+    `insert into journal_entries (org_id, no, date_posting, description, reference, currency, total, lines, reverses_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) returning id, created_at`,
+    [orgId, no, entry.datePosting, entry.description, entry.reference, entry.currency, toDb(entry.total), JSON.stringify(entry.lines), entry.reversesId],
+  );
+  const id = Number(row.id);
+  const record: JournalEntryRecord = {
+    id,
+    orgId,
+    no,
+    datePosting: entry.datePosting,
+    description: entry.description,
+    reference: entry.reference,
+    currency: entry.currency,
+    total: toDb(entry.total),
+    lines: entry.lines,
+    reversesId: entry.reversesId,
+    reversedById: null,
+    createdAt: row.created_at,
+  };
+  const [view] = await viewsOf(em, orgId, [record]);
+  const eventId = await ctx.emit({ subject: SUBJECTS.accountingJournalEntryPosted, orgId, resource: String(id), data: view });
+  const event: CloudEvent = {
+    specversion: '1.0',
+    id: eventId,
+    source: 'accounting',
+    type: eventType(SUBJECTS.accountingJournalEntryPosted),
+    subject: String(id),
+    time: ctx.now().toISOString(),
+    datacontenttype: 'application/json',
+    orgid: String(orgId),
+    // the data as the event carries it on the bus, so the ledger posts what a rebuild would read
+    data: JSON.parse(JSON.stringify(view)),
+  };
+  await applyLedgerEvent({ em, emit: ctx.emit }, 'journal_entry', event, opts);
+  return view;
+}
+
+export async function createJournalEntry(ctx: TenantContext, req: JournalEntryRequest, opts: ApplyOptions): Promise<JournalEntry> {
+  const books = await postingSettingsOf(ctx.em, ctx.orgId);
+  refuseClosedPeriod(books.lockDate, 'the journal entry', [{ field: 'date_posting', date: req.date_posting }]);
+  const { lines, total } = journalLines(req.lines);
+  return postJournalEntry(ctx, opts, {
+    datePosting: req.date_posting,
+    description: req.description,
+    reference: req.reference ?? null,
+    currency: books.legalCurrency,
+    lines,
+    total,
+    reversesId: null,
+  });
+}
+
+/**
+ * Reverses an entry with a new one, every line on the other side, posted on `date_posting` (the
+ * reversed entry's own day when absent). 409 when the entry is already reversed or is itself a
+ * reversal; the reversed entry is locked first, so two reversals racing make one.
+ */
+export async function reverseJournalEntry(ctx: TenantContext, id: number, req: JournalEntryReverse, opts: ApplyOptions): Promise<JournalEntry> {
+  const { em, orgId } = ctx;
+  const [original] = await sqlRows<{ no: string; date_posting: string; description: string; reference: string | null; currency: string; total: string; lines: StoredJournalLine[]; reverses_id: string | null; reversed_by_id: string | null }>(
+    em,
+    `select no, to_char(date_posting, 'YYYY-MM-DD') as date_posting, description, reference, currency, total, lines, reverses_id, reversed_by_id
+       from journal_entries where org_id = ? and id = ? for update`,
+    [orgId, id],
+  );
+  if (!original) throw notFound(id);
+  if (original.reversed_by_id !== null) {
+    const [by] = (await numbersOf(em, orgId, [Number(original.reversed_by_id)])).values();
+    throw new ConflictError(`Journal entry ${original.no} is already reversed by ${by}`, 'journal_entry_reversed');
+  }
+  if (original.reverses_id !== null) {
+    throw new ConflictError(`Journal entry ${original.no} is a reversal itself: post a new entry instead of reversing it`, 'journal_entry_is_reversal');
+  }
+  const datePosting = req.date_posting ?? original.date_posting;
+  const books = await postingSettingsOf(em, orgId);
+  refuseClosedPeriod(books.lockDate, `the reversal of journal entry ${original.no}`, [{ field: req.date_posting ? 'date_posting' : 'id', date: datePosting }]);
+  const reversal = await postJournalEntry(ctx, opts, {
+    datePosting,
+    description: req.description ?? `Reversal of ${original.no}: ${original.description}`.slice(0, 255),
+    reference: original.reference,
+    currency: original.currency,
+    lines: reversingLines(original.lines),
+    total: dec(original.total),
+    reversesId: id,
+  });
+  await sqlRows(em, 'update journal_entries set reversed_by_id = ? where org_id = ? and id = ?', [reversal.id, orgId, id]);
+  return reversal;
+}
