@@ -5,6 +5,7 @@ import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectOk as ok, expectProblem, readEvents } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
+import { DEFAULT_CHART } from '../../apps/accounting/src/domain/chart.js';
 
 /*
  * Manual journal entries (decision 165), as an accountant uses them: the opening balances of a
@@ -279,3 +280,77 @@ describe('manual journal entries (decision 165)', () => {
     await ok(await send('PUT', '/v1/settings/organisation', { lock_date: null }));
   });
 });
+
+describe('the chart of accounts (decision 166)', () => {
+  const account = async (number: string, init: { key?: string; lang?: string } = {}) =>
+    send('GET', `/v1/accounting/accounts/${encodeURIComponent(number)}`, undefined, { key: init.key, headers: init.lang ? { 'accept-language': init.lang } : {} });
+
+  it('lists the default chart before anything is posted, in number order, filtered by range and searched in either language', async () => {
+    const fresh = await secondOrganisation(stack, 'Fresh org');
+    const all = await ok(await send('GET', '/v1/accounting/accounts', undefined, { key: fresh.key }));
+    expect(all.total).toBe(DEFAULT_CHART.length);
+    expect(all.entities.map((a: any) => a.number)).toEqual(DEFAULT_CHART.map((a) => a.number).sort());
+    expect(all.entities.every((a: any) => a.id === null && a.is_default)).toBe(true);
+    const expenses = await ok(await send('GET', `/v1/accounting/accounts?account_number=${encodeURIComponent('[5;6]')}`, undefined, { key: fresh.key }));
+    expect(expenses.entities.map((a: any) => a.number).every((n: string) => n.startsWith('5'))).toBe(true);
+    expect(expenses.entities.map((a: any) => a.number)).toContain('551');
+    const cz = await ok(await send('GET', '/v1/accounting/accounts?search=odpisy', undefined, { key: fresh.key, headers: { 'accept-language': 'cs-CZ' } }));
+    expect(cz.entities.map((a: any) => [a.number, a.name])).toEqual([['551', 'Odpisy dlouhodobého nehmotného a hmotného majetku']]);
+    const en = await ok(await send('GET', '/v1/accounting/accounts?search=ACCRUED', undefined, { key: fresh.key }));
+    expect(en.entities.map((a: any) => a.number)).toEqual(['383', '385']);
+  });
+
+  it('names the accounts journal entries post to, in the ledger and the trial balance', async () => {
+    const [t] = await ledgerOf((await ok(await send('GET', '/v1/accounting/journal-entries?search=Opening'))).entities[0].id);
+    expect(t.rows.map((r: any) => `${r.gl_account.number} ${r.gl_account.name}`)).toContain('701 Opening balance account');
+    const tb = await ok(await send('POST', `/v1/reporting/financial/trial-balance/1/export/json?date_posting=${encodeURIComponent('[2026-01-01;2026-01-31]')}`, [], { headers: { 'accept-language': 'cs' } }));
+    expect(tb.rows.find((r: any) => r.gl_account.number === '701').gl_account.name).toBe('Počáteční účet rozvažný');
+  });
+
+  it('adds an analytic account and renames a default one; the ledger shows the names, old entries too', async () => {
+    const saved = await ok(await send('PUT', '/v1/accounting/accounts/221.001', { name_cs: 'Fio – běžný účet CZK', name_en: 'Fio current account CZK' }));
+    expect(saved).toMatchObject({ number: '221.001', name: 'Fio current account CZK', name_cs: 'Fio – běžný účet CZK', description: null, is_default: false, id: expect.any(Number) });
+    expect(await ok(await account('221.001', { lang: 'cs-CZ' }))).toMatchObject({ name: 'Fio – běžný účet CZK' });
+    const entry = await post({ date_posting: '2026-11-25', description: 'Cash to bank', lines: [dr('221.001', 5000), cr('211', 5000)] });
+    const [t] = await ledgerOf(entry.id);
+    expect(t.rows.map((r: any) => `${r.gl_account.number} ${r.gl_account.name}`)).toEqual(['221.001 Fio current account CZK', '211 Cash']);
+
+    // a default account renamed: the name only given in Czech serves both languages
+    const renamed = await ok(await send('PUT', '/v1/accounting/accounts/389', { name_cs: 'Dohadné položky pasivní', description: 'Accruals for invoices not received yet' }));
+    expect(renamed).toMatchObject({ number: '389', name: 'Dohadné položky pasivní', name_en: 'Dohadné položky pasivní', is_default: true, description: 'Accruals for invoices not received yet' });
+    const accrual = (await ok(await send('GET', `/v1/accounting/journal-entries?date_posting=2026-10-31`))).entities[0];
+    const [old] = await ledgerOf(accrual.id);
+    expect(old.rows.find((r: any) => r.gl_account.number === '389').gl_account.name).toBe('Dohadné položky pasivní');
+    // PUT again: the same answer, one account
+    expect(await ok(await send('PUT', '/v1/accounting/accounts/389', { name_cs: 'Dohadné položky pasivní', description: 'Accruals for invoices not received yet' }))).toEqual(renamed);
+    expect((await ok(await send('GET', '/v1/accounting/accounts?account_number=389'))).total).toBe(1);
+  });
+
+  it('refuses malformed numbers and names, weaker keys and other organisations, changing nothing', async () => {
+    const before = (await ok(await send('GET', '/v1/accounting/accounts'))).total;
+    for (const [number, body] of [
+      ['ABC', { name_cs: 'x' }],
+      ['51', { name_cs: 'x' }],
+      ['518', {}],
+      ['518', { name_cs: '' }],
+      ['518', { name_cs: 'x'.repeat(256) }],
+      ['518', { name_cs: 'Nul\u0000' }],
+    ] as const) {
+      await expectProblem(await send('PUT', `/v1/accounting/accounts/${encodeURIComponent(number)}`, body), 400);
+    }
+    await expectProblem(await account('999'), 404, 'account_not_found');
+    // an account read can be sent back (decision 146): its number is the path's, never the body's
+    const sentBack = await ok(await account('568'));
+    expect(await ok(await send('PUT', '/v1/accounting/accounts/568', { ...sentBack, number: '569', name_cs: 'Bankovní poplatky' }))).toMatchObject({ number: '568', name_cs: 'Bankovní poplatky', name_en: 'Bank and platform fees' });
+    await expectProblem(await account('569'), 404);
+    await expectProblem(await send('GET', `/v1/accounting/accounts?account_number=${encodeURIComponent('[6;5]')}`), 400);
+    const reader = await ok(await send('POST', '/v1/settings/security/api-keys', { name: 'chart reader', scopes: ['accounting:read'] }));
+    await expectProblem(await send('PUT', '/v1/accounting/accounts/518', { name_cs: 'Služby' }, { key: reader.key }), 403);
+    expect((await ok(await account('518', { key: reader.key }))).name).toBe('Services purchased');
+    const other = await secondOrganisation(stack, 'Another org');
+    await expectProblem(await account('221.001', { key: other.key }), 404);
+    expect((await ok(await account('389', { key: other.key }))).name).toBe('Estimated payables');
+    expect((await ok(await send('GET', '/v1/accounting/accounts'))).total).toBe(before);
+  });
+});
+

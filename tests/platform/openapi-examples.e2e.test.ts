@@ -383,6 +383,10 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('reverseJournalEntry', `/accounting/journal-entries/${(await accrual.json()).id}/reverse`, { json: { date_posting: '2026-12-01' } });
     await as('getJournalEntry', `/accounting/journal-entries/${depreciation.id}`);
     await as('listJournalEntries', '/accounting/journal-entries', { query: 'date_posting=2026-11-30&take=1' });
+    // the chart: an analytic account for the second bank account, the expense accounts
+    await as('saveAccount', '/accounting/accounts/221.002', { json: { name_cs: 'Fio – účet EUR', name_en: 'Fio EUR account', description: 'CZ2120100000002900654321' } });
+    await as('getAccount', '/accounting/accounts/551');
+    await as('listAccounts', '/accounting/accounts', { query: 'account_number=[500;599]&take=2' });
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

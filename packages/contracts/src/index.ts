@@ -7,6 +7,7 @@ export * from './aged-balances.js';
 export * from './finance.js';
 export * from './accounting.js';
 export * from './journal-entries.js';
+export * from './chart-accounts.js';
 export * from './settings.js';
 export * from './webhooks.js';
 export * from './events.js';

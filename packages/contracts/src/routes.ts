@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chartAccountListQuerySchema, chartAccountPageSchema, chartAccountPathSchema, chartAccountRequestSchema, chartAccountSchema } from './chart-accounts.js';
 import { journalEntryListQuerySchema, journalEntryPageSchema, journalEntryRequestSchema, journalEntryReverseSchema, journalEntrySchema } from './journal-entries.js';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
@@ -199,6 +200,10 @@ const DECLARED = [
   { method: 'GET', path: '/reporting/tax/vat-return', service: 'accounting', scope: 'accounting', operationId: 'getVatReturn', summary: 'The VAT return of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: vatReturnSchema },
   { method: 'GET', path: '/reporting/tax/control-statement', service: 'accounting', scope: 'accounting', operationId: 'getControlStatement', summary: 'The VAT control statement of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: controlStatementSchema },
   { method: 'GET', path: '/reporting/tax/eu-sales-list', service: 'accounting', scope: 'accounting', operationId: 'getEuSalesList', summary: 'The EC Sales List of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: euSalesListSchema },
+  // the chart of accounts (decision 166)
+  { method: 'GET', path: '/accounting/accounts', service: 'accounting', scope: 'accounting', operationId: 'listAccounts', summary: 'List the chart of accounts', tag: 'Ledger', query: chartAccountListQuerySchema, response: chartAccountPageSchema },
+  { method: 'GET', path: '/accounting/accounts/:number', service: 'accounting', scope: 'accounting', operationId: 'getAccount', summary: 'Read an account of the chart', tag: 'Ledger', pathParams: chartAccountPathSchema, response: chartAccountSchema },
+  { method: 'PUT', path: '/accounting/accounts/:number', service: 'accounting', scope: 'accounting', operationId: 'saveAccount', bodyRequired: true, summary: 'Add an account to the chart (an analytic account such as 221.001), or rename one', tag: 'Ledger', pathParams: chartAccountPathSchema, body: chartAccountRequestSchema, response: chartAccountSchema },
   // manual journal entries (decision 165): what no document posts, straight to the ledger
   { method: 'POST', path: '/accounting/journal-entries', service: 'accounting', scope: 'accounting', operationId: 'createJournalEntry', bodyRequired: true, summary: 'Post a manual journal entry (an opening balance, an accrual, depreciation, a correction) to the ledger', tag: 'Journal entries', body: journalEntryRequestSchema, response: journalEntrySchema },
   { method: 'GET', path: '/accounting/journal-entries', service: 'accounting', scope: 'accounting', operationId: 'listJournalEntries', repeatable: ['sort'], summary: 'List manual journal entries', tag: 'Journal entries', query: journalEntryListQuerySchema, response: journalEntryPageSchema },

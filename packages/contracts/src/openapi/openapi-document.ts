@@ -21,7 +21,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Bank transactions': 'Bank transactions, matched to the documents they pay',
   'Bank statements': 'Bank statement files (ISO 20022 camt.053, GPC/ABO, MT940) imported whole: balances reconciled, entries matched to invoices by variable symbol, reference or amount',
   Payouts: 'Payouts of payment providers: many payments and fees in one bank transfer',
-  Ledger: 'The general ledger the posted documents build',
+  Ledger: 'The general ledger the posted documents build, and its chart of accounts',
   'Journal entries': 'Manual journal entries posted straight to the ledger: opening balances, accruals and their reversal, depreciation, corrections',
   Reporting: 'Trial balance (JSON or CSV), the VAT return, the VAT control statement and the EC Sales List of a period',
   'API keys': 'API keys of the organisation and their scopes',

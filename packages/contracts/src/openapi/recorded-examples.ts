@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_fZchPfTP",
+          "prefix": "ak_uPmbpRz2",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:43:33.895Z",
+          "created_at": "2026-11-27T17:54:39.833Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T17:43:33.954Z",
+          "last_used_at": "2026-11-27T17:54:39.880Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_6w1dmfoN",
+          "prefix": "ak_vdz3rXiR",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:43:33.987Z",
+          "created_at": "2026-11-27T17:54:39.941Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_6w1dmfoN",
+      "prefix": "ak_vdz3rXiR",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:43:33.987Z",
+      "created_at": "2026-11-27T17:54:39.941Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_6w1dmfoN",
+      "prefix": "ak_vdz3rXiR",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:43:33.987Z",
+      "created_at": "2026-11-27T17:54:39.941Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_6w1dmfoN",
+      "prefix": "ak_vdz3rXiR",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:43:33.987Z",
+      "created_at": "2026-11-27T17:54:39.941Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_6w1dmfoN",
+      "prefix": "ak_vdz3rXiR",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T17:43:33.987Z",
+      "created_at": "2026-11-27T17:54:39.941Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T17:43:34.054Z"
+      "revoked_at": "2026-11-27T17:54:40.007Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T17:43:34.312Z",
+          "created_at": "2026-11-27T17:54:40.273Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T17:43:36.865Z"
+        "created_at": "2026-11-27T17:54:42.508Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
+      "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "98a21b6a-e005-4ba8-9fe9-1782962c1304",
-      "created_at": "2026-11-27T17:43:36.898Z",
+      "uid": "965e3563-d869-46ca-8135-5dbd59d2927d",
+      "created_at": "2026-11-27T17:54:42.541Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "128098c2-4479-4e0b-aeae-acc198e5375d",
-      "created_at": "2026-11-27T17:43:37.347Z",
-      "edited_at": "2026-11-27T17:43:37.347Z",
+      "uid": "54b7b65e-bb46-4859-98b8-db57b2401d36",
+      "created_at": "2026-11-27T17:54:43.098Z",
+      "edited_at": "2026-11-27T17:54:43.098Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T17:43:36.430Z",
+          "evaluated_at": "2026-11-27T17:54:42.093Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
+      "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:43:37.677Z",
-      "edited_at": "2026-11-27T17:43:37.708Z",
+      "created_at": "2026-11-27T17:54:43.453Z",
+      "edited_at": "2026-11-27T17:54:43.497Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
+          "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
           "transaction_type": null,
-          "created_at": "2026-11-27T17:43:37.677Z",
-          "edited_at": "2026-11-27T17:43:37.708Z",
+          "created_at": "2026-11-27T17:54:43.453Z",
+          "edited_at": "2026-11-27T17:54:43.497Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1411,9 +1411,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "gl_account": {
-            "id": 55,
+            "id": 46,
             "number": "501",
-            "name": "Account 501"
+            "name": "Materials consumed"
           },
           "debit": 1780,
           "credit": 0,
@@ -1569,6 +1569,61 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closed": false
     }
   },
+  "listAccounts": {
+    "response": {
+      "total": 16,
+      "from": 0,
+      "take": 2,
+      "entities": [
+        {
+          "id": 46,
+          "number": "501",
+          "name": "Materials consumed",
+          "name_cs": "Spotřeba materiálu",
+          "name_en": "Materials consumed",
+          "description": null,
+          "is_default": true
+        },
+        {
+          "id": 47,
+          "number": "502",
+          "name": "Energy consumed",
+          "name_cs": "Spotřeba energie",
+          "name_en": "Energy consumed",
+          "description": null,
+          "is_default": true
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getAccount": {
+    "response": {
+      "id": 55,
+      "number": "551",
+      "name": "Depreciation and amortisation",
+      "name_cs": "Odpisy dlouhodobého nehmotného a hmotného majetku",
+      "name_en": "Depreciation and amortisation",
+      "description": null,
+      "is_default": true
+    }
+  },
+  "saveAccount": {
+    "request": {
+      "name_cs": "Fio – účet EUR",
+      "name_en": "Fio EUR account",
+      "description": "CZ2120100000002900654321"
+    },
+    "response": {
+      "id": 251,
+      "number": "221.002",
+      "name": "Fio EUR account",
+      "name_cs": "Fio – účet EUR",
+      "name_en": "Fio EUR account",
+      "description": "CZ2120100000002900654321",
+      "is_default": false
+    }
+  },
   "createJournalEntry": {
     "request": {
       "date_posting": "2026-11-30",
@@ -1613,7 +1668,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T17:43:37.860Z"
+      "created_at": "2026-11-27T17:54:43.651Z"
     }
   },
   "listJournalEntries": {
@@ -1648,7 +1703,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T17:43:37.860Z"
+          "created_at": "2026-11-27T17:54:43.651Z"
         }
       ],
       "aggregations": []
@@ -1681,7 +1736,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T17:43:37.860Z"
+      "created_at": "2026-11-27T17:54:43.651Z"
     }
   },
   "reverseJournalEntry": {
@@ -1717,7 +1772,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T17:43:37.893Z"
+      "created_at": "2026-11-27T17:54:43.676Z"
     }
   },
   "createBankIntegration": {
@@ -1796,8 +1851,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "8c31bfe4-239e-452a-ac18-124b539730c8",
-      "created_at": "2026-11-27T17:43:34.302Z",
+      "uid": "beb66fea-4555-44f1-803c-8f66ab0f144e",
+      "created_at": "2026-11-27T17:54:40.256Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2000,8 +2055,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "8c31bfe4-239e-452a-ac18-124b539730c8",
-          "created_at": "2026-11-27T17:43:34.302Z",
+          "uid": "beb66fea-4555-44f1-803c-8f66ab0f144e",
+          "created_at": "2026-11-27T17:54:40.256Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2202,8 +2257,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "8c31bfe4-239e-452a-ac18-124b539730c8",
-      "created_at": "2026-11-27T17:43:34.302Z",
+      "uid": "beb66fea-4555-44f1-803c-8f66ab0f144e",
+      "created_at": "2026-11-27T17:54:40.256Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2414,7 +2469,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T17:43:36.430Z",
+        "evaluated_at": "2026-11-27T17:54:42.093Z",
         "blocking_reason": null
       }
     }
@@ -2427,8 +2482,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "98a21b6a-e005-4ba8-9fe9-1782962c1304",
-          "created_at": "2026-11-27T17:43:36.898Z",
+          "uid": "965e3563-d869-46ca-8135-5dbd59d2927d",
+          "created_at": "2026-11-27T17:54:42.541Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2576,8 +2631,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "98a21b6a-e005-4ba8-9fe9-1782962c1304",
-      "created_at": "2026-11-27T17:43:36.898Z",
+      "uid": "965e3563-d869-46ca-8135-5dbd59d2927d",
+      "created_at": "2026-11-27T17:54:42.541Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2728,7 +2783,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>8C31BFE4-239E-452A-AC18-124B539730C8</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>BEB66FEA-4555-44F1-803C-8F66AB0F144E</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2740,7 +2795,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>98A21B6A-E005-4BA8-9FE9-1782962C1304</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>8C31BFE4-239E-452A-AC18-124B539730C8</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>965E3563-D869-46CA-8135-5DBD59D2927D</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>BEB66FEA-4555-44F1-803C-8F66AB0F144E</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2762,7 +2817,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T17:43:37.308Z",
+      "created_at": "2026-11-27T17:54:43.047Z",
       "removed_at": null
     }
   },
@@ -2785,8 +2840,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:43:37.288Z",
-          "removed_at": "2026-11-27T17:43:37.296Z"
+          "created_at": "2026-11-27T17:54:43.026Z",
+          "removed_at": "2026-11-27T17:54:43.038Z"
         },
         {
           "id": 2,
@@ -2801,7 +2856,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T17:43:37.308Z",
+          "created_at": "2026-11-27T17:54:43.047Z",
           "removed_at": null
         }
       ],
@@ -2827,8 +2882,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:43:37.288Z",
-          "removed_at": "2026-11-27T17:43:37.296Z"
+          "created_at": "2026-11-27T17:54:43.026Z",
+          "removed_at": "2026-11-27T17:54:43.038Z"
         },
         {
           "id": 2,
@@ -2843,7 +2898,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T17:43:37.308Z",
+          "created_at": "2026-11-27T17:54:43.047Z",
           "removed_at": null
         }
       ],
@@ -2864,8 +2919,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T17:43:37.288Z",
-      "removed_at": "2026-11-27T17:43:37.296Z"
+      "created_at": "2026-11-27T17:54:43.026Z",
+      "removed_at": "2026-11-27T17:54:43.038Z"
     }
   },
   "allocateVendorCredit": {
@@ -2886,7 +2941,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T17:43:37.395Z",
+      "created_at": "2026-11-27T17:54:43.147Z",
       "removed_at": null
     }
   },
@@ -2909,8 +2964,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:43:37.376Z",
-          "removed_at": "2026-11-27T17:43:37.385Z"
+          "created_at": "2026-11-27T17:54:43.126Z",
+          "removed_at": "2026-11-27T17:54:43.138Z"
         },
         {
           "id": 2,
@@ -2925,7 +2980,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T17:43:37.395Z",
+          "created_at": "2026-11-27T17:54:43.147Z",
           "removed_at": null
         }
       ],
@@ -2951,8 +3006,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:43:37.376Z",
-          "removed_at": "2026-11-27T17:43:37.385Z"
+          "created_at": "2026-11-27T17:54:43.126Z",
+          "removed_at": "2026-11-27T17:54:43.138Z"
         },
         {
           "id": 2,
@@ -2967,7 +3022,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T17:43:37.395Z",
+          "created_at": "2026-11-27T17:54:43.147Z",
           "removed_at": null
         }
       ],
@@ -2988,8 +3043,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T17:43:37.376Z",
-      "removed_at": "2026-11-27T17:43:37.385Z"
+      "created_at": "2026-11-27T17:54:43.126Z",
+      "removed_at": "2026-11-27T17:54:43.138Z"
     }
   },
   "createBill": {
@@ -3041,9 +3096,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "33e2d950-7812-4ebb-bf4a-05edf19ca9fd",
-      "created_at": "2026-11-27T17:43:37.323Z",
-      "edited_at": "2026-11-27T17:43:37.323Z",
+      "uid": "6cd7c004-a43f-412a-a53f-e9b99b4d42df",
+      "created_at": "2026-11-27T17:54:43.072Z",
+      "edited_at": "2026-11-27T17:54:43.072Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3160,9 +3215,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "5ce641a8-32fb-4590-9214-77f1b2a98915",
-        "created_at": "2026-11-27T17:43:36.421Z",
-        "edited_at": "2026-11-27T17:43:36.421Z",
+        "uid": "db9f53e4-0e6f-4b0a-b802-a288b592662d",
+        "created_at": "2026-11-27T17:54:42.075Z",
+        "edited_at": "2026-11-27T17:54:42.075Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3296,9 +3351,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "33e2d950-7812-4ebb-bf4a-05edf19ca9fd",
-          "created_at": "2026-11-27T17:43:37.323Z",
-          "edited_at": "2026-11-27T17:43:37.323Z",
+          "uid": "6cd7c004-a43f-412a-a53f-e9b99b4d42df",
+          "created_at": "2026-11-27T17:54:43.072Z",
+          "edited_at": "2026-11-27T17:54:43.072Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3417,9 +3472,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "128098c2-4479-4e0b-aeae-acc198e5375d",
-          "created_at": "2026-11-27T17:43:37.347Z",
-          "edited_at": "2026-11-27T17:43:37.347Z",
+          "uid": "54b7b65e-bb46-4859-98b8-db57b2401d36",
+          "created_at": "2026-11-27T17:54:43.098Z",
+          "edited_at": "2026-11-27T17:54:43.098Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3747,9 +3802,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "33e2d950-7812-4ebb-bf4a-05edf19ca9fd",
-      "created_at": "2026-11-27T17:43:37.323Z",
-      "edited_at": "2026-11-27T17:43:37.323Z",
+      "uid": "6cd7c004-a43f-412a-a53f-e9b99b4d42df",
+      "created_at": "2026-11-27T17:54:43.072Z",
+      "edited_at": "2026-11-27T17:54:43.072Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3860,9 +3915,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "128098c2-4479-4e0b-aeae-acc198e5375d",
-      "created_at": "2026-11-27T17:43:37.347Z",
-      "edited_at": "2026-11-27T17:43:37.347Z",
+      "uid": "54b7b65e-bb46-4859-98b8-db57b2401d36",
+      "created_at": "2026-11-27T17:54:43.098Z",
+      "edited_at": "2026-11-27T17:54:43.098Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4099,7 +4154,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T17:43:37.484Z",
+          "created_at": "2026-11-27T17:54:43.253Z",
           "entries": [
             {
               "order": 1,
@@ -4253,7 +4308,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T17:43:37.484Z"
+          "created_at": "2026-11-27T17:54:43.253Z"
         }
       ],
       "aggregations": []
@@ -4270,7 +4325,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T17:43:37.484Z",
+      "created_at": "2026-11-27T17:54:43.253Z",
       "entries": [
         {
           "order": 1,
@@ -4434,10 +4489,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
+      "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:43:37.677Z",
-      "edited_at": "2026-11-27T17:43:37.677Z",
+      "created_at": "2026-11-27T17:54:43.453Z",
+      "edited_at": "2026-11-27T17:54:43.453Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4520,10 +4575,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "e127ef2b-aa9f-46a5-ae29-193b2d649117",
+      "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:43:37.677Z",
-      "edited_at": "2026-11-27T17:43:37.677Z",
+      "created_at": "2026-11-27T17:54:43.453Z",
+      "edited_at": "2026-11-27T17:54:43.453Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4616,7 +4671,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T17:43:34.243Z"
+      "created_at": "2026-11-27T17:54:40.194Z"
     }
   },
   "listNumberingSeries": {
@@ -4631,7 +4686,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T17:43:34.236Z"
+          "created_at": "2026-11-27T17:54:40.188Z"
         },
         {
           "id": 2,
@@ -4639,7 +4694,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T17:43:34.243Z"
+          "created_at": "2026-11-27T17:54:40.194Z"
         }
       ],
       "aggregations": []
@@ -4739,15 +4794,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
+          "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:43:34.083Z",
-          "last_used_at": "2026-11-27T17:43:34.099Z",
+          "created_at": "2026-11-27T17:54:40.029Z",
+          "last_used_at": "2026-11-27T17:54:40.046Z",
           "revoked_at": null
         }
       ],
@@ -4757,30 +4812,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
+      "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:43:34.083Z",
-      "last_used_at": "2026-11-27T17:43:34.099Z",
+      "created_at": "2026-11-27T17:54:40.029Z",
+      "last_used_at": "2026-11-27T17:54:40.046Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_GrgLEd1NqUDBTW4uPHxG_1jdcXY",
+      "client_id": "cl_CzwuqaUkBklNialiZ6uf_3OT6ct",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T17:43:34.117Z",
+      "created_at": "2026-11-27T17:54:40.067Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T17:43:34.125Z"
+      "revoked_at": "2026-11-27T17:54:40.075Z"
     }
   },
   "deleteClient": {
@@ -4821,8 +4876,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T17:43:33.893Z",
-      "updated_at": "2026-11-27T17:43:33.893Z"
+      "created_at": "2026-11-27T17:54:39.832Z",
+      "updated_at": "2026-11-27T17:54:39.832Z"
     }
   },
   "updateOrganisation": {
@@ -4863,19 +4918,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T17:43:33.893Z",
-      "updated_at": "2026-11-27T17:43:33.971Z"
+      "created_at": "2026-11-27T17:54:39.832Z",
+      "updated_at": "2026-11-27T17:54:39.904Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_AgEiyUXPqCGiusog7RlZ_0a63oz",
+      "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjdlOWJhYzViLTJiNzgtNGJkNi05MmY5LTA5MDViNzI2MmJkOSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9BZ0VpeVVYUHFDR2l1c29nN1JsWl8wYTYzb3oiLCJqdGkiOiI3ZjFlMzM0Yi01M2E2LTQwNzktYWU0MS1hNmQzZjlkMWE5NzUiLCJpYXQiOjE3OTU4MDE0MTQsImV4cCI6MTc5NTgwMjMxNH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjUyZDZmYzVlLTNiNDctNGY4MC04M2NmLTY5ZTNjMDk2ZDM4NSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9qSEprWGNpdUtGTG1rWFYwTmR2SF80TFNhTkciLCJqdGkiOiJmMDgyYmU2NS1iNzQwLTQ5NDEtYWEwYS0zMTE0YmZmN2FhMGUiLCJpYXQiOjE3OTU4MDIwODAsImV4cCI6MTc5NTgwMjk4MH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4897,8 +4952,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T17:43:34.204Z",
-          "updated_at": "2026-11-27T17:43:34.209Z"
+          "created_at": "2026-11-27T17:54:40.158Z",
+          "updated_at": "2026-11-27T17:54:40.161Z"
         }
       ],
       "aggregations": []
@@ -4923,8 +4978,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:43:34.204Z",
-      "updated_at": "2026-11-27T17:43:34.209Z",
+      "created_at": "2026-11-27T17:54:40.158Z",
+      "updated_at": "2026-11-27T17:54:40.161Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4939,8 +4994,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:43:34.204Z",
-      "updated_at": "2026-11-27T17:43:34.209Z"
+      "created_at": "2026-11-27T17:54:40.158Z",
+      "updated_at": "2026-11-27T17:54:40.161Z"
     }
   },
   "updateWebhook": {
@@ -4962,8 +5017,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:43:34.204Z",
-      "updated_at": "2026-11-27T17:43:34.229Z"
+      "created_at": "2026-11-27T17:54:40.158Z",
+      "updated_at": "2026-11-27T17:54:40.182Z"
     }
   },
   "deleteWebhook": {
@@ -4984,8 +5039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:43:34.204Z",
-      "updated_at": "2026-11-27T17:43:37.945Z",
+      "created_at": "2026-11-27T17:54:40.158Z",
+      "updated_at": "2026-11-27T17:54:44.252Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4998,31 +5053,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "a039273a-d09d-4c41-b3c8-6ffc8b30535d",
+          "event_id": "843ad3c3-8e0f-4e85-b45d-07ea45559f47",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 8,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T18:43:37.812Z",
-          "created_at": "2026-11-27T17:43:37.792Z",
+          "next_attempt_at": "2026-11-27T18:54:43.610Z",
+          "created_at": "2026-11-27T17:54:43.578Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "2d68be53-ffef-48ed-a35d-397fb456c654",
+          "event_id": "6d6b798a-7a02-4f55-abcc-4b6b75992721",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T18:43:37.688Z",
-          "created_at": "2026-11-27T17:43:37.669Z",
+          "next_attempt_at": "2026-11-27T18:54:43.490Z",
+          "created_at": "2026-11-27T17:54:43.459Z",
           "completed_at": null
         }
       ],
@@ -5033,16 +5088,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "a039273a-d09d-4c41-b3c8-6ffc8b30535d",
+      "event_id": "843ad3c3-8e0f-4e85-b45d-07ea45559f47",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 8,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T17:43:37.937Z",
-      "created_at": "2026-11-27T17:43:37.792Z",
+      "next_attempt_at": "2026-11-27T17:54:43.732Z",
+      "created_at": "2026-11-27T17:54:43.578Z",
       "completed_at": null
     }
   },
@@ -5098,18 +5153,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T17:43:33.893Z",
-        "updated_at": "2026-11-27T17:43:33.893Z"
+        "created_at": "2026-11-27T17:54:39.832Z",
+        "updated_at": "2026-11-27T17:54:39.832Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_fZchPfTP",
+        "prefix": "ak_uPmbpRz2",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T17:43:33.895Z",
+        "created_at": "2026-11-27T17:54:39.833Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
