@@ -387,6 +387,9 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('saveAccount', '/accounting/accounts/221.002', { json: { name_cs: 'Fio – účet EUR', name_en: 'Fio EUR account', description: 'CZ2120100000002900654321' } });
     await as('getAccount', '/accounting/accounts/551');
     await as('listAccounts', '/accounting/accounts', { query: 'account_number=[500;599]&take=2' });
+    // the month's statements, closing entries included
+    await as('getProfitAndLoss', '/reporting/financial/profit-and-loss', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
+    await as('getBalanceSheet', '/reporting/financial/balance-sheet', { query: 'as_of=2026-11-30' });
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

@@ -8,6 +8,7 @@ export * from './finance.js';
 export * from './accounting.js';
 export * from './journal-entries.js';
 export * from './chart-accounts.js';
+export * from './financial-statements.js';
 export * from './settings.js';
 export * from './webhooks.js';
 export * from './events.js';

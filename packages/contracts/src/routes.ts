@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { balanceSheetQuerySchema, balanceSheetSchema, profitAndLossQuerySchema, profitAndLossSchema } from './financial-statements.js';
 import { chartAccountListQuerySchema, chartAccountPageSchema, chartAccountPathSchema, chartAccountRequestSchema, chartAccountSchema } from './chart-accounts.js';
 import { journalEntryListQuerySchema, journalEntryPageSchema, journalEntryRequestSchema, journalEntryReverseSchema, journalEntrySchema } from './journal-entries.js';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
@@ -200,6 +201,9 @@ const DECLARED = [
   { method: 'GET', path: '/reporting/tax/vat-return', service: 'accounting', scope: 'accounting', operationId: 'getVatReturn', summary: 'The VAT return of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: vatReturnSchema },
   { method: 'GET', path: '/reporting/tax/control-statement', service: 'accounting', scope: 'accounting', operationId: 'getControlStatement', summary: 'The VAT control statement of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: controlStatementSchema },
   { method: 'GET', path: '/reporting/tax/eu-sales-list', service: 'accounting', scope: 'accounting', operationId: 'getEuSalesList', summary: 'The EC Sales List of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: euSalesListSchema },
+  // the financial statements (decision 167)
+  { method: 'GET', path: '/reporting/financial/profit-and-loss', service: 'accounting', scope: 'accounting', operationId: 'getProfitAndLoss', summary: 'The profit and loss account of a period, from the ledger', tag: 'Reporting', query: profitAndLossQuerySchema, response: profitAndLossSchema },
+  { method: 'GET', path: '/reporting/financial/balance-sheet', service: 'accounting', scope: 'accounting', operationId: 'getBalanceSheet', summary: 'The balance sheet at the end of a day, from the ledger', tag: 'Reporting', query: balanceSheetQuerySchema, response: balanceSheetSchema },
   // the chart of accounts (decision 166)
   { method: 'GET', path: '/accounting/accounts', service: 'accounting', scope: 'accounting', operationId: 'listAccounts', summary: 'List the chart of accounts', tag: 'Ledger', query: chartAccountListQuerySchema, response: chartAccountPageSchema },
   { method: 'GET', path: '/accounting/accounts/:number', service: 'accounting', scope: 'accounting', operationId: 'getAccount', summary: 'Read an account of the chart', tag: 'Ledger', pathParams: chartAccountPathSchema, response: chartAccountSchema },

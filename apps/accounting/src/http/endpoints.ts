@@ -5,12 +5,13 @@ import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../
 import { vatReturn } from '../domain/vat-return.js';
 import { controlStatement } from '../domain/control-statement.js';
 import { euSalesList } from '../domain/eu-sales-list.js';
+import { balanceSheet, profitAndLoss } from '../domain/financial-statements.js';
 import { listChart, readChartAccount, saveChartAccount } from '../domain/chart-accounts.js';
 import { createJournalEntry, listJournalEntries, readJournalEntry, reverseJournalEntry } from '../domain/journal-entries.js';
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string; ORG_COUNTRY?: string } };
 
-/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the VAT reports (return, control statement, EC Sales List), the chart of accounts and manual journal entries. */
+/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the profit and loss account and the balance sheet, the VAT reports (return, control statement, EC Sales List), the chart of accounts and manual journal entries. */
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
   // the legal currency of an organisation whose profile has not reached the service
   const fallbackCurrency = deps.config.LEGAL_CURRENCY ?? 'CZK';
@@ -67,6 +68,8 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     getVatReturn: async ({ ctx, input }) => vatReturn(ctx, input.query, fallbackCurrency),
     getControlStatement: async ({ ctx, input }) => controlStatement(ctx, input.query, fallbackCurrency),
     getEuSalesList: async ({ ctx, input }) => euSalesList(ctx, input.query, fallbackCurrency),
+    getProfitAndLoss: async ({ ctx, input }) => profitAndLoss(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
+    getBalanceSheet: async ({ ctx, input }) => balanceSheet(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
     listAccounts: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listChart(ctx.em, ctx.orgId, q, chartLocale(ctx.c.req.header('accept-language')));
       return page(rows, total, q.from, q.take);

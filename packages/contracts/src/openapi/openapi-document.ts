@@ -23,7 +23,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Payouts: 'Payouts of payment providers: many payments and fees in one bank transfer',
   Ledger: 'The general ledger the posted documents build, and its chart of accounts',
   'Journal entries': 'Manual journal entries posted straight to the ledger: opening balances, accruals and their reversal, depreciation, corrections',
-  Reporting: 'Trial balance (JSON or CSV), the VAT return, the VAT control statement and the EC Sales List of a period',
+  Reporting: 'Trial balance (JSON or CSV), the profit and loss account, the balance sheet, the VAT return, the VAT control statement, the EC Sales List, aged receivables and payables, customer statements',
   'API keys': 'API keys of the organisation and their scopes',
   'API clients': 'OAuth 2 client credentials and access tokens',
   Organisation: 'The organisation profile (issuer of its documents)',

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_uPmbpRz2",
+          "prefix": "ak_HjIy0dbQ",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:54:39.833Z",
+          "created_at": "2026-11-27T17:57:36.683Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T17:54:39.880Z",
+          "last_used_at": "2026-11-27T17:57:36.714Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_vdz3rXiR",
+          "prefix": "ak_S7Du92om",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:54:39.941Z",
+          "created_at": "2026-11-27T17:57:36.761Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_vdz3rXiR",
+      "prefix": "ak_S7Du92om",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:54:39.941Z",
+      "created_at": "2026-11-27T17:57:36.761Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_vdz3rXiR",
+      "prefix": "ak_S7Du92om",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:54:39.941Z",
+      "created_at": "2026-11-27T17:57:36.761Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_vdz3rXiR",
+      "prefix": "ak_S7Du92om",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:54:39.941Z",
+      "created_at": "2026-11-27T17:57:36.761Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_vdz3rXiR",
+      "prefix": "ak_S7Du92om",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T17:54:39.941Z",
+      "created_at": "2026-11-27T17:57:36.761Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T17:54:40.007Z"
+      "revoked_at": "2026-11-27T17:57:36.837Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T17:54:40.273Z",
+          "created_at": "2026-11-27T17:57:37.085Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T17:54:42.508Z"
+        "created_at": "2026-11-27T17:57:38.903Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
+      "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "965e3563-d869-46ca-8135-5dbd59d2927d",
-      "created_at": "2026-11-27T17:54:42.541Z",
+      "uid": "7619a45c-e504-44b9-9e3d-11d2ad260bdd",
+      "created_at": "2026-11-27T17:57:38.932Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "54b7b65e-bb46-4859-98b8-db57b2401d36",
-      "created_at": "2026-11-27T17:54:43.098Z",
-      "edited_at": "2026-11-27T17:54:43.098Z",
+      "uid": "38a4a0cb-29c8-4425-98a7-ab8c2736b81c",
+      "created_at": "2026-11-27T17:57:39.471Z",
+      "edited_at": "2026-11-27T17:57:39.471Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T17:54:42.093Z",
+          "evaluated_at": "2026-11-27T17:57:38.515Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
+      "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:54:43.453Z",
-      "edited_at": "2026-11-27T17:54:43.497Z",
+      "created_at": "2026-11-27T17:57:39.789Z",
+      "edited_at": "2026-11-27T17:57:39.828Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
+          "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
           "transaction_type": null,
-          "created_at": "2026-11-27T17:54:43.453Z",
-          "edited_at": "2026-11-27T17:54:43.497Z",
+          "created_at": "2026-11-27T17:57:39.789Z",
+          "edited_at": "2026-11-27T17:57:39.828Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1569,6 +1569,175 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closed": false
     }
   },
+  "getProfitAndLoss": {
+    "response": {
+      "currency": "CZK",
+      "closed": false,
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "revenue": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 12,
+              "number": "602",
+              "name": "Revenue from services",
+              "description": null
+            },
+            "amount": 18000
+          },
+          {
+            "gl_account": {
+              "id": 13,
+              "number": "604",
+              "name": "Revenue from goods",
+              "description": null
+            },
+            "amount": 6395.86
+          }
+        ],
+        "total": 24395.86
+      },
+      "expenses": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 46,
+              "number": "501",
+              "name": "Materials consumed",
+              "description": null
+            },
+            "amount": 1780
+          },
+          {
+            "gl_account": {
+              "id": 8,
+              "number": "504",
+              "name": "Cost of goods sold",
+              "description": null
+            },
+            "amount": 5060
+          },
+          {
+            "gl_account": {
+              "id": 9,
+              "number": "518",
+              "name": "Services purchased",
+              "description": null
+            },
+            "amount": 12000
+          },
+          {
+            "gl_account": {
+              "id": 55,
+              "number": "551",
+              "name": "Depreciation and amortisation",
+              "description": null
+            },
+            "amount": 4250
+          },
+          {
+            "gl_account": {
+              "id": 11,
+              "number": "568",
+              "name": "Bank and platform fees",
+              "description": null
+            },
+            "amount": 86.2
+          }
+        ],
+        "total": 23176.2
+      },
+      "profit": 1219.66
+    }
+  },
+  "getBalanceSheet": {
+    "response": {
+      "currency": "CZK",
+      "as_of": "2026-11-30",
+      "assets": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 21,
+              "number": "082",
+              "name": "Accumulated depreciation of equipment",
+              "description": null
+            },
+            "amount": -4250
+          },
+          {
+            "gl_account": {
+              "id": 2,
+              "number": "221",
+              "name": "Bank accounts",
+              "description": null
+            },
+            "amount": 23606.8
+          },
+          {
+            "gl_account": {
+              "id": 4,
+              "number": "311",
+              "name": "Customers (receivables)",
+              "description": null
+            },
+            "amount": 6300
+          }
+        ],
+        "total": 25656.8
+      },
+      "liabilities": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 5,
+              "number": "321",
+              "name": "Vendors (payables)",
+              "description": null
+            },
+            "amount": 8276.4
+          },
+          {
+            "gl_account": {
+              "id": 6,
+              "number": "343",
+              "name": "Value added tax",
+              "description": null
+            },
+            "amount": 2345.74
+          },
+          {
+            "gl_account": {
+              "id": 40,
+              "number": "389",
+              "name": "Estimated payables",
+              "description": null
+            },
+            "amount": 12000
+          },
+          {
+            "gl_account": {
+              "id": 7,
+              "number": "395",
+              "name": "Suspense account",
+              "description": null
+            },
+            "amount": 1815
+          }
+        ],
+        "total": 24437.14
+      },
+      "equity": {
+        "lines": [],
+        "total": 0
+      },
+      "result": 1219.66,
+      "total_assets": 25656.8,
+      "total_liabilities_and_equity": 25656.8,
+      "closed": false
+    }
+  },
   "listAccounts": {
     "response": {
       "total": 16,
@@ -1668,7 +1837,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T17:54:43.651Z"
+      "created_at": "2026-11-27T17:57:39.958Z"
     }
   },
   "listJournalEntries": {
@@ -1703,7 +1872,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T17:54:43.651Z"
+          "created_at": "2026-11-27T17:57:39.958Z"
         }
       ],
       "aggregations": []
@@ -1736,7 +1905,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T17:54:43.651Z"
+      "created_at": "2026-11-27T17:57:39.958Z"
     }
   },
   "reverseJournalEntry": {
@@ -1772,7 +1941,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T17:54:43.676Z"
+      "created_at": "2026-11-27T17:57:39.979Z"
     }
   },
   "createBankIntegration": {
@@ -1851,8 +2020,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "beb66fea-4555-44f1-803c-8f66ab0f144e",
-      "created_at": "2026-11-27T17:54:40.256Z",
+      "uid": "e55cb417-81af-4c87-b1e8-bb956649211b",
+      "created_at": "2026-11-27T17:57:37.076Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2055,8 +2224,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "beb66fea-4555-44f1-803c-8f66ab0f144e",
-          "created_at": "2026-11-27T17:54:40.256Z",
+          "uid": "e55cb417-81af-4c87-b1e8-bb956649211b",
+          "created_at": "2026-11-27T17:57:37.076Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2257,8 +2426,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "beb66fea-4555-44f1-803c-8f66ab0f144e",
-      "created_at": "2026-11-27T17:54:40.256Z",
+      "uid": "e55cb417-81af-4c87-b1e8-bb956649211b",
+      "created_at": "2026-11-27T17:57:37.076Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2469,7 +2638,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T17:54:42.093Z",
+        "evaluated_at": "2026-11-27T17:57:38.515Z",
         "blocking_reason": null
       }
     }
@@ -2482,8 +2651,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "965e3563-d869-46ca-8135-5dbd59d2927d",
-          "created_at": "2026-11-27T17:54:42.541Z",
+          "uid": "7619a45c-e504-44b9-9e3d-11d2ad260bdd",
+          "created_at": "2026-11-27T17:57:38.932Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2631,8 +2800,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "965e3563-d869-46ca-8135-5dbd59d2927d",
-      "created_at": "2026-11-27T17:54:42.541Z",
+      "uid": "7619a45c-e504-44b9-9e3d-11d2ad260bdd",
+      "created_at": "2026-11-27T17:57:38.932Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2783,7 +2952,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>BEB66FEA-4555-44F1-803C-8F66AB0F144E</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E55CB417-81AF-4C87-B1E8-BB956649211B</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2795,7 +2964,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>965E3563-D869-46CA-8135-5DBD59D2927D</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>BEB66FEA-4555-44F1-803C-8F66AB0F144E</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7619A45C-E504-44B9-9E3D-11D2AD260BDD</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E55CB417-81AF-4C87-B1E8-BB956649211B</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2817,7 +2986,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T17:54:43.047Z",
+      "created_at": "2026-11-27T17:57:39.410Z",
       "removed_at": null
     }
   },
@@ -2840,8 +3009,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:54:43.026Z",
-          "removed_at": "2026-11-27T17:54:43.038Z"
+          "created_at": "2026-11-27T17:57:39.379Z",
+          "removed_at": "2026-11-27T17:57:39.394Z"
         },
         {
           "id": 2,
@@ -2856,7 +3025,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T17:54:43.047Z",
+          "created_at": "2026-11-27T17:57:39.410Z",
           "removed_at": null
         }
       ],
@@ -2882,8 +3051,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:54:43.026Z",
-          "removed_at": "2026-11-27T17:54:43.038Z"
+          "created_at": "2026-11-27T17:57:39.379Z",
+          "removed_at": "2026-11-27T17:57:39.394Z"
         },
         {
           "id": 2,
@@ -2898,7 +3067,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T17:54:43.047Z",
+          "created_at": "2026-11-27T17:57:39.410Z",
           "removed_at": null
         }
       ],
@@ -2919,8 +3088,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T17:54:43.026Z",
-      "removed_at": "2026-11-27T17:54:43.038Z"
+      "created_at": "2026-11-27T17:57:39.379Z",
+      "removed_at": "2026-11-27T17:57:39.394Z"
     }
   },
   "allocateVendorCredit": {
@@ -2941,7 +3110,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T17:54:43.147Z",
+      "created_at": "2026-11-27T17:57:39.516Z",
       "removed_at": null
     }
   },
@@ -2964,8 +3133,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:54:43.126Z",
-          "removed_at": "2026-11-27T17:54:43.138Z"
+          "created_at": "2026-11-27T17:57:39.497Z",
+          "removed_at": "2026-11-27T17:57:39.507Z"
         },
         {
           "id": 2,
@@ -2980,7 +3149,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T17:54:43.147Z",
+          "created_at": "2026-11-27T17:57:39.516Z",
           "removed_at": null
         }
       ],
@@ -3006,8 +3175,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:54:43.126Z",
-          "removed_at": "2026-11-27T17:54:43.138Z"
+          "created_at": "2026-11-27T17:57:39.497Z",
+          "removed_at": "2026-11-27T17:57:39.507Z"
         },
         {
           "id": 2,
@@ -3022,7 +3191,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T17:54:43.147Z",
+          "created_at": "2026-11-27T17:57:39.516Z",
           "removed_at": null
         }
       ],
@@ -3043,8 +3212,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T17:54:43.126Z",
-      "removed_at": "2026-11-27T17:54:43.138Z"
+      "created_at": "2026-11-27T17:57:39.497Z",
+      "removed_at": "2026-11-27T17:57:39.507Z"
     }
   },
   "createBill": {
@@ -3096,9 +3265,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "6cd7c004-a43f-412a-a53f-e9b99b4d42df",
-      "created_at": "2026-11-27T17:54:43.072Z",
-      "edited_at": "2026-11-27T17:54:43.072Z",
+      "uid": "aab15ad8-4b28-46eb-ac48-2ef8a3e91647",
+      "created_at": "2026-11-27T17:57:39.447Z",
+      "edited_at": "2026-11-27T17:57:39.447Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3215,9 +3384,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "db9f53e4-0e6f-4b0a-b802-a288b592662d",
-        "created_at": "2026-11-27T17:54:42.075Z",
-        "edited_at": "2026-11-27T17:54:42.075Z",
+        "uid": "d0dfd682-f726-47f0-adf4-340808be2fed",
+        "created_at": "2026-11-27T17:57:38.504Z",
+        "edited_at": "2026-11-27T17:57:38.504Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3351,9 +3520,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "6cd7c004-a43f-412a-a53f-e9b99b4d42df",
-          "created_at": "2026-11-27T17:54:43.072Z",
-          "edited_at": "2026-11-27T17:54:43.072Z",
+          "uid": "aab15ad8-4b28-46eb-ac48-2ef8a3e91647",
+          "created_at": "2026-11-27T17:57:39.447Z",
+          "edited_at": "2026-11-27T17:57:39.447Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3472,9 +3641,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "54b7b65e-bb46-4859-98b8-db57b2401d36",
-          "created_at": "2026-11-27T17:54:43.098Z",
-          "edited_at": "2026-11-27T17:54:43.098Z",
+          "uid": "38a4a0cb-29c8-4425-98a7-ab8c2736b81c",
+          "created_at": "2026-11-27T17:57:39.471Z",
+          "edited_at": "2026-11-27T17:57:39.471Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3802,9 +3971,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "6cd7c004-a43f-412a-a53f-e9b99b4d42df",
-      "created_at": "2026-11-27T17:54:43.072Z",
-      "edited_at": "2026-11-27T17:54:43.072Z",
+      "uid": "aab15ad8-4b28-46eb-ac48-2ef8a3e91647",
+      "created_at": "2026-11-27T17:57:39.447Z",
+      "edited_at": "2026-11-27T17:57:39.447Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3915,9 +4084,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "54b7b65e-bb46-4859-98b8-db57b2401d36",
-      "created_at": "2026-11-27T17:54:43.098Z",
-      "edited_at": "2026-11-27T17:54:43.098Z",
+      "uid": "38a4a0cb-29c8-4425-98a7-ab8c2736b81c",
+      "created_at": "2026-11-27T17:57:39.471Z",
+      "edited_at": "2026-11-27T17:57:39.471Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4154,7 +4323,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T17:54:43.253Z",
+          "created_at": "2026-11-27T17:57:39.594Z",
           "entries": [
             {
               "order": 1,
@@ -4308,7 +4477,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T17:54:43.253Z"
+          "created_at": "2026-11-27T17:57:39.594Z"
         }
       ],
       "aggregations": []
@@ -4325,7 +4494,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T17:54:43.253Z",
+      "created_at": "2026-11-27T17:57:39.594Z",
       "entries": [
         {
           "order": 1,
@@ -4489,10 +4658,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
+      "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:54:43.453Z",
-      "edited_at": "2026-11-27T17:54:43.453Z",
+      "created_at": "2026-11-27T17:57:39.789Z",
+      "edited_at": "2026-11-27T17:57:39.789Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4575,10 +4744,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "3811e14f-465a-4b97-9859-f79f3abeb226",
+      "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:54:43.453Z",
-      "edited_at": "2026-11-27T17:54:43.453Z",
+      "created_at": "2026-11-27T17:57:39.789Z",
+      "edited_at": "2026-11-27T17:57:39.789Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4671,7 +4840,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T17:54:40.194Z"
+      "created_at": "2026-11-27T17:57:37.011Z"
     }
   },
   "listNumberingSeries": {
@@ -4686,7 +4855,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T17:54:40.188Z"
+          "created_at": "2026-11-27T17:57:37.001Z"
         },
         {
           "id": 2,
@@ -4694,7 +4863,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T17:54:40.194Z"
+          "created_at": "2026-11-27T17:57:37.011Z"
         }
       ],
       "aggregations": []
@@ -4794,15 +4963,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
+          "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:54:40.029Z",
-          "last_used_at": "2026-11-27T17:54:40.046Z",
+          "created_at": "2026-11-27T17:57:36.858Z",
+          "last_used_at": "2026-11-27T17:57:36.873Z",
           "revoked_at": null
         }
       ],
@@ -4812,30 +4981,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
+      "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:54:40.029Z",
-      "last_used_at": "2026-11-27T17:54:40.046Z",
+      "created_at": "2026-11-27T17:57:36.858Z",
+      "last_used_at": "2026-11-27T17:57:36.873Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_CzwuqaUkBklNialiZ6uf_3OT6ct",
+      "client_id": "cl_4IBQlR6NPWNLCwjYNbfj_3f48an",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T17:54:40.067Z",
+      "created_at": "2026-11-27T17:57:36.897Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T17:54:40.075Z"
+      "revoked_at": "2026-11-27T17:57:36.904Z"
     }
   },
   "deleteClient": {
@@ -4876,8 +5045,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T17:54:39.832Z",
-      "updated_at": "2026-11-27T17:54:39.832Z"
+      "created_at": "2026-11-27T17:57:36.681Z",
+      "updated_at": "2026-11-27T17:57:36.681Z"
     }
   },
   "updateOrganisation": {
@@ -4918,19 +5087,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T17:54:39.832Z",
-      "updated_at": "2026-11-27T17:54:39.904Z"
+      "created_at": "2026-11-27T17:57:36.681Z",
+      "updated_at": "2026-11-27T17:57:36.733Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_jHJkXciuKFLmkXV0NdvH_4LSaNG",
+      "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjUyZDZmYzVlLTNiNDctNGY4MC04M2NmLTY5ZTNjMDk2ZDM4NSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9qSEprWGNpdUtGTG1rWFYwTmR2SF80TFNhTkciLCJqdGkiOiJmMDgyYmU2NS1iNzQwLTQ5NDEtYWEwYS0zMTE0YmZmN2FhMGUiLCJpYXQiOjE3OTU4MDIwODAsImV4cCI6MTc5NTgwMjk4MH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImNlNjFhYWQyLWQ2NmQtNDM4Yi1iMWJiLTQ3ZjZlY2NmYzBkMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9Xc0hDaTcza0Zlb1daOHVQTUdncF8wNG81SnUiLCJqdGkiOiJjNzY3NTJlMi01ODEwLTQ2MDUtYWE2ZC1lY2Q5YzEzNDU4ZTkiLCJpYXQiOjE3OTU4MDIyNTYsImV4cCI6MTc5NTgwMzE1Nn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -4952,8 +5121,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T17:54:40.158Z",
-          "updated_at": "2026-11-27T17:54:40.161Z"
+          "created_at": "2026-11-27T17:57:36.974Z",
+          "updated_at": "2026-11-27T17:57:36.977Z"
         }
       ],
       "aggregations": []
@@ -4978,8 +5147,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:54:40.158Z",
-      "updated_at": "2026-11-27T17:54:40.161Z",
+      "created_at": "2026-11-27T17:57:36.974Z",
+      "updated_at": "2026-11-27T17:57:36.977Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -4994,8 +5163,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:54:40.158Z",
-      "updated_at": "2026-11-27T17:54:40.161Z"
+      "created_at": "2026-11-27T17:57:36.974Z",
+      "updated_at": "2026-11-27T17:57:36.977Z"
     }
   },
   "updateWebhook": {
@@ -5017,8 +5186,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:54:40.158Z",
-      "updated_at": "2026-11-27T17:54:40.182Z"
+      "created_at": "2026-11-27T17:57:36.974Z",
+      "updated_at": "2026-11-27T17:57:36.994Z"
     }
   },
   "deleteWebhook": {
@@ -5039,8 +5208,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:54:40.158Z",
-      "updated_at": "2026-11-27T17:54:44.252Z",
+      "created_at": "2026-11-27T17:57:36.974Z",
+      "updated_at": "2026-11-27T17:57:40.052Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5053,22 +5222,22 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "843ad3c3-8e0f-4e85-b45d-07ea45559f47",
+          "event_id": "d9b64454-13c3-4a0a-80f7-2bcac073c97b",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 8,
+          "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T18:54:43.610Z",
-          "created_at": "2026-11-27T17:54:43.578Z",
+          "next_attempt_at": "2026-11-27T18:57:39.921Z",
+          "created_at": "2026-11-27T17:57:39.907Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "6d6b798a-7a02-4f55-abcc-4b6b75992721",
+          "event_id": "eb9d5839-cd6a-4852-a3ef-3f230e7e182b",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
@@ -5076,8 +5245,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T18:54:43.490Z",
-          "created_at": "2026-11-27T17:54:43.459Z",
+          "next_attempt_at": "2026-11-27T18:57:39.810Z",
+          "created_at": "2026-11-27T17:57:39.789Z",
           "completed_at": null
         }
       ],
@@ -5088,16 +5257,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "843ad3c3-8e0f-4e85-b45d-07ea45559f47",
+      "event_id": "d9b64454-13c3-4a0a-80f7-2bcac073c97b",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 8,
+      "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T17:54:43.732Z",
-      "created_at": "2026-11-27T17:54:43.578Z",
+      "next_attempt_at": "2026-11-27T17:57:40.042Z",
+      "created_at": "2026-11-27T17:57:39.907Z",
       "completed_at": null
     }
   },
@@ -5153,18 +5322,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T17:54:39.832Z",
-        "updated_at": "2026-11-27T17:54:39.832Z"
+        "created_at": "2026-11-27T17:57:36.681Z",
+        "updated_at": "2026-11-27T17:57:36.681Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_uPmbpRz2",
+        "prefix": "ak_HjIy0dbQ",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T17:54:39.833Z",
+        "created_at": "2026-11-27T17:57:36.683Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

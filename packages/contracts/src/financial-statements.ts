@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { currencyCode, glAccountSchema, isoDate, moneyAggregate } from './common.js';
+
+/*
+ * The profit and loss account and the balance sheet (decision 167), summed from the ledger per
+ * account in the legal currency, grouped by the classes of the Czech chart: 0–2 assets, 3 by the
+ * sign of each account's balance, 41–43 and 49 equity, 44–48 liabilities, 5 expenses, 6 revenue,
+ * 7–9 closing and internal accounts (with equity).
+ */
+
+const statementLineSchema = z
+  .object({ gl_account: glAccountSchema, amount: moneyAggregate })
+  .meta({ id: 'StatementLine', description: 'An account and its figure in the section' });
+
+const statementSectionSchema = z
+  .object({ lines: z.array(statementLineSchema).describe('One line per account with a figure, by account number'), total: moneyAggregate })
+  .meta({ id: 'StatementSection' });
+
+const closedSchema = z.boolean().describe("true when the organisation's books are closed through the statement's last day (lock_date): the figures can no longer change");
+
+export const profitAndLossQuerySchema = z.object({
+  date_from: isoDate.describe('First day of the period (e.g. 2026-01-01)'),
+  date_to: isoDate.describe('Last day of the period, on or after date_from'),
+});
+
+export const profitAndLossSchema = z
+  .object({
+    currency: currencyCode.describe('Legal currency'),
+    date_from: isoDate,
+    date_to: isoDate,
+    revenue: statementSectionSchema.describe('Class 6: credit − debit of each account in the period'),
+    expenses: statementSectionSchema.describe('Class 5: debit − credit of each account in the period'),
+    profit: moneyAggregate.describe('revenue − expenses; negative is a loss'),
+    closed: closedSchema,
+  })
+  .meta({ id: 'ProfitAndLoss', description: 'The profit and loss account of a period (výkaz zisku a ztráty), per account' });
+export type ProfitAndLoss = z.infer<typeof profitAndLossSchema>;
+
+export const balanceSheetQuerySchema = z.object({
+  as_of: isoDate.describe('The day the balances are taken at the end of (e.g. 2026-12-31)'),
+});
+
+export const balanceSheetSchema = z
+  .object({
+    currency: currencyCode.describe('Legal currency'),
+    as_of: isoDate,
+    assets: statementSectionSchema.describe('Classes 0–2, and class-3 accounts with a debit balance: debit − credit (accumulated depreciation negative)'),
+    liabilities: statementSectionSchema.describe('Accounts 44–48, and class-3 accounts with a credit balance: credit − debit'),
+    equity: statementSectionSchema.describe('Accounts 41–43 and 49, and classes 7–9 (opening and closing balance accounts): credit − debit'),
+    result: moneyAggregate.describe('The profit (negative: loss) on classes 5 and 6 not yet closed into equity'),
+    total_assets: moneyAggregate,
+    total_liabilities_and_equity: moneyAggregate.describe('liabilities + equity + result; equals total_assets'),
+    closed: closedSchema,
+  })
+  .meta({ id: 'BalanceSheet', description: 'The balance sheet at the end of a day (rozvaha), per account' });
+export type BalanceSheet = z.infer<typeof balanceSheetSchema>;

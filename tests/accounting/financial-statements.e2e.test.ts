@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startStack, type Stack } from '../support/stack.js';
+import { expectOk as ok, expectProblem } from '../support/assertions.js';
+import { billBody, VAT21 } from '../purchase/fixtures.js';
+import { secondOrganisation } from '../finance/support.js';
+
+/*
+ * The profit and loss account and the balance sheet (decision 167) of a company's first months
+ * on the platform, read from the ledger its documents and journal entries built:
+ *   2026-01-01 opening (journal)   Dr 221 100 000, Dr 022 60 000 / Cr 411 150 000, Cr 461 10 000
+ *   2026-03-10 invoice 1000 + 21 % Dr 311 1 210 / Cr 604 1 000, Cr 343 210
+ *   2026-03-15 bill (fixture)      Dr 504 250 (200 + 50), Dr 343 48 (42 + 6) / Cr 321 298
+ *   2026-03-31 depreciation        Dr 551 1 000 / Cr 082 1 000
+ *   2026-04-15 invoice 500 + 21 %  (after March: in the year's figures only)
+ */
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ services: ['sales', 'purchase', 'accounting'] });
+  const post = async (path: string, json: unknown) => ok(await stack.api(path, { method: 'POST', json }));
+  const customer = { id: 7001, business_name: 'Odběratel s.r.o.', vat_no: 'CZ11223344', address: { country: 'CZ' } };
+  const invoice = (date: string, rate: number) => ({ customer, currency: 'CZK', date_issued: date, date_due: '2026-12-31', items: [{ title: 'Consulting', qty: 1, rate, taxes: [VAT21] }] });
+  await post('/v1/accounting/journal-entries', {
+    date_posting: '2026-01-01',
+    description: 'Opening balances',
+    lines: [
+      { account_number: '221', debit: 100000 },
+      { account_number: '022', debit: 60000 },
+      { account_number: '411', credit: 150000 },
+      { account_number: '461', credit: 10000 },
+    ],
+  });
+  await post('/v1/sales/invoices', invoice('2026-03-10', 1000));
+  await post('/v1/purchase/bills', billBody());
+  await post('/v1/accounting/journal-entries', { date_posting: '2026-03-31', description: 'Depreciation Q1', lines: [{ account_number: '551', debit: 1000 }, { account_number: '082', credit: 1000 }] });
+  await post('/v1/sales/invoices', invoice('2026-04-15', 500));
+  // the documents reach the ledger through its consumers
+  await eventually(async () => (await ok(await stack.api('/v1/accounting/transactions?take=0'))).total === 5, 15_000);
+}, 90_000);
+afterAll(async () => stack?.close());
+
+const get = (path: string, lang?: string, key?: string) => stack.api(path, { key, headers: lang ? { 'accept-language': lang } : {} });
+const lines = (section: any) => section.lines.map((l: any) => [l.gl_account.number, l.amount]);
+
+describe('financial statements from the ledger (decision 167)', () => {
+  it('the profit and loss account of the first quarter: revenue, expenses and the profit, per account', async () => {
+    const pl = await ok(await get('/v1/reporting/financial/profit-and-loss?date_from=2026-01-01&date_to=2026-03-31'));
+    expect(pl).toMatchObject({ currency: 'CZK', date_from: '2026-01-01', date_to: '2026-03-31', closed: false });
+    expect(lines(pl.revenue)).toEqual([['604', 1000]]);
+    expect(pl.revenue.total).toBe(1000);
+    expect(lines(pl.expenses)).toEqual([
+      ['504', 250],
+      ['551', 1000],
+    ]);
+    expect(pl.expenses.total).toBe(1250);
+    expect(pl.profit).toBe(-250);
+    expect(pl.revenue.lines[0].gl_account.name).toBe('Revenue from goods');
+    const year = await ok(await get('/v1/reporting/financial/profit-and-loss?date_from=2026-01-01&date_to=2026-12-31', 'cs-CZ'));
+    expect(lines(year.revenue)).toEqual([['604', 1500]]);
+    expect(year.profit).toBe(250);
+    expect(year.expenses.lines.find((l: any) => l.gl_account.number === '551').gl_account.name).toBe('Odpisy dlouhodobého nehmotného a hmotného majetku');
+  });
+
+  it('the balance sheet at the end of March balances: assets = liabilities + equity + the result', async () => {
+    const bs = await ok(await get('/v1/reporting/financial/balance-sheet?as_of=2026-03-31'));
+    expect(bs).toMatchObject({ currency: 'CZK', as_of: '2026-03-31', closed: false });
+    expect(lines(bs.assets)).toEqual([
+      ['022', 60000],
+      ['082', -1000],
+      ['221', 100000],
+      ['311', 1210],
+    ]);
+    // VAT: 210 due − 48 to reclaim
+    expect(lines(bs.liabilities)).toEqual([
+      ['321', 298],
+      ['343', 162],
+      ['461', 10000],
+    ]);
+    expect(lines(bs.equity)).toEqual([['411', 150000]]);
+    expect(bs.result).toBe(-250);
+    expect(bs.total_assets).toBe(160210);
+    expect(bs.total_liabilities_and_equity).toBe(160210);
+    // before anything was posted: nothing, and still balanced
+    const before = await ok(await get('/v1/reporting/financial/balance-sheet?as_of=2025-12-31'));
+    expect(before).toMatchObject({ assets: { lines: [], total: 0 }, liabilities: { lines: [], total: 0 }, equity: { lines: [], total: 0 }, result: 0, total_assets: 0, total_liabilities_and_equity: 0 });
+  });
+
+  it('says when the figures are final (the books closed through the day)', async () => {
+    await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: '2026-03-31' } }));
+    await eventually(async () => (await ok(await get('/v1/reporting/financial/balance-sheet?as_of=2026-03-31'))).closed === true, 10_000);
+    expect((await ok(await get('/v1/reporting/financial/profit-and-loss?date_from=2026-01-01&date_to=2026-03-31'))).closed).toBe(true);
+    expect((await ok(await get('/v1/reporting/financial/profit-and-loss?date_from=2026-01-01&date_to=2026-04-30'))).closed).toBe(false);
+    await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: null } }));
+  });
+
+  it('refuses malformed periods, answers another organisation its own (empty) books, and asks for accounting:read', async () => {
+    const reversed = await expectProblem(await get('/v1/reporting/financial/profit-and-loss?date_from=2026-03-31&date_to=2026-01-01'), 400);
+    expect(reversed.errors).toEqual([expect.objectContaining({ path: 'date_to', code: 'range_reversed' })]);
+    await expectProblem(await get('/v1/reporting/financial/profit-and-loss?date_from=2026-01-01'), 400);
+    await expectProblem(await get('/v1/reporting/financial/balance-sheet?as_of=2026-02-30'), 400);
+    await expectProblem(await get('/v1/reporting/financial/balance-sheet'), 400);
+    await expectProblem(await get('/v1/reporting/financial/balance-sheet?as_of=2026-03-31&extra=1'), 400);
+    const other = await secondOrganisation(stack);
+    const theirs = await ok(await get('/v1/reporting/financial/balance-sheet?as_of=2026-12-31', undefined, other.key));
+    expect(theirs).toMatchObject({ total_assets: 0, assets: { lines: [] } });
+    const salesOnly = await ok(await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'sales', scopes: ['sales:read'] } }));
+    await expectProblem(await get('/v1/reporting/financial/balance-sheet?as_of=2026-03-31', undefined, salesOnly.key), 403);
+  });
+});
