@@ -85,6 +85,36 @@ describe('financial statements from the ledger (decision 167)', () => {
     expect(before).toMatchObject({ assets: { lines: [], total: 0 }, liabilities: { lines: [], total: 0 }, equity: { lines: [], total: 0 }, result: 0, total_assets: 0, total_liabilities_and_equity: 0 });
   });
 
+  it("the ledger of an account: the balance before the period, each posting with the balance after it, paged", async () => {
+    const vat = await ok(await get(`/v1/reporting/financial/account-ledger?account_number=343&date_from=2026-01-01&date_to=2026-12-31`));
+    expect(vat).toMatchObject({ currency: 'CZK', account_number: '343', opening_balance: 0, debit: 48, credit: 315, closing_balance: -267, total: 3, from: 0, take: 500 });
+    expect(vat.lines.map((l: any) => [l.date_posting, l.type, l.debit, l.credit, l.balance])).toEqual([
+      ['2026-03-10', 'sales_invoice', 0, 210, -210],
+      ['2026-03-15', 'purchase_bill', 48, 0, -162],
+      ['2026-04-15', 'sales_invoice', 0, 105, -267],
+    ]);
+    expect(vat.lines[0]).toMatchObject({ gl_account: { number: '343', name: 'Value added tax' }, source: { type: 'sales_invoice', version: 1 }, no: expect.any(String), transaction_id: expect.any(Number) });
+    // from the middle of March: what came before is the opening balance; a page carries the running balance
+    const later = await ok(await get(`/v1/reporting/financial/account-ledger?account_number=343&date_from=2026-03-12&date_to=2026-12-31&from=1&take=1`));
+    expect(later).toMatchObject({ opening_balance: -210, debit: 48, credit: 105, closing_balance: -267, total: 2 });
+    expect(later.lines.map((l: any) => [l.date_posting, l.balance])).toEqual([['2026-04-15', -267]]);
+    const counted = await ok(await get(`/v1/reporting/financial/account-ledger?account_number=343&date_from=2026-01-01&date_to=2026-12-31&take=0`));
+    expect(counted).toMatchObject({ total: 3, lines: [] });
+    // a range of accounts: every expense account, one running balance
+    const expenses = await ok(await get(`/v1/reporting/financial/account-ledger?account_number=${encodeURIComponent('[5;6]')}&date_from=2026-01-01&date_to=2026-12-31`, 'cs'));
+    expect(expenses.lines.map((l: any) => [l.gl_account.number, l.type, l.debit, l.balance])).toEqual([
+      ['504', 'purchase_bill', 250, 250],
+      ['551', 'journal_entry', 1000, 1250],
+    ]);
+    expect(expenses.lines[1]).toMatchObject({ description: 'Depreciation Q1', no: expect.stringMatching(/^JE-2026-/) });
+    // an account nothing was posted to, and the opening of one that moved before
+    expect(await ok(await get(`/v1/reporting/financial/account-ledger?account_number=999&date_from=2026-01-01&date_to=2026-12-31`))).toMatchObject({ opening_balance: 0, closing_balance: 0, total: 0, lines: [] });
+    expect(await ok(await get(`/v1/reporting/financial/account-ledger?account_number=221&date_from=2026-02-01&date_to=2026-02-28`))).toMatchObject({ opening_balance: 100000, closing_balance: 100000, total: 0 });
+    for (const query of ['date_from=2026-01-01&date_to=2026-12-31', 'account_number=343&date_from=2026-12-31&date_to=2026-01-01', 'account_number=[6;5]&date_from=2026-01-01&date_to=2026-12-31', 'account_number=343&date_from=2026-01-01&date_to=2026-12-31&take=1001']) {
+      await expectProblem(await get(`/v1/reporting/financial/account-ledger?${query}`), 400);
+    }
+  });
+
   it('says when the figures are final (the books closed through the day)', async () => {
     await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: '2026-03-31' } }));
     await eventually(async () => (await ok(await get('/v1/reporting/financial/balance-sheet?as_of=2026-03-31'))).closed === true, 10_000);

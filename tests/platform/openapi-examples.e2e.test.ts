@@ -390,6 +390,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     // the month's statements, closing entries included
     await as('getProfitAndLoss', '/reporting/financial/profit-and-loss', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getBalanceSheet', '/reporting/financial/balance-sheet', { query: 'as_of=2026-11-30' });
+    await as('getAccountLedger', '/reporting/financial/account-ledger', { query: 'account_number=221&date_from=2026-11-01&date_to=2026-11-30&take=2' });
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, glAccountSchema, isoDate, moneyAggregate } from './common.js';
+import { currencyCode, glAccountSchema, int64, isoDate, moneyAggregate, pagingQuery, rangeQuery } from './common.js';
 
 /*
  * The profit and loss account and the balance sheet (decision 167), summed from the ledger per
@@ -54,3 +54,46 @@ export const balanceSheetSchema = z
   })
   .meta({ id: 'BalanceSheet', description: 'The balance sheet at the end of a day (rozvaha), per account' });
 export type BalanceSheet = z.infer<typeof balanceSheetSchema>;
+
+// --- the ledger of an account (decision 168) ---------------------------------------------------
+
+export const accountLedgerQuerySchema = z.object({
+  account_number: rangeQuery('string').describe('The account (343), or a range of accounts compared as text ([221;221.999]: 221 and its analytic accounts)'),
+  date_from: isoDate.describe('First day of the period'),
+  date_to: isoDate.describe('Last day of the period, on or after date_from'),
+  ...pagingQuery(500),
+});
+export type AccountLedgerQuery = z.output<typeof accountLedgerQuerySchema>;
+
+const accountLedgerLineSchema = z
+  .object({
+    date_posting: isoDate,
+    gl_account: glAccountSchema,
+    transaction_id: int64.describe('The accounting transaction (GET /v1/accounting/transactions)'),
+    no: z.string().nullable().describe('Number of the posted document or journal entry'),
+    type: z.string().describe('Kind of the entry: sales_invoice, …, journal_entry, reversal'),
+    source: z.object({ type: z.string(), id: int64, version: z.int() }).describe('The posted document'),
+    description: z.string().nullable(),
+    debit: moneyAggregate,
+    credit: moneyAggregate,
+    balance: moneyAggregate.describe('debit − credit of the account after this line, the opening balance included'),
+  })
+  .meta({ id: 'AccountLedgerLine' });
+
+export const accountLedgerSchema = z
+  .object({
+    currency: currencyCode.describe('Legal currency'),
+    account_number: z.string(),
+    date_from: isoDate,
+    date_to: isoDate,
+    opening_balance: moneyAggregate.describe('debit − credit of everything posted before date_from'),
+    debit: moneyAggregate.describe('Σ debit in the period'),
+    credit: moneyAggregate.describe('Σ credit in the period'),
+    closing_balance: moneyAggregate.describe('opening_balance + debit − credit'),
+    total: z.int().min(0).describe('Lines in the period'),
+    from: z.int().min(0),
+    take: z.int().min(0),
+    lines: z.array(accountLedgerLineSchema).describe('The postings of the period in posting order (day, entry, row), this page of them'),
+  })
+  .meta({ id: 'AccountLedger', description: 'The postings of an account in a period with the running balance (hlavní kniha of one account)' });
+export type AccountLedger = z.infer<typeof accountLedgerSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { balanceSheetQuerySchema, balanceSheetSchema, profitAndLossQuerySchema, profitAndLossSchema } from './financial-statements.js';
+import { accountLedgerQuerySchema, accountLedgerSchema, balanceSheetQuerySchema, balanceSheetSchema, profitAndLossQuerySchema, profitAndLossSchema } from './financial-statements.js';
 import { chartAccountListQuerySchema, chartAccountPageSchema, chartAccountPathSchema, chartAccountRequestSchema, chartAccountSchema } from './chart-accounts.js';
 import { journalEntryListQuerySchema, journalEntryPageSchema, journalEntryRequestSchema, journalEntryReverseSchema, journalEntrySchema } from './journal-entries.js';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
@@ -204,6 +204,7 @@ const DECLARED = [
   // the financial statements (decision 167)
   { method: 'GET', path: '/reporting/financial/profit-and-loss', service: 'accounting', scope: 'accounting', operationId: 'getProfitAndLoss', summary: 'The profit and loss account of a period, from the ledger', tag: 'Reporting', query: profitAndLossQuerySchema, response: profitAndLossSchema },
   { method: 'GET', path: '/reporting/financial/balance-sheet', service: 'accounting', scope: 'accounting', operationId: 'getBalanceSheet', summary: 'The balance sheet at the end of a day, from the ledger', tag: 'Reporting', query: balanceSheetQuerySchema, response: balanceSheetSchema },
+  { method: 'GET', path: '/reporting/financial/account-ledger', service: 'accounting', scope: 'accounting', operationId: 'getAccountLedger', summary: 'The postings of an account in a period with its running balance', tag: 'Reporting', query: accountLedgerQuerySchema, response: accountLedgerSchema },
   // the chart of accounts (decision 166)
   { method: 'GET', path: '/accounting/accounts', service: 'accounting', scope: 'accounting', operationId: 'listAccounts', summary: 'List the chart of accounts', tag: 'Ledger', query: chartAccountListQuerySchema, response: chartAccountPageSchema },
   { method: 'GET', path: '/accounting/accounts/:number', service: 'accounting', scope: 'accounting', operationId: 'getAccount', summary: 'Read an account of the chart', tag: 'Ledger', pathParams: chartAccountPathSchema, response: chartAccountSchema },

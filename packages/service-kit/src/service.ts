@@ -136,6 +136,11 @@ export interface RunningService<C extends BaseConfig = BaseConfig, R = unknown> 
  * relay, idempotent consumers and the HTTP server, all from one definition. Used by `main.ts`
  * of every service and by the tests, which start services in-process with their own env.
  */
+/** The migrations a service's database runs (the kit's own come first, in `initOrm`): the organisation replica's table when it keeps one, then its own. */
+export function serviceMigrations(def: { organisationReplica?: boolean; migrations: MigrationObject[] }): MigrationObject[] {
+  return def.organisationReplica ? [organisationReplicaMigration, ...def.migrations] : def.migrations;
+}
+
 export async function startService<S extends z.ZodObject, R extends ServiceResources = {}>(
   def: ServiceDefinition<S, R>,
   env: Record<string, string | undefined> = process.env,
@@ -150,7 +155,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     databaseUrl: config.DATABASE_URL,
     databaseName: `${config.DATABASE_PREFIX}${def.name}`,
     entities: def.entities,
-    migrations: def.organisationReplica ? [organisationReplicaMigration, ...def.migrations] : def.migrations,
+    migrations: serviceMigrations(def),
     log: (msg) => log.debug(msg),
     warn: (msg) => log.warn('database connection', { detail: msg }),
     idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import { dropDatabase, initOrm, tenantEm } from '@ledgerline/service-kit';
+import { dropDatabase, initOrm, serviceMigrations, tenantEm } from '@ledgerline/service-kit';
 import { accountingService } from '../service.js';
 import { trialBalanceFigures } from '../domain/trial-balance.js';
 
@@ -10,7 +10,7 @@ async function main() {
   const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `acc_bench_${Date.now().toString(36)}`;
   const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
-  const orm = await initOrm({ databaseUrl: url, databaseName: name, entities: accountingService.entities, migrations: accountingService.migrations });
+  const orm = await initOrm({ databaseUrl: url, databaseName: name, entities: accountingService.entities, migrations: serviceMigrations(accountingService) });
   try {
     const conn = orm.em.getConnection();
     const t0 = Date.now();

@@ -6,6 +6,7 @@ import { vatReturn } from '../domain/vat-return.js';
 import { controlStatement } from '../domain/control-statement.js';
 import { euSalesList } from '../domain/eu-sales-list.js';
 import { balanceSheet, profitAndLoss } from '../domain/financial-statements.js';
+import { accountLedger } from '../domain/account-ledger.js';
 import { listChart, readChartAccount, saveChartAccount } from '../domain/chart-accounts.js';
 import { createJournalEntry, listJournalEntries, readJournalEntry, reverseJournalEntry } from '../domain/journal-entries.js';
 
@@ -70,6 +71,7 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     getEuSalesList: async ({ ctx, input }) => euSalesList(ctx, input.query, fallbackCurrency),
     getProfitAndLoss: async ({ ctx, input }) => profitAndLoss(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
     getBalanceSheet: async ({ ctx, input }) => balanceSheet(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
+    getAccountLedger: async ({ ctx, input }) => accountLedger(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
     listAccounts: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listChart(ctx.em, ctx.orgId, q, chartLocale(ctx.c.req.header('accept-language')));
       return page(rows, total, q.from, q.take);

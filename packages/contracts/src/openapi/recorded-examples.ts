@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_HjIy0dbQ",
+          "prefix": "ak_7KekUKu1",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:57:36.683Z",
+          "created_at": "2026-11-27T18:08:51.454Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T17:57:36.714Z",
+          "last_used_at": "2026-11-27T18:08:51.499Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_S7Du92om",
+          "prefix": "ak_NEKGGDsh",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:57:36.761Z",
+          "created_at": "2026-11-27T18:08:51.576Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_S7Du92om",
+      "prefix": "ak_NEKGGDsh",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:57:36.761Z",
+      "created_at": "2026-11-27T18:08:51.576Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_S7Du92om",
+      "prefix": "ak_NEKGGDsh",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:57:36.761Z",
+      "created_at": "2026-11-27T18:08:51.576Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_S7Du92om",
+      "prefix": "ak_NEKGGDsh",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:57:36.761Z",
+      "created_at": "2026-11-27T18:08:51.576Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_S7Du92om",
+      "prefix": "ak_NEKGGDsh",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T17:57:36.761Z",
+      "created_at": "2026-11-27T18:08:51.576Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T17:57:36.837Z"
+      "revoked_at": "2026-11-27T18:08:51.664Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T17:57:37.085Z",
+          "created_at": "2026-11-27T18:08:51.943Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T17:57:38.903Z"
+        "created_at": "2026-11-27T18:08:54.092Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
+      "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "7619a45c-e504-44b9-9e3d-11d2ad260bdd",
-      "created_at": "2026-11-27T17:57:38.932Z",
+      "uid": "9968d745-a16d-4084-88f0-3a34fae8e025",
+      "created_at": "2026-11-27T18:08:54.113Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "38a4a0cb-29c8-4425-98a7-ab8c2736b81c",
-      "created_at": "2026-11-27T17:57:39.471Z",
-      "edited_at": "2026-11-27T17:57:39.471Z",
+      "uid": "7183bb0e-db28-4bf9-ad26-3caaf59104b2",
+      "created_at": "2026-11-27T18:08:54.611Z",
+      "edited_at": "2026-11-27T18:08:54.611Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T17:57:38.515Z",
+          "evaluated_at": "2026-11-27T18:08:53.697Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
+      "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:57:39.789Z",
-      "edited_at": "2026-11-27T17:57:39.828Z",
+      "created_at": "2026-11-27T18:08:54.932Z",
+      "edited_at": "2026-11-27T18:08:54.971Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
+          "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
           "transaction_type": null,
-          "created_at": "2026-11-27T17:57:39.789Z",
-          "edited_at": "2026-11-27T17:57:39.828Z",
+          "created_at": "2026-11-27T18:08:54.932Z",
+          "edited_at": "2026-11-27T18:08:54.971Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1738,6 +1738,65 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closed": false
     }
   },
+  "getAccountLedger": {
+    "response": {
+      "currency": "CZK",
+      "account_number": "221",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "opening_balance": 0,
+      "debit": 26328.3,
+      "credit": 2721.5,
+      "closing_balance": 23606.8,
+      "total": 13,
+      "from": 0,
+      "take": 2,
+      "lines": [
+        {
+          "date_posting": "2026-11-16",
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts",
+            "description": null
+          },
+          "transaction_id": 6,
+          "no": null,
+          "type": "bank_transaction",
+          "source": {
+            "type": "bank_transaction",
+            "id": 1,
+            "version": 1
+          },
+          "description": "Payment of FV202600001",
+          "debit": 19158,
+          "credit": 0,
+          "balance": 19158
+        },
+        {
+          "date_posting": "2026-11-20",
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts",
+            "description": null
+          },
+          "transaction_id": 19,
+          "no": null,
+          "type": "payout",
+          "source": {
+            "type": "payout",
+            "id": 1,
+            "version": 1
+          },
+          "description": "Card payments 14–19 November",
+          "debit": 1776.5,
+          "credit": 0,
+          "balance": 20934.5
+        }
+      ]
+    }
+  },
   "listAccounts": {
     "response": {
       "total": 16,
@@ -1837,7 +1896,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T17:57:39.958Z"
+      "created_at": "2026-11-27T18:08:55.172Z"
     }
   },
   "listJournalEntries": {
@@ -1872,7 +1931,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T17:57:39.958Z"
+          "created_at": "2026-11-27T18:08:55.172Z"
         }
       ],
       "aggregations": []
@@ -1905,7 +1964,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T17:57:39.958Z"
+      "created_at": "2026-11-27T18:08:55.172Z"
     }
   },
   "reverseJournalEntry": {
@@ -1941,7 +2000,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T17:57:39.979Z"
+      "created_at": "2026-11-27T18:08:55.202Z"
     }
   },
   "createBankIntegration": {
@@ -2020,8 +2079,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e55cb417-81af-4c87-b1e8-bb956649211b",
-      "created_at": "2026-11-27T17:57:37.076Z",
+      "uid": "2d93e7d1-cd19-4c99-b3b4-b34ef04062cc",
+      "created_at": "2026-11-27T18:08:51.930Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2224,8 +2283,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e55cb417-81af-4c87-b1e8-bb956649211b",
-          "created_at": "2026-11-27T17:57:37.076Z",
+          "uid": "2d93e7d1-cd19-4c99-b3b4-b34ef04062cc",
+          "created_at": "2026-11-27T18:08:51.930Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2426,8 +2485,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "e55cb417-81af-4c87-b1e8-bb956649211b",
-      "created_at": "2026-11-27T17:57:37.076Z",
+      "uid": "2d93e7d1-cd19-4c99-b3b4-b34ef04062cc",
+      "created_at": "2026-11-27T18:08:51.930Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2638,7 +2697,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T17:57:38.515Z",
+        "evaluated_at": "2026-11-27T18:08:53.697Z",
         "blocking_reason": null
       }
     }
@@ -2651,8 +2710,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "7619a45c-e504-44b9-9e3d-11d2ad260bdd",
-          "created_at": "2026-11-27T17:57:38.932Z",
+          "uid": "9968d745-a16d-4084-88f0-3a34fae8e025",
+          "created_at": "2026-11-27T18:08:54.113Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2800,8 +2859,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "7619a45c-e504-44b9-9e3d-11d2ad260bdd",
-      "created_at": "2026-11-27T17:57:38.932Z",
+      "uid": "9968d745-a16d-4084-88f0-3a34fae8e025",
+      "created_at": "2026-11-27T18:08:54.113Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2952,7 +3011,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E55CB417-81AF-4C87-B1E8-BB956649211B</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>2D93E7D1-CD19-4C99-B3B4-B34EF04062CC</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -2964,7 +3023,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7619A45C-E504-44B9-9E3D-11D2AD260BDD</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E55CB417-81AF-4C87-B1E8-BB956649211B</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9968D745-A16D-4084-88F0-3A34FAE8E025</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>2D93E7D1-CD19-4C99-B3B4-B34EF04062CC</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -2986,7 +3045,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T17:57:39.410Z",
+      "created_at": "2026-11-27T18:08:54.569Z",
       "removed_at": null
     }
   },
@@ -3009,8 +3068,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:57:39.379Z",
-          "removed_at": "2026-11-27T17:57:39.394Z"
+          "created_at": "2026-11-27T18:08:54.551Z",
+          "removed_at": "2026-11-27T18:08:54.562Z"
         },
         {
           "id": 2,
@@ -3025,7 +3084,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T17:57:39.410Z",
+          "created_at": "2026-11-27T18:08:54.569Z",
           "removed_at": null
         }
       ],
@@ -3051,8 +3110,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:57:39.379Z",
-          "removed_at": "2026-11-27T17:57:39.394Z"
+          "created_at": "2026-11-27T18:08:54.551Z",
+          "removed_at": "2026-11-27T18:08:54.562Z"
         },
         {
           "id": 2,
@@ -3067,7 +3126,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T17:57:39.410Z",
+          "created_at": "2026-11-27T18:08:54.569Z",
           "removed_at": null
         }
       ],
@@ -3088,8 +3147,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T17:57:39.379Z",
-      "removed_at": "2026-11-27T17:57:39.394Z"
+      "created_at": "2026-11-27T18:08:54.551Z",
+      "removed_at": "2026-11-27T18:08:54.562Z"
     }
   },
   "allocateVendorCredit": {
@@ -3110,7 +3169,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T17:57:39.516Z",
+      "created_at": "2026-11-27T18:08:54.661Z",
       "removed_at": null
     }
   },
@@ -3133,8 +3192,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:57:39.497Z",
-          "removed_at": "2026-11-27T17:57:39.507Z"
+          "created_at": "2026-11-27T18:08:54.641Z",
+          "removed_at": "2026-11-27T18:08:54.652Z"
         },
         {
           "id": 2,
@@ -3149,7 +3208,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T17:57:39.516Z",
+          "created_at": "2026-11-27T18:08:54.661Z",
           "removed_at": null
         }
       ],
@@ -3175,8 +3234,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T17:57:39.497Z",
-          "removed_at": "2026-11-27T17:57:39.507Z"
+          "created_at": "2026-11-27T18:08:54.641Z",
+          "removed_at": "2026-11-27T18:08:54.652Z"
         },
         {
           "id": 2,
@@ -3191,7 +3250,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T17:57:39.516Z",
+          "created_at": "2026-11-27T18:08:54.661Z",
           "removed_at": null
         }
       ],
@@ -3212,8 +3271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T17:57:39.497Z",
-      "removed_at": "2026-11-27T17:57:39.507Z"
+      "created_at": "2026-11-27T18:08:54.641Z",
+      "removed_at": "2026-11-27T18:08:54.652Z"
     }
   },
   "createBill": {
@@ -3265,9 +3324,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "aab15ad8-4b28-46eb-ac48-2ef8a3e91647",
-      "created_at": "2026-11-27T17:57:39.447Z",
-      "edited_at": "2026-11-27T17:57:39.447Z",
+      "uid": "98fd8dc3-e6bf-4c91-88c9-2c4d7df00ffb",
+      "created_at": "2026-11-27T18:08:54.587Z",
+      "edited_at": "2026-11-27T18:08:54.587Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3384,9 +3443,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "d0dfd682-f726-47f0-adf4-340808be2fed",
-        "created_at": "2026-11-27T17:57:38.504Z",
-        "edited_at": "2026-11-27T17:57:38.504Z",
+        "uid": "42669c72-248c-4e8b-8034-a317e274b489",
+        "created_at": "2026-11-27T18:08:53.685Z",
+        "edited_at": "2026-11-27T18:08:53.685Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3520,9 +3579,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "aab15ad8-4b28-46eb-ac48-2ef8a3e91647",
-          "created_at": "2026-11-27T17:57:39.447Z",
-          "edited_at": "2026-11-27T17:57:39.447Z",
+          "uid": "98fd8dc3-e6bf-4c91-88c9-2c4d7df00ffb",
+          "created_at": "2026-11-27T18:08:54.587Z",
+          "edited_at": "2026-11-27T18:08:54.587Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3641,9 +3700,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "38a4a0cb-29c8-4425-98a7-ab8c2736b81c",
-          "created_at": "2026-11-27T17:57:39.471Z",
-          "edited_at": "2026-11-27T17:57:39.471Z",
+          "uid": "7183bb0e-db28-4bf9-ad26-3caaf59104b2",
+          "created_at": "2026-11-27T18:08:54.611Z",
+          "edited_at": "2026-11-27T18:08:54.611Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3971,9 +4030,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "aab15ad8-4b28-46eb-ac48-2ef8a3e91647",
-      "created_at": "2026-11-27T17:57:39.447Z",
-      "edited_at": "2026-11-27T17:57:39.447Z",
+      "uid": "98fd8dc3-e6bf-4c91-88c9-2c4d7df00ffb",
+      "created_at": "2026-11-27T18:08:54.587Z",
+      "edited_at": "2026-11-27T18:08:54.587Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4084,9 +4143,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "38a4a0cb-29c8-4425-98a7-ab8c2736b81c",
-      "created_at": "2026-11-27T17:57:39.471Z",
-      "edited_at": "2026-11-27T17:57:39.471Z",
+      "uid": "7183bb0e-db28-4bf9-ad26-3caaf59104b2",
+      "created_at": "2026-11-27T18:08:54.611Z",
+      "edited_at": "2026-11-27T18:08:54.611Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4323,7 +4382,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T17:57:39.594Z",
+          "created_at": "2026-11-27T18:08:54.753Z",
           "entries": [
             {
               "order": 1,
@@ -4477,7 +4536,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T17:57:39.594Z"
+          "created_at": "2026-11-27T18:08:54.753Z"
         }
       ],
       "aggregations": []
@@ -4494,7 +4553,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T17:57:39.594Z",
+      "created_at": "2026-11-27T18:08:54.753Z",
       "entries": [
         {
           "order": 1,
@@ -4658,10 +4717,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
+      "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:57:39.789Z",
-      "edited_at": "2026-11-27T17:57:39.789Z",
+      "created_at": "2026-11-27T18:08:54.932Z",
+      "edited_at": "2026-11-27T18:08:54.932Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4744,10 +4803,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "67c05d67-e36e-4bd6-a107-ae00edc9c63a",
+      "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
       "transaction_type": null,
-      "created_at": "2026-11-27T17:57:39.789Z",
-      "edited_at": "2026-11-27T17:57:39.789Z",
+      "created_at": "2026-11-27T18:08:54.932Z",
+      "edited_at": "2026-11-27T18:08:54.932Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4840,7 +4899,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T17:57:37.011Z"
+      "created_at": "2026-11-27T18:08:51.854Z"
     }
   },
   "listNumberingSeries": {
@@ -4855,7 +4914,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T17:57:37.001Z"
+          "created_at": "2026-11-27T18:08:51.849Z"
         },
         {
           "id": 2,
@@ -4863,7 +4922,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T17:57:37.011Z"
+          "created_at": "2026-11-27T18:08:51.854Z"
         }
       ],
       "aggregations": []
@@ -4963,15 +5022,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
+          "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T17:57:36.858Z",
-          "last_used_at": "2026-11-27T17:57:36.873Z",
+          "created_at": "2026-11-27T18:08:51.694Z",
+          "last_used_at": "2026-11-27T18:08:51.714Z",
           "revoked_at": null
         }
       ],
@@ -4981,30 +5040,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
+      "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T17:57:36.858Z",
-      "last_used_at": "2026-11-27T17:57:36.873Z",
+      "created_at": "2026-11-27T18:08:51.694Z",
+      "last_used_at": "2026-11-27T18:08:51.714Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_4IBQlR6NPWNLCwjYNbfj_3f48an",
+      "client_id": "cl_oPy5ZwgKEyDzLNvORUHt_1nfWJK",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T17:57:36.897Z",
+      "created_at": "2026-11-27T18:08:51.738Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T17:57:36.904Z"
+      "revoked_at": "2026-11-27T18:08:51.744Z"
     }
   },
   "deleteClient": {
@@ -5045,8 +5104,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T17:57:36.681Z",
-      "updated_at": "2026-11-27T17:57:36.681Z"
+      "created_at": "2026-11-27T18:08:51.452Z",
+      "updated_at": "2026-11-27T18:08:51.452Z"
     }
   },
   "updateOrganisation": {
@@ -5087,19 +5146,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T17:57:36.681Z",
-      "updated_at": "2026-11-27T17:57:36.733Z"
+      "created_at": "2026-11-27T18:08:51.452Z",
+      "updated_at": "2026-11-27T18:08:51.540Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_WsHCi73kFeoWZ8uPMGgp_04o5Ju",
+      "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImNlNjFhYWQyLWQ2NmQtNDM4Yi1iMWJiLTQ3ZjZlY2NmYzBkMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9Xc0hDaTcza0Zlb1daOHVQTUdncF8wNG81SnUiLCJqdGkiOiJjNzY3NTJlMi01ODEwLTQ2MDUtYWE2ZC1lY2Q5YzEzNDU4ZTkiLCJpYXQiOjE3OTU4MDIyNTYsImV4cCI6MTc5NTgwMzE1Nn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjFkMjljN2I0LTk3OTMtNGI5Zi1iNjcxLTMxNDVkNjI0MWE2ZiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9HMmY1RTlQd2liTnp5RUs0TlEzbV80VWJUblYiLCJqdGkiOiJhNjQxMmMzNi1mN2FkLTRjMzUtODc0OC05MzdlMDhlYzQ3YWMiLCJpYXQiOjE3OTU4MDI5MzEsImV4cCI6MTc5NTgwMzgzMX0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5121,8 +5180,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T17:57:36.974Z",
-          "updated_at": "2026-11-27T17:57:36.977Z"
+          "created_at": "2026-11-27T18:08:51.818Z",
+          "updated_at": "2026-11-27T18:08:51.821Z"
         }
       ],
       "aggregations": []
@@ -5147,8 +5206,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:57:36.974Z",
-      "updated_at": "2026-11-27T17:57:36.977Z",
+      "created_at": "2026-11-27T18:08:51.818Z",
+      "updated_at": "2026-11-27T18:08:51.821Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5163,8 +5222,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:57:36.974Z",
-      "updated_at": "2026-11-27T17:57:36.977Z"
+      "created_at": "2026-11-27T18:08:51.818Z",
+      "updated_at": "2026-11-27T18:08:51.821Z"
     }
   },
   "updateWebhook": {
@@ -5186,8 +5245,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:57:36.974Z",
-      "updated_at": "2026-11-27T17:57:36.994Z"
+      "created_at": "2026-11-27T18:08:51.818Z",
+      "updated_at": "2026-11-27T18:08:51.842Z"
     }
   },
   "deleteWebhook": {
@@ -5208,8 +5267,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T17:57:36.974Z",
-      "updated_at": "2026-11-27T17:57:40.052Z",
+      "created_at": "2026-11-27T18:08:51.818Z",
+      "updated_at": "2026-11-27T18:08:55.296Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5222,7 +5281,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "d9b64454-13c3-4a0a-80f7-2bcac073c97b",
+          "event_id": "e1a08414-3f40-4e86-9731-3922fba56787",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5230,14 +5289,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T18:57:39.921Z",
-          "created_at": "2026-11-27T17:57:39.907Z",
+          "next_attempt_at": "2026-11-27T19:08:55.081Z",
+          "created_at": "2026-11-27T18:08:55.054Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "eb9d5839-cd6a-4852-a3ef-3f230e7e182b",
+          "event_id": "555b57b3-8d7f-4306-a003-2fd861a2cdb5",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
@@ -5245,8 +5304,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T18:57:39.810Z",
-          "created_at": "2026-11-27T17:57:39.789Z",
+          "next_attempt_at": "2026-11-27T19:08:54.962Z",
+          "created_at": "2026-11-27T18:08:54.937Z",
           "completed_at": null
         }
       ],
@@ -5257,7 +5316,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "d9b64454-13c3-4a0a-80f7-2bcac073c97b",
+      "event_id": "e1a08414-3f40-4e86-9731-3922fba56787",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
@@ -5265,8 +5324,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T17:57:40.042Z",
-      "created_at": "2026-11-27T17:57:39.907Z",
+      "next_attempt_at": "2026-11-27T18:08:55.286Z",
+      "created_at": "2026-11-27T18:08:55.054Z",
       "completed_at": null
     }
   },
@@ -5322,18 +5381,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T17:57:36.681Z",
-        "updated_at": "2026-11-27T17:57:36.681Z"
+        "created_at": "2026-11-27T18:08:51.452Z",
+        "updated_at": "2026-11-27T18:08:51.452Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_HjIy0dbQ",
+        "prefix": "ak_7KekUKu1",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T17:57:36.683Z",
+        "created_at": "2026-11-27T18:08:51.454Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
