@@ -103,6 +103,9 @@ describe('manual journal entries (decision 165)', () => {
   it('reverses an accrual on the first day of the next month: the lines on the other side, both entries linked, the ledger nets to nil', async () => {
     const accrual = await post({ date_posting: '2026-10-31', description: 'Accrued audit fee October', lines: [dr('518', 12000), cr('389', 12000)] });
     expect(accrual.no).toBe('JE-2026-0002');
+    // never before the entry it reverses
+    const early = await expectProblem(await send('POST', `/v1/accounting/journal-entries/${accrual.id}/reverse`, { date_posting: '2026-10-30' }), 422, 'reversal_before_entry');
+    expect(early.errors?.map((e) => e.path)).toEqual(['date_posting']);
     const reversal = await ok(await send('POST', `/v1/accounting/journal-entries/${accrual.id}/reverse`, { date_posting: '2026-11-01' }));
     expect(reversal).toMatchObject({
       no: 'JE-2026-0003',

@@ -30,6 +30,9 @@ beforeAll(async () => {
   const inv = (await (await stack.api('/v1/sales/invoices', { method: 'POST', json: invoiceBody() })).json()) as { id: number };
   await stack.api('/v1/sales/credit-notes', { method: 'POST', json: { ...invoiceBody({ items: [{ title: 'Back', qty: -1, rate: 50, taxes: [] }] }), credited_doc_id: inv.id } });
   await stack.api('/v1/finance/payouts', { method: 'POST', json: { currency: 'CZK', lines: [{ amount: 10 }] } });
+  // a journal entry and an account of the organisation's own
+  await stack.api('/v1/accounting/journal-entries', { method: 'POST', json: { date_posting: '2026-11-02', description: 'Accrual', lines: [{ account_number: '518', debit: 10 }, { account_number: '389', credit: 10 }] } });
+  await stack.api('/v1/accounting/accounts/221.001', { method: 'PUT', json: { name_cs: 'Fio' } });
 }, 120_000);
 afterAll(async () => stack?.close());
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { eventType, SUBJECTS, type CloudEvent, type JournalEntry, type JournalEntryRequest, type JournalEntryReverse } from '@ledgerline/contracts';
 import {
+  BusinessRuleError,
   ConflictError,
   NotFoundError,
   dec,
@@ -170,7 +171,7 @@ export async function createJournalEntry(ctx: TenantContext, req: JournalEntryRe
 
 /**
  * Reverses an entry with a new one, every line on the other side, posted on `date_posting` (the
- * reversed entry's own day when absent). 409 when the entry is already reversed or is itself a
+ * reversed entry's own day when absent; never before it: 422 `reversal_before_entry`). 409 when the entry is already reversed or is itself a
  * reversal; the reversed entry is locked first, so two reversals racing make one.
  */
 export async function reverseJournalEntry(ctx: TenantContext, id: number, req: JournalEntryReverse, opts: ApplyOptions): Promise<JournalEntry> {
@@ -190,6 +191,10 @@ export async function reverseJournalEntry(ctx: TenantContext, id: number, req: J
     throw new ConflictError(`Journal entry ${original.no} is a reversal itself: post a new entry instead of reversing it`, 'journal_entry_is_reversal');
   }
   const datePosting = req.date_posting ?? original.date_posting;
+  if (datePosting < original.date_posting) {
+    const message = `The reversal would post on ${datePosting}, before journal entry ${original.no} itself (${original.date_posting})`;
+    throw new BusinessRuleError(message, 'reversal_before_entry', [{ path: 'date_posting', message, code: 'reversal_before_entry' }]);
+  }
   const books = await postingSettingsOf(em, orgId);
   refuseClosedPeriod(books.lockDate, `the reversal of journal entry ${original.no}`, [{ field: req.date_posting ? 'date_posting' : 'id', date: datePosting }]);
   const reversal = await postJournalEntry(ctx, opts, {
