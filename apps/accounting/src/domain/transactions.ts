@@ -201,7 +201,9 @@ export async function listTransactions(em: EntityManager, orgId: number, q: Tran
   // sequential: the entity manager may sit on one transaction connection
   const rows = await sqlRows(em, `select * from ledger_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
   const taxRows = await sqlRows(em, `select * from ledger_tax_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
-  const accountRows = await sqlRows(em, 'select * from gl_accounts where org_id = ?', [orgId], { prepared: true });
+  // the accounts the page names, not the whole chart
+  const named = [...new Set([...rows, ...taxRows].map((r) => String(r.gl_account_number)))];
+  const accountRows = await sqlRows(em, 'select * from gl_accounts where org_id = ? and number = any(?::text[])', [orgId, named], { prepared: true });
   const accounts = new Map(accountRows.map((a) => [String(a.number), propertiesOf<GlAccount>(a)]));
   // grouped once: filtering every row for every transaction grew with the square of the page
   const rowsOf = groupBy(rows.map((r) => propertiesOf<LedgerRowRecord>(r)), (r) => r.transactionId);
