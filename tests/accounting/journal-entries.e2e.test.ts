@@ -61,6 +61,8 @@ describe('manual journal entries (decision 165)', () => {
       total: 164600.5,
       reverses: null,
       reversed_by: null,
+      // who posted it: the credential of the request
+      created_by: expect.stringMatching(/^key:\d+$/),
     });
     expect(opening.lines).toEqual([
       { order: 1, account_number: '221', debit: 150000, credit: 0, description: 'Bank account at FIO' },
@@ -227,10 +229,18 @@ describe('manual journal entries (decision 165)', () => {
     const other = await secondOrganisation(stack);
     const theirs = await post({ date_posting: '2026-11-02', description: 'Theirs', lines: [dr('518', 5), cr('321', 5)] }, { key: other.key });
     expect(theirs.no).toBe('JE-2026-0001');
+    expect(theirs.created_by).toMatch(/^key:\d+$/);
+    expect(theirs.created_by).not.toBe(opening.created_by);
     await expectProblem(await send('GET', `/v1/accounting/journal-entries/${opening.id}`, undefined, { key: other.key }), 404, 'journal_entry_not_found');
     await expectProblem(await send('POST', `/v1/accounting/journal-entries/${opening.id}/reverse`, {}, { key: other.key }), 404, 'journal_entry_not_found');
     await expectProblem(await send('GET', `/v1/accounting/journal-entries/${theirs.id}`), 404);
     expect((await ok(await send('GET', '/v1/accounting/journal-entries?search=Theirs'))).total).toBe(0);
+
+    // an API client's entry names the client
+    const client = await ok(await send('POST', '/v1/settings/security/clients', { name: 'Closing tool', scopes: ['accounting:write'] }));
+    const token = (await ok(await stack.api('/v1/oauth/token', { method: 'POST', key: null, json: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret } }))).access_token;
+    const byClient = await post({ date_posting: '2026-11-03', description: 'Posted by a tool', lines: [dr('518', 1), cr('321', 1)] }, { key: token });
+    expect(byClient.created_by).toBe(`client:${client.client_id}`);
 
     const reader = await ok(await send('POST', '/v1/settings/security/api-keys', { name: 'auditor', scopes: ['accounting:read'] }));
     const before = await counts();

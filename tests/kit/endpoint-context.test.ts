@@ -27,11 +27,12 @@ afterAll(async () => stack?.close());
 describe("a handler's context", () => {
   it('carries the operation context, the Hono context and the caller', () => {
     const c = { get: (key: string) => (key === 'requestId' ? 'req-1' : undefined) } as unknown as Context<KitEnv>;
-    const auth = { orgId: 7, scopes: ['admin'], credentialId: 'k1', credentialType: 'api_key' as const };
+    const auth = { orgId: 7, scopes: ['admin'], credentialId: 'key:1', credentialType: 'api_key' as const };
     const ctx = endpointContext(c, getOrganisation, auth, 'settings', {} as EventBus);
     expect({ orgId: ctx.orgId, actor: ctx.actor, requestId: ctx.requestId, c: ctx.c === c, auth: ctx.auth }).toEqual({
       orgId: 7,
-      actor: 'api_key:k1',
+      // the credential as the gateway names it (key:<id>, client:<id>), as the access log does
+      actor: 'key:1',
       requestId: 'req-1',
       c: true,
       auth,

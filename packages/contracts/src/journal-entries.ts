@@ -77,6 +77,7 @@ export const journalEntrySchema = z
     reverses: nullish(entryLink).describe('The entry this one reverses'),
     reversed_by: nullish(entryLink).describe('The entry that reverses this one'),
     created_at: isoDateTime,
+    created_by: z.string().describe('The credential that posted it, as the access log names it: key:<id> (an API key) or client:<client_id> (the access token of an API client)'),
   })
   .meta({
     id: 'JournalEntry',

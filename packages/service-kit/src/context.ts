@@ -15,7 +15,10 @@ import { sqlRows } from './db/orm.js';
 export interface OperationContext {
   /** The organisation acted for; null only for an operator call or an event that names none. */
   orgId: number | null;
-  /** Who acts: `api_key:<id>`, `access_token:<id>`, `operator`, or `event:<source>` in a consumer. */
+  /**
+   * Who acts, as the access log and Idempotency-Key records name it: `key:<id>` (an API key),
+   * `client:<client_id>` (an API client's access token), `operator`, or `event:<source>` in a consumer.
+   */
   actor: string;
   /** The request id, or in a consumer the id of the event handled. */
   requestId: string;

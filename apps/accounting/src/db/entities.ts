@@ -172,6 +172,7 @@ export const JournalEntrySchema = defineEntity({
     reversesId: p.integer().fieldName('reverses_id').nullable(),
     reversedById: p.integer().fieldName('reversed_by_id').nullable(),
     createdAt: p.datetime().fieldName('created_at'),
+    createdBy: p.string().fieldName('created_by'),
   },
 });
 export type JournalEntryRecord = InferEntity<typeof JournalEntrySchema>;

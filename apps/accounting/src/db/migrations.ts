@@ -527,4 +527,10 @@ create table journal_entry_numbers (
 );
 `,
   ),
+  // who posted a journal entry: the credential the request came with (decision 165)
+  sqlMigration(
+    'accounting_0010_journal_entry_author',
+    `alter table journal_entries add column created_by text not null default 'unknown';
+     alter table journal_entries alter column created_by drop default;`,
+  ),
 ];

@@ -69,6 +69,7 @@ export function journalEntryView(r: JournalEntryRecord, numbers: ReadonlyMap<num
     reverses: link(r.reversesId),
     reversed_by: link(r.reversedById),
     created_at: new Date(r.createdAt).toISOString(),
+    created_by: r.createdBy,
   };
 }
 
@@ -117,9 +118,9 @@ async function postJournalEntry(
   const no = await nextJournalNo(em, orgId, entry.datePosting);
   const [row] = await sqlRows<{ id: string; created_at: Date }>(
     em,
-    `insert into journal_entries (org_id, no, date_posting, description, reference, currency, total, lines, reverses_id)
-     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) returning id, created_at`,
-    [orgId, no, entry.datePosting, entry.description, entry.reference, entry.currency, toDb(entry.total), JSON.stringify(entry.lines), entry.reversesId],
+    `insert into journal_entries (org_id, no, date_posting, description, reference, currency, total, lines, reverses_id, created_by)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?) returning id, created_at`,
+    [orgId, no, entry.datePosting, entry.description, entry.reference, entry.currency, toDb(entry.total), JSON.stringify(entry.lines), entry.reversesId, ctx.actor],
   );
   const id = Number(row.id);
   const record: JournalEntryRecord = {
@@ -135,6 +136,7 @@ async function postJournalEntry(
     reversesId: entry.reversesId,
     reversedById: null,
     createdAt: row.created_at,
+    createdBy: ctx.actor,
   };
   const [view] = await viewsOf(em, orgId, [record]);
   const eventId = await ctx.emit({ subject: SUBJECTS.accountingJournalEntryPosted, orgId, resource: String(id), data: view });

@@ -102,6 +102,7 @@ describe('the ledger entry of a journal entry', () => {
     reverses: null,
     reversed_by: null,
     created_at: '2026-11-01T08:00:00.000Z',
+    created_by: 'key:3',
   });
 
   it('posts each line on its account and side, on the entry day, in the legal currency, with no tax rows', () => {

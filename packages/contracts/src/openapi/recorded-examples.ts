@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_7KekUKu1",
+          "prefix": "ak_BBOUBSLd",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:08:51.454Z",
+          "created_at": "2026-11-27T18:41:47.585Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T18:08:51.499Z",
+          "last_used_at": "2026-11-27T18:41:47.619Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_NEKGGDsh",
+          "prefix": "ak_FOLB6EIA",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:08:51.576Z",
+          "created_at": "2026-11-27T18:41:47.665Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_NEKGGDsh",
+      "prefix": "ak_FOLB6EIA",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:08:51.576Z",
+      "created_at": "2026-11-27T18:41:47.665Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_NEKGGDsh",
+      "prefix": "ak_FOLB6EIA",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:08:51.576Z",
+      "created_at": "2026-11-27T18:41:47.665Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_NEKGGDsh",
+      "prefix": "ak_FOLB6EIA",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:08:51.576Z",
+      "created_at": "2026-11-27T18:41:47.665Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_NEKGGDsh",
+      "prefix": "ak_FOLB6EIA",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T18:08:51.576Z",
+      "created_at": "2026-11-27T18:41:47.665Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T18:08:51.664Z"
+      "revoked_at": "2026-11-27T18:41:47.739Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T18:08:51.943Z",
+          "created_at": "2026-11-27T18:41:48.014Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T18:08:54.092Z"
+        "created_at": "2026-11-27T18:41:50.417Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
+      "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "9968d745-a16d-4084-88f0-3a34fae8e025",
-      "created_at": "2026-11-27T18:08:54.113Z",
+      "uid": "7f85934b-6932-42a3-819e-6568da93f6fe",
+      "created_at": "2026-11-27T18:41:50.446Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "7183bb0e-db28-4bf9-ad26-3caaf59104b2",
-      "created_at": "2026-11-27T18:08:54.611Z",
-      "edited_at": "2026-11-27T18:08:54.611Z",
+      "uid": "aa6269b4-1354-4da9-8d8c-fa3f5c510dc1",
+      "created_at": "2026-11-27T18:41:50.988Z",
+      "edited_at": "2026-11-27T18:41:50.988Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T18:08:53.697Z",
+          "evaluated_at": "2026-11-27T18:41:50.007Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
+      "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:08:54.932Z",
-      "edited_at": "2026-11-27T18:08:54.971Z",
+      "created_at": "2026-11-27T18:41:51.305Z",
+      "edited_at": "2026-11-27T18:41:51.341Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
+          "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
           "transaction_type": null,
-          "created_at": "2026-11-27T18:08:54.932Z",
-          "edited_at": "2026-11-27T18:08:54.971Z",
+          "created_at": "2026-11-27T18:41:51.305Z",
+          "edited_at": "2026-11-27T18:41:51.341Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1896,7 +1896,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T18:08:55.172Z"
+      "created_at": "2026-11-27T18:41:51.538Z",
+      "created_by": "key:2"
     }
   },
   "listJournalEntries": {
@@ -1931,7 +1932,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T18:08:55.172Z"
+          "created_at": "2026-11-27T18:41:51.538Z",
+          "created_by": "key:2"
         }
       ],
       "aggregations": []
@@ -1964,7 +1966,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T18:08:55.172Z"
+      "created_at": "2026-11-27T18:41:51.538Z",
+      "created_by": "key:2"
     }
   },
   "reverseJournalEntry": {
@@ -2000,7 +2003,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T18:08:55.202Z"
+      "created_at": "2026-11-27T18:41:51.564Z",
+      "created_by": "key:2"
     }
   },
   "createBankIntegration": {
@@ -2079,8 +2083,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "2d93e7d1-cd19-4c99-b3b4-b34ef04062cc",
-      "created_at": "2026-11-27T18:08:51.930Z",
+      "uid": "e4b85f8d-d57c-4bf4-90d9-2e703d71f796",
+      "created_at": "2026-11-27T18:41:48.002Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2283,8 +2287,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "2d93e7d1-cd19-4c99-b3b4-b34ef04062cc",
-          "created_at": "2026-11-27T18:08:51.930Z",
+          "uid": "e4b85f8d-d57c-4bf4-90d9-2e703d71f796",
+          "created_at": "2026-11-27T18:41:48.002Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2485,8 +2489,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "2d93e7d1-cd19-4c99-b3b4-b34ef04062cc",
-      "created_at": "2026-11-27T18:08:51.930Z",
+      "uid": "e4b85f8d-d57c-4bf4-90d9-2e703d71f796",
+      "created_at": "2026-11-27T18:41:48.002Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2697,7 +2701,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T18:08:53.697Z",
+        "evaluated_at": "2026-11-27T18:41:50.007Z",
         "blocking_reason": null
       }
     }
@@ -2710,8 +2714,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "9968d745-a16d-4084-88f0-3a34fae8e025",
-          "created_at": "2026-11-27T18:08:54.113Z",
+          "uid": "7f85934b-6932-42a3-819e-6568da93f6fe",
+          "created_at": "2026-11-27T18:41:50.446Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2859,8 +2863,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "9968d745-a16d-4084-88f0-3a34fae8e025",
-      "created_at": "2026-11-27T18:08:54.113Z",
+      "uid": "7f85934b-6932-42a3-819e-6568da93f6fe",
+      "created_at": "2026-11-27T18:41:50.446Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3011,7 +3015,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>2D93E7D1-CD19-4C99-B3B4-B34EF04062CC</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E4B85F8D-D57C-4BF4-90D9-2E703D71F796</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3023,7 +3027,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9968D745-A16D-4084-88F0-3A34FAE8E025</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>2D93E7D1-CD19-4C99-B3B4-B34EF04062CC</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7F85934B-6932-42A3-819E-6568DA93F6FE</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E4B85F8D-D57C-4BF4-90D9-2E703D71F796</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3045,7 +3049,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T18:08:54.569Z",
+      "created_at": "2026-11-27T18:41:50.946Z",
       "removed_at": null
     }
   },
@@ -3068,8 +3072,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:08:54.551Z",
-          "removed_at": "2026-11-27T18:08:54.562Z"
+          "created_at": "2026-11-27T18:41:50.927Z",
+          "removed_at": "2026-11-27T18:41:50.938Z"
         },
         {
           "id": 2,
@@ -3084,7 +3088,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T18:08:54.569Z",
+          "created_at": "2026-11-27T18:41:50.946Z",
           "removed_at": null
         }
       ],
@@ -3110,8 +3114,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:08:54.551Z",
-          "removed_at": "2026-11-27T18:08:54.562Z"
+          "created_at": "2026-11-27T18:41:50.927Z",
+          "removed_at": "2026-11-27T18:41:50.938Z"
         },
         {
           "id": 2,
@@ -3126,7 +3130,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T18:08:54.569Z",
+          "created_at": "2026-11-27T18:41:50.946Z",
           "removed_at": null
         }
       ],
@@ -3147,8 +3151,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T18:08:54.551Z",
-      "removed_at": "2026-11-27T18:08:54.562Z"
+      "created_at": "2026-11-27T18:41:50.927Z",
+      "removed_at": "2026-11-27T18:41:50.938Z"
     }
   },
   "allocateVendorCredit": {
@@ -3169,7 +3173,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T18:08:54.661Z",
+      "created_at": "2026-11-27T18:41:51.035Z",
       "removed_at": null
     }
   },
@@ -3192,8 +3196,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:08:54.641Z",
-          "removed_at": "2026-11-27T18:08:54.652Z"
+          "created_at": "2026-11-27T18:41:51.017Z",
+          "removed_at": "2026-11-27T18:41:51.027Z"
         },
         {
           "id": 2,
@@ -3208,7 +3212,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T18:08:54.661Z",
+          "created_at": "2026-11-27T18:41:51.035Z",
           "removed_at": null
         }
       ],
@@ -3234,8 +3238,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:08:54.641Z",
-          "removed_at": "2026-11-27T18:08:54.652Z"
+          "created_at": "2026-11-27T18:41:51.017Z",
+          "removed_at": "2026-11-27T18:41:51.027Z"
         },
         {
           "id": 2,
@@ -3250,7 +3254,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T18:08:54.661Z",
+          "created_at": "2026-11-27T18:41:51.035Z",
           "removed_at": null
         }
       ],
@@ -3271,8 +3275,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T18:08:54.641Z",
-      "removed_at": "2026-11-27T18:08:54.652Z"
+      "created_at": "2026-11-27T18:41:51.017Z",
+      "removed_at": "2026-11-27T18:41:51.027Z"
     }
   },
   "createBill": {
@@ -3324,9 +3328,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "98fd8dc3-e6bf-4c91-88c9-2c4d7df00ffb",
-      "created_at": "2026-11-27T18:08:54.587Z",
-      "edited_at": "2026-11-27T18:08:54.587Z",
+      "uid": "65984540-dad3-442d-a849-be5f1538e9c0",
+      "created_at": "2026-11-27T18:41:50.964Z",
+      "edited_at": "2026-11-27T18:41:50.964Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3443,9 +3447,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "42669c72-248c-4e8b-8034-a317e274b489",
-        "created_at": "2026-11-27T18:08:53.685Z",
-        "edited_at": "2026-11-27T18:08:53.685Z",
+        "uid": "783afcb4-f780-43b0-945a-49b195e58d29",
+        "created_at": "2026-11-27T18:41:49.996Z",
+        "edited_at": "2026-11-27T18:41:49.996Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3579,9 +3583,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "98fd8dc3-e6bf-4c91-88c9-2c4d7df00ffb",
-          "created_at": "2026-11-27T18:08:54.587Z",
-          "edited_at": "2026-11-27T18:08:54.587Z",
+          "uid": "65984540-dad3-442d-a849-be5f1538e9c0",
+          "created_at": "2026-11-27T18:41:50.964Z",
+          "edited_at": "2026-11-27T18:41:50.964Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3700,9 +3704,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "7183bb0e-db28-4bf9-ad26-3caaf59104b2",
-          "created_at": "2026-11-27T18:08:54.611Z",
-          "edited_at": "2026-11-27T18:08:54.611Z",
+          "uid": "aa6269b4-1354-4da9-8d8c-fa3f5c510dc1",
+          "created_at": "2026-11-27T18:41:50.988Z",
+          "edited_at": "2026-11-27T18:41:50.988Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4030,9 +4034,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "98fd8dc3-e6bf-4c91-88c9-2c4d7df00ffb",
-      "created_at": "2026-11-27T18:08:54.587Z",
-      "edited_at": "2026-11-27T18:08:54.587Z",
+      "uid": "65984540-dad3-442d-a849-be5f1538e9c0",
+      "created_at": "2026-11-27T18:41:50.964Z",
+      "edited_at": "2026-11-27T18:41:50.964Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4143,9 +4147,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "7183bb0e-db28-4bf9-ad26-3caaf59104b2",
-      "created_at": "2026-11-27T18:08:54.611Z",
-      "edited_at": "2026-11-27T18:08:54.611Z",
+      "uid": "aa6269b4-1354-4da9-8d8c-fa3f5c510dc1",
+      "created_at": "2026-11-27T18:41:50.988Z",
+      "edited_at": "2026-11-27T18:41:50.988Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4382,7 +4386,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T18:08:54.753Z",
+          "created_at": "2026-11-27T18:41:51.115Z",
           "entries": [
             {
               "order": 1,
@@ -4536,7 +4540,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T18:08:54.753Z"
+          "created_at": "2026-11-27T18:41:51.115Z"
         }
       ],
       "aggregations": []
@@ -4553,7 +4557,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T18:08:54.753Z",
+      "created_at": "2026-11-27T18:41:51.115Z",
       "entries": [
         {
           "order": 1,
@@ -4717,10 +4721,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
+      "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:08:54.932Z",
-      "edited_at": "2026-11-27T18:08:54.932Z",
+      "created_at": "2026-11-27T18:41:51.305Z",
+      "edited_at": "2026-11-27T18:41:51.305Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4803,10 +4807,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "ab04415a-6249-4b83-ba11-921f940ad958",
+      "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:08:54.932Z",
-      "edited_at": "2026-11-27T18:08:54.932Z",
+      "created_at": "2026-11-27T18:41:51.305Z",
+      "edited_at": "2026-11-27T18:41:51.305Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4899,7 +4903,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T18:08:51.854Z"
+      "created_at": "2026-11-27T18:41:47.932Z"
     }
   },
   "listNumberingSeries": {
@@ -4914,7 +4918,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T18:08:51.849Z"
+          "created_at": "2026-11-27T18:41:47.926Z"
         },
         {
           "id": 2,
@@ -4922,7 +4926,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T18:08:51.854Z"
+          "created_at": "2026-11-27T18:41:47.932Z"
         }
       ],
       "aggregations": []
@@ -5022,15 +5026,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
+          "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:08:51.694Z",
-          "last_used_at": "2026-11-27T18:08:51.714Z",
+          "created_at": "2026-11-27T18:41:47.766Z",
+          "last_used_at": "2026-11-27T18:41:47.783Z",
           "revoked_at": null
         }
       ],
@@ -5040,30 +5044,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
+      "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:08:51.694Z",
-      "last_used_at": "2026-11-27T18:08:51.714Z",
+      "created_at": "2026-11-27T18:41:47.766Z",
+      "last_used_at": "2026-11-27T18:41:47.783Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_oPy5ZwgKEyDzLNvORUHt_1nfWJK",
+      "client_id": "cl_Dy3vvTsZK5PT9Sqve60y_2lnRjH",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T18:08:51.738Z",
+      "created_at": "2026-11-27T18:41:47.803Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T18:08:51.744Z"
+      "revoked_at": "2026-11-27T18:41:47.817Z"
     }
   },
   "deleteClient": {
@@ -5104,8 +5108,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T18:08:51.452Z",
-      "updated_at": "2026-11-27T18:08:51.452Z"
+      "created_at": "2026-11-27T18:41:47.584Z",
+      "updated_at": "2026-11-27T18:41:47.584Z"
     }
   },
   "updateOrganisation": {
@@ -5146,19 +5150,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T18:08:51.452Z",
-      "updated_at": "2026-11-27T18:08:51.540Z"
+      "created_at": "2026-11-27T18:41:47.584Z",
+      "updated_at": "2026-11-27T18:41:47.638Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_G2f5E9PwibNzyEK4NQ3m_4UbTnV",
+      "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjFkMjljN2I0LTk3OTMtNGI5Zi1iNjcxLTMxNDVkNjI0MWE2ZiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9HMmY1RTlQd2liTnp5RUs0TlEzbV80VWJUblYiLCJqdGkiOiJhNjQxMmMzNi1mN2FkLTRjMzUtODc0OC05MzdlMDhlYzQ3YWMiLCJpYXQiOjE3OTU4MDI5MzEsImV4cCI6MTc5NTgwMzgzMX0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjYxMTA4NzBjLTE4MzktNDczNS1iMzc0LTEyNzQ3NDg5NjYyMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9ZNUl2OWtxNTloc2FGakhDOGYyb18xenpKM2QiLCJqdGkiOiJhOGM2MmFkZS01MTA4LTQ4NWMtYTljZi1mMjA1ZDBhMTgxOTAiLCJpYXQiOjE3OTU4MDQ5MDcsImV4cCI6MTc5NTgwNTgwN30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5180,8 +5184,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T18:08:51.818Z",
-          "updated_at": "2026-11-27T18:08:51.821Z"
+          "created_at": "2026-11-27T18:41:47.895Z",
+          "updated_at": "2026-11-27T18:41:47.898Z"
         }
       ],
       "aggregations": []
@@ -5206,8 +5210,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:08:51.818Z",
-      "updated_at": "2026-11-27T18:08:51.821Z",
+      "created_at": "2026-11-27T18:41:47.895Z",
+      "updated_at": "2026-11-27T18:41:47.898Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5222,8 +5226,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:08:51.818Z",
-      "updated_at": "2026-11-27T18:08:51.821Z"
+      "created_at": "2026-11-27T18:41:47.895Z",
+      "updated_at": "2026-11-27T18:41:47.898Z"
     }
   },
   "updateWebhook": {
@@ -5245,8 +5249,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:08:51.818Z",
-      "updated_at": "2026-11-27T18:08:51.842Z"
+      "created_at": "2026-11-27T18:41:47.895Z",
+      "updated_at": "2026-11-27T18:41:47.919Z"
     }
   },
   "deleteWebhook": {
@@ -5267,8 +5271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:08:51.818Z",
-      "updated_at": "2026-11-27T18:08:55.296Z",
+      "created_at": "2026-11-27T18:41:47.895Z",
+      "updated_at": "2026-11-27T18:41:51.649Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5281,7 +5285,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "e1a08414-3f40-4e86-9731-3922fba56787",
+          "event_id": "9865e1ca-8130-4734-8628-88b5ff96ef24",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5289,23 +5293,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T19:08:55.081Z",
-          "created_at": "2026-11-27T18:08:55.054Z",
+          "next_attempt_at": "2026-11-27T19:41:51.435Z",
+          "created_at": "2026-11-27T18:41:51.418Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "555b57b3-8d7f-4306-a003-2fd861a2cdb5",
+          "event_id": "d217bba4-aa34-470d-bc29-c8ab2f1f913b",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 4,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T19:08:54.962Z",
-          "created_at": "2026-11-27T18:08:54.937Z",
+          "next_attempt_at": "2026-11-27T19:41:51.332Z",
+          "created_at": "2026-11-27T18:41:51.309Z",
           "completed_at": null
         }
       ],
@@ -5316,7 +5320,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "e1a08414-3f40-4e86-9731-3922fba56787",
+      "event_id": "9865e1ca-8130-4734-8628-88b5ff96ef24",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
@@ -5324,8 +5328,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T18:08:55.286Z",
-      "created_at": "2026-11-27T18:08:55.054Z",
+      "next_attempt_at": "2026-11-27T18:41:51.639Z",
+      "created_at": "2026-11-27T18:41:51.418Z",
       "completed_at": null
     }
   },
@@ -5381,18 +5385,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T18:08:51.452Z",
-        "updated_at": "2026-11-27T18:08:51.452Z"
+        "created_at": "2026-11-27T18:41:47.584Z",
+        "updated_at": "2026-11-27T18:41:47.584Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_7KekUKu1",
+        "prefix": "ak_BBOUBSLd",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T18:08:51.454Z",
+        "created_at": "2026-11-27T18:41:47.585Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -110,7 +110,7 @@ export function endpointContext(c: Context<KitEnv>, route: RouteSpec, auth: Auth
   return Object.assign(
     operationContext({
       orgId: auth?.orgId ?? null,
-      actor: auth ? `${auth.credentialType}:${auth.credentialId}` : route.operatorOnly ? 'operator' : 'anonymous',
+      actor: auth ? auth.credentialId : route.operatorOnly ? 'operator' : 'anonymous',
       requestId: c.get('requestId'),
       traceparent: c.get('traceparent') ?? null,
       em: c.get('em'),
