@@ -61,6 +61,19 @@ describe('the VAT return (decision 157)', () => {
       deductible_tax: 378,
       tax_due: 0,
       excess_deduction: 129,
+      // whole crowns already: the form takes the same figures
+      filed: {
+        rows: [
+          { row: '1', name: 'Domestic supplies, basic rate', base: 900, tax: 189 },
+          { row: '2', name: 'Domestic supplies, reduced rate', base: 500, tax: 60 },
+          { row: '21', name: 'Services supplied to another EU state', base: 800, tax: 0 },
+          { row: '40', name: 'Deduction: domestic purchases, basic rate', base: 1800, tax: 378 },
+        ],
+        output_tax: 249,
+        deductible_tax: 378,
+        tax_due: 0,
+        excess_deduction: 129,
+      },
       entries: 5,
       closed: false,
     });
@@ -83,6 +96,21 @@ describe('the VAT return (decision 157)', () => {
     expect((await vatReturn('date_from=2026-11-01&date_to=2026-11-30')).rows).toEqual([{ row: '1', name: 'Domestic supplies, basic rate', base: 5000, tax: 1050 }]);
     expect(await vatReturn('date_from=2026-10-01&date_to=2026-11-30')).toMatchObject({ output_tax: 1299, deductible_tax: 378, tax_due: 921, excess_deduction: 0, entries: 6 });
     expect(await vatReturn('date_from=2026-09-01&date_to=2026-09-30')).toMatchObject({ rows: [], output_tax: 0, tax_due: 0, entries: 0 });
+    // a period of figures with hellers: the form takes each row in whole crowns, its totals from them
+    await invoice('2026-12-03', [{ title: 'Cable', qty: 3, rate: 33.3, taxes: [VAT21] }, { title: 'Booklet', qty: 1, rate: 10.1, taxes: [VAT12] }]);
+    const december = await eventually(async () => {
+      const r = await vatReturn('date_from=2026-12-01&date_to=2026-12-31');
+      return r.entries === 1 ? r : null;
+    }, 10_000);
+    expect(december.rows.map((r: any) => [r.row, r.base, r.tax])).toEqual([
+      ['1', 99.9, 20.98],
+      ['2', 10.1, 1.21],
+    ]);
+    expect(december.filed.rows.map((r: any) => [r.row, r.base, r.tax])).toEqual([
+      ['1', 100, 21],
+      ['2', 10, 1],
+    ]);
+    expect(december).toMatchObject({ output_tax: 22.19, tax_due: 22.19, filed: { output_tax: 22, tax_due: 22, deductible_tax: 0, excess_deduction: 0 } });
 
     // filed: the books closed through October make it final
     await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: '2026-10-31' } }));

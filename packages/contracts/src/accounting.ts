@@ -356,13 +356,22 @@ export const vatReturnSchema = z
     deductible_tax: moneyAggregate.describe('Row 46 (and 63): Σ deductions of rows 40–45'),
     tax_due: moneyAggregate.describe('Row 64: output_tax − deductible_tax when positive, else 0'),
     excess_deduction: moneyAggregate.describe('Row 65: deductible_tax − output_tax when positive, else 0'),
+    filed: z
+      .object({
+        rows: z.array(vatReturnRowSchema),
+        output_tax: moneyAggregate,
+        deductible_tax: moneyAggregate,
+        tax_due: moneyAggregate,
+        excess_deduction: moneyAggregate,
+      })
+      .describe('The figures as entered on the form: each row\'s base and tax in whole units (rounded half away from zero, row by row), the totals summed from the rounded rows'),
     entries: z.int().min(0).describe('Ledger entries with VAT in the period'),
     closed: taxReportClosed,
   })
   .meta({
     id: 'VatReturn',
     description:
-      'The VAT return of a period, summed from the ledger tax rows posted in it (by date_posting: a document\'s taxable date, else its issue date). Exact figures in the legal currency; the form itself is filed in whole units, each row rounded',
+      'The VAT return of a period, summed from the ledger tax rows posted in it (by date_posting: a document\'s taxable date, else its issue date). Exact figures in the legal currency, and in filed the whole units the form takes',
   });
 export type VatReturn = z.infer<typeof vatReturnSchema>;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '@ledgerline/service-kit';
-import { vatReturnTotals } from './vat-return.js';
+import { filedVatReturn, vatReturnTotals } from './vat-return.js';
 
 const sum = (row: string, base: number | string, tax: number | string) => ({ row, base: dec(base), tax: dec(tax) });
 const plain = (t: ReturnType<typeof vatReturnTotals>) => ({
@@ -47,5 +47,25 @@ describe('the VAT return totals', () => {
 
   it('puts a row the form does not number after the numbered ones', () => {
     expect(vatReturnTotals([sum('X', '1', '0'), sum('45', '1', '1'), sum('3', '1', '0.21')]).rows.map((r) => r.row)).toEqual(['3', '45', 'X']);
+  });
+});
+
+describe('the VAT return as filed', () => {
+  it('rounds each row to whole units, half away from zero, and sums the totals from the rounded rows', () => {
+    const t = filedVatReturn([sum('1', '1000.50', '210.11'), sum('2', '100.49', '12.49'), sum('40', '500.50', '105.50'), sum('41', '-4.50', '-0.50'), sum('43', '0.40', '0.40')]);
+    expect(plain(t)).toEqual({
+      rows: [
+        ['1', '1001.00', '210.00'],
+        ['2', '100.00', '12.00'],
+        ['40', '501.00', '106.00'],
+        ['41', '-5.00', '-1.00'],
+      ],
+      output: '222.00',
+      deductible: '105.00',
+      due: '117.00',
+      excess: '0.00',
+    });
+    // the exact return's tax due (222.60 − 105.40 = 117.20) is not the filed one rounded after the fact
+    expect(plain(vatReturnTotals([sum('1', '1000.50', '210.11'), sum('2', '100.49', '12.49'), sum('40', '500.50', '105.50'), sum('41', '-4.50', '-0.50'), sum('43', '0.40', '0.40')])).due).toBe('117.20');
   });
 });

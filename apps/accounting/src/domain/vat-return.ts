@@ -1,5 +1,5 @@
 import type { VatReturn, TaxPeriodQuery } from '@ledgerline/contracts';
-import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { dec, refuseReversedPeriod, roundMoney, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
 import { taxPeriodState } from './tax-period.js';
 
 /*
@@ -82,21 +82,40 @@ const SUMS = `
   select row, sum(base)::text as base, sum(tax)::text as tax, (select count(distinct transaction_id) from taxed)::int as entries
     from parts group by row`;
 
+/**
+ * The return as it is filed: every row's base and tax in whole units of the legal currency
+ * (rounded half away from zero, row by row), and the totals summed from the rounded rows, as the
+ * form computes them. A row that rounds to nothing is left out, like an empty one.
+ */
+export function filedVatReturn(sums: ReadonlyArray<VatRowSum>) {
+  return vatReturnTotals(sums.map((r) => ({ row: r.row, base: roundMoney(r.base, 0), tax: roundMoney(r.tax, 0) })));
+}
+
 export async function vatReturn(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<VatReturn> {
   refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{ row: string; base: string; tax: string; entries: number }>(em, SUMS, [orgId, q.date_from, q.date_to, orgId]);
   const { currency, closed } = await taxPeriodState(em, orgId, q, defaultCurrency);
-  const { rows, output, deductible, due, excess } = vatReturnTotals(found.map((r) => ({ row: r.row, base: dec(r.base), tax: dec(r.tax) })));
+  const sums = found.map((r) => ({ row: r.row, base: dec(r.base), tax: dec(r.tax) }));
+  const { rows, output, deductible, due, excess } = vatReturnTotals(sums);
+  const filed = filedVatReturn(sums);
+  const rowView = (r: VatRowSum) => ({ row: r.row, name: VAT_RETURN_ROWS[r.row] ?? `Row ${r.row}`, base: toWire(r.base), tax: toWire(r.tax) });
   return {
     currency,
     date_from: q.date_from,
     date_to: q.date_to,
-    rows: rows.map((r) => ({ row: r.row, name: VAT_RETURN_ROWS[r.row] ?? `Row ${r.row}`, base: toWire(r.base), tax: toWire(r.tax) })),
+    rows: rows.map(rowView),
     output_tax: toWire(output),
     deductible_tax: toWire(deductible),
     tax_due: toWire(due),
     excess_deduction: toWire(excess),
+    filed: {
+      rows: filed.rows.map(rowView),
+      output_tax: toWire(filed.output),
+      deductible_tax: toWire(filed.deductible),
+      tax_due: toWire(filed.due),
+      excess_deduction: toWire(filed.excess),
+    },
     entries: found[0]?.entries ?? 0,
     closed,
   };

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_BBOUBSLd",
+          "prefix": "ak_mkL3yocn",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:41:47.585Z",
+          "created_at": "2026-11-27T18:42:54.612Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T18:41:47.619Z",
+          "last_used_at": "2026-11-27T18:42:54.666Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_FOLB6EIA",
+          "prefix": "ak_JpSojpKH",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:41:47.665Z",
+          "created_at": "2026-11-27T18:42:54.758Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_FOLB6EIA",
+      "prefix": "ak_JpSojpKH",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:41:47.665Z",
+      "created_at": "2026-11-27T18:42:54.758Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_FOLB6EIA",
+      "prefix": "ak_JpSojpKH",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:41:47.665Z",
+      "created_at": "2026-11-27T18:42:54.758Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_FOLB6EIA",
+      "prefix": "ak_JpSojpKH",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:41:47.665Z",
+      "created_at": "2026-11-27T18:42:54.758Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_FOLB6EIA",
+      "prefix": "ak_JpSojpKH",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T18:41:47.665Z",
+      "created_at": "2026-11-27T18:42:54.758Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T18:41:47.739Z"
+      "revoked_at": "2026-11-27T18:42:54.870Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T18:41:48.014Z",
+          "created_at": "2026-11-27T18:42:55.243Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T18:41:50.417Z"
+        "created_at": "2026-11-27T18:42:57.528Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
+      "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "7f85934b-6932-42a3-819e-6568da93f6fe",
-      "created_at": "2026-11-27T18:41:50.446Z",
+      "uid": "d79cdf2c-dc95-42a8-9345-2b9a7d48e245",
+      "created_at": "2026-11-27T18:42:57.554Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "aa6269b4-1354-4da9-8d8c-fa3f5c510dc1",
-      "created_at": "2026-11-27T18:41:50.988Z",
-      "edited_at": "2026-11-27T18:41:50.988Z",
+      "uid": "7f7952d7-1291-4f11-8a70-3bdb72024ba5",
+      "created_at": "2026-11-27T18:42:58.182Z",
+      "edited_at": "2026-11-27T18:42:58.182Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T18:41:50.007Z",
+          "evaluated_at": "2026-11-27T18:42:57.067Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
+      "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:41:51.305Z",
-      "edited_at": "2026-11-27T18:41:51.341Z",
+      "created_at": "2026-11-27T18:42:58.576Z",
+      "edited_at": "2026-11-27T18:42:58.636Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
+          "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
           "transaction_type": null,
-          "created_at": "2026-11-27T18:41:51.305Z",
-          "edited_at": "2026-11-27T18:41:51.341Z",
+          "created_at": "2026-11-27T18:42:58.576Z",
+          "edited_at": "2026-11-27T18:42:58.636Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1497,6 +1497,38 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "deductible_tax": 1436.4,
       "tax_due": 2345.74,
       "excess_deduction": 0,
+      "filed": {
+        "rows": [
+          {
+            "row": "1",
+            "name": "Domestic supplies, basic rate",
+            "base": 17496,
+            "tax": 3674
+          },
+          {
+            "row": "2",
+            "name": "Domestic supplies, reduced rate",
+            "base": 900,
+            "tax": 108
+          },
+          {
+            "row": "21",
+            "name": "Services supplied to another EU state",
+            "base": 6000,
+            "tax": 0
+          },
+          {
+            "row": "40",
+            "name": "Deduction: domestic purchases, basic rate",
+            "base": 6840,
+            "tax": 1436
+          }
+        ],
+        "output_tax": 3782,
+        "deductible_tax": 1436,
+        "tax_due": 2346,
+        "excess_deduction": 0
+      },
       "entries": 8,
       "closed": false
     }
@@ -1896,7 +1928,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T18:41:51.538Z",
+      "created_at": "2026-11-27T18:42:58.783Z",
       "created_by": "key:2"
     }
   },
@@ -1932,7 +1964,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T18:41:51.538Z",
+          "created_at": "2026-11-27T18:42:58.783Z",
           "created_by": "key:2"
         }
       ],
@@ -1966,7 +1998,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T18:41:51.538Z",
+      "created_at": "2026-11-27T18:42:58.783Z",
       "created_by": "key:2"
     }
   },
@@ -2003,7 +2035,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T18:41:51.564Z",
+      "created_at": "2026-11-27T18:42:58.817Z",
       "created_by": "key:2"
     }
   },
@@ -2083,8 +2115,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e4b85f8d-d57c-4bf4-90d9-2e703d71f796",
-      "created_at": "2026-11-27T18:41:48.002Z",
+      "uid": "b9d2a78a-2c41-4a83-bf6f-0d82267c85d8",
+      "created_at": "2026-11-27T18:42:55.230Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2287,8 +2319,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e4b85f8d-d57c-4bf4-90d9-2e703d71f796",
-          "created_at": "2026-11-27T18:41:48.002Z",
+          "uid": "b9d2a78a-2c41-4a83-bf6f-0d82267c85d8",
+          "created_at": "2026-11-27T18:42:55.230Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2489,8 +2521,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "e4b85f8d-d57c-4bf4-90d9-2e703d71f796",
-      "created_at": "2026-11-27T18:41:48.002Z",
+      "uid": "b9d2a78a-2c41-4a83-bf6f-0d82267c85d8",
+      "created_at": "2026-11-27T18:42:55.230Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2701,7 +2733,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T18:41:50.007Z",
+        "evaluated_at": "2026-11-27T18:42:57.067Z",
         "blocking_reason": null
       }
     }
@@ -2714,8 +2746,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "7f85934b-6932-42a3-819e-6568da93f6fe",
-          "created_at": "2026-11-27T18:41:50.446Z",
+          "uid": "d79cdf2c-dc95-42a8-9345-2b9a7d48e245",
+          "created_at": "2026-11-27T18:42:57.554Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2863,8 +2895,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "7f85934b-6932-42a3-819e-6568da93f6fe",
-      "created_at": "2026-11-27T18:41:50.446Z",
+      "uid": "d79cdf2c-dc95-42a8-9345-2b9a7d48e245",
+      "created_at": "2026-11-27T18:42:57.554Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3015,7 +3047,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E4B85F8D-D57C-4BF4-90D9-2E703D71F796</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>B9D2A78A-2C41-4A83-BF6F-0D82267C85D8</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3027,7 +3059,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7F85934B-6932-42A3-819E-6568DA93F6FE</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E4B85F8D-D57C-4BF4-90D9-2E703D71F796</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>D79CDF2C-DC95-42A8-9345-2B9A7D48E245</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>B9D2A78A-2C41-4A83-BF6F-0D82267C85D8</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3049,7 +3081,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T18:41:50.946Z",
+      "created_at": "2026-11-27T18:42:58.124Z",
       "removed_at": null
     }
   },
@@ -3072,8 +3104,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:41:50.927Z",
-          "removed_at": "2026-11-27T18:41:50.938Z"
+          "created_at": "2026-11-27T18:42:58.093Z",
+          "removed_at": "2026-11-27T18:42:58.110Z"
         },
         {
           "id": 2,
@@ -3088,7 +3120,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T18:41:50.946Z",
+          "created_at": "2026-11-27T18:42:58.124Z",
           "removed_at": null
         }
       ],
@@ -3114,8 +3146,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:41:50.927Z",
-          "removed_at": "2026-11-27T18:41:50.938Z"
+          "created_at": "2026-11-27T18:42:58.093Z",
+          "removed_at": "2026-11-27T18:42:58.110Z"
         },
         {
           "id": 2,
@@ -3130,7 +3162,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T18:41:50.946Z",
+          "created_at": "2026-11-27T18:42:58.124Z",
           "removed_at": null
         }
       ],
@@ -3151,8 +3183,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T18:41:50.927Z",
-      "removed_at": "2026-11-27T18:41:50.938Z"
+      "created_at": "2026-11-27T18:42:58.093Z",
+      "removed_at": "2026-11-27T18:42:58.110Z"
     }
   },
   "allocateVendorCredit": {
@@ -3173,7 +3205,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T18:41:51.035Z",
+      "created_at": "2026-11-27T18:42:58.245Z",
       "removed_at": null
     }
   },
@@ -3196,8 +3228,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:41:51.017Z",
-          "removed_at": "2026-11-27T18:41:51.027Z"
+          "created_at": "2026-11-27T18:42:58.221Z",
+          "removed_at": "2026-11-27T18:42:58.235Z"
         },
         {
           "id": 2,
@@ -3212,7 +3244,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T18:41:51.035Z",
+          "created_at": "2026-11-27T18:42:58.245Z",
           "removed_at": null
         }
       ],
@@ -3238,8 +3270,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:41:51.017Z",
-          "removed_at": "2026-11-27T18:41:51.027Z"
+          "created_at": "2026-11-27T18:42:58.221Z",
+          "removed_at": "2026-11-27T18:42:58.235Z"
         },
         {
           "id": 2,
@@ -3254,7 +3286,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T18:41:51.035Z",
+          "created_at": "2026-11-27T18:42:58.245Z",
           "removed_at": null
         }
       ],
@@ -3275,8 +3307,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T18:41:51.017Z",
-      "removed_at": "2026-11-27T18:41:51.027Z"
+      "created_at": "2026-11-27T18:42:58.221Z",
+      "removed_at": "2026-11-27T18:42:58.235Z"
     }
   },
   "createBill": {
@@ -3328,9 +3360,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "65984540-dad3-442d-a849-be5f1538e9c0",
-      "created_at": "2026-11-27T18:41:50.964Z",
-      "edited_at": "2026-11-27T18:41:50.964Z",
+      "uid": "28de103f-aa11-4056-81a8-291d7d74fab3",
+      "created_at": "2026-11-27T18:42:58.152Z",
+      "edited_at": "2026-11-27T18:42:58.152Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3447,9 +3479,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "783afcb4-f780-43b0-945a-49b195e58d29",
-        "created_at": "2026-11-27T18:41:49.996Z",
-        "edited_at": "2026-11-27T18:41:49.996Z",
+        "uid": "82169eb6-c504-4ecc-8d7a-3fc73953fe4b",
+        "created_at": "2026-11-27T18:42:57.057Z",
+        "edited_at": "2026-11-27T18:42:57.057Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3583,9 +3615,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "65984540-dad3-442d-a849-be5f1538e9c0",
-          "created_at": "2026-11-27T18:41:50.964Z",
-          "edited_at": "2026-11-27T18:41:50.964Z",
+          "uid": "28de103f-aa11-4056-81a8-291d7d74fab3",
+          "created_at": "2026-11-27T18:42:58.152Z",
+          "edited_at": "2026-11-27T18:42:58.152Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3704,9 +3736,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "aa6269b4-1354-4da9-8d8c-fa3f5c510dc1",
-          "created_at": "2026-11-27T18:41:50.988Z",
-          "edited_at": "2026-11-27T18:41:50.988Z",
+          "uid": "7f7952d7-1291-4f11-8a70-3bdb72024ba5",
+          "created_at": "2026-11-27T18:42:58.182Z",
+          "edited_at": "2026-11-27T18:42:58.182Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4034,9 +4066,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "65984540-dad3-442d-a849-be5f1538e9c0",
-      "created_at": "2026-11-27T18:41:50.964Z",
-      "edited_at": "2026-11-27T18:41:50.964Z",
+      "uid": "28de103f-aa11-4056-81a8-291d7d74fab3",
+      "created_at": "2026-11-27T18:42:58.152Z",
+      "edited_at": "2026-11-27T18:42:58.152Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4147,9 +4179,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "aa6269b4-1354-4da9-8d8c-fa3f5c510dc1",
-      "created_at": "2026-11-27T18:41:50.988Z",
-      "edited_at": "2026-11-27T18:41:50.988Z",
+      "uid": "7f7952d7-1291-4f11-8a70-3bdb72024ba5",
+      "created_at": "2026-11-27T18:42:58.182Z",
+      "edited_at": "2026-11-27T18:42:58.182Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4386,7 +4418,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T18:41:51.115Z",
+          "created_at": "2026-11-27T18:42:58.351Z",
           "entries": [
             {
               "order": 1,
@@ -4540,7 +4572,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T18:41:51.115Z"
+          "created_at": "2026-11-27T18:42:58.351Z"
         }
       ],
       "aggregations": []
@@ -4557,7 +4589,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T18:41:51.115Z",
+      "created_at": "2026-11-27T18:42:58.351Z",
       "entries": [
         {
           "order": 1,
@@ -4721,10 +4753,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
+      "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:41:51.305Z",
-      "edited_at": "2026-11-27T18:41:51.305Z",
+      "created_at": "2026-11-27T18:42:58.576Z",
+      "edited_at": "2026-11-27T18:42:58.576Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4807,10 +4839,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "50192a10-0abd-4fcf-83e4-c8b57244cdaa",
+      "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:41:51.305Z",
-      "edited_at": "2026-11-27T18:41:51.305Z",
+      "created_at": "2026-11-27T18:42:58.576Z",
+      "edited_at": "2026-11-27T18:42:58.576Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4903,7 +4935,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T18:41:47.932Z"
+      "created_at": "2026-11-27T18:42:55.145Z"
     }
   },
   "listNumberingSeries": {
@@ -4918,7 +4950,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T18:41:47.926Z"
+          "created_at": "2026-11-27T18:42:55.135Z"
         },
         {
           "id": 2,
@@ -4926,7 +4958,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T18:41:47.932Z"
+          "created_at": "2026-11-27T18:42:55.145Z"
         }
       ],
       "aggregations": []
@@ -5026,15 +5058,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
+          "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:41:47.766Z",
-          "last_used_at": "2026-11-27T18:41:47.783Z",
+          "created_at": "2026-11-27T18:42:54.909Z",
+          "last_used_at": "2026-11-27T18:42:54.937Z",
           "revoked_at": null
         }
       ],
@@ -5044,30 +5076,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
+      "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:41:47.766Z",
-      "last_used_at": "2026-11-27T18:41:47.783Z",
+      "created_at": "2026-11-27T18:42:54.909Z",
+      "last_used_at": "2026-11-27T18:42:54.937Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_Dy3vvTsZK5PT9Sqve60y_2lnRjH",
+      "client_id": "cl_cd6IDChrgo7Li34gBT1P_1uqJeG",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T18:41:47.803Z",
+      "created_at": "2026-11-27T18:42:54.971Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T18:41:47.817Z"
+      "revoked_at": "2026-11-27T18:42:54.982Z"
     }
   },
   "deleteClient": {
@@ -5108,8 +5140,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T18:41:47.584Z",
-      "updated_at": "2026-11-27T18:41:47.584Z"
+      "created_at": "2026-11-27T18:42:54.610Z",
+      "updated_at": "2026-11-27T18:42:54.610Z"
     }
   },
   "updateOrganisation": {
@@ -5150,19 +5182,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T18:41:47.584Z",
-      "updated_at": "2026-11-27T18:41:47.638Z"
+      "created_at": "2026-11-27T18:42:54.610Z",
+      "updated_at": "2026-11-27T18:42:54.709Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_Y5Iv9kq59hsaFjHC8f2o_1zzJ3d",
+      "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjYxMTA4NzBjLTE4MzktNDczNS1iMzc0LTEyNzQ3NDg5NjYyMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9ZNUl2OWtxNTloc2FGakhDOGYyb18xenpKM2QiLCJqdGkiOiJhOGM2MmFkZS01MTA4LTQ4NWMtYTljZi1mMjA1ZDBhMTgxOTAiLCJpYXQiOjE3OTU4MDQ5MDcsImV4cCI6MTc5NTgwNTgwN30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjdjNjAwMTJhLThiY2YtNDI4NC1hNmM4LWE2OGU3NGY5MzQwNCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9QWVp6TWt1YmFaVVVJRHNqOXpJV180Z0VCc2wiLCJqdGkiOiI3OTU3NzUzZC1jZGY1LTQ3ZDYtOGUwNS1jMTQyMzc1NWUzMmYiLCJpYXQiOjE3OTU4MDQ5NzQsImV4cCI6MTc5NTgwNTg3NH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5184,8 +5216,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T18:41:47.895Z",
-          "updated_at": "2026-11-27T18:41:47.898Z"
+          "created_at": "2026-11-27T18:42:55.087Z",
+          "updated_at": "2026-11-27T18:42:55.091Z"
         }
       ],
       "aggregations": []
@@ -5210,8 +5242,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:41:47.895Z",
-      "updated_at": "2026-11-27T18:41:47.898Z",
+      "created_at": "2026-11-27T18:42:55.087Z",
+      "updated_at": "2026-11-27T18:42:55.091Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5226,8 +5258,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:41:47.895Z",
-      "updated_at": "2026-11-27T18:41:47.898Z"
+      "created_at": "2026-11-27T18:42:55.087Z",
+      "updated_at": "2026-11-27T18:42:55.091Z"
     }
   },
   "updateWebhook": {
@@ -5249,8 +5281,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:41:47.895Z",
-      "updated_at": "2026-11-27T18:41:47.919Z"
+      "created_at": "2026-11-27T18:42:55.087Z",
+      "updated_at": "2026-11-27T18:42:55.122Z"
     }
   },
   "deleteWebhook": {
@@ -5271,8 +5303,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:41:47.895Z",
-      "updated_at": "2026-11-27T18:41:51.649Z",
+      "created_at": "2026-11-27T18:42:55.087Z",
+      "updated_at": "2026-11-27T18:42:58.963Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5285,31 +5317,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "9865e1ca-8130-4734-8628-88b5ff96ef24",
+          "event_id": "cd6f4120-8485-4cd5-88ed-74f15e330b96",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 2,
+          "last_duration_ms": 7,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T19:41:51.435Z",
-          "created_at": "2026-11-27T18:41:51.418Z",
+          "next_attempt_at": "2026-11-27T19:42:58.747Z",
+          "created_at": "2026-11-27T18:42:58.720Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "d217bba4-aa34-470d-bc29-c8ab2f1f913b",
+          "event_id": "f7c49145-a9fd-4b8e-a9fe-f68fa2d72bb8",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 18,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T19:41:51.332Z",
-          "created_at": "2026-11-27T18:41:51.309Z",
+          "next_attempt_at": "2026-11-27T19:42:58.624Z",
+          "created_at": "2026-11-27T18:42:58.572Z",
           "completed_at": null
         }
       ],
@@ -5320,16 +5352,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "9865e1ca-8130-4734-8628-88b5ff96ef24",
+      "event_id": "cd6f4120-8485-4cd5-88ed-74f15e330b96",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 2,
+      "last_duration_ms": 7,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T18:41:51.639Z",
-      "created_at": "2026-11-27T18:41:51.418Z",
+      "next_attempt_at": "2026-11-27T18:42:58.942Z",
+      "created_at": "2026-11-27T18:42:58.720Z",
       "completed_at": null
     }
   },
@@ -5385,18 +5417,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T18:41:47.584Z",
-        "updated_at": "2026-11-27T18:41:47.584Z"
+        "created_at": "2026-11-27T18:42:54.610Z",
+        "updated_at": "2026-11-27T18:42:54.610Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_BBOUBSLd",
+        "prefix": "ak_mkL3yocn",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T18:41:47.585Z",
+        "created_at": "2026-11-27T18:42:54.612Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
