@@ -61,22 +61,13 @@ describe('the VAT return (decision 157)', () => {
       deductible_tax: 378,
       tax_due: 0,
       excess_deduction: 129,
-      // whole crowns already: the form takes the same figures
-      filed: {
-        rows: [
-          { row: '1', name: 'Domestic supplies, basic rate', base: 900, tax: 189 },
-          { row: '2', name: 'Domestic supplies, reduced rate', base: 500, tax: 60 },
-          { row: '21', name: 'Services supplied to another EU state', base: 800, tax: 0 },
-          { row: '40', name: 'Deduction: domestic purchases, basic rate', base: 1800, tax: 378 },
-        ],
-        output_tax: 249,
-        deductible_tax: 378,
-        tax_due: 0,
-        excess_deduction: 129,
-      },
+      filed: expect.any(Object),
       entries: 5,
       closed: false,
     });
+    // whole crowns already: the form takes the same figures
+    const { rows, output_tax, deductible_tax, tax_due, excess_deduction } = october;
+    expect(october.filed).toEqual({ rows, output_tax, deductible_tax, tax_due, excess_deduction });
 
     // the return's net is the period's movement on the VAT account (Dr 343 129)
     const tb = await ok(await stack.api('/v1/reporting/financial/trial-balance/1/export/json?date_posting=[2026-10-01;2026-10-31]', { method: 'POST', json: [] }));
