@@ -6,8 +6,10 @@ import { bankTransaction, bill, creditNote, invoice, payout, publisher, vendorCr
 
 /*
  * Property: whatever mix of documents (currencies, fx rates, tax rates, deduction ratios,
- * payments) reaches the ledger, every accounting transaction balances exactly and the trial
- * balance of each account equals what the documents' stored legal figures say it must be.
+ * payments) and manual journal entries reaches the ledger, every accounting transaction balances
+ * exactly, the trial balance of each account equals what the documents' stored legal figures and
+ * the entries' lines say it must be, the balance sheet balances on any day, its result is the
+ * profit and loss account's profit, and an account's ledger closes at its trial-balance figure.
  */
 
 let stack: Stack;
@@ -34,6 +36,13 @@ const docArb = fc.oneof(
   fc.record({ kind: fc.constantFrom('bill' as const, 'vendor_credit' as const), money, date, ratio: fc.constantFrom(1, 1, 0.5, 0.33), lines: fc.array(line, { minLength: 1, maxLength: 4 }) }),
   fc.record({ kind: fc.constant('bank' as const), date, amount: fc.integer({ min: -2_000_000, max: 2_000_000 }).filter((c) => c !== 0).map((c) => c / 100), paid: fc.constantFrom('sales_invoice', 'purchase_bill', 'sales_credit_note', null), gl: fc.constantFrom('568', '663', null) }),
   fc.record({ kind: fc.constant('payout' as const), date, lines: fc.array(fc.record({ amount: fc.integer({ min: -50_000, max: 500_000 }).filter((c) => c !== 0).map((c) => c / 100), paid: fc.boolean() }), { minLength: 1, maxLength: 5 }) }),
+  // a journal entry: debits to some accounts, one credit that balances them
+  fc.record({
+    kind: fc.constant('journal' as const),
+    date,
+    debits: fc.array(fc.record({ account: fc.constantFrom('022', '221', '381', '518', '551', '701'), amount: cents }), { minLength: 1, maxLength: 4 }),
+    credit: fc.constantFrom('082', '321', '389', '411', '604', '701'),
+  }),
 );
 type GenDoc = typeof docArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -80,6 +89,14 @@ async function post(g: GenDoc): Promise<void> {
     book(counter, new D(g.amount).neg());
     grandTotal = grandTotal.plus(new D(g.amount).abs());
     await bus.publish(SUBJECTS.financeBankTransactionRecorded, bankTransaction({ id, amount: g.amount, date: g.date, paid, gl_account: g.gl ?? undefined }));
+  } else if (g.kind === 'journal') {
+    const total = g.debits.reduce((s, l) => s.plus(l.amount), new D(0));
+    for (const l of g.debits) book(l.account, new D(l.amount));
+    book(g.credit, total.neg());
+    grandTotal = grandTotal.plus(total);
+    const lines = [...g.debits.map((l) => ({ account_number: l.account, debit: l.amount })), { account_number: g.credit, credit: total.toNumber() }];
+    const res = await stack.api('/v1/accounting/journal-entries', { method: 'POST', json: { date_posting: g.date, description: `Entry ${id}`, lines } });
+    expect(res.status, await res.clone().text()).toBe(200);
   } else {
     const lines = (g.lines as Array<{ amount: number; paid: boolean }>).map((l) => (l.paid ? { amount: l.amount, paid: { type: 'sales_invoice' as const, id: 1 } } : { amount: l.amount, gl_account: '568' }));
     const total = lines.reduce((s, l) => s.plus(l.amount), new D(0));
@@ -134,6 +151,23 @@ describe('ledger properties', () => {
         for (const r of period) expect(new D(r.ob).plus(r.debit).minus(r.credit).toFixed(2)).toBe(new D(r.cb).toFixed(2));
         expect(period.reduce((s, r) => s.plus(r.debit), new D(0)).toFixed(2)).toBe(period.reduce((s, r) => s.plus(r.credit), new D(0)).toFixed(2));
         expect(period.reduce((s, r) => s.plus(r.ob), new D(0)).toFixed(2)).toBe('0.00');
+
+        // the statements: the sheet balances on any day, and at the end its result is the profit
+        // of everything posted; an account's ledger closes at its trial-balance figure
+        for (const asOf of ['2024-06-30', '2025-03-31', '2025-12-31']) {
+          const bs = await (await stack.api(`/v1/reporting/financial/balance-sheet?as_of=${asOf}`)).json();
+          expect(new D(bs.total_liabilities_and_equity).toFixed(2), asOf).toBe(new D(bs.total_assets).toFixed(2));
+          expect(new D(bs.liabilities.total).plus(bs.equity.total).plus(bs.result).toFixed(2)).toBe(new D(bs.total_assets).toFixed(2));
+        }
+        const bs = await (await stack.api('/v1/reporting/financial/balance-sheet?as_of=2025-12-31')).json();
+        const pl = await (await stack.api('/v1/reporting/financial/profit-and-loss?date_from=2024-01-01&date_to=2025-12-31')).json();
+        expect(new D(pl.profit).toFixed(2)).toBe(new D(bs.result).toFixed(2));
+        const profit = [...expected].reduce((s, [acct, v]) => (acct.startsWith('5') || acct.startsWith('6') ? s.minus(v) : s), new D(0));
+        expect(new D(pl.profit).toFixed(2)).toBe(profit.toFixed(2));
+        for (const acct of ['221', '311', '343']) {
+          const ledger = await (await stack.api(`/v1/reporting/financial/account-ledger?account_number=${acct}&date_from=2024-01-01&date_to=2025-12-31&take=0`)).json();
+          expect(new D(ledger.closing_balance).toFixed(2), acct).toBe(cb[acct] ?? '0.00');
+        }
       }),
       { numRuns: 3, endOnFailure: true, seed: 20251123 },
     );
