@@ -6,6 +6,8 @@ import { expectOk as ok, expectProblem, readEvents } from '../support/assertions
 import { secondOrganisation } from '../finance/support.js';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
 import { DEFAULT_CHART } from '../../apps/accounting/src/domain/chart.js';
+import { Receiver } from '../support/webhook-receiver.js';
+import { Webhook } from 'standardwebhooks';
 
 /*
  * Manual journal entries (decision 165), as an accountant uses them: the opening balances of a
@@ -16,10 +18,15 @@ import { DEFAULT_CHART } from '../../apps/accounting/src/domain/chart.js';
  */
 
 let stack: Stack;
+const receiver = new Receiver();
 beforeAll(async () => {
-  stack = await startStack({ services: ['accounting'] });
+  await receiver.start();
+  stack = await startStack({ services: ['accounting'], env: { WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '50' } });
 }, 60_000);
-afterAll(async () => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  await receiver.stop();
+});
 
 const send = (method: string, path: string, json?: unknown, init: { key?: string; headers?: Record<string, string> } = {}) => stack.api(path, { method, json, ...init });
 const post = async (json: unknown, init?: { key?: string; headers?: Record<string, string> }) => ok(await send('POST', '/v1/accounting/journal-entries', json, init));
@@ -270,6 +277,19 @@ describe('manual journal entries (decision 165)', () => {
     const result = await rebuildLedger(svc.deps.orm, svc.deps.bus, 1, opts);
     expect(result).toEqual({ orgId: 1, events: entries, transactions: entries });
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('reaches an integration that subscribes to journal entries as a signed webhook', async () => {
+    const hook = await ok(await send('POST', '/v1/settings/webhooks', { url: `${receiver.url}/ok/journal`, events: ['accounting.journal_entry.posted'] }));
+    const entry = await post({ date_posting: '2026-02-28', description: 'Depreciation February', lines: [dr('551', 830.5), cr('082', 830.5)] });
+    const [hit] = await eventually(async () => (receiver.at('/ok/journal').length ? receiver.at('/ok/journal') : null), 10_000);
+    const delivered = new Webhook(hook.secret).verify(hit.body, hit.headers) as { type: string; orgid: string; data: unknown };
+    expect(delivered).toMatchObject({ type: 'com.ledgerline.accounting.journal_entry.posted.v1', orgid: '1' });
+    expect(delivered.data).toEqual(entry);
+    // the ledger's own announcement is another subject, not delivered here
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.at('/ok/journal')).toHaveLength(1);
+    expect((await ok(await send('DELETE', `/v1/settings/webhooks/${hook.id}`))).id).toBe(hook.id);
   });
 
   it('refuses an entry or a reversal on or before the lock date, and lets the reversal through on an open day', async () => {

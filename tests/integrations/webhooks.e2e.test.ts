@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
@@ -9,6 +7,7 @@ import { DATABASE_URL, eventually, startStack, type Stack } from '../support/sta
 import { expectProblem, readEvents } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
 import { invoiceBody } from '../sales/helpers.js';
+import { Receiver } from '../support/webhook-receiver.js';
 
 /*
  * Webhooks against a real HTTP receiver: Standard Webhooks signatures (verified with the
@@ -16,52 +15,6 @@ import { invoiceBody } from '../sales/helpers.js';
  * two-tenant isolation, secret rotation with both secrets valid during the overlap, and SSRF
  * refusals when saving and when connecting.
  */
-
-interface Hit {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-  at: number;
-}
-
-/** A receiver whose answer depends on the path: /ok 204, /flaky/<n> 500 n times then 200, /down 500 with a 5 KB body, /redirect 302. */
-class Receiver {
-  readonly hits: Hit[] = [];
-  private readonly server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      this.hits.push({ path, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const flaky = /^\/flaky\/(\d+)/.exec(path);
-      if (path.startsWith('/ok') || path.startsWith('/org2')) res.writeHead(204).end();
-      else if (flaky) res.writeHead(this.count(path) <= Number(flaky[1]) ? 500 : 200).end('ok');
-      else if (path.startsWith('/down')) res.writeHead(500, { 'content-type': 'text/plain' }).end('é'.repeat(2500));
-      else if (path.startsWith('/redirect')) res.writeHead(302, { location: `${this.url}/ok/redirected` }).end();
-      else if (path.startsWith('/hang')) return; // never answers
-      else res.writeHead(404).end();
-    });
-  });
-  url = '';
-
-  count(path: string): number {
-    return this.hits.filter((h) => h.path === path).length;
-  }
-
-  at(path: string): Hit[] {
-    return this.hits.filter((h) => h.path === path);
-  }
-
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server.close(() => r()));
-  }
-}
 
 const receiver = new Receiver();
 let stack: Stack;
