@@ -78,6 +78,8 @@ describe('financial statements from the ledger (decision 167)', () => {
     ]);
     expect(lines(bs.equity)).toEqual([['411', 150000]]);
     expect(bs.result).toBe(-250);
+    // everything was posted this year
+    expect(bs).toMatchObject({ result_of_year: -250, result_of_earlier_years: 0 });
     expect(bs.total_assets).toBe(160210);
     expect(bs.total_liabilities_and_equity).toBe(160210);
     // before anything was posted: nothing, and still balanced

@@ -162,6 +162,11 @@ describe('ledger properties', () => {
         const bs = await (await stack.api('/v1/reporting/financial/balance-sheet?as_of=2025-12-31')).json();
         const pl = await (await stack.api('/v1/reporting/financial/profit-and-loss?date_from=2024-01-01&date_to=2025-12-31')).json();
         expect(new D(pl.profit).toFixed(2)).toBe(new D(bs.result).toFixed(2));
+        // the result split by year: 2025's own, and 2024's that no closing entry moved
+        const pl2025 = await (await stack.api('/v1/reporting/financial/profit-and-loss?date_from=2025-01-01&date_to=2025-12-31')).json();
+        const pl2024 = await (await stack.api('/v1/reporting/financial/profit-and-loss?date_from=2024-01-01&date_to=2024-12-31')).json();
+        expect(new D(bs.result_of_year).toFixed(2)).toBe(new D(pl2025.profit).toFixed(2));
+        expect(new D(bs.result_of_earlier_years).toFixed(2)).toBe(new D(pl2024.profit).toFixed(2));
         const profit = [...expected].reduce((s, [acct, v]) => (acct.startsWith('5') || acct.startsWith('6') ? s.minus(v) : s), new D(0));
         expect(new D(pl.profit).toFixed(2)).toBe(profit.toFixed(2));
         for (const acct of ['221', '311', '343']) {

@@ -72,9 +72,13 @@ export function balanceSheetOf(sums: readonly AccountSums[]): { assets: Section;
 
 // --- reports -----------------------------------------------------------------------------------
 
-async function sumsOf(ctx: TenantContext, dateFrom: string | undefined, dateTo: string): Promise<AccountSums[]> {
+/** Each account's sums over the period, and over its year to `dateTo` (the trial balance's one aggregate answers both). */
+async function sumsOf(ctx: TenantContext, dateFrom: string | undefined, dateTo: string): Promise<{ period: AccountSums[]; yearToDate: AccountSums[] }> {
   const figures = await trialBalanceFigures(ctx.em, ctx.orgId, { bookId: GENERAL_LEDGER_BOOK.id, dateFrom, dateTo, today: dateTo });
-  return figures.map((f) => ({ number: f.number, debit: dec(f.debit), credit: dec(f.credit) }));
+  return {
+    period: figures.map((f) => ({ number: f.number, debit: dec(f.debit), credit: dec(f.credit) })),
+    yearToDate: figures.map((f) => ({ number: f.number, debit: dec(f.ytd_debit), credit: dec(f.ytd_credit) })),
+  };
 }
 
 /** The legal currency, and whether the books are closed through `day` (decision 156). */
@@ -91,13 +95,16 @@ async function sectionView(ctx: TenantContext, locale: ChartLocale) {
 
 export async function profitAndLoss(ctx: TenantContext, q: { date_from: string; date_to: string }, locale: ChartLocale, defaultCurrency: string): Promise<ProfitAndLoss> {
   refuseReversedPeriod(q);
-  const { revenue, expenses, profit } = profitAndLossOf(await sumsOf(ctx, q.date_from, q.date_to));
+  const { revenue, expenses, profit } = profitAndLossOf((await sumsOf(ctx, q.date_from, q.date_to)).period);
   const view = await sectionView(ctx, locale);
   return { ...(await stateOf(ctx, q.date_to, defaultCurrency)), date_from: q.date_from, date_to: q.date_to, revenue: view(revenue), expenses: view(expenses), profit: toWire(profit) };
 }
 
 export async function balanceSheet(ctx: TenantContext, q: { as_of: string }, locale: ChartLocale, defaultCurrency: string): Promise<BalanceSheet> {
-  const { assets, liabilities, equity, result } = balanceSheetOf(await sumsOf(ctx, undefined, q.as_of));
+  const sums = await sumsOf(ctx, undefined, q.as_of);
+  const { assets, liabilities, equity, result } = balanceSheetOf(sums.period);
+  // the part of the unclosed result the year of as_of made; the rest is earlier years' not closed by entries
+  const ofYear = profitAndLossOf(sums.yearToDate).profit;
   const view = await sectionView(ctx, locale);
   const { currency, closed } = await stateOf(ctx, q.as_of, defaultCurrency);
   return {
@@ -107,6 +114,8 @@ export async function balanceSheet(ctx: TenantContext, q: { as_of: string }, loc
     liabilities: view(liabilities),
     equity: view(equity),
     result: toWire(result),
+    result_of_year: toWire(ofYear),
+    result_of_earlier_years: toWire(result.minus(ofYear)),
     total_assets: toWire(assets.total),
     total_liabilities_and_equity: toWire(liabilities.total.plus(equity.total).plus(result)),
     closed,

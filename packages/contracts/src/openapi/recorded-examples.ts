@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_mkL3yocn",
+          "prefix": "ak_6YUZu9Dr",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:42:54.612Z",
+          "created_at": "2026-11-27T19:05:38.287Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T18:42:54.666Z",
+          "last_used_at": "2026-11-27T19:05:38.342Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_JpSojpKH",
+          "prefix": "ak_KL16KSuH",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:42:54.758Z",
+          "created_at": "2026-11-27T19:05:38.468Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_JpSojpKH",
+      "prefix": "ak_KL16KSuH",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:42:54.758Z",
+      "created_at": "2026-11-27T19:05:38.468Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_JpSojpKH",
+      "prefix": "ak_KL16KSuH",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:42:54.758Z",
+      "created_at": "2026-11-27T19:05:38.468Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_JpSojpKH",
+      "prefix": "ak_KL16KSuH",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:42:54.758Z",
+      "created_at": "2026-11-27T19:05:38.468Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_JpSojpKH",
+      "prefix": "ak_KL16KSuH",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T18:42:54.758Z",
+      "created_at": "2026-11-27T19:05:38.468Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T18:42:54.870Z"
+      "revoked_at": "2026-11-27T19:05:38.550Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T18:42:55.243Z",
+          "created_at": "2026-11-27T19:05:38.970Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T18:42:57.528Z"
+        "created_at": "2026-11-27T19:05:41.824Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
+      "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "d79cdf2c-dc95-42a8-9345-2b9a7d48e245",
-      "created_at": "2026-11-27T18:42:57.554Z",
+      "uid": "31530ebe-2d3f-421d-bd69-ae504e9d60dc",
+      "created_at": "2026-11-27T19:05:41.863Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "7f7952d7-1291-4f11-8a70-3bdb72024ba5",
-      "created_at": "2026-11-27T18:42:58.182Z",
-      "edited_at": "2026-11-27T18:42:58.182Z",
+      "uid": "6137554d-d665-4955-9782-c158e3a59f9e",
+      "created_at": "2026-11-27T19:05:42.564Z",
+      "edited_at": "2026-11-27T19:05:42.564Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T18:42:57.067Z",
+          "evaluated_at": "2026-11-27T19:05:41.311Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
+      "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:42:58.576Z",
-      "edited_at": "2026-11-27T18:42:58.636Z",
+      "created_at": "2026-11-27T19:05:42.992Z",
+      "edited_at": "2026-11-27T19:05:43.050Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
+          "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
           "transaction_type": null,
-          "created_at": "2026-11-27T18:42:58.576Z",
-          "edited_at": "2026-11-27T18:42:58.636Z",
+          "created_at": "2026-11-27T19:05:42.992Z",
+          "edited_at": "2026-11-27T19:05:43.050Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1765,6 +1765,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "total": 0
       },
       "result": 1219.66,
+      "result_of_year": 1219.66,
+      "result_of_earlier_years": 0,
       "total_assets": 25656.8,
       "total_liabilities_and_equity": 25656.8,
       "closed": false
@@ -1928,7 +1930,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T18:42:58.783Z",
+      "created_at": "2026-11-27T19:05:43.242Z",
       "created_by": "key:2"
     }
   },
@@ -1964,7 +1966,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T18:42:58.783Z",
+          "created_at": "2026-11-27T19:05:43.242Z",
           "created_by": "key:2"
         }
       ],
@@ -1998,7 +2000,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T18:42:58.783Z",
+      "created_at": "2026-11-27T19:05:43.242Z",
       "created_by": "key:2"
     }
   },
@@ -2035,7 +2037,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T18:42:58.817Z",
+      "created_at": "2026-11-27T19:05:43.273Z",
       "created_by": "key:2"
     }
   },
@@ -2115,8 +2117,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b9d2a78a-2c41-4a83-bf6f-0d82267c85d8",
-      "created_at": "2026-11-27T18:42:55.230Z",
+      "uid": "778f0b00-2380-4bda-b49e-39781754eef5",
+      "created_at": "2026-11-27T19:05:38.954Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2319,8 +2321,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "b9d2a78a-2c41-4a83-bf6f-0d82267c85d8",
-          "created_at": "2026-11-27T18:42:55.230Z",
+          "uid": "778f0b00-2380-4bda-b49e-39781754eef5",
+          "created_at": "2026-11-27T19:05:38.954Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2521,8 +2523,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "b9d2a78a-2c41-4a83-bf6f-0d82267c85d8",
-      "created_at": "2026-11-27T18:42:55.230Z",
+      "uid": "778f0b00-2380-4bda-b49e-39781754eef5",
+      "created_at": "2026-11-27T19:05:38.954Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2733,7 +2735,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T18:42:57.067Z",
+        "evaluated_at": "2026-11-27T19:05:41.311Z",
         "blocking_reason": null
       }
     }
@@ -2746,8 +2748,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "d79cdf2c-dc95-42a8-9345-2b9a7d48e245",
-          "created_at": "2026-11-27T18:42:57.554Z",
+          "uid": "31530ebe-2d3f-421d-bd69-ae504e9d60dc",
+          "created_at": "2026-11-27T19:05:41.863Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2895,8 +2897,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "d79cdf2c-dc95-42a8-9345-2b9a7d48e245",
-      "created_at": "2026-11-27T18:42:57.554Z",
+      "uid": "31530ebe-2d3f-421d-bd69-ae504e9d60dc",
+      "created_at": "2026-11-27T19:05:41.863Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3047,7 +3049,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>B9D2A78A-2C41-4A83-BF6F-0D82267C85D8</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>778F0B00-2380-4BDA-B49E-39781754EEF5</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3059,7 +3061,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>D79CDF2C-DC95-42A8-9345-2B9A7D48E245</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>B9D2A78A-2C41-4A83-BF6F-0D82267C85D8</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>31530EBE-2D3F-421D-BD69-AE504E9D60DC</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>778F0B00-2380-4BDA-B49E-39781754EEF5</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3081,7 +3083,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T18:42:58.124Z",
+      "created_at": "2026-11-27T19:05:42.495Z",
       "removed_at": null
     }
   },
@@ -3104,8 +3106,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:42:58.093Z",
-          "removed_at": "2026-11-27T18:42:58.110Z"
+          "created_at": "2026-11-27T19:05:42.446Z",
+          "removed_at": "2026-11-27T19:05:42.478Z"
         },
         {
           "id": 2,
@@ -3120,7 +3122,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T18:42:58.124Z",
+          "created_at": "2026-11-27T19:05:42.495Z",
           "removed_at": null
         }
       ],
@@ -3146,8 +3148,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:42:58.093Z",
-          "removed_at": "2026-11-27T18:42:58.110Z"
+          "created_at": "2026-11-27T19:05:42.446Z",
+          "removed_at": "2026-11-27T19:05:42.478Z"
         },
         {
           "id": 2,
@@ -3162,7 +3164,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T18:42:58.124Z",
+          "created_at": "2026-11-27T19:05:42.495Z",
           "removed_at": null
         }
       ],
@@ -3183,8 +3185,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T18:42:58.093Z",
-      "removed_at": "2026-11-27T18:42:58.110Z"
+      "created_at": "2026-11-27T19:05:42.446Z",
+      "removed_at": "2026-11-27T19:05:42.478Z"
     }
   },
   "allocateVendorCredit": {
@@ -3205,7 +3207,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T18:42:58.245Z",
+      "created_at": "2026-11-27T19:05:42.622Z",
       "removed_at": null
     }
   },
@@ -3228,8 +3230,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:42:58.221Z",
-          "removed_at": "2026-11-27T18:42:58.235Z"
+          "created_at": "2026-11-27T19:05:42.596Z",
+          "removed_at": "2026-11-27T19:05:42.611Z"
         },
         {
           "id": 2,
@@ -3244,7 +3246,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T18:42:58.245Z",
+          "created_at": "2026-11-27T19:05:42.622Z",
           "removed_at": null
         }
       ],
@@ -3270,8 +3272,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T18:42:58.221Z",
-          "removed_at": "2026-11-27T18:42:58.235Z"
+          "created_at": "2026-11-27T19:05:42.596Z",
+          "removed_at": "2026-11-27T19:05:42.611Z"
         },
         {
           "id": 2,
@@ -3286,7 +3288,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T18:42:58.245Z",
+          "created_at": "2026-11-27T19:05:42.622Z",
           "removed_at": null
         }
       ],
@@ -3307,8 +3309,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T18:42:58.221Z",
-      "removed_at": "2026-11-27T18:42:58.235Z"
+      "created_at": "2026-11-27T19:05:42.596Z",
+      "removed_at": "2026-11-27T19:05:42.611Z"
     }
   },
   "createBill": {
@@ -3360,9 +3362,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "28de103f-aa11-4056-81a8-291d7d74fab3",
-      "created_at": "2026-11-27T18:42:58.152Z",
-      "edited_at": "2026-11-27T18:42:58.152Z",
+      "uid": "b1bea920-1a9f-4a83-b545-670f59c62ffd",
+      "created_at": "2026-11-27T19:05:42.526Z",
+      "edited_at": "2026-11-27T19:05:42.526Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3479,9 +3481,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "82169eb6-c504-4ecc-8d7a-3fc73953fe4b",
-        "created_at": "2026-11-27T18:42:57.057Z",
-        "edited_at": "2026-11-27T18:42:57.057Z",
+        "uid": "2cc1b235-f609-41c0-a84a-209dc5b62d6a",
+        "created_at": "2026-11-27T19:05:41.281Z",
+        "edited_at": "2026-11-27T19:05:41.281Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3615,9 +3617,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "28de103f-aa11-4056-81a8-291d7d74fab3",
-          "created_at": "2026-11-27T18:42:58.152Z",
-          "edited_at": "2026-11-27T18:42:58.152Z",
+          "uid": "b1bea920-1a9f-4a83-b545-670f59c62ffd",
+          "created_at": "2026-11-27T19:05:42.526Z",
+          "edited_at": "2026-11-27T19:05:42.526Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3736,9 +3738,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "7f7952d7-1291-4f11-8a70-3bdb72024ba5",
-          "created_at": "2026-11-27T18:42:58.182Z",
-          "edited_at": "2026-11-27T18:42:58.182Z",
+          "uid": "6137554d-d665-4955-9782-c158e3a59f9e",
+          "created_at": "2026-11-27T19:05:42.564Z",
+          "edited_at": "2026-11-27T19:05:42.564Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4066,9 +4068,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "28de103f-aa11-4056-81a8-291d7d74fab3",
-      "created_at": "2026-11-27T18:42:58.152Z",
-      "edited_at": "2026-11-27T18:42:58.152Z",
+      "uid": "b1bea920-1a9f-4a83-b545-670f59c62ffd",
+      "created_at": "2026-11-27T19:05:42.526Z",
+      "edited_at": "2026-11-27T19:05:42.526Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4179,9 +4181,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "7f7952d7-1291-4f11-8a70-3bdb72024ba5",
-      "created_at": "2026-11-27T18:42:58.182Z",
-      "edited_at": "2026-11-27T18:42:58.182Z",
+      "uid": "6137554d-d665-4955-9782-c158e3a59f9e",
+      "created_at": "2026-11-27T19:05:42.564Z",
+      "edited_at": "2026-11-27T19:05:42.564Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4418,7 +4420,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T18:42:58.351Z",
+          "created_at": "2026-11-27T19:05:42.743Z",
           "entries": [
             {
               "order": 1,
@@ -4572,7 +4574,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T18:42:58.351Z"
+          "created_at": "2026-11-27T19:05:42.743Z"
         }
       ],
       "aggregations": []
@@ -4589,7 +4591,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T18:42:58.351Z",
+      "created_at": "2026-11-27T19:05:42.743Z",
       "entries": [
         {
           "order": 1,
@@ -4753,10 +4755,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
+      "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:42:58.576Z",
-      "edited_at": "2026-11-27T18:42:58.576Z",
+      "created_at": "2026-11-27T19:05:42.992Z",
+      "edited_at": "2026-11-27T19:05:42.992Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4839,10 +4841,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "97464374-7da3-4fa9-a0c1-5e5449f58011",
+      "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
       "transaction_type": null,
-      "created_at": "2026-11-27T18:42:58.576Z",
-      "edited_at": "2026-11-27T18:42:58.576Z",
+      "created_at": "2026-11-27T19:05:42.992Z",
+      "edited_at": "2026-11-27T19:05:42.992Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4935,7 +4937,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T18:42:55.145Z"
+      "created_at": "2026-11-27T19:05:38.852Z"
     }
   },
   "listNumberingSeries": {
@@ -4950,7 +4952,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T18:42:55.135Z"
+          "created_at": "2026-11-27T19:05:38.835Z"
         },
         {
           "id": 2,
@@ -4958,7 +4960,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T18:42:55.145Z"
+          "created_at": "2026-11-27T19:05:38.852Z"
         }
       ],
       "aggregations": []
@@ -5058,15 +5060,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
+          "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T18:42:54.909Z",
-          "last_used_at": "2026-11-27T18:42:54.937Z",
+          "created_at": "2026-11-27T19:05:38.588Z",
+          "last_used_at": "2026-11-27T19:05:38.628Z",
           "revoked_at": null
         }
       ],
@@ -5076,30 +5078,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
+      "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T18:42:54.909Z",
-      "last_used_at": "2026-11-27T18:42:54.937Z",
+      "created_at": "2026-11-27T19:05:38.588Z",
+      "last_used_at": "2026-11-27T19:05:38.628Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_cd6IDChrgo7Li34gBT1P_1uqJeG",
+      "client_id": "cl_XA7l6zffkgi8AEh3UIla_4QYXMs",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T18:42:54.971Z",
+      "created_at": "2026-11-27T19:05:38.656Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T18:42:54.982Z"
+      "revoked_at": "2026-11-27T19:05:38.670Z"
     }
   },
   "deleteClient": {
@@ -5140,8 +5142,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T18:42:54.610Z",
-      "updated_at": "2026-11-27T18:42:54.610Z"
+      "created_at": "2026-11-27T19:05:38.283Z",
+      "updated_at": "2026-11-27T19:05:38.283Z"
     }
   },
   "updateOrganisation": {
@@ -5182,19 +5184,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T18:42:54.610Z",
-      "updated_at": "2026-11-27T18:42:54.709Z"
+      "created_at": "2026-11-27T19:05:38.283Z",
+      "updated_at": "2026-11-27T19:05:38.411Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_PYZzMkubaZUUIDsj9zIW_4gEBsl",
+      "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjdjNjAwMTJhLThiY2YtNDI4NC1hNmM4LWE2OGU3NGY5MzQwNCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9QWVp6TWt1YmFaVVVJRHNqOXpJV180Z0VCc2wiLCJqdGkiOiI3OTU3NzUzZC1jZGY1LTQ3ZDYtOGUwNS1jMTQyMzc1NWUzMmYiLCJpYXQiOjE3OTU4MDQ5NzQsImV4cCI6MTc5NTgwNTg3NH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjBhMjdjZDY3LWI1MWItNDM1Ny1hZjMxLWRjY2M3ZmMxOWM5NSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9xbjJ2TUllM3B3MENzbHBhMHRBSF8wSm1YOXgiLCJqdGkiOiIyY2ZmMDY5ZS1lNGY2LTQ4NjktYmU4OS0yZTc5YzIzOWQwOWQiLCJpYXQiOjE3OTU4MDYzMzgsImV4cCI6MTc5NTgwNzIzOH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5216,8 +5218,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T18:42:55.087Z",
-          "updated_at": "2026-11-27T18:42:55.091Z"
+          "created_at": "2026-11-27T19:05:38.792Z",
+          "updated_at": "2026-11-27T19:05:38.796Z"
         }
       ],
       "aggregations": []
@@ -5242,8 +5244,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:42:55.087Z",
-      "updated_at": "2026-11-27T18:42:55.091Z",
+      "created_at": "2026-11-27T19:05:38.792Z",
+      "updated_at": "2026-11-27T19:05:38.796Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5258,8 +5260,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:42:55.087Z",
-      "updated_at": "2026-11-27T18:42:55.091Z"
+      "created_at": "2026-11-27T19:05:38.792Z",
+      "updated_at": "2026-11-27T19:05:38.796Z"
     }
   },
   "updateWebhook": {
@@ -5281,8 +5283,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:42:55.087Z",
-      "updated_at": "2026-11-27T18:42:55.122Z"
+      "created_at": "2026-11-27T19:05:38.792Z",
+      "updated_at": "2026-11-27T19:05:38.825Z"
     }
   },
   "deleteWebhook": {
@@ -5303,8 +5305,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T18:42:55.087Z",
-      "updated_at": "2026-11-27T18:42:58.963Z",
+      "created_at": "2026-11-27T19:05:38.792Z",
+      "updated_at": "2026-11-27T19:05:43.382Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5317,7 +5319,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "cd6f4120-8485-4cd5-88ed-74f15e330b96",
+          "event_id": "c4763442-73d8-45f5-9a68-9768f339b98f",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5325,23 +5327,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 7,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T19:42:58.747Z",
-          "created_at": "2026-11-27T18:42:58.720Z",
+          "next_attempt_at": "2026-11-27T20:05:43.191Z",
+          "created_at": "2026-11-27T19:05:43.160Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "f7c49145-a9fd-4b8e-a9fe-f68fa2d72bb8",
+          "event_id": "2e6621c7-14b0-4500-a29f-b9e8b71b62b0",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 18,
+          "last_duration_ms": 7,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T19:42:58.624Z",
-          "created_at": "2026-11-27T18:42:58.572Z",
+          "next_attempt_at": "2026-11-27T20:05:43.029Z",
+          "created_at": "2026-11-27T19:05:42.991Z",
           "completed_at": null
         }
       ],
@@ -5352,7 +5354,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "cd6f4120-8485-4cd5-88ed-74f15e330b96",
+      "event_id": "c4763442-73d8-45f5-9a68-9768f339b98f",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
@@ -5360,8 +5362,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 7,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T18:42:58.942Z",
-      "created_at": "2026-11-27T18:42:58.720Z",
+      "next_attempt_at": "2026-11-27T19:05:43.371Z",
+      "created_at": "2026-11-27T19:05:43.160Z",
       "completed_at": null
     }
   },
@@ -5417,18 +5419,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T18:42:54.610Z",
-        "updated_at": "2026-11-27T18:42:54.610Z"
+        "created_at": "2026-11-27T19:05:38.283Z",
+        "updated_at": "2026-11-27T19:05:38.283Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_mkL3yocn",
+        "prefix": "ak_6YUZu9Dr",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T18:42:54.612Z",
+        "created_at": "2026-11-27T19:05:38.287Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
