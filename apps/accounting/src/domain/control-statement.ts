@@ -1,6 +1,6 @@
 import type { ControlStatement, TaxPeriodQuery } from '@ledgerline/contracts';
 import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { taxPeriodState } from './tax-period.js';
+import { reportPeriodState } from './tax-period.js';
 
 /*
  * The Czech VAT control statement (kontrolní hlášení) of a period, decision 158: every ledger tax
@@ -138,7 +138,7 @@ export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, de
       tax: dec(r.tax).times(r.sign),
     })),
   );
-  const { currency, closed } = await taxPeriodState(em, orgId, q, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(em, orgId, q, defaultCurrency);
   return {
     currency,
     date_from: q.date_from,

@@ -1,6 +1,6 @@
 import type { EuSalesList, TaxPeriodQuery } from '@ledgerline/contracts';
 import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { taxPeriodState } from './tax-period.js';
+import { reportPeriodState } from './tax-period.js';
 
 /*
  * The EC Sales List (souhrnné hlášení) of a period, decision 159: supplies to VAT payers in other
@@ -79,7 +79,7 @@ export async function euSalesList(ctx: TenantContext, q: TaxPeriodQuery, default
   const lines = euSalesLines(
     found.map((r) => ({ vatNo: r.vat_no, addressCountry: r.address_country, code: r.code, base: dec(r.base).times(r.sign), source: { type: r.source_type, id: Number(r.source_id) } })),
   );
-  const { currency, closed } = await taxPeriodState(em, orgId, q, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(em, orgId, q, defaultCurrency);
   return {
     currency,
     date_from: q.date_from,

@@ -1,8 +1,9 @@
 import type { BalanceSheet, ProfitAndLoss } from '@ledgerline/contracts';
-import { dec, lockDateOf, organisationReplica, refuseReversedPeriod, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { dec, refuseReversedPeriod, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
 import { GENERAL_LEDGER_BOOK, type ChartLocale } from './chart.js';
 import { accountsOf, glAccountView } from './transactions.js';
-import { legalCurrencyOf, trialBalanceFigures } from './trial-balance.js';
+import { reportPeriodState } from './tax-period.js';
+import { trialBalanceFigures } from './trial-balance.js';
 
 /*
  * The profit and loss account and the balance sheet (decision 167): the ledger summed per account
@@ -81,13 +82,6 @@ async function sumsOf(ctx: TenantContext, dateFrom: string | undefined, dateTo: 
   };
 }
 
-/** The legal currency, and whether the books are closed through `day` (decision 156). */
-async function stateOf(ctx: TenantContext, day: string, defaultCurrency: string): Promise<{ currency: string; closed: boolean }> {
-  const replica = await organisationReplica(ctx.em, ctx.orgId);
-  const lockDate = lockDateOf(replica?.profile);
-  return { currency: await legalCurrencyOf(ctx.em, ctx.orgId, defaultCurrency, replica), closed: lockDate !== null && lockDate >= day };
-}
-
 async function sectionView(ctx: TenantContext, locale: ChartLocale) {
   const accounts = await accountsOf(ctx.em);
   return (s: Section) => ({ lines: s.lines.map((l) => ({ gl_account: glAccountView(l.number, accounts, locale), amount: toWire(l.amount) })), total: toWire(s.total) });
@@ -97,7 +91,7 @@ export async function profitAndLoss(ctx: TenantContext, q: { date_from: string; 
   refuseReversedPeriod(q);
   const { revenue, expenses, profit } = profitAndLossOf((await sumsOf(ctx, q.date_from, q.date_to)).period);
   const view = await sectionView(ctx, locale);
-  return { ...(await stateOf(ctx, q.date_to, defaultCurrency)), date_from: q.date_from, date_to: q.date_to, revenue: view(revenue), expenses: view(expenses), profit: toWire(profit) };
+  return { ...(await reportPeriodState(ctx.em, ctx.orgId, q, defaultCurrency)), date_from: q.date_from, date_to: q.date_to, revenue: view(revenue), expenses: view(expenses), profit: toWire(profit) };
 }
 
 export async function balanceSheet(ctx: TenantContext, q: { as_of: string }, locale: ChartLocale, defaultCurrency: string): Promise<BalanceSheet> {
@@ -106,7 +100,7 @@ export async function balanceSheet(ctx: TenantContext, q: { as_of: string }, loc
   // the part of the unclosed result the year of as_of made; the rest is earlier years' not closed by entries
   const ofYear = profitAndLossOf(sums.yearToDate).profit;
   const view = await sectionView(ctx, locale);
-  const { currency, closed } = await stateOf(ctx, q.as_of, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(ctx.em, ctx.orgId, { date_to: q.as_of }, defaultCurrency);
   return {
     currency,
     as_of: q.as_of,

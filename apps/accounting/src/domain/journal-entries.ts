@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { eventType, SUBJECTS, type CloudEvent, type JournalEntry, type JournalEntryRequest, type JournalEntryReverse } from '@ledgerline/contracts';
+import { SUBJECTS, type CloudEvent, type JournalEntry, type JournalEntryRequest, type JournalEntryReverse } from '@ledgerline/contracts';
 import {
   BusinessRuleError,
   ConflictError,
@@ -9,6 +9,7 @@ import {
   parseRange,
   postingSettingsOf,
   readEntity,
+  recordPreparedEvent,
   refuseClosedPeriod,
   sortedPage,
   sqlRows,
@@ -139,19 +140,10 @@ async function postJournalEntry(
     createdBy: ctx.actor,
   };
   const [view] = await viewsOf(em, orgId, [record]);
-  const eventId = await ctx.emit({ subject: SUBJECTS.accountingJournalEntryPosted, orgId, resource: String(id), data: view });
-  const event: CloudEvent = {
-    specversion: '1.0',
-    id: eventId,
-    source: 'accounting',
-    type: eventType(SUBJECTS.accountingJournalEntryPosted),
-    subject: String(id),
-    time: ctx.now().toISOString(),
-    datacontenttype: 'application/json',
-    orgid: String(orgId),
-    // the data as the event carries it on the bus, so the ledger posts what a rebuild would read
-    data: JSON.parse(JSON.stringify(view)),
-  };
+  // the ledger posts from the envelope exactly as the relay will publish it, as a rebuild reads it
+  const announced = ctx.prepareEvent({ subject: SUBJECTS.accountingJournalEntryPosted, orgId, resource: String(id), data: view });
+  await recordPreparedEvent(em, announced);
+  const event = JSON.parse(announced.json) as CloudEvent;
   await applyLedgerEvent({ em, emit: ctx.emit }, 'journal_entry', event, opts);
   return view;
 }

@@ -1,14 +1,13 @@
-import type { TaxPeriodQuery } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockDateOf, organisationReplica } from '@ledgerline/service-kit';
 import { legalCurrencyOf } from './trial-balance.js';
 
-
 /**
- * What every tax report says of its period beside its figures: the legal currency they are in,
- * and whether the books are closed through its last day (decision 156), so the figures are final.
+ * What every report of a period says beside its figures (the VAT filings, the profit and loss
+ * account, the balance sheet): the legal currency they are in, and whether the books are closed
+ * through its last day (decision 156), so the figures are final.
  */
-export async function taxPeriodState(em: EntityManager, orgId: number, q: TaxPeriodQuery, defaultCurrency: string): Promise<{ currency: string; closed: boolean }> {
+export async function reportPeriodState(em: EntityManager, orgId: number, q: { date_to: string }, defaultCurrency: string): Promise<{ currency: string; closed: boolean }> {
   const replica = await organisationReplica(em, orgId);
   const lockDate = lockDateOf(replica?.profile);
   return { currency: await legalCurrencyOf(em, orgId, defaultCurrency, replica), closed: lockDate !== null && lockDate >= q.date_to };

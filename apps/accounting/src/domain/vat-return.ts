@@ -1,6 +1,6 @@
 import type { VatReturn, TaxPeriodQuery } from '@ledgerline/contracts';
 import { dec, refuseReversedPeriod, roundMoney, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { taxPeriodState } from './tax-period.js';
+import { reportPeriodState } from './tax-period.js';
 
 /*
  * The VAT return of a period, summed from the reporting fields every ledger tax row carries
@@ -95,7 +95,7 @@ export async function vatReturn(ctx: TenantContext, q: TaxPeriodQuery, defaultCu
   refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{ row: string; base: string; tax: string; entries: number }>(em, SUMS, [orgId, q.date_from, q.date_to, orgId]);
-  const { currency, closed } = await taxPeriodState(em, orgId, q, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(em, orgId, q, defaultCurrency);
   const sums = found.map((r) => ({ row: r.row, base: dec(r.base), tax: dec(r.tax) }));
   const { rows, output, deductible, due, excess } = vatReturnTotals(sums);
   const filed = filedVatReturn(sums);
