@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Decimal from 'decimal.js';
+import { sqlRows } from '@ledgerline/service-kit';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { bankTransaction, bill, creditNote, invoice, payout, publisher, vendorCredit, SUBJECTS, type DocSpec, type Publisher } from './support.js';
 
@@ -9,7 +10,8 @@ import { bankTransaction, bill, creditNote, invoice, payout, publisher, vendorCr
  * payments) and manual journal entries reaches the ledger, every accounting transaction balances
  * exactly, the trial balance of each account equals what the documents' stored legal figures and
  * the entries' lines say it must be, the balance sheet balances on any day, its result is the
- * profit and loss account's profit, and an account's ledger closes at its trial-balance figure.
+ * profit and loss account's profit, and an account's ledger closes at its trial-balance figure;
+ * closing the years then moves every result to 431 and changes no profit and loss account.
  */
 
 let stack: Stack;
@@ -177,4 +179,36 @@ describe('ledger properties', () => {
       { numRuns: 3, endOnFailure: true, seed: 20251123 },
     );
   }, 120_000);
+
+  it('closing the random years leaves classes 5, 6 and 710 at nil, the result in 431 and the profit and loss accounts as they were', async () => {
+    const get = async (path: string) => (await stack.api(path)).json();
+    const pl = async (year: number) => new D((await get(`/v1/reporting/financial/profit-and-loss?date_from=${year}-01-01&date_to=${year}-12-31`)).profit);
+    const [pl2024, pl2025] = [await pl(2024), await pl(2025)];
+    expect((await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: '2025-12-31' } })).status).toBe(200);
+    const accounting = stack.services.accounting!.deps.orm.em.fork();
+    await eventually(async () => (await sqlRows<{ d: string }>(accounting, "select profile->>'lock_date' as d from kit_organisations where org_id = 1"))[0]?.d === '2025-12-31', 10_000);
+
+    for (const year of [2024, 2025]) {
+      const res = await stack.api('/v1/accounting/year-end-closings', { method: 'POST', json: { year } });
+      const closing = await res.json();
+      expect(res.status, JSON.stringify(closing)).toBe(200);
+      expect(new D(closing.profit).toFixed(2)).toBe((year === 2024 ? pl2024 : pl2025).toFixed(2));
+    }
+    expect((await pl(2024)).toFixed(2)).toBe(pl2024.toFixed(2));
+    expect((await pl(2025)).toFixed(2)).toBe(pl2025.toFixed(2));
+    const bs = await get('/v1/reporting/financial/balance-sheet?as_of=2025-12-31');
+    expect([bs.result, bs.result_of_year, bs.result_of_earlier_years].map((v: number) => new D(v).toFixed(2))).toEqual(['0.00', '0.00', '0.00']);
+    const equity431 = bs.equity.lines.find((l: { gl_account: { number: string } }) => l.gl_account.number === '431')?.amount ?? 0;
+    expect(new D(equity431).toFixed(2)).toBe(pl2024.plus(pl2025).toFixed(2));
+    expect(new D(bs.total_liabilities_and_equity).toFixed(2)).toBe(new D(bs.total_assets).toFixed(2));
+    const tb = ((await (await stack.api('/v1/reporting/financial/trial-balance/1/export/json', { method: 'POST', json: [] })).json()) as { rows: TbRow[] }).rows;
+    for (const r of tb.filter((r) => /^(5|6|710)/.test(r.gl_account.number))) expect(new D(r.cb).toFixed(2), r.gl_account.number).toBe('0.00');
+
+    // reopened: 2025's result is unclosed again, 2024's stays in 431
+    expect((await stack.api('/v1/accounting/year-end-closings/2025/reopen', { method: 'POST' })).status).toBe(200);
+    const reopened = await get('/v1/reporting/financial/balance-sheet?as_of=2025-12-31');
+    expect(new D(reopened.result).toFixed(2)).toBe(pl2025.toFixed(2));
+    expect(new D(reopened.result_of_earlier_years).toFixed(2)).toBe('0.00');
+    expect(new D(reopened.total_liabilities_and_equity).toFixed(2)).toBe(new D(reopened.total_assets).toFixed(2));
+  }, 60_000);
 });

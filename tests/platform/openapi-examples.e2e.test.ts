@@ -101,6 +101,13 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string } = {}) => call<T>(op, path, { ...init, key });
 
     await as('getOrganisation', '/settings/organisation');
+    // last year's books, brought over before September's VAT return closed the books through its last day
+    for (const entry of [
+      { date_posting: '2025-12-31', description: 'Consulting invoiced in 2025', lines: [{ account_number: '311', debit: 60500 }, { account_number: '602', credit: 50000 }, { account_number: '343', credit: 10500 }] },
+      { date_posting: '2025-12-31', description: 'Software subscriptions 2025', lines: [{ account_number: '518', debit: 8400 }, { account_number: '321', credit: 8400 }] },
+    ]) {
+      expect((await stack.api('/v1/accounting/journal-entries', { method: 'POST', key, json: entry })).status).toBe(200);
+    }
     await as('updateOrganisation', '/settings/organisation', {
       // September's VAT return is filed: the books are closed through its last day
       json: { email: 'billing@novak-consulting.example', website: 'https://novak-consulting.example', peppol_id: '9929:CZ27074358', lock_date: '2026-09-30' },
@@ -391,6 +398,11 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getProfitAndLoss', '/reporting/financial/profit-and-loss', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getBalanceSheet', '/reporting/financial/balance-sheet', { query: 'as_of=2026-11-30' });
     await as('getAccountLedger', '/reporting/financial/account-ledger', { query: 'account_number=221&date_from=2026-11-01&date_to=2026-11-30&take=2' });
+    // last year closed, its figures final since the lock date: classes 5 and 6 to 710, the profit to 431; reopened for a correction and closed again
+    await as('closeYear', '/accounting/year-end-closings', { json: { year: 2025 } });
+    await as('reopenYear', '/accounting/year-end-closings/2025/reopen');
+    expect((await stack.api('/v1/accounting/year-end-closings', { method: 'POST', key, json: { year: 2025 } })).status).toBe(200);
+    await as('listYearEndClosings', '/accounting/year-end-closings');
 
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {

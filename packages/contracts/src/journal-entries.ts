@@ -64,10 +64,19 @@ export const journalLineSchema = z
   })
   .meta({ id: 'JournalLine' });
 
+/** What posted an entry: an accountant by hand, or the closing of a year (and the reopening that reverses it). */
+export const JOURNAL_ENTRY_KINDS = ['manual', 'year_end_close'] as const;
+export type JournalEntryKind = (typeof JOURNAL_ENTRY_KINDS)[number];
+
 export const journalEntrySchema = z
   .object({
     id,
     no: shortText(64).describe('Gap-free number per organisation and year of date_posting, e.g. JE-2026-0001'),
+    // absent from the events of entries posted before year-end closings existed: those were all manual
+    kind: z
+      .enum(JOURNAL_ENTRY_KINDS)
+      .default('manual')
+      .describe('manual (posted through this API by hand), or year_end_close (the closing of a year, or the reopening that reverses it: POST /v1/accounting/year-end-closings); closing entries are left out of the profit and loss account'),
     date_posting: isoDate,
     description: z.string(),
     reference: z.string().nullable(),
@@ -92,3 +101,43 @@ export const journalEntryListQuerySchema = z.object({
   sort: sortQuery.optional().describe('id, no, date_posting, total, created_at; -field descending (default date_posting, then id)'),
 });
 export const journalEntryPageSchema = pagedEnvelope(journalEntrySchema);
+
+// --- year-end closing ---------------------------------------------------------------------------
+
+/** The account classes 5 and 6 are closed to within the closing entry, and the one their balance, the year's result, is carried to. */
+export const PROFIT_AND_LOSS_ACCOUNT = '710';
+export const RESULT_ACCOUNT = '431';
+
+export const yearEndClosingRequestSchema = z
+  .object({
+    year: z.int().min(1900).max(9999).describe('The calendar year to close; its 31 December must be on or before the organisation’s lock_date (409 period_open)'),
+  })
+  .meta({ id: 'YearEndClosingRequest', description: 'The year to close' });
+export type YearEndClosingRequest = z.infer<typeof yearEndClosingRequestSchema>;
+
+export const yearEndClosingPathSchema = z.object({
+  year: z.coerce.number().int().min(1900).max(9999).describe('The closed year'),
+});
+
+export const yearEndClosingSchema = z
+  .object({
+    year: z.int(),
+    status: z.enum(['closed', 'reopened']).describe('closed, or reopened (its closing entry reversed, the year can be closed again)'),
+    date_posting: isoDate.describe('31 December of the year: the day the closing entry posts on'),
+    currency: currencyCode.describe('The legal currency'),
+    revenue: moneyAggregate.describe('The balance of class 6 closed to 710'),
+    expenses: moneyAggregate.describe('The balance of class 5 closed to 710'),
+    profit: moneyAggregate.describe('revenue − expenses: carried from 710 to 431 (a loss negative)'),
+    journal_entry: entryLink.describe('The closing entry: GET /v1/accounting/journal-entries/{id}'),
+    reopened_by: nullish(entryLink).describe('The entry that reversed the closing'),
+    created_at: isoDateTime,
+    created_by: z.string().describe('The credential that closed the year'),
+  })
+  .meta({
+    id: 'YearEndClosing',
+    description: 'A closed year: every account of classes 5 and 6 closed to 710 on 31 December and the result carried to 431, in one journal entry',
+  });
+export type YearEndClosing = z.infer<typeof yearEndClosingSchema>;
+
+export const yearEndClosingListQuerySchema = z.object({ ...pagingQuery(100) });
+export const yearEndClosingPageSchema = pagedEnvelope(yearEndClosingSchema);

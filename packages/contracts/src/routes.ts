@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { accountLedgerQuerySchema, accountLedgerSchema, balanceSheetQuerySchema, balanceSheetSchema, profitAndLossQuerySchema, profitAndLossSchema } from './financial-statements.js';
 import { chartAccountListQuerySchema, chartAccountPageSchema, chartAccountPathSchema, chartAccountRequestSchema, chartAccountSchema } from './chart-accounts.js';
-import { journalEntryListQuerySchema, journalEntryPageSchema, journalEntryRequestSchema, journalEntryReverseSchema, journalEntrySchema } from './journal-entries.js';
+import {
+  journalEntryListQuerySchema,
+  journalEntryPageSchema,
+  journalEntryRequestSchema,
+  journalEntryReverseSchema,
+  journalEntrySchema,
+  yearEndClosingListQuerySchema,
+  yearEndClosingPageSchema,
+  yearEndClosingPathSchema,
+  yearEndClosingRequestSchema,
+  yearEndClosingSchema,
+} from './journal-entries.js';
 import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
@@ -214,6 +225,10 @@ const DECLARED = [
   { method: 'GET', path: '/accounting/journal-entries', service: 'accounting', scope: 'accounting', operationId: 'listJournalEntries', repeatable: ['sort'], summary: 'List manual journal entries', tag: 'Journal entries', query: journalEntryListQuerySchema, response: journalEntryPageSchema },
   { method: 'GET', path: '/accounting/journal-entries/:id', service: 'accounting', scope: 'accounting', operationId: 'getJournalEntry', summary: 'Read a manual journal entry', tag: 'Journal entries', pathParams: idPathParams, response: journalEntrySchema },
   { method: 'POST', path: '/accounting/journal-entries/:id/reverse', service: 'accounting', scope: 'accounting', operationId: 'reverseJournalEntry', summary: 'Reverse a journal entry: a new entry with every line on the other side, on its day or a later one (409 when it is already reversed or is itself a reversal)', tag: 'Journal entries', pathParams: idPathParams, body: journalEntryReverseSchema, response: journalEntrySchema },
+  // the closing of a year (decision 170): classes 5 and 6 to 710, the result to 431, as one journal entry
+  { method: 'POST', path: '/accounting/year-end-closings', service: 'accounting', scope: 'accounting', operationId: 'closeYear', bodyRequired: true, summary: 'Close a year: every account of classes 5 and 6 closed to 710 on 31 December and the result carried to 431 (the year must be within the lock date)', tag: 'Journal entries', body: yearEndClosingRequestSchema, response: yearEndClosingSchema },
+  { method: 'GET', path: '/accounting/year-end-closings', service: 'accounting', scope: 'accounting', operationId: 'listYearEndClosings', summary: 'List the closings of years, newest first, reopened ones included', tag: 'Journal entries', query: yearEndClosingListQuerySchema, response: yearEndClosingPageSchema },
+  { method: 'POST', path: '/accounting/year-end-closings/:year/reopen', service: 'accounting', scope: 'accounting', operationId: 'reopenYear', summary: 'Reopen a closed year: its closing entry reversed on the same day, so the year can be corrected and closed again', tag: 'Journal entries', pathParams: yearEndClosingPathSchema, response: yearEndClosingSchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // DESIGN §1 extensions

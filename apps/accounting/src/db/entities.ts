@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { JournalEntryKind } from '@ledgerline/contracts';
 
 /*
  * Read models of the ledger. Writes go through `domain/ledger-store.ts` (plain SQL inserts, so a
@@ -163,6 +164,7 @@ export const JournalEntrySchema = defineEntity({
     id: p.integer().primary().autoincrement(),
     orgId: p.integer().fieldName('org_id'),
     no: p.string(),
+    kind: p.string().$type<JournalEntryKind>(),
     datePosting: p.string().columnType('date').fieldName('date_posting'),
     description: p.string(),
     reference: p.string().nullable(),

@@ -533,4 +533,9 @@ create table journal_entry_numbers (
     `alter table journal_entries add column created_by text not null default 'unknown';
      alter table journal_entries alter column created_by drop default;`,
   ),
+  // what posted an entry: an accountant, or the closing of a year (decision 170)
+  sqlMigration(
+    'accounting_0011_journal_entry_kind',
+    `alter table journal_entries add column kind text not null default 'manual' check (kind in ('manual', 'year_end_close'));`,
+  ),
 ];

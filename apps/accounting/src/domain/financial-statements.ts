@@ -1,5 +1,5 @@
 import type { BalanceSheet, ProfitAndLoss } from '@ledgerline/contracts';
-import { dec, refuseReversedPeriod, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
 import { GENERAL_LEDGER_BOOK, type ChartLocale } from './chart.js';
 import { accountsOf, glAccountView } from './transactions.js';
 import { reportPeriodState } from './tax-period.js';
@@ -87,9 +87,39 @@ async function sectionView(ctx: TenantContext, locale: ChartLocale) {
   return (s: Section) => ({ lines: s.lines.map((l) => ({ gl_account: glAccountView(l.number, accounts, locale), amount: toWire(l.amount) })), total: toWire(s.total) });
 }
 
+/**
+ * Each account's sums over the closings of years (and their reopenings) posted in the period: a
+ * closing moves the year's revenue and expenses to 710, so the profit and loss account of a period
+ * with a 31 December in it would read nil without taking them back out (decision 170).
+ */
+async function closingSumsOf(ctx: TenantContext, dateFrom: string, dateTo: string): Promise<AccountSums[]> {
+  const rows = await sqlRows<{ number: string; debit: string; credit: string }>(
+    ctx.em,
+    `select r.gl_account_number as number, sum(r.debit) as debit, sum(r.credit) as credit
+       from journal_entries j
+       join accounting_transactions t on t.org_id = j.org_id and t.source_type = 'journal_entry' and t.source_id = j.id
+       join ledger_rows r on r.org_id = t.org_id and r.transaction_id = t.id
+      where j.org_id = ? and j.kind = 'year_end_close' and j.date_posting between ?::date and ?::date and r.book_id = ?
+      group by r.gl_account_number`,
+    [ctx.orgId, dateFrom, dateTo, GENERAL_LEDGER_BOOK.id],
+  );
+  return rows.map((r) => ({ number: r.number, debit: dec(r.debit), credit: dec(r.credit) }));
+}
+
+/** `sums` without `taken`, account by account. */
+export function withoutSums(sums: readonly AccountSums[], taken: readonly AccountSums[]): AccountSums[] {
+  const out = new Map(sums.map((s) => [s.number, { ...s }]));
+  for (const t of taken) {
+    const s = out.get(t.number) ?? { number: t.number, debit: dec(0), credit: dec(0) };
+    out.set(t.number, { number: t.number, debit: s.debit.minus(t.debit), credit: s.credit.minus(t.credit) });
+  }
+  return [...out.values()];
+}
+
 export async function profitAndLoss(ctx: TenantContext, q: { date_from: string; date_to: string }, locale: ChartLocale, defaultCurrency: string): Promise<ProfitAndLoss> {
   refuseReversedPeriod(q);
-  const { revenue, expenses, profit } = profitAndLossOf((await sumsOf(ctx, q.date_from, q.date_to)).period);
+  const sums = withoutSums((await sumsOf(ctx, q.date_from, q.date_to)).period, await closingSumsOf(ctx, q.date_from, q.date_to));
+  const { revenue, expenses, profit } = profitAndLossOf(sums);
   const view = await sectionView(ctx, locale);
   return { ...(await reportPeriodState(ctx.em, ctx.orgId, q, defaultCurrency)), date_from: q.date_from, date_to: q.date_to, revenue: view(revenue), expenses: view(expenses), profit: toWire(profit) };
 }

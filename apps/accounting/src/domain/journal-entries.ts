@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SUBJECTS, type CloudEvent, type JournalEntry, type JournalEntryRequest, type JournalEntryReverse } from '@ledgerline/contracts';
+import { SUBJECTS, type CloudEvent, type JournalEntry, type JournalEntryKind, type JournalEntryRequest, type JournalEntryReverse } from '@ledgerline/contracts';
 import {
   BusinessRuleError,
   ConflictError,
@@ -50,7 +50,7 @@ async function nextJournalNo(em: EntityManager, orgId: number, datePosting: stri
 const notFound = (id: number) => new NotFoundError(`Journal entry ${id} does not exist`, 'journal_entry_not_found');
 
 /** The numbers of linked entries, for views: one statement for a page. */
-async function numbersOf(em: EntityManager, orgId: number, ids: number[]): Promise<Map<number, string>> {
+export async function numbersOf(em: EntityManager, orgId: number, ids: number[]): Promise<Map<number, string>> {
   if (!ids.length) return new Map();
   const rows = await sqlRows<{ id: string; no: string }>(em, 'select id, no from journal_entries where org_id = ? and id = any(?::bigint[])', [orgId, `{${ids.join(',')}}`]);
   return new Map(rows.map((r) => [Number(r.id), r.no]));
@@ -61,6 +61,7 @@ export function journalEntryView(r: JournalEntryRecord, numbers: ReadonlyMap<num
   return {
     id: Number(r.id),
     no: r.no,
+    kind: r.kind,
     date_posting: r.datePosting,
     description: r.description,
     reference: r.reference ?? null,
@@ -110,24 +111,25 @@ export async function listJournalEntries(
  * Stores an entry, announces it (`accounting.journal_entry.posted`) and posts it to the ledger
  * from that same event, as a rebuild would replay it, in the request's transaction.
  */
-async function postJournalEntry(
+export async function postJournalEntry(
   ctx: TenantContext,
   opts: ApplyOptions,
-  entry: { datePosting: string; description: string; reference: string | null; currency: string; lines: StoredJournalLine[]; total: Dec; reversesId: number | null },
+  entry: { kind: JournalEntryKind; datePosting: string; description: string; reference: string | null; currency: string; lines: StoredJournalLine[]; total: Dec; reversesId: number | null },
 ): Promise<JournalEntry> {
   const { em, orgId } = ctx;
   const no = await nextJournalNo(em, orgId, entry.datePosting);
   const [row] = await sqlRows<{ id: string; created_at: Date }>(
     em,
-    `insert into journal_entries (org_id, no, date_posting, description, reference, currency, total, lines, reverses_id, created_by)
-     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?) returning id, created_at`,
-    [orgId, no, entry.datePosting, entry.description, entry.reference, entry.currency, toDb(entry.total), JSON.stringify(entry.lines), entry.reversesId, ctx.actor],
+    `insert into journal_entries (org_id, no, kind, date_posting, description, reference, currency, total, lines, reverses_id, created_by)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?) returning id, created_at`,
+    [orgId, no, entry.kind, entry.datePosting, entry.description, entry.reference, entry.currency, toDb(entry.total), JSON.stringify(entry.lines), entry.reversesId, ctx.actor],
   );
   const id = Number(row.id);
   const record: JournalEntryRecord = {
     id,
     orgId,
     no,
+    kind: entry.kind,
     datePosting: entry.datePosting,
     description: entry.description,
     reference: entry.reference,
@@ -153,6 +155,7 @@ export async function createJournalEntry(ctx: TenantContext, req: JournalEntryRe
   refuseClosedPeriod(books.lockDate, 'the journal entry', [{ field: 'date_posting', date: req.date_posting }]);
   const { lines, total } = journalLines(req.lines);
   return postJournalEntry(ctx, opts, {
+    kind: 'manual',
     datePosting: req.date_posting,
     description: req.description,
     reference: req.reference ?? null,
@@ -170,9 +173,9 @@ export async function createJournalEntry(ctx: TenantContext, req: JournalEntryRe
  */
 export async function reverseJournalEntry(ctx: TenantContext, id: number, req: JournalEntryReverse, opts: ApplyOptions): Promise<JournalEntry> {
   const { em, orgId } = ctx;
-  const [original] = await sqlRows<{ no: string; date_posting: string; description: string; reference: string | null; currency: string; total: string; lines: StoredJournalLine[]; reverses_id: string | null; reversed_by_id: string | null }>(
+  const [original] = await sqlRows<{ no: string; kind: JournalEntryKind; date_posting: string; description: string; reference: string | null; currency: string; total: string; lines: StoredJournalLine[]; reverses_id: string | null; reversed_by_id: string | null }>(
     em,
-    `select no, to_char(date_posting, 'YYYY-MM-DD') as date_posting, description, reference, currency, total, lines, reverses_id, reversed_by_id
+    `select no, kind, to_char(date_posting, 'YYYY-MM-DD') as date_posting, description, reference, currency, total, lines, reverses_id, reversed_by_id
        from journal_entries where org_id = ? and id = ? for update`,
     [orgId, id],
   );
@@ -180,6 +183,13 @@ export async function reverseJournalEntry(ctx: TenantContext, id: number, req: J
   if (original.reversed_by_id !== null) {
     const [by] = (await numbersOf(em, orgId, [Number(original.reversed_by_id)])).values();
     throw new ConflictError(`Journal entry ${original.no} is already reversed by ${by}`, 'journal_entry_reversed');
+  }
+  if (original.kind === 'year_end_close') {
+    const year = original.date_posting.slice(0, 4);
+    throw new ConflictError(
+      `Journal entry ${original.no} belongs to the closing of ${year}: reopen the year instead (POST /v1/accounting/year-end-closings/${year}/reopen)`,
+      'journal_entry_is_closing',
+    );
   }
   if (original.reverses_id !== null) {
     throw new ConflictError(`Journal entry ${original.no} is a reversal itself: post a new entry instead of reversing it`, 'journal_entry_is_reversal');
@@ -192,6 +202,7 @@ export async function reverseJournalEntry(ctx: TenantContext, id: number, req: J
   const books = await postingSettingsOf(em, orgId);
   refuseClosedPeriod(books.lockDate, `the reversal of journal entry ${original.no}`, [{ field: req.date_posting ? 'date_posting' : 'id', date: datePosting }]);
   const reversal = await postJournalEntry(ctx, opts, {
+    kind: 'manual',
     datePosting,
     description: req.description ?? `Reversal of ${original.no}: ${original.description}`.slice(0, 255),
     reference: original.reference,

@@ -9,10 +9,11 @@ import { balanceSheet, profitAndLoss } from '../domain/financial-statements.js';
 import { accountLedger } from '../domain/account-ledger.js';
 import { listChart, readChartAccount, saveChartAccount } from '../domain/chart-accounts.js';
 import { createJournalEntry, listJournalEntries, readJournalEntry, reverseJournalEntry } from '../domain/journal-entries.js';
+import { closeYear, listYearEndClosings, reopenYear } from '../domain/year-end-closing.js';
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string; ORG_COUNTRY?: string } };
 
-/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the profit and loss account and the balance sheet, the VAT reports (return, control statement, EC Sales List), the chart of accounts and manual journal entries. */
+/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the profit and loss account and the balance sheet, the VAT reports (return, control statement, EC Sales List), the chart of accounts, manual journal entries and the closing of years. */
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
   // the legal currency of an organisation whose profile has not reached the service
   const fallbackCurrency = deps.config.LEGAL_CURRENCY ?? 'CZK';
@@ -85,5 +86,11 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     },
     getJournalEntry: async ({ ctx, input }) => readJournalEntry(ctx.em, ctx.orgId, input.params.id),
     reverseJournalEntry: async ({ ctx, input }) => reverseJournalEntry(ctx, input.params.id, input.body, posting),
+    closeYear: async ({ ctx, input }) => closeYear(ctx, input.body, posting),
+    listYearEndClosings: async ({ ctx, input: { query: q } }) => {
+      const { rows, total } = await listYearEndClosings(ctx.em, ctx.orgId, q);
+      return page(rows, total, q.from, q.take);
+    },
+    reopenYear: async ({ ctx, input }) => reopenYear(ctx, input.params.year, posting),
   };
 }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_6YUZu9Dr",
+          "prefix": "ak_PwuDxgGc",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T19:05:38.287Z",
+          "created_at": "2026-11-27T19:52:07.335Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T19:05:38.342Z",
+          "last_used_at": "2026-11-27T19:52:07.398Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_KL16KSuH",
+          "prefix": "ak_kABm9toU",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T19:05:38.468Z",
+          "created_at": "2026-11-27T19:52:07.614Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_KL16KSuH",
+      "prefix": "ak_kABm9toU",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:05:38.468Z",
+      "created_at": "2026-11-27T19:52:07.614Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_KL16KSuH",
+      "prefix": "ak_kABm9toU",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:05:38.468Z",
+      "created_at": "2026-11-27T19:52:07.614Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_KL16KSuH",
+      "prefix": "ak_kABm9toU",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:05:38.468Z",
+      "created_at": "2026-11-27T19:52:07.614Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_KL16KSuH",
+      "prefix": "ak_kABm9toU",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T19:05:38.468Z",
+      "created_at": "2026-11-27T19:52:07.614Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T19:05:38.550Z"
+      "revoked_at": "2026-11-27T19:52:07.756Z"
     }
   },
   "putHostingIntegration": {
@@ -216,9 +216,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 1,
       "entities": [
         {
-          "id": 1,
+          "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T19:05:38.970Z",
+          "created_at": "2026-11-27T19:52:08.288Z",
           "edited_at": null,
           "books": [
             {
@@ -266,7 +266,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "accounting_status": "posted",
           "rows": [
             {
-              "id": 1,
+              "id": 6,
               "order": 1,
               "is_locked": true,
               "payment_amount": null,
@@ -303,7 +303,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "description": null
             },
             {
-              "id": 2,
+              "id": 7,
               "order": 2,
               "is_locked": true,
               "payment_amount": null,
@@ -340,7 +340,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "description": null
             },
             {
-              "id": 3,
+              "id": 8,
               "order": 3,
               "is_locked": true,
               "payment_amount": null,
@@ -377,7 +377,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "description": null
             },
             {
-              "id": 4,
+              "id": 9,
               "order": 4,
               "is_locked": true,
               "payment_amount": null,
@@ -493,7 +493,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "act_rows": [
             {
-              "id": 1,
+              "id": 6,
               "type": "receivable",
               "debit": 22788,
               "credit": 0,
@@ -505,7 +505,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               }
             },
             {
-              "id": 2,
+              "id": 7,
               "type": "revenue",
               "debit": 0,
               "credit": 900,
@@ -517,7 +517,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               }
             },
             {
-              "id": 3,
+              "id": 8,
               "type": "revenue",
               "debit": 0,
               "credit": 18000,
@@ -529,7 +529,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               }
             },
             {
-              "id": 4,
+              "id": 9,
               "type": "tax",
               "debit": 0,
               "credit": 3888,
@@ -543,7 +543,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "taxes": [
             {
-              "id": 4,
+              "id": 9,
               "debit": 0,
               "credit": 3888,
               "gl_account": {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T19:05:41.824Z"
+        "created_at": "2026-11-27T19:52:12.071Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
+      "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "31530ebe-2d3f-421d-bd69-ae504e9d60dc",
-      "created_at": "2026-11-27T19:05:41.863Z",
+      "uid": "7dd07a4a-77b2-4680-a004-01e504a6388f",
+      "created_at": "2026-11-27T19:52:12.133Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "6137554d-d665-4955-9782-c158e3a59f9e",
-      "created_at": "2026-11-27T19:05:42.564Z",
-      "edited_at": "2026-11-27T19:05:42.564Z",
+      "uid": "3cd39da1-b8c3-4de3-8194-6762f46a736f",
+      "created_at": "2026-11-27T19:52:13.310Z",
+      "edited_at": "2026-11-27T19:52:13.310Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T19:05:41.311Z",
+          "evaluated_at": "2026-11-27T19:52:11.343Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
+      "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
       "transaction_type": null,
-      "created_at": "2026-11-27T19:05:42.992Z",
-      "edited_at": "2026-11-27T19:05:43.050Z",
+      "created_at": "2026-11-27T19:52:13.881Z",
+      "edited_at": "2026-11-27T19:52:13.968Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
+          "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
           "transaction_type": null,
-          "created_at": "2026-11-27T19:05:42.992Z",
-          "edited_at": "2026-11-27T19:05:43.050Z",
+          "created_at": "2026-11-27T19:52:13.881Z",
+          "edited_at": "2026-11-27T19:52:13.968Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1377,7 +1377,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "debit": 26108,
           "credit": 25808,
-          "cb": 300
+          "cb": 60800
         },
         {
           "gl_account": {
@@ -1387,7 +1387,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "debit": 1076.9,
           "credit": 9353.3,
-          "cb": -8276.4
+          "cb": -16676.4
         },
         {
           "gl_account": {
@@ -1397,7 +1397,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "debit": 2253.3,
           "credit": 4599.04,
-          "cb": -2345.74
+          "cb": -12845.74
         },
         {
           "gl_account": {
@@ -1431,6 +1431,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "gl_account": {
+            "id": 9,
+            "number": "518",
+            "name": "Services purchased"
+          },
+          "debit": 0,
+          "credit": 0,
+          "cb": 8400
+        },
+        {
+          "gl_account": {
             "id": 11,
             "number": "568",
             "name": "Bank and platform fees"
@@ -1447,7 +1457,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "debit": 0,
           "credit": 18000,
-          "cb": -18000
+          "cb": -68000
         },
         {
           "gl_account": {
@@ -1714,10 +1724,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Customers (receivables)",
               "description": null
             },
-            "amount": 6300
+            "amount": 66800
           }
         ],
-        "total": 25656.8
+        "total": 86156.8
       },
       "liabilities": {
         "lines": [
@@ -1728,7 +1738,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Vendors (payables)",
               "description": null
             },
-            "amount": 8276.4
+            "amount": 16676.4
           },
           {
             "gl_account": {
@@ -1737,7 +1747,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Value added tax",
               "description": null
             },
-            "amount": 2345.74
+            "amount": 12845.74
           },
           {
             "gl_account": {
@@ -1758,17 +1768,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "amount": 1815
           }
         ],
-        "total": 24437.14
+        "total": 43337.14
       },
       "equity": {
         "lines": [],
         "total": 0
       },
-      "result": 1219.66,
+      "result": 42819.66,
       "result_of_year": 1219.66,
-      "result_of_earlier_years": 0,
-      "total_assets": 25656.8,
-      "total_liabilities_and_equity": 25656.8,
+      "result_of_earlier_years": 41600,
+      "total_assets": 86156.8,
+      "total_liabilities_and_equity": 86156.8,
       "closed": false
     }
   },
@@ -1794,7 +1804,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 6,
+          "transaction_id": 8,
           "no": null,
           "type": "bank_transaction",
           "source": {
@@ -1815,7 +1825,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 19,
+          "transaction_id": 21,
           "no": null,
           "type": "payout",
           "source": {
@@ -1877,7 +1887,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "CZ2120100000002900654321"
     },
     "response": {
-      "id": 251,
+      "id": 256,
       "number": "221.002",
       "name": "Fio EUR account",
       "name_cs": "Fio – účet EUR",
@@ -1905,8 +1915,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     },
     "response": {
-      "id": 1,
+      "id": 3,
       "no": "JE-2026-0001",
+      "kind": "manual",
       "date_posting": "2026-11-30",
       "description": "Depreciation November 2026",
       "reference": "Asset register 11/2026",
@@ -1930,7 +1941,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T19:05:43.242Z",
+      "created_at": "2026-11-27T19:52:14.271Z",
       "created_by": "key:2"
     }
   },
@@ -1941,8 +1952,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 1,
       "entities": [
         {
-          "id": 1,
+          "id": 3,
           "no": "JE-2026-0001",
+          "kind": "manual",
           "date_posting": "2026-11-30",
           "description": "Depreciation November 2026",
           "reference": "Asset register 11/2026",
@@ -1966,7 +1978,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T19:05:43.242Z",
+          "created_at": "2026-11-27T19:52:14.271Z",
           "created_by": "key:2"
         }
       ],
@@ -1975,8 +1987,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "getJournalEntry": {
     "response": {
-      "id": 1,
+      "id": 3,
       "no": "JE-2026-0001",
+      "kind": "manual",
       "date_posting": "2026-11-30",
       "description": "Depreciation November 2026",
       "reference": "Asset register 11/2026",
@@ -2000,7 +2013,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T19:05:43.242Z",
+      "created_at": "2026-11-27T19:52:14.271Z",
       "created_by": "key:2"
     }
   },
@@ -2009,8 +2022,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_posting": "2026-12-01"
     },
     "response": {
-      "id": 3,
+      "id": 5,
       "no": "JE-2026-0003",
+      "kind": "manual",
       "date_posting": "2026-12-01",
       "description": "Reversal of JE-2026-0002: Accrued audit fee November",
       "reference": null,
@@ -2033,11 +2047,98 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "reverses": {
-        "id": 2,
+        "id": 4,
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T19:05:43.273Z",
+      "created_at": "2026-11-27T19:52:14.320Z",
+      "created_by": "key:2"
+    }
+  },
+  "closeYear": {
+    "request": {
+      "year": 2025
+    },
+    "response": {
+      "year": 2025,
+      "status": "closed",
+      "date_posting": "2025-12-31",
+      "currency": "CZK",
+      "revenue": 50000,
+      "expenses": 8400,
+      "profit": 41600,
+      "journal_entry": {
+        "id": 6,
+        "no": "JE-2025-0003"
+      },
+      "reopened_by": null,
+      "created_at": "2026-11-27T19:52:14.557Z",
+      "created_by": "key:2"
+    }
+  },
+  "listYearEndClosings": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "year": 2025,
+          "status": "closed",
+          "date_posting": "2025-12-31",
+          "currency": "CZK",
+          "revenue": 50000,
+          "expenses": 8400,
+          "profit": 41600,
+          "journal_entry": {
+            "id": 8,
+            "no": "JE-2025-0005"
+          },
+          "reopened_by": null,
+          "created_at": "2026-11-27T19:52:14.605Z",
+          "created_by": "key:2"
+        },
+        {
+          "year": 2025,
+          "status": "reopened",
+          "date_posting": "2025-12-31",
+          "currency": "CZK",
+          "revenue": 50000,
+          "expenses": 8400,
+          "profit": 41600,
+          "journal_entry": {
+            "id": 6,
+            "no": "JE-2025-0003"
+          },
+          "reopened_by": {
+            "id": 7,
+            "no": "JE-2025-0004"
+          },
+          "created_at": "2026-11-27T19:52:14.557Z",
+          "created_by": "key:2"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "reopenYear": {
+    "response": {
+      "year": 2025,
+      "status": "reopened",
+      "date_posting": "2025-12-31",
+      "currency": "CZK",
+      "revenue": 50000,
+      "expenses": 8400,
+      "profit": 41600,
+      "journal_entry": {
+        "id": 6,
+        "no": "JE-2025-0003"
+      },
+      "reopened_by": {
+        "id": 7,
+        "no": "JE-2025-0004"
+      },
+      "created_at": "2026-11-27T19:52:14.557Z",
       "created_by": "key:2"
     }
   },
@@ -2117,8 +2218,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "778f0b00-2380-4bda-b49e-39781754eef5",
-      "created_at": "2026-11-27T19:05:38.954Z",
+      "uid": "989c77b8-7f66-4d04-9dd8-056818cfcaee",
+      "created_at": "2026-11-27T19:52:08.270Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2321,8 +2422,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "778f0b00-2380-4bda-b49e-39781754eef5",
-          "created_at": "2026-11-27T19:05:38.954Z",
+          "uid": "989c77b8-7f66-4d04-9dd8-056818cfcaee",
+          "created_at": "2026-11-27T19:52:08.270Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2523,8 +2624,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "778f0b00-2380-4bda-b49e-39781754eef5",
-      "created_at": "2026-11-27T19:05:38.954Z",
+      "uid": "989c77b8-7f66-4d04-9dd8-056818cfcaee",
+      "created_at": "2026-11-27T19:52:08.270Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2735,7 +2836,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T19:05:41.311Z",
+        "evaluated_at": "2026-11-27T19:52:11.343Z",
         "blocking_reason": null
       }
     }
@@ -2748,8 +2849,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "31530ebe-2d3f-421d-bd69-ae504e9d60dc",
-          "created_at": "2026-11-27T19:05:41.863Z",
+          "uid": "7dd07a4a-77b2-4680-a004-01e504a6388f",
+          "created_at": "2026-11-27T19:52:12.133Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2897,8 +2998,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "31530ebe-2d3f-421d-bd69-ae504e9d60dc",
-      "created_at": "2026-11-27T19:05:41.863Z",
+      "uid": "7dd07a4a-77b2-4680-a004-01e504a6388f",
+      "created_at": "2026-11-27T19:52:12.133Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3049,7 +3150,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>778F0B00-2380-4BDA-B49E-39781754EEF5</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>989C77B8-7F66-4D04-9DD8-056818CFCAEE</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3061,7 +3162,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>31530EBE-2D3F-421D-BD69-AE504E9D60DC</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>778F0B00-2380-4BDA-B49E-39781754EEF5</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7DD07A4A-77B2-4680-A004-01E504A6388F</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>989C77B8-7F66-4D04-9DD8-056818CFCAEE</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3083,7 +3184,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T19:05:42.495Z",
+      "created_at": "2026-11-27T19:52:13.212Z",
       "removed_at": null
     }
   },
@@ -3106,8 +3207,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T19:05:42.446Z",
-          "removed_at": "2026-11-27T19:05:42.478Z"
+          "created_at": "2026-11-27T19:52:13.169Z",
+          "removed_at": "2026-11-27T19:52:13.196Z"
         },
         {
           "id": 2,
@@ -3122,7 +3223,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T19:05:42.495Z",
+          "created_at": "2026-11-27T19:52:13.212Z",
           "removed_at": null
         }
       ],
@@ -3148,8 +3249,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T19:05:42.446Z",
-          "removed_at": "2026-11-27T19:05:42.478Z"
+          "created_at": "2026-11-27T19:52:13.169Z",
+          "removed_at": "2026-11-27T19:52:13.196Z"
         },
         {
           "id": 2,
@@ -3164,7 +3265,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T19:05:42.495Z",
+          "created_at": "2026-11-27T19:52:13.212Z",
           "removed_at": null
         }
       ],
@@ -3185,8 +3286,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T19:05:42.446Z",
-      "removed_at": "2026-11-27T19:05:42.478Z"
+      "created_at": "2026-11-27T19:52:13.169Z",
+      "removed_at": "2026-11-27T19:52:13.196Z"
     }
   },
   "allocateVendorCredit": {
@@ -3207,7 +3308,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T19:05:42.622Z",
+      "created_at": "2026-11-27T19:52:13.379Z",
       "removed_at": null
     }
   },
@@ -3230,8 +3331,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T19:05:42.596Z",
-          "removed_at": "2026-11-27T19:05:42.611Z"
+          "created_at": "2026-11-27T19:52:13.350Z",
+          "removed_at": "2026-11-27T19:52:13.365Z"
         },
         {
           "id": 2,
@@ -3246,7 +3347,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T19:05:42.622Z",
+          "created_at": "2026-11-27T19:52:13.379Z",
           "removed_at": null
         }
       ],
@@ -3272,8 +3373,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-27",
-          "created_at": "2026-11-27T19:05:42.596Z",
-          "removed_at": "2026-11-27T19:05:42.611Z"
+          "created_at": "2026-11-27T19:52:13.350Z",
+          "removed_at": "2026-11-27T19:52:13.365Z"
         },
         {
           "id": 2,
@@ -3288,7 +3389,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T19:05:42.622Z",
+          "created_at": "2026-11-27T19:52:13.379Z",
           "removed_at": null
         }
       ],
@@ -3309,8 +3410,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-27",
-      "created_at": "2026-11-27T19:05:42.596Z",
-      "removed_at": "2026-11-27T19:05:42.611Z"
+      "created_at": "2026-11-27T19:52:13.350Z",
+      "removed_at": "2026-11-27T19:52:13.365Z"
     }
   },
   "createBill": {
@@ -3362,9 +3463,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "b1bea920-1a9f-4a83-b545-670f59c62ffd",
-      "created_at": "2026-11-27T19:05:42.526Z",
-      "edited_at": "2026-11-27T19:05:42.526Z",
+      "uid": "f933f5dc-7530-4db8-a2a1-0a246defe54f",
+      "created_at": "2026-11-27T19:52:13.250Z",
+      "edited_at": "2026-11-27T19:52:13.250Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3481,9 +3582,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "2cc1b235-f609-41c0-a84a-209dc5b62d6a",
-        "created_at": "2026-11-27T19:05:41.281Z",
-        "edited_at": "2026-11-27T19:05:41.281Z",
+        "uid": "dac7ddd1-ab75-4536-b9db-fb83c2f5f067",
+        "created_at": "2026-11-27T19:52:11.306Z",
+        "edited_at": "2026-11-27T19:52:11.306Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3617,9 +3718,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "b1bea920-1a9f-4a83-b545-670f59c62ffd",
-          "created_at": "2026-11-27T19:05:42.526Z",
-          "edited_at": "2026-11-27T19:05:42.526Z",
+          "uid": "f933f5dc-7530-4db8-a2a1-0a246defe54f",
+          "created_at": "2026-11-27T19:52:13.250Z",
+          "edited_at": "2026-11-27T19:52:13.250Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3738,9 +3839,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "6137554d-d665-4955-9782-c158e3a59f9e",
-          "created_at": "2026-11-27T19:05:42.564Z",
-          "edited_at": "2026-11-27T19:05:42.564Z",
+          "uid": "3cd39da1-b8c3-4de3-8194-6762f46a736f",
+          "created_at": "2026-11-27T19:52:13.310Z",
+          "edited_at": "2026-11-27T19:52:13.310Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4068,9 +4169,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "b1bea920-1a9f-4a83-b545-670f59c62ffd",
-      "created_at": "2026-11-27T19:05:42.526Z",
-      "edited_at": "2026-11-27T19:05:42.526Z",
+      "uid": "f933f5dc-7530-4db8-a2a1-0a246defe54f",
+      "created_at": "2026-11-27T19:52:13.250Z",
+      "edited_at": "2026-11-27T19:52:13.250Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4181,9 +4282,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "6137554d-d665-4955-9782-c158e3a59f9e",
-      "created_at": "2026-11-27T19:05:42.564Z",
-      "edited_at": "2026-11-27T19:05:42.564Z",
+      "uid": "3cd39da1-b8c3-4de3-8194-6762f46a736f",
+      "created_at": "2026-11-27T19:52:13.310Z",
+      "edited_at": "2026-11-27T19:52:13.310Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4420,7 +4521,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T19:05:42.743Z",
+          "created_at": "2026-11-27T19:52:13.518Z",
           "entries": [
             {
               "order": 1,
@@ -4574,7 +4675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T19:05:42.743Z"
+          "created_at": "2026-11-27T19:52:13.518Z"
         }
       ],
       "aggregations": []
@@ -4591,7 +4692,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T19:05:42.743Z",
+      "created_at": "2026-11-27T19:52:13.518Z",
       "entries": [
         {
           "order": 1,
@@ -4755,10 +4856,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
+      "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
       "transaction_type": null,
-      "created_at": "2026-11-27T19:05:42.992Z",
-      "edited_at": "2026-11-27T19:05:42.992Z",
+      "created_at": "2026-11-27T19:52:13.881Z",
+      "edited_at": "2026-11-27T19:52:13.881Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4841,10 +4942,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "6a192d95-84de-4ba6-b559-e576bd823092",
+      "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
       "transaction_type": null,
-      "created_at": "2026-11-27T19:05:42.992Z",
-      "edited_at": "2026-11-27T19:05:42.992Z",
+      "created_at": "2026-11-27T19:52:13.881Z",
+      "edited_at": "2026-11-27T19:52:13.881Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4937,7 +5038,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T19:05:38.852Z"
+      "created_at": "2026-11-27T19:52:08.150Z"
     }
   },
   "listNumberingSeries": {
@@ -4952,7 +5053,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T19:05:38.835Z"
+          "created_at": "2026-11-27T19:52:08.139Z"
         },
         {
           "id": 2,
@@ -4960,7 +5061,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T19:05:38.852Z"
+          "created_at": "2026-11-27T19:52:08.150Z"
         }
       ],
       "aggregations": []
@@ -5060,15 +5161,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
+          "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T19:05:38.588Z",
-          "last_used_at": "2026-11-27T19:05:38.628Z",
+          "created_at": "2026-11-27T19:52:07.823Z",
+          "last_used_at": "2026-11-27T19:52:07.867Z",
           "revoked_at": null
         }
       ],
@@ -5078,30 +5179,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
+      "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:05:38.588Z",
-      "last_used_at": "2026-11-27T19:05:38.628Z",
+      "created_at": "2026-11-27T19:52:07.823Z",
+      "last_used_at": "2026-11-27T19:52:07.867Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_XA7l6zffkgi8AEh3UIla_4QYXMs",
+      "client_id": "cl_Pitb4KpnSlMDq5kgKBet_0is5QT",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T19:05:38.656Z",
+      "created_at": "2026-11-27T19:52:07.915Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T19:05:38.670Z"
+      "revoked_at": "2026-11-27T19:52:07.933Z"
     }
   },
   "deleteClient": {
@@ -5142,8 +5243,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T19:05:38.283Z",
-      "updated_at": "2026-11-27T19:05:38.283Z"
+      "created_at": "2026-11-27T19:52:07.329Z",
+      "updated_at": "2026-11-27T19:52:07.329Z"
     }
   },
   "updateOrganisation": {
@@ -5184,19 +5285,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T19:05:38.283Z",
-      "updated_at": "2026-11-27T19:05:38.411Z"
+      "created_at": "2026-11-27T19:52:07.329Z",
+      "updated_at": "2026-11-27T19:52:07.546Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_qn2vMIe3pw0Cslpa0tAH_0JmX9x",
+      "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjBhMjdjZDY3LWI1MWItNDM1Ny1hZjMxLWRjY2M3ZmMxOWM5NSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9xbjJ2TUllM3B3MENzbHBhMHRBSF8wSm1YOXgiLCJqdGkiOiIyY2ZmMDY5ZS1lNGY2LTQ4NjktYmU4OS0yZTc5YzIzOWQwOWQiLCJpYXQiOjE3OTU4MDYzMzgsImV4cCI6MTc5NTgwNzIzOH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjQxMmM5NTgyLTNmOWMtNGNlYS1hNDI3LWVlMDY2NTk1YmNjNCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9uR0lSNWlyNTFLdDhERUxGZHJjal8wSXFkR0EiLCJqdGkiOiIwYjVlZGVjNi04N2MwLTQ0YWEtYjk1Ny0yZGQ0YWY1MTE3YjgiLCJpYXQiOjE3OTU4MDkxMjcsImV4cCI6MTc5NTgxMDAyN30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5218,8 +5319,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T19:05:38.792Z",
-          "updated_at": "2026-11-27T19:05:38.796Z"
+          "created_at": "2026-11-27T19:52:08.087Z",
+          "updated_at": "2026-11-27T19:52:08.093Z"
         }
       ],
       "aggregations": []
@@ -5244,8 +5345,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:05:38.792Z",
-      "updated_at": "2026-11-27T19:05:38.796Z",
+      "created_at": "2026-11-27T19:52:08.087Z",
+      "updated_at": "2026-11-27T19:52:08.093Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5260,8 +5361,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:05:38.792Z",
-      "updated_at": "2026-11-27T19:05:38.796Z"
+      "created_at": "2026-11-27T19:52:08.087Z",
+      "updated_at": "2026-11-27T19:52:08.093Z"
     }
   },
   "updateWebhook": {
@@ -5283,8 +5384,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:05:38.792Z",
-      "updated_at": "2026-11-27T19:05:38.825Z"
+      "created_at": "2026-11-27T19:52:08.087Z",
+      "updated_at": "2026-11-27T19:52:08.128Z"
     }
   },
   "deleteWebhook": {
@@ -5305,8 +5406,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:05:38.792Z",
-      "updated_at": "2026-11-27T19:05:43.382Z",
+      "created_at": "2026-11-27T19:52:08.087Z",
+      "updated_at": "2026-11-27T19:52:14.704Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5319,31 +5420,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "c4763442-73d8-45f5-9a68-9768f339b98f",
+          "event_id": "55ee51c6-7d89-425e-808f-6f9fbaef7cef",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 7,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T20:05:43.191Z",
-          "created_at": "2026-11-27T19:05:43.160Z",
+          "next_attempt_at": "2026-11-27T20:52:14.138Z",
+          "created_at": "2026-11-27T19:52:14.108Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "2e6621c7-14b0-4500-a29f-b9e8b71b62b0",
+          "event_id": "ed282b45-030f-4a1f-81bc-2235a349d708",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 7,
+          "last_duration_ms": 12,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T20:05:43.029Z",
-          "created_at": "2026-11-27T19:05:42.991Z",
+          "next_attempt_at": "2026-11-27T20:52:13.936Z",
+          "created_at": "2026-11-27T19:52:13.876Z",
           "completed_at": null
         }
       ],
@@ -5354,16 +5455,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "c4763442-73d8-45f5-9a68-9768f339b98f",
+      "event_id": "55ee51c6-7d89-425e-808f-6f9fbaef7cef",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 7,
+      "last_duration_ms": 3,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T19:05:43.371Z",
-      "created_at": "2026-11-27T19:05:43.160Z",
+      "next_attempt_at": "2026-11-27T19:52:14.678Z",
+      "created_at": "2026-11-27T19:52:14.108Z",
       "completed_at": null
     }
   },
@@ -5419,18 +5520,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T19:05:38.283Z",
-        "updated_at": "2026-11-27T19:05:38.283Z"
+        "created_at": "2026-11-27T19:52:07.329Z",
+        "updated_at": "2026-11-27T19:52:07.329Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_6YUZu9Dr",
+        "prefix": "ak_PwuDxgGc",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T19:05:38.287Z",
+        "created_at": "2026-11-27T19:52:07.335Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

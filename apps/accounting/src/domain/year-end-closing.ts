@@ -1,0 +1,151 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { YearEndClosing, YearEndClosingRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, ConflictError, NotFoundError, dec, listEntityPage, postingSettingsOf, readEntity, sqlRows, toWire, where, type TenantContext } from '@ledgerline/service-kit';
+import { JournalEntrySchema, type JournalEntryRecord, type StoredJournalLine } from '../db/entities.js';
+import type { ApplyOptions } from '../events/ledger-events.js';
+import { GENERAL_LEDGER_BOOK } from './chart.js';
+import { numbersOf, postJournalEntry } from './journal-entries.js';
+import { closingFigures, reversingLines, yearEndClosingLines } from './journal-lines.js';
+import { trialBalanceFigures } from './trial-balance.js';
+
+/*
+ * The closing of a year (decision 170): every account of classes 5 and 6 closed to 710 on
+ * 31 December and the result carried to 431, as one journal entry of kind year_end_close, posted
+ * like any journal entry (numbered, announced, in the ledger in the request's transaction,
+ * replayed by a rebuild). The year must already be closed for postings (its last day on or before
+ * the lock date): its figures are final, and the closing is the one posting allowed into it.
+ * Reopening reverses the closing entry on the same day, so a correction can be posted (after an
+ * admin moved the lock date back) and the year closed again.
+ */
+
+const lastDayOf = (year: number) => `${year}-12-31`;
+
+/** One closing or reopening of an organisation's year at a time: the second waits, then finds the first's. */
+async function lockYear(em: EntityManager, orgId: number, year: number): Promise<void> {
+  await sqlRows(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`year-end:${orgId}:${year}`]);
+}
+
+/** The year's closing entry that is not reversed, if any. */
+async function activeClosing(em: EntityManager, orgId: number, year: number): Promise<{ id: number; no: string; lines: StoredJournalLine[] } | null> {
+  const [row] = await sqlRows<{ id: string; no: string; lines: StoredJournalLine[] }>(
+    em,
+    `select id, no, lines from journal_entries
+      where org_id = ? and kind = 'year_end_close' and date_posting = ?::date and reverses_id is null and reversed_by_id is null
+      for update`,
+    [orgId, lastDayOf(year)],
+  );
+  return row ? { id: Number(row.id), no: row.no, lines: row.lines } : null;
+}
+
+function closingView(r: JournalEntryRecord, numbers: ReadonlyMap<number, string>): YearEndClosing {
+  const { revenue, expenses, profit } = closingFigures(r.lines);
+  const reopenedBy = r.reversedById == null ? null : { id: Number(r.reversedById), no: numbers.get(Number(r.reversedById)) ?? '' };
+  return {
+    year: Number(r.datePosting.slice(0, 4)),
+    status: reopenedBy ? 'reopened' : 'closed',
+    date_posting: r.datePosting,
+    currency: r.currency,
+    revenue: toWire(revenue)!,
+    expenses: toWire(expenses)!,
+    profit: toWire(profit)!,
+    journal_entry: { id: Number(r.id), no: r.no },
+    reopened_by: reopenedBy,
+    created_at: new Date(r.createdAt).toISOString(),
+    created_by: r.createdBy,
+  };
+}
+
+async function closingOf(em: EntityManager, orgId: number, id: number): Promise<YearEndClosing> {
+  const r = (await readEntity(em, JournalEntrySchema, orgId, id))!;
+  const numbers = await numbersOf(em, orgId, r.reversedById == null ? [] : [Number(r.reversedById)]);
+  return closingView(r, numbers);
+}
+
+export async function closeYear(ctx: TenantContext, req: YearEndClosingRequest, opts: ApplyOptions): Promise<YearEndClosing> {
+  const { em, orgId } = ctx;
+  const { year } = req;
+  const lastDay = lastDayOf(year);
+  await lockYear(em, orgId, year);
+  const books = await postingSettingsOf(em, orgId);
+  if (books.lockDate === null || books.lockDate < lastDay) {
+    const message = `Close the period first: ${year} can be closed once the organisation's lock_date is ${lastDay} or later (it is ${books.lockDate ?? 'not set'}), so that nothing posts into the year after its closing`;
+    throw new ConflictError(message, 'period_open', [{ path: 'year', message, code: 'period_open' }]);
+  }
+  const closed = await activeClosing(em, orgId, year);
+  if (closed) throw new ConflictError(`${year} is already closed by journal entry ${closed.no}; reopen it first to close it again`, 'year_already_closed');
+
+  const figures = (await trialBalanceFigures(em, orgId, { bookId: GENERAL_LEDGER_BOOK.id, dateFrom: `${year}-01-01`, dateTo: lastDay, today: lastDay })).filter(
+    (f) => f.number.startsWith('5') || f.number.startsWith('6'),
+  );
+  // classes 5 and 6 start every year at nil once the years before are closed
+  const carried = figures.filter((f) => !dec(f.ob).isZero());
+  if (carried.length) {
+    const shown = carried.slice(0, 5).map((f) => `${f.number} ${dec(f.ob).toFixed(2)}`);
+    const message = `The years before ${year} are not closed: on ${year - 1}-12-31 classes 5 and 6 hold ${shown.join(', ')}${carried.length > 5 ? ', …' : ''}. Close ${year - 1} first (reopen and close it again if it was posted to after its closing)`;
+    throw new ConflictError(message, 'earlier_year_open', [{ path: 'year', message, code: 'earlier_year_open' }]);
+  }
+  const closing = yearEndClosingLines(
+    figures.map((f) => ({ number: f.number, debit: dec(f.debit), credit: dec(f.credit) })),
+    year,
+  );
+  if (closing.lines.length === 0) {
+    const message = `Classes 5 and 6 hold nothing in ${year}: there is nothing to close`;
+    throw new BusinessRuleError(message, 'nothing_to_close', [{ path: 'year', message, code: 'nothing_to_close' }]);
+  }
+  const entry = await postJournalEntry(ctx, opts, {
+    kind: 'year_end_close',
+    datePosting: lastDay,
+    description: `Closing of ${year}`,
+    reference: null,
+    currency: books.legalCurrency,
+    lines: closing.lines,
+    total: closing.total,
+    reversesId: null,
+  });
+  return closingOf(em, orgId, entry.id);
+}
+
+export async function reopenYear(ctx: TenantContext, year: number, opts: ApplyOptions): Promise<YearEndClosing> {
+  const { em, orgId } = ctx;
+  await lockYear(em, orgId, year);
+  const closing = await activeClosing(em, orgId, year);
+  if (!closing) {
+    const [ever] = await sqlRows(em, `select 1 from journal_entries where org_id = ? and kind = 'year_end_close' and date_posting = ?::date limit 1`, [orgId, lastDayOf(year)]);
+    if (ever) throw new ConflictError(`${year} is not closed: its closing was reversed already`, 'year_not_closed');
+    throw new NotFoundError(`${year} has not been closed`, 'year_end_closing_not_found');
+  }
+  const [original] = await sqlRows<{ currency: string; total: string }>(em, 'select currency, total from journal_entries where org_id = ? and id = ?', [orgId, closing.id]);
+  const reversal = await postJournalEntry(ctx, opts, {
+    kind: 'year_end_close',
+    datePosting: lastDayOf(year),
+    description: `Reopening of ${year}: reversal of ${closing.no}`,
+    reference: null,
+    currency: original.currency,
+    lines: reversingLines(closing.lines),
+    total: dec(original.total),
+    reversesId: closing.id,
+  });
+  await sqlRows(em, 'update journal_entries set reversed_by_id = ? where org_id = ? and id = ?', [reversal.id, orgId, closing.id]);
+  return closingOf(em, orgId, closing.id);
+}
+
+export async function listYearEndClosings(em: EntityManager, orgId: number, q: { from: number; take: number }): Promise<{ rows: YearEndClosing[]; total: number }> {
+  const page = await listEntityPage(em, JournalEntrySchema, {
+    orgId,
+    conditions: [where.eq('kind', 'year_end_close'), { sql: 'reverses_id is null', params: [] }],
+    sort: [
+      { field: 'date_posting', direction: 'desc' },
+      { field: 'id', direction: 'desc' },
+    ],
+    sortColumns: { date_posting: 'date_posting', id: 'id' },
+    tieBreak: 'desc',
+    from: q.from,
+    take: q.take,
+  });
+  const numbers = await numbersOf(
+    em,
+    orgId,
+    page.rows.flatMap((r) => (r.reversedById == null ? [] : [Number(r.reversedById)])),
+  );
+  return { rows: page.rows.map((r) => closingView(r, numbers)), total: page.total };
+}
