@@ -137,6 +137,12 @@ describe('closing a year (decision 170)', () => {
     for (const r of racing.filter((r) => r.status === 409)) expect(((await r.json()) as { code: string }).code).toBe('year_already_closed');
     const list = await ok(await send('GET', '/v1/accounting/year-end-closings'));
     expect(list.entities.map((c: any) => `${c.year} ${c.status}`)).toEqual(['2025 closed', '2025 reopened', '2024 closed']);
+    // the journal tells the entries posted by hand from the closings and their reversals
+    const byKind = async (kind: string) => (await ok(await send('GET', `/v1/accounting/journal-entries?kind=${kind}&sort=id`))).entities.map((e: any) => `${e.no} ${e.kind}`);
+    expect(await byKind('year_end_close')).toEqual(['JE-2024-0002 year_end_close', 'JE-2025-0006 year_end_close', 'JE-2025-0007 year_end_close', 'JE-2025-0008 year_end_close']);
+    expect((await byKind('manual')).every((e: string) => e.endsWith(' manual'))).toBe(true);
+    expect(await byKind('manual')).toHaveLength(6);
+    await expectProblem(await send('GET', '/v1/accounting/journal-entries?kind=closing'), 400);
     closing2025 = list.entities[0];
   });
 

@@ -96,6 +96,7 @@ export type JournalEntry = z.infer<typeof journalEntrySchema>;
 
 export const journalEntryListQuerySchema = z.object({
   date_posting: rangeQuery('date').optional(),
+  kind: z.enum(JOURNAL_ENTRY_KINDS).optional().describe('manual: the entries posted by hand; year_end_close: closings of years and their reopenings'),
   ...pagingQuery(100),
   search: searchQuery.optional().describe('Case-insensitive substring over number, description or reference'),
   sort: sortQuery.optional().describe('id, no, date_posting, total, created_at; -field descending (default date_posting, then id)'),

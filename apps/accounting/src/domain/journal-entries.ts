@@ -92,9 +92,10 @@ const SORTABLE: Record<string, string> = { id: 'id', no: 'no', date_posting: 'da
 export async function listJournalEntries(
   em: EntityManager,
   orgId: number,
-  q: { from: number; take: number; date_posting?: string; search?: string; sort?: string[] },
+  q: { from: number; take: number; date_posting?: string; kind?: JournalEntryKind; search?: string; sort?: string[] },
 ): Promise<{ rows: JournalEntry[]; total: number }> {
   const conditions: SqlCondition[] = [...where.within('date_posting', parseRange('date_posting', q.date_posting, 'date'))];
+  if (q.kind) conditions.push(where.eq('kind', q.kind));
   if (q.search) conditions.push(where.containsAny(['no', 'description', 'reference'], q.search));
   const page = await listEntityPage(em, JournalEntrySchema, {
     orgId,
