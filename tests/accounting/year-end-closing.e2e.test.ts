@@ -166,7 +166,15 @@ describe('closing a year (decision 170)', () => {
     await lockThrough('2025-11-30');
     await journal('2025-12-20', 'Late invoice for December', [dr('518', 879.45), cr('321', 879.45)]);
     await lockThrough('2025-12-31');
-    expect(await ok(await close(2025))).toMatchObject({ status: 'closed', expenses: 36000, profit: 63000 });
+    // a retry of the closing with its Idempotency-Key answers the first closing, posting nothing more
+    const closeOnce = () => stack.api('/v1/accounting/year-end-closings', { method: 'POST', json: { year: 2025 }, headers: { 'idempotency-key': 'close-2025-again' } });
+    const first = await ok(await closeOnce());
+    expect(first).toMatchObject({ status: 'closed', expenses: 36000, profit: 63000 });
+    const before = await counts();
+    const retry = await closeOnce();
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await ok(retry)).toEqual(first);
+    expect(await counts()).toEqual(before);
   });
 
   it('keeps organisations apart, asks for accounting:write and refuses malformed years, writing nothing', async () => {
