@@ -159,6 +159,8 @@ describe('closing a year (decision 170)', () => {
     expect(amounts(sheet.equity)).toMatchObject({ '431': -500 });
     expect((await ok(await send('GET', '/v1/reporting/financial/profit-and-loss?date_from=2025-01-01&date_to=2025-12-31'))).profit).toBe(63879.45);
 
+    // the reopening is no journal entry to reverse by hand either: the year is closed again instead
+    await expectProblem(await send('POST', `/v1/accounting/journal-entries/${reversal.id}/reverse`, {}), 409, 'journal_entry_is_closing');
     await expectProblem(await reopen(2025), 409, 'year_not_closed');
     await expectProblem(await reopen(2022), 404, 'year_end_closing_not_found');
 

@@ -107,7 +107,7 @@ async function closingSumsOf(ctx: TenantContext, dateFrom: string, dateTo: strin
 }
 
 /** `sums` without `taken`, account by account. */
-export function withoutSums(sums: readonly AccountSums[], taken: readonly AccountSums[]): AccountSums[] {
+function withoutSums(sums: readonly AccountSums[], taken: readonly AccountSums[]): AccountSums[] {
   const out = new Map(sums.map((s) => [s.number, { ...s }]));
   for (const t of taken) {
     const s = out.get(t.number) ?? { number: t.number, debit: dec(0), credit: dec(0) };

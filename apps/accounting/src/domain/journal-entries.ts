@@ -188,7 +188,7 @@ export async function reverseJournalEntry(ctx: TenantContext, id: number, req: J
   if (original.kind === 'year_end_close') {
     const year = original.date_posting.slice(0, 4);
     throw new ConflictError(
-      `Journal entry ${original.no} belongs to the closing of ${year}: reopen the year instead (POST /v1/accounting/year-end-closings/${year}/reopen)`,
+      `Journal entry ${original.no} is part of the closing of ${year}: a year is reopened with POST /v1/accounting/year-end-closings/${year}/reopen, and closed again with POST /v1/accounting/year-end-closings`,
       'journal_entry_is_closing',
     );
   }

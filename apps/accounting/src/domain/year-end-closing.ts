@@ -26,15 +26,15 @@ async function lockYear(em: EntityManager, orgId: number, year: number): Promise
 }
 
 /** The year's closing entry that is not reversed, if any. */
-async function activeClosing(em: EntityManager, orgId: number, year: number): Promise<{ id: number; no: string; lines: StoredJournalLine[] } | null> {
-  const [row] = await sqlRows<{ id: string; no: string; lines: StoredJournalLine[] }>(
+async function activeClosing(em: EntityManager, orgId: number, year: number): Promise<{ id: number; no: string; currency: string; total: string; lines: StoredJournalLine[] } | null> {
+  const [row] = await sqlRows<{ id: string; no: string; currency: string; total: string; lines: StoredJournalLine[] }>(
     em,
-    `select id, no, lines from journal_entries
+    `select id, no, currency, total, lines from journal_entries
       where org_id = ? and kind = 'year_end_close' and date_posting = ?::date and reverses_id is null and reversed_by_id is null
       for update`,
     [orgId, lastDayOf(year)],
   );
-  return row ? { id: Number(row.id), no: row.no, lines: row.lines } : null;
+  return row ? { ...row, id: Number(row.id) } : null;
 }
 
 function closingView(r: JournalEntryRecord, numbers: ReadonlyMap<number, string>): YearEndClosing {
@@ -114,15 +114,14 @@ export async function reopenYear(ctx: TenantContext, year: number, opts: ApplyOp
     if (ever) throw new ConflictError(`${year} is not closed: its closing was reversed already`, 'year_not_closed');
     throw new NotFoundError(`${year} has not been closed`, 'year_end_closing_not_found');
   }
-  const [original] = await sqlRows<{ currency: string; total: string }>(em, 'select currency, total from journal_entries where org_id = ? and id = ?', [orgId, closing.id]);
   const reversal = await postJournalEntry(ctx, opts, {
     kind: 'year_end_close',
     datePosting: lastDayOf(year),
     description: `Reopening of ${year}: reversal of ${closing.no}`,
     reference: null,
-    currency: original.currency,
+    currency: closing.currency,
     lines: reversingLines(closing.lines),
-    total: dec(original.total),
+    total: dec(closing.total),
     reversesId: closing.id,
   });
   await sqlRows(em, 'update journal_entries set reversed_by_id = ? where org_id = ? and id = ?', [reversal.id, orgId, closing.id]);
