@@ -90,7 +90,7 @@ export const journalEntrySchema = z
   })
   .meta({
     id: 'JournalEntry',
-    description: 'A posted manual journal entry; its ledger entry is GET /v1/accounting/transactions?source_type=journal_entry&source_id={id}',
+    description: 'A posted journal entry, made by hand or by the closing of a year (kind); its ledger entry is GET /v1/accounting/transactions?source_type=journal_entry&source_id={id}',
   });
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
 
