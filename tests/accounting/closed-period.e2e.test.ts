@@ -161,6 +161,12 @@ describe('closing the books through a day (decision 156)', () => {
     expect((await transaction(waiting.id)).match_status).toBe('unmatched');
     expect((await transaction(paid.id)).match_status).toBe('matched');
     expect((await ok(await send('GET', `/v1/finance/payouts/${payout.id}`))).total_amount).toBe(-25);
+    // October's payout reads final, as its replacement was refused; a November one does not
+    const novemberPayout = await ok(await send('POST', '/v1/finance/payouts', { currency: 'CZK', date_issued: '2026-11-03', lines: [{ amount: -7, gl_account: { number: '568' } }] }));
+    expect(novemberPayout.is_locked).toBe(false);
+    expect((await ok(await send('GET', `/v1/finance/payouts/${payout.id}`))).is_locked).toBe(true);
+    const lockedById = async () => Object.fromEntries((await ok(await send('GET', '/v1/finance/payouts?take=100'))).entities.map((p: any) => [p.id, p.is_locked]));
+    expect(await lockedById()).toMatchObject({ [payout.id]: true, [novemberPayout.id]: false });
     expect((await ok(await send('GET', `/v1/sales/credit-notes/${cn.id}/allocations`))).entities.map((a: any) => a.removed_at)).toEqual([null]);
     expect((await ok(await send('GET', `/v1/sales/invoices/${october.id}`))).amount_due).toBe(1049.5); // 1210 − 60.50 − 100
 
@@ -180,8 +186,9 @@ describe('closing the books through a day (decision 156)', () => {
     await eventually(async () => (await countOf('/v1/accounting/transactions?date_posting=%5B2026-11-01%3B%5D')) >= 3, 10_000);
     expect(await ledgerThrough(LOCK)).toEqual(octoberLedger);
 
-    // reopened, October takes the same request
+    // reopened, October takes the same request, and its payout can be replaced again
     await setLockDate(null);
+    expect((await ok(await send('GET', `/v1/finance/payouts/${payout.id}`))).is_locked).toBe(false);
     await ok(await send('POST', `/v1/finance/bank/transactions/${waiting.id}/match`, { document: { type: 'sales_invoice', id: november.id } }));
     expect((await invoice(LOCK)).date_issued).toBe(LOCK);
   }, 60_000);

@@ -185,7 +185,7 @@ export const payoutSchema = z
     uid: uuid,
     created_at: isoDateTime,
     edited_at: nullish(isoDateTime),
-    is_locked: z.boolean(),
+    is_locked: z.boolean().describe('true when the payout is final: stored locked, or posted on or before the organisation’s lock date; replacing it answers 409'),
     currency: currencyCode,
     total_amount: money,
     lines: z.array(payoutLineSchema),

@@ -133,7 +133,8 @@ async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: num
 }
 
 async function announce(ctx: TenantContext, p: Payout) {
-  const view = payoutView(p);
+  // a version is never written into the closed period, so it is locked only if it says so
+  const view = payoutView(p, null);
   // The ledger reverses the superseded version's entry and posts this one.
   const data = { ...view, replaces_version: p.version > 1 ? p.version - 1 : null };
   await ctx.emit({ subject: SUBJECTS.financePayoutPosted, orgId: p.orgId, resource: String(p.id), data });
@@ -257,14 +258,25 @@ export async function replacePayout(ctx: TenantContext, id: number, req: PayoutR
   return announce(ctx, p);
 }
 
-export function payoutView(p: Payout) {
+/**
+ * A payout is final when it was stored locked, or when the version standing was posted on or
+ * before the lock date: replacing it would reverse it there (409 `period_locked`).
+ */
+function payoutLocked(p: Payout, lockDate: string | null): boolean {
+  if (p.isLocked) return true;
+  if (lockDate === null) return false;
+  return postingDate.payout({ date_issued: isoDay(p.dateIssued), lines: p.lines }, p.editedAt.toISOString().slice(0, 10)).date <= lockDate;
+}
+
+/** The payout as answered; `lockDate` the organisation's (null: the books are open). */
+export function payoutView(p: Payout, lockDate: string | null) {
   return {
     id: p.id,
     uid: p.uid,
     transaction_type: p.transactionType ?? null,
     created_at: p.createdAt.toISOString(),
     edited_at: p.editedAt.toISOString(),
-    is_locked: p.isLocked,
+    is_locked: payoutLocked(p, lockDate),
     currency: p.currency.trim(),
     date_issued: isoDay(p.dateIssued),
     description: p.description ?? null,

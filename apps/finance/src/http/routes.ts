@@ -1,4 +1,4 @@
-import { defersTransaction, page, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, page, postingSettingsOf, type EndpointHandlers } from '@ledgerline/service-kit';
 import { bankTransactionView, listBankTransactions, matchBankTransaction, recordBankTransaction, unmatchBankTransaction } from '../domain/bank-transactions.js';
 import { findStatement, importBankStatements, listStatements, statementSummary, statementView } from '../domain/statements/import-statement.js';
 import { createPayout, listPayouts, payoutView, readPayout, replacePayout } from '../domain/payouts.js';
@@ -24,9 +24,15 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
     createPayout: async ({ ctx, input }) => createPayout(ctx, input.body),
     listPayouts: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listPayouts(ctx.em, ctx.orgId, q);
-      return page(rows.map(payoutView), total, q.from, q.take);
+      const { lockDate } = await postingSettingsOf(ctx.em, ctx.orgId);
+      return page(
+        rows.map((p) => payoutView(p, lockDate)),
+        total,
+        q.from,
+        q.take,
+      );
     },
-    getPayout: async ({ ctx, input }) => payoutView(await readPayout(ctx.em, ctx.orgId, input.params.id)),
+    getPayout: async ({ ctx, input }) => payoutView(await readPayout(ctx.em, ctx.orgId, input.params.id), (await postingSettingsOf(ctx.em, ctx.orgId)).lockDate),
     replacePayout: async ({ ctx, input }) => {
       // Unknown id first (404), then the body (400/422), then the lock (409).
       await readPayout(ctx.em, ctx.orgId, input.params.id);
