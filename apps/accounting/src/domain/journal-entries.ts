@@ -50,7 +50,7 @@ async function nextJournalNo(em: EntityManager, orgId: number, datePosting: stri
 const notFound = (id: number) => new NotFoundError(`Journal entry ${id} does not exist`, 'journal_entry_not_found');
 
 /** The numbers of linked entries, for views: one statement for a page. */
-export async function numbersOf(em: EntityManager, orgId: number, ids: number[]): Promise<Map<number, string>> {
+async function numbersOf(em: EntityManager, orgId: number, ids: number[]): Promise<Map<number, string>> {
   if (!ids.length) return new Map();
   const rows = await sqlRows<{ id: string; no: string }>(em, 'select id, no from journal_entries where org_id = ? and id = any(?::bigint[])', [orgId, `{${ids.join(',')}}`]);
   return new Map(rows.map((r) => [Number(r.id), r.no]));
@@ -92,10 +92,11 @@ const SORTABLE: Record<string, string> = { id: 'id', no: 'no', date_posting: 'da
 export async function listJournalEntries(
   em: EntityManager,
   orgId: number,
-  q: { from: number; take: number; date_posting?: string; kind?: JournalEntryKind; search?: string; sort?: string[] },
+  q: { from: number; take: number; date_posting?: string; kind?: JournalEntryKind; reversals?: false; search?: string; sort?: string[] },
 ): Promise<{ rows: JournalEntry[]; total: number }> {
   const conditions: SqlCondition[] = [...where.within('date_posting', parseRange('date_posting', q.date_posting, 'date'))];
   if (q.kind) conditions.push(where.eq('kind', q.kind));
+  if (q.reversals === false) conditions.push({ sql: 'reverses_id is null', params: [] });
   if (q.search) conditions.push(where.containsAny(['no', 'description', 'reference'], q.search));
   const page = await listEntityPage(em, JournalEntrySchema, {
     orgId,

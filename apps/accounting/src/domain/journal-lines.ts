@@ -100,15 +100,17 @@ export function yearEndClosingLines(sums: readonly YearSums[], year: number): Cl
   return { lines, total, revenue, expenses, profit };
 }
 
-/** What a closing entry closed, read back from its lines (the view of a closing). */
-export function closingFigures(lines: readonly StoredJournalLine[]): { revenue: Dec; expenses: Dec; profit: Dec } {
+/** What a closing entry closed, read back from its lines, as stored or as answered (the view of a closing). */
+export function closingFigures(lines: ReadonlyArray<{ account_number: string; debit: string | number; credit: string | number }>): { revenue: Dec; expenses: Dec; profit: Dec } {
   const zero = dec(0);
   let revenue = zero;
   let expenses = zero;
   for (const l of lines) {
+    const debit = dec(String(l.debit));
+    const credit = dec(String(l.credit));
     // a closing line moves the balance to the other side: what it debits, the account held as a credit
-    if (l.account_number.startsWith('6')) revenue = revenue.plus(l.debit).minus(l.credit);
-    else if (l.account_number.startsWith('5')) expenses = expenses.plus(l.credit).minus(l.debit);
+    if (l.account_number.startsWith('6')) revenue = revenue.plus(debit).minus(credit);
+    else if (l.account_number.startsWith('5')) expenses = expenses.plus(credit).minus(debit);
   }
   return { revenue, expenses, profit: revenue.minus(expenses) };
 }

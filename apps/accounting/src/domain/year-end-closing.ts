@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { YearEndClosing, YearEndClosingRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, dec, listEntityPage, postingSettingsOf, readEntity, sqlRows, toWire, where, type TenantContext } from '@ledgerline/service-kit';
-import { JournalEntrySchema, type JournalEntryRecord, type StoredJournalLine } from '../db/entities.js';
+import type { JournalEntry, YearEndClosing, YearEndClosingRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, ConflictError, NotFoundError, dec, postingSettingsOf, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import type { StoredJournalLine } from '../db/entities.js';
 import type { ApplyOptions } from '../events/ledger-events.js';
 import { GENERAL_LEDGER_BOOK } from './chart.js';
-import { numbersOf, postJournalEntry } from './journal-entries.js';
+import { listJournalEntries, postJournalEntry, readJournalEntry } from './journal-entries.js';
 import { closingFigures, reversingLines, yearEndClosingLines } from './journal-lines.js';
 import { trialBalanceFigures } from './trial-balance.js';
 
@@ -37,28 +37,22 @@ async function activeClosing(em: EntityManager, orgId: number, year: number): Pr
   return row ? { ...row, id: Number(row.id) } : null;
 }
 
-function closingView(r: JournalEntryRecord, numbers: ReadonlyMap<number, string>): YearEndClosing {
-  const { revenue, expenses, profit } = closingFigures(r.lines);
-  const reopenedBy = r.reversedById == null ? null : { id: Number(r.reversedById), no: numbers.get(Number(r.reversedById)) ?? '' };
+/** A closing as answered: read off its journal entry (the journal's own view, its reversal linked). */
+function closingView(entry: JournalEntry): YearEndClosing {
+  const { revenue, expenses, profit } = closingFigures(entry.lines);
   return {
-    year: Number(r.datePosting.slice(0, 4)),
-    status: reopenedBy ? 'reopened' : 'closed',
-    date_posting: r.datePosting,
-    currency: r.currency,
+    year: Number(entry.date_posting.slice(0, 4)),
+    status: entry.reversed_by ? 'reopened' : 'closed',
+    date_posting: entry.date_posting,
+    currency: entry.currency,
     revenue: toWire(revenue)!,
     expenses: toWire(expenses)!,
     profit: toWire(profit)!,
-    journal_entry: { id: Number(r.id), no: r.no },
-    reopened_by: reopenedBy,
-    created_at: new Date(r.createdAt).toISOString(),
-    created_by: r.createdBy,
+    journal_entry: { id: entry.id, no: entry.no },
+    reopened_by: entry.reversed_by ?? null,
+    created_at: entry.created_at,
+    created_by: entry.created_by,
   };
-}
-
-async function closingOf(em: EntityManager, orgId: number, id: number): Promise<YearEndClosing> {
-  const r = (await readEntity(em, JournalEntrySchema, orgId, id))!;
-  const numbers = await numbersOf(em, orgId, r.reversedById == null ? [] : [Number(r.reversedById)]);
-  return closingView(r, numbers);
 }
 
 export async function closeYear(ctx: TenantContext, req: YearEndClosingRequest, opts: ApplyOptions): Promise<YearEndClosing> {
@@ -102,7 +96,7 @@ export async function closeYear(ctx: TenantContext, req: YearEndClosingRequest, 
     total: closing.total,
     reversesId: null,
   });
-  return closingOf(em, orgId, entry.id);
+  return closingView(entry);
 }
 
 export async function reopenYear(ctx: TenantContext, year: number, opts: ApplyOptions): Promise<YearEndClosing> {
@@ -125,26 +119,11 @@ export async function reopenYear(ctx: TenantContext, year: number, opts: ApplyOp
     reversesId: closing.id,
   });
   await sqlRows(em, 'update journal_entries set reversed_by_id = ? where org_id = ? and id = ?', [reversal.id, orgId, closing.id]);
-  return closingOf(em, orgId, closing.id);
+  return closingView(await readJournalEntry(em, orgId, closing.id));
 }
 
+/** The closings of years, newest first: the journal's closing entries that are not themselves reversals. */
 export async function listYearEndClosings(em: EntityManager, orgId: number, q: { from: number; take: number }): Promise<{ rows: YearEndClosing[]; total: number }> {
-  const page = await listEntityPage(em, JournalEntrySchema, {
-    orgId,
-    conditions: [where.eq('kind', 'year_end_close'), { sql: 'reverses_id is null', params: [] }],
-    sort: [
-      { field: 'date_posting', direction: 'desc' },
-      { field: 'id', direction: 'desc' },
-    ],
-    sortColumns: { date_posting: 'date_posting', id: 'id' },
-    tieBreak: 'desc',
-    from: q.from,
-    take: q.take,
-  });
-  const numbers = await numbersOf(
-    em,
-    orgId,
-    page.rows.flatMap((r) => (r.reversedById == null ? [] : [Number(r.reversedById)])),
-  );
-  return { rows: page.rows.map((r) => closingView(r, numbers)), total: page.total };
+  const page = await listJournalEntries(em, orgId, { ...q, kind: 'year_end_close', reversals: false, sort: ['-date_posting', '-id'] });
+  return { rows: page.rows.map(closingView), total: page.total };
 }

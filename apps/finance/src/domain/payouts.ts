@@ -225,8 +225,7 @@ export async function replacePayout(ctx: TenantContext, id: number, req: PayoutR
   if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
   // the ledger reverses the current version on the day it was posted and posts the new one on its own
   const books = await postingSettingsOf(em, ctx.orgId);
-  const current = postingDate.payout({ date_issued: isoDay(p.dateIssued), lines: p.lines }, p.editedAt.toISOString().slice(0, 10));
-  refuseClosedPeriod(books.lockDate, `replacing payout ${id} (which reverses version ${p.version})`, [{ field: 'id', date: current.date }]);
+  refuseClosedPeriod(books.lockDate, `replacing payout ${id} (which reverses version ${p.version})`, [{ field: 'id', date: standingPostedOn(p) }]);
   refuseClosedPeriod(books.lockDate, `the new version of payout ${id}`, [payoutPostedOn(ctx, req)]);
   await assertCopySource(em, req, p.id);
   const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, p.id, books.legalCurrency);
@@ -264,8 +263,12 @@ export async function replacePayout(ctx: TenantContext, id: number, req: PayoutR
  */
 function payoutLocked(p: Payout, lockDate: string | null): boolean {
   if (p.isLocked) return true;
-  if (lockDate === null) return false;
-  return postingDate.payout({ date_issued: isoDay(p.dateIssued), lines: p.lines }, p.editedAt.toISOString().slice(0, 10)).date <= lockDate;
+  return lockDate !== null && standingPostedOn(p) <= lockDate;
+}
+
+/** The day the ledger posted the version standing: a replacement reverses it on that day. */
+function standingPostedOn(p: Payout): string {
+  return postingDate.payout({ date_issued: isoDay(p.dateIssued), lines: p.lines }, p.editedAt.toISOString().slice(0, 10)).date;
 }
 
 /** The payout as answered; `lockDate` the organisation's (null: the books are open). */
