@@ -1,8 +1,20 @@
-// The framework's ceiling: a bare Hono app on @hono/node-server answering a small JSON body.
+// The framework's ceilings: a bare Hono app on @hono/node-server answering a small JSON body
+// (`/hello`), and the same app answering one row it reads with one prepared statement through a
+// plain `pg` pool (`/row`, when ROW_DATABASE_URL names a database with an `organisations` table):
+// what any GET that reads the database once costs on this machine before any code of ours runs.
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
+import pg from 'pg';
 
 const app = new Hono();
 app.get('/hello', (c) => c.json({ id: 1, name: 'My organisation', country: 'CZ', legal_currency: 'CZK' }));
+if (process.env.ROW_DATABASE_URL) {
+  // as large as a service's pool (`poolMax`)
+  const pool = new pg.Pool({ connectionString: process.env.ROW_DATABASE_URL, max: 10 });
+  app.get('/row', async (c) => {
+    const { rows } = await pool.query({ name: 'row', text: 'select * from organisations where id = $1', values: [1] });
+    return rows.length ? c.json(rows[0]) : c.json({ error: 'no organisation 1' }, 404);
+  });
+}
 const port = Number(process.env.PORT ?? 18090);
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => process.stdout.write(`ready ${port}\n`));
