@@ -5,6 +5,7 @@ import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectOk as ok, expectProblem, readEvents } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
+import { latestClosedYear, recordClosingEntry } from '../../apps/settings/src/domain/closed-years.js';
 
 /*
  * The closing of a year (decision 170), as an accountant does it once the year's figures are
@@ -39,6 +40,12 @@ async function lockThrough(day: string | null) {
   expect((await ok(await send('PUT', '/v1/settings/organisation', { lock_date: day }))).lock_date).toBe(day);
   const accounting = stack.services.accounting!.deps.orm.em.fork();
   await eventually(async () => (await sqlRows<{ d: string | null }>(accounting, "select profile->>'lock_date' as d from kit_organisations where org_id = 1"))[0]?.d === day, 10_000);
+}
+
+/** The latest year settings knows closed (decision 173), once accounting's events reached it. */
+async function settingsKnowsClosedThrough(year: number | null) {
+  const settings = stack.services.settings!.deps.orm.em.fork();
+  await eventually(async () => (await latestClosedYear(settings, 1)) === year, 10_000);
 }
 
 describe('closing a year (decision 170)', () => {
@@ -146,6 +153,36 @@ describe('closing a year (decision 170)', () => {
     closing2025 = list.entities[0];
   });
 
+  it('keeps the lock date out of a closed year until the year is reopened (decision 173)', async () => {
+    await settingsKnowsClosedThrough(2025);
+    const moveLockDate = (lock_date: string | null, key?: string) => send('PUT', '/v1/settings/organisation', { lock_date }, { key });
+    const refused = await expectProblem(await moveLockDate('2025-11-30'), 409, 'year_closed');
+    expect(refused.detail).toContain('2025 is closed: reopen it (POST /v1/accounting/year-end-closings/2025/reopen) before moving the lock date before 2025-12-31');
+    expect(refused.errors?.map((e) => e.path)).toEqual(['lock_date']);
+    // clearing it would reopen every period, the closed years too
+    await expectProblem(await moveLockDate(null), 409, 'year_closed');
+    await expectProblem(await moveLockDate('2024-12-31'), 409, 'year_closed');
+    expect((await ok(await send('GET', '/v1/settings/organisation'))).lock_date).toBe('2025-12-31');
+    // later is always open to an admin, and back to the closed year's last day
+    await lockThrough('2026-01-31');
+    await lockThrough('2025-12-31');
+
+    // another organisation's books are its own
+    const other = await secondOrganisation(stack, 'Books of their own');
+    expect((await ok(await moveLockDate('2025-06-30', other.key))).lock_date).toBe('2025-06-30');
+    expect((await ok(await moveLockDate(null, other.key))).lock_date).toBeNull();
+
+    // the reopening may reach settings before the closing it reverses: the year stays open
+    const settings = stack.services.settings!.deps.orm.em.fork();
+    await recordClosingEntry(settings, 999, { id: 77, kind: 'year_end_close', date_posting: '2023-12-31', reverses: { id: 76, no: 'JE-2023-0002' } });
+    await recordClosingEntry(settings, 999, { id: 76, kind: 'year_end_close', date_posting: '2023-12-31', reverses: null });
+    await recordClosingEntry(settings, 999, { id: 78, kind: 'manual', date_posting: '2024-12-31', reverses: null });
+    expect(await latestClosedYear(settings, 999)).toBeNull();
+    await recordClosingEntry(settings, 999, { id: 80, kind: 'year_end_close', date_posting: '2024-12-31', reverses: null });
+    await recordClosingEntry(settings, 999, { id: 80, kind: 'year_end_close', date_posting: '2024-12-31', reverses: null });
+    expect(await latestClosedYear(settings, 999)).toBe(2024);
+  });
+
   it('reopens a year by reversing its closing on the same day: the result unclosed again, the profit and loss account unchanged', async () => {
     const reopened = await ok(await reopen(2025));
     expect(reopened).toMatchObject({ year: 2025, status: 'reopened', journal_entry: closing2025.journal_entry, profit: 63879.45, reopened_by: { no: expect.stringMatching(/^JE-2025-\d{4}$/) } });
@@ -164,7 +201,9 @@ describe('closing a year (decision 170)', () => {
     await expectProblem(await reopen(2025), 409, 'year_not_closed');
     await expectProblem(await reopen(2022), 404, 'year_end_closing_not_found');
 
-    // corrected and closed again: the correction is in the new closing
+    // corrected and closed again: the correction is in the new closing (the lock date moves back
+    // once settings learned of the reopening)
+    await settingsKnowsClosedThrough(2024);
     await lockThrough('2025-11-30');
     await journal('2025-12-20', 'Late invoice for December', [dr('518', 879.45), cr('321', 879.45)]);
     await lockThrough('2025-12-31');

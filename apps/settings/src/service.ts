@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineService } from '@ledgerline/service-kit';
 import { entities, OrganisationSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
+import { closedYearsConsumer } from './events/closed-years.consumer.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { settingsEndpoints } from './http/endpoints.js';
 import { loadSettingsResources } from './resources.js';
@@ -50,7 +51,7 @@ export const settingsService = defineService({
   formBodyPaths: [/^\/v1\/oauth\/token$/],
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
-  consumers: (deps) => webhookFanout(deps.orm, () => deps.resources.sender.kick()),
+  consumers: (deps) => [...webhookFanout(deps.orm, () => deps.resources.sender.kick()), closedYearsConsumer()],
   responders: () => [{ subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) }],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },

@@ -191,7 +191,7 @@ const organisationInputFields = {
   peppol_id: nullish(peppolId),
   bank_account: nullish(organisationBankAccountSchema),
   lock_date: nullish(isoDate).describe(
-    'Close the books through this day (today at the latest; null reopens every period). Moving it needs the admin scope. Documents, payments, matches, payouts and allocations dated on or before it are then refused with 409 period_locked',
+    'Close the books through this day (today at the latest; null reopens every period). Moving it needs the admin scope. Documents, payments, matches, payouts and allocations dated on or before it are then refused with 409 period_locked. It is not moved back before 31 December of a closed year (409 year_closed: reopen the year first, POST /v1/accounting/year-end-closings/{year}/reopen)',
   ),
 };
 

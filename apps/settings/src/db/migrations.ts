@@ -97,4 +97,21 @@ create index api_clients_org on api_clients (org_id, id);
 alter table organisations add column lock_date date;
 `,
   ),
+  sqlMigration(
+    'settings_0900_closed_years',
+    `
+-- Decision 173. The years accounting has closed (a closing entry of kind year_end_close), as its
+-- events tell: a row per closing entry, marked reopened when the entry reversing it arrives. The
+-- lock date is not moved back into a year that is closed. Either event may arrive first: the row
+-- is keyed by the closing entry, so the reopening wins in any order.
+create table closed_years (
+  org_id bigint not null,
+  closing_entry_id bigint not null,
+  year int not null,
+  reopened boolean not null,
+  primary key (org_id, closing_entry_id)
+);
+create index closed_years_open on closed_years (org_id, year) where not reopened;
+`,
+  ),
 ];

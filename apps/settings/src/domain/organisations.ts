@@ -4,6 +4,7 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { ForbiddenError, NotFoundError, ValidationError, isoDay, propertiesOf, sqlRows, type AuthContext, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
 import { OrganisationSchema, type Organisation } from '../db/entities.js';
 import { createApiKey } from './api-keys.js';
+import { latestClosedYear, refuseLockDateInClosedYear } from './closed-years.js';
 
 export type OrganisationInput = OrganisationUpdate;
 
@@ -121,7 +122,12 @@ function checkLockDate(auth: AuthContext | 'operator', stored: string | null, re
 export async function updateOrganisation(ctx: TenantContext & { auth: AuthContext }, input: OrganisationInput) {
   const { em } = ctx;
   const org = await getOrganisation(em, ctx.orgId);
-  checkLockDate(ctx.auth, isoDay(org.lockDate ?? null), input.lock_date, ctx.now().toISOString().slice(0, 10));
+  const stored = isoDay(org.lockDate ?? null);
+  checkLockDate(ctx.auth, stored, input.lock_date, ctx.now().toISOString().slice(0, 10));
+  // moved back (or cleared): not into a year accounting has closed
+  if (input.lock_date !== undefined && input.lock_date !== stored && (input.lock_date === null || (stored !== null && input.lock_date < stored))) {
+    refuseLockDateInClosedYear(input.lock_date, await latestClosedYear(em, ctx.orgId));
+  }
   apply(org, input);
   if (input.country) org.country = input.country.toUpperCase();
   if (input.legal_currency) org.legalCurrency = input.legal_currency.toUpperCase();
