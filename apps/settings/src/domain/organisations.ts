@@ -85,7 +85,11 @@ export async function createOrganisation(ctx: OperationContext, input: Organisat
  * so the view is the one every other path answers.
  */
 export async function organisationViewById(em: EntityManager, orgId: number) {
-  const [row] = await sqlRows<Record<string, unknown>>(em, 'select * from organisations where id = ?', [orgId], { prepared: true });
+  // The row as one JSON value: the driver then describes and parses one column, not 23 (each a
+  // field object and a type parser per statement; about a tenth of the GET's CPU, decision 174).
+  // The table holds no numeric column, whose digits JSON would round.
+  const [found] = await sqlRows<{ row: Record<string, unknown> }>(em, 'select to_json(o) as row from organisations o where id = ?', [orgId], { prepared: true });
+  const row = found?.row;
   if (!row) throw new NotFoundError('The organisation does not exist', 'organisation_not_found');
   const entity = propertiesOf<Record<string, unknown>>(row);
   const at = (v: unknown) => (v instanceof Date ? v : new Date(String(v)));
