@@ -279,6 +279,38 @@ describe('hostile input', () => {
     expect(findHostileJson(shallow)).toEqual([]);
   });
 
+  it('finds the one hostile value hidden anywhere in a large body, and nothing in a sound one', () => {
+    // a seeded walk: the quick check that lets sound bodies through must miss no hostile value
+    let seed = 42;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const sound = ['', 'Zlatý klas', '😀 emoji', 'Na Příkopě 1', '\ud83d\ude00'];
+    const build = (depth: number): unknown => {
+      const pick = rnd(6);
+      if (depth > 6 || pick === 0) return sound[rnd(sound.length)];
+      if (pick === 1) return rnd(1000) / 7;
+      if (pick === 2) return rnd(2) === 0 ? null : true;
+      if (pick === 3) return Array.from({ length: rnd(5) }, () => build(depth + 1));
+      return Object.fromEntries(Array.from({ length: rnd(5) }, (_, i) => [`k${i}`, build(depth + 1)]));
+    };
+    const hostile = ['a\u0000b', '\ud800', 'x\udfff'];
+    for (let round = 0; round < 300; round++) {
+      const body = { lines: Array.from({ length: 10 }, () => build(0)) } as { lines: unknown[] };
+      expect(findHostileJson(body)).toEqual([]);
+      const where = rnd(3);
+      const bad = hostile[rnd(hostile.length)];
+      if (where === 0) body.lines[rnd(10)] = { deep: [1, { text: bad }] };
+      else if (where === 1) body.lines[rnd(10)] = { [bad]: 1 };
+      else {
+        let deep: unknown = 'leaf';
+        for (let i = 0; i < MAX_JSON_DEPTH; i++) deep = [deep];
+        body.lines[rnd(10)] = deep;
+      }
+      const found = findHostileJson(body);
+      expect(found).toHaveLength(1);
+      expect(found[0].path).toMatch(/^lines\[\d\]/);
+    }
+  });
+
   it('refuses NUL and lone surrogates in query strings with 400', () => {
     expect(() => assertStorableQuery('http://x/v1/a?search=ab%00c')).toThrow(ValidationError);
     expect(() => assertStorableQuery('http://x/v1/a?search=%ED%A0%80')).not.toThrow(); // decodes to U+FFFD, storable
