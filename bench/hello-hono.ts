@@ -1,7 +1,8 @@
 // The framework's ceilings: a bare Hono app on @hono/node-server answering a small JSON body
-// (`/hello`), and the same app answering one row it reads with one prepared statement through a
-// plain `pg` pool (`/row`, when ROW_DATABASE_URL names a database with an `organisations` table):
-// what any GET that reads the database once costs on this machine before any code of ours runs.
+// (`/hello`), and the same app answering the organisation row it reads with settings' own
+// statement (one JSON value) through a plain `pg` pool (`/row`, when ROW_DATABASE_URL names
+// settings' database): what a GET that reads the database once costs on this machine before any
+// code of ours runs.
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import pg from 'pg';
@@ -12,8 +13,8 @@ if (process.env.ROW_DATABASE_URL) {
   // as large as a service's pool (`poolMax`)
   const pool = new pg.Pool({ connectionString: process.env.ROW_DATABASE_URL, max: 10 });
   app.get('/row', async (c) => {
-    const { rows } = await pool.query({ name: 'row', text: 'select * from organisations where id = $1', values: [1] });
-    return rows.length ? c.json(rows[0]) : c.json({ error: 'no organisation 1' }, 404);
+    const { rows } = await pool.query({ name: 'row', text: 'select to_json(o) as row from organisations o where id = $1', values: [1] });
+    return rows.length ? c.json(rows[0].row) : c.json({ error: 'no organisation 1' }, 404);
   });
 }
 const port = Number(process.env.PORT ?? 18090);

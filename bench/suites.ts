@@ -139,7 +139,7 @@ const gatewayOverhead: Benchmark = {
           ceiling: bare.rps,
           ceilingName: 'bare Hono',
           ratio: row.rps / bare.rps,
-          note: `p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}; the same organisation row, one prepared statement through a plain pg pool of 10`,
+          note: `p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}; the same organisation row by settings' own statement through a plain pg pool of 10`,
         },
         {
           name: 'service direct (settings)',
