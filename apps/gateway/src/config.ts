@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema } from '@ledgerline/service-kit';
+import { baseConfigSchema } from '@ledgerline/service-kit/config';
 import { upstreamUrls } from './proxy/upstream-set.js';
 
 /** One URL, or the comma-separated URLs of a service's replicas (`http://a:8081,http://b:8081`). */

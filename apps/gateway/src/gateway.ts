@@ -1,23 +1,17 @@
-import { ROUTES, SUBJECTS, apiKeyRevokedEventSchema, settingsApiClientRevokedEventSchema, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
+import { SUBJECTS, apiKeyRevokedEventSchema, settingsApiClientRevokedEventSchema } from '@ledgerline/contracts/events';
+import { ROUTES, type RouteSpec, type ServiceName } from '@ledgerline/contracts/routes';
 import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
-import {
-  AppError,
-  ConfigError,
-  EventBus,
-  ForbiddenError,
-  MetricsRegistry,
-  RateLimitedError,
-  UnauthorizedError,
-  UpstreamError,
-  createHttpApp,
-  createLogger,
-  listen,
-  loadConfig,
-  parseEnvelope,
-  problemResponse,
-  requestBody,
-  type AuthContext,
-} from '@ledgerline/service-kit';
+// The kit by module, not by its index: the index re-exports the database layer (MikroORM, knex,
+// pg), which the gateway never uses and whose code would only lengthen its full collections.
+import { AppError, ForbiddenError, RateLimitedError, UnauthorizedError, UpstreamError } from '@ledgerline/service-kit/errors';
+import { ConfigError, loadConfig } from '@ledgerline/service-kit/config';
+import { createLogger } from '@ledgerline/service-kit/logger';
+import { MetricsRegistry } from '@ledgerline/service-kit/metrics';
+import { createHttpApp, problemResponse, requestBody } from '@ledgerline/service-kit/http/app';
+import { listen } from '@ledgerline/service-kit/http/listen';
+import type { AuthContext } from '@ledgerline/service-kit/http/context';
+import { EventBus } from '@ledgerline/service-kit/events/bus';
+import { parseEnvelope } from '@ledgerline/service-kit/events/envelope';
 import { gatewayConfigSchema, type GatewayConfig } from './config.js';
 import { CredentialVerifier, type CredentialInspection } from './auth/credentials.js';
 import { RateLimiter } from './auth/rate-limit.js';

@@ -1,4 +1,5 @@
-import { ConfigError, startTracing } from '@ledgerline/service-kit';
+import { ConfigError } from '@ledgerline/service-kit/config';
+import { startTracing } from '@ledgerline/service-kit/tracing';
 import { startGateway } from './gateway.js';
 
 // spans go out over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set

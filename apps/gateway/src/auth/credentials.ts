@@ -3,7 +3,9 @@ import { jwtVerify, errors as joseErrors } from 'jose';
 import { ReplicatedJwks } from './replicated-jwks.js';
 import { LookupCache } from './lookup-cache.js';
 import { request, type Dispatcher } from 'undici';
-import { SECRET_PREFIXES, UnauthorizedError, UpstreamError, hasValidChecksum, safeEqual, secretHash, INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit';
+import { UnauthorizedError, UpstreamError } from '@ledgerline/service-kit/errors';
+import { SECRET_PREFIXES, hasValidChecksum, safeEqual, secretHash } from '@ledgerline/service-kit/credentials';
+import { INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit/http/context';
 
 interface CachedKey {
   auth: AuthContext | null;

@@ -1,4 +1,4 @@
-import { RateLimitedError } from '@ledgerline/service-kit';
+import { RateLimitedError } from '@ledgerline/service-kit/errors';
 import { RateLimiter } from './rate-limit.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { RouteSpec } from '@ledgerline/contracts';
+import type { RouteSpec } from '@ledgerline/contracts/routes';
 
-export { routingOrder } from '@ledgerline/contracts';
+export { routingOrder } from '@ledgerline/contracts/routes';
 
 export function pathPattern(path: string): RegExp {
   const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([a-z_]+)/g, '[^/]+');

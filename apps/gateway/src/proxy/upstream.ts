@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from 'hono';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { UpstreamError, INTERNAL_HEADERS, plainAnswer, type AuthContext } from '@ledgerline/service-kit';
+import { UpstreamError } from '@ledgerline/service-kit/errors';
+import { INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit/http/context';
+import { plainAnswer } from '@ledgerline/service-kit/http/app';
 import type { UpstreamSet } from './upstream-set.js';
 
 const HOP_BY_HOP = new Set([

@@ -1,6 +1,10 @@
 import type { EntityMetadata, EntitySchema } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlRows } from './orm.js';
+import { JsonText } from '../http/json-text.js';
+
+export { JsonText } from '../http/json-text.js';
+export { isUniqueViolation } from './unique-violation.js';
 
 /*
  * SQL written from a table's entity declaration. A service declares each table once
@@ -111,13 +115,6 @@ function entityReadOf(em: EntityManager, entity: EntitySchema<any, any>): { sele
 }
 const entityReads = new WeakMap<TableShape, { select: string; stamps: string[] }>();
 
-/**
- * A JSON value already serialised (a document body that is also the event's data): written as is
- * instead of being serialised a second time.
- */
-export class JsonText {
-  constructor(readonly text: string) {}
-}
 
 function paramOf(col: TableColumn, value: unknown): unknown {
   if (value === null || value === undefined) return null;
@@ -246,12 +243,6 @@ export function insertStatement<T extends object>(
 function returningClause(returning: InsertOptions['returning']): string {
   if (returning === true) return ' returning *';
   return Array.isArray(returning) && returning.length ? ` returning ${returning.join(', ')}` : '';
-}
-
-/** A Postgres unique violation, as the driver or the ORM reports it. */
-export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; name?: string } | null | undefined;
-  return err?.name === 'UniqueConstraintViolationException' || err?.code === '23505';
 }
 
 // tables' column names are few and fixed, and a page maps hundreds of rows of them

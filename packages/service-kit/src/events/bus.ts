@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream';
-import { STREAMS, type StreamName } from '@ledgerline/contracts';
+import { STREAMS, type StreamName } from '@ledgerline/contracts/events';
 import type { Logger } from '../logger.js';
 import { ConfigError, type BaseConfig } from '../config.js';
 import { ReplyInbox } from './replies.js';

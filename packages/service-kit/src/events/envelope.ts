@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cloudEventSchema, eventType, type CloudEvent } from '@ledgerline/contracts';
+import { cloudEventSchema, eventType, type CloudEvent } from '@ledgerline/contracts/events';
 
 export interface NewEvent<T> {
   /** Catalogue subject without prefix, e.g. `sales.invoice.posted`. */

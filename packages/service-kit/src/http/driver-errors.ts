@@ -1,5 +1,5 @@
 import { ConflictError, UpstreamError, type AppError } from '../errors.js';
-import { isUniqueViolation } from '../db/tables.js';
+import { isUniqueViolation } from '../db/unique-violation.js';
 import { connectionLoss, databaseRefusesNow } from '../db/connection-loss.js';
 
 const REFUSING = { out_of_resources: 'the database is out of resources (disk, memory or connections)', read_only: 'the database accepts no writes at the moment (read-only)' };
