@@ -1,8 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { dec, isoDay, listPage, propertiesOf, sqlRows, toWire, where, type SortKey, type SqlCondition } from '@ledgerline/service-kit';
+import { dec, entityColumns, isoDay, type DecimalInput, listEntityPage, propertiesOf, sqlRows, tableShape, toWire, where, type SortKey, type SqlCondition } from '@ledgerline/service-kit';
 import {
+  AccountingTransactionSchema,
   GlAccountSchema,
+  LedgerRowSchema,
+  LedgerTaxRowSchema,
   type AccountingTransactionRecord,
   type GlAccount,
   type LedgerRowRecord,
@@ -94,14 +97,17 @@ export function transactionView(
   const gl = (n: string) => glAccountView(n, accounts, locale);
   const debit = rows.reduce((s, r) => s.plus(r.debit), dec(0));
   const credit = rows.reduce((s, r) => s.plus(r.credit), dec(0));
-  // act_rows: the entry per account and role, one line each (what an accountant reads).
-  const act = new Map<string, { type: string; number: string; debit: ReturnType<typeof dec>; credit: ReturnType<typeof dec>; id: number }>();
+  // act_rows: the entry per account and role, one line each (what an accountant reads). Most
+  // pairs have one row, whose stored figures need no arithmetic; a second row makes them sums.
+  const act = new Map<string, { type: string; number: string; debit: DecimalInput; credit: DecimalInput; id: number }>();
   for (const r of rows) {
     const key = `${r.role}|${r.glAccountNumber}`;
-    const cur = act.get(key) ?? { type: r.role, number: r.glAccountNumber, debit: dec(0), credit: dec(0), id: r.id };
-    cur.debit = cur.debit.plus(r.debit);
-    cur.credit = cur.credit.plus(r.credit);
-    act.set(key, cur);
+    const cur = act.get(key);
+    if (!cur) act.set(key, { type: r.role, number: r.glAccountNumber, debit: r.debit, credit: r.credit, id: r.id });
+    else {
+      cur.debit = dec(cur.debit).plus(r.debit);
+      cur.credit = dec(cur.credit).plus(r.credit);
+    }
   }
   return {
     id: t.id,
@@ -154,7 +160,7 @@ export function transactionView(
       gl_account: gl(r.glAccountNumber),
       description: r.description ?? null,
     })),
-    act_rows: [...act.values()].map((a) => ({ id: a.id, type: a.type, debit: a.debit.toNumber(), credit: a.credit.toNumber(), gl_account: gl(a.number) })),
+    act_rows: [...act.values()].map((a) => ({ id: a.id, type: a.type, debit: toWire(a.debit), credit: toWire(a.credit), gl_account: gl(a.number) })),
     taxes: rows.filter((r) => TAX_ROLES.has(r.role)).map((r) => ({ id: r.id, debit: toWire(r.debit), credit: toWire(r.credit), gl_account: gl(r.glAccountNumber) })),
     fx_rates: t.fxRates ?? [],
     is_locked: true,
@@ -176,8 +182,10 @@ export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccou
 }
 
 /**
- * Accounting transactions of the caller's organisation, with their rows: plain rows by column
- * name (decimals as Postgres' exact strings), no entities hydrated (decision 105).
+ * Accounting transactions of the caller's organisation, with their rows: plain rows read under
+ * their entities' property names (decimals as Postgres' exact strings, days as text), nothing
+ * hydrated (decision 105). The rows, tax rows and accounts of a page are read by statements
+ * whose text does not change with the page, so each is planned once per connection.
  */
 export async function listTransactions(em: EntityManager, orgId: number, q: TransactionQuery, locale: ChartLocale) {
   const conditions = where.within('date_posting', q.datePosting);
@@ -185,9 +193,7 @@ export async function listTransactions(em: EntityManager, orgId: number, q: Tran
   if (q.source) conditions.push(where.eq('source_type', q.source.type));
   if (q.source?.id !== undefined) conditions.push(where.eq('source_id', q.source.id));
   if (q.accounts) conditions.push(onAccounts(orgId, q.accounts, q.datePosting));
-  const { rows: found, total } = await listPage<Record<string, unknown> & { id: number }>(em, {
-    table: 'accounting_transactions',
-    columns: '*',
+  const { rows: found, total } = await listEntityPage(em, AccountingTransactionSchema, {
     orgId,
     conditions,
     sort: q.sort,
@@ -197,24 +203,30 @@ export async function listTransactions(em: EntityManager, orgId: number, q: Tran
     take: q.take,
   });
   if (found.length === 0) return { entities: [], total };
-  const ofPage = where.oneOf('transaction_id', found.map((t) => t.id));
+  const ids = `{${found.map((t) => t.id).join(',')}}`;
   // sequential: the entity manager may sit on one transaction connection
-  const rows = await sqlRows(em, `select * from ledger_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
-  const taxRows = await sqlRows(em, `select * from ledger_tax_rows where org_id = ? and ${ofPage.sql} order by transaction_id, ord`, [orgId, ...ofPage.params]);
+  const rows = await sqlRows<LedgerRowRecord>(em, rowsOfPage(em, LedgerRowSchema), [orgId, ids], { prepared: true });
+  const taxRows = await sqlRows<LedgerTaxRowRecord>(em, rowsOfPage(em, LedgerTaxRowSchema), [orgId, ids], { prepared: true });
   // the accounts the page names, not the whole chart
-  const named = [...new Set([...rows, ...taxRows].map((r) => String(r.gl_account_number)))];
-  const accountRows = await sqlRows(em, 'select * from gl_accounts where org_id = ? and number = any(?::text[])', [orgId, named], { prepared: true });
-  const accounts = new Map(accountRows.map((a) => [String(a.number), propertiesOf<GlAccount>(a)]));
+  const named = new Set<string>();
+  for (const r of rows) named.add(r.glAccountNumber);
+  for (const r of taxRows) named.add(r.glAccountNumber);
+  const accountRows = await sqlRows<GlAccount>(em, `select ${entityColumns(em, GlAccountSchema)} from gl_accounts where org_id = ? and number = any(?::text[])`, [orgId, [...named]], {
+    prepared: true,
+  });
+  const accounts = new Map(accountRows.map((a) => [a.number, a]));
   // grouped once: filtering every row for every transaction grew with the square of the page
-  const rowsOf = groupBy(rows.map((r) => propertiesOf<LedgerRowRecord>(r)), (r) => r.transactionId);
-  const taxRowsOf = groupBy(taxRows.map((r) => propertiesOf<LedgerTaxRowRecord>(r)), (r) => r.transactionId);
+  const rowsOf = groupBy(rows, (r) => r.transactionId);
+  const taxRowsOf = groupBy(taxRows, (r) => r.transactionId);
   return {
     total,
-    entities: found.map((row) => {
-      const t = propertiesOf<AccountingTransactionRecord>(row);
-      return transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale);
-    }),
+    entities: found.map((t) => transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale)),
   };
+}
+
+/** The rows of a table that belong to a page's transactions (`{id,…}` bound second), in their order. */
+function rowsOfPage(em: EntityManager, schema: typeof LedgerRowSchema | typeof LedgerTaxRowSchema): string {
+  return `select ${entityColumns(em, schema)} from ${tableShape(em, schema).table} where org_id = ? and transaction_id = any(?::bigint[]) order by transaction_id, ord`;
 }
 
 /**
