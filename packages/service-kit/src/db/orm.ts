@@ -89,13 +89,21 @@ function withDatabase(url: string, name: string): string {
  * property. The filter is on by default and needs its `orgId` argument, so a query that forgot
  * the tenant fails instead of reading another organisation's rows.
  */
-/** The server settings every pooled session starts with (`-c name=value`), none when all are the server's. */
-function sessionOptions(opts: OrmOptions): { options?: string } {
-  const settings = [
+/**
+ * The server settings every pooled session starts with (`-c name=value`). `DateStyle` is always
+ * ISO: the ORM's connections hand a `date` over as the server's text, which every read takes to
+ * be `YYYY-MM-DD`, and a server or database configured with another style (`SQL, DMY` writes
+ * 27/11/2026) must not change what a document's day reads as.
+ */
+function sessionOptions(opts: OrmOptions): { options: string } {
+  const settings: Array<[string, string]> = [['DateStyle', 'ISO']];
+  for (const [name, ms] of [
     ['idle_in_transaction_session_timeout', opts.idleInTransactionTimeoutMs],
     ['statement_timeout', opts.statementTimeoutMs],
-  ].filter((s): s is [string, number] => !!s[1]);
-  return settings.length ? { options: settings.map(([name, ms]) => `-c ${name}=${Math.floor(ms)}`).join(' ') } : {};
+  ] as const) {
+    if (ms) settings.push([name, String(Math.floor(ms))]);
+  }
+  return { options: settings.map(([name, value]) => `-c ${name}=${value}`).join(' ') };
 }
 
 export async function initOrm(opts: OrmOptions): Promise<MikroORM> {

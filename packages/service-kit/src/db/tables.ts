@@ -61,8 +61,9 @@ export function tableShape(em: EntityManager, entity: EntitySchema<any, any> | s
 
 /**
  * A select list that reads a table's rows as its entity's plain objects: each column under its
- * property's name, a `date` column as its `YYYY-MM-DD` text (the ORM's type for it), decimals as
- * exact strings. Timestamps arrive as text and become Dates through `asEntities`.
+ * property's name, a `date` column as its `YYYY-MM-DD` text (the ORM's type for it: the ORM's
+ * connections leave dates as the server's text, and every session runs with `DateStyle` ISO), decimals
+ * as exact strings. Timestamps arrive as text and become Dates through `asEntities`.
  */
 export function entityColumns(em: EntityManager, entity: EntitySchema<any, any>): string {
   return entityReadOf(em, entity).select;
@@ -106,7 +107,7 @@ function entityReadOf(em: EntityManager, entity: EntitySchema<any, any>): { sele
   if (!read) {
     const columns = [...shape.columns.values()];
     read = {
-      select: columns.map((c) => (c.cast === 'date' ? `to_char(${c.column}, 'YYYY-MM-DD') as "${c.property}"` : `${c.column} as "${c.property}"`)).join(', '),
+      select: columns.map((c) => `${c.column} as "${c.property}"`).join(', '),
       stamps: columns.filter((c) => c.cast === 'timestamptz').map((c) => c.property),
     };
     entityReads.set(shape, read);
