@@ -18,6 +18,8 @@ COPY packages packages
 COPY apps apps
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist dist
-# same V8 old-space cap as npm start (scripts/node-flags.ts, docs/decisions.md)
+# same V8 old-space cap as npm start (scripts/node-flags.ts, docs/decisions.md); the image's
+# default command is the gateway, but its cap is the services': a deployment running the gateway
+# sets NODE_OPTIONS=--max-old-space-size=2048 for it, as docker-compose.yml does
 ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS=--max-old-space-size=160
 CMD ["node", "dist/gateway.mjs"]

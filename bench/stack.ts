@@ -9,7 +9,7 @@ import { bundleForRun } from '../scripts/bundle.js';
 import { SOURCE_MAPS_FOLDER } from './profiles.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateSecret } from '@ledgerline/service-kit';
-import { serviceNodeFlags } from '../scripts/node-flags.js';
+import { nodeFlagsOf } from '../scripts/node-flags.js';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -157,7 +157,7 @@ export function spawnProc(name: string, file: string, port: number, env: Record<
   // `--profile`: each process writes its CPU profile into a folder of its own when it stops
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_PROFILE_DIR, name)}`] : [];
   const entry = file.endsWith('.mjs') ? [file] : ['--import', 'tsx', path.join(root, file)];
-  const child = spawn(process.execPath, [...serviceNodeFlags(), ...extraNodeArgs, ...profile, ...entry], {
+  const child = spawn(process.execPath, [...nodeFlagsOf(name), ...extraNodeArgs, ...profile, ...entry], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -4,7 +4,20 @@
  * ~50–60 MB, but without a cap V8 lets garbage pile up to ~190 MB before a full collection, which
  * put the sales process above 300 MB RSS under load. With the cap it collects earlier and stays
  * near 200 MB. `MAX_OLD_SPACE_MB` overrides the size (docs/decisions.md).
+ *
+ * The gateway has a cap of its own (decision 178): its live heap is ~22 MB, and under a cap of
+ * 1024 MB or less V8 runs a full collection every few hundred milliseconds while large bodies pass
+ * through it (their buffers count as memory the heap must answer for), which doubled its CPU per
+ * forwarded list page. At 2048 it collects about as often as its small heap needs.
+ * `GATEWAY_MAX_OLD_SPACE_MB` overrides it.
  */
 export const MAX_OLD_SPACE_MB = Number(process.env.MAX_OLD_SPACE_MB ?? 160);
+export const GATEWAY_MAX_OLD_SPACE_MB = Number(process.env.GATEWAY_MAX_OLD_SPACE_MB ?? 2048);
 
-export const serviceNodeFlags = (): string[] => (MAX_OLD_SPACE_MB > 0 ? [`--max-old-space-size=${MAX_OLD_SPACE_MB}`] : []);
+const capped = (mb: number): string[] => (mb > 0 ? [`--max-old-space-size=${mb}`] : []);
+
+export const serviceNodeFlags = (): string[] => capped(MAX_OLD_SPACE_MB);
+export const gatewayNodeFlags = (): string[] => capped(GATEWAY_MAX_OLD_SPACE_MB);
+
+/** The flags of one process by its name: the gateway's, or a service's. */
+export const nodeFlagsOf = (name: string): string[] => (name === 'gateway' ? gatewayNodeFlags() : serviceNodeFlags());

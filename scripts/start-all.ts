@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { bundleForRun, type ProcessName } from './bundle.js';
-import { serviceNodeFlags } from './node-flags.js';
+import { nodeFlagsOf } from './node-flags.js';
 import { Supervised } from './supervisor.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -58,7 +58,7 @@ function run(name: string, port: number, extra: Record<string, string> = {}, app
     {
       name,
       command: process.execPath,
-      args: [...serviceNodeFlags(), bundles.entry(app)],
+      args: [...nodeFlagsOf(app), bundles.entry(app)],
       cwd: root,
       env: { ...env, ...extra, PORT: String(port) },
     },

@@ -66,6 +66,9 @@ describe('npm start under the supervisor', () => {
     for (const file of ['render-worker.mjs', 'engine.js', 'pdf-worker.mjs']) expect(existsSync(path.join(folder, file))).toBe(true);
     // the folder a killed run left behind is gone
     expect(existsSync(LEFT_BEHIND)).toBe(false);
+    // the services' old-space cap, and the gateway's own (decisions 41 and 178)
+    expect(argsOf(pids.gateway)).toContain(`--max-old-space-size=${process.env.GATEWAY_MAX_OLD_SPACE_MB ?? 2048}`);
+    for (const name of SERVICES) expect(argsOf(pids[name])).toContain(`--max-old-space-size=${process.env.MAX_OLD_SPACE_MB ?? 160}`);
   });
 
   const call = (p: string, init: RequestInit = {}) =>
