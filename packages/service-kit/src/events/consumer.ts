@@ -107,6 +107,57 @@ export interface ConsumerDefinition {
    * ordering key, and a redelivered event is always applied alone.
    */
   handleBatch?: BatchHandler;
+  /**
+   * The durable exists only while the service wants its events, so a subject nobody wants costs
+   * no delivery at all: `start` consumes it only if it exists, `open` makes it (taking the events
+   * published from then on) and consumes it, `retire` deletes it, `follow` starts consuming one
+   * another replica made. The service decides when, through the switch it passes here (the
+   * webhook fan-out: while an enabled endpoint selects the subject).
+   */
+  onDemand?: ConsumerSwitch;
+}
+
+/**
+ * A service's handle on an on-demand consumer (`ConsumerDefinition.onDemand`): the kit attaches
+ * the running consumer when it starts, and the service opens, retires or follows it through this.
+ */
+export class ConsumerSwitch {
+  private consumer: IdempotentConsumer | null = null;
+
+  /** Called by the kit with the consumer built from the definition. */
+  attach(consumer: IdempotentConsumer): void {
+    this.consumer = consumer;
+  }
+
+  /** Whether the consumer runs yet (its service's consumers start after its routes are defined). */
+  get attached(): boolean {
+    return this.consumer !== null;
+  }
+
+  private get running(): IdempotentConsumer {
+    if (!this.consumer) throw new Error('the on-demand consumer has not started');
+    return this.consumer;
+  }
+
+  open(): Promise<void> {
+    return this.running.open();
+  }
+
+  retire(): Promise<void> {
+    return this.running.retire();
+  }
+
+  follow(): Promise<void> {
+    return this.running.follow();
+  }
+
+  exists(): Promise<boolean> {
+    return this.running.exists();
+  }
+
+  get consuming(): boolean {
+    return this.consumer?.consuming ?? false;
+  }
 }
 
 type Parsed = { event: CloudEvent; error?: undefined } | { event?: undefined; error: unknown };
@@ -198,6 +249,7 @@ export class IdempotentConsumer {
     metrics: MetricsRegistry,
     private readonly groups?: CommitGroups,
   ) {
+    def.onDemand?.attach(this);
     this.processed = metrics.counter('consumer_messages_total', 'Consumed messages by consumer and outcome');
     this.age = metrics.histogram('consumer_event_age_seconds', 'Seconds from an event being stored in its stream to its handling (for the ledger: document posted → ledger entry)', [
       0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
@@ -224,8 +276,57 @@ export class IdempotentConsumer {
   }
 
   async start(): Promise<void> {
+    if (this.def.onDemand) {
+      // its durable exists only while the service wants the events (`open`, `retire`)
+      await this.follow();
+      return;
+    }
+    const streamName = await this.durable(DeliverPolicy.All);
+    this.consume(streamName);
+  }
+
+  /**
+   * An on-demand consumer's durable made if missing — taking only events published from now on —
+   * and consumed by this process. Safe to call again, and from several replicas at once.
+   */
+  async open(): Promise<void> {
+    const streamName = await this.durable(DeliverPolicy.New);
+    if (!this.loop) this.consume(streamName);
+  }
+
+  /** An on-demand consumer's durable deleted, with the events it still held: nothing consumes them. */
+  async retire(): Promise<void> {
+    await this.stop();
     const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
-    const backoff = this.opts.backoffMs ?? [200, 1000, 5000, 15000, 30000];
+    await this.bus.jsm.consumers.delete(streamName, this.durableName).catch((err) => {
+      if (!String(err).includes('not found')) throw err;
+    });
+  }
+
+  /** Whether the consumer's durable exists on the server now. */
+  async exists(): Promise<boolean> {
+    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
+    return (await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => null)) !== null;
+  }
+
+  /**
+   * An on-demand consumer consumed here while its durable exists (another replica may have made
+   * it); a consumption whose durable was deleted ends by itself.
+   */
+  async follow(): Promise<void> {
+    if (this.loop) return;
+    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
+    if (await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => null)) this.consume(streamName);
+  }
+
+  /** Whether this process consumes the durable now. */
+  get consuming(): boolean {
+    return this.loop !== null;
+  }
+
+  /** The stream's name, with the consumer's durable made on it if missing (`policy`: where a new one starts). */
+  private async durable(policy: DeliverPolicy): Promise<string> {
+    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
     // every organisation's events of the subject: `<subject>.<org>`
     const filter = this.bus.subject(`${this.def.subject}.*`);
     const existing = await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => null);
@@ -240,7 +341,7 @@ export class IdempotentConsumer {
         .add(streamName, {
           durable_name: this.durableName,
           ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
+          deliver_policy: policy,
           filter_subject: filter,
           ack_wait: 30_000_000_000,
           max_deliver: SERVER_MAX_DELIVER,
@@ -255,12 +356,23 @@ export class IdempotentConsumer {
       // a durable made when the server bounded deliveries too (CONSUMER_MAX_DELIVER + 1)
       await this.bus.jsm.consumers.update(streamName, this.durableName, { max_deliver: SERVER_MAX_DELIVER });
     }
-    const consumer = await this.bus.js.consumers.get(streamName, this.durableName);
+    return streamName;
+  }
+
+  private consume(streamName: string): void {
+    const backoff = this.opts.backoffMs ?? [200, 1000, 5000, 15000, 30000];
     this.stopped = false;
-    this.loop = (async () => {
+    const loop: Promise<void> = (async () => {
       while (!this.stopped) {
         try {
-          this.messages = await consumer.consume({ max_messages: 100 });
+          const consumer = await this.bus.js.consumers.get(streamName, this.durableName);
+          // an on-demand durable deleted (retired by another replica) ends the iteration
+          this.messages = await consumer.consume({ max_messages: 100, ...(this.def.onDemand ? { abort_on_missing_resource: true } : {}) });
+          // stopped while subscribing: `stop` found nothing to close
+          if (this.stopped) {
+            await this.messages.close().catch(() => undefined);
+            break;
+          }
           const limit = Math.max(1, this.def.concurrency ?? 1);
           const keyOf = this.def.orderingKey ?? defaultOrderingKey;
           const running = new Set<Promise<void>>();
@@ -289,11 +401,18 @@ export class IdempotentConsumer {
           }
         } catch (err) {
           if (this.stopped) break;
+          if (this.def.onDemand && !(await this.exists().catch(() => true))) {
+            this.log.info('on-demand consumer retired; no longer consuming', { consumer: this.def.name });
+            break;
+          }
           this.log.warn('consumer loop interrupted; resubscribing', { consumer: this.def.name, err: String(err) });
           await new Promise((r) => setTimeout(r, 1000));
         }
       }
-    })();
+    })().finally(() => {
+      if (this.loop === loop) this.loop = null;
+    });
+    this.loop = loop;
   }
 
   /** Whether `relevantResource` refused the message's resource; if so it is acknowledged unread. */
@@ -529,5 +648,6 @@ export class IdempotentConsumer {
     this.stopped = true;
     await this.messages?.close().catch(() => undefined);
     await this.loop?.catch(() => undefined);
+    this.loop = null;
   }
 }
