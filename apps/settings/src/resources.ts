@@ -1,5 +1,6 @@
 import { loadSecretBox, type BaseConfig, type SecretBox, type ServiceDeps } from '@ledgerline/service-kit';
 import { WebhookSender } from './webhooks/sender.js';
+import { FanoutDurables } from './webhooks/durables.js';
 import type { WebhookSettings } from './webhooks/endpoints.js';
 
 export type SecretsConfig = BaseConfig & {
@@ -9,6 +10,7 @@ export type SecretsConfig = BaseConfig & {
   WEBHOOK_RETRY_SCHEDULE: number[];
   WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_POLL_MS: number;
+  WEBHOOK_FANOUT_SWEEP_MS: number;
   WEBHOOK_SECRET_OVERLAP: number;
 };
 
@@ -33,6 +35,7 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
     policy: { requireHttps: deps.config.NODE_ENV === 'production', allowPrivate: deps.config.WEBHOOKS_ALLOW_PRIVATE },
     overlapMs: deps.config.WEBHOOK_SECRET_OVERLAP,
     log: deps.log,
+    durables: new FanoutDurables(deps.orm, deps.log),
   };
   const sender = new WebhookSender(
     deps.orm,
@@ -41,5 +44,13 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
     deps.log,
     deps.metrics,
   );
-  return { box, webhooks, sender, close: () => sender.stop() };
+  return {
+    box,
+    webhooks,
+    sender,
+    close: async () => {
+      await webhooks.durables.stop();
+      await sender.stop();
+    },
+  };
 }

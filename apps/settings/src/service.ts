@@ -41,6 +41,8 @@ export const settingsService = defineService({
     WEBHOOK_RETRY_SCHEDULE: durationListSetting('5s,1m,5m,30m,2h,6h,12h,24h'),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    /** How often a replica follows the fan-out durables others opened and retires those no endpoint selects. */
+    WEBHOOK_FANOUT_SWEEP_MS: z.coerce.number().int().min(10).max(600_000).default(2000),
     /** How long finished deliveries stay in the delivery log. */
     WEBHOOK_DELIVERY_RETENTION: durationSetting('30d'),
     /** How long a rotated-out secret keeps signing beside the new one. */
@@ -51,7 +53,7 @@ export const settingsService = defineService({
   formBodyPaths: [/^\/v1\/oauth\/token$/],
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
-  consumers: (deps) => [...webhookFanout(deps.orm, () => deps.resources.sender.kick()), closedYearsConsumer()],
+  consumers: (deps) => [...webhookFanout(deps.orm, deps.resources.webhooks.durables, () => deps.resources.sender.kick()), closedYearsConsumer()],
   responders: () => [{ subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) }],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },
@@ -62,6 +64,7 @@ export const settingsService = defineService({
   },
   onStart: async (deps) => {
     deps.resources.sender.start();
+    deps.resources.webhooks.durables.start(deps.config.WEBHOOK_FANOUT_SWEEP_MS);
     const signing = { box: deps.resources.box, log: deps.log };
     const em = deps.orm.em.fork();
     await sealPlaintextSigningKeys(em, signing);

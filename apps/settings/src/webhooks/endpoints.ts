@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, findAndCount, type Logger, type SecretBox
 import { WebhookDeliverySchema, WebhookEndpointSchema, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint } from '../db/webhooks.entities.js';
 import { newWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type UrlPolicy } from './urls.js';
+import type { FanoutDurables } from './durables.js';
 
 /** What managing and sending webhooks needs beyond a request's context. */
 export interface WebhookSettings {
@@ -12,6 +13,8 @@ export interface WebhookSettings {
   /** How long a rotated-out secret keeps signing beside the new one. */
   overlapMs: number;
   log: Logger;
+  /** The fan-out's durables, opened for the subjects an enabled endpoint selects. */
+  durables: FanoutDurables;
 }
 
 /** The sealed secret is bound to its organisation and endpoint: copied to another row it does not open. */
@@ -78,6 +81,7 @@ export async function createWebhook(ctx: TenantContext, s: WebhookSettings, inpu
   await ctx.em.flush();
   endpoint.secretSealed = s.box.seal(secret, secretAad(endpoint, 'current'));
   await ctx.em.flush();
+  await s.durables.opened(ctx.em, endpoint.events);
   return { endpoint, secret };
 }
 
@@ -91,6 +95,7 @@ export async function updateWebhook(ctx: TenantContext, s: WebhookSettings, id: 
     e.disabledReason = input.status === 'enabled' ? null : 'disabled by the organisation';
   }
   await ctx.em.flush();
+  if (e.status === 'enabled' && (input.events !== undefined || input.status === 'enabled')) await s.durables.opened(ctx.em, e.events);
   return e;
 }
 

@@ -1,6 +1,7 @@
 import { WEBHOOK_SUBJECTS, subjectMatches } from '@ledgerline/contracts';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { batchedLookup, sqlRows, type ConsumerDefinition } from '@ledgerline/service-kit';
+import type { FanoutDurables } from './durables.js';
 
 interface Endpoint {
   id: number | string;
@@ -11,9 +12,10 @@ interface Endpoint {
  * Turns each event an organisation's endpoints subscribe to into one delivery per endpoint, in
  * the consumer's inbox transaction: the event is queued for every matching endpoint exactly once,
  * or (on a crash) redelivered and queued then. Only the event's own organisation's endpoints are
- * read, so no endpoint ever receives another organisation's event.
+ * read, so no endpoint ever receives another organisation's event. A subject's consumer runs only
+ * while an enabled endpoint selects it (`FanoutDurables`).
  */
-export function webhookFanout(orm: MikroORM, onCommitted: () => void): ConsumerDefinition[] {
+export function webhookFanout(orm: MikroORM, durables: FanoutDurables, onCommitted: () => void): ConsumerDefinition[] {
   const subscribed = async (em: EntityManager, orgId: number, subject: string) => {
     const endpoints = await sqlRows<Endpoint>(em, "select id, events from webhook_endpoints where org_id = ? and status = 'enabled'", [orgId], { prepared: true });
     return endpoints.filter((e) => e.events.some((p) => subjectMatches(p, subject)));
@@ -41,6 +43,7 @@ export function webhookFanout(orm: MikroORM, onCommitted: () => void): ConsumerD
     // quick database work: the events handled at once share one commit
     concurrency: 16,
     sharedCommit: true,
+    onDemand: durables.switchOf(subject),
     // the sender looks at once, after the deliveries are visible
     onCommitted,
     // most organisations subscribe to few subjects or none: those events need no transaction (a
