@@ -50,7 +50,11 @@ const webhookUrl = z.string().max(2048).describe('Where events are POSTed: https
 export const webhookCreateSchema = z
   .object({
     url: webhookUrl,
-    events: z.array(subjectPattern).min(1).max(50).describe('Subject patterns of the events to receive, e.g. ["sales.invoice.*", "finance.payment.matched"]'),
+    events: z
+      .array(subjectPattern)
+      .min(1)
+      .max(50)
+      .describe('Subject patterns of the events to receive, e.g. ["sales.invoice.*", "finance.payment.matched"]; the endpoint receives those published after it is saved (or enabled)'),
     description: nullish(shortText(500)),
   })
   .meta({ id: 'WebhookCreateRequest', description: 'A webhook endpoint to create' });
@@ -59,7 +63,7 @@ export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
 export const webhookUpdateSchema = z
   .object({
     url: webhookUrl.optional(),
-    events: z.array(subjectPattern).min(1).max(50).optional(),
+    events: z.array(subjectPattern).min(1).max(50).optional().describe('Replaces the subject patterns; a subject newly selected is received from this change on'),
     description: nullish(shortText(500)),
     status: z.enum(['enabled', 'disabled']).optional().describe('enabled re-enables an endpoint disabled after failing deliveries'),
   })
