@@ -108,6 +108,26 @@ describe('webhook fan-out durables', () => {
     await eventually(async () => !(await durableExists('sales.credit_note.posted')), 10_000);
   });
 
+  it('makes a selected subject\'s missing durable again from the oldest selecting endpoint, so the events published meanwhile are delivered', async () => {
+    const before = await postInvoice();
+    await new Promise((r) => setTimeout(r, 20));
+    const hook = await createWebhook('/missing', ['sales.invoice.posted']);
+    await eventually(async () => consuming(second, 'sales.invoice.posted'));
+    // deleted behind the service's back (as when a new version adds a subject that endpoints'
+    // patterns already select, published by a service deployed first)
+    const bus = stack.services.settings!.deps.bus;
+    await bus.jsm.consumers.delete(bus.streamName('SALES'), bus.durableName(durable('sales.invoice.posted')));
+    expect(await durableExists('sales.invoice.posted')).toBe(false);
+    const meanwhile = await postInvoice();
+    await eventually(async () => receiver.at('/missing').some((h) => JSON.parse(h.body).subject === String(meanwhile.id)), 10_000);
+    await eventually(async () => consuming(stack.services.settings!, 'sales.invoice.posted') && consuming(second, 'sales.invoice.posted'), 10_000);
+    // not from before the endpoint existed
+    expect(receiver.at('/missing').some((h) => JSON.parse(h.body).subject === String(before.id))).toBe(false);
+    expect(receiver.at('/missing').filter((h) => JSON.parse(h.body).subject === String(meanwhile.id))).toHaveLength(1);
+    await stack.api(`/v1/settings/webhooks/${hook.id}`, { method: 'DELETE' });
+    await eventually(async () => !(await durableExists('sales.invoice.posted')), 10_000);
+  });
+
   it('retires, after a restart, a durable an older version kept for a subject nobody selects', async () => {
     const bus = stack.services.settings!.deps.bus;
     const subject = 'purchase.bill.posted';

@@ -5,6 +5,10 @@ import { ConsumerSwitch, sqlRows, type Logger } from '@ledgerline/service-kit';
 /** Serialises the endpoint writes that open durables with the sweeps that retire them, across replicas. */
 const LOCK = "select pg_advisory_xact_lock(hashtextextended('settings:webhook-fanout-durables', 0))";
 const SELECTED_PATTERNS = "select distinct jsonb_array_elements_text(events) as pattern from webhook_endpoints where status = 'enabled'";
+/** Each selected pattern with the creation of the oldest enabled endpoint that selects it. */
+const SELECTED_SINCE = `select p.pattern, min(e.created_at) as since
+  from webhook_endpoints e, jsonb_array_elements_text(e.events) as p(pattern)
+  where e.status = 'enabled' group by p.pattern`;
 
 /** The webhook subjects some enabled endpoint selects, of its patterns (`sales.>`, `*.*.posted`). */
 export function selectedSubjects(patterns: Iterable<string>): Set<string> {
@@ -86,14 +90,19 @@ export class FanoutDurables {
     if (settled && this.checkedOnce) return;
     await em.transactional(async (tem) => {
       await sqlRows(tem, LOCK, []);
-      const now = selectedSubjects((await sqlRows<{ pattern: string }>(tem, SELECTED_PATTERNS, [])).map((r) => r.pattern));
+      const selected = await sqlRows<{ pattern: string; since: Date }>(tem, SELECTED_SINCE, []);
       for (const [subject, s] of this.switches) {
-        if (now.has(subject)) {
+        const selecting = selected.filter((r) => subjectMatches(r.pattern, subject));
+        if (selecting.length > 0) {
           if (await s.exists()) await s.follow();
           else {
-            // deleted outside the service (an operator, a stream recreated): events since are lost to its endpoints
-            this.log.warn('webhook fan-out durable missing for a selected subject; made again, taking new events', { subject });
-            await s.open();
+            // A subject a new version added, which endpoints' patterns already select (its events
+            // published by a service deployed before this one), or a durable deleted from
+            // outside: read from the oldest selecting endpoint's creation, so no event since is
+            // lost to them (one still in the delivery log is not queued twice: deliveries are unique).
+            const since = new Date(Math.min(...selecting.map((r) => new Date(r.since).getTime())));
+            this.log.warn('webhook fan-out durable missing for a selected subject; made from the oldest selecting endpoint', { subject, since: since.toISOString() });
+            await s.open(since);
           }
         } else if (s.consuming || (await s.exists())) {
           await s.retire();

@@ -139,8 +139,8 @@ export class ConsumerSwitch {
     return this.consumer;
   }
 
-  open(): Promise<void> {
-    return this.running.open();
+  open(since?: Date): Promise<void> {
+    return this.running.open(since);
   }
 
   retire(): Promise<void> {
@@ -281,16 +281,16 @@ export class IdempotentConsumer {
       await this.follow();
       return;
     }
-    const streamName = await this.durable(DeliverPolicy.All);
+    const streamName = await this.durable({ policy: DeliverPolicy.All });
     this.consume(streamName);
   }
 
   /**
-   * An on-demand consumer's durable made if missing — taking only events published from now on —
-   * and consumed by this process. Safe to call again, and from several replicas at once.
+   * An on-demand consumer's durable made if missing — taking the events published from now on, or
+   * from `since` — and consumed by this process. Safe to call again, and from several replicas at once.
    */
-  async open(): Promise<void> {
-    const streamName = await this.durable(DeliverPolicy.New);
+  async open(since?: Date): Promise<void> {
+    const streamName = await this.durable(since ? { policy: DeliverPolicy.StartTime, since } : { policy: DeliverPolicy.New });
     if (!this.loop) this.consume(streamName);
   }
 
@@ -324,8 +324,8 @@ export class IdempotentConsumer {
     return this.loop !== null;
   }
 
-  /** The stream's name, with the consumer's durable made on it if missing (`policy`: where a new one starts). */
-  private async durable(policy: DeliverPolicy): Promise<string> {
+  /** The stream's name, with the consumer's durable made on it if missing (`start`: where a new one starts). */
+  private async durable(start: { policy: DeliverPolicy; since?: Date }): Promise<string> {
     const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
     // every organisation's events of the subject: `<subject>.<org>`
     const filter = this.bus.subject(`${this.def.subject}.*`);
@@ -341,7 +341,8 @@ export class IdempotentConsumer {
         .add(streamName, {
           durable_name: this.durableName,
           ack_policy: AckPolicy.Explicit,
-          deliver_policy: policy,
+          deliver_policy: start.policy,
+          ...(start.since ? { opt_start_time: start.since.toISOString() } : {}),
           filter_subject: filter,
           ack_wait: 30_000_000_000,
           max_deliver: SERVER_MAX_DELIVER,
