@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { settingsService } from '../../apps/settings/src/service.js';
+import type { SettingsResources } from '../../apps/settings/src/resources.js';
 import type { RunningService } from '@ledgerline/service-kit';
 import { eventually, startStack, startTestService, type Stack } from '../support/stack.js';
 import { invoiceBody } from '../sales/helpers.js';
@@ -126,6 +127,15 @@ describe('webhook fan-out durables', () => {
     expect(receiver.at('/missing').filter((h) => JSON.parse(h.body).subject === String(meanwhile.id))).toHaveLength(1);
     await stack.api(`/v1/settings/webhooks/${hook.id}`, { method: 'DELETE' });
     await eventually(async () => !(await durableExists('sales.invoice.posted')), 10_000);
+  });
+
+  it('retires a durable whose endpoint never committed (a write that failed or a process killed after opening it)', async () => {
+    const res = await stack.api('/v1/settings/webhooks', { method: 'POST', json: { url: `${receiver.url}/never`, events: ['finance.payout.posted'], description: 'x'.repeat(501) } });
+    expect(res.status).toBe(400);
+    // the opening a request makes before its commit, without the endpoint's row
+    await (stack.services.settings!.deps.resources as SettingsResources).webhooks.durables.switchOf('finance.payout.posted').open();
+    expect(await durableExists('finance.payout.posted')).toBe(true);
+    await eventually(async () => !(await durableExists('finance.payout.posted')) && !consuming(stack.services.settings!, 'finance.payout.posted'), 10_000);
   });
 
   it('retires, after a restart, a durable an older version kept for a subject nobody selects', async () => {
