@@ -129,6 +129,28 @@ describe('webhook fan-out durables', () => {
     await eventually(async () => !(await durableExists('sales.invoice.posted')), 10_000);
   });
 
+  it('an endpoint saved while a selected subject\'s durable is missing makes it from the oldest other endpoint, not from now', async () => {
+    const durablesOf = (service: RunningService<any>) => (service.deps.resources as SettingsResources).webhooks.durables;
+    const first = await createWebhook('/first', ['sales.invoice.posted']);
+    await eventually(async () => consuming(second, 'sales.invoice.posted'));
+    // no sweep runs: the endpoint's write alone must make the durable right
+    await durablesOf(stack.services.settings!).stop();
+    await durablesOf(second).stop();
+    try {
+      const bus = stack.services.settings!.deps.bus;
+      await bus.jsm.consumers.delete(bus.streamName('SALES'), bus.durableName(durable('sales.invoice.posted')));
+      const meanwhile = await postInvoice();
+      const later = await createWebhook('/later', ['sales.invoice.posted']);
+      await eventually(async () => receiver.at('/first').some((h) => JSON.parse(h.body).subject === String(meanwhile.id)), 10_000);
+      await stack.api(`/v1/settings/webhooks/${later.id}`, { method: 'DELETE' });
+    } finally {
+      durablesOf(stack.services.settings!).start(100);
+      durablesOf(second).start(100);
+    }
+    await stack.api(`/v1/settings/webhooks/${first.id}`, { method: 'DELETE' });
+    await eventually(async () => !(await durableExists('sales.invoice.posted')), 10_000);
+  });
+
   it('retires a durable whose endpoint never committed (a write that failed or a process killed after opening it)', async () => {
     const res = await stack.api('/v1/settings/webhooks', { method: 'POST', json: { url: `${receiver.url}/never`, events: ['finance.payout.posted'], description: 'x'.repeat(501) } });
     expect(res.status).toBe(400);

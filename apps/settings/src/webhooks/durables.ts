@@ -5,10 +5,16 @@ import { ConsumerSwitch, sqlRows, type Logger } from '@ledgerline/service-kit';
 /** Serialises the endpoint writes that open durables with the sweeps that retire them, across replicas. */
 const LOCK = "select pg_advisory_xact_lock(hashtextextended('settings:webhook-fanout-durables', 0))";
 const SELECTED_PATTERNS = "select distinct jsonb_array_elements_text(events) as pattern from webhook_endpoints where status = 'enabled'";
-/** Each selected pattern with the creation of the oldest enabled endpoint that selects it. */
+/** Each selected pattern with the creation of the oldest enabled endpoint that selects it, but one (`?`: its id, 0 for none). */
 const SELECTED_SINCE = `select p.pattern, min(e.created_at) as since
   from webhook_endpoints e, jsonb_array_elements_text(e.events) as p(pattern)
-  where e.status = 'enabled' group by p.pattern`;
+  where e.status = 'enabled' and e.id <> ? group by p.pattern`;
+
+/** When the oldest endpoint selecting `subject` was created, of `SELECTED_SINCE`'s rows; undefined when none does. */
+function oldestSelecting(rows: Array<{ pattern: string; since: Date | string }>, subject: string): Date | undefined {
+  const times = rows.filter((r) => subjectMatches(r.pattern, subject)).map((r) => new Date(r.since).getTime());
+  return times.length ? new Date(Math.min(...times)) : undefined;
+}
 
 /** The webhook subjects some enabled endpoint selects, of its patterns (`sales.>`, `*.*.posted`). */
 export function selectedSubjects(patterns: Iterable<string>): Set<string> {
@@ -51,11 +57,13 @@ export class FanoutDurables {
   /**
    * Opens the durables of the subjects an enabled endpoint's patterns select, in the transaction
    * that writes it (`em`): a NATS failure fails the write, so no endpoint is saved that would not
-   * receive its events.
+   * receive its events. A durable is made taking new events, or — where other endpoints select
+   * its subject yet it is missing (see the sweep) — from the oldest of them.
    */
-  async opened(em: EntityManager, patterns: string[]): Promise<void> {
+  async opened(em: EntityManager, endpointId: number, patterns: string[]): Promise<void> {
     await sqlRows(em, LOCK, []);
-    for (const subject of selectedSubjects(patterns)) await this.switchOf(subject).open();
+    const others = await sqlRows<{ pattern: string; since: Date }>(em, SELECTED_SINCE, [endpointId]);
+    for (const subject of selectedSubjects(patterns)) await this.switchOf(subject).open(oldestSelecting(others, subject));
   }
 
   start(everyMs: number): void {
@@ -90,17 +98,16 @@ export class FanoutDurables {
     if (settled && this.checkedOnce) return;
     await em.transactional(async (tem) => {
       await sqlRows(tem, LOCK, []);
-      const selected = await sqlRows<{ pattern: string; since: Date }>(tem, SELECTED_SINCE, []);
+      const selected = await sqlRows<{ pattern: string; since: Date }>(tem, SELECTED_SINCE, [0]);
       for (const [subject, s] of this.switches) {
-        const selecting = selected.filter((r) => subjectMatches(r.pattern, subject));
-        if (selecting.length > 0) {
+        const since = oldestSelecting(selected, subject);
+        if (since) {
           if (await s.exists()) await s.follow();
           else {
             // A subject a new version added, which endpoints' patterns already select (its events
             // published by a service deployed before this one), or a durable deleted from
             // outside: read from the oldest selecting endpoint's creation, so no event since is
             // lost to them (one still in the delivery log is not queued twice: deliveries are unique).
-            const since = new Date(Math.min(...selecting.map((r) => new Date(r.since).getTime())));
             this.log.warn('webhook fan-out durable missing for a selected subject; made from the oldest selecting endpoint', { subject, since: since.toISOString() });
             await s.open(since);
           }

@@ -81,7 +81,7 @@ export async function createWebhook(ctx: TenantContext, s: WebhookSettings, inpu
   await ctx.em.flush();
   endpoint.secretSealed = s.box.seal(secret, secretAad(endpoint, 'current'));
   await ctx.em.flush();
-  await s.durables.opened(ctx.em, endpoint.events);
+  await s.durables.opened(ctx.em, endpoint.id, endpoint.events);
   return { endpoint, secret };
 }
 
@@ -95,7 +95,7 @@ export async function updateWebhook(ctx: TenantContext, s: WebhookSettings, id: 
     e.disabledReason = input.status === 'enabled' ? null : 'disabled by the organisation';
   }
   await ctx.em.flush();
-  if (e.status === 'enabled' && (input.events !== undefined || input.status === 'enabled')) await s.durables.opened(ctx.em, e.events);
+  if (e.status === 'enabled' && (input.events !== undefined || input.status === 'enabled')) await s.durables.opened(ctx.em, e.id, e.events);
   return e;
 }
 
