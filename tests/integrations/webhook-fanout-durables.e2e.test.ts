@@ -160,6 +160,16 @@ describe('webhook fan-out durables', () => {
     await eventually(async () => !(await durableExists('finance.payout.posted')) && !consuming(stack.services.settings!, 'finance.payout.posted'), 10_000);
   });
 
+  it('retires a durable at once after opening it, while its consumption is still subscribing', async () => {
+    const sw = (stack.services.settings!.deps.resources as SettingsResources).webhooks.durables.switchOf('finance.bank_transaction.recorded');
+    for (let i = 0; i < 5; i++) {
+      await sw.open();
+      await sw.retire();
+      expect(sw.consuming).toBe(false);
+      expect(await durableExists('finance.bank_transaction.recorded')).toBe(false);
+    }
+  });
+
   it('retires, after a restart, a durable an older version kept for a subject nobody selects', async () => {
     const bus = stack.services.settings!.deps.bus;
     const subject = 'purchase.bill.posted';

@@ -369,11 +369,10 @@ export class IdempotentConsumer {
           const consumer = await this.bus.js.consumers.get(streamName, this.durableName);
           // an on-demand durable deleted (retired by another replica) ends the iteration
           this.messages = await consumer.consume({ max_messages: 100, ...(this.def.onDemand ? { abort_on_missing_resource: true } : {}) });
-          // stopped while subscribing: `stop` found nothing to close
-          if (this.stopped) {
-            await this.messages.close().catch(() => undefined);
-            break;
-          }
+          // Stopped while subscribing: `stop` found nothing to close. Closing ends the iteration
+          // below (nats.js stops an iterator through its queue, so its `close()` settles only
+          // once something iterates: awaited here it never would).
+          if (this.stopped) void this.messages.close().catch(() => undefined);
           const limit = Math.max(1, this.def.concurrency ?? 1);
           const keyOf = this.def.orderingKey ?? defaultOrderingKey;
           const running = new Set<Promise<void>>();
@@ -381,6 +380,8 @@ export class IdempotentConsumer {
           const tails = new Map<string, Promise<void>>();
           try {
             for await (const m of this.messages) {
+              // left unacknowledged: redelivered to whichever consumption runs next
+              if (this.stopped) break;
               if (this.def.relevantResource && this.passedOver(m)) continue;
               // unread until its organisation proves relevant (`relevantOrganisation`), else read now
               const unread = this.def.relevantOrganisation && !this.def.orderingKey ? unreadKey(m, this.bus) : null;
