@@ -4,7 +4,6 @@ import { ConsumerSwitch, sqlRows, type Logger } from '@ledgerline/service-kit';
 
 /** Serialises the endpoint writes that open durables with the sweeps that retire them, across replicas. */
 const LOCK = "select pg_advisory_xact_lock(hashtextextended('settings:webhook-fanout-durables', 0))";
-const SELECTED_PATTERNS = "select distinct jsonb_array_elements_text(events) as pattern from webhook_endpoints where status = 'enabled'";
 /** Each selected pattern with the creation of the oldest enabled endpoint that selects it, but one (`?`: its id, 0 for none). */
 const SELECTED_SINCE = `select p.pattern, min(e.created_at) as since
   from webhook_endpoints e, jsonb_array_elements_text(e.events) as p(pattern)
@@ -17,7 +16,7 @@ function oldestSelecting(rows: Array<{ pattern: string; since: Date | string }>,
 }
 
 /** The webhook subjects some enabled endpoint selects, of its patterns (`sales.>`, `*.*.posted`). */
-export function selectedSubjects(patterns: Iterable<string>): Set<string> {
+function selectedSubjects(patterns: Iterable<string>): Set<string> {
   const list = [...patterns];
   return new Set(WEBHOOK_SUBJECTS.filter((s) => list.some((p) => subjectMatches(p, s))));
 }
@@ -93,8 +92,8 @@ export class FanoutDurables {
   private async sweepOnce(): Promise<void> {
     if (![...this.switches.values()].every((s) => s.attached)) return;
     const em = this.orm.em.fork();
-    const wanted = selectedSubjects((await sqlRows<{ pattern: string }>(em, SELECTED_PATTERNS, [], { prepared: true })).map((r) => r.pattern));
-    const settled = [...this.switches].every(([subject, s]) => s.consuming === wanted.has(subject));
+    const wanted = await sqlRows<{ pattern: string; since: Date }>(em, SELECTED_SINCE, [0], { prepared: true });
+    const settled = [...this.switches].every(([subject, s]) => s.consuming === (oldestSelecting(wanted, subject) !== undefined));
     if (settled && this.checkedOnce) return;
     await em.transactional(async (tem) => {
       await sqlRows(tem, LOCK, []);

@@ -294,19 +294,22 @@ export class IdempotentConsumer {
     if (!this.loop) this.consume(streamName);
   }
 
+  /** The stream the subject's events are in (made by `durable`; a missing one has no durable either). */
+  private get streamName(): string {
+    return this.bus.streamName(streamForSubject(this.def.subject));
+  }
+
   /** An on-demand consumer's durable deleted, with the events it still held: nothing consumes them. */
   async retire(): Promise<void> {
     await this.stop();
-    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
-    await this.bus.jsm.consumers.delete(streamName, this.durableName).catch((err) => {
+    await this.bus.jsm.consumers.delete(this.streamName, this.durableName).catch((err) => {
       if (!String(err).includes('not found')) throw err;
     });
   }
 
   /** Whether the consumer's durable exists on the server now. */
   async exists(): Promise<boolean> {
-    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
-    return (await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => null)) !== null;
+    return (await this.bus.jsm.consumers.info(this.streamName, this.durableName).catch(() => null)) !== null;
   }
 
   /**
@@ -314,9 +317,7 @@ export class IdempotentConsumer {
    * it); a consumption whose durable was deleted ends by itself.
    */
   async follow(): Promise<void> {
-    if (this.loop) return;
-    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
-    if (await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => null)) this.consume(streamName);
+    if (!this.loop && (await this.exists())) this.consume(this.streamName);
   }
 
   /** Whether this process consumes the durable now. */
