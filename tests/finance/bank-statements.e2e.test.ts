@@ -193,8 +193,8 @@ describe('importing bank statements', () => {
     expect(summary((await eventually(async () => (await ledgerOf(s.entries[0].transaction.id))[0], 15_000))!)).toEqual(['Cr 311 60.50', 'Dr 221 60.50']);
     expect(summary((await eventually(async () => (await ledgerOf(s.entries[1].transaction.id))[0], 15_000))!)).toEqual(['Cr 221 5.00', 'Dr 568 5.00']);
 
-    // the next statement repeats the charge (same bank reference): reported, not recorded again
-    const second: FixtureStatement = { ...first, number: '41', opening: '155.50', closing: '150.50', from: '2026-11-23', to: '2026-11-24', movements: [{ amount: '-5.00', fee: true, reference: 'MT-2' }] };
+    // the next statement repeats the charge (same bank reference, amount and booking day): reported, not recorded again
+    const second: FixtureStatement = { ...first, number: '41', opening: '155.50', closing: '150.50', from: '2026-11-23', to: '2026-11-24', movements: [{ amount: '-5.00', fee: true, reference: 'MT-2', date: '2026-11-23' }] };
     const again = await importFile(mt940File([second]), 'text/plain');
     expect(again.status, await again.clone().text()).toBe(200);
     const [s2] = (await again.json()).statements;

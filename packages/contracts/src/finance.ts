@@ -72,7 +72,7 @@ const bankTransactionFields = {
   contact: nullish(contactSchema),
   paid_record: nullish(paidRecordSchema).describe('The document this payment settles (type and id)'),
   gl_account: nullish(glAccountSchema).describe('Counter account when no document is paid; 395 suspense when absent'),
-  bank_reference: nullish(shortText(140)).describe("The bank's own reference of the entry; an entry of an account is recorded once per reference (409 otherwise)"),
+  bank_reference: nullish(shortText(140)).describe("The bank's own reference of the entry. Banks reuse references, so an entry is the one recorded before only when the account, bank_reference, amount and booking day (date_accounting, else date_transaction) all agree: that is 409 `duplicate_bank_transaction`"),
   fx_rate: nullish(positiveRate).describe(
     'Legal currency per currency_coef units of currency Required when currency is not the legal currency, unless the paid document supplies it; 1 in the legal currency',
   ),
@@ -242,7 +242,7 @@ export const statementEntryOutcomeSchema = z
     order: z.int32().describe('Position of the entry in the statement (a batch entry counts each of its transactions)'),
     status: z
       .enum(['matched', 'unmatched', 'fee', 'duplicate', 'skipped'])
-      .describe('matched: paid the document; unmatched: posted to 395 suspense; fee: posted to 568; duplicate: already recorded, not recorded again; skipped: an entry of zero moves no money and is not recorded'),
+      .describe('matched: paid the document; unmatched: posted to 395 suspense; fee: posted to 568; duplicate: the same entry (account, bank reference, amount and booking day) was recorded from another statement, so it is not recorded again — entries within one statement are all kept; skipped: an entry of zero moves no money and is not recorded'),
     matched_by: nullish(z.enum(['variable_symbol', 'payment_reference', 'amount', 'manual'])).describe('What the match rests on'),
     amount: money,
     variable_symbol: nullish(z.string()),
@@ -274,8 +274,9 @@ export const bankStatementImportSchema = z
 
 export const bankStatementListQuerySchema = z.object({
   ...pagingQuery(100),
-  account: z.string().max(64).optional().describe('Only statements of this account'),
-  date_to: rangeQuery('date').optional(),
+  account: z.string().max(64).optional().describe('Only statements of this account (spaces and invisible characters ignored)'),
+  date_from: rangeQuery('date').optional().describe('Only statements whose period starts in this range (v, [v;], [;v] or [a;b]); a start after the latest date_to asked for is 400'),
+  date_to: rangeQuery('date').optional().describe('Only statements whose period ends in this range (v, [v;], [;v] or [a;b])'),
 });
 export type BankStatementListQuery = z.output<typeof bankStatementListQuerySchema>;
 export const bankStatementPageSchema = pagedEnvelope(bankStatementSchema.omit({ entries: true }).meta({ id: 'BankStatementSummary' }));

@@ -45,6 +45,8 @@ export const BankTransactionSchema = defineEntity({
     amountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
     settlementAmountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
     bankReference: p.string().nullable(),
+    /** The n-th entry of one statement with this bank reference, amount and booking day (issue 52). */
+    referenceOccurrence: p.integer().default(1),
     matchedBy: p.string().nullable(),
     version: p.integer().default(1),
     createdAt: p.datetime().onCreate(() => new Date()),

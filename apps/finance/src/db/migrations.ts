@@ -162,4 +162,18 @@ alter table bank_transactions add column updated_at timestamptz not null default
 create index bank_transactions_updated on bank_transactions (updated_at);
 `,
   ),
+  sqlMigration(
+    'finance_0008_entry_identity',
+    `
+-- Issue 52. A bank reference alone names no entry (banks reuse and blank them): an account's entry
+-- is the same entry only when its reference, signed amount and booking day agree, and a statement
+-- may hold several such entries (its n-th is occurrence n). Each (account, key, occurrence) is
+-- recorded once, whichever statement (or request) brings it.
+alter table bank_transactions add column reference_occurrence int not null default 1 check (reference_occurrence >= 1);
+drop index bank_transactions_bank_reference;
+create unique index bank_transactions_entry_identity on bank_transactions
+  (org_id, account_number, bank_reference, amount, (coalesce(date_accounting, date_transaction)), reference_occurrence)
+  where account_number is not null and bank_reference is not null;
+`,
+  ),
 ];

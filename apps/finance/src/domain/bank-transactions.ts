@@ -12,7 +12,7 @@ import { isoDay, legalCurrencyOf, lockDateOf, postingDate, postingSettingsOf, re
 
 function duplicate(): ConflictError {
   return new ConflictError(
-    'This bank transaction (account_number with statement_id and order, or with bank_reference) is already recorded',
+    'This bank transaction is already recorded: the account_number has this statement_id and order, or a transaction with this bank_reference, amount and booking day (date_accounting, else date_transaction)',
     'duplicate_bank_transaction',
   );
 }
@@ -57,12 +57,14 @@ export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: Mat
  * What a bank transaction needs before it is looked up and priced, in one round trip: its id
  * (from its sequence, so its events can be built before it is written), the organisation's legal
  * currency and lock date (one read of the replica; null without one), and whether it was
- * recorded before — the same statement line, or the same bank reference, on its account.
+ * recorded before — the same statement line, or the same entry (bank reference, amount and
+ * booking day, decision 180), on its account.
  */
 const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'))::bigint as id,
   o.legal_currency, o.profile->>'lock_date' as lock_date,
   exists (select 1 from bank_transactions where org_id = ?::bigint and account_number = ?::text
-    and ((statement_id = ?::bigint and line_order = ?::int) or bank_reference = ?::text)) as seen
+    and ((statement_id = ?::bigint and line_order = ?::int)
+      or (bank_reference = ?::text and amount = ?::numeric and coalesce(date_accounting, date_transaction) = coalesce(?::date, ?::date)))) as seen
   from (select 1) one left join kit_organisations o on o.org_id = ?::bigint`;
 
 /**
@@ -85,12 +87,13 @@ const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'
  * transaction recorded without any paid record is `none`; `opts.id`, `opts.legalCurrency` and
  * `opts.document` are what the caller already has (an id it took with the kit's `nextIds`,
  * the organisation's legal currency, the owner's answer about the paid record); `opts.id` also
- * says it has looked for duplicates already (the unique indexes still guard).
+ * says it has looked for duplicates already (the unique indexes still guard); `opts.referenceOccurrence`
+ * is the entry's place among its statement's entries of one key (`entry-duplicates.ts`).
  */
 export async function recordBankTransaction(
   ctx: TenantContext,
   req: BankTransactionRequest,
-  opts: { matchedBy?: string | null; suspense?: boolean; id?: number; legalCurrency?: string; document?: DocumentLookupAnswer } = {},
+  opts: { matchedBy?: string | null; suspense?: boolean; id?: number; legalCurrency?: string; document?: DocumentLookupAnswer; referenceOccurrence?: number } = {},
 ) {
   const { em, orgId } = ctx;
   let id = opts.id;
@@ -99,7 +102,7 @@ export async function recordBankTransaction(
     const [pre] = await sqlRows<{ id: number; legal_currency: string | null; lock_date: string | null; seen: boolean }>(
       em,
       PREPARE,
-      [orgId, req.account_number ?? null, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null, orgId],
+      [orgId, req.account_number ?? null, req.statement_id ?? null, req.order ?? null, req.bank_reference ?? null, String(req.amount), req.date_accounting ?? null, req.date_transaction, orgId],
       { prepared: true },
     );
     if (pre.seen) throw duplicate();
@@ -141,6 +144,7 @@ export async function recordBankTransaction(
     amountLeg: legal.amountLeg,
     settlementAmountLeg: settlement,
     bankReference: req.bank_reference ?? null,
+    referenceOccurrence: opts.referenceOccurrence ?? 1,
     matchedBy: match ? (opts.matchedBy ?? 'paid_record') : null,
     version: 1,
     createdAt: new Date(),

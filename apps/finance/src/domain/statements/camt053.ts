@@ -1,6 +1,6 @@
 import { Dec } from '@ledgerline/core/money';
 import { xmlLeaf as text, type XmlNode } from '@ledgerline/service-kit';
-import { badStatement, calendarDay, statementAmount, symbolDigits, variableSymbolIn, type ParsedStatement, type StatementEntry } from './statement.js';
+import { badStatement, bankReference, calendarDay, statementAccount, statementAmount, statementNumber, symbolDigits, variableSymbolIn, type ParsedStatement, type StatementEntry } from './statement.js';
 
 /*
  * ISO 20022 camt.053 (BankToCustomerStatement), versions .001.02 to .001.08: one statement per
@@ -67,6 +67,7 @@ function transaction(
   order: number,
   booked: { booking: string; value: string | null },
   entryReference: string | null,
+  path: string,
 ): StatementEntry {
   const refs = (tx?.Refs ?? {}) as XmlNode;
   const remittance = (tx?.RmtInf ?? {}) as XmlNode;
@@ -82,7 +83,7 @@ function transaction(
   const reference = creditorRef ?? (endToEnd && endToEnd !== 'NOTPROVIDED' ? endToEnd : null);
   return {
     order,
-    bankReference: (text(refs.AcctSvcrRef) ?? entryReference)?.slice(0, 140) ?? null,
+    bankReference: bankReference(text(refs.AcctSvcrRef) ?? entryReference, path),
     amount,
     currency,
     bookingDate: booked.booking,
@@ -126,7 +127,7 @@ export function parseCamt053(root: XmlNode): ParsedStatement[] {
       const booked = { booking: day(entry.BookgDt, `${epath}/BookgDt`)!, value: day(entry.ValDt, `${epath}/ValDt`, false) };
       const details = asArray(entry.NtryDtls).flatMap((d) => asArray(d.TxDtls));
       if (details.length <= 1) {
-        entries.push(transaction(entry, details[0] ?? null, amount, currency, entries.length + 1, booked, text(entry.AcctSvcrRef)));
+        entries.push(transaction(entry, details[0] ?? null, amount, currency, entries.length + 1, booked, text(entry.AcctSvcrRef), `${epath}/AcctSvcrRef`));
         return;
       }
       // a batch: one transaction per TxDtls, each signed like the entry, adding up to it
@@ -139,8 +140,8 @@ export function parseCamt053(root: XmlNode): ParsedStatement[] {
         const value = Dec(statementAmount(text(txAmount) ?? '', `${tpath}/Amt`)).times(sign).toString();
         sum = sum.plus(value);
         // a transaction without its own reference is known by the entry's and its place in the batch
-        const entryRef = text(entry.AcctSvcrRef);
-        entries.push(transaction(entry, tx, value, currency, entries.length + 1, booked, entryRef ? `${entryRef}/${ti + 1}` : null));
+        const entryRef = bankReference(text(entry.AcctSvcrRef), `${epath}/AcctSvcrRef`);
+        entries.push(transaction(entry, tx, value, currency, entries.length + 1, booked, entryRef ? `${entryRef}/${ti + 1}` : null, `${tpath}/Refs/AcctSvcrRef`));
       });
       if (!sum.eq(amount)) throw badStatement(`${epath}: its transactions add up to ${sum.toString()}, the entry says ${amount}`, epath);
     });
@@ -150,8 +151,8 @@ export function parseCamt053(root: XmlNode): ParsedStatement[] {
     const to = day(stmt.FrToDt?.ToDtTm ? { DtTm: stmt.FrToDt.ToDtTm } : undefined, `${path}/FrToDt/ToDtTm`, false) ?? closing.date ?? dates.at(-1);
     return {
       format: 'camt053' as const,
-      account: account.replace(/\s+/g, '').toUpperCase().slice(0, 64),
-      statementNo: statementNo.slice(0, 64),
+      account: statementAccount(account, `${path}/Acct/Id`),
+      statementNo: statementNumber(statementNo, `${path}/Id`),
       currency,
       openingBalance: opening.amount,
       closingBalance: closing.amount,

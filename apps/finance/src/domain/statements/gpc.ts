@@ -1,5 +1,5 @@
 import { Dec } from '@ledgerline/core/money';
-import { badStatement, calendarDay, fullYear, symbolDigits, type ParsedStatement, type StatementEntry } from './statement.js';
+import { badStatement, bankReference, calendarDay, fullYear, symbolDigits, type ParsedStatement, type StatementEntry } from './statement.js';
 
 /*
  * GPC (ABO), the fixed-width statement of Czech banks and payment gateways: windows-1250 text,
@@ -99,7 +99,7 @@ export function parseGpc(text: string, fallbackCurrency: string): ParsedStatemen
       const valueDate = field(line, 92, 97);
       const entry: StatementEntry = {
         order: statement.entries.length + 1,
-        bankReference: field(line, 36, 48).trim() || null,
+        bankReference: bankReference(field(line, 36, 48), `${path}:36`),
         amount: signedAmount.toString(),
         currency,
         bookingDate: valueDate === '000000' ? statement.dateTo : ddmmyy(valueDate, `${path}:92`),

@@ -1,18 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, postingDate, postingSettingsOf, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
-import { balanceDifference, type ParsedStatement, type StatementEntry } from './statement.js';
+import { entryKey, planStatementEntries } from './entry-duplicates.js';
+import { accountSpelling, balanceDifference, type ParsedStatement, type StatementEntry } from './statement.js';
 
 /*
  * POST /finance/bank/statements (issue 17): a statement file becomes bank transactions, all in the
  * request's one transaction. Before anything is written every statement must reconcile (opening
  * + Σ entries = closing, else 422 `statement_does_not_balance`) and be new (same account, number
- * and period end → 409). Then each entry, in order: one already recorded (same account and bank
- * reference) is reported as a duplicate and not recorded again; a fee goes to 568; money in is
+ * and period end → 409). Then each entry, in order: one recorded from another statement (same
+ * account, bank reference, amount and booking day; `entry-duplicates.ts`) is reported as a
+ * duplicate and not recorded again, every entry of the statement itself is kept, and what cannot
+ * be told apart refuses the file (422); a fee goes to 568; money in is
  * matched to the one open invoice its variable symbol, its payment reference or its amount points
  * to (asking sales, which owns the invoices), money out to a vendor bill (asking purchase), and
  * posted through the payment path every bank transaction takes, so the document is paid and the
@@ -119,15 +122,37 @@ async function findPaidDocuments(ctx: TenantContext, entries: StatementEntry[]):
   return found;
 }
 
-/** Transactions the account already has, by bank reference (an overlapping statement's entries). */
-async function recordedReferences(ctx: TenantContext, s: ParsedStatement): Promise<Map<string, number>> {
+/**
+ * The account's transactions with the references of a statement's entries, by entry key, each
+ * key's ids in the order of their occurrence (an overlapping statement's entries, or ones recorded
+ * one by one).
+ */
+async function recordedEntries(ctx: TenantContext, s: ParsedStatement): Promise<Map<string, number[]>> {
   const refs = [...new Set(s.entries.map((e) => e.bankReference).filter((r): r is string => r !== null))];
-  const known = new Map<string, number>();
-  for (let i = 0; i < refs.length; i += 1000) {
-    const rows = await ctx.em.find(BankTransactionSchema, { accountNumber: s.account, bankReference: { $in: refs.slice(i, i + 1000) } }, { fields: ['id', 'bankReference'] });
-    for (const r of rows) known.set(r.bankReference!, r.id);
+  const known = new Map<string, number[]>();
+  if (refs.length === 0) return known;
+  const rows = await sqlRows<{ id: string; reference: string; amount: string; day: string }>(
+    ctx.em,
+    `select id, bank_reference as reference, amount::text as amount, coalesce(date_accounting, date_transaction)::text as day
+       from bank_transactions where org_id = ? and account_number = ? and bank_reference = any(?::text[])
+      order by reference_occurrence, id`,
+    [ctx.orgId, s.account, refs],
+  );
+  for (const r of rows) {
+    const key = entryKey(r.reference, r.amount, r.day)!;
+    known.set(key, [...(known.get(key) ?? []), Number(r.id)]);
   }
   return known;
+}
+
+/**
+ * Imports of one account wait for each other (a transaction-scoped lock, in the accounts' order so
+ * two files cannot wait on each other): an overlapping statement sees what the other recorded.
+ */
+async function lockAccounts(ctx: TenantContext, statements: ParsedStatement[]): Promise<void> {
+  for (const account of [...new Set(statements.map((s) => s.account))].sort()) {
+    await sqlRows(ctx.em, `select pg_advisory_xact_lock(hashtextextended('finance.bank-account:' || ?::text || ':' || ?::text, 0))`, [ctx.orgId, account]);
+  }
 }
 
 /** An entry's transaction is dated by its value date, and posted on its booking date. */
@@ -186,33 +211,39 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
   });
   await em.flush();
   const outcomes: StoredStatementEntry[] = [];
-  const recorded = await recordedReferences(ctx, s);
-  const fresh = s.entries.filter((e) => !Dec(e.amount).isZero() && !(e.bankReference && recorded.has(e.bankReference)));
+  const plans = planStatementEntries(s.entries, await recordedEntries(ctx, s), `statement ${s.statementNo}`);
+  const fresh = s.entries.filter((_, i) => plans[i].kind === 'record');
   const paid = await findPaidDocuments(ctx, fresh);
   const legalCurrency = await legalCurrencyOf(em, orgId);
   const ids = await nextIds(em, BankTransactionSchema, fresh.length);
-  for (const e of s.entries) {
+  for (const [i, e] of s.entries.entries()) {
     const base = { order: e.order, amount: e.amount, variable_symbol: e.variableSymbol, bank_reference: e.bankReference };
-    if (Dec(e.amount).isZero()) {
+    const plan = plans[i];
+    if (plan.kind === 'skip') {
       // an informational entry of zero (some banks list cancelled orders so) moves no money
       outcomes.push({ ...base, status: 'skipped', matched_by: null, transaction_id: null });
       continue;
     }
-    const earlier = e.bankReference ? recorded.get(e.bankReference) : undefined;
-    if (earlier !== undefined) {
-      outcomes.push({ ...base, status: 'duplicate', matched_by: null, transaction_id: earlier });
+    if (plan.kind === 'duplicate') {
+      outcomes.push({ ...base, status: 'duplicate', matched_by: null, transaction_id: plan.transactionId });
       continue;
     }
     const found = paid.get(e);
     const req = entryRequest(s, statement.id, e);
     if (found) req.paid_record = { type: found.type, id: found.document.id };
-    // a new statement's entries cannot repeat its own (account, statement, order); references were
-    // checked above (so each takes one of the ids taken for them); the owner's find answer is its
+    // a new statement's entries cannot repeat its own (account, statement, order); entries were
+    // planned above (so each takes one of the ids taken for them); the owner's find answer is its
     // lookup answer, so it is not asked again
-    const view = await recordBankTransaction(ctx, req, { matchedBy: found?.matchedBy ?? null, suspense: true, id: ids.shift(), legalCurrency, document: found?.document });
+    const view = await recordBankTransaction(ctx, req, {
+      matchedBy: found?.matchedBy ?? null,
+      suspense: true,
+      id: ids.shift(),
+      legalCurrency,
+      document: found?.document,
+      referenceOccurrence: plan.occurrence,
+    });
     const status = view.match_status === 'matched' ? 'matched' : e.isFee ? 'fee' : 'unmatched';
     outcomes.push({ ...base, status, matched_by: status === 'matched' ? (found?.matchedBy ?? null) : null, transaction_id: view.id });
-    if (e.bankReference) recorded.set(e.bankReference, view.id);
   }
   statement.entries = outcomes;
   await em.flush();
@@ -233,6 +264,7 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
     ]);
   }
   refuseUnbalanced(statements);
+  await lockAccounts(ctx, statements);
   await refuseImported(ctx.em, statements);
   await refuseUnexpectedFormat(ctx, statements);
   await refuseClosedPeriodEntries(ctx, statements);
@@ -286,11 +318,19 @@ export async function findStatement(em: EntityManager, orgId: number, id: number
   return s;
 }
 
-export async function listStatements(em: EntityManager, q: { from: number; take: number; account?: string; date_to?: string }) {
+export async function listStatements(em: EntityManager, q: { from: number; take: number; account?: string; date_from?: string; date_to?: string }) {
   const where: Record<string, unknown> = {};
-  if (q.account) where.account = q.account.replace(/\s+/g, '').toUpperCase();
-  const dateToRange = rangeCondition('date_to', q.date_to, 'date');
-  if (dateToRange) where.dateTo = dateToRange;
+  if (q.account) where.account = accountSpelling(q.account);
+  const starts = parseRange('date_from', q.date_from, 'date');
+  const ends = parseRange('date_to', q.date_to, 'date');
+  // a statement's period never starts after it ends: such a filter is a mistake, not an empty page
+  if (starts?.from && ends?.to && starts.from > ends.to) {
+    throw new ValidationError(`date_from starts at ${starts.from}, after date_to ends at ${ends.to}`, [
+      { path: 'date_from', message: `starts after date_to ends (${ends.to})`, code: 'invalid_range' },
+    ]);
+  }
+  if (starts) where.dateFrom = rangeCondition('date_from', q.date_from, 'date');
+  if (ends) where.dateTo = rangeCondition('date_to', q.date_to, 'date');
   const [rows, total] = await findAndCount(em, BankStatementSchema, where, { orderBy: { id: 'asc' }, offset: q.from, limit: q.take });
   return { rows, total };
 }

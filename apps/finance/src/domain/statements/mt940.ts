@@ -1,5 +1,5 @@
 import { Dec } from '@ledgerline/core/money';
-import { badStatement, calendarDay, fullYear, variableSymbolIn, type ParsedStatement, type StatementEntry } from './statement.js';
+import { badStatement, bankReference, calendarDay, statementAccount, statementNumber, fullYear, variableSymbolIn, type ParsedStatement, type StatementEntry } from './statement.js';
 
 /*
  * SWIFT MT940 (customer statement): `:20:` starts a statement, `:25:` names the account,
@@ -80,11 +80,11 @@ export function parseMt940(text: string): ParsedStatement[] {
         entry = null;
         break;
       case '25':
-        need(f).account = f.value.trim().replace(/\s+/g, '').slice(0, 64);
+        need(f).account = statementAccount(f.value, `line ${f.line}`);
         break;
       case '28':
       case '28C':
-        need(f).statementNo = f.value.trim().slice(0, 64);
+        need(f).statementNo = statementNumber(f.value, `line ${f.line}`);
         break;
       case '60F':
       case '60M': {
@@ -107,7 +107,7 @@ export function parseMt940(text: string): ParsedStatement[] {
         const customerRef = m[7].trim();
         entry = {
           order: s.entries.length + 1,
-          bankReference: m[8]?.trim() || null,
+          bankReference: bankReference(m[8], path),
           amount: (moneyIn ? amount : amount.neg()).toString(),
           currency: s.currency,
           bookingDate,

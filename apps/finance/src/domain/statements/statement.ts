@@ -71,6 +71,57 @@ export function calendarDay(year: number, month: number, day: number, path: stri
   return d.toISOString().slice(0, 10);
 }
 
+/**
+ * Characters that print as nothing (format characters such as U+200B ZERO WIDTH SPACE, U+00AD
+ * SOFT HYPHEN, a BOM) and spaces of every kind: an identifier a bank writes with them is the same
+ * identifier without them, or one account would count as two.
+ */
+const INVISIBLE = /[\p{Cf}\p{Z}\s]+/gu;
+const CONTROL = /\p{Cc}/u;
+/** Without format characters anywhere, nor spaces around it. */
+const trimmed = (raw: string) => raw.replace(/\p{Cf}+/gu, '').replace(/^[\p{Z}\s]+|[\p{Z}\s]+$/gu, '');
+/** The longest account and statement number we keep; a longer one is refused, never cut. */
+export const MAX_IDENTIFIER = 64;
+/** The longest bank reference we keep (camt.053 allows 35; a batch's transaction appends `/n`). */
+export const MAX_BANK_REFERENCE = 140;
+
+function identifier(raw: string, what: string, path: string, max: number): string {
+  const t = raw.replace(INVISIBLE, '');
+  if (CONTROL.test(t)) throw badStatement(`${path}: the ${what} holds a control character`, path);
+  if (t.length > max) throw badStatement(`${path}: the ${what} is ${t.length} characters long; at most ${max} are kept`, path);
+  return t;
+}
+
+/** An account number as one spelling: no spaces or invisible characters, upper case. */
+export const accountSpelling = (raw: string) => raw.replace(INVISIBLE, '').toUpperCase();
+
+/** Our account a statement is of, in its one spelling (`accountSpelling`); refused over 64 characters. */
+export function statementAccount(raw: string, path: string): string {
+  return identifier(raw, 'account', path, MAX_IDENTIFIER).toUpperCase();
+}
+
+/** A statement's number, without surrounding or invisible spaces (refused over 64 characters). */
+export function statementNumber(raw: string, path: string): string {
+  const t = trimmed(raw);
+  if (CONTROL.test(t)) throw badStatement(`${path}: the statement number holds a control character`, path);
+  if (t.length > MAX_IDENTIFIER) throw badStatement(`${path}: the statement number is ${t.length} characters long; at most ${MAX_IDENTIFIER} are kept`, path);
+  return t;
+}
+
+/**
+ * The bank's reference of an entry, or null where the bank gave none: blank, all zeros (GPC pads
+ * an absent transaction id so) or a placeholder (`NONREF`, `NOTPROVIDED`). A reference that is
+ * absent identifies nothing, so no two entries are ever taken for one by it.
+ */
+export function bankReference(raw: string | null | undefined, path: string): string | null {
+  if (raw == null) return null;
+  const t = trimmed(raw);
+  if (t === '' || /^0+$/.test(t) || /^(?:NONREF|NOTPROVIDED|NONE|N\/A)$/i.test(t)) return null;
+  if (CONTROL.test(t)) throw badStatement(`${path}: the bank reference holds a control character`, path);
+  if (t.length > MAX_BANK_REFERENCE) throw badStatement(`${path}: the bank reference is ${t.length} characters long; at most ${MAX_BANK_REFERENCE} are kept`, path);
+  return t;
+}
+
 /** A two-digit year as banks write it: 00–79 is 20xx, 80–99 is 19xx. */
 export function fullYear(yy: number): number {
   return yy < 80 ? 2000 + yy : 1900 + yy;

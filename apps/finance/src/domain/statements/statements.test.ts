@@ -202,3 +202,28 @@ describe('recognising the format and the variable symbol', () => {
     expect(variableSymbolIn(null)).toBeNull();
   });
 });
+
+describe('accounts, numbers and references as one spelling (issue 52)', () => {
+  it('a reference a bank leaves blank, all zeros or a placeholder is no reference', () => {
+    const gpc = only(readStatementFile(bytes(gpcFile({ ...STATEMENT, movements: [{ amount: '100.00', reference: '0000000000000' }, { amount: '250.00', reference: ' ' }, { amount: '-504.50', reference: 'TX-1' }] })), 'gpc', 'CZK'));
+    expect(gpc.entries.map((e) => e.bankReference)).toEqual([null, null, 'TX-1']);
+    const camt = only(readStatementFile(bytes(camt053File([{ ...STATEMENT, movements: STATEMENT.movements.map((m, i) => ({ ...m, reference: ['NOTPROVIDED', 'NONREF', 'A\u200B-1'][i] })) }])), 'camt053', 'CZK'));
+    expect(camt.entries.map((e) => e.bankReference)).toEqual([null, null, 'A-1']);
+  });
+
+  it('an account with spaces or invisible characters is the same account; one too long is refused, never cut', () => {
+    const spaced = only(readStatementFile(bytes(camt053File([{ ...STATEMENT, account: 'CZ65\u200B0800 0000\u00A01920 0014 5399' }])), 'camt053', 'CZK'));
+    expect(spaced.account).toBe('CZ6508000000192000145399');
+    const mt = only(readStatementFile(bytes(mt940File([{ ...STATEMENT, account: 'cz65\uFEFF08000000192000145399' }])), 'mt940', 'CZK'));
+    expect(mt.account).toBe('CZ6508000000192000145399');
+    expect(() => readStatementFile(bytes(camt053File([{ ...STATEMENT, account: 'X'.repeat(65) }])), 'camt053', 'CZK')).toThrow(/the account is 65 characters long; at most 64/);
+    expect(() => readStatementFile(bytes(mt940File([{ ...STATEMENT, account: 'X'.repeat(65) }])), 'mt940', 'CZK')).toThrow(/the account is 65 characters long/);
+  });
+
+  it('a statement number or a reference too long is refused, never cut', () => {
+    const long = 'N'.repeat(65);
+    expect(() => readStatementFile(bytes(mt940File([STATEMENT]).replace(':28C:12/1', `:28C:${long}`)), 'mt940', 'CZK')).toThrow(/the statement number is 65 characters long/);
+    expect(() => readStatementFile(bytes(camt053File([{ ...STATEMENT, number: long }])), 'camt053', 'CZK')).toThrow(/the statement number is 65 characters long/);
+    expect(() => readStatementFile(bytes(camt053File([{ ...STATEMENT, movements: [{ ...STATEMENT.movements[0], reference: 'R'.repeat(141) }, ...STATEMENT.movements.slice(1)] }])), 'camt053', 'CZK')).toThrow(/the bank reference is 141 characters long/);
+  });
+});
