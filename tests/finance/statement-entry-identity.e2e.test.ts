@@ -97,7 +97,7 @@ describe('statement entries sharing a bank reference (issue 52)', () => {
     const statementsBefore = (await (await stack.api('/v1/finance/bank/statements?take=0')).json()).total;
     const refused = await importFile(mt940File([statement(account, '23', '170.00', [...pair, pair[0], { amount: '1.00', reference: 'NEW-1' }])]));
     const problem = await expectProblem(refused, 422, 'statement_entries_ambiguous');
-    expect(problem.errors.map((e: { path: string }) => e.path)).toEqual(['statement 23/1 entry 1', 'statement 23/1 entry 2', 'statement 23/1 entry 3']);
+    expect(problem.errors!.map((e) => e.path)).toEqual(['statement 23/1 entry 1', 'statement 23/1 entry 2', 'statement 23/1 entry 3']);
     expect((await (await stack.api('/v1/finance/bank/transactions?take=0')).json()).total).toBe(before);
     expect((await (await stack.api('/v1/finance/bank/statements?take=0')).json()).total).toBe(statementsBefore);
   });

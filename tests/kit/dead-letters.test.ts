@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseConfigSchema, countDeadLetters, createLogger, EventBus, INTERNAL_HEADERS, listDeadLetters, loadConfig, redriveDeadLetters, sqlRows, type DeadLetter, type RunningService } from '@ledgerline/service-kit';
+import { streamForSubject } from '@ledgerline/contracts';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { failures, probeService } from './probe-service.js';
 
@@ -81,6 +82,25 @@ describe('dead letters', () => {
     expect(await letterOf(note.eventId)).toBeUndefined();
     // nothing is left to redrive: a second run publishes nothing
     expect(await redriveDeadLetters(svc.deps.bus, { consumer: 'probe-noted', orgId: 7 })).toEqual([]);
+  });
+
+  it('a dead-lettered event is terminated in a form the running NATS server understands: no longer pending, never redelivered (issue 52)', async () => {
+    const bus = svc.deps.bus;
+    const stream = bus.streamName(streamForSubject('sales.probe.noted'));
+    const durable = bus.durableName('probe-noted');
+    const note = await stuckNote(12, 'dead for good');
+    const letter = await eventually(() => letterOf(note.eventId), 15_000, 100);
+    // `+TERM <reason>` is not understood by nats-server 2.9 (what CI runs): the message stayed
+    // pending until its ack wait (30 s) ran out and came back, a new letter every time
+    const settled = await eventually(async () => {
+      const info = await bus.jsm.consumers.info(stream, durable);
+      return info.num_ack_pending === 0 && info.num_pending === 0 ? info : undefined;
+    }, 10_000, 100);
+    expect(settled.num_redelivered).toBeGreaterThanOrEqual(0);
+    const copies = (await listDeadLetters(bus, { service: 'probe' })).filter((l) => l.eventId === note.eventId);
+    expect(copies.map((l) => l.seq)).toEqual([letter.seq]);
+    failures.set('dead for good', 0);
+    await redriveDeadLetters(bus, { orgId: 12 });
   });
 
   it('a filter leaves the other letters alone, and one redriven while its cause remains is dead-lettered anew', async () => {

@@ -72,4 +72,22 @@ describe('failed authentication behind a trusted proxy', () => {
     // the attacker's address stays blocked for guesses until its bucket refills
     expect((await from('203.0.113.7', generateSecret('ak'))).status).toBe(429);
   });
+
+  it("wrong keys under a victim's key prefix from another address never lock the victim's valid key out (issue 52)", async () => {
+    // a key not yet verified by the gateway (no cache hit), whose 11-character prefix anyone with settings:read sees
+    const victim = await (await stack.api('/v1/settings/security/api-keys', { method: 'POST', key: stack.adminKey, json: { name: 'victim', scopes: ['settings:read'] } })).json();
+    const listed = await (await stack.api('/v1/settings/security/api-keys?take=100', { key: stack.adminKey })).json();
+    const prefix = listed.entities.find((k: { id: number }) => k.id === victim.id).prefix as string;
+    expect(victim.key.startsWith(prefix)).toBe(true);
+    const from = (address: string, key: string) => stack.api('/v1/settings/organisation', { key, headers: { 'x-forwarded-for': address } });
+    const guesses: number[] = [];
+    for (let i = 0; i < 20; i++) guesses.push((await from('203.0.113.99', `${prefix}${generateSecret('ak').slice(prefix.length)}`)).status);
+    expect(guesses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(guesses.slice(3).every((s) => s === 429)).toBe(true);
+    // the victim's own key, from its own address: 200 at once, not 429 for 30 s
+    expect((await from('198.51.100.44', victim.key)).status).toBe(200);
+    // and a guess under that prefix from a fresh address is still looked up (401), then that address is refused with it too
+    expect((await from('192.0.2.77', `${prefix}${generateSecret('ak').slice(prefix.length)}`)).status).toBe(401);
+    expect((await from('192.0.2.77', `${prefix}${generateSecret('ak').slice(prefix.length)}`)).status).toBe(429);
+  });
 });

@@ -10,7 +10,7 @@ export interface Hit {
   at: number;
 }
 
-/** A receiver whose answer depends on the path: /ok 204, /flaky/<n> 500 n times then 200, /down 500 with a 5 KB body, /redirect 302. */
+/** A receiver whose answer depends on the path: /ok 204, /flaky/<n> 500 n times then 200, /down 500 with a 5 KB body, /redirect 302, /hang nothing, /huge 200 MB. */
 export class Receiver {
   readonly hits: Hit[] = [];
   private readonly server = http.createServer((req, res) => {
@@ -25,10 +25,30 @@ export class Receiver {
       else if (path.startsWith('/down')) res.writeHead(500, { 'content-type': 'text/plain' }).end('é'.repeat(2500));
       else if (path.startsWith('/redirect')) res.writeHead(302, { location: `${this.url}/ok/redirected` }).end();
       else if (path.startsWith('/hang')) return; // never answers
+      else if (path.startsWith('/huge')) this.huge(res);
       else res.writeHead(404).end();
     });
   });
   url = '';
+  /** Bytes the /huge answers wrote before their reader went away. */
+  hugeSent = 0;
+
+  /** 200 MB of answer, written as the reader takes it: a receiver that answers far more than is kept. */
+  private huge(res: http.ServerResponse) {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let left = 200 * 1024 * 1024;
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(left) });
+    const write = () => {
+      while (left > 0) {
+        left -= chunk.length;
+        this.hugeSent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', write);
+      }
+      res.end();
+    };
+    res.on('close', () => (left = 0));
+    write();
+  }
 
   count(path: string): number {
     return this.hits.filter((h) => h.path === path).length;

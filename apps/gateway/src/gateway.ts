@@ -152,7 +152,8 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         settle?.(true);
       } catch (e) {
         if (!(e instanceof UnauthorizedError)) settle?.(true);
-        else if (!settle) failures.record(address, keyPrefix);
+        else if (settle) settle(false);
+        else failures.record(address, keyPrefix);
         throw e;
       }
       const bucket = auth ? auth.credentialId : `ip:${address}`;

@@ -12,6 +12,10 @@ export type SecretsConfig = BaseConfig & {
   WEBHOOK_POLL_MS: number;
   WEBHOOK_FANOUT_SWEEP_MS: number;
   WEBHOOK_SECRET_OVERLAP: number;
+  WEBHOOK_MAX_ENDPOINTS: number;
+  WEBHOOK_CONCURRENCY: number;
+  WEBHOOK_ORGANISATION_CONCURRENCY: number;
+  WEBHOOK_ENDPOINT_CONCURRENCY: number;
 };
 
 /** The settings service's resources: the secret box, and the webhook settings and sender. */
@@ -36,11 +40,19 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
     overlapMs: deps.config.WEBHOOK_SECRET_OVERLAP,
     log: deps.log,
     durables: new FanoutDurables(deps.orm, deps.log),
+    maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS,
   };
   const sender = new WebhookSender(
     deps.orm,
     webhooks,
-    { retryScheduleMs: deps.config.WEBHOOK_RETRY_SCHEDULE, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, pollMs: deps.config.WEBHOOK_POLL_MS, concurrency: 16 },
+    {
+      retryScheduleMs: deps.config.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
+      pollMs: deps.config.WEBHOOK_POLL_MS,
+      concurrency: deps.config.WEBHOOK_CONCURRENCY,
+      perOrganisation: deps.config.WEBHOOK_ORGANISATION_CONCURRENCY,
+      perEndpoint: deps.config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    },
     deps.log,
     deps.metrics,
   );

@@ -47,6 +47,12 @@ export const settingsService = defineService({
     WEBHOOK_DELIVERY_RETENTION: durationSetting('30d'),
     /** How long a rotated-out secret keeps signing beside the new one. */
     WEBHOOK_SECRET_OVERLAP: durationSetting('24h'),
+    /** Webhook endpoints one organisation may have. */
+    WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(10_000).default(20),
+    /** Attempts one process has in flight at once; of them to one organisation's endpoints, and to one endpoint (over every replica). */
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+    WEBHOOK_ORGANISATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
+    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   }),
   entities,
   migrations,

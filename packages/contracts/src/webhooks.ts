@@ -54,7 +54,9 @@ export const webhookCreateSchema = z
       .array(subjectPattern)
       .min(1)
       .max(50)
-      .describe('Subject patterns of the events to receive, e.g. ["sales.invoice.*", "finance.payment.matched"]; the endpoint receives those published after it is saved (or enabled)'),
+      .describe(
+        'Subject patterns of the events to receive, e.g. ["sales.invoice.*", "finance.payment.matched"]; the endpoint receives those published after it is saved (or enabled). The credential needs the read scope of every area the patterns select (`sales.invoice.*` needs sales:read, `>` every area), else 403',
+      ),
     description: nullish(shortText(500)),
   })
   .meta({ id: 'WebhookCreateRequest', description: 'A webhook endpoint to create' });
@@ -78,7 +80,14 @@ export const webhookSchema = z
     events: z.array(z.string()),
     description: z.string().nullable(),
     status: z.enum(['enabled', 'disabled']),
-    disabled_reason: z.string().nullable().describe('Why the platform disabled it (deliveries failing for the whole retry schedule)'),
+    disabled_reason: z.string().nullable().describe('Why it is disabled: by the organisation, deliveries failing for the whole retry schedule, or its owner revoked'),
+    owner: z
+      .string()
+      .nullable()
+      .describe(
+        'The credential on whose behalf it delivers (`key:<id>` or `client:<client_id>`): the one that created it or last changed its url or events or enabled it. Events are delivered only while the owner holds the read scope of their area; null for an endpoint saved before webhooks had owners',
+      ),
+    withheld_reason: z.string().nullable().describe('Why some selected events are not delivered now (the owner no longer reads their area, or was revoked); null when nothing is withheld'),
     created_at: isoDateTime,
     updated_at: isoDateTime,
   })

@@ -31,6 +31,13 @@ export class RateLimiter {
     if (b) b.tokens = Math.min(this.burst, b.tokens + 1);
   }
 
+  /** Whether `credential` has taken a token that has not come back yet (without making it a bucket). */
+  touched(credential: string): boolean {
+    const b = this.buckets.get(credential);
+    if (!b) return false;
+    return Math.min(this.burst, b.tokens + ((this.now() - b.updated) / 1000) * this.perSecond) < this.burst;
+  }
+
   /** Whether `credential` could take a token now, without taking it. */
   peek(credential: string): RateDecision {
     return this.decide(credential, false);

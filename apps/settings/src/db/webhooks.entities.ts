@@ -17,6 +17,8 @@ export const WebhookEndpointSchema = defineEntity({
     previousSecretUntil: p.datetime().nullable().fieldName('previous_secret_until'),
     status: p.string().$type<WebhookStatus>(),
     disabledReason: p.text().nullable().fieldName('disabled_reason'),
+    /** The credential it delivers on behalf of (`webhooks/access.ts`); null for endpoints from before owners. */
+    owner: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

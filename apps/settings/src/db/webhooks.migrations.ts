@@ -48,4 +48,12 @@ create index webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, id 
 create index webhook_deliveries_resource on webhook_deliveries (endpoint_id, resource, id) where status in ('pending', 'delivering');
 `,
   ),
+  sqlMigration(
+    'settings_0501_webhook_owner',
+    `
+-- Issue 52: the credential on whose behalf an endpoint delivers (key:<id>, client:<client_id>);
+-- null for endpoints saved before, which keep delivering until they are changed.
+alter table webhook_endpoints add column owner text;
+`,
+  ),
 ];

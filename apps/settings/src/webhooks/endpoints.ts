@@ -1,10 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Webhook, WebhookCreate, WebhookDelivery as WebhookDeliveryView, WebhookUpdate } from '@ledgerline/contracts';
-import { ConflictError, NotFoundError, findAndCount, type Logger, type SecretBox, type TenantContext } from '@ledgerline/service-kit';
+import { SUBJECTS, type SettingsWebhookDisabledEvent } from '@ledgerline/contracts';
+import { BusinessRuleError, ConflictError, NotFoundError, findAndCount, recordEvent, sqlRows, type AuthContext, type Logger, type SecretBox, type TenantContext } from '@ledgerline/service-kit';
 import { WebhookDeliverySchema, WebhookEndpointSchema, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint } from '../db/webhooks.entities.js';
 import { newWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type UrlPolicy } from './urls.js';
 import type { FanoutDurables } from './durables.js';
+import { assertMayReceive, ownerScopes, withheldReason, type OwnerScopes } from './access.js';
 
 /** What managing and sending webhooks needs beyond a request's context. */
 export interface WebhookSettings {
@@ -15,6 +17,8 @@ export interface WebhookSettings {
   log: Logger;
   /** The fan-out's durables, opened for the subjects an enabled endpoint selects. */
   durables: FanoutDurables;
+  /** Endpoints one organisation may have (`WEBHOOK_MAX_ENDPOINTS`). */
+  maxEndpoints: number;
 }
 
 /** The sealed secret is bound to its organisation and endpoint: copied to another row it does not open. */
@@ -27,7 +31,8 @@ export function signingSecrets(e: WebhookEndpoint, box: SecretBox, now: Date): s
   return secrets;
 }
 
-export function webhookView(e: WebhookEndpoint): Webhook {
+/** An endpoint as answered; `owners` holds its owner's current scopes (`ownerScopes`). */
+export function webhookView(e: WebhookEndpoint, owners: OwnerScopes): Webhook {
   return {
     id: e.id,
     url: e.url,
@@ -35,6 +40,8 @@ export function webhookView(e: WebhookEndpoint): Webhook {
     description: e.description ?? null,
     status: e.status,
     disabled_reason: e.disabledReason ?? null,
+    owner: e.owner ?? null,
+    withheld_reason: e.status === 'enabled' ? withheldReason({ owner: e.owner ?? null, events: e.events }, owners) : null,
     created_at: e.createdAt.toISOString(),
     updated_at: e.updatedAt.toISOString(),
   };
@@ -58,14 +65,51 @@ export function deliveryView(d: WebhookDelivery): WebhookDeliveryView {
   };
 }
 
+/** Endpoints as answered, their owners' scopes read once. */
+export async function webhookViews(em: EntityManager, orgId: number, endpoints: WebhookEndpoint[]): Promise<Webhook[]> {
+  const owners = await ownerScopes(em, orgId, endpoints.map((e) => e.owner ?? null));
+  return endpoints.map((e) => webhookView(e, owners));
+}
+
+/**
+ * Disables an enabled endpoint with the reason, in the caller's transaction, and says so on the
+ * bus (`settings.webhook.disabled`); nothing when it is disabled already.
+ */
+export async function disableEndpoint(em: Parameters<typeof recordEvent>[0], endpoint: Pick<WebhookEndpoint, 'id' | 'orgId' | 'url'>, reason: string): Promise<boolean> {
+  const rows = await sqlRows(em, "update webhook_endpoints set status = 'disabled', disabled_reason = ?, updated_at = now() where id = ? and status = 'enabled' returning id", [reason, endpoint.id]);
+  if (rows.length === 0) return false;
+  await recordEvent<SettingsWebhookDisabledEvent>(em, 'settings', {
+    subject: SUBJECTS.settingsWebhookDisabled,
+    orgId: endpoint.orgId,
+    resource: String(endpoint.id),
+    data: { webhook_id: endpoint.id, url: endpoint.url, reason },
+  });
+  return true;
+}
+
 export async function findWebhook(em: EntityManager, id: number): Promise<WebhookEndpoint> {
   const e = await em.findOne(WebhookEndpointSchema, { id });
   if (!e) throw new NotFoundError(`Webhook ${id} does not exist`, 'webhook_not_found');
   return e;
 }
 
-export async function createWebhook(ctx: TenantContext, s: WebhookSettings, input: WebhookCreate): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+/**
+ * 422 `webhook_limit_reached` when the organisation has its most endpoints: each one's deliveries
+ * take the sender's time, so one organisation cannot crowd out the others by numbers. Creations
+ * of one organisation wait for each other here, so two at once cannot both take the last place.
+ */
+async function assertEndpointPlace(ctx: TenantContext, max: number): Promise<void> {
+  await sqlRows(ctx.em, "select pg_advisory_xact_lock(hashtextextended('settings.webhook-endpoints:' || ?::text, 0))", [ctx.orgId]);
+  const [{ n }] = await sqlRows<{ n: number }>(ctx.em, 'select count(*)::int as n from webhook_endpoints where org_id = ?', [ctx.orgId]);
+  if (n >= max) {
+    throw new BusinessRuleError(`The organisation has ${n} webhook endpoints, the most it may have (${max}); delete one, or subscribe an existing one to more events`, 'webhook_limit_reached');
+  }
+}
+
+export async function createWebhook(ctx: TenantContext, s: WebhookSettings, input: WebhookCreate, auth: AuthContext | undefined): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  assertMayReceive(auth, input.events);
   const url = await checkWebhookUrl(input.url, s.policy);
+  await assertEndpointPlace(ctx, s.maxEndpoints);
   const secret = newWebhookSecret();
   const endpoint = ctx.em.create(WebhookEndpointSchema, {
     orgId: ctx.orgId,
@@ -75,6 +119,7 @@ export async function createWebhook(ctx: TenantContext, s: WebhookSettings, inpu
     // sealed with its row's id below, in the same transaction
     secretSealed: '',
     status: 'enabled',
+    owner: auth?.credentialId ?? null,
     createdAt: ctx.now(),
     updatedAt: ctx.now(),
   });
@@ -85,8 +130,17 @@ export async function createWebhook(ctx: TenantContext, s: WebhookSettings, inpu
   return { endpoint, secret };
 }
 
-export async function updateWebhook(ctx: TenantContext, s: WebhookSettings, id: number, input: WebhookUpdate): Promise<WebhookEndpoint> {
+/**
+ * Changes an endpoint. A change of where it delivers or what (url, events) or an enabling is made
+ * on behalf of the caller, who must read every area the endpoint then selects and becomes its
+ * owner; a description or a disabling needs nothing more and keeps the owner.
+ */
+export async function updateWebhook(ctx: TenantContext, s: WebhookSettings, id: number, input: WebhookUpdate, auth: AuthContext | undefined): Promise<WebhookEndpoint> {
   const e = await findWebhook(ctx.em, id);
+  if (input.url !== undefined || input.events !== undefined || input.status === 'enabled') {
+    assertMayReceive(auth, input.events ?? e.events);
+    e.owner = auth?.credentialId ?? null;
+  }
   if (input.url !== undefined) e.url = await checkWebhookUrl(input.url, s.policy);
   if (input.events !== undefined) e.events = [...new Set(input.events)];
   if (input.description !== undefined) e.description = input.description ?? null;

@@ -1,4 +1,6 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { page, type EndpointHandlers } from '@ledgerline/service-kit';
+import type { WebhookEndpoint } from '../db/webhooks.entities.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -9,7 +11,7 @@ import {
   retryDelivery,
   rotateWebhookSecret,
   updateWebhook,
-  webhookView,
+  webhookViews,
   type WebhookSettings,
 } from './endpoints.js';
 
@@ -23,29 +25,31 @@ type WebhookOperations =
   | 'listWebhookDeliveries'
   | 'retryWebhookDelivery';
 
+const view = async (ctx: { em: EntityManager; orgId: number }, endpoint: WebhookEndpoint) => (await webhookViews(ctx.em, ctx.orgId, [endpoint]))[0];
+
 /** An organisation's webhook endpoints, their secrets (shown once) and their delivery log. */
 export function webhookRoutes(settings: WebhookSettings, kick: () => void): Pick<EndpointHandlers<'settings'>, WebhookOperations> {
   return {
     listWebhooks: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listWebhooks(ctx.em, q.from, q.take);
-      return page(rows.map(webhookView), total, q.from, q.take);
+      return page(await webhookViews(ctx.em, ctx.orgId, rows), total, q.from, q.take);
     },
     createWebhook: async ({ ctx, input }) => {
-      const { endpoint, secret } = await createWebhook(ctx, settings, input.body);
+      const { endpoint, secret } = await createWebhook(ctx, settings, input.body, ctx.auth);
       ctx.c.set('secretAnswer', true);
-      return { ...webhookView(endpoint), secret };
+      return { ...(await view(ctx, endpoint)), secret };
     },
-    getWebhook: async ({ ctx, input }) => webhookView(await findWebhook(ctx.em, input.params.id)),
+    getWebhook: async ({ ctx, input }) => view(ctx, await findWebhook(ctx.em, input.params.id)),
     updateWebhook: async ({ ctx, input }) => {
       // unknown id first (404), then the body
       await findWebhook(ctx.em, input.params.id);
-      return webhookView(await updateWebhook(ctx, settings, input.params.id, input.body));
+      return view(ctx, await updateWebhook(ctx, settings, input.params.id, input.body, ctx.auth));
     },
     deleteWebhook: async ({ ctx, input }) => deleteWebhook(ctx, input.params.id),
     rotateWebhookSecret: async ({ ctx, input }) => {
       const { endpoint, secret } = await rotateWebhookSecret(ctx, settings, input.params.id);
       ctx.c.set('secretAnswer', true);
-      return { ...webhookView(endpoint), secret };
+      return { ...(await view(ctx, endpoint)), secret };
     },
     listWebhookDeliveries: async ({ ctx, input: { params, query: q } }) => {
       const { rows, total } = await listDeliveries(ctx.em, params.id, q);

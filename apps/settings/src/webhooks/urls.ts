@@ -34,8 +34,9 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<s
     }
     const bad = addresses.find(isForbiddenAddress);
     if (bad) {
+      // a name's addresses are not echoed: the refusal would tell the caller what it resolves to inside
       const literal = bad === url.hostname.replace(/^\[|\]$/g, '');
-      throw refuse(`${literal ? `${bad} is` : `${url.hostname} resolves to ${bad},`} a loopback, private, link-local or reserved address, which webhooks may not reach`);
+      throw refuse(`${literal ? `${url.hostname} is` : `${url.hostname} resolves to`} a loopback, private, link-local or reserved address, which webhooks may not reach`);
     }
   }
   return url.toString();

@@ -9,9 +9,14 @@ describe('webhook addresses', () => {
   it.each([
     '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
     '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', 'ff02::1', 'not an ip',
+    // issue 52: IPv4 carried in IPv6 forms a router can turn back into it
+    '::ffff:0:127.0.0.1', '::127.0.0.1', '0:0:0:0:0:FFFF:7F00:1', '::FFFF:127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::8.8.8.8', '64:ff9b:1::a00:1',
+    '2002:7f00:1::1', '2002:808:808::1', '2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', 'fec0::1', '3fff::1',
   ])('refuses %s', (a) => expect(isForbiddenAddress(a)).toBe(true));
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (a) => expect(isForbiddenAddress(a)).toBe(false));
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '0:0:0:0:0:ffff:808:808', '2001:4860:4860::8888', '2a00:1450::1'])('allows %s', (a) =>
+    expect(isForbiddenAddress(a)).toBe(false),
+  );
 });
 
 describe('webhook signatures', () => {
@@ -66,6 +71,12 @@ describe('webhook URLs when saved', () => {
     expect(await checkWebhookUrl('http://93.184.216.34/hook', { requireHttps: false, allowPrivate: false })).toBe('http://93.184.216.34/hook');
     await expect(checkWebhookUrl('https://u:p@93.184.216.34/', production)).rejects.toMatchObject({ code: 'webhook_url_not_allowed' });
     await expect(checkWebhookUrl('https://10.0.0.8/', production)).rejects.toMatchObject({ code: 'webhook_url_not_allowed' });
+    for (const host of ['[::ffff:0:127.0.0.1]', '[::127.0.0.1]', '[64:ff9b::a00:1]', '[64:ff9b:1::1]', '[2002:a00:1::1]', '[2001::a00:1]']) {
+      await expect(checkWebhookUrl(`https://${host}/hook`, production), host).rejects.toMatchObject({ status: 422, code: 'webhook_url_not_allowed' });
+    }
+    // a name's addresses are not told back (localhost resolves to a loopback address)
+    const named = await checkWebhookUrl('https://localhost/hook', production).catch((e: Error) => e.message);
+    expect(named).toBe('localhost resolves to a loopback, private, link-local or reserved address, which webhooks may not reach');
     expect(await checkWebhookUrl('http://127.0.0.1:9000/x', { requireHttps: false, allowPrivate: true })).toBe('http://127.0.0.1:9000/x');
   });
 });

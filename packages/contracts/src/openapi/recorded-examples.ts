@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_PwuDxgGc",
+          "prefix": "ak_pqJ1ogNd",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-27T19:52:07.335Z",
+          "created_at": "2026-11-28T09:45:00.142Z",
           "expires_at": null,
-          "last_used_at": "2026-11-27T19:52:07.398Z",
+          "last_used_at": "2026-11-28T09:45:00.183Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_kABm9toU",
+          "prefix": "ak_VVBueuCC",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T19:52:07.614Z",
+          "created_at": "2026-11-28T09:45:00.323Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_kABm9toU",
+      "prefix": "ak_VVBueuCC",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:52:07.614Z",
+      "created_at": "2026-11-28T09:45:00.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_kABm9toU",
+      "prefix": "ak_VVBueuCC",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:52:07.614Z",
+      "created_at": "2026-11-28T09:45:00.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_kABm9toU",
+      "prefix": "ak_VVBueuCC",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:52:07.614Z",
+      "created_at": "2026-11-28T09:45:00.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_kABm9toU",
+      "prefix": "ak_VVBueuCC",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T19:52:07.614Z",
+      "created_at": "2026-11-28T09:45:00.323Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T19:52:07.756Z"
+      "revoked_at": "2026-11-28T09:45:00.372Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-27T19:52:08.288Z",
+          "created_at": "2026-11-28T09:45:00.658Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-27T19:52:12.071Z"
+        "created_at": "2026-11-28T09:45:02.034Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
+      "client_id": "cl_VxeW2zo4U2vu44mjG8YH_2Qp9JT",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "7dd07a4a-77b2-4680-a004-01e504a6388f",
-      "created_at": "2026-11-27T19:52:12.133Z",
+      "uid": "227392de-b22b-4b3f-9879-899d1fcab998",
+      "created_at": "2026-11-28T09:45:02.065Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -914,9 +914,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "3cd39da1-b8c3-4de3-8194-6762f46a736f",
-      "created_at": "2026-11-27T19:52:13.310Z",
-      "edited_at": "2026-11-27T19:52:13.310Z",
+      "uid": "3d87edf5-366b-44fe-adf9-6a8818834ef7",
+      "created_at": "2026-11-28T09:45:02.381Z",
+      "edited_at": "2026-11-28T09:45:02.381Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1076,7 +1076,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-27T19:52:11.343Z",
+          "evaluated_at": "2026-11-28T09:45:01.860Z",
           "blocking_reason": null
         }
       }
@@ -1125,10 +1125,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
+      "uid": "aa475600-3a52-4089-8bad-9a78390656e4",
       "transaction_type": null,
-      "created_at": "2026-11-27T19:52:13.881Z",
-      "edited_at": "2026-11-27T19:52:13.968Z",
+      "created_at": "2026-11-28T09:45:02.733Z",
+      "edited_at": "2026-11-28T09:45:02.783Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1216,10 +1216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
+          "uid": "aa475600-3a52-4089-8bad-9a78390656e4",
           "transaction_type": null,
-          "created_at": "2026-11-27T19:52:13.881Z",
-          "edited_at": "2026-11-27T19:52:13.968Z",
+          "created_at": "2026-11-28T09:45:02.733Z",
+          "edited_at": "2026-11-28T09:45:02.783Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1941,7 +1941,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T19:52:14.271Z",
+      "created_at": "2026-11-28T09:45:02.940Z",
       "created_by": "key:2"
     }
   },
@@ -1978,7 +1978,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-27T19:52:14.271Z",
+          "created_at": "2026-11-28T09:45:02.940Z",
           "created_by": "key:2"
         }
       ],
@@ -2013,7 +2013,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-27T19:52:14.271Z",
+      "created_at": "2026-11-28T09:45:02.940Z",
       "created_by": "key:2"
     }
   },
@@ -2051,7 +2051,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-27T19:52:14.320Z",
+      "created_at": "2026-11-28T09:45:02.960Z",
       "created_by": "key:2"
     }
   },
@@ -2072,7 +2072,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-27T19:52:14.557Z",
+      "created_at": "2026-11-28T09:45:03.021Z",
       "created_by": "key:2"
     }
   },
@@ -2095,7 +2095,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-27T19:52:14.605Z",
+          "created_at": "2026-11-28T09:45:03.048Z",
           "created_by": "key:2"
         },
         {
@@ -2114,7 +2114,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 7,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-27T19:52:14.557Z",
+          "created_at": "2026-11-28T09:45:03.021Z",
           "created_by": "key:2"
         }
       ],
@@ -2138,7 +2138,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-27T19:52:14.557Z",
+      "created_at": "2026-11-28T09:45:03.021Z",
       "created_by": "key:2"
     }
   },
@@ -2218,8 +2218,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "989c77b8-7f66-4d04-9dd8-056818cfcaee",
-      "created_at": "2026-11-27T19:52:08.270Z",
+      "uid": "e6945925-5493-4ba0-85e3-fa31d8550404",
+      "created_at": "2026-11-28T09:45:00.644Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2294,7 +2294,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 10,
+      "overdue_days": 11,
       "shop_a_object_id": null,
       "items": [
         {
@@ -2422,8 +2422,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "989c77b8-7f66-4d04-9dd8-056818cfcaee",
-          "created_at": "2026-11-27T19:52:08.270Z",
+          "uid": "e6945925-5493-4ba0-85e3-fa31d8550404",
+          "created_at": "2026-11-28T09:45:00.644Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2498,7 +2498,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "type": null,
           "payment_status": "unpaid",
-          "overdue_days": 10,
+          "overdue_days": 11,
           "shop_a_object_id": null,
           "items": [
             {
@@ -2624,8 +2624,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "989c77b8-7f66-4d04-9dd8-056818cfcaee",
-      "created_at": "2026-11-27T19:52:08.270Z",
+      "uid": "e6945925-5493-4ba0-85e3-fa31d8550404",
+      "created_at": "2026-11-28T09:45:00.644Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2700,7 +2700,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 10,
+      "overdue_days": 11,
       "shop_a_object_id": null,
       "items": [
         {
@@ -2836,7 +2836,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-27T19:52:11.343Z",
+        "evaluated_at": "2026-11-28T09:45:01.860Z",
         "blocking_reason": null
       }
     }
@@ -2849,8 +2849,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "7dd07a4a-77b2-4680-a004-01e504a6388f",
-          "created_at": "2026-11-27T19:52:12.133Z",
+          "uid": "227392de-b22b-4b3f-9879-899d1fcab998",
+          "created_at": "2026-11-28T09:45:02.065Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2998,8 +2998,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "7dd07a4a-77b2-4680-a004-01e504a6388f",
-      "created_at": "2026-11-27T19:52:12.133Z",
+      "uid": "227392de-b22b-4b3f-9879-899d1fcab998",
+      "created_at": "2026-11-28T09:45:02.065Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3150,7 +3150,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>989C77B8-7F66-4D04-9DD8-056818CFCAEE</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>E6945925-5493-4BA0-85E3-FA31D8550404</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3162,7 +3162,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>7DD07A4A-77B2-4680-A004-01E504A6388F</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>989C77B8-7F66-4D04-9DD8-056818CFCAEE</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>227392DE-B22B-4B3F-9879-899D1FCAB998</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>E6945925-5493-4BA0-85E3-FA31D8550404</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3184,7 +3184,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-27T19:52:13.212Z",
+      "created_at": "2026-11-28T09:45:02.337Z",
       "removed_at": null
     }
   },
@@ -3206,9 +3206,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-27",
-          "created_at": "2026-11-27T19:52:13.169Z",
-          "removed_at": "2026-11-27T19:52:13.196Z"
+          "date": "2026-11-28",
+          "created_at": "2026-11-28T09:45:02.319Z",
+          "removed_at": "2026-11-28T09:45:02.330Z"
         },
         {
           "id": 2,
@@ -3223,7 +3223,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T19:52:13.212Z",
+          "created_at": "2026-11-28T09:45:02.337Z",
           "removed_at": null
         }
       ],
@@ -3248,9 +3248,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-27",
-          "created_at": "2026-11-27T19:52:13.169Z",
-          "removed_at": "2026-11-27T19:52:13.196Z"
+          "date": "2026-11-28",
+          "created_at": "2026-11-28T09:45:02.319Z",
+          "removed_at": "2026-11-28T09:45:02.330Z"
         },
         {
           "id": 2,
@@ -3265,7 +3265,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-27T19:52:13.212Z",
+          "created_at": "2026-11-28T09:45:02.337Z",
           "removed_at": null
         }
       ],
@@ -3285,9 +3285,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-11-27",
-      "created_at": "2026-11-27T19:52:13.169Z",
-      "removed_at": "2026-11-27T19:52:13.196Z"
+      "date": "2026-11-28",
+      "created_at": "2026-11-28T09:45:02.319Z",
+      "removed_at": "2026-11-28T09:45:02.330Z"
     }
   },
   "allocateVendorCredit": {
@@ -3308,7 +3308,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-27T19:52:13.379Z",
+      "created_at": "2026-11-28T09:45:02.415Z",
       "removed_at": null
     }
   },
@@ -3330,9 +3330,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-27",
-          "created_at": "2026-11-27T19:52:13.350Z",
-          "removed_at": "2026-11-27T19:52:13.365Z"
+          "date": "2026-11-28",
+          "created_at": "2026-11-28T09:45:02.400Z",
+          "removed_at": "2026-11-28T09:45:02.409Z"
         },
         {
           "id": 2,
@@ -3347,7 +3347,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T19:52:13.379Z",
+          "created_at": "2026-11-28T09:45:02.415Z",
           "removed_at": null
         }
       ],
@@ -3372,9 +3372,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-27",
-          "created_at": "2026-11-27T19:52:13.350Z",
-          "removed_at": "2026-11-27T19:52:13.365Z"
+          "date": "2026-11-28",
+          "created_at": "2026-11-28T09:45:02.400Z",
+          "removed_at": "2026-11-28T09:45:02.409Z"
         },
         {
           "id": 2,
@@ -3389,7 +3389,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-27T19:52:13.379Z",
+          "created_at": "2026-11-28T09:45:02.415Z",
           "removed_at": null
         }
       ],
@@ -3409,9 +3409,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-11-27",
-      "created_at": "2026-11-27T19:52:13.350Z",
-      "removed_at": "2026-11-27T19:52:13.365Z"
+      "date": "2026-11-28",
+      "created_at": "2026-11-28T09:45:02.400Z",
+      "removed_at": "2026-11-28T09:45:02.409Z"
     }
   },
   "createBill": {
@@ -3463,9 +3463,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "f933f5dc-7530-4db8-a2a1-0a246defe54f",
-      "created_at": "2026-11-27T19:52:13.250Z",
-      "edited_at": "2026-11-27T19:52:13.250Z",
+      "uid": "a1b5a57d-e59f-4e33-8b97-61a9cd5b873b",
+      "created_at": "2026-11-28T09:45:02.353Z",
+      "edited_at": "2026-11-28T09:45:02.353Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3494,7 +3494,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 8,
+      "overdue_days": 9,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -3582,9 +3582,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "dac7ddd1-ab75-4536-b9db-fb83c2f5f067",
-        "created_at": "2026-11-27T19:52:11.306Z",
-        "edited_at": "2026-11-27T19:52:11.306Z",
+        "uid": "7955a45c-2a51-4d9e-9ca4-76b590fe941e",
+        "created_at": "2026-11-28T09:45:01.851Z",
+        "edited_at": "2026-11-28T09:45:01.851Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3619,7 +3619,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "purchase"
         },
         "payment_status": "unpaid",
-        "overdue_days": 10,
+        "overdue_days": 11,
         "tax_nexus": null,
         "vendor_doc_no": "FV202600001",
         "payment_reference": "202600001",
@@ -3718,9 +3718,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "f933f5dc-7530-4db8-a2a1-0a246defe54f",
-          "created_at": "2026-11-27T19:52:13.250Z",
-          "edited_at": "2026-11-27T19:52:13.250Z",
+          "uid": "a1b5a57d-e59f-4e33-8b97-61a9cd5b873b",
+          "created_at": "2026-11-28T09:45:02.353Z",
+          "edited_at": "2026-11-28T09:45:02.353Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3749,7 +3749,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "purchase"
           },
           "payment_status": "unpaid",
-          "overdue_days": 8,
+          "overdue_days": 9,
           "tax_nexus": null,
           "vendor_doc_no": "2026-004512",
           "payment_reference": "2026004512",
@@ -3839,9 +3839,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "3cd39da1-b8c3-4de3-8194-6762f46a736f",
-          "created_at": "2026-11-27T19:52:13.310Z",
-          "edited_at": "2026-11-27T19:52:13.310Z",
+          "uid": "3d87edf5-366b-44fe-adf9-6a8818834ef7",
+          "created_at": "2026-11-28T09:45:02.381Z",
+          "edited_at": "2026-11-28T09:45:02.381Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4169,9 +4169,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "f933f5dc-7530-4db8-a2a1-0a246defe54f",
-      "created_at": "2026-11-27T19:52:13.250Z",
-      "edited_at": "2026-11-27T19:52:13.250Z",
+      "uid": "a1b5a57d-e59f-4e33-8b97-61a9cd5b873b",
+      "created_at": "2026-11-28T09:45:02.353Z",
+      "edited_at": "2026-11-28T09:45:02.353Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4200,7 +4200,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 8,
+      "overdue_days": 9,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -4282,9 +4282,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "3cd39da1-b8c3-4de3-8194-6762f46a736f",
-      "created_at": "2026-11-27T19:52:13.310Z",
-      "edited_at": "2026-11-27T19:52:13.310Z",
+      "uid": "3d87edf5-366b-44fe-adf9-6a8818834ef7",
+      "created_at": "2026-11-28T09:45:02.381Z",
+      "edited_at": "2026-11-28T09:45:02.381Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4521,7 +4521,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T19:52:13.518Z",
+          "created_at": "2026-11-28T09:45:02.512Z",
           "entries": [
             {
               "order": 1,
@@ -4675,7 +4675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-27T19:52:13.518Z"
+          "created_at": "2026-11-28T09:45:02.512Z"
         }
       ],
       "aggregations": []
@@ -4692,7 +4692,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-27T19:52:13.518Z",
+      "created_at": "2026-11-28T09:45:02.512Z",
       "entries": [
         {
           "order": 1,
@@ -4856,10 +4856,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
+      "uid": "aa475600-3a52-4089-8bad-9a78390656e4",
       "transaction_type": null,
-      "created_at": "2026-11-27T19:52:13.881Z",
-      "edited_at": "2026-11-27T19:52:13.881Z",
+      "created_at": "2026-11-28T09:45:02.733Z",
+      "edited_at": "2026-11-28T09:45:02.733Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4942,10 +4942,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "fcf96be1-f5e1-40ef-9aab-326836e92651",
+      "uid": "aa475600-3a52-4089-8bad-9a78390656e4",
       "transaction_type": null,
-      "created_at": "2026-11-27T19:52:13.881Z",
-      "edited_at": "2026-11-27T19:52:13.881Z",
+      "created_at": "2026-11-28T09:45:02.733Z",
+      "edited_at": "2026-11-28T09:45:02.733Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5038,7 +5038,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-27T19:52:08.150Z"
+      "created_at": "2026-11-28T09:45:00.580Z"
     }
   },
   "listNumberingSeries": {
@@ -5053,7 +5053,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-27T19:52:08.139Z"
+          "created_at": "2026-11-28T09:45:00.572Z"
         },
         {
           "id": 2,
@@ -5061,7 +5061,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-27T19:52:08.150Z"
+          "created_at": "2026-11-28T09:45:00.580Z"
         }
       ],
       "aggregations": []
@@ -5161,15 +5161,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
+          "client_id": "cl_VxeW2zo4U2vu44mjG8YH_2Qp9JT",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-27T19:52:07.823Z",
-          "last_used_at": "2026-11-27T19:52:07.867Z",
+          "created_at": "2026-11-28T09:45:00.391Z",
+          "last_used_at": "2026-11-28T09:45:00.406Z",
           "revoked_at": null
         }
       ],
@@ -5179,30 +5179,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
+      "client_id": "cl_VxeW2zo4U2vu44mjG8YH_2Qp9JT",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-27T19:52:07.823Z",
-      "last_used_at": "2026-11-27T19:52:07.867Z",
+      "created_at": "2026-11-28T09:45:00.391Z",
+      "last_used_at": "2026-11-28T09:45:00.406Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_Pitb4KpnSlMDq5kgKBet_0is5QT",
+      "client_id": "cl_EiKIONrxzLsYpLyxsvj9_0SxOZ2",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-27T19:52:07.915Z",
+      "created_at": "2026-11-28T09:45:00.422Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-27T19:52:07.933Z"
+      "revoked_at": "2026-11-28T09:45:00.431Z"
     }
   },
   "deleteClient": {
@@ -5243,8 +5243,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": null,
-      "created_at": "2026-11-27T19:52:07.329Z",
-      "updated_at": "2026-11-27T19:52:07.329Z"
+      "created_at": "2026-11-28T09:45:00.140Z",
+      "updated_at": "2026-11-28T09:45:00.140Z"
     }
   },
   "updateOrganisation": {
@@ -5285,19 +5285,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-27T19:52:07.329Z",
-      "updated_at": "2026-11-27T19:52:07.546Z"
+      "created_at": "2026-11-28T09:45:00.140Z",
+      "updated_at": "2026-11-28T09:45:00.307Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_nGIR5ir51Kt8DELFdrcj_0IqdGA",
+      "client_id": "cl_VxeW2zo4U2vu44mjG8YH_2Qp9JT",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjQxMmM5NTgyLTNmOWMtNGNlYS1hNDI3LWVlMDY2NTk1YmNjNCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9uR0lSNWlyNTFLdDhERUxGZHJjal8wSXFkR0EiLCJqdGkiOiIwYjVlZGVjNi04N2MwLTQ0YWEtYjk1Ny0yZGQ0YWY1MTE3YjgiLCJpYXQiOjE3OTU4MDkxMjcsImV4cCI6MTc5NTgxMDAyN30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjE3ZTAxODQ1LTI0MDktNDliZi04MjYwLTgyZmY3NGMyMmFkMCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9WeGVXMnpvNFUydnU0NG1qRzhZSF8yUXA5SlQiLCJqdGkiOiJmZDQzZGZkYS0zNDM3LTQ1MmUtODNkOS0yYzE5MDk4Zjg4OWYiLCJpYXQiOjE3OTU4NTkxMDAsImV4cCI6MTc5NTg2MDAwMH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5319,8 +5319,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "description": "ERP sync",
           "status": "enabled",
           "disabled_reason": null,
-          "created_at": "2026-11-27T19:52:08.087Z",
-          "updated_at": "2026-11-27T19:52:08.093Z"
+          "owner": "key:2",
+          "withheld_reason": null,
+          "created_at": "2026-11-28T09:45:00.512Z",
+          "updated_at": "2026-11-28T09:45:00.516Z"
         }
       ],
       "aggregations": []
@@ -5345,8 +5347,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:52:08.087Z",
-      "updated_at": "2026-11-27T19:52:08.093Z",
+      "owner": "key:2",
+      "withheld_reason": null,
+      "created_at": "2026-11-28T09:45:00.512Z",
+      "updated_at": "2026-11-28T09:45:00.516Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5361,8 +5365,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:52:08.087Z",
-      "updated_at": "2026-11-27T19:52:08.093Z"
+      "owner": "key:2",
+      "withheld_reason": null,
+      "created_at": "2026-11-28T09:45:00.512Z",
+      "updated_at": "2026-11-28T09:45:00.516Z"
     }
   },
   "updateWebhook": {
@@ -5384,8 +5390,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:52:08.087Z",
-      "updated_at": "2026-11-27T19:52:08.128Z"
+      "owner": "key:2",
+      "withheld_reason": null,
+      "created_at": "2026-11-28T09:45:00.512Z",
+      "updated_at": "2026-11-28T09:45:00.553Z"
     }
   },
   "deleteWebhook": {
@@ -5406,8 +5414,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "ERP sync",
       "status": "enabled",
       "disabled_reason": null,
-      "created_at": "2026-11-27T19:52:08.087Z",
-      "updated_at": "2026-11-27T19:52:14.704Z",
+      "owner": "key:2",
+      "withheld_reason": null,
+      "created_at": "2026-11-28T09:45:00.512Z",
+      "updated_at": "2026-11-28T09:45:03.097Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5420,22 +5430,22 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "55ee51c6-7d89-425e-808f-6f9fbaef7cef",
+          "event_id": "4caaf4a2-e0c4-4f2a-9e0d-2d855588ad1b",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T20:52:14.138Z",
-          "created_at": "2026-11-27T19:52:14.108Z",
+          "next_attempt_at": "2026-11-28T10:45:02.899Z",
+          "created_at": "2026-11-28T09:45:02.874Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "ed282b45-030f-4a1f-81bc-2235a349d708",
+          "event_id": "1736899c-bd88-47f9-bc2b-e3edbb85701b",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
@@ -5443,8 +5453,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 12,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-27T20:52:13.936Z",
-          "created_at": "2026-11-27T19:52:13.876Z",
+          "next_attempt_at": "2026-11-28T10:45:02.774Z",
+          "created_at": "2026-11-28T09:45:02.729Z",
           "completed_at": null
         }
       ],
@@ -5455,16 +5465,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "55ee51c6-7d89-425e-808f-6f9fbaef7cef",
+      "event_id": "4caaf4a2-e0c4-4f2a-9e0d-2d855588ad1b",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 4,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-27T19:52:14.678Z",
-      "created_at": "2026-11-27T19:52:14.108Z",
+      "next_attempt_at": "2026-11-28T09:45:03.090Z",
+      "created_at": "2026-11-28T09:45:02.874Z",
       "completed_at": null
     }
   },
@@ -5520,18 +5530,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "lock_date": null,
-        "created_at": "2026-11-27T19:52:07.329Z",
-        "updated_at": "2026-11-27T19:52:07.329Z"
+        "created_at": "2026-11-28T09:45:00.140Z",
+        "updated_at": "2026-11-28T09:45:00.140Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_PwuDxgGc",
+        "prefix": "ak_pqJ1ogNd",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-27T19:52:07.335Z",
+        "created_at": "2026-11-28T09:45:00.142Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -639,7 +639,9 @@ export class IdempotentConsumer {
         msgId: `dlq-${this.def.name}-${m.info.streamSequence}`,
         timeoutMs: 5000,
       });
-      m.term(reason.slice(0, 200));
+      // a bare +TERM: nats-server 2.9 does not read `+TERM <reason>` (2.10 does) and redelivered the
+      // message after every ack wait, a new letter each time; the reason travels in the letter's header
+      m.term();
       this.opts.onDeadLettered?.();
     } catch (err) {
       this.log.error('dead-letter publish failed; message will be redelivered', { err: String(err) });

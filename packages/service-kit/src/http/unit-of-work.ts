@@ -168,9 +168,9 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
           'all',
           em.getTransactionContext(),
         )) as Array<{ locked: boolean }>;
-        if (!lock.locked) {
-          throw new ConflictError('A request with this Idempotency-Key is still being processed', 'idempotency_key_in_flight');
-        }
+        // A stored answer is replayed whether or not the lock was had: it is read only once its
+        // request committed, and replays of one key sent at once (a client's retries) each hold the
+        // lock a moment, which made the others 409 though the answer was there.
         const [stored] = (await conn.execute(
           `select request_hash, response_status, response_headers, response_body, secret_bearing from kit_idempotency
             where org_id = ? and credential_id = ? and idem_key = ? and created_at > now() - interval '24 hours'`,
@@ -201,6 +201,9 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
             ...stored.response_headers,
             'idempotent-replayed': 'true',
           });
+        }
+        if (!lock.locked) {
+          throw new ConflictError('A request with this Idempotency-Key is still being processed', 'idempotency_key_in_flight');
         }
       }
 
