@@ -30,11 +30,11 @@ export async function watchBus(stack: Stack, areas: string[]): Promise<{ nc: Nat
 }
 
 /** A second organisation with its own admin key (operator endpoint). */
-export async function secondOrganisation(stack: Stack, name = 'Other org'): Promise<{ orgId: number; key: string }> {
+export async function secondOrganisation(stack: Stack, name = 'Other org', legal = { country: 'CZ', currency: 'CZK' }): Promise<{ orgId: number; key: string }> {
   const res = await stack.api('/v1/admin/organisations', {
     method: 'POST',
     key: stack.operatorToken,
-    json: { name, country: 'CZ', legal_currency: 'CZK' },
+    json: { name, country: legal.country, legal_currency: legal.currency },
   });
   if (res.status !== 200) throw new Error(`cannot create organisation: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { organisation: { id: number }; admin_key: { key: string } };

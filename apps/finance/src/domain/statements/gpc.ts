@@ -8,7 +8,8 @@ import { badStatement, bankReference, calendarDay, fullYear, symbolDigits, type 
  * accounting code, variable, constant and specific symbol, value date, counterparty name,
  * currency as an ISO 4217 numeric code). Records of other types some banks add (076, 078, 079:
  * more message text) are read as the message of the movement before them. A file may hold several
- * statements. Positions are those of the published layout (1-based):
+ * statements. Account numbers are in the standard digit order or, in some banks' exports, in the
+ * internal one (`standardAccountDigits`). Positions are those of the published layout (1-based):
  *
  *   074: 4–19 account, 20–39 name, 40–45 old balance date, 46–59 old balance, 60 its sign,
  *        61–74 new balance, 75 its sign, 76–90 debit turnover, 91–105 credit turnover,
@@ -41,8 +42,33 @@ function signed(value: Dec, sign: string, path: string): string {
   return (sign === '-' ? value.neg() : value).toString();
 }
 
+/** Whether a Czech account number (prefix and number, digits) passes its mod-11 checks. */
+function czechAccountValid(digits16: string): boolean {
+  const check = (digits: string, weights: number[]) => [...digits].reduce((sum, d, i) => sum + Number(d) * weights[i], 0) % 11 === 0;
+  return /^\d{16}$/.test(digits16) && check(digits16.slice(0, 6), [10, 5, 8, 4, 2, 1]) && check(digits16.slice(6), [6, 3, 7, 9, 10, 5, 8, 4, 2, 1]);
+}
+
+/**
+ * Where each digit of the standard order (prefix, then number) stands in the banks' internal
+ * order, which some banks' GPC exports use: standard digit i is internal digit INTERNAL_ORDER[i]
+ * (1-based).
+ */
+const INTERNAL_ORDER = [11, 12, 13, 14, 15, 16, 5, 6, 7, 8, 9, 4, 10, 2, 3, 1];
+
+/**
+ * A 16-digit account field in the standard order. A field that fails the account checks as written
+ * but passes them read in the internal order is in the internal order; one that passes neither
+ * (foreign, or made up) is kept as written.
+ */
+export function standardAccountDigits(raw: string): string {
+  if (czechAccountValid(raw)) return raw;
+  const reordered = INTERNAL_ORDER.map((i) => raw[i - 1]).join('');
+  return czechAccountValid(reordered) ? reordered : raw;
+}
+
 /** A 16-digit account field as `prefix-number` without leading zeros, or null when all zeros. */
-function account(raw: string): string | null {
+function account(field16: string): string | null {
+  const raw = /^\d{16}$/.test(field16) ? standardAccountDigits(field16) : field16;
   const prefix = raw.slice(0, 6).replace(/^0+/, '');
   const number = raw.slice(6).replace(/^0+/, '');
   if (!number) return null;
@@ -119,8 +145,10 @@ export function parseGpc(text: string, fallbackCurrency: string): ParsedStatemen
       return;
     }
     if (type === '076' || type === '078' || type === '079') {
-      // additional message text of the movement before
-      const extra = line.slice(3).trim().replace(/\s{2,}/g, ' ');
+      // additional message text of the movement before; a 076 record (ČSOB) opens with the
+      // transaction's 26-character id and the day it was debited, then the message
+      const body = type === '076' && /^076.{26}\d{6}/.test(line) ? line.slice(35) : line.slice(3);
+      const extra = body.trim().replace(/\s{2,}/g, ' ');
       const entry = lastEntry as StatementEntry | null;
       if (entry && extra) entry.message = `${entry.message ?? ''} ${extra}`.trim().slice(0, 1000);
       return;

@@ -189,7 +189,7 @@ function entryRequest(s: ParsedStatement, statementId: number, e: StatementEntry
     payment_reference: (e.variableSymbol ?? e.reference)?.slice(0, 140) ?? null,
     partner_account_number: e.partnerAccount,
     partner_name: e.partnerName,
-    raw_message: [e.variableSymbol && `VS ${e.variableSymbol}`, e.constantSymbol && `KS ${e.constantSymbol}`, e.specificSymbol && `SS ${e.specificSymbol}`, e.reference, e.message].filter(Boolean).join(' | ') || null,
+    raw_message: [e.variableSymbol && `VS ${e.variableSymbol}`, e.constantSymbol && `KS ${e.constantSymbol}`, e.specificSymbol && `SS ${e.specificSymbol}`, e.reference, e.message, e.extra].filter(Boolean).join(' | ') || null,
     gl_account: e.isFee ? FEES_ACCOUNT : null,
   };
 }

@@ -130,7 +130,9 @@ export function mt940File(statements: FixtureStatement[], opts: { envelope?: boo
       const mark = m.reversal ? (out ? 'RC' : 'RD') : out ? 'D' : 'C';
       const d = m.date ?? s.to;
       lines.push(`:61:${yymmdd(d)}${d.slice(5, 7)}${d.slice(8, 10)}${mark}${amount(m.amount)}${m.fee ? 'NCHG' : 'NTRF'}${m.vs ?? 'NONREF'}//${m.reference ?? `B${s.number}${i + 1}`}`);
-      lines.push(`:86:${m.message ?? ''}${m.vs ? ` VS:${m.vs}` : ''}${m.name ? `\n?32${m.name}` : ''}${m.counterAccount ? `?38${m.counterAccount}` : ''}`);
+      // the German/Polish subfield layout: business code, ?00 booking text, ?20 purpose, ?32 name, ?38 IBAN
+      const purpose = `${m.message ?? ''}${m.vs ? ` VS:${m.vs}` : ''}`.trim();
+      lines.push(`:86:${m.fee ? '805' : out ? '020' : '051'}?00${m.fee ? 'OPLATA' : 'PRZELEW'}${purpose ? `?20${purpose}` : ''}${m.name ? `\n?32${m.name}` : ''}${m.counterAccount ? `?38${m.counterAccount}` : ''}`);
     });
     lines.push(bal('62F', s.closing, ccy, s.to));
     return lines.join('\r\n');

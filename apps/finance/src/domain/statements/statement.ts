@@ -33,6 +33,8 @@ export interface StatementEntry {
   isFee: boolean;
   /** The entry reverses an earlier one (CAMT RvslInd, GPC codes 4 and 5, MT940 RC/RD). */
   isReversal: boolean;
+  /** What the file says of the entry that we post nothing from (fields a bank adds, a date read otherwise), kept as text. */
+  extra?: string | null;
 }
 
 export interface ParsedStatement {
