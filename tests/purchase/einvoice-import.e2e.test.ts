@@ -146,4 +146,60 @@ describe('importing UBL e-invoices', () => {
     const reader = await (await stack.api('/v1/settings/security/api-keys', { method: 'POST', key, json: { name: 'r', scopes: ['purchase:read'] } })).json();
     await expectProblem(await importXml(reader.key, example('peppol-base-example.xml')), 403, 'insufficient_scope');
   });
+
+  it('every official example imports with its totals, into books in EUR and into books in CZK at a given rate (issue 53)', async () => {
+    for (const name of ['peppol-base-example.xml', 'peppol-Vat-category-S.xml', 'peppol-base-creditnote-correction.xml']) {
+      const xml = example(name);
+      const stated = (tag: string) => Number(new RegExp(`<cbc:${tag} currencyID="EUR">([^<]+)<`).exec(xml)![1]);
+      for (const [books, query] of [['EUR', ''], ['CZK', '?tax_fx_rate=24.35']] as const) {
+        const key = books === 'EUR' ? await euroOrganisation(`${name} EUR`) : (await (await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: `${name} CZK`, country: 'CZ', legal_currency: 'CZK' } })).json()).admin_key.key;
+        const res = await stack.api(`/v1/purchase/bills/import${query}`, { method: 'POST', key, body: xml, headers: { 'content-type': 'application/xml' } });
+        expect(res.status, `${name} into ${books}: ${await res.clone().text()}`).toBe(200);
+        const body = await res.json();
+        const doc = body.bill ?? body.vendor_credit;
+        expect({ name, books, subtotal: doc.subtotal_amount, total: doc.total_amount }).toEqual({ name, books, subtotal: stated('TaxExclusiveAmount'), total: stated('TaxInclusiveAmount') });
+      }
+    }
+  });
+
+  it('a payable amount after a prepayment and a rounding (BT-113, BT-114) imports with the document total', async () => {
+    const key = await euroOrganisation('Rounding AB');
+    // the base example (1 656.25) with 1 000 prepaid and a rounding of −0.25: 656.00 to pay
+    const rounded = example('peppol-base-example.xml')
+      .replace('<cbc:PayableAmount currencyID="EUR">1656.25</cbc:PayableAmount>', '<cbc:PrepaidAmount currencyID="EUR">1000.00</cbc:PrepaidAmount><cbc:PayableRoundingAmount currencyID="EUR">-0.25</cbc:PayableRoundingAmount><cbc:PayableAmount currencyID="EUR">656.00</cbc:PayableAmount>');
+    expect(rounded).toContain('PayableRoundingAmount');
+    const res = await importXml(key, rounded);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await res.json()).bill.total_amount).toBe(1656.25);
+    // a payable that the rounding does not explain is still refused
+    const off = rounded.replace('<cbc:PayableAmount currencyID="EUR">656.00</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">655.00</cbc:PayableAmount>');
+    await expectProblem(await importXml(await euroOrganisation('Rounding AB 2'), off), 422, 'imported_totals_mismatch');
+  });
+
+  it('a document addressed to another buyer is 422 naming the mismatch, unless accept_other_buyer says it is meant (issue 53)', async () => {
+    const key = await euroOrganisation('Another Buyer AB');
+    const setVat = async (vat_no: string | null, peppol_id: string | null = null) => {
+      expect((await stack.api('/v1/settings/organisation', { method: 'PUT', key, json: { vat_no, peppol_id } })).status).toBe(200);
+      const em = stack.services.purchase!.deps.orm.em.fork();
+      await eventually(async () => {
+        const [row] = await sqlRows<{ vat: string | null; peppol: string | null }>(em, "select profile->>'vat_no' as vat, profile->>'peppol_id' as peppol from kit_organisations where profile->>'name' = 'Another Buyer AB'");
+        return row?.vat === vat_no && row?.peppol === peppol_id;
+      }, 10_000);
+    };
+    const xml = example('peppol-base-example.xml'); // buyer SE4598375937, Peppol 0002:FR23342
+    await setVat('SE999999999901');
+    const problem = await expectProblem(await importXml(key, xml), 422, 'einvoice_buyer_mismatch');
+    expect(problem.errors![0]).toMatchObject({ path: 'AccountingCustomerParty', message: 'VAT id SE4598375937, not ours (SE999999999901)' });
+    expect((await (await stack.api('/v1/purchase/bills', { key })).json()).total).toBe(0);
+    // meant for us after all
+    const accepted = await stack.api('/v1/purchase/bills/import?accept_other_buyer=true', { method: 'POST', key, body: xml, headers: { 'content-type': 'application/xml' } });
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    // and a second time it is the document already imported, whatever the flag
+    await expectProblem(await importXml(key, xml), 422, 'einvoice_buyer_mismatch');
+    await expectProblem(await stack.api('/v1/purchase/bills/import?accept_other_buyer=true', { method: 'POST', key, body: xml, headers: { 'content-type': 'application/xml' } }), 409, 'document_already_imported');
+    // an organisation with no identifier of its own does not judge the buyer
+    const ours = await euroOrganisation('Right Buyer AB');
+    expect((await importXml(ours, xml.replace(/<cbc:ID>Snippet1<\/cbc:ID>/, '<cbc:ID>Snippet2</cbc:ID>'))).status).toBe(200);
+    await expectProblem(await stack.api('/v1/purchase/bills/import?accept_other_buyer=maybe', { method: 'POST', key, body: xml, headers: { 'content-type': 'application/xml' } }), 400);
+  });
 });

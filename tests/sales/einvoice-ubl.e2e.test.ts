@@ -106,6 +106,25 @@ describe('Peppol BIS Billing 3.0 (UBL 2.1)', () => {
     expect(xml).toMatch(/<cac:TaxCategory>\s*<cbc:ID>K<\/cbc:ID>\s*<cbc:Percent>0<\/cbc:Percent>\s*<cbc:TaxExemptionReasonCode>VATEX-EU-IC<\/cbc:TaxExemptionReasonCode>/);
     expect(xmlValues(xml, 'TaxCurrencyCode')).toEqual(['CZK']);
     expect(xml).toContain('<cbc:TaxAmount currencyID="CZK">0.00</cbc:TaxAmount>');
+    // BR-IC-11 (the actual delivery date) and BR-IC-12 (the deliver-to country), from the tax point and the buyer's address
+    expect(xml).toMatch(/<cac:Delivery>\s*<cbc:ActualDeliveryDate>2026-11-20<\/cbc:ActualDeliveryDate>\s*<cac:DeliveryLocation>\s*<cac:Address>\s*<cbc:CityName>Bratislava<\/cbc:CityName>\s*<cac:Country>\s*<cbc:IdentificationCode>SK<\/cbc:IdentificationCode>/);
+
+    // shipped elsewhere on another tax point: the shipping address and that day
+    const shipped = await post('/v1/sales/invoices', {
+      customer: sk,
+      currency: 'EUR',
+      fx_rate: 25.2,
+      date_issued: '2026-11-20',
+      date_taxable: '2026-11-18',
+      date_due: '2026-12-04',
+      buyer_reference: 'SK-2',
+      shipping_address: { address1: 'Skladová 4', city: 'Wien', postal_code: '1010', country: 'AT' },
+      items: [{ title: 'Licence', qty: 1, rate: 1000, taxes: [{ tax_code: 'K', tax_rate: 0 }] }],
+    });
+    const shippedXml = await ubl('invoices', shipped.id);
+    expect(schemaErrors(shippedXml, UBL_INVOICE_XSD())).toEqual([]);
+    expect(xmlValues(shippedXml, 'ActualDeliveryDate')).toEqual(['2026-11-18']);
+    expect(shippedXml).toMatch(/<cac:DeliveryLocation>\s*<cac:Address>\s*<cbc:StreetName>Skladová 4<\/cbc:StreetName>\s*<cbc:CityName>Wien<\/cbc:CityName>\s*<cbc:PostalZone>1010<\/cbc:PostalZone>\s*<cac:Country>\s*<cbc:IdentificationCode>AT<\/cbc:IdentificationCode>/);
   });
 
   it('a document discount is a document-level allowance per category, totals still the stored ones', async () => {

@@ -285,6 +285,11 @@ export const einvoiceImportQuerySchema = z.object({
     .max(1_000_000)
     .optional()
     .describe('Legal currency per unit of the document currency, for a document in another currency than the books: required then, unless the document states the rate to the legal currency itself (an ISDOC CurrRate)'),
+  accept_other_buyer: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => v === 'true' || v === '1')
+    .describe('true: import a document whose buyer VAT id (or Peppol address) is not the organisation\'s; otherwise that is 422 einvoice_buyer_mismatch'),
 });
 
 /** What an import created: a vendor bill from an Invoice, a vendor credit from a CreditNote. */

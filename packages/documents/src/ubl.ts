@@ -80,6 +80,12 @@ export interface UblDocument {
   billingReference?: { number: string; issueDate?: string | null } | null;
   seller: UblParty;
   buyer: UblParty;
+  /**
+   * Where and when the supply was made (BG-13): the actual delivery date (BT-72) and the
+   * deliver-to address (BG-15; BT-80 its country). EN 16931 requires both of an intra-Community
+   * supply (BR-IC-11, BR-IC-12).
+   */
+  delivery?: { date?: string | null; address?: UblAddress | null } | null;
   payment?: { iban: string; bic?: string | null; reference?: string | null } | null;
   paymentTerms?: string | null;
   lines: UblLine[];
@@ -179,6 +185,24 @@ export function ublXml(doc: UblDocument): string {
   }
   party(x, 'cac:AccountingSupplierParty', doc.seller);
   party(x, 'cac:AccountingCustomerParty', doc.buyer);
+  if (doc.delivery && (doc.delivery.date || doc.delivery.address)) {
+    x.open('cac:Delivery').leaf('cbc:ActualDeliveryDate', doc.delivery.date);
+    const a = doc.delivery.address;
+    if (a) {
+      x.open('cac:DeliveryLocation')
+        .open('cac:Address')
+        .leaf('cbc:StreetName', a.street)
+        .leaf('cbc:AdditionalStreetName', a.additionalStreet)
+        .leaf('cbc:CityName', a.city)
+        .leaf('cbc:PostalZone', a.postalZone)
+        .open('cac:Country')
+        .leaf('cbc:IdentificationCode', a.country.toUpperCase())
+        .close('cac:Country')
+        .close('cac:Address')
+        .close('cac:DeliveryLocation');
+    }
+    x.close('cac:Delivery');
+  }
   if (doc.payment) {
     x.open('cac:PaymentMeans').leaf('cbc:PaymentMeansCode', '30', { name: 'Credit transfer' });
     // a credit note has no DueDate of its own: Peppol carries it here

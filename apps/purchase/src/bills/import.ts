@@ -1,7 +1,8 @@
-import { ConflictError, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { postPurchaseDocument } from '../purchase-documents/post.js';
 import type { ImportedDocument } from '@ledgerline/contracts';
 import { compareTotals, readEInvoice } from '../purchase-documents/einvoice-import.js';
+import { identifierSpelling, type ReadEInvoice } from '../purchase-documents/einvoice-reading.js';
 import { VENDOR_CREDITS } from '../vendor-credits/vendor-credit-kind.js';
 import { BILLS } from './bill-kind.js';
 
@@ -18,8 +19,33 @@ function duplicate(no: string): ConflictError {
   return new ConflictError(`The vendor's document ${no} has already been imported`, 'document_already_imported');
 }
 
-export async function importEInvoice(ctx: TenantContext, xml: string, query: { type_id?: number; tax_fx_rate?: number }): Promise<ImportedDocument> {
+/**
+ * 422 `einvoice_buyer_mismatch` when the document names a buyer that is not this organisation: its
+ * VAT id, or else its Peppol address, differs from the organisation's (a document sent to a sister
+ * company or forwarded by mistake would be booked as ours). A document that names no buyer
+ * identifier, or an organisation without one, is not judged; `accept_other_buyer` books it anyway.
+ */
+async function refuseOtherBuyer(ctx: TenantContext, buyer: ReadEInvoice['buyer']): Promise<void> {
+  const [org] = await sqlRows<{ vat_no: string | null; peppol_id: string | null }>(
+    ctx.em,
+    "select profile->>'vat_no' as vat_no, profile->>'peppol_id' as peppol_id from kit_organisations where org_id = ?",
+    [ctx.orgId],
+  );
+  const ours = { vat: identifierSpelling(org?.vat_no), peppol: identifierSpelling(org?.peppol_id) };
+  const theirs = { vat: identifierSpelling(buyer.vat_no), peppol: identifierSpelling(buyer.peppol_id) };
+  const mismatch =
+    ours.vat && theirs.vat ? (ours.vat !== theirs.vat ? `VAT id ${buyer.vat_no}, not ours (${org!.vat_no})` : null) : ours.peppol && theirs.peppol && ours.peppol !== theirs.peppol ? `Peppol address ${buyer.peppol_id}, not ours (${org!.peppol_id})` : null;
+  if (!mismatch) return;
+  throw new BusinessRuleError(
+    `The document is addressed to another buyer: ${mismatch}. Import it with ?accept_other_buyer=true if it is meant for this organisation`,
+    'einvoice_buyer_mismatch',
+    [{ path: 'AccountingCustomerParty', message: mismatch, code: 'einvoice_buyer_mismatch' }],
+  );
+}
+
+export async function importEInvoice(ctx: TenantContext, xml: string, query: { type_id?: number; tax_fx_rate?: number; accept_other_buyer?: boolean }): Promise<ImportedDocument> {
   const read = readEInvoice(xml);
+  if (!query.accept_other_buyer) await refuseOtherBuyer(ctx, read.buyer);
   const kind = read.kind === 'bill' ? BILLS : VENDOR_CREDITS;
   if (query.type_id !== undefined) read.request.type = { id: query.type_id };
   if (query.tax_fx_rate !== undefined) read.request.tax_fx_rate = query.tax_fx_rate;

@@ -98,6 +98,10 @@ export function readIsdoc(root: Node): ReadEInvoice {
       prepaid: deposits.minus(rounding).toString(),
     },
     vendorKey: vendorKey(vendor),
+    buyer: {
+      vat_no: ((root.AccountingCustomerParty?.Party?.PartyTaxScheme ?? []) as Node[]).filter((t) => (text(t.TaxScheme) ?? 'VAT') === 'VAT').map((t) => text(t.CompanyID)).find(Boolean) ?? null,
+      peppol_id: null,
+    },
     statedRate: foreign && rate && rate.gt(0) && foreign !== local ? { from: foreign, to: local, rate: rate.toDecimalPlaces(10).toString() } : null,
   };
 }

@@ -23,6 +23,8 @@ export interface ReadEInvoice {
   totals: ImportedTotals;
   /** The vendor as the duplicate check knows it: its VAT id, else its Peppol address or registration, else its name. */
   vendorKey: string;
+  /** Who the document is addressed to, as far as it says: the buyer's VAT id and Peppol address. */
+  buyer: { vat_no: string | null; peppol_id: string | null };
   /** The rate the document itself states from its currency to another (ISDOC: CurrRate per RefCurrRate units of the foreign currency). */
   statedRate?: { from: string; to: string; rate: string } | null;
 }
@@ -61,6 +63,9 @@ export function date(v: unknown, path: string, isRequired = true): string | null
   return t;
 }
 
+
+/** A VAT id or Peppol address in one spelling, for comparing. */
+export const identifierSpelling = (v: string | null | undefined) => (v ? v.replace(/\s+/g, '').toUpperCase() : null);
 
 /** The vendor as the duplicate check knows it. */
 export function vendorKey(vendor: { vat_no: string | null; peppol_id?: string | null; reg_no?: string | null; business_name: string }): string {

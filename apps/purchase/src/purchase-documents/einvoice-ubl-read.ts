@@ -3,6 +3,15 @@ import { amount, bad, date, required, text, vendorKey, type Node, type ReadEInvo
 
 /* A received UBL 2.1 Invoice or CreditNote (Peppol BIS Billing 3.0) as a vendor bill or vendor credit request. */
 
+/** The buyer's VAT id and Peppol address (BT-48, BT-49), without requiring anything of the party. */
+function buyerOf(p: Node | undefined): ReadEInvoice['buyer'] {
+  const party = (p?.Party ?? {}) as Node;
+  const endpoint = party.EndpointID;
+  const scheme = typeof endpoint === 'object' ? text(endpoint['@schemeID']) : null;
+  const vat = ([] as Node[]).concat(party.PartyTaxScheme ?? []).map((t) => text(t.CompanyID)).find(Boolean) ?? null;
+  return { vat_no: vat, peppol_id: scheme && text(endpoint) ? `${scheme}:${text(endpoint)}` : null };
+}
+
 function party(p: Node | undefined, path: string) {
   const party = (p?.Party ?? {}) as Node;
   const name = text(party.PartyLegalEntity?.RegistrationName) ?? text(party.PartyName?.Name);
@@ -99,8 +108,13 @@ export function readUbl(root: Node, kind: 'bill' | 'vendor_credit'): ReadEInvoic
       taxAmount: amount(taxTotal?.TaxAmount, 'TaxTotal/TaxAmount') ?? '0',
       taxInclusive: amount(totals.TaxInclusiveAmount, 'LegalMonetaryTotal/TaxInclusiveAmount')!,
       payable: amount(totals.PayableAmount, 'LegalMonetaryTotal/PayableAmount')!,
-      prepaid: amount(totals.PrepaidAmount, 'LegalMonetaryTotal/PrepaidAmount', false) ?? '0',
+      // BT-115 payable = total − prepaid (BT-113) + rounding (BT-114): the part of the total not
+      // asked for now is what was prepaid less the rounding
+      prepaid: Dec(amount(totals.PrepaidAmount, 'LegalMonetaryTotal/PrepaidAmount', false) ?? '0')
+        .minus(amount(totals.PayableRoundingAmount, 'LegalMonetaryTotal/PayableRoundingAmount', false) ?? '0')
+        .toString(),
     },
     vendorKey: vendorKey(vendor),
+    buyer: buyerOf(root.AccountingCustomerParty),
   };
 }

@@ -55,6 +55,14 @@ export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: E
   };
 
   const { lines, subtotals } = taxedLines(src);
+  // the supply's date and place (BG-13): the tax point and the shipping address, else the buyer's;
+  // an intra-Community supply must carry both (BR-IC-11, BR-IC-12), and other documents carry
+  // them too, as the date the VAT is due for
+  const shipTo = (view.shipping_address as Json | null | undefined) ?? null;
+  const delivery = {
+    date: text(view.date_taxable) ?? String(view.date_issued),
+    address: text(shipTo?.country) ? addressOfParty(shipTo, buyerCountry) : buyer.address,
+  };
   const precision = Number(view.precision ?? 2);
   const bank = (profile?.bank_account as Json | undefined) ?? null;
   const iban = text(bank?.iban) ?? text(view.bank_account?.iban);
@@ -72,6 +80,7 @@ export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: E
     billingReference: view.credited_doc_no ? { number: String(view.credited_doc_no), issueDate: credited?.issueDate ?? null } : null,
     seller,
     buyer,
+    delivery,
     payment: iban && Dec(view.amount_due ?? 0).gt(0) ? { iban, bic: text(bank?.bic), reference: text(view.payment_reference) ?? String(view.no).replace(/\D/g, '').slice(-10) } : null,
     paymentTerms: text(view.payment_term?.name),
     lines: lines.map((l) => ({ name: l.name, description: l.description, quantity: l.quantity, unitCode: l.unitCode, netAmount: l.net, category: l.category, rate: l.rate, sellersItemId: l.sellersItemId })),
