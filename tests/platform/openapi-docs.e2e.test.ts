@@ -38,6 +38,21 @@ describe('API reference served by the gateway', () => {
     expect(problem.content['application/problem+json']).toBeTruthy();
   });
 
+  it('lists its tags as a user meets them, each with a line saying what it is for (issue 60)', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const doc: any = await (await fetch(`${stack.gateway.url}/openapi.json`)).json();
+    const tags = doc.tags as Array<{ name: string; description?: string }>;
+    expect(tags.slice(0, 3).map((t) => t.name)).toEqual(['Invoices', 'Credit notes', 'Items']);
+    expect(tags.slice(-3).map((t) => t.name)).toEqual(['Webhooks', 'API keys', 'API clients']);
+    // every tag an operation carries is listed once, with a description
+    expect(new Set(tags.map((t) => t.name))).toEqual(new Set(ROUTES.map((r) => r.tag)));
+    expect(tags.length).toBe(new Set(ROUTES.map((r) => r.tag)).size);
+    for (const t of tags) expect(t.description, t.name).toMatch(/^\S.{10,}/);
+    const at = (name: string) => tags.findIndex((t) => t.name === name);
+    expect(at('Vendor bills')).toBeGreaterThan(at('Credit notes'));
+    expect(at('Organisation')).toBeGreaterThan(at('Reporting'));
+  });
+
   it('serves a browsable reference page and its assets without the internet', async () => {
     const page = await fetch(`${stack.gateway.url}/docs`);
     expect(page.status).toBe(200);

@@ -252,6 +252,10 @@ export type OrgIssuer = z.infer<typeof orgIssuerSchema>;
 
 // --- sales documents -------------------------------------------------------------------------
 
+/** How a sales document is paid (printed as "Způsob úhrady" on Czech documents). */
+export const PAYMENT_METHODS = ['bank_transfer', 'cash', 'card', 'cash_on_delivery'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
 /** Fields a client may set on a sales document (both request and response carry them). */
 const salesDocumentInputFields = {
   bank_account: nullish(bankAccountSchema),
@@ -273,6 +277,11 @@ const salesDocumentInputFields = {
   org: nullish(orgIssuerSchema).describe('Issuer; the organisation profile when absent'),
   payment_reference: nullish(shortText(140)),
   payment_info: nullish(longText()),
+  payment_method: nullish(z.enum(PAYMENT_METHODS)).describe(
+    'How the customer pays, printed on the document: bank_transfer (what a document with a bank account says when this is absent), cash, card, cash_on_delivery',
+  ),
+  constant_symbol: nullish(z.string().regex(/^\d{1,4}$/, 'one to four digits')).describe('Czech and Slovak constant symbol (KS), printed beside the variable symbol'),
+  specific_symbol: nullish(z.string().regex(/^\d{1,10}$/, 'one to ten digits')).describe('Czech and Slovak specific symbol (SS), printed beside the variable symbol'),
   payment_term: nullish(codedReferenceSchema),
   rate_format: nullish(shortText(32)),
   tax_nexus: nullish(taxNexusSchema),

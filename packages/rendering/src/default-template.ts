@@ -23,6 +23,8 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
   header .logo img { max-height: 22mm; max-width: 70mm; }
   header h1 { margin: 0; font-size: 22pt; font-weight: 700; color: {{ brand.primary }}; letter-spacing: .5px; }
   header .doc-no { font-size: 13pt; font-weight: 600; margin-top: 2mm; text-align: right; }
+  header .doc-kind { font-size: 9pt; font-weight: 700; text-transform: uppercase; letter-spacing: 1px; color: {{ brand.secondary }}; text-align: right; margin-top: 1mm; }
+
   .parties { display: flex; gap: 10mm; margin-bottom: 8mm; }
   .party { flex: 1; padding: 4mm 5mm; border-radius: 2mm; background: #f6f7f9; }
   .party h2, .meta h2, .payment h2, .recap h2 { margin: 0 0 2mm; font-size: 8pt; text-transform: uppercase; letter-spacing: 1px; color: {{ brand.secondary }}; font-weight: 700; }
@@ -66,7 +68,12 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
     table.lines td { padding: 1.6mm 2mm; }
     table.lines thead { display: table-header-group; }
     table.lines tr, .bottom, .payment { break-inside: avoid; }
+    /* printed, the legal line stands in every page's bottom margin (below), not once at the end */
+    footer .legal { display: none; }
+    footer { border-top: 0; padding-top: 0; }
   }
+  /* the organisation's legal line (court register entry) at the foot of every printed page */
+  {% if org.info_legal %}@page { @bottom-left { content: "{{ org.info_legal | css_string }}"; font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 7pt; color: #7b8794; vertical-align: top; padding-top: 3mm; white-space: pre-wrap; } }{% endif %}
 </style>
 </head>
 <body>
@@ -79,6 +86,8 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
     </div>
     <div>
       <h1>{{ title }}</h1>
+      {% comment %} a VAT payer's invoice says it is a tax document, as Czech and Slovak law expect {% endcomment %}
+      {% if document_type == 'invoice' and org.is_vat_payer %}<div class="doc-kind">{{ 'tax_document' | t }}</div>{% endif %}
       <div class="doc-no">{{ 'document_no' | t }} {{ doc.no }}</div>
     </div>
   </header>
@@ -185,16 +194,21 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
     </div>
   </section>
 
-  {% assign account = doc.bank_account.account_number | default: org.bank_account.account_number %}
-  {% if account or doc.payment_reference or doc.date_due or doc.payment_info %}
+  {% assign account = doc.bank_account.account_number | default: org.bank_account.account_number | default: payment.domestic_account %}
+  {% if account or payment.iban or doc.payment_reference or doc.date_due or doc.payment_info or payment.method %}
   <section class="payment">
     {% if payment_qr %}<figure class="payment-qr"><img src="{{ payment_qr.image }}" alt="{{ 'qr_' | append: payment_qr.kind | t }}"><figcaption>{{ 'qr_' | append: payment_qr.kind | t }}</figcaption></figure>{% endif %}
     <h2>{{ 'payment' | t }}</h2>
     <dl>
+      {% if payment.method %}<dt>{{ 'payment_method' | t }}</dt><dd class="payment-method">{{ 'method_' | append: payment.method | t }}</dd>{% endif %}
       {% if account %}<dt>{{ 'bank_account' | t }}</dt><dd class="bank-account">{{ account }}</dd>{% endif %}
-      {% if org.bank_account.iban %}<dt>IBAN</dt><dd>{{ org.bank_account.iban }}</dd>{% endif %}
+      {% assign iban = payment.iban | default: org.bank_account.iban %}
+      {% if iban %}<dt>IBAN</dt><dd class="iban">{{ iban }}</dd>{% endif %}
       {% if org.bank_account.bic %}<dt>BIC</dt><dd>{{ org.bank_account.bic }}</dd>{% endif %}
-      {% if doc.payment_reference %}<dt>{{ 'payment_reference' | t }}</dt><dd class="payment-reference">{{ doc.payment_reference }}</dd>{% endif %}
+      {% if payment.variable_symbol %}<dt>{{ 'variable_symbol' | t }}</dt><dd class="variable-symbol">{{ payment.variable_symbol }}</dd>{% endif %}
+      {% if payment.constant_symbol %}<dt>{{ 'constant_symbol' | t }}</dt><dd class="constant-symbol">{{ payment.constant_symbol }}</dd>{% endif %}
+      {% if payment.specific_symbol %}<dt>{{ 'specific_symbol' | t }}</dt><dd class="specific-symbol">{{ payment.specific_symbol }}</dd>{% endif %}
+      {% if doc.payment_reference and doc.payment_reference != payment.variable_symbol %}<dt>{{ 'payment_reference' | t }}</dt><dd class="payment-reference">{{ doc.payment_reference }}</dd>{% endif %}
       {% if doc.date_due %}<dt>{{ 'date_due' | t }}</dt><dd>{{ doc.date_due | format_date }}</dd>{% endif %}
       <dt>{{ due_label | t }}</dt><dd>{{ doc.amount_due | money }}</dd>
       {% if doc.payment_info %}<dt>{{ 'payment_info' | t }}</dt><dd>{{ doc.payment_info }}</dd>{% endif %}
@@ -204,9 +218,10 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
 
   {% if doc.notes %}<div class="notes"><strong>{{ 'notes' | t }}:</strong> {{ doc.notes }}</div>{% endif %}
 
-  <footer>{{ org.info_legal }}{% if org.website %}
+  <footer>{% if org.info_legal %}<span class="legal">{{ org.info_legal }}</span>{% endif %}{% if org.website %}
 {{ org.website }}{% endif %}</footer>
 </div>
+
 </body>
 </html>
 `;

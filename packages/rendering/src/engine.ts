@@ -81,6 +81,7 @@ function createEngine(scope?: RenderScope): Liquid {
   );
   engine.registerFilter('percent', (v: unknown) => formatPercent(v, s.culture));
   engine.registerFilter('format_date', (v: unknown) => formatDate(v, s.culture));
+  engine.registerFilter('css_string', (v: unknown) => cssString(v));
   engine.registerFilter('t', (key: unknown, ...pairs: unknown[]) => {
     const k = String(key ?? '');
     const text = s.labels[k] ?? k;
@@ -89,6 +90,17 @@ function createEngine(scope?: RenderScope): Liquid {
     return pairs.length ? interpolate(text, values) : text;
   });
   return engine;
+}
+
+/**
+ * A value as the inside of a double-quoted CSS string (`content: "{{ x | css_string }}"` in a page
+ * margin box): every character that could end the string, the rule or the style element, or that
+ * HTML escaping would turn into an entity the style sheet would print as it is, is written as a
+ * CSS hex escape; a line break is a CSS line break.
+ */
+export function cssString(v: unknown): string {
+  const text = v === null || v === undefined ? '' : String(v);
+  return text.replace(/[\u0000-\u001f\u007f"'&<>\\]/g, (c) => (c === '\n' ? '\\A ' : `\\${c.charCodeAt(0).toString(16).toUpperCase()} `));
 }
 
 const checker = createEngine();
@@ -124,6 +136,11 @@ export interface RenderRequest {
   organisation?: Record<string, unknown> | null;
   /** A payment QR code to print (`kind`: spayd or epc; `image`: a PNG data URI), or none. */
   paymentQr?: { kind: string; payload: string; image: string } | null;
+  /**
+   * How the document is paid, as printed: method, IBAN in groups of four, the domestic account
+   * and the Czech/Slovak symbols (the service works them out; templates read them as `payment`).
+   */
+  payment?: Record<string, unknown> | null;
 }
 
 const COLOUR = /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30}|rgba?\(\s*\d{1,3}%?\s*,\s*\d{1,3}%?\s*,\s*\d{1,3}%?\s*(,\s*(0|1|0?\.\d+))?\s*\))$/;
@@ -165,6 +182,7 @@ export async function renderInThisThread(req: RenderRequest): Promise<string> {
     customer: doc.customer ?? {},
     document_type: req.kind,
     payment_qr: req.paymentQr ?? null,
+    payment: req.payment ?? {},
     title: labels[req.kind] ?? req.kind,
     culture,
     currency,

@@ -134,3 +134,17 @@ describe('labels and colours', () => {
     expect(safeColour('url(http://evil)', 'x')).toBe('x');
   });
 });
+
+describe('css_string', () => {
+  it('writes every character that could end a CSS string, rule or style element as a hex escape', async () => {
+    const { cssString } = await import('./engine.js');
+    expect(cssString('Zapsáno v OR, oddíl C')).toBe('Zapsáno v OR, oddíl C');
+    expect(cssString('a"b\'c')).toBe('a\\22 b\\27 c');
+    expect(cssString('</style><script>x</script>')).toBe('\\3C /style\\3E \\3C script\\3E x\\3C /script\\3E ');
+    expect(cssString('} body { color: red')).toBe('} body { color: red');
+    expect(cssString('a\\b & c\nd\u0000')).toBe('a\\5C b \\26  c\\A d\\0 ');
+    expect(cssString(null)).toBe('');
+    // nothing left for HTML escaping to turn into an entity the style sheet would print
+    expect(cssString('"\'&<>')).not.toMatch(/["'&<>]/);
+  });
+});

@@ -11,7 +11,7 @@ export interface PrintedPaymentQr extends PaymentQr {
  * organisation's), as an IBAN — a Czech account number is converted; never an account other
  * than the printed one. The organisation's BIC only when it is the organisation's account.
  */
-function payeeAccount(view: Record<string, unknown>, organisation: Record<string, unknown> | null): { iban: string; bic: string | null } | null {
+export function payeeAccount(view: Record<string, unknown>, organisation: Record<string, unknown> | null): { iban: string; bic: string | null } | null {
   const bank = (organisation?.bank_account ?? {}) as { account_number?: string | null; iban?: string | null; bic?: string | null };
   const orgIban = normaliseIban(bank.iban);
   const printed = ((view.bank_account ?? {}) as { account_number?: string | null }).account_number ?? bank.account_number ?? null;

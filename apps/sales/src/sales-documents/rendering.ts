@@ -7,6 +7,7 @@ import { getSalesDocument, type SalesDocumentKind } from './post.js';
 import { documentView } from './view.js';
 import { resolveTemplate } from '../templates/replicas.js';
 import { invoicePaymentQr } from './payment-qr.js';
+import { paymentDetails } from './payment-details.js';
 
 /** What rendering needs of a document kind. */
 type RenderedKind = Pick<SalesDocumentKind<SalesDocType, never>, 'docType' | 'label' | 'rendering' | 'fileName'>;
@@ -62,7 +63,8 @@ export async function renderSalesDocument(em: EntityManager, orgId: number, kind
   const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const organisation = replica?.profile ?? null;
   const paymentQr = kind.rendering === 'invoice' ? await invoicePaymentQr(view, organisation) : null;
-  const html = await renderDocumentHtml({ document: view, kind: kind.rendering, culture, template, organisation, paymentQr });
+  const payment = { ...paymentDetails(view, organisation, kind.rendering) };
+  const html = await renderDocumentHtml({ document: view, kind: kind.rendering, culture, template, organisation, paymentQr, payment });
   return { doc, view, template, culture, html, organisation };
 }
 

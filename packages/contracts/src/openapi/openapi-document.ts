@@ -6,31 +6,35 @@ import { API_BASE_PATH, type Json, PROBLEM_MEDIA_TYPE, SchemaCollector } from '.
 
 /* The OpenAPI 3.1.0 document of every operation in ROUTES. */
 
-/** What each tag of the document groups, for readers of the reference. */
+/**
+ * Each tag in the order a user meets the API (the reference page lists them so): selling first,
+ * then buying, the bank, the books and reports, and the settings and credentials last; with a
+ * line saying what it is for.
+ */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Invoices: 'Sales invoices: create (numbered and posted at once), read, list, render as HTML or PDF',
   'Credit notes': 'Sales credit notes against an invoice: create, read, list, render; check a number',
-  Numbering: 'Numbering series of sales documents and their masks',
   Items: 'The catalogue of items and their sales rates',
-  Compliance: 'Whether and how invoices must be delivered or reported (e-invoicing mandates)',
+  Numbering: 'Numbering series of sales documents and their masks',
   'E-invoices': 'Invoices and credit notes as Peppol BIS Billing 3.0 (UBL 2.1) and ISDOC 6.0.2 documents, and received ones imported as bills',
   'E-mail': 'Sending invoices by e-mail, and the e-mail log',
+  Compliance: 'Whether and how invoices must be delivered or reported (e-invoicing mandates)',
   'Vendor bills': 'Bills received from vendors',
   'Vendor credits': 'Credits received from vendors against a bill',
   Inventory: 'Received purchase documents for inventory systems (JSON or CSV)',
-  'Bank transactions': 'Bank transactions, matched to the documents they pay',
   'Bank statements': 'Bank statement files (ISO 20022 camt.053, GPC/ABO, MT940) imported whole: balances reconciled, entries matched to invoices by variable symbol, reference or amount',
+  'Bank transactions': 'Bank transactions, matched to the documents they pay',
   Payouts: 'Payouts of payment providers: many payments and fees in one bank transfer',
   Ledger: 'The general ledger the posted documents build, and its chart of accounts',
   'Journal entries': 'Manual journal entries posted straight to the ledger (opening balances, accruals and their reversal, depreciation, corrections), and the closing of a year',
   Reporting: 'Trial balance (JSON or CSV), the profit and loss account, the balance sheet, the VAT return, the VAT control statement, the EC Sales List, aged receivables and payables, customer statements',
-  'API keys': 'API keys of the organisation and their scopes',
-  'API clients': 'OAuth 2 client credentials and access tokens',
   Organisation: 'The organisation profile (issuer of its documents)',
   Templates: 'Document templates for HTML and PDF rendering',
   'Delivery conditions': 'Incoterms 2020 delivery conditions',
   Integrations: 'Hosting-provider and bank integrations',
   Webhooks: "Signed HTTPS deliveries of the organisation's events (Standard Webhooks)",
+  'API keys': 'API keys of the organisation and their scopes',
+  'API clients': 'OAuth 2 client credentials and access tokens',
 };
 
 // --- OpenAPI ---------------------------------------------------------------------------------
@@ -255,7 +259,9 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     };
   }
 
-  const tags = [...new Set(ROUTES.map((r) => r.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
+  // in the order a user meets them (TAG_DESCRIPTIONS), a tag it does not list after them
+  const used = new Set(ROUTES.map((r) => r.tag));
+  const tags = [...Object.keys(TAG_DESCRIPTIONS).filter((t) => used.has(t)), ...[...used].filter((t) => !(t in TAG_DESCRIPTIONS))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
 
   return {
     openapi: '3.1.0',
