@@ -246,7 +246,10 @@ export function ublXml(doc: UblDocument): string {
 
   const lineElement = isInvoice ? 'cac:InvoiceLine' : 'cac:CreditNoteLine';
   doc.lines.forEach((l, i) => {
-    const qty = Dec(l.quantity);
+    // a negative line (a discount, a return) carries its sign in the quantity: the price is never
+    // negative (BR-27), and quantity × price must give the line amount (PEPPOL-EN16931-R120)
+    const stated = Dec(l.quantity);
+    const qty = Dec(l.netAmount).lt(0) !== stated.lt(0) && !stated.isZero() && !Dec(l.netAmount).isZero() ? stated.neg() : stated;
     x.open(lineElement)
       .leaf('cbc:ID', String(i + 1))
       .leaf(isInvoice ? 'cbc:InvoicedQuantity' : 'cbc:CreditedQuantity', qty.toString(), { unitCode: l.unitCode })

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { PEPPOL_CHECKS, failedPeppolChecks, type ComplianceInvoice, type ComplianceOrganisation } from '@ledgerline/compliance';
 import { Dec } from '@ledgerline/core/money';
 import { ublXml, type UblDocument, type UblParty } from '@ledgerline/documents/ubl';
+import { checkUblRules } from '@ledgerline/documents/ubl-rules';
 import { DOCUMENT_CHECKS, einvoiceSource, refuseIncomplete, taxedLines, text, type EInvoiceKind, type Json } from './einvoice-source.js';
 
 /*
@@ -55,6 +56,11 @@ export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: E
   };
 
   const { lines, subtotals } = taxedLines(src);
+  // a supply outside the scope of VAT names no VAT identifier of either party (BR-O-02)
+  if (lines.some((l) => l.category === 'O')) {
+    seller.vatId = null;
+    buyer.vatId = null;
+  }
   // the supply's date and place (BG-13): the tax point and the shipping address, else the buyer's;
   // an intra-Community supply must carry both (BR-IC-11, BR-IC-12), and other documents carry
   // them too, as the date the VAT is due for
@@ -95,5 +101,13 @@ export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: E
     },
     precision,
   };
-  return { xml: ublXml(ubl), no: String(view.no) };
+  const xml = ublXml(ubl);
+  // every EN 16931 and Peppol rule that can apply, checked on the document as written: a receiver
+  // never gets one its validator refuses (422 naming the rules instead)
+  refuseIncomplete(
+    kind,
+    'a Peppol document',
+    checkUblRules(xml).map((f) => ({ id: f.id, description: `${f.text}: ${f.message}` })),
+  );
+  return { xml, no: String(view.no) };
 }
