@@ -4,7 +4,7 @@ import { eventually, startStack, type Stack } from '../support/stack.js';
 import { secondOrganisation } from '../finance/support.js';
 
 /**
- * DESIGN §6: an item's gl_account, when given, overrides 604 (sales) / 504 (purchase). A line that
+ * architecture §6: an item's gl_account, when given, overrides 604 (sales) / 504 (purchase). A line that
  * names its account keeps it through the stored document and its event, and the ledger posts that
  * line's net amount to it; the other lines stay on the default account.
  */

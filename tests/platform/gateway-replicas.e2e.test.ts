@@ -109,7 +109,7 @@ describe('gateway over replicas', () => {
           expect(Date.now() - started).toBeGreaterThanOrEqual(650);
           sawRedelivery = true;
         } else {
-          // straight to the replica while the key is locked: the client's concurrent duplicate, 409 as DESIGN says
+          // straight to the replica while the key is locked: the client's concurrent duplicate, 409 as architecture §2 says
           expect(res.status).toBe(409);
           expect((await res.json()).code).toBe('idempotency_key_in_flight');
           sawOwnDuplicate = true;

@@ -18,7 +18,7 @@ export const salesService = defineService({
   configSchema: z.object({
     ...renderingConfigShape,
     /**
-     * A JSON rule table replacing the shipped one (DESIGN §8), read and validated once at boot; a
+     * A JSON rule table replacing the shipped one (architecture §8), read and validated once at boot; a
      * file that cannot be read or validated stops the service naming each problem. The parsed
      * table is what the key holds after loading.
      */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The compliance rule table (DESIGN §8) as data. Mandates change: a new country, a new date or a
+ * The compliance rule table (architecture §8) as data. Mandates change: a new country, a new date or a
  * changed outcome is an edit of one row here (or of a JSON file passed to `parseRuleTable`),
  * never a code change. Rows are tried in order; the first row whose conditions all hold wins.
  *
@@ -89,7 +89,7 @@ function nationalPlatform(id: string, country: string, platform: string, validFr
   };
 }
 
-/** The rule table of DESIGN §8. */
+/** The rule table of architecture §8. */
 export const DEFAULT_RULES: RuleTable = [
   {
     id: 'sk-2027-peppol-reporting',

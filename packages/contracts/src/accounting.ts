@@ -32,7 +32,7 @@ import {
 import { exportFormatSchema } from './purchase.js';
 
 /*
- * The ledger and the trial balance (spec §2.7, DESIGN §6). All figures of ledger rows
+ * The ledger and the trial balance (spec §2.7, architecture §6). All figures of ledger rows
  * are in the legal currency; every accounting transaction balances (Σ debit = Σ credit).
  */
 
@@ -49,7 +49,7 @@ const ledgerRowFields = {
   description: nullish(longText()),
 };
 
-/** Ledger tax row: the tax figures of the document for VAT reporting (DESIGN §9). */
+/** Ledger tax row: the tax figures of the document for VAT reporting (architecture §9). */
 export const ledgerTaxRowSchema = z
   .object({
     currency: nullish(currencyCode),

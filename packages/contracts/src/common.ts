@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Shared building blocks of the interface (spec §2.1, DESIGN §1–§4).
+ * Shared building blocks of the interface (spec §2.1, architecture §1–§4).
  *
  * Conventions used by every schema in this package:
  * - objects are never `.strict()`: the services refuse a field an operation does not know with
@@ -32,7 +32,7 @@ export const AMOUNT_LIMIT = 1e13;
 export const FX_RATE_LIMIT = 1e9;
 /** @deprecated the old single bound; amounts now use AMOUNT_LIMIT, rates FX_RATE_LIMIT. */
 export const NUMBER_LIMIT = AMOUNT_LIMIT;
-/** Largest page size (`take`); above it the request is rejected with 400 (DESIGN §2). */
+/** Largest page size (`take`); above it the request is rejected with 400 (architecture §2). */
 export const MAX_TAKE = 1000;
 export const INT32_MAX = 2_147_483_647;
 
@@ -157,7 +157,7 @@ export const addressCountry = z.string().max(2).describe('ISO 3166-1 alpha-2 cou
 /** A two-letter ISO 3166-1 country code in upper case (the organisation profile). */
 export const countryCode = z.string().regex(/^[A-Z]{2}$/, 'two-letter ISO 3166-1 country code in upper case');
 
-/** Peppol participant identifier `scheme:value`, e.g. `9950:2020123456` (DESIGN §1). */
+/** Peppol participant identifier `scheme:value`, e.g. `9950:2020123456` (architecture §1). */
 export const peppolId = z
   .string()
   .max(SHORT_TEXT)
@@ -297,7 +297,7 @@ export const codedReferenceSchema = z.object({
   name: nullish(shortText()),
 });
 
-// --- errors (DESIGN §2) ----------------------------------------------------------------------
+// --- errors (architecture §2) ----------------------------------------------------------------------
 
 export const fieldErrorSchema = z.object({
   path: z.string().describe('Field path such as items[0].qty, or (root)'),
@@ -321,7 +321,7 @@ export const problemSchema = z
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
 export type Problem = z.infer<typeof problemSchema>;
 
-// --- paging, sorting, ranges (DESIGN §2) -----------------------------------------------------
+// --- paging, sorting, ranges (architecture §2) -----------------------------------------------------
 
 /**
  * Paged list envelope `{total, from, take, entities, aggregations}`. When `item` is a named
@@ -455,7 +455,7 @@ export const derivedDocumentInputFields = {
 /**
  * Query of a document write (POST of invoices, credit notes, bills, vendor credits): `strict=true`
  * compares the derived figures a client sends with the computed ones and answers 422
- * `derived_figures_mismatch` when any differs (DESIGN §4); without it they are ignored.
+ * `derived_figures_mismatch` when any differs (architecture §4); without it they are ignored.
  */
 export const documentWriteQuerySchema = z.object({
   strict: z

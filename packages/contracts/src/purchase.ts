@@ -32,7 +32,7 @@ import {
 } from './common.js';
 
 /*
- * Purchase documents: vendor credits (spec §2.3), vendor bills (DESIGN §1: the vendor-credit
+ * Purchase documents: vendor credits (spec §2.3), vendor bills (architecture §1: the vendor-credit
  * shape less credited_doc_*) and the inventory-in export (#22).
  *
  * Required inputs of a purchase document: `type` (spec: required in the request), `vendor`,
@@ -206,7 +206,7 @@ export const vendorCreditRequestSchema = z
   .meta({ id: 'VendorCreditRequest', description: 'Vendor credit to create: type, vendor, currency, date_issued and items required' });
 export type VendorCreditRequest = z.infer<typeof vendorCreditRequestSchema>;
 
-/** Vendor bill (DESIGN §1): the vendor-credit shape less credited_doc_*. */
+/** Vendor bill (architecture §1): the vendor-credit shape less credited_doc_*. */
 export const vendorBillSchema = z
   .object({ ...purchaseInputFields, ...purchaseStoredFields })
   .meta({ id: 'VendorBill', description: 'Vendor bill' });

@@ -150,7 +150,7 @@ export interface RouteSpec {
   scope: ScopeArea;
   operationId: string;
   summary: string;
-  /** Spec endpoint number (1–26) or undefined for a DESIGN §1 extension. */
+  /** Spec endpoint number (1–26) or undefined for a architecture §1 extension. */
   specNo?: number;
   tag: string;
   successStatus?: number;
@@ -231,7 +231,7 @@ const DECLARED = [
   { method: 'POST', path: '/accounting/year-end-closings/:year/reopen', service: 'accounting', scope: 'accounting', operationId: 'reopenYear', summary: 'Reopen a closed year: its closing entry reversed on the same day, so the year can be corrected and closed again', tag: 'Journal entries', pathParams: yearEndClosingPathSchema, response: yearEndClosingSchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
-  // DESIGN §1 extensions
+  // architecture §1 extensions
   { method: 'POST', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'createInvoice', summary: 'Create a sales invoice', tag: 'Invoices', query: documentWriteQuerySchema, body: invoiceRequestSchema, response: invoiceSchema },
   { method: 'GET', path: '/sales/invoices', service: 'sales', scope: 'sales', operationId: 'listInvoices', repeatable: ['sort', 'payment_status'], summary: 'List sales invoices', tag: 'Invoices', query: invoiceListQuerySchema, response: invoicePageSchema },
   { method: 'GET', path: '/sales/invoices/:id', service: 'sales', scope: 'sales', operationId: 'getInvoice', summary: 'Read a sales invoice', tag: 'Invoices', pathParams: idPathParams, response: invoiceSchema },

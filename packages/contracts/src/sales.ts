@@ -37,12 +37,12 @@ import {
 } from './common.js';
 
 /*
- * Sales documents (spec §2.2; DESIGN §1 invoice extension, §4 arithmetic), items and price lists
- * (DESIGN §1), e-mail records (spec §2.10) and compliance records (spec §2.8).
+ * Sales documents (spec §2.2; architecture §1 invoice extension, §4 arithmetic), items and price lists
+ * (architecture §1), e-mail records (spec §2.10) and compliance records (spec §2.8).
  *
  * Request schemas: derived figures a client sends (amount, subtotal_amount, total_amount,
  * tax_amount, *_leg, amount_paid, amount_due, id, uid, created_at, …) are accepted and ignored;
- * the service computes them (DESIGN §4). Required inputs of a sales document: `customer`,
+ * the service computes them (architecture §4). Required inputs of a sales document: `customer`,
  * `currency`, `date_issued` and at least one item with `qty` and `rate`.
  */
 
@@ -368,7 +368,7 @@ export const creditNoteRequestSchema = z
 export type CreditNoteRequest = z.infer<typeof creditNoteRequestSchema>;
 
 
-/** Sales invoice (DESIGN §1): the credit note less credited_doc_*. */
+/** Sales invoice (architecture §1): the credit note less credited_doc_*. */
 export const invoiceSchema = z
   .object({ ...salesDocumentInputFields, ...salesDocumentStoredFields, ...buyerReferenceFields })
   .meta({ id: 'Invoice', description: 'Sales invoice' });
@@ -411,7 +411,7 @@ export const creditNoteCheckNoResultSchema = z
   .meta({ id: 'CreditNoteNumberCheck', description: 'Whether the number exists and which credit notes hold it' });
 export type CreditNoteCheckNoResult = z.infer<typeof creditNoteCheckNoResultSchema>;
 
-// --- items and price lists (DESIGN §1) -------------------------------------------------------
+// --- items and price lists (architecture §1) -------------------------------------------------------
 
 const itemUnitSchema = z.object({ code: nullish(shortText(32)), name: nullish(shortText()) });
 
@@ -452,7 +452,7 @@ export const itemPageSchema = pagedEnvelope(itemSchema);
 export const NUMBER_SERIES_DOC_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
 const seriesDocType = z.enum(NUMBER_SERIES_DOC_TYPES).describe('The documents the series numbers');
 
-/** A numbering series of sales documents (DESIGN §4 numbering; `counter_id` of a document names it). */
+/** A numbering series of sales documents (architecture §4 numbering; `counter_id` of a document names it). */
 export const numberSeriesSchema = z
   .object({
     id: id,
@@ -568,7 +568,7 @@ const emailMessageFields = {
 
 export const EMAIL_STATUSES = ['sent', 'written', 'failed'] as const;
 
-/** E-mail record (spec §2.10) with its outcome (DESIGN §7 extension fields). */
+/** E-mail record (spec §2.10) with its outcome (architecture §7 extension fields). */
 export const emailRecordSchema = z
   .object({
     id: id,
@@ -608,7 +608,7 @@ export const invoiceEmailResultSchema = z
   .meta({ id: 'InvoiceEmailResult' });
 export type InvoiceEmailResult = z.infer<typeof invoiceEmailResultSchema>;
 
-// --- compliance (#17, spec §2.8, DESIGN §8) -------------------------------------------------
+// --- compliance (#17, spec §2.8, architecture §8) -------------------------------------------------
 
 export const COMPLIANCE_STATUSES = ['pending', 'evaluated', 'blocked'] as const;
 export const REPORTING_METHODS = ['no_reporting', 'reporting_by_delivery'] as const;

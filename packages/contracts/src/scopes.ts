@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Credential scopes: `<area>:read` for GET, `<area>:write` for other methods; `admin` grants all (DESIGN §3). */
+/** Credential scopes: `<area>:read` for GET, `<area>:write` for other methods; `admin` grants all (architecture §3). */
 export const SCOPE_AREAS = ['sales', 'purchase', 'finance', 'accounting', 'settings'] as const;
 export type ScopeAreaName = (typeof SCOPE_AREAS)[number];
 

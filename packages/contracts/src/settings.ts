@@ -23,7 +23,7 @@ import { orgIssuerShape } from './sales.js';
 import { scopeSchema } from './scopes.js';
 
 /*
- * Settings: API keys and clients (DESIGN §3), the organisation profile (DESIGN §1), templates
+ * Settings: API keys and clients (architecture §3), the organisation profile (architecture §1), templates
  * (spec §2.9), delivery conditions (spec §2.11) and integrations (spec §2.12).
  */
 
@@ -148,7 +148,7 @@ export const tokenResponseSchema = z
   .meta({ id: 'TokenResponse', description: 'A short-lived access token (RFC 6749 §5.1)' });
 export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
-// --- organisation (DESIGN §1, §3) ------------------------------------------------------------
+// --- organisation (architecture §1, §3) ------------------------------------------------------------
 
 export const organisationBankAccountSchema = z.object({
   account_number: nullish(shortText(64)),

@@ -17,7 +17,7 @@ export { paymentStatus } from './payment-status.js';
 const HUNDRED = new Dec(100);
 
 /**
- * Computes every derived figure of a sales or purchase document (DESIGN §4), once, from its inputs.
+ * Computes every derived figure of a sales or purchase document (architecture §4), once, from its inputs.
  *
  * 1. Line amount before document discounts: round(qty × rate − discount_explicit) for items,
  *    round(amount) for shipping charges.

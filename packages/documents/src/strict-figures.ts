@@ -18,7 +18,7 @@ export interface SentFigures {
 const given = (v: Sent): v is DecimalInput => v !== null && v !== undefined;
 
 /**
- * `strict` (DESIGN §4): every derived figure the client sent that differs from the computed one,
+ * `strict` (architecture §4): every derived figure the client sent that differs from the computed one,
  * as a field error naming its path and both values. Figures compare as exact decimals, so 298 and
  * 298.00 agree and 297.999 does not.
  */

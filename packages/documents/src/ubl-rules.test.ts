@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkUblRules, UBL_RULES } from './ubl-rules.js';
 import { ublXml, type UblDocument, type VatCategory } from './ubl.js';
+import { einvoiceDir } from '../../../tests/support/einvoice.js';
 
 /*
  * The EN 16931 and Peppol rules we check our documents against (issue 53): the official Peppol
@@ -11,7 +12,7 @@ import { ublXml, type UblDocument, type VatCategory } from './ubl.js';
  * good document breaks exactly what it should. `docs/einvoice-rules.md` lists them.
  */
 
-const EXAMPLES = path.resolve(import.meta.dirname, '../../../../shared/einvoice/examples');
+const EXAMPLES = path.join(einvoiceDir(), 'examples');
 const ids = (xml: string) => checkUblRules(xml).map((f) => f.id);
 
 const party = (country: string, vat: string | null) => ({

@@ -1,5 +1,5 @@
 /**
- * The template that ships with the product for invoices and credit notes (DESIGN §7). It is a
+ * The template that ships with the product for invoices and credit notes (architecture §7). It is a
  * Liquid template like any user template and is rendered through the same sandbox. Every value
  * is HTML-escaped by the engine; amounts come from the stored document and are only formatted.
  */

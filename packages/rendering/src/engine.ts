@@ -12,7 +12,7 @@ import {
 } from './locale.js';
 
 /**
- * The Liquid engine for user-supplied templates (DESIGN §7), free of service code so that it can
+ * The Liquid engine for user-supplied templates (architecture §7), free of service code so that it can
  * run inside the render worker (`sandbox.ts`):
  * - every output is HTML-escaped (`outputEscape: 'escape'`; `| raw` is neutralised, so a
  *   template cannot switch escaping off for values that come from documents);

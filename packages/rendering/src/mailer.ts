@@ -42,7 +42,7 @@ function describe(e: unknown): string {
 }
 
 /**
- * Sends e-mail over SMTP with nodemailer (DESIGN §7), or, without `SMTP_URL`, writes each message
+ * Sends e-mail over SMTP with nodemailer (architecture §7), or, without `SMTP_URL`, writes each message
  * as an RFC 5322 `.eml` file into the data folder so nothing needs a mail server to run. A
  * failure is an outcome, never an exception: the caller records every attempt.
  */

@@ -1,5 +1,5 @@
 /**
- * The chart of accounts every organisation starts with (DESIGN §6, and decision 166 for the
+ * The chart of accounts every organisation starts with (architecture §6, and decision 166 for the
  * accounts beyond the posting map's). Numbers are strings; names are localised (cs-CZ, en-US).
  * Seeded on an organisation's first posting in a process; an organisation renames an account or
  * adds its own with `PUT /v1/accounting/accounts/{number}`, which the seed never overwrites.

@@ -4,7 +4,7 @@ import { reportPeriodState } from './tax-period.js';
 
 /*
  * The Czech VAT control statement (kontrolní hlášení) of a period, decision 158: every ledger tax
- * row names its section (DESIGN §9: A.4 for a domestic sale over 10 000 incl. VAT to a VAT payer,
+ * row names its section (architecture §9: A.4 for a domestic sale over 10 000 incl. VAT to a VAT payer,
  * A.5 for the other sales, B.2 / B.3 for purchases, A.1 / B.1 for reverse charge; a credit note
  * in its original's section). Sections A.1, A.4, B.1 and B.2 list documents one by one; A.5 and
  * B.3 are sums per rate.

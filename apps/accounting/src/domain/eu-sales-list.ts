@@ -4,7 +4,7 @@ import { reportPeriodState } from './tax-period.js';
 
 /*
  * The EC Sales List (souhrnné hlášení) of a period, decision 159: supplies to VAT payers in other
- * EU states, from the code every such ledger tax row carries (DESIGN §9: 0 goods, 3 services),
+ * EU states, from the code every such ledger tax row carries (architecture §9: 0 goods, 3 services),
  * summed per customer VAT id and code.
  */
 

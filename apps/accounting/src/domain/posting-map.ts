@@ -1,5 +1,5 @@
 /**
- * The posting map of DESIGN §6 as data: for each kind of source document, which figure goes to
+ * The posting map of architecture §6 as data: for each kind of source document, which figure goes to
  * which account on which side. `postingRows` (posting.ts) interprets it; there is no per-document
  * code branch. A figure that comes out negative is posted on the opposite side.
  */
@@ -127,7 +127,7 @@ export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRu
   ],
 };
 
-/** Counter account of a payment by the type of the document it pays (DESIGN §6). */
+/** Counter account of a payment by the type of the document it pays (architecture §6). */
 export const COUNTER_ACCOUNT_BY_PAID_RECORD: Readonly<Record<string, string>> = {
   sales_invoice: ACCOUNTS.customers,
   sales_credit_note: ACCOUNTS.customers,

@@ -4,7 +4,7 @@ import { reportPeriodState } from './tax-period.js';
 
 /*
  * The VAT return of a period, summed from the reporting fields every ledger tax row carries
- * (DESIGN §9, decision 157): the Czech return's rows with their base and tax, and the form's
+ * (architecture §9, decision 157): the Czech return's rows with their base and tax, and the form's
  * totals. The return is what an accountant files before closing the period (decision 156).
  */
 

@@ -5,7 +5,7 @@ import { partnerLocation, vatReportingFields, type VatLineContext } from './vat.
 const base: VatLineContext = { side: 'sale', orgCountry: 'CZ', partnerCountry: 'CZ', partnerVatNo: 'CZ1', totalLeg: dec(1000), rate: dec(21), reverseCharge: false, supply: 'goods' };
 const f = (over: Partial<VatLineContext>) => vatReportingFields({ ...base, ...over });
 
-describe('VAT reporting fields (Czech defaults, DESIGN §9)', () => {
+describe('VAT reporting fields (Czech defaults, architecture §9)', () => {
   it.each([
     ['domestic sale 21 %', {}, { tax_return_base_out: '1', tax_return_amount_out: '1', tax_control_statement: 'A.5' }],
     ['domestic sale 12 %', { rate: dec(12) }, { tax_return_base_out: '2', tax_return_amount_out: '2', tax_control_statement: 'A.5' }],

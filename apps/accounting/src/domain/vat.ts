@@ -1,7 +1,7 @@
 import type { Dec } from '@ledgerline/service-kit';
 
 /**
- * VAT reporting fields of ledger tax rows, Czech defaults (DESIGN §9): the VAT return rows, the
+ * VAT reporting fields of ledger tax rows, Czech defaults (architecture §9): the VAT return rows, the
  * control-statement section and the EC sales list code of one tax line of a document.
  */
 

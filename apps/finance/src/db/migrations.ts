@@ -29,7 +29,7 @@ create table bank_transactions (
   created_at timestamptz not null default now()
 );
 create index bank_transactions_org on bank_transactions (org_id, id);
--- One statement line is recorded once per organisation (duplicate detection, DESIGN: 409).
+-- One statement line is recorded once per organisation (duplicate detection, architecture §2: 409).
 create unique index bank_transactions_statement_line on bank_transactions (org_id, account_number, statement_id, line_order)
   where account_number is not null and statement_id is not null and line_order is not null;
 

@@ -20,7 +20,7 @@ export interface PurchaseDocumentKind<K extends PurchaseKind, S extends Purchase
   requestSchema: S;
   /** The document as the API answers it: its fields a request cannot set pass unread (decision 146). */
   responseSchema: z.ZodType;
-  /** The mask of the kind's one numbering series (DESIGN §4): own number per kind, restarting yearly. */
+  /** The mask of the kind's one numbering series (architecture §4): own number per kind, restarting yearly. */
   mask: string;
   /** The document a request credits (vendor credits), checked with the shared credit rule. */
   credits?: { rule: CreditRule; creditedId: (req: z.output<S>) => number | null | undefined };

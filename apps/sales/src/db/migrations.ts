@@ -86,7 +86,7 @@ create table sales_document_payments (
   created_at timestamptz not null default now()
 );
 
--- Catalogue items and price lists (DESIGN §1).
+-- Catalogue items and price lists (architecture §1).
 create table items (
   id bigserial primary key,
   org_id bigint not null,

@@ -52,7 +52,7 @@ export function cultureFor(asked: string | undefined, view: Record<string, unkno
 
 /**
  * Renders a stored sales document to HTML with the chosen template. The figures are those stored
- * with the document (DESIGN §4: never recomputed); the organisation replica only fills issuer
+ * with the document (architecture §4: never recomputed); the organisation replica only fills issuer
  * data the document snapshot lacks (the bank account).
  */
 export async function renderSalesDocument(em: EntityManager, orgId: number, kind: RenderedKind, id: number, opts: RenderOptions): Promise<RenderedDocument> {

@@ -8,7 +8,7 @@ import { latestClosedYear, refuseLockDateInClosedYear } from './closed-years.js'
 
 export type OrganisationInput = OrganisationUpdate;
 
-/** The organisation profile: the credit note's `org` issuer object plus DESIGN §1's fields. */
+/** The organisation profile: the credit note's `org` issuer object plus architecture §1's fields. */
 export function organisationView(o: Organisation) {
   return {
     id: o.id,

@@ -6,7 +6,7 @@ import { UpstreamError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /**
- * NATS request-reply for answers a service needs now from another (DESIGN §1: never read another
+ * NATS request-reply for answers a service needs now from another (architecture §1: never read another
  * service's database). Subjects live under `rpc.<service>.…`, outside every stream, so JetStream
  * never captures a request. The organisation is the subject's last token
  * (`rpc.sales.document.lookup.42`), never a header: publishing a subject is what the server's

@@ -10,7 +10,7 @@ export type { OrganisationReplica };
 
 /**
  * Settings owns organisations; every other service keeps a replica of the profile, fed by
- * `settings.organisation.updated`, so a write never has to ask settings (DESIGN §5). The replica
+ * `settings.organisation.updated`, so a write never has to ask settings (architecture §5). The replica
  * is one table and one consumer, the same in every service that asks for it
  * (`organisationReplica: true` in its definition).
  */
