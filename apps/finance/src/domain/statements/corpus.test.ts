@@ -126,3 +126,35 @@ describe('what the corpus files say, read as the bank meant it', () => {
     expect(statementOf('fi-nordea-camt053-v02-reversal.xml').entries[1]).toMatchObject({ amount: '250', isReversal: true });
   });
 });
+
+describe('hostile variants of the corpus files', () => {
+  it('any file with bytes changed, cut or repeated reads, or is refused with a 4xx naming where — never another error', async () => {
+    const fc = (await import('fast-check')).default;
+    const files = Object.keys(EXPECTED).map((f) => new Uint8Array(readFileSync(path.join(DIR, f))));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: files.length - 1 }),
+        fc.array(fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }), op: fc.constantFrom('set', 'cut', 'repeat') }), { minLength: 1, maxLength: 8 }),
+        (which, edits) => {
+          let bytes = files[which];
+          for (const e of edits) {
+            const at = e.at % Math.max(1, bytes.length);
+            if (e.op === 'set') bytes = Uint8Array.from(bytes, (b, i) => (i === at ? e.byte : b));
+            else if (e.op === 'cut') bytes = Uint8Array.from([...bytes.subarray(0, at), ...bytes.subarray(at + 1 + (e.byte % 40))]);
+            else bytes = Uint8Array.from([...bytes.subarray(0, at), ...bytes.subarray(at, at + 1 + (e.byte % 40)), ...bytes.subarray(at)]);
+          }
+          try {
+            readStatementFile(bytes, 'auto', 'CZK');
+          } catch (e) {
+            const err = e as AppError;
+            expect(err instanceof AppError, String(e)).toBe(true);
+            expect(err.status).toBeGreaterThanOrEqual(400);
+            expect(err.status).toBeLessThan(500);
+            expect(err.errors?.[0]?.path ?? '').not.toBe('');
+          }
+        },
+      ),
+      { numRuns: 3000, seed: 53 },
+    );
+  });
+});
