@@ -1,7 +1,7 @@
 import { defineService, serveEndpoints } from '@ledgerline/service-kit';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
-import { financeEndpoints } from './http/routes.js';
+import { financeEndpoints } from './http/endpoints.js';
 
 export const financeService = defineService({
   name: 'finance',

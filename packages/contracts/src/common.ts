@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AMOUNT_LIMIT } from '@ledgerline/core/limits';
 
 /**
  * Shared building blocks of the interface (spec §2.1, architecture §1–§4).
@@ -21,13 +22,8 @@ export const SHORT_TEXT = 255;
 export const LONG_TEXT = 10_000;
 /** Longest embedded content (an HTML template, a data-URI logo, a raw bank message). */
 export const CONTENT_TEXT = 1_000_000;
-/**
- * Largest magnitude of an amount, unit price or quantity a request may carry, and of every figure
- * computed from them (line amounts, totals, legal-currency values). Derived from the narrowest
- * column that stores such a figure, `numeric(18,4)` (< 10¹⁴), with a tenfold margin, and small
- * enough that two decimals stay exact in a JSON number (10¹³ × 100 < 2⁵³). Decision 55.
- */
-export const AMOUNT_LIMIT = 1e13;
+/** Largest magnitude of an amount (kept in the core package, which the arithmetic shares). */
+export { AMOUNT_LIMIT };
 /** Largest exchange rate or currency coefficient: `fx_rate numeric(20,10)` holds < 10¹⁰. */
 export const FX_RATE_LIMIT = 1e9;
 /** @deprecated the old single bound; amounts now use AMOUNT_LIMIT, rates FX_RATE_LIMIT. */

@@ -1,2 +1,3 @@
 export * from './money.js';
 export * from './errors.js';
+export * from './limits.js';

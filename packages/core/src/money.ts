@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { AMOUNT_LIMIT } from '@ledgerline/contracts/common';
+import { AMOUNT_LIMIT } from './limits.js';
 import { ValidationError } from './errors.js';
 
 /**
