@@ -94,6 +94,8 @@ const vatIdOf = (party: Node): string | null =>
     .filter((t) => (text(t.TaxScheme?.ID) ?? 'VAT') === 'VAT')
     .map((t) => text(t.CompanyID))
     .find(Boolean) ?? null;
+/** The document-level allowances (`false`) or charges (`true`). */
+const adjustments = (d: RuleDocument, charge: boolean) => d.charges.filter((c) => text(c.ChargeIndicator) === String(charge));
 const first = <T>(xs: T[], f: (x: T, i: number) => string | null): string | null => {
   for (let i = 0; i < xs.length; i++) {
     const r = f(xs[i], i);
@@ -189,8 +191,8 @@ function categoryRules(category: string, prefix: string, opts: { rate: 'positive
 }
 
 const AMOUNT_ELEMENTS: Array<[string, string, (d: RuleDocument) => unknown[]]> = [
-  ['BR-DEC-01', 'document allowance amount', (d) => d.charges.filter((c) => text(c.ChargeIndicator) === 'false').map((c) => c.Amount)],
-  ['BR-DEC-05', 'document charge amount', (d) => d.charges.filter((c) => text(c.ChargeIndicator) === 'true').map((c) => c.Amount)],
+  ['BR-DEC-01', 'document allowance amount', (d) => adjustments(d, false).map((c) => c.Amount)],
+  ['BR-DEC-05', 'document charge amount', (d) => adjustments(d, true).map((c) => c.Amount)],
   ['BR-DEC-09', 'sum of line net amounts (BT-106)', (d) => [d.totals.LineExtensionAmount]],
   ['BR-DEC-10', 'sum of allowances (BT-107)', (d) => [d.totals.AllowanceTotalAmount]],
   ['BR-DEC-11', 'sum of charges (BT-108)', (d) => [d.totals.ChargeTotalAmount]],
@@ -230,12 +232,12 @@ export const UBL_RULES: UblRule[] = [
   { id: 'BR-25', text: 'every line has an item name (BT-153)', check: (d) => first(d.lines, (l, i) => (text(l.Item?.Name) ? null : `line ${i + 1} has no item name`)) },
   { id: 'BR-26', text: 'every line has a net price (BT-146)', check: (d) => first(d.lines, (l, i) => (dec(l.Price?.PriceAmount) ? null : `line ${i + 1} has no PriceAmount`)) },
   { id: 'BR-27', text: 'a net price (BT-146) is not negative', check: (d) => first(d.lines, (l, i) => ((dec(l.Price?.PriceAmount) ?? Dec(0)).lt(0) ? `line ${i + 1}: price ${text(l.Price?.PriceAmount)}` : null)) },
-  { id: 'BR-31', text: 'a document allowance has an amount (BT-92)', check: (d) => first(d.charges.filter((c) => text(c.ChargeIndicator) === 'false'), (c) => (dec(c.Amount) ? null : 'an allowance without Amount')) },
-  { id: 'BR-32', text: 'a document allowance has a VAT category (BT-95)', check: (d) => first(d.charges.filter((c) => text(c.ChargeIndicator) === 'false'), (c) => (categoryOf(c.TaxCategory) ? null : 'an allowance without TaxCategory/ID')) },
-  { id: 'BR-33', text: 'a document allowance has a reason or its code (BT-97, BT-98)', check: (d) => first(d.charges.filter((c) => text(c.ChargeIndicator) === 'false'), (c) => (text(c.AllowanceChargeReason) || text(c.AllowanceChargeReasonCode) ? null : 'an allowance without a reason')) },
-  { id: 'BR-36', text: 'a document charge has an amount (BT-99)', check: (d) => first(d.charges.filter((c) => text(c.ChargeIndicator) === 'true'), (c) => (dec(c.Amount) ? null : 'a charge without Amount')) },
-  { id: 'BR-37', text: 'a document charge has a VAT category (BT-102)', check: (d) => first(d.charges.filter((c) => text(c.ChargeIndicator) === 'true'), (c) => (categoryOf(c.TaxCategory) ? null : 'a charge without TaxCategory/ID')) },
-  { id: 'BR-38', text: 'a document charge has a reason or its code (BT-104, BT-105)', check: (d) => first(d.charges.filter((c) => text(c.ChargeIndicator) === 'true'), (c) => (text(c.AllowanceChargeReason) || text(c.AllowanceChargeReasonCode) ? null : 'a charge without a reason')) },
+  { id: 'BR-31', text: 'a document allowance has an amount (BT-92)', check: (d) => first(adjustments(d, false), (c) => (dec(c.Amount) ? null : 'an allowance without Amount')) },
+  { id: 'BR-32', text: 'a document allowance has a VAT category (BT-95)', check: (d) => first(adjustments(d, false), (c) => (categoryOf(c.TaxCategory) ? null : 'an allowance without TaxCategory/ID')) },
+  { id: 'BR-33', text: 'a document allowance has a reason or its code (BT-97, BT-98)', check: (d) => first(adjustments(d, false), (c) => (text(c.AllowanceChargeReason) || text(c.AllowanceChargeReasonCode) ? null : 'an allowance without a reason')) },
+  { id: 'BR-36', text: 'a document charge has an amount (BT-99)', check: (d) => first(adjustments(d, true), (c) => (dec(c.Amount) ? null : 'a charge without Amount')) },
+  { id: 'BR-37', text: 'a document charge has a VAT category (BT-102)', check: (d) => first(adjustments(d, true), (c) => (categoryOf(c.TaxCategory) ? null : 'a charge without TaxCategory/ID')) },
+  { id: 'BR-38', text: 'a document charge has a reason or its code (BT-104, BT-105)', check: (d) => first(adjustments(d, true), (c) => (text(c.AllowanceChargeReason) || text(c.AllowanceChargeReasonCode) ? null : 'a charge without a reason')) },
   { id: 'BR-45', text: 'every VAT breakdown has a taxable amount (BT-116)', check: (d) => first(d.subtotals, (s) => (dec(s.TaxableAmount) ? null : 'a TaxSubtotal without TaxableAmount')) },
   { id: 'BR-46', text: 'every VAT breakdown has a tax amount (BT-117)', check: (d) => first(d.subtotals, (s) => (dec(s.TaxAmount) ? null : 'a TaxSubtotal without TaxAmount')) },
   { id: 'BR-47', text: 'every VAT breakdown has a category code (BT-118)', check: (d) => first(d.subtotals, (s) => (categoryOf(s.TaxCategory) ? null : 'a TaxSubtotal without TaxCategory/ID')) },
@@ -279,7 +281,7 @@ export const UBL_RULES: UblRule[] = [
     text: 'the sum of allowances (BT-107) is the sum of the document allowances (BT-92)',
     check: (d) => {
       const stated = dec(d.totals.AllowanceTotalAmount) ?? Dec(0);
-      const actual = sum(d.charges.filter((c) => text(c.ChargeIndicator) === 'false').map((c) => dec(c.Amount)));
+      const actual = sum(adjustments(d, false).map((c) => dec(c.Amount)));
       return stated.eq(actual) ? null : `${stated} stated, the allowances give ${actual}`;
     },
   },
@@ -288,7 +290,7 @@ export const UBL_RULES: UblRule[] = [
     text: 'the sum of charges (BT-108) is the sum of the document charges (BT-99)',
     check: (d) => {
       const stated = dec(d.totals.ChargeTotalAmount) ?? Dec(0);
-      const actual = sum(d.charges.filter((c) => text(c.ChargeIndicator) === 'true').map((c) => dec(c.Amount)));
+      const actual = sum(adjustments(d, true).map((c) => dec(c.Amount)));
       return stated.eq(actual) ? null : `${stated} stated, the charges give ${actual}`;
     },
   },

@@ -87,8 +87,8 @@ export const MAX_IDENTIFIER = 64;
 /** The longest bank reference we keep (camt.053 allows 35; a batch's transaction appends `/n`). */
 export const MAX_BANK_REFERENCE = 140;
 
-function identifier(raw: string, what: string, path: string, max: number): string {
-  const t = raw.replace(INVISIBLE, '');
+/** `t` as kept: 400 naming where when it holds a control character or is longer than we keep. */
+function kept(t: string, what: string, path: string, max: number): string {
   if (CONTROL.test(t)) throw badStatement(`${path}: the ${what} holds a control character`, path);
   if (t.length > max) throw badStatement(`${path}: the ${what} is ${t.length} characters long; at most ${max} are kept`, path);
   return t;
@@ -99,15 +99,12 @@ export const accountSpelling = (raw: string) => raw.replace(INVISIBLE, '').toUpp
 
 /** Our account a statement is of, in its one spelling (`accountSpelling`); refused over 64 characters. */
 export function statementAccount(raw: string, path: string): string {
-  return identifier(raw, 'account', path, MAX_IDENTIFIER).toUpperCase();
+  return kept(raw.replace(INVISIBLE, ''), 'account', path, MAX_IDENTIFIER).toUpperCase();
 }
 
 /** A statement's number, without surrounding or invisible spaces (refused over 64 characters). */
 export function statementNumber(raw: string, path: string): string {
-  const t = trimmed(raw);
-  if (CONTROL.test(t)) throw badStatement(`${path}: the statement number holds a control character`, path);
-  if (t.length > MAX_IDENTIFIER) throw badStatement(`${path}: the statement number is ${t.length} characters long; at most ${MAX_IDENTIFIER} are kept`, path);
-  return t;
+  return kept(trimmed(raw), 'statement number', path, MAX_IDENTIFIER);
 }
 
 /**
@@ -119,9 +116,7 @@ export function bankReference(raw: string | null | undefined, path: string): str
   if (raw == null) return null;
   const t = trimmed(raw);
   if (t === '' || /^0+$/.test(t) || /^(?:NONREF|NOTPROVIDED|NONE|N\/A)$/i.test(t)) return null;
-  if (CONTROL.test(t)) throw badStatement(`${path}: the bank reference holds a control character`, path);
-  if (t.length > MAX_BANK_REFERENCE) throw badStatement(`${path}: the bank reference is ${t.length} characters long; at most ${MAX_BANK_REFERENCE} are kept`, path);
-  return t;
+  return kept(t, 'bank reference', path, MAX_BANK_REFERENCE);
 }
 
 /** A two-digit year as banks write it: 00–79 is 20xx, 80–99 is 19xx. */
