@@ -170,7 +170,18 @@ describe('importing UBL e-invoices', () => {
     expect(rounded).toContain('PayableRoundingAmount');
     const res = await importXml(key, rounded);
     expect(res.status, await res.clone().text()).toBe(200);
-    expect((await res.json()).bill.total_amount).toBe(1656.25);
+    // the bill owes what the document totals after its rounding; what it says was prepaid is kept
+    // as stated and is not a payment of ours
+    const { bill } = await res.json();
+    expect(bill).toMatchObject({ subtotal_amount: 1325, total_amount: 1656, rounding_amount: -0.25, prepaid_amount: 1000, amount_paid: 0, amount_due: 1656 });
+    expect((await (await stack.api(`/v1/purchase/bills/${bill.id}`, { key })).json())).toMatchObject({ total_amount: 1656, rounding_amount: -0.25, prepaid_amount: 1000 });
+    // the ledger owes the vendor the rounded total; the 0.25 less is a gain on 648
+    const entry = await eventually(async () => {
+      const page = await (await stack.api('/v1/accounting/transactions?take=10', { key })).json();
+      return page.entities?.find((t: any) => t.type === 'purchase_bill' && t.source?.id === bill.id);
+    }, 15_000);
+    const rows = entry.rows.map((r: any) => (r.debit ? `Dr ${r.gl_account.number} ${r.debit.toFixed(2)}` : `Cr ${r.gl_account.number} ${r.credit.toFixed(2)}`)).sort();
+    expect(rows).toEqual(['Cr 321 1656.00', 'Cr 648 0.25', 'Dr 343 331.25', 'Dr 504 1325.00']);
     // a payable that the rounding does not explain is still refused
     const off = rounded.replace('<cbc:PayableAmount currencyID="EUR">656.00</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">655.00</cbc:PayableAmount>');
     await expectProblem(await importXml(await euroOrganisation('Rounding AB 2'), off), 422, 'imported_totals_mismatch');

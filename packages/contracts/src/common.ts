@@ -43,6 +43,16 @@ export const nullish = <T extends z.ZodType>(schema: T) => schema.nullish();
 /** A field a client may send in a request but that the service computes and ignores. */
 export const ignoredInput = <T extends z.ZodType>(schema: T) => schema.nullish().describe('Ignored: computed by the service');
 
+/**
+ * The increment a document's total with VAT is rounded to (1: whole units; 0.05: to five
+ * hundredths): positive, at most 10, at most four decimals.
+ */
+export const roundingIncrement = z
+  .number()
+  .positive()
+  .max(10)
+  .refine((v) => /^\d+(\.\d{1,4})?$/.test(String(v)), { message: 'at most four decimal places' });
+
 /** A decimal amount on the wire: a finite JSON number (the services compute with decimals, never floats). */
 export const money = z
   .number()

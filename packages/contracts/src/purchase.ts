@@ -146,6 +146,12 @@ const purchaseInputFields = {
   bank_account_number: nullish(shortText(64)),
   copy_from_id: nullish(int64),
   rsn: nullish(shortText()).describe('Reason'),
+  rounding_amount: nullish(money.min(-5).max(5)).describe(
+    "The rounding the vendor's document adds to its total with VAT (EN 16931 BT-114, e.g. to whole crowns), at most 5 either way: total_amount includes it, the ledger posts it to 548 or 648",
+  ),
+  prepaid_amount: nullish(money.min(0)).describe(
+    "What the vendor's document says was paid before it (BT-113, e.g. an advance): kept as the document states it; amount_due is not reduced until a payment or credit is applied",
+  ),
 };
 
 const purchaseStoredFields = {

@@ -34,6 +34,7 @@ import {
   glAccountSchema,
   ignoredInput,
   derivedDocumentInputFields,
+  roundingIncrement,
 } from './common.js';
 
 /*
@@ -282,6 +283,9 @@ const salesDocumentInputFields = {
   ),
   constant_symbol: nullish(z.string().regex(/^\d{1,4}$/, 'one to four digits')).describe('Czech and Slovak constant symbol (KS), printed beside the variable symbol'),
   specific_symbol: nullish(z.string().regex(/^\d{1,10}$/, 'one to ten digits')).describe('Czech and Slovak specific symbol (SS), printed beside the variable symbol'),
+  rounding_increment: nullish(roundingIncrement).describe(
+    "Round the total with VAT to a multiple of this (1: whole crowns), VAT unchanged; the difference is rounding_amount (EN 16931 BT-114), posted to its own account. Absent: the organisation's rounding_increment for documents in its legal currency, none for others; null: no rounding. A multiple of the document's smallest unit (400 otherwise)",
+  ),
   payment_term: nullish(codedReferenceSchema),
   rate_format: nullish(shortText(32)),
   tax_nexus: nullish(taxNexusSchema),
@@ -299,10 +303,12 @@ const salesDocumentStoredFields = {
   total_amount: money,
   subtotal_amount: money,
   tax_amount: nullish(money).describe('Σ of the tax recap'),
+  rounding_amount: nullish(money).describe('Added to subtotal_amount + tax_amount to make total_amount a multiple of rounding_increment (BT-114); 0 without rounding'),
+  rounding_amount_leg: nullish(money).describe('rounding_amount in the legal currency'),
   currency_leg: nullish(currencyCode).describe('The legal currency of the _leg figures'),
   subtotal_amount_leg: nullish(money).describe('subtotal_amount in the legal currency, as the ledger posts it'),
   tax_amount_leg: nullish(money).describe('tax_amount in the legal currency: Σ of the recap tax_amount_leg'),
-  total_amount_leg: nullish(money).describe('total_amount in the legal currency'),
+  total_amount_leg: nullish(money).describe('total_amount in the legal currency: subtotal_amount_leg + tax_amount_leg + rounding_amount_leg'),
   amount_paid: money,
   amount_due: money,
   customer: contactSchema,
@@ -334,6 +340,7 @@ const salesDocumentRequestFields = {
   discounts: nullish(z.array(discountRequestSchema).max(100)),
   // accepted and ignored
   ...derivedDocumentInputFields,
+  rounding_amount: ignored(money),
   taxes: ignored(z.array(salesTaxRecapInputSchema)),
   urls: ignored(z.array(documentUrlSchema)),
 };

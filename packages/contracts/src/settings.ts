@@ -15,6 +15,7 @@ import {
   pagedEnvelope,
   pagingQuery,
   peppolId,
+  roundingIncrement,
   searchQuery,
   shortText,
   sortQuery,
@@ -168,6 +169,9 @@ export const organisationSchema = z
     is_large_enterprise: z.boolean().optional().describe('Large enterprise (earlier e-invoicing mandates, e.g. France 2026)'),
     peppol_id: peppolId.nullable(),
     bank_account: organisationBankAccountSchema.nullable(),
+    rounding_increment: roundingIncrement
+      .nullable()
+      .describe('Sales documents in the legal currency are rounded to a multiple of this unless they say otherwise (null: not rounded)'),
     lock_date: isoDate
       .nullable()
       .describe('The books are closed through this day: every write that would post on or before it is refused with 409 period_locked (null: every period is open)'),
@@ -190,6 +194,9 @@ const organisationInputFields = {
   is_large_enterprise: z.boolean().describe('Large enterprise: compliance rules with earlier mandates for large firms apply (default false)'),
   peppol_id: nullish(peppolId),
   bank_account: nullish(organisationBankAccountSchema),
+  rounding_increment: nullish(roundingIncrement).describe(
+    'Round the total with VAT of every new sales document in the legal currency to a multiple of this (1: whole crowns); a document overrides it with its own rounding_increment. null: no rounding (the default)',
+  ),
   lock_date: nullish(isoDate).describe(
     'Close the books through this day (today at the latest; null reopens every period). Moving it needs the admin scope. Documents, payments, matches, payouts and allocations dated on or before it are then refused with 409 period_locked. It is not moved back before 31 December of a closed year (409 year_closed: reopen the year first, POST /v1/accounting/year-end-closings/{year}/reopen)',
   ),

@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import { Dec } from '@ledgerline/core/money';
 import type { FieldError } from '@ledgerline/core/errors';
 import { DocumentValidationError } from './errors.js';
+import { incrementProblem, MAX_ROUNDING_AMOUNT } from './rounding.js';
 import type {
   DiscountAllocationMethod,
   DiscountTargetType,
@@ -54,6 +55,8 @@ export interface NormalizedDocument {
   shipping_charges: NormalizedShippingCharge[];
   discounts: NormalizedDiscount[];
   amount_paid: Dec;
+  /** How the total is rounded: to a multiple of an increment, by a stated amount, or not. */
+  rounding: { increment: Dec } | { amount: Dec } | null;
 }
 
 const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
@@ -121,6 +124,7 @@ export function normalizeDocumentInput(input: DocumentInput): NormalizedDocument
   });
 
   const amount_paid = r.decimal(input.amount_paid, 'amount_paid') ?? ZERO;
+  const rounding = readRounding(r, input, precision);
 
   if (errors.length) throw new DocumentValidationError(errors);
   return {
@@ -135,7 +139,27 @@ export function normalizeDocumentInput(input: DocumentInput): NormalizedDocument
     shipping_charges,
     discounts,
     amount_paid,
+    rounding,
   };
+}
+
+function readRounding(r: Reader, input: DocumentInput, precision: number): NormalizedDocument['rounding'] {
+  const increment = r.decimal(input.rounding_increment, 'rounding_increment');
+  const amount = r.decimal(input.rounding_amount, 'rounding_amount', { min: -MAX_ROUNDING_AMOUNT, max: MAX_ROUNDING_AMOUNT });
+  if (increment && amount) {
+    r.fail('rounding_amount', 'a document states its rounding or the increment it is rounded to, not both', 'conflicting_fields');
+    return null;
+  }
+  if (increment) {
+    const problem = incrementProblem(increment, precision);
+    if (problem) r.fail('rounding_increment', problem, 'out_of_range');
+    return problem ? null : { increment };
+  }
+  if (amount) {
+    if (amount.decimalPlaces() > precision) r.fail('rounding_amount', `has more than ${precision} decimal places`, 'out_of_range');
+    return amount.isZero() ? null : { amount };
+  }
+  return null;
 }
 
 interface DecimalRules {

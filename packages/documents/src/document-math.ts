@@ -2,6 +2,7 @@ import { Dec, figuresOverLimit, overAmountLimit, roundMoney, toDb, type DecimalI
 import { allocateDiscount } from './discount-allocation.js';
 import { normalizeDocumentInput, type NormalizedTax } from './document-input.js';
 import { paymentStatus } from './payment-status.js';
+import { roundingToIncrement } from './rounding.js';
 import { DocumentValidationError } from './errors.js';
 import type {
   ComputedDiscount,
@@ -30,11 +31,13 @@ const HUNDRED = new Dec(100);
  *    tax = round(base × rate / 100) on the sum (BR-CO-17). Taxes included → per group of lines with the
  *    same taxes, tax = round(Σ gross × rate / (100 + rate)), base = Σ gross − tax, so base + tax is the
  *    gross sum exactly.
- * 5. subtotal = Σ bases (each line once, untaxed lines included), total = subtotal + Σ recap tax,
- *    amount_due = total − amount_paid.
+ * 5. subtotal = Σ bases (each line once, untaxed lines included), tax = Σ recap tax, rounding =
+ *    what makes subtotal + tax a multiple of the rounding increment (or the stated rounding, or 0),
+ *    total = subtotal + tax + rounding, amount_due = total − amount_paid.
  * 6. Legal currency: value × fx_rate / currency_coef, rounded; tax fields with tax_fx_rate. Recap rows
  *    round base_leg and tax_leg each; subtotal_leg = Σ per tax group round(base × fx_rate / coef),
- *    tax_leg = Σ recap tax_leg, total_leg = subtotal_leg + tax_leg, so the legal figures reconcile
+ *    tax_leg = Σ recap tax_leg, rounding_leg = round(rounding × fx_rate / coef),
+ *    total_leg = subtotal_leg + tax_leg + rounding_leg, so the legal figures reconcile
  *    exactly. With fx_rate = tax_fx_rate and one tax per line, subtotal_leg = Σ recap base_leg
  *    (+ untaxed lines).
  *
@@ -210,7 +213,10 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
   });
 
   // 5. Totals.
-  const total = subtotal.plus(taxTotal);
+  const withTax = subtotal.plus(taxTotal);
+  const rounding = !doc.rounding ? zero : 'amount' in doc.rounding ? doc.rounding.amount : roundingToIncrement(withTax, doc.rounding.increment);
+  const total = withTax.plus(rounding);
+  const roundingLeg = rounding.isZero() ? zero : fxLeg(rounding);
   const paid = round(doc.amount_paid);
 
   const computed: ComputedDocument = {
@@ -227,13 +233,16 @@ export function computeDocument(input: DocumentInput): ComputedDocument {
     taxes,
     subtotal_amount: money(subtotal),
     tax_amount: money(taxTotal),
+    rounding_increment: doc.rounding && 'increment' in doc.rounding ? doc.rounding.increment.toFixed() : null,
+    rounding_amount: money(rounding),
     total_amount: money(total),
     amount_paid: money(paid),
     amount_due: money(total.minus(paid)),
     payment_status: paymentStatus(total, paid),
     subtotal_amount_leg: money(subtotalLeg),
     tax_amount_leg: money(taxTotalLeg),
-    total_amount_leg: money(subtotalLeg.plus(taxTotalLeg)),
+    rounding_amount_leg: money(roundingLeg),
+    total_amount_leg: money(subtotalLeg.plus(taxTotalLeg).plus(roundingLeg)),
   };
   assertFiguresFit(computed);
   return computed;

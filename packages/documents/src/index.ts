@@ -15,3 +15,4 @@ export * from './numbering.js';
 export { assertCreditHeadroom, creditHeadroom, type CreditHeadroom } from './credit-limit.js';
 export { assertDerivedFigures, derivedFigureMismatches, type SentFigures } from './strict-figures.js';
 export * from './payment-qr.js';
+export { roundingToIncrement, incrementProblem, MAX_ROUNDING_INCREMENT, MAX_ROUNDING_AMOUNT } from './rounding.js';

@@ -70,7 +70,8 @@ export interface IsdocDocument {
   buyer: IsdocParty;
   lines: IsdocLine[];
   taxSubtotals: IsdocTaxSubtotal[];
-  totals: { taxExclusive: IsdocAmount; taxAmount: IsdocAmount; taxInclusive: IsdocAmount; paid: IsdocAmount; payable: IsdocAmount };
+  /** taxInclusive is the total before rounding; rounding (whole crowns) is added to it in payable. */
+  totals: { taxExclusive: IsdocAmount; taxAmount: IsdocAmount; taxInclusive: IsdocAmount; rounding?: IsdocAmount | null; paid: IsdocAmount; payable: IsdocAmount };
   payment?: { amount: string | number; dueDate?: string | null; accountNumber?: string | null; bankCode?: string | null; bankName?: string | null; iban: string; bic?: string | null; variableSymbol?: string | null } | null;
   precision: number;
 }
@@ -195,6 +196,7 @@ export function isdocXml(doc: IsdocDocument): string {
   amount(x, 'AlreadyClaimedTaxInclusiveAmount', ZERO, doc, false);
   amount(x, 'DifferenceTaxExclusiveAmount', t.taxExclusive, doc, false);
   amount(x, 'DifferenceTaxInclusiveAmount', t.taxInclusive, doc, false);
+  if (t.rounding && !(Dec(t.rounding.document).isZero() && Dec(t.rounding.local).isZero())) amount(x, 'PayableRoundingAmount', t.rounding, doc, false);
   amount(x, 'PaidDepositsAmount', t.paid, doc, false);
   amount(x, 'PayableAmount', t.payable, doc, false);
   x.close('LegalMonetaryTotal');

@@ -8,6 +8,7 @@ type Sent = DecimalInput | null | undefined;
 export interface SentFigures {
   subtotal_amount?: Sent;
   total_amount?: Sent;
+  rounding_amount?: Sent;
   amount_paid?: Sent;
   amount_due?: Sent;
   items?: ReadonlyArray<{ amount?: Sent; taxes?: ReadonlyArray<{ tax_base?: Sent; tax_amount?: Sent } | null> | null } | null> | null;
@@ -31,6 +32,7 @@ export function derivedFigureMismatches(sent: SentFigures, computed: ComputedDoc
   };
   check('subtotal_amount', sent.subtotal_amount, computed.subtotal_amount);
   check('total_amount', sent.total_amount, computed.total_amount);
+  check('rounding_amount', sent.rounding_amount, computed.rounding_amount);
   check('amount_paid', sent.amount_paid, computed.amount_paid);
   check('amount_due', sent.amount_due, computed.amount_due);
   (sent.items ?? []).forEach((it, i) => {

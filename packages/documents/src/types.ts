@@ -62,6 +62,10 @@ export interface DocumentInput {
   discounts?: readonly DiscountInput[] | null;
   /** Default 0. */
   amount_paid?: DecimalLike | null;
+  /** Round the total with VAT to a multiple of this (1: whole units); null or absent: no rounding. */
+  rounding_increment?: DecimalLike | null;
+  /** The rounding the document states (an imported e-invoice's BT-114), instead of an increment. */
+  rounding_amount?: DecimalLike | null;
 }
 
 // ---------------------------------------------------------------- output
@@ -136,11 +140,18 @@ export interface ComputedDocument {
   subtotal_amount: string;
   /** Σ recap tax_amount. */
   tax_amount: string;
+  /** The increment the total was rounded to, or null. */
+  rounding_increment: string | null;
+  /** Added to subtotal + tax to make the total (BT-114); 0 without rounding. */
+  rounding_amount: string;
+  /** subtotal + tax + rounding: what the customer owes. */
   total_amount: string;
   amount_paid: string;
   amount_due: string;
   payment_status: PaymentStatus;
   subtotal_amount_leg: string;
   tax_amount_leg: string;
+  rounding_amount_leg: string;
+  /** subtotal_leg + tax_leg + rounding_leg. */
   total_amount_leg: string;
 }

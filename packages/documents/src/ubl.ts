@@ -96,7 +96,10 @@ export interface UblDocument {
     /** The stored subtotal (after document discounts and charges). */
     taxExclusive: string | number;
     taxAmount: string | number;
+    /** The total with VAT before rounding (BT-112). */
     taxInclusive: string | number;
+    /** Added to the total with VAT to make what is asked for (BT-114); absent or 0 without. */
+    rounding?: string | number | null;
     prepaid: string | number;
     payable: string | number;
   };
@@ -241,6 +244,7 @@ export function ublXml(doc: UblDocument): string {
     .leaf('cbc:AllowanceTotalAmount', allowances.isZero() ? null : allowances.toFixed(p), cur)
     .leaf('cbc:ChargeTotalAmount', charges.isZero() ? null : charges.toFixed(p), cur)
     .leaf('cbc:PrepaidAmount', Dec(doc.totals.prepaid).isZero() ? null : money(doc.totals.prepaid, p), cur)
+    .leaf('cbc:PayableRoundingAmount', Dec(doc.totals.rounding ?? 0).isZero() ? null : money(doc.totals.rounding!, p), cur)
     .leaf('cbc:PayableAmount', money(doc.totals.payable, p), cur)
     .close('cac:LegalMonetaryTotal');
 

@@ -187,6 +187,7 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
       <table class="totals">
         <tr><td>{{ 'subtotal' | t }}</td><td class="num">{{ doc.subtotal_amount | money }}</td></tr>
         {% if doc.tax_amount != nil %}<tr><td>{{ 'tax_amount' | t }}</td><td class="num">{{ doc.tax_amount | money }}</td></tr>{% endif %}
+        {% if doc.rounding_amount and doc.rounding_amount != 0 %}<tr class="rounding"><td>{{ 'rounding' | t }}</td><td class="num rounding-amount">{{ doc.rounding_amount | money }}</td></tr>{% endif %}
         <tr class="grand"><td>{{ 'total' | t }}</td><td class="num total-amount">{{ doc.total_amount | money }}</td></tr>
         {% if doc.amount_paid and doc.amount_paid != 0 %}<tr><td>{{ 'amount_paid' | t }}</td><td class="num">{{ doc.amount_paid | money }}</td></tr>{% endif %}
         <tr class="due"><td>{{ due_label | t }}</td><td class="num amount-due">{{ doc.amount_due | money }}</td></tr>

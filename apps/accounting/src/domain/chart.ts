@@ -24,6 +24,8 @@ export const DEFAULT_CHART: readonly ChartAccount[] = [
   { number: '568', name: { 'cs-CZ': 'Ostatní finanční náklady', 'en-US': 'Bank and platform fees' } },
   { number: '602', name: { 'cs-CZ': 'Tržby z prodeje služeb', 'en-US': 'Revenue from services' } },
   { number: '604', name: { 'cs-CZ': 'Tržby za zboží', 'en-US': 'Revenue from goods' } },
+  { number: '548', name: { 'cs-CZ': 'Ostatní provozní náklady', 'en-US': 'Other operating expenses' } },
+  { number: '648', name: { 'cs-CZ': 'Ostatní provozní výnosy', 'en-US': 'Other operating revenue' } },
   { number: '663', name: { 'cs-CZ': 'Kurzové zisky', 'en-US': 'Foreign exchange gains' } },
   // the common accounts of the Czech chart (směrná účtová osnova) that journal entries post to:
   // fixed assets and their depreciation, inventory, accruals, payroll, equity, opening balances
@@ -66,7 +68,6 @@ export const DEFAULT_CHART: readonly ChartAccount[] = [
   { number: '521', name: { 'cs-CZ': 'Mzdové náklady', 'en-US': 'Wages and salaries' } },
   { number: '524', name: { 'cs-CZ': 'Zákonné sociální a zdravotní pojištění', 'en-US': 'Statutory social and health insurance' } },
   { number: '538', name: { 'cs-CZ': 'Ostatní daně a poplatky', 'en-US': 'Other taxes and fees (expense)' } },
-  { number: '548', name: { 'cs-CZ': 'Ostatní provozní náklady', 'en-US': 'Other operating expenses' } },
   { number: '551', name: { 'cs-CZ': 'Odpisy dlouhodobého nehmotného a hmotného majetku', 'en-US': 'Depreciation and amortisation' } },
   { number: '562', name: { 'cs-CZ': 'Úroky', 'en-US': 'Interest expense' } },
   { number: '591', name: { 'cs-CZ': 'Daň z příjmů – splatná', 'en-US': 'Income tax – current' } },

@@ -30,7 +30,10 @@ export type Side = 'debit' | 'credit';
  *   document's rate); `amount` when nothing is matched;
  * - `lines`: each payout line at the legal value it clears its counter account with;
  * - `fx_gain` / `fx_loss`: the realised exchange difference of a payment, amount − settlement
- *   (positive: gain, negative: loss), each never negative.
+ *   (positive: gain, negative: loss), each never negative;
+ * - `rounding_gain` / `rounding_loss`: a document's rounding of its total (BT-114) as it falls
+ *   for the organisation — more asked of a customer or less owed to a vendor is a gain — each never
+ *   negative.
  */
 export type Figure =
   | 'total'
@@ -45,7 +48,9 @@ export type Figure =
   | 'settlement'
   | 'lines'
   | 'fx_gain'
-  | 'fx_loss';
+  | 'fx_loss'
+  | 'rounding_gain'
+  | 'rounding_loss';
 
 export type AccountSource =
   /** Always this account. */
@@ -82,18 +87,27 @@ export const ACCOUNTS = {
   revenueGoods: '604',
   fxLosses: '563',
   fxGains: '663',
+  roundingLosses: '548',
+  roundingGains: '648',
 } as const;
+
+const rounding: readonly PostingRule[] = [
+  { role: 'rounding', side: 'credit', account: fixed(ACCOUNTS.roundingGains), figure: 'rounding_gain' },
+  { role: 'rounding', side: 'debit', account: fixed(ACCOUNTS.roundingLosses), figure: 'rounding_loss' },
+];
 
 export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRule[]>> = {
   sales_invoice: [
     { role: 'receivable', side: 'debit', account: fixed(ACCOUNTS.customers), figure: 'total' },
     { role: 'revenue', side: 'credit', account: itemOr(ACCOUNTS.revenueGoods), figure: 'net' },
     { role: 'tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
+    ...rounding,
   ],
   sales_credit_note: [
     { role: 'revenue', side: 'debit', account: itemOr(ACCOUNTS.revenueGoods), figure: 'net' },
     { role: 'tax', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
     { role: 'receivable', side: 'credit', account: fixed(ACCOUNTS.customers), figure: 'total' },
+    ...rounding,
   ],
   purchase_bill: [
     { role: 'expense', side: 'debit', account: itemOr(ACCOUNTS.goodsSold), figure: 'net' },
@@ -103,6 +117,7 @@ export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRu
     { role: 'tax_rc_non_deductible', side: 'debit', account: fixed(ACCOUNTS.goodsSold), figure: 'rc_tax_non_deductible' },
     { role: 'tax_rc_out', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_out' },
     { role: 'payable', side: 'credit', account: fixed(ACCOUNTS.vendors), figure: 'total' },
+    ...rounding,
   ],
   purchase_vendor_credit: [
     { role: 'payable', side: 'debit', account: fixed(ACCOUNTS.vendors), figure: 'total' },
@@ -112,6 +127,7 @@ export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRu
     { role: 'tax_non_deductible', side: 'credit', account: fixed(ACCOUNTS.goodsSold), figure: 'tax_non_deductible' },
     { role: 'tax_rc_claim', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_claim' },
     { role: 'tax_rc_non_deductible', side: 'credit', account: fixed(ACCOUNTS.goodsSold), figure: 'rc_tax_non_deductible' },
+    ...rounding,
   ],
   bank_transaction: [
     { role: 'bank', side: 'debit', account: fixed(ACCOUNTS.bank), figure: 'amount' },

@@ -75,7 +75,71 @@ describe('posting map', () => {
       'debit 311 total',
       'credit 604 net',
       'credit 343 tax',
+      'credit 648 rounding_gain',
+      'debit 548 rounding_loss',
     ]);
+  });
+});
+
+describe('a document rounded to whole crowns (BT-114)', () => {
+  const rounded = (r: number, total: number, extra: Record<string, unknown> = {}) => ({
+    total_amount: total,
+    subtotal_amount: 1000.33,
+    rounding_amount: r,
+    items: [{ amount: 1000.33, taxes: [tax(21, 1000.33, 210.07)] }],
+    taxes: [tax(21, 1000.33, 210.07)],
+    ...extra,
+  });
+
+  it('an invoice rounded down: the 0.40 less asked of the customer is a loss, Dr 548', () => {
+    const e = ledgerEntryForSalesDocument('sales_invoice', sales(rounded(-0.4, 1210)), opts);
+    expect(lines(e)).toEqual(['Cr 343 210.07', 'Cr 604 1000.33', 'Dr 311 1210.00', 'Dr 548 0.40']);
+    balanced(e);
+  });
+
+  it('an invoice rounded up: the 0.50 more is a gain, Cr 648', () => {
+    const e = ledgerEntryForSalesDocument('sales_invoice', sales(rounded(0.5, 1210.9, { subtotal_amount: 1000.33, taxes: [tax(21, 1000.33, 210.07)] })), opts);
+    expect(lines(e)).toContain('Cr 648 0.50');
+    expect(lines(e)).toContain('Dr 311 1210.90');
+    balanced(e);
+  });
+
+  it('a credit note rounded down refunds 0.40 less: a gain, Cr 648', () => {
+    const e = ledgerEntryForSalesDocument('sales_credit_note', sales(rounded(-0.4, 1210)), opts);
+    expect(lines(e)).toEqual(['Cr 311 1210.00', 'Cr 648 0.40', 'Dr 343 210.07', 'Dr 604 1000.33']);
+    balanced(e);
+  });
+
+  it('a bill rounded up owes the vendor 0.22 more: a loss, Dr 548; a vendor credit rounded up is a gain', () => {
+    const doc = { total_amount: 1210.22, subtotal_amount: 1000, rounding_amount: 0.22 };
+    const bill = ledgerEntryForPurchaseDocument('purchase_bill', purchase(doc), opts);
+    expect(lines(bill)).toEqual(['Cr 321 1210.22', 'Dr 343 210.00', 'Dr 504 1000.00', 'Dr 548 0.22']);
+    balanced(bill);
+    const credit = ledgerEntryForPurchaseDocument('purchase_vendor_credit', purchase(doc), opts);
+    expect(lines(credit)).toEqual(['Cr 343 210.00', 'Cr 504 1000.00', 'Cr 648 0.22', 'Dr 321 1210.22']);
+    balanced(credit);
+  });
+
+  it('a foreign-currency invoice posts the rounding at its stated legal value', () => {
+    const e = ledgerEntryForSalesDocument(
+      'sales_invoice',
+      sales({
+        currency: 'EUR',
+        fx_rate: 25,
+        total_amount: 121,
+        subtotal_amount: 100,
+        rounding_amount: 0.2,
+        rounding_amount_leg: 5,
+        subtotal_amount_leg: 2500,
+        tax_amount_leg: 520,
+        total_amount_leg: 3025,
+        items: [{ amount: 100, taxes: [tax(21, 100, 20.8, { base: 2500, amount: 520 })] }],
+        taxes: [tax(21, 100, 20.8, { base: 2500, amount: 520 })],
+      }),
+      opts,
+    );
+    expect(lines(e)).toEqual(['Cr 343 520.00', 'Cr 604 2500.00', 'Cr 648 5.00', 'Dr 311 3025.00']);
+    balanced(e);
   });
 });
 

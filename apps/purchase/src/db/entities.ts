@@ -64,7 +64,11 @@ export const PurchaseDocumentSchema = defineEntity({
     taxes: p.json<StoredTaxLine[]>().columnType('json'),
     subtotalAmount: p.decimal().columnType('numeric(18,4)'),
     taxAmount: p.decimal().columnType('numeric(18,4)'),
+    /** Added to subtotal + tax to make the total (BT-114), as the vendor's document states it. */
+    roundingAmount: p.decimal().columnType('numeric(18,4)').fieldName('rounding_amount'),
     totalAmount: p.decimal().columnType('numeric(18,4)'),
+    /** What the vendor's document says was paid before it (BT-113): informational, not a payment. */
+    prepaidAmount: p.decimal().columnType('numeric(18,4)').fieldName('prepaid_amount'),
     amountPaid: p.decimal().columnType('numeric(18,4)'),
     amountDue: p.decimal().columnType('numeric(18,4)'),
     paymentStatus: p.string().$type<PaymentStatus>(),

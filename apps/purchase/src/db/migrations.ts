@@ -176,4 +176,14 @@ alter table payment_applications alter column date set not null;
 create index payment_applications_date on payment_applications (org_id, date);
 `,
   ),
+  sqlMigration(
+    'purchase_0010_rounding_prepaid',
+    `
+-- Decision 191. What a received document states beyond its lines: the rounding added to its total
+-- with VAT (BT-114; the total includes it and the ledger posts it to its own account) and what it
+-- says was paid before it (BT-113; kept as stated, not a payment of ours).
+alter table purchase_documents add column rounding_amount numeric(18,4) not null default 0,
+  add column prepaid_amount numeric(18,4) not null default 0;
+`,
+  ),
 ];

@@ -44,14 +44,16 @@ export function readEInvoice(xml: string): ReadEInvoice {
  */
 export function compareTotals(
   stated: ImportedTotals,
-  ours: { subtotal_amount: string | number; tax_amount: string | number; total_amount: string | number },
+  ours: { subtotal_amount: string | number; tax_amount: string | number; rounding_amount: string | number; total_amount: string | number },
   rates: number,
 ): void {
   const tolerance = Dec('0.01').times(Math.max(1, rates));
   const checks: Array<[string, string, string | number]> = [
     ['TaxExclusiveAmount', stated.taxExclusive, ours.subtotal_amount],
     ['TaxAmount', stated.taxAmount, ours.tax_amount],
-    ['TaxInclusiveAmount', stated.taxInclusive, ours.total_amount],
+    // our total is what is asked for, the rounding included; the document's total with VAT is before it
+    ['TaxInclusiveAmount', stated.taxInclusive, Dec(ours.total_amount).minus(ours.rounding_amount).toString()],
+    // BT-115 payable = total with VAT − prepaid (BT-113) + rounding (BT-114)
     ['PayableAmount', Dec(stated.payable).plus(stated.prepaid).toString(), ours.total_amount],
   ];
   const off = checks.filter(([, a, b]) => Dec(a).minus(Dec(b)).abs().gt(tolerance));

@@ -85,6 +85,8 @@ export function readIsdoc(root: Node): ReadEInvoice {
   const taxTotal = (root.TaxTotal ?? [])[0] as Node | undefined;
   const deposits = Dec(signed(money(totals, 'PaidDepositsAmount', 'LegalMonetaryTotal', false)) ?? 0);
   const rounding = Dec(signed(money(totals, 'PayableRoundingAmount', 'LegalMonetaryTotal', false)) ?? 0);
+  if (!deposits.isZero()) request.prepaid_amount = deposits.toNumber();
+  if (!rounding.isZero()) request.rounding_amount = rounding.toNumber();
   const rate = foreign ? Dec(amount(root.CurrRate, 'CurrRate')!).div(amount(root.RefCurrRate, 'RefCurrRate') ?? '1') : null;
   return {
     kind,
@@ -95,7 +97,8 @@ export function readIsdoc(root: Node): ReadEInvoice {
       taxInclusive: signed(inclusive)!,
       payable: signed(money(totals, 'PayableAmount', 'LegalMonetaryTotal'))!,
       // the payable amount is the total less deposits, plus the rounding to whole crowns
-      prepaid: deposits.minus(rounding).toString(),
+      prepaid: deposits.toString(),
+      rounding: rounding.toString(),
     },
     vendorKey: vendorKey(vendor),
     buyer: {

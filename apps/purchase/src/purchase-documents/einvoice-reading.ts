@@ -14,7 +14,10 @@ export interface ImportedTotals {
   taxAmount: string;
   taxInclusive: string;
   payable: string;
+  /** BT-113: what the document says was paid before it. */
   prepaid: string;
+  /** BT-114: what it adds to its total with VAT to make the amount asked for. */
+  rounding: string;
 }
 
 export interface ReadEInvoice {
@@ -70,4 +73,16 @@ export const identifierSpelling = (v: string | null | undefined) => (v ? v.repla
 /** The vendor as the duplicate check knows it. */
 export function vendorKey(vendor: { vat_no: string | null; peppol_id?: string | null; reg_no?: string | null; business_name: string }): string {
   return (vendor.vat_no ?? vendor.peppol_id ?? vendor.reg_no ?? vendor.business_name).toUpperCase().replace(/\s+/g, '');
+}
+
+/**
+ * What a UBL document states beyond its lines, onto the request: the amount prepaid (BT-113) and
+ * the rounding (BT-114), each only when it is not zero.
+ */
+export function statedBeyondLines(request: ReadEInvoice['request'], prepaid: unknown, rounding: unknown): void {
+  const p = amount(prepaid, 'LegalMonetaryTotal/PrepaidAmount', false);
+  const r = amount(rounding, 'LegalMonetaryTotal/PayableRoundingAmount', false);
+  // JSON numbers, as every amount of the request: `amount` allows at most 15 significant digits
+  if (p !== null && Number(p) !== 0) request.prepaid_amount = Number(p);
+  if (r !== null && Number(r) !== 0) request.rounding_amount = Number(r);
 }

@@ -1,5 +1,5 @@
 import { Dec } from '@ledgerline/core/money';
-import { amount, bad, date, required, text, vendorKey, type Node, type ReadEInvoice } from './einvoice-reading.js';
+import { amount, bad, date, required, statedBeyondLines, text, vendorKey, type Node, type ReadEInvoice } from './einvoice-reading.js';
 
 /* A received UBL 2.1 Invoice or CreditNote (Peppol BIS Billing 3.0) as a vendor bill or vendor credit request. */
 
@@ -100,6 +100,7 @@ export function readUbl(root: Node, kind: 'bill' | 'vendor_credit'): ReadEInvoic
     items,
   };
   if (kind === 'vendor_credit') request.credited_doc_no = text((root.BillingReference ?? [])[0]?.InvoiceDocumentReference?.ID)?.slice(0, 64) ?? null;
+  statedBeyondLines(request, totals.PrepaidAmount, totals.PayableRoundingAmount);
   return {
     kind,
     request,
@@ -108,11 +109,8 @@ export function readUbl(root: Node, kind: 'bill' | 'vendor_credit'): ReadEInvoic
       taxAmount: amount(taxTotal?.TaxAmount, 'TaxTotal/TaxAmount') ?? '0',
       taxInclusive: amount(totals.TaxInclusiveAmount, 'LegalMonetaryTotal/TaxInclusiveAmount')!,
       payable: amount(totals.PayableAmount, 'LegalMonetaryTotal/PayableAmount')!,
-      // BT-115 payable = total − prepaid (BT-113) + rounding (BT-114): the part of the total not
-      // asked for now is what was prepaid less the rounding
-      prepaid: Dec(amount(totals.PrepaidAmount, 'LegalMonetaryTotal/PrepaidAmount', false) ?? '0')
-        .minus(amount(totals.PayableRoundingAmount, 'LegalMonetaryTotal/PayableRoundingAmount', false) ?? '0')
-        .toString(),
+      prepaid: amount(totals.PrepaidAmount, 'LegalMonetaryTotal/PrepaidAmount', false) ?? '0',
+      rounding: amount(totals.PayableRoundingAmount, 'LegalMonetaryTotal/PayableRoundingAmount', false) ?? '0',
     },
     vendorKey: vendorKey(vendor),
     buyer: buyerOf(root.AccountingCustomerParty),

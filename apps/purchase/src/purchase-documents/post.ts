@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import {
   checkCreditedDocument,
+  toDb,
   duplicateDocumentNumber,
   insertNumberedDocument,
   JsonText,
@@ -90,6 +91,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
       tax_deduction_ratio: it.tax_deduction_ratio ?? null,
       net_deduction_ratio: it.net_deduction_ratio ?? null,
     })),
+    rounding_amount: req.rounding_amount ?? null,
   });
   if (opts.strict) assertDerivedFigures(req, computed);
   opts.expect?.(computed);
@@ -164,7 +166,9 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     taxes: computed.taxes.map(storeTax),
     subtotalAmount: computed.subtotal_amount,
     taxAmount: computed.tax_amount,
+    roundingAmount: computed.rounding_amount,
     totalAmount: computed.total_amount,
+    prepaidAmount: toDb(req.prepaid_amount ?? 0, computed.precision),
     amountPaid: computed.amount_paid,
     amountDue: computed.amount_due,
     paymentStatus: computed.payment_status,

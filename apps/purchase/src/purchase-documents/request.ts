@@ -11,7 +11,7 @@ export const NOT_INPUT = [
   'amount_due', 'payment_status', 'overdue_days', 'taxes',
 ] as const;
 /** Fields a copy (`copy_from_id`) does not take over from its source. */
-const NOT_COPIED = [...NOT_INPUT, 'no', 'copy_from_id', 'credited_doc_no'] as const;
+const NOT_COPIED = [...NOT_INPUT, 'no', 'copy_from_id', 'credited_doc_no', 'prepaid_amount', 'rounding_amount'] as const;
 
 export function omit(obj: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

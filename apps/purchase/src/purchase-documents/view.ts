@@ -35,6 +35,8 @@ export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
     is_locked: d.isLocked,
     total_amount: toWire(d.totalAmount),
     subtotal_amount: toWire(d.subtotalAmount),
+    rounding_amount: toWire(d.roundingAmount),
+    prepaid_amount: toWire(d.prepaidAmount),
     amount_paid: toWire(d.amountPaid),
     amount_due: toWire(d.amountDue),
     currency: d.currency.trim(),

@@ -1,12 +1,23 @@
 import type { CreditNoteRequest, InvoiceRequest, SalesTaxLineRequest } from '@ledgerline/contracts';
-import { toWire } from '@ledgerline/service-kit';
-import type { ComputedDocument, ComputedTaxLine, DocumentInput } from '@ledgerline/documents';
+import { Dec, toWire } from '@ledgerline/service-kit';
+import { incrementProblem, type ComputedDocument, type ComputedTaxLine, type DecimalLike, type DocumentInput } from '@ledgerline/documents';
 
 /** The request of either sales document. */
 export type DocumentRequest = InvoiceRequest | CreditNoteRequest;
 
+/**
+ * The increment a document's total is rounded to: its own (null: none), else the organisation's
+ * for a document in the legal currency — whole crowns are a Czech habit, not a euro one — when
+ * that increment suits the document's precision.
+ */
+export function roundingIncrementOf(input: DocumentRequest, legalCurrency: string, orgIncrement: unknown): DecimalLike | null {
+  if (input.rounding_increment !== undefined) return input.rounding_increment;
+  if (typeof orgIncrement !== 'number' || !(orgIncrement > 0) || input.currency.toUpperCase() !== legalCurrency) return null;
+  return incrementProblem(new Dec(orgIncrement), input.precision ?? 2) ? null : orgIncrement;
+}
+
 /** The arithmetic input of a request: only what the figures depend on (derived figures are ignored). */
-export function documentInputOf(input: DocumentRequest, legalCurrency: string): DocumentInput {
+export function documentInputOf(input: DocumentRequest, legalCurrency: string, orgIncrement: unknown = null): DocumentInput {
   const taxes = (t: SalesTaxLineRequest[] | null | undefined) =>
     (t ?? []).map((x) => ({ tax_code: x.tax_code ?? null, tax_name: x.tax_name ?? null, tax_rate: x.tax_rate, rate_type: x.rate_type ?? null, tax_index: x.tax_index ?? null }));
   return {
@@ -27,6 +38,7 @@ export function documentInputOf(input: DocumentRequest, legalCurrency: string): 
       target_type: d.target_type ?? 'line_item',
     })),
     amount_paid: 0,
+    rounding_increment: roundingIncrementOf(input, legalCurrency, orgIncrement),
   };
 }
 
@@ -71,6 +83,8 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
     total_amount: n(c.total_amount),
     subtotal_amount: n(c.subtotal_amount),
     tax_amount: n(c.tax_amount),
+    rounding_increment: n(c.rounding_increment),
+    rounding_amount: n(c.rounding_amount),
     amount_paid: n(c.amount_paid),
     amount_due: n(c.amount_due),
     bank_account: input.bank_account ?? null,
@@ -84,6 +98,7 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
     currency_leg: c.currency_leg,
     subtotal_amount_leg: n(c.subtotal_amount_leg),
     tax_amount_leg: n(c.tax_amount_leg),
+    rounding_amount_leg: n(c.rounding_amount_leg),
     total_amount_leg: n(c.total_amount_leg),
     customer: input.customer,
     culture: input.culture ?? null,

@@ -99,15 +99,19 @@ export async function salesDocumentIsdoc(em: EntityManager, orgId: number, kind:
     lines.push({ key, description, quantity: 1, net: taxable, tax, rate: s.rate });
   }
 
-  const taxInclusive = pair(view.total_amount, decOrNull(view.total_amount_leg));
+  // the stored total is what is asked for, the rounding included; TaxInclusiveAmount is the total before it
+  const rounding = pair(view.rounding_amount ?? 0, decOrNull(view.rounding_amount_leg));
+  const legalTotal = decOrNull(view.total_amount_leg);
+  const taxInclusive = pair(Dec(view.total_amount).minus(rounding.document), legalTotal ? legalTotal.minus(rounding.local) : null);
   const paid = pair(view.amount_paid ?? 0);
   const totals: IsdocDocument['totals'] = {
     taxExclusive: pair(view.subtotal_amount, decOrNull(view.subtotal_amount_leg)),
     taxAmount: pair(view.tax_amount ?? 0, decOrNull(view.tax_amount_leg)),
     taxInclusive,
+    rounding,
     paid,
     // what is left in the legal currency is the stored total less what was paid, not the converted balance
-    payable: { document: Dec(view.amount_due ?? view.total_amount).toFixed(precision), local: Dec(taxInclusive.local).minus(paid.local).toFixed(precision) },
+    payable: { document: Dec(view.amount_due ?? view.total_amount).toFixed(precision), local: Dec(taxInclusive.local).plus(rounding.local).minus(paid.local).toFixed(precision) },
   };
 
   const sellerCountry = org.country!.toUpperCase();

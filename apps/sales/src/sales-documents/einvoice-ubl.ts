@@ -95,7 +95,9 @@ export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: E
       lineExtension: lines.reduce((a, l) => a.plus(Dec(l.net)), Dec(0)).toFixed(precision),
       taxExclusive: view.subtotal_amount,
       taxAmount: view.tax_amount,
-      taxInclusive: view.total_amount,
+      // the stored total is what is asked for, the rounding included; BT-112 is the total before it
+      taxInclusive: Dec(view.total_amount).minus(view.rounding_amount ?? 0).toFixed(precision),
+      rounding: view.rounding_amount ?? 0,
       prepaid: view.amount_paid ?? 0,
       payable: view.amount_due ?? view.total_amount,
     },

@@ -123,7 +123,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   }>(em, sql, params, { prepared: true });
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
-  const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY));
+  const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY, replica?.profile.rounding_increment));
   if (opts.strict) assertDerivedFigures(input, computed);
   refuseClosedPeriod(lockDateOf(replica?.profile), `the ${kind.label}`, [postingDate.document(input)]);
   const catalogued = withCatalogueAccounts(input, new Map((pre.item_accounts ?? []).map((a) => [Number(a.id), a.gl_account])));

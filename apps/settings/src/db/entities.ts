@@ -39,6 +39,8 @@ export const OrganisationSchema = defineEntity({
     fb: p.string().nullable(),
     insta: p.string().nullable(),
     bankAccount: p.json<{ account_number?: string | null; iban?: string | null; bic?: string | null }>().nullable(),
+    /** Sales documents in the legal currency are rounded to a multiple of this (decision 191); null: not rounded. */
+    roundingIncrement: p.decimal().precision(6).scale(4).nullable().fieldName('rounding_increment'),
     /** The books are closed through this day (decision 156); null while every period is open. */
     lockDate: p.string().columnType('date').nullable().fieldName('lock_date'),
     createdAt: p.datetime().onCreate(() => new Date()),

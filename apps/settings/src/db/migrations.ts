@@ -114,4 +114,12 @@ create table closed_years (
 create index closed_years_open on closed_years (org_id, year) where not reopened;
 `,
   ),
+  sqlMigration(
+    'settings_1000_rounding_increment',
+    `
+-- Decision 191. Sales documents in the legal currency are rounded to a multiple of this (whole
+-- crowns: 1) unless they say otherwise; null rounds nothing.
+alter table organisations add column rounding_increment numeric(6,4);
+`,
+  ),
 ];

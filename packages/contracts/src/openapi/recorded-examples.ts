@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_7pAkrHCZ",
+          "prefix": "ak_GQUYmFWW",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T10:09:32.988Z",
+          "created_at": "2026-11-28T12:10:34.563Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T10:09:33.039Z",
+          "last_used_at": "2026-11-28T12:10:34.609Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_Xu01mL3A",
+          "prefix": "ak_osB3uYiN",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T10:09:33.224Z",
+          "created_at": "2026-11-28T12:10:34.825Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_Xu01mL3A",
+      "prefix": "ak_osB3uYiN",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T10:09:33.224Z",
+      "created_at": "2026-11-28T12:10:34.825Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_Xu01mL3A",
+      "prefix": "ak_osB3uYiN",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T10:09:33.224Z",
+      "created_at": "2026-11-28T12:10:34.825Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_Xu01mL3A",
+      "prefix": "ak_osB3uYiN",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T10:09:33.224Z",
+      "created_at": "2026-11-28T12:10:34.825Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_Xu01mL3A",
+      "prefix": "ak_osB3uYiN",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T10:09:33.224Z",
+      "created_at": "2026-11-28T12:10:34.825Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T10:09:33.271Z"
+      "revoked_at": "2026-11-28T12:10:34.914Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T10:09:33.612Z",
+          "created_at": "2026-11-28T12:10:35.274Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T10:09:36.041Z"
+        "created_at": "2026-11-28T12:10:39.439Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_k7etYg4uPLxQAaUEQc6R_36YVsN",
+      "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,13 +736,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "65a18273-6ec2-40ac-8045-5e0d0d4f69d2",
-      "created_at": "2026-11-28T10:09:36.075Z",
+      "uid": "8a60c4b6-8afb-4673-9d9e-a8fefb4cb86c",
+      "created_at": "2026-11-28T12:10:39.474Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
       "subtotal_amount": 3000,
       "tax_amount": 630,
+      "rounding_increment": null,
+      "rounding_amount": 0,
       "amount_paid": 0,
       "amount_due": 3630,
       "bank_account": null,
@@ -756,6 +758,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "currency_leg": "CZK",
       "subtotal_amount_leg": 3000,
       "tax_amount_leg": 630,
+      "rounding_amount_leg": 0,
       "total_amount_leg": 3630,
       "customer": {
         "id": 2001,
@@ -917,12 +920,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "83d2f5ab-7963-4607-a135-5bd800ea09bb",
-      "created_at": "2026-11-28T10:09:36.745Z",
-      "edited_at": "2026-11-28T10:09:36.745Z",
+      "uid": "5a51850c-b378-4536-9317-61ec3ad2faa6",
+      "created_at": "2026-11-28T12:10:40.808Z",
+      "edited_at": "2026-11-28T12:10:40.808Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
       "amount_paid": 0,
       "amount_due": 1076.9,
       "currency": "CZK",
@@ -1079,7 +1084,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T10:09:35.507Z",
+          "evaluated_at": "2026-11-28T12:10:38.335Z",
           "blocking_reason": null
         }
       }
@@ -1128,10 +1133,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "8634397a-aec0-4cd8-bbc9-92491fd241d2",
+      "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
       "transaction_type": null,
-      "created_at": "2026-11-28T10:09:37.077Z",
-      "edited_at": "2026-11-28T10:09:37.137Z",
+      "created_at": "2026-11-28T12:10:41.196Z",
+      "edited_at": "2026-11-28T12:10:41.254Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1219,10 +1224,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "8634397a-aec0-4cd8-bbc9-92491fd241d2",
+          "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
           "transaction_type": null,
-          "created_at": "2026-11-28T10:09:37.077Z",
-          "edited_at": "2026-11-28T10:09:37.137Z",
+          "created_at": "2026-11-28T12:10:41.196Z",
+          "edited_at": "2026-11-28T12:10:41.254Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1414,7 +1419,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "gl_account": {
-            "id": 46,
+            "id": 48,
             "number": "501",
             "name": "Materials consumed"
           },
@@ -1647,7 +1652,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "lines": [
           {
             "gl_account": {
-              "id": 46,
+              "id": 48,
               "number": "501",
               "name": "Materials consumed",
               "description": null
@@ -1674,7 +1679,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           {
             "gl_account": {
-              "id": 55,
+              "id": 56,
               "number": "551",
               "name": "Depreciation and amortisation",
               "description": null
@@ -1704,7 +1709,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "lines": [
           {
             "gl_account": {
-              "id": 21,
+              "id": 23,
               "number": "082",
               "name": "Accumulated depreciation of equipment",
               "description": null
@@ -1754,7 +1759,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           {
             "gl_account": {
-              "id": 40,
+              "id": 42,
               "number": "389",
               "name": "Estimated payables",
               "description": null
@@ -1851,7 +1856,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 2,
       "entities": [
         {
-          "id": 46,
+          "id": 48,
           "number": "501",
           "name": "Materials consumed",
           "name_cs": "Spotřeba materiálu",
@@ -1860,7 +1865,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "is_default": true
         },
         {
-          "id": 47,
+          "id": 49,
           "number": "502",
           "name": "Energy consumed",
           "name_cs": "Spotřeba energie",
@@ -1874,7 +1879,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "getAccount": {
     "response": {
-      "id": 55,
+      "id": 56,
       "number": "551",
       "name": "Depreciation and amortisation",
       "name_cs": "Odpisy dlouhodobého nehmotného a hmotného majetku",
@@ -1890,7 +1895,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "CZ2120100000002900654321"
     },
     "response": {
-      "id": 256,
+      "id": 259,
       "number": "221.002",
       "name": "Fio EUR account",
       "name_cs": "Fio – účet EUR",
@@ -1944,7 +1949,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T10:09:37.353Z",
+      "created_at": "2026-11-28T12:10:41.469Z",
       "created_by": "key:2"
     }
   },
@@ -1981,7 +1986,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T10:09:37.353Z",
+          "created_at": "2026-11-28T12:10:41.469Z",
           "created_by": "key:2"
         }
       ],
@@ -2016,7 +2021,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T10:09:37.353Z",
+      "created_at": "2026-11-28T12:10:41.469Z",
       "created_by": "key:2"
     }
   },
@@ -2054,7 +2059,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T10:09:37.384Z",
+      "created_at": "2026-11-28T12:10:41.491Z",
       "created_by": "key:2"
     }
   },
@@ -2075,7 +2080,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T10:09:37.466Z",
+      "created_at": "2026-11-28T12:10:41.553Z",
       "created_by": "key:2"
     }
   },
@@ -2098,7 +2103,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T10:09:37.502Z",
+          "created_at": "2026-11-28T12:10:41.594Z",
           "created_by": "key:2"
         },
         {
@@ -2117,7 +2122,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 7,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T10:09:37.466Z",
+          "created_at": "2026-11-28T12:10:41.553Z",
           "created_by": "key:2"
         }
       ],
@@ -2141,7 +2146,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T10:09:37.466Z",
+      "created_at": "2026-11-28T12:10:41.553Z",
       "created_by": "key:2"
     }
   },
@@ -2221,13 +2226,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "92f556a5-99f1-4153-983f-9c304f5ebfe1",
-      "created_at": "2026-11-28T10:09:33.597Z",
+      "uid": "d3ee479c-2aed-4acf-96e3-fb6378889fd9",
+      "created_at": "2026-11-28T12:10:35.257Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
       "subtotal_amount": 18900,
       "tax_amount": 3888,
+      "rounding_increment": null,
+      "rounding_amount": 0,
       "amount_paid": 0,
       "amount_due": 22788,
       "bank_account": null,
@@ -2241,6 +2248,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "currency_leg": "CZK",
       "subtotal_amount_leg": 18900,
       "tax_amount_leg": 3888,
+      "rounding_amount_leg": 0,
       "total_amount_leg": 22788,
       "customer": {
         "id": 2001,
@@ -2428,13 +2436,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "92f556a5-99f1-4153-983f-9c304f5ebfe1",
-          "created_at": "2026-11-28T10:09:33.597Z",
+          "uid": "d3ee479c-2aed-4acf-96e3-fb6378889fd9",
+          "created_at": "2026-11-28T12:10:35.257Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
           "subtotal_amount": 18900,
           "tax_amount": 3888,
+          "rounding_increment": null,
+          "rounding_amount": 0,
           "amount_paid": 0,
           "amount_due": 22788,
           "bank_account": null,
@@ -2448,6 +2458,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "currency_leg": "CZK",
           "subtotal_amount_leg": 18900,
           "tax_amount_leg": 3888,
+          "rounding_amount_leg": 0,
           "total_amount_leg": 22788,
           "customer": {
             "id": 2001,
@@ -2633,13 +2644,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "92f556a5-99f1-4153-983f-9c304f5ebfe1",
-      "created_at": "2026-11-28T10:09:33.597Z",
+      "uid": "d3ee479c-2aed-4acf-96e3-fb6378889fd9",
+      "created_at": "2026-11-28T12:10:35.257Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
       "subtotal_amount": 18900,
       "tax_amount": 3888,
+      "rounding_increment": null,
+      "rounding_amount": 0,
       "amount_paid": 0,
       "amount_due": 22788,
       "bank_account": null,
@@ -2653,6 +2666,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "currency_leg": "CZK",
       "subtotal_amount_leg": 18900,
       "tax_amount_leg": 3888,
+      "rounding_amount_leg": 0,
       "total_amount_leg": 22788,
       "customer": {
         "id": 2001,
@@ -2848,7 +2862,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T10:09:35.507Z",
+        "evaluated_at": "2026-11-28T12:10:38.335Z",
         "blocking_reason": null
       }
     }
@@ -2861,13 +2875,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "65a18273-6ec2-40ac-8045-5e0d0d4f69d2",
-          "created_at": "2026-11-28T10:09:36.075Z",
+          "uid": "8a60c4b6-8afb-4673-9d9e-a8fefb4cb86c",
+          "created_at": "2026-11-28T12:10:39.474Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
           "subtotal_amount": 3000,
           "tax_amount": 630,
+          "rounding_increment": null,
+          "rounding_amount": 0,
           "amount_paid": 0,
           "amount_due": 3630,
           "bank_account": null,
@@ -2881,6 +2897,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "currency_leg": "CZK",
           "subtotal_amount_leg": 3000,
           "tax_amount_leg": 630,
+          "rounding_amount_leg": 0,
           "total_amount_leg": 3630,
           "customer": {
             "id": 2001,
@@ -3013,13 +3030,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "65a18273-6ec2-40ac-8045-5e0d0d4f69d2",
-      "created_at": "2026-11-28T10:09:36.075Z",
+      "uid": "8a60c4b6-8afb-4673-9d9e-a8fefb4cb86c",
+      "created_at": "2026-11-28T12:10:39.474Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
       "subtotal_amount": 3000,
       "tax_amount": 630,
+      "rounding_increment": null,
+      "rounding_amount": 0,
       "amount_paid": 0,
       "amount_due": 3630,
       "bank_account": null,
@@ -3033,6 +3052,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "currency_leg": "CZK",
       "subtotal_amount_leg": 3000,
       "tax_amount_leg": 630,
+      "rounding_amount_leg": 0,
       "total_amount_leg": 3630,
       "customer": {
         "id": 2001,
@@ -3168,7 +3188,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>92F556A5-99F1-4153-983F-9C304F5EBFE1</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>D3EE479C-2AED-4ACF-96E3-FB6378889FD9</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3180,7 +3200,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>65A18273-6EC2-40AC-8045-5E0D0D4F69D2</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>92F556A5-99F1-4153-983F-9C304F5EBFE1</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>8A60C4B6-8AFB-4673-9D9E-A8FEFB4CB86C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>D3EE479C-2AED-4ACF-96E3-FB6378889FD9</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3202,7 +3222,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T10:09:36.699Z",
+      "created_at": "2026-11-28T12:10:40.742Z",
       "removed_at": null
     }
   },
@@ -3225,8 +3245,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T10:09:36.664Z",
-          "removed_at": "2026-11-28T10:09:36.683Z"
+          "created_at": "2026-11-28T12:10:40.670Z",
+          "removed_at": "2026-11-28T12:10:40.720Z"
         },
         {
           "id": 2,
@@ -3241,7 +3261,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T10:09:36.699Z",
+          "created_at": "2026-11-28T12:10:40.742Z",
           "removed_at": null
         }
       ],
@@ -3267,8 +3287,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T10:09:36.664Z",
-          "removed_at": "2026-11-28T10:09:36.683Z"
+          "created_at": "2026-11-28T12:10:40.670Z",
+          "removed_at": "2026-11-28T12:10:40.720Z"
         },
         {
           "id": 2,
@@ -3283,7 +3303,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T10:09:36.699Z",
+          "created_at": "2026-11-28T12:10:40.742Z",
           "removed_at": null
         }
       ],
@@ -3304,8 +3324,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T10:09:36.664Z",
-      "removed_at": "2026-11-28T10:09:36.683Z"
+      "created_at": "2026-11-28T12:10:40.670Z",
+      "removed_at": "2026-11-28T12:10:40.720Z"
     }
   },
   "allocateVendorCredit": {
@@ -3326,7 +3346,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T10:09:36.788Z",
+      "created_at": "2026-11-28T12:10:40.851Z",
       "removed_at": null
     }
   },
@@ -3349,8 +3369,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T10:09:36.769Z",
-          "removed_at": "2026-11-28T10:09:36.780Z"
+          "created_at": "2026-11-28T12:10:40.833Z",
+          "removed_at": "2026-11-28T12:10:40.843Z"
         },
         {
           "id": 2,
@@ -3365,7 +3385,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T10:09:36.788Z",
+          "created_at": "2026-11-28T12:10:40.851Z",
           "removed_at": null
         }
       ],
@@ -3391,8 +3411,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T10:09:36.769Z",
-          "removed_at": "2026-11-28T10:09:36.780Z"
+          "created_at": "2026-11-28T12:10:40.833Z",
+          "removed_at": "2026-11-28T12:10:40.843Z"
         },
         {
           "id": 2,
@@ -3407,7 +3427,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T10:09:36.788Z",
+          "created_at": "2026-11-28T12:10:40.851Z",
           "removed_at": null
         }
       ],
@@ -3428,8 +3448,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T10:09:36.769Z",
-      "removed_at": "2026-11-28T10:09:36.780Z"
+      "created_at": "2026-11-28T12:10:40.833Z",
+      "removed_at": "2026-11-28T12:10:40.843Z"
     }
   },
   "createBill": {
@@ -3481,12 +3501,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "e92cf433-9c33-4ff8-b16c-77f0c27477ea",
-      "created_at": "2026-11-28T10:09:36.715Z",
-      "edited_at": "2026-11-28T10:09:36.715Z",
+      "uid": "8705b6c9-613c-47ba-9eb6-987efac3d116",
+      "created_at": "2026-11-28T12:10:40.781Z",
+      "edited_at": "2026-11-28T12:10:40.781Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
       "amount_paid": 0,
       "amount_due": 9353.3,
       "currency": "CZK",
@@ -3600,12 +3622,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "d3534153-c78f-4b14-a795-35cc5f2b0844",
-        "created_at": "2026-11-28T10:09:35.496Z",
-        "edited_at": "2026-11-28T10:09:35.496Z",
+        "uid": "bd17431f-6359-4d70-8616-4e9b6e9e8d3d",
+        "created_at": "2026-11-28T12:10:38.321Z",
+        "edited_at": "2026-11-28T12:10:38.321Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
+        "rounding_amount": 0,
+        "prepaid_amount": 0,
         "amount_paid": 0,
         "amount_due": 22788,
         "currency": "CZK",
@@ -3736,12 +3760,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "e92cf433-9c33-4ff8-b16c-77f0c27477ea",
-          "created_at": "2026-11-28T10:09:36.715Z",
-          "edited_at": "2026-11-28T10:09:36.715Z",
+          "uid": "8705b6c9-613c-47ba-9eb6-987efac3d116",
+          "created_at": "2026-11-28T12:10:40.781Z",
+          "edited_at": "2026-11-28T12:10:40.781Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
+          "rounding_amount": 0,
+          "prepaid_amount": 0,
           "amount_paid": 0,
           "amount_due": 9353.3,
           "currency": "CZK",
@@ -3857,12 +3883,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "83d2f5ab-7963-4607-a135-5bd800ea09bb",
-          "created_at": "2026-11-28T10:09:36.745Z",
-          "edited_at": "2026-11-28T10:09:36.745Z",
+          "uid": "5a51850c-b378-4536-9317-61ec3ad2faa6",
+          "created_at": "2026-11-28T12:10:40.808Z",
+          "edited_at": "2026-11-28T12:10:40.808Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
+          "rounding_amount": 0,
+          "prepaid_amount": 0,
           "amount_paid": 0,
           "amount_due": 1076.9,
           "currency": "CZK",
@@ -4187,12 +4215,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "e92cf433-9c33-4ff8-b16c-77f0c27477ea",
-      "created_at": "2026-11-28T10:09:36.715Z",
-      "edited_at": "2026-11-28T10:09:36.715Z",
+      "uid": "8705b6c9-613c-47ba-9eb6-987efac3d116",
+      "created_at": "2026-11-28T12:10:40.781Z",
+      "edited_at": "2026-11-28T12:10:40.781Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
       "amount_paid": 0,
       "amount_due": 9353.3,
       "currency": "CZK",
@@ -4300,12 +4330,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "83d2f5ab-7963-4607-a135-5bd800ea09bb",
-      "created_at": "2026-11-28T10:09:36.745Z",
-      "edited_at": "2026-11-28T10:09:36.745Z",
+      "uid": "5a51850c-b378-4536-9317-61ec3ad2faa6",
+      "created_at": "2026-11-28T12:10:40.808Z",
+      "edited_at": "2026-11-28T12:10:40.808Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
       "amount_paid": 0,
       "amount_due": 1076.9,
       "currency": "CZK",
@@ -4539,7 +4571,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T10:09:36.887Z",
+          "created_at": "2026-11-28T12:10:40.971Z",
           "entries": [
             {
               "order": 1,
@@ -4693,7 +4725,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T10:09:36.887Z"
+          "created_at": "2026-11-28T12:10:40.971Z"
         }
       ],
       "aggregations": []
@@ -4710,7 +4742,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T10:09:36.887Z",
+      "created_at": "2026-11-28T12:10:40.971Z",
       "entries": [
         {
           "order": 1,
@@ -4874,10 +4906,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "8634397a-aec0-4cd8-bbc9-92491fd241d2",
+      "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
       "transaction_type": null,
-      "created_at": "2026-11-28T10:09:37.077Z",
-      "edited_at": "2026-11-28T10:09:37.077Z",
+      "created_at": "2026-11-28T12:10:41.196Z",
+      "edited_at": "2026-11-28T12:10:41.196Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4960,10 +4992,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "8634397a-aec0-4cd8-bbc9-92491fd241d2",
+      "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
       "transaction_type": null,
-      "created_at": "2026-11-28T10:09:37.077Z",
-      "edited_at": "2026-11-28T10:09:37.077Z",
+      "created_at": "2026-11-28T12:10:41.196Z",
+      "edited_at": "2026-11-28T12:10:41.196Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5056,7 +5088,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T10:09:33.508Z"
+      "created_at": "2026-11-28T12:10:35.191Z"
     }
   },
   "listNumberingSeries": {
@@ -5071,7 +5103,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T10:09:33.499Z"
+          "created_at": "2026-11-28T12:10:35.177Z"
         },
         {
           "id": 2,
@@ -5079,7 +5111,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T10:09:33.508Z"
+          "created_at": "2026-11-28T12:10:35.191Z"
         }
       ],
       "aggregations": []
@@ -5179,15 +5211,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_k7etYg4uPLxQAaUEQc6R_36YVsN",
+          "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T10:09:33.292Z",
-          "last_used_at": "2026-11-28T10:09:33.310Z",
+          "created_at": "2026-11-28T12:10:34.937Z",
+          "last_used_at": "2026-11-28T12:10:34.960Z",
           "revoked_at": null
         }
       ],
@@ -5197,30 +5229,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_k7etYg4uPLxQAaUEQc6R_36YVsN",
+      "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T10:09:33.292Z",
-      "last_used_at": "2026-11-28T10:09:33.310Z",
+      "created_at": "2026-11-28T12:10:34.937Z",
+      "last_used_at": "2026-11-28T12:10:34.960Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_V3D1GpeKN6FQy9iN8h5B_4XnWJZ",
+      "client_id": "cl_52uruccqqCzAaIvFV8hd_07zxRf",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T10:09:33.330Z",
+      "created_at": "2026-11-28T12:10:34.981Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T10:09:33.339Z"
+      "revoked_at": "2026-11-28T12:10:34.994Z"
     }
   },
   "deleteClient": {
@@ -5260,9 +5292,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
+      "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T10:09:32.984Z",
-      "updated_at": "2026-11-28T10:09:32.984Z"
+      "created_at": "2026-11-28T12:10:34.561Z",
+      "updated_at": "2026-11-28T12:10:34.561Z"
     }
   },
   "updateOrganisation": {
@@ -5302,20 +5335,21 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "iban": "CZ6520100000002900123456",
         "account_number": "2900123456/2010"
       },
+      "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T10:09:32.984Z",
-      "updated_at": "2026-11-28T10:09:33.199Z"
+      "created_at": "2026-11-28T12:10:34.561Z",
+      "updated_at": "2026-11-28T12:10:34.773Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_k7etYg4uPLxQAaUEQc6R_36YVsN",
+      "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjkwMTYzNjlkLTcyOGMtNDJiOS1hN2EyLTdhNDQzODAwZDAwOSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9rN2V0WWc0dVBMeFFBYVVFUWM2Ul8zNllWc04iLCJqdGkiOiI3NWRiMTBhOS0wNThjLTQzMDYtYmNjNC02NWIwOWUxMzdlMjQiLCJpYXQiOjE3OTU4NjA1NzMsImV4cCI6MTc5NTg2MTQ3M30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjVjNDc1ZjYxLWIyZTUtNGI4My04ZDljLTAzNjkyMTkxYjM0NiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9saEgxOEUwNWNESnpFTFhETWlOQl8zR1FmNFYiLCJqdGkiOiI3MmI4Mzk5OS0zZmZhLTQ4YTYtOGIyMi03NGVkNGI4YjllNTUiLCJpYXQiOjE3OTU4Njc4MzQsImV4cCI6MTc5NTg2ODczNH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5339,8 +5373,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T10:09:33.428Z",
-          "updated_at": "2026-11-28T10:09:33.432Z"
+          "created_at": "2026-11-28T12:10:35.108Z",
+          "updated_at": "2026-11-28T12:10:35.112Z"
         }
       ],
       "aggregations": []
@@ -5367,8 +5401,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T10:09:33.428Z",
-      "updated_at": "2026-11-28T10:09:33.432Z",
+      "created_at": "2026-11-28T12:10:35.108Z",
+      "updated_at": "2026-11-28T12:10:35.112Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5385,8 +5419,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T10:09:33.428Z",
-      "updated_at": "2026-11-28T10:09:33.432Z"
+      "created_at": "2026-11-28T12:10:35.108Z",
+      "updated_at": "2026-11-28T12:10:35.112Z"
     }
   },
   "updateWebhook": {
@@ -5410,8 +5444,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T10:09:33.428Z",
-      "updated_at": "2026-11-28T10:09:33.475Z"
+      "created_at": "2026-11-28T12:10:35.108Z",
+      "updated_at": "2026-11-28T12:10:35.161Z"
     }
   },
   "deleteWebhook": {
@@ -5434,8 +5468,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T10:09:33.428Z",
-      "updated_at": "2026-11-28T10:09:37.563Z",
+      "created_at": "2026-11-28T12:10:35.108Z",
+      "updated_at": "2026-11-28T12:10:41.659Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5448,31 +5482,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "6428fc11-04cc-44d3-a77a-e4b4d983e263",
+          "event_id": "484442d1-0b1d-4a49-9261-e8d87d9e5794",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 5,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T11:09:37.310Z",
-          "created_at": "2026-11-28T10:09:37.273Z",
+          "next_attempt_at": "2026-11-28T13:10:41.366Z",
+          "created_at": "2026-11-28T12:10:41.337Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "8fe51c14-dd4b-47af-8aec-74102111e956",
+          "event_id": "ae0f6d6c-0ca6-4672-bebe-d499da3c5dfa",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 4,
+          "last_duration_ms": 11,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T11:09:37.126Z",
-          "created_at": "2026-11-28T10:09:37.076Z",
+          "next_attempt_at": "2026-11-28T13:10:41.250Z",
+          "created_at": "2026-11-28T12:10:41.198Z",
           "completed_at": null
         }
       ],
@@ -5483,16 +5517,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "6428fc11-04cc-44d3-a77a-e4b4d983e263",
+      "event_id": "484442d1-0b1d-4a49-9261-e8d87d9e5794",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 5,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T10:09:37.550Z",
-      "created_at": "2026-11-28T10:09:37.273Z",
+      "next_attempt_at": "2026-11-28T12:10:41.648Z",
+      "created_at": "2026-11-28T12:10:41.337Z",
       "completed_at": null
     }
   },
@@ -5547,19 +5581,20 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "iban": "CZ6520100000002900123456",
           "bic": "FIOBCZPP"
         },
+        "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T10:09:32.984Z",
-        "updated_at": "2026-11-28T10:09:32.984Z"
+        "created_at": "2026-11-28T12:10:34.561Z",
+        "updated_at": "2026-11-28T12:10:34.561Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_7pAkrHCZ",
+        "prefix": "ak_GQUYmFWW",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T10:09:32.988Z",
+        "created_at": "2026-11-28T12:10:34.563Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -37,11 +37,12 @@ export function organisationCountry(opts: PostingOptions): string {
 }
 
 /**
- * Net and total of a document in the legal currency, from its stored figures: the subtotal is
- * Σ of the recap's tax_base_leg (plus any untaxed remainder converted), the total is net + tax,
- * unless the document states its own `_leg` totals (which must then agree, or it cannot balance).
+ * Net, rounding and total of a document in the legal currency, from its stored figures: the
+ * subtotal is Σ of the recap's tax_base_leg (plus any untaxed remainder converted), the rounding
+ * (BT-114) as stated or converted, the total net + tax + rounding, unless the document states its
+ * own `_leg` totals (which must then agree, or it cannot balance).
  */
-export function documentLegs(doc: SalesDocument | PurchaseDocument, taxConv: Conversion, taxLeg: Dec, conv: Conversion): { netLeg: Dec; totalLeg: Dec } {
+export function documentLegs(doc: SalesDocument | PurchaseDocument, taxConv: Conversion, taxLeg: Dec, conv: Conversion): { netLeg: Dec; roundingLeg: Dec; totalLeg: Dec } {
   // sales documents state their legal totals; purchase documents leave them to the tax recap
   const stated = 'total_amount_leg' in doc ? { net: optDec(doc.subtotal_amount_leg), total: optDec(doc.total_amount_leg) } : { net: null, total: null };
   let netLeg: Dec;
@@ -52,8 +53,20 @@ export function documentLegs(doc: SalesDocument | PurchaseDocument, taxConv: Con
     const untaxed = dec(doc.subtotal_amount).minus(baseDoc);
     netLeg = baseLeg.plus(untaxed.isZero() ? dec(0) : legal(untaxed, null, conv));
   }
-  const totalLeg = stated.total ?? netLeg.plus(taxLeg);
-  return { netLeg, totalLeg };
+  const rounding = optDec(doc.rounding_amount);
+  const roundingLeg = !rounding || rounding.isZero() ? dec(0) : legal(rounding, 'rounding_amount_leg' in doc ? doc.rounding_amount_leg : null, conv);
+  const totalLeg = stated.total ?? netLeg.plus(taxLeg).plus(roundingLeg);
+  return { netLeg, roundingLeg, totalLeg };
+}
+
+/**
+ * A document's rounding as the `rounding_gain` / `rounding_loss` figures. `raisesWhatIsOwedToUs`:
+ * the document's total is owed to the organisation (an invoice, a vendor credit), so rounding it up
+ * is a gain; for a credit note or a bill rounding up is a loss.
+ */
+export function roundingFigures(roundingLeg: Dec, raisesWhatIsOwedToUs: boolean): { rounding_gain: FigurePart[]; rounding_loss: FigurePart[] } {
+  const gain = raisesWhatIsOwedToUs ? roundingLeg : roundingLeg.negated();
+  return { rounding_gain: [{ amount: Dec.max(gain, 0) }], rounding_loss: [{ amount: Dec.max(gain.negated(), 0) }] };
 }
 
 // --- sales documents ---------------------------------------------------------------------------

@@ -3,13 +3,13 @@ import { ACCOUNTS } from '../posting-map.js';
 import type { PurchaseDocument, SalesDocument, TaxLine } from '../source-documents.js';
 import { vatReportingFields } from '../vat.js';
 import { conversion, legal } from './conversions.js';
-import { attachTaxRows, baseEntry, organisationCountry, documentLegs, emptyTaxRow, isReverseCharge, legalCurrencyOf, netParts, sameTax, supplyKind } from './document-figures.js';
+import { attachTaxRows, baseEntry, organisationCountry, documentLegs, roundingFigures, emptyTaxRow, isReverseCharge, legalCurrencyOf, netParts, sameTax, supplyKind } from './document-figures.js';
 import type { DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
 import { assertBalanced, postingRows, sums } from './interpreter.js';
 
 /* Sales and purchase documents → ledger entries. */
 
-/** Sales invoice or credit note → Dr 311 total / Cr 604 net, Cr 343 tax (reversed for a credit note). */
+/** Sales invoice or credit note → Dr 311 total / Cr 604 net, Cr 343 tax, rounding to 648 or 548 (reversed for a credit note). */
 export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credit_note', doc: SalesDocument, opts: PostingOptions): LedgerEntryDraft {
   const legalCurrency = legalCurrencyOf(doc, opts);
   const what = `${type} ${doc.id}`;
@@ -17,7 +17,7 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
   const taxConv = conversion(doc.currency, legalCurrency, doc.tax_fx_rate ?? doc.fx_rate, doc.currency_coef, what);
   const taxLegs = doc.taxes.map((t) => ({ line: t, base: legal(t.tax_base, t.tax_base_leg, taxConv), amount: legal(t.tax_amount, t.tax_amount_leg, taxConv) }));
   const taxLeg = taxLegs.reduce((s, t) => s.plus(t.amount), dec(0));
-  const { netLeg, totalLeg } = documentLegs(doc, taxConv, taxLeg, conv);
+  const { netLeg, roundingLeg, totalLeg } = documentLegs(doc, taxConv, taxLeg, conv);
 
   const credit = type === 'sales_credit_note';
   const sign = credit ? -1 : 1;
@@ -57,7 +57,7 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
 
   const rows = postingRows(
     type,
-    { total: [{ amount: totalLeg }], net: netParts(doc, netLeg, conv), tax: [{ amount: taxLeg }] },
+    { total: [{ amount: totalLeg }], net: netParts(doc, netLeg, conv), tax: [{ amount: taxLeg }], ...roundingFigures(roundingLeg, !credit) },
     { currency: doc.currency, contact, paid_record: null, payment_reference: doc.payment_reference ?? null, description: null },
     new Set(doc.taxes.length ? ['tax'] : []),
   );
@@ -121,7 +121,7 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
   const rcOut = sum(rcLines.map((l) => l.amount));
   const rcClaim = sum(rcLines.map((l) => l.claim));
 
-  const { netLeg, totalLeg } = documentLegs(doc, taxConv, taxLeg, conv);
+  const { netLeg, roundingLeg, totalLeg } = documentLegs(doc, taxConv, taxLeg, conv);
 
   const contact = (doc.vendor as Json | null | undefined) ?? null;
   const orgCountry = organisationCountry(opts);
@@ -175,6 +175,8 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
       rc_tax_out: [{ amount: rcOut }],
       rc_tax_claim: [{ amount: rcClaim }],
       rc_tax_non_deductible: [{ amount: rcOut.minus(rcClaim) }],
+      // a bill rounded up owes the vendor more; a vendor credit rounded up is owed us more
+      ...roundingFigures(roundingLeg, credit),
     },
     { currency: doc.currency, contact, paid_record: null, payment_reference: doc.payment_reference ?? null, description: null },
     new Set(doc.taxes.length ? ['tax'] : []),
