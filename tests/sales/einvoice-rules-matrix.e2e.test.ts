@@ -72,6 +72,7 @@ const matrix = fc.record({
   shipping: fc.option(fc.integer({ min: 100, max: 20_000 }).map((c) => c / 100), { nil: undefined }),
   gross: fc.boolean(),
   credit: fc.boolean(),
+  rounding: fc.constantFrom(undefined, 1, 0.05, 0.5),
 });
 type Matrix = typeof matrix extends fc.Arbitrary<infer T> ? T : never;
 
@@ -95,11 +96,12 @@ function body(m: Matrix) {
     items,
     ...(m.documentDiscount ? { discounts: [{ value_type: 'percentage', value: m.documentDiscount }] } : {}),
     ...(m.shipping ? { shipping_charges: [{ title: 'Doprava', amount: m.shipping, taxes: taxes(0) }] } : {}),
+    ...(m.rounding ? { rounding_increment: m.rounding } : {}),
   };
 }
 
 describe('EN 16931 and Peppol rules on a matrix of generated documents', () => {
-  it('200 documents of three sellers, every category, net and gross, discounts, shipping, negative lines, credit notes: every one keeps every rule', async () => {
+  it('200 documents of three sellers, every category, net and gross, discounts, shipping, negative lines, credit notes, rounded totals: every one keeps every rule', async () => {
     const seen = new Set<string>();
     await fc.assert(
       fc.asyncProperty(matrix, async (m) => {
@@ -114,10 +116,12 @@ describe('EN 16931 and Peppol rules on a matrix of generated documents', () => {
         expect(checkUblRules(xml)).toEqual([]);
         expect(schemaErrors(xml, m.credit ? UBL_CREDIT_NOTE_XSD() : UBL_INVOICE_XSD())).toEqual([]);
         seen.add(`${s.country}/${m.kind}/${m.credit ? 'credit' : 'invoice'}`);
+        if (m.rounding && doc.rounding_amount !== 0) seen.add('rounded');
       }),
       { numRuns: 200, seed: 53 },
     );
     // the matrix reached every seller, category and kind of document
     expect(seen.size).toBeGreaterThanOrEqual(30);
+    expect(seen.has('rounded')).toBe(true);
   }, 600_000);
 });
