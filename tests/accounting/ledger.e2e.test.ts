@@ -45,7 +45,7 @@ async function transactions(query = ''): Promise<{ total: number; from: number; 
   const res = await stack.api(`/v1/accounting/transactions${query}`);
   expect(res.status).toBe(200);
   const body = (await res.json()) as { total: number; from: number; take: number; entities: Tx[] };
-  accountingTransactionPageSchema.parse(body); // the contract's shape (spec §2.6)
+  accountingTransactionPageSchema.parse(body); // the contract's shape
   return body;
 }
 
@@ -217,7 +217,7 @@ describe('posting documents from the bus', () => {
     expect(env.data.debit).toBe(env.data.credit);
     expect(env.data.source_document).toBeTruthy();
     parseEventData(SUBJECTS.accountingTransactionPosted, env.data);
-    // every event carries its transaction exactly as #10 answers it (English names), plus its
+    // every event carries its transaction exactly as GET /v1/accounting/transactions answers it (English names), plus its
     // source; an entry reversed since then differs only in its status and edit time
     const { entities } = await transactions('?take=1000');
     const info = await jsm.streams.info(stream);

@@ -44,7 +44,7 @@ const body = async (r: Response | Promise<Response>): Promise<any> => (await r).
 
 const sum = (rows: TbRow[], k: 'debit' | 'credit') => rows.reduce((s, r) => s.plus(r[k]), new Decimal(0)).toNumber();
 
-describe('trial balance #25', () => {
+describe('trial balance POST /v1/reporting/financial/trial-balance/{book_id}/export/{format}', () => {
   it('json: ob before the range, movements within it, cb = ob + debit − credit, year-to-date from 1 January', async () => {
     const res = await tb('?date_posting=[2025-02-01;2025-02-28]');
     expect(res.status).toBe(200);

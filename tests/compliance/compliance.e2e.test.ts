@@ -5,7 +5,7 @@ import { complianceEvaluateResultSchema, salesInvoiceComplianceEvaluatedEventSch
 import { readEvents } from '../sales/helpers.js';
 
 /**
- * #17 POST /v1/sales/invoices/compliance/evaluate and GET /v1/sales/invoices/{id}/compliance
+ * POST /v1/sales/invoices/compliance/evaluate and GET /v1/sales/invoices/{id}/compliance
  * through the gateway, with settings and sales running on real Postgres and NATS.
  */
 let stack: Stack;
@@ -78,7 +78,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-describe('#17 evaluation through the gateway', () => {
+describe('POST /v1/sales/invoices/compliance/evaluate evaluation through the gateway', () => {
   it('a Czech domestic invoice: evaluated, no reporting, eligible, e-mail and PDF allowed (202)', async () => {
     const id = await postInvoice({
       customer: { id: 1, business_name: 'Acme s.r.o.', vat_no: 'CZ12345678', address: { country: 'CZ' } },

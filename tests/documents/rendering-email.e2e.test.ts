@@ -93,7 +93,7 @@ async function html(p: string) {
   return plainSpaces(await res.text());
 }
 
-describe('HTML renderings (#24 and invoices)', () => {
+describe('HTML renderings (GET /v1/sales/credit-notes/{id}/html and invoices)', () => {
   it('renders a credit note with its number, the credited invoice and the total formatted for the culture', async () => {
     const cs = await html(`/v1/sales/credit-notes/${creditNote.id}/html`);
     expect(cs).toContain('Opravný daňový doklad');
@@ -275,7 +275,7 @@ describe('PDF renderings', () => {
   });
 });
 
-describe('invoice e-mail (#18) and e-mail records (#11)', () => {
+describe('invoice e-mail and e-mail records', () => {
   it('sends the invoice with its PDF attached over SMTP and records the attempt', async () => {
     const before = smtp.received.length;
     const res = await api(`/v1/sales/invoices/${invoice.id}/email?culture=en-US`, {

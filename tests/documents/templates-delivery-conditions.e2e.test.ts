@@ -26,7 +26,7 @@ const TEMPLATE = {
   languages: ['cs-CZ', 'en-US'],
 };
 
-describe('templates (#8, #9)', () => {
+describe('templates', () => {
   it('saves a template, answers the stored template and announces it on the bus', async () => {
     const res = await api('/v1/settings/templates', { method: 'POST', json: TEMPLATE });
     expect(res.status).toBe(200);
@@ -110,7 +110,7 @@ describe('templates (#8, #9)', () => {
   });
 });
 
-describe('delivery conditions (#12)', () => {
+describe('delivery conditions', () => {
   it('lists the eleven Incoterms 2020 rules in a paged envelope', async () => {
     const res = await api('/v1/settings/delivery-conditions');
     expect(res.status).toBe(200);

@@ -43,7 +43,7 @@ const payment = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-describe('bank transactions paying purchase documents (#16)', () => {
+describe('bank transactions paying purchase documents', () => {
   it('a payment of 298.00 turns a bill of 298.00 paid with amount_due 0 within seconds', async () => {
     const b = await newBill();
     await new Promise((r) => setTimeout(r, 20));

@@ -38,7 +38,7 @@ async function creditState() {
   return page.entities[0];
 }
 
-describe('payouts (#19, #20)', () => {
+describe('payouts', () => {
   let created: any;
 
   it('accepts lines of 100.00 and −5.00 (fee on 568) with total 95.00 and matches the paid line', async () => {

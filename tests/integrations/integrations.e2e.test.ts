@@ -5,7 +5,7 @@ import { createLogger } from '@ledgerline/service-kit';
 import { DATABASE_URL, startStack, type Stack } from '../support/stack.js';
 
 /**
- * #7 (hosting integration) and #26 (bank integration) through the gateway: validation, masking,
+ * PUT /v1/settings/integrations/cz/hosting/{id} (hosting integration) and POST /v1/settings/integrations/sk.bank_a (bank integration) through the gateway: validation, masking,
  * encryption at rest, and no secret in any response or log line.
  */
 let stack: Stack;
@@ -61,7 +61,7 @@ const hosting = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('#7 PUT /v1/settings/integrations/cz/hosting/{id}', () => {
+describe('PUT /v1/settings/integrations/cz/hosting/{id}', () => {
   it('stores the integration and answers it with the secrets masked', async () => {
     const res = await stack.api('/v1/settings/integrations/cz/hosting/shop-a', { method: 'PUT', json: hosting() });
     expect(res.status).toBe(200);
@@ -148,7 +148,7 @@ describe('#7 PUT /v1/settings/integrations/cz/hosting/{id}', () => {
   });
 });
 
-describe('#26 POST /v1/settings/integrations/sk.bank_a', () => {
+describe('POST /v1/settings/integrations/sk.bank_a', () => {
   it('stores the integration, seals its config and answers without it', async () => {
     const res = await stack.api('/v1/settings/integrations/sk.bank_a', {
       method: 'POST',

@@ -83,7 +83,7 @@ describe('finance.payment.matched consumer', () => {
   });
 });
 
-describe('inventory-in export (#22)', () => {
+describe('inventory-in export', () => {
   it('returns bills and vendor credits as one paged json list', async () => {
     const res = await api('/v1/inventory/in/export/json');
     expect(res.status).toBe(200);

@@ -35,7 +35,7 @@ afterAll(async () => {
 
 const post = (path: string, json: unknown) => api(path, { method: 'POST', json });
 
-describe('vendor credits (#15)', () => {
+describe('vendor credits', () => {
   it('a vendor credit of 1 × 1000 at 21 % answers total 1210.00, numbered from its own series, and is announced', async () => {
     const res = await post('/v1/purchase/vendor-credits', vendorCreditBody());
     expect(res.status).toBe(200);

@@ -27,7 +27,7 @@ const creditNote = (over: Record<string, unknown> = {}) => ({
 });
 const total = async () => (await (await api('/v1/sales/credit-notes')).json()).total;
 
-describe('sales credit notes (#14)', () => {
+describe('sales credit notes', () => {
   it('a credit note of 1 × 100 at 21 % against the invoice answers 121.00 and carries its number', async () => {
     expect(invoice.total_amount).toBe(298);
     const res = await post(creditNote({ credited_doc_no: 'ignored' }));
@@ -74,7 +74,7 @@ describe('sales credit notes (#14)', () => {
     expect(await total()).toBe(before);
   });
 
-  it('a credit note without an invoice, explicit numbers and #23 check-no', async () => {
+  it('a credit note without an invoice, explicit numbers and GET /v1/sales/credit-notes/check-no', async () => {
     const free = await (await post(creditNote({ credited_doc_id: null, no: 'CN-MANUAL-7' }))).json();
     expect(free).toMatchObject({ no: 'CN-MANUAL-7', credited_doc_id: null, total_amount: 121 });
     await expectProblem(await post(creditNote({ credited_doc_id: null, no: 'CN-MANUAL-7' })), 409, 'duplicate_number');

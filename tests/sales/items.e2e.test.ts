@@ -32,7 +32,7 @@ describe('items and price lists', () => {
     await expectProblem(await api('/v1/lists/items?sort=colour'), 400, 'validation_error');
   });
 
-  it('#21 answers the item rate, netto and brutto', async () => {
+  it('GET /v1/lists/items/{id}/rates/sales answers the item rate, netto and brutto', async () => {
     expect(await (await rate(widget.id)).json()).toEqual({ rate: 100, source: 'item', price_list_id: null });
     expect(await (await rate(widget.id, 'rate_format=brutto')).json()).toEqual({ rate: 121, source: 'item', price_list_id: null });
     expect(await (await rate(gadget.id, 'rate_format=brutto')).json()).toEqual({ rate: 0.07, source: 'item', price_list_id: null }); // no tax rate
@@ -48,7 +48,7 @@ describe('items and price lists', () => {
     }
   });
 
-  it('#21 picks the price list rate for the largest min_qty ≤ qty valid on the reference date', async () => {
+  it('GET /v1/lists/items/{id}/rates/sales picks the price list rate for the largest min_qty ≤ qty valid on the reference date', async () => {
     const res = await api('/v1/lists/price-lists', {
       method: 'POST',
       json: {
@@ -86,7 +86,7 @@ describe('items and price lists', () => {
     await expectProblem(await rate(widget.id, 'price_list_id=999999'), 404, 'price_list_not_found');
   });
 
-  it('#21 a price list that is neither named nor the default does not change anyone\'s price', async () => {
+  it('GET /v1/lists/items/{id}/rates/sales a price list that is neither named nor the default does not change anyone\'s price', async () => {
     const item = await (await api('/v1/lists/items', { method: 'POST', json: { name: 'Gadget', currency: 'CZK', sales_rate: 50 } })).json();
     const wholesale = await (
       await api('/v1/lists/price-lists', { method: 'POST', json: { name: 'Wholesale', currency: 'CZK', rates: [{ item_id: item.id, rate: 30 }] } })

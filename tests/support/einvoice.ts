@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /*
- * The reference schemas and examples of ../shared/einvoice (UBL 2.1, ISDOC 6.0.2, Peppol
- * examples): tests validate generated documents against them with Debian's xmllint. They are
- * data of the standards bodies and are read where they lie, never copied into the repository.
+ * The reference schemas and examples of the standards bodies (UBL 2.1, ISDOC 6.0.2, the official
+ * Peppol examples): tests validate generated documents against them with Debian's xmllint. The
+ * machine that runs the tests provides them (EINVOICE_DIR); they are not copied into the repository.
  */
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** Where the reference files are: EINVOICE_DIR, else the repository's sibling `shared/einvoice`, else /work/shared/einvoice. */
+/** Where the reference files are: EINVOICE_DIR, else where the test machines keep them. */
 export function einvoiceDir(): string {
   const candidates = [process.env.EINVOICE_DIR, path.resolve(root, '../shared/einvoice'), '/work/shared/einvoice'].filter(Boolean) as string[];
   const found = candidates.find((d) => existsSync(path.join(d, 'ubl-2.1/maindoc/UBL-Invoice-2.1.xsd')));

@@ -32,7 +32,7 @@ import {
 import { exportFormatSchema } from './purchase.js';
 
 /*
- * The ledger and the trial balance (spec §2.7, architecture §6). All figures of ledger rows
+ * The ledger and the trial balance (architecture §6). All figures of ledger rows
  * are in the legal currency; every accounting transaction balances (Σ debit = Σ credit).
  */
 
@@ -208,7 +208,7 @@ export const accountingTransactionSchema = z
   });
 export type AccountingTransaction = z.infer<typeof accountingTransactionSchema>;
 
-/** Query of GET /accounting/transactions (#10). */
+/** Query of GET /accounting/transactions. */
 /** The kinds of document the ledger posts (an entry's `source.type`). */
 export const LEDGER_SOURCE_TYPES = ['sales_invoice', 'sales_credit_note', 'purchase_bill', 'purchase_vendor_credit', 'bank_transaction', 'payout', 'journal_entry'] as const;
 
@@ -226,7 +226,7 @@ export const accountingTransactionListQuerySchema = z.object({
 export type AccountingTransactionListQuery = z.output<typeof accountingTransactionListQuerySchema>;
 export const accountingTransactionPageSchema = pagedEnvelope(accountingTransactionSchema);
 
-// --- trial balance (#25) ---------------------------------------------------------------------
+// --- trial balance ---------------------------------------------------------------------
 
 export const trialBalanceRowSchema = z
   .object({
@@ -253,7 +253,7 @@ export const trialBalanceSchema = z
   .meta({ id: 'TrialBalance', description: 'Trial balance of a book' });
 export type TrialBalance = z.infer<typeof trialBalanceSchema>;
 
-/** The JSON export (#25): each row holds only the columns the body selected (all when none are). */
+/** The JSON export: each row holds only the columns the body selected (all when none are). */
 export const trialBalanceExportSchema = z
   .object({
     ...trialBalanceSchema.shape,
@@ -298,7 +298,7 @@ export const trialBalanceColumnSchema = z
 export type TrialBalanceColumn = z.infer<typeof trialBalanceColumnSchema>;
 
 /**
- * Body of POST /reporting/financial/trial-balance/{book_id}/export/{format} (#25): an array of
+ * Body of POST /reporting/financial/trial-balance/{book_id}/export/{format}: an array of
  * objects each holding `columns` (nullable). The columns of the first object with a non-empty
  * list select and order the exported columns; an empty array or null columns export all of them.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AMOUNT_LIMIT } from '@ledgerline/core/limits';
 
 /**
- * Shared building blocks of the interface (spec §2.1, architecture §1–§4).
+ * Shared building blocks of the interface (architecture §1–§4).
  *
  * Conventions used by every schema in this package:
  * - objects are never `.strict()`: the services refuse a field an operation does not know with
@@ -158,7 +158,7 @@ export const ISO_3166_COUNTRIES: ReadonlySet<string> = new Set(
     .concat('XK'),
 );
 
-/** Country of an Address: at most 2 characters (spec §2.1, §8); ISO 3166-1 alpha-2 intended. */
+/** Country of an Address: at most 2 characters; ISO 3166-1 alpha-2 intended. */
 export const addressCountry = z.string().max(2).describe('ISO 3166-1 alpha-2 country code (at most 2 characters)');
 /** A two-letter ISO 3166-1 country code in upper case (the organisation profile). */
 export const countryCode = z.string().regex(/^[A-Z]{2}$/, 'two-letter ISO 3166-1 country code in upper case');
@@ -173,7 +173,7 @@ export const peppolId = z
 /** BCP 47 language tag such as `cs-CZ`. */
 export const culture = z.string().max(35).describe('BCP 47 language tag, e.g. cs-CZ');
 
-// --- shared shapes (spec §2.1) ---------------------------------------------------------------
+// --- shared shapes ---------------------------------------------------------------
 
 export const addressSchema = z
   .object({
@@ -434,7 +434,7 @@ export const idPathParams = z.object({
   id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Record id (int64)'),
 });
 
-/** `layout` and `culture` of a rendering (spec #18, #24). */
+/** `layout` and `culture` of a rendering. */
 export const renderQuery = z.object({
   layout: z.string().max(SHORT_TEXT).optional().describe('Template code; the default template when absent'),
   culture: culture.optional().describe('Language of the rendering (BCP 47), e.g. cs-CZ'),

@@ -28,7 +28,7 @@ import {
 } from './common.js';
 
 /*
- * Bank transactions (spec §2.4) and payouts (spec §2.5). A bank transaction that names a
+ * Bank transactions and payouts. A bank transaction that names a
  * `paid_record` settles that document (finance.payment.matched).
  */
 
@@ -87,7 +87,7 @@ const paymentLegalFields = {
   ),
 };
 
-/** Bank transaction as stored (spec §2.4). */
+/** Bank transaction as stored. */
 export const bankTransactionSchema = z
   .object({
     id: id,
@@ -106,7 +106,7 @@ export const bankTransactionSchema = z
   .meta({ id: 'BankTransaction', description: 'Bank transaction' });
 export type BankTransaction = z.infer<typeof bankTransactionSchema>;
 
-/** Body of POST /finance/bank/transactions (#16): amount, currency and date_transaction required. */
+/** Body of POST /finance/bank/transactions: amount, currency and date_transaction required. */
 export const bankTransactionRequestSchema = z
   .object({
     id: ignoredInput(int64),
@@ -177,7 +177,7 @@ const payoutFields = {
   currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (extension, default 1)'),
 };
 
-/** Payout as stored (spec §2.5); `version` counts replacements (PUT #19). */
+/** Payout as stored; `version` counts replacements (PUT /v1/finance/payouts/{id}). */
 export const payoutSchema = z
   .object({
     ...payoutFields,
@@ -196,7 +196,7 @@ export const payoutSchema = z
   .meta({ id: 'Payout', description: 'Payout of a payment platform' });
 export type Payout = z.infer<typeof payoutSchema>;
 
-/** Body of POST /finance/payouts and PUT /finance/payouts/{id} (#19): currency required, non-empty. */
+/** Body of POST /finance/payouts and PUT /finance/payouts/{id}: currency required, non-empty. */
 export const payoutRequestSchema = z
   .object({
     ...payoutFields,
@@ -212,7 +212,7 @@ export const payoutRequestSchema = z
   .meta({ id: 'PayoutRequest', description: 'Payout to create or replace: currency required' });
 export type PayoutRequest = z.infer<typeof payoutRequestSchema>;
 
-/** Query of GET /finance/payouts (#20). */
+/** Query of GET /finance/payouts. */
 export const payoutListQuerySchema = z.object({
   psp_object_id: repeatedParam(z.string().max(255)).optional().describe('Payment-platform ids to include; repeatable'),
   ...pagingQuery(100),

@@ -32,8 +32,8 @@ import {
 } from './common.js';
 
 /*
- * Purchase documents: vendor credits (spec §2.3), vendor bills (architecture §1: the vendor-credit
- * shape less credited_doc_*) and the inventory-in export (#22).
+ * Purchase documents: vendor credits, vendor bills (architecture §1: the vendor-credit
+ * shape less credited_doc_*) and the inventory-in export.
  *
  * Required inputs of a purchase document: `type` (spec: required in the request), `vendor`,
  * `currency`, `date_issued` and at least one item with `qty` and `rate`. Derived figures are
@@ -191,7 +191,7 @@ const purchaseRequestFields = {
   taxes: ignoredInput(z.array(purchaseTaxLineSchema.partial())),
 };
 
-/** Vendor credit as stored and returned (spec §2.3). */
+/** Vendor credit as stored and returned. */
 export const vendorCreditSchema = z
   .object({
     ...purchaseInputFields,
@@ -202,7 +202,7 @@ export const vendorCreditSchema = z
   .meta({ id: 'VendorCredit', description: 'Vendor credit' });
 export type VendorCredit = z.infer<typeof vendorCreditSchema>;
 
-/** Body of POST /purchase/vendor-credits (#15): `type` is required. */
+/** Body of POST /purchase/vendor-credits: `type` is required. */
 export const vendorCreditRequestSchema = z
   .object({
     ...purchaseRequestFields,
@@ -241,7 +241,7 @@ export const vendorCreditListQuerySchema = purchaseListQuerySchema;
 export const vendorBillPageSchema = pagedEnvelope(vendorBillSchema);
 export const vendorCreditPageSchema = pagedEnvelope(vendorCreditSchema);
 
-// --- inventory-in export (#22) ---------------------------------------------------------------
+// --- inventory-in export ---------------------------------------------------------------
 
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 export const exportFormatSchema = z.enum(EXPORT_FORMATS);

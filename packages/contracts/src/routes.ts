@@ -183,7 +183,7 @@ export function routingOrder<R extends RouteSpec>(routes: readonly R[]): R[] {
 }
 
 const DECLARED = [
-  // settings: API keys (#1–#6), clients (#13), templates (#8, #9), delivery conditions (#12), integrations (#7, #26)
+  // settings: API keys, clients, templates, delivery conditions, integrations
   { method: 'GET', path: '/settings/security/api-keys', service: 'settings', scope: 'settings', operationId: 'listApiKeys', summary: 'List API keys', specNo: 1, tag: 'API keys', query: apiKeyListQuerySchema, response: apiKeyPageSchema },
   { method: 'POST', path: '/settings/security/api-keys', service: 'settings', scope: 'settings', operationId: 'createApiKey', summary: 'Create an API key (the secret is returned once)', specNo: 2, tag: 'API keys', body: apiKeyCreateSchema, response: apiKeyCreatedSchema },
   { method: 'GET', path: '/settings/security/api-keys/:id', service: 'settings', scope: 'settings', operationId: 'getApiKey', summary: 'Read an API key', specNo: 3, tag: 'API keys', pathParams: idPathParams, response: apiKeySchema },

@@ -38,8 +38,8 @@ import {
 } from './common.js';
 
 /*
- * Sales documents (spec §2.2; architecture §1 invoice extension, §4 arithmetic), items and price lists
- * (architecture §1), e-mail records (spec §2.10) and compliance records (spec §2.8).
+ * Sales documents (architecture §1, §4 arithmetic), items and price lists
+ * (architecture §1), e-mail records and compliance records.
  *
  * Request schemas: derived figures a client sends (amount, subtotal_amount, total_amount,
  * tax_amount, *_leg, amount_paid, amount_due, id, uid, created_at, …) are accepted and ignored;
@@ -162,7 +162,7 @@ export const salesItemRequestSchema = z
   .meta({ id: 'SalesItemRequest', description: 'Item of a sales document request: qty and rate required' });
 export type SalesItemRequest = z.infer<typeof salesItemRequestSchema>;
 
-/** Credit-note item (spec §2.2) — the sales item. */
+/** Credit-note item — the sales item. */
 export const creditNoteItemSchema = salesItemSchema;
 export const creditNoteItemRequestSchema = salesItemRequestSchema;
 
@@ -227,7 +227,7 @@ export const documentUrlSchema = z
 
 // --- issuer ----------------------------------------------------------------------------------
 
-/** The issuing organisation printed on a document (`org` of spec §2.2). */
+/** The issuing organisation printed on a document (a document's `org`). */
 export const orgIssuerShape = {
   name: nullish(shortText()),
   reg_no: nullish(shortText(64)),
@@ -345,7 +345,7 @@ const salesDocumentRequestFields = {
   urls: ignored(z.array(documentUrlSchema)),
 };
 
-/** Sales credit note as stored and returned (spec §2.2). */
+/** Sales credit note as stored and returned. */
 /** The buyer's references (Peppol BT-10, BT-13); a credit note without them takes its credited invoice's. */
 const buyerReferenceFields = {
   buyer_reference: nullish(shortText()).describe('Buyer reference (Peppol BT-10)'),
@@ -363,7 +363,7 @@ export const creditNoteSchema = z
   .meta({ id: 'CreditNote', description: 'Sales credit note' });
 export type CreditNote = z.infer<typeof creditNoteSchema>;
 
-/** Body of POST /sales/credit-notes (#14). */
+/** Body of POST /sales/credit-notes. */
 export const creditNoteRequestSchema = z
   .object({
     ...salesDocumentRequestFields,
@@ -403,7 +403,7 @@ export const creditNoteListQuerySchema = salesDocumentListQuerySchema;
 export const invoicePageSchema = pagedEnvelope(invoiceSchema);
 export const creditNotePageSchema = pagedEnvelope(creditNoteSchema);
 
-// --- credit-note number check (#23) ----------------------------------------------------------
+// --- credit-note number check ----------------------------------------------------------
 
 export const creditNoteCheckNoQuerySchema = z.object({
   no: z.string().max(64).optional().describe('The credit-note number to look up'),
@@ -504,7 +504,7 @@ const validityOrder = (p: { valid_from?: string | null; valid_to?: string | null
   !p.valid_from || !p.valid_to || p.valid_from <= p.valid_to;
 
 const PRICE_LIST_RULE =
-  'A price list applies to an item rate lookup (#21) when the lookup names it (price_list_id), or when it is the default list of the asked currency; otherwise the item\'s own rate applies.';
+  'A price list applies to an item rate lookup when the lookup names it (price_list_id), or when it is the default list of the asked currency; otherwise the item\'s own rate applies.';
 
 export const priceListSchema = z
   .object({ id: id, ...priceListFields, is_default: z.boolean().describe('The default list of its currency: used by rate lookups that name no list') })
@@ -521,7 +521,7 @@ export const priceListRequestSchema = z
   .meta({ id: 'PriceListRequest', description: 'Price list to create: name, currency and rates' });
 export type PriceListRequest = z.infer<typeof priceListRequestSchema>;
 
-// --- item sales rate (#21) -------------------------------------------------------------------
+// --- item sales rate -------------------------------------------------------------------
 
 export const RATE_FORMATS = ['netto', 'brutto'] as const;
 
@@ -550,7 +550,7 @@ export const itemSalesRateSchema = z
   .meta({ id: 'ItemSalesRate', description: `Best sales rate of an item. ${PRICE_LIST_RULE}` });
 export type ItemSalesRate = z.infer<typeof itemSalesRateSchema>;
 
-// --- e-mail (#11, #18) -----------------------------------------------------------------------
+// --- e-mail -----------------------------------------------------------------------
 
 export const emailAttachmentSchema = z.object({
   id: nullish(int64),
@@ -575,7 +575,7 @@ const emailMessageFields = {
 
 export const EMAIL_STATUSES = ['sent', 'written', 'failed'] as const;
 
-/** E-mail record (spec §2.10) with its outcome (architecture §7 extension fields). */
+/** E-mail record with its outcome (architecture §7 extension fields). */
 export const emailRecordSchema = z
   .object({
     id: id,
@@ -589,7 +589,7 @@ export const emailRecordSchema = z
   .meta({ id: 'EmailRecord', description: 'E-mail record: one per sending attempt' });
 export type EmailRecord = z.infer<typeof emailRecordSchema>;
 
-/** Body of POST /sales/invoices/{id}/email (#18): the message. */
+/** Body of POST /sales/invoices/{id}/email: the message. */
 export const emailRequestSchema = z
   .object({ id: ignored(int64), ...emailMessageFields })
   .meta({ id: 'EmailRequest', description: 'The message to send; empty fields are filled from the invoice and customer' });
@@ -615,7 +615,7 @@ export const invoiceEmailResultSchema = z
   .meta({ id: 'InvoiceEmailResult' });
 export type InvoiceEmailResult = z.infer<typeof invoiceEmailResultSchema>;
 
-// --- compliance (#17, spec §2.8, architecture §8) -------------------------------------------------
+// --- compliance (POST /v1/sales/invoices/compliance/evaluate, architecture §8) -------------------------------------------------
 
 export const COMPLIANCE_STATUSES = ['pending', 'evaluated', 'blocked'] as const;
 export const REPORTING_METHODS = ['no_reporting', 'reporting_by_delivery'] as const;
@@ -649,7 +649,7 @@ export const complianceRecordSchema = z
 export type ComplianceRecord = z.infer<typeof complianceRecordSchema>;
 
 /**
- * Body of POST /sales/invoices/compliance/evaluate (#17): the ids (int64) of the invoices to
+ * Body of POST /sales/invoices/compliance/evaluate: the ids (int64) of the invoices to
  * evaluate, 1 to 1000 of them. An id unknown in the organisation yields a blocked record with
  * `blocking_reason: invoice_not_found`, not a failed batch.
  */

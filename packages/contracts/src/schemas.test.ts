@@ -356,7 +356,7 @@ describe('finance', () => {
   });
 });
 
-describe('compliance evaluate body (#17)', () => {
+describe('compliance evaluate body', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
   it('accepts 1 to 1000 invoice ids', () => {
@@ -401,7 +401,7 @@ describe('accounting', () => {
     expect(trialBalanceExportBodySchema.safeParse([{ columns: [{ key: 'balance' }] }]).success).toBe(false);
   });
 
-  it('validates the range filters of #25', () => {
+  it('validates the range filters of POST /v1/reporting/financial/trial-balance/{book_id}/export/{format}', () => {
     expect(trialBalanceExportQuerySchema.safeParse({ date_posting: '[2025-01-01;2025-03-31]', account_number: '[3;4]' }).success).toBe(true);
     expect(trialBalanceExportQuerySchema.safeParse({ date_posting: '[2025-03-31;2025-01-01]' }).success).toBe(false);
     expect(trialBalanceExportQuerySchema.safeParse({ date_posting: '[;]' }).success).toBe(false);

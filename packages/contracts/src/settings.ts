@@ -24,11 +24,11 @@ import { orgIssuerShape } from './sales.js';
 import { scopeSchema } from './scopes.js';
 
 /*
- * Settings: API keys and clients (architecture §3), the organisation profile (architecture §1), templates
- * (spec §2.9), delivery conditions (spec §2.11) and integrations (spec §2.12).
+ * Settings: API keys and clients (architecture §3), the organisation profile (architecture §1), templates,
+ * delivery conditions and integrations.
  */
 
-// --- API keys (#1–#6) ------------------------------------------------------------------------
+// --- API keys ------------------------------------------------------------------------
 
 export const API_KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
 
@@ -47,7 +47,7 @@ export const apiKeySchema = z
   .meta({ id: 'ApiKey', description: 'API key record; the secret is never returned again' });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
-/** Response of POST /settings/security/api-keys (#2): the record plus the secret, shown once. */
+/** Response of POST /settings/security/api-keys: the record plus the secret, shown once. */
 export const apiKeyCreatedSchema = apiKeySchema
   .extend({ key: z.string().describe('The secret (ak_…); returned only by this call') })
   .meta({ id: 'ApiKeyCreated', description: 'A new API key with its secret, shown once' });
@@ -85,7 +85,7 @@ export type ApiKeyDeleted = z.infer<typeof apiKeyDeletedSchema>;
 export const apiKeyListQuerySchema = z.object({ ...pagingQuery(100) });
 export const apiKeyPageSchema = pagedEnvelope(apiKeySchema);
 
-// --- API clients (#13) and tokens -------------------------------------------------------------
+// --- API clients and tokens -------------------------------------------------------------
 
 export const clientRequestSchema = z
   .object({
@@ -222,7 +222,7 @@ export const organisationCreatedSchema = z
   .meta({ id: 'OrganisationCreated', description: 'The organisation and its first admin key with the secret, shown once' });
 export type OrganisationCreated = z.infer<typeof organisationCreatedSchema>;
 
-// --- templates (#8, #9) ----------------------------------------------------------------------
+// --- templates ----------------------------------------------------------------------
 
 export const pdfOptionsSchema = z.object({
   page_size: nullish(z.string().max(32)).describe('A4 (default), A5, Letter, Legal…'),
@@ -288,7 +288,7 @@ export const templateListQuerySchema = z.object({
 export type TemplateListQuery = z.output<typeof templateListQuerySchema>;
 export const templateListSchema = z.array(templateSummarySchema);
 
-// --- delivery conditions (#12) ---------------------------------------------------------------
+// --- delivery conditions ---------------------------------------------------------------
 
 export const deliveryConditionSchema = z
   .object({
@@ -309,7 +309,7 @@ export const deliveryConditionListQuerySchema = z.object({
 export type DeliveryConditionListQuery = z.output<typeof deliveryConditionListQuerySchema>;
 export const deliveryConditionPageSchema = pagedEnvelope(deliveryConditionSchema);
 
-// --- hosting integration (#7) ----------------------------------------------------------------
+// --- hosting integration ----------------------------------------------------------------
 
 export const HOSTING_SOURCES = ['MANUAL', 'MARKETPLACE'] as const;
 
@@ -326,7 +326,7 @@ export const hostingIntegrationPathSchema = z.object({
   id: z.string().min(1).max(100).describe('Integration id (string)'),
 });
 
-/** Body of PUT /settings/integrations/cz/hosting/{id} (#7): config (non-empty) and source required. */
+/** Body of PUT /settings/integrations/cz/hosting/{id}: config (non-empty) and source required. */
 export const hostingIntegrationRequestSchema = z
   .object({
     config: hostingConfigSchema
@@ -360,7 +360,7 @@ export function maskSecret(secret: string | null | undefined): string | null {
   return secret.length <= 8 ? '****' : `****${secret.slice(-4)}`;
 }
 
-// --- bank integration (#26) ------------------------------------------------------------------
+// --- bank integration ------------------------------------------------------------------
 
 /** What statements a bank integration delivers: the account they are of and their file format. */
 export const bankStatementExpectationSchema = z

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { BusinessRuleError, UpstreamError, type FieldError } from '@ledgerline/core/errors';
 
-/** `pdf_options` of a template (spec §2.9); margins in millimetres. */
+/** `pdf_options` of a template; margins in millimetres. */
 export interface PdfOptions {
   page_size?: string | null;
   orientation?: string | null;

@@ -4,7 +4,7 @@ import { trialBalanceFigures } from '../domain/trial-balance.js';
 
 /**
  * Trial balance over 1,000,000 ledger rows (plus another organisation's million): seeds a
- * scratch database, times #25's aggregate, drops the database. `tsx src/cli/bench-trial-balance.ts`
+ * scratch database, times POST /v1/reporting/financial/trial-balance/{book_id}/export/{format}'s aggregate, drops the database. `tsx src/cli/bench-trial-balance.ts`
  */
 async function main() {
   const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

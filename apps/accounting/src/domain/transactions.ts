@@ -14,7 +14,7 @@ import {
 import { unknownAccountName, type ChartLocale } from './chart.js';
 import { TAX_ROLES } from './posting-map.js';
 
-/** Reading the ledger: the accounting transactions of #10 in the spec §2.6 shape. */
+/** Reading the ledger: the accounting transactions GET /v1/accounting/transactions answers. */
 
 export const TRANSACTION_SORT_FIELDS = ['date_posting', 'no', 'id', 'created_at', 'type'] as const;
 const SORT_COLUMNS: Record<(typeof TRANSACTION_SORT_FIELDS)[number], string> = {
@@ -256,7 +256,7 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 /**
- * The #10 view of a transaction from its rows as just stored (database column names) and the
+ * The GET /v1/accounting/transactions view of a transaction from its rows as just stored (database column names) and the
  * accounts they name, so announcing a posting reads nothing back.
  */
 export function transactionViewOfInserted(

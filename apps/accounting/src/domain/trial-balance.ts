@@ -6,7 +6,7 @@ import { glAccountView, accountsOf } from './transactions.js';
 import type { ChartLocale } from './chart.js';
 
 /*
- * Trial balance of a book (architecture §6, spec §2.7), computed with one aggregate over the ledger
+ * Trial balance of a book (architecture §6), computed with one aggregate over the ledger
  * rows (index ledger_rows_tb: org, book, date, account, covering debit and credit).
  */
 

@@ -254,7 +254,7 @@ function postedEvent(orgId: number, stored: StoredEntry): NewEvent<AccountingTra
   return { subject: SUBJECTS.accountingTransactionPosted, orgId, resource: String(stored.id), data: postedEventData(stored) };
 }
 
-/** The event integrations read: the transaction as #10 shows it, plus the document it posts. */
+/** The event integrations read: the transaction as GET /v1/accounting/transactions shows it, plus the document it posts. */
 function postedEventData(s: StoredEntry): AccountingTransactionPostedEvent {
   const view = transactionViewOfInserted(s.stored, 'en-US');
   const src = s.entry.source;

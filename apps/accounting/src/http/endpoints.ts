@@ -13,7 +13,7 @@ import { closeYear, listYearEndClosings, reopenYear } from '../domain/year-end-c
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string; ORG_COUNTRY?: string } };
 
-/** #10 the ledger's transactions, #25 the trial-balance export (json or csv), the profit and loss account and the balance sheet, the VAT reports (return, control statement, EC Sales List), the chart of accounts, manual journal entries and the closing of years. */
+/** GET /v1/accounting/transactions the ledger's transactions, POST /v1/reporting/financial/trial-balance/{book_id}/export/{format} the trial-balance export (json or csv), the profit and loss account and the balance sheet, the VAT reports (return, control statement, EC Sales List), the chart of accounts, manual journal entries and the closing of years. */
 export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'accounting'> {
   // the legal currency of an organisation whose profile has not reached the service
   const fallbackCurrency = deps.config.LEGAL_CURRENCY ?? 'CZK';

@@ -167,7 +167,7 @@ export async function recordBankTransaction(
   return view;
 }
 
-/** The stored transaction (spec §2.4) plus whether and what it matched. */
+/** The stored transaction plus whether and what it matched. */
 export function bankTransactionView(bt: BankTransaction) {
   return {
     id: bt.id,

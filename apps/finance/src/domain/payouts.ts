@@ -215,7 +215,7 @@ export async function readPayout(em: EntityManager, orgId: number, id: number): 
 }
 
 /**
- * Replaces a payout (#19) with a new version. The previous version's matched payments are taken
+ * Replaces a payout with a new version. The previous version's matched payments are taken
  * back with compensating (negative) `finance.payment.matched` events, the new version's are applied,
  * and `finance.payout.posted` carries the new version so the ledger reflects only the latest one.
  */

@@ -3,7 +3,7 @@ import { bankTransactionView, listBankTransactions, matchBankTransaction, record
 import { findStatement, importBankStatements, listStatements, statementSummary, statementView } from '../domain/statements/import-statement.js';
 import { createPayout, listPayouts, payoutView, readPayout, replacePayout } from '../domain/payouts.js';
 
-/** Bank transactions (#16, their list, matching one later or taking a match back), bank statements (import, list, read) and payouts (create, read, #19 replace, #20 list). */
+/** Bank transactions (POST /v1/finance/bank/transactions, their list, matching one later or taking a match back), bank statements (import, list, read) and payouts (create, read, PUT /v1/finance/payouts/{id} replace, GET /v1/finance/payouts list). */
 export function financeEndpoints(): EndpointHandlers<'finance'> {
   return {
     // reads until its one write, which commits with its events (`ctx.writeLast`)

@@ -42,7 +42,7 @@ export async function listPurchaseDocuments(em: EntityManager, orgId: number, ki
   return listEntityPage(em, PurchaseDocumentSchema, { orgId, conditions, ...sortedPage(q, SORTABLE) });
 }
 
-/** One received document as a row of the inventory-in export (#22). */
+/** One received document as a row of the inventory-in export. */
 export function inventoryInRow(d: PurchaseDocument) {
   const vendor = d.vendor as { business_name?: string | null; vat_no?: string | null };
   return {

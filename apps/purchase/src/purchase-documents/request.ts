@@ -22,7 +22,7 @@ export function omit(obj: Record<string, unknown>, keys: readonly string[]): Rec
 /**
  * The request of a new purchase document, parsed by its kind's schema. With `copy_from_id` the
  * new document starts from the copied document's accepted input, and every field the body
- * carries overrides it; `type` must be in the body itself either way (spec §2.3: required in the
+ * carries overrides it; `type` must be in the body itself either way (the interface requires it in the
  * request). This is why purchase writes read the raw body: the copy is merged before parsing.
  */
 export async function readPurchaseRequest<K extends PurchaseKind, S extends PurchaseRequestSchema>(

@@ -24,7 +24,7 @@ const wireTax = (t: StoredTaxLine) => ({
   rate_type: t.rate_type,
 });
 
-/** The stored document as the interface answers it (spec §2.3; bills without credited_doc_*). */
+/** The stored document as the interface answers it (bills without credited_doc_*). */
 export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
   const dateDue = isoDay(d.dateDue);
   const view: VendorBill = {

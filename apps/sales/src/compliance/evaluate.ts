@@ -110,7 +110,7 @@ async function recordEvaluatedEvents(em: EntityManager, orgId: number, results: 
 }
 
 /**
- * #17: evaluates up to 1000 invoices with four statements whatever the batch size: the
+ * POST /v1/sales/invoices/compliance/evaluate: evaluates up to 1000 invoices with four statements whatever the batch size: the
  * invoices (`id = any(...)`), the organisation replica, one multi-row insert of the records and
  * one of their events. Answers one record per requested entry, in request order; an id that
  * names no invoice of the organisation gets a blocked `invoice_not_found` record (answered, not

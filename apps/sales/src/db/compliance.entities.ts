@@ -20,7 +20,7 @@ export const ComplianceRecordSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()).fieldName('created_at'),
   },
 });
-/** One compliance evaluation of one invoice (spec §2.8 plus the matched rule and failed checks). */
+/** One compliance evaluation of one invoice (the `ComplianceRecord` answered, plus the matched rule and failed checks). */
 export type ComplianceRecordRow = InferEntity<typeof ComplianceRecordSchema>;
 
 export const complianceEntities = [ComplianceRecordSchema];

@@ -1,6 +1,6 @@
 import { sqlMigration } from '@ledgerline/service-kit';
 
-/** Compliance evaluations of sales invoices (#17): append-only, the latest per invoice is current. */
+/** Compliance evaluations of sales invoices: append-only, the latest per invoice is current. */
 export const complianceMigrations = [
   sqlMigration(
     'sales_0200_compliance_records',

@@ -45,7 +45,7 @@ export const EmailRecordSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
-/** One attempt to send a document by e-mail (spec §2.10), with its outcome. */
+/** One attempt to send a document by e-mail, with its outcome. */
 export type EmailRecord = InferEntity<typeof EmailRecordSchema>;
 
 export const deliveryEntities = [TemplateReplicaSchema, EmailRecordSchema];

@@ -17,7 +17,7 @@ create table template_replicas (
 );
 create index template_replicas_code on template_replicas (org_id, code);
 
--- E-mail records (#11, #18): every attempt to send a document, with its outcome.
+-- E-mail records: every attempt to send a document, with its outcome.
 create table email_records (
   id bigserial primary key,
   org_id bigint not null,

@@ -9,7 +9,7 @@ import { documentFileName, printSalesDocument, renderSalesDocument, type RenderO
 import { salesDocumentUbl } from '../sales-documents/einvoice-ubl.js';
 import { salesDocumentIsdoc } from '../sales-documents/einvoice-isdoc.js';
 
-/** E-mail record (spec §2.10) with its outcome; attachment contents are not kept (binary_content null). */
+/** E-mail record with its outcome; attachment contents are not kept (binary_content null). */
 export function emailRecordView(r: EmailRecord) {
   return {
     id: r.id,
@@ -30,7 +30,7 @@ export function emailRecordView(r: EmailRecord) {
   };
 }
 
-/** #11: the organisation's e-mail records, newest first. */
+/** GET /v1/CRM/emails: the organisation's e-mail records, newest first. */
 export async function listEmailRecords(em: EntityManager, from: number, take: number): Promise<EmailRecord[]> {
   return em.find(EmailRecordSchema, {}, { orderBy: { id: 'desc' }, offset: from, limit: take });
 }
@@ -58,7 +58,7 @@ function checkAddresses(fields: Record<AddressField, string | null | undefined>)
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /**
- * #18: sends an invoice by e-mail. The message comes from the request, its gaps from the invoice
+ * POST /v1/sales/invoices/{id}/email: sends an invoice by e-mail. The message comes from the request, its gaps from the invoice
  * (customer e-mail, organisation e-mail, localised subject and text). With `include_attachment`
  * (the default) the invoice PDF, rendered with `layout` and `culture`, is attached; with
  * `include_einvoice: "ubl"` its Peppol UBL document too, with `"isdoc"` its ISDOC document. Every attempt

@@ -142,7 +142,7 @@ select i.currency, i.sales_rate::text as sales_rate, i.tax_rate::text as tax_rat
   from asked a join items i on i.org_id = a.org_id and i.id = a.item_id`;
 
 /**
- * #21: the best net rate of an item for a quantity, currency and date. The price list that
+ * GET /v1/lists/items/{id}/rates/sales: the best net rate of an item for a quantity, currency and date. The price list that
  * applies is the one `price_list_id` names, else the default list of the currency (decision 60);
  * when it is valid on the date, its rate with the largest `min_qty` ≤ qty wins; else the item's
  * own rate when the currency is the item's. `brutto` adds the item's tax. A currency with no

@@ -40,7 +40,7 @@ export async function pickSeries(em: EntityManager, orgId: number, docType: Sale
   return series;
 }
 
-/** The ids of the organisation's documents of a type numbered `no`, but those in `excludeIds` (#23: one prepared statement, no entity hydrated). */
+/** The ids of the organisation's documents of a type numbered `no`, but those in `excludeIds` (GET /v1/sales/credit-notes/check-no: one prepared statement, no entity hydrated). */
 export async function numberTaken(em: EntityManager, orgId: number, docType: SalesDocType, no: string, excludeIds: number[] = []): Promise<number[]> {
   const rows = await sqlRows<{ id: number }>(
     em,

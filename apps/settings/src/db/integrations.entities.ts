@@ -26,7 +26,7 @@ export const HostingIntegrationSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
-/** #7: one hosting-provider integration per (organisation, id). Secrets are sealed. */
+/** PUT /v1/settings/integrations/cz/hosting/{id}: one hosting-provider integration per (organisation, id). Secrets are sealed. */
 export type HostingIntegration = InferEntity<typeof HostingIntegrationSchema>;
 
 export const BankIntegrationSchema = defineEntity({
@@ -47,7 +47,7 @@ export const BankIntegrationSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
-/** #26: a bank integration of a provider (path segment, e.g. `sk.bank_a`). Config is sealed. */
+/** POST /v1/settings/integrations/sk.bank_a: a bank integration of a provider (path segment, e.g. `sk.bank_a`). Config is sealed. */
 export type BankIntegration = InferEntity<typeof BankIntegrationSchema>;
 
 export const integrationEntities = [HostingIntegrationSchema, BankIntegrationSchema];

@@ -1,7 +1,7 @@
 import { sqlMigration } from '@ledgerline/service-kit';
 
 /**
- * Integrations (#7 hosting provider, #26 bank). Secrets (`*_enc`) are AES-256-GCM sealed by the
+ * Integrations (PUT /v1/settings/integrations/cz/hosting/{id} hosting provider, POST /v1/settings/integrations/sk.bank_a bank). Secrets (`*_enc`) are AES-256-GCM sealed by the
  * service before they reach the database; no plaintext secret column exists.
  */
 export const integrationMigrations = [

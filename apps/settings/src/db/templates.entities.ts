@@ -20,7 +20,7 @@ export const DocumentTemplateSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
-/** A document template (spec §2.9). `code` is unique in the organisation when set. */
+/** A document template. `code` is unique in the organisation when set. */
 export type DocumentTemplate = InferEntity<typeof DocumentTemplateSchema>;
 
 export const DeliveryConditionSchema = defineEntity({
@@ -35,7 +35,7 @@ export const DeliveryConditionSchema = defineEntity({
     position: p.integer(),
   },
 });
-/** A delivery condition (spec §2.11): the Incoterms 2020 rules, seeded per organisation. */
+/** A delivery condition: the Incoterms 2020 rules, seeded per organisation. */
 export type DeliveryCondition = InferEntity<typeof DeliveryConditionSchema>;
 
 export const documentEntities = [DocumentTemplateSchema, DeliveryConditionSchema];

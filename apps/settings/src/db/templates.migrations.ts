@@ -4,7 +4,7 @@ export const documentMigrations = [
   sqlMigration(
     'settings_0100_templates_delivery_conditions',
     `
--- Document templates (#8, #9). Saving a template whose code exists in the organisation replaces it.
+-- Document templates. Saving a template whose code exists in the organisation replaces it.
 create table document_templates (
   id bigserial primary key,
   org_id bigint not null references organisations(id),
@@ -23,7 +23,7 @@ create table document_templates (
 );
 create unique index document_templates_code on document_templates (org_id, code) where code is not null;
 
--- Delivery conditions (#12): the eleven Incoterms 2020 rules, seeded per organisation on first read.
+-- Delivery conditions: the eleven Incoterms 2020 rules, seeded per organisation on first read.
 create table delivery_conditions (
   id serial primary key,
   org_id bigint not null references organisations(id),

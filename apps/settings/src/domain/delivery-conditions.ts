@@ -61,7 +61,7 @@ export interface DeliveryConditionQuery {
   culture?: string;
 }
 
-/** #12: search over the code and every localised name; sort by id, code or name; paged. */
+/** GET /v1/settings/delivery-conditions: search over the code and every localised name; sort by id, code or name; paged. */
 export async function listDeliveryConditions(em: EntityManager, orgId: number, q: DeliveryConditionQuery) {
   await ensureDeliveryConditions(em, orgId);
   const sort: SortKey[] = parseSort(q.sort, DELIVERY_CONDITION_SORT_FIELDS, [{ field: 'id', direction: 'asc' }]);

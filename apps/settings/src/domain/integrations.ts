@@ -70,7 +70,7 @@ function nextSecret(ctx: IntegrationContext, current: string | null | undefined,
   return ctx.box.seal(input, aad);
 }
 
-/** #7: creates or replaces the hosting integration `integrationId` of the organisation. */
+/** PUT /v1/settings/integrations/cz/hosting/{id}: creates or replaces the hosting integration `integrationId` of the organisation. */
 export async function putHostingIntegration(
   em: EntityManager,
   ctx: IntegrationContext,
@@ -121,7 +121,7 @@ export async function expectedStatements(em: EntityManager, raw: unknown): Promi
 }
 
 /**
- * #26: configures a bank integration of `provider`. With a `key` that already names one of the
+ * POST /v1/settings/integrations/sk.bank_a: configures a bank integration of `provider`. With a `key` that already names one of the
  * organisation's integrations of this provider, that one is replaced; otherwise one is created.
  * The config is sealed (bound to the row) and never answered.
  */

@@ -5,7 +5,7 @@ import { canonicalCulture, checkTemplate, safeColour, TemplateError } from '@led
 import { DocumentTemplateSchema, type DocumentTemplate } from '../db/templates.entities.js';
 
 
-/** The full template (spec §2.9), as answered by #8 and carried by `settings.template.saved`. */
+/** The full template, as answered by POST /v1/settings/templates and carried by `settings.template.saved`. */
 export function templateView(t: DocumentTemplate): Template {
   return {
     id: t.id,
@@ -22,7 +22,7 @@ export function templateView(t: DocumentTemplate): Template {
   };
 }
 
-/** Template summary (spec §2.9) listed by #9. */
+/** Template summary listed by GET /v1/lists/all/templates. */
 export function templateSummaryView(t: DocumentTemplate) {
   return { id: t.id, code: t.code ?? null, name: t.name ?? null, design: t.design ?? null, languages: t.languages ?? null };
 }
@@ -64,7 +64,7 @@ function checkContent(input: TemplateRequest): { l10n: DocumentTemplate['l10n'];
 }
 
 /**
- * #8: saves a template. With `id` it overwrites that template; otherwise a template with the same
+ * POST /v1/settings/templates: saves a template. With `id` it overwrites that template; otherwise a template with the same
  * `code` in the organisation is replaced (it keeps its id), else a new one is created. The stored
  * template is announced as `settings.template.saved` (sales keeps a replica it renders with).
  */
@@ -108,7 +108,7 @@ export async function saveTemplate(ctx: TenantContext, input: TemplateRequest): 
 export const TEMPLATE_DOCUMENT_TYPES = ['invoice', 'credit_note', 'sales_invoice', 'sales_credit_note'] as const;
 
 /**
- * #9: template summaries, `search` over code, name and design (case-insensitive), ordered by id.
+ * GET /v1/lists/all/templates: template summaries, `search` over code, name and design (case-insensitive), ordered by id.
  * `type` names the document type: every template renders invoices and credit notes, so a known
  * type lists them all and another type is refused (400).
  */

@@ -15,8 +15,8 @@ import type { SettingsDeps } from '../resources.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 
 /**
- * API keys (#1–#6), API clients (#13) and the token endpoint, the organisation profile and its
- * creation by the operator, integrations (#7, #26), templates (#8, #9), delivery conditions (#12).
+ * API keys, API clients and the token endpoint, the organisation profile and its
+ * creation by the operator, integrations, templates, delivery conditions.
  */
 export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'settings'> {
   const { box } = deps.resources;
