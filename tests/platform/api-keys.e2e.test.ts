@@ -157,6 +157,7 @@ describe('API keys through the gateway', () => {
       bank_account: { account_number: '2001234567/2010', iban: 'CZ6520100000002001234567', bic: 'FIOBCZPPXXX' },
       is_vat_payer: false,
       lock_date: '2025-06-30',
+      rounding_increment: 0.05,
     };
     const written = await stack.api('/v1/settings/organisation', { method: 'PUT', json: profile });
     expect(written.status, await written.clone().text()).toBe(200);
@@ -164,11 +165,14 @@ describe('API keys through the gateway', () => {
     expect(answer).toMatchObject(profile);
     // the PUT answers from the entity it flushed, the GET from the row as Postgres renders it
     expect(await (await stack.api('/v1/settings/organisation')).json()).toEqual(answer);
-    // JSON would round the digits of a numeric column: the read relies on the table having none
+    // JSON would round the digits of a wide numeric column: the read relies on the table having
+    // only numerics of at most 15 digits, which a JSON number carries exactly
     const settings = stack.services.settings!.deps.orm.em.fork();
-    const numeric = await settings.getConnection().execute("select column_name from information_schema.columns where table_name = 'organisations' and data_type in ('numeric', 'real', 'double precision', 'money') and table_schema = current_schema()");
-    expect(numeric).toEqual([]);
-    expect((await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: null, is_vat_payer: true } })).status).toBe(200);
+    const numeric = await settings.getConnection().execute(
+      "select column_name, numeric_precision from information_schema.columns where table_name = 'organisations' and data_type in ('numeric', 'real', 'double precision', 'money') and table_schema = current_schema()",
+    );
+    expect(numeric).toEqual([{ column_name: 'rounding_increment', numeric_precision: 6 }]);
+    expect((await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: null, is_vat_payer: true, rounding_increment: null } })).status).toBe(200);
   });
 
   it('answers 404 for unknown paths and 405 with Allow for a wrong method', async () => {

@@ -19,7 +19,6 @@ export const accountingService = defineService({
   }),
   entities,
   migrations,
-  nonJsonPaths: [/\/export\/csv$/],
   routes: (app, deps) => serveEndpoints(app, 'accounting', accountingEndpoints(deps), deps.bus),
   onStart: async (deps) => {
     // Warm the ORM's metadata and query paths so the first posted event is as quick as the rest.

@@ -11,7 +11,5 @@ export const financeService = defineService({
   organisationReplica: true,
   entities,
   migrations,
-  // statement files arrive as bytes (GPC is windows-1250)
-  fileBodyPaths: [/^\/v1\/finance\/bank\/statements$/],
   routes: (app, deps) => serveEndpoints(app, 'finance', financeEndpoints(), deps.bus),
 });

@@ -12,9 +12,6 @@ export const purchaseService = defineService({
   organisationReplica: true,
   entities,
   migrations,
-  nonJsonPaths: [/\/export\/csv$/],
-  // a received e-invoice is posted as the XML it is
-  xmlBodyPaths: [/^\/v1\/purchase\/bills\/import$/],
   routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(), deps.bus),
   consumers: purchaseConsumers,
   responders: purchaseResponders,

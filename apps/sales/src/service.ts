@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadRuleTable } from '@ledgerline/compliance';
 import { renderingConfigShape } from '@ledgerline/rendering';
-import { DELIVERY_NON_JSON_PATHS, salesEndpoints } from './http/endpoints.js';
+import { salesEndpoints } from './http/endpoints.js';
 import { deliveryConsumers } from './events/delivery.consumers.js';
 import { createDelivery } from './delivery.js';
 
@@ -34,7 +34,6 @@ export const salesService = defineService({
         }
       }),
   }),
-  nonJsonPaths: DELIVERY_NON_JSON_PATHS,
   entities,
   migrations,
   routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE), deps.bus),

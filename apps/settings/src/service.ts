@@ -56,7 +56,6 @@ export const settingsService = defineService({
   }),
   entities,
   migrations,
-  formBodyPaths: [/^\/v1\/oauth\/token$/],
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
   consumers: (deps) => [...webhookFanout(deps.orm, deps.resources.webhooks.durables, () => deps.resources.sender.kick()), closedYearsConsumer()],

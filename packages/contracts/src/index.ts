@@ -15,3 +15,4 @@ export * from './events.js';
 export * from './rpc.js';
 export * from './routes.js';
 export * from './openapi.js';
+export * from './internal.js';

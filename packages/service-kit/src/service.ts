@@ -1,3 +1,5 @@
+import { mediaPathsOf } from './http/media-paths.js';
+import type { ServiceName } from '@ledgerline/contracts';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -59,12 +61,6 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   organisationReplica?: boolean;
   /** The stream this service publishes to; created at boot. */
   stream?: StreamName;
-  nonJsonPaths?: RegExp[];
-  formBodyPaths?: RegExp[];
-  /** Paths that take an XML document as their body (passed to the handler as text). */
-  xmlBodyPaths?: RegExp[];
-  /** Paths whose write requests carry a file, passed to the handler as bytes (see the app's `fileBodyPaths`). */
-  fileBodyPaths?: RegExp[];
   /**
    * Builds the service's long-lived resources once, when the database and the bus are up and
    * before `onStart`, consumers or routes; they reach every later hook as `deps.resources` and are
@@ -228,10 +224,8 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     logger: log,
     metrics,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    nonJsonPaths: def.nonJsonPaths,
-    formBodyPaths: def.formBodyPaths,
-    xmlBodyPaths: def.xmlBodyPaths,
-    fileBodyPaths: def.fileBodyPaths,
+    // which paths answer or take other media types: the route table's `produces` and `consumes`
+    ...mediaPathsOf(def.name as ServiceName),
     internalToken: config.INTERNAL_TOKEN,
     trustInternalHeaders: true,
     accessLogSample: config.ACCESS_LOG_SAMPLE,

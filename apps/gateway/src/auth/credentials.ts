@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import { INTERNAL_ROUTES } from '@ledgerline/contracts/internal';
 import type { UpstreamSet } from '../proxy/upstream-set.js';
 import { jwtVerify, errors as joseErrors } from 'jose';
 import { ReplicatedJwks } from './replicated-jwks.js';
@@ -167,27 +169,24 @@ export class CredentialVerifier {
   }
 
   private async lookupClient(id: number): Promise<CachedClient> {
-    const res = await this.askSettings('/internal/credentials/api-client', { api_client_id: id }, 'access tokens');
-    const body = (await res.body.json().catch(() => null)) as null | { found: boolean; org_id: number; status: string };
+    const route = INTERNAL_ROUTES.verifyApiClient;
+    const res = await this.askSettings(route.path, { api_client_id: id } satisfies z.input<typeof route.body>, 'access tokens');
+    const body = route.response.safeParse(await res.body.json().catch(() => null));
     const expiresAt = Date.now() + this.ttlMs;
-    if (res.statusCode === 404 || (body && body.found === false)) return { orgId: null, active: false, expiresAt };
-    if (res.statusCode !== 200 || !body) throw new UpstreamError(503, 'settings', 'cannot verify access tokens now');
-    return { orgId: body.org_id, active: body.status === 'active', expiresAt };
+    if (res.statusCode === 404 || (body.success && !body.data.found)) return { orgId: null, active: false, expiresAt };
+    if (res.statusCode !== 200 || !body.success || !body.data.found) throw new UpstreamError(503, 'settings', 'cannot verify access tokens now');
+    return { orgId: body.data.org_id, active: body.data.status === 'active', expiresAt };
   }
 
   private async lookup(hash: string): Promise<CachedKey> {
-    const res = await this.askSettings('/internal/credentials/api-key', { key_hash: hash }, 'API keys');
-    const body = (await res.body.json().catch(() => null)) as null | {
-      found: boolean;
-      api_key_id: number;
-      org_id: number;
-      scopes: string[];
-      status: string;
-      expires_at: string | null;
-    };
+    const route = INTERNAL_ROUTES.verifyApiKey;
+    const res = await this.askSettings(route.path, { key_hash: hash } satisfies z.input<typeof route.body>, 'API keys');
+    // the answer is parsed by the schema settings answers by: a reply of another shape is settings not answering
+    const parsed = route.response.safeParse(await res.body.json().catch(() => null));
     const now = Date.now();
-    if (res.statusCode === 404 || (body && body.found === false)) return { auth: null, expiresAt: now + NEGATIVE_TTL_MS, keyExpiresAt: null };
-    if (res.statusCode !== 200 || !body) throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
+    if (res.statusCode === 404 || (parsed.success && !parsed.data.found)) return { auth: null, expiresAt: now + NEGATIVE_TTL_MS, keyExpiresAt: null };
+    if (res.statusCode !== 200 || !parsed.success || !parsed.data.found) throw new UpstreamError(503, 'settings', 'cannot verify API keys now');
+    const body = parsed.data;
     if (body.status === 'revoked') return { auth: null, expiresAt: now + this.ttlMs, keyExpiresAt: null };
     return {
       auth: { orgId: body.org_id, scopes: body.scopes, credentialId: `key:${body.api_key_id}`, credentialType: 'api_key' },

@@ -1,3 +1,4 @@
+import { INTERNAL_ROUTES } from '@ledgerline/contracts/internal';
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
 import type { UpstreamSet } from '../proxy/upstream-set.js';
 
@@ -46,10 +47,11 @@ export class ReplicatedJwks {
   private async fetchFromReplicas(): Promise<Resolver> {
     for (const replica of this.settings.order()) {
       try {
-        const res = await fetch(new URL('/internal/jwks', replica.url), { headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
+        const res = await fetch(new URL(INTERNAL_ROUTES.jwks.path, replica.url), { headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
-        const set = (await res.json()) as JSONWebKeySet;
-        if (!Array.isArray(set?.keys)) throw new Error('not a JWK set');
+        const parsed = INTERNAL_ROUTES.jwks.response.safeParse(await res.json());
+        if (!parsed.success) throw new Error('not a JWK set');
+        const set = parsed.data as JSONWebKeySet;
         this.local = createLocalJWKSet(set);
         this.fetchedAt = Date.now();
         this.settings.markUp(replica);

@@ -9,8 +9,6 @@ import { itemRoutes } from '../items/routes.js';
 import { numberingSeriesRoutes } from '../numbering-series/routes.js';
 import { reportRoutes } from '../reports/routes.js';
 
-export { DELIVERY_NON_JSON_PATHS } from '../sales-documents/operations.js';
-
 /** Every operation the contracts declare for sales, one line per resource folder. */
 export function salesEndpoints(delivery: Delivery, rules: RuleTable = DEFAULT_RULES): EndpointHandlers<'sales'> {
   return {

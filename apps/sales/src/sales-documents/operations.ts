@@ -17,8 +17,6 @@ const HTML_HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
-/** Paths answered as HTML, PDF or XML (listed in the service's `nonJsonPaths`). */
-export const DELIVERY_NON_JSON_PATHS = [/\/html$/, /\/pdf$/, /\/ubl$/, /\/isdoc$/];
 
 type Ctx = TenantContext & { c: { body: (data: string | Uint8Array, status: 200, headers: Record<string, string>) => Response } };
 
