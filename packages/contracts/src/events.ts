@@ -3,7 +3,8 @@ import { accountingTransactionSchema, sourceDocumentSchema } from './accounting.
 import { currencyCode, isoDate, money, paidRecordTypeSchema } from './common.js';
 import { bankTransactionSchema, payoutSchema } from './finance.js';
 import { vendorBillSchema, vendorCreditSchema } from './purchase.js';
-import { complianceRecordSchema, creditNoteSchema, invoiceSchema } from './sales.js';
+import { creditNoteSchema, invoiceSchema } from './sales.js';
+import { complianceRecordSchema } from './compliance.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import { organisationSchema, templateSchema } from './settings.js';
 import { journalEntrySchema } from './journal-entries.js';

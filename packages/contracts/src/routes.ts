@@ -49,38 +49,10 @@ import {
   vendorCreditRequestSchema,
   vendorCreditSchema,
 } from './purchase.js';
-import {
-  complianceEvaluateBodySchema,
-  complianceEvaluateResultSchema,
-  complianceRecordSchema,
-  creditNoteCheckNoQuerySchema,
-  creditNoteCheckNoResultSchema,
-  creditNoteListQuerySchema,
-  creditNotePageSchema,
-  creditNoteRequestSchema,
-  creditNoteSchema,
-  emailInvoiceQuerySchema,
-  emailListQuerySchema,
-  emailListSchema,
-  emailRequestSchema,
-  invoiceEmailResultSchema,
-  invoiceListQuerySchema,
-  invoicePageSchema,
-  invoiceRequestSchema,
-  invoiceSchema,
-  itemListQuerySchema,
-  itemPageSchema,
-  itemRequestSchema,
-  itemSalesRateQuerySchema,
-  itemSalesRateSchema,
-  itemSchema,
-  numberSeriesListQuerySchema,
-  numberSeriesPageSchema,
-  numberSeriesRequestSchema,
-  numberSeriesSchema,
-  priceListRequestSchema,
-  priceListSchema,
-} from './sales.js';
+import { creditNoteCheckNoQuerySchema, creditNoteCheckNoResultSchema, creditNoteListQuerySchema, creditNotePageSchema, creditNoteRequestSchema, creditNoteSchema, invoiceListQuerySchema, invoicePageSchema, invoiceRequestSchema, invoiceSchema } from './sales.js';
+import { itemListQuerySchema, itemPageSchema, itemRequestSchema, itemSalesRateQuerySchema, itemSalesRateSchema, itemSchema, numberSeriesListQuerySchema, numberSeriesPageSchema, numberSeriesRequestSchema, numberSeriesSchema, priceListRequestSchema, priceListSchema } from './catalogue.js';
+import { emailInvoiceQuerySchema, emailListQuerySchema, emailListSchema, emailRequestSchema, invoiceEmailResultSchema } from './emails.js';
+import { complianceEvaluateBodySchema, complianceEvaluateResultSchema, complianceRecordSchema } from './compliance.js';
 import {
   apiKeyCreatedSchema,
   apiKeyCreateSchema,

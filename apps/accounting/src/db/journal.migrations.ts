@@ -1,0 +1,50 @@
+import { sqlMigration } from '@ledgerline/service-kit';
+
+/** Manual journal entries and their numbering (decisions 165, 170). */
+export const journalMigrations = [
+  // the entries themselves; their postings are ledger entries like any document's, with
+  // source_type journal_entry
+  sqlMigration(
+    'accounting_0009_journal_entries',
+    `
+create table journal_entries (
+  id bigserial primary key,
+  org_id bigint not null,
+  no text not null,
+  date_posting date not null,
+  description text not null,
+  reference text,
+  currency text not null,
+  total numeric(18,2) not null check (total > 0),
+  lines jsonb not null,
+  reverses_id bigint references journal_entries(id),
+  reversed_by_id bigint references journal_entries(id),
+  created_at timestamptz not null default now(),
+  unique (org_id, no),
+  -- an entry is reversed at most once, whatever races
+  unique (org_id, reverses_id)
+);
+create index journal_entries_by_day on journal_entries (org_id, date_posting, id);
+
+-- the last number given per organisation and year; taken in the entry's own transaction, so a
+-- refused entry gives its number back and the series has no gaps
+create table journal_entry_numbers (
+  org_id bigint not null,
+  year int not null,
+  last int not null,
+  primary key (org_id, year)
+);
+`,
+  ),
+  // who posted a journal entry: the credential the request came with (decision 165)
+  sqlMigration(
+    'accounting_0010_journal_entry_author',
+    `alter table journal_entries add column created_by text not null default 'unknown';
+     alter table journal_entries alter column created_by drop default;`,
+  ),
+  // what posted an entry: an accountant, or the closing of a year (decision 170)
+  sqlMigration(
+    'accounting_0011_journal_entry_kind',
+    `alter table journal_entries add column kind text not null default 'manual' check (kind in ('manual', 'year_end_close'));`,
+  ),
+];
