@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlRows, tableShape } from '@ledgerline/service-kit';
+import { creditAllocationTableSql, sqlRows, tableShape } from '@ledgerline/service-kit';
 import { startStack, type ServiceKey, type Stack } from '../support/stack.js';
 
 /*
@@ -70,5 +70,39 @@ describe('table declarations agree with the migrations', () => {
     }
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(10);
+  });
+
+  it('the credit-allocation tables of sales and purchase are one declaration: the same columns, types and precision as its DDL makes', async () => {
+    type Column = { column_name: string; data_type: string; numeric_precision: number | null; numeric_scale: number | null; is_nullable: string };
+    const columnsOf = (name: 'sales' | 'purchase', table: string) =>
+      sqlRows<Column>(
+        stack.services[name]!.deps.orm.em.fork(),
+        `select column_name, data_type, numeric_precision, numeric_scale, is_nullable from information_schema.columns
+          where table_schema = current_schema() and table_name = ? order by ordinal_position`,
+        [table],
+      );
+    const sales = await columnsOf('sales', 'sales_credit_allocations');
+    const purchase = await columnsOf('purchase', 'purchase_credit_allocations');
+    expect(sales.length).toBe(9);
+    expect(purchase).toEqual(sales);
+    expect(sales.find((c) => c.column_name === 'amount')).toMatchObject({ data_type: 'numeric', numeric_precision: 18, numeric_scale: 4 });
+    // what the shared DDL makes is what both services have (made in a transaction rolled back)
+    const ROLLBACK = new Error('rollback');
+    let made: Column[] = [];
+    await stack.services.sales!.deps.orm.em
+      .fork()
+      .transactional(async (tx) => {
+        await tx.execute(creditAllocationTableSql('ddl_check_allocations', 'sales_documents'));
+        made = await sqlRows<Column>(
+          tx,
+          `select column_name, data_type, numeric_precision, numeric_scale, is_nullable from information_schema.columns
+            where table_schema = current_schema() and table_name = 'ddl_check_allocations' order by ordinal_position`,
+        );
+        throw ROLLBACK;
+      })
+      .catch((e) => {
+        if (e !== ROLLBACK) throw e;
+      });
+    expect(made).toEqual(sales);
   });
 });

@@ -43,6 +43,7 @@ export * from './posted-documents/numbered-insert.js';
 export * from './posted-documents/credited-document.js';
 export * from './posted-documents/payment-application.js';
 export * from './posted-documents/credit-allocation.js';
+export * from './posted-documents/credit-allocation-table.js';
 export * from './posted-documents/aged-balances.js';
 export * from './posted-documents/open-document-finder.js';
 export * from './tracing.js';

@@ -1,5 +1,6 @@
 import type { PaymentStatus } from '@ledgerline/documents';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { creditAllocationEntity } from '@ledgerline/service-kit';
 
 export type PurchaseKind = 'bill' | 'vendor_credit';
 
@@ -106,20 +107,6 @@ export const PaymentApplicationSchema = defineEntity({
 export type PaymentApplication = InferEntity<typeof PaymentApplicationSchema>;
 
 /** A vendor credit applied to a bill (decision 148); written and read by the kit's `allocateCredit`. */
-export const CreditAllocationSchema = defineEntity({
-  name: 'CreditAllocation',
-  tableName: 'purchase_credit_allocations',
-  properties: {
-    id: p.integer().primary().autoincrement(),
-    orgId: p.integer().fieldName('org_id'),
-    creditId: p.integer(),
-    targetId: p.integer(),
-    amount: p.decimal().columnType('numeric(18,4)'),
-    currency: p.string().length(3),
-    date: p.date(),
-    createdAt: p.datetime(),
-    removedAt: p.datetime().nullable(),
-  },
-});
+export const CreditAllocationSchema = creditAllocationEntity('purchase_credit_allocations');
 
 export const entities = [PurchaseDocumentSchema, PaymentApplicationSchema, CreditAllocationSchema];

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { creditAllocationEntity } from '@ledgerline/service-kit';
 import { deliveryEntities } from './delivery.entities.js';
 import { complianceEntities } from './compliance.entities.js';
 
@@ -80,21 +81,7 @@ export const DocumentPaymentSchema = defineEntity({
 export type DocumentPayment = InferEntity<typeof DocumentPaymentSchema>;
 
 /** A credit note applied to an invoice (decision 148); written and read by the kit's `allocateCredit`. */
-export const CreditAllocationSchema = defineEntity({
-  name: 'CreditAllocation',
-  tableName: 'sales_credit_allocations',
-  properties: {
-    id: p.integer().primary().autoincrement(),
-    orgId: p.integer().fieldName('org_id'),
-    creditId: p.integer(),
-    targetId: p.integer(),
-    amount: p.decimal(),
-    currency: p.string().length(3),
-    date: p.date(),
-    createdAt: p.datetime(),
-    removedAt: p.datetime().nullable(),
-  },
-});
+export const CreditAllocationSchema = creditAllocationEntity('sales_credit_allocations');
 
 export const ItemSchema = defineEntity({
   name: 'Item',

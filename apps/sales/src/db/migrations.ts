@@ -218,4 +218,13 @@ create index sales_credit_allocations_target on sales_credit_allocations (org_id
 create index if not exists sales_document_payments_date on sales_document_payments (org_id, date);
 `,
   ),
+  sqlMigration(
+    'sales_1000_credit_allocation_amount',
+    `
+-- Decision 195. The allocations' amount as purchase's and every document money column have it
+-- (numeric(18,4): any amount due fits); the table had numeric(20,4), a drift of two copies of one
+-- declaration, now declared once (creditAllocationEntity, creditAllocationTableSql).
+alter table sales_credit_allocations alter column amount type numeric(18,4);
+`,
+  ),
 ];

@@ -1,0 +1,45 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/*
+ * The allocations' table of a service that applies credits to its documents (sales: credit notes
+ * to invoices; purchase: vendor credits to bills; decision 148), declared once for both: the
+ * entity, and the column type a migration gives its amount. `allocateCredit` reads and writes it.
+ */
+
+/** The amount's column: the documents' own money columns' type, so any amount due fits. */
+export const CREDIT_ALLOCATION_AMOUNT = 'numeric(18,4)';
+
+export function creditAllocationEntity(tableName: string) {
+  return defineEntity({
+    name: 'CreditAllocation',
+    tableName,
+    properties: {
+      id: p.integer().primary().autoincrement(),
+      orgId: p.integer().fieldName('org_id'),
+      creditId: p.integer(),
+      targetId: p.integer(),
+      amount: p.decimal().columnType(CREDIT_ALLOCATION_AMOUNT),
+      currency: p.string().length(3),
+      date: p.date(),
+      createdAt: p.datetime(),
+      removedAt: p.datetime().nullable(),
+    },
+  });
+}
+
+/** The DDL of the table beside `documents` (what a service adding credits runs in its migration). */
+export function creditAllocationTableSql(table: string, documents: string): string {
+  return `create table ${table} (
+  id bigserial primary key,
+  org_id bigint not null,
+  credit_id bigint not null references ${documents}(id),
+  target_id bigint not null references ${documents}(id),
+  amount ${CREDIT_ALLOCATION_AMOUNT} not null check (amount > 0),
+  currency char(3) not null,
+  date date not null,
+  created_at timestamptz not null,
+  removed_at timestamptz
+);
+create index ${table}_credit on ${table} (org_id, credit_id, id);
+create index ${table}_target on ${table} (org_id, target_id);`;
+}
