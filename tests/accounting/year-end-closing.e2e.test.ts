@@ -174,12 +174,12 @@ describe('closing a year (decision 170)', () => {
 
     // the reopening may reach settings before the closing it reverses: the year stays open
     const settings = stack.services.settings!.deps.orm.em.fork();
-    await recordClosingEntry(settings, 999, { id: 77, kind: 'year_end_close', date_posting: '2023-12-31', reverses: { id: 76, no: 'JE-2023-0002' } });
-    await recordClosingEntry(settings, 999, { id: 76, kind: 'year_end_close', date_posting: '2023-12-31', reverses: null });
-    await recordClosingEntry(settings, 999, { id: 78, kind: 'manual', date_posting: '2024-12-31', reverses: null });
+    await recordClosingEntry({ em: settings, orgId: 999 }, { id: 77, kind: 'year_end_close', date_posting: '2023-12-31', reverses: { id: 76, no: 'JE-2023-0002' } });
+    await recordClosingEntry({ em: settings, orgId: 999 }, { id: 76, kind: 'year_end_close', date_posting: '2023-12-31', reverses: null });
+    await recordClosingEntry({ em: settings, orgId: 999 }, { id: 78, kind: 'manual', date_posting: '2024-12-31', reverses: null });
     expect(await latestClosedYear(settings, 999)).toBeNull();
-    await recordClosingEntry(settings, 999, { id: 80, kind: 'year_end_close', date_posting: '2024-12-31', reverses: null });
-    await recordClosingEntry(settings, 999, { id: 80, kind: 'year_end_close', date_posting: '2024-12-31', reverses: null });
+    await recordClosingEntry({ em: settings, orgId: 999 }, { id: 80, kind: 'year_end_close', date_posting: '2024-12-31', reverses: null });
+    await recordClosingEntry({ em: settings, orgId: 999 }, { id: 80, kind: 'year_end_close', date_posting: '2024-12-31', reverses: null });
     expect(await latestClosedYear(settings, 999)).toBe(2024);
   });
 

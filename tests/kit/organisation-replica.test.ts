@@ -41,7 +41,7 @@ async function publish(orgId: number | undefined, data: unknown, time: string, s
   return envelope.id;
 }
 
-const replica = (orgId: number) => organisationReplica(svc.deps.orm.em.fork(), orgId);
+const replica = (orgId: number) => organisationReplica({ em: svc.deps.orm.em.fork(), orgId: orgId });
 
 /** Waits until the consumer has handled (applied, skipped or dead-lettered) the event. */
 async function handled(eventId: string): Promise<void> {
@@ -61,7 +61,7 @@ afterAll(async () => {
 describe('organisation replica', () => {
   it('keeps the whole profile, with country upper-cased and the figures services read typed', async () => {
     expect(await replica(41)).toBeNull();
-    expect(await legalCurrencyOf(svc.deps.orm.em.fork(), 41)).toBe('CZK');
+    expect(await legalCurrencyOf({ em: svc.deps.orm.em.fork(), orgId: 41 })).toBe('CZK');
     await handled(await publish(41, { id: 41, name: 'Slovenská s.r.o.', country: 'sk', legal_currency: 'EUR', is_vat_payer: false, peppol_id: '0245:1234567890' }, '2026-11-01T10:00:00.000Z'));
     expect(await replica(41)).toMatchObject({
       orgId: 41,
@@ -71,7 +71,7 @@ describe('organisation replica', () => {
       isVatPayer: false,
       profile: { peppol_id: '0245:1234567890', country: 'sk' },
     });
-    expect(await legalCurrencyOf(svc.deps.orm.em.fork(), 41)).toBe('EUR');
+    expect(await legalCurrencyOf({ em: svc.deps.orm.em.fork(), orgId: 41 })).toBe('EUR');
   });
 
   it('the newest profile wins: an older event arriving late changes nothing', async () => {

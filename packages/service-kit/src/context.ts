@@ -63,6 +63,13 @@ export interface OperationContext {
 /** An operation's context whose organisation is known (every tenant request and tenant event). */
 export type TenantContext = OperationContext & { orgId: number };
 
+/**
+ * What a domain function that only reads or writes one organisation's rows takes of a context:
+ * a request's or an event's `ctx` passes as it is, a task without one (a CLI, the operator
+ * creating an organisation) passes `{ em, orgId }`.
+ */
+export type TenantScope = Pick<TenantContext, 'em' | 'orgId'>;
+
 export interface ContextParts {
   orgId: number | null;
   actor: string;

@@ -34,7 +34,7 @@ async function main() {
     ]) {
       for (let i = 0; i < 3; i++) {
         const t = Date.now();
-        const out = await trialBalanceFigures(em, 1, q);
+        const out = await trialBalanceFigures({ em: em, orgId: 1 }, q);
         console.log(`${JSON.stringify(q)} → ${out.length} accounts in ${Date.now() - t} ms`);
       }
     }

@@ -67,7 +67,7 @@ export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, l
   const opening = dec(sums.opening);
   const accounts = await accountsOf(em);
   return {
-    currency: await legalCurrencyOf(em, orgId, defaultCurrency),
+    currency: await legalCurrencyOf(ctx, defaultCurrency),
     account_number: q.account_number,
     date_from: q.date_from,
     date_to: q.date_to,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChartAccountRequest, ChartAccountView } from '@ledgerline/contracts';
-import { NotFoundError, parseRange, sqlRows } from '@ledgerline/service-kit';
+import { NotFoundError, parseRange, sqlRows, type TenantScope } from '@ledgerline/service-kit';
 import { DEFAULT_CHART, type ChartLocale } from './chart.js';
 
 /*
@@ -33,7 +33,8 @@ function view(a: { id: string | number | null; number: string; name_cs: string; 
 }
 
 /** The organisation's whole chart, ordered by number as text (the trial balance's order). */
-async function chartOf(em: EntityManager, orgId: number, locale: ChartLocale): Promise<ChartAccountView[]> {
+async function chartOf(scope: TenantScope, locale: ChartLocale): Promise<ChartAccountView[]> {
+  const { em, orgId } = scope;
   const stored = await sqlRows<StoredAccount>(em, 'select id, number, name_cs, name_en, description from gl_accounts where org_id = ?', [orgId], { prepared: true });
   const byNumber = new Map<string, ChartAccountView>(DEFAULT_CHART.map((a) => [a.number, view({ id: null, number: a.number, name_cs: a.name['cs-CZ'], name_en: a.name['en-US'], description: null }, locale)]));
   for (const a of stored) byNumber.set(a.number, view(a, locale));
@@ -48,7 +49,7 @@ export async function listChart(
 ): Promise<{ rows: ChartAccountView[]; total: number }> {
   const range = parseRange('account_number', q.account_number, 'string');
   const needle = q.search?.toLocaleLowerCase('cs-CZ');
-  const matching = (await chartOf(em, orgId, locale)).filter(
+  const matching = (await chartOf({ em, orgId }, locale)).filter(
     (a) =>
       (range?.from === undefined || a.number >= range.from) &&
       (range?.to === undefined || a.number <= range.to) &&
@@ -57,14 +58,16 @@ export async function listChart(
   return { rows: matching.slice(q.from, q.from + q.take), total: matching.length };
 }
 
-export async function readChartAccount(em: EntityManager, orgId: number, number: string, locale: ChartLocale): Promise<ChartAccountView> {
-  const found = (await chartOf(em, orgId, locale)).find((a) => a.number === number);
+export async function readChartAccount(scope: TenantScope, number: string, locale: ChartLocale): Promise<ChartAccountView> {
+  const { em, orgId } = scope;
+  const found = (await chartOf(scope, locale)).find((a) => a.number === number);
   if (!found) throw new NotFoundError(`Account ${number} is not in the chart (it may still be posted to; PUT names it)`, 'account_not_found');
   return found;
 }
 
 /** Adds the account, or gives an existing one (a default one too) the names and description sent. */
-export async function saveChartAccount(em: EntityManager, orgId: number, number: string, req: ChartAccountRequest, locale: ChartLocale): Promise<ChartAccountView> {
+export async function saveChartAccount(scope: TenantScope, number: string, req: ChartAccountRequest, locale: ChartLocale): Promise<ChartAccountView> {
+  const { em, orgId } = scope;
   const [saved] = await sqlRows<StoredAccount>(
     em,
     `insert into gl_accounts (org_id, number, name_cs, name_en, description) values (?, ?, ?, ?, ?)

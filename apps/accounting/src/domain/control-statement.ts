@@ -138,7 +138,7 @@ export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, de
       tax: dec(r.tax).times(r.sign),
     })),
   );
-  const { currency, closed } = await reportPeriodState(em, orgId, q, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(ctx, q, defaultCurrency);
   return {
     currency,
     date_from: q.date_from,

@@ -79,7 +79,7 @@ export async function euSalesList(ctx: TenantContext, q: TaxPeriodQuery, default
   const lines = euSalesLines(
     found.map((r) => ({ vatNo: r.vat_no, addressCountry: r.address_country, code: r.code, base: dec(r.base).times(r.sign), source: { type: r.source_type, id: Number(r.source_id) } })),
   );
-  const { currency, closed } = await reportPeriodState(em, orgId, q, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(ctx, q, defaultCurrency);
   return {
     currency,
     date_from: q.date_from,

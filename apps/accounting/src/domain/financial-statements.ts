@@ -75,7 +75,7 @@ export function balanceSheetOf(sums: readonly AccountSums[]): { assets: Section;
 
 /** Each account's sums over the period, and over its year to `dateTo` (the trial balance's one aggregate answers both). */
 async function sumsOf(ctx: TenantContext, dateFrom: string | undefined, dateTo: string): Promise<{ period: AccountSums[]; yearToDate: AccountSums[] }> {
-  const figures = await trialBalanceFigures(ctx.em, ctx.orgId, { bookId: GENERAL_LEDGER_BOOK.id, dateFrom, dateTo, today: dateTo });
+  const figures = await trialBalanceFigures(ctx, { bookId: GENERAL_LEDGER_BOOK.id, dateFrom, dateTo, today: dateTo });
   return {
     period: figures.map((f) => ({ number: f.number, debit: dec(f.debit), credit: dec(f.credit) })),
     yearToDate: figures.map((f) => ({ number: f.number, debit: dec(f.ytd_debit), credit: dec(f.ytd_credit) })),
@@ -121,7 +121,7 @@ export async function profitAndLoss(ctx: TenantContext, q: { date_from: string; 
   const sums = withoutSums((await sumsOf(ctx, q.date_from, q.date_to)).period, await closingSumsOf(ctx, q.date_from, q.date_to));
   const { revenue, expenses, profit } = profitAndLossOf(sums);
   const view = await sectionView(ctx, locale);
-  return { ...(await reportPeriodState(ctx.em, ctx.orgId, q, defaultCurrency)), date_from: q.date_from, date_to: q.date_to, revenue: view(revenue), expenses: view(expenses), profit: toWire(profit) };
+  return { ...(await reportPeriodState(ctx, q, defaultCurrency)), date_from: q.date_from, date_to: q.date_to, revenue: view(revenue), expenses: view(expenses), profit: toWire(profit) };
 }
 
 export async function balanceSheet(ctx: TenantContext, q: { as_of: string }, locale: ChartLocale, defaultCurrency: string): Promise<BalanceSheet> {
@@ -130,7 +130,7 @@ export async function balanceSheet(ctx: TenantContext, q: { as_of: string }, loc
   // the part of the unclosed result the year of as_of made; the rest is earlier years' not closed by entries
   const ofYear = profitAndLossOf(sums.yearToDate).profit;
   const view = await sectionView(ctx, locale);
-  const { currency, closed } = await reportPeriodState(ctx.em, ctx.orgId, { date_to: q.as_of }, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(ctx, { date_to: q.as_of }, defaultCurrency);
   return {
     currency,
     as_of: q.as_of,

@@ -18,8 +18,7 @@ import {
   where,
   type Dec,
   type SqlCondition,
-  type TenantContext,
-} from '@ledgerline/service-kit';
+  type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { JournalEntrySchema, type JournalEntryRecord, type StoredJournalLine } from '../db/entities.js';
 import { applyLedgerEvent, type ApplyOptions } from '../events/ledger-events.js';
 import { journalLines, journalNo, reversingLines } from './journal-lines.js';
@@ -36,7 +35,8 @@ import { journalLines, journalNo, reversingLines } from './journal-lines.js';
  * the entry commits, so concurrent entries are numbered in commit order and a rolled-back one
  * gives its number back.
  */
-async function nextJournalNo(em: EntityManager, orgId: number, datePosting: string): Promise<string> {
+async function nextJournalNo(scope: TenantScope, datePosting: string): Promise<string> {
+  const { em, orgId } = scope;
   const year = Number(datePosting.slice(0, 4));
   const [row] = await sqlRows<{ last: number }>(
     em,
@@ -50,7 +50,8 @@ async function nextJournalNo(em: EntityManager, orgId: number, datePosting: stri
 const notFound = (id: number) => new NotFoundError(`Journal entry ${id} does not exist`, 'journal_entry_not_found');
 
 /** The numbers of linked entries, for views: one statement for a page. */
-async function numbersOf(em: EntityManager, orgId: number, ids: number[]): Promise<Map<number, string>> {
+async function numbersOf(scope: TenantScope, ids: number[]): Promise<Map<number, string>> {
+  const { em, orgId } = scope;
   if (!ids.length) return new Map();
   const rows = await sqlRows<{ id: string; no: string }>(em, 'select id, no from journal_entries where org_id = ? and id = any(?::bigint[])', [orgId, `{${ids.join(',')}}`]);
   return new Map(rows.map((r) => [Number(r.id), r.no]));
@@ -75,16 +76,18 @@ export function journalEntryView(r: JournalEntryRecord, numbers: ReadonlyMap<num
   };
 }
 
-async function viewsOf(em: EntityManager, orgId: number, rows: JournalEntryRecord[]): Promise<JournalEntry[]> {
+async function viewsOf(scope: TenantScope, rows: JournalEntryRecord[]): Promise<JournalEntry[]> {
+  const { em, orgId } = scope;
   const linked = rows.flatMap((r) => [r.reversesId, r.reversedById]).filter((id): id is number => id != null).map(Number);
-  const numbers = await numbersOf(em, orgId, [...new Set(linked)]);
+  const numbers = await numbersOf(scope, [...new Set(linked)]);
   return rows.map((r) => journalEntryView(r, numbers));
 }
 
-export async function readJournalEntry(em: EntityManager, orgId: number, id: number): Promise<JournalEntry> {
+export async function readJournalEntry(scope: TenantScope, id: number): Promise<JournalEntry> {
+  const { em, orgId } = scope;
   const r = await readEntity(em, JournalEntrySchema, orgId, id);
   if (!r) throw notFound(id);
-  return (await viewsOf(em, orgId, [r]))[0];
+  return (await viewsOf(scope, [r]))[0];
 }
 
 const SORTABLE: Record<string, string> = { id: 'id', no: 'no', date_posting: 'date_posting', total: 'total', created_at: 'created_at' };
@@ -106,7 +109,7 @@ export async function listJournalEntries(
       { field: 'id', direction: 'asc' },
     ]),
   });
-  return { rows: await viewsOf(em, orgId, page.rows), total: page.total };
+  return { rows: await viewsOf({ em, orgId }, page.rows), total: page.total };
 }
 
 /**
@@ -119,7 +122,7 @@ export async function postJournalEntry(
   entry: { kind: JournalEntryKind; datePosting: string; description: string; reference: string | null; currency: string; lines: StoredJournalLine[]; total: Dec; reversesId: number | null },
 ): Promise<JournalEntry> {
   const { em, orgId } = ctx;
-  const no = await nextJournalNo(em, orgId, entry.datePosting);
+  const no = await nextJournalNo(ctx, entry.datePosting);
   const [row] = await sqlRows<{ id: string; created_at: Date }>(
     em,
     `insert into journal_entries (org_id, no, kind, date_posting, description, reference, currency, total, lines, reverses_id, created_by)
@@ -143,7 +146,7 @@ export async function postJournalEntry(
     createdAt: row.created_at,
     createdBy: ctx.actor,
   };
-  const [view] = await viewsOf(em, orgId, [record]);
+  const [view] = await viewsOf(ctx, [record]);
   // the ledger posts from the envelope exactly as the relay will publish it, as a rebuild reads it
   const announced = ctx.prepareEvent({ subject: SUBJECTS.accountingJournalEntryPosted, orgId, resource: String(id), data: view });
   await recordPreparedEvent(em, announced);
@@ -153,7 +156,7 @@ export async function postJournalEntry(
 }
 
 export async function createJournalEntry(ctx: TenantContext, req: JournalEntryRequest, opts: ApplyOptions): Promise<JournalEntry> {
-  const books = await postingSettingsOf(ctx.em, ctx.orgId);
+  const books = await postingSettingsOf(ctx);
   refuseClosedPeriod(books.lockDate, 'the journal entry', [{ field: 'date_posting', date: req.date_posting }]);
   const { lines, total } = journalLines(req.lines);
   return postJournalEntry(ctx, opts, {
@@ -183,7 +186,7 @@ export async function reverseJournalEntry(ctx: TenantContext, id: number, req: J
   );
   if (!original) throw notFound(id);
   if (original.reversed_by_id !== null) {
-    const [by] = (await numbersOf(em, orgId, [Number(original.reversed_by_id)])).values();
+    const [by] = (await numbersOf(ctx, [Number(original.reversed_by_id)])).values();
     throw new ConflictError(`Journal entry ${original.no} is already reversed by ${by}`, 'journal_entry_reversed');
   }
   if (original.kind === 'year_end_close') {
@@ -201,7 +204,7 @@ export async function reverseJournalEntry(ctx: TenantContext, id: number, req: J
     const message = `The reversal would post on ${datePosting}, before journal entry ${original.no} itself (${original.date_posting})`;
     throw new BusinessRuleError(message, 'reversal_before_entry', [{ path: 'date_posting', message, code: 'reversal_before_entry' }]);
   }
-  const books = await postingSettingsOf(em, orgId);
+  const books = await postingSettingsOf(ctx);
   refuseClosedPeriod(books.lockDate, `the reversal of journal entry ${original.no}`, [{ field: req.date_posting ? 'date_posting' : 'id', date: datePosting }]);
   const reversal = await postJournalEntry(ctx, opts, {
     kind: 'manual',

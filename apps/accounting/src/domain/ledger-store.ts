@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { EntityManager, EntitySchema } from '@mikro-orm/postgresql';
-import { dec, rowJson, sqlRows, tableShape, toDb } from '@ledgerline/service-kit';
+import { dec, rowJson, sqlRows, tableShape, toDb, type TenantScope } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
@@ -24,7 +24,8 @@ const seededCharts = new WeakMap<object, Set<number>>();
  * transaction's own insert — later postings skip it. Never cached on the strength of an insert
  * that might still roll back.
  */
-export async function ensureChart(em: EntityManager, orgId: number): Promise<void> {
+export async function ensureChart(scope: TenantScope): Promise<void> {
+  const { em, orgId } = scope;
   const known = seededCharts.get(em.config) ?? new Set<number>();
   seededCharts.set(em.config, known);
   if (known.has(orgId)) return;
@@ -88,7 +89,8 @@ interface EntryPayload {
 /** The outcome of storing one entry. */
 type StoreOutcome = { stored: StoredEntry } | { skipped: 'duplicate' | 'stale_version' } | { replaces: number };
 
-function entryPayload(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): EntryPayload {
+function entryPayload(scope: TenantScope, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): EntryPayload {
+  const { em, orgId } = scope;
   const uid = entryUid(orgId, entry.source, entry.entryKind);
   const transaction: Partial<AccountingTransactionRecord> = {
     uid,
@@ -209,7 +211,8 @@ function nullRow(em: EntityManager, schema: EntitySchema<any, any>): Record<stri
  * column's form (decimals at the column's scale), so nothing the database holds differs from
  * them (decisions 109, 125).
  */
-function outcomeOf(em: EntityManager, orgId: number, p: EntryPayload, answer: PostAnswer): StoreOutcome {
+function outcomeOf(scope: TenantScope, p: EntryPayload, answer: PostAnswer): StoreOutcome {
+  const { em, orgId } = scope;
   if (answer.skipped) return { skipped: answer.skipped };
   if (answer.replaces !== undefined) return { replaces: answer.replaces };
   const transactionId = Number(answer.transaction.id);
@@ -235,15 +238,16 @@ function outcomeOf(em: EntityManager, orgId: number, p: EntryPayload, answer: Po
  * version check (postings only), header, accounts, rows, tax rows and the balance check in one
  * round trip.
  */
-async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<StoreOutcome> {
-  const p = entryPayload(em, orgId, entry, eventId, reversesId);
+async function storeEntry(scope: TenantScope, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): Promise<StoreOutcome> {
+  const { em, orgId } = scope;
+  const p = entryPayload(scope, entry, eventId, reversesId);
   const [{ answer }] = await sqlRows<{ answer: PostAnswer }>(
     em,
     'select ledger_insert_entry(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[]) as answer',
     [orgId, p.lock, JSON.stringify(p.header), JSON.stringify(p.rows), JSON.stringify(p.taxes), p.accounts],
     { prepared: true },
   );
-  return outcomeOf(em, orgId, p, answer);
+  return outcomeOf(scope, p, answer);
 }
 
 /**
@@ -252,20 +256,22 @@ async function storeEntry(em: EntityManager, orgId: number, entry: LedgerEntryDr
  * other's locks in a circle. Answers in the order given; `replaces` (a newer version of a posted
  * document) is left to `postLedgerEntry`.
  */
-export async function storeEntries(em: EntityManager, orgId: number, postings: Array<{ entry: LedgerEntryDraft; eventId: string }>): Promise<StoreOutcome[]> {
+export async function storeEntries(scope: TenantScope, postings: Array<{ entry: LedgerEntryDraft; eventId: string }>): Promise<StoreOutcome[]> {
+  const { em, orgId } = scope;
   if (postings.length === 0) return [];
-  await ensureChart(em, orgId);
-  const payloads = postings.map((p) => entryPayload(em, orgId, p.entry, p.eventId, null));
+  await ensureChart(scope);
+  const payloads = postings.map((p) => entryPayload(scope, p.entry, p.eventId, null));
   const order = payloads.map((_, i) => i).sort((a, b) => (payloads[a].lock < payloads[b].lock ? -1 : payloads[a].lock > payloads[b].lock ? 1 : 0));
   const sent = order.map((i) => ({ lock: payloads[i].lock, tx: payloads[i].header, rows: payloads[i].rows, taxes: payloads[i].taxes, accounts: payloads[i].accounts }));
   const [{ answers }] = await sqlRows<{ answers: PostAnswer[] }>(em, 'select ledger_insert_entries(?, ?::jsonb) as answers', [orgId, JSON.stringify(sent)], { prepared: true });
   const outcomes: StoreOutcome[] = new Array(payloads.length);
-  order.forEach((i, k) => (outcomes[i] = outcomeOf(em, orgId, payloads[i], answers[k])));
+  order.forEach((i, k) => (outcomes[i] = outcomeOf(scope, payloads[i], answers[k])));
   return outcomes;
 }
 
 /** Rows of a stored entry as drafts (for its reversal). */
-async function loadRows(em: EntityManager, orgId: number, transactionId: number): Promise<DraftRow[]> {
+async function loadRows(scope: TenantScope, transactionId: number): Promise<DraftRow[]> {
+  const { em, orgId } = scope;
   const rows = await sqlRows<Record<string, any>>(em, 'select * from ledger_rows where org_id = ? and transaction_id = ? order by ord', [orgId, transactionId]);
   return rows.map((r) => ({
     role: r.role,
@@ -297,9 +303,10 @@ export interface PostOutcome {
  * entry (status `reversed` plus a reversing entry); a lower or equal version changes nothing.
  * The balance is checked before returning (the deferred trigger, made immediate).
  */
-export async function postLedgerEntry(em: EntityManager, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null = null): Promise<PostOutcome> {
-  await ensureChart(em, orgId);
-  const first = await storeEntry(em, orgId, entry, eventId, reversesId);
+export async function postLedgerEntry(scope: TenantScope, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null = null): Promise<PostOutcome> {
+  const { em, orgId } = scope;
+  await ensureChart(scope);
+  const first = await storeEntry(scope, entry, eventId, reversesId);
   if ('stored' in first) return { posted: first.stored, reversed: null };
   if ('skipped' in first) return { posted: null, reversed: null, skipped: first.skipped };
   // A newer version of a posted document (the lock is held from here to the commit): reverse the
@@ -312,7 +319,7 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
        from accounting_transactions where org_id = ? and id = ?`,
     [orgId, prevId],
   );
-  const prevRows = await loadRows(em, orgId, prevId);
+  const prevRows = await loadRows(scope, prevId);
   // the reversing entry restates the replaced version's own header, with debit and credit swapped
   const prevEntry: LedgerEntryDraft = {
     ...entry,
@@ -331,15 +338,16 @@ export async function postLedgerEntry(em: EntityManager, orgId: number, entry: L
     rows: prevRows,
     total: prevRows.reduce((s, r) => s.plus(r.debit), dec(0)),
   };
-  const reversal = await storeEntry(em, orgId, reversalOf(prevEntry), eventId, prevId);
-  await markReversed(em, orgId, prevId);
-  const posting = await storeEntry(em, orgId, entry, eventId, null);
+  const reversal = await storeEntry(scope, reversalOf(prevEntry), eventId, prevId);
+  await markReversed(scope, prevId);
+  const posting = await storeEntry(scope, entry, eventId, null);
   const posted = 'stored' in posting ? posting.stored : null;
   return { posted, reversed: 'stored' in reversal ? reversal.stored : null, skipped: posted ? undefined : 'duplicate' };
 }
 
 /** An entry's status once another entry reverses it (the one change the ledger's guard allows). */
-export async function markReversed(em: EntityManager, orgId: number, transactionId: number): Promise<void> {
+export async function markReversed(scope: TenantScope, transactionId: number): Promise<void> {
+  const { em, orgId } = scope;
   await sqlRows(em, `update accounting_transactions set accounting_status = 'reversed', edited_at = now() where org_id = ? and id = ?`, [orgId, transactionId]);
 }
 
@@ -384,7 +392,8 @@ export async function creditedDocumentSections(
 }
 
 /** The credited document of one credit (`creditedDocumentSections`). */
-export async function creditedDocumentSection(em: EntityManager, orgId: number, type: SourceType, id: number | null | undefined, no: string | null | undefined): Promise<CreditedSection> {
+export async function creditedDocumentSection(scope: TenantScope, type: SourceType, id: number | null | undefined, no: string | null | undefined): Promise<CreditedSection> {
+  const { em, orgId } = scope;
   const [one] = await creditedDocumentSections(em, orgId, type, [{ id, no }]);
   return one;
 }

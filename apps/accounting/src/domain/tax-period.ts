@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { lockDateOf, organisationReplica } from '@ledgerline/service-kit';
+import { lockDateOf, organisationReplica, type TenantScope } from '@ledgerline/service-kit';
 import { legalCurrencyOf } from './trial-balance.js';
 
 /**
@@ -7,8 +6,9 @@ import { legalCurrencyOf } from './trial-balance.js';
  * account, the balance sheet): the legal currency they are in, and whether the books are closed
  * through its last day (decision 156), so the figures are final.
  */
-export async function reportPeriodState(em: EntityManager, orgId: number, q: { date_to: string }, defaultCurrency: string): Promise<{ currency: string; closed: boolean }> {
-  const replica = await organisationReplica(em, orgId);
+export async function reportPeriodState(scope: TenantScope, q: { date_to: string }, defaultCurrency: string): Promise<{ currency: string; closed: boolean }> {
+  const { em, orgId } = scope;
+  const replica = await organisationReplica(scope);
   const lockDate = lockDateOf(replica?.profile);
-  return { currency: await legalCurrencyOf(em, orgId, defaultCurrency, replica), closed: lockDate !== null && lockDate >= q.date_to };
+  return { currency: await legalCurrencyOf(scope, defaultCurrency, replica), closed: lockDate !== null && lockDate >= q.date_to };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { dec, entityColumns, isoDay, type DecimalInput, listEntityPage, propertiesOf, sqlRows, tableShape, toWire, where, type SortKey, type SqlCondition } from '@ledgerline/service-kit';
+import { dec, entityColumns, isoDay, type DecimalInput, listEntityPage, propertiesOf, sqlRows, tableShape, toWire, where, type SortKey, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import {
   AccountingTransactionSchema,
   GlAccountSchema,
@@ -187,7 +187,8 @@ export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccou
  * hydrated (decision 105). The rows, tax rows and accounts of a page are read by statements
  * whose text does not change with the page, so each is planned once per connection.
  */
-export async function listTransactions(em: EntityManager, orgId: number, q: TransactionQuery, locale: ChartLocale) {
+export async function listTransactions(scope: TenantScope, q: TransactionQuery, locale: ChartLocale) {
+  const { em, orgId } = scope;
   const conditions = where.within('date_posting', q.datePosting);
   if (q.search) conditions.push(where.containsAny(['no', 'description'], q.search));
   if (q.source) conditions.push(where.eq('source_type', q.source.type));

@@ -1,6 +1,5 @@
 import type { TrialBalanceExport } from '@ledgerline/contracts';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { dec, NotFoundError, organisationReplica, sqlRows, toWire, type OrganisationReplica, type TenantContext } from '@ledgerline/service-kit';
+import { dec, NotFoundError, organisationReplica, sqlRows, toWire, type OrganisationReplica, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { ensureChart } from './ledger-store.js';
 import { glAccountView, accountsOf } from './transactions.js';
 import type { ChartLocale } from './chart.js';
@@ -34,7 +33,8 @@ export function yearStart(dateTo: string | undefined, today: string): string {
   return `${(dateTo ?? today).slice(0, 4)}-01-01`;
 }
 
-export async function trialBalanceFigures(em: EntityManager, orgId: number, q: TrialBalanceQuery): Promise<TrialBalanceFigures[]> {
+export async function trialBalanceFigures(scope: TenantScope, q: TrialBalanceQuery): Promise<TrialBalanceFigures[]> {
+  const { em, orgId } = scope;
   const ytdFrom = yearStart(q.dateTo, q.today);
   const params: unknown[] = [];
   const before = q.dateFrom ? 'r.date_posting < ?::date' : 'false';
@@ -78,8 +78,9 @@ export async function trialBalanceFigures(em: EntityManager, orgId: number, q: T
 }
 
 /** The organisation's legal currency: its profile (read here unless the caller has it), else its latest entry's, else the default. */
-export async function legalCurrencyOf(em: EntityManager, orgId: number, fallback: string, known?: OrganisationReplica | null): Promise<string> {
-  const profile = known !== undefined ? known : await organisationReplica(em, orgId);
+export async function legalCurrencyOf(scope: TenantScope, fallback: string, known?: OrganisationReplica | null): Promise<string> {
+  const { em, orgId } = scope;
+  const profile = known !== undefined ? known : await organisationReplica(scope);
   if (profile) return profile.legalCurrency;
   const rows = await sqlRows<{ legal_currency: string }>(em, 'select legal_currency from accounting_transactions where org_id = ? order by id desc limit 1', [orgId]);
   return rows[0]?.legal_currency ?? fallback;
@@ -105,12 +106,12 @@ export interface TrialBalanceView {
 }
 
 export async function trialBalance({ em, orgId }: TenantContext, q: TrialBalanceQuery, locale: ChartLocale, defaultCurrency: string): Promise<TrialBalanceView> {
-  await ensureChart(em, orgId);
+  await ensureChart({ em, orgId });
   const book = await sqlRows(em, 'select id from books where org_id = ? and id = ?', [orgId, q.bookId]);
   if (book.length === 0) throw new NotFoundError(`Book ${q.bookId} does not exist`, 'book_not_found');
-  const figures = await trialBalanceFigures(em, orgId, q);
+  const figures = await trialBalanceFigures({ em, orgId }, q);
   const accounts = await accountsOf(em);
-  const currency = await legalCurrencyOf(em, orgId, defaultCurrency);
+  const currency = await legalCurrencyOf({ em, orgId }, defaultCurrency);
   return {
     currency,
     period_from: q.dateFrom ? q.dateFrom.slice(0, 7) : null,

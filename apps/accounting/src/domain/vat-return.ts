@@ -95,7 +95,7 @@ export async function vatReturn(ctx: TenantContext, q: TaxPeriodQuery, defaultCu
   refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{ row: string; base: string; tax: string; entries: number }>(em, SUMS, [orgId, q.date_from, q.date_to, orgId]);
-  const { currency, closed } = await reportPeriodState(em, orgId, q, defaultCurrency);
+  const { currency, closed } = await reportPeriodState(ctx, q, defaultCurrency);
   const sums = found.map((r) => ({ row: r.row, base: dec(r.base), tax: dec(r.tax) }));
   const { rows, output, deductible, due, excess } = vatReturnTotals(sums);
   const filed = filedVatReturn(sums);

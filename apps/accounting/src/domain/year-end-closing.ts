@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JournalEntry, YearEndClosing, YearEndClosingRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, dec, postingSettingsOf, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, dec, postingSettingsOf, sqlRows, toWire, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import type { StoredJournalLine } from '../db/entities.js';
 import type { ApplyOptions } from '../events/ledger-events.js';
 import { GENERAL_LEDGER_BOOK } from './chart.js';
@@ -21,12 +20,14 @@ import { trialBalanceFigures } from './trial-balance.js';
 const lastDayOf = (year: number) => `${year}-12-31`;
 
 /** One closing or reopening of an organisation's year at a time: the second waits, then finds the first's. */
-async function lockYear(em: EntityManager, orgId: number, year: number): Promise<void> {
+async function lockYear(scope: TenantScope, year: number): Promise<void> {
+  const { em, orgId } = scope;
   await sqlRows(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`year-end:${orgId}:${year}`]);
 }
 
 /** The year's closing entry that is not reversed, if any. */
-async function activeClosing(em: EntityManager, orgId: number, year: number): Promise<{ id: number; no: string; currency: string; total: string; lines: StoredJournalLine[] } | null> {
+async function activeClosing(scope: TenantScope, year: number): Promise<{ id: number; no: string; currency: string; total: string; lines: StoredJournalLine[] } | null> {
+  const { em, orgId } = scope;
   const [row] = await sqlRows<{ id: string; no: string; currency: string; total: string; lines: StoredJournalLine[] }>(
     em,
     `select id, no, currency, total, lines from journal_entries
@@ -59,16 +60,16 @@ export async function closeYear(ctx: TenantContext, req: YearEndClosingRequest, 
   const { em, orgId } = ctx;
   const { year } = req;
   const lastDay = lastDayOf(year);
-  await lockYear(em, orgId, year);
-  const books = await postingSettingsOf(em, orgId);
+  await lockYear(ctx, year);
+  const books = await postingSettingsOf(ctx);
   if (books.lockDate === null || books.lockDate < lastDay) {
     const message = `Close the period first: ${year} can be closed once the organisation's lock_date is ${lastDay} or later (it is ${books.lockDate ?? 'not set'}), so that nothing posts into the year after its closing`;
     throw new ConflictError(message, 'period_open', [{ path: 'year', message, code: 'period_open' }]);
   }
-  const closed = await activeClosing(em, orgId, year);
+  const closed = await activeClosing(ctx, year);
   if (closed) throw new ConflictError(`${year} is already closed by journal entry ${closed.no}; reopen it first to close it again`, 'year_already_closed');
 
-  const figures = (await trialBalanceFigures(em, orgId, { bookId: GENERAL_LEDGER_BOOK.id, dateFrom: `${year}-01-01`, dateTo: lastDay, today: lastDay })).filter(
+  const figures = (await trialBalanceFigures(ctx, { bookId: GENERAL_LEDGER_BOOK.id, dateFrom: `${year}-01-01`, dateTo: lastDay, today: lastDay })).filter(
     (f) => f.number.startsWith('5') || f.number.startsWith('6'),
   );
   // classes 5 and 6 start every year at nil once the years before are closed
@@ -101,8 +102,8 @@ export async function closeYear(ctx: TenantContext, req: YearEndClosingRequest, 
 
 export async function reopenYear(ctx: TenantContext, year: number, opts: ApplyOptions): Promise<YearEndClosing> {
   const { em, orgId } = ctx;
-  await lockYear(em, orgId, year);
-  const closing = await activeClosing(em, orgId, year);
+  await lockYear(ctx, year);
+  const closing = await activeClosing(ctx, year);
   if (!closing) {
     const [ever] = await sqlRows(em, `select 1 from journal_entries where org_id = ? and kind = 'year_end_close' and date_posting = ?::date limit 1`, [orgId, lastDayOf(year)]);
     if (ever) throw new ConflictError(`${year} is not closed: its closing was reversed already`, 'year_not_closed');
@@ -119,11 +120,12 @@ export async function reopenYear(ctx: TenantContext, year: number, opts: ApplyOp
     reversesId: closing.id,
   });
   await sqlRows(em, 'update journal_entries set reversed_by_id = ? where org_id = ? and id = ?', [reversal.id, orgId, closing.id]);
-  return closingView(await readJournalEntry(em, orgId, closing.id));
+  return closingView(await readJournalEntry(ctx, closing.id));
 }
 
 /** The closings of years, newest first: the journal's closing entries that are not themselves reversals. */
-export async function listYearEndClosings(em: EntityManager, orgId: number, q: { from: number; take: number }): Promise<{ rows: YearEndClosing[]; total: number }> {
+export async function listYearEndClosings(scope: TenantScope, q: { from: number; take: number }): Promise<{ rows: YearEndClosing[]; total: number }> {
+  const { em, orgId } = scope;
   const page = await listJournalEntries(em, orgId, { ...q, kind: 'year_end_close', reversals: false, sort: ['-date_posting', '-id'] });
   return { rows: page.rows.map(closingView), total: page.total };
 }

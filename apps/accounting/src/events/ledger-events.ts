@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantScope } from '@ledgerline/service-kit';
 import {
   PoisonMessageError,
   organisationReplica,
@@ -151,7 +151,7 @@ function draftEntry(type: SourceType, doc: SourceDocument, event: CloudEvent, op
 export async function entryForEvent({ em, orgId }: PostingContext, type: SourceType, event: CloudEvent, opts: ApplyOptions): Promise<LedgerEntryDraft> {
   const doc = parseDocument(type, event);
   const ref = creditedRef(type, doc);
-  const credited = ref ? await creditedDocumentSection(em, orgId, CREDITED_TYPE[type]!, ref.id, ref.no) : null;
+  const credited = ref ? await creditedDocumentSection({ em, orgId }, CREDITED_TYPE[type]!, ref.id, ref.no) : null;
   return draftEntry(type, doc, event, opts, creditedSectionOf(event, type, ref, credited, opts));
 }
 
@@ -169,18 +169,18 @@ export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, eve
   const { em, emit } = ctx;
   const orgId = Number(event.orgid);
   // a consumer has it from its inbox claim; a rebuild reads it
-  const profile = ctx.organisation !== undefined ? ctx.organisation : await organisationReplica(em, orgId);
+  const profile = ctx.organisation !== undefined ? ctx.organisation : await organisationReplica({ em, orgId });
   const entry = await entryForEvent({ em, orgId }, type, event, withOrganisation(opts, profile));
   // a reversing journal entry names the posting it reverses, which is marked reversed with it
-  const reverses = type === 'journal_entry' ? await reversedJournalPosting(em, orgId, event.data as JournalDocument) : null;
+  const reverses = type === 'journal_entry' ? await reversedJournalPosting({ em, orgId }, event.data as JournalDocument) : null;
   let outcome: PostOutcome;
   try {
-    outcome = await postLedgerEntry(em, orgId, entry, event.id, reverses);
+    outcome = await postLedgerEntry({ em, orgId }, entry, event.id, reverses);
   } catch (err) {
     if (isBalanceViolation(err)) throw new PoisonMessageError(`${event.type} ${event.id}: ${String((err as Error).message)}`);
     throw err;
   }
-  if (reverses !== null && outcome.posted) await markReversed(em, orgId, reverses);
+  if (reverses !== null && outcome.posted) await markReversed({ em, orgId }, reverses);
   if (emit) {
     for (const stored of [outcome.reversed, outcome.posted]) if (stored) await emit(postedEvent(orgId, stored));
   }
@@ -188,7 +188,8 @@ export async function applyLedgerEvent(ctx: LedgerContext, type: SourceType, eve
 }
 
 /** The ledger transaction of the journal entry a reversing entry reverses (null for any other entry). */
-async function reversedJournalPosting(em: EntityManager, orgId: number, doc: JournalDocument): Promise<number | null> {
+async function reversedJournalPosting(scope: TenantScope, doc: JournalDocument): Promise<number | null> {
+  const { em, orgId } = scope;
   if (!doc.reverses) return null;
   const [row] = await sqlRows<{ id: string }>(
     em,
@@ -236,7 +237,7 @@ export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, item
       results[i] = { error };
     }
   }
-  const outcomes = await storeEntries(em, orgId, postings);
+  const outcomes = await storeEntries(ctx, postings);
   for (const [k, outcome] of outcomes.entries()) {
     const i = postings[k].i;
     if ('replaces' in outcome) {

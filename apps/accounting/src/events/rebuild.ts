@@ -1,3 +1,4 @@
+import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { parseEnvelope, sqlRows, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
@@ -103,7 +104,8 @@ const ENTRIES = `select t.source_type || ' ' || t.source_id || ' v' || t.source_
       ) as entry
   from accounting_transactions t where t.org_id = ?`;
 
-async function entriesOf(em: EntityManager, orgId: number, keys?: string[]): Promise<Map<string, Record<string, unknown>>> {
+async function entriesOf(scope: TenantScope, keys?: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const { em, orgId } = scope;
   const rows = keys
     ? await sqlRows<{ key: string; entry: Record<string, unknown> }>(em, `select * from (${ENTRIES}) e where e.key = any(?::text[])`, [orgId, keys])
     : await sqlRows<{ key: string; entry: Record<string, unknown> }>(em, ENTRIES, [orgId]);
@@ -150,11 +152,11 @@ export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, o
   let check: LedgerCheck | null = null;
   try {
     await em.transactional(async (tem) => {
-      const before = await entriesOf(tem, orgId);
+      const before = await entriesOf({ em: tem, orgId: orgId });
       await clearLedger(tem, orgId);
       const unpostable: LedgerCheck['unpostable'] = [];
       const events = await replayStreams(tem, bus, orgId, opts, (eventId, err) => unpostable.push({ eventId, reason: String(err) }));
-      const after = await entriesOf(tem, orgId);
+      const after = await entriesOf({ em: tem, orgId: orgId });
       const changed: LedgerCheck['changed'] = [];
       for (const [key, entry] of after) {
         const was = before.get(key);
@@ -178,7 +180,7 @@ export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, o
   if (!check) throw new Error('ledger check: the transaction was not rolled back');
   // postings the live consumer committed while the check ran were in flight, not missing
   if (check.missing.length) {
-    const landed = await entriesOf(em.fork(), orgId, check.missing);
+    const landed = await entriesOf({ em: em.fork(), orgId: orgId }, check.missing);
     check.missing = check.missing.filter((k) => !landed.has(k));
   }
   return check;

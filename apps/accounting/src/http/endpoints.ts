@@ -25,9 +25,7 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       if (q.source_id !== undefined && !q.source_type) {
         throw new ValidationError('source_id needs source_type', [{ path: 'source_type', message: 'required with source_id', code: 'required' }]);
       }
-      const result = await listTransactions(
-        ctx.em,
-        ctx.orgId,
+      const result = await listTransactions(ctx,
         {
           datePosting: parseRange('date_posting', q.date_posting, 'date'),
           source: q.source_type ? { type: q.source_type, id: q.source_id } : undefined,
@@ -77,18 +75,18 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       const { rows, total } = await listChart(ctx.em, ctx.orgId, q, chartLocale(ctx.c.req.header('accept-language')));
       return page(rows, total, q.from, q.take);
     },
-    getAccount: async ({ ctx, input }) => readChartAccount(ctx.em, ctx.orgId, input.params.number, chartLocale(ctx.c.req.header('accept-language'))),
-    saveAccount: async ({ ctx, input }) => saveChartAccount(ctx.em, ctx.orgId, input.params.number, input.body, chartLocale(ctx.c.req.header('accept-language'))),
+    getAccount: async ({ ctx, input }) => readChartAccount(ctx, input.params.number, chartLocale(ctx.c.req.header('accept-language'))),
+    saveAccount: async ({ ctx, input }) => saveChartAccount(ctx, input.params.number, input.body, chartLocale(ctx.c.req.header('accept-language'))),
     createJournalEntry: async ({ ctx, input }) => createJournalEntry(ctx, input.body, posting),
     listJournalEntries: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listJournalEntries(ctx.em, ctx.orgId, q);
       return page(rows, total, q.from, q.take);
     },
-    getJournalEntry: async ({ ctx, input }) => readJournalEntry(ctx.em, ctx.orgId, input.params.id),
+    getJournalEntry: async ({ ctx, input }) => readJournalEntry(ctx, input.params.id),
     reverseJournalEntry: async ({ ctx, input }) => reverseJournalEntry(ctx, input.params.id, input.body, posting),
     closeYear: async ({ ctx, input }) => closeYear(ctx, input.body, posting),
     listYearEndClosings: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listYearEndClosings(ctx.em, ctx.orgId, q);
+      const { rows, total } = await listYearEndClosings(ctx, q);
       return page(rows, total, q.from, q.take);
     },
     reopenYear: async ({ ctx, input }) => reopenYear(ctx, input.params.year, posting),

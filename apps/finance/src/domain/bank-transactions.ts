@@ -27,7 +27,7 @@ type Cash = Pick<BankTransactionRequest, 'amount' | 'currency' | 'fx_rate' | 'cu
  */
 export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: MatchResult, knownLegalCurrency?: string) {
   const { match, document } = resolved;
-  const legalCurrency = knownLegalCurrency ?? (await legalCurrencyOf(ctx.em, ctx.orgId));
+  const legalCurrency = knownLegalCurrency ?? (await legalCurrencyOf(ctx));
   const legal = paymentLegal({
     amount: String(cash.amount),
     currency: cash.currency,
@@ -283,7 +283,7 @@ async function lockedTransaction(ctx: TenantContext, id: number): Promise<BankTr
  * the version it posted): one posted in a closed period is 409 `period_locked` (decision 156).
  */
 async function refusePostedInClosedPeriod(ctx: TenantContext, bt: BankTransaction, what: string): Promise<void> {
-  const { lockDate } = await postingSettingsOf(ctx.em, ctx.orgId);
+  const { lockDate } = await postingSettingsOf(ctx);
   const posted = postingDate.bankTransaction({ date_accounting: isoDay(bt.dateAccounting), date_transaction: isoDay(bt.dateTransaction) });
   refuseClosedPeriod(lockDate, what, [posted]);
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, readEntity, sortedPage, where, type SqlCondition } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, readEntity, sortedPage, where, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -169,7 +169,7 @@ const payoutPostedOn = (ctx: TenantContext, p: Parameters<typeof postingDate.pay
 
 export async function createPayout(ctx: TenantContext, req: PayoutRequest) {
   const { em, orgId } = ctx;
-  const books = await postingSettingsOf(em, orgId);
+  const books = await postingSettingsOf(ctx);
   refuseClosedPeriod(books.lockDate, 'the payout', [payoutPostedOn(ctx, req)]);
   await assertCopySource(em, req, null);
   const { lines, total, legalCurrency, fxRate, currencyCoef, totalLeg } = await buildLines(ctx, req, null, books.legalCurrency);
@@ -208,7 +208,8 @@ export async function findPayout(em: EntityManager, id: number, lock = false): P
 }
 
 /** The payout as read (`GET`, and the 404 a replacement answers first): one prepared statement, nothing hydrated. */
-export async function readPayout(em: EntityManager, orgId: number, id: number): Promise<Payout> {
+export async function readPayout(scope: TenantScope, id: number): Promise<Payout> {
+  const { em, orgId } = scope;
   const p = await readEntity(em, PayoutSchema, orgId, id);
   if (!p) throw payoutNotFound(id);
   return p;
@@ -224,7 +225,7 @@ export async function replacePayout(ctx: TenantContext, id: number, req: PayoutR
   const p = await findPayout(em, id, true);
   if (p.isLocked) throw new ConflictError(`Payout ${id} is locked and cannot be changed`, 'document_locked');
   // the ledger reverses the current version on the day it was posted and posts the new one on its own
-  const books = await postingSettingsOf(em, ctx.orgId);
+  const books = await postingSettingsOf({ em: em, orgId: ctx.orgId });
   refuseClosedPeriod(books.lockDate, `replacing payout ${id} (which reverses version ${p.version})`, [{ field: 'id', date: standingPostedOn(p) }]);
   refuseClosedPeriod(books.lockDate, `the new version of payout ${id}`, [payoutPostedOn(ctx, req)]);
   await assertCopySource(em, req, p.id);

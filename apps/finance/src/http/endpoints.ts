@@ -20,11 +20,11 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
       const { rows, total } = await listStatements(ctx.em, q);
       return page(rows.map(statementSummary), total, q.from, q.take);
     },
-    getBankStatement: async ({ ctx, input }) => statementView(ctx.em, ctx.orgId, await findStatement(ctx.em, ctx.orgId, input.params.id)),
+    getBankStatement: async ({ ctx, input }) => statementView(ctx, await findStatement(ctx, input.params.id)),
     createPayout: async ({ ctx, input }) => createPayout(ctx, input.body),
     listPayouts: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listPayouts(ctx.em, ctx.orgId, q);
-      const { lockDate } = await postingSettingsOf(ctx.em, ctx.orgId);
+      const { lockDate } = await postingSettingsOf(ctx);
       return page(
         rows.map((p) => payoutView(p, lockDate)),
         total,
@@ -32,10 +32,10 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
         q.take,
       );
     },
-    getPayout: async ({ ctx, input }) => payoutView(await readPayout(ctx.em, ctx.orgId, input.params.id), (await postingSettingsOf(ctx.em, ctx.orgId)).lockDate),
+    getPayout: async ({ ctx, input }) => payoutView(await readPayout(ctx, input.params.id), (await postingSettingsOf(ctx)).lockDate),
     replacePayout: async ({ ctx, input }) => {
       // Unknown id first (404), then the body (400/422), then the lock (409).
-      await readPayout(ctx.em, ctx.orgId, input.params.id);
+      await readPayout(ctx, input.params.id);
       return replacePayout(ctx, input.params.id, input.body);
     },
   };

@@ -49,7 +49,7 @@ export async function importEInvoice(ctx: TenantContext, xml: string, query: { t
   const kind = read.kind === 'bill' ? BILLS : VENDOR_CREDITS;
   if (query.type_id !== undefined) read.request.type = { id: query.type_id };
   if (query.tax_fx_rate !== undefined) read.request.tax_fx_rate = query.tax_fx_rate;
-  else if (read.statedRate && read.statedRate.to === (await legalCurrencyOf(ctx.em, ctx.orgId))) {
+  else if (read.statedRate && read.statedRate.to === (await legalCurrencyOf(ctx))) {
     // the document states the rate to our legal currency (ISDOC's CurrRate): it is the rate its VAT was computed at
     read.request.tax_fx_rate = Number(read.statedRate.rate);
   }

@@ -5,7 +5,7 @@ import { inventoryInCsv, inventoryInRow, listPurchaseDocuments } from '../purcha
 export function inventoryInRoutes(): Pick<EndpointHandlers<'purchase'>, 'exportInventoryIn'> {
   return {
     exportInventoryIn: async ({ ctx, input: { params, query: q } }) => {
-      const { rows, total } = await listPurchaseDocuments(ctx.em, ctx.orgId, ['bill', 'vendor_credit'], q);
+      const { rows, total } = await listPurchaseDocuments(ctx, ['bill', 'vendor_credit'], q);
       if (params.format === 'csv') {
         return ctx.c.body(inventoryInCsv(rows), 200, {
           'content-type': 'text/csv; charset=utf-8',

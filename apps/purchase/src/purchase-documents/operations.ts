@@ -22,7 +22,7 @@ export function purchaseDocumentOperations<K extends PurchaseKind, S extends Pur
       return purchaseView(d, kind.kind);
     },
     list: async (ctx: TenantContext, q: PurchaseListQuery) => {
-      const { rows, total } = await listPurchaseDocuments(ctx.em, ctx.orgId, [kind.kind], q);
+      const { rows, total } = await listPurchaseDocuments(ctx, [kind.kind], q);
       return page(rows.map((d) => purchaseView(d, kind.kind)), total, q.from, q.take);
     },
   };

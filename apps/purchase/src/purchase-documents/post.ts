@@ -75,7 +75,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   } = {},
 ): Promise<{ view: PurchaseView<K>; json: JsonText }> {
   const { em, orgId } = ctx;
-  const { legalCurrency, lockDate } = await postingSettingsOf(em, orgId);
+  const { legalCurrency, lockDate } = await postingSettingsOf(ctx);
   const computed = computeFigures({
     currency: req.currency,
     legal_currency: legalCurrency,

@@ -1,3 +1,4 @@
+import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
 import { NotFoundError, organisationReplica, recordEvents, sqlRows } from '@ledgerline/service-kit';
@@ -55,7 +56,8 @@ interface InvoiceRow {
  * The requested invoices of the organisation in one statement. Raw SQL (so `org_id` is written
  * by hand): hydrating hundreds of JSON bodies as managed entities costs more than the evaluation.
  */
-async function loadInvoices(em: EntityManager, orgId: number, ids: number[]): Promise<InvoiceRow[]> {
+async function loadInvoices(scope: TenantScope, ids: number[]): Promise<InvoiceRow[]> {
+  const { em, orgId } = scope;
   return sqlRows<InvoiceRow>(
     em,
     `select id, date_issued::text as date_issued, date_due::text as date_due, amount_due::text as amount_due, body
@@ -66,7 +68,8 @@ async function loadInvoices(em: EntityManager, orgId: number, ids: number[]): Pr
 }
 
 /** All records of the batch in one multi-row insert. */
-async function storeRecords(em: EntityManager, orgId: number, results: Map<number, ComplianceResult>): Promise<void> {
+async function storeRecords(scope: TenantScope, results: Map<number, ComplianceResult>): Promise<void> {
+  const { em, orgId } = scope;
   const rows = [...results].map(([invoiceId, r]) => ({
     org_id: orgId,
     invoice_id: invoiceId,
@@ -96,7 +99,8 @@ async function storeRecords(em: EntityManager, orgId: number, results: Map<numbe
 }
 
 /** The `sales.invoice.compliance_evaluated` events of the batch, in one statement. */
-async function recordEvaluatedEvents(em: EntityManager, orgId: number, results: Map<number, ComplianceResult>): Promise<void> {
+async function recordEvaluatedEvents(scope: TenantScope, results: Map<number, ComplianceResult>): Promise<void> {
+  const { em, orgId } = scope;
   await recordEvents(
     em,
     'sales',
@@ -124,7 +128,7 @@ export async function evaluateInvoices(
   now: Date = new Date(),
 ): Promise<ComplianceWire[]> {
   const distinct = [...new Set(ids)];
-  const [docs, replica] = await Promise.all([loadInvoices(em, orgId, distinct), organisationReplica(em, orgId)]);
+  const [docs, replica] = await Promise.all([loadInvoices({ em, orgId }, distinct), organisationReplica({ em, orgId })]);
   const profile = replica ? (replica.profile as Json) : null;
   const results = new Map<number, ComplianceResult>();
   // stored and announced in request order, whatever order the index the plan chose gives the rows
@@ -142,8 +146,8 @@ export async function evaluateInvoices(
     results.set(invoice.id, evaluateCompliance(invoice, organisationFacts(profile, obj(doc.body.org)), table, now));
   }
   if (results.size > 0) {
-    await storeRecords(em, orgId, results);
-    await recordEvaluatedEvents(em, orgId, results);
+    await storeRecords({ em, orgId }, results);
+    await recordEvaluatedEvents({ em, orgId }, results);
   }
   const missing = invoiceNotFound(now);
   return ids.map((id) => complianceRecord(id, results.get(id) ?? missing));

@@ -27,7 +27,7 @@ export function creditNoteRoutes(delivery: Delivery): Pick<EndpointHandlers<'sal
     checkCreditNoteNo: async ({ ctx, input: { query: q } }) => {
       const no = q.no?.trim();
       if (!no) return { exists: false, ids: [] };
-      const ids = await numberTaken(ctx.em, ctx.orgId, 'sales_credit_note', no, q.exclude_id ?? []);
+      const ids = await numberTaken(ctx, 'sales_credit_note', no, q.exclude_id ?? []);
       return { exists: ids.length > 0, ids };
     },
   };

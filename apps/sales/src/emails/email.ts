@@ -73,7 +73,7 @@ export async function sendInvoiceEmail(
   opts: RenderOptions,
   delivery: Delivery,
 ): Promise<{ record: EmailRecord; result: InvoiceEmailResult }> {
-  const rendered = await renderSalesDocument(em, orgId, INVOICES, invoiceId, opts);
+  const rendered = await renderSalesDocument({ em, orgId }, INVOICES, invoiceId, opts);
   const { view, doc, culture, template } = rendered;
   const customer = (view.customer ?? {}) as Record<string, unknown>;
   const org = (view.org ?? {}) as Record<string, unknown>;
@@ -99,10 +99,10 @@ export async function sendInvoiceEmail(
   const attachments: MailAttachment[] = [];
   // written first: an invoice that cannot be an e-invoice is refused (422) before anything is sent or recorded
   if (input.include_einvoice === 'ubl') {
-    const { xml } = await salesDocumentUbl(em, orgId, INVOICES, invoiceId);
+    const { xml } = await salesDocumentUbl({ em, orgId }, INVOICES, invoiceId);
     attachments.push({ filename: documentFileName(INVOICES, doc.no, 'xml'), content: Buffer.from(xml, 'utf8'), contentType: 'application/xml' });
   } else if (input.include_einvoice === 'isdoc') {
-    const { xml } = await salesDocumentIsdoc(em, orgId, INVOICES, invoiceId);
+    const { xml } = await salesDocumentIsdoc({ em, orgId }, INVOICES, invoiceId);
     attachments.push({ filename: documentFileName(INVOICES, doc.no, 'isdoc'), content: Buffer.from(xml, 'utf8'), contentType: 'application/xml' });
   }
   let failure: string | null = null;

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ItemListQuery, ItemRequest, ItemSalesRateQuery, PriceListRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, containsPattern, dec, parseSort, sqlRows, toWire, findAndCount, type Dec } from '@ledgerline/service-kit';
+import { BusinessRuleError, NotFoundError, containsPattern, dec, parseSort, sqlRows, toWire, findAndCount, type Dec, type TenantScope } from '@ledgerline/service-kit';
 import { ItemSchema, PriceListRateSchema, PriceListSchema, type Item, type PriceList, type PriceListRate } from '../db/entities.js';
 
 const fixed = (v: number | string) => dec(v).toFixed();
@@ -18,7 +18,8 @@ export function itemView(i: Item) {
   };
 }
 
-export async function createItem(em: EntityManager, orgId: number, input: ItemRequest): Promise<Item> {
+export async function createItem(scope: TenantScope, input: ItemRequest): Promise<Item> {
+  const { em, orgId } = scope;
   const item = em.create(ItemSchema, {
     orgId,
     sku: input.sku ?? null,
@@ -82,7 +83,8 @@ export function priceListView(p: PriceList, rates: PriceListRate[]) {
   };
 }
 
-export async function createPriceList(em: EntityManager, orgId: number, input: PriceListRequest) {
+export async function createPriceList(scope: TenantScope, input: PriceListRequest) {
+  const { em, orgId } = scope;
   const ids = [...new Set(input.rates.map((r) => r.item_id))];
   const known = new Set((await em.find(ItemSchema, { id: { $in: ids } }, { fields: ['id'] })).map((i) => i.id));
   const missing = input.rates.map((r, i) => ({ r, i })).filter(({ r }) => !known.has(r.item_id));
@@ -148,7 +150,8 @@ select i.currency, i.sales_rate::text as sales_rate, i.tax_rate::text as tax_rat
  * own rate when the currency is the item's. `brutto` adds the item's tax. A currency with no
  * rate → 422.
  */
-export async function itemSalesRate(em: EntityManager, orgId: number, itemId: number, q: ItemSalesRateQuery): Promise<SalesRate> {
+export async function itemSalesRate(scope: TenantScope, itemId: number, q: ItemSalesRateQuery): Promise<SalesRate> {
+  const { em, orgId } = scope;
   const day = (q.reference_date ? new Date(q.reference_date) : new Date()).toISOString().slice(0, 10);
   const listId = q.price_list_id ?? null;
   const currencyAsked = q.currency_code ?? null;

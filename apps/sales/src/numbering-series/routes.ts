@@ -4,9 +4,9 @@ import { createSeries, listSeries, seriesView } from './series.js';
 /** Numbering series of invoices and credit notes. */
 export function numberingSeriesRoutes(): Pick<EndpointHandlers<'sales'>, 'createNumberingSeries' | 'listNumberingSeries'> {
   return {
-    createNumberingSeries: async ({ ctx, input }) => seriesView(await createSeries(ctx.em, ctx.orgId, input.body)),
+    createNumberingSeries: async ({ ctx, input }) => seriesView(await createSeries(ctx, input.body)),
     listNumberingSeries: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listSeries(ctx.em, ctx.orgId, q);
+      const { rows, total } = await listSeries(ctx, q);
       return page(rows.map(seriesView), total, q.from, q.take);
     },
   };

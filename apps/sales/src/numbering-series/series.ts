@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { BusinessRuleError, duplicateDocumentNumber, sqlRows, findAndCount, type ConflictError } from '@ledgerline/service-kit';
+import { BusinessRuleError, duplicateDocumentNumber, sqlRows, findAndCount, type ConflictError, type TenantScope } from '@ledgerline/service-kit';
 import type { NumberSeriesListQuery, NumberSeriesRequest, NumberSeriesView } from '@ledgerline/contracts';
 import { parseMask } from '@ledgerline/documents';
 import { NumberSeriesSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';
@@ -13,7 +12,8 @@ export const DEFAULT_SERIES: Record<SalesDocType, { name: string; mask: string }
 const DOC_LABEL: Record<SalesDocType, string> = { sales_invoice: 'invoice', sales_credit_note: 'credit note' };
 
 /** The default series of a document type; created (race-free) the first time it is needed. */
-export async function defaultSeries(em: EntityManager, orgId: number, docType: SalesDocType): Promise<NumberSeries> {
+export async function defaultSeries(scope: TenantScope, docType: SalesDocType): Promise<NumberSeries> {
+  const { em, orgId } = scope;
   const existing = await em.findOne(NumberSeriesSchema, { docType, isDefault: true });
   if (existing) return existing;
   const def = DEFAULT_SERIES[docType];
@@ -29,8 +29,9 @@ export async function defaultSeries(em: EntityManager, orgId: number, docType: S
 }
 
 /** The series `counter_id` names (of this organisation and document type), else the default one. */
-export async function pickSeries(em: EntityManager, orgId: number, docType: SalesDocType, counterId?: number | null): Promise<NumberSeries> {
-  if (counterId === undefined || counterId === null) return defaultSeries(em, orgId, docType);
+export async function pickSeries(scope: TenantScope, docType: SalesDocType, counterId?: number | null): Promise<NumberSeries> {
+  const { em, orgId } = scope;
+  if (counterId === undefined || counterId === null) return defaultSeries(scope, docType);
   const series = await em.findOne(NumberSeriesSchema, { id: counterId, docType });
   if (!series) {
     throw new BusinessRuleError(`Numbering series ${counterId} does not exist for ${DOC_LABEL[docType]}s`, 'unknown_counter', [
@@ -41,7 +42,8 @@ export async function pickSeries(em: EntityManager, orgId: number, docType: Sale
 }
 
 /** The ids of the organisation's documents of a type numbered `no`, but those in `excludeIds` (GET /v1/sales/credit-notes/check-no: one prepared statement, no entity hydrated). */
-export async function numberTaken(em: EntityManager, orgId: number, docType: SalesDocType, no: string, excludeIds: number[] = []): Promise<number[]> {
+export async function numberTaken(scope: TenantScope, docType: SalesDocType, no: string, excludeIds: number[] = []): Promise<number[]> {
+  const { em, orgId } = scope;
   const rows = await sqlRows<{ id: number }>(
     em,
     'select id from sales_documents where org_id = ? and doc_type = ? and no = ? and id <> all(?::bigint[]) order by id',
@@ -64,10 +66,11 @@ export function seriesView(s: NumberSeries): NumberSeriesView {
  * `is_default` moves the default of the document type to the new series under a lock, so two
  * concurrent switches leave exactly one default.
  */
-export async function createSeries(em: EntityManager, orgId: number, input: NumberSeriesRequest): Promise<NumberSeries> {
+export async function createSeries(scope: TenantScope, input: NumberSeriesRequest): Promise<NumberSeries> {
+  const { em, orgId } = scope;
   parseMask(input.mask);
   const docType = input.doc_type;
-  await defaultSeries(em, orgId, docType); // the default exists before any other series
+  await defaultSeries(scope, docType); // the default exists before any other series
   if (input.is_default) {
     await sqlRows(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`series-default:${orgId}:${docType}`]);
     await sqlRows(em, 'update number_series set is_default = false where org_id = ? and doc_type = ? and is_default', [orgId, docType]);
@@ -78,8 +81,9 @@ export async function createSeries(em: EntityManager, orgId: number, input: Numb
 }
 
 /** The organisation's series (the defaults seeded first, so they are always listed), oldest first. */
-export async function listSeries(em: EntityManager, orgId: number, q: NumberSeriesListQuery): Promise<{ rows: NumberSeries[]; total: number }> {
-  for (const docType of q.doc_type ? [q.doc_type] : (Object.keys(DEFAULT_SERIES) as SalesDocType[])) await defaultSeries(em, orgId, docType);
+export async function listSeries(scope: TenantScope, q: NumberSeriesListQuery): Promise<{ rows: NumberSeries[]; total: number }> {
+  const { em, orgId } = scope;
+  for (const docType of q.doc_type ? [q.doc_type] : (Object.keys(DEFAULT_SERIES) as SalesDocType[])) await defaultSeries(scope, docType);
   const [rows, total] = await findAndCount(em, NumberSeriesSchema, q.doc_type ? { docType: q.doc_type } : {}, { orderBy: { id: 'asc' }, limit: q.take, offset: q.from });
   return { rows, total };
 }

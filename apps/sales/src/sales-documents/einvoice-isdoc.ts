@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantScope } from '@ledgerline/service-kit';
 import type { ComplianceOrganisation } from '@ledgerline/compliance';
 import { Dec } from '@ledgerline/core/money';
 import { isdocXml, splitStreet, type IsdocAmount, type IsdocDocument, type IsdocLine, type IsdocParty } from '@ledgerline/documents/isdoc';
@@ -44,8 +44,9 @@ function isdocParty(name: string, registrationId: string | null, vatId: string |
  * document's items and shipping charges; what a document discount took off a rate's recap is a
  * line of its own, so the lines add up to the stored recap in both currencies.
  */
-export async function salesDocumentIsdoc(em: EntityManager, orgId: number, kind: EInvoiceKind, id: number): Promise<{ xml: string; no: string }> {
-  const src = await einvoiceSource(em, orgId, kind, id);
+export async function salesDocumentIsdoc(scope: TenantScope, kind: EInvoiceKind, id: number): Promise<{ xml: string; no: string }> {
+  const { em, orgId } = scope;
+  const src = await einvoiceSource(scope, kind, id);
   const { view, profile, org, customer, issuer, credited } = src;
   refuseIncomplete(kind, 'ISDOC', missingForIsdoc(view, org, profile, kind));
 

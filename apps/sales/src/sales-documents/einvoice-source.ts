@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BusinessRuleError, organisationReplica } from '@ledgerline/service-kit';
+import { BusinessRuleError, organisationReplica, type TenantScope } from '@ledgerline/service-kit';
 import { EU_COUNTRIES, markedVatCategory, type ComplianceOrganisation } from '@ledgerline/compliance';
 import { Dec } from '@ledgerline/core/money';
 import { VAT_CATEGORIES, type VatCategory } from '@ledgerline/documents/ubl';
@@ -64,7 +64,8 @@ export interface EInvoiceSource {
   buyerAddress: Json | null;
 }
 
-export async function einvoiceSource(em: EntityManager, orgId: number, kind: EInvoiceKind, id: number): Promise<EInvoiceSource> {
+export async function einvoiceSource(scope: TenantScope, kind: EInvoiceKind, id: number): Promise<EInvoiceSource> {
+  const { em, orgId } = scope;
   const doc = await getSalesDocument(em, kind, id);
   const credited = await creditedInvoice(em, doc.creditedDocId ?? null);
   // a credit note carries the references of the invoice it corrects unless it names its own (PEPPOL-EN16931-R003)
@@ -74,7 +75,7 @@ export async function einvoiceSource(em: EntityManager, orgId: number, kind: EIn
     buyer_reference: text(stored.buyer_reference) ?? credited?.buyerReference ?? null,
     order_reference: text(stored.order_reference) ?? credited?.orderReference ?? null,
   };
-  const replica = await organisationReplica(em, orgId);
+  const replica = await organisationReplica(scope);
   const profile = (replica?.profile as Json | undefined) ?? null;
   const customer = (view.customer ?? {}) as Json;
   return {

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantScope } from '@ledgerline/service-kit';
 import { PEPPOL_CHECKS, failedPeppolChecks, type ComplianceInvoice, type ComplianceOrganisation } from '@ledgerline/compliance';
 import { Dec } from '@ledgerline/core/money';
 import { ublXml, type UblDocument, type UblParty } from '@ledgerline/documents/ubl';
@@ -32,8 +32,9 @@ function addressOfParty(a: Json | null | undefined, fallbackCountry: string) {
 }
 
 /** The Peppol document of a stored invoice or credit note, or 422 naming what it lacks. */
-export async function salesDocumentUbl(em: EntityManager, orgId: number, kind: EInvoiceKind, id: number): Promise<{ xml: string; no: string }> {
-  const src = await einvoiceSource(em, orgId, kind, id);
+export async function salesDocumentUbl(scope: TenantScope, kind: EInvoiceKind, id: number): Promise<{ xml: string; no: string }> {
+  const { em, orgId } = scope;
+  const src = await einvoiceSource(scope, kind, id);
   const { view, profile, org, customer, issuer, credited } = src;
   refuseIncomplete(kind, 'a Peppol document', missingForPeppol(view, org, profile, kind));
 

@@ -37,18 +37,18 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
       const { rows, total } = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
       return pageOfJson(rows.map(viewTextOfRow), total, q.from, q.take);
     },
-    get: async (ctx: TenantContext, id: number) => readSalesDocumentView(ctx.em, ctx.orgId, kind, id),
-    html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q)).html, 200, HTML_HEADERS),
+    get: async (ctx: TenantContext, id: number) => readSalesDocumentView(ctx, kind, id),
+    html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx, kind, id, q)).html, 200, HTML_HEADERS),
     ubl: async (ctx: Ctx, id: number) => {
-      const { xml, no } = await salesDocumentUbl(ctx.em, ctx.orgId, kind, id);
+      const { xml, no } = await salesDocumentUbl(ctx, kind, id);
       return xmlAnswer(ctx, xml, documentFileName(kind, no, 'xml'));
     },
     isdoc: async (ctx: Ctx, id: number) => {
-      const { xml, no } = await salesDocumentIsdoc(ctx.em, ctx.orgId, kind, id);
+      const { xml, no } = await salesDocumentIsdoc(ctx, kind, id);
       return xmlAnswer(ctx, xml, documentFileName(kind, no, 'isdoc'));
     },
     pdf: async (ctx: Ctx, id: number, q: RenderOptions) => {
-      const rendered = await renderSalesDocument(ctx.em, ctx.orgId, kind, id, q);
+      const rendered = await renderSalesDocument(ctx, kind, id, q);
       const file = await printSalesDocument(delivery.printer, rendered);
       return ctx.c.body(new Uint8Array(file), 200, {
         'content-type': 'application/pdf',

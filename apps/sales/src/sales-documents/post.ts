@@ -15,8 +15,7 @@ import {
   withDocumentNumber,
   type CreditRule,
   type DocumentNumber,
-  type TenantContext,
-} from '@ledgerline/service-kit';
+  type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocument } from '@ledgerline/documents';
 import type { DocumentKind } from '@ledgerline/rendering';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
@@ -66,10 +65,10 @@ async function documentNumber(
 ): Promise<{ counterId: number | null; number: DocumentNumber }> {
   const explicitNo = hasExplicitNumber(input) ? input.no!.trim() : null;
   if (explicitNo !== null) {
-    if (input.counter_id != null) await pickSeries(em, orgId, docType, input.counter_id); // must still name a series of ours
+    if (input.counter_id != null) await pickSeries({ em, orgId }, docType, input.counter_id); // must still name a series of ours
     return { counterId: input.counter_id ?? null, number: { given: explicitNo } };
   }
-  const series = input.counter_id == null && defaultSeries ? defaultSeries : await pickSeries(em, orgId, docType, input.counter_id);
+  const series = input.counter_id == null && defaultSeries ? defaultSeries : await pickSeries({ em, orgId }, docType, input.counter_id);
   const pattern = numberPattern(series.mask, input.date_issued);
   return {
     counterId: series.id,
@@ -198,7 +197,8 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
  * the payment state), without hydrating an entity (issue 15: the hot read of integrations polling
  * their documents).
  */
-export async function readSalesDocumentView(em: EntityManager, orgId: number, kind: { docType: SalesDocType; label: string }, id: number): Promise<JsonText> {
+export async function readSalesDocumentView(scope: TenantScope, kind: { docType: SalesDocType; label: string }, id: number): Promise<JsonText> {
+  const { em, orgId } = scope;
   const [row] = await sqlRows<SalesViewRow>(em, `select ${SALES_VIEW_COLUMNS} from sales_documents where org_id = ? and id = ? and doc_type = ?`, [orgId, id, kind.docType], {
     prepared: true,
   });

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Template } from '@ledgerline/contracts';
-import { ValidationError, organisationReplica } from '@ledgerline/service-kit';
+import { ValidationError, organisationReplica, type TenantScope } from '@ledgerline/service-kit';
 import { canonicalCulture, cultureOfCountry, DEFAULT_CULTURE, renderDocumentHtml, type DocumentKind, type PdfPrinter } from '@ledgerline/rendering';
 import type { SalesDocType, SalesDocument } from '../db/entities.js';
 import { getSalesDocument, type SalesDocumentKind } from './post.js';
@@ -55,10 +54,11 @@ export function cultureFor(asked: string | undefined, view: Record<string, unkno
  * with the document (architecture §4: never recomputed); the organisation replica only fills issuer
  * data the document snapshot lacks (the bank account).
  */
-export async function renderSalesDocument(em: EntityManager, orgId: number, kind: RenderedKind, id: number, opts: RenderOptions): Promise<RenderedDocument> {
+export async function renderSalesDocument(scope: TenantScope, kind: RenderedKind, id: number, opts: RenderOptions): Promise<RenderedDocument> {
+  const { em, orgId } = scope;
   const doc = await getSalesDocument(em, kind, id);
   const view = documentView(doc);
-  const replica = await organisationReplica(em, orgId);
+  const replica = await organisationReplica(scope);
   const culture = cultureFor(opts.culture, view, replica?.country);
   const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const organisation = replica?.profile ?? null;

@@ -1,7 +1,7 @@
 import type { Scope } from '@ledgerline/contracts/scopes';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, type ClientRecord, type SettingsApiClientRevokedEvent } from '@ledgerline/contracts';
-import { NotFoundError, SECRET_PREFIXES, findAndCount, generateSecret, secretHash, type TenantContext } from '@ledgerline/service-kit';
+import { NotFoundError, SECRET_PREFIXES, findAndCount, generateSecret, secretHash, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { ApiClientSchema, type ApiClient } from '../db/entities.js';
 import { LAST_USED_RESOLUTION_MS } from './api-keys.js';
 
@@ -30,7 +30,8 @@ export function clientView(client: ApiClient): ClientRecord {
   };
 }
 
-export async function createApiClient(em: EntityManager, orgId: number, input: { name?: string | null; scopes: Scope[] }) {
+export async function createApiClient(scope: TenantScope, input: { name?: string | null; scopes: Scope[] }) {
+  const { em, orgId } = scope;
   const clientId = generateSecret(SECRET_PREFIXES.clientId, 20);
   const clientSecret = generateSecret(SECRET_PREFIXES.clientSecret, 40);
   const client = em.create(ApiClientSchema, {

@@ -1,7 +1,7 @@
 import type { Scope } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, type ApiKeyRevokedEvent } from '@ledgerline/contracts';
-import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES, findAndCount, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, NotFoundError, displayPrefix, generateSecret, secretHash, SECRET_PREFIXES, findAndCount, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { ApiKeySchema, type ApiKey, type ApiKeyStatus } from '../db/entities.js';
 
 
@@ -50,7 +50,8 @@ function futureExpiry(expires: string | null | undefined): Date | null {
 }
 
 /** Creates a key and returns its record plus the secret, which exists only in this answer. */
-export async function createApiKey(em: EntityManager, orgId: number, input: NewApiKey, secret?: string) {
+export async function createApiKey(scope: TenantScope, input: NewApiKey, secret?: string) {
+  const { em, orgId } = scope;
   const key = secret ?? generateSecret(SECRET_PREFIXES.apiKey);
   const entity = em.create(ApiKeySchema, {
     orgId,

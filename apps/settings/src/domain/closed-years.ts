@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingJournalEntryPostedEvent } from '@ledgerline/contracts';
-import { ConflictError, sqlRows } from '@ledgerline/service-kit';
+import { ConflictError, sqlRows, type TenantScope } from '@ledgerline/service-kit';
 
 /**
  * What settings knows of the years accounting has closed (decision 173), from its journal-entry
@@ -8,7 +8,8 @@ import { ConflictError, sqlRows } from '@ledgerline/service-kit';
  * posting day; the entry reversing it reopens that year. Keyed by the closing entry, so a
  * reopening that arrives before its closing still leaves the year open.
  */
-export async function recordClosingEntry(em: EntityManager, orgId: number, entry: Pick<AccountingJournalEntryPostedEvent, 'id' | 'kind' | 'date_posting' | 'reverses'>): Promise<void> {
+export async function recordClosingEntry(scope: TenantScope, entry: Pick<AccountingJournalEntryPostedEvent, 'id' | 'kind' | 'date_posting' | 'reverses'>): Promise<void> {
+  const { em, orgId } = scope;
   if (entry.kind !== 'year_end_close') return;
   const year = Number(entry.date_posting.slice(0, 4));
   if (entry.reverses) {

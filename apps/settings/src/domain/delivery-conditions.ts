@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { parseSort, sqlRows, type SortKey } from '@ledgerline/service-kit';
+import { parseSort, sqlRows, type SortKey, type TenantScope } from '@ledgerline/service-kit';
 import { DeliveryConditionSchema, type DeliveryCondition } from '../db/templates.entities.js';
 
 /** The eleven Incoterms® 2020 rules (ICC), in the order the ICC lists them, with localised names. */
@@ -23,7 +22,8 @@ export const DELIVERY_CONDITION_SORT_FIELDS = ['id', 'code', 'name'] as const;
  * Seeds the Incoterms rules for an organisation the first time its list is read. Concurrent
  * first reads are harmless: the (org_id, code) key keeps one row per rule.
  */
-export async function ensureDeliveryConditions(em: EntityManager, orgId: number): Promise<void> {
+export async function ensureDeliveryConditions(scope: TenantScope): Promise<void> {
+  const { em, orgId } = scope;
   if ((await em.count(DeliveryConditionSchema, {})) >= INCOTERMS_2020.length) return;
   const values: unknown[] = [];
   const rows = INCOTERMS_2020.map((rule, i) => {
@@ -62,8 +62,9 @@ export interface DeliveryConditionQuery {
 }
 
 /** GET /v1/settings/delivery-conditions: search over the code and every localised name; sort by id, code or name; paged. */
-export async function listDeliveryConditions(em: EntityManager, orgId: number, q: DeliveryConditionQuery) {
-  await ensureDeliveryConditions(em, orgId);
+export async function listDeliveryConditions(scope: TenantScope, q: DeliveryConditionQuery) {
+  const { em, orgId } = scope;
+  await ensureDeliveryConditions(scope);
   const sort: SortKey[] = parseSort(q.sort, DELIVERY_CONDITION_SORT_FIELDS, [{ field: 'id', direction: 'asc' }]);
   const all = (await em.find(DeliveryConditionSchema, {}, { orderBy: { position: 'asc', id: 'asc' } })).map((dc) => deliveryConditionView(dc, q.culture));
   const needle = q.search?.trim().toLocaleLowerCase();

@@ -1,7 +1,6 @@
 import type { OrganisationUpdate } from '@ledgerline/contracts';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { ForbiddenError, NotFoundError, ValidationError, isoDay, toWire, propertiesOf, sqlRows, type AuthContext, type OperationContext, type TenantContext } from '@ledgerline/service-kit';
+import { ForbiddenError, NotFoundError, ValidationError, isoDay, toWire, propertiesOf, sqlRows, type AuthContext, type OperationContext, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { OrganisationSchema, type Organisation } from '../db/entities.js';
 import { createApiKey } from './api-keys.js';
 import { latestClosedYear, refuseLockDateInClosedYear } from './closed-years.js';
@@ -78,7 +77,7 @@ export async function createOrganisation(ctx: OperationContext, input: Organisat
   });
   apply(org, input);
   await em.flush();
-  const { record, key } = await createApiKey(em, org.id, { name: 'Admin key', scopes: ['admin'] }, adminSecret);
+  const { record, key } = await createApiKey({ em: em, orgId: org.id }, { name: 'Admin key', scopes: ['admin'] }, adminSecret);
   await announce(ctx, org);
   return { org, adminKey: record, secret: key };
 }
@@ -88,7 +87,8 @@ export async function createOrganisation(ctx: OperationContext, input: Organisat
  * hydration (issue 15: the hot read of every integration's start); the columns are the entity's,
  * so the view is the one every other path answers.
  */
-export async function organisationViewById(em: EntityManager, orgId: number) {
+export async function organisationViewById(scope: TenantScope) {
+  const { em, orgId } = scope;
   // The row as one JSON value: the driver then describes and parses one column, not 23 (each a
   // field object and a type parser per statement; about a tenth of the GET's CPU, decision 174).
   // Its one numeric column (rounding_increment, four decimals at most) is exact as a JSON number.
@@ -100,7 +100,8 @@ export async function organisationViewById(em: EntityManager, orgId: number) {
   return organisationView({ ...entity, id: Number(row.id), createdAt: at(row.created_at), updatedAt: at(row.updated_at) } as unknown as Organisation);
 }
 
-export async function getOrganisation(em: EntityManager, orgId: number): Promise<Organisation> {
+export async function getOrganisation(scope: TenantScope): Promise<Organisation> {
+  const { em, orgId } = scope;
   const org = await em.findOne(OrganisationSchema, { id: orgId });
   if (!org) throw new NotFoundError('The organisation does not exist', 'organisation_not_found');
   return org;
@@ -129,7 +130,7 @@ function checkLockDate(auth: AuthContext | 'operator', stored: string | null, re
 
 export async function updateOrganisation(ctx: TenantContext & { auth: AuthContext }, input: OrganisationInput) {
   const { em } = ctx;
-  const org = await getOrganisation(em, ctx.orgId);
+  const org = await getOrganisation({ em: em, orgId: ctx.orgId });
   const stored = isoDay(org.lockDate ?? null);
   checkLockDate(ctx.auth, stored, input.lock_date, ctx.now().toISOString().slice(0, 10));
   // moved back (or cleared): not into a year accounting has closed

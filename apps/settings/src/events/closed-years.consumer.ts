@@ -11,7 +11,7 @@ export function closedYearsConsumer(): ConsumerDefinition {
       if (ctx.orgId === null) return;
       const parsed = accountingJournalEntryPostedEventSchema.safeParse(event.data);
       if (!parsed.success) throw new PoisonMessageError(`unusable journal entry: ${parsed.error.message}`);
-      await recordClosingEntry(ctx.em, ctx.orgId, parsed.data);
+      await recordClosingEntry({ em: ctx.em, orgId: ctx.orgId }, parsed.data);
     },
   };
 }

@@ -43,7 +43,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
     },
     createApiKey: async ({ ctx, input }) => {
       assertGrantable(ctx.auth, input.body.scopes, 'a new API key');
-      const { record, key } = await createApiKey(ctx.em, ctx.auth.orgId, input.body);
+      const { record, key } = await createApiKey({ em: ctx.em, orgId: ctx.auth.orgId }, input.body);
       ctx.c.set('secretAnswer', true);
       return { ...apiKeyView(record), key };
     },
@@ -81,7 +81,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
       // a client's tokens carry at most what its creator holds; by default exactly that
       const scopes = input.body.scopes ?? ctx.auth.scopes.filter(isScope);
       assertGrantable(ctx.auth, scopes, 'a new API client');
-      const created = await createApiClient(ctx.em, ctx.auth.orgId, { name: input.body.name, scopes });
+      const created = await createApiClient({ em: ctx.em, orgId: ctx.auth.orgId }, { name: input.body.name, scopes });
       ctx.c.set('secretAnswer', true);
       return created;
     },
@@ -105,7 +105,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
       return respond(c, token, 200, { 'cache-control': 'no-store' });
     },
 
-    getOrganisation: async ({ ctx }) => organisationViewById(ctx.em, ctx.auth.orgId),
+    getOrganisation: async ({ ctx }) => organisationViewById({ em: ctx.em, orgId: ctx.auth.orgId }),
     updateOrganisation: async ({ ctx, input }) => organisationView(await updateOrganisation(ctx, input.body)),
     createOrganisation: async ({ ctx, input }) => {
       const { org, adminKey, secret } = await createOrganisation(ctx, input.body);
@@ -125,7 +125,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
       if (culture === null) {
         throw new ValidationError(`"${q.culture}" is not a language tag`, [{ path: 'culture', message: 'a BCP 47 language tag such as cs-CZ', code: 'custom' }]);
       }
-      const { rows, total } = await listDeliveryConditions(ctx.em, ctx.auth.orgId, { ...q, culture });
+      const { rows, total } = await listDeliveryConditions({ em: ctx.em, orgId: ctx.auth.orgId }, { ...q, culture });
       return page(rows, total, q.from, q.take);
     },
   };

@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { WEBHOOK_SUBJECTS, subjectMatches } from '@ledgerline/contracts';
 import { hasScope } from '@ledgerline/contracts/scopes';
-import { ForbiddenError, sqlRows, type AuthContext } from '@ledgerline/service-kit';
+import { ForbiddenError, sqlRows, type AuthContext, type TenantScope } from '@ledgerline/service-kit';
 
 /*
  * What a webhook may carry (issue 52): an event is read data of its area (an invoice with its
@@ -48,7 +47,8 @@ export function assertMayReceive(auth: AuthContext | undefined, patterns: readon
 export type OwnerScopes = Map<string, string[] | null>;
 
 /** The current scopes of the credentials (`key:<id>`, `client:<client_id>`) that own an organisation's webhooks. */
-export async function ownerScopes(em: EntityManager, orgId: number, owners: Iterable<string | null>): Promise<OwnerScopes> {
+export async function ownerScopes(scope: TenantScope, owners: Iterable<string | null>): Promise<OwnerScopes> {
+  const { em, orgId } = scope;
   const keys: number[] = [];
   const clients: string[] = [];
   const found: OwnerScopes = new Map();

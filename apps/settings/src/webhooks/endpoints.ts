@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Webhook, WebhookCreate, WebhookDelivery as WebhookDeliveryView, WebhookUpdate } from '@ledgerline/contracts';
 import { SUBJECTS, type SettingsWebhookDisabledEvent } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, findAndCount, recordEvent, sqlRows, type AuthContext, type Logger, type SecretBox, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, findAndCount, recordEvent, sqlRows, type AuthContext, type Logger, type SecretBox, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { WebhookDeliverySchema, WebhookEndpointSchema, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint } from '../db/webhooks.entities.js';
 import { newWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type UrlPolicy } from './urls.js';
@@ -66,8 +66,9 @@ export function deliveryView(d: WebhookDelivery): WebhookDeliveryView {
 }
 
 /** Endpoints as answered, their owners' scopes read once. */
-export async function webhookViews(em: EntityManager, orgId: number, endpoints: WebhookEndpoint[]): Promise<Webhook[]> {
-  const owners = await ownerScopes(em, orgId, endpoints.map((e) => e.owner ?? null));
+export async function webhookViews(scope: TenantScope, endpoints: WebhookEndpoint[]): Promise<Webhook[]> {
+  const { em, orgId } = scope;
+  const owners = await ownerScopes(scope, endpoints.map((e) => e.owner ?? null));
   return endpoints.map((e) => webhookView(e, owners));
 }
 

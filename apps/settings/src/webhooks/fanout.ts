@@ -34,7 +34,7 @@ export function webhookFanout(orm: MikroORM, durables: FanoutDurables, onCommitt
    * is revoked or expired is disabled, in the same transaction, with the reason.
    */
   const entitled = async (em: EntityManager, orgId: number, subject: string, endpoints: QueuedEndpoint[]) => {
-    const scopes = await ownerScopes(em, orgId, endpoints.map((e) => e.owner));
+    const scopes = await ownerScopes({ em, orgId }, endpoints.map((e) => e.owner));
     const area = areaOfSubject(subject);
     const receiving: QueuedEndpoint[] = [];
     for (const e of endpoints) {

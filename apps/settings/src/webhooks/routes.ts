@@ -25,14 +25,14 @@ type WebhookOperations =
   | 'listWebhookDeliveries'
   | 'retryWebhookDelivery';
 
-const view = async (ctx: { em: EntityManager; orgId: number }, endpoint: WebhookEndpoint) => (await webhookViews(ctx.em, ctx.orgId, [endpoint]))[0];
+const view = async (ctx: { em: EntityManager; orgId: number }, endpoint: WebhookEndpoint) => (await webhookViews(ctx, [endpoint]))[0];
 
 /** An organisation's webhook endpoints, their secrets (shown once) and their delivery log. */
 export function webhookRoutes(settings: WebhookSettings, kick: () => void): Pick<EndpointHandlers<'settings'>, WebhookOperations> {
   return {
     listWebhooks: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listWebhooks(ctx.em, q.from, q.take);
-      return page(await webhookViews(ctx.em, ctx.orgId, rows), total, q.from, q.take);
+      return page(await webhookViews(ctx, rows), total, q.from, q.take);
     },
     createWebhook: async ({ ctx, input }) => {
       const { endpoint, secret } = await createWebhook(ctx, settings, input.body, ctx.auth);

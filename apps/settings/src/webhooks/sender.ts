@@ -193,7 +193,7 @@ export class WebhookSender extends Pump {
     }
     const area = areaOfEventType(c.event_type);
     const owner = endpoint.owner ?? null;
-    const may = ownerMayReceive(owner, await ownerScopes(em, endpoint.orgId, [owner]), area);
+    const may = ownerMayReceive(owner, await ownerScopes({ em: em, orgId: endpoint.orgId }, [owner]), area);
     if (may === 'gone') {
       await em.transactional(async (tem) => {
         await sqlRows(tem, "update webhook_deliveries set status = 'failed', last_error = ?, completed_at = now() where id = ?", [ownerGoneReason(owner!), c.id]);

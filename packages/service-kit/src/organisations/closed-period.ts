@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantScope } from '../context.js';
 import { ConflictError } from '../errors.js';
 import { sqlRows } from '../db/orm.js';
 import { FALLBACK_LEGAL_CURRENCY } from './replica.js';
@@ -60,7 +60,8 @@ export function lockDateOf(profile: Record<string, unknown> | null | undefined):
  * What every posting write reads of its organisation, in one statement: the legal currency (the
  * fallback until the profile has reached the service) and the lock date.
  */
-export async function postingSettingsOf(em: EntityManager, orgId: number): Promise<{ legalCurrency: string; lockDate: string | null }> {
+export async function postingSettingsOf(scope: TenantScope): Promise<{ legalCurrency: string; lockDate: string | null }> {
+  const { em, orgId } = scope;
   const [row] = await sqlRows<{ legal_currency: string; lock_date: string | null }>(
     em,
     `select legal_currency, profile->>'lock_date' as lock_date from kit_organisations where org_id = ?`,

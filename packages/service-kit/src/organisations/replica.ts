@@ -1,3 +1,4 @@
+import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { SUBJECTS, type CloudEvent } from '@ledgerline/contracts';
@@ -43,13 +44,15 @@ const profileEventSchema = z.looseObject({
   is_vat_payer: z.boolean().nullish(),
 });
 
-export async function organisationReplica(em: EntityManager, orgId: number): Promise<OrganisationReplica | null> {
+export async function organisationReplica(scope: TenantScope): Promise<OrganisationReplica | null> {
+  const { em, orgId } = scope;
   const [row] = await sqlRows<ReplicaRow>(em, `select ${REPLICA_COLUMNS} from kit_organisations where org_id = ?`, [orgId], { prepared: true });
   return row ? replicaOfRow(orgId, row) : null;
 }
 
-export async function legalCurrencyOf(em: EntityManager, orgId: number, fallback = FALLBACK_LEGAL_CURRENCY): Promise<string> {
-  return (await organisationReplica(em, orgId))?.legalCurrency ?? fallback;
+export async function legalCurrencyOf(scope: TenantScope, fallback = FALLBACK_LEGAL_CURRENCY): Promise<string> {
+  const { em, orgId } = scope;
+  return (await organisationReplica(scope))?.legalCurrency ?? fallback;
 }
 
 /**

@@ -193,7 +193,7 @@ export async function allocateCredit<V extends object>(
   const date = req.date ?? ctx.now().toISOString().slice(0, 10);
   const issued = credit.date_issued > target.date_issued ? credit.date_issued : target.date_issued;
   if (date < issued) throw refuse(`The set-off cannot be dated before both documents were issued (${issued})`, 'allocation_before_issue', 'date');
-  refuseClosedPeriod((await postingSettingsOf(ctx.em, ctx.orgId)).lockDate, 'the set-off', [{ field: 'date', date }]);
+  refuseClosedPeriod((await postingSettingsOf(ctx)).lockDate, 'the set-off', [{ field: 'date', date }]);
   const amount = allocationAmount(
     rule,
     { amountDue: credit.amount_due, precision: credit.precision, no: credit.no },
@@ -247,7 +247,7 @@ export async function removeAllocation<V extends object>(ctx: TenantContext, rul
   if (!credit || !target || !row) throw new NotFoundError(`No allocation ${allocationId} of ${rule.words.creditLabel} ${creditId} in this organisation`, 'allocation_not_found');
   if (row.removed_at !== null) return viewOf(rule, row);
   // what the documents owed on a day of a closed period stays as it was reported
-  refuseClosedPeriod((await postingSettingsOf(ctx.em, ctx.orgId)).lockDate, `taking back allocation ${allocationId}`, [{ field: 'allocation_id', date: row.date }]);
+  refuseClosedPeriod((await postingSettingsOf(ctx)).lockDate, `taking back allocation ${allocationId}`, [{ field: 'allocation_id', date: row.date }]);
   const amount = dec(row.amount);
   await settle(ctx, rule, credit, amount.negated());
   await settle(ctx, rule, target, amount.negated());

@@ -1,3 +1,4 @@
+import type { TenantScope } from '../context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { documentFindBatchRequestSchema, documentFindRequestSchema, type DocumentFindAnswer, type MatchedBy } from '@ledgerline/contracts';
 import { sqlRows } from '../db/orm.js';
@@ -43,7 +44,8 @@ export function openDocumentCandidatesSql(t: OpenDocumentTable, clue: string): s
   return `select id, amount_due::text from ${t.table} where org_id = ? and ${t.kind} and amount_due > 0 and currency = ? and ${clue} order by id limit 20`;
 }
 
-export async function findOpenDocument(em: EntityManager, orgId: number, t: OpenDocumentTable, raw: unknown): Promise<{ id: number; matchedBy: MatchedBy } | null> {
+export async function findOpenDocument(scope: TenantScope, t: OpenDocumentTable, raw: unknown): Promise<{ id: number; matchedBy: MatchedBy } | null> {
+  const { em, orgId } = scope;
   const req = documentFindRequestSchema.parse(raw);
   const candidates = async (clue: string, params: unknown[]) =>
     sqlRows<{ id: string; amount_due: string }>(em, openDocumentCandidatesSql(t, clue), [orgId, req.currency, ...params]);
@@ -94,7 +96,7 @@ export async function answerDocumentFinds(
   const { movements } = documentFindBatchRequestSchema.parse(raw);
   const answers: DocumentFindAnswer[] = [];
   for (const movement of movements) {
-    const found = await findOpenDocument(em, orgId, t, movement);
+    const found = await findOpenDocument({ em, orgId }, t, movement);
     answers.push(
       found
         ? { ...(await lookup(found.id)), matched_by: found.matchedBy }

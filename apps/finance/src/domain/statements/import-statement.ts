@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
@@ -165,7 +165,7 @@ const entryDates = (e: StatementEntry) => ({ date_transaction: e.valueDate ?? e.
  * nothing.
  */
 async function refuseClosedPeriodEntries(ctx: TenantContext, statements: ParsedStatement[]): Promise<void> {
-  const { lockDate } = await postingSettingsOf(ctx.em, ctx.orgId);
+  const { lockDate } = await postingSettingsOf(ctx);
   if (!lockDate) return;
   for (const s of statements) {
     const dates = s.entries
@@ -214,7 +214,7 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
   const plans = planStatementEntries(s.entries, await recordedEntries(ctx, s), `statement ${s.statementNo}`);
   const fresh = s.entries.filter((_, i) => plans[i].kind === 'record');
   const paid = await findPaidDocuments(ctx, fresh);
-  const legalCurrency = await legalCurrencyOf(em, orgId);
+  const legalCurrency = await legalCurrencyOf(ctx);
   const ids = await nextIds(em, BankTransactionSchema, fresh.length);
   for (const [i, e] of s.entries.entries()) {
     const base = { order: e.order, amount: e.amount, variable_symbol: e.variableSymbol, bank_reference: e.bankReference };
@@ -256,7 +256,7 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
       { path: 'body', message: 'the statement file is missing', code: 'required' },
     ]);
   }
-  const statements = readStatementFile(file, query.format, query.currency ?? (await legalCurrencyOf(ctx.em, ctx.orgId)));
+  const statements = readStatementFile(file, query.format, query.currency ?? (await legalCurrencyOf(ctx)));
   const entries = statements.reduce((n, s) => n + s.entries.length, 0);
   if (entries > MAX_STATEMENT_ENTRIES) {
     throw new BusinessRuleError(`The file holds ${entries} entries; import at most ${MAX_STATEMENT_ENTRIES} per request (split it by statement or by day)`, 'statement_too_long', [
@@ -270,10 +270,11 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
   await refuseClosedPeriodEntries(ctx, statements);
   const stored: BankStatement[] = [];
   for (const s of statements) stored.push(await importOne(ctx, s));
-  return { statements: await Promise.all(stored.map((s) => statementView(ctx.em, ctx.orgId, s))) };
+  return { statements: await Promise.all(stored.map((s) => statementView(ctx, s))) };
 }
 
-export async function statementView(em: EntityManager, orgId: number, s: BankStatement): Promise<BankStatementView> {
+export async function statementView(scope: TenantScope, s: BankStatement): Promise<BankStatementView> {
+  const { em, orgId } = scope;
   const ids = [...new Set(s.entries.map((e) => e.transaction_id).filter((id): id is number => id != null))];
   const transactions = new Map((await readEntities(em, BankTransactionSchema, orgId, ids)).map((t) => [Number(t.id), bankTransactionView(t)]));
   return {
@@ -312,7 +313,8 @@ export function statementSummary(s: BankStatement): Omit<BankStatementView, 'ent
   };
 }
 
-export async function findStatement(em: EntityManager, orgId: number, id: number): Promise<BankStatement> {
+export async function findStatement(scope: TenantScope, id: number): Promise<BankStatement> {
+  const { em, orgId } = scope;
   const s = await readEntity(em, BankStatementSchema, orgId, id);
   if (!s) throw new NotFoundError(`Bank statement ${id} not found`, 'bank_statement_not_found');
   return s;
