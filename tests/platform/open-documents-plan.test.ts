@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { initOrm, openDocumentCandidatesSql, organisationReplicaMigration, positional, type OpenDocumentTable } from '@ledgerline/service-kit';
+import { initOrm, organisationReplicaMigration, positional } from '@ledgerline/service-kit';
+import { openDocumentCandidatesSql, type OpenDocumentTable } from '@ledgerline/posted-documents';
 import { entities as salesEntities } from '../../apps/sales/src/db/entities.js';
 import { migrations as salesMigrations } from '../../apps/sales/src/db/migrations.js';
 import { OPEN_INVOICES } from '../../apps/sales/src/payments/document-find.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditAllocationTableSql, sqlRows, tableShape } from '@ledgerline/service-kit';
+import { sqlRows, tableShape } from '@ledgerline/service-kit';
+import { creditAllocationTableSql } from '@ledgerline/posted-documents';
 import { startStack, type ServiceKey, type Stack } from '../support/stack.js';
 
 /*

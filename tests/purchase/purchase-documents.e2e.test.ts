@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
-import { creditedDocumentStatement, positional, requestReply } from '@ledgerline/service-kit';
+import { positional, requestReply } from '@ledgerline/service-kit';
+import { creditedDocumentStatement } from '@ledgerline/posted-documents';
 import { CREDITED_BILL } from '../../apps/purchase/src/vendor-credits/vendor-credit-kind.js';
 import { parseEventData, splitTenantSubject } from '@ledgerline/contracts';
 import { DATABASE_URL, NATS_URL, eventually, startStack, type Stack } from '../support/stack.js';

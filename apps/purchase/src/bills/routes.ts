@@ -1,4 +1,5 @@
-import { defersTransaction, listAllocations, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
+import { listAllocations } from '@ledgerline/posted-documents';
 import { VENDOR_CREDIT_ALLOCATIONS } from '../vendor-credits/vendor-credit-kind.js';
 import { purchaseDocumentOperations } from '../purchase-documents/operations.js';
 import { BILLS } from './bill-kind.js';

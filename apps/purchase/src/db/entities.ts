@@ -1,6 +1,6 @@
 import type { PaymentStatus } from '@ledgerline/documents';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { creditAllocationEntity } from '@ledgerline/service-kit';
+import { creditAllocationEntity } from '@ledgerline/posted-documents';
 
 export type PurchaseKind = 'bill' | 'vendor_credit';
 

@@ -1,5 +1,6 @@
 import { RPC_SUBJECTS, purchaseDocumentLookupRequestSchema } from '@ledgerline/contracts';
-import { matchedPaymentConsumer, type ConsumerDefinition, type ResponderDefinition } from '@ledgerline/service-kit';
+import { type ConsumerDefinition, type ResponderDefinition } from '@ledgerline/service-kit';
+import { matchedPaymentConsumer } from '@ledgerline/posted-documents';
 import { lookupDocument } from '../payments/document-lookup.js';
 import { findPaidBills } from '../payments/document-find.js';
 import { PURCHASE_PAYMENTS } from '../payments/payment-matched.js';

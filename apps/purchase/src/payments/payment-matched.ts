@@ -1,4 +1,5 @@
-import { toDb, type PaymentTarget } from '@ledgerline/service-kit';
+import { toDb } from '@ledgerline/service-kit';
+import { type PaymentTarget } from '@ledgerline/posted-documents';
 import { PaymentApplicationSchema, type PaymentApplication } from '../db/entities.js';
 import { kindOfDocumentType } from '../purchase-documents/kinds.js';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreditRule } from '@ledgerline/service-kit';
+import type { CreditRule } from '@ledgerline/posted-documents';
 import type { vendorBillRequestSchema, vendorCreditRequestSchema } from '@ledgerline/contracts/purchase';
 import type { PurchaseDocument, PurchaseKind } from '../db/entities.js';
 

@@ -2,21 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
-import {
-  checkCreditedDocument,
-  toDb,
-  duplicateDocumentNumber,
-  insertNumberedDocument,
-  JsonText,
-  NUMBER_PLACEHOLDER,
-  nextDocumentId,
-  postingDate,
-  postingSettingsOf,
-  refuseClosedPeriod,
-  sqlRows,
-  withDocumentNumber,
-  type TenantContext,
-} from '@ledgerline/service-kit';
+import { toDb, JsonText, postingDate, postingSettingsOf, refuseClosedPeriod, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import { checkCreditedDocument, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
 import { NOT_INPUT, omit } from './request.js';

@@ -1,4 +1,5 @@
-import { agedBalances, type AgingRule, type EndpointHandlers } from '@ledgerline/service-kit';
+import { type EndpointHandlers } from '@ledgerline/service-kit';
+import { agedBalances, type AgingRule } from '@ledgerline/posted-documents';
 import { VENDOR_CREDIT_ALLOCATIONS } from '../vendor-credits/vendor-credit-kind.js';
 
 /** Bills owed to vendors, less their unapplied vendor credits (decision 161). */

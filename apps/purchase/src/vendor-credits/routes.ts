@@ -1,4 +1,5 @@
-import { allocateCredit, defersTransaction, listAllocations, removeAllocation, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
+import { allocateCredit, listAllocations, removeAllocation } from '@ledgerline/posted-documents';
 import { purchaseDocumentOperations } from '../purchase-documents/operations.js';
 import { VENDOR_CREDIT_ALLOCATIONS, VENDOR_CREDITS } from './vendor-credit-kind.js';
 

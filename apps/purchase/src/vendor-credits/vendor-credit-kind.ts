@@ -1,6 +1,7 @@
 import { SUBJECTS, type VendorCreditAllocation } from '@ledgerline/contracts';
 import { vendorCreditRequestSchema, vendorCreditSchema } from '@ledgerline/contracts/purchase';
-import { BusinessRuleError, type AllocationRule, type CreditRule } from '@ledgerline/service-kit';
+import { BusinessRuleError } from '@ledgerline/service-kit';
+import { type AllocationRule, type CreditRule } from '@ledgerline/posted-documents';
 import type { PurchaseDocumentKind } from '../purchase-documents/kind.js';
 
 /** Whether two vendor contacts are the same party: by id, else VAT number, else registration number, else name. */

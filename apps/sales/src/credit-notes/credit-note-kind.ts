@@ -1,5 +1,6 @@
 import { SUBJECTS, type CreditNoteAllocation, type CreditNoteRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, type AllocationRule, type CreditRule } from '@ledgerline/service-kit';
+import { BusinessRuleError } from '@ledgerline/service-kit';
+import { type AllocationRule, type CreditRule } from '@ledgerline/posted-documents';
 import type { SalesDocumentKind } from '../sales-documents/post.js';
 
 /** Same customer: by id when both carry one, else by name and VAT number. */

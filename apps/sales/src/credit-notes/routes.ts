@@ -1,4 +1,5 @@
-import { allocateCredit, defersTransaction, listAllocations, removeAllocation, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
+import { allocateCredit, listAllocations, removeAllocation } from '@ledgerline/posted-documents';
 import type { Delivery } from '../delivery.js';
 import { numberTaken } from '../numbering-series/series.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';

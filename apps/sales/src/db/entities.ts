@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { creditAllocationEntity } from '@ledgerline/service-kit';
+import { creditAllocationEntity } from '@ledgerline/posted-documents';
 import { deliveryEntities } from './delivery.entities.js';
 import { complianceEntities } from './compliance.entities.js';
 

@@ -1,5 +1,6 @@
 import { RPC_SUBJECTS } from '@ledgerline/contracts';
-import { matchedPaymentConsumer, type ConsumerDefinition, type ResponderDefinition, type ServiceDeps } from '@ledgerline/service-kit';
+import { type ConsumerDefinition, type ResponderDefinition, type ServiceDeps } from '@ledgerline/service-kit';
+import { matchedPaymentConsumer } from '@ledgerline/posted-documents';
 import { lookupDocument } from '../payments/document-lookup.js';
 import { findPaidInvoices } from '../payments/document-find.js';
 import { SALES_PAYMENTS } from '../payments/payment-matched.js';

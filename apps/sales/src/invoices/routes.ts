@@ -1,4 +1,5 @@
-import { defersTransaction, listAllocations, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, type EndpointHandlers } from '@ledgerline/service-kit';
+import { listAllocations } from '@ledgerline/posted-documents';
 import { CREDIT_NOTE_ALLOCATIONS } from '../credit-notes/credit-note-kind.js';
 import type { Delivery } from '../delivery.js';
 import { salesDocumentOperations } from '../sales-documents/operations.js';

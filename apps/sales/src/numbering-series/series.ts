@@ -1,4 +1,5 @@
-import { BusinessRuleError, duplicateDocumentNumber, sqlRows, findAndCount, type ConflictError, type TenantScope } from '@ledgerline/service-kit';
+import { BusinessRuleError, sqlRows, findAndCount, type ConflictError, type TenantScope } from '@ledgerline/service-kit';
+import { duplicateDocumentNumber } from '@ledgerline/posted-documents';
 import type { NumberSeriesListQuery, NumberSeriesRequest, NumberSeriesView } from '@ledgerline/contracts';
 import { parseMask } from '@ledgerline/documents';
 import { NumberSeriesSchema, type NumberSeries, type SalesDocType } from '../db/entities.js';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentFindAnswer } from '@ledgerline/contracts';
-import { answerDocumentFinds, type OpenDocumentTable } from '@ledgerline/service-kit';
+import { answerDocumentFinds, type OpenDocumentTable } from '@ledgerline/posted-documents';
 import { lookupDocument } from './document-lookup.js';
 
 /*

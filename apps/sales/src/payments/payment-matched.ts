@@ -1,4 +1,5 @@
-import { toDb, type PaymentTarget } from '@ledgerline/service-kit';
+import { toDb } from '@ledgerline/service-kit';
+import { type PaymentTarget } from '@ledgerline/posted-documents';
 import { DocumentPaymentSchema, type DocumentPayment, type SalesDocType } from '../db/entities.js';
 
 const SALES_TYPES: readonly string[] = ['sales_invoice', 'sales_credit_note'] satisfies SalesDocType[];

@@ -1,4 +1,5 @@
-import { agedBalances, type AgingRule, type EndpointHandlers } from '@ledgerline/service-kit';
+import { type EndpointHandlers } from '@ledgerline/service-kit';
+import { agedBalances, type AgingRule } from '@ledgerline/posted-documents';
 import { CREDIT_NOTE_ALLOCATIONS } from '../credit-notes/credit-note-kind.js';
 import { customerStatement } from './customer-statement.js';
 

@@ -1,21 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  FALLBACK_LEGAL_CURRENCY,
-  JsonText,
-  NUMBER_PLACEHOLDER,
-  NotFoundError,
-  checkCreditedDocument,
-  insertNumberedDocument,
-  lockDateOf,
-  postingDate,
-  refuseClosedPeriod,
-  sqlRows,
-  toDb,
-  withDocumentNumber,
-  type CreditRule,
-  type DocumentNumber,
-  type TenantContext, type TenantScope } from '@ledgerline/service-kit';
+import { FALLBACK_LEGAL_CURRENCY, JsonText, NotFoundError, lockDateOf, postingDate, refuseClosedPeriod, sqlRows, toDb, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
+import { NUMBER_PLACEHOLDER, checkCreditedDocument, insertNumberedDocument, withDocumentNumber, type CreditRule, type DocumentNumber } from '@ledgerline/posted-documents';
 import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocument } from '@ledgerline/documents';
 import type { DocumentKind } from '@ledgerline/rendering';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';

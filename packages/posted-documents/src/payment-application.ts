@@ -1,11 +1,11 @@
 import type { EntitySchema } from '@mikro-orm/core';
 import { SUBJECTS, financePaymentMatchedEventSchema, type CloudEvent, type FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 import { paymentStatus } from '@ledgerline/documents';
-import { dec, toDb, type DecimalInput } from '../money.js';
-import { insertStatement } from '../db/tables.js';
-import { sqlRows } from '../db/orm.js';
-import { PoisonMessageError, type ConsumerDefinition } from '../events/consumer.js';
-import type { OperationContext } from '../context.js';
+import { dec, toDb, type DecimalInput } from '@ledgerline/service-kit';
+import { insertStatement } from '@ledgerline/service-kit';
+import { sqlRows } from '@ledgerline/service-kit';
+import { PoisonMessageError, type ConsumerDefinition } from '@ledgerline/service-kit';
+import type { OperationContext } from '@ledgerline/service-kit';
 
 /** The figures a payment moves on a posted document. */
 export interface PayableDocument {

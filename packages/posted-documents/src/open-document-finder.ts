@@ -1,8 +1,8 @@
-import type { TenantScope } from '../context.js';
+import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { documentFindBatchRequestSchema, documentFindRequestSchema, type DocumentFindAnswer, type MatchedBy } from '@ledgerline/contracts';
-import { sqlRows } from '../db/orm.js';
-import { dec } from '../money.js';
+import { sqlRows } from '@ledgerline/service-kit';
+import { dec } from '@ledgerline/service-kit';
 
 /*
  * The one open document a bank movement pays (issue 17), for the services that own documents:

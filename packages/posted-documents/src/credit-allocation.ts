@@ -1,9 +1,9 @@
-import { BusinessRuleError, NotFoundError, ValidationError } from '../errors.js';
-import { dec, toDb, toWire, type Dec } from '../money.js';
-import { sqlRows } from '../db/orm.js';
-import type { TenantContext } from '../context.js';
+import { BusinessRuleError, NotFoundError, ValidationError } from '@ledgerline/service-kit';
+import { dec, toDb, toWire, type Dec } from '@ledgerline/service-kit';
+import { sqlRows } from '@ledgerline/service-kit';
+import type { TenantContext } from '@ledgerline/service-kit';
 import { figuresAfterPayment } from './payment-application.js';
-import { postingSettingsOf, refuseClosedPeriod } from '../organisations/closed-period.js';
+import { postingSettingsOf, refuseClosedPeriod } from '@ledgerline/service-kit';
 
 /**
  * How one service's credits are applied to its open documents (decision 148): a sales credit note

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NumberPattern } from '@ledgerline/documents';
-import { ConflictError } from '../errors.js';
-import { sqlRows } from '../db/orm.js';
-import { isUniqueViolation, nextIds, rowSql, tableShape } from '../db/tables.js';
-import { OUTBOX_COLUMNS, noteEventsWritten, type PreparedEvent } from '../events/outbox.js';
+import { ConflictError } from '@ledgerline/service-kit';
+import { sqlRows } from '@ledgerline/service-kit';
+import { isUniqueViolation, nextIds, rowSql, tableShape } from '@ledgerline/service-kit';
+import { OUTBOX_COLUMNS, noteEventsWritten, type PreparedEvent } from '@ledgerline/service-kit';
 
 /** Where a posted document's number comes from: the client, or a counter formatted by a mask. */
 export type DocumentNumber =

@@ -1,6 +1,6 @@
-import { toWire } from '../money.js';
-import { sqlRows } from '../db/orm.js';
-import type { TenantContext } from '../context.js';
+import { toWire } from '@ledgerline/service-kit';
+import { sqlRows } from '@ledgerline/service-kit';
+import type { TenantContext } from '@ledgerline/service-kit';
 import type { AllocationRule } from './credit-allocation.js';
 
 /**

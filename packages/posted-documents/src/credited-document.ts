@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertCreditHeadroom } from '@ledgerline/documents';
-import { BusinessRuleError } from '../errors.js';
-import { sqlRows } from '../db/orm.js';
+import { BusinessRuleError } from '@ledgerline/service-kit';
+import { sqlRows } from '@ledgerline/service-kit';
 
 /** What a credit (credit note, vendor credit) checks of the document it credits. */
 export interface CreditedDocument {
