@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChartAccountRequest, ChartAccountView } from '@ledgerline/contracts';
-import { NotFoundError, parseRange, sqlRows, type TenantScope } from '@ledgerline/service-kit';
+import { NotFoundError, insertRows, parseRange, sqlRows, type TenantScope } from '@ledgerline/service-kit';
+import { GlAccountSchema } from '../db/entities.js';
 import { DEFAULT_CHART, type ChartLocale } from './chart.js';
 
 /*
@@ -68,12 +69,9 @@ export async function readChartAccount(scope: TenantScope, number: string, local
 /** Adds the account, or gives an existing one (a default one too) the names and description sent. */
 export async function saveChartAccount(scope: TenantScope, number: string, req: ChartAccountRequest, locale: ChartLocale): Promise<ChartAccountView> {
   const { em, orgId } = scope;
-  const [saved] = await sqlRows<StoredAccount>(
-    em,
-    `insert into gl_accounts (org_id, number, name_cs, name_en, description) values (?, ?, ?, ?, ?)
-     on conflict (org_id, number) do update set name_cs = excluded.name_cs, name_en = excluded.name_en, description = excluded.description
-     returning id, number, name_cs, name_en, description`,
-    [orgId, number, req.name_cs, req.name_en ?? req.name_cs, req.description ?? null],
-  );
+  const [saved] = (await insertRows(em, GlAccountSchema, [{ orgId, number, nameCs: req.name_cs, nameEn: req.name_en ?? req.name_cs, description: req.description ?? null }], {
+    onConflict: '(org_id, number) do update set name_cs = excluded.name_cs, name_en = excluded.name_en, description = excluded.description',
+    returning: ['id', 'number', 'name_cs', 'name_en', 'description'],
+  })) as StoredAccount[];
   return view(saved, locale);
 }

@@ -5,6 +5,7 @@ import {
   ConflictError,
   NotFoundError,
   dec,
+  insertRows,
   listEntityPage,
   parseRange,
   postingSettingsOf,
@@ -18,7 +19,9 @@ import {
   where,
   type Dec,
   type SqlCondition,
-  type TenantContext, type TenantScope } from '@ledgerline/service-kit';
+  type TenantContext,
+  type TenantScope,
+} from '@ledgerline/service-kit';
 import { JournalEntrySchema, type JournalEntryRecord, type StoredJournalLine } from '../db/entities.js';
 import { applyLedgerEvent, type ApplyOptions } from '../events/ledger-events.js';
 import { journalLines, journalNo, reversingLines } from './journal-lines.js';
@@ -123,12 +126,12 @@ export async function postJournalEntry(
 ): Promise<JournalEntry> {
   const { em, orgId } = ctx;
   const no = await nextJournalNo(ctx, entry.datePosting);
-  const [row] = await sqlRows<{ id: string; created_at: Date }>(
+  const [row] = (await insertRows(
     em,
-    `insert into journal_entries (org_id, no, kind, date_posting, description, reference, currency, total, lines, reverses_id, created_by)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?) returning id, created_at`,
-    [orgId, no, entry.kind, entry.datePosting, entry.description, entry.reference, entry.currency, toDb(entry.total), JSON.stringify(entry.lines), entry.reversesId, ctx.actor],
-  );
+    JournalEntrySchema,
+    [{ orgId, no, kind: entry.kind, datePosting: entry.datePosting, description: entry.description, reference: entry.reference, currency: entry.currency, total: toDb(entry.total), lines: entry.lines, reversesId: entry.reversesId, createdBy: ctx.actor }],
+    { returning: ['id', 'created_at'] },
+  )) as Array<{ id: string; created_at: Date }>;
   const id = Number(row.id);
   const record: JournalEntryRecord = {
     id,

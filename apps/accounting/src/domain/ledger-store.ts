@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { EntityManager, EntitySchema } from '@mikro-orm/postgresql';
-import { dec, rowJson, sqlRows, tableShape, toDb, type TenantScope } from '@ledgerline/service-kit';
-import { AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
+import { dec, insertRows, rowJson, sqlRows, tableShape, toDb, type TenantScope } from '@ledgerline/service-kit';
+import { AccountingTransactionSchema, BookSchema, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
 import type { SourceType } from './posting-map.js';
@@ -29,11 +29,10 @@ export async function ensureChart(scope: TenantScope): Promise<void> {
   const known = seededCharts.get(em.config) ?? new Set<number>();
   seededCharts.set(em.config, known);
   if (known.has(orgId)) return;
-  const values = DEFAULT_CHART.map(() => '(?, ?, ?, ?)').join(', ');
-  const params = DEFAULT_CHART.flatMap((a) => [orgId, a.number, a.name['cs-CZ'], a.name['en-US']]);
   const [book] = await sqlRows<{ committed: boolean }>(em, 'select exists (select 1 from books where org_id = ? and id = ?) as committed', [orgId, GENERAL_LEDGER_BOOK.id]);
-  await sqlRows(em, `insert into gl_accounts (org_id, number, name_cs, name_en) values ${values} on conflict (org_id, number) do nothing`, params);
-  await sqlRows(em, 'insert into books (org_id, id, name) values (?, ?, ?) on conflict do nothing', [orgId, GENERAL_LEDGER_BOOK.id, GENERAL_LEDGER_BOOK.name]);
+  const accounts = DEFAULT_CHART.map((a) => ({ orgId, number: a.number, nameCs: a.name['cs-CZ'], nameEn: a.name['en-US'] }));
+  await insertRows(em, GlAccountSchema, accounts, { onConflict: '(org_id, number) do nothing' });
+  await insertRows(em, BookSchema, [{ orgId, id: GENERAL_LEDGER_BOOK.id, name: GENERAL_LEDGER_BOOK.name }], { onConflict: 'do nothing' });
   if (book?.committed) known.add(orgId);
 }
 

@@ -1,9 +1,10 @@
-import { BusinessRuleError, ConflictError, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, insertRows, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { postPurchaseDocument } from '../purchase-documents/post.js';
 import type { ImportedDocument } from '@ledgerline/contracts';
 import { compareTotals, readEInvoice } from '../purchase-documents/einvoice-import.js';
 import { identifierSpelling, type ReadEInvoice } from '../purchase-documents/einvoice-reading.js';
 import { VENDOR_CREDITS } from '../vendor-credits/vendor-credit-kind.js';
+import { EInvoiceImportSchema } from '../db/entities.js';
 import { BILLS } from './bill-kind.js';
 
 /*
@@ -13,7 +14,6 @@ import { BILLS } from './bill-kind.js';
  * one vendor's document is imported once.
  */
 
-const registered = (orgId: number, kind: string, vendorKey: string, no: string) => [orgId, kind, vendorKey, no];
 
 function duplicate(no: string): ConflictError {
   return new ConflictError(`The vendor's document ${no} has already been imported`, 'document_already_imported');
@@ -55,19 +55,15 @@ export async function importEInvoice(ctx: TenantContext, xml: string, query: { t
   }
   const req = parseOrThrow(kind.requestSchema, read.request);
   const no = req.vendor_doc_no!;
-  const key = registered(ctx.orgId, kind.kind, read.vendorKey, no);
+  const key = { orgId: ctx.orgId, kind: kind.kind, vendorKey: read.vendorKey, vendorDocNo: no };
   // the common repeat is answered before any work; a concurrent one meets the registry's key below
-  const [seen] = await sqlRows(ctx.em, 'select 1 from einvoice_imports where org_id = ? and kind = ? and vendor_key = ? and vendor_doc_no = ?', key);
+  const [seen] = await sqlRows(ctx.em, 'select 1 from einvoice_imports where org_id = ? and kind = ? and vendor_key = ? and vendor_doc_no = ?', [key.orgId, key.kind, key.vendorKey, key.vendorDocNo]);
   if (seen) throw duplicate(no);
   const rates = new Set(req.items.map((i) => String(i.taxes?.[0]?.tax_rate ?? 0))).size;
   const { view } = await postPurchaseDocument(ctx, kind, req as never, {
     expect: (computed) => compareTotals(read.totals, computed, rates),
     alongside: async (em, documentId) => {
-      const inserted = await sqlRows(
-        em,
-        'insert into einvoice_imports (org_id, kind, vendor_key, vendor_doc_no, document_id) values (?, ?, ?, ?, ?) on conflict do nothing returning document_id',
-        [...key, documentId],
-      );
+      const inserted = await insertRows(em, EInvoiceImportSchema, [{ ...key, documentId }], { onConflict: 'do nothing', returning: ['document_id'] });
       if (inserted.length === 0) throw duplicate(no);
     },
   });

@@ -109,4 +109,18 @@ export type PaymentApplication = InferEntity<typeof PaymentApplicationSchema>;
 /** A vendor credit applied to a bill (decision 148); written and read by the kit's `allocateCredit`. */
 export const CreditAllocationSchema = creditAllocationEntity('purchase_credit_allocations');
 
-export const entities = [PurchaseDocumentSchema, PaymentApplicationSchema, CreditAllocationSchema];
+/** An imported e-invoice: a vendor's document number is imported once per kind (409 on a repeat). */
+export const EInvoiceImportSchema = defineEntity({
+  name: 'EInvoiceImport',
+  tableName: 'einvoice_imports',
+  properties: {
+    orgId: p.integer().fieldName('org_id').primary(),
+    kind: p.string().primary(),
+    vendorKey: p.string().fieldName('vendor_key').primary(),
+    vendorDocNo: p.string().fieldName('vendor_doc_no').primary(),
+    documentId: p.integer().fieldName('document_id'),
+    importedAt: p.datetime().fieldName('imported_at').onCreate(() => new Date()),
+  },
+});
+
+export const entities = [PurchaseDocumentSchema, PaymentApplicationSchema, CreditAllocationSchema, EInvoiceImportSchema];

@@ -1,4 +1,4 @@
-import { BusinessRuleError, sqlRows, findAndCount, type ConflictError, type TenantScope } from '@ledgerline/service-kit';
+import { BusinessRuleError, insertRows, sqlRows, findAndCount, type ConflictError, type TenantScope } from '@ledgerline/service-kit';
 import { duplicateDocumentNumber } from '@ledgerline/posted-documents';
 import type { NumberSeriesListQuery, NumberSeriesRequest, NumberSeriesView } from '@ledgerline/contracts';
 import { parseMask } from '@ledgerline/documents';
@@ -18,12 +18,7 @@ export async function defaultSeries(scope: TenantScope, docType: SalesDocType): 
   const existing = await em.findOne(NumberSeriesSchema, { docType, isDefault: true });
   if (existing) return existing;
   const def = DEFAULT_SERIES[docType];
-  await sqlRows(
-    em,
-    `insert into number_series (org_id, doc_type, name, mask, is_default) values (?, ?, ?, ?, true)
-     on conflict (org_id, doc_type) where is_default do nothing`,
-    [orgId, docType, def.name, def.mask],
-  );
+  await insertRows(em, NumberSeriesSchema, [{ orgId, docType, name: def.name, mask: def.mask, isDefault: true }], { onConflict: '(org_id, doc_type) where is_default do nothing' });
   const series = await em.findOne(NumberSeriesSchema, { docType, isDefault: true });
   if (!series) throw new Error(`default ${docType} series missing after seeding`);
   return series;

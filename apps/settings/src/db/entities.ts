@@ -101,4 +101,16 @@ export const SigningKeySchema = defineEntity({
 /** Ed25519 key pairs that sign access tokens; the gateway reads the public halves (JWKS). */
 export type SigningKey = InferEntity<typeof SigningKeySchema>;
 
-export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ...integrationEntities, ...documentEntities, ...webhookEntities];
+/** A year accounting closed, as its journal-entry events tell (decision 173); reopened when the closing is reversed. */
+export const ClosedYearSchema = defineEntity({
+  name: 'ClosedYear',
+  tableName: 'closed_years',
+  properties: {
+    orgId: p.integer().fieldName('org_id').primary(),
+    closingEntryId: p.integer().fieldName('closing_entry_id').primary(),
+    year: p.integer(),
+    reopened: p.boolean(),
+  },
+});
+
+export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ClosedYearSchema, ...integrationEntities, ...documentEntities, ...webhookEntities];

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingJournalEntryPostedEvent } from '@ledgerline/contracts';
-import { ConflictError, sqlRows, type TenantScope } from '@ledgerline/service-kit';
+import { ConflictError, insertRows, sqlRows, type TenantScope } from '@ledgerline/service-kit';
+import { ClosedYearSchema } from '../db/entities.js';
 
 /**
  * What settings knows of the years accounting has closed (decision 173), from its journal-entry
@@ -13,15 +14,10 @@ export async function recordClosingEntry(scope: TenantScope, entry: Pick<Account
   if (entry.kind !== 'year_end_close') return;
   const year = Number(entry.date_posting.slice(0, 4));
   if (entry.reverses) {
-    await sqlRows(
-      em,
-      `insert into closed_years (org_id, closing_entry_id, year, reopened) values (?, ?, ?, true)
-       on conflict (org_id, closing_entry_id) do update set reopened = true`,
-      [orgId, entry.reverses.id, year],
-    );
+    await insertRows(em, ClosedYearSchema, [{ orgId, closingEntryId: entry.reverses.id, year, reopened: true }], { onConflict: '(org_id, closing_entry_id) do update set reopened = true' });
     return;
   }
-  await sqlRows(em, 'insert into closed_years (org_id, closing_entry_id, year, reopened) values (?, ?, ?, false) on conflict do nothing', [orgId, entry.id, year]);
+  await insertRows(em, ClosedYearSchema, [{ orgId, closingEntryId: entry.id, year, reopened: false }], { onConflict: 'do nothing' });
 }
 
 /** The latest year of the organisation that is closed and not reopened, or null. */

@@ -1,4 +1,4 @@
-import { parseSort, sqlRows, type SortKey, type TenantScope } from '@ledgerline/service-kit';
+import { insertRows, parseSort, sqlRows, type SortKey, type TenantScope } from '@ledgerline/service-kit';
 import { DeliveryConditionSchema, type DeliveryCondition } from '../db/templates.entities.js';
 
 /** The eleven Incoterms® 2020 rules (ICC), in the order the ICC lists them, with localised names. */
@@ -25,13 +25,14 @@ export const DELIVERY_CONDITION_SORT_FIELDS = ['id', 'code', 'name'] as const;
 export async function ensureDeliveryConditions(scope: TenantScope): Promise<void> {
   const { em, orgId } = scope;
   if ((await em.count(DeliveryConditionSchema, {})) >= INCOTERMS_2020.length) return;
-  const values: unknown[] = [];
-  const rows = INCOTERMS_2020.map((rule, i) => {
-    const l10n = (Object.entries(rule.names) as Array<[string, string]>).map(([culture, name], k) => ({ id: k + 1, culture, name }));
-    values.push(orgId, rule.code, rule.names['en-US'], JSON.stringify(l10n), i + 1);
-    return '(?, ?, ?, ?::jsonb, ?)';
-  });
-  await sqlRows(em, `insert into delivery_conditions (org_id, code, name, l10n, position) values ${rows.join(', ')} on conflict (org_id, code) do nothing`, values);
+  const rows = INCOTERMS_2020.map((rule, i) => ({
+    orgId,
+    code: rule.code,
+    name: rule.names['en-US'],
+    l10n: (Object.entries(rule.names) as Array<[string, string]>).map(([culture, name], k) => ({ id: k + 1, culture, name })),
+    position: i + 1,
+  }));
+  await insertRows(em, DeliveryConditionSchema, rows, { onConflict: '(org_id, code) do nothing' });
 }
 
 /** The name in a culture: exact culture, then the same language, then the stored (English) name. */
