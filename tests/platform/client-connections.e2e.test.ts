@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, get as httpGet, type Server } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../support/stack.js';
@@ -107,6 +107,28 @@ describe('a slow or silent client cannot hold a connection', () => {
     expect(answer.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_MS - 50);
     expect(answer.closedAfterMs).toBeLessThan(REQUEST_MS);
   });
+
+  it("an idle connection waits for its client's next request past Node's 5 s default; only a silent new one is cut", async () => {
+    // Node closes an idle connection after 5 s by default, and a client that reused one a moment
+    // later (its own clock said 4 s) met "other side closed"; the kit keeps it 65 s
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const url = new URL('/healthz', stack.gateway.url);
+    const once = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = httpGet({ host: url.hostname, port: url.port, path: url.pathname, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+      });
+    try {
+      expect(await once()).toEqual({ status: 200, reused: false });
+      await new Promise((r) => setTimeout(r, 6000));
+      expect(await once()).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  }, 15_000);
 
   it('headers sent a line at a time, never finished, are cut at the headers bound', async () => {
     const lines = ['GET /v1/settings/organisation HTTP/1.1\r\n', 'Host: gateway\r\n', ...Array.from({ length: 200 }, (_, i) => `X-Padding-${i}: ${'a'.repeat(20)}\r\n`)];

@@ -59,6 +59,13 @@ export const baseConfigSchema = z.object({
   CLIENT_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   CLIENT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /**
+   * How long a connection may wait idle for its next request. Node's 5 s closed connections a
+   * client was just reusing (its own clock said 4 s, a busy moment later the server had closed:
+   * "other side closed" on a GET); longer than the clients' and load balancers' usual idle bounds
+   * (60 s), so the client ends an idle connection, not the server under its feet.
+   */
+  CLIENT_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+  /**
    * A database session left idle inside a transaction this long is ended by Postgres, which rolls
    * the transaction back and releases its locks: a stalled process (frozen, cut off by the
    * network) cannot hold a numbering series or a document's lock. 0 leaves it to the server.

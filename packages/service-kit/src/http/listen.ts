@@ -32,7 +32,7 @@ function answerClientErrors(
 }
 
 /** What a process is served with: its address and how long a client may take to send a request. */
-export type ListenConfig = Pick<BaseConfig, 'HOST' | 'CLIENT_HEADERS_TIMEOUT_MS' | 'CLIENT_REQUEST_TIMEOUT_MS'> & { PORT: number };
+export type ListenConfig = Pick<BaseConfig, 'HOST' | 'CLIENT_HEADERS_TIMEOUT_MS' | 'CLIENT_REQUEST_TIMEOUT_MS'> & Partial<Pick<BaseConfig, 'CLIENT_KEEP_ALIVE_TIMEOUT_MS'>> & { PORT: number };
 
 export interface Listening {
   server: ServerType;
@@ -69,6 +69,9 @@ export async function listen(fetch: Parameters<typeof serve>[0]['fetch'], config
         resolve(s);
       },
     );
+    // an idle connection waits for its client's next request this long (an idle one is never
+    // refused by the headers' bound, which starts with the request's first byte)
+    (s as { keepAliveTimeout: number }).keepAliveTimeout = config.CLIENT_KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     // a port that cannot be taken fails the start, not the process
     s.once('error', reject);
     const refused = metrics?.counter('http_refused_requests_total', 'Requests answered before any handler ran, by problem code: not received in time (request_timeout), URL or headers too large, not HTTP');
