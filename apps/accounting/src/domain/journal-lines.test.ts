@@ -109,7 +109,7 @@ describe('the ledger entry of a journal entry', () => {
     // an event from before year-end closings names no kind: it was posted by hand
     expect(doc.kind).toBe('manual');
     const entry = ledgerEntryForJournal(doc);
-    expect(entry).toMatchObject({ type: 'journal_entry', entryKind: 'posting', source: { type: 'journal_entry', id: 7, version: 1, no: 'JE-2026-0007' }, datePosting: '2026-10-31', no: 'JE-2026-0007', currency: 'CZK', legalCurrency: 'CZK' });
+    expect(entry).toMatchObject({ type: 'journal_entry', entry_kind: 'posting', source: { type: 'journal_entry', id: 7, version: 1, no: 'JE-2026-0007' }, date_posting: '2026-10-31', no: 'JE-2026-0007', currency: 'CZK', legal_currency: 'CZK' });
     expect(entry.rows.map((r) => [r.role, r.gl_account_number, r.debit.toFixed(2), r.credit.toFixed(2), r.description, r.taxes.length])).toEqual([
       ['journal', '551', '1500.50', '0.00', 'Depreciation October', 0],
       ['journal', '082', '0.00', '1000.00', 'Machinery', 0],

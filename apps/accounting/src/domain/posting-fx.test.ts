@@ -51,7 +51,7 @@ describe('bank transactions in a foreign currency', () => {
     );
     expect(lines(e)).toEqual(['Cr 311 3025.00', 'Cr 663 60.50', 'Dr 221 3085.50']);
     expect(e.rows.find((r) => r.gl_account_number === '663')).toMatchObject({ role: 'fx_gain', description: 'Realised FX gain', paid_record: { type: 'sales_invoice', id: 1 } });
-    expect(e).toMatchObject({ legalCurrency: 'CZK', currency: 'EUR', fxRates: [{ rate: 25.5, currency: 'EUR', source: 'payment' }] });
+    expect(e).toMatchObject({ legal_currency: 'CZK', currency: 'EUR', fx_rates: [{ rate: 25.5, currency: 'EUR', source: 'payment' }] });
     balanced(e);
   });
 
@@ -74,13 +74,13 @@ describe('bank transactions in a foreign currency', () => {
     ]);
     const unmatched = ledgerEntryForBankTransaction(bank({ amount: 10, amount_leg: 251.5, fx_rate: 25.15 }), opts);
     expect(lines(unmatched)).toEqual(['Cr 395 251.50', 'Dr 221 251.50']);
-    expect(unmatched.fxRates).toEqual([{ rate: 25.15, currency: 'EUR', source: 'payment' }]);
+    expect(unmatched.fx_rates).toEqual([{ rate: 25.15, currency: 'EUR', source: 'payment' }]);
   });
 
   it('events from before the change (no _leg figures) still post in the legal currency; foreign ones without a rate cannot', () => {
     const old = ledgerEntryForBankTransaction(bank({ currency: 'CZK', amount: 298, paid_record: { type: 'sales_invoice', id: 1 } }), opts);
     expect(lines(old)).toEqual(['Cr 311 298.00', 'Dr 221 298.00']);
-    expect(old.fxRates).toEqual([]);
+    expect(old.fx_rates).toEqual([]);
     expect(() => ledgerEntryForBankTransaction(bank({}), opts)).toThrow(MissingLegalFiguresError);
   });
 });
@@ -103,7 +103,7 @@ describe('payouts in a foreign currency', () => {
     });
     const e = ledgerEntryForPayout(p, opts);
     expect(lines(e)).toEqual(['Cr 311 2600.00', 'Cr 311 3025.00', 'Cr 663 60.50', 'Dr 221 5508.00', 'Dr 563 50.00', 'Dr 568 127.50']);
-    expect(e.fxRates).toEqual([{ rate: 25.5, currency: 'EUR', source: 'payment' }]);
+    expect(e.fx_rates).toEqual([{ rate: 25.5, currency: 'EUR', source: 'payment' }]);
     balanced(e);
   });
 

@@ -148,7 +148,7 @@ describe('sales documents', () => {
     const e = ledgerEntryForSalesDocument('sales_invoice', sales(), opts);
     expect(lines(e)).toEqual(['Cr 343 48.00', 'Cr 604 250.00', 'Dr 311 298.00']);
     balanced(e);
-    expect(e).toMatchObject({ type: 'sales_invoice', datePosting: '2025-03-10', no: 'INV1', currency: 'CZK', legalCurrency: 'CZK', source: { type: 'sales_invoice', id: 1, version: 1 } });
+    expect(e).toMatchObject({ type: 'sales_invoice', date_posting: '2025-03-10', no: 'INV1', currency: 'CZK', legal_currency: 'CZK', source: { type: 'sales_invoice', id: 1, version: 1 } });
     const vat = e.rows.find((r) => r.gl_account_number === '343')!;
     expect(vat.taxes.map((t) => [t.tax_rate?.toNumber(), t.credit.toFixed(2), t.tax_return_base_out, t.tax_control_statement])).toEqual([
       [21, '42.00', '1', 'A.5'],
@@ -182,7 +182,7 @@ describe('sales documents', () => {
     });
     const e = ledgerEntryForSalesDocument('sales_invoice', doc, opts);
     expect(lines(e)).toEqual(['Cr 343 527.58', 'Cr 604 2512.30', 'Dr 311 3039.88']);
-    expect(e.fxRates).toEqual([{ rate: 25.123, currency: 'EUR', source: 'document' }]);
+    expect(e.fx_rates).toEqual([{ rate: 25.123, currency: 'EUR', source: 'document' }]);
   });
 
   it('foreign currency without _leg figures converts with the fx rate, or refuses without one', () => {
@@ -240,7 +240,7 @@ describe('purchase documents', () => {
     const doc = purchase({ items: [{ amount: 1000, tax_deduction_ratio: 0.3, taxes: [tax(21, 1000, 210)] }] });
     const e = ledgerEntryForPurchaseDocument('purchase_bill', doc, opts);
     expect(lines(e)).toEqual(['Cr 321 1210.00', 'Dr 343 63.00', 'Dr 504 1000.00', 'Dr 504 147.00']);
-    expect(e.taxDeductionRatio?.toNumber()).toBe(0.3);
+    expect(e.tax_deduction_ratio?.toNumber()).toBe(0.3);
     expect(e.rows.find((r) => r.gl_account_number === '343')!.taxes[0].tax_amount_claim_leg?.toNumber()).toBe(63);
   });
 
@@ -269,7 +269,7 @@ describe('purchase documents', () => {
     });
     const e = ledgerEntryForPurchaseDocument('purchase_bill', doc, opts);
     expect(lines(e)).toEqual(['Cr 321 1362.00', 'Dr 343 102.00', 'Dr 504 1200.00', 'Dr 504 60.00']);
-    expect(e.taxDeductionRatio).toBeNull();
+    expect(e.tax_deduction_ratio).toBeNull();
   });
 
   it('domestic reverse-charge bill self-assesses: Dr 343 claim / Cr 343 output, rows 10/43, B.1', () => {
@@ -326,7 +326,7 @@ describe('payments', () => {
   });
 
   it('posts on date_accounting, else date_transaction; a foreign amount needs amount_leg or fx_rate', () => {
-    expect(ledgerEntryForBankTransaction(bank({ date_accounting: '2025-03-14' }), opts).datePosting).toBe('2025-03-14');
+    expect(ledgerEntryForBankTransaction(bank({ date_accounting: '2025-03-14' }), opts).date_posting).toBe('2025-03-14');
     expect(() => ledgerEntryForBankTransaction(bank({ currency: 'EUR' }), opts)).toThrow(MissingLegalFiguresError);
     expect(lines(ledgerEntryForBankTransaction(bank({ currency: 'EUR', amount: 10, amount_leg: 251.5 }), opts))).toEqual(['Cr 395 251.50', 'Dr 221 251.50']);
   });
@@ -363,8 +363,8 @@ describe('payments', () => {
 
   it('a payout without a date uses its lines, else the event date', () => {
     const p = payoutDocument({ id: 1, currency: 'CZK', lines: [{ amount: 10, date_accounting: '2025-01-02' }, { amount: 5, date_accounting: '2025-01-05' }] });
-    expect(ledgerEntryForPayout(p, opts).datePosting).toBe('2025-01-05');
-    expect(ledgerEntryForPayout(payoutDocument({ id: 1, currency: 'CZK', lines: [{ amount: 1 }] }), { ...opts, fallbackDate: '2025-02-01' }).datePosting).toBe('2025-02-01');
+    expect(ledgerEntryForPayout(p, opts).date_posting).toBe('2025-01-05');
+    expect(ledgerEntryForPayout(payoutDocument({ id: 1, currency: 'CZK', lines: [{ amount: 1 }] }), { ...opts, fallbackDate: '2025-02-01' }).date_posting).toBe('2025-02-01');
   });
 });
 
@@ -373,6 +373,6 @@ describe('reversal and event shapes', () => {
     const e = ledgerEntryForSalesDocument('sales_invoice', sales(), opts);
     const r = reversalOf(e);
     expect(lines(r)).toEqual(['Cr 311 298.00', 'Dr 343 48.00', 'Dr 604 250.00']);
-    expect(r).toMatchObject({ type: 'reversal', entryKind: 'reversal', datePosting: e.datePosting });
+    expect(r).toMatchObject({ type: 'reversal', entry_kind: 'reversal', date_posting: e.date_posting });
   });
 });

@@ -185,8 +185,8 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
   const ratios = lines.map((l) => l.ratio);
   const entry: LedgerEntryDraft = {
     ...baseEntry(doc, type, legalCurrency, contact),
-    taxDeductionRatio: ratios.length && ratios.every((r) => r.eq(ratios[0])) ? ratios[0] : null,
-    netDeductionRatio: lines.length && lines.every((l) => l.netRatio.eq(lines[0].netRatio)) ? lines[0].netRatio : null,
+    tax_deduction_ratio: ratios.length && ratios.every((r) => r.eq(ratios[0])) ? ratios[0] : null,
+    net_deduction_ratio: lines.length && lines.every((l) => l.netRatio.eq(lines[0].netRatio)) ? lines[0].netRatio : null,
     total: sums(rows).debit,
     rows,
   };
