@@ -106,7 +106,7 @@ export const PaymentApplicationSchema = defineEntity({
 /** One payment applied to a purchase document (from `finance.payment.matched`); the audit trail of amount_paid. */
 export type PaymentApplication = InferEntity<typeof PaymentApplicationSchema>;
 
-/** A vendor credit applied to a bill (decision 148); written and read by the kit's `allocateCredit`. */
+/** A vendor credit applied to a bill (decision 148); declared by `creditAllocationEntity` and written and read by `allocateCredit` (packages/posted-documents). */
 export const CreditAllocationSchema = creditAllocationEntity('purchase_credit_allocations');
 
 /** An imported e-invoice: a vendor's document number is imported once per kind (409 on a repeat). */

@@ -80,7 +80,7 @@ export const DocumentPaymentSchema = defineEntity({
 });
 export type DocumentPayment = InferEntity<typeof DocumentPaymentSchema>;
 
-/** A credit note applied to an invoice (decision 148); written and read by the kit's `allocateCredit`. */
+/** A credit note applied to an invoice (decision 148); declared by `creditAllocationEntity` and written and read by `allocateCredit` (packages/posted-documents). */
 export const CreditAllocationSchema = creditAllocationEntity('sales_credit_allocations');
 
 export const ItemSchema = defineEntity({
