@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
-import { buildEnvelope, INTERNAL_HEADERS, PASS_SQL, recordEvent, relayConnectionConfig, sqlRows, type RunningService } from '@ledgerline/service-kit';
+import { buildEnvelope, INTERNAL_HEADERS, OutboxRelay, PASS_SQL, recordEvent, relayConnectionConfig, sqlRows, type RunningService } from '@ledgerline/service-kit';
+import type { RetiringEventVersion, Subject } from '@ledgerline/contracts';
+import { z } from 'zod';
 import { dropIsolation, eventually, isolation, startTestService, type ApiResponse } from '../support/stack.js';
 import { PrivateNats } from './nats-server.js';
 import { BATCH_APPLIED_SUBJECT, PROBE_SUBJECT, VERSIONED_SUBJECT, failures, probeService } from './probe-service.js';
@@ -44,6 +46,47 @@ afterAll(async () => {
 });
 
 describe('transactional outbox', () => {
+  it('publishes a version of an event being retired beside the current one, and a consumer reads its own version only', async () => {
+    await svc.relay.stop();
+    const before = await streamMessages();
+    // the probe's event as it was before a breaking change renamed `text` (sunset in the future)
+    const retiring: RetiringEventVersion = {
+      subject: PROBE_SUBJECT as Subject,
+      version: 0,
+      sunset: '2999-12-31',
+      schema: z.object({ note_id: z.int(), legacy_text: z.string() }),
+      fromCurrent: (data) => ({ note_id: (data as { note_id: number }).note_id, legacy_text: (data as { text: string }).text }),
+    };
+    const relay = new OutboxRelay(svc.deps.orm.config.get('clientUrl')!, svc.deps.bus, svc.deps.log, 50, svc.deps.metrics, 200, 0, [retiring]);
+    try {
+      relay.start();
+      const { id } = await (await call('/v1/notes', { method: 'POST', json: { text: 'two versions' } })).json();
+      await eventually(async () => (await streamMessages()) === before + 2, 5000);
+      const jsm = await jetstreamManager(nc);
+      const stream = `${env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}SALES`;
+      const last = (await jsm.streams.info(stream)).state.last_seq;
+      const published = await Promise.all([last - 1, last].map(async (seq) => JSON.parse(new TextDecoder().decode((await jsm.streams.getMessage(stream, { seq }))!.data))));
+      const byType = Object.fromEntries(published.map((e) => [e.type, e]));
+      expect(Object.keys(byType).sort()).toEqual(['com.ledgerline.sales.probe.noted.v0', 'com.ledgerline.sales.probe.noted.v1']);
+      expect(byType['com.ledgerline.sales.probe.noted.v1'].data).toEqual({ note_id: id, text: 'two versions' });
+      expect(byType['com.ledgerline.sales.probe.noted.v0'].data).toEqual({ note_id: id, legacy_text: 'two versions' });
+      // the same fact under its own id, the same organisation and resource
+      const [v0, v1] = [byType['com.ledgerline.sales.probe.noted.v0'], byType['com.ledgerline.sales.probe.noted.v1']];
+      expect(v0.id).not.toBe(v1.id);
+      expect(v0.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect([v0.orgid, v0.subject]).toEqual([v1.orgid, v1.subject]);
+      // the consumer (which reads v1) applied the note once and passed the other version over
+      await eventually(async () => (await effects()).some((e) => e.note_id === id));
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await effects()).filter((e) => e.note_id === id)).toHaveLength(1);
+      const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+      expect(metrics).toMatch(/ledgerline_consumer_messages_total\{consumer="probe-noted",outcome="other_version"[^}]*\} [1-9]/);
+    } finally {
+      await relay.stop();
+      svc.relay.start();
+    }
+  });
+
   it('publishes each event exactly once even when the relay dies after publishing and before marking', async () => {
     await svc.relay.stop();
     const before = await streamMessages();

@@ -90,9 +90,42 @@ export const cloudEventSchema = z.object({
 });
 export type CloudEvent<T = unknown> = Omit<z.infer<typeof cloudEventSchema>, 'data'> & { data: T };
 
-/** The CloudEvents `type` of a subject: reverse-DNS style, versioned. */
-export function eventType(subject: string): string {
-  return `com.ledgerline.${subject}.v1`;
+/**
+ * The version of each subject's event that producers publish and consumers read (1 unless named
+ * here). A change its readers could trip over (a field removed or retyped, a value no longer
+ * sent) makes a new version: raise it here, and list the old one in `RETIRING_EVENT_VERSIONS`,
+ * so it is published beside the new one until its sunset (docs/integrations.md, "Versions of an
+ * event"). Adding a field is not a new version: readers ignore fields they do not know.
+ */
+export const EVENT_VERSIONS: Partial<Record<Subject, number>> = {};
+
+export function currentEventVersion(subject: string): number {
+  return EVENT_VERSIONS[subject as Subject] ?? 1;
+}
+
+/** The CloudEvents `type` of a subject's event: reverse-DNS style, ending in its version (`….posted.v1`). */
+export function eventType(subject: string, version: number = currentEventVersion(subject)): string {
+  return `com.ledgerline.${subject}.v${version}`;
+}
+
+/** An earlier version of a subject's event, still published beside the current one until `sunset`. */
+export interface RetiringEventVersion {
+  subject: Subject;
+  version: number;
+  /** The last day (UTC) it is published; the AsyncAPI document shows it. */
+  sunset: string;
+  /** Its data schema, as released. */
+  schema: z.ZodType;
+  /** Its data, made from the current version's. */
+  fromCurrent: (data: unknown) => unknown;
+}
+
+/** Versions being retired; empty while no event has had a breaking change. */
+export const RETIRING_EVENT_VERSIONS: readonly RetiringEventVersion[] = [];
+
+/** The retiring versions of `subject` still published on `day` (YYYY-MM-DD). */
+export function retiringVersionsOf(subject: string, day: string, versions: readonly RetiringEventVersion[] = RETIRING_EVENT_VERSIONS): RetiringEventVersion[] {
+  return versions.filter((v) => v.subject === subject && day <= v.sunset);
 }
 
 // --- event data schemas -----------------------------------------------------------------------

@@ -57,7 +57,8 @@ async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, o
           } catch {
             event = null;
           }
-          if (event && event.orgid === String(orgId)) {
+          // the version this ledger reads; another one published beside it carries the same fact
+          if (event && event.orgid === String(orgId) && event.type === eventType(routed!.subject)) {
             events++;
             // a savepoint per event: one that cannot be posted (dead-lettered live) is skipped here too
             await tem

@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { streamForSubject, type CloudEvent } from '@ledgerline/contracts';
+import { eventType, streamForSubject, type CloudEvent } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import type { NewEvent } from './envelope.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
@@ -272,6 +272,14 @@ export class IdempotentConsumer {
     }
     const event = parsed.event;
     this.pending = m.info.pending;
+    // another version of the subject's event, published beside this one for a deprecation
+    // window (docs/integrations.md): whoever reads that version handles it, this consumer reads
+    // its own
+    if (event.type !== eventType(this.def.subject)) {
+      this.processed.inc({ consumer: this.def.name, outcome: 'other_version' });
+      m.ack();
+      return;
+    }
     // the relay's publish span when the message carries it, else the producer's operation
     const parent = m.headers?.get('traceparent') || event.traceparent;
     const span = startSpan(`consume ${this.def.subject}`, SpanKind.CONSUMER, parent, {

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
-import { tenantSubject } from '@ledgerline/contracts';
+import { createHash } from 'node:crypto';
+import { RETIRING_EVENT_VERSIONS, eventType, retiringVersionsOf, tenantSubject, type CloudEvent, type RetiringEventVersion } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { Pump } from './pump.js';
 import { SpanKind, endSpan, startSpan, traceparentOf } from '../tracing.js';
@@ -259,6 +260,7 @@ export class OutboxRelay extends Pump {
     metrics: MetricsRegistry,
     private readonly batchSize = 200,
     leaderTimeoutMs = 0,
+    private readonly retiring: readonly RetiringEventVersion[] = RETIRING_EVENT_VERSIONS,
   ) {
     super({ idleMs: pollMs, what: 'outbox relay pass' }, log);
     // a relay that looks every `pollMs` is silent longer only when it is stuck: four looks at least
@@ -360,13 +362,19 @@ export class OutboxRelay extends Pump {
       rows.map((row) => {
         const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, row.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
         spans.push(span);
-        const h = eventHeaders({ traceparent: traceparentOf(span) ?? row.traceparent, orgId: row.org_id, resource: row.resource });
+        const subject = this.bus.subject(tenantSubject(row.subject, row.org_id));
+        const headers = () => eventHeaders({ traceparent: traceparentOf(span) ?? row.traceparent, orgId: row.org_id, resource: row.resource });
         // the stored text is the message: published as written, never parsed here
-        return this.bus.replies.publishToStream(this.bus.subject(tenantSubject(row.subject, row.org_id)), row.envelope, {
-          msgId: row.event_id,
-          headers: h,
-          timeoutMs: 5000,
+        const current = this.bus.replies.publishToStream(subject, row.envelope, { msgId: row.event_id, headers: headers(), timeoutMs: 5000 });
+        const retiring = retiringVersionsOf(row.subject, new Date().toISOString().slice(0, 10), this.retiring);
+        if (!retiring.length) return current;
+        // an earlier version still published for its readers until its sunset; the row is sent
+        // when every version is
+        const older = retiring.map((v) => {
+          const envelope = olderVersionEnvelope(row.envelope, v);
+          return this.bus.replies.publishToStream(subject, JSON.stringify(envelope), { msgId: envelope.id, headers: headers(), timeoutMs: 5000 });
         });
+        return Promise.all([current, ...older]).then(([ack]) => ack);
       }),
     );
     let publishError: unknown = null;
@@ -383,4 +391,17 @@ export class OutboxRelay extends Pump {
     if (publishError) throw publishError;
     return rows.length;
   }
+}
+
+/**
+ * The envelope of an earlier version of an event: the same fact under the older type, with its
+ * data in the older shape and an id of its own (derived from the event's, so a repeated publish
+ * is de-duplicated like the event's own).
+ */
+export function olderVersionEnvelope(envelopeJson: string, version: RetiringEventVersion): CloudEvent {
+  const current = JSON.parse(envelopeJson) as CloudEvent;
+  const digest = createHash('sha256').update(`${current.id}|${eventType(version.subject, version.version)}`).digest('hex');
+  // an RFC 4122 UUID shape (version 8: derived by the caller's own rule), as the inbox stores ids
+  const id = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-8${digest.slice(13, 16)}-${((parseInt(digest[16], 16) & 3) | 8).toString(16)}${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
+  return { ...current, id, type: eventType(version.subject, version.version), data: version.fromCurrent(current.data) };
 }
