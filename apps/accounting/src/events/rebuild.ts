@@ -2,7 +2,7 @@ import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { parseEnvelope, sqlRows, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
-import { organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
+import { eventType, organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
 import { applyLedgerEvent, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
 
 export interface RebuildResult {
