@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * every service) run on their own after everything else: their boot would starve the PDF and
  * timing-sensitive tests that would otherwise run beside them on a two-core machine.
  */
-const SOLO = ['tests/platform/replicas.e2e.test.ts'];
+const SOLO = ['tests/platform/replicas.e2e.test.ts', 'tests/system/mixed-versions.e2e.test.ts'];
 
 export default defineConfig({
   test: {
@@ -19,7 +19,8 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...SOLO],
+          // tests/containers: only against the images (npm run test:containers)
+          exclude: ['**/node_modules/**', 'tests/containers/**', ...SOLO],
           maxWorkers: 2,
           fileParallelism: true,
           sequence: { groupOrder: 0 },

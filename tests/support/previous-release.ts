@@ -1,0 +1,86 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/*
+ * The previous release of the platform, checked out beside the working tree, so a test can run
+ * its services next to HEAD's: the release tag before HEAD (`PREVIOUS_RELEASE` names another),
+ * in a temporary git worktree with the packages its lockfile asks for.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+
+/** The newest `vX.Y.Z` tag in HEAD's history that is not HEAD itself. */
+export function previousReleaseTag(): string {
+  if (process.env.PREVIOUS_RELEASE) return process.env.PREVIOUS_RELEASE;
+  const head = git('rev-parse', 'HEAD');
+  const tags = git('tag', '--merged', 'HEAD', '--list', 'v[0-9]*.[0-9]*.[0-9]*', '--sort=-v:refname').split('\n').filter(Boolean);
+  const previous = tags.find((t) => git('rev-list', '-n', '1', t) !== head);
+  if (!previous) throw new Error('no release tag (vX.Y.Z) before HEAD: the mixed-version test needs one (git fetch --tags)');
+  return previous;
+}
+
+export interface PreviousRelease {
+  tag: string;
+  dir: string;
+  /** Starts one of its services (`apps/<name>/src/main.ts`) with `env`; resolves once it answers /readyz. */
+  start: (name: string, env: Record<string, string>) => Promise<ChildProcess>;
+  remove: () => void;
+}
+
+export async function checkOutPreviousRelease(): Promise<PreviousRelease> {
+  const tag = previousReleaseTag();
+  const dir = fs.mkdtempSync(path.join(tmpdir(), `ledgerline-${tag}-`));
+  git('worktree', 'add', '--detach', '--force', dir, tag);
+  const lockOf = (d: string) => fs.readFileSync(path.join(d, 'package-lock.json'), 'utf8');
+  if (lockOf(dir) === lockOf(ROOT)) {
+    // the same third-party packages: the working tree's, and the release's own workspaces
+    const modules = path.join(dir, 'node_modules');
+    fs.mkdirSync(path.join(modules, '@ledgerline'), { recursive: true });
+    for (const entry of fs.readdirSync(path.join(ROOT, 'node_modules'))) {
+      if (entry !== '@ledgerline' && entry !== '.cache') fs.symlinkSync(path.join(ROOT, 'node_modules', entry), path.join(modules, entry));
+    }
+    for (const link of fs.readdirSync(path.join(ROOT, 'node_modules', '@ledgerline'))) {
+      const target = fs.readlinkSync(path.join(ROOT, 'node_modules', '@ledgerline', link)); // ../../packages/x or ../../apps/x
+      fs.symlinkSync(target, path.join(modules, '@ledgerline', link));
+    }
+  } else {
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, stdio: 'inherit', timeout: 300_000 });
+  }
+  const children: ChildProcess[] = [];
+  return {
+    tag,
+    dir,
+    start: async (name, env) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', `apps/${name}/src/main.ts`], {
+        cwd: dir,
+        env: { ...process.env, ...env, NODE_ENV: 'production' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(child);
+      const until = Date.now() + 60_000;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`${tag} ${name} exited with ${child.exitCode}`);
+        const ready = await fetch(`http://127.0.0.1:${env.PORT}/readyz`).then((r) => r.ok, () => false);
+        if (ready) return child;
+        if (Date.now() > until) throw new Error(`${tag} ${name} was not ready within 60 s`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    remove: () => {
+      for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+      git('worktree', 'remove', '--force', dir);
+    },
+  };
+}
+
+/** Stops a service process the way an orchestrator does (SIGTERM), and waits for it to be gone. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([gone, new Promise((r) => setTimeout(r, 20_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
