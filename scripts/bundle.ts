@@ -2,10 +2,11 @@
  * Bundles every process to JavaScript: one ES module per process (`gateway.mjs`, `sales.mjs`, …)
  * with the workspace packages bundled in and third-party packages left as imports, and beside
  * them the render worker (a child process the sales service forks), the template engine it loads
- * and the PDF printer's thread. What the container image runs (`npm run build` → `dist/`), and
- * what `npm start` and the bench run (decision 135), each from a folder of its own.
+ * and the PDF printer's thread. What `npm start` and the bench run (decision 135), each from a
+ * folder of its own, and, one process at a time, what each process's image holds (`bundleOneProcess`).
  */
-import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { copyFile, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 
@@ -49,12 +50,56 @@ export async function bundleProcesses(out: string): Promise<void> {
     outdir: out,
     outExtension: { '.js': '.mjs' },
   });
-  // the render worker loads ./engine.js beside itself
+  await bundleWorkers(out);
+}
+
+/** The render worker, the template engine it loads (./engine.js beside itself) and the PDF printer's thread. */
+async function bundleWorkers(out: string): Promise<void> {
   await build({ ...common, entryPoints: [path.join(root, 'packages/rendering/src/engine.ts')], outfile: path.join(out, 'engine.js') });
   await copyFile(path.join(root, 'packages/rendering/src/render-worker.mjs'), path.join(out, 'render-worker.mjs'));
-  // the PDF printer's thread, started from the bundle beside it
   await copyFile(path.join(root, 'packages/rendering/src/pdf-worker.mjs'), path.join(out, 'pdf-worker.mjs'));
 }
+
+/**
+ * One process's bundle (with the workers it starts) into `out`, for its own container image;
+ * answers the third-party packages it imports (by package name), which the image must hold.
+ * `printsPdfs`: the process prints (the printer's thread and its browser driver go in).
+ */
+export async function bundleOneProcess(name: ProcessName, out: string, opts: { printsPdfs: boolean }): Promise<string[]> {
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const main = await build({ ...common, entryPoints: { [name]: path.join(root, 'apps', name, 'src', 'main.ts') }, outdir: out, outExtension: { '.js': '.mjs' }, metafile: true });
+  const metas = [main.metafile];
+  const uses = (file: string) => Object.keys(main.metafile.inputs).some((input) => input.endsWith(file));
+  const imported = new Set<string>();
+  if (uses('packages/rendering/src/sandbox.ts')) {
+    const engine = await build({ ...common, entryPoints: [path.join(root, 'packages/rendering/src/engine.ts')], outfile: path.join(out, 'engine.js'), metafile: true });
+    metas.push(engine.metafile);
+    await copyFile(path.join(root, 'packages/rendering/src/render-worker.mjs'), path.join(out, 'render-worker.mjs'));
+  }
+  if (opts.printsPdfs) {
+    await copyFile(path.join(root, 'packages/rendering/src/pdf-worker.mjs'), path.join(out, 'pdf-worker.mjs'));
+    // the printer's thread drives the image's own Chromium (CHROMIUM_FALLBACK=none there, so the
+    // browser @sparticuz/chromium ships is never loaded and not installed)
+    imported.add('playwright-core');
+  }
+  // files a process finds at run time by resolving a package (the gateway's Swagger UI assets),
+  // not by importing it: no import names them
+  const bundleText = await readFile(path.join(out, `${name}.mjs`), 'utf8');
+  for (const m of bundleText.matchAll(/\.resolve\(\s*["']((?:@[\w.-]+\/)?[\w.-]+)\//g)) imported.add(m[1]);
+  for (const meta of metas) {
+    for (const output of Object.values(meta.outputs)) {
+      for (const imp of output.imports) {
+        if (!imp.external || imp.path.startsWith('node:') || imp.path.startsWith('.')) continue;
+        const parts = imp.path.split('/');
+        imported.add(imp.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
+      }
+    }
+  }
+  return [...imported].filter((p) => !BUILTIN.has(p)).sort();
+}
+
+const BUILTIN = new Set(builtinModules);
 
 const RUNS = path.join(root, 'node_modules', '.cache', 'ledgerline');
 
