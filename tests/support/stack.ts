@@ -65,6 +65,8 @@ export interface Stack {
  * gateway in front of them, on their own databases and subject prefix.
  */
 export async function startStack(opts: { services?: ServiceKey[]; env?: Record<string, string> } = {}): Promise<Stack> {
+  const containers = inject('containerStack');
+  if (containers) return containerStack(containers);
   const adminKey = generateSecret('ak');
   const operatorToken = randomBytes(24).toString('hex');
   const env: TestEnv = {
@@ -133,6 +135,47 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
       for (const s of Object.values(services)) await s?.close();
       await dropIsolation(env);
     },
+  };
+}
+
+/**
+ * The system the containers stage runs (`npm run test:containers`): the images' processes behind
+ * the gateway container. A test gets an organisation of its own, made like the in-process stack's
+ * first one, and reaches it only through the gateway, as a user does.
+ */
+async function containerStack(containers: NonNullable<ReturnType<typeof inject<'containerStack'>>>): Promise<Stack> {
+  const res = await fetch(`${containers.gatewayUrl}/v1/admin/organisations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${containers.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'My organisation', country: 'CZ', legal_currency: 'CZK' }),
+  });
+  if (res.status !== 200) throw new Error(`the gateway container did not make an organisation: ${res.status} ${await res.text()}`);
+  const adminKey = ((await res.json()) as { admin_key: { key: string } }).admin_key.key;
+  const api: Stack['api'] = (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    const key = init.key === undefined ? adminKey : init.key;
+    if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+    let body = init.body;
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    return fetch(`${containers.gatewayUrl}${path}`, { ...init, headers, body });
+  };
+  const inProcessOnly = async () => {
+    throw new Error('the containers stage runs the images as they are: no service is stopped or restarted from a test');
+  };
+  return {
+    // the containers run with no database or subject prefix of their own
+    env: { ...isolation(), DATABASE_URL: containers.databaseUrl, NATS_URL: containers.natsUrl, DATABASE_PREFIX: '', NATS_SUBJECT_PREFIX: '' },
+    gateway: { url: containers.gatewayUrl } as RunningGateway,
+    services: {},
+    adminKey,
+    operatorToken: containers.operatorToken,
+    api,
+    stopService: inProcessOnly,
+    restartService: inProcessOnly,
+    close: async () => undefined,
   };
 }
 
