@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceSchema, creditNoteSchema } from '@ledgerline/contracts';
-import { requestReply } from '@ledgerline/service-kit';
+import { buildEnvelope, requestReply } from '@ledgerline/service-kit';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { CUSTOMER, VAT21, expectProblem, invoiceBody, publishPaymentMatched, readEvents, salesBus } from './helpers.js';
 import { apiOf } from './helpers.js';
@@ -136,6 +136,26 @@ describe('payments (finance.payment.matched) and the lookup responder', () => {
     await eventually(async () => (await (await api(`/v1/sales/invoices/${b.id}`)).json()).payment_status === 'unpaid');
     const list = await (await api('/v1/sales/invoices?payment_status=paid&payment_status=overpaid')).json();
     expect(list.entities.map((e: any) => e.id).sort()).toEqual([a.id, c.id].sort());
+  });
+
+  it('applies a payment event with fields it does not know (a later release may add them) and passes over another version of it', async () => {
+    const d = await (await postInvoice(invoiceBody())).json();
+    // a later release's v2 (say its amount came to mean the legal currency's), published beside
+    // v1: its data even fits v1's schema, but it is not for this reader, which would apply it twice
+    const bus = salesBus(stack);
+    const v2 = buildEnvelope('finance', {
+      subject: 'finance.payment.matched',
+      orgId: orgA,
+      resource: '22',
+      data: { payment_id: 22, source: 'bank_transaction', document: { type: 'sales_invoice', id: d.id }, amount: 298, currency: 'CZK', date: '2026-11-21' },
+    });
+    await bus.js.publish(bus.subject(`finance.payment.matched.${orgA}`), JSON.stringify({ ...v2, type: 'com.ledgerline.finance.payment.matched.v2' }), { msgID: v2.id });
+    // v1 with fields a later release added
+    const data = { payment_id: 21, document: { type: 'sales_invoice', id: d.id }, amount: 100, currency: 'CZK', bank_reference: 'VS 2026-21', channel: { kind: 'sepa' } };
+    await publishPaymentMatched(stack, orgA, data as Parameters<typeof publishPaymentMatched>[2]);
+    await eventually(async () => (await (await api(`/v1/sales/invoices/${d.id}`)).json()).payment_status === 'partially_paid');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await (await api(`/v1/sales/invoices/${d.id}`)).json()).toMatchObject({ amount_paid: 100, amount_due: 198 });
   });
 
   it("a payment naming another organisation's document never touches it", async () => {

@@ -103,17 +103,7 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
     UPSTREAM_TIMEOUT_MS: env.UPSTREAM_TIMEOUT_MS ?? '20000',
   });
 
-  const api: Stack['api'] = (path, init = {}) => {
-    const headers = new Headers(init.headers);
-    const key = init.key === undefined ? adminKey : init.key;
-    if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-    let body = init.body;
-    if (init.json !== undefined) {
-      body = JSON.stringify(init.json);
-      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    }
-    return fetch(`${gateway.url}${path}`, { ...init, headers, body });
-  };
+  const api = gatewayApi(gateway.url, adminKey);
 
   return {
     env,
@@ -138,6 +128,21 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
   };
 }
 
+/** fetch against a gateway with `adminKey` unless `key` (or `key: null`) says otherwise; `json` is sent as the body. */
+function gatewayApi(gatewayUrl: string, adminKey: string): Stack['api'] {
+  return (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    const key = init.key === undefined ? adminKey : init.key;
+    if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+    let body = init.body;
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    return fetch(`${gatewayUrl}${path}`, { ...init, headers, body });
+  };
+}
+
 /**
  * The system the containers stage runs (`npm run test:containers`): the images' processes behind
  * the gateway container. A test gets an organisation of its own, made like the in-process stack's
@@ -151,17 +156,7 @@ async function containerStack(containers: NonNullable<ReturnType<typeof inject<'
   });
   if (res.status !== 200) throw new Error(`the gateway container did not make an organisation: ${res.status} ${await res.text()}`);
   const adminKey = ((await res.json()) as { admin_key: { key: string } }).admin_key.key;
-  const api: Stack['api'] = (path, init = {}) => {
-    const headers = new Headers(init.headers);
-    const key = init.key === undefined ? adminKey : init.key;
-    if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-    let body = init.body;
-    if (init.json !== undefined) {
-      body = JSON.stringify(init.json);
-      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    }
-    return fetch(`${containers.gatewayUrl}${path}`, { ...init, headers, body });
-  };
+  const api = gatewayApi(containers.gatewayUrl, adminKey);
   const inProcessOnly = async () => {
     throw new Error('the containers stage runs the images as they are: no service is stopped or restarted from a test');
   };
