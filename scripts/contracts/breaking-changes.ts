@@ -13,7 +13,9 @@ import type { Contracts } from './released-contracts.js';
  *    response; an enum value added to a response or event does not: readers must accept values
  *    they do not know (docs/integrations.md);
  *  - a changed `type` breaks, whichever way;
- *  - a difference the tool cannot classify breaks until a person looks at it.
+ *  - a difference the tool cannot classify breaks until a person looks at it;
+ * and documentation (examples, tags, titles, descriptions) never breaks anyone, whatever the
+ * tool makes of a recorded example that changed.
  */
 
 type Json = Record<string, unknown>;
@@ -30,7 +32,12 @@ export interface BreakingChange {
 
 type Reading = 'request' | 'response';
 
+/** Documentation: examples, tags, the document's own info. Nobody's code reads them. */
+const DOCUMENTATION = new Set(['example', 'examples', 'tags', 'info', 'description', 'summary', 'title']);
+const isDocumentation = (diff: Diff) => diff.path.some((p, i) => DOCUMENTATION.has(String(p)) && (i === 0 || diff.path[i - 1] !== 'properties'));
+
 function isBreaking(diff: Diff, reading: Reading): boolean {
+  if (isDocumentation(diff)) return false;
   const key = diff.path.at(-1);
   const parent = diff.path.at(-2);
   if (parent === 'enum') return diff.action === 'remove';

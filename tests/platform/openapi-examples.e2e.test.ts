@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,13 +46,14 @@ function redact(value: unknown, key = ''): unknown {
   return prefix ? `${prefix}EXAMPLE${'x'.repeat(Math.max(0, value.length - prefix.length - 7))}` : value;
 }
 
-async function call<T = any>(operationId: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; key?: string } = {}): Promise<T> {
+async function call<T = any>(operationId: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; text?: string; key?: string } = {}): Promise<T> {
   const route = ROUTE[operationId];
   const res = await stack.api(`/v1${path}${init.query ? `?${init.query}` : ''}`, {
     method: route.method,
     json: init.json,
     key: init.key,
     ...(init.xml !== undefined && { body: init.xml, headers: { 'content-type': 'application/xml' } }),
+    ...(init.text !== undefined && { body: init.text, headers: { 'content-type': 'text/plain; charset=utf-8' } }),
   });
   const text = await res.text();
   expect(res.status, `${operationId}: ${text.slice(0, 500)}`).toBe('successStatus' in route ? route.successStatus : 200);
@@ -61,6 +62,7 @@ async function call<T = any>(operationId: OperationId, path: string, init: { que
   const example: OperationExample = {};
   if (init.json !== undefined) example.request = redact(JSON.parse(JSON.stringify(init.json)));
   if (init.xml !== undefined) example.requestText = { mediaType: 'application/xml', text: init.xml };
+  if (init.text !== undefined) example.requestText = { mediaType: 'text/plain', text: init.text };
   if (type.startsWith('application/json')) example.response = redact(body);
   else if (type.startsWith('text/csv')) example.responseText = { mediaType: 'text/csv', text };
   else if (type.startsWith('application/xml')) example.responseText = { mediaType: 'application/xml', text };
@@ -98,7 +100,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     const key = created.admin_key.key as string;
-    const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string } = {}) => call<T>(op, path, { ...init, key });
+    const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; text?: string } = {}) => call<T>(op, path, { ...init, key });
 
     await as('getOrganisation', '/settings/organisation');
     // last year's books, brought over before September's VAT return closed the books through its last day
@@ -162,6 +164,11 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('listWebhooks', '/settings/webhooks');
     await as('getWebhook', `/settings/webhooks/${webhook.id}`);
     await as('updateWebhook', `/settings/webhooks/${webhook.id}`, { json: { events: ['sales.invoice.*', 'sales.credit_note.*', 'finance.payment.matched'] } });
+
+    // exchange rates: a day of the Czech National Bank's fixing as it publishes it, and a rate set by hand
+    await as('importExchangeRates', '/settings/exchange-rates/import', { text: readFileSync(join(import.meta.dirname, '../fixtures/fx/cnb-2022-09-21.txt'), 'utf8') });
+    await as('listExchangeRates', '/settings/exchange-rates', { query: 'currency=EUR&date=2022-09-24' });
+    await as('putExchangeRate', '/settings/exchange-rates/EUR/2022-09-26', { json: { rate: 24.54 } });
 
     // sales catalogue and numbering
     await as('createNumberingSeries', '/sales/numbering-series', { json: { doc_type: 'sales_invoice', name: 'Invoices', mask: 'FV{YYYY}{#####}', is_default: true } });

@@ -14,6 +14,7 @@ export * from './chart-accounts.js';
 export * from './financial-statements.js';
 export * from './settings.js';
 export * from './webhooks.js';
+export * from './exchange-rates.js';
 export * from './events.js';
 export * from './rpc.js';
 export * from './routes.js';

@@ -52,6 +52,7 @@ import {
 import { creditNoteCheckNoQuerySchema, creditNoteCheckNoResultSchema, creditNoteListQuerySchema, creditNotePageSchema, creditNoteRequestSchema, creditNoteSchema, invoiceListQuerySchema, invoicePageSchema, invoiceRequestSchema, invoiceSchema } from './sales.js';
 import { itemListQuerySchema, itemPageSchema, itemRequestSchema, itemSalesRateQuerySchema, itemSalesRateSchema, itemSchema, numberSeriesListQuerySchema, numberSeriesPageSchema, numberSeriesRequestSchema, numberSeriesSchema, priceListRequestSchema, priceListSchema } from './catalogue.js';
 import { emailInvoiceQuerySchema, emailListQuerySchema, emailListSchema, emailRequestSchema, invoiceEmailResultSchema } from './emails.js';
+import { exchangeRateFileSchema, exchangeRateImportSchema, exchangeRatePathSchema, exchangeRateQuerySchema, exchangeRateRequestSchema, exchangeRateSchema, exchangeRateTableSchema } from './exchange-rates.js';
 import { complianceEvaluateBodySchema, complianceEvaluateResultSchema, complianceRecordSchema } from './compliance.js';
 import {
   apiKeyCreatedSchema,
@@ -265,6 +266,9 @@ const DECLARED = [
   { method: 'POST', path: '/settings/webhooks/:id/rotate-secret', service: 'settings', scope: 'settings', operationId: 'rotateWebhookSecret', summary: 'Replace the signing secret; the old one keeps signing for an overlap', tag: 'Webhooks', pathParams: idPathParams, response: webhookWithSecretSchema },
   { method: 'GET', path: '/settings/webhooks/:id/deliveries', service: 'settings', scope: 'settings', operationId: 'listWebhookDeliveries', summary: 'List the deliveries of a webhook endpoint, newest first', tag: 'Webhooks', pathParams: idPathParams, query: webhookDeliveryListQuerySchema, response: webhookDeliveryPageSchema },
   { method: 'POST', path: '/settings/webhooks/:id/deliveries/:delivery_id/retry', service: 'settings', scope: 'settings', operationId: 'retryWebhookDelivery', summary: 'Send a delivery again now', tag: 'Webhooks', pathParams: webhookDeliveryPathSchema, response: webhookDeliverySchema },
+  { method: 'GET', path: '/settings/exchange-rates', service: 'settings', scope: 'settings', operationId: 'listExchangeRates', summary: 'The exchange rates in force on a day (of one currency, or of each)', tag: 'Exchange rates', query: exchangeRateQuerySchema, response: exchangeRateTableSchema },
+  { method: 'POST', path: '/settings/exchange-rates/import', service: 'settings', scope: 'settings', operationId: 'importExchangeRates', bodyRequired: true, summary: "Import a central bank's rate file (the CNB's daily fixing, the ECB's eurofxref XML); each day it holds replaces that day", tag: 'Exchange rates', consumes: ['text/plain', 'application/xml', 'application/octet-stream'], body: exchangeRateFileSchema, response: exchangeRateImportSchema },
+  { method: 'PUT', path: '/settings/exchange-rates/:currency/:date', service: 'settings', scope: 'settings', operationId: 'putExchangeRate', summary: 'Set the rate of a currency on a day by hand', tag: 'Exchange rates', pathParams: exchangeRatePathSchema, body: exchangeRateRequestSchema, response: exchangeRateSchema },
   { method: 'POST', path: '/admin/organisations', service: 'settings', scope: 'settings', operationId: 'createOrganisation', summary: 'Create an organisation (operator token only)', tag: 'Organisation', body: organisationCreateSchema, response: organisationCreatedSchema, operatorOnly: true },
 ] as const satisfies readonly RouteSpec[];
 

@@ -2,6 +2,7 @@ import type { Scope } from '@ledgerline/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { documentEntities } from './templates.entities.js';
 import { integrationEntities } from './integrations.entities.js';
+import { exchangeRateEntities } from './exchange-rates.entities.js';
 import { webhookEntities } from './webhooks.entities.js';
 
 export interface OrgAddress {
@@ -113,4 +114,4 @@ export const ClosedYearSchema = defineEntity({
   },
 });
 
-export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ClosedYearSchema, ...integrationEntities, ...documentEntities, ...webhookEntities];
+export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ClosedYearSchema, ...integrationEntities, ...documentEntities, ...webhookEntities, ...exchangeRateEntities];

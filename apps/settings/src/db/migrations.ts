@@ -2,6 +2,7 @@ import { sqlMigration } from '@ledgerline/service-kit';
 import { documentMigrations } from './templates.migrations.js';
 import { integrationMigrations } from './integrations.migrations.js';
 import { webhookMigrations } from './webhooks.migrations.js';
+import { exchangeRateMigrations } from './exchange-rates.migrations.js';
 
 export const migrations = [
   sqlMigration(
@@ -122,4 +123,5 @@ create index closed_years_open on closed_years (org_id, year) where not reopened
 alter table organisations add column rounding_increment numeric(6,4);
 `,
   ),
+  ...exchangeRateMigrations,
 ];

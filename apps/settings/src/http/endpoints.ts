@@ -13,10 +13,11 @@ import { assertGrantable } from '../domain/scope-granting.js';
 import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
 import type { SettingsDeps } from '../resources.js';
 import { webhookRoutes } from '../webhooks/routes.js';
+import { exchangeRateRoutes } from '../exchange-rates/routes.js';
 
 /**
  * API keys, API clients and the token endpoint, the organisation profile and its
- * creation by the operator, integrations, templates, delivery conditions.
+ * creation by the operator, integrations, templates, delivery conditions, exchange rates.
  */
 export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'settings'> {
   const { box } = deps.resources;
@@ -37,6 +38,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
 
   return {
     ...webhookRoutes(deps.resources.webhooks, () => deps.resources.sender.kick()),
+    ...exchangeRateRoutes(),
     listApiKeys: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listApiKeys(ctx.em, q.from, q.take);
       return page(rows.map(apiKeyView), total, q.from, q.take);

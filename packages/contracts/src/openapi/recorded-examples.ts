@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_GQUYmFWW",
+          "prefix": "ak_5xe4tT8J",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T12:10:34.563Z",
+          "created_at": "2026-11-28T16:54:32.655Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T12:10:34.609Z",
+          "last_used_at": "2026-11-28T16:54:32.706Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_osB3uYiN",
+          "prefix": "ak_OxnU7WOo",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T12:10:34.825Z",
+          "created_at": "2026-11-28T16:54:32.833Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_osB3uYiN",
+      "prefix": "ak_OxnU7WOo",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T12:10:34.825Z",
+      "created_at": "2026-11-28T16:54:32.833Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_osB3uYiN",
+      "prefix": "ak_OxnU7WOo",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T12:10:34.825Z",
+      "created_at": "2026-11-28T16:54:32.833Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_osB3uYiN",
+      "prefix": "ak_OxnU7WOo",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T12:10:34.825Z",
+      "created_at": "2026-11-28T16:54:32.833Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_osB3uYiN",
+      "prefix": "ak_OxnU7WOo",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T12:10:34.825Z",
+      "created_at": "2026-11-28T16:54:32.833Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T12:10:34.914Z"
+      "revoked_at": "2026-11-28T16:54:32.875Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T12:10:35.274Z",
+          "created_at": "2026-11-28T16:54:33.149Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T12:10:39.439Z"
+        "created_at": "2026-11-28T16:54:34.925Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
+      "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "8a60c4b6-8afb-4673-9d9e-a8fefb4cb86c",
-      "created_at": "2026-11-28T12:10:39.474Z",
+      "uid": "a53fd3c7-31bd-468e-88c4-805bf196fc97",
+      "created_at": "2026-11-28T16:54:34.944Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -920,9 +920,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "5a51850c-b378-4536-9317-61ec3ad2faa6",
-      "created_at": "2026-11-28T12:10:40.808Z",
-      "edited_at": "2026-11-28T12:10:40.808Z",
+      "uid": "f872d2d3-4a1f-4b2d-885a-68ad05a3bcbc",
+      "created_at": "2026-11-28T16:54:35.409Z",
+      "edited_at": "2026-11-28T16:54:35.409Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1084,7 +1084,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T12:10:38.335Z",
+          "evaluated_at": "2026-11-28T16:54:34.598Z",
           "blocking_reason": null
         }
       }
@@ -1133,10 +1133,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
+      "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
       "transaction_type": null,
-      "created_at": "2026-11-28T12:10:41.196Z",
-      "edited_at": "2026-11-28T12:10:41.254Z",
+      "created_at": "2026-11-28T16:54:35.706Z",
+      "edited_at": "2026-11-28T16:54:35.759Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1224,10 +1224,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
+          "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
           "transaction_type": null,
-          "created_at": "2026-11-28T12:10:41.196Z",
-          "edited_at": "2026-11-28T12:10:41.254Z",
+          "created_at": "2026-11-28T16:54:35.706Z",
+          "edited_at": "2026-11-28T16:54:35.759Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1949,7 +1949,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T12:10:41.469Z",
+      "created_at": "2026-11-28T16:54:35.915Z",
       "created_by": "key:2"
     }
   },
@@ -1986,7 +1986,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T12:10:41.469Z",
+          "created_at": "2026-11-28T16:54:35.915Z",
           "created_by": "key:2"
         }
       ],
@@ -2021,7 +2021,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T12:10:41.469Z",
+      "created_at": "2026-11-28T16:54:35.915Z",
       "created_by": "key:2"
     }
   },
@@ -2059,7 +2059,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T12:10:41.491Z",
+      "created_at": "2026-11-28T16:54:35.933Z",
       "created_by": "key:2"
     }
   },
@@ -2080,7 +2080,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T12:10:41.553Z",
+      "created_at": "2026-11-28T16:54:35.988Z",
       "created_by": "key:2"
     }
   },
@@ -2103,7 +2103,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T12:10:41.594Z",
+          "created_at": "2026-11-28T16:54:36.015Z",
           "created_by": "key:2"
         },
         {
@@ -2122,7 +2122,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 7,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T12:10:41.553Z",
+          "created_at": "2026-11-28T16:54:35.988Z",
           "created_by": "key:2"
         }
       ],
@@ -2146,7 +2146,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T12:10:41.553Z",
+      "created_at": "2026-11-28T16:54:35.988Z",
       "created_by": "key:2"
     }
   },
@@ -2226,8 +2226,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "d3ee479c-2aed-4acf-96e3-fb6378889fd9",
-      "created_at": "2026-11-28T12:10:35.257Z",
+      "uid": "ca9b3d00-36d0-4dc5-994e-9faba77fa522",
+      "created_at": "2026-11-28T16:54:33.139Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2436,8 +2436,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "d3ee479c-2aed-4acf-96e3-fb6378889fd9",
-          "created_at": "2026-11-28T12:10:35.257Z",
+          "uid": "ca9b3d00-36d0-4dc5-994e-9faba77fa522",
+          "created_at": "2026-11-28T16:54:33.139Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2644,8 +2644,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "d3ee479c-2aed-4acf-96e3-fb6378889fd9",
-      "created_at": "2026-11-28T12:10:35.257Z",
+      "uid": "ca9b3d00-36d0-4dc5-994e-9faba77fa522",
+      "created_at": "2026-11-28T16:54:33.139Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2862,7 +2862,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T12:10:38.335Z",
+        "evaluated_at": "2026-11-28T16:54:34.598Z",
         "blocking_reason": null
       }
     }
@@ -2875,8 +2875,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "8a60c4b6-8afb-4673-9d9e-a8fefb4cb86c",
-          "created_at": "2026-11-28T12:10:39.474Z",
+          "uid": "a53fd3c7-31bd-468e-88c4-805bf196fc97",
+          "created_at": "2026-11-28T16:54:34.944Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3030,8 +3030,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "8a60c4b6-8afb-4673-9d9e-a8fefb4cb86c",
-      "created_at": "2026-11-28T12:10:39.474Z",
+      "uid": "a53fd3c7-31bd-468e-88c4-805bf196fc97",
+      "created_at": "2026-11-28T16:54:34.944Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3188,7 +3188,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>D3EE479C-2AED-4ACF-96E3-FB6378889FD9</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>CA9B3D00-36D0-4DC5-994E-9FABA77FA522</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3200,7 +3200,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>8A60C4B6-8AFB-4673-9D9E-A8FEFB4CB86C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>D3EE479C-2AED-4ACF-96E3-FB6378889FD9</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>A53FD3C7-31BD-468E-88C4-805BF196FC97</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>CA9B3D00-36D0-4DC5-994E-9FABA77FA522</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3222,7 +3222,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T12:10:40.742Z",
+      "created_at": "2026-11-28T16:54:35.356Z",
       "removed_at": null
     }
   },
@@ -3245,8 +3245,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T12:10:40.670Z",
-          "removed_at": "2026-11-28T12:10:40.720Z"
+          "created_at": "2026-11-28T16:54:35.340Z",
+          "removed_at": "2026-11-28T16:54:35.349Z"
         },
         {
           "id": 2,
@@ -3261,7 +3261,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T12:10:40.742Z",
+          "created_at": "2026-11-28T16:54:35.356Z",
           "removed_at": null
         }
       ],
@@ -3287,8 +3287,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T12:10:40.670Z",
-          "removed_at": "2026-11-28T12:10:40.720Z"
+          "created_at": "2026-11-28T16:54:35.340Z",
+          "removed_at": "2026-11-28T16:54:35.349Z"
         },
         {
           "id": 2,
@@ -3303,7 +3303,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T12:10:40.742Z",
+          "created_at": "2026-11-28T16:54:35.356Z",
           "removed_at": null
         }
       ],
@@ -3324,8 +3324,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T12:10:40.670Z",
-      "removed_at": "2026-11-28T12:10:40.720Z"
+      "created_at": "2026-11-28T16:54:35.340Z",
+      "removed_at": "2026-11-28T16:54:35.349Z"
     }
   },
   "allocateVendorCredit": {
@@ -3346,7 +3346,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T12:10:40.851Z",
+      "created_at": "2026-11-28T16:54:35.447Z",
       "removed_at": null
     }
   },
@@ -3369,8 +3369,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T12:10:40.833Z",
-          "removed_at": "2026-11-28T12:10:40.843Z"
+          "created_at": "2026-11-28T16:54:35.431Z",
+          "removed_at": "2026-11-28T16:54:35.440Z"
         },
         {
           "id": 2,
@@ -3385,7 +3385,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T12:10:40.851Z",
+          "created_at": "2026-11-28T16:54:35.447Z",
           "removed_at": null
         }
       ],
@@ -3411,8 +3411,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T12:10:40.833Z",
-          "removed_at": "2026-11-28T12:10:40.843Z"
+          "created_at": "2026-11-28T16:54:35.431Z",
+          "removed_at": "2026-11-28T16:54:35.440Z"
         },
         {
           "id": 2,
@@ -3427,7 +3427,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T12:10:40.851Z",
+          "created_at": "2026-11-28T16:54:35.447Z",
           "removed_at": null
         }
       ],
@@ -3448,8 +3448,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T12:10:40.833Z",
-      "removed_at": "2026-11-28T12:10:40.843Z"
+      "created_at": "2026-11-28T16:54:35.431Z",
+      "removed_at": "2026-11-28T16:54:35.440Z"
     }
   },
   "createBill": {
@@ -3501,9 +3501,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "8705b6c9-613c-47ba-9eb6-987efac3d116",
-      "created_at": "2026-11-28T12:10:40.781Z",
-      "edited_at": "2026-11-28T12:10:40.781Z",
+      "uid": "5a71c941-7b69-475d-b144-bbc853710953",
+      "created_at": "2026-11-28T16:54:35.385Z",
+      "edited_at": "2026-11-28T16:54:35.385Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3622,9 +3622,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "bd17431f-6359-4d70-8616-4e9b6e9e8d3d",
-        "created_at": "2026-11-28T12:10:38.321Z",
-        "edited_at": "2026-11-28T12:10:38.321Z",
+        "uid": "ca606edc-0fdd-45c1-b852-7862b0865e92",
+        "created_at": "2026-11-28T16:54:34.584Z",
+        "edited_at": "2026-11-28T16:54:34.584Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3760,9 +3760,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "8705b6c9-613c-47ba-9eb6-987efac3d116",
-          "created_at": "2026-11-28T12:10:40.781Z",
-          "edited_at": "2026-11-28T12:10:40.781Z",
+          "uid": "5a71c941-7b69-475d-b144-bbc853710953",
+          "created_at": "2026-11-28T16:54:35.385Z",
+          "edited_at": "2026-11-28T16:54:35.385Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3883,9 +3883,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "5a51850c-b378-4536-9317-61ec3ad2faa6",
-          "created_at": "2026-11-28T12:10:40.808Z",
-          "edited_at": "2026-11-28T12:10:40.808Z",
+          "uid": "f872d2d3-4a1f-4b2d-885a-68ad05a3bcbc",
+          "created_at": "2026-11-28T16:54:35.409Z",
+          "edited_at": "2026-11-28T16:54:35.409Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4215,9 +4215,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "8705b6c9-613c-47ba-9eb6-987efac3d116",
-      "created_at": "2026-11-28T12:10:40.781Z",
-      "edited_at": "2026-11-28T12:10:40.781Z",
+      "uid": "5a71c941-7b69-475d-b144-bbc853710953",
+      "created_at": "2026-11-28T16:54:35.385Z",
+      "edited_at": "2026-11-28T16:54:35.385Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4330,9 +4330,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "5a51850c-b378-4536-9317-61ec3ad2faa6",
-      "created_at": "2026-11-28T12:10:40.808Z",
-      "edited_at": "2026-11-28T12:10:40.808Z",
+      "uid": "f872d2d3-4a1f-4b2d-885a-68ad05a3bcbc",
+      "created_at": "2026-11-28T16:54:35.409Z",
+      "edited_at": "2026-11-28T16:54:35.409Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4571,7 +4571,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T12:10:40.971Z",
+          "created_at": "2026-11-28T16:54:35.546Z",
           "entries": [
             {
               "order": 1,
@@ -4725,7 +4725,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T12:10:40.971Z"
+          "created_at": "2026-11-28T16:54:35.546Z"
         }
       ],
       "aggregations": []
@@ -4742,7 +4742,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T12:10:40.971Z",
+      "created_at": "2026-11-28T16:54:35.546Z",
       "entries": [
         {
           "order": 1,
@@ -4906,10 +4906,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
+      "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
       "transaction_type": null,
-      "created_at": "2026-11-28T12:10:41.196Z",
-      "edited_at": "2026-11-28T12:10:41.196Z",
+      "created_at": "2026-11-28T16:54:35.706Z",
+      "edited_at": "2026-11-28T16:54:35.706Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4992,10 +4992,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "e98b1fdf-424f-45ec-8cd3-aa72f56d8724",
+      "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
       "transaction_type": null,
-      "created_at": "2026-11-28T12:10:41.196Z",
-      "edited_at": "2026-11-28T12:10:41.196Z",
+      "created_at": "2026-11-28T16:54:35.706Z",
+      "edited_at": "2026-11-28T16:54:35.706Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5088,7 +5088,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T12:10:35.191Z"
+      "created_at": "2026-11-28T16:54:33.086Z"
     }
   },
   "listNumberingSeries": {
@@ -5103,7 +5103,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T12:10:35.177Z"
+          "created_at": "2026-11-28T16:54:33.081Z"
         },
         {
           "id": 2,
@@ -5111,7 +5111,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T12:10:35.191Z"
+          "created_at": "2026-11-28T16:54:33.086Z"
         }
       ],
       "aggregations": []
@@ -5211,15 +5211,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
+          "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T12:10:34.937Z",
-          "last_used_at": "2026-11-28T12:10:34.960Z",
+          "created_at": "2026-11-28T16:54:32.894Z",
+          "last_used_at": "2026-11-28T16:54:32.909Z",
           "revoked_at": null
         }
       ],
@@ -5229,30 +5229,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
+      "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T12:10:34.937Z",
-      "last_used_at": "2026-11-28T12:10:34.960Z",
+      "created_at": "2026-11-28T16:54:32.894Z",
+      "last_used_at": "2026-11-28T16:54:32.909Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_52uruccqqCzAaIvFV8hd_07zxRf",
+      "client_id": "cl_HCltMlOJ6575MUYNtlBD_0RXwsp",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T12:10:34.981Z",
+      "created_at": "2026-11-28T16:54:32.926Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T12:10:34.994Z"
+      "revoked_at": "2026-11-28T16:54:32.933Z"
     }
   },
   "deleteClient": {
@@ -5294,8 +5294,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T12:10:34.561Z",
-      "updated_at": "2026-11-28T12:10:34.561Z"
+      "created_at": "2026-11-28T16:54:32.654Z",
+      "updated_at": "2026-11-28T16:54:32.654Z"
     }
   },
   "updateOrganisation": {
@@ -5337,19 +5337,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T12:10:34.561Z",
-      "updated_at": "2026-11-28T12:10:34.773Z"
+      "created_at": "2026-11-28T16:54:32.654Z",
+      "updated_at": "2026-11-28T16:54:32.816Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_lhH18E05cDJzELXDMiNB_3GQf4V",
+      "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjVjNDc1ZjYxLWIyZTUtNGI4My04ZDljLTAzNjkyMTkxYjM0NiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9saEgxOEUwNWNESnpFTFhETWlOQl8zR1FmNFYiLCJqdGkiOiI3MmI4Mzk5OS0zZmZhLTQ4YTYtOGIyMi03NGVkNGI4YjllNTUiLCJpYXQiOjE3OTU4Njc4MzQsImV4cCI6MTc5NTg2ODczNH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImQ2ZjNhOTI5LWVjYzAtNDZmYy05NTZmLTA2OGY3ZmNkZTVkYyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9Qc3kyc0JFRHRBYnd3ZGVkbnIwYV8xZ3laSkUiLCJqdGkiOiJiMDk3YjcxNy0wZmFlLTQzNjQtODQ2MS1jOWI2NTZhMjA4YWIiLCJpYXQiOjE3OTU4ODQ4NzIsImV4cCI6MTc5NTg4NTc3Mn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5373,8 +5373,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T12:10:35.108Z",
-          "updated_at": "2026-11-28T12:10:35.112Z"
+          "created_at": "2026-11-28T16:54:33.012Z",
+          "updated_at": "2026-11-28T16:54:33.015Z"
         }
       ],
       "aggregations": []
@@ -5401,8 +5401,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T12:10:35.108Z",
-      "updated_at": "2026-11-28T12:10:35.112Z",
+      "created_at": "2026-11-28T16:54:33.012Z",
+      "updated_at": "2026-11-28T16:54:33.015Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5419,8 +5419,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T12:10:35.108Z",
-      "updated_at": "2026-11-28T12:10:35.112Z"
+      "created_at": "2026-11-28T16:54:33.012Z",
+      "updated_at": "2026-11-28T16:54:33.015Z"
     }
   },
   "updateWebhook": {
@@ -5444,8 +5444,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T12:10:35.108Z",
-      "updated_at": "2026-11-28T12:10:35.161Z"
+      "created_at": "2026-11-28T16:54:33.012Z",
+      "updated_at": "2026-11-28T16:54:33.043Z"
     }
   },
   "deleteWebhook": {
@@ -5468,8 +5468,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T12:10:35.108Z",
-      "updated_at": "2026-11-28T12:10:41.659Z",
+      "created_at": "2026-11-28T16:54:33.012Z",
+      "updated_at": "2026-11-28T16:54:36.060Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5482,31 +5482,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "484442d1-0b1d-4a49-9261-e8d87d9e5794",
+          "event_id": "c360b544-d038-40f8-97ed-614b54988698",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 5,
+          "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T13:10:41.366Z",
-          "created_at": "2026-11-28T12:10:41.337Z",
+          "next_attempt_at": "2026-11-28T17:54:35.829Z",
+          "created_at": "2026-11-28T16:54:35.815Z",
           "completed_at": null
         },
         {
           "id": 11,
           "webhook_id": 1,
-          "event_id": "ae0f6d6c-0ca6-4672-bebe-d499da3c5dfa",
+          "event_id": "dff1836f-16b1-41a5-87a3-8ab0a21a0337",
           "event_type": "com.ledgerline.finance.payment.matched.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 11,
+          "last_duration_ms": 16,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T13:10:41.250Z",
-          "created_at": "2026-11-28T12:10:41.198Z",
+          "next_attempt_at": "2026-11-28T17:54:35.748Z",
+          "created_at": "2026-11-28T16:54:35.708Z",
           "completed_at": null
         }
       ],
@@ -5517,17 +5517,60 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 12,
       "webhook_id": 1,
-      "event_id": "484442d1-0b1d-4a49-9261-e8d87d9e5794",
+      "event_id": "c360b544-d038-40f8-97ed-614b54988698",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 5,
+      "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T12:10:41.648Z",
-      "created_at": "2026-11-28T12:10:41.337Z",
+      "next_attempt_at": "2026-11-28T16:54:36.052Z",
+      "created_at": "2026-11-28T16:54:35.815Z",
       "completed_at": null
+    }
+  },
+  "listExchangeRates": {
+    "response": {
+      "date": "2022-09-24",
+      "base_currency": "CZK",
+      "entities": [
+        {
+          "currency": "EUR",
+          "amount": 1,
+          "rate": 24.635,
+          "rate_date": "2022-09-21",
+          "source": "cnb",
+          "base_currency": "CZK"
+        }
+      ]
+    }
+  },
+  "importExchangeRates": {
+    "requestText": {
+      "mediaType": "text/plain",
+      "text": "21.09.2022 #184\nzemě|měna|množství|kód|kurz\nAustrálie|dolar|1|AUD|16,588\nBrazílie|real|1|BRL|4,838\nBulharsko|lev|1|BGN|12,596\nČína|žen-min-pi|1|CNY|3,529\nDánsko|koruna|1|DKK|3,313\nEMU|euro|1|EUR|24,635\nFilipíny|peso|100|PHP|43,006\nHongkong|dolar|1|HKD|3,168\nChorvatsko|kuna|1|HRK|3,275\nIndie|rupie|100|INR|31,121\nIndonesie|rupie|1000|IDR|1,658\nIsland|koruna|100|ISK|17,559\nIzrael|nový šekel|1|ILS|7,180\nJaponsko|jen|100|JPY|17,273\nJižní Afrika|rand|1|ZAR|1,408\nKanada|dolar|1|CAD|18,576\nKorejská republika|won|100|KRW|1,783\nMaďarsko|forint|100|HUF|6,082\nMalajsie|ringgit|1|MYR|5,463\nMexiko|peso|1|MXN|1,245\nMMF|ZPČ|1|XDR|32,207\nNorsko|koruna|1|NOK|2,395\nNový Zéland|dolar|1|NZD|14,626\nPolsko|zlotý|1|PLN|5,186\nRumunsko|leu|1|RON|4,982\nSingapur|dolar|1|SGD|17,590\nŠvédsko|koruna|1|SEK|2,256\nŠvýcarsko|frank|1|CHF|25,800\nThajsko|baht|100|THB|66,977\nTurecko|lira|1|TRY|1,357\nUSA|dolar|1|USD|24,870\nVelká Británie|libra|1|GBP|28,210\n"
+    },
+    "response": {
+      "source": "cnb",
+      "base_currency": "CZK",
+      "days": 1,
+      "rates": 32,
+      "date_from": "2022-09-21",
+      "date_to": "2022-09-21"
+    }
+  },
+  "putExchangeRate": {
+    "request": {
+      "rate": 24.54
+    },
+    "response": {
+      "currency": "EUR",
+      "amount": 1,
+      "rate": 24.54,
+      "rate_date": "2022-09-26",
+      "source": "manual",
+      "base_currency": "CZK"
     }
   },
   "createOrganisation": {
@@ -5583,18 +5626,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T12:10:34.561Z",
-        "updated_at": "2026-11-28T12:10:34.561Z"
+        "created_at": "2026-11-28T16:54:32.654Z",
+        "updated_at": "2026-11-28T16:54:32.654Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_GQUYmFWW",
+        "prefix": "ak_5xe4tT8J",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T12:10:34.563Z",
+        "created_at": "2026-11-28T16:54:32.655Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
