@@ -2,6 +2,7 @@ import { loadSecretBox, type BaseConfig, type SecretBox, type ServiceDeps } from
 import { WebhookSender } from './webhooks/sender.js';
 import { FanoutDurables } from './webhooks/durables.js';
 import type { WebhookSettings } from './webhooks/endpoints.js';
+import { ExchangeRateFetcher } from './exchange-rates/fetcher.js';
 
 export type SecretsConfig = BaseConfig & {
   SECRETS_KEY?: string;
@@ -16,13 +17,19 @@ export type SecretsConfig = BaseConfig & {
   WEBHOOK_CONCURRENCY: number;
   WEBHOOK_ORGANISATION_CONCURRENCY: number;
   WEBHOOK_ENDPOINT_CONCURRENCY: number;
+  FX_RATES_URL?: string;
+  FX_RATES_AFTER: string;
+  FX_RATES_TIME_ZONE: string;
+  FX_RATES_POLL_MS: number;
 };
 
-/** The settings service's resources: the secret box, and the webhook settings and sender. */
+/** The settings service's resources: the secret box, the webhook settings and sender, the exchange-rate fetcher. */
 export interface SettingsResources {
   box: SecretBox;
   webhooks: WebhookSettings;
   sender: WebhookSender;
+  /** Fetches the central bank's rates when FX_RATES_URL is set. */
+  rateFetcher: ExchangeRateFetcher | null;
   close(): Promise<void>;
 }
 
@@ -56,13 +63,17 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
     deps.log,
     deps.metrics,
   );
+  const { FX_RATES_URL: url, FX_RATES_AFTER: after, FX_RATES_TIME_ZONE: timeZone, FX_RATES_POLL_MS: pollMs } = deps.config;
+  const rateFetcher = url ? new ExchangeRateFetcher(deps.orm, { url, after, timeZone, pollMs, timeoutMs: 10_000 }, deps.log, deps.metrics) : null;
   return {
     box,
     webhooks,
     sender,
+    rateFetcher,
     close: async () => {
       await webhooks.durables.stop();
       await sender.stop();
+      await rateFetcher?.stop();
     },
   };
 }

@@ -53,6 +53,13 @@ export const settingsService = defineService({
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
     WEBHOOK_ORGANISATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+    /** The central bank's daily rate file, fetched once a working day into the table of every organisation with books in its currency (unset: no fetch). */
+    FX_RATES_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** When the bank has published on a working day (HH:MM in FX_RATES_TIME_ZONE): the CNB about 14:30, the ECB about 16:00 CET. */
+    FX_RATES_AFTER: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM').default('16:30'),
+    FX_RATES_TIME_ZONE: z.string().refine((tz) => { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; } }, 'an IANA time zone').default('Europe/Prague'),
+    /** How often a replica looks whether the day's file is due. */
+    FX_RATES_POLL_MS: z.coerce.number().int().min(10).max(86_400_000).default(600_000),
   }),
   entities,
   migrations,
@@ -69,6 +76,7 @@ export const settingsService = defineService({
   },
   onStart: async (deps) => {
     deps.resources.sender.start();
+    deps.resources.rateFetcher?.start();
     deps.resources.webhooks.durables.start(deps.config.WEBHOOK_FANOUT_SWEEP_MS);
     const signing = { box: deps.resources.box, log: deps.log };
     const em = deps.orm.em.fork();

@@ -16,4 +16,17 @@ export const ExchangeRateSchema = defineEntity({
 });
 export type ExchangeRateRow = InferEntity<typeof ExchangeRateSchema>;
 
-export const exchangeRateEntities = [ExchangeRateSchema];
+/** A working day whose published file FX_RATES_URL gave was stored (by whichever replica). */
+export const ExchangeRateFetchSchema = defineEntity({
+  name: 'ExchangeRateFetch',
+  tableName: 'exchange_rate_fetches',
+  properties: {
+    fetchDay: p.string().fieldName('fetch_day').columnType('date').primary(),
+    source: p.string(),
+    rateDate: p.string().fieldName('rate_date').columnType('date'),
+    organisations: p.integer(),
+    fetchedAt: p.datetime().fieldName('fetched_at').onCreate(() => new Date()),
+  },
+});
+
+export const exchangeRateEntities = [ExchangeRateSchema, ExchangeRateFetchSchema];

@@ -20,4 +20,17 @@ create table exchange_rates (
 create index exchange_rates_in_force on exchange_rates (org_id, currency, rate_date desc);
 `,
   ),
+  sqlMigration(
+    'settings_1110_exchange_rate_fetches',
+    `
+-- The days FX_RATES_URL's file was stored (one row a working day, whichever replica stored it).
+create table exchange_rate_fetches (
+  fetch_day date primary key,
+  source text not null,
+  rate_date date not null,
+  organisations int not null,
+  fetched_at timestamptz not null default now()
+);
+`,
+  ),
 ];

@@ -1,0 +1,111 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Pump, insertRows, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
+import { ExchangeRateSchema } from '../db/exchange-rates.entities.js';
+import { RateFileError, parseRateFile, type RateFile } from './rate-files.js';
+
+/*
+ * The central bank's published file fetched once a working day after it is published
+ * (`FX_RATES_URL`: the CNB's daily fixing or the ECB's eurofxref-daily.xml), into the table of
+ * every organisation whose books are in that bank's currency. Each replica looks; one writes a
+ * day (a transaction lock, and the day's row in exchange_rate_fetches), so a file is stored once
+ * however many replicas fetched it. A failed fetch is tried again twice at once, then at the
+ * next look.
+ */
+
+export interface FetcherOptions {
+  url: string;
+  /** How often a replica looks whether today's file is due. */
+  pollMs: number;
+  /** The bank's publication time on a working day, local to `timeZone` (HH:MM). */
+  after: string;
+  timeZone: string;
+  timeoutMs: number;
+  /** The clock (tests move it). */
+  now?: () => Date;
+}
+
+const LOCK = "select pg_try_advisory_xact_lock(hashtextextended('settings:exchange-rate-fetch', 0)) as locked";
+
+/** The local day (YYYY-MM-DD), weekday (0 Sunday) and time (HH:MM) of `at` in `timeZone`. */
+export function localClock(at: Date, timeZone: string): { day: string; weekday: number; time: string } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'short', hourCycle: 'h23' })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(parts.weekday);
+  return { day: `${parts.year}-${parts.month}-${parts.day}`, weekday, time: `${parts.hour}:${parts.minute}` };
+}
+
+/** Whether a working day's file is due at `at`: Monday to Friday, at or after the publication time. */
+export function fetchDue(at: Date, opts: Pick<FetcherOptions, 'after' | 'timeZone'>): string | null {
+  const clock = localClock(at, opts.timeZone);
+  if (clock.weekday === 0 || clock.weekday === 6 || clock.time < opts.after) return null;
+  return clock.day;
+}
+
+export class ExchangeRateFetcher extends Pump {
+  private readonly fetched: ReturnType<MetricsRegistry['counter']>;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly opts: FetcherOptions,
+    log: Logger,
+    metrics: MetricsRegistry,
+  ) {
+    super({ idleMs: opts.pollMs, what: 'exchange-rate fetch' }, log);
+    this.fetched = metrics.counter('exchange_rate_fetches_total', 'Fetches of the central bank’s rate file, by outcome');
+  }
+
+  protected async pass(): Promise<boolean> {
+    const day = fetchDue((this.opts.now ?? (() => new Date()))(), this.opts);
+    if (!day || (await this.done(day))) return false;
+    const file = await this.download();
+    if (!file) return false;
+    const stored = await this.orm.em.fork().transactional(async (em) => {
+      const [{ locked }] = await sqlRows<{ locked: boolean }>(em, LOCK);
+      if (!locked) return false;
+      const [seen] = await sqlRows(em, 'select 1 from exchange_rate_fetches where fetch_day = ?::date', [day]);
+      if (seen) return false;
+      const organisations = await sqlRows<{ id: number }>(em, 'select id from organisations where legal_currency = ?', [file.base]);
+      const days = [...new Set(file.rates.map((r) => r.rate_date))];
+      for (const { id } of organisations) {
+        await sqlRows(em, 'delete from exchange_rates where org_id = ? and source = ? and rate_date = any(?::date[])', [id, file.source, days]);
+        const rows = file.rates.map((r) => ({ orgId: Number(id), currency: r.currency, rateDate: r.rate_date, amount: r.amount, rate: r.rate, source: file.source }));
+        for (let i = 0; i < rows.length; i += 1000) await insertRows(em, ExchangeRateSchema, rows.slice(i, i + 1000), { onConflict: '(org_id, currency, rate_date) do nothing' });
+      }
+      await sqlRows(em, 'insert into exchange_rate_fetches (fetch_day, source, rate_date, organisations) values (?::date, ?, ?::date, ?)', [day, file.source, days.sort().at(-1), organisations.length]);
+      return true;
+    });
+    if (stored) {
+      this.fetched.inc({ outcome: 'stored' });
+      this.log.info('exchange rates fetched', { source: file.source, day, rates: file.rates.length });
+    }
+    return false;
+  }
+
+  private async done(day: string): Promise<boolean> {
+    const [row] = await sqlRows(this.orm.em.fork(), 'select 1 from exchange_rate_fetches where fetch_day = ?::date', [day]);
+    return Boolean(row);
+  }
+
+  /** The file, or null after three failed tries (the next look tries again). */
+  private async download(): Promise<RateFile | null> {
+    let last: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (attempt) await new Promise((r) => setTimeout(r, 250 * 4 ** attempt));
+      try {
+        const res = await fetch(this.opts.url, { signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: 'follow' });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        return parseRateFile(await res.text());
+      } catch (err) {
+        last = err;
+        // a file that is not a rate file will not become one on the next try
+        if (err instanceof RateFileError) break;
+      }
+    }
+    this.fetched.inc({ outcome: 'failed' });
+    this.log.warn('exchange-rate fetch failed; trying again at the next look', { url: this.opts.url, err: String(last) });
+    return null;
+  }
+}
