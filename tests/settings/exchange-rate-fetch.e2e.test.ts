@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 const opts = (now: string): FetcherOptions => ({ url, pollMs: 20, after: '14:45', timeZone: 'Europe/Prague', timeoutMs: 2000, now: () => new Date(now) });
-const replica = (now: string) => new ExchangeRateFetcher(stack.services.settings!.deps.orm, opts(now), createLogger('fx-test', 'error'), new MetricsRegistry());
+const replica = (now: string) => new ExchangeRateFetcher(stack.services.settings!.deps.orm, opts(now), createLogger('fx-test', 'error'), new MetricsRegistry('fx_test'));
 
 describe('the scheduled fetch of the central bank’s rates', () => {
   it('is due on a working day from the publication time, in the bank’s time zone', () => {
