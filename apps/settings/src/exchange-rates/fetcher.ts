@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Pump, insertRows, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
-import { ExchangeRateSchema } from '../db/exchange-rates.entities.js';
+import { Pump, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
+import { storeRateFile } from './rates.js';
 import { RateFileError, parseRateFile, type RateFile } from './rate-files.js';
 
 /*
@@ -68,13 +68,9 @@ export class ExchangeRateFetcher extends Pump {
       const [seen] = await sqlRows(em, 'select 1 from exchange_rate_fetches where fetch_day = ?::date', [day]);
       if (seen) return false;
       const organisations = await sqlRows<{ id: number }>(em, 'select id from organisations where legal_currency = ?', [file.base]);
-      const days = [...new Set(file.rates.map((r) => r.rate_date))];
-      for (const { id } of organisations) {
-        await sqlRows(em, 'delete from exchange_rates where org_id = ? and source = ? and rate_date = any(?::date[])', [id, file.source, days]);
-        const rows = file.rates.map((r) => ({ orgId: Number(id), currency: r.currency, rateDate: r.rate_date, amount: r.amount, rate: r.rate, source: file.source }));
-        for (let i = 0; i < rows.length; i += 1000) await insertRows(em, ExchangeRateSchema, rows.slice(i, i + 1000), { onConflict: '(org_id, currency, rate_date) do nothing' });
-      }
-      await sqlRows(em, 'insert into exchange_rate_fetches (fetch_day, source, rate_date, organisations) values (?::date, ?, ?::date, ?)', [day, file.source, days.sort().at(-1), organisations.length]);
+      for (const { id } of organisations) await storeRateFile({ em, orgId: Number(id) }, file);
+      const latest = file.rates.map((r) => r.rate_date).sort().at(-1);
+      await sqlRows(em, 'insert into exchange_rate_fetches (fetch_day, source, rate_date, organisations) values (?::date, ?, ?::date, ?)', [day, file.source, latest, organisations.length]);
       return true;
     });
     if (stored) {

@@ -91,13 +91,22 @@ export async function importRates(scope: TenantScope, body: unknown): Promise<Ex
       'exchange_rate_base_mismatch',
     );
   }
+  const days = await storeRateFile(scope, file);
+  return { source: file.source, base_currency: base, days: days.length, rates: file.rates.length, date_from: days[0], date_to: days[days.length - 1] };
+}
+
+/**
+ * Writes a file's days into an organisation's table, each replacing what that source said of
+ * that day before (a rate set by hand stays); answers the days, in order.
+ */
+export async function storeRateFile(scope: TenantScope, file: RateFile): Promise<string[]> {
   const days = [...new Set(file.rates.map((r) => r.rate_date))].sort();
   await sqlRows(scope.em, `delete from exchange_rates where org_id = ? and source = ? and rate_date = any(?::date[])`, [scope.orgId, file.source, days]);
   const rows = file.rates.map((r: PublishedRate) => ({ orgId: scope.orgId, currency: r.currency, rateDate: r.rate_date, amount: r.amount, rate: r.rate, source: file.source }));
   for (let i = 0; i < rows.length; i += 1000) {
     await insertRows(scope.em, ExchangeRateSchema, rows.slice(i, i + 1000), { onConflict: '(org_id, currency, rate_date) do nothing' });
   }
-  return { source: file.source, base_currency: base, days: days.length, rates: rows.length, date_from: days[0], date_to: days[days.length - 1] };
+  return days;
 }
 
 /** Sets the rate of `currency` on `date` by hand: it wins over an imported one of that day. */
