@@ -53,11 +53,22 @@ export async function bundleProcesses(out: string): Promise<void> {
   await bundleWorkers(out);
 }
 
-/** The render worker, the template engine it loads (./engine.js beside itself) and the PDF printer's thread. */
+const RENDERING = path.join(root, 'packages/rendering/src');
+
+/** The render worker and the template engine it loads (./engine.js beside itself); answers the engine's metafile. */
+async function bundleRenderWorker(out: string) {
+  const engine = await build({ ...common, entryPoints: [path.join(RENDERING, 'engine.ts')], outfile: path.join(out, 'engine.js'), metafile: true });
+  await copyFile(path.join(RENDERING, 'render-worker.mjs'), path.join(out, 'render-worker.mjs'));
+  return engine.metafile;
+}
+
+/** The PDF printer's thread, started from the bundle beside it. */
+const copyPdfWorker = (out: string) => copyFile(path.join(RENDERING, 'pdf-worker.mjs'), path.join(out, 'pdf-worker.mjs'));
+
+/** Every worker, for the bundles of all processes. */
 async function bundleWorkers(out: string): Promise<void> {
-  await build({ ...common, entryPoints: [path.join(root, 'packages/rendering/src/engine.ts')], outfile: path.join(out, 'engine.js') });
-  await copyFile(path.join(root, 'packages/rendering/src/render-worker.mjs'), path.join(out, 'render-worker.mjs'));
-  await copyFile(path.join(root, 'packages/rendering/src/pdf-worker.mjs'), path.join(out, 'pdf-worker.mjs'));
+  await bundleRenderWorker(out);
+  await copyPdfWorker(out);
 }
 
 /**
@@ -72,13 +83,9 @@ export async function bundleOneProcess(name: ProcessName, out: string, opts: { p
   const metas = [main.metafile];
   const uses = (file: string) => Object.keys(main.metafile.inputs).some((input) => input.endsWith(file));
   const imported = new Set<string>();
-  if (uses('packages/rendering/src/sandbox.ts')) {
-    const engine = await build({ ...common, entryPoints: [path.join(root, 'packages/rendering/src/engine.ts')], outfile: path.join(out, 'engine.js'), metafile: true });
-    metas.push(engine.metafile);
-    await copyFile(path.join(root, 'packages/rendering/src/render-worker.mjs'), path.join(out, 'render-worker.mjs'));
-  }
+  if (uses('packages/rendering/src/sandbox.ts')) metas.push(await bundleRenderWorker(out));
   if (opts.printsPdfs) {
-    await copyFile(path.join(root, 'packages/rendering/src/pdf-worker.mjs'), path.join(out, 'pdf-worker.mjs'));
+    await copyPdfWorker(out);
     // the printer's thread drives the image's own Chromium (CHROMIUM_FALLBACK=none there, so the
     // browser @sparticuz/chromium ships is never loaded and not installed)
     imported.add('playwright-core');

@@ -3,17 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+import { freePort } from '../support/ports.js';
 
 async function waitForPort(port: number, up: boolean, timeoutMs = 10_000) {
   const until = Date.now() + timeoutMs;

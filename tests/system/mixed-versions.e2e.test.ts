@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '@ledgerline/service-kit';
@@ -8,6 +7,7 @@ import { accountingService } from '../../apps/accounting/src/service.js';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
 import { eventually, isolation, startStack, type Stack } from '../support/stack.js';
 import { expectOk as ok } from '../support/assertions.js';
+import { freePort } from '../support/ports.js';
 import { checkOutPreviousRelease, stopProcess, type PreviousRelease } from '../support/previous-release.js';
 import { billBody, vendorCreditBody } from '../purchase/fixtures.js';
 
@@ -79,16 +79,6 @@ const ledgerOf = async (api: Api, entries: number) =>
     const page = await ok(await api('/v1/accounting/transactions?take=1000'));
     return page.entities.length === entries ? page : null;
   }, 20_000);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 let previous: PreviousRelease;
 let mixed: Stack;

@@ -358,6 +358,8 @@ export class OutboxRelay extends Pump {
     const spans: Span[] = [];
     // Publishes are sent in id order on one connection (so JetStream stores them in that order)
     // and their acknowledgements awaited together: one round trip per batch, not per event.
+    // the retiring versions' sunsets are days: one look at the clock per batch
+    const today = this.retiring.length ? new Date().toISOString().slice(0, 10) : '';
     const results = await Promise.allSettled(
       rows.map((row) => {
         const span = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, row.traceparent, { 'messaging.system': 'nats', 'messaging.destination.name': row.subject, 'messaging.message.id': row.event_id });
@@ -366,7 +368,7 @@ export class OutboxRelay extends Pump {
         const headers = () => eventHeaders({ traceparent: traceparentOf(span) ?? row.traceparent, orgId: row.org_id, resource: row.resource });
         // the stored text is the message: published as written, never parsed here
         const current = this.bus.replies.publishToStream(subject, row.envelope, { msgId: row.event_id, headers: headers(), timeoutMs: 5000 });
-        const retiring = retiringVersionsOf(row.subject, new Date().toISOString().slice(0, 10), this.retiring);
+        const retiring = today ? retiringVersionsOf(row.subject, today, this.retiring) : [];
         if (!retiring.length) return current;
         // an earlier version still published for its readers until its sunset; the row is sent
         // when every version is
