@@ -72,7 +72,10 @@ describe('exchange rates of a CZK organisation (the CNB fixing)', () => {
     const problem = await expectProblem(await importFile(broken), 400, 'invalid_rate_file');
     expect(problem.detail).toMatch(/line 33: "24\.8x0" is not a rate/);
     expect(problem.errors).toEqual([expect.objectContaining({ path: 'body:33', code: 'invalid_rate_file' })]);
-    for (const bad of ['', 'hello', '23.09.2022 #186\n', Buffer.from([0xff, 0xfe, 0x00, 0x41])]) await expectProblem(await importFile(bad), 400);
+    // empty, not a fixing, no rates, not UTF-8, a lone surrogate encoded as UTF-8 bytes
+    for (const bad of ['', 'hello', '23.09.2022 #186\n', Buffer.from([0xff, 0xfe, 0x00, 0x41]), Buffer.concat([Buffer.from('23.09.2022 #186\n'), Buffer.from([0xed, 0xa0, 0x80])])]) {
+      await expectProblem(await importFile(bad), 400);
+    }
     await expectProblem(await importFile('<?xml version="1.0"?><!DOCTYPE a [<!ENTITY b "c">]><gesmes:Envelope xmlns="eurofxref"/>', 'application/xml'), 400, 'invalid_rate_file');
     await expectProblem(await importFile(CNB, 'application/pdf'), 415);
     expect(await ok(await rates('date=2022-09-30'))).toEqual(before);
@@ -91,6 +94,10 @@ describe('exchange rates of a CZK organisation (the CNB fixing)', () => {
     }
     await expectProblem(await rates('currency=EUR'), 400);
     await expectProblem(await rates('currency=EUR&date=2022-13-01'), 400);
+    await expectProblem(await rates('currency=EUR&date=1899-12-31'), 400);
+    await expectProblem(await rates('currency=%ED%A0%80UR&date=2022-09-22'), 400); // a lone surrogate, UTF-8 encoded
+    // the farthest day a date may name reads the last rate before it
+    expect((await ok(await rates('currency=EUR&date=9999-12-31'))).entities[0]).toMatchObject({ rate_date: '2022-09-22' });
     expect((await ok(await rates('currency=EUR&date=2022-09-22'))).entities[0]).toMatchObject({ rate: 24.5, source: 'manual' });
   });
 
