@@ -2,6 +2,7 @@ import { defineService, serveEndpoints } from '@ledgerline/service-kit';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { financeEndpoints } from './http/endpoints.js';
+import { financeResponders } from './domain/foreign-balances.js';
 
 export const financeService = defineService({
   name: 'finance',
@@ -11,5 +12,6 @@ export const financeService = defineService({
   organisationReplica: true,
   entities,
   migrations,
+  responders: financeResponders,
   routes: (app, deps) => serveEndpoints(app, 'finance', financeEndpoints(), deps.bus),
 });

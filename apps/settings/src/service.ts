@@ -10,6 +10,7 @@ import { webhookFanout } from './webhooks/fanout.js';
 import { SECRET_PREFIXES, durationListSetting, durationSetting, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
 import { expectedStatements } from './domain/integrations.js';
+import { ratesInForceFor } from './exchange-rates/rates.js';
 import { RPC_SUBJECTS } from '@ledgerline/contracts';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -66,7 +67,10 @@ export const settingsService = defineService({
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
   consumers: (deps) => [...webhookFanout(deps.orm, deps.resources.webhooks.durables, () => deps.resources.sender.kick()), closedYearsConsumer()],
-  responders: () => [{ subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) }],
+  responders: () => [
+    { subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) },
+    { subject: RPC_SUBJECTS.settingsExchangeRates, handle: (em, data, orgId) => ratesInForceFor({ em, orgId }, data) },
+  ],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },
   ],

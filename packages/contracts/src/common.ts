@@ -106,6 +106,19 @@ const yearMessage = { message: `the year must be between ${DATE_MIN_YEAR} and ${
 /** ISO 8601 calendar date `YYYY-MM-DD`, validated as a real date (no 2024-02-30) from 1900 to 9999. */
 export const isoDate = z.iso.date().refine(yearInWindow, yearMessage).describe('ISO 8601 calendar date (YYYY-MM-DD), years 1900–9999');
 /** ISO 8601 date-time with `Z` or an offset, years 1900–9999. */
+/** Sources of a rate taken from the organisation's exchange-rate table (GET /v1/settings/exchange-rates). */
+export const TABLE_RATE_SOURCES = ['cnb', 'ecb', 'manual'] as const;
+
+/** Where a document's rate to the legal currency came from (response only; ignored in requests). */
+export const documentFxRateOrigin = {
+  fx_rate_date: nullish(isoDate).describe(
+    "The day of the exchange-rate table's rate the document took (the rate in force on its tax point date: that day's, else the last one before it); null when the rate was stated or the document is in the legal currency",
+  ),
+  fx_rate_source: nullish(z.enum(['stated', ...TABLE_RATE_SOURCES])).describe(
+    "Where fx_rate came from: stated in the request, or the table's cnb (Czech National Bank), ecb (European Central Bank) or manual rate; null in the legal currency",
+  ),
+};
+
 export const isoDateTime = z.iso
   .datetime({ offset: true })
   .refine(yearInWindow, yearMessage)

@@ -25,6 +25,8 @@ import {
   sortQuery,
   transactionTypeSchema,
   uuid,
+  documentFxRateOrigin,
+  TABLE_RATE_SOURCES,
 } from './common.js';
 
 /*
@@ -74,7 +76,7 @@ const bankTransactionFields = {
   gl_account: nullish(glAccountSchema).describe('Counter account when no document is paid; 395 suspense when absent'),
   bank_reference: nullish(shortText(140)).describe("The bank's own reference of the entry. Banks reuse references, so an entry is the one recorded before only when the account, bank_reference, amount and booking day (date_accounting, else date_transaction) all agree: that is 409 `duplicate_bank_transaction`"),
   fx_rate: nullish(positiveRate).describe(
-    'Legal currency per currency_coef units of currency Required when currency is not the legal currency, unless the paid document supplies it; 1 in the legal currency',
+    "Legal currency per currency_coef units of currency; when absent in a foreign currency, the exchange-rate table's rate in force on the booking day, else the paid document's (422 fx_rate_required without either); 1 in the legal currency",
   ),
   currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (extension, default 1)'),
 };
@@ -82,9 +84,10 @@ const bankTransactionFields = {
 /** Legal-currency figures finance stores with a payment (extension; derived, ignored on input). */
 const paymentLegalFields = {
   legal_currency: nullish(currencyCode).describe('Legal currency of the organisation when the payment was recorded'),
-  fx_rate_source: nullish(z.enum(['legal', 'payment', 'paid_document', 'payment_amount'])).describe(
-    'Where fx_rate came from: legal currency (1), the request, the paid document, or payment_amount in the legal currency',
+  fx_rate_source: nullish(z.enum(['legal', 'payment', 'paid_document', 'payment_amount', ...TABLE_RATE_SOURCES])).describe(
+    "Where fx_rate came from: legal currency (1), the request, the exchange-rate table's cnb, ecb or manual rate in force on the booking day (date_accounting, else date_transaction; a payout's day), the paid document (when the table has no rate), or payment_amount in the legal currency",
   ),
+  fx_rate_date: nullish(isoDate).describe("The day of the exchange-rate table's rate the payment took; null when it took none"),
 };
 
 /** Bank transaction as stored. */
@@ -155,6 +158,7 @@ export const payoutLineSchema = z
     fx_rate: nullish(positiveRate).describe('Rate the line was converted at'),
     currency_coef: nullish(positiveRate).describe('Units the line fx_rate is quoted for'),
     fx_rate_source: paymentLegalFields.fx_rate_source,
+    fx_rate_date: paymentLegalFields.fx_rate_date,
   })
   .meta({ id: 'PayoutLine', description: 'Payout line: a payment (positive) or a fee/refund (negative)' });
 export type PayoutLine = z.infer<typeof payoutLineSchema>;
@@ -172,7 +176,7 @@ const payoutFields = {
   no: nullish(shortText(64)),
   copy_from_id: nullish(int64),
   fx_rate: nullish(positiveRate).describe(
-    'Legal currency per currency_coef units of currency Required when currency is not the legal currency, unless each line pays a document that supplies it',
+    "Legal currency per currency_coef units of currency; when absent in a foreign currency, the exchange-rate table's rate in force on the payout's day, else each line's paid document's (422 fx_rate_required without either)",
   ),
   currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (extension, default 1)'),
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { centAmount, currencyCode, id, int32, isoDate, isoDateTime, moneyAggregate, nullish, pagedEnvelope, pagingQuery, rangeQuery, searchQuery, shortText, sortQuery } from './common.js';
+import { centAmount, currencyCode, id, int32, isoDate, isoDateTime, moneyAggregate, nullish, positiveRate, pagedEnvelope, pagingQuery, rangeQuery, searchQuery, shortText, sortQuery } from './common.js';
 
 /*
  * Manual journal entries (decision 165): what no document posts — opening balances, accruals and
@@ -64,8 +64,8 @@ export const journalLineSchema = z
   })
   .meta({ id: 'JournalLine' });
 
-/** What posted an entry: an accountant by hand, or the closing of a year (and the reopening that reverses it). */
-export const JOURNAL_ENTRY_KINDS = ['manual', 'year_end_close'] as const;
+/** What posted an entry: an accountant by hand, the closing of a year (and the reopening that reverses it), or a revaluation of foreign-currency items (and its reversal). */
+export const JOURNAL_ENTRY_KINDS = ['manual', 'year_end_close', 'fx_revaluation'] as const;
 export type JournalEntryKind = (typeof JOURNAL_ENTRY_KINDS)[number];
 
 export const journalEntrySchema = z
@@ -76,7 +76,9 @@ export const journalEntrySchema = z
     kind: z
       .enum(JOURNAL_ENTRY_KINDS)
       .default('manual')
-      .describe('manual (posted through this API by hand), or year_end_close (the closing of a year, or the reopening that reverses it: POST /v1/accounting/year-end-closings); closing entries are left out of the profit and loss account'),
+      .describe(
+        'manual (posted through this API by hand), year_end_close (the closing of a year, or the reopening that reverses it: POST /v1/accounting/year-end-closings; left out of the profit and loss account), or fx_revaluation (a revaluation of foreign-currency items and its reversal: POST /v1/accounting/fx-revaluations)',
+      ),
     date_posting: isoDate,
     description: z.string(),
     reference: z.string().nullable(),
@@ -96,7 +98,7 @@ export type JournalEntry = z.infer<typeof journalEntrySchema>;
 
 export const journalEntryListQuerySchema = z.object({
   date_posting: rangeQuery('date').optional(),
-  kind: z.enum(JOURNAL_ENTRY_KINDS).optional().describe('manual: the entries posted by hand; year_end_close: closings of years and their reopenings'),
+  kind: z.enum(JOURNAL_ENTRY_KINDS).optional().describe('manual: the entries posted by hand; year_end_close: closings of years and their reopenings; fx_revaluation: revaluations and their reversals'),
   ...pagingQuery(100),
   search: searchQuery.optional().describe('Case-insensitive substring over number, description or reference'),
   sort: sortQuery.optional().describe('id, no, date_posting, total, created_at; -field descending (default date_posting, then id)'),
@@ -142,3 +144,50 @@ export type YearEndClosing = z.infer<typeof yearEndClosingSchema>;
 
 export const yearEndClosingListQuerySchema = z.object({ ...pagingQuery(100) });
 export const yearEndClosingPageSchema = pagedEnvelope(yearEndClosingSchema);
+
+// --- revaluation of foreign-currency items -----------------------------------------------------
+
+export const fxRevaluationRequestSchema = z
+  .object({
+    date: isoDate.describe('The day to revalue at (usually 31 December): the rates in force that day, the items open at its end. Not within the lock date (409 period_locked)'),
+  })
+  .meta({ id: 'FxRevaluationRequest', description: 'The day of a revaluation' });
+export type FxRevaluationRequest = z.infer<typeof fxRevaluationRequestSchema>;
+
+export const fxRevaluationLineSchema = z
+  .object({
+    kind: z.enum(['receivable', 'payable', 'bank']).describe('An open sales document (311), an open purchase document (321), or a bank account’s balance (221)'),
+    document: nullish(z.object({ type: z.string(), id, no: shortText(64) })).describe('The open document (receivable, payable)'),
+    account_number: nullish(shortText(64)).describe('The bank account (bank)'),
+    gl_account: shortText(32).describe('The ledger account revalued'),
+    currency: currencyCode,
+    amount: moneyAggregate.describe('Open at the end of the day, in currency (a credit note or vendor credit negative)'),
+    rate: positiveRate.describe('The rate in force on the day, for rate_amount units'),
+    rate_amount: z.int(),
+    rate_date: isoDate.describe('The day the rate was published for'),
+    rate_source: z.enum(['cnb', 'ecb', 'manual']),
+    booked: moneyAggregate.describe('The legal value the ledger held for the item'),
+    revalued: moneyAggregate.describe('round(amount × rate / rate_amount)'),
+    difference: moneyAggregate.describe('revalued − booked'),
+    result: moneyAggregate.describe('The difference as a gain (663, positive) or a loss (563, negative)'),
+  })
+  .meta({ id: 'FxRevaluationLine', description: 'One foreign-currency item valued again' });
+
+export const fxRevaluationSchema = z
+  .object({
+    date: isoDate,
+    currency: currencyCode.describe('The legal currency'),
+    gain: moneyAggregate.describe('Σ of the gains, posted to 663'),
+    loss: moneyAggregate.describe('Σ of the losses, posted to 563'),
+    lines: z.array(fxRevaluationLineSchema),
+    journal_entry: nullish(entryLink).describe('The revaluation’s journal entry (kind fx_revaluation), posted on date; null when nothing moved'),
+    reversed_by: nullish(entryLink).describe('Its reversal, posted on the next day'),
+    created_at: isoDateTime,
+    created_by: z.string(),
+  })
+  .meta({
+    id: 'FxRevaluation',
+    description:
+      'Open foreign-currency receivables, payables and bank balances valued at the rates in force on a day: one journal entry on that day (differences to 563 and 663), reversed on the next day',
+  });
+export type FxRevaluation = z.infer<typeof fxRevaluationSchema>;

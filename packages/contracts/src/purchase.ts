@@ -29,6 +29,8 @@ import {
   taxNexusSchema,
   transactionTypeSchema,
   uuid,
+  documentFxRateOrigin,
+  TABLE_RATE_SOURCES,
 } from './common.js';
 
 /*
@@ -139,7 +141,9 @@ const purchaseInputFields = {
   no: nullish(shortText(64)).describe('Internal number; allocated from the numbering series when absent'),
   description: nullish(longText()),
   rate_format: nullish(shortText(32)),
-  tax_fx_rate: nullish(positiveRate).describe('Legal currency per unit used for tax figures; 1 in the legal currency'),
+  tax_fx_rate: nullish(positiveRate).describe(
+    "Legal currency per unit used for tax figures; 1 in the legal currency. When absent in a foreign currency, the exchange-rate table's rate in force on date_taxable (else date_issued); 422 fx_rate_required when the table has none",
+  ),
   tax_nexus: nullish(taxNexusSchema),
   vendor_doc_no: nullish(shortText(64)).describe("The vendor's own document number"),
   payment_reference: nullish(shortText(140)),
@@ -170,6 +174,7 @@ const purchaseStoredFields = {
   no: shortText(64),
   precision: precision,
   taxes_included: z.boolean(),
+  ...documentFxRateOrigin,
   type: transactionTypeSchema,
   payment_status: paymentStatusSchema,
   overdue_days: nullish(int32),

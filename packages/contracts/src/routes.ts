@@ -8,6 +8,8 @@ import {
   journalEntryReverseSchema,
   journalEntrySchema,
   yearEndClosingListQuerySchema,
+  fxRevaluationRequestSchema,
+  fxRevaluationSchema,
   yearEndClosingPageSchema,
   yearEndClosingPathSchema,
   yearEndClosingRequestSchema,
@@ -202,6 +204,7 @@ const DECLARED = [
   { method: 'POST', path: '/accounting/year-end-closings', service: 'accounting', scope: 'accounting', operationId: 'closeYear', bodyRequired: true, summary: 'Close a year: every account of classes 5 and 6 closed to 710 on 31 December and the result carried to 431 (the year must be within the lock date)', tag: 'Journal entries', body: yearEndClosingRequestSchema, response: yearEndClosingSchema },
   { method: 'GET', path: '/accounting/year-end-closings', service: 'accounting', scope: 'accounting', operationId: 'listYearEndClosings', summary: 'List the closings of years, newest first, reopened ones included', tag: 'Journal entries', query: yearEndClosingListQuerySchema, response: yearEndClosingPageSchema },
   { method: 'POST', path: '/accounting/year-end-closings/:year/reopen', service: 'accounting', scope: 'accounting', operationId: 'reopenYear', summary: 'Reopen a closed year: its closing entry reversed on the same day, so the year can be corrected and closed again', tag: 'Journal entries', pathParams: yearEndClosingPathSchema, response: yearEndClosingSchema },
+  { method: 'POST', path: '/accounting/fx-revaluations', service: 'accounting', scope: 'accounting', operationId: 'revalueForeignItems', bodyRequired: true, summary: 'Revalue the open foreign-currency receivables, payables and bank balances at the rates in force on a day (differences to 563 and 663), reversed on the next day; asking again for a day answers the revaluation made', tag: 'Journal entries', body: fxRevaluationRequestSchema, response: fxRevaluationSchema },
   { method: 'POST', path: '/settings/integrations/sk.bank_a', service: 'settings', scope: 'settings', operationId: 'createBankIntegration', summary: 'Configure the bank integration', specNo: 26, tag: 'Integrations', body: bankIntegrationRequestSchema, response: bankIntegrationSchema },
 
   // architecture §1 extensions

@@ -15,6 +15,10 @@ export const RPC_SUBJECTS = {
   salesDocumentFind: 'rpc.sales.document.find',
   purchaseDocumentFind: 'rpc.purchase.document.find',
   settingsBankStatements: 'rpc.settings.bank.statements',
+  settingsExchangeRates: 'rpc.settings.exchange.rates',
+  salesOpenForeign: 'rpc.sales.documents.open_foreign',
+  purchaseOpenForeign: 'rpc.purchase.documents.open_foreign',
+  financeForeignBalances: 'rpc.finance.bank.foreign_balances',
 } as const;
 
 export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
@@ -103,3 +107,62 @@ export const bankStatementsExpectedAnswerSchema = z.object({
   format: z.enum(['camt053', 'gpc', 'mt940']).nullish(),
 });
 export type BankStatementsExpectedAnswer = z.infer<typeof bankStatementsExpectedAnswerSchema>;
+
+/**
+ * Request of `rpc.settings.exchange.rates`: the rate in force of each currency on each day asked
+ * (a document's tax point, a statement's booking days, a revaluation's day). Asked together, so a
+ * statement of a foreign-currency account costs one round trip.
+ */
+export const EXCHANGE_RATE_ASKS = 1000;
+export const exchangeRatesInForceRequestSchema = z.object({
+  asks: z
+    .array(z.object({ currency: z.string().regex(/^[A-Z]{3}$/), date: z.iso.date() }))
+    .min(1)
+    .max(EXCHANGE_RATE_ASKS),
+});
+export type ExchangeRatesInForceRequest = z.infer<typeof exchangeRatesInForceRequestSchema>;
+
+/** One rate in force into the organisation's legal currency: `rate` of it buys `amount` units of `currency`. */
+export const rateInForceSchema = z.object({
+  currency: z.string(),
+  amount: z.int(),
+  /** Decimal text, as stored (up to ten decimals). */
+  rate: z.string(),
+  rate_date: z.string(),
+  source: z.enum(['cnb', 'ecb', 'manual']),
+});
+export type RateInForce = z.infer<typeof rateInForceSchema>;
+
+/** One answer per ask, in the order asked: null when the table holds no rate of the currency on or before the day. */
+export const exchangeRatesInForceAnswerSchema = z.object({ legal_currency: z.string(), rates: z.array(rateInForceSchema.nullable()) });
+export type ExchangeRatesInForceAnswer = z.infer<typeof exchangeRatesInForceAnswerSchema>;
+
+/**
+ * Request of `rpc.sales.documents.open_foreign`, `rpc.purchase.documents.open_foreign` and
+ * `rpc.finance.bank.foreign_balances` (a year-end revaluation): what was open in a currency other
+ * than the legal one at the end of `date`.
+ */
+export const openForeignRequestSchema = z.object({ date: z.iso.date() });
+export type OpenForeignRequest = z.infer<typeof openForeignRequestSchema>;
+
+/**
+ * One open document: `open_amount` in its currency (a credit negative) and the legal value the
+ * ledger still holds for it on its control account (311, 321): the legal total less what its
+ * payments cleared, in proportion (`total_amount_leg − round(total_amount_leg × paid / total)`).
+ */
+export const openForeignDocumentSchema = z.object({
+  type: z.enum([...SALES_LOOKUP_TYPES, ...PURCHASE_LOOKUP_TYPES]),
+  id: z.int(),
+  no: z.string(),
+  currency: z.string(),
+  open_amount: z.string(),
+  open_amount_leg: z.string(),
+});
+export type OpenForeignDocument = z.infer<typeof openForeignDocumentSchema>;
+export const openForeignDocumentsAnswerSchema = z.object({ documents: z.array(openForeignDocumentSchema) });
+export type OpenForeignDocumentsAnswer = z.infer<typeof openForeignDocumentsAnswerSchema>;
+
+/** One bank account's balance in a foreign currency at the end of the day, and its legal value as booked on 221. */
+export const foreignBalanceSchema = z.object({ account_number: z.string().nullable(), currency: z.string(), balance: z.string(), balance_leg: z.string() });
+export const foreignBalancesAnswerSchema = z.object({ balances: z.array(foreignBalanceSchema) });
+export type ForeignBalancesAnswer = z.infer<typeof foreignBalancesAnswerSchema>;

@@ -34,6 +34,8 @@ import {
   ignoredInput,
   derivedDocumentInputFields,
   roundingIncrement,
+  documentFxRateOrigin,
+  TABLE_RATE_SOURCES,
 } from './common.js';
 
 
@@ -265,7 +267,9 @@ const salesDocumentInputFields = {
   shipping_address: nullish(addressSchema),
   counter_id: nullish(int64).describe('Numbering series; the default series of the document type when absent'),
   currency_coef: nullish(positiveRate).describe('Units of currency the fx_rate is quoted for (default 1)'),
-  fx_rate: nullish(positiveRate).describe('Legal currency per currency_coef units; 1 when currency is the legal currency'),
+  fx_rate: nullish(positiveRate).describe(
+    "Legal currency per currency_coef units; 1 when currency is the legal currency. When absent in a foreign currency, the exchange-rate table's rate in force on date_taxable (else date_issued) and its currency_coef; 422 fx_rate_required when the table has none",
+  ),
   tax_fx_rate: nullish(positiveRate).describe('fx_rate used for tax figures; fx_rate when absent'),
   culture: nullish(culture),
   document_locale: nullish(culture),
@@ -310,6 +314,7 @@ const salesDocumentStoredFields = {
   subtotal_amount_leg: nullish(money).describe('subtotal_amount in the legal currency, as the ledger posts it'),
   tax_amount_leg: nullish(money).describe('tax_amount in the legal currency: Σ of the recap tax_amount_leg'),
   total_amount_leg: nullish(money).describe('total_amount in the legal currency: subtotal_amount_leg + tax_amount_leg + rounding_amount_leg'),
+  ...documentFxRateOrigin,
   amount_paid: money,
   amount_due: money,
   customer: contactSchema,

@@ -1,4 +1,4 @@
-import { toWire } from '@ledgerline/service-kit';
+import { dec, roundMoney, toDb, toWire, type DecimalInput } from '@ledgerline/service-kit';
 import { sqlRows } from '@ledgerline/service-kit';
 import type { TenantContext } from '@ledgerline/service-kit';
 import type { AllocationRule } from './credit-allocation.js';
@@ -44,7 +44,7 @@ export interface AgedBalances {
  * carries its payment's day, so both fall on the same side; an allocation taken back never
  * counts). A credit counts negative. Documents fall due on `date_due`, else on their issue day.
  */
-function openDocuments(rule: AgingRule): string {
+function openDocuments(rule: AgingRule, extraColumns = ''): string {
   const { table, kindColumn, credit, allocations } = rule.documents;
   const p = rule.payments;
   return `
@@ -60,7 +60,7 @@ function openDocuments(rule: AgingRule): string {
     select coalesce('id:' || (${rule.partyId})::text, 'name:' || coalesce(${rule.partyName}, '')) as party, ${rule.partyId} as party_id, ${rule.partyName} as party_name,
            d.date_issued as issued, d.id, trim(d.currency) as currency,
            (d.amount_due + coalesce(lp.amount, 0) + coalesce(la.amount, 0)) * case when d.${kindColumn} = '${credit}' then -1 else 1 end as amount,
-           ?::date - coalesce(d.date_due, d.date_issued) as overdue_days
+           ?::date - coalesce(d.date_due, d.date_issued) as overdue_days${extraColumns}
       from ${table} d
       left join later_paid lp on lp.id = d.id
       left join later_allocated la on la.id = d.id
@@ -127,4 +127,62 @@ export async function agedBalances(ctx: TenantContext, rule: AgingRule, q: { asO
 async function lineCount(ctx: TenantContext, cte: string, params: unknown[], currency: string, currencyParams: unknown[]): Promise<number> {
   const [row] = await sqlRows<{ n: number }>(ctx.em, `${cte} select count(*)::int as n from lines${currency}`, [...params, ...currencyParams]);
   return row?.n ?? 0;
+}
+
+/** An open foreign-currency document at the end of a day, as a revaluation reads it (signed: a credit negative). */
+export interface OpenForeignDocument<X> {
+  id: number;
+  kind: string;
+  no: string;
+  currency: string;
+  /** What was open at the end of the day, in the document's currency. */
+  open_amount: string;
+  total_amount: string;
+  /** The service's own columns (`extra`). */
+  extra: X;
+}
+
+/**
+ * The documents in another currency than `legalCurrency` open at the end of `asOf` (payments and
+ * allocations dated later added back, as the aged balances count them), with `extra` columns of
+ * the service's over `d` (e.g. the legal total) returned as `extra`.
+ */
+export async function openForeignDocuments<X extends Record<string, unknown>>(
+  ctx: Pick<TenantContext, 'em' | 'orgId'>,
+  rule: AgingRule,
+  q: { asOf: string; legalCurrency: string; extra: Record<keyof X & string, string> },
+): Promise<Array<OpenForeignDocument<X>>> {
+  const names = Object.keys(q.extra);
+  const extraColumns = [', d.no', `, d.${rule.documents.kindColumn}::text as kind`, ', d.total_amount::text as total_amount', ...names.map((n) => `, ${q.extra[n as keyof X & string]} as x_${n}`)].join('');
+  const rows = await sqlRows<Record<string, unknown>>(
+    ctx.em,
+    `${openDocuments(rule, extraColumns)}
+     select id, kind, no, currency, amount::text as open_amount, total_amount, ${names.map((n) => `x_${n}`).concat('1 as one').join(', ')}
+       from open where amount <> 0 and currency <> ? order by id`,
+    [ctx.orgId, q.asOf, ctx.orgId, q.asOf, ctx.orgId, q.asOf, q.asOf, ctx.orgId, q.asOf, q.legalCurrency],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    kind: String(r.kind),
+    no: String(r.no),
+    currency: String(r.currency),
+    open_amount: String(r.open_amount),
+    total_amount: String(r.total_amount),
+    extra: Object.fromEntries(names.map((n) => [n, r[`x_${n}`]])) as X,
+  }));
+}
+
+/**
+ * The legal value the ledger still holds for an open document: its legal total less what its
+ * payments cleared, which is in proportion to what they paid (`round(total_leg × paid / total)`,
+ * finance's settlement rule), signed like `open`.
+ */
+export function openAmountLeg(p: { total: DecimalInput; totalLeg: DecimalInput; open: DecimalInput }): string {
+  const total = dec(p.total).abs();
+  const open = dec(p.open);
+  const totalLeg = dec(p.totalLeg).abs();
+  if (total.isZero()) return toDb(0);
+  const paid = total.minus(open.abs());
+  const left = totalLeg.minus(roundMoney(totalLeg.times(paid).div(total)));
+  return toDb(open.isNegative() ? left.negated() : left);
 }

@@ -17,3 +17,10 @@ export function daysPast(date: string | null, today = new Date().toISOString().s
   if (!date || date >= today) return 0;
   return Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${date}T00:00:00Z`)) / 86_400_000);
 }
+
+/** The calendar day `days` after an ISO day (negative: before), in UTC so that no time zone moves it. */
+export function addDays(day: string, days: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}

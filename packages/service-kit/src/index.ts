@@ -40,3 +40,4 @@ export * from './dates.js';
 export * from './organisations/replica.js';
 export * from './organisations/closed-period.js';
 export * from './tracing.js';
+export * from './organisations/exchange-rates.js';

@@ -47,4 +47,23 @@ create table journal_entry_numbers (
     'accounting_0011_journal_entry_kind',
     `alter table journal_entries add column kind text not null default 'manual' check (kind in ('manual', 'year_end_close'));`,
   ),
+  // a revaluation of foreign-currency items and its reversal (decision 206); what it revalued, once per day
+  sqlMigration(
+    'accounting_0013_fx_revaluations',
+    `alter table journal_entries drop constraint journal_entries_kind_check;
+     alter table journal_entries add constraint journal_entries_kind_check check (kind in ('manual', 'year_end_close', 'fx_revaluation'));
+     create table fx_revaluations (
+       org_id bigint not null,
+       date date not null,
+       currency text not null,
+       gain numeric(18,2) not null,
+       loss numeric(18,2) not null,
+       lines jsonb not null,
+       journal_entry_id bigint,
+       reversal_id bigint,
+       created_at timestamptz not null default now(),
+       created_by text not null,
+       primary key (org_id, date)
+     );`,
+  ),
 ];

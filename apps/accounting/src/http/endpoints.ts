@@ -10,6 +10,7 @@ import { accountLedger } from '../domain/account-ledger.js';
 import { listChart, readChartAccount, saveChartAccount } from '../domain/chart-accounts.js';
 import { createJournalEntry, listJournalEntries, readJournalEntry, reverseJournalEntry } from '../domain/journal-entries.js';
 import { closeYear, listYearEndClosings, reopenYear } from '../domain/year-end-closing.js';
+import { revalueForeignItems } from '../domain/fx-revaluation.js';
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string; ORG_COUNTRY?: string } };
 
@@ -90,5 +91,6 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       return page(rows, total, q.from, q.take);
     },
     reopenYear: async ({ ctx, input }) => reopenYear(ctx, input.params.year, posting),
+    revalueForeignItems: async ({ ctx, input }) => revalueForeignItems(ctx, input.body, posting),
   };
 }

@@ -42,6 +42,7 @@ export const BankTransactionSchema = defineEntity({
     fxRate: p.decimal().columnType('numeric(20,10)').nullable(),
     currencyCoef: p.decimal().columnType('numeric(18,6)').nullable(),
     fxRateSource: p.string().nullable(),
+    fxRateDate: p.string().columnType('date').nullable(),
     amountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
     settlementAmountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
     bankReference: p.string().nullable(),
@@ -107,6 +108,7 @@ export interface StoredPayoutLine {
   fx_rate?: string | null;
   currency_coef?: string | null;
   fx_rate_source?: string | null;
+  fx_rate_date?: string | null;
 }
 
 export const PayoutSchema = defineEntity({

@@ -176,4 +176,12 @@ create unique index bank_transactions_entry_identity on bank_transactions
   where account_number is not null and bank_reference is not null;
 `,
   ),
+  sqlMigration(
+    'finance_0009_fx_rate_date',
+    `
+-- Decision 205. A foreign-currency payment without a rate of its own takes the exchange-rate
+-- table's rate in force on its booking day; it keeps that rate's day beside its source.
+alter table bank_transactions add column fx_rate_date date;
+`,
+  ),
 ];

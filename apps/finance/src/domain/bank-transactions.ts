@@ -6,9 +6,9 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, assertWithinAmountLimit, insertStatement, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus, type PaymentMatch } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
-import { paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
+import { needsTableRate, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar } from './document-settlements.js';
-import { isoDay, legalCurrencyOf, lockDateOf, postingDate, postingSettingsOf, refuseClosedPeriod } from '@ledgerline/service-kit';
+import { isoDay, legalCurrencyOf, lockDateOf, postingDate, postingSettingsOf, rateFrom, refuseClosedPeriod, tableRates, type RateInForce } from '@ledgerline/service-kit';
 
 function duplicate(): ConflictError {
   return new ConflictError(
@@ -21,19 +21,32 @@ type Cash = Pick<BankTransactionRequest, 'amount' | 'currency' | 'fx_rate' | 'cu
 
 /**
  * The legal-currency value of a payment, and of the document it settles: at rate 1 in the legal
- * currency, else at the given fx_rate, else at the paid document's rate (422 `fx_rate_required`
- * without any). A payment of a foreign-currency document is priced after every earlier payment of
- * it, which the lock makes final.
+ * currency, else at the given fx_rate, else at the exchange-rate table's rate in force on `date`
+ * (the booking day; `rates` when the caller asked for many days at once), else at the paid
+ * document's rate (422 `fx_rate_required` without any). A payment of a foreign-currency document
+ * is priced after every earlier payment of it, which the lock makes final.
  */
-export async function pricePayment(ctx: TenantContext, cash: Cash, resolved: MatchResult, knownLegalCurrency?: string) {
+export async function pricePayment(
+  ctx: TenantContext,
+  cash: Cash,
+  resolved: MatchResult,
+  p: { date: string; legalCurrency?: string; rates?: Map<string, RateInForce>; stated?: { source: FxRateSource; rateDate: string | null } | null },
+) {
   const { match, document } = resolved;
-  const legalCurrency = knownLegalCurrency ?? (await legalCurrencyOf(ctx));
+  const legalCurrency = p.legalCurrency ?? (await legalCurrencyOf(ctx));
+  let tableRate: RateInForce | null = null;
+  if (needsTableRate(cash, legalCurrency)) {
+    tableRate = rateFrom(p.rates ?? (await tableRates(ctx, [{ currency: cash.currency, date: p.date }])), cash.currency, p.date);
+  }
   const legal = paymentLegal({
     amount: String(cash.amount),
     currency: cash.currency,
     legalCurrency,
+    date: p.date,
     fxRate: cash.fx_rate,
     currencyCoef: cash.currency_coef,
+    stated: p.stated,
+    tableRate,
     paymentAmount: cash.payment_amount,
     document: match ? document : null,
     path: 'fx_rate',
@@ -93,7 +106,7 @@ const PREPARE = `select nextval(pg_get_serial_sequence('bank_transactions', 'id'
 export async function recordBankTransaction(
   ctx: TenantContext,
   req: BankTransactionRequest,
-  opts: { matchedBy?: string | null; suspense?: boolean; id?: number; legalCurrency?: string; document?: DocumentLookupAnswer; referenceOccurrence?: number } = {},
+  opts: { matchedBy?: string | null; suspense?: boolean; id?: number; legalCurrency?: string; document?: DocumentLookupAnswer; referenceOccurrence?: number; rates?: Map<string, RateInForce> } = {},
 ) {
   const { em, orgId } = ctx;
   let id = opts.id;
@@ -113,7 +126,7 @@ export async function recordBankTransaction(
   const resolved = await resolvePaidRecord(ctx, req.paid_record, req, 'paid_record', opts.document);
   const { match } = resolved;
   const status = resolved.status === 'none' && opts.suspense && !req.gl_account ? 'unmatched' : resolved.status;
-  const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved, knownLegalCurrency);
+  const { legalCurrency, legal, settlement } = await pricePayment(ctx, req, resolved, { date: postingDate.bankTransaction(req).date, legalCurrency: knownLegalCurrency, rates: opts.rates });
 
   const bt: BankTransaction = {
     id,
@@ -141,6 +154,7 @@ export async function recordBankTransaction(
     fxRate: legal.fxRate,
     currencyCoef: legal.currencyCoef,
     fxRateSource: legal.source,
+    fxRateDate: legal.rateDate,
     amountLeg: legal.amountLeg,
     settlementAmountLeg: settlement,
     bankReference: req.bank_reference ?? null,
@@ -196,6 +210,7 @@ export function bankTransactionView(bt: BankTransaction) {
     fx_rate: toWire(bt.fxRate),
     currency_coef: toWire(bt.currencyCoef),
     fx_rate_source: (bt.fxRateSource as FxRateSource | null | undefined) ?? null,
+    fx_rate_date: isoDay(bt.fxRateDate ?? null),
     amount_leg: toWire(bt.amountLeg),
     settlement_amount_leg: toWire(bt.settlementAmountLeg),
     bank_reference: bt.bankReference ?? null,
@@ -251,7 +266,16 @@ export async function matchBankTransaction(ctx: TenantContext, id: number, body:
       [{ path: 'document', message: 'not found, or in another currency', code: 'document_not_payable' }],
     );
   }
-  const { legal, settlement } = await pricePayment(ctx, { ...cash, fx_rate: bt.fxRate != null ? Number(bt.fxRate) : null, currency_coef: bt.currencyCoef != null ? Number(bt.currencyCoef) : null }, resolved);
+  // priced again at the rate it was recorded at (the ledger posted it so), keeping where that came from
+  const { legal, settlement } = await pricePayment(
+    ctx,
+    { ...cash, fx_rate: bt.fxRate != null ? Number(bt.fxRate) : null, currency_coef: bt.currencyCoef != null ? Number(bt.currencyCoef) : null },
+    resolved,
+    {
+      date: postingDate.bankTransaction({ date_accounting: isoDay(bt.dateAccounting), date_transaction: isoDay(bt.dateTransaction)! }).date,
+      stated: bt.fxRateSource ? { source: bt.fxRateSource as FxRateSource, rateDate: isoDay(bt.fxRateDate ?? null) } : null,
+    },
+  );
   return storeNextVersion(
     ctx,
     bt,
@@ -264,6 +288,7 @@ export async function matchBankTransaction(ctx: TenantContext, id: number, body:
       fxRate: legal.fxRate,
       currencyCoef: legal.currencyCoef,
       fxRateSource: legal.source,
+      fxRateDate: legal.rateDate,
       amountLeg: legal.amountLeg,
       settlementAmountLeg: settlement,
     },

@@ -13,13 +13,27 @@ describe('toLegal', () => {
 });
 
 describe('paymentLegal', () => {
-  const base = { amount: '121', currency: 'EUR', legalCurrency: 'CZK' };
+  const base = { amount: '121', currency: 'EUR', legalCurrency: 'CZK', date: '2026-03-02' };
+  const cnb = { currency: 'EUR', amount: 1, rate: '24.365', rate_date: '2026-02-27', source: 'cnb' as const };
   it('rates are 1 in the legal currency, whatever is sent', () => {
-    expect(paymentLegal({ ...base, currency: 'CZK', fxRate: 25 })).toEqual({ legalCurrency: 'CZK', fxRate: '1', currencyCoef: '1', source: 'legal', amountLeg: '121.00' });
+    expect(paymentLegal({ ...base, currency: 'CZK', fxRate: 25 })).toEqual({ legalCurrency: 'CZK', fxRate: '1', currencyCoef: '1', source: 'legal', rateDate: null, amountLeg: '121.00' });
   });
   it('a given fx_rate (and currency_coef) wins over the document', () => {
     expect(paymentLegal({ ...base, fxRate: 25.5, document: { currency: 'EUR', fx_rate: 25, currency_coef: 1 } })).toMatchObject({ fxRate: '25.5', currencyCoef: '1', source: 'payment', amountLeg: '3085.50' });
     expect(paymentLegal({ ...base, amount: '1000', currency: 'HUF', fxRate: 6.123, currencyCoef: 100 })).toMatchObject({ amountLeg: '61.23', currencyCoef: '100' });
+  });
+  it("without one, the table's rate in force on the booking day, before the paid document's", () => {
+    expect(paymentLegal({ ...base, tableRate: cnb, document: { currency: 'EUR', fx_rate: 25, currency_coef: 1 } })).toEqual({
+      legalCurrency: 'CZK',
+      fxRate: '24.365',
+      currencyCoef: '1',
+      source: 'cnb',
+      rateDate: '2026-02-27',
+      amountLeg: '2948.17',
+    });
+    expect(paymentLegal({ ...base, amount: '1000', currency: 'HUF', tableRate: { ...cnb, currency: 'HUF', amount: 100, rate: '6.123' } })).toMatchObject({ amountLeg: '61.23', currencyCoef: '100' });
+    // a stored rate priced again keeps where it came from
+    expect(paymentLegal({ ...base, fxRate: 24.365, stated: { source: 'cnb', rateDate: '2026-02-27' } })).toMatchObject({ source: 'cnb', rateDate: '2026-02-27', amountLeg: '2948.17' });
   });
   it('without one, the paid document in the same currency gives its rate', () => {
     expect(paymentLegal({ ...base, document: { currency: 'EUR', fx_rate: 25, currency_coef: 1 } })).toMatchObject({ fxRate: '25', source: 'paid_document', amountLeg: '3025.00' });
@@ -32,7 +46,12 @@ describe('paymentLegal', () => {
     expect(() => paymentLegal({ ...base, amount: '0.01', paymentAmount: 1e9, document: czkDoc })).toThrowError(expect.objectContaining({ code: 'fx_rate_required' }));
     for (const document of [null, { currency: 'USD', fx_rate: 22, currency_coef: 1 }, czkDoc]) {
       expect(() => paymentLegal({ ...base, document })).toThrowError(
-        expect.objectContaining({ status: 422, code: 'fx_rate_required', errors: [expect.objectContaining({ path: 'fx_rate', code: 'fx_rate_required' })] }),
+        expect.objectContaining({
+          status: 422,
+          code: 'fx_rate_required',
+          message: expect.stringContaining('No EUR rate to CZK in force on 2026-03-02'),
+          errors: [expect.objectContaining({ path: 'fx_rate', code: 'fx_rate_required' })],
+        }),
       );
     }
   });

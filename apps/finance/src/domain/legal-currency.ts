@@ -1,6 +1,6 @@
 import type { PaidRecordType } from '@ledgerline/contracts/common';
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
-import { BusinessRuleError, dec, roundMoney, toDb, type Dec, type DecimalInput } from '@ledgerline/service-kit';
+import { dec, noRateInForce, roundMoney, toDb, type Dec, type DecimalInput, type RateInForce, type TableRateSource } from '@ledgerline/service-kit';
 
 /*
  * Payments in the legal currency (pure). Every payment carries its value in the organisation's
@@ -10,7 +10,7 @@ import { BusinessRuleError, dec, roundMoney, toDb, type Dec, type DecimalInput }
  * and the receivable/payable with the second; the difference is a realised FX gain or loss.
  */
 
-export type FxRateSource = 'legal' | 'payment' | 'paid_document' | 'payment_amount';
+export type FxRateSource = 'legal' | 'payment' | 'paid_document' | 'payment_amount' | TableRateSource;
 
 export interface PaymentLegal {
   legalCurrency: string;
@@ -18,6 +18,8 @@ export interface PaymentLegal {
   fxRate: string;
   currencyCoef: string;
   source: FxRateSource;
+  /** The day of the table's rate taken (null when none was). */
+  rateDate: string | null;
   amountLeg: string;
 }
 
@@ -26,56 +28,59 @@ export function toLegal(value: DecimalInput, rate: DecimalInput, coef: DecimalIn
   return roundMoney(dec(value).times(dec(rate)).div(dec(coef)));
 }
 
-function fxRateRequired(path: string, currency: string, legalCurrency: string): BusinessRuleError {
-  const message = `fx_rate is required: the payment is in ${currency}, the legal currency is ${legalCurrency}, and no paid document gives a rate`;
-  return new BusinessRuleError(message, 'fx_rate_required', [{ path, message: 'required when currency is not the legal currency', code: 'fx_rate_required' }]);
-}
-
 /**
  * The legal-currency value of a payment of `amount` in `currency`:
  * - in the legal currency: rates 1;
- * - a given `fx_rate` (and `currency_coef`, default 1): converted at it;
+ * - a given `fx_rate` (and `currency_coef`, default 1): converted at it (`stated` says where a
+ *   stored rate came from when a transaction is priced again);
+ * - else the exchange-rate table's rate in force on the booking day (`tableRate`);
  * - else a matched document in the payment's currency: converted at the document's fx_rate;
  * - else a matched document in the legal currency with `payment_amount` (the amount applied to it,
  *   in its currency): that amount is the legal value (the bank's own conversion);
- * - else 422 `fx_rate_required` naming `path`.
+ * - else 422 `fx_rate_required` naming `path`, the currency and the day.
  */
 export function paymentLegal(p: {
   amount: DecimalInput;
   currency: string;
   legalCurrency: string;
+  /** The booking day (the day whose rate the table would give). */
+  date: string;
   fxRate?: number | null;
   currencyCoef?: number | null;
+  stated?: { source: FxRateSource; rateDate: string | null } | null;
+  tableRate?: RateInForce | null;
   paymentAmount?: number | null;
   /** The matched document (null when nothing is matched). */
   document?: Pick<DocumentLookupAnswer, 'currency' | 'fx_rate' | 'currency_coef'> | null;
   path?: string;
 }): PaymentLegal {
   const { currency, legalCurrency } = p;
-  if (currency === legalCurrency) return { legalCurrency, fxRate: '1', currencyCoef: '1', source: 'legal', amountLeg: toDb(dec(p.amount)) };
-  if (p.fxRate != null) {
-    const coef = p.currencyCoef ?? 1;
-    return { legalCurrency, fxRate: dec(p.fxRate).toString(), currencyCoef: dec(coef).toString(), source: 'payment', amountLeg: toDb(toLegal(p.amount, p.fxRate, coef)) };
-  }
+  if (currency === legalCurrency) return { legalCurrency, fxRate: '1', currencyCoef: '1', source: 'legal', rateDate: null, amountLeg: toDb(dec(p.amount)) };
+  const at = (rate: DecimalInput, coef: DecimalInput, source: FxRateSource, rateDate: string | null = null): PaymentLegal => ({
+    legalCurrency,
+    fxRate: dec(rate).toString(),
+    currencyCoef: dec(coef).toString(),
+    source,
+    rateDate,
+    amountLeg: toDb(toLegal(p.amount, rate, coef)),
+  });
+  if (p.fxRate != null) return at(p.fxRate, p.currencyCoef ?? 1, p.stated?.source ?? 'payment', p.stated?.rateDate ?? null);
+  if (p.tableRate) return at(p.tableRate.rate, p.tableRate.amount, p.tableRate.source, p.tableRate.rate_date);
   const doc = p.document;
   if (doc?.currency === currency && doc.fx_rate != null && doc.fx_rate > 0) {
-    const coef = doc.currency_coef != null && doc.currency_coef > 0 ? doc.currency_coef : 1;
-    return {
-      legalCurrency,
-      fxRate: dec(doc.fx_rate).toString(),
-      currencyCoef: dec(coef).toString(),
-      source: 'paid_document',
-      amountLeg: toDb(toLegal(p.amount, doc.fx_rate, coef)),
-    };
+    return at(doc.fx_rate, doc.currency_coef != null && doc.currency_coef > 0 ? doc.currency_coef : 1, 'paid_document');
   }
   if (doc?.currency === legalCurrency && p.paymentAmount != null && !dec(p.amount).isZero()) {
     const leg = roundMoney(dec(p.paymentAmount));
     const rate = leg.div(dec(p.amount)).abs().toDecimalPlaces(10);
     // a rate the store cannot hold (or zero) is not a conversion: ask for the rate instead
-    if (rate.gt(0) && rate.lt(1e10)) return { legalCurrency, fxRate: rate.toString(), currencyCoef: '1', source: 'payment_amount', amountLeg: toDb(leg) };
+    if (rate.gt(0) && rate.lt(1e10)) return { legalCurrency, fxRate: rate.toString(), currencyCoef: '1', source: 'payment_amount', rateDate: null, amountLeg: toDb(leg) };
   }
-  throw fxRateRequired(p.path ?? 'fx_rate', currency, legalCurrency);
+  throw noRateInForce(currency, p.date, legalCurrency, p.path ?? 'fx_rate');
 }
+
+/** Whether a payment needs the table's rate: in a foreign currency, without a rate of its own. */
+export const needsTableRate = (cash: { currency: string; fx_rate?: number | null }, legalCurrency: string) => cash.currency !== legalCurrency && cash.fx_rate == null;
 
 /** Money in pays sales invoices and vendor credits; money out vendor bills and sales credit notes. */
 export const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {

@@ -6,9 +6,9 @@ import { SUBJECTS } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, readEntity, sortedPage, where, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
-import { PAID_BY_MONEY_IN, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
+import { PAID_BY_MONEY_IN, needsTableRate, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
 import { lockPaidDocuments, NOTHING_SETTLED, settledSoFar, type SettledSoFar } from './document-settlements.js';
-import { isoDay, postingDate, postingSettingsOf, refuseClosedPeriod } from '@ledgerline/service-kit';
+import { isoDay, postingDate, postingSettingsOf, rateFrom, refuseClosedPeriod, tableRates } from '@ledgerline/service-kit';
 
 /** Σ line amounts; a given total_amount must equal it exactly (422 otherwise). */
 export function payoutTotal(lines: Array<{ amount: number }>, given: number | null | undefined): string {
@@ -85,13 +85,18 @@ async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: num
       resolvePaidRecord(ctx, l.paid_record, { amount: l.amount, payment_amount: l.payment_amount, currency: l.currency ?? req.currency }, `lines[${i}].paid_record`),
     ),
   );
+  // without a rate of its own, a foreign-currency payout takes the table's rate in force on its day
+  const date = payoutPostedOn(ctx, req).date;
+  const tableRate = needsTableRate(req, legalCurrency) ? rateFrom(await tableRates(ctx, [{ currency: req.currency, date }]), req.currency, date) : null;
   const legals = given.map((l, i) =>
     paymentLegal({
       amount: String(l.amount),
       currency: req.currency,
       legalCurrency,
+      date,
       fxRate: req.fx_rate,
       currencyCoef: req.currency_coef,
+      tableRate,
       paymentAmount: l.payment_amount,
       document: results[i].match ? results[i].document : null,
       path: 'fx_rate',
@@ -105,7 +110,9 @@ async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: num
       ? { fxRate: '1', currencyCoef: '1' }
       : req.fx_rate != null
         ? { fxRate: dec(req.fx_rate).toString(), currencyCoef: dec(req.currency_coef ?? 1).toString() }
-        : { fxRate: null, currencyCoef: null };
+        : tableRate
+          ? { fxRate: dec(tableRate.rate).toString(), currencyCoef: String(tableRate.amount) }
+          : { fxRate: null, currencyCoef: null };
   const ids = await nextLineIds(em, given.length);
   const lines = given.map(
     (l, i): StoredPayoutLine => ({
@@ -127,6 +134,7 @@ async function buildLines(ctx: TenantContext, req: PayoutRequest, replacing: num
       fx_rate: legals[i].fxRate,
       currency_coef: legals[i].currencyCoef,
       fx_rate_source: legals[i].source,
+      fx_rate_date: legals[i].rateDate,
     }),
   );
   return { lines, total, legalCurrency, totalLeg: toDb(totalLeg), ...payoutRate };
@@ -314,6 +322,7 @@ export function payoutView(p: Payout, lockDate: string | null) {
       fx_rate: toWire(l.fx_rate),
       currency_coef: toWire(l.currency_coef),
       fx_rate_source: (l.fx_rate_source as FxRateSource | null | undefined) ?? null,
+      fx_rate_date: l.fx_rate_date ?? null,
     })),
   };
 }

@@ -51,6 +51,8 @@ export const PurchaseDocumentSchema = defineEntity({
     precision: p.integer(),
     taxesIncluded: p.boolean(),
     taxFxRate: p.decimal().columnType('numeric(20,10)'),
+    fxRateDate: p.string().columnType('date').nullable(),
+    fxRateSource: p.string().nullable(),
     dateIssued: p.string().columnType('date'),
     dateTaxable: p.string().columnType('date').nullable(),
     dateDue: p.string().columnType('date').nullable(),

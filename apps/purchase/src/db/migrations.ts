@@ -186,4 +186,12 @@ alter table purchase_documents add column rounding_amount numeric(18,4) not null
   add column prepaid_amount numeric(18,4) not null default 0;
 `,
   ),
+  sqlMigration(
+    'purchase_0011_fx_rate_origin',
+    `
+-- Decision 205. A foreign-currency document without a stated rate takes the exchange-rate table's
+-- rate in force on its tax point date; it says which day's and whose (cnb, ecb, manual; stated).
+alter table purchase_documents add column fx_rate_date date, add column fx_rate_source text;
+`,
+  ),
 ];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
-import { toDb, JsonText, postingDate, postingSettingsOf, refuseClosedPeriod, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import { ratePerUnit, tableRate, toDb, JsonText, postingDate, postingSettingsOf, refuseClosedPeriod, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { checkCreditedDocument, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
@@ -44,6 +44,20 @@ function computeFigures(input: DocumentInput) {
 }
 
 /**
+ * The rate of a foreign-currency document: the one it states, else the exchange-rate table's in
+ * force on its tax point date (date_taxable, else date_issued), per unit of the currency (purchase
+ * documents quote their rate per unit); 422 `fx_rate_required` naming tax_fx_rate when the table
+ * has none. Also what the document says of it (`fx_rate_date`, `fx_rate_source`).
+ */
+async function documentRate(ctx: TenantContext, req: { currency: string; tax_fx_rate?: number | null; date_taxable?: string | null; date_issued: string }, legalCurrency: string) {
+  const currency = req.currency.toUpperCase();
+  if (currency === legalCurrency) return { rate: req.tax_fx_rate ?? null, date: null, source: null };
+  if (req.tax_fx_rate != null) return { rate: req.tax_fx_rate, date: null, source: 'stated' };
+  const rate = await tableRate(ctx, { currency, date: req.date_taxable ?? req.date_issued, legalCurrency, path: 'tax_fx_rate' });
+  return { rate: ratePerUnit(rate), date: rate.rate_date, source: rate.source };
+}
+
+/**
  * Posts a vendor bill or vendor credit by the steps every posted document takes: figures computed
  * once with the shared document arithmetic, the credited bill checked with the shared credit
  * rule, then number, document and `*.posted` event written by one statement
@@ -63,12 +77,13 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
 ): Promise<{ view: PurchaseView<K>; json: JsonText }> {
   const { em, orgId } = ctx;
   const { legalCurrency, lockDate } = await postingSettingsOf(ctx);
+  const fx = await documentRate(ctx, req, legalCurrency);
   const computed = computeFigures({
     currency: req.currency,
     legal_currency: legalCurrency,
     // Purchase documents carry one rate to the legal currency: tax_fx_rate.
-    fx_rate: req.tax_fx_rate ?? null,
-    tax_fx_rate: req.tax_fx_rate ?? null,
+    fx_rate: fx.rate,
+    tax_fx_rate: fx.rate,
     precision: req.precision ?? 2,
     taxes_included: req.taxes_included ?? false,
     items: req.items.map((it) => ({
@@ -140,6 +155,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     precision: computed.precision,
     taxesIncluded: computed.taxes_included,
     taxFxRate: computed.tax_fx_rate,
+    fxRateDate: fx.date,
+    fxRateSource: fx.source,
     dateIssued: req.date_issued,
     dateTaxable: req.date_taxable ?? null,
     dateDue: req.date_due ?? null,

@@ -17,6 +17,8 @@ function doc(over: Partial<PurchaseDocument> = {}): PurchaseDocument {
     creditedDocNo: null,
     copyFromId: null,
     dateTaxable: null,
+    fxRateDate: null,
+    fxRateSource: null,
     description: null,
     rateFormat: null,
     taxNexus: null,

@@ -50,6 +50,8 @@ export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
     rate_format: d.rateFormat ?? null,
     taxes_included: d.taxesIncluded,
     tax_fx_rate: toWire(d.taxFxRate),
+    fx_rate_date: isoDay(d.fxRateDate ?? null),
+    fx_rate_source: (d.fxRateSource as VendorBill['fx_rate_source']) ?? null,
     type: d.type,
     payment_status: d.paymentStatus,
     overdue_days: dec(d.amountDue).gt(0) ? daysPast(dateDue) : 0,

@@ -4,6 +4,7 @@ import { matchedPaymentConsumer } from '@ledgerline/posted-documents';
 import { lookupDocument } from '../payments/document-lookup.js';
 import { findPaidInvoices } from '../payments/document-find.js';
 import { SALES_PAYMENTS } from '../payments/payment-matched.js';
+import { openForeignSalesDocuments } from '../reports/open-foreign.js';
 
 export function salesConsumers(_deps: ServiceDeps): ConsumerDefinition[] {
   return [
@@ -15,5 +16,6 @@ export function salesResponders(_deps: ServiceDeps): ResponderDefinition[] {
   return [
     { subject: RPC_SUBJECTS.salesDocumentLookup, handle: (em, data, orgId) => lookupDocument(em, data, orgId) },
     { subject: RPC_SUBJECTS.salesDocumentFind, handle: (em, data, orgId) => findPaidInvoices(em, data, orgId) },
+    { subject: RPC_SUBJECTS.salesOpenForeign, handle: (em, data, orgId) => openForeignSalesDocuments({ em, orgId }, data) },
   ];
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { FALLBACK_LEGAL_CURRENCY, JsonText, NotFoundError, lockDateOf, postingDate, refuseClosedPeriod, sqlRows, toDb, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
+import { FALLBACK_LEGAL_CURRENCY, JsonText, tableRate, NotFoundError, lockDateOf, postingDate, refuseClosedPeriod, sqlRows, toDb, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { NUMBER_PLACEHOLDER, checkCreditedDocument, insertNumberedDocument, withDocumentNumber, type CreditRule, type DocumentNumber } from '@ledgerline/posted-documents';
 import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocument } from '@ledgerline/documents';
 import type { DocumentKind } from '@ledgerline/rendering';
@@ -38,6 +38,20 @@ const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))
 const PREPARE_WITH_ITEMS = `${PREPARE},
   (select json_agg(json_build_object('id', id, 'gl_account', gl_account)) from items
     where org_id = ? and id = any(?::bigint[]) and gl_account is not null) as item_accounts`;
+
+/**
+ * The rate of a foreign-currency document: the one it states, else the exchange-rate table's in
+ * force on its tax point date (date_taxable, else date_issued), with the units it is quoted for;
+ * 422 `fx_rate_required` when the table has none. `origin` is what the document says of it.
+ */
+async function documentRate(ctx: TenantContext, input: DocumentRequest, legalCurrency: string) {
+  const currency = input.currency.toUpperCase();
+  if (currency === legalCurrency) return { input: {}, origin: { fx_rate_date: null, fx_rate_source: null } };
+  if (input.fx_rate != null) return { input: {}, origin: { fx_rate_date: null, fx_rate_source: 'stated' } };
+  const date = input.date_taxable ?? input.date_issued;
+  const rate = await tableRate(ctx, { currency, date, legalCurrency, path: 'fx_rate' });
+  return { input: { fx_rate: rate.rate, currency_coef: rate.amount }, origin: { fx_rate_date: rate.rate_date, fx_rate_source: rate.source } };
+}
 
 const hasExplicitNumber = (input: DocumentRequest) => input.no != null && input.no.trim() !== '';
 
@@ -108,7 +122,9 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   }>(em, sql, params, { prepared: true });
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
-  const computed = computeDocument(documentInputOf(input, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY, replica?.profile.rounding_increment));
+  const legalCurrency = replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY;
+  const fx = await documentRate(ctx, input, legalCurrency);
+  const computed = computeDocument({ ...documentInputOf(input, legalCurrency, replica?.profile.rounding_increment), ...fx.input });
   if (opts.strict) assertDerivedFigures(input, computed);
   refuseClosedPeriod(lockDateOf(replica?.profile), `the ${kind.label}`, [postingDate.document(input)]);
   const catalogued = withCatalogueAccounts(input, new Map((pre.item_accounts ?? []).map((a) => [Number(a.id), a.gl_account])));
@@ -148,7 +164,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     amountDue: toDb(computed.amount_due, precision),
     paymentStatus: computed.payment_status,
     paymentReference: input.payment_reference ?? null,
-    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: kind.ownFields(input, credited) }),
+    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited), ...fx.origin } }),
     createdAt: now,
     updatedAt: now,
     editedAt: null,

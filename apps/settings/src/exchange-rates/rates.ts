@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import type { ExchangeRate, ExchangeRateImport, ExchangeRateRequest, ExchangeRateTable } from '@ledgerline/contracts';
+import { exchangeRatesInForceRequestSchema, type ExchangeRate, type ExchangeRateImport, type ExchangeRateRequest, type ExchangeRateTable, type ExchangeRatesInForceAnswer } from '@ledgerline/contracts';
 import { BusinessRuleError, NotFoundError, ValidationError, insertRows, sqlRows, type TenantScope } from '@ledgerline/service-kit';
 import { ExchangeRateSchema } from '../db/exchange-rates.entities.js';
 import { getOrganisation } from '../domain/organisations.js';
@@ -124,4 +124,26 @@ export async function putRate(scope: TenantScope, currency: string, date: string
     { onConflict: '(org_id, currency, rate_date) do update set amount = excluded.amount, rate = excluded.rate, source = excluded.source, updated_at = now()', returning: ['currency', 'amount', 'source'] },
   );
   return view({ currency, rate_date: date, amount: Number(row.amount), rate: rate.toString(), source: 'manual' }, base);
+}
+
+/**
+ * `rpc.settings.exchange.rates`: the rate in force of each (currency, day) asked, in the order
+ * asked, null where the table has none on or before that day. One statement for every ask.
+ */
+export async function ratesInForceFor(scope: TenantScope, raw: unknown): Promise<ExchangeRatesInForceAnswer> {
+  const { asks } = exchangeRatesInForceRequestSchema.parse(raw);
+  const base = await legalCurrency(scope);
+  const rows = await sqlRows<RateRow & { i: number }>(
+    scope.em,
+    `select a.i::int as i, r.currency, to_char(r.rate_date, 'YYYY-MM-DD') as rate_date, r.amount, r.rate::text as rate, r.source
+       from unnest(?::text[], ?::date[]) with ordinality as a(currency, day, i)
+       cross join lateral (
+         select currency, rate_date, amount, rate, source from exchange_rates
+          where org_id = ? and currency = a.currency and rate_date <= a.day
+          order by rate_date desc limit 1) r`,
+    [asks.map((a) => a.currency), asks.map((a) => a.date), scope.orgId],
+  );
+  const rates: ExchangeRatesInForceAnswer['rates'] = asks.map(() => null);
+  for (const r of rows) rates[r.i - 1] = { currency: r.currency, amount: Number(r.amount), rate: r.rate, rate_date: r.rate_date, source: r.source };
+  return { legal_currency: base, rates };
 }

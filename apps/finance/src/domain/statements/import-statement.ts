@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
 import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, tableRates, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
@@ -215,6 +215,9 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
   const fresh = s.entries.filter((_, i) => plans[i].kind === 'record');
   const paid = await findPaidDocuments(ctx, fresh);
   const legalCurrency = await legalCurrencyOf(ctx);
+  // an account in a foreign currency: every booking day's rate in force, asked for at once
+  const foreign = fresh.filter((e) => e.currency !== legalCurrency).map((e) => ({ currency: e.currency, date: postingDate.bankTransaction(entryDates(e)).date }));
+  const rates = foreign.length ? await tableRates(ctx, foreign) : undefined;
   const ids = await nextIds(em, BankTransactionSchema, fresh.length);
   for (const [i, e] of s.entries.entries()) {
     const base = { order: e.order, amount: e.amount, variable_symbol: e.variableSymbol, bank_reference: e.bankReference };
@@ -241,6 +244,7 @@ async function importOne(ctx: TenantContext, s: ParsedStatement): Promise<BankSt
       legalCurrency,
       document: found?.document,
       referenceOccurrence: plan.occurrence,
+      rates,
     });
     const status = view.match_status === 'matched' ? 'matched' : e.isFee ? 'fee' : 'unmatched';
     outcomes.push({ ...base, status, matched_by: status === 'matched' ? (found?.matchedBy ?? null) : null, transaction_id: view.id });
