@@ -12,14 +12,21 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 
-/** The newest `vX.Y.Z` tag in HEAD's history that is not HEAD itself. */
+/**
+ * The previous release: the newest `vX.Y.Z` tag in HEAD's history that is not HEAD itself, else
+ * (a clone without tags, as CI's may be) the newest commit before HEAD whose subject is
+ * `Release X.Y.Z`, the commit every release is cut as.
+ */
 export function previousReleaseTag(): string {
   if (process.env.PREVIOUS_RELEASE) return process.env.PREVIOUS_RELEASE;
   const head = git('rev-parse', 'HEAD');
   const tags = git('tag', '--merged', 'HEAD', '--list', 'v[0-9]*.[0-9]*.[0-9]*', '--sort=-v:refname').split('\n').filter(Boolean);
-  const previous = tags.find((t) => git('rev-list', '-n', '1', t) !== head);
-  if (!previous) throw new Error('no release tag (vX.Y.Z) before HEAD: the mixed-version test needs one (git fetch --tags)');
-  return previous;
+  const tagged = tags.find((t) => git('rev-list', '-n', '1', t) !== head);
+  if (tagged) return tagged;
+  const commits = git('log', '--format=%H', '-E', '--grep=^Release [0-9]+\\.[0-9]+\\.[0-9]+', 'HEAD').split('\n').filter(Boolean);
+  const committed = commits.find((c) => c !== head);
+  if (!committed) throw new Error('no release before HEAD: no vX.Y.Z tag and no "Release X.Y.Z" commit in its history (a shallow clone? git fetch --unshallow --tags)');
+  return committed;
 }
 
 export interface PreviousRelease {
