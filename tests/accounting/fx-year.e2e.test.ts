@@ -235,3 +235,55 @@ describe('a CZK company with an EUR account through 2022 (CNB rates)', () => {
     expect(check).toMatchObject({ missing: [], extra: [], changed: [], unpostable: [] });
   });
 });
+
+describe('a company keeping its books in EUR with a USD invoice (ECB rates)', () => {
+  const USD_ACCOUNT = 'DE02100100109307118603';
+  const ecbDay = (day: string, usd: string) => ECB_0611.replace("time='2024-06-11'", `time='${day}'`).replace("currency='USD' rate='1.0765'", `currency='USD' rate='${usd}'`);
+  let key: string;
+  let invoice: any;
+
+  it('imports the ECB reference rates (turned round into EUR per unit); a CNB file is refused for EUR books', async () => {
+    ({ key } = await secondOrganisation(stack, 'Euro GmbH', { country: 'DE', currency: 'EUR' }));
+    for (const file of [ECB_0611, ecbDay('2024-06-14', '1.0700'), ecbDay('2024-06-28', '1.0705')]) {
+      expect(await ok(await importRates(file, 'application/xml', key))).toMatchObject({ source: 'ecb', base_currency: 'EUR', days: 1 });
+    }
+    await expectProblem(await importRates(CNB_0921, 'text/plain', key), 422, 'exchange_rate_base_mismatch');
+    expect((await get('/v1/settings/exchange-rates?currency=USD&date=2024-06-12', key)).entities[0]).toMatchObject({ rate: 0.9289363679, amount: 1, source: 'ecb' });
+  });
+
+  it('a USD invoice without a rate takes the ECB rate of its day; half of it paid three days later at that day’s rate posts the gain to 663', async () => {
+    invoice = await post(
+      '/v1/sales/invoices',
+      { customer: CUSTOMER, currency: 'USD', date_issued: '2024-06-11', date_due: '2024-07-11', items: [{ title: 'Licence', qty: 1, rate: 1000, taxes: [{ tax_code: 'S', tax_rate: 19 }] }] },
+      key,
+    );
+    expect(invoice).toMatchObject({ fx_rate: 0.9289363679, fx_rate_date: '2024-06-11', fx_rate_source: 'ecb', subtotal_amount_leg: 928.94, tax_amount_leg: 176.5, total_amount_leg: 1105.44 });
+    const payment = await post(
+      '/v1/finance/bank/transactions',
+      { account_number: USD_ACCOUNT, amount: 595, currency: 'USD', date_transaction: '2024-06-14', paid_record: { type: 'sales_invoice', id: invoice.id } },
+      key,
+    );
+    expect(payment).toMatchObject({ fx_rate: 0.9345794393, fx_rate_source: 'ecb', fx_rate_date: '2024-06-14', amount_leg: 556.07, settlement_amount_leg: 552.72, legal_currency: 'EUR' });
+    const entry = await eventually(async () => (await get(`/v1/accounting/transactions?source_type=bank_transaction&source_id=${payment.id}`, key)).entities[0], 15_000);
+    expect(summary(entry)).toEqual(['Cr 311 552.72', 'Cr 663 3.35', 'Dr 221 556.07']);
+  });
+
+  it('revalues the open half and the USD balance at the end of June, and the P&L shows both differences', async () => {
+    await eventually(async () => ((await ledgerCount(key)) === 2 ? true : null), 15_000);
+    const revaluation = await post('/v1/accounting/fx-revaluations', { date: '2024-06-30' }, key);
+    expect(revaluation).toMatchObject({ currency: 'EUR', gain: 3.1, loss: 0.25 });
+    expect(revaluation.lines.map((l: any) => [l.kind, l.amount, l.rate, l.rate_date, l.rate_source, l.booked, l.revalued, l.result])).toEqual([
+      ['receivable', 595, 0.9341429239, '2024-06-28', 'ecb', 552.72, 555.82, 3.1],
+      ['bank', 595, 0.9341429239, '2024-06-28', 'ecb', 556.07, 555.82, -0.25],
+    ]);
+    const pl = await get('/v1/reporting/financial/profit-and-loss?date_from=2024-06-01&date_to=2024-06-30', key);
+    expect(pl).toMatchObject({ currency: 'EUR' });
+    expect(lines(pl.revenue)).toEqual([
+      ['604', 928.94],
+      ['663', 6.45],
+    ]);
+    expect(lines(pl.expenses)).toEqual([['563', 0.25]]);
+    // the first organisation's books know nothing of it
+    expect((await get('/v1/accounting/journal-entries?date_posting=2024-06-30')).total).toBe(0);
+  });
+});
