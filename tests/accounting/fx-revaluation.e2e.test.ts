@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
+import { VAT21, billBody, vendorCreditBody } from '../purchase/fixtures.js';
 
 /*
  * POST /v1/accounting/fx-revaluations as an operator and an attacker see it: nothing open is an
@@ -86,5 +87,30 @@ describe('revaluing foreign-currency items', () => {
     const answer = await ok(await revalue({ date: '2026-06-30' }, other.key));
     expect(answer).toMatchObject({ lines: [], journal_entry: null });
     expect(await journalCount(other.key)).toBe(0);
+  });
+});
+
+describe('a vendor credit set off against a bill at another rate', () => {
+  it('settles each at its own legal value: the payable cleared beyond the credit is a gain on 663', async () => {
+    const { key } = await secondOrganisation(stack, 'Importer s.r.o.');
+    const bill = await ok(await stack.api('/v1/purchase/bills', { method: 'POST', key, json: billBody({ currency: 'EUR', tax_fx_rate: 25, date_issued: '2026-03-01', vendor_doc_no: 'L-1' }) }));
+    const credit = await ok(
+      await stack.api('/v1/purchase/vendor-credits', {
+        method: 'POST',
+        key,
+        json: vendorCreditBody({ currency: 'EUR', tax_fx_rate: 24.5, date_issued: '2026-03-02', vendor_doc_no: 'L-CR-1', credited_doc_id: bill.id, items: [{ description: 'Return', qty: 1, rate: 10, taxes: [VAT21] }] }),
+      }),
+    );
+    expect([bill.total_amount, credit.total_amount]).toEqual([298, 12.1]);
+    const allocation = await ok(await stack.api(`/v1/purchase/vendor-credits/${credit.id}/allocations`, { method: 'POST', key, json: { bill_id: bill.id, date: '2026-03-03' } }));
+    // 12.10 EUR: 296.45 of the credit, round(7450 × 12.10 / 298) = 302.50 of the bill
+    expect(allocation.exchange_difference).toEqual({ currency: 'CZK', credit_amount_leg: 296.45, target_amount_leg: 302.5, result: 6.05 });
+    const entries = async () => (await ok(await stack.api('/v1/accounting/journal-entries?kind=fx_settlement', { key }))).entities;
+    const [entry] = await eventually(async () => ((await entries()).length === 1 ? entries() : null), 15_000);
+    expect(entry).toMatchObject({ date_posting: '2026-03-03', reference: `purchase_credit_allocation:${allocation.id}` });
+    expect(entry.lines.map((l: any) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['321', 6.05, 0],
+      ['663', 0, 6.05],
+    ]);
   });
 });

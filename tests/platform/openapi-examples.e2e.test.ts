@@ -405,6 +405,18 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getProfitAndLoss', '/reporting/financial/profit-and-loss', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getBalanceSheet', '/reporting/financial/balance-sheet', { query: 'as_of=2026-11-30' });
     await as('getAccountLedger', '/reporting/financial/account-ledger', { query: 'account_number=221&date_from=2026-11-01&date_to=2026-11-30&take=2' });
+    // an EUR invoice without a rate takes the table's in force on its day (set by hand above); at the
+    // month's end a new rate revalues it, and the revaluation is reversed on 1 December
+    const euro = await stack.api('/v1/sales/invoices', {
+      method: 'POST',
+      key,
+      json: { customer: CUSTOMER, currency: 'EUR', date_issued: '2026-11-20', date_due: '2026-12-20', items: [{ title: 'Consulting hour', qty: 4, rate: 60, taxes: [VAT21] }] },
+    });
+    const euroInvoice = await euro.json();
+    expect(euroInvoice.fx_rate_source).toBe('manual');
+    expect((await stack.api('/v1/settings/exchange-rates/EUR/2026-11-30', { method: 'PUT', key, json: { rate: 24.3 } })).status).toBe(200);
+    await eventually(async () => ((await (await stack.api(`/v1/accounting/transactions?source_type=sales_invoice&source_id=${euroInvoice.id}&take=0`, { key })).json()).total === 1 ? true : undefined), 15_000);
+    await as('revalueForeignItems', '/accounting/fx-revaluations', { json: { date: '2026-11-30' } });
     // last year closed, its figures final since the lock date: classes 5 and 6 to 710, the profit to 431; reopened for a correction and closed again
     await as('closeYear', '/accounting/year-end-closings', { json: { year: 2025 } });
     await as('reopenYear', '/accounting/year-end-closings/2025/reopen');

@@ -91,7 +91,11 @@ describe('currencies', () => {
     const czk = await (await post(billBody({ currency: 'CZK', tax_fx_rate: 0.04, items: [{ qty: 1, rate: 2500, taxes: [VAT21] }] }))).json();
     expect(czk).toMatchObject({ currency: 'CZK', total_amount: 3025, tax_fx_rate: 0.04 });
     expect(czk.taxes[0]).toMatchObject({ tax_base: 2500, tax_amount: 525, tax_base_leg: 100, tax_amount_leg: 21 });
-    const missing = await expectProblem(await post(billBody({ currency: 'USD' })), 400);
-    expect(missing.errors!.map((e) => e.path)).toContain('tax_fx_rate');
+    // no tax_fx_rate, and the exchange-rate table has no USD rate
+    const missing = await expectProblem(await post(billBody({ currency: 'USD' })), 422, 'fx_rate_required');
+    expect(missing.errors!.map((e) => e.path)).toEqual(['tax_fx_rate']);
+    // wrong anyway: every field named at once, before any rate is looked for
+    const wrong = await expectProblem(await post(billBody({ currency: 'USD', items: [{ qty: 'two', rate: 100, taxes: [VAT21] }] })), 400);
+    expect(wrong.errors!.map((e) => e.path)).toContain('items[0].qty');
   });
 });

@@ -49,6 +49,7 @@ describe('vendor credit allocations (decision 148)', () => {
       date: '2026-03-21',
       created_at: expect.any(String),
       removed_at: null,
+      exchange_difference: null,
     });
     expect(await figures('bills', b.id)).toEqual({ amount_paid: 121, amount_due: 177, payment_status: 'partially_paid' });
     expect(await figures('vendor-credits', vc.id)).toEqual({ amount_paid: 121, amount_due: 0, payment_status: 'paid' });

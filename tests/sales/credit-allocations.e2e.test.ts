@@ -61,6 +61,7 @@ describe('credit note allocations (decision 148)', () => {
       date: '2026-11-25',
       created_at: expect.any(String),
       removed_at: null,
+      exchange_difference: null,
     });
     expect(await figures(`/v1/sales/invoices/${invoice.id}`)).toEqual({ amount_paid: 121, amount_due: 177, payment_status: 'partially_paid' });
     expect(await figures(`/v1/sales/credit-notes/${cn.id}`)).toEqual({ amount_paid: 121, amount_due: 0, payment_status: 'paid' });
@@ -168,15 +169,43 @@ describe('credit note allocations (decision 148)', () => {
     expect((await json(await api(`/v1/sales/credit-notes/${cn.id}/allocations`))).total).toBe(0);
   });
 
-  it('foreign-currency documents are set off at one exchange rate only', async () => {
+  it('a credit note at another rate than its invoice settles each at its own legal value; the difference is a loss on 563, reversed when taken back', async () => {
     const invoice = await createInvoice({ currency: 'EUR', fx_rate: 25 });
-    const sameRate = await createCreditNote(invoice, { currency: 'EUR', fx_rate: 25 });
     const otherRate = await createCreditNote(invoice, { currency: 'EUR', fx_rate: 24.5, items: [{ title: 'Refund', qty: 1, rate: 10, taxes: [VAT21] }] });
-    const problem = await expectProblem(await allocate(otherRate.id, { invoice_id: invoice.id }), 422, 'exchange_rates_differ');
-    expect(problem.detail).toContain('25');
+    expect([invoice.total_amount_leg, otherRate.total_amount_leg]).toEqual([7450, 296.45]);
+    // 12.10 EUR clears 296.45 of the credit note and round(7450 × 12.10 / 298) = 302.50 of the invoice
+    const allocation = await json(await allocate(otherRate.id, { invoice_id: invoice.id, date: '2026-11-23' }));
+    expect(allocation).toMatchObject({ amount: 12.1, currency: 'EUR', exchange_difference: { currency: 'CZK', credit_amount_leg: 296.45, target_amount_leg: 302.5, result: -6.05 } });
+    expect(await figures(`/v1/sales/invoices/${invoice.id}`)).toEqual({ amount_paid: 12.1, amount_due: 285.9, payment_status: 'partially_paid' });
+    const settlements = async () => (await json(await api('/v1/accounting/journal-entries?kind=fx_settlement'))).entities;
+    const [entry] = await eventually(async () => ((await settlements()).length === 1 ? settlements() : null), 15_000);
+    expect(entry).toMatchObject({ date_posting: '2026-11-23', reference: `sales_credit_allocation:${allocation.id}`, total: 6.05 });
+    expect(entry.lines.map((l: any) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['563', 6.05, 0],
+      ['311', 0, 6.05],
+    ]);
+    // what the invoice still owes is worth its own rate on 311: 285.90 × 25
+    const receivableOf = async () => {
+      const page = await json(await api('/v1/accounting/transactions?take=1000'));
+      let sum = new Decimal(0);
+      const mine = new Set([invoice.no, otherRate.no, entry.no]);
+      for (const t of page.entities) if (mine.has(t.no)) for (const row of t.rows) if (row.gl_account?.number === '311') sum = sum.plus(row.debit).minus(row.credit);
+      return sum.toFixed(2);
+    };
+    expect(await eventually(async () => ((await receivableOf()) === '7147.50' ? '7147.50' : null), 15_000)).toBe('7147.50');
+    // a manual reversal is refused: the set-off owns it
+    await expectProblem(await api(`/v1/accounting/journal-entries/${entry.id}/reverse`, { method: 'POST', json: {} }), 409, 'journal_entry_is_automatic');
+    await json(await api(`/v1/sales/credit-notes/${otherRate.id}/allocations/${allocation.id}`, { method: 'DELETE' }));
+    const [reversed] = await eventually(async () => {
+      const all = await settlements();
+      return all.length === 2 ? all.filter((e: any) => e.reverses) : null;
+    }, 15_000);
+    expect(reversed).toMatchObject({ date_posting: '2026-11-23', reverses: { id: entry.id } });
+    expect(reversed.lines.map((l: any) => [l.account_number, l.debit, l.credit])).toEqual([
+      ['563', 0, 6.05],
+      ['311', 6.05, 0],
+    ]);
     expect(await figures(`/v1/sales/invoices/${invoice.id}`)).toEqual({ amount_paid: 0, amount_due: 298, payment_status: 'unpaid' });
-    expect(await json(await allocate(sameRate.id, { invoice_id: invoice.id }))).toMatchObject({ amount: 121, currency: 'EUR' });
-    expect(await figures(`/v1/sales/invoices/${invoice.id}`)).toEqual({ amount_paid: 121, amount_due: 177, payment_status: 'partially_paid' });
   });
 
   it('concurrent allocations never apply more than is due, and a retried request applies once', async () => {

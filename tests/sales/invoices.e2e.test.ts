@@ -109,7 +109,9 @@ describe('sales invoices: validation writes nothing', () => {
     const paths = body.errors!.map((e) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['currency', 'precision', 'billing_address.country', 'items[0].qty', 'items[1].rate']));
     await expectProblem(await post('/v1/sales/invoices', { ...invoiceBody(), items: [] }), 400, 'validation_error');
-    await expectProblem(await post('/v1/sales/invoices', invoiceBody({ currency: 'EUR' })), 400, 'validation_error'); // fx_rate missing
+    // no fx_rate, and the organisation's exchange-rate table has no EUR rate: 422 naming the field
+    const noRate = await expectProblem(await post('/v1/sales/invoices', invoiceBody({ currency: 'EUR' })), 422, 'fx_rate_required');
+    expect(noRate.errors!.map((e) => e.path)).toEqual(['fx_rate']);
     expect(await total('/v1/sales/invoices')).toBe(before);
   });
 

@@ -3,6 +3,7 @@ import { defineService, serveEndpoints, tenantEm } from '@ledgerline/service-kit
 import { AccountingTransactionSchema, entities, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { ledgerConsumers } from './events/ledger-events.js';
+import { allocationDifferenceConsumers } from './events/allocation-differences.js';
 import { accountingEndpoints } from './http/endpoints.js';
 
 export const accountingService = defineService({
@@ -25,5 +26,8 @@ export const accountingService = defineService({
     const em = tenantEm(deps.orm, 0);
     for (const schema of [AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, GlAccountSchema]) await em.find(schema as never, {}, { limit: 1 });
   },
-  consumers: (deps) => ledgerConsumers({ legalCurrency: deps.config.LEGAL_CURRENCY, orgCountry: deps.config.ORG_COUNTRY }),
+  consumers: (deps) => {
+    const opts = { legalCurrency: deps.config.LEGAL_CURRENCY, orgCountry: deps.config.ORG_COUNTRY };
+    return [...ledgerConsumers(opts), ...allocationDifferenceConsumers(opts)];
+  },
 });

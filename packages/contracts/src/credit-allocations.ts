@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, isoDate, isoDateTime, money, pagedEnvelope, pagingQuery } from './common.js';
+import { currencyCode, isoDate, isoDateTime, money, moneyAggregate, pagedEnvelope, pagingQuery } from './common.js';
 
 /*
  * A credit (a sales credit note, a vendor credit) applied to an open document of the same party
@@ -18,6 +18,19 @@ interface AllocationWords<C extends string, T extends string> {
   targetLabel: string;
 }
 
+/**
+ * A set-off of documents converted at different rates: each is settled at its own legal value
+ * (in proportion to what it had open), and the difference is a realised gain or loss.
+ */
+const exchangeDifference = z
+  .object({
+    currency: currencyCode.describe('The legal currency'),
+    credit_amount_leg: moneyAggregate.describe('The legal value the credit is settled at'),
+    target_amount_leg: moneyAggregate.describe('The legal value the document is settled at'),
+    result: moneyAggregate.describe('The gain (663, positive) or loss (563, negative), posted in a journal entry of kind fx_settlement on the set-off date'),
+  })
+  .meta({ id: 'AllocationExchangeDifference' });
+
 const documentRef = (label: string) =>
   z.object({ id: z.int().min(1).describe(`The ${label}'s id`), no: z.string().describe(`The ${label}'s number`) });
 
@@ -26,7 +39,11 @@ export function creditAllocationSchemas<C extends string, T extends string>(w: A
   const targetField = `${w.target}_id` as `${T}_id`;
   const request = z
     .object({
-      [targetField]: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe(`The open ${w.targetLabel} the ${w.creditLabel} is applied to: same ${w.credit === 'credit_note' ? 'customer' : 'vendor'}, currency and exchange rate`),
+      [targetField]: z
+        .int()
+        .min(1)
+        .max(Number.MAX_SAFE_INTEGER)
+        .describe(`The open ${w.targetLabel} the ${w.creditLabel} is applied to: same ${w.credit === 'credit_note' ? 'customer' : 'vendor'} and currency (at another exchange rate, the difference is posted: exchange_difference)`),
       amount: money
         .positive()
         .optional()
@@ -44,16 +61,18 @@ export function creditAllocationSchemas<C extends string, T extends string>(w: A
       date: isoDate.describe('Date of the set-off'),
       created_at: isoDateTime,
       removed_at: isoDateTime.nullable().describe('When the allocation was taken back (both amounts due restored); null while it stands'),
+      exchange_difference: exchangeDifference.nullish().describe('Documents converted at different rates: the legal value each is settled at and the difference posted; null at one rate'),
     } as unknown as { id: z.ZodInt } & { [K in C | T]: ReturnType<typeof documentRef> } & {
       amount: typeof money;
       currency: typeof currencyCode;
       date: typeof isoDate;
       created_at: typeof isoDateTime;
       removed_at: z.ZodNullable<typeof isoDateTime>;
+      exchange_difference: z.ZodOptional<z.ZodNullable<typeof exchangeDifference>>;
     })
     .meta({
       id: `${w.component}Allocation`,
-      description: `A ${w.creditLabel} applied to an ${w.targetLabel}: both amounts due reduced by \`amount\`, no money moved and no ledger entry (both sit on the same control account)`,
+      description: `A ${w.creditLabel} applied to an ${w.targetLabel}: both amounts due reduced by \`amount\`, no money moved; a ledger entry only when the two were converted at different rates (the exchange difference, to 563 or 663)`,
     });
   return {
     request,

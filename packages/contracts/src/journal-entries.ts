@@ -64,8 +64,13 @@ export const journalLineSchema = z
   })
   .meta({ id: 'JournalLine' });
 
-/** What posted an entry: an accountant by hand, the closing of a year (and the reopening that reverses it), or a revaluation of foreign-currency items (and its reversal). */
-export const JOURNAL_ENTRY_KINDS = ['manual', 'year_end_close', 'fx_revaluation'] as const;
+/**
+ * What posted an entry: an accountant by hand, the closing of a year (and the reopening that
+ * reverses it), a revaluation of foreign-currency items (and its reversal), or the exchange
+ * difference of a credit set off against a document at another rate (and its reversal when the
+ * set-off is taken back).
+ */
+export const JOURNAL_ENTRY_KINDS = ['manual', 'year_end_close', 'fx_revaluation', 'fx_settlement'] as const;
 export type JournalEntryKind = (typeof JOURNAL_ENTRY_KINDS)[number];
 
 export const journalEntrySchema = z
@@ -77,7 +82,7 @@ export const journalEntrySchema = z
       .enum(JOURNAL_ENTRY_KINDS)
       .default('manual')
       .describe(
-        'manual (posted through this API by hand), year_end_close (the closing of a year, or the reopening that reverses it: POST /v1/accounting/year-end-closings; left out of the profit and loss account), or fx_revaluation (a revaluation of foreign-currency items and its reversal: POST /v1/accounting/fx-revaluations)',
+        'manual (posted through this API by hand), year_end_close (the closing of a year, or the reopening that reverses it: POST /v1/accounting/year-end-closings; left out of the profit and loss account), fx_revaluation (a revaluation of foreign-currency items and its reversal: POST /v1/accounting/fx-revaluations), or fx_settlement (the exchange difference of a credit note or vendor credit applied to a document converted at another rate, reference <side>_credit_allocation:<id>)',
       ),
     date_posting: isoDate,
     description: z.string(),
@@ -98,7 +103,7 @@ export type JournalEntry = z.infer<typeof journalEntrySchema>;
 
 export const journalEntryListQuerySchema = z.object({
   date_posting: rangeQuery('date').optional(),
-  kind: z.enum(JOURNAL_ENTRY_KINDS).optional().describe('manual: the entries posted by hand; year_end_close: closings of years and their reopenings; fx_revaluation: revaluations and their reversals'),
+  kind: z.enum(JOURNAL_ENTRY_KINDS).optional().describe('manual: the entries posted by hand; year_end_close: closings of years and their reopenings; fx_revaluation: revaluations and their reversals; fx_settlement: exchange differences of set-offs'),
   ...pagingQuery(100),
   search: searchQuery.optional().describe('Case-insensitive substring over number, description or reference'),
   sort: sortQuery.optional().describe('id, no, date_posting, total, created_at; -field descending (default date_posting, then id)'),

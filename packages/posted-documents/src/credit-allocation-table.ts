@@ -23,6 +23,10 @@ export function creditAllocationEntity(tableName: string) {
       date: p.date(),
       createdAt: p.datetime(),
       removedAt: p.datetime().nullable(),
+      legalCurrency: p.string().nullable(),
+      creditAmountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
+      targetAmountLeg: p.decimal().columnType('numeric(18,2)').nullable(),
+      fxResult: p.decimal().columnType('numeric(18,2)').nullable(),
     },
   });
 }
@@ -42,4 +46,13 @@ export function creditAllocationTableSql(table: string, documents: string): stri
 );
 create index ${table}_credit on ${table} (org_id, credit_id, id);
 create index ${table}_target on ${table} (org_id, target_id);`;
+}
+
+/**
+ * The columns a set-off of documents at different rates keeps (decision 207): the legal value
+ * each document is settled at and the result, null at one rate. What a migration adds.
+ */
+export function creditAllocationExchangeColumnsSql(table: string): string {
+  return `alter table ${table} add column legal_currency text, add column credit_amount_leg numeric(18,2),
+  add column target_amount_leg numeric(18,2), add column fx_result numeric(18,2);`;
 }

@@ -1,5 +1,5 @@
 import { BusinessRuleError, NotFoundError, ValidationError } from '@ledgerline/service-kit';
-import { dec, toDb, toWire, type Dec } from '@ledgerline/service-kit';
+import { dec, roundMoney, toDb, toWire, type Dec, type DecimalInput } from '@ledgerline/service-kit';
 import { sqlRows } from '@ledgerline/service-kit';
 import type { TenantContext } from '@ledgerline/service-kit';
 import { figuresAfterPayment } from './payment-application.js';
@@ -25,6 +25,10 @@ export interface AllocationRule<V extends object = AllocationView> {
   sameParty: (a: Record<string, unknown> | null | undefined, b: Record<string, unknown> | null | undefined) => boolean;
   /** SQL of the rates a document's legal figures were converted at, as one text over `d`. */
   rates: string;
+  /** SQL of a document's total in the legal currency (as the ledger posted it) over `d`. */
+  totalLeg: string;
+  /** Whose documents: a customer's (on 311, a receivable) or a vendor's (on 321, a payable). */
+  side: 'receivable' | 'payable';
   /** The allocations' table: `id`, `org_id`, `credit_id`, `target_id`, `amount`, `currency`, `date`, `created_at`, `removed_at`. */
   allocations: string;
   /** A column of the documents stamped with the time of a change (e.g. `updated_at`). */
@@ -58,6 +62,7 @@ interface DocumentRow {
   amount_due: string;
   party: Record<string, unknown> | null;
   rates: string | null;
+  total_leg: string | null;
 }
 
 interface AllocationRow {
@@ -71,6 +76,10 @@ interface AllocationRow {
   date: string;
   created_at: Date | string;
   removed_at: Date | string | null;
+  legal_currency: string | null;
+  credit_amount_leg: string | null;
+  target_amount_leg: string | null;
+  fx_result: string | null;
 }
 
 const ISO = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
@@ -85,6 +94,10 @@ function viewOf<V extends object>(rule: AllocationRule<V>, row: AllocationRow): 
     date: row.date,
     created_at: ISO(row.created_at),
     removed_at: row.removed_at === null ? null : ISO(row.removed_at),
+    exchange_difference:
+      row.fx_result === null
+        ? null
+        : { currency: row.legal_currency!.trim(), credit_amount_leg: toWire(row.credit_amount_leg), target_amount_leg: toWire(row.target_amount_leg), result: toWire(row.fx_result) },
   } as V;
 }
 
@@ -98,7 +111,7 @@ async function lockDocuments(ctx: TenantContext, rule: AllocationRule<object>, c
     ctx.em,
     `select d.id, d.${rule.kindColumn} as kind, d.no, d.currency, d.precision, to_char(d.date_issued, 'YYYY-MM-DD') as date_issued,
             d.total_amount::text as total_amount, d.amount_paid::text as amount_paid, d.amount_due::text as amount_due,
-            ${rule.party} as party, ${rule.rates} as rates
+            ${rule.party} as party, ${rule.rates} as rates, (${rule.totalLeg})::text as total_leg
        from ${rule.table} d
       where d.org_id = ? and ((d.id = ? and d.${rule.kindColumn} = ?) or (d.id = ? and d.${rule.kindColumn} = ?))
       order by d.id
@@ -122,6 +135,32 @@ async function settle(ctx: TenantContext, rule: AllocationRule<object>, doc: Doc
     `update ${rule.table} set amount_paid = ?, amount_due = ?, payment_status = ?${touch} where org_id = ? and id = ?`,
     [after.amountPaid, after.amountDue, after.paymentStatus, ...(rule.touchColumn ? [ctx.now()] : []), ctx.orgId, Number(doc.id)],
   );
+}
+
+/**
+ * The legal value `amount` settles on a document: what its legal total cleared in proportion to
+ * what it had paid, before and after (`round(total_leg × paid / total)`, the rule payments clear
+ * by), so a document settled in any number of parts is cleared at exactly its legal total.
+ */
+export function legalSettled(doc: { total: DecimalInput; totalLeg: DecimalInput; paid: DecimalInput }, amount: DecimalInput): Dec {
+  const total = dec(doc.total);
+  if (total.isZero()) return dec(0);
+  const cleared = (paid: Dec) => roundMoney(dec(doc.totalLeg).times(paid).div(total));
+  return cleared(dec(doc.paid).plus(dec(amount))).minus(cleared(dec(doc.paid)));
+}
+
+/**
+ * Each document's legal value of the set-off and the result for the organisation: clearing more
+ * of a receivable (a sales invoice) than the credit note's value is a loss, clearing more of a
+ * payable (a bill) than the vendor credit's value a gain.
+ */
+function exchangeDifference(rule: AllocationRule<object>, credit: DocumentRow, target: DocumentRow, amount: Dec): { creditLeg: string; targetLeg: string; result: string } | null {
+  if (credit.total_leg == null || target.total_leg == null) return null;
+  const creditLeg = legalSettled({ total: credit.total_amount, totalLeg: credit.total_leg, paid: credit.amount_paid }, amount);
+  const targetLeg = legalSettled({ total: target.total_amount, totalLeg: target.total_leg, paid: target.amount_paid }, amount);
+  const result = rule.side === 'receivable' ? creditLeg.minus(targetLeg) : targetLeg.minus(creditLeg);
+  if (result.isZero()) return null;
+  return { creditLeg: toDb(creditLeg), targetLeg: toDb(targetLeg), result: toDb(result) };
 }
 
 const refuse = (message: string, code: string, path: string) => new BusinessRuleError(message, code, [{ path, message, code }]);
@@ -180,16 +219,6 @@ export async function allocateCredit<V extends object>(
   if (target.currency.trim() !== currency) {
     throw refuse(`${rule.words.targetLabel} ${target.no} is in ${target.currency.trim()}, ${rule.words.creditLabel} ${credit.no} in ${currency}`, 'currency_mismatch', targetField);
   }
-  // At different rates the two documents' legal values of one amount differ, and settling them
-  // against each other would leave that difference in the control account with neither
-  // document open: an exchange difference the ledger would have to post (not built).
-  if ((credit.rates ?? '') !== (target.rates ?? '')) {
-    throw refuse(
-      `${rule.words.targetLabel} ${target.no} and ${rule.words.creditLabel} ${credit.no} were converted at different exchange rates (${target.rates} and ${credit.rates}); settle each with a payment`,
-      'exchange_rates_differ',
-      targetField,
-    );
-  }
   const date = req.date ?? ctx.now().toISOString().slice(0, 10);
   const issued = credit.date_issued > target.date_issued ? credit.date_issued : target.date_issued;
   if (date < issued) throw refuse(`The set-off cannot be dated before both documents were issued (${issued})`, 'allocation_before_issue', 'date');
@@ -200,12 +229,17 @@ export async function allocateCredit<V extends object>(
     { amountDue: target.amount_due, precision: target.precision, no: target.no },
     req.amount,
   );
+  // At different rates one amount is worth another legal value on each document: each is settled
+  // at its own, and the difference is a realised exchange gain or loss the ledger posts.
+  const books = await postingSettingsOf(ctx);
+  const fx = (credit.rates ?? '') !== (target.rates ?? '') ? exchangeDifference(rule, credit, target, amount) : null;
   await settle(ctx, rule, credit, amount);
   await settle(ctx, rule, target, amount);
   const [row] = await sqlRows<{ id: string | number; created_at: Date }>(
     ctx.em,
-    `insert into ${rule.allocations} (org_id, credit_id, target_id, amount, currency, date, created_at) values (?, ?, ?, ?, ?, ?, ?) returning id, created_at`,
-    [ctx.orgId, Number(credit.id), Number(target.id), toDb(amount, Math.max(credit.precision, target.precision)), currency, date, ctx.now()],
+    `insert into ${rule.allocations} (org_id, credit_id, target_id, amount, currency, date, created_at, legal_currency, credit_amount_leg, target_amount_leg, fx_result)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id, created_at`,
+    [ctx.orgId, Number(credit.id), Number(target.id), toDb(amount, Math.max(credit.precision, target.precision)), currency, date, ctx.now(), fx ? books.legalCurrency : null, fx?.creditLeg ?? null, fx?.targetLeg ?? null, fx?.result ?? null],
   );
   const view = viewOf(rule, {
     id: row!.id,
@@ -218,13 +252,18 @@ export async function allocateCredit<V extends object>(
     date,
     created_at: row!.created_at,
     removed_at: null,
+    legal_currency: fx ? books.legalCurrency : null,
+    credit_amount_leg: fx?.creditLeg ?? null,
+    target_amount_leg: fx?.targetLeg ?? null,
+    fx_result: fx?.result ?? null,
   });
   await ctx.emit({ subject: rule.subject, orgId: ctx.orgId, resource: String(row!.id), data: view });
   return view;
 }
 
 const ALLOCATION_COLUMNS = (rule: AllocationRule<object>) => `a.id, a.credit_id, a.target_id, c.no as credit_no, t.no as target_no, a.amount::text as amount, a.currency,
-       to_char(a.date, 'YYYY-MM-DD') as date, a.created_at, a.removed_at
+       to_char(a.date, 'YYYY-MM-DD') as date, a.created_at, a.removed_at, a.legal_currency,
+       a.credit_amount_leg::text as credit_amount_leg, a.target_amount_leg::text as target_amount_leg, a.fx_result::text as fx_result
   from ${rule.allocations} a
   join ${rule.table} c on c.org_id = a.org_id and c.id = a.credit_id
   join ${rule.table} t on t.org_id = a.org_id and t.id = a.target_id`;

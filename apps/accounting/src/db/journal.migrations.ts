@@ -47,11 +47,12 @@ create table journal_entry_numbers (
     'accounting_0011_journal_entry_kind',
     `alter table journal_entries add column kind text not null default 'manual' check (kind in ('manual', 'year_end_close'));`,
   ),
-  // a revaluation of foreign-currency items and its reversal (decision 206); what it revalued, once per day
+  // a revaluation of foreign-currency items and its reversal (decision 206), what it revalued, once
+  // per day; the exchange difference of a set-off at different rates (decision 207)
   sqlMigration(
     'accounting_0013_fx_revaluations',
     `alter table journal_entries drop constraint journal_entries_kind_check;
-     alter table journal_entries add constraint journal_entries_kind_check check (kind in ('manual', 'year_end_close', 'fx_revaluation'));
+     alter table journal_entries add constraint journal_entries_kind_check check (kind in ('manual', 'year_end_close', 'fx_revaluation', 'fx_settlement'));
      create table fx_revaluations (
        org_id bigint not null,
        date date not null,

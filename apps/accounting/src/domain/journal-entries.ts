@@ -199,6 +199,10 @@ export async function reverseJournalEntry(ctx: TenantContext, id: number, req: J
       'journal_entry_is_closing',
     );
   }
+  if (original.kind === 'fx_revaluation' || original.kind === 'fx_settlement') {
+    const by = original.kind === 'fx_revaluation' ? 'its revaluation, which reverses it on the next day' : 'the set-off it belongs to: taking the allocation back reverses it';
+    throw new ConflictError(`Journal entry ${original.no} is posted and reversed by ${by}`, 'journal_entry_is_automatic');
+  }
   if (original.reverses_id !== null) {
     throw new ConflictError(`Journal entry ${original.no} is a reversal itself: post a new entry instead of reversing it`, 'journal_entry_is_reversal');
   }

@@ -1,3 +1,4 @@
+import { creditAllocationExchangeColumnsSql } from '@ledgerline/posted-documents';
 import { sqlMigration } from '@ledgerline/service-kit';
 
 export const migrations = [
@@ -192,6 +193,14 @@ alter table purchase_documents add column rounding_amount numeric(18,4) not null
 -- Decision 205. A foreign-currency document without a stated rate takes the exchange-rate table's
 -- rate in force on its tax point date; it says which day's and whose (cnb, ecb, manual; stated).
 alter table purchase_documents add column fx_rate_date date, add column fx_rate_source text;
+`,
+  ),
+  sqlMigration(
+    'purchase_0012_allocation_exchange_difference',
+    `
+-- Decision 207. A credit applied to a document converted at another rate settles each at its own
+-- legal value; the allocation keeps both and the exchange difference the ledger posts.
+${creditAllocationExchangeColumnsSql('purchase_credit_allocations')}
 `,
   ),
 ];

@@ -47,12 +47,20 @@ function computeFigures(input: DocumentInput) {
  * The rate of a foreign-currency document: the one it states, else the exchange-rate table's in
  * force on its tax point date (date_taxable, else date_issued), per unit of the currency (purchase
  * documents quote their rate per unit); 422 `fx_rate_required` naming tax_fx_rate when the table
- * has none. Also what the document says of it (`fx_rate_date`, `fx_rate_source`).
+ * has none. Also what the document says of it (`fx_rate_date`, `fx_rate_source`). `validate`
+ * checks the rest of the document first (a 400 names every field at once).
  */
-async function documentRate(ctx: TenantContext, req: { currency: string; tax_fx_rate?: number | null; date_taxable?: string | null; date_issued: string }, legalCurrency: string) {
+async function documentRate(
+  ctx: TenantContext,
+  req: { currency: string; tax_fx_rate?: number | null; date_taxable?: string | null; date_issued: string },
+  legalCurrency: string,
+  validate: () => unknown,
+) {
   const currency = req.currency.toUpperCase();
   if (currency === legalCurrency) return { rate: req.tax_fx_rate ?? null, date: null, source: null };
   if (req.tax_fx_rate != null) return { rate: req.tax_fx_rate, date: null, source: 'stated' };
+  // a document that is wrong anyway is refused for all it gets wrong before the table is asked
+  validate();
   const rate = await tableRate(ctx, { currency, date: req.date_taxable ?? req.date_issued, legalCurrency, path: 'tax_fx_rate' });
   return { rate: ratePerUnit(rate), date: rate.rate_date, source: rate.source };
 }
@@ -77,13 +85,12 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
 ): Promise<{ view: PurchaseView<K>; json: JsonText }> {
   const { em, orgId } = ctx;
   const { legalCurrency, lockDate } = await postingSettingsOf(ctx);
-  const fx = await documentRate(ctx, req, legalCurrency);
-  const computed = computeFigures({
+  const figuresOf = (rate: DocumentInput['fx_rate']) => computeFigures({
     currency: req.currency,
     legal_currency: legalCurrency,
     // Purchase documents carry one rate to the legal currency: tax_fx_rate.
-    fx_rate: fx.rate,
-    tax_fx_rate: fx.rate,
+    fx_rate: rate,
+    tax_fx_rate: rate,
     precision: req.precision ?? 2,
     taxes_included: req.taxes_included ?? false,
     items: req.items.map((it) => ({
@@ -95,6 +102,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     })),
     rounding_amount: req.rounding_amount ?? null,
   });
+  const fx = await documentRate(ctx, req, legalCurrency, () => figuresOf(1));
+  const computed = figuresOf(fx.rate);
   if (opts.strict) assertDerivedFigures(req, computed);
   opts.expect?.(computed);
   refuseClosedPeriod(lockDate, `the ${kind.label}`, [postingDate.document(req)]);

@@ -44,7 +44,7 @@ export const VENDOR_CREDITS: PurchaseDocumentKind<'vendor_credit', typeof vendor
   credits: { rule: CREDITED_BILL, creditedId: (req) => req.credited_doc_id },
 };
 
-/** A vendor credit is applied to an open bill of its vendor, in its currency and at its rate (decision 148). */
+/** A vendor credit is applied to an open bill of its vendor, in its currency (decision 148; at other rates, decision 207). */
 export const VENDOR_CREDIT_ALLOCATIONS: AllocationRule<VendorCreditAllocation> = {
   table: 'purchase_documents',
   kindColumn: 'kind',
@@ -53,6 +53,10 @@ export const VENDOR_CREDIT_ALLOCATIONS: AllocationRule<VendorCreditAllocation> =
   party: 'd.vendor',
   sameParty: sameVendor,
   rates: 'd.tax_fx_rate::text',
+  // the legal total as the ledger posts it (purchaseTotalLeg): the recap's legal figures and any untaxed rest at the rate
+  totalLeg: `(select coalesce(sum((t->>'tax_base_leg')::numeric + (t->>'tax_amount_leg')::numeric), 0) from json_array_elements(d.taxes) t)
+    + round((d.subtotal_amount - (select coalesce(sum((t->>'tax_base')::numeric), 0) from json_array_elements(d.taxes) t)) * d.tax_fx_rate, 2)`,
+  side: 'payable',
   allocations: 'purchase_credit_allocations',
   touchColumn: 'updated_at',
   words: { credit: 'vendor_credit', target: 'bill', creditLabel: 'vendor credit', targetLabel: 'bill', party: 'vendor' },

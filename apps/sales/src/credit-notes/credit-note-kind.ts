@@ -47,7 +47,7 @@ export const CREDIT_NOTES: SalesDocumentKind<'sales_credit_note', CreditNoteRequ
   }),
 };
 
-/** A credit note is applied to an open invoice of its customer, in its currency and at its rates (decision 148). */
+/** A credit note is applied to an open invoice of its customer, in its currency (decision 148; at other rates, decision 207). */
 export const CREDIT_NOTE_ALLOCATIONS: AllocationRule<CreditNoteAllocation> = {
   table: 'sales_documents',
   kindColumn: 'doc_type',
@@ -56,6 +56,8 @@ export const CREDIT_NOTE_ALLOCATIONS: AllocationRule<CreditNoteAllocation> = {
   party: `d.body->'customer'`,
   sameParty: sameCustomer,
   rates: `concat_ws('/', d.body->>'fx_rate', d.body->>'tax_fx_rate')`,
+  totalLeg: `d.body->>'total_amount_leg'`,
+  side: 'receivable',
   allocations: 'sales_credit_allocations',
   touchColumn: 'updated_at',
   words: { credit: 'credit_note', target: 'invoice', creditLabel: 'credit note', targetLabel: 'invoice', party: 'customer' },

@@ -1,3 +1,4 @@
+import { creditAllocationExchangeColumnsSql } from '@ledgerline/posted-documents';
 import { sqlMigration } from '@ledgerline/service-kit';
 import { deliveryMigrations } from './delivery.migrations.js';
 import { complianceMigrations } from './compliance.migrations.js';
@@ -225,6 +226,14 @@ create index if not exists sales_document_payments_date on sales_document_paymen
 -- (numeric(18,4): any amount due fits); the table had numeric(20,4), a drift of two copies of one
 -- declaration, now declared once (creditAllocationEntity, creditAllocationTableSql).
 alter table sales_credit_allocations alter column amount type numeric(18,4);
+`,
+  ),
+  sqlMigration(
+    'sales_1100_allocation_exchange_difference',
+    `
+-- Decision 207. A credit applied to a document converted at another rate settles each at its own
+-- legal value; the allocation keeps both and the exchange difference the ledger posts.
+${creditAllocationExchangeColumnsSql('sales_credit_allocations')}
 `,
   ),
 ];

@@ -43,11 +43,14 @@ const PREPARE_WITH_ITEMS = `${PREPARE},
  * The rate of a foreign-currency document: the one it states, else the exchange-rate table's in
  * force on its tax point date (date_taxable, else date_issued), with the units it is quoted for;
  * 422 `fx_rate_required` when the table has none. `origin` is what the document says of it.
+ * `validate` checks the rest of the document first (a 400 names every field at once).
  */
-async function documentRate(ctx: TenantContext, input: DocumentRequest, legalCurrency: string) {
+async function documentRate(ctx: TenantContext, input: DocumentRequest, legalCurrency: string, validate: () => unknown) {
   const currency = input.currency.toUpperCase();
   if (currency === legalCurrency) return { input: {}, origin: { fx_rate_date: null, fx_rate_source: null } };
   if (input.fx_rate != null) return { input: {}, origin: { fx_rate_date: null, fx_rate_source: 'stated' } };
+  // a document that is wrong anyway is refused for all it gets wrong before the table is asked
+  validate();
   const date = input.date_taxable ?? input.date_issued;
   const rate = await tableRate(ctx, { currency, date, legalCurrency, path: 'fx_rate' });
   return { input: { fx_rate: rate.rate, currency_coef: rate.amount }, origin: { fx_rate_date: rate.rate_date, fx_rate_source: rate.source } };
@@ -123,8 +126,9 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const legalCurrency = replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY;
-  const fx = await documentRate(ctx, input, legalCurrency);
-  const computed = computeDocument({ ...documentInputOf(input, legalCurrency, replica?.profile.rounding_increment), ...fx.input });
+  const figuresInput = documentInputOf(input, legalCurrency, replica?.profile.rounding_increment);
+  const fx = await documentRate(ctx, input, legalCurrency, () => computeDocument({ ...figuresInput, fx_rate: 1 }));
+  const computed = computeDocument({ ...figuresInput, ...fx.input });
   if (opts.strict) assertDerivedFigures(input, computed);
   refuseClosedPeriod(lockDateOf(replica?.profile), `the ${kind.label}`, [postingDate.document(input)]);
   const catalogued = withCatalogueAccounts(input, new Map((pre.item_accounts ?? []).map((a) => [Number(a.id), a.gl_account])));
