@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_5xe4tT8J",
+          "prefix": "ak_IUH7KiD1",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T16:54:32.655Z",
+          "created_at": "2026-11-28T18:14:26.575Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T16:54:32.706Z",
+          "last_used_at": "2026-11-28T18:14:26.630Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_OxnU7WOo",
+          "prefix": "ak_U9vbkoSx",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T16:54:32.833Z",
+          "created_at": "2026-11-28T18:14:26.731Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_OxnU7WOo",
+      "prefix": "ak_U9vbkoSx",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T16:54:32.833Z",
+      "created_at": "2026-11-28T18:14:26.731Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_OxnU7WOo",
+      "prefix": "ak_U9vbkoSx",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T16:54:32.833Z",
+      "created_at": "2026-11-28T18:14:26.731Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_OxnU7WOo",
+      "prefix": "ak_U9vbkoSx",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T16:54:32.833Z",
+      "created_at": "2026-11-28T18:14:26.731Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_OxnU7WOo",
+      "prefix": "ak_U9vbkoSx",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T16:54:32.833Z",
+      "created_at": "2026-11-28T18:14:26.731Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T16:54:32.875Z"
+      "revoked_at": "2026-11-28T18:14:26.770Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T16:54:33.149Z",
+          "created_at": "2026-11-28T18:14:27.054Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T16:54:34.925Z"
+        "created_at": "2026-11-28T18:14:28.735Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
+      "client_id": "cl_22JYeXuxxbRRrB2Bu3Zz_19H2Pi",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "a53fd3c7-31bd-468e-88c4-805bf196fc97",
-      "created_at": "2026-11-28T16:54:34.944Z",
+      "uid": "9d4cf227-6277-44eb-9f78-12ef2c15df16",
+      "created_at": "2026-11-28T18:14:28.764Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -813,6 +813,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "credited_doc_no": "FV202600001",
       "buyer_reference": null,
       "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "payment_term": null,
       "precision": 2,
       "rate_format": null,
@@ -920,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "f872d2d3-4a1f-4b2d-885a-68ad05a3bcbc",
-      "created_at": "2026-11-28T16:54:35.409Z",
-      "edited_at": "2026-11-28T16:54:35.409Z",
+      "uid": "e1afa8ba-f861-4e76-8ec9-9f02952f36bf",
+      "created_at": "2026-11-28T18:14:29.201Z",
+      "edited_at": "2026-11-28T18:14:29.201Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -948,6 +950,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rate_format": null,
       "taxes_included": false,
       "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "type": {
         "id": 1,
         "name": "purchase"
@@ -1060,6 +1064,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "fx_rate": 1,
       "currency_coef": 1,
       "fx_rate_source": "legal",
+      "fx_rate_date": null,
       "amount_leg": 19158,
       "settlement_amount_leg": null,
       "bank_reference": null,
@@ -1084,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T16:54:34.598Z",
+          "evaluated_at": "2026-11-28T18:14:28.401Z",
           "blocking_reason": null
         }
       }
@@ -1133,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
+      "uid": "bcbfb4e8-9644-412e-b1a2-1bbc4619ab1d",
       "transaction_type": null,
-      "created_at": "2026-11-28T16:54:35.706Z",
-      "edited_at": "2026-11-28T16:54:35.759Z",
+      "created_at": "2026-11-28T18:14:29.487Z",
+      "edited_at": "2026-11-28T18:14:29.512Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1169,7 +1174,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         },
         {
           "id": 5,
@@ -1189,7 +1195,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         },
         {
           "id": 6,
@@ -1211,7 +1218,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         }
       ]
     }
@@ -1224,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
+          "uid": "bcbfb4e8-9644-412e-b1a2-1bbc4619ab1d",
           "transaction_type": null,
-          "created_at": "2026-11-28T16:54:35.706Z",
-          "edited_at": "2026-11-28T16:54:35.759Z",
+          "created_at": "2026-11-28T18:14:29.487Z",
+          "edited_at": "2026-11-28T18:14:29.512Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1260,7 +1268,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "settlement_amount_leg": null,
               "fx_rate": 1,
               "currency_coef": 1,
-              "fx_rate_source": "legal"
+              "fx_rate_source": "legal",
+              "fx_rate_date": null
             },
             {
               "id": 5,
@@ -1280,7 +1289,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "settlement_amount_leg": null,
               "fx_rate": 1,
               "currency_coef": 1,
-              "fx_rate_source": "legal"
+              "fx_rate_source": "legal",
+              "fx_rate_date": null
             },
             {
               "id": 6,
@@ -1302,7 +1312,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "settlement_amount_leg": null,
               "fx_rate": 1,
               "currency_coef": 1,
-              "fx_rate_source": "legal"
+              "fx_rate_source": "legal",
+              "fx_rate_date": null
             }
           ]
         }
@@ -1949,7 +1960,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T16:54:35.915Z",
+      "created_at": "2026-11-28T18:14:29.719Z",
       "created_by": "key:2"
     }
   },
@@ -1986,7 +1997,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T16:54:35.915Z",
+          "created_at": "2026-11-28T18:14:29.719Z",
           "created_by": "key:2"
         }
       ],
@@ -2021,7 +2032,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T16:54:35.915Z",
+      "created_at": "2026-11-28T18:14:29.719Z",
       "created_by": "key:2"
     }
   },
@@ -2059,7 +2070,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T16:54:35.933Z",
+      "created_at": "2026-11-28T18:14:29.737Z",
       "created_by": "key:2"
     }
   },
@@ -2076,11 +2087,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "expenses": 8400,
       "profit": 41600,
       "journal_entry": {
-        "id": 6,
+        "id": 8,
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T16:54:35.988Z",
+      "created_at": "2026-11-28T18:14:29.897Z",
       "created_by": "key:2"
     }
   },
@@ -2099,11 +2110,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "expenses": 8400,
           "profit": 41600,
           "journal_entry": {
-            "id": 8,
+            "id": 10,
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T16:54:36.015Z",
+          "created_at": "2026-11-28T18:14:29.922Z",
           "created_by": "key:2"
         },
         {
@@ -2115,14 +2126,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "expenses": 8400,
           "profit": 41600,
           "journal_entry": {
-            "id": 6,
+            "id": 8,
             "no": "JE-2025-0003"
           },
           "reopened_by": {
-            "id": 7,
+            "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T16:54:35.988Z",
+          "created_at": "2026-11-28T18:14:29.897Z",
           "created_by": "key:2"
         }
       ],
@@ -2139,14 +2150,57 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "expenses": 8400,
       "profit": 41600,
       "journal_entry": {
-        "id": 6,
+        "id": 8,
         "no": "JE-2025-0003"
       },
       "reopened_by": {
-        "id": 7,
+        "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T16:54:35.988Z",
+      "created_at": "2026-11-28T18:14:29.897Z",
+      "created_by": "key:2"
+    }
+  },
+  "revalueForeignItems": {
+    "request": {
+      "date": "2026-11-30"
+    },
+    "response": {
+      "date": "2026-11-30",
+      "currency": "CZK",
+      "gain": 0,
+      "loss": 69.7,
+      "lines": [
+        {
+          "kind": "receivable",
+          "document": {
+            "type": "sales_invoice",
+            "id": 7,
+            "no": "FV202600006"
+          },
+          "account_number": null,
+          "gl_account": "311",
+          "currency": "EUR",
+          "amount": 290.4,
+          "rate": 24.3,
+          "rate_amount": 1,
+          "rate_date": "2026-11-30",
+          "rate_source": "manual",
+          "booked": 7126.42,
+          "revalued": 7056.72,
+          "difference": -69.7,
+          "result": -69.7
+        }
+      ],
+      "journal_entry": {
+        "id": 6,
+        "no": "JE-2026-0004"
+      },
+      "reversed_by": {
+        "id": 7,
+        "no": "JE-2026-0005"
+      },
+      "created_at": "2026-11-28T18:14:29.858Z",
       "created_by": "key:2"
     }
   },
@@ -2226,8 +2280,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ca9b3d00-36d0-4dc5-994e-9faba77fa522",
-      "created_at": "2026-11-28T16:54:33.139Z",
+      "uid": "73ff283e-1d84-4304-8782-1dd37bb7b07c",
+      "created_at": "2026-11-28T18:14:27.044Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2301,6 +2355,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "specific_symbol": null,
       "buyer_reference": "ACME-PO-2026-118",
       "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "payment_term": null,
       "precision": 2,
       "rate_format": null,
@@ -2436,8 +2492,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ca9b3d00-36d0-4dc5-994e-9faba77fa522",
-          "created_at": "2026-11-28T16:54:33.139Z",
+          "uid": "73ff283e-1d84-4304-8782-1dd37bb7b07c",
+          "created_at": "2026-11-28T18:14:27.044Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2511,6 +2567,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "specific_symbol": null,
           "buyer_reference": "ACME-PO-2026-118",
           "order_reference": null,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
           "payment_term": null,
           "precision": 2,
           "rate_format": null,
@@ -2644,8 +2702,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "ca9b3d00-36d0-4dc5-994e-9faba77fa522",
-      "created_at": "2026-11-28T16:54:33.139Z",
+      "uid": "73ff283e-1d84-4304-8782-1dd37bb7b07c",
+      "created_at": "2026-11-28T18:14:27.044Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2719,6 +2777,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "specific_symbol": null,
       "buyer_reference": "ACME-PO-2026-118",
       "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "payment_term": null,
       "precision": 2,
       "rate_format": null,
@@ -2862,7 +2922,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T16:54:34.598Z",
+        "evaluated_at": "2026-11-28T18:14:28.401Z",
         "blocking_reason": null
       }
     }
@@ -2875,8 +2935,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "a53fd3c7-31bd-468e-88c4-805bf196fc97",
-          "created_at": "2026-11-28T16:54:34.944Z",
+          "uid": "9d4cf227-6277-44eb-9f78-12ef2c15df16",
+          "created_at": "2026-11-28T18:14:28.764Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2952,6 +3012,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "credited_doc_no": "FV202600001",
           "buyer_reference": null,
           "order_reference": null,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
           "payment_term": null,
           "precision": 2,
           "rate_format": null,
@@ -3030,8 +3092,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "a53fd3c7-31bd-468e-88c4-805bf196fc97",
-      "created_at": "2026-11-28T16:54:34.944Z",
+      "uid": "9d4cf227-6277-44eb-9f78-12ef2c15df16",
+      "created_at": "2026-11-28T18:14:28.764Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3107,6 +3169,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "credited_doc_no": "FV202600001",
       "buyer_reference": null,
       "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "payment_term": null,
       "precision": 2,
       "rate_format": null,
@@ -3188,7 +3252,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>CA9B3D00-36D0-4DC5-994E-9FABA77FA522</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>73FF283E-1D84-4304-8782-1DD37BB7B07C</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3200,7 +3264,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>A53FD3C7-31BD-468E-88C4-805BF196FC97</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>CA9B3D00-36D0-4DC5-994E-9FABA77FA522</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9D4CF227-6277-44EB-9F78-12EF2C15DF16</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>73FF283E-1D84-4304-8782-1DD37BB7B07C</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3222,8 +3286,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T16:54:35.356Z",
-      "removed_at": null
+      "created_at": "2026-11-28T18:14:29.159Z",
+      "removed_at": null,
+      "exchange_difference": null
     }
   },
   "listCreditNoteAllocations": {
@@ -3245,8 +3310,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T16:54:35.340Z",
-          "removed_at": "2026-11-28T16:54:35.349Z"
+          "created_at": "2026-11-28T18:14:29.128Z",
+          "removed_at": "2026-11-28T18:14:29.147Z",
+          "exchange_difference": null
         },
         {
           "id": 2,
@@ -3261,8 +3327,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T16:54:35.356Z",
-          "removed_at": null
+          "created_at": "2026-11-28T18:14:29.159Z",
+          "removed_at": null,
+          "exchange_difference": null
         }
       ],
       "aggregations": []
@@ -3287,8 +3354,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T16:54:35.340Z",
-          "removed_at": "2026-11-28T16:54:35.349Z"
+          "created_at": "2026-11-28T18:14:29.128Z",
+          "removed_at": "2026-11-28T18:14:29.147Z",
+          "exchange_difference": null
         },
         {
           "id": 2,
@@ -3303,8 +3371,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T16:54:35.356Z",
-          "removed_at": null
+          "created_at": "2026-11-28T18:14:29.159Z",
+          "removed_at": null,
+          "exchange_difference": null
         }
       ],
       "aggregations": []
@@ -3324,8 +3393,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T16:54:35.340Z",
-      "removed_at": "2026-11-28T16:54:35.349Z"
+      "created_at": "2026-11-28T18:14:29.128Z",
+      "removed_at": "2026-11-28T18:14:29.147Z",
+      "exchange_difference": null
     }
   },
   "allocateVendorCredit": {
@@ -3346,8 +3416,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T16:54:35.447Z",
-      "removed_at": null
+      "created_at": "2026-11-28T18:14:29.256Z",
+      "removed_at": null,
+      "exchange_difference": null
     }
   },
   "listVendorCreditAllocations": {
@@ -3369,8 +3440,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T16:54:35.431Z",
-          "removed_at": "2026-11-28T16:54:35.440Z"
+          "created_at": "2026-11-28T18:14:29.230Z",
+          "removed_at": "2026-11-28T18:14:29.243Z",
+          "exchange_difference": null
         },
         {
           "id": 2,
@@ -3385,8 +3457,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T16:54:35.447Z",
-          "removed_at": null
+          "created_at": "2026-11-28T18:14:29.256Z",
+          "removed_at": null,
+          "exchange_difference": null
         }
       ],
       "aggregations": []
@@ -3411,8 +3484,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T16:54:35.431Z",
-          "removed_at": "2026-11-28T16:54:35.440Z"
+          "created_at": "2026-11-28T18:14:29.230Z",
+          "removed_at": "2026-11-28T18:14:29.243Z",
+          "exchange_difference": null
         },
         {
           "id": 2,
@@ -3427,8 +3501,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T16:54:35.447Z",
-          "removed_at": null
+          "created_at": "2026-11-28T18:14:29.256Z",
+          "removed_at": null,
+          "exchange_difference": null
         }
       ],
       "aggregations": []
@@ -3448,8 +3523,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T16:54:35.431Z",
-      "removed_at": "2026-11-28T16:54:35.440Z"
+      "created_at": "2026-11-28T18:14:29.230Z",
+      "removed_at": "2026-11-28T18:14:29.243Z",
+      "exchange_difference": null
     }
   },
   "createBill": {
@@ -3501,9 +3577,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "5a71c941-7b69-475d-b144-bbc853710953",
-      "created_at": "2026-11-28T16:54:35.385Z",
-      "edited_at": "2026-11-28T16:54:35.385Z",
+      "uid": "ec7b0d94-f45f-4d89-b1e7-df3e6bdab4cb",
+      "created_at": "2026-11-28T18:14:29.175Z",
+      "edited_at": "2026-11-28T18:14:29.175Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3529,6 +3605,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rate_format": null,
       "taxes_included": false,
       "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "type": {
         "id": 1,
         "name": "purchase"
@@ -3622,9 +3700,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "ca606edc-0fdd-45c1-b852-7862b0865e92",
-        "created_at": "2026-11-28T16:54:34.584Z",
-        "edited_at": "2026-11-28T16:54:34.584Z",
+        "uid": "077af931-c5bc-44e8-a8ae-5861487f3245",
+        "created_at": "2026-11-28T18:14:28.392Z",
+        "edited_at": "2026-11-28T18:14:28.392Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3656,6 +3734,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rate_format": null,
         "taxes_included": false,
         "tax_fx_rate": 1,
+        "fx_rate_date": null,
+        "fx_rate_source": null,
         "type": {
           "id": 1,
           "name": "purchase"
@@ -3760,9 +3840,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "5a71c941-7b69-475d-b144-bbc853710953",
-          "created_at": "2026-11-28T16:54:35.385Z",
-          "edited_at": "2026-11-28T16:54:35.385Z",
+          "uid": "ec7b0d94-f45f-4d89-b1e7-df3e6bdab4cb",
+          "created_at": "2026-11-28T18:14:29.175Z",
+          "edited_at": "2026-11-28T18:14:29.175Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3788,6 +3868,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "rate_format": null,
           "taxes_included": false,
           "tax_fx_rate": 1,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
           "type": {
             "id": 1,
             "name": "purchase"
@@ -3883,9 +3965,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "f872d2d3-4a1f-4b2d-885a-68ad05a3bcbc",
-          "created_at": "2026-11-28T16:54:35.409Z",
-          "edited_at": "2026-11-28T16:54:35.409Z",
+          "uid": "e1afa8ba-f861-4e76-8ec9-9f02952f36bf",
+          "created_at": "2026-11-28T18:14:29.201Z",
+          "edited_at": "2026-11-28T18:14:29.201Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -3911,6 +3993,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "rate_format": null,
           "taxes_included": false,
           "tax_fx_rate": 1,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
           "type": {
             "id": 1,
             "name": "purchase"
@@ -4215,9 +4299,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "5a71c941-7b69-475d-b144-bbc853710953",
-      "created_at": "2026-11-28T16:54:35.385Z",
-      "edited_at": "2026-11-28T16:54:35.385Z",
+      "uid": "ec7b0d94-f45f-4d89-b1e7-df3e6bdab4cb",
+      "created_at": "2026-11-28T18:14:29.175Z",
+      "edited_at": "2026-11-28T18:14:29.175Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4243,6 +4327,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rate_format": null,
       "taxes_included": false,
       "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "type": {
         "id": 1,
         "name": "purchase"
@@ -4330,9 +4416,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "f872d2d3-4a1f-4b2d-885a-68ad05a3bcbc",
-      "created_at": "2026-11-28T16:54:35.409Z",
-      "edited_at": "2026-11-28T16:54:35.409Z",
+      "uid": "e1afa8ba-f861-4e76-8ec9-9f02952f36bf",
+      "created_at": "2026-11-28T18:14:29.201Z",
+      "edited_at": "2026-11-28T18:14:29.201Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4358,6 +4444,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rate_format": null,
       "taxes_included": false,
       "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
       "type": {
         "id": 1,
         "name": "purchase"
@@ -4461,6 +4549,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fx_rate": 1,
           "currency_coef": 1,
           "fx_rate_source": "legal",
+          "fx_rate_date": null,
           "amount_leg": 19158,
           "settlement_amount_leg": null,
           "bank_reference": null,
@@ -4516,6 +4605,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "fx_rate": 1,
       "currency_coef": 1,
       "fx_rate_source": "legal",
+      "fx_rate_date": null,
       "amount_leg": 300,
       "settlement_amount_leg": null,
       "bank_reference": "REF-11-3",
@@ -4548,6 +4638,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "fx_rate": 1,
       "currency_coef": 1,
       "fx_rate_source": "legal",
+      "fx_rate_date": null,
       "amount_leg": 300,
       "settlement_amount_leg": null,
       "bank_reference": "REF-11-3",
@@ -4571,7 +4662,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T16:54:35.546Z",
+          "created_at": "2026-11-28T18:14:29.345Z",
           "entries": [
             {
               "order": 1,
@@ -4619,6 +4710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "fx_rate": 1,
                 "currency_coef": 1,
                 "fx_rate_source": "legal",
+                "fx_rate_date": null,
                 "amount_leg": 2420,
                 "settlement_amount_leg": null,
                 "bank_reference": "REF-11-1",
@@ -4660,6 +4752,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "fx_rate": 1,
                 "currency_coef": 1,
                 "fx_rate_source": "legal",
+                "fx_rate_date": null,
                 "amount_leg": -45,
                 "settlement_amount_leg": null,
                 "bank_reference": "REF-11-2",
@@ -4698,6 +4791,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "fx_rate": 1,
                 "currency_coef": 1,
                 "fx_rate_source": "legal",
+                "fx_rate_date": null,
                 "amount_leg": 300,
                 "settlement_amount_leg": null,
                 "bank_reference": "REF-11-3",
@@ -4725,7 +4819,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T16:54:35.546Z"
+          "created_at": "2026-11-28T18:14:29.345Z"
         }
       ],
       "aggregations": []
@@ -4742,7 +4836,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T16:54:35.546Z",
+      "created_at": "2026-11-28T18:14:29.345Z",
       "entries": [
         {
           "order": 1,
@@ -4790,6 +4884,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "fx_rate": 1,
             "currency_coef": 1,
             "fx_rate_source": "legal",
+            "fx_rate_date": null,
             "amount_leg": 2420,
             "settlement_amount_leg": null,
             "bank_reference": "REF-11-1",
@@ -4831,6 +4926,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "fx_rate": 1,
             "currency_coef": 1,
             "fx_rate_source": "legal",
+            "fx_rate_date": null,
             "amount_leg": -45,
             "settlement_amount_leg": null,
             "bank_reference": "REF-11-2",
@@ -4869,6 +4965,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "fx_rate": 1,
             "currency_coef": 1,
             "fx_rate_source": "legal",
+            "fx_rate_date": null,
             "amount_leg": 300,
             "settlement_amount_leg": null,
             "bank_reference": "REF-11-3",
@@ -4906,10 +5003,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
+      "uid": "bcbfb4e8-9644-412e-b1a2-1bbc4619ab1d",
       "transaction_type": null,
-      "created_at": "2026-11-28T16:54:35.706Z",
-      "edited_at": "2026-11-28T16:54:35.706Z",
+      "created_at": "2026-11-28T18:14:29.487Z",
+      "edited_at": "2026-11-28T18:14:29.487Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -4942,7 +5039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         },
         {
           "id": 2,
@@ -4962,7 +5060,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         },
         {
           "id": 3,
@@ -4984,7 +5083,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         }
       ]
     }
@@ -4992,10 +5092,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "b9f97624-b357-4a82-9b32-e31f4ce9fcca",
+      "uid": "bcbfb4e8-9644-412e-b1a2-1bbc4619ab1d",
       "transaction_type": null,
-      "created_at": "2026-11-28T16:54:35.706Z",
-      "edited_at": "2026-11-28T16:54:35.706Z",
+      "created_at": "2026-11-28T18:14:29.487Z",
+      "edited_at": "2026-11-28T18:14:29.487Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5028,7 +5128,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         },
         {
           "id": 2,
@@ -5048,7 +5149,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         },
         {
           "id": 3,
@@ -5070,7 +5172,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "settlement_amount_leg": null,
           "fx_rate": 1,
           "currency_coef": 1,
-          "fx_rate_source": "legal"
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
         }
       ]
     }
@@ -5088,7 +5191,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T16:54:33.086Z"
+      "created_at": "2026-11-28T18:14:26.989Z"
     }
   },
   "listNumberingSeries": {
@@ -5103,7 +5206,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T16:54:33.081Z"
+          "created_at": "2026-11-28T18:14:26.984Z"
         },
         {
           "id": 2,
@@ -5111,7 +5214,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T16:54:33.086Z"
+          "created_at": "2026-11-28T18:14:26.989Z"
         }
       ],
       "aggregations": []
@@ -5211,15 +5314,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
+          "client_id": "cl_22JYeXuxxbRRrB2Bu3Zz_19H2Pi",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T16:54:32.894Z",
-          "last_used_at": "2026-11-28T16:54:32.909Z",
+          "created_at": "2026-11-28T18:14:26.788Z",
+          "last_used_at": "2026-11-28T18:14:26.803Z",
           "revoked_at": null
         }
       ],
@@ -5229,30 +5332,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
+      "client_id": "cl_22JYeXuxxbRRrB2Bu3Zz_19H2Pi",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T16:54:32.894Z",
-      "last_used_at": "2026-11-28T16:54:32.909Z",
+      "created_at": "2026-11-28T18:14:26.788Z",
+      "last_used_at": "2026-11-28T18:14:26.803Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_HCltMlOJ6575MUYNtlBD_0RXwsp",
+      "client_id": "cl_jh0k9sFu5PTGcX9fyBWn_1o09VQ",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T16:54:32.926Z",
+      "created_at": "2026-11-28T18:14:26.826Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T16:54:32.933Z"
+      "revoked_at": "2026-11-28T18:14:26.833Z"
     }
   },
   "deleteClient": {
@@ -5294,8 +5397,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T16:54:32.654Z",
-      "updated_at": "2026-11-28T16:54:32.654Z"
+      "created_at": "2026-11-28T18:14:26.573Z",
+      "updated_at": "2026-11-28T18:14:26.573Z"
     }
   },
   "updateOrganisation": {
@@ -5337,19 +5440,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T16:54:32.654Z",
-      "updated_at": "2026-11-28T16:54:32.816Z"
+      "created_at": "2026-11-28T18:14:26.573Z",
+      "updated_at": "2026-11-28T18:14:26.719Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_Psy2sBEDtAbwwdednr0a_1gyZJE",
+      "client_id": "cl_22JYeXuxxbRRrB2Bu3Zz_19H2Pi",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImQ2ZjNhOTI5LWVjYzAtNDZmYy05NTZmLTA2OGY3ZmNkZTVkYyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9Qc3kyc0JFRHRBYnd3ZGVkbnIwYV8xZ3laSkUiLCJqdGkiOiJiMDk3YjcxNy0wZmFlLTQzNjQtODQ2MS1jOWI2NTZhMjA4YWIiLCJpYXQiOjE3OTU4ODQ4NzIsImV4cCI6MTc5NTg4NTc3Mn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjFkMjAxYzg5LTA1N2ItNDgxNi04NzgyLWRmNmQ1MGRkYTBlNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF8yMkpZZVh1eHhiUlJyQjJCdTNael8xOUgyUGkiLCJqdGkiOiIwZjQ2MTkyYS1mY2M2LTQ4YWItYWQ4OS03NTFhZGM0NWU5MTciLCJpYXQiOjE3OTU4ODk2NjYsImV4cCI6MTc5NTg5MDU2Nn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5373,8 +5476,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T16:54:33.012Z",
-          "updated_at": "2026-11-28T16:54:33.015Z"
+          "created_at": "2026-11-28T18:14:26.912Z",
+          "updated_at": "2026-11-28T18:14:26.914Z"
         }
       ],
       "aggregations": []
@@ -5401,8 +5504,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T16:54:33.012Z",
-      "updated_at": "2026-11-28T16:54:33.015Z",
+      "created_at": "2026-11-28T18:14:26.912Z",
+      "updated_at": "2026-11-28T18:14:26.914Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5419,8 +5522,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T16:54:33.012Z",
-      "updated_at": "2026-11-28T16:54:33.015Z"
+      "created_at": "2026-11-28T18:14:26.912Z",
+      "updated_at": "2026-11-28T18:14:26.914Z"
     }
   },
   "updateWebhook": {
@@ -5444,8 +5547,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T16:54:33.012Z",
-      "updated_at": "2026-11-28T16:54:33.043Z"
+      "created_at": "2026-11-28T18:14:26.912Z",
+      "updated_at": "2026-11-28T18:14:26.949Z"
     }
   },
   "deleteWebhook": {
@@ -5468,21 +5571,21 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T16:54:33.012Z",
-      "updated_at": "2026-11-28T16:54:36.060Z",
+      "created_at": "2026-11-28T18:14:26.912Z",
+      "updated_at": "2026-11-28T18:14:29.964Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 12,
+      "total": 13,
       "from": 0,
       "take": 2,
       "entities": [
         {
-          "id": 12,
+          "id": 13,
           "webhook_id": 1,
-          "event_id": "c360b544-d038-40f8-97ed-614b54988698",
+          "event_id": "1d279bc7-5f58-4b6a-aba0-1ea6f30c3d02",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5490,23 +5593,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T17:54:35.829Z",
-          "created_at": "2026-11-28T16:54:35.815Z",
+          "next_attempt_at": "2026-11-28T19:14:29.805Z",
+          "created_at": "2026-11-28T18:14:29.795Z",
           "completed_at": null
         },
         {
-          "id": 11,
+          "id": 12,
           "webhook_id": 1,
-          "event_id": "dff1836f-16b1-41a5-87a3-8ab0a21a0337",
-          "event_type": "com.ledgerline.finance.payment.matched.v1",
+          "event_id": "9f0748df-7e14-4119-866b-0316587465df",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 16,
+          "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T17:54:35.748Z",
-          "created_at": "2026-11-28T16:54:35.708Z",
+          "next_attempt_at": "2026-11-28T19:14:29.643Z",
+          "created_at": "2026-11-28T18:14:29.629Z",
           "completed_at": null
         }
       ],
@@ -5515,9 +5618,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 12,
+      "id": 13,
       "webhook_id": 1,
-      "event_id": "c360b544-d038-40f8-97ed-614b54988698",
+      "event_id": "1d279bc7-5f58-4b6a-aba0-1ea6f30c3d02",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
@@ -5525,8 +5628,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T16:54:36.052Z",
-      "created_at": "2026-11-28T16:54:35.815Z",
+      "next_attempt_at": "2026-11-28T18:14:29.953Z",
+      "created_at": "2026-11-28T18:14:29.795Z",
       "completed_at": null
     }
   },
@@ -5626,18 +5729,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T16:54:32.654Z",
-        "updated_at": "2026-11-28T16:54:32.654Z"
+        "created_at": "2026-11-28T18:14:26.573Z",
+        "updated_at": "2026-11-28T18:14:26.573Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_5xe4tT8J",
+        "prefix": "ak_IUH7KiD1",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T16:54:32.655Z",
+        "created_at": "2026-11-28T18:14:26.575Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
