@@ -162,6 +162,22 @@ describe('importing UBL e-invoices', () => {
     }
   });
 
+  it("into books in CZK without a rate: the table's rate in force on the document's day, or 422 naming tax_fx_rate and nothing stored (issue 56)", async () => {
+    const created = await (await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: 'Table rates s.r.o.', country: 'CZ', legal_currency: 'CZK' } })).json();
+    const key = created.admin_key.key;
+    const xml = example('peppol-base-example.xml'); // issued 13 November 2017, in EUR
+    const refused = await expectProblem(await importXml(key, xml), 422, 'fx_rate_required');
+    expect(refused.detail).toContain('No EUR rate to CZK in force on 2017-11-13');
+    expect(refused.errors!.map((e) => e.path)).toEqual(['tax_fx_rate']);
+    expect((await (await stack.api('/v1/purchase/bills?take=0', { key })).json()).total).toBe(0);
+    expect((await stack.api('/v1/settings/exchange-rates/EUR/2017-11-10', { method: 'PUT', key, json: { rate: 25.54 } })).status).toBe(200);
+    const res = await importXml(key, xml);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const { bill } = await res.json();
+    // Friday's rate is in force on Monday 13 November
+    expect(bill).toMatchObject({ total_amount: 1656.25, tax_fx_rate: 25.54, fx_rate_date: '2017-11-10', fx_rate_source: 'manual' });
+  });
+
   it('a payable amount after a prepayment and a rounding (BT-113, BT-114) imports with the document total', async () => {
     const key = await euroOrganisation('Rounding AB');
     // the base example (1 656.25) with 1 000 prepaid and a rounding of −0.25: 656.00 to pay
