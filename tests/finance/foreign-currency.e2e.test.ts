@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { parseEventData } from '@ledgerline/contracts';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { apiOf, billBody, expectProblem, VAT21 } from '../purchase/fixtures.js';
-import { watchBus, type SeenEvent } from './support.js';
+import { secondOrganisation, watchBus, type SeenEvent } from './support.js';
 
 /**
  * Payments in a currency other than the organisation's legal currency (CZK) reach the ledger: the
@@ -268,6 +268,36 @@ describe('an organisation whose legal currency is EUR', () => {
       expect(t).toMatchObject({ legal_currency: 'EUR' });
     }
     expect(entries.find((t) => t.currency === 'CZK')!.fx_rates).toEqual([{ rate: 0.04, currency: 'CZK', source: 'payment' }]);
+  });
+});
+
+describe("with the exchange-rate table (issue 56): payments without a rate take the booking day's", () => {
+  it('a USD payout and an unmatched USD transaction take the rate in force; matched later, the transaction keeps it and the invoice is cleared at its own', async () => {
+    const { key } = await secondOrganisation(stack, 'Table rates s.r.o.');
+    const call = async (path: string, json: unknown, method = 'POST') => {
+      const res = await api(path, { method, json, key });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return res.json();
+    };
+    await call('/v1/settings/exchange-rates/USD/2026-11-24', { rate: 22.5 }, 'PUT');
+    const payout = await call('/v1/finance/payouts', { currency: 'USD', date_issued: DAY, lines: [{ amount: 10 }, { amount: -1, gl_account: { number: '568' } }] });
+    expect(payout).toMatchObject({ fx_rate: 22.5, total_amount_leg: 202.5 });
+    expect(payout.lines.map((l: any) => [l.fx_rate_source, l.fx_rate_date, l.amount_leg])).toEqual([
+      ['manual', '2026-11-24', 225],
+      ['manual', '2026-11-24', -22.5],
+    ]);
+    const unmatched = await call('/v1/finance/bank/transactions', { amount: 100, currency: 'USD', date_transaction: DAY, description: 'Unknown USD' });
+    expect(unmatched).toMatchObject({ match_status: 'none', fx_rate: 22.5, fx_rate_source: 'manual', fx_rate_date: '2026-11-24', amount_leg: 2250 });
+    const invoice = await call('/v1/sales/invoices', { customer: CUSTOMER, currency: 'USD', fx_rate: 22, date_issued: DAY, items: [{ title: 'Licence', qty: 1, rate: 100, taxes: [] }] });
+    // a later rate in the table changes nothing already recorded
+    await call('/v1/settings/exchange-rates/USD/2026-11-25', { rate: 23 }, 'PUT');
+    const matched = await call(`/v1/finance/bank/transactions/${unmatched.id}/match`, { document: { type: 'sales_invoice', id: invoice.id } });
+    expect(matched).toMatchObject({ version: 2, match_status: 'matched', fx_rate: 22.5, fx_rate_source: 'manual', fx_rate_date: '2026-11-24', amount_leg: 2250, settlement_amount_leg: 2200 });
+    const posted = await eventually(async () => {
+      const page = await (await api(`/v1/accounting/transactions?source_type=bank_transaction&source_id=${unmatched.id}&take=10`, { key })).json();
+      return (page.entities as Array<Txn & { source: { version: number }; entry_kind?: string }>).find((t) => t.source.version === 2 && t.type === 'bank_transaction');
+    }, 15_000);
+    expect(summary(posted)).toEqual(['Cr 311 2200.00', 'Cr 663 50.00', 'Dr 221 2250.00']);
   });
 });
 
