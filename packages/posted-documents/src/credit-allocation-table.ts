@@ -42,7 +42,11 @@ export function creditAllocationTableSql(table: string, documents: string): stri
   currency char(3) not null,
   date date not null,
   created_at timestamptz not null,
-  removed_at timestamptz
+  removed_at timestamptz,
+  legal_currency text,
+  credit_amount_leg numeric(18,2),
+  target_amount_leg numeric(18,2),
+  fx_result numeric(18,2)
 );
 create index ${table}_credit on ${table} (org_id, credit_id, id);
 create index ${table}_target on ${table} (org_id, target_id);`;
@@ -50,7 +54,8 @@ create index ${table}_target on ${table} (org_id, target_id);`;
 
 /**
  * The columns a set-off of documents at different rates keeps (decision 207): the legal value
- * each document is settled at and the result, null at one rate. What a migration adds.
+ * each document is settled at and the result, null at one rate. What a migration adds to a table
+ * made before them (the DDL above has them).
  */
 export function creditAllocationExchangeColumnsSql(table: string): string {
   return `alter table ${table} add column legal_currency text, add column credit_amount_leg numeric(18,2),
