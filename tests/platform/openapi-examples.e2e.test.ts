@@ -169,6 +169,21 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('importExchangeRates', '/settings/exchange-rates/import', { text: readFileSync(join(import.meta.dirname, '../fixtures/fx/cnb-2022-09-21.txt'), 'utf8') });
     await as('listExchangeRates', '/settings/exchange-rates', { query: 'currency=EUR&date=2022-09-24' });
     await as('putExchangeRate', '/settings/exchange-rates/EUR/2022-09-26', { json: { rate: 24.54 } });
+    // the filer's data the tax office's forms need
+    await as('putTaxFilingSettings', '/settings/tax-filing', {
+      json: {
+        tax_office: '451',
+        tax_office_workplace: '2001',
+        filer_type: 'legal_person',
+        signatory: { first_name: 'Jan', last_name: 'Novák', position: 'jednatel' },
+        prepared_by: { first_name: 'Eva', last_name: 'Svobodová', phone: '+420601123456' },
+        phone: '+420222333444',
+        email: 'ucetni@novak-consulting.example',
+        data_box: 'ab12cd3',
+        period: 'monthly',
+      },
+    });
+    await as('getTaxFilingSettings', '/settings/tax-filing');
 
     // sales catalogue and numbering
     await as('createNumberingSeries', '/sales/numbering-series', { json: { doc_type: 'sales_invoice', name: 'Invoices', mask: 'FV{YYYY}{#####}', is_default: true } });

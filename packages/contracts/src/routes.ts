@@ -54,6 +54,7 @@ import {
 import { creditNoteCheckNoQuerySchema, creditNoteCheckNoResultSchema, creditNoteListQuerySchema, creditNotePageSchema, creditNoteRequestSchema, creditNoteSchema, invoiceListQuerySchema, invoicePageSchema, invoiceRequestSchema, invoiceSchema } from './sales.js';
 import { itemListQuerySchema, itemPageSchema, itemRequestSchema, itemSalesRateQuerySchema, itemSalesRateSchema, itemSchema, numberSeriesListQuerySchema, numberSeriesPageSchema, numberSeriesRequestSchema, numberSeriesSchema, priceListRequestSchema, priceListSchema } from './catalogue.js';
 import { emailInvoiceQuerySchema, emailListQuerySchema, emailListSchema, emailRequestSchema, invoiceEmailResultSchema } from './emails.js';
+import { taxFilingSettingsRequestSchema, taxFilingSettingsSchema } from './tax-filing.js';
 import { exchangeRateFileSchema, exchangeRateImportSchema, exchangeRatePathSchema, exchangeRateQuerySchema, exchangeRateRequestSchema, exchangeRateSchema, exchangeRateTableSchema } from './exchange-rates.js';
 import { complianceEvaluateBodySchema, complianceEvaluateResultSchema, complianceRecordSchema } from './compliance.js';
 import {
@@ -272,6 +273,8 @@ const DECLARED = [
   { method: 'GET', path: '/settings/exchange-rates', service: 'settings', scope: 'settings', operationId: 'listExchangeRates', summary: 'The exchange rates in force on a day (of one currency, or of each)', tag: 'Exchange rates', query: exchangeRateQuerySchema, response: exchangeRateTableSchema },
   { method: 'POST', path: '/settings/exchange-rates/import', service: 'settings', scope: 'settings', operationId: 'importExchangeRates', bodyRequired: true, summary: "Import a central bank's rate file (the CNB's daily fixing, the ECB's eurofxref XML); each day it holds replaces that day", tag: 'Exchange rates', consumes: ['text/plain', 'application/xml', 'application/octet-stream'], body: exchangeRateFileSchema, response: exchangeRateImportSchema },
   { method: 'PUT', path: '/settings/exchange-rates/:currency/:date', service: 'settings', scope: 'settings', operationId: 'putExchangeRate', summary: 'Set the rate of a currency on a day by hand', tag: 'Exchange rates', pathParams: exchangeRatePathSchema, body: exchangeRateRequestSchema, response: exchangeRateSchema },
+  { method: 'GET', path: '/settings/tax-filing', service: 'settings', scope: 'settings', operationId: 'getTaxFilingSettings', summary: "Read the filer's data for tax filings", tag: 'Organisation', response: taxFilingSettingsSchema },
+  { method: 'PUT', path: '/settings/tax-filing', service: 'settings', scope: 'settings', operationId: 'putTaxFilingSettings', summary: "Set the filer's data the tax office's forms need (tax office, filer type, who signs, monthly or quarterly); replaced whole", tag: 'Organisation', body: taxFilingSettingsRequestSchema, response: taxFilingSettingsSchema },
   { method: 'POST', path: '/admin/organisations', service: 'settings', scope: 'settings', operationId: 'createOrganisation', summary: 'Create an organisation (operator token only)', tag: 'Organisation', body: organisationCreateSchema, response: organisationCreatedSchema, operatorOnly: true },
 ] as const satisfies readonly RouteSpec[];
 

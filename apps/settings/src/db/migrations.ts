@@ -3,6 +3,7 @@ import { documentMigrations } from './templates.migrations.js';
 import { integrationMigrations } from './integrations.migrations.js';
 import { webhookMigrations } from './webhooks.migrations.js';
 import { exchangeRateMigrations } from './exchange-rates.migrations.js';
+import { taxFilingMigrations } from './tax-filing.migrations.js';
 
 export const migrations = [
   sqlMigration(
@@ -124,4 +125,5 @@ alter table organisations add column rounding_increment numeric(6,4);
 `,
   ),
   ...exchangeRateMigrations,
+  ...taxFilingMigrations,
 ];

@@ -14,6 +14,7 @@ import { listTemplates, saveTemplate, templateSummaryView, templateView } from '
 import type { SettingsDeps } from '../resources.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import { exchangeRateRoutes } from '../exchange-rates/routes.js';
+import { taxFilingRoutes } from '../tax-filing/routes.js';
 
 /**
  * API keys, API clients and the token endpoint, the organisation profile and its
@@ -39,6 +40,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
   return {
     ...webhookRoutes(deps.resources.webhooks, () => deps.resources.sender.kick()),
     ...exchangeRateRoutes(),
+    ...taxFilingRoutes(),
     listApiKeys: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listApiKeys(ctx.em, q.from, q.take);
       return page(rows.map(apiKeyView), total, q.from, q.take);
