@@ -36,7 +36,7 @@ describe('tax filing settings', () => {
 
   it('are set whole and read back; a second PUT replaces them', async () => {
     const saved = await ok(await put(COMPANY));
-    expect(saved).toEqual({ ...COMPANY, natural_person: null, updated_at: expect.any(String) });
+    expect(saved).toEqual({ ...COMPANY, natural_person: null, reverse_charge_code: null, updated_at: expect.any(String) });
     expect(await ok(await stack.api('/v1/settings/tax-filing'))).toEqual(saved);
     const person = { tax_office: '12', filer_type: 'natural_person', natural_person: { first_name: 'Petr', last_name: 'Dvořák', title: 'Ing.' }, period: 'quarterly' };
     expect(await ok(await put(person))).toMatchObject({ ...person, signatory: null, prepared_by: null, phone: null, email: null, data_box: null, tax_office_workplace: null });
@@ -58,6 +58,7 @@ describe('tax filing settings', () => {
       [{ ...COMPANY, period: 'yearly' }, 'period'],
       [{ ...COMPANY, signatory: { ...COMPANY.signatory, position: 'jed\u0000natel' } }, 'signatory.position'],
       [{ ...COMPANY, tax_office: undefined }, 'tax_office'],
+      [{ ...COMPANY, reverse_charge_code: '4a' }, 'reverse_charge_code'],
     ];
     for (const [body, path] of cases) {
       const problem = await expectProblem(await put(body), 400);

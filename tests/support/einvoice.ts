@@ -35,3 +35,22 @@ export function xmlValues(xml: string, name: string): string[] {
 }
 
 export const ISDOC_XSD = () => path.join(einvoiceDir(), 'isdoc-6.0.2/isdoc-invoice-6.0.2.xsd');
+
+/**
+ * The Czech tax office's EPO schemas (DPHKH1, DPHDP3, DPHSHV), reproduced byte for byte: EPO_DIR,
+ * else where the test machines keep them beside the e-invoice references.
+ */
+export function epoDir(): string {
+  const candidates = [process.env.EPO_DIR, path.resolve(root, '../shared/epo'), '/work/shared/epo'].filter(Boolean) as string[];
+  const found = candidates.find((d) => existsSync(path.join(d, 'dphkh1_epo2.xsd')));
+  if (!found) throw new Error(`the EPO schemas are missing: set EPO_DIR (looked in ${candidates.join(', ')})`);
+  return found;
+}
+export const DPHKH1_XSD = () => path.join(epoDir(), 'dphkh1_epo2.xsd');
+
+/** The attributes of every element named `name`, in document order (the EPO forms keep their data in attributes). */
+export function xmlRecords(xml: string, name: string): Array<Record<string, string>> {
+  return [...xml.matchAll(new RegExp(`<${name}((?:\\s+[\\w:-]+="[^"]*")*)\\s*/?>`, 'g'))].map((m) =>
+    Object.fromEntries([...m[1].matchAll(/([\w:-]+)="([^"]*)"/g)].map((a) => [a[1], a[2].replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')])),
+  );
+}

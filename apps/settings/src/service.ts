@@ -11,6 +11,7 @@ import { SECRET_PREFIXES, durationListSetting, durationSetting, hasValidChecksum
 import { createOrganisation } from './domain/organisations.js';
 import { expectedStatements } from './domain/integrations.js';
 import { ratesInForceFor } from './exchange-rates/rates.js';
+import { taxFiler } from './tax-filing/tax-filing.js';
 import { RPC_SUBJECTS } from '@ledgerline/contracts';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -70,6 +71,7 @@ export const settingsService = defineService({
   responders: () => [
     { subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) },
     { subject: RPC_SUBJECTS.settingsExchangeRates, handle: (em, data, orgId) => ratesInForceFor({ em, orgId }, data) },
+    { subject: RPC_SUBJECTS.settingsTaxFiler, handle: (em, _data, orgId) => taxFiler({ em, orgId }) },
   ],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },

@@ -331,6 +331,21 @@ export const taxPeriodQuerySchema = z.object({
 });
 export type TaxPeriodQuery = z.output<typeof taxPeriodQuerySchema>;
 
+/** The kinds of a filing: regular (B), corrective within the deadline (O), follow-up after it (N), and for the control statement an answer to the tax office's call (E). */
+export const FILING_KINDS = ['B', 'O', 'N', 'E'] as const;
+export type FilingKind = (typeof FILING_KINDS)[number];
+
+/** A tax report's query, which may also ask for the filing (EPO XML) instead of the JSON. */
+export const taxFilingQuerySchema = taxPeriodQuerySchema.extend({
+  format: z
+    .enum(['json', 'epo'])
+    .optional()
+    .describe("epo: the tax office's EPO XML filing of the period (as does Accept: application/xml); json (default): the report"),
+  filing_kind: z.enum(FILING_KINDS).optional().describe('The filing kind of the EPO XML: B regular (default), O corrective, N follow-up, E answer to a call'),
+  date_found: isoDate.optional().describe('A follow-up filing (N): the day the reasons for it were found (d_zjist)'),
+});
+export type TaxFilingQuery = z.output<typeof taxFilingQuerySchema>;
+
 /** What every tax report says of its period beside its figures (the VAT return, the control statement, the EC Sales List). */
 const taxReportPeriod = {
   currency: currencyCode.describe('Legal currency'),

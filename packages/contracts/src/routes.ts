@@ -15,7 +15,7 @@ import {
   yearEndClosingRequestSchema,
   yearEndClosingSchema,
 } from './journal-entries.js';
-import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
+import { accountingTransactionListQuerySchema, accountingTransactionPageSchema, trialBalanceExportBodySchema, trialBalanceExportPathSchema, trialBalanceExportQuerySchema, trialBalanceExportSchema, taxPeriodQuerySchema, taxFilingQuerySchema, vatReturnSchema, controlStatementSchema, euSalesListSchema } from './accounting.js';
 import { documentWriteQuerySchema, idPathParams, renderQuery } from './common.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import { agedBalancesQuerySchema, agedPayables, agedReceivables, customerStatementQuerySchema, customerStatementSchema } from './aged-balances.js';
@@ -186,7 +186,7 @@ const DECLARED = [
   { method: 'GET', path: '/sales/credit-notes/:id/html', service: 'sales', scope: 'sales', operationId: 'getCreditNoteHtml', summary: 'Render a credit note as HTML', specNo: 24, tag: 'Credit notes', produces: ['text/html'], pathParams: idPathParams, query: renderQuery, response: htmlDocumentSchema },
   { method: 'POST', path: '/reporting/financial/trial-balance/:book_id/export/:format', service: 'accounting', scope: 'accounting', operationId: 'exportTrialBalance', summary: 'Export the trial balance of a book', specNo: 25, tag: 'Reporting', produces: ['application/json', 'text/csv'], pathParams: trialBalanceExportPathSchema, query: trialBalanceExportQuerySchema, body: trialBalanceExportBodySchema, response: trialBalanceExportSchema },
   { method: 'GET', path: '/reporting/tax/vat-return', service: 'accounting', scope: 'accounting', operationId: 'getVatReturn', summary: 'The VAT return of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: vatReturnSchema },
-  { method: 'GET', path: '/reporting/tax/control-statement', service: 'accounting', scope: 'accounting', operationId: 'getControlStatement', summary: 'The VAT control statement of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: controlStatementSchema },
+  { method: 'GET', path: '/reporting/tax/control-statement', service: 'accounting', scope: 'accounting', operationId: 'getControlStatement', summary: "The VAT control statement of a period, from the ledger; with Accept: application/xml or format=epo, the tax office's EPO XML filing (DPHKH1)", tag: 'Reporting', produces: ['application/json', 'application/xml'], query: taxFilingQuerySchema, response: controlStatementSchema },
   { method: 'GET', path: '/reporting/tax/eu-sales-list', service: 'accounting', scope: 'accounting', operationId: 'getEuSalesList', summary: 'The EC Sales List of a period, from the ledger', tag: 'Reporting', query: taxPeriodQuerySchema, response: euSalesListSchema },
   // the financial statements and the ledger of an account (decisions 167, 168)
   { method: 'GET', path: '/reporting/financial/profit-and-loss', service: 'accounting', scope: 'accounting', operationId: 'getProfitAndLoss', summary: 'The profit and loss account of a period, from the ledger', tag: 'Reporting', query: profitAndLossQuerySchema, response: profitAndLossSchema },

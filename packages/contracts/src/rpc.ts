@@ -16,6 +16,7 @@ export const RPC_SUBJECTS = {
   purchaseDocumentFind: 'rpc.purchase.document.find',
   settingsBankStatements: 'rpc.settings.bank.statements',
   settingsExchangeRates: 'rpc.settings.exchange.rates',
+  settingsTaxFiler: 'rpc.settings.tax_filing',
   salesOpenForeign: 'rpc.sales.documents.open_foreign',
   purchaseOpenForeign: 'rpc.purchase.documents.open_foreign',
   financeForeignBalances: 'rpc.finance.bank.foreign_balances',

@@ -30,6 +30,10 @@ export const taxFilingSettingsRequestSchema = z
     email: nullish(z.email().max(255)).describe("The filer's e-mail"),
     data_box: nullish(z.string().regex(/^[a-z0-9]{7}$/, 'seven lower-case letters and digits')).describe("The filer's data box id (datová schránka)"),
     period: z.enum(['monthly', 'quarterly']).describe('Whether the VAT return is filed for months or quarters (the control statement of a legal person is monthly either way)'),
+    reverse_charge_code: nullish(z.string().regex(/^\d{1,2}$/, 'one or two digits'))
+      .describe(
+        "kod_pred_pl: the subject code of the organisation's domestic reverse-charge supplies for the control statement's A.1 and B.1 (e.g. 4 construction works); documents do not carry their own yet",
+      ),
   })
   .superRefine((v, ctx) => {
     if (v.filer_type === 'natural_person' && !v.natural_person) ctx.addIssue({ code: 'custom', path: ['natural_person'], message: 'required for a natural person' });
@@ -50,7 +54,20 @@ export const taxFilingSettingsSchema = z
     email: z.string().nullable(),
     data_box: z.string().nullable(),
     period: z.enum(['monthly', 'quarterly']),
+    reverse_charge_code: z.string().nullish(),
     updated_at: isoDateTime,
   })
   .meta({ id: 'TaxFilingSettings', description: "The filer's data for tax filings" });
 export type TaxFilingSettings = z.infer<typeof taxFilingSettingsSchema>;
+
+/** Answer of `rpc.settings.tax_filing`: the organisation as a filing names it, and the filer's settings (null when not set). */
+export const taxFilerAnswerSchema = z.object({
+  organisation: z.object({
+    name: z.string(),
+    vat_no: z.string().nullable(),
+    country: z.string(),
+    address: z.record(z.string(), z.unknown()).nullable(),
+  }),
+  settings: taxFilingSettingsSchema.nullable(),
+});
+export type TaxFilerAnswer = z.infer<typeof taxFilerAnswerSchema>;

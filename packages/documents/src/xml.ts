@@ -1,5 +1,5 @@
 /*
- * A small XML writer for the e-invoices (UBL, ISDOC): elements in the order they are written, which
+ * A small XML writer for the e-invoices (UBL, ISDOC) and the tax filings (EPO): elements in the order they are written, which
  * is the order the schemas demand, with text that XML 1.0 can carry.
  */
 
@@ -32,6 +32,13 @@ export class Xml {
   leaf(name: string, value: string | number | null | undefined, attrs: Record<string, string> = {}): this {
     if (value === null || value === undefined || value === '') return this;
     this.parts.push(`${'  '.repeat(this.depth)}<${name}${attributes(attrs)}>${xmlText(String(value))}</${name}>`);
+    return this;
+  }
+
+  /** An element made of attributes only (`<VetaD rok="2026"/>`); attributes without a value are left out. */
+  empty(name: string, attrs: Record<string, string | number | null | undefined>): this {
+    const given = Object.fromEntries(Object.entries(attrs).filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => [k, String(v)]));
+    this.parts.push(`${'  '.repeat(this.depth)}<${name}${attributes(given)}/>`);
     return this;
   }
 

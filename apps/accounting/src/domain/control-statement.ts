@@ -27,8 +27,18 @@ interface RateFigures {
   tax_basic: Dec;
   base_reduced: Dec;
   tax_reduced: Dec;
+  /** The part of the reduced figures at the second reduced rate (10 % until 2023), which the filing reports apart. */
+  base_second_reduced: Dec;
+  tax_second_reduced: Dec;
 }
-const noFigures = (): RateFigures => ({ base_basic: dec(0), tax_basic: dec(0), base_reduced: dec(0), tax_reduced: dec(0) });
+const noFigures = (): RateFigures => ({
+  base_basic: dec(0),
+  tax_basic: dec(0),
+  base_reduced: dec(0),
+  tax_reduced: dec(0),
+  base_second_reduced: dec(0),
+  tax_second_reduced: dec(0),
+});
 
 /** The basic rate is 20 % or more (21 % since 2013), as the return's rows 1 and 2 split them (vat.ts). */
 function add(to: RateFigures, row: ControlStatementRow, withTax: boolean): void {
@@ -40,6 +50,11 @@ function add(to: RateFigures, row: ControlStatementRow, withTax: boolean): void 
   } else {
     to.base_reduced = to.base_reduced.plus(row.base);
     to.tax_reduced = to.tax_reduced.plus(tax);
+    // 15 % and 12 % were and are the first reduced rate, 10 % the second (until 2023)
+    if (row.rate.lt(12)) {
+      to.base_second_reduced = to.base_second_reduced.plus(row.base);
+      to.tax_second_reduced = to.tax_second_reduced.plus(tax);
+    }
   }
 }
 
@@ -58,6 +73,8 @@ export interface ControlStatementDocumentFigures extends RateFigures {
  * out), in the order the rows come; a summed section holds one sum per rate. A.1 reports bases
  * only (the customer self-assesses the tax).
  */
+export type ControlStatementSections = ReturnType<typeof controlStatementSections>;
+
 export function controlStatementSections(rows: ReadonlyArray<ControlStatementRow>) {
   const listed = { 'A.1': new Map<string, ControlStatementDocumentFigures>(), 'A.4': new Map(), 'B.1': new Map(), 'B.2': new Map() } as Record<
     'A.1' | 'A.4' | 'B.1' | 'B.2',
@@ -111,7 +128,8 @@ const ROWS = `
    where e.org_id = ? and e.date_posting >= ?::date and e.date_posting <= ?::date and t.tax_control_statement is not null
    order by e.date_posting, e.id, t.ord`;
 
-export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<ControlStatement> {
+/** The sections of a period from its ledger tax rows (what the report and the filing both show). */
+export async function controlStatementFigures(ctx: TenantContext, q: TaxPeriodQuery): Promise<ControlStatementSections> {
   refuseReversedPeriod(q);
   const { em, orgId } = ctx;
   const found = await sqlRows<{
@@ -126,7 +144,7 @@ export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, de
     base: string;
     tax: string;
   }>(em, ROWS, [orgId, q.date_from, q.date_to]);
-  const sections = controlStatementSections(
+  return controlStatementSections(
     found.map((r) => ({
       section: r.section,
       source: { type: r.source_type, id: Number(r.source_id) },
@@ -138,6 +156,10 @@ export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, de
       tax: dec(r.tax).times(r.sign),
     })),
   );
+}
+
+export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<ControlStatement> {
+  const sections = await controlStatementFigures(ctx, q);
   const { currency, closed } = await reportPeriodState(ctx, q, defaultCurrency);
   return {
     currency,

@@ -1,9 +1,10 @@
-import { ValidationError, page, parseRange, parseSort, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
+import { NotAcceptableError, ValidationError, negotiate, page, parseRange, parseSort, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
 import { chartLocale } from '../domain/chart.js';
 import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transactions.js';
 import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
 import { vatReturn } from '../domain/vat-return.js';
 import { controlStatement } from '../domain/control-statement.js';
+import { controlStatementFiling } from '../domain/epo/filings.js';
 import { euSalesList } from '../domain/eu-sales-list.js';
 import { balanceSheet, profitAndLoss } from '../domain/financial-statements.js';
 import { accountLedger } from '../domain/account-ledger.js';
@@ -67,7 +68,10 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       return projectRows(tb, columns);
     },
     getVatReturn: async ({ ctx, input }) => vatReturn(ctx, input.query, fallbackCurrency),
-    getControlStatement: async ({ ctx, input }) => controlStatement(ctx, input.query, fallbackCurrency),
+    getControlStatement: async ({ ctx, input }) => {
+      if (wantsFiling(ctx.c.req.header('accept'), input.query.format)) return xmlFiling(ctx, `control-statement-${input.query.date_from}.xml`, await controlStatementFiling(ctx, input.query));
+      return controlStatement(ctx, input.query, fallbackCurrency);
+    },
     getEuSalesList: async ({ ctx, input }) => euSalesList(ctx, input.query, fallbackCurrency),
     getProfitAndLoss: async ({ ctx, input }) => profitAndLoss(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
     getBalanceSheet: async ({ ctx, input }) => balanceSheet(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
@@ -93,4 +97,16 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     reopenYear: async ({ ctx, input }) => reopenYear(ctx, input.params.year, posting),
     revalueForeignItems: async ({ ctx, input }) => revalueForeignItems(ctx, input.body, posting),
   };
+}
+
+/** The filing is asked for by ?format=epo, or by an Accept that prefers XML to JSON. */
+function wantsFiling(accept: string | undefined, format: 'json' | 'epo' | undefined): boolean {
+  if (format) return format === 'epo';
+  const chosen = negotiate(accept, ['application/json', 'application/xml'] as const);
+  if (chosen === null) throw new NotAcceptableError();
+  return chosen === 'application/xml';
+}
+
+function xmlFiling(ctx: { c: { body: (data: string, status: 200, headers: Record<string, string>) => Response } }, fileName: string, xml: string): Response {
+  return ctx.c.body(xml, 200, { 'content-type': 'application/xml; charset=utf-8', 'content-disposition': `attachment; filename="${fileName}"` });
 }

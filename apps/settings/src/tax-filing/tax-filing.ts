@@ -1,4 +1,5 @@
-import type { TaxFilingSettings, TaxFilingSettingsRequest } from '@ledgerline/contracts';
+import type { TaxFilerAnswer, TaxFilingSettings, TaxFilingSettingsRequest } from '@ledgerline/contracts';
+import { getOrganisation } from '../domain/organisations.js';
 import { NotFoundError, sqlRows, type TenantScope } from '@ledgerline/service-kit';
 
 /*
@@ -34,6 +35,7 @@ export async function putTaxFilingSettings(scope: TenantScope, input: TaxFilingS
     email: input.email ?? null,
     data_box: input.data_box ?? null,
     period: input.period,
+    reverse_charge_code: input.reverse_charge_code ?? null,
   };
   const [row] = await sqlRows<{ updated_at: Date }>(
     scope.em,
@@ -42,4 +44,13 @@ export async function putTaxFilingSettings(scope: TenantScope, input: TaxFilingS
     [scope.orgId, JSON.stringify(data)],
   );
   return view(data, row.updated_at);
+}
+
+/** `rpc.settings.tax_filing` (accounting, producing a filing): the organisation as the forms name it, and the filer's settings (null when not set). */
+export async function taxFiler(scope: TenantScope): Promise<TaxFilerAnswer> {
+  const org = await getOrganisation(scope);
+  return {
+    organisation: { name: org.name, vat_no: org.vatNo ?? null, country: org.country, address: (org.address as Record<string, unknown> | null) ?? null },
+    settings: await stored(scope),
+  };
 }

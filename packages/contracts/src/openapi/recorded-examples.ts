@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_RA70WFLV",
+          "prefix": "ak_azbBuXey",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:27:09.661Z",
+          "created_at": "2026-11-28T18:34:38.557Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T18:27:09.784Z",
+          "last_used_at": "2026-11-28T18:34:38.584Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_vFR2nGxJ",
+          "prefix": "ak_GMgwERBf",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:27:10.069Z",
+          "created_at": "2026-11-28T18:34:38.701Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_vFR2nGxJ",
+      "prefix": "ak_GMgwERBf",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:27:10.069Z",
+      "created_at": "2026-11-28T18:34:38.701Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_vFR2nGxJ",
+      "prefix": "ak_GMgwERBf",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:27:10.069Z",
+      "created_at": "2026-11-28T18:34:38.701Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_vFR2nGxJ",
+      "prefix": "ak_GMgwERBf",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:27:10.069Z",
+      "created_at": "2026-11-28T18:34:38.701Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_vFR2nGxJ",
+      "prefix": "ak_GMgwERBf",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:27:10.069Z",
+      "created_at": "2026-11-28T18:34:38.701Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:27:10.151Z"
+      "revoked_at": "2026-11-28T18:34:38.742Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T18:27:10.701Z",
+          "created_at": "2026-11-28T18:34:39.007Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T18:27:13.497Z"
+        "created_at": "2026-11-28T18:34:40.558Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_MkfPN8Ma7T50zRMmbOyT_3JvbNT",
+      "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "ee68993d-8ae5-48f8-a27e-35887ac35124",
-      "created_at": "2026-11-28T18:27:13.532Z",
+      "uid": "98d2773a-1e48-4f7c-a119-d4f39606574e",
+      "created_at": "2026-11-28T18:34:40.583Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "03eea7ec-f8d7-4f64-b169-8d4c515026dc",
-      "created_at": "2026-11-28T18:27:14.355Z",
-      "edited_at": "2026-11-28T18:27:14.355Z",
+      "uid": "4f2e1b6a-fc2a-416d-9a0a-31bdbc896754",
+      "created_at": "2026-11-28T18:34:40.984Z",
+      "edited_at": "2026-11-28T18:34:40.984Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T18:27:12.844Z",
+          "evaluated_at": "2026-11-28T18:34:40.250Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "0a0efde6-5755-4074-b6ff-16be37b99884",
+      "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:27:14.870Z",
-      "edited_at": "2026-11-28T18:27:14.944Z",
+      "created_at": "2026-11-28T18:34:41.237Z",
+      "edited_at": "2026-11-28T18:34:41.278Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1232,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "0a0efde6-5755-4074-b6ff-16be37b99884",
+          "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
           "transaction_type": null,
-          "created_at": "2026-11-28T18:27:14.870Z",
-          "edited_at": "2026-11-28T18:27:14.944Z",
+          "created_at": "2026-11-28T18:34:41.237Z",
+          "edited_at": "2026-11-28T18:34:41.278Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1960,7 +1960,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:27:15.109Z",
+      "created_at": "2026-11-28T18:34:41.434Z",
       "created_by": "key:2"
     }
   },
@@ -1997,7 +1997,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T18:27:15.109Z",
+          "created_at": "2026-11-28T18:34:41.434Z",
           "created_by": "key:2"
         }
       ],
@@ -2032,7 +2032,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:27:15.109Z",
+      "created_at": "2026-11-28T18:34:41.434Z",
       "created_by": "key:2"
     }
   },
@@ -2070,7 +2070,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T18:27:15.137Z",
+      "created_at": "2026-11-28T18:34:41.452Z",
       "created_by": "key:2"
     }
   },
@@ -2091,7 +2091,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T18:27:15.293Z",
+      "created_at": "2026-11-28T18:34:41.566Z",
       "created_by": "key:2"
     }
   },
@@ -2114,7 +2114,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T18:27:15.347Z",
+          "created_at": "2026-11-28T18:34:41.594Z",
           "created_by": "key:2"
         },
         {
@@ -2133,7 +2133,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T18:27:15.293Z",
+          "created_at": "2026-11-28T18:34:41.566Z",
           "created_by": "key:2"
         }
       ],
@@ -2157,7 +2157,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T18:27:15.293Z",
+      "created_at": "2026-11-28T18:34:41.566Z",
       "created_by": "key:2"
     }
   },
@@ -2200,7 +2200,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-28T18:27:15.246Z",
+      "created_at": "2026-11-28T18:34:41.529Z",
       "created_by": "key:2"
     }
   },
@@ -2280,8 +2280,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "49de3680-1c8c-4d95-8816-2f66ddce635b",
-      "created_at": "2026-11-28T18:27:10.692Z",
+      "uid": "ea05a6a0-3615-4408-9b2c-2d985c95da84",
+      "created_at": "2026-11-28T18:34:39.000Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2492,8 +2492,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "49de3680-1c8c-4d95-8816-2f66ddce635b",
-          "created_at": "2026-11-28T18:27:10.692Z",
+          "uid": "ea05a6a0-3615-4408-9b2c-2d985c95da84",
+          "created_at": "2026-11-28T18:34:39.000Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2702,8 +2702,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "49de3680-1c8c-4d95-8816-2f66ddce635b",
-      "created_at": "2026-11-28T18:27:10.692Z",
+      "uid": "ea05a6a0-3615-4408-9b2c-2d985c95da84",
+      "created_at": "2026-11-28T18:34:39.000Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2922,7 +2922,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T18:27:12.844Z",
+        "evaluated_at": "2026-11-28T18:34:40.250Z",
         "blocking_reason": null
       }
     }
@@ -2935,8 +2935,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "ee68993d-8ae5-48f8-a27e-35887ac35124",
-          "created_at": "2026-11-28T18:27:13.532Z",
+          "uid": "98d2773a-1e48-4f7c-a119-d4f39606574e",
+          "created_at": "2026-11-28T18:34:40.583Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3092,8 +3092,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "ee68993d-8ae5-48f8-a27e-35887ac35124",
-      "created_at": "2026-11-28T18:27:13.532Z",
+      "uid": "98d2773a-1e48-4f7c-a119-d4f39606574e",
+      "created_at": "2026-11-28T18:34:40.583Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3252,7 +3252,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>49DE3680-1C8C-4D95-8816-2F66DDCE635B</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>EA05A6A0-3615-4408-9B2C-2D985C95DA84</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3264,7 +3264,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>EE68993D-8AE5-48F8-A27E-35887AC35124</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>49DE3680-1C8C-4D95-8816-2F66DDCE635B</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>98D2773A-1E48-4F7C-A119-D4F39606574E</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>EA05A6A0-3615-4408-9B2C-2D985C95DA84</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3286,7 +3286,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T18:27:14.249Z",
+      "created_at": "2026-11-28T18:34:40.947Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3310,8 +3310,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:27:14.181Z",
-          "removed_at": "2026-11-28T18:27:14.208Z",
+          "created_at": "2026-11-28T18:34:40.926Z",
+          "removed_at": "2026-11-28T18:34:40.940Z",
           "exchange_difference": null
         },
         {
@@ -3327,7 +3327,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:27:14.249Z",
+          "created_at": "2026-11-28T18:34:40.947Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3354,8 +3354,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:27:14.181Z",
-          "removed_at": "2026-11-28T18:27:14.208Z",
+          "created_at": "2026-11-28T18:34:40.926Z",
+          "removed_at": "2026-11-28T18:34:40.940Z",
           "exchange_difference": null
         },
         {
@@ -3371,7 +3371,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:27:14.249Z",
+          "created_at": "2026-11-28T18:34:40.947Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3393,8 +3393,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:27:14.181Z",
-      "removed_at": "2026-11-28T18:27:14.208Z",
+      "created_at": "2026-11-28T18:34:40.926Z",
+      "removed_at": "2026-11-28T18:34:40.940Z",
       "exchange_difference": null
     }
   },
@@ -3416,7 +3416,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T18:27:14.487Z",
+      "created_at": "2026-11-28T18:34:41.023Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3440,8 +3440,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:27:14.440Z",
-          "removed_at": "2026-11-28T18:27:14.476Z",
+          "created_at": "2026-11-28T18:34:41.006Z",
+          "removed_at": "2026-11-28T18:34:41.014Z",
           "exchange_difference": null
         },
         {
@@ -3457,7 +3457,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:27:14.487Z",
+          "created_at": "2026-11-28T18:34:41.023Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3484,8 +3484,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:27:14.440Z",
-          "removed_at": "2026-11-28T18:27:14.476Z",
+          "created_at": "2026-11-28T18:34:41.006Z",
+          "removed_at": "2026-11-28T18:34:41.014Z",
           "exchange_difference": null
         },
         {
@@ -3501,7 +3501,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:27:14.487Z",
+          "created_at": "2026-11-28T18:34:41.023Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3523,8 +3523,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:27:14.440Z",
-      "removed_at": "2026-11-28T18:27:14.476Z",
+      "created_at": "2026-11-28T18:34:41.006Z",
+      "removed_at": "2026-11-28T18:34:41.014Z",
       "exchange_difference": null
     }
   },
@@ -3577,9 +3577,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "692f8149-695b-4930-ba35-1c8a7ee6397d",
-      "created_at": "2026-11-28T18:27:14.283Z",
-      "edited_at": "2026-11-28T18:27:14.283Z",
+      "uid": "e1a4db76-74a5-4236-a45f-4ce9d1cc5b86",
+      "created_at": "2026-11-28T18:34:40.963Z",
+      "edited_at": "2026-11-28T18:34:40.963Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3700,9 +3700,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "020770b9-2e16-4fb3-a9cd-fd4fa87f45a4",
-        "created_at": "2026-11-28T18:27:12.801Z",
-        "edited_at": "2026-11-28T18:27:12.801Z",
+        "uid": "2e76320b-658c-45f7-8716-409ee879f1d5",
+        "created_at": "2026-11-28T18:34:40.239Z",
+        "edited_at": "2026-11-28T18:34:40.239Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3840,9 +3840,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "692f8149-695b-4930-ba35-1c8a7ee6397d",
-          "created_at": "2026-11-28T18:27:14.283Z",
-          "edited_at": "2026-11-28T18:27:14.283Z",
+          "uid": "e1a4db76-74a5-4236-a45f-4ce9d1cc5b86",
+          "created_at": "2026-11-28T18:34:40.963Z",
+          "edited_at": "2026-11-28T18:34:40.963Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3965,9 +3965,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "03eea7ec-f8d7-4f64-b169-8d4c515026dc",
-          "created_at": "2026-11-28T18:27:14.355Z",
-          "edited_at": "2026-11-28T18:27:14.355Z",
+          "uid": "4f2e1b6a-fc2a-416d-9a0a-31bdbc896754",
+          "created_at": "2026-11-28T18:34:40.984Z",
+          "edited_at": "2026-11-28T18:34:40.984Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4299,9 +4299,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "692f8149-695b-4930-ba35-1c8a7ee6397d",
-      "created_at": "2026-11-28T18:27:14.283Z",
-      "edited_at": "2026-11-28T18:27:14.283Z",
+      "uid": "e1a4db76-74a5-4236-a45f-4ce9d1cc5b86",
+      "created_at": "2026-11-28T18:34:40.963Z",
+      "edited_at": "2026-11-28T18:34:40.963Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4416,9 +4416,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "03eea7ec-f8d7-4f64-b169-8d4c515026dc",
-      "created_at": "2026-11-28T18:27:14.355Z",
-      "edited_at": "2026-11-28T18:27:14.355Z",
+      "uid": "4f2e1b6a-fc2a-416d-9a0a-31bdbc896754",
+      "created_at": "2026-11-28T18:34:40.984Z",
+      "edited_at": "2026-11-28T18:34:40.984Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4662,7 +4662,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:27:14.603Z",
+          "created_at": "2026-11-28T18:34:41.090Z",
           "entries": [
             {
               "order": 1,
@@ -4819,7 +4819,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:27:14.603Z"
+          "created_at": "2026-11-28T18:34:41.090Z"
         }
       ],
       "aggregations": []
@@ -4836,7 +4836,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T18:27:14.603Z",
+      "created_at": "2026-11-28T18:34:41.090Z",
       "entries": [
         {
           "order": 1,
@@ -5003,10 +5003,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "0a0efde6-5755-4074-b6ff-16be37b99884",
+      "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:27:14.870Z",
-      "edited_at": "2026-11-28T18:27:14.870Z",
+      "created_at": "2026-11-28T18:34:41.237Z",
+      "edited_at": "2026-11-28T18:34:41.237Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5092,10 +5092,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "0a0efde6-5755-4074-b6ff-16be37b99884",
+      "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:27:14.870Z",
-      "edited_at": "2026-11-28T18:27:14.870Z",
+      "created_at": "2026-11-28T18:34:41.237Z",
+      "edited_at": "2026-11-28T18:34:41.237Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5191,7 +5191,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T18:27:10.633Z"
+      "created_at": "2026-11-28T18:34:38.951Z"
     }
   },
   "listNumberingSeries": {
@@ -5206,7 +5206,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T18:27:10.628Z"
+          "created_at": "2026-11-28T18:34:38.945Z"
         },
         {
           "id": 2,
@@ -5214,7 +5214,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T18:27:10.633Z"
+          "created_at": "2026-11-28T18:34:38.951Z"
         }
       ],
       "aggregations": []
@@ -5314,15 +5314,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_MkfPN8Ma7T50zRMmbOyT_3JvbNT",
+          "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:27:10.220Z",
-          "last_used_at": "2026-11-28T18:27:10.263Z",
+          "created_at": "2026-11-28T18:34:38.757Z",
+          "last_used_at": "2026-11-28T18:34:38.771Z",
           "revoked_at": null
         }
       ],
@@ -5332,30 +5332,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_MkfPN8Ma7T50zRMmbOyT_3JvbNT",
+      "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:27:10.220Z",
-      "last_used_at": "2026-11-28T18:27:10.263Z",
+      "created_at": "2026-11-28T18:34:38.757Z",
+      "last_used_at": "2026-11-28T18:34:38.771Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_WUEwVeesTiAldqp06Q6z_0P5GNP",
+      "client_id": "cl_2rgLs3w30IPJOq92grCj_0yIhGN",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:27:10.292Z",
+      "created_at": "2026-11-28T18:34:38.787Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:27:10.322Z"
+      "revoked_at": "2026-11-28T18:34:38.793Z"
     }
   },
   "deleteClient": {
@@ -5397,8 +5397,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T18:27:09.655Z",
-      "updated_at": "2026-11-28T18:27:09.655Z"
+      "created_at": "2026-11-28T18:34:38.555Z",
+      "updated_at": "2026-11-28T18:34:38.555Z"
     }
   },
   "updateOrganisation": {
@@ -5440,19 +5440,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T18:27:09.655Z",
-      "updated_at": "2026-11-28T18:27:09.992Z"
+      "created_at": "2026-11-28T18:34:38.555Z",
+      "updated_at": "2026-11-28T18:34:38.678Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_MkfPN8Ma7T50zRMmbOyT_3JvbNT",
+      "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjAyY2JiNTVlLTgxOTEtNDZlYS1iY2ZiLWIxMDkyNTJjZGIyNyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9Na2ZQTjhNYTdUNTB6Uk1tYk95VF8zSnZiTlQiLCJqdGkiOiIyZjQ3NTUwOC01ODNmLTQ0ZWMtYmFlMS04MWY4MDE2YTBhZWEiLCJpYXQiOjE3OTU4OTA0MzAsImV4cCI6MTc5NTg5MTMzMH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjhjNDJkYTIzLTcxMGEtNGFkZS1hNGIzLWU1MjZlZjY0YWIyMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9KQUYzUnBsTGg0RTFSZmNWQklxdV8zb0ZOOGUiLCJqdGkiOiIyMTUxNjlhZS03YWUzLTRjNDYtOTE3OC1jMmJmYmZlMTczN2IiLCJpYXQiOjE3OTU4OTA4NzgsImV4cCI6MTc5NTg5MTc3OH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5476,8 +5476,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T18:27:10.491Z",
-          "updated_at": "2026-11-28T18:27:10.494Z"
+          "created_at": "2026-11-28T18:34:38.871Z",
+          "updated_at": "2026-11-28T18:34:38.875Z"
         }
       ],
       "aggregations": []
@@ -5504,8 +5504,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:27:10.491Z",
-      "updated_at": "2026-11-28T18:27:10.494Z",
+      "created_at": "2026-11-28T18:34:38.871Z",
+      "updated_at": "2026-11-28T18:34:38.875Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5522,8 +5522,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:27:10.491Z",
-      "updated_at": "2026-11-28T18:27:10.494Z"
+      "created_at": "2026-11-28T18:34:38.871Z",
+      "updated_at": "2026-11-28T18:34:38.875Z"
     }
   },
   "updateWebhook": {
@@ -5547,8 +5547,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:27:10.491Z",
-      "updated_at": "2026-11-28T18:27:10.545Z"
+      "created_at": "2026-11-28T18:34:38.871Z",
+      "updated_at": "2026-11-28T18:34:38.906Z"
     }
   },
   "deleteWebhook": {
@@ -5571,8 +5571,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:27:10.491Z",
-      "updated_at": "2026-11-28T18:27:15.410Z",
+      "created_at": "2026-11-28T18:34:38.871Z",
+      "updated_at": "2026-11-28T18:34:41.637Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5585,22 +5585,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 13,
           "webhook_id": 1,
-          "event_id": "47340d92-7b0d-49ca-a870-7683565541bb",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 3,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-11-28T19:27:15.258Z",
-          "created_at": "2026-11-28T18:27:15.235Z",
-          "completed_at": null
-        },
-        {
-          "id": 12,
-          "webhook_id": 1,
-          "event_id": "cc6cfc23-93a1-4661-bef9-8b87c7fb2675",
+          "event_id": "902e8ea3-46f4-4c02-9e76-d3c973f1cfae",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5608,8 +5593,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T19:27:15.027Z",
-          "created_at": "2026-11-28T18:27:15.013Z",
+          "next_attempt_at": "2026-11-28T19:34:41.531Z",
+          "created_at": "2026-11-28T18:34:41.519Z",
+          "completed_at": null
+        },
+        {
+          "id": 12,
+          "webhook_id": 1,
+          "event_id": "fb6ed087-a906-4c03-bd21-9254594a3b75",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 2,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-28T19:34:41.356Z",
+          "created_at": "2026-11-28T18:34:41.335Z",
           "completed_at": null
         }
       ],
@@ -5620,16 +5620,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 13,
       "webhook_id": 1,
-      "event_id": "47340d92-7b0d-49ca-a870-7683565541bb",
+      "event_id": "902e8ea3-46f4-4c02-9e76-d3c973f1cfae",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T18:27:15.391Z",
-      "created_at": "2026-11-28T18:27:15.235Z",
+      "next_attempt_at": "2026-11-28T18:34:41.624Z",
+      "created_at": "2026-11-28T18:34:41.519Z",
       "completed_at": null
     }
   },
@@ -5695,8 +5695,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "first_name": "Eva"
       },
       "natural_person": null,
+      "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-28T18:27:10.619Z"
+      "updated_at": "2026-11-28T18:34:38.937Z"
     }
   },
   "putTaxFilingSettings": {
@@ -5738,7 +5739,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "email": "ucetni@novak-consulting.example",
       "data_box": "ab12cd3",
       "period": "monthly",
-      "updated_at": "2026-11-28T18:27:10.619Z"
+      "reverse_charge_code": null,
+      "updated_at": "2026-11-28T18:34:38.937Z"
     }
   },
   "createOrganisation": {
@@ -5794,18 +5796,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T18:27:09.655Z",
-        "updated_at": "2026-11-28T18:27:09.655Z"
+        "created_at": "2026-11-28T18:34:38.555Z",
+        "updated_at": "2026-11-28T18:34:38.555Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_RA70WFLV",
+        "prefix": "ak_azbBuXey",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T18:27:09.661Z",
+        "created_at": "2026-11-28T18:34:38.557Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startStack, type Stack } from '../support/stack.js';
+import { expectOk as ok, expectProblem } from '../support/assertions.js';
+import { billBody } from '../purchase/fixtures.js';
+import { DPHKH1_XSD, schemaErrors, xmlRecords } from '../support/einvoice.js';
+import { secondOrganisation } from '../finance/support.js';
+
+/*
+ * The control statement as the tax office takes it (issue 57): October with domestic sales above
+ * and below the 10 000 CZK threshold, a credit note, a domestic reverse-charge sale and purchase,
+ * an EU supply and an export (in no section), and purchases above and below the threshold. The
+ * DPHKH1 filing validates against the official schema and carries the JSON report's figures; a
+ * corrective and a follow-up filing carry a document posted late.
+ */
+
+let stack: Stack;
+const VAT21 = { tax_code: 'S21', tax_name: 'VAT 21 %', tax_rate: 21, rate_type: 'standard', tax_index: 0 };
+const VAT12 = { tax_code: 'S12', tax_name: 'VAT 12 %', tax_rate: 12, rate_type: 'reduced', tax_index: 1 };
+const RC = { tax_code: 'RC', tax_name: 'Reverse charge', tax_rate: 21, rate_type: 'reverse_charge', tax_index: 0 };
+const RC_SALE = { tax_code: 'RC', tax_name: 'Reverse charge', tax_rate: 0, rate_type: 'reverse_charge', tax_index: 0 };
+const PAYER = { id: 9401, business_name: 'Plátce s.r.o.', vat_no: 'CZ11223344', address: { country: 'CZ' } };
+const CONSUMER = { id: 9402, business_name: 'Jan Novák', address: { country: 'CZ' } };
+const EU_CUSTOMER = { id: 9403, business_name: 'Kunde GmbH', vat_no: 'DE123456789', address: { country: 'DE' } };
+const US_CUSTOMER = { id: 9404, business_name: 'Customer Inc.', address: { country: 'US' } };
+const BUILDER = { id: 9405, business_name: 'Stavby a.s.', vat_no: 'CZ45274649', address: { country: 'CZ' } };
+const OCTOBER = 'date_from=2026-10-01&date_to=2026-10-31';
+const FILER = {
+  tax_office: '451',
+  tax_office_workplace: '2001',
+  filer_type: 'legal_person',
+  signatory: { first_name: 'Jan', last_name: 'Novák', position: 'jednatel' },
+  prepared_by: { first_name: 'Eva', last_name: 'Svobodová', phone: '+420601123456' },
+  phone: '+420222333444',
+  email: 'ucetni@novak.example',
+  period: 'monthly',
+  reverse_charge_code: '4',
+};
+
+beforeAll(async () => {
+  stack = await startStack({ services: ['sales', 'purchase', 'accounting'] });
+}, 60_000);
+afterAll(async () => stack?.close());
+
+const post = async (path: string, json: unknown) => ok(await stack.api(path, { method: 'POST', json }));
+const invoice = (date: string, customer: unknown, items: unknown[]) => post('/v1/sales/invoices', { customer, currency: 'CZK', date_issued: date, date_due: '2026-12-31', items });
+const line = (rate: number, tax: unknown = VAT21) => ({ title: 'Service', qty: 1, rate, taxes: [tax] });
+const filing = async (query: string, headers: Record<string, string> = {}) => {
+  const res = await stack.api(`/v1/reporting/tax/control-statement?${query}`, { headers });
+  expect(res.status, await res.clone().text()).toBe(200);
+  expect(res.headers.get('content-type')).toContain('application/xml');
+  return res.text();
+};
+const money = (v: number) => v.toFixed(2);
+
+describe('the control statement as an EPO filing (DPHKH1)', () => {
+  it('needs the filer’s data first: 422 naming what is missing', async () => {
+    const problem = await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=epo`), 422, 'tax_filing_incomplete');
+    expect(problem.errors!.map((e) => e.path).sort()).toEqual(['organisation.vat_no', 'settings.tax_filing']);
+    await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { vat_no: 'CZ27074358', address: { address1: 'Vinohradská 1234/56', city: 'Praha', postal_code: '120 00', country: 'CZ' } } }));
+    await ok(await stack.api('/v1/settings/tax-filing', { method: 'PUT', json: FILER }));
+  });
+
+  it("validates against the tax office's schema and carries the report's figures", async () => {
+    const large = await invoice('2026-10-03', PAYER, [line(10_000), line(1_000, VAT12)]);
+    const credit = await post('/v1/sales/credit-notes', { customer: PAYER, currency: 'CZK', date_issued: '2026-10-10', credited_doc_id: large.id, items: [line(1_000)] });
+    await invoice('2026-10-12', CONSUMER, [line(20_000)]);
+    await invoice('2026-10-13', PAYER, [line(1_000), line(500, VAT12)]);
+    const rcSale = await invoice('2026-10-14', PAYER, [line(50_000, RC_SALE)]);
+    await invoice('2026-10-15', EU_CUSTOMER, [line(5_000, { tax_code: 'RC', tax_name: 'Reverse charge', tax_rate: 0, rate_type: 'services', tax_index: 0 })]);
+    await invoice('2026-10-16', US_CUSTOMER, [line(7_000, { tax_code: 'E', tax_name: 'Export', tax_rate: 0, rate_type: 'zero', tax_index: 0 })]);
+    const bill = await post('/v1/purchase/bills', billBody({ date_issued: '2026-10-15', date_due: '2026-10-29', vendor_doc_no: 'ACME-KH-1', items: [{ description: 'Server', qty: 1, rate: 20_000, taxes: [VAT21] }] }));
+    await post('/v1/purchase/bills', billBody({ date_issued: '2026-10-16', date_due: '2026-10-30', vendor_doc_no: 'ACME-KH-2', items: [{ description: 'Cables', qty: 1, rate: 1_000, taxes: [VAT21] }] }));
+    const rcBill = await post('/v1/purchase/bills', billBody({ vendor: BUILDER, date_issued: '2026-10-20', date_due: '2026-11-20', vendor_doc_no: 'STAV-2026-77', items: [{ description: 'Construction works', qty: 1, rate: 80_000, taxes: [RC] }] }));
+    await eventually(async () => ((await ok(await stack.api(`/v1/accounting/transactions?date_posting=[2026-10-01;2026-10-31]&take=0`))).total === 10 ? true : null), 15_000);
+
+    const report = await ok(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}`));
+    expect(report.a1.map((d: any) => [d.document_no, d.base_basic])).toEqual([[rcSale.no, 50_000]]);
+    expect(report.b1.map((d: any) => [d.document_no, d.base_basic, d.tax_basic])).toEqual([['STAV-2026-77', 80_000, 16_800]]);
+    const xml = await filing(OCTOBER, { accept: 'application/xml' });
+    expect(schemaErrors(xml, DPHKH1_XSD())).toEqual([]);
+    if (process.env.SHOW_FILING) console.log(xml);
+    expect(await filing(`${OCTOBER}&format=epo`)).toBe(xml);
+
+    expect(xmlRecords(xml, 'DPHKH1')).toEqual([{ verzePis: '03.01.14' }]);
+    expect(xmlRecords(xml, 'VetaD')).toEqual([{ dokument: 'KH1', k_uladis: 'DPH', mesic: '10', rok: '2026', d_poddp: expect.stringMatching(/^\d\d\.\d\d\.\d{4}$/), khdph_forma: 'B' }]);
+    expect(xmlRecords(xml, 'VetaP')[0]).toMatchObject({ c_ufo: '451', c_pracufo: '2001', dic: '27074358', typ_ds: 'P', ulice: 'Vinohradská', c_pop: '1234', c_orient: '56', naz_obce: 'Praha', psc: '12000', opr_postaveni: 'jednatel', sest_telef: '+420601123456' });
+    // A.1: the reverse-charge sale, base only, under the organisation's subject code
+    expect(xmlRecords(xml, 'VetaA1')).toEqual([{ c_radku: '1', dic_odb: '11223344', c_evid_dd: rcSale.no, duzp: '14.10.2026', zakl_dane1: '50000.00', kod_pred_pl: '4' }]);
+    // A.4 one by one as the report lists them; A.5 and B.3 summed
+    expect(xmlRecords(xml, 'VetaA4')).toEqual(
+      report.a4.map((d: any, i: number) => ({
+        c_radku: String(i + 1),
+        dic_odb: d.partner_vat_no.slice(2),
+        c_evid_dd: d.document_no,
+        dppd: d.date_taxable.split('-').reverse().join('.'),
+        zakl_dane1: money(d.base_basic),
+        dan1: money(d.tax_basic),
+        ...(d.base_reduced ? { zakl_dane2: money(d.base_reduced), dan2: money(d.tax_reduced) } : {}),
+        kod_rezim_pl: '0',
+        zdph_44: 'N',
+      })),
+    );
+    expect(xmlRecords(xml, 'VetaA4').map((r) => r.c_evid_dd)).toEqual([large.no, credit.no]);
+    expect(xmlRecords(xml, 'VetaA5')).toEqual([{ zakl_dane1: money(report.a5.base_basic), dan1: money(report.a5.tax_basic), zakl_dane2: money(report.a5.base_reduced), dan2: money(report.a5.tax_reduced) }]);
+    expect(xmlRecords(xml, 'VetaB1')).toEqual([{ c_radku: '1', dic_dod: '45274649', c_evid_dd: 'STAV-2026-77', duzp: '20.10.2026', zakl_dane1: '80000.00', dan1: '16800.00', kod_pred_pl: '4' }]);
+    expect(xmlRecords(xml, 'VetaB2')).toEqual([{ c_radku: '1', dic_dod: '12345678', c_evid_dd: 'ACME-KH-1', dppd: '15.10.2026', zakl_dane1: '20000.00', dan1: '4200.00', pomer: 'N', zdph_44: 'N' }]);
+    expect(xmlRecords(xml, 'VetaB3')).toEqual([{ zakl_dane1: money(report.b3.base_basic), dan1: money(report.b3.tax_basic) }]);
+    // VetaC: A.4 + A.5 and B.2 + B.3 per rate, A.1 and B.1 — what the tax office compares with the VAT return
+    const a4 = (k: string) => report.a4.reduce((s: number, d: any) => s + d[k], 0);
+    expect(xmlRecords(xml, 'VetaC')).toEqual([
+      {
+        obrat23: money(a4('base_basic') + report.a5.base_basic),
+        obrat5: money(a4('base_reduced') + report.a5.base_reduced),
+        pln23: money(20_000 + report.b3.base_basic),
+        pln5: '0.00',
+        pln_rez_pren: '50000.00',
+        rez_pren23: '80000.00',
+        rez_pren5: '0.00',
+      },
+    ]);
+    expect(bill.no).toBeDefined();
+    expect(rcBill.vendor_doc_no).toBe('STAV-2026-77');
+  });
+
+  it('a corrective and a follow-up filing after a late document carry it; a follow-up needs the day its reasons were found', async () => {
+    await post('/v1/purchase/bills', billBody({ date_issued: '2026-10-28', date_due: '2026-11-28', vendor_doc_no: 'ACME-KH-LATE', items: [{ description: 'Storage', qty: 1, rate: 15_000, taxes: [VAT21] }] }));
+    await eventually(async () => ((await ok(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}`))).b2.length === 2 ? true : null), 15_000);
+    const corrective = await filing(`${OCTOBER}&format=epo&filing_kind=O`);
+    expect(schemaErrors(corrective, DPHKH1_XSD())).toEqual([]);
+    expect(xmlRecords(corrective, 'VetaD')[0]).toMatchObject({ khdph_forma: 'O' });
+    expect(xmlRecords(corrective, 'VetaB2').map((r) => r.c_evid_dd)).toEqual(['ACME-KH-1', 'ACME-KH-LATE']);
+    await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=epo&filing_kind=N`), 400, 'validation_error');
+    const followUp = await filing(`${OCTOBER}&format=epo&filing_kind=N&date_found=2026-11-26`);
+    expect(schemaErrors(followUp, DPHKH1_XSD())).toEqual([]);
+    expect(xmlRecords(followUp, 'VetaD')[0]).toMatchObject({ khdph_forma: 'N', d_zjist: '26.11.2026' });
+    expect(xmlRecords(followUp, 'VetaB2')).toHaveLength(2);
+  });
+
+  it('refuses what is not a filing: not a month, another media type; another organisation files its own', async () => {
+    await expectProblem(await stack.api('/v1/reporting/tax/control-statement?date_from=2026-10-01&date_to=2026-10-15&format=epo'), 422, 'filing_period_invalid');
+    await expectProblem(await stack.api('/v1/reporting/tax/control-statement?date_from=2026-10-01&date_to=2026-12-31&format=epo'), 422, 'filing_period_invalid');
+    expect((await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}`, { headers: { accept: 'application/pdf' } })).status).toBe(406);
+    await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=xml`), 400);
+    const other = await secondOrganisation(stack, 'Jiná s.r.o.');
+    await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=epo`, { key: other.key }), 422, 'tax_filing_incomplete');
+  });
+});
