@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { billBody } from '../purchase/fixtures.js';
-import { DPHKH1_XSD, schemaErrors, xmlRecords } from '../support/einvoice.js';
+import { DPHDP3_XSD, DPHKH1_XSD, DPHSHV_XSD, schemaErrors, xmlRecords } from '../support/einvoice.js';
 import { secondOrganisation } from '../finance/support.js';
 
 /*
@@ -44,8 +45,8 @@ afterAll(async () => stack?.close());
 const post = async (path: string, json: unknown) => ok(await stack.api(path, { method: 'POST', json }));
 const invoice = (date: string, customer: unknown, items: unknown[]) => post('/v1/sales/invoices', { customer, currency: 'CZK', date_issued: date, date_due: '2026-12-31', items });
 const line = (rate: number, tax: unknown = VAT21) => ({ title: 'Service', qty: 1, rate, taxes: [tax] });
-const filing = async (query: string, headers: Record<string, string> = {}) => {
-  const res = await stack.api(`/v1/reporting/tax/control-statement?${query}`, { headers });
+const filing = async (query: string, headers: Record<string, string> = {}, report = 'control-statement') => {
+  const res = await stack.api(`/v1/reporting/tax/${report}?${query}`, { headers });
   expect(res.status, await res.clone().text()).toBe(200);
   expect(res.headers.get('content-type')).toContain('application/xml');
   return res.text();
@@ -136,6 +137,76 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     expect(xmlRecords(followUp, 'VetaB2')).toHaveLength(2);
   });
 
+  it("the VAT return (DPHDP3) and the EC Sales List (DPHSHV) validate and carry the reports' filed figures", async () => {
+    const report = await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`));
+    const xml = await filing(`${OCTOBER}&format=epo`, {}, 'vat-return');
+    expect(schemaErrors(xml, DPHDP3_XSD())).toEqual([]);
+    if (process.env.SHOW_FILING) console.log(xml);
+    expect(xmlRecords(xml, 'VetaD')).toEqual([
+      { dokument: 'DP3', k_uladis: 'DPH', mesic: '10', rok: '2026', d_poddp: expect.stringMatching(/^\d\d\.\d\d\.\d{4}$/), dapdph_forma: 'B', typ_platce: 'P', trans: 'A' },
+    ]);
+    const row = (n: string) => report.filed.rows.find((r: any) => r.row === n);
+    const attrs = { ...xmlRecords(xml, 'Veta1')[0], ...xmlRecords(xml, 'Veta2')[0], ...xmlRecords(xml, 'Veta4')[0] };
+    // output at 21 % and 12 %, reverse charge received, the EU service, the export, the reverse-charge sale, the deductions
+    expect(attrs).toMatchObject({
+      obrat23: String(row('1').base),
+      dan23: String(row('1').tax),
+      obrat5: String(row('2').base),
+      dan5: String(row('2').tax),
+      rez_pren23: '80000',
+      dan_rpren23: '16800',
+      pln_sluzby: '5000',
+      pln_vyvoz: '7000',
+      pln_rez_pren: '50000',
+      pln23: String(row('40').base),
+      odp_tuz23_nar: String(row('40').tax),
+      nar_zdp23: '80000',
+      od_zdp23: '16800',
+      odp_sum_nar: String(report.filed.deductible_tax),
+    });
+    expect(xmlRecords(xml, 'Veta6')).toEqual([
+      { dan_zocelk: String(report.filed.output_tax), odp_zocelk: String(report.filed.deductible_tax), dano_da: String(report.filed.tax_due), dano_no: String(report.filed.excess_deduction) },
+    ]);
+
+    const euReport = await ok(await stack.api(`/v1/reporting/tax/eu-sales-list?${OCTOBER}`));
+    const eu = await filing(OCTOBER, { accept: 'application/xml' }, 'eu-sales-list');
+    expect(schemaErrors(eu, DPHSHV_XSD())).toEqual([]);
+    if (process.env.SHOW_FILING) console.log(eu);
+    expect(xmlRecords(eu, 'VetaD')[0]).toMatchObject({ dokument: 'SHV', k_uladis: 'DPH', mesic: '10', rok: '2026', shvies_forma: 'R' });
+    expect(xmlRecords(eu, 'VetaR')).toEqual(
+      euReport.lines.map((l: any, i: number) => ({ por_c_stran: '1', c_rad: String(i + 1), k_stat: l.country, c_vat: l.vat_no, k_pln_eu: l.code, pln_pocet: String(l.documents), pln_hodnota: String(Math.round(l.base)) })),
+    );
+    expect(xmlRecords(eu, 'VetaR')).toEqual([expect.objectContaining({ k_stat: 'DE', c_vat: '123456789', k_pln_eu: '3', pln_hodnota: '5000' })]);
+  });
+
+  it('a follow-up VAT return states its difference against the one filed; every filing produced is kept with its hash', async () => {
+    const before = await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`));
+    // a late sale of October, then the follow-up return (dodatečné): row 66 is the tax it adds
+    await invoice('2026-10-30', CONSUMER, [line(10_000)]);
+    await eventually(async () => ((await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`))).entries > before.entries ? true : null), 15_000);
+    const after = await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`));
+    await expectProblem(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}&format=epo&filing_kind=N`), 400, 'validation_error');
+    const followUp = await filing(`${OCTOBER}&format=epo&filing_kind=N&date_found=2026-11-26`, {}, 'vat-return');
+    expect(schemaErrors(followUp, DPHDP3_XSD())).toEqual([]);
+    expect(xmlRecords(followUp, 'VetaD')[0]).toMatchObject({ dapdph_forma: 'D', d_zjist: '26.11.2026' });
+    const added = after.filed.output_tax - after.filed.deductible_tax - (before.filed.output_tax - before.filed.deductible_tax);
+    expect(added).toBe(2100);
+    expect(xmlRecords(followUp, 'Veta6')).toEqual([{ dan_zocelk: String(after.filed.output_tax), odp_zocelk: String(after.filed.deductible_tax), dano: String(added) }]);
+
+    const filings = await ok(await stack.api('/v1/reporting/tax/filings?form=DPHDP3'));
+    expect(filings.entities.map((f: any) => [f.form, f.kind, f.date_from, f.tax])).toEqual([
+      ['DPHDP3', 'D', '2026-10-01', after.filed.output_tax - after.filed.deductible_tax],
+      ['DPHDP3', 'B', '2026-10-01', before.filed.output_tax - before.filed.deductible_tax],
+    ]);
+    expect(filings.entities[0].xml).toBe(followUp);
+    expect(filings.entities[0].sha256).toBe(createHash('sha256').update(followUp).digest('hex'));
+    const all = await ok(await stack.api('/v1/reporting/tax/filings?take=100'));
+    expect(new Set(all.entities.map((f: any) => f.form))).toEqual(new Set(['DPHKH1', 'DPHDP3', 'DPHSHV']));
+    // another organisation's follow-up has nothing to compare with
+    const other = await secondOrganisation(stack, 'Bez přiznání s.r.o.');
+    expect((await ok(await stack.api('/v1/reporting/tax/filings', { key: other.key }))).total).toBe(0);
+  });
+
   it('refuses what is not a filing: not a month, another media type; another organisation files its own', async () => {
     await expectProblem(await stack.api('/v1/reporting/tax/control-statement?date_from=2026-10-01&date_to=2026-10-15&format=epo'), 422, 'filing_period_invalid');
     await expectProblem(await stack.api('/v1/reporting/tax/control-statement?date_from=2026-10-01&date_to=2026-12-31&format=epo'), 422, 'filing_period_invalid');
@@ -143,5 +214,9 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=xml`), 400);
     const other = await secondOrganisation(stack, 'Jiná s.r.o.');
     await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=epo`, { key: other.key }), 422, 'tax_filing_incomplete');
+    await expectProblem(await stack.api(`/v1/reporting/tax/eu-sales-list?${OCTOBER}&format=epo&filing_kind=E`), 422, 'filing_kind_not_applicable');
+    const reader = (await ok(await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'sales only', scopes: ['sales:read'] } }))).key;
+    await expectProblem(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}&format=epo`, { key: reader }), 403, 'insufficient_scope');
+    await expectProblem(await stack.api('/v1/reporting/tax/filings', { key: reader }), 403, 'insufficient_scope');
   });
 });

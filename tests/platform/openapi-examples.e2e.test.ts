@@ -387,6 +387,10 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getVatReturn', '/reporting/tax/vat-return', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getControlStatement', '/reporting/tax/control-statement', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     await as('getEuSalesList', '/reporting/tax/eu-sales-list', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
+    // November's control statement as the tax office takes it, kept among the filings
+    const filed = await stack.api('/v1/reporting/tax/control-statement?date_from=2026-11-01&date_to=2026-11-30&format=epo', { key });
+    expect(filed.status, await filed.clone().text()).toBe(200);
+    await as('listTaxFilings', '/reporting/tax/filings', { query: 'form=DPHKH1&take=1' });
     await as('getAgedReceivables', '/sales/reports/aged-receivables', { query: 'as_of=2026-11-30' });
     await as('getCustomerStatement', '/sales/reports/customer-statement', { query: `customer_id=${CUSTOMER.id}&date_from=2026-11-01&date_to=2026-11-30` });
     await as('getAgedPayables', '/purchase/reports/aged-payables', { query: 'as_of=2026-11-30' });

@@ -54,3 +54,5 @@ export function xmlRecords(xml: string, name: string): Array<Record<string, stri
     Object.fromEntries([...m[1].matchAll(/([\w:-]+)="([^"]*)"/g)].map((a) => [a[1], a[2].replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')])),
   );
 }
+export const DPHDP3_XSD = () => path.join(epoDir(), 'dphdp3_epo2.xsd');
+export const DPHSHV_XSD = () => path.join(epoDir(), 'dphshv_epo2.xsd');

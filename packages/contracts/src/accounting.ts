@@ -346,6 +346,32 @@ export const taxFilingQuerySchema = taxPeriodQuerySchema.extend({
 });
 export type TaxFilingQuery = z.output<typeof taxFilingQuerySchema>;
 
+export const TAX_FILING_FORMS = ['DPHKH1', 'DPHDP3', 'DPHSHV'] as const;
+
+export const taxFilingSchema = z
+  .object({
+    id: z.int(),
+    form: z.enum(TAX_FILING_FORMS).describe('DPHKH1 the control statement, DPHDP3 the VAT return, DPHSHV the EC Sales List'),
+    date_from: isoDate,
+    date_to: isoDate,
+    kind: z.string().describe("The form's own kind code: B, O, N, E (DPHKH1); B, O, D, E (DPHDP3); R, N (DPHSHV)"),
+    tax: moneyAggregate.nullable().describe('DPHDP3: the return\'s tax (row 62 − row 63), what a follow-up compares with'),
+    sha256: z.string().describe('SHA-256 of the XML as produced'),
+    xml: z.string().describe('The filing as produced'),
+    created_at: isoDateTime,
+    created_by: z.string(),
+  })
+  .meta({ id: 'TaxFiling', description: 'A filing produced for the tax office (EPO XML), kept as produced' });
+export type TaxFiling = z.infer<typeof taxFilingSchema>;
+
+export const taxFilingListQuerySchema = z.object({
+  form: z.enum(TAX_FILING_FORMS).optional(),
+  date_from: isoDate.optional().describe('The first day of the period the filings are for'),
+  ...pagingQuery(100),
+});
+export type TaxFilingListQuery = z.output<typeof taxFilingListQuerySchema>;
+export const taxFilingPageSchema = pagedEnvelope(taxFilingSchema);
+
 /** What every tax report says of its period beside its figures (the VAT return, the control statement, the EC Sales List). */
 const taxReportPeriod = {
   currency: currencyCode.describe('Legal currency'),

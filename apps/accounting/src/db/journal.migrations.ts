@@ -67,4 +67,22 @@ create table journal_entry_numbers (
        primary key (org_id, date)
      );`,
   ),
+  // every filing produced for the tax office, as produced (issue 57): what was filed, and what a follow-up compares with
+  sqlMigration(
+    'accounting_0014_tax_filings',
+    `create table tax_filings (
+       id bigserial primary key,
+       org_id bigint not null,
+       form text not null check (form in ('DPHKH1', 'DPHDP3', 'DPHSHV')),
+       date_from date not null,
+       date_to date not null,
+       kind text not null,
+       tax numeric(18,2),
+       xml text not null,
+       sha256 text not null,
+       created_at timestamptz not null default now(),
+       created_by text not null
+     );
+     create index tax_filings_period on tax_filings (org_id, form, date_from, id desc);`,
+  ),
 ];

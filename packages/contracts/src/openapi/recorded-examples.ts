@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_azbBuXey",
+          "prefix": "ak_oAICpZXe",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:34:38.557Z",
+          "created_at": "2026-11-28T18:38:34.705Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T18:34:38.584Z",
+          "last_used_at": "2026-11-28T18:38:34.778Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_GMgwERBf",
+          "prefix": "ak_rHbjcBil",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:34:38.701Z",
+          "created_at": "2026-11-28T18:38:34.859Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_GMgwERBf",
+      "prefix": "ak_rHbjcBil",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:34:38.701Z",
+      "created_at": "2026-11-28T18:38:34.859Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_GMgwERBf",
+      "prefix": "ak_rHbjcBil",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:34:38.701Z",
+      "created_at": "2026-11-28T18:38:34.859Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_GMgwERBf",
+      "prefix": "ak_rHbjcBil",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:34:38.701Z",
+      "created_at": "2026-11-28T18:38:34.859Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_GMgwERBf",
+      "prefix": "ak_rHbjcBil",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:34:38.701Z",
+      "created_at": "2026-11-28T18:38:34.859Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:34:38.742Z"
+      "revoked_at": "2026-11-28T18:38:34.885Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T18:34:39.007Z",
+          "created_at": "2026-11-28T18:38:35.119Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T18:34:40.558Z"
+        "created_at": "2026-11-28T18:38:36.727Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
+      "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "98d2773a-1e48-4f7c-a119-d4f39606574e",
-      "created_at": "2026-11-28T18:34:40.583Z",
+      "uid": "d2392893-64ee-48ee-96cf-020ed3821255",
+      "created_at": "2026-11-28T18:38:36.746Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "4f2e1b6a-fc2a-416d-9a0a-31bdbc896754",
-      "created_at": "2026-11-28T18:34:40.984Z",
-      "edited_at": "2026-11-28T18:34:40.984Z",
+      "uid": "8072dd85-79cd-4455-b91c-5a65f38c769b",
+      "created_at": "2026-11-28T18:38:37.151Z",
+      "edited_at": "2026-11-28T18:38:37.151Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T18:34:40.250Z",
+          "evaluated_at": "2026-11-28T18:38:36.405Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
+      "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:34:41.237Z",
-      "edited_at": "2026-11-28T18:34:41.278Z",
+      "created_at": "2026-11-28T18:38:37.385Z",
+      "edited_at": "2026-11-28T18:38:37.410Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1232,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
+          "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
           "transaction_type": null,
-          "created_at": "2026-11-28T18:34:41.237Z",
-          "edited_at": "2026-11-28T18:34:41.278Z",
+          "created_at": "2026-11-28T18:38:37.385Z",
+          "edited_at": "2026-11-28T18:38:37.410Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1630,6 +1630,28 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closed": false
     }
   },
+  "listTaxFilings": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 1,
+      "entities": [
+        {
+          "id": 1,
+          "form": "DPHKH1",
+          "date_from": "2026-11-01",
+          "date_to": "2026-11-30",
+          "kind": "B",
+          "tax": null,
+          "sha256": "914a018759fca8549ddfff7f4787a47277216fe2282ee89e5e41d1d9df60818b",
+          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"28.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+          "created_at": "2026-11-28T18:38:37.523Z",
+          "created_by": "key:2"
+        }
+      ],
+      "aggregations": []
+    }
+  },
   "getProfitAndLoss": {
     "response": {
       "currency": "CZK",
@@ -1960,7 +1982,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:34:41.434Z",
+      "created_at": "2026-11-28T18:38:37.555Z",
       "created_by": "key:2"
     }
   },
@@ -1997,7 +2019,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T18:34:41.434Z",
+          "created_at": "2026-11-28T18:38:37.555Z",
           "created_by": "key:2"
         }
       ],
@@ -2032,7 +2054,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:34:41.434Z",
+      "created_at": "2026-11-28T18:38:37.555Z",
       "created_by": "key:2"
     }
   },
@@ -2070,7 +2092,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T18:34:41.452Z",
+      "created_at": "2026-11-28T18:38:37.570Z",
       "created_by": "key:2"
     }
   },
@@ -2091,7 +2113,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T18:34:41.566Z",
+      "created_at": "2026-11-28T18:38:37.657Z",
       "created_by": "key:2"
     }
   },
@@ -2114,7 +2136,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T18:34:41.594Z",
+          "created_at": "2026-11-28T18:38:37.682Z",
           "created_by": "key:2"
         },
         {
@@ -2133,7 +2155,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T18:34:41.566Z",
+          "created_at": "2026-11-28T18:38:37.657Z",
           "created_by": "key:2"
         }
       ],
@@ -2157,7 +2179,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T18:34:41.566Z",
+      "created_at": "2026-11-28T18:38:37.657Z",
       "created_by": "key:2"
     }
   },
@@ -2200,7 +2222,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-28T18:34:41.529Z",
+      "created_at": "2026-11-28T18:38:37.635Z",
       "created_by": "key:2"
     }
   },
@@ -2280,8 +2302,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ea05a6a0-3615-4408-9b2c-2d985c95da84",
-      "created_at": "2026-11-28T18:34:39.000Z",
+      "uid": "002eab95-babb-4d7f-8f21-7e57ae421822",
+      "created_at": "2026-11-28T18:38:35.107Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2492,8 +2514,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ea05a6a0-3615-4408-9b2c-2d985c95da84",
-          "created_at": "2026-11-28T18:34:39.000Z",
+          "uid": "002eab95-babb-4d7f-8f21-7e57ae421822",
+          "created_at": "2026-11-28T18:38:35.107Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2702,8 +2724,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "ea05a6a0-3615-4408-9b2c-2d985c95da84",
-      "created_at": "2026-11-28T18:34:39.000Z",
+      "uid": "002eab95-babb-4d7f-8f21-7e57ae421822",
+      "created_at": "2026-11-28T18:38:35.107Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2922,7 +2944,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T18:34:40.250Z",
+        "evaluated_at": "2026-11-28T18:38:36.405Z",
         "blocking_reason": null
       }
     }
@@ -2935,8 +2957,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "98d2773a-1e48-4f7c-a119-d4f39606574e",
-          "created_at": "2026-11-28T18:34:40.583Z",
+          "uid": "d2392893-64ee-48ee-96cf-020ed3821255",
+          "created_at": "2026-11-28T18:38:36.746Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3092,8 +3114,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "98d2773a-1e48-4f7c-a119-d4f39606574e",
-      "created_at": "2026-11-28T18:34:40.583Z",
+      "uid": "d2392893-64ee-48ee-96cf-020ed3821255",
+      "created_at": "2026-11-28T18:38:36.746Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3252,7 +3274,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>EA05A6A0-3615-4408-9B2C-2D985C95DA84</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>002EAB95-BABB-4D7F-8F21-7E57AE421822</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3264,7 +3286,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>98D2773A-1E48-4F7C-A119-D4F39606574E</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>EA05A6A0-3615-4408-9B2C-2D985C95DA84</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>D2392893-64EE-48EE-96CF-020ED3821255</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>002EAB95-BABB-4D7F-8F21-7E57AE421822</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3286,7 +3308,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T18:34:40.947Z",
+      "created_at": "2026-11-28T18:38:37.122Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3310,8 +3332,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:34:40.926Z",
-          "removed_at": "2026-11-28T18:34:40.940Z",
+          "created_at": "2026-11-28T18:38:37.100Z",
+          "removed_at": "2026-11-28T18:38:37.115Z",
           "exchange_difference": null
         },
         {
@@ -3327,7 +3349,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:34:40.947Z",
+          "created_at": "2026-11-28T18:38:37.122Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3354,8 +3376,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:34:40.926Z",
-          "removed_at": "2026-11-28T18:34:40.940Z",
+          "created_at": "2026-11-28T18:38:37.100Z",
+          "removed_at": "2026-11-28T18:38:37.115Z",
           "exchange_difference": null
         },
         {
@@ -3371,7 +3393,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:34:40.947Z",
+          "created_at": "2026-11-28T18:38:37.122Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3393,8 +3415,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:34:40.926Z",
-      "removed_at": "2026-11-28T18:34:40.940Z",
+      "created_at": "2026-11-28T18:38:37.100Z",
+      "removed_at": "2026-11-28T18:38:37.115Z",
       "exchange_difference": null
     }
   },
@@ -3416,7 +3438,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T18:34:41.023Z",
+      "created_at": "2026-11-28T18:38:37.185Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3440,8 +3462,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:34:41.006Z",
-          "removed_at": "2026-11-28T18:34:41.014Z",
+          "created_at": "2026-11-28T18:38:37.172Z",
+          "removed_at": "2026-11-28T18:38:37.180Z",
           "exchange_difference": null
         },
         {
@@ -3457,7 +3479,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:34:41.023Z",
+          "created_at": "2026-11-28T18:38:37.185Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3484,8 +3506,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:34:41.006Z",
-          "removed_at": "2026-11-28T18:34:41.014Z",
+          "created_at": "2026-11-28T18:38:37.172Z",
+          "removed_at": "2026-11-28T18:38:37.180Z",
           "exchange_difference": null
         },
         {
@@ -3501,7 +3523,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:34:41.023Z",
+          "created_at": "2026-11-28T18:38:37.185Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3523,8 +3545,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:34:41.006Z",
-      "removed_at": "2026-11-28T18:34:41.014Z",
+      "created_at": "2026-11-28T18:38:37.172Z",
+      "removed_at": "2026-11-28T18:38:37.180Z",
       "exchange_difference": null
     }
   },
@@ -3577,9 +3599,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "e1a4db76-74a5-4236-a45f-4ce9d1cc5b86",
-      "created_at": "2026-11-28T18:34:40.963Z",
-      "edited_at": "2026-11-28T18:34:40.963Z",
+      "uid": "f94e0866-9dd4-4ec4-ae69-ddd75ee42b60",
+      "created_at": "2026-11-28T18:38:37.134Z",
+      "edited_at": "2026-11-28T18:38:37.134Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3700,9 +3722,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "2e76320b-658c-45f7-8716-409ee879f1d5",
-        "created_at": "2026-11-28T18:34:40.239Z",
-        "edited_at": "2026-11-28T18:34:40.239Z",
+        "uid": "ae844b3a-0a6b-4a87-b2f3-27719a14fc6e",
+        "created_at": "2026-11-28T18:38:36.398Z",
+        "edited_at": "2026-11-28T18:38:36.398Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3840,9 +3862,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "e1a4db76-74a5-4236-a45f-4ce9d1cc5b86",
-          "created_at": "2026-11-28T18:34:40.963Z",
-          "edited_at": "2026-11-28T18:34:40.963Z",
+          "uid": "f94e0866-9dd4-4ec4-ae69-ddd75ee42b60",
+          "created_at": "2026-11-28T18:38:37.134Z",
+          "edited_at": "2026-11-28T18:38:37.134Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3965,9 +3987,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "4f2e1b6a-fc2a-416d-9a0a-31bdbc896754",
-          "created_at": "2026-11-28T18:34:40.984Z",
-          "edited_at": "2026-11-28T18:34:40.984Z",
+          "uid": "8072dd85-79cd-4455-b91c-5a65f38c769b",
+          "created_at": "2026-11-28T18:38:37.151Z",
+          "edited_at": "2026-11-28T18:38:37.151Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4299,9 +4321,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "e1a4db76-74a5-4236-a45f-4ce9d1cc5b86",
-      "created_at": "2026-11-28T18:34:40.963Z",
-      "edited_at": "2026-11-28T18:34:40.963Z",
+      "uid": "f94e0866-9dd4-4ec4-ae69-ddd75ee42b60",
+      "created_at": "2026-11-28T18:38:37.134Z",
+      "edited_at": "2026-11-28T18:38:37.134Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4416,9 +4438,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "4f2e1b6a-fc2a-416d-9a0a-31bdbc896754",
-      "created_at": "2026-11-28T18:34:40.984Z",
-      "edited_at": "2026-11-28T18:34:40.984Z",
+      "uid": "8072dd85-79cd-4455-b91c-5a65f38c769b",
+      "created_at": "2026-11-28T18:38:37.151Z",
+      "edited_at": "2026-11-28T18:38:37.151Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4662,7 +4684,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:34:41.090Z",
+          "created_at": "2026-11-28T18:38:37.246Z",
           "entries": [
             {
               "order": 1,
@@ -4819,7 +4841,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:34:41.090Z"
+          "created_at": "2026-11-28T18:38:37.246Z"
         }
       ],
       "aggregations": []
@@ -4836,7 +4858,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T18:34:41.090Z",
+      "created_at": "2026-11-28T18:38:37.246Z",
       "entries": [
         {
           "order": 1,
@@ -5003,10 +5025,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
+      "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:34:41.237Z",
-      "edited_at": "2026-11-28T18:34:41.237Z",
+      "created_at": "2026-11-28T18:38:37.385Z",
+      "edited_at": "2026-11-28T18:38:37.385Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5092,10 +5114,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "ae4f7e55-d5a7-429b-aef1-7642c5d63b7f",
+      "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:34:41.237Z",
-      "edited_at": "2026-11-28T18:34:41.237Z",
+      "created_at": "2026-11-28T18:38:37.385Z",
+      "edited_at": "2026-11-28T18:38:37.385Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5191,7 +5213,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T18:34:38.951Z"
+      "created_at": "2026-11-28T18:38:35.065Z"
     }
   },
   "listNumberingSeries": {
@@ -5206,7 +5228,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T18:34:38.945Z"
+          "created_at": "2026-11-28T18:38:35.061Z"
         },
         {
           "id": 2,
@@ -5214,7 +5236,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T18:34:38.951Z"
+          "created_at": "2026-11-28T18:38:35.065Z"
         }
       ],
       "aggregations": []
@@ -5314,15 +5336,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
+          "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:34:38.757Z",
-          "last_used_at": "2026-11-28T18:34:38.771Z",
+          "created_at": "2026-11-28T18:38:34.898Z",
+          "last_used_at": "2026-11-28T18:38:34.909Z",
           "revoked_at": null
         }
       ],
@@ -5332,30 +5354,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
+      "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:34:38.757Z",
-      "last_used_at": "2026-11-28T18:34:38.771Z",
+      "created_at": "2026-11-28T18:38:34.898Z",
+      "last_used_at": "2026-11-28T18:38:34.909Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_2rgLs3w30IPJOq92grCj_0yIhGN",
+      "client_id": "cl_WTOGOstRscBHAirHhQUo_4Ppi4h",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:34:38.787Z",
+      "created_at": "2026-11-28T18:38:34.921Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:34:38.793Z"
+      "revoked_at": "2026-11-28T18:38:34.926Z"
     }
   },
   "deleteClient": {
@@ -5397,8 +5419,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T18:34:38.555Z",
-      "updated_at": "2026-11-28T18:34:38.555Z"
+      "created_at": "2026-11-28T18:38:34.704Z",
+      "updated_at": "2026-11-28T18:38:34.704Z"
     }
   },
   "updateOrganisation": {
@@ -5440,19 +5462,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T18:34:38.555Z",
-      "updated_at": "2026-11-28T18:34:38.678Z"
+      "created_at": "2026-11-28T18:38:34.704Z",
+      "updated_at": "2026-11-28T18:38:34.849Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_JAF3RplLh4E1RfcVBIqu_3oFN8e",
+      "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjhjNDJkYTIzLTcxMGEtNGFkZS1hNGIzLWU1MjZlZjY0YWIyMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9KQUYzUnBsTGg0RTFSZmNWQklxdV8zb0ZOOGUiLCJqdGkiOiIyMTUxNjlhZS03YWUzLTRjNDYtOTE3OC1jMmJmYmZlMTczN2IiLCJpYXQiOjE3OTU4OTA4NzgsImV4cCI6MTc5NTg5MTc3OH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjNmMDZlY2YwLTNjYmQtNDVhZC1iNDY1LTY2MWU3NTFhYTFhMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9uMW8yU3lGbWJXV2s3SjZuQmRBaF8xQ0t2RHYiLCJqdGkiOiI3ZGFkNmJkYi0yYzA0LTQ0YjEtYmYxMS03OGQ4MWMyZWNhZDAiLCJpYXQiOjE3OTU4OTExMTQsImV4cCI6MTc5NTg5MjAxNH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5476,8 +5498,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T18:34:38.871Z",
-          "updated_at": "2026-11-28T18:34:38.875Z"
+          "created_at": "2026-11-28T18:38:34.990Z",
+          "updated_at": "2026-11-28T18:38:34.994Z"
         }
       ],
       "aggregations": []
@@ -5504,8 +5526,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:34:38.871Z",
-      "updated_at": "2026-11-28T18:34:38.875Z",
+      "created_at": "2026-11-28T18:38:34.990Z",
+      "updated_at": "2026-11-28T18:38:34.994Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5522,8 +5544,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:34:38.871Z",
-      "updated_at": "2026-11-28T18:34:38.875Z"
+      "created_at": "2026-11-28T18:38:34.990Z",
+      "updated_at": "2026-11-28T18:38:34.994Z"
     }
   },
   "updateWebhook": {
@@ -5547,8 +5569,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:34:38.871Z",
-      "updated_at": "2026-11-28T18:34:38.906Z"
+      "created_at": "2026-11-28T18:38:34.990Z",
+      "updated_at": "2026-11-28T18:38:35.025Z"
     }
   },
   "deleteWebhook": {
@@ -5571,8 +5593,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:34:38.871Z",
-      "updated_at": "2026-11-28T18:34:41.637Z",
+      "created_at": "2026-11-28T18:38:34.990Z",
+      "updated_at": "2026-11-28T18:38:37.726Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5585,7 +5607,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 13,
           "webhook_id": 1,
-          "event_id": "902e8ea3-46f4-4c02-9e76-d3c973f1cfae",
+          "event_id": "88694dd9-e34d-4f1a-b1fc-cf4ce74a111b",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5593,23 +5615,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T19:34:41.531Z",
-          "created_at": "2026-11-28T18:34:41.519Z",
+          "next_attempt_at": "2026-11-28T19:38:37.635Z",
+          "created_at": "2026-11-28T18:38:37.625Z",
           "completed_at": null
         },
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "fb6ed087-a906-4c03-bd21-9254594a3b75",
+          "event_id": "c3b5b685-a396-4a6d-960d-56639d40791a",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 2,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T19:34:41.356Z",
-          "created_at": "2026-11-28T18:34:41.335Z",
+          "next_attempt_at": "2026-11-28T19:38:37.502Z",
+          "created_at": "2026-11-28T18:38:37.481Z",
           "completed_at": null
         }
       ],
@@ -5620,7 +5642,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 13,
       "webhook_id": 1,
-      "event_id": "902e8ea3-46f4-4c02-9e76-d3c973f1cfae",
+      "event_id": "88694dd9-e34d-4f1a-b1fc-cf4ce74a111b",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
@@ -5628,8 +5650,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T18:34:41.624Z",
-      "created_at": "2026-11-28T18:34:41.519Z",
+      "next_attempt_at": "2026-11-28T18:38:37.719Z",
+      "created_at": "2026-11-28T18:38:37.625Z",
       "completed_at": null
     }
   },
@@ -5697,7 +5719,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-28T18:34:38.937Z"
+      "updated_at": "2026-11-28T18:38:35.053Z"
     }
   },
   "putTaxFilingSettings": {
@@ -5740,7 +5762,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-28T18:34:38.937Z"
+      "updated_at": "2026-11-28T18:38:35.053Z"
     }
   },
   "createOrganisation": {
@@ -5796,18 +5818,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T18:34:38.555Z",
-        "updated_at": "2026-11-28T18:34:38.555Z"
+        "created_at": "2026-11-28T18:38:34.704Z",
+        "updated_at": "2026-11-28T18:38:34.704Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_azbBuXey",
+        "prefix": "ak_oAICpZXe",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T18:34:38.557Z",
+        "created_at": "2026-11-28T18:38:34.705Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

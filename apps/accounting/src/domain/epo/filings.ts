@@ -1,13 +1,24 @@
-import { RPC_SUBJECTS, taxFilerAnswerSchema, type TaxFilingQuery } from '@ledgerline/contracts';
-import type { TenantContext } from '@ledgerline/service-kit';
+import { createHash } from 'node:crypto';
+import { RPC_SUBJECTS, taxFilerAnswerSchema, type FilingKind, type TaxFiling, type TaxFilingListQuery, type TaxFilingQuery } from '@ledgerline/contracts';
+import { BusinessRuleError, dec, sqlRows, toWire, type Dec, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { controlStatementFigures } from '../control-statement.js';
+import { euSalesList } from '../eu-sales-list.js';
+import { vatReturn } from '../vat-return.js';
 import { controlStatementXml } from './control-statement-epo.js';
 import { epoDate, epoFiler, filingPeriod, followUpDate } from './epo-filer.js';
+import { euSalesListXml } from './eu-sales-list-epo.js';
+import { returnTax, vatReturnXml } from './vat-return-epo.js';
 
 /*
- * The tax office's EPO XML filings produced from the ledger (issue 57). The filer's data comes
- * from settings at the moment of filing (`rpc.settings.tax_filing`); the figures are the report's.
+ * The tax office's EPO XML filings produced from the ledger (issue 57): the control statement
+ * (DPHKH1), the VAT return (DPHDP3) and the EC Sales List (DPHSHV). The filer's data comes from
+ * settings at the moment of filing (`rpc.settings.tax_filing`); the figures are the reports'.
+ * Every filing produced is kept as produced, with its hash (`GET /v1/reporting/tax/filings`): the
+ * accountant can show what was filed, and a follow-up return states its difference against the
+ * return last produced for the period.
  */
+
+export type FilingForm = 'DPHKH1' | 'DPHDP3' | 'DPHSHV';
 
 /** What the filing says produced it (Pisemnost's nazevSW, verzeSW). */
 export const FILING_SOFTWARE = { name: 'Ledgerline', version: '1.0.0' };
@@ -15,16 +26,28 @@ export const FILING_SOFTWARE = { name: 'Ledgerline', version: '1.0.0' };
 /** Today in Prague, where the tax office counts its days. */
 const pragueToday = (now: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Prague' }).format(now);
 
+async function filerOf(ctx: TenantContext) {
+  return epoFiler(taxFilerAnswerSchema.parse(await ctx.ask(RPC_SUBJECTS.settingsTaxFiler, {})));
+}
+
+async function keep(ctx: TenantContext, f: { form: FilingForm; q: TaxFilingQuery; kind: string; tax: Dec | null; xml: string }): Promise<string> {
+  await sqlRows(
+    ctx.em,
+    'insert into tax_filings (org_id, form, date_from, date_to, kind, tax, xml, sha256, created_by) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [ctx.orgId, f.form, f.q.date_from, f.q.date_to, f.kind, f.tax === null ? null : f.tax.toFixed(2), f.xml, createHash('sha256').update(f.xml).digest('hex'), ctx.actor],
+  );
+  return f.xml;
+}
+
 /** The control statement of a month (a natural person filing quarterly: of a quarter) as DPHKH1. */
 export async function controlStatementFiling(ctx: TenantContext, q: TaxFilingQuery): Promise<string> {
-  const filer = epoFiler(taxFilerAnswerSchema.parse(await ctx.ask(RPC_SUBJECTS.settingsTaxFiler, {})));
+  const filer = await filerOf(ctx);
   const kind = q.filing_kind ?? 'B';
   const dateFound = followUpDate(kind, q.date_found);
   // a legal person files the control statement monthly whatever its VAT period; a natural person with its return
   const period = filingPeriod(q.date_from, q.date_to, filer.naturalPerson && filer.period === 'quarterly');
-  const sections = await controlStatementFigures(ctx, q);
-  return controlStatementXml({
-    sections,
+  const xml = controlStatementXml({
+    sections: await controlStatementFigures(ctx, q),
     vetaP: filer.vetaP,
     period,
     kind,
@@ -33,4 +56,85 @@ export async function controlStatementFiling(ctx: TenantContext, q: TaxFilingQue
     reverseChargeCode: filer.reverseChargeCode,
     software: FILING_SOFTWARE,
   });
+  return keep(ctx, { form: 'DPHKH1', q, kind, tax: null, xml });
+}
+
+/** The VAT return form's kinds: a follow-up is dodatečné (D), a corrected follow-up E. */
+const RETURN_FORM: Record<FilingKind, 'B' | 'O' | 'D' | 'E'> = { B: 'B', O: 'O', N: 'D', E: 'E' };
+
+/** The VAT return of the filer's period (a month, or a quarter for a quarterly filer) as DPHDP3. */
+export async function vatReturnFiling(ctx: TenantContext, q: TaxFilingQuery, defaultCurrency: string): Promise<string> {
+  const filer = await filerOf(ctx);
+  const kind = q.filing_kind ?? 'B';
+  const form = RETURN_FORM[kind];
+  const followUp = form === 'D' || form === 'E';
+  const dateFound = followUp ? followUpDate('N', q.date_found) : null;
+  const period = filingPeriod(q.date_from, q.date_to, filer.period === 'quarterly');
+  const report = await vatReturn(ctx, q, defaultCurrency);
+  let lastFiledTax: Dec | null = null;
+  if (followUp) {
+    const [last] = await sqlRows<{ tax: string }>(
+      ctx.em,
+      `select tax::text as tax from tax_filings where org_id = ? and form = 'DPHDP3' and date_from = ? and date_to = ? order by id desc limit 1`,
+      [ctx.orgId, q.date_from, q.date_to],
+    );
+    if (!last) {
+      const message = `A follow-up return states its difference against the return filed for ${q.date_from} to ${q.date_to}, and none was produced here: produce the regular one (filing_kind B) first`;
+      throw new BusinessRuleError(message, 'no_earlier_filing', [{ path: 'filing_kind', message, code: 'no_earlier_filing' }]);
+    }
+    lastFiledTax = dec(last.tax);
+  }
+  const xml = vatReturnXml({ filed: report.filed, vetaP: filer.vetaP, period, form, filedOn: epoDate(pragueToday(ctx.now())), dateFound, lastFiledTax, software: FILING_SOFTWARE });
+  return keep(ctx, { form: 'DPHDP3', q, kind: form, tax: returnTax(report.filed), xml });
+}
+
+/** The EC Sales List of a month (or quarter) as DPHSHV: R regular (also a correction in time), N follow-up. */
+export async function euSalesListFiling(ctx: TenantContext, q: TaxFilingQuery, defaultCurrency: string): Promise<string> {
+  const filer = await filerOf(ctx);
+  const kind = q.filing_kind ?? 'B';
+  if (kind === 'E') {
+    const message = 'The EC Sales List is regular (B, O) or follow-up (N); E is for the control statement and the VAT return';
+    throw new BusinessRuleError(message, 'filing_kind_not_applicable', [{ path: 'filing_kind', message, code: 'filing_kind_not_applicable' }]);
+  }
+  const period = filingPeriod(q.date_from, q.date_to, true);
+  const report = await euSalesList(ctx, q, defaultCurrency);
+  const form = kind === 'N' ? 'N' : 'R';
+  const xml = euSalesListXml({ lines: report.lines, vetaP: filer.vetaP, period, form, filedOn: epoDate(pragueToday(ctx.now())), software: FILING_SOFTWARE });
+  return keep(ctx, { form: 'DPHSHV', q, kind: form, tax: null, xml });
+}
+
+/** The filings produced, newest first, of one form or period when asked. */
+export async function listFilings(scope: TenantScope, q: TaxFilingListQuery): Promise<{ total: number; entities: TaxFiling[] }> {
+  const where = ['org_id = ?'];
+  const params: unknown[] = [scope.orgId];
+  if (q.form) {
+    where.push('form = ?');
+    params.push(q.form);
+  }
+  if (q.date_from) {
+    where.push('date_from = ?');
+    params.push(q.date_from);
+  }
+  const rows = await sqlRows<{ id: string; form: FilingForm; date_from: string; date_to: string; kind: string; tax: string | null; xml: string; sha256: string; created_at: Date; created_by: string; total: number }>(
+    scope.em,
+    `select id, form, to_char(date_from, 'YYYY-MM-DD') as date_from, to_char(date_to, 'YYYY-MM-DD') as date_to, kind, tax::text as tax, xml, sha256, created_at, created_by,
+            count(*) over ()::int as total
+       from tax_filings where ${where.join(' and ')} order by id desc offset ? limit ?`,
+    [...params, q.from, q.take],
+  );
+  return {
+    total: rows[0]?.total ?? (q.from > 0 ? Number((await sqlRows<{ n: number }>(scope.em, `select count(*)::int as n from tax_filings where ${where.join(' and ')}`, params))[0].n) : 0),
+    entities: rows.map((r) => ({
+      id: Number(r.id),
+      form: r.form,
+      date_from: r.date_from,
+      date_to: r.date_to,
+      kind: r.kind,
+      tax: toWire(r.tax),
+      sha256: r.sha256,
+      xml: r.xml,
+      created_at: new Date(r.created_at).toISOString(),
+      created_by: r.created_by,
+    })),
+  };
 }
