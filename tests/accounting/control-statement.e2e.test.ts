@@ -54,6 +54,7 @@ describe('the VAT control statement (decision 158)', () => {
       date_from: '2026-10-01',
       date_to: '2026-10-31',
       a1: [],
+      a2: [],
       a4: [
         { partner_vat_no: 'CZ11223344', document_no: large.no, date_taxable: '2026-10-03', source: { type: 'sales_invoice', id: large.id }, base_basic: 10_000, tax_basic: 2_100, base_reduced: 1_000, tax_reduced: 120 },
         // the credit note of an A.4 invoice is in A.4 under its own number, whatever its size

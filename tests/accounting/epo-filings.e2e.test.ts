@@ -10,7 +10,8 @@ import { secondOrganisation } from '../finance/support.js';
  * The control statement as the tax office takes it (issue 57): October with domestic sales above
  * and below the 10 000 CZK threshold, a credit note, a domestic reverse-charge sale and purchase,
  * an EU supply and an export (in no section), and purchases above and below the threshold. The
- * DPHKH1 filing validates against the official schema and carries the JSON report's figures; a
+ * service received from another member state (A.2), the DPHKH1 filing validates against the
+ * official schema and carries the JSON report's figures; a
  * corrective and a follow-up filing carry a document posted late.
  */
 
@@ -24,6 +25,8 @@ const CONSUMER = { id: 9402, business_name: 'Jan Novák', address: { country: 'C
 const EU_CUSTOMER = { id: 9403, business_name: 'Kunde GmbH', vat_no: 'DE123456789', address: { country: 'DE' } };
 const US_CUSTOMER = { id: 9404, business_name: 'Customer Inc.', address: { country: 'US' } };
 const BUILDER = { id: 9405, business_name: 'Stavby a.s.', vat_no: 'CZ45274649', address: { country: 'CZ' } };
+const EU_VENDOR = { id: 9406, business_name: 'Software GmbH', vat_no: 'DE811907980', address: { country: 'DE' } };
+const EU_SERVICE = { tax_code: 'RC', tax_name: 'Reverse charge (services)', tax_rate: 21, rate_type: 'services', tax_index: 0 };
 const OCTOBER = 'date_from=2026-10-01&date_to=2026-10-31';
 const FILER = {
   tax_office: '451',
@@ -72,11 +75,13 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     const bill = await post('/v1/purchase/bills', billBody({ date_issued: '2026-10-15', date_due: '2026-10-29', vendor_doc_no: 'ACME-KH-1', items: [{ description: 'Server', qty: 1, rate: 20_000, taxes: [VAT21] }] }));
     await post('/v1/purchase/bills', billBody({ date_issued: '2026-10-16', date_due: '2026-10-30', vendor_doc_no: 'ACME-KH-2', items: [{ description: 'Cables', qty: 1, rate: 1_000, taxes: [VAT21] }] }));
     const rcBill = await post('/v1/purchase/bills', billBody({ vendor: BUILDER, date_issued: '2026-10-20', date_due: '2026-11-20', vendor_doc_no: 'STAV-2026-77', items: [{ description: 'Construction works', qty: 1, rate: 80_000, taxes: [RC] }] }));
-    await eventually(async () => ((await ok(await stack.api(`/v1/accounting/transactions?date_posting=[2026-10-01;2026-10-31]&take=0`))).total === 10 ? true : null), 15_000);
+    await post('/v1/purchase/bills', billBody({ vendor: EU_VENDOR, date_issued: '2026-10-21', date_due: '2026-11-21', vendor_doc_no: 'SW-2026-1001', items: [{ description: 'Licences', qty: 1, rate: 12_000, taxes: [EU_SERVICE] }] }));
+    await eventually(async () => ((await ok(await stack.api(`/v1/accounting/transactions?date_posting=[2026-10-01;2026-10-31]&take=0`))).total === 11 ? true : null), 15_000);
 
     const report = await ok(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}`));
     expect(report.a1.map((d: any) => [d.document_no, d.base_basic])).toEqual([[rcSale.no, 50_000]]);
     expect(report.b1.map((d: any) => [d.document_no, d.base_basic, d.tax_basic])).toEqual([['STAV-2026-77', 80_000, 16_800]]);
+    expect(report.a2.map((d: any) => [d.partner_vat_no, d.document_no, d.base_basic, d.tax_basic])).toEqual([['DE811907980', 'SW-2026-1001', 12_000, 2_520]]);
     const xml = await filing(OCTOBER, { accept: 'application/xml' });
     expect(schemaErrors(xml, DPHKH1_XSD())).toEqual([]);
     if (process.env.SHOW_FILING) console.log(xml);
@@ -87,6 +92,8 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     expect(xmlRecords(xml, 'VetaP')[0]).toMatchObject({ c_ufo: '451', c_pracufo: '2001', dic: '27074358', typ_ds: 'P', ulice: 'Vinohradská', c_pop: '1234', c_orient: '56', naz_obce: 'Praha', psc: '12000', opr_postaveni: 'jednatel', sest_telef: '+420601123456' });
     // A.1: the reverse-charge sale, base only, under the organisation's subject code
     expect(xmlRecords(xml, 'VetaA1')).toEqual([{ c_radku: '1', dic_odb: '11223344', c_evid_dd: rcSale.no, duzp: '14.10.2026', zakl_dane1: '50000.00', kod_pred_pl: '4' }]);
+    // A.2: the service received from Germany, self-assessed
+    expect(xmlRecords(xml, 'VetaA2')).toEqual([{ c_radku: '1', k_stat: 'DE', vatid_dod: '811907980', c_evid_dd: 'SW-2026-1001', dppd: '21.10.2026', zakl_dane1: '12000.00', dan1: '2520.00' }]);
     // A.4 one by one as the report lists them; A.5 and B.3 summed
     expect(xmlRecords(xml, 'VetaA4')).toEqual(
       report.a4.map((d: any, i: number) => ({
@@ -117,6 +124,7 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
         pln_rez_pren: '50000.00',
         rez_pren23: '80000.00',
         rez_pren5: '0.00',
+        celk_zd_a2: '12000.00',
       },
     ]);
     expect(bill.no).toBeDefined();
@@ -155,13 +163,15 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
       dan5: String(row('2').tax),
       rez_pren23: '80000',
       dan_rpren23: '16800',
+      p_sl23_e: '12000',
+      dan_psl23_e: '2520',
       pln_sluzby: '5000',
       pln_vyvoz: '7000',
       pln_rez_pren: '50000',
       pln23: String(row('40').base),
       odp_tuz23_nar: String(row('40').tax),
-      nar_zdp23: '80000',
-      od_zdp23: '16800',
+      nar_zdp23: '92000',
+      od_zdp23: '19320',
       odp_sum_nar: String(report.filed.deductible_tax),
     });
     expect(xmlRecords(xml, 'Veta6')).toEqual([

@@ -440,6 +440,9 @@ export const controlStatementSchema = z
   .object({
     ...taxReportPeriod,
     a1: z.array(controlStatementDocumentSchema).describe('A.1: reverse-charge supplies we made (base only)'),
+    a2: z
+      .array(controlStatementDocumentSchema)
+      .describe("A.2: goods acquired and services received from another member state, on which the organisation self-assesses the tax (the supplier's VAT id with its country prefix)"),
     a4: z.array(controlStatementDocumentSchema).describe('A.4: domestic supplies over 10 000 incl. VAT to a VAT payer, and credit notes of such'),
     a5: controlStatementTotalsSchema.describe('A.5: the other domestic supplies'),
     b1: z.array(controlStatementDocumentSchema).describe('B.1: reverse-charge supplies received (the tax we self-assess)'),

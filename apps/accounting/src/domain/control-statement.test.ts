@@ -44,7 +44,7 @@ describe('control statement sections', () => {
   });
 
   it('leaves out a document whose posting and reversal cancel, and a section it does not report', () => {
-    const s = controlStatementSections([row('A.4', 1, 21, '10000', '2100'), row('A.4', 1, 21, '-10000', '-2100'), row('A.2', 2, 21, '1', '0.21'), row('A.4', 3, 21, '12000', '2520')]);
+    const s = controlStatementSections([row('A.4', 1, 21, '10000', '2100'), row('A.4', 1, 21, '-10000', '-2100'), row('A.3', 2, 21, '1', '0.21'), row('A.4', 3, 21, '12000', '2520')]);
     expect(s.a4.map((d) => d.source.id)).toEqual([3]);
   });
 

@@ -5,9 +5,9 @@ import { reportPeriodState } from './tax-period.js';
 /*
  * The Czech VAT control statement (kontrolní hlášení) of a period, decision 158: every ledger tax
  * row names its section (architecture §9: A.4 for a domestic sale over 10 000 incl. VAT to a VAT payer,
- * A.5 for the other sales, B.2 / B.3 for purchases, A.1 / B.1 for reverse charge; a credit note
- * in its original's section). Sections A.1, A.4, B.1 and B.2 list documents one by one; A.5 and
- * B.3 are sums per rate.
+ * A.5 for the other sales, B.2 / B.3 for purchases, A.1 / B.1 for reverse charge, A.2 for what
+ * is self-assessed from another member state; a credit note in its original's section).
+ * Sections A.1, A.2, A.4, B.1 and B.2 list documents one by one; A.5 and B.3 are sums per rate.
  */
 
 /** One tax row of a posted entry, as the statement reads it (figures signed; a reversal's negated). */
@@ -76,8 +76,8 @@ export interface ControlStatementDocumentFigures extends RateFigures {
 export type ControlStatementSections = ReturnType<typeof controlStatementSections>;
 
 export function controlStatementSections(rows: ReadonlyArray<ControlStatementRow>) {
-  const listed = { 'A.1': new Map<string, ControlStatementDocumentFigures>(), 'A.4': new Map(), 'B.1': new Map(), 'B.2': new Map() } as Record<
-    'A.1' | 'A.4' | 'B.1' | 'B.2',
+  const listed = { 'A.1': new Map<string, ControlStatementDocumentFigures>(), 'A.2': new Map(), 'A.4': new Map(), 'B.1': new Map(), 'B.2': new Map() } as Record<
+    'A.1' | 'A.2' | 'A.4' | 'B.1' | 'B.2',
     Map<string, ControlStatementDocumentFigures>
   >;
   const summed = { 'A.5': noFigures(), 'B.3': noFigures() } as Record<'A.5' | 'B.3', RateFigures>;
@@ -97,7 +97,7 @@ export function controlStatementSections(rows: ReadonlyArray<ControlStatementRow
     add(doc, row, row.section !== 'A.1');
   }
   const documents = (section: keyof typeof listed) => [...listed[section].values()].filter((d) => !isNil(d));
-  return { a1: documents('A.1'), a4: documents('A.4'), a5: summed['A.5'], b1: documents('B.1'), b2: documents('B.2'), b3: summed['B.3'] };
+  return { a1: documents('A.1'), a2: documents('A.2'), a4: documents('A.4'), a5: summed['A.5'], b1: documents('B.1'), b2: documents('B.2'), b3: summed['B.3'] };
 }
 
 const wireFigures = (f: RateFigures) => ({ base_basic: toWire(f.base_basic), tax_basic: toWire(f.tax_basic), base_reduced: toWire(f.base_reduced), tax_reduced: toWire(f.tax_reduced) });
@@ -121,7 +121,8 @@ const ROWS = `
          nullif(trim(e.contact->>'vat_no'), '') as vat_no,
          to_char(coalesce(e.date_taxable, e.date_posting), 'YYYY-MM-DD') as date_taxable,
          t.tax_control_statement as section, coalesce(t.tax_rate, 0)::text as rate,
-         (case when t.tax_control_statement like 'A%' then coalesce(t.tax_base_out_leg, 0) else coalesce(t.tax_base_in_leg, 0) end)::text as base,
+         -- A.2 lists purchases, whose base is on the input side (as the VAT return reads it)
+         (case when t.tax_control_statement like 'A%' then coalesce(t.tax_base_out_leg, t.tax_base_in_leg, 0) else coalesce(t.tax_base_in_leg, 0) end)::text as base,
          (case when t.tax_control_statement like 'A%' then coalesce(t.tax_amount_out_leg, 0) else coalesce(t.tax_amount_in_leg, 0) end)::text as tax
     from accounting_transactions e
     join ledger_tax_rows t on t.transaction_id = e.id and t.org_id = e.org_id
@@ -166,6 +167,7 @@ export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, de
     date_from: q.date_from,
     date_to: q.date_to,
     a1: sections.a1.map(wireDocument),
+    a2: sections.a2.map(wireDocument),
     a4: sections.a4.map(wireDocument),
     a5: wireFigures(sections.a5),
     b1: sections.b1.map(wireDocument),

@@ -20,7 +20,7 @@ describe('VAT reporting fields (Czech defaults, architecture §9)', () => {
     ['domestic purchase 12 % > 10 000', { side: 'purchase' as const, rate: dec(12), totalLeg: dec(-12000) }, { tax_return_base_in: '41', tax_control_statement: 'B.2' }],
     ['domestic reverse-charge purchase', { side: 'purchase' as const, reverseCharge: true }, { tax_return_base_out: '10', tax_return_amount_out: '10', tax_return_amount_claim: '43', tax_control_statement: 'B.1' }],
     ['domestic reverse-charge purchase 12 %', { side: 'purchase' as const, reverseCharge: true, rate: dec(12) }, { tax_return_base_out: '11', tax_return_amount_claim: '44' }],
-    ['intra-EU acquisition of goods', { side: 'purchase' as const, reverseCharge: true, partnerCountry: 'DE' }, { tax_return_base_out: '3', tax_return_amount_claim: '43', tax_control_statement: null }],
+    ['intra-EU acquisition of goods', { side: 'purchase' as const, reverseCharge: true, partnerCountry: 'DE' }, { tax_return_base_out: '3', tax_return_amount_claim: '43', tax_control_statement: 'A.2' }],
     ['credit note keeps the section of its original', { controlStatementOverride: 'A.4' }, { tax_control_statement: 'A.4' }],
   ])('%s', (_name, over, expected) => {
     expect(f(over as Partial<VatLineContext>)).toMatchObject(expected);

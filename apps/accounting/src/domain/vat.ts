@@ -91,7 +91,15 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
   if (ctx.reverseCharge) {
     if (where === 'eu') {
       const out = ctx.supply === 'goods' ? (basic ? '3' : '4') : basic ? '5' : '6';
-      return { ...NO_VAT_REPORTING, tax_return_base_out: out, tax_return_amount_out: out, tax_return_base_in: basic ? '43' : '44', tax_return_amount_claim: basic ? '43' : '44' };
+      // the control statement lists what the organisation self-assesses from another member state in A.2
+      return {
+        ...NO_VAT_REPORTING,
+        tax_return_base_out: out,
+        tax_return_amount_out: out,
+        tax_return_base_in: basic ? '43' : '44',
+        tax_return_amount_claim: basic ? '43' : '44',
+        tax_control_statement: override('A.2'),
+      };
     }
     return {
       ...NO_VAT_REPORTING,

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_oAICpZXe",
+          "prefix": "ak_TO9Fr06v",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:38:34.705Z",
+          "created_at": "2026-11-28T18:41:05.912Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T18:38:34.778Z",
+          "last_used_at": "2026-11-28T18:41:05.959Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_rHbjcBil",
+          "prefix": "ak_lb2FORZ7",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:38:34.859Z",
+          "created_at": "2026-11-28T18:41:06.075Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_rHbjcBil",
+      "prefix": "ak_lb2FORZ7",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:38:34.859Z",
+      "created_at": "2026-11-28T18:41:06.075Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_rHbjcBil",
+      "prefix": "ak_lb2FORZ7",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:38:34.859Z",
+      "created_at": "2026-11-28T18:41:06.075Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_rHbjcBil",
+      "prefix": "ak_lb2FORZ7",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:38:34.859Z",
+      "created_at": "2026-11-28T18:41:06.075Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_rHbjcBil",
+      "prefix": "ak_lb2FORZ7",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:38:34.859Z",
+      "created_at": "2026-11-28T18:41:06.075Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:38:34.885Z"
+      "revoked_at": "2026-11-28T18:41:06.102Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T18:38:35.119Z",
+          "created_at": "2026-11-28T18:41:06.334Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T18:38:36.727Z"
+        "created_at": "2026-11-28T18:41:07.846Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
+      "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "d2392893-64ee-48ee-96cf-020ed3821255",
-      "created_at": "2026-11-28T18:38:36.746Z",
+      "uid": "4c18557d-5a59-4c74-acc9-23fbe8449e94",
+      "created_at": "2026-11-28T18:41:07.872Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "8072dd85-79cd-4455-b91c-5a65f38c769b",
-      "created_at": "2026-11-28T18:38:37.151Z",
-      "edited_at": "2026-11-28T18:38:37.151Z",
+      "uid": "65cae94b-78b7-410e-bb82-f64ecd69c073",
+      "created_at": "2026-11-28T18:41:08.282Z",
+      "edited_at": "2026-11-28T18:41:08.282Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T18:38:36.405Z",
+          "evaluated_at": "2026-11-28T18:41:07.538Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
+      "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:38:37.385Z",
-      "edited_at": "2026-11-28T18:38:37.410Z",
+      "created_at": "2026-11-28T18:41:08.515Z",
+      "edited_at": "2026-11-28T18:41:08.547Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1232,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
+          "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
           "transaction_type": null,
-          "created_at": "2026-11-28T18:38:37.385Z",
-          "edited_at": "2026-11-28T18:38:37.410Z",
+          "created_at": "2026-11-28T18:41:08.515Z",
+          "edited_at": "2026-11-28T18:41:08.547Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1568,6 +1568,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
       "a1": [],
+      "a2": [],
       "a4": [
         {
           "partner_vat_no": "CZ12345678",
@@ -1643,9 +1644,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "date_to": "2026-11-30",
           "kind": "B",
           "tax": null,
-          "sha256": "914a018759fca8549ddfff7f4787a47277216fe2282ee89e5e41d1d9df60818b",
-          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"28.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-28T18:38:37.523Z",
+          "sha256": "fc405a50ee2632c4d11077317654aea22e7673ece3b45129bc97b4cdf5486e60",
+          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"28.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+          "created_at": "2026-11-28T18:41:08.653Z",
           "created_by": "key:2"
         }
       ],
@@ -1866,7 +1867,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 21,
+          "transaction_id": 19,
           "no": null,
           "type": "payout",
           "source": {
@@ -1982,7 +1983,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:38:37.555Z",
+      "created_at": "2026-11-28T18:41:08.683Z",
       "created_by": "key:2"
     }
   },
@@ -2019,7 +2020,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T18:38:37.555Z",
+          "created_at": "2026-11-28T18:41:08.683Z",
           "created_by": "key:2"
         }
       ],
@@ -2054,7 +2055,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:38:37.555Z",
+      "created_at": "2026-11-28T18:41:08.683Z",
       "created_by": "key:2"
     }
   },
@@ -2092,7 +2093,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T18:38:37.570Z",
+      "created_at": "2026-11-28T18:41:08.698Z",
       "created_by": "key:2"
     }
   },
@@ -2113,7 +2114,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T18:38:37.657Z",
+      "created_at": "2026-11-28T18:41:08.795Z",
       "created_by": "key:2"
     }
   },
@@ -2136,7 +2137,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T18:38:37.682Z",
+          "created_at": "2026-11-28T18:41:08.822Z",
           "created_by": "key:2"
         },
         {
@@ -2155,7 +2156,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T18:38:37.657Z",
+          "created_at": "2026-11-28T18:41:08.795Z",
           "created_by": "key:2"
         }
       ],
@@ -2179,7 +2180,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T18:38:37.657Z",
+      "created_at": "2026-11-28T18:41:08.795Z",
       "created_by": "key:2"
     }
   },
@@ -2222,7 +2223,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-28T18:38:37.635Z",
+      "created_at": "2026-11-28T18:41:08.770Z",
       "created_by": "key:2"
     }
   },
@@ -2302,8 +2303,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "002eab95-babb-4d7f-8f21-7e57ae421822",
-      "created_at": "2026-11-28T18:38:35.107Z",
+      "uid": "ef2c0c8f-e607-43ce-8e73-59e230004c89",
+      "created_at": "2026-11-28T18:41:06.326Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2514,8 +2515,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "002eab95-babb-4d7f-8f21-7e57ae421822",
-          "created_at": "2026-11-28T18:38:35.107Z",
+          "uid": "ef2c0c8f-e607-43ce-8e73-59e230004c89",
+          "created_at": "2026-11-28T18:41:06.326Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2724,8 +2725,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "002eab95-babb-4d7f-8f21-7e57ae421822",
-      "created_at": "2026-11-28T18:38:35.107Z",
+      "uid": "ef2c0c8f-e607-43ce-8e73-59e230004c89",
+      "created_at": "2026-11-28T18:41:06.326Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2944,7 +2945,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T18:38:36.405Z",
+        "evaluated_at": "2026-11-28T18:41:07.538Z",
         "blocking_reason": null
       }
     }
@@ -2957,8 +2958,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "d2392893-64ee-48ee-96cf-020ed3821255",
-          "created_at": "2026-11-28T18:38:36.746Z",
+          "uid": "4c18557d-5a59-4c74-acc9-23fbe8449e94",
+          "created_at": "2026-11-28T18:41:07.872Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3114,8 +3115,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "d2392893-64ee-48ee-96cf-020ed3821255",
-      "created_at": "2026-11-28T18:38:36.746Z",
+      "uid": "4c18557d-5a59-4c74-acc9-23fbe8449e94",
+      "created_at": "2026-11-28T18:41:07.872Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3274,7 +3275,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>002EAB95-BABB-4D7F-8F21-7E57AE421822</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>EF2C0C8F-E607-43CE-8E73-59E230004C89</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3286,7 +3287,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>D2392893-64EE-48EE-96CF-020ED3821255</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>002EAB95-BABB-4D7F-8F21-7E57AE421822</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>4C18557D-5A59-4C74-ACC9-23FBE8449E94</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>EF2C0C8F-E607-43CE-8E73-59E230004C89</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3308,7 +3309,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T18:38:37.122Z",
+      "created_at": "2026-11-28T18:41:08.252Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3332,8 +3333,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:38:37.100Z",
-          "removed_at": "2026-11-28T18:38:37.115Z",
+          "created_at": "2026-11-28T18:41:08.235Z",
+          "removed_at": "2026-11-28T18:41:08.246Z",
           "exchange_difference": null
         },
         {
@@ -3349,7 +3350,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:38:37.122Z",
+          "created_at": "2026-11-28T18:41:08.252Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3376,8 +3377,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:38:37.100Z",
-          "removed_at": "2026-11-28T18:38:37.115Z",
+          "created_at": "2026-11-28T18:41:08.235Z",
+          "removed_at": "2026-11-28T18:41:08.246Z",
           "exchange_difference": null
         },
         {
@@ -3393,7 +3394,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:38:37.122Z",
+          "created_at": "2026-11-28T18:41:08.252Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3415,8 +3416,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:38:37.100Z",
-      "removed_at": "2026-11-28T18:38:37.115Z",
+      "created_at": "2026-11-28T18:41:08.235Z",
+      "removed_at": "2026-11-28T18:41:08.246Z",
       "exchange_difference": null
     }
   },
@@ -3438,7 +3439,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T18:38:37.185Z",
+      "created_at": "2026-11-28T18:41:08.321Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3462,8 +3463,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:38:37.172Z",
-          "removed_at": "2026-11-28T18:38:37.180Z",
+          "created_at": "2026-11-28T18:41:08.302Z",
+          "removed_at": "2026-11-28T18:41:08.311Z",
           "exchange_difference": null
         },
         {
@@ -3479,7 +3480,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:38:37.185Z",
+          "created_at": "2026-11-28T18:41:08.321Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3506,8 +3507,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:38:37.172Z",
-          "removed_at": "2026-11-28T18:38:37.180Z",
+          "created_at": "2026-11-28T18:41:08.302Z",
+          "removed_at": "2026-11-28T18:41:08.311Z",
           "exchange_difference": null
         },
         {
@@ -3523,7 +3524,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:38:37.185Z",
+          "created_at": "2026-11-28T18:41:08.321Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3545,8 +3546,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:38:37.172Z",
-      "removed_at": "2026-11-28T18:38:37.180Z",
+      "created_at": "2026-11-28T18:41:08.302Z",
+      "removed_at": "2026-11-28T18:41:08.311Z",
       "exchange_difference": null
     }
   },
@@ -3599,9 +3600,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "f94e0866-9dd4-4ec4-ae69-ddd75ee42b60",
-      "created_at": "2026-11-28T18:38:37.134Z",
-      "edited_at": "2026-11-28T18:38:37.134Z",
+      "uid": "3c9c043c-c010-4eb4-b5a2-6c15019a2aae",
+      "created_at": "2026-11-28T18:41:08.264Z",
+      "edited_at": "2026-11-28T18:41:08.264Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3722,9 +3723,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "ae844b3a-0a6b-4a87-b2f3-27719a14fc6e",
-        "created_at": "2026-11-28T18:38:36.398Z",
-        "edited_at": "2026-11-28T18:38:36.398Z",
+        "uid": "8e640e84-8ecb-4e5f-99f6-cdde7b0d28da",
+        "created_at": "2026-11-28T18:41:07.527Z",
+        "edited_at": "2026-11-28T18:41:07.527Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3862,9 +3863,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "f94e0866-9dd4-4ec4-ae69-ddd75ee42b60",
-          "created_at": "2026-11-28T18:38:37.134Z",
-          "edited_at": "2026-11-28T18:38:37.134Z",
+          "uid": "3c9c043c-c010-4eb4-b5a2-6c15019a2aae",
+          "created_at": "2026-11-28T18:41:08.264Z",
+          "edited_at": "2026-11-28T18:41:08.264Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3987,9 +3988,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "8072dd85-79cd-4455-b91c-5a65f38c769b",
-          "created_at": "2026-11-28T18:38:37.151Z",
-          "edited_at": "2026-11-28T18:38:37.151Z",
+          "uid": "65cae94b-78b7-410e-bb82-f64ecd69c073",
+          "created_at": "2026-11-28T18:41:08.282Z",
+          "edited_at": "2026-11-28T18:41:08.282Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4321,9 +4322,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "f94e0866-9dd4-4ec4-ae69-ddd75ee42b60",
-      "created_at": "2026-11-28T18:38:37.134Z",
-      "edited_at": "2026-11-28T18:38:37.134Z",
+      "uid": "3c9c043c-c010-4eb4-b5a2-6c15019a2aae",
+      "created_at": "2026-11-28T18:41:08.264Z",
+      "edited_at": "2026-11-28T18:41:08.264Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4438,9 +4439,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "8072dd85-79cd-4455-b91c-5a65f38c769b",
-      "created_at": "2026-11-28T18:38:37.151Z",
-      "edited_at": "2026-11-28T18:38:37.151Z",
+      "uid": "65cae94b-78b7-410e-bb82-f64ecd69c073",
+      "created_at": "2026-11-28T18:41:08.282Z",
+      "edited_at": "2026-11-28T18:41:08.282Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4684,7 +4685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:38:37.246Z",
+          "created_at": "2026-11-28T18:41:08.385Z",
           "entries": [
             {
               "order": 1,
@@ -4841,7 +4842,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:38:37.246Z"
+          "created_at": "2026-11-28T18:41:08.385Z"
         }
       ],
       "aggregations": []
@@ -4858,7 +4859,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T18:38:37.246Z",
+      "created_at": "2026-11-28T18:41:08.385Z",
       "entries": [
         {
           "order": 1,
@@ -5025,10 +5026,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
+      "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:38:37.385Z",
-      "edited_at": "2026-11-28T18:38:37.385Z",
+      "created_at": "2026-11-28T18:41:08.515Z",
+      "edited_at": "2026-11-28T18:41:08.515Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5114,10 +5115,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "be8512c3-47ad-4bc9-b471-d36d4fc61d62",
+      "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:38:37.385Z",
-      "edited_at": "2026-11-28T18:38:37.385Z",
+      "created_at": "2026-11-28T18:41:08.515Z",
+      "edited_at": "2026-11-28T18:41:08.515Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5213,7 +5214,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T18:38:35.065Z"
+      "created_at": "2026-11-28T18:41:06.281Z"
     }
   },
   "listNumberingSeries": {
@@ -5228,7 +5229,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T18:38:35.061Z"
+          "created_at": "2026-11-28T18:41:06.276Z"
         },
         {
           "id": 2,
@@ -5236,7 +5237,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T18:38:35.065Z"
+          "created_at": "2026-11-28T18:41:06.281Z"
         }
       ],
       "aggregations": []
@@ -5336,15 +5337,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
+          "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:38:34.898Z",
-          "last_used_at": "2026-11-28T18:38:34.909Z",
+          "created_at": "2026-11-28T18:41:06.115Z",
+          "last_used_at": "2026-11-28T18:41:06.128Z",
           "revoked_at": null
         }
       ],
@@ -5354,30 +5355,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
+      "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:38:34.898Z",
-      "last_used_at": "2026-11-28T18:38:34.909Z",
+      "created_at": "2026-11-28T18:41:06.115Z",
+      "last_used_at": "2026-11-28T18:41:06.128Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_WTOGOstRscBHAirHhQUo_4Ppi4h",
+      "client_id": "cl_IklYhj3i6wJb1vVDTuTb_3LrMLa",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:38:34.921Z",
+      "created_at": "2026-11-28T18:41:06.143Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:38:34.926Z"
+      "revoked_at": "2026-11-28T18:41:06.148Z"
     }
   },
   "deleteClient": {
@@ -5419,8 +5420,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T18:38:34.704Z",
-      "updated_at": "2026-11-28T18:38:34.704Z"
+      "created_at": "2026-11-28T18:41:05.911Z",
+      "updated_at": "2026-11-28T18:41:05.911Z"
     }
   },
   "updateOrganisation": {
@@ -5462,19 +5463,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T18:38:34.704Z",
-      "updated_at": "2026-11-28T18:38:34.849Z"
+      "created_at": "2026-11-28T18:41:05.911Z",
+      "updated_at": "2026-11-28T18:41:06.064Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_n1o2SyFmbWWk7J6nBdAh_1CKvDv",
+      "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjNmMDZlY2YwLTNjYmQtNDVhZC1iNDY1LTY2MWU3NTFhYTFhMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9uMW8yU3lGbWJXV2s3SjZuQmRBaF8xQ0t2RHYiLCJqdGkiOiI3ZGFkNmJkYi0yYzA0LTQ0YjEtYmYxMS03OGQ4MWMyZWNhZDAiLCJpYXQiOjE3OTU4OTExMTQsImV4cCI6MTc5NTg5MjAxNH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6Ijk1ZDYzYjI1LWU3ZTgtNDk2Zi04ZmVjLTBjMTQ5NjEzYzgwYyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF91MFdHQmRUTngxNXlDWVdkcXQ3cV8zc3JXZU4iLCJqdGkiOiJjYTIwZDM0NC0yNDEzLTQ5NDUtYWVkOS00MTcxMWQ3MDliNTIiLCJpYXQiOjE3OTU4OTEyNjYsImV4cCI6MTc5NTg5MjE2Nn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5498,8 +5499,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T18:38:34.990Z",
-          "updated_at": "2026-11-28T18:38:34.994Z"
+          "created_at": "2026-11-28T18:41:06.209Z",
+          "updated_at": "2026-11-28T18:41:06.212Z"
         }
       ],
       "aggregations": []
@@ -5526,8 +5527,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:38:34.990Z",
-      "updated_at": "2026-11-28T18:38:34.994Z",
+      "created_at": "2026-11-28T18:41:06.209Z",
+      "updated_at": "2026-11-28T18:41:06.212Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5544,8 +5545,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:38:34.990Z",
-      "updated_at": "2026-11-28T18:38:34.994Z"
+      "created_at": "2026-11-28T18:41:06.209Z",
+      "updated_at": "2026-11-28T18:41:06.212Z"
     }
   },
   "updateWebhook": {
@@ -5569,8 +5570,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:38:34.990Z",
-      "updated_at": "2026-11-28T18:38:35.025Z"
+      "created_at": "2026-11-28T18:41:06.209Z",
+      "updated_at": "2026-11-28T18:41:06.242Z"
     }
   },
   "deleteWebhook": {
@@ -5593,8 +5594,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:38:34.990Z",
-      "updated_at": "2026-11-28T18:38:37.726Z",
+      "created_at": "2026-11-28T18:41:06.209Z",
+      "updated_at": "2026-11-28T18:41:08.858Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5607,7 +5608,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 13,
           "webhook_id": 1,
-          "event_id": "88694dd9-e34d-4f1a-b1fc-cf4ce74a111b",
+          "event_id": "5eb5ba91-634f-4027-81a9-bb5d17220c34",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5615,14 +5616,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T19:38:37.635Z",
-          "created_at": "2026-11-28T18:38:37.625Z",
+          "next_attempt_at": "2026-11-28T19:41:08.773Z",
+          "created_at": "2026-11-28T18:41:08.760Z",
           "completed_at": null
         },
         {
           "id": 12,
           "webhook_id": 1,
-          "event_id": "c3b5b685-a396-4a6d-960d-56639d40791a",
+          "event_id": "0d501190-d1aa-4d11-972d-3827e522569e",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5630,8 +5631,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T19:38:37.502Z",
-          "created_at": "2026-11-28T18:38:37.481Z",
+          "next_attempt_at": "2026-11-28T19:41:08.631Z",
+          "created_at": "2026-11-28T18:41:08.610Z",
           "completed_at": null
         }
       ],
@@ -5642,7 +5643,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 13,
       "webhook_id": 1,
-      "event_id": "88694dd9-e34d-4f1a-b1fc-cf4ce74a111b",
+      "event_id": "5eb5ba91-634f-4027-81a9-bb5d17220c34",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
@@ -5650,8 +5651,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T18:38:37.719Z",
-      "created_at": "2026-11-28T18:38:37.625Z",
+      "next_attempt_at": "2026-11-28T18:41:08.852Z",
+      "created_at": "2026-11-28T18:41:08.760Z",
       "completed_at": null
     }
   },
@@ -5719,7 +5720,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-28T18:38:35.053Z"
+      "updated_at": "2026-11-28T18:41:06.269Z"
     }
   },
   "putTaxFilingSettings": {
@@ -5762,7 +5763,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-28T18:38:35.053Z"
+      "updated_at": "2026-11-28T18:41:06.269Z"
     }
   },
   "createOrganisation": {
@@ -5818,18 +5819,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T18:38:34.704Z",
-        "updated_at": "2026-11-28T18:38:34.704Z"
+        "created_at": "2026-11-28T18:41:05.911Z",
+        "updated_at": "2026-11-28T18:41:05.911Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_oAICpZXe",
+        "prefix": "ak_TO9Fr06v",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T18:38:34.705Z",
+        "created_at": "2026-11-28T18:41:05.912Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -8,8 +8,9 @@ import { dicDigits, epoDate, type VetaP } from './epo-filer.js';
  * The control statement as the tax office's EPO portal takes it (DPHKH1, structure 03.01.14), from
  * the same sections as the JSON report (pure). Amounts are exact, in crowns and hellers; the
  * reduced rate goes to the first reduced rate's fields (zakl_dane2: 15 % until 2023, 12 % since)
- * and 10 % (until 2023) to the second's (zakl_dane3). A.1 reports the base only; VetaC carries
- * the totals the tax office compares with the VAT return.
+ * and 10 % (until 2023) to the second's (zakl_dane3). A.1 reports the base only; A.2 names the
+ * supplier by its country and VAT id; VetaC carries the totals the tax office compares with the
+ * VAT return.
  */
 
 export const DPHKH1_VERSION = '03.01.14';
@@ -57,7 +58,7 @@ export interface ControlStatementFilingInput {
 }
 
 export function controlStatementXml(p: ControlStatementFilingInput): string {
-  const { a1, a4, a5, b1, b2, b3 } = p.sections;
+  const { a1, a2, a4, a5, b1, b2, b3 } = p.sections;
   if ((a1.length || b1.length) && !p.reverseChargeCode) {
     const message = 'A.1 and B.1 list domestic reverse-charge documents, which need the subject code (kód předmětu plnění): set reverse_charge_code with PUT /v1/settings/tax-filing';
     throw new BusinessRuleError(message, 'tax_filing_incomplete', [{ path: 'settings.tax_filing.reverse_charge_code', message, code: 'required' }]);
@@ -79,6 +80,19 @@ export function controlStatementXml(p: ControlStatementFilingInput): string {
   a1.forEach((d, i) =>
     xml.empty('VetaA1', { c_radku: i + 1, dic_odb: partnerDic(d, 'A.1'), c_evid_dd: documentNo(d), duzp: epoDate(d.dateTaxable), zakl_dane1: amount(d.base_basic.plus(d.base_reduced)), kod_pred_pl: p.reverseChargeCode }),
   );
+  a2.forEach((d, i) => {
+    // the supplier's VAT id of another member state: its country prefix apart, at most 12 characters
+    const vat = (d.partnerVatNo ?? '').replace(/\s+/g, '').toUpperCase();
+    const prefixed = /^[A-Z]{2}/.test(vat);
+    xml.empty('VetaA2', {
+      c_radku: i + 1,
+      k_stat: prefixed ? vat.slice(0, 2) : null,
+      vatid_dod: (prefixed ? vat.slice(2) : vat).slice(0, 12) || null,
+      c_evid_dd: documentNo(d),
+      dppd: epoDate(d.dateTaxable),
+      ...rateFields(d),
+    });
+  });
   a4.forEach((d, i) =>
     xml.empty('VetaA4', { c_radku: i + 1, dic_odb: partnerDic(d, 'A.4'), c_evid_dd: documentNo(d), dppd: epoDate(d.dateTaxable), ...rateFields(d), kod_rezim_pl: '0', zdph_44: 'N' }),
   );
@@ -92,7 +106,7 @@ export function controlStatementXml(p: ControlStatementFilingInput): string {
   if (!isNil(b3)) xml.empty('VetaB3', rateFields(b3));
   const sales = [...a4, a5];
   const purchases = [...b2, b3];
-  const anything = a1.length + a4.length + b1.length + b2.length > 0 || !isNil(a5) || !isNil(b3);
+  const anything = a1.length + a2.length + a4.length + b1.length + b2.length > 0 || !isNil(a5) || !isNil(b3);
   if (anything) {
     xml.empty('VetaC', {
       obrat23: amount(total(sales, (f) => f.base_basic)),
@@ -102,6 +116,7 @@ export function controlStatementXml(p: ControlStatementFilingInput): string {
       pln_rez_pren: amount(total(a1, (f) => f.base_basic.plus(f.base_reduced))),
       rez_pren23: amount(total(b1, (f) => f.base_basic)),
       rez_pren5: amount(total(b1, (f) => f.base_reduced)),
+      celk_zd_a2: amount(total(a2, (f) => f.base_basic.plus(f.base_reduced))),
     });
   }
   xml.close('DPHKH1');
