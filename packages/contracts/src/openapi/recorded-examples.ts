@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_TO9Fr06v",
+          "prefix": "ak_DLEhcQJ8",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:41:05.912Z",
+          "created_at": "2026-11-28T18:41:57.739Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T18:41:05.959Z",
+          "last_used_at": "2026-11-28T18:41:57.763Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_lb2FORZ7",
+          "prefix": "ak_3vMyVv5a",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:41:06.075Z",
+          "created_at": "2026-11-28T18:41:57.834Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_lb2FORZ7",
+      "prefix": "ak_3vMyVv5a",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:06.075Z",
+      "created_at": "2026-11-28T18:41:57.834Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_lb2FORZ7",
+      "prefix": "ak_3vMyVv5a",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:06.075Z",
+      "created_at": "2026-11-28T18:41:57.834Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_lb2FORZ7",
+      "prefix": "ak_3vMyVv5a",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:06.075Z",
+      "created_at": "2026-11-28T18:41:57.834Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_lb2FORZ7",
+      "prefix": "ak_3vMyVv5a",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:41:06.075Z",
+      "created_at": "2026-11-28T18:41:57.834Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:41:06.102Z"
+      "revoked_at": "2026-11-28T18:41:57.900Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T18:41:06.334Z",
+          "created_at": "2026-11-28T18:41:58.151Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T18:41:07.846Z"
+        "created_at": "2026-11-28T18:41:59.716Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
+      "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "4c18557d-5a59-4c74-acc9-23fbe8449e94",
-      "created_at": "2026-11-28T18:41:07.872Z",
+      "uid": "88ffb061-efa7-4790-ac12-5c91d3a2980a",
+      "created_at": "2026-11-28T18:41:59.770Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "65cae94b-78b7-410e-bb82-f64ecd69c073",
-      "created_at": "2026-11-28T18:41:08.282Z",
-      "edited_at": "2026-11-28T18:41:08.282Z",
+      "uid": "1422f4a6-69d3-45ca-9802-2304efbde504",
+      "created_at": "2026-11-28T18:42:00.151Z",
+      "edited_at": "2026-11-28T18:42:00.151Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T18:41:07.538Z",
+          "evaluated_at": "2026-11-28T18:41:59.401Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
+      "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:41:08.515Z",
-      "edited_at": "2026-11-28T18:41:08.547Z",
+      "created_at": "2026-11-28T18:42:00.386Z",
+      "edited_at": "2026-11-28T18:42:00.414Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1232,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
+          "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
           "transaction_type": null,
-          "created_at": "2026-11-28T18:41:08.515Z",
-          "edited_at": "2026-11-28T18:41:08.547Z",
+          "created_at": "2026-11-28T18:42:00.386Z",
+          "edited_at": "2026-11-28T18:42:00.414Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1612,6 +1612,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "tax_reduced": 0
       },
       "closed": false
+    },
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"28.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
     }
   },
   "getEuSalesList": {
@@ -1646,7 +1650,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "fc405a50ee2632c4d11077317654aea22e7673ece3b45129bc97b4cdf5486e60",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"28.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-28T18:41:08.653Z",
+          "created_at": "2026-11-28T18:42:00.547Z",
           "created_by": "key:2"
         }
       ],
@@ -1867,7 +1871,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 19,
+          "transaction_id": 21,
           "no": null,
           "type": "payout",
           "source": {
@@ -1983,7 +1987,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:41:08.683Z",
+      "created_at": "2026-11-28T18:42:00.573Z",
       "created_by": "key:2"
     }
   },
@@ -2020,7 +2024,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T18:41:08.683Z",
+          "created_at": "2026-11-28T18:42:00.573Z",
           "created_by": "key:2"
         }
       ],
@@ -2055,7 +2059,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:41:08.683Z",
+      "created_at": "2026-11-28T18:42:00.573Z",
       "created_by": "key:2"
     }
   },
@@ -2093,7 +2097,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T18:41:08.698Z",
+      "created_at": "2026-11-28T18:42:00.586Z",
       "created_by": "key:2"
     }
   },
@@ -2114,7 +2118,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T18:41:08.795Z",
+      "created_at": "2026-11-28T18:42:00.698Z",
       "created_by": "key:2"
     }
   },
@@ -2137,7 +2141,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T18:41:08.822Z",
+          "created_at": "2026-11-28T18:42:00.720Z",
           "created_by": "key:2"
         },
         {
@@ -2156,7 +2160,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T18:41:08.795Z",
+          "created_at": "2026-11-28T18:42:00.698Z",
           "created_by": "key:2"
         }
       ],
@@ -2180,7 +2184,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T18:41:08.795Z",
+      "created_at": "2026-11-28T18:42:00.698Z",
       "created_by": "key:2"
     }
   },
@@ -2223,7 +2227,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-28T18:41:08.770Z",
+      "created_at": "2026-11-28T18:42:00.666Z",
       "created_by": "key:2"
     }
   },
@@ -2303,8 +2307,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ef2c0c8f-e607-43ce-8e73-59e230004c89",
-      "created_at": "2026-11-28T18:41:06.326Z",
+      "uid": "6de11aa6-4b0b-42be-8c19-9f0f9ebcd00c",
+      "created_at": "2026-11-28T18:41:58.144Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2515,8 +2519,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ef2c0c8f-e607-43ce-8e73-59e230004c89",
-          "created_at": "2026-11-28T18:41:06.326Z",
+          "uid": "6de11aa6-4b0b-42be-8c19-9f0f9ebcd00c",
+          "created_at": "2026-11-28T18:41:58.144Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2725,8 +2729,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "ef2c0c8f-e607-43ce-8e73-59e230004c89",
-      "created_at": "2026-11-28T18:41:06.326Z",
+      "uid": "6de11aa6-4b0b-42be-8c19-9f0f9ebcd00c",
+      "created_at": "2026-11-28T18:41:58.144Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2945,7 +2949,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T18:41:07.538Z",
+        "evaluated_at": "2026-11-28T18:41:59.401Z",
         "blocking_reason": null
       }
     }
@@ -2958,8 +2962,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "4c18557d-5a59-4c74-acc9-23fbe8449e94",
-          "created_at": "2026-11-28T18:41:07.872Z",
+          "uid": "88ffb061-efa7-4790-ac12-5c91d3a2980a",
+          "created_at": "2026-11-28T18:41:59.770Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3115,8 +3119,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "4c18557d-5a59-4c74-acc9-23fbe8449e94",
-      "created_at": "2026-11-28T18:41:07.872Z",
+      "uid": "88ffb061-efa7-4790-ac12-5c91d3a2980a",
+      "created_at": "2026-11-28T18:41:59.770Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3275,7 +3279,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>EF2C0C8F-E607-43CE-8E73-59E230004C89</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>6DE11AA6-4B0B-42BE-8C19-9F0F9EBCD00C</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3287,7 +3291,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>4C18557D-5A59-4C74-ACC9-23FBE8449E94</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>EF2C0C8F-E607-43CE-8E73-59E230004C89</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>88FFB061-EFA7-4790-AC12-5C91D3A2980A</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>6DE11AA6-4B0B-42BE-8C19-9F0F9EBCD00C</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3309,7 +3313,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T18:41:08.252Z",
+      "created_at": "2026-11-28T18:42:00.121Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3333,8 +3337,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:41:08.235Z",
-          "removed_at": "2026-11-28T18:41:08.246Z",
+          "created_at": "2026-11-28T18:42:00.101Z",
+          "removed_at": "2026-11-28T18:42:00.115Z",
           "exchange_difference": null
         },
         {
@@ -3350,7 +3354,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:41:08.252Z",
+          "created_at": "2026-11-28T18:42:00.121Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3377,8 +3381,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:41:08.235Z",
-          "removed_at": "2026-11-28T18:41:08.246Z",
+          "created_at": "2026-11-28T18:42:00.101Z",
+          "removed_at": "2026-11-28T18:42:00.115Z",
           "exchange_difference": null
         },
         {
@@ -3394,7 +3398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:41:08.252Z",
+          "created_at": "2026-11-28T18:42:00.121Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3416,8 +3420,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:41:08.235Z",
-      "removed_at": "2026-11-28T18:41:08.246Z",
+      "created_at": "2026-11-28T18:42:00.101Z",
+      "removed_at": "2026-11-28T18:42:00.115Z",
       "exchange_difference": null
     }
   },
@@ -3439,7 +3443,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T18:41:08.321Z",
+      "created_at": "2026-11-28T18:42:00.185Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3463,8 +3467,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:41:08.302Z",
-          "removed_at": "2026-11-28T18:41:08.311Z",
+          "created_at": "2026-11-28T18:42:00.170Z",
+          "removed_at": "2026-11-28T18:42:00.179Z",
           "exchange_difference": null
         },
         {
@@ -3480,7 +3484,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:41:08.321Z",
+          "created_at": "2026-11-28T18:42:00.185Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3507,8 +3511,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:41:08.302Z",
-          "removed_at": "2026-11-28T18:41:08.311Z",
+          "created_at": "2026-11-28T18:42:00.170Z",
+          "removed_at": "2026-11-28T18:42:00.179Z",
           "exchange_difference": null
         },
         {
@@ -3524,7 +3528,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:41:08.321Z",
+          "created_at": "2026-11-28T18:42:00.185Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3546,8 +3550,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:41:08.302Z",
-      "removed_at": "2026-11-28T18:41:08.311Z",
+      "created_at": "2026-11-28T18:42:00.170Z",
+      "removed_at": "2026-11-28T18:42:00.179Z",
       "exchange_difference": null
     }
   },
@@ -3600,9 +3604,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "3c9c043c-c010-4eb4-b5a2-6c15019a2aae",
-      "created_at": "2026-11-28T18:41:08.264Z",
-      "edited_at": "2026-11-28T18:41:08.264Z",
+      "uid": "100ce042-e273-43da-8182-564a88f4c4cd",
+      "created_at": "2026-11-28T18:42:00.133Z",
+      "edited_at": "2026-11-28T18:42:00.133Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3723,9 +3727,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "8e640e84-8ecb-4e5f-99f6-cdde7b0d28da",
-        "created_at": "2026-11-28T18:41:07.527Z",
-        "edited_at": "2026-11-28T18:41:07.527Z",
+        "uid": "e7bcf34c-9feb-4cc2-896f-8dd6ac41c3b4",
+        "created_at": "2026-11-28T18:41:59.390Z",
+        "edited_at": "2026-11-28T18:41:59.390Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3863,9 +3867,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "3c9c043c-c010-4eb4-b5a2-6c15019a2aae",
-          "created_at": "2026-11-28T18:41:08.264Z",
-          "edited_at": "2026-11-28T18:41:08.264Z",
+          "uid": "100ce042-e273-43da-8182-564a88f4c4cd",
+          "created_at": "2026-11-28T18:42:00.133Z",
+          "edited_at": "2026-11-28T18:42:00.133Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3988,9 +3992,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "65cae94b-78b7-410e-bb82-f64ecd69c073",
-          "created_at": "2026-11-28T18:41:08.282Z",
-          "edited_at": "2026-11-28T18:41:08.282Z",
+          "uid": "1422f4a6-69d3-45ca-9802-2304efbde504",
+          "created_at": "2026-11-28T18:42:00.151Z",
+          "edited_at": "2026-11-28T18:42:00.151Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4322,9 +4326,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "3c9c043c-c010-4eb4-b5a2-6c15019a2aae",
-      "created_at": "2026-11-28T18:41:08.264Z",
-      "edited_at": "2026-11-28T18:41:08.264Z",
+      "uid": "100ce042-e273-43da-8182-564a88f4c4cd",
+      "created_at": "2026-11-28T18:42:00.133Z",
+      "edited_at": "2026-11-28T18:42:00.133Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4439,9 +4443,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "65cae94b-78b7-410e-bb82-f64ecd69c073",
-      "created_at": "2026-11-28T18:41:08.282Z",
-      "edited_at": "2026-11-28T18:41:08.282Z",
+      "uid": "1422f4a6-69d3-45ca-9802-2304efbde504",
+      "created_at": "2026-11-28T18:42:00.151Z",
+      "edited_at": "2026-11-28T18:42:00.151Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4685,7 +4689,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:41:08.385Z",
+          "created_at": "2026-11-28T18:42:00.250Z",
           "entries": [
             {
               "order": 1,
@@ -4842,7 +4846,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:41:08.385Z"
+          "created_at": "2026-11-28T18:42:00.250Z"
         }
       ],
       "aggregations": []
@@ -4859,7 +4863,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T18:41:08.385Z",
+      "created_at": "2026-11-28T18:42:00.250Z",
       "entries": [
         {
           "order": 1,
@@ -5026,10 +5030,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
+      "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:41:08.515Z",
-      "edited_at": "2026-11-28T18:41:08.515Z",
+      "created_at": "2026-11-28T18:42:00.386Z",
+      "edited_at": "2026-11-28T18:42:00.386Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5115,10 +5119,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "44bc69a6-43ac-4940-9b0e-9a18667f316f",
+      "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:41:08.515Z",
-      "edited_at": "2026-11-28T18:41:08.515Z",
+      "created_at": "2026-11-28T18:42:00.386Z",
+      "edited_at": "2026-11-28T18:42:00.386Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5214,7 +5218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T18:41:06.281Z"
+      "created_at": "2026-11-28T18:41:58.101Z"
     }
   },
   "listNumberingSeries": {
@@ -5229,7 +5233,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T18:41:06.276Z"
+          "created_at": "2026-11-28T18:41:58.097Z"
         },
         {
           "id": 2,
@@ -5237,7 +5241,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T18:41:06.281Z"
+          "created_at": "2026-11-28T18:41:58.101Z"
         }
       ],
       "aggregations": []
@@ -5337,15 +5341,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
+          "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:41:06.115Z",
-          "last_used_at": "2026-11-28T18:41:06.128Z",
+          "created_at": "2026-11-28T18:41:57.919Z",
+          "last_used_at": "2026-11-28T18:41:57.936Z",
           "revoked_at": null
         }
       ],
@@ -5355,30 +5359,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
+      "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:06.115Z",
-      "last_used_at": "2026-11-28T18:41:06.128Z",
+      "created_at": "2026-11-28T18:41:57.919Z",
+      "last_used_at": "2026-11-28T18:41:57.936Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_IklYhj3i6wJb1vVDTuTb_3LrMLa",
+      "client_id": "cl_0XD9DelLGuj8u1hi0pJY_344hPU",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:41:06.143Z",
+      "created_at": "2026-11-28T18:41:57.952Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:41:06.148Z"
+      "revoked_at": "2026-11-28T18:41:57.959Z"
     }
   },
   "deleteClient": {
@@ -5420,8 +5424,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T18:41:05.911Z",
-      "updated_at": "2026-11-28T18:41:05.911Z"
+      "created_at": "2026-11-28T18:41:57.737Z",
+      "updated_at": "2026-11-28T18:41:57.737Z"
     }
   },
   "updateOrganisation": {
@@ -5463,19 +5467,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T18:41:05.911Z",
-      "updated_at": "2026-11-28T18:41:06.064Z"
+      "created_at": "2026-11-28T18:41:57.737Z",
+      "updated_at": "2026-11-28T18:41:57.813Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_u0WGBdTNx15yCYWdqt7q_3srWeN",
+      "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6Ijk1ZDYzYjI1LWU3ZTgtNDk2Zi04ZmVjLTBjMTQ5NjEzYzgwYyIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF91MFdHQmRUTngxNXlDWVdkcXQ3cV8zc3JXZU4iLCJqdGkiOiJjYTIwZDM0NC0yNDEzLTQ5NDUtYWVkOS00MTcxMWQ3MDliNTIiLCJpYXQiOjE3OTU4OTEyNjYsImV4cCI6MTc5NTg5MjE2Nn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjQ5N2JhY2UzLWYzMzMtNDc2My04MDM2LWMwNGRhN2UzYjc1MiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9qSGxTMTRLOFFWcDNsSkNJUDJCaF8zYVJoQzYiLCJqdGkiOiIwMGE2MWUyZS04YWY4LTRlYzItYTZmNy1hZWFlOWZkZmFkYTUiLCJpYXQiOjE3OTU4OTEzMTcsImV4cCI6MTc5NTg5MjIxN30.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5499,8 +5503,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T18:41:06.209Z",
-          "updated_at": "2026-11-28T18:41:06.212Z"
+          "created_at": "2026-11-28T18:41:58.030Z",
+          "updated_at": "2026-11-28T18:41:58.032Z"
         }
       ],
       "aggregations": []
@@ -5527,8 +5531,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:06.209Z",
-      "updated_at": "2026-11-28T18:41:06.212Z",
+      "created_at": "2026-11-28T18:41:58.030Z",
+      "updated_at": "2026-11-28T18:41:58.032Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5545,8 +5549,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:06.209Z",
-      "updated_at": "2026-11-28T18:41:06.212Z"
+      "created_at": "2026-11-28T18:41:58.030Z",
+      "updated_at": "2026-11-28T18:41:58.032Z"
     }
   },
   "updateWebhook": {
@@ -5570,8 +5574,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:06.209Z",
-      "updated_at": "2026-11-28T18:41:06.242Z"
+      "created_at": "2026-11-28T18:41:58.030Z",
+      "updated_at": "2026-11-28T18:41:58.059Z"
     }
   },
   "deleteWebhook": {
@@ -5594,8 +5598,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:06.209Z",
-      "updated_at": "2026-11-28T18:41:08.858Z",
+      "created_at": "2026-11-28T18:41:58.030Z",
+      "updated_at": "2026-11-28T18:42:00.765Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5608,22 +5612,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 13,
           "webhook_id": 1,
-          "event_id": "5eb5ba91-634f-4027-81a9-bb5d17220c34",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 2,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-11-28T19:41:08.773Z",
-          "created_at": "2026-11-28T18:41:08.760Z",
-          "completed_at": null
-        },
-        {
-          "id": 12,
-          "webhook_id": 1,
-          "event_id": "0d501190-d1aa-4d11-972d-3827e522569e",
+          "event_id": "16faba4f-b00e-4063-8465-adc01fa5114d",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5631,8 +5620,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T19:41:08.631Z",
-          "created_at": "2026-11-28T18:41:08.610Z",
+          "next_attempt_at": "2026-11-28T19:42:00.672Z",
+          "created_at": "2026-11-28T18:42:00.655Z",
+          "completed_at": null
+        },
+        {
+          "id": 12,
+          "webhook_id": 1,
+          "event_id": "bb1b712d-bf27-48bf-9a7b-cbf1e2c4bc10",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 2,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-28T19:42:00.478Z",
+          "created_at": "2026-11-28T18:42:00.465Z",
           "completed_at": null
         }
       ],
@@ -5643,16 +5647,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 13,
       "webhook_id": 1,
-      "event_id": "5eb5ba91-634f-4027-81a9-bb5d17220c34",
+      "event_id": "16faba4f-b00e-4063-8465-adc01fa5114d",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 2,
+      "last_duration_ms": 3,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T18:41:08.852Z",
-      "created_at": "2026-11-28T18:41:08.760Z",
+      "next_attempt_at": "2026-11-28T18:42:00.751Z",
+      "created_at": "2026-11-28T18:42:00.655Z",
       "completed_at": null
     }
   },
@@ -5720,7 +5724,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-28T18:41:06.269Z"
+      "updated_at": "2026-11-28T18:41:58.089Z"
     }
   },
   "putTaxFilingSettings": {
@@ -5763,7 +5767,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-28T18:41:06.269Z"
+      "updated_at": "2026-11-28T18:41:58.089Z"
     }
   },
   "createOrganisation": {
@@ -5819,18 +5823,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T18:41:05.911Z",
-        "updated_at": "2026-11-28T18:41:05.911Z"
+        "created_at": "2026-11-28T18:41:57.737Z",
+        "updated_at": "2026-11-28T18:41:57.737Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_TO9Fr06v",
+        "prefix": "ak_DLEhcQJ8",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T18:41:05.912Z",
+        "created_at": "2026-11-28T18:41:57.739Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
