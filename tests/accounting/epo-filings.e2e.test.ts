@@ -143,6 +143,12 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     expect(schemaErrors(followUp, DPHKH1_XSD())).toEqual([]);
     expect(xmlRecords(followUp, 'VetaD')[0]).toMatchObject({ khdph_forma: 'N', d_zjist: '26.11.2026' });
     expect(xmlRecords(followUp, 'VetaB2')).toHaveLength(2);
+    // answering the tax office's call names the call
+    await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=epo&filing_kind=E`), 400, 'validation_error');
+    const answer = await filing(`${OCTOBER}&format=epo&filing_kind=E&call_reference=${encodeURIComponent('123456/26/2001-52523-707788')}`);
+    expect(schemaErrors(answer, DPHKH1_XSD())).toEqual([]);
+    expect(xmlRecords(answer, 'VetaD')[0]).toMatchObject({ khdph_forma: 'E', c_jed_vyzvy: '123456/26/2001-52523-707788' });
+    await expectProblem(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}&format=epo&filing_kind=E&call_reference=${encodeURIComponent('<x/>')}`), 400, 'validation_error');
   });
 
   it("the VAT return (DPHDP3) and the EC Sales List (DPHSHV) validate and carry the reports' filed figures", async () => {
@@ -202,6 +208,18 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     const added = after.filed.output_tax - after.filed.deductible_tax - (before.filed.output_tax - before.filed.deductible_tax);
     expect(added).toBe(2100);
     expect(xmlRecords(followUp, 'Veta6')).toEqual([{ dan_zocelk: String(after.filed.output_tax), odp_zocelk: String(after.filed.deductible_tax), dano: String(added) }]);
+
+    // the EC Sales List: a late supply to the German customer; the follow-up cancels the line filed and states it again
+    await expectProblem(await stack.api(`/v1/reporting/tax/eu-sales-list?${OCTOBER}&format=epo&filing_kind=N`), 422, 'nothing_to_correct');
+    await invoice('2026-10-29', EU_CUSTOMER, [line(1_000, { tax_code: 'RC', tax_name: 'Reverse charge', tax_rate: 0, rate_type: 'services', tax_index: 0 })]);
+    await eventually(async () => ((await ok(await stack.api(`/v1/reporting/tax/eu-sales-list?${OCTOBER}`))).lines[0]?.base === 6_000 ? true : null), 15_000);
+    const shvFollowUp = await filing(`${OCTOBER}&format=epo&filing_kind=N`, {}, 'eu-sales-list');
+    expect(schemaErrors(shvFollowUp, DPHSHV_XSD())).toEqual([]);
+    expect(xmlRecords(shvFollowUp, 'VetaD')[0]).toMatchObject({ shvies_forma: 'N' });
+    expect(xmlRecords(shvFollowUp, 'VetaR')).toEqual([
+      { por_c_stran: '1', c_rad: '1', k_stat: 'DE', c_vat: '123456789', k_pln_eu: '3', k_storno: 'A' },
+      { por_c_stran: '1', c_rad: '2', k_stat: 'DE', c_vat: '123456789', k_pln_eu: '3', pln_pocet: '2', pln_hodnota: '6000' },
+    ]);
 
     const filings = await ok(await stack.api('/v1/reporting/tax/filings?form=DPHDP3'));
     expect(filings.entities.map((f: any) => [f.form, f.kind, f.date_from, f.tax])).toEqual([

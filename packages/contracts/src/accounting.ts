@@ -343,6 +343,11 @@ export const taxFilingQuerySchema = taxPeriodQuerySchema.extend({
     .describe("epo: the tax office's EPO XML filing of the period (as does Accept: application/xml); json (default): the report"),
   filing_kind: z.enum(FILING_KINDS).optional().describe('The filing kind of the EPO XML: B regular (default), O corrective, N follow-up, E answer to a call'),
   date_found: isoDate.optional().describe('A follow-up filing (N): the day the reasons for it were found (d_zjist)'),
+  call_reference: z
+    .string()
+    .regex(/^[\p{L}\p{N} ./-]{1,32}$/u, "the reference of the tax office's call as it states it")
+    .optional()
+    .describe("The control statement answering the tax office's call (E, or N when the call asked for it): the call's reference number (c_jed_vyzvy)"),
 });
 export type TaxFilingQuery = z.output<typeof taxFilingQuerySchema>;
 

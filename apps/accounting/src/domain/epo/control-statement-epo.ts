@@ -53,6 +53,8 @@ export interface ControlStatementFilingInput {
   /** DD.MM.YYYY: the day the filing is made, and for a follow-up the day its reasons were found. */
   filedOn: string;
   dateFound: string | null;
+  /** The tax office's call a follow-up answers (c_jed_vyzvy). */
+  callReference: string | null;
   reverseChargeCode: string | null;
   software: { name: string; version: string };
 }
@@ -75,6 +77,7 @@ export function controlStatementXml(p: ControlStatementFilingInput): string {
     d_poddp: p.filedOn,
     khdph_forma: p.kind,
     d_zjist: p.dateFound,
+    c_jed_vyzvy: p.callReference,
   });
   xml.empty('VetaP', p.vetaP);
   a1.forEach((d, i) =>

@@ -86,10 +86,27 @@ export function epoFiler(answer: TaxFilerAnswer): { vetaP: VetaP; period: 'month
   return { vetaP, period: s.period, naturalPerson: natural, reverseChargeCode: s.reverse_charge_code ?? null };
 }
 
-/** A follow-up filing (N) says when its reasons were found; other kinds say nothing of it. */
-export function followUpDate(kind: FilingKind, dateFound: string | undefined): string | null {
-  if (kind === 'N' && !dateFound) {
+/**
+ * What a follow-up control statement says of why it is filed: N the day its reasons were found or
+ * the tax office's call that asked for it, E (answering a call) the call. Other kinds say nothing.
+ */
+export function followUpFields(kind: FilingKind, dateFound: string | undefined, callReference?: string): { dateFound: string | null; callReference: string | null } {
+  if (kind === 'N' && !dateFound && !callReference) {
+    throw new ValidationError('A follow-up filing (N) needs date_found (the day its reasons were found) or call_reference (the call that asked for it)', [
+      { path: 'date_found', message: 'required for filing_kind N without call_reference', code: 'required' },
+    ]);
+  }
+  if (kind === 'E' && !callReference) {
+    throw new ValidationError("A filing answering the tax office's call (E) needs call_reference", [{ path: 'call_reference', message: 'required for filing_kind E', code: 'required' }]);
+  }
+  const follow = kind === 'N' || kind === 'E';
+  return { dateFound: follow && dateFound ? epoDate(dateFound) : null, callReference: follow ? (callReference ?? null) : null };
+}
+
+/** A follow-up return or list (N) says when its reasons were found. */
+export function followUpDate(dateFound: string | undefined): string {
+  if (!dateFound) {
     throw new ValidationError('A follow-up filing (N) needs date_found: the day its reasons were found', [{ path: 'date_found', message: 'required for filing_kind N', code: 'required' }]);
   }
-  return kind === 'N' ? epoDate(dateFound!) : null;
+  return epoDate(dateFound);
 }

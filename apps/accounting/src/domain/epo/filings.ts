@@ -5,8 +5,8 @@ import { controlStatementFigures } from '../control-statement.js';
 import { euSalesList } from '../eu-sales-list.js';
 import { vatReturn } from '../vat-return.js';
 import { controlStatementXml } from './control-statement-epo.js';
-import { epoDate, epoFiler, filingPeriod, followUpDate } from './epo-filer.js';
-import { euSalesListXml } from './eu-sales-list-epo.js';
+import { epoDate, epoFiler, filingPeriod, followUpDate, followUpFields } from './epo-filer.js';
+import { euSalesListXml, filedShvLines, followUpRows, shvLines } from './eu-sales-list-epo.js';
 import { returnTax, vatReturnXml } from './vat-return-epo.js';
 
 /*
@@ -39,11 +39,25 @@ async function keep(ctx: TenantContext, f: { form: FilingForm; q: TaxFilingQuery
   return f.xml;
 }
 
+/** The filing of the form last produced for the period; 422 `no_earlier_filing` when there is none (a follow-up compares with it). */
+async function lastFiling(ctx: TenantContext, form: FilingForm, q: TaxFilingQuery): Promise<{ tax: string | null; xml: string }> {
+  const [last] = await sqlRows<{ tax: string | null; xml: string }>(
+    ctx.em,
+    'select tax::text as tax, xml from tax_filings where org_id = ? and form = ? and date_from = ? and date_to = ? order by id desc limit 1',
+    [ctx.orgId, form, q.date_from, q.date_to],
+  );
+  if (!last) {
+    const message = `A follow-up states what changed against the ${form} filed for ${q.date_from} to ${q.date_to}, and none was produced here: produce the regular one (filing_kind B) first`;
+    throw new BusinessRuleError(message, 'no_earlier_filing', [{ path: 'filing_kind', message, code: 'no_earlier_filing' }]);
+  }
+  return last;
+}
+
 /** The control statement of a month (a natural person filing quarterly: of a quarter) as DPHKH1. */
 export async function controlStatementFiling(ctx: TenantContext, q: TaxFilingQuery): Promise<string> {
   const filer = await filerOf(ctx);
   const kind = q.filing_kind ?? 'B';
-  const dateFound = followUpDate(kind, q.date_found);
+  const why = followUpFields(kind, q.date_found, q.call_reference);
   // a legal person files the control statement monthly whatever its VAT period; a natural person with its return
   const period = filingPeriod(q.date_from, q.date_to, filer.naturalPerson && filer.period === 'quarterly');
   const xml = controlStatementXml({
@@ -52,7 +66,8 @@ export async function controlStatementFiling(ctx: TenantContext, q: TaxFilingQue
     period,
     kind,
     filedOn: epoDate(pragueToday(ctx.now())),
-    dateFound,
+    dateFound: why.dateFound,
+    callReference: why.callReference,
     reverseChargeCode: filer.reverseChargeCode,
     software: FILING_SOFTWARE,
   });
@@ -68,27 +83,15 @@ export async function vatReturnFiling(ctx: TenantContext, q: TaxFilingQuery, def
   const kind = q.filing_kind ?? 'B';
   const form = RETURN_FORM[kind];
   const followUp = form === 'D' || form === 'E';
-  const dateFound = followUp ? followUpDate('N', q.date_found) : null;
+  const dateFound = followUp ? followUpDate(q.date_found) : null;
   const period = filingPeriod(q.date_from, q.date_to, filer.period === 'quarterly');
   const report = await vatReturn(ctx, q, defaultCurrency);
-  let lastFiledTax: Dec | null = null;
-  if (followUp) {
-    const [last] = await sqlRows<{ tax: string }>(
-      ctx.em,
-      `select tax::text as tax from tax_filings where org_id = ? and form = 'DPHDP3' and date_from = ? and date_to = ? order by id desc limit 1`,
-      [ctx.orgId, q.date_from, q.date_to],
-    );
-    if (!last) {
-      const message = `A follow-up return states its difference against the return filed for ${q.date_from} to ${q.date_to}, and none was produced here: produce the regular one (filing_kind B) first`;
-      throw new BusinessRuleError(message, 'no_earlier_filing', [{ path: 'filing_kind', message, code: 'no_earlier_filing' }]);
-    }
-    lastFiledTax = dec(last.tax);
-  }
+  const lastFiledTax = followUp ? dec((await lastFiling(ctx, 'DPHDP3', q)).tax ?? 0) : null;
   const xml = vatReturnXml({ filed: report.filed, vetaP: filer.vetaP, period, form, filedOn: epoDate(pragueToday(ctx.now())), dateFound, lastFiledTax, software: FILING_SOFTWARE });
   return keep(ctx, { form: 'DPHDP3', q, kind: form, tax: returnTax(report.filed), xml });
 }
 
-/** The EC Sales List of a month (or quarter) as DPHSHV: R regular (also a correction in time), N follow-up. */
+/** The EC Sales List of a month (or quarter) as DPHSHV: R regular (also a correction in time), N follow-up (what changed). */
 export async function euSalesListFiling(ctx: TenantContext, q: TaxFilingQuery, defaultCurrency: string): Promise<string> {
   const filer = await filerOf(ctx);
   const kind = q.filing_kind ?? 'B';
@@ -99,7 +102,16 @@ export async function euSalesListFiling(ctx: TenantContext, q: TaxFilingQuery, d
   const period = filingPeriod(q.date_from, q.date_to, true);
   const report = await euSalesList(ctx, q, defaultCurrency);
   const form = kind === 'N' ? 'N' : 'R';
-  const xml = euSalesListXml({ lines: report.lines, vetaP: filer.vetaP, period, form, filedOn: epoDate(pragueToday(ctx.now())), software: FILING_SOFTWARE });
+  let rows: Parameters<typeof euSalesListXml>[0]['rows'] = shvLines(report.lines);
+  if (form === 'N') {
+    const last = await lastFiling(ctx, 'DPHSHV', q);
+    rows = followUpRows(filedShvLines(last.xml), shvLines(report.lines));
+    if (!rows.length) {
+      const message = `The EC Sales List of ${q.date_from} to ${q.date_to} states the same as the one filed: a follow-up has nothing to correct`;
+      throw new BusinessRuleError(message, 'nothing_to_correct', [{ path: 'filing_kind', message, code: 'nothing_to_correct' }]);
+    }
+  }
+  const xml = euSalesListXml({ rows, vetaP: filer.vetaP, period, form, filedOn: epoDate(pragueToday(ctx.now())), software: FILING_SOFTWARE });
   return keep(ctx, { form: 'DPHSHV', q, kind: form, tax: null, xml });
 }
 
