@@ -10,7 +10,7 @@ import { secondOrganisation } from '../finance/support.js';
  * The control statement as the tax office takes it (issue 57): October with domestic sales above
  * and below the 10 000 CZK threshold, a credit note, a domestic reverse-charge sale and purchase,
  * an EU supply and an export (in no section), and purchases above and below the threshold. The
- * service received from another member state (A.2), the DPHKH1 filing validates against the
+ * service received from another member state and one from the United States (A.2), the DPHKH1 filing validates against the
  * official schema and carries the JSON report's figures; a
  * corrective and a follow-up filing carry a document posted late.
  */
@@ -27,6 +27,7 @@ const US_CUSTOMER = { id: 9404, business_name: 'Customer Inc.', address: { count
 const BUILDER = { id: 9405, business_name: 'Stavby a.s.', vat_no: 'CZ45274649', address: { country: 'CZ' } };
 const EU_VENDOR = { id: 9406, business_name: 'Software GmbH', vat_no: 'DE811907980', address: { country: 'DE' } };
 const EU_SERVICE = { tax_code: 'RC', tax_name: 'Reverse charge (services)', tax_rate: 21, rate_type: 'services', tax_index: 0 };
+const US_VENDOR = { id: 9407, business_name: 'Cloud Inc.', address: { country: 'US' } };
 const OCTOBER = 'date_from=2026-10-01&date_to=2026-10-31';
 const FILER = {
   tax_office: '451',
@@ -76,12 +77,16 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     await post('/v1/purchase/bills', billBody({ date_issued: '2026-10-16', date_due: '2026-10-30', vendor_doc_no: 'ACME-KH-2', items: [{ description: 'Cables', qty: 1, rate: 1_000, taxes: [VAT21] }] }));
     const rcBill = await post('/v1/purchase/bills', billBody({ vendor: BUILDER, date_issued: '2026-10-20', date_due: '2026-11-20', vendor_doc_no: 'STAV-2026-77', items: [{ description: 'Construction works', qty: 1, rate: 80_000, taxes: [RC] }] }));
     await post('/v1/purchase/bills', billBody({ vendor: EU_VENDOR, date_issued: '2026-10-21', date_due: '2026-11-21', vendor_doc_no: 'SW-2026-1001', items: [{ description: 'Licences', qty: 1, rate: 12_000, taxes: [EU_SERVICE] }] }));
-    await eventually(async () => ((await ok(await stack.api(`/v1/accounting/transactions?date_posting=[2026-10-01;2026-10-31]&take=0`))).total === 11 ? true : null), 15_000);
+    await post('/v1/purchase/bills', billBody({ vendor: US_VENDOR, date_issued: '2026-10-22', date_due: '2026-11-22', vendor_doc_no: 'US-77', items: [{ description: 'Hosting', qty: 1, rate: 3_000, taxes: [EU_SERVICE] }] }));
+    await eventually(async () => ((await ok(await stack.api(`/v1/accounting/transactions?date_posting=[2026-10-01;2026-10-31]&take=0`))).total === 12 ? true : null), 15_000);
 
     const report = await ok(await stack.api(`/v1/reporting/tax/control-statement?${OCTOBER}`));
     expect(report.a1.map((d: any) => [d.document_no, d.base_basic])).toEqual([[rcSale.no, 50_000]]);
     expect(report.b1.map((d: any) => [d.document_no, d.base_basic, d.tax_basic])).toEqual([['STAV-2026-77', 80_000, 16_800]]);
-    expect(report.a2.map((d: any) => [d.partner_vat_no, d.document_no, d.base_basic, d.tax_basic])).toEqual([['DE811907980', 'SW-2026-1001', 12_000, 2_520]]);
+    expect(report.a2.map((d: any) => [d.partner_vat_no, d.document_no, d.base_basic, d.tax_basic])).toEqual([
+      ['DE811907980', 'SW-2026-1001', 12_000, 2_520],
+      [null, 'US-77', 3_000, 630],
+    ]);
     const xml = await filing(OCTOBER, { accept: 'application/xml' });
     expect(schemaErrors(xml, DPHKH1_XSD())).toEqual([]);
     if (process.env.SHOW_FILING) console.log(xml);
@@ -92,8 +97,11 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     expect(xmlRecords(xml, 'VetaP')[0]).toMatchObject({ c_ufo: '451', c_pracufo: '2001', dic: '27074358', typ_ds: 'P', ulice: 'Vinohradská', c_pop: '1234', c_orient: '56', naz_obce: 'Praha', psc: '12000', opr_postaveni: 'jednatel', sest_telef: '+420601123456' });
     // A.1: the reverse-charge sale, base only, under the organisation's subject code
     expect(xmlRecords(xml, 'VetaA1')).toEqual([{ c_radku: '1', dic_odb: '11223344', c_evid_dd: rcSale.no, duzp: '14.10.2026', zakl_dane1: '50000.00', kod_pred_pl: '4' }]);
-    // A.2: the service received from Germany, self-assessed
-    expect(xmlRecords(xml, 'VetaA2')).toEqual([{ c_radku: '1', k_stat: 'DE', vatid_dod: '811907980', c_evid_dd: 'SW-2026-1001', dppd: '21.10.2026', zakl_dane1: '12000.00', dan1: '2520.00' }]);
+    // A.2: the services received from Germany and from the United States, self-assessed
+    expect(xmlRecords(xml, 'VetaA2')).toEqual([
+      { c_radku: '1', k_stat: 'DE', vatid_dod: '811907980', c_evid_dd: 'SW-2026-1001', dppd: '21.10.2026', zakl_dane1: '12000.00', dan1: '2520.00' },
+      { c_radku: '2', c_evid_dd: 'US-77', dppd: '22.10.2026', zakl_dane1: '3000.00', dan1: '630.00' },
+    ]);
     // A.4 one by one as the report lists them; A.5 and B.3 summed
     expect(xmlRecords(xml, 'VetaA4')).toEqual(
       report.a4.map((d: any, i: number) => ({
@@ -124,7 +132,7 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
         pln_rez_pren: '50000.00',
         rez_pren23: '80000.00',
         rez_pren5: '0.00',
-        celk_zd_a2: '12000.00',
+        celk_zd_a2: '15000.00',
       },
     ]);
     expect(bill.no).toBeDefined();
@@ -171,13 +179,15 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
       dan_rpren23: '16800',
       p_sl23_e: '12000',
       dan_psl23_e: '2520',
+      p_sl23_z: '3000',
+      dan_psl23_z: '630',
       pln_sluzby: '5000',
       pln_vyvoz: '7000',
       pln_rez_pren: '50000',
       pln23: String(row('40').base),
       odp_tuz23_nar: String(row('40').tax),
-      nar_zdp23: '92000',
-      od_zdp23: '19320',
+      nar_zdp23: '95000',
+      od_zdp23: '19950',
       odp_sum_nar: String(report.filed.deductible_tax),
     });
     expect(xmlRecords(xml, 'Veta6')).toEqual([

@@ -18,6 +18,8 @@ export const VAT_RETURN_ROWS: Readonly<Record<string, string>> = {
   '6': 'Services received from another EU state, reduced rate',
   '10': 'Domestic reverse-charge receipts, basic rate',
   '11': 'Domestic reverse-charge receipts, reduced rate',
+  '12': 'Other supplies received from abroad with reverse charge, basic rate',
+  '13': 'Other supplies received from abroad with reverse charge, reduced rate',
   '20': 'Goods supplied to another EU state',
   '21': 'Services supplied to another EU state',
   '22': 'Exports of goods',

@@ -21,6 +21,8 @@ describe('VAT reporting fields (Czech defaults, architecture §9)', () => {
     ['domestic reverse-charge purchase', { side: 'purchase' as const, reverseCharge: true }, { tax_return_base_out: '10', tax_return_amount_out: '10', tax_return_amount_claim: '43', tax_control_statement: 'B.1' }],
     ['domestic reverse-charge purchase 12 %', { side: 'purchase' as const, reverseCharge: true, rate: dec(12) }, { tax_return_base_out: '11', tax_return_amount_claim: '44' }],
     ['intra-EU acquisition of goods', { side: 'purchase' as const, reverseCharge: true, partnerCountry: 'DE' }, { tax_return_base_out: '3', tax_return_amount_claim: '43', tax_control_statement: 'A.2' }],
+    ['service from outside the EU, self-assessed', { side: 'purchase' as const, reverseCharge: true, partnerCountry: 'US', supply: 'services' as const }, { tax_return_base_out: '12', tax_return_amount_out: '12', tax_return_amount_claim: '43', tax_control_statement: 'A.2' }],
+    ['service from outside the EU at 12 %', { side: 'purchase' as const, reverseCharge: true, partnerCountry: 'CH', rate: dec(12) }, { tax_return_base_out: '13', tax_return_amount_claim: '44', tax_control_statement: 'A.2' }],
     ['credit note keeps the section of its original', { controlStatementOverride: 'A.4' }, { tax_control_statement: 'A.4' }],
   ])('%s', (_name, over, expected) => {
     expect(f(over as Partial<VatLineContext>)).toMatchObject(expected);

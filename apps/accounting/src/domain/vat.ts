@@ -101,6 +101,19 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
         tax_control_statement: override('A.2'),
       };
     }
+    if (where === 'third_country') {
+      // a supply from outside the EU on which the recipient self-assesses (§ 108(1)(b)): rows 12 /
+      // 13 of the return and, as a supply from abroad, A.2 of the control statement
+      const out = basic ? '12' : '13';
+      return {
+        ...NO_VAT_REPORTING,
+        tax_return_base_out: out,
+        tax_return_amount_out: out,
+        tax_return_base_in: basic ? '43' : '44',
+        tax_return_amount_claim: basic ? '43' : '44',
+        tax_control_statement: override('A.2'),
+      };
+    }
     return {
       ...NO_VAT_REPORTING,
       tax_return_base_out: basic ? '10' : '11',
