@@ -5,6 +5,7 @@ import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { billBody } from '../purchase/fixtures.js';
 import { DPHDP3_XSD, DPHKH1_XSD, DPHSHV_XSD, schemaErrors, xmlRecords } from '../support/einvoice.js';
 import { secondOrganisation } from '../finance/support.js';
+import { COMPANY_FILER } from '../support/tax-filing.js';
 
 /*
  * The control statement as the tax office takes it (issue 57): October with domestic sales above
@@ -29,17 +30,7 @@ const EU_VENDOR = { id: 9406, business_name: 'Software GmbH', vat_no: 'DE8119079
 const EU_SERVICE = { tax_code: 'RC', tax_name: 'Reverse charge (services)', tax_rate: 21, rate_type: 'services', tax_index: 0 };
 const US_VENDOR = { id: 9407, business_name: 'Cloud Inc.', address: { country: 'US' } };
 const OCTOBER = 'date_from=2026-10-01&date_to=2026-10-31';
-const FILER = {
-  tax_office: '451',
-  tax_office_workplace: '2001',
-  filer_type: 'legal_person',
-  signatory: { first_name: 'Jan', last_name: 'Novák', position: 'jednatel' },
-  prepared_by: { first_name: 'Eva', last_name: 'Svobodová', phone: '+420601123456' },
-  phone: '+420222333444',
-  email: 'ucetni@novak.example',
-  period: 'monthly',
-  reverse_charge_code: '4',
-};
+const FILER = { ...COMPANY_FILER, reverse_charge_code: '4' };
 
 beforeAll(async () => {
   stack = await startStack({ services: ['sales', 'purchase', 'accounting'] });

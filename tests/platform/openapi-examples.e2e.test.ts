@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE, ROUTES, type OperationId } from '@ledgerline/contracts';
 import { OPERATION_EXAMPLES, exampleShape, type OperationExample } from '../../packages/contracts/src/openapi/examples.js';
 import { eventually, startStack, type Stack } from '../support/stack.js';
+import { COMPANY_FILER } from '../support/tax-filing.js';
 import { camt053File } from '../../apps/finance/src/domain/statements/statement-files.fixtures.js';
 
 /*
@@ -171,19 +172,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('listExchangeRates', '/settings/exchange-rates', { query: 'currency=EUR&date=2022-09-24' });
     await as('putExchangeRate', '/settings/exchange-rates/EUR/2022-09-26', { json: { rate: 24.54 } });
     // the filer's data the tax office's forms need
-    await as('putTaxFilingSettings', '/settings/tax-filing', {
-      json: {
-        tax_office: '451',
-        tax_office_workplace: '2001',
-        filer_type: 'legal_person',
-        signatory: { first_name: 'Jan', last_name: 'Novák', position: 'jednatel' },
-        prepared_by: { first_name: 'Eva', last_name: 'Svobodová', phone: '+420601123456' },
-        phone: '+420222333444',
-        email: 'ucetni@novak-consulting.example',
-        data_box: 'ab12cd3',
-        period: 'monthly',
-      },
-    });
+    await as('putTaxFilingSettings', '/settings/tax-filing', { json: COMPANY_FILER });
     await as('getTaxFilingSettings', '/settings/tax-filing');
 
     // sales catalogue and numbering

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../support/stack.js';
 import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
+import { COMPANY_FILER } from '../support/tax-filing.js';
 
 /*
  * The filer's data for the tax office's forms (issue 57) through the gateway: set whole and read
@@ -16,17 +17,7 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const put = (json: unknown, key?: string) => stack.api('/v1/settings/tax-filing', { method: 'PUT', json, key });
-const COMPANY = {
-  tax_office: '451',
-  tax_office_workplace: '2001',
-  filer_type: 'legal_person',
-  signatory: { first_name: 'Jan', last_name: 'Novák', position: 'jednatel' },
-  prepared_by: { first_name: 'Eva', last_name: 'Svobodová', phone: '+420601123456' },
-  phone: '+420222333444',
-  email: 'ucetni@novak-consulting.example',
-  data_box: 'ab12cd3',
-  period: 'monthly',
-};
+const COMPANY = COMPANY_FILER;
 
 describe('tax filing settings', () => {
   it('are not set at first: 404 naming how to set them', async () => {

@@ -89,31 +89,19 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
 
   // purchase
   if (ctx.reverseCharge) {
-    if (where === 'eu') {
-      const out = ctx.supply === 'goods' ? (basic ? '3' : '4') : basic ? '5' : '6';
-      // the control statement lists what the organisation self-assesses from another member state in A.2
-      return {
-        ...NO_VAT_REPORTING,
-        tax_return_base_out: out,
-        tax_return_amount_out: out,
-        tax_return_base_in: basic ? '43' : '44',
-        tax_return_amount_claim: basic ? '43' : '44',
-        tax_control_statement: override('A.2'),
-      };
-    }
-    if (where === 'third_country') {
-      // a supply from outside the EU on which the recipient self-assesses (§ 108(1)(b)): rows 12 /
-      // 13 of the return and, as a supply from abroad, A.2 of the control statement
-      const out = basic ? '12' : '13';
-      return {
-        ...NO_VAT_REPORTING,
-        tax_return_base_out: out,
-        tax_return_amount_out: out,
-        tax_return_base_in: basic ? '43' : '44',
-        tax_return_amount_claim: basic ? '43' : '44',
-        tax_control_statement: override('A.2'),
-      };
-    }
+    // what the recipient self-assesses on a supply from abroad: its output row, the deduction,
+    // and A.2 of the control statement (§ 108(1)(b), (c))
+    const selfAssessed = (out: string): VatReportingFields => ({
+      ...NO_VAT_REPORTING,
+      tax_return_base_out: out,
+      tax_return_amount_out: out,
+      tax_return_base_in: basic ? '43' : '44',
+      tax_return_amount_claim: basic ? '43' : '44',
+      tax_control_statement: override('A.2'),
+    });
+    if (where === 'eu') return selfAssessed(ctx.supply === 'goods' ? (basic ? '3' : '4') : basic ? '5' : '6');
+    // from outside the EU: the other supplies with reverse charge, rows 12 / 13
+    if (where === 'third_country') return selfAssessed(basic ? '12' : '13');
     return {
       ...NO_VAT_REPORTING,
       tax_return_base_out: basic ? '10' : '11',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '@ledgerline/service-kit';
-import { controlStatementSections } from '../control-statement.js';
+import { controlStatementSections, type ControlStatementRow } from '../control-statement.js';
 import { controlStatementXml } from './control-statement-epo.js';
 import { dicDigits, epoDate, filingPeriod, followUpFields } from './epo-filer.js';
 import { euSalesListXml, filedShvLines, followUpRows, shvLines, type ShvLine } from './eu-sales-list-epo.js';
@@ -47,7 +47,7 @@ describe('EPO formats', () => {
 });
 
 describe('the control statement (DPHKH1)', () => {
-  const row = (section: string, id: number, rate: number, base: string, tax: string) => ({
+  const row = (section: string, id: number, rate: number, base: string, tax: string): ControlStatementRow => ({
     section,
     source: { type: 'sales_invoice', id },
     documentNo: `D${id}`,
@@ -57,7 +57,7 @@ describe('the control statement (DPHKH1)', () => {
     base: dec(base),
     tax: dec(tax),
   });
-  const filing = (rows: ReturnType<typeof row>[], reverseChargeCode: string | null = null) =>
+  const filing = (rows: ControlStatementRow[], reverseChargeCode: string | null = null) =>
     controlStatementXml({
       sections: controlStatementSections(rows),
       vetaP: VETA_P,
