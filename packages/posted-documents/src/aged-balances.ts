@@ -1,4 +1,5 @@
-import { dec, roundMoney, toDb, toWire, type DecimalInput } from '@ledgerline/service-kit';
+import { dec, toDb, toWire, type DecimalInput } from '@ledgerline/service-kit';
+import { legalCleared } from './credit-allocation.js';
 import { sqlRows } from '@ledgerline/service-kit';
 import type { TenantContext } from '@ledgerline/service-kit';
 import type { AllocationRule } from './credit-allocation.js';
@@ -182,7 +183,6 @@ export function openAmountLeg(p: { total: DecimalInput; totalLeg: DecimalInput; 
   const open = dec(p.open);
   const totalLeg = dec(p.totalLeg).abs();
   if (total.isZero()) return toDb(0);
-  const paid = total.minus(open.abs());
-  const left = totalLeg.minus(roundMoney(totalLeg.times(paid).div(total)));
+  const left = totalLeg.minus(legalCleared(total, totalLeg, total.minus(open.abs())));
   return toDb(open.isNegative() ? left.negated() : left);
 }

@@ -143,10 +143,13 @@ async function settle(ctx: TenantContext, rule: AllocationRule<object>, doc: Doc
  * by), so a document settled in any number of parts is cleared at exactly its legal total.
  */
 export function legalSettled(doc: { total: DecimalInput; totalLeg: DecimalInput; paid: DecimalInput }, amount: DecimalInput): Dec {
-  const total = dec(doc.total);
-  if (total.isZero()) return dec(0);
-  const cleared = (paid: Dec) => roundMoney(dec(doc.totalLeg).times(paid).div(total));
-  return cleared(dec(doc.paid).plus(dec(amount))).minus(cleared(dec(doc.paid)));
+  return legalCleared(doc.total, doc.totalLeg, dec(doc.paid).plus(dec(amount))).minus(legalCleared(doc.total, doc.totalLeg, doc.paid));
+}
+
+/** What `paid` of a document's `total` has cleared of its legal total: round(total_leg × paid / total); nil for a nil total. */
+export function legalCleared(total: DecimalInput, totalLeg: DecimalInput, paid: DecimalInput): Dec {
+  const t = dec(total);
+  return t.isZero() ? dec(0) : roundMoney(dec(totalLeg).times(dec(paid)).div(t));
 }
 
 /**

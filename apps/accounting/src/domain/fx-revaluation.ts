@@ -8,7 +8,7 @@ import {
 } from '@ledgerline/contracts';
 import { ConflictError, addDays, noRateInForce, postingSettingsOf, rateFrom, refuseClosedPeriod, sqlRows, tableRates, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
 import type { ApplyOptions } from '../events/ledger-events.js';
-import { postJournalEntry } from './journal-entries.js';
+import { numbersOf, postJournalEntry } from './journal-entries.js';
 import { reversingLines } from './journal-lines.js';
 import { revaluationLines, revalue, type RevaluedItem } from './fx-revaluation-lines.js';
 
@@ -60,11 +60,8 @@ async function stored(ctx: TenantContext, date: string): Promise<StoredRevaluati
 }
 
 async function view(ctx: TenantContext, r: StoredRevaluation): Promise<FxRevaluation> {
-  const ids = [r.journal_entry_id, r.reversal_id].filter((x): x is string => x != null);
-  const numbers = ids.length
-    ? new Map((await sqlRows<{ id: string; no: string }>(ctx.em, 'select id, no from journal_entries where org_id = ? and id = any(?::bigint[])', [ctx.orgId, `{${ids.join(',')}}`])).map((x) => [String(x.id), x.no]))
-    : new Map<string, string>();
-  const link = (id: string | null) => (id == null ? null : { id: Number(id), no: numbers.get(String(id)) ?? '' });
+  const numbers = await numbersOf(ctx, [r.journal_entry_id, r.reversal_id].filter((x): x is string => x != null).map(Number));
+  const link = (id: string | null) => (id == null ? null : { id: Number(id), no: numbers.get(Number(id)) ?? '' });
   return {
     date: r.date,
     currency: r.currency,

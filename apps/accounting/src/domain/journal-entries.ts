@@ -53,7 +53,7 @@ async function nextJournalNo(scope: TenantScope, datePosting: string): Promise<s
 const notFound = (id: number) => new NotFoundError(`Journal entry ${id} does not exist`, 'journal_entry_not_found');
 
 /** The numbers of linked entries, for views: one statement for a page. */
-async function numbersOf(scope: TenantScope, ids: number[]): Promise<Map<number, string>> {
+export async function numbersOf(scope: TenantScope, ids: number[]): Promise<Map<number, string>> {
   const { em, orgId } = scope;
   if (!ids.length) return new Map();
   const rows = await sqlRows<{ id: string; no: string }>(em, 'select id, no from journal_entries where org_id = ? and id = any(?::bigint[])', [orgId, `{${ids.join(',')}}`]);
