@@ -431,6 +431,42 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     expect((await stack.api('/v1/accounting/year-end-closings', { method: 'POST', key, json: { year: 2025 } })).status).toBe(200);
     await as('listYearEndClosings', '/accounting/year-end-closings');
 
+    // hosting billed monthly since October: both months issued at once, each once; then edited, paused and resumed
+    const hosting = await as('createRecurringInvoice', '/sales/recurring-invoices', {
+      json: {
+        name: 'Hosting Acme',
+        template: {
+          customer: CUSTOMER,
+          currency: 'CZK',
+          due_in_days: 14,
+          notes: 'Hosting for {{ period_start }} to {{ period_end }}',
+          items: [{ title: 'Managed hosting {{ period_start }}–{{ period_end }}', qty: 1, rate: 2400, taxes: [VAT21] }],
+        },
+        schedule: { frequency: 'monthly', interval: 1, day_of_month: 1, start_date: '2026-10-01' },
+        send_email: false,
+      },
+    });
+    await eventually(async () => ((await (await stack.api(`/v1/sales/recurring-invoices/${hosting.id}`, { key })).json()).issued_count >= 2 ? true : undefined), 15_000);
+    await as('getRecurringInvoice', `/sales/recurring-invoices/${hosting.id}`);
+    const issuedInvoices = await (await stack.api(`/v1/sales/invoices?recurring_invoice_id=${hosting.id}&sort=date_issued`, { key })).json();
+    expect(issuedInvoices.entities.slice(0, 2).map((i: any) => i.date_issued)).toEqual(['2026-10-01', '2026-11-01']);
+    await as('updateRecurringInvoice', `/sales/recurring-invoices/${hosting.id}`, {
+      json: {
+        name: 'Hosting Acme (new rate)',
+        template: { customer: CUSTOMER, currency: 'CZK', due_in_days: 14, items: [{ title: 'Managed hosting {{ period_start }}–{{ period_end }}', qty: 1, rate: 2600, taxes: [VAT21] }] },
+        schedule: { frequency: 'monthly', interval: 1, day_of_month: 1, start_date: '2026-10-01' },
+      },
+    });
+    await as('pauseRecurringInvoice', `/sales/recurring-invoices/${hosting.id}/pause`);
+    await as('resumeRecurringInvoice', `/sales/recurring-invoices/${hosting.id}/resume`, { query: 'skip_missed=true' });
+    await as('listRecurringInvoices', '/sales/recurring-invoices', { query: 'status=active' });
+    const mistakenSchedule = await stack.api('/v1/sales/recurring-invoices', {
+      method: 'POST',
+      key,
+      json: { template: { customer: CUSTOMER, currency: 'CZK', items: [{ title: 'Support', qty: 1, rate: 900 }] }, schedule: { frequency: 'quarterly', start_date: '2027-01-01' } },
+    });
+    await as('deleteRecurringInvoice', `/sales/recurring-invoices/${(await mistakenSchedule.json()).id}`);
+
     // webhook deliveries of the events above, then the endpoint is retired
     const deliveries = await eventually(async () => {
       const res = await stack.api(`/v1/settings/webhooks/${webhook.id}/deliveries`, { key });

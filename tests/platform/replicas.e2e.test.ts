@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { localClock } from '@ledgerline/service-kit';
 import { eventually } from '../support/stack.js';
 import { startSystem, type RunningSystem } from '../support/npm-start.js';
 import { invoiceBody } from '../sales/helpers.js';
@@ -23,7 +24,7 @@ let key = '';
 let pids: Record<string, number> = {};
 
 beforeAll(async () => {
-  system = await startSystem('replicas', { REPLICAS: '2', MAX_OLD_SPACE_MB: '120' }, 150_000);
+  system = await startSystem('replicas', { REPLICAS: '2', MAX_OLD_SPACE_MB: '120', RECURRING_POLL_MS: '50' }, 150_000);
   ({ gateway, key, pids } = system);
 }, 180_000);
 afterAll(async () => system?.stop(), 60_000);
@@ -49,6 +50,31 @@ describe('two replicas of every service', () => {
       expect(pids[s], s).toBeGreaterThan(0);
       expect(pids[`${s}-2`], `${s}-2`).toBeGreaterThan(0);
     }
+  });
+
+  it('a monthly schedule from the first day two months back issues those months and this one at once, each once, with both sales replicas looking', async () => {
+    const today = localClock(new Date(), 'Europe/Prague').day;
+    const [y, m] = today.split('-').map(Number);
+    const first = (back: number) => new Date(Date.UTC(y, m - 1 - back, 1)).toISOString().slice(0, 10);
+    const { customer, items } = invoiceBody();
+    const schedules: Json[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await call('/v1/sales/recurring-invoices', { method: 'POST', body: JSON.stringify({ template: { customer, currency: 'CZK', items }, schedule: { frequency: 'monthly', start_date: first(2) } }) });
+      expect(res.status).toBe(200);
+      schedules.push(await res.json());
+    }
+    const issued = await eventually(async () => {
+      const lists = await Promise.all(schedules.map(async (s) => (await (await call(`/v1/sales/invoices?recurring_invoice_id=${s.id}&sort=date_issued`)).json()).entities as Json[]));
+      return lists.every((l) => l.length >= 3) ? lists : null;
+    }, 30_000);
+    for (const list of issued) expect(list.map((i) => i.date_issued)).toEqual([first(2), first(1), first(0)]);
+    const numbers = new Set(issued.flat().map((i) => i.no));
+    const posted = await eventually(async () => {
+      const rows = (await ledger()).filter((t) => t.type === 'sales_invoice' && numbers.has(t.no));
+      return rows.length >= numbers.size ? rows : null;
+    }, 30_000);
+    expect(posted.length).toBe(12);
+    expect(new Set(posted.map((t) => t.no)).size).toBe(12);
   });
 
   it('loses nothing and doubles nothing when one replica of every service is killed under mixed load', async () => {

@@ -1,4 +1,4 @@
-import { defineService, serveEndpoints } from '@ledgerline/service-kit';
+import { defineService, serveEndpoints, timeZoneSetting } from '@ledgerline/service-kit';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { salesConsumers, salesResponders } from './events/consumers.js';
@@ -8,7 +8,7 @@ import { loadRuleTable } from '@ledgerline/compliance';
 import { renderingConfigShape } from '@ledgerline/rendering';
 import { salesEndpoints } from './http/endpoints.js';
 import { deliveryConsumers } from './events/delivery.consumers.js';
-import { createDelivery } from './delivery.js';
+import { createSalesResources } from './resources.js';
 
 export const salesService = defineService({
   name: 'sales',
@@ -17,6 +17,10 @@ export const salesService = defineService({
   organisationReplica: true,
   configSchema: z.object({
     ...renderingConfigShape,
+    /** How often a replica looks for recurring invoices due when no write woke it. */
+    RECURRING_POLL_MS: z.coerce.number().int().min(10).max(86_400_000).default(60_000),
+    /** The time zone whose calendar day decides what is due (recurring invoices, reminders). */
+    SCHEDULE_TIME_ZONE: timeZoneSetting('Europe/Prague'),
     /**
      * A JSON rule table replacing the shipped one (architecture §8), read and validated once at boot; a
      * file that cannot be read or validated stops the service naming each problem. The parsed
@@ -38,6 +42,9 @@ export const salesService = defineService({
   migrations,
   routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE), deps.bus),
   consumers: (deps) => [...salesConsumers(deps), ...deliveryConsumers(deps)],
-  resources: createDelivery,
+  resources: createSalesResources,
+  onStart: async (deps) => {
+    deps.resources.recurring.start();
+  },
   responders: salesResponders,
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineService } from '@ledgerline/service-kit';
+import { defineService, timeZoneSetting } from '@ledgerline/service-kit';
 import { entities, OrganisationSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { closedYearsConsumer } from './events/closed-years.consumer.js';
@@ -59,7 +59,7 @@ export const settingsService = defineService({
     FX_RATES_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** When the bank has published on a working day (HH:MM in FX_RATES_TIME_ZONE): the CNB about 14:30, the ECB about 16:00 CET. */
     FX_RATES_AFTER: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM').default('16:30'),
-    FX_RATES_TIME_ZONE: z.string().refine((tz) => { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; } }, 'an IANA time zone').default('Europe/Prague'),
+    FX_RATES_TIME_ZONE: timeZoneSetting('Europe/Prague'),
     /** How often a replica looks whether the day's file is due. */
     FX_RATES_POLL_MS: z.coerce.number().int().min(10).max(86_400_000).default(600_000),
   }),

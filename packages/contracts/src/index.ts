@@ -21,3 +21,4 @@ export * from './rpc.js';
 export * from './routes.js';
 export * from './openapi.js';
 export * from './internal.js';
+export * from './recurring-invoices.js';

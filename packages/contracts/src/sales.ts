@@ -383,12 +383,17 @@ export type CreditNoteRequest = z.infer<typeof creditNoteRequestSchema>;
 
 /** Sales invoice (architecture §1): the credit note less credited_doc_*. */
 export const invoiceSchema = z
-  .object({ ...salesDocumentInputFields, ...salesDocumentStoredFields, ...buyerReferenceFields })
+  .object({
+    ...salesDocumentInputFields,
+    ...salesDocumentStoredFields,
+    ...buyerReferenceFields,
+    recurring_invoice_id: nullish(int64).describe('The recurring invoice that issued it'),
+  })
   .meta({ id: 'Invoice', description: 'Sales invoice' });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
 export const invoiceRequestSchema = z
-  .object({ ...salesDocumentRequestFields, ...buyerReferenceFields })
+  .object({ ...salesDocumentRequestFields, ...buyerReferenceFields, recurring_invoice_id: ignored(int64) })
   .meta({ id: 'InvoiceRequest', description: 'Sales invoice to create: customer, currency, date_issued and items required' });
 export type InvoiceRequest = z.infer<typeof invoiceRequestSchema>;
 
@@ -403,7 +408,10 @@ export const salesDocumentListQuerySchema = z.object({
   updated_since: isoDateTime.optional().describe('Only documents created or edited at or after this instant'),
 });
 export type SalesDocumentListQuery = z.output<typeof salesDocumentListQuerySchema>;
-export const invoiceListQuerySchema = salesDocumentListQuerySchema;
+export const invoiceListQuerySchema = salesDocumentListQuerySchema.extend({
+  recurring_invoice_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Only the invoices this recurring invoice issued'),
+});
+export type InvoiceListQuery = z.output<typeof invoiceListQuerySchema>;
 export const creditNoteListQuerySchema = salesDocumentListQuerySchema;
 
 export const invoicePageSchema = pagedEnvelope(invoiceSchema);

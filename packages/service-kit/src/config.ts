@@ -18,6 +18,20 @@ export function durationListSetting(defaultValue: string) {
 }
 
 /** Settings every process reads. A service extends this schema with its own keys. */
+/** A setting naming an IANA time zone (e.g. Europe/Prague), checked against what this Node knows. */
+export const timeZoneSetting = (fallback: string) =>
+  z
+    .string()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'an IANA time zone, e.g. Europe/Prague')
+    .default(fallback);
+
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -47,6 +47,8 @@ export const SalesDocumentSchema = defineEntity({
     paymentStatus: p.string(),
     /** The body's payment reference, in a column so a bank payment finds its invoice without reading bodies. */
     paymentReference: p.string().nullable(),
+    /** The recurring invoice that issued it (its invoices are listed by it). */
+    recurringInvoiceId: p.integer().nullable(),
     /** Stored as `json`: kept as the text it was written in, read whole (decision 130). */
     body: p.json<Record<string, unknown>>().columnType('json'),
     /**

@@ -236,4 +236,43 @@ alter table sales_credit_allocations alter column amount type numeric(18,4);
 ${creditAllocationExchangeColumnsSql('sales_credit_allocations')}
 `,
   ),
+  sqlMigration(
+    'sales_1200_recurring_invoices',
+    `
+-- Decision 209. An invoice issued every period from a template. next_issue_date is what the
+-- scheduler looks for; each issue is one row of recurring_invoice_issues, written in the
+-- transaction that posts the invoice, so a period is issued once however many replicas run and
+-- wherever a process stops.
+create table recurring_invoices (
+  id bigserial primary key,
+  org_id bigint not null,
+  name text,
+  template jsonb not null,
+  schedule jsonb not null,
+  send_email boolean not null default false,
+  status text not null check (status in ('active', 'paused', 'finished')),
+  paused_reason jsonb,
+  next_issue_date date,
+  issued_count integer not null default 0,
+  last_issued_date date,
+  created_at timestamptz not null,
+  updated_at timestamptz not null
+);
+create index recurring_invoices_org on recurring_invoices (org_id, id);
+create index recurring_invoices_due on recurring_invoices (next_issue_date, id) where status = 'active';
+create table recurring_invoice_issues (
+  recurring_invoice_id bigint not null references recurring_invoices(id) on delete cascade,
+  issue_date date not null,
+  org_id bigint not null,
+  invoice_id bigint not null,
+  email_status text check (email_status in ('pending', 'sent', 'failed')),
+  email_record_id bigint,
+  created_at timestamptz not null default now(),
+  primary key (recurring_invoice_id, issue_date)
+);
+create index recurring_invoice_issues_email on recurring_invoice_issues (created_at) where email_status = 'pending';
+alter table sales_documents add column recurring_invoice_id bigint;
+create index sales_documents_recurring on sales_documents (org_id, recurring_invoice_id, id) where recurring_invoice_id is not null;
+`,
+  ),
 ];

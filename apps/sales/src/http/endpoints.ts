@@ -1,5 +1,5 @@
 import type { EndpointHandlers } from '@ledgerline/service-kit';
-import type { Delivery } from '../delivery.js';
+import type { SalesResources } from '../resources.js';
 import { DEFAULT_RULES, type RuleTable } from '@ledgerline/compliance';
 import { complianceRoutes } from '../compliance/routes.js';
 import { creditNoteRoutes } from '../credit-notes/routes.js';
@@ -8,9 +8,10 @@ import { invoiceRoutes } from '../invoices/routes.js';
 import { itemRoutes } from '../items/routes.js';
 import { numberingSeriesRoutes } from '../numbering-series/routes.js';
 import { reportRoutes } from '../reports/routes.js';
+import { recurringInvoiceRoutes } from '../recurring-invoices/routes.js';
 
 /** Every operation the contracts declare for sales, one line per resource folder. */
-export function salesEndpoints(delivery: Delivery, rules: RuleTable = DEFAULT_RULES): EndpointHandlers<'sales'> {
+export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES): EndpointHandlers<'sales'> {
   return {
     ...invoiceRoutes(delivery),
     ...creditNoteRoutes(delivery),
@@ -19,5 +20,6 @@ export function salesEndpoints(delivery: Delivery, rules: RuleTable = DEFAULT_RU
     ...itemRoutes(),
     ...numberingSeriesRoutes(),
     ...reportRoutes(),
+    ...recurringInvoiceRoutes(delivery.recurring),
   };
 }

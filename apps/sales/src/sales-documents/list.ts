@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SalesDocumentListQuery } from '@ledgerline/contracts';
+import type { InvoiceListQuery, SalesDocumentListQuery } from '@ledgerline/contracts';
 import { listPage, parseRange, parseSort, where, type SqlCondition } from '@ledgerline/service-kit';
 import type { SalesDocType } from '../db/entities.js';
 import { SALES_VIEW_COLUMNS, type SalesViewRow } from './view.js';
@@ -22,13 +22,14 @@ export async function listSalesDocuments(
   em: EntityManager,
   orgId: number,
   docType: SalesDocType,
-  q: SalesDocumentListQuery,
+  q: SalesDocumentListQuery & Partial<Pick<InvoiceListQuery, 'recurring_invoice_id'>>,
 ): Promise<{ rows: SalesViewRow[]; total: number }> {
   const conditions: SqlCondition[] = [where.eq('doc_type', docType)];
   if (q.search) conditions.push(where.containsAny(['no', 'customer_name', 'notes'], q.search));
   if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
   conditions.push(...where.within('date_issued', parseRange('date_issued', q.date_issued, 'date')));
   conditions.push(...where.within('date_due', parseRange('date_due', q.date_due, 'date')));
+  if (q.recurring_invoice_id != null) conditions.push(where.eq('recurring_invoice_id', q.recurring_invoice_id));
   if (q.updated_since) conditions.push(where.gte('updated_at', new Date(q.updated_since)));
   const sort = parseSort(q.sort, Object.keys(SORTABLE), [{ field: 'id', direction: 'desc' }]);
   return listPage<SalesViewRow>(em, {

@@ -1,4 +1,4 @@
-import type { SalesDocumentListQuery } from '@ledgerline/contracts';
+import type { InvoiceListQuery, SalesDocumentListQuery } from '@ledgerline/contracts';
 import { pageOfJson, type TenantContext } from '@ledgerline/service-kit';
 import type { SalesDocType } from '../db/entities.js';
 import type { Delivery } from '../delivery.js';
@@ -33,7 +33,7 @@ function xmlAnswer(ctx: Ctx, xml: string, fileName: string): Response {
 export function salesDocumentOperations<T extends SalesDocType, R extends DocumentRequest>(kind: SalesDocumentKind<T, R>, delivery: Delivery) {
   return {
     create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => (await postSalesDocument(ctx, kind, body, { strict })).view,
-    list: async (ctx: TenantContext, q: SalesDocumentListQuery) => {
+    list: async (ctx: TenantContext, q: SalesDocumentListQuery & Partial<Pick<InvoiceListQuery, 'recurring_invoice_id'>>) => {
       const { rows, total } = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
       return pageOfJson(rows.map(viewTextOfRow), total, q.from, q.take);
     },

@@ -27,8 +27,13 @@ export interface SalesDocumentKind<T extends SalesDocType, R extends DocumentReq
   fileName: string;
   /** The document a request credits (credit notes), checked with the shared credit rule. */
   credits?: { rule: CreditRule; creditedId: (input: R) => number | null | undefined; creditedNo: (input: R) => string | null | undefined };
-  /** Body fields only this kind carries, given the credited document when there is one. */
-  ownFields: (input: R, credited: { id: number | null; no: string | null } | null) => Record<string, unknown>;
+  /** Body fields only this kind carries, given the credited document when there is one and what issued it. */
+  ownFields: (input: R, credited: { id: number | null; no: string | null } | null, issuedBy: IssuedBy) => Record<string, unknown>;
+}
+
+/** What issued a document besides a client's request: the recurring invoice whose period it is. */
+export interface IssuedBy {
+  recurringInvoiceId?: number | null;
 }
 
 const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
@@ -107,7 +112,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   ctx: TenantContext,
   kind: SalesDocumentKind<T, R>,
   input: R,
-  opts: { strict?: boolean } = {},
+  opts: { strict?: boolean } & IssuedBy = {},
 ): Promise<{ document: SalesDocument; view: JsonText }> {
   const { em, orgId } = ctx;
   const docType = kind.docType;
@@ -168,7 +173,8 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     amountDue: toDb(computed.amount_due, precision),
     paymentStatus: computed.payment_status,
     paymentReference: input.payment_reference ?? null,
-    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited), ...fx.origin } }),
+    recurringInvoiceId: opts.recurringInvoiceId ?? null,
+    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited, opts), ...fx.origin } }),
     createdAt: now,
     updatedAt: now,
     editedAt: null,

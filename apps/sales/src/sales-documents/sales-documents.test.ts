@@ -40,7 +40,7 @@ describe('documentBody', () => {
     counterId: 3,
     createdAt: new Date('2026-11-20T10:00:00Z'),
     org: { name: 'Alpha' },
-    own: INVOICES.ownFields(request, null),
+    own: INVOICES.ownFields(request, null, {}),
   });
 
   it('stores the computed figures as JSON numbers, never the client figures', () => {

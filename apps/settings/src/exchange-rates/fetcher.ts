@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Pump, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
+import { Pump, localClock, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
 import { storeRateFile } from './rates.js';
 import { RateFileError, parseRateFile, type RateFile } from './rate-files.js';
 
@@ -25,17 +25,6 @@ export interface FetcherOptions {
 }
 
 const LOCK = "select pg_try_advisory_xact_lock(hashtextextended('settings:exchange-rate-fetch', 0)) as locked";
-
-/** The local day (YYYY-MM-DD), weekday (0 Sunday) and time (HH:MM) of `at` in `timeZone`. */
-export function localClock(at: Date, timeZone: string): { day: string; weekday: number; time: string } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'short', hourCycle: 'h23' })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
-  const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(parts.weekday);
-  return { day: `${parts.year}-${parts.month}-${parts.day}`, weekday, time: `${parts.hour}:${parts.minute}` };
-}
 
 /** Whether a working day's file is due at `at`: Monday to Friday, at or after the publication time. */
 export function fetchDue(at: Date, opts: Pick<FetcherOptions, 'after' | 'timeZone'>): string | null {

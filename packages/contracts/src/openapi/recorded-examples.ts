@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_DLEhcQJ8",
+          "prefix": "ak_WIdZC9nC",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:41:57.739Z",
+          "created_at": "2026-11-28T23:37:35.358Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T18:41:57.763Z",
+          "last_used_at": "2026-11-28T23:37:35.389Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_3vMyVv5a",
+          "prefix": "ak_XEE2K2Ru",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:41:57.834Z",
+          "created_at": "2026-11-28T23:37:35.533Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_3vMyVv5a",
+      "prefix": "ak_XEE2K2Ru",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:57.834Z",
+      "created_at": "2026-11-28T23:37:35.533Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_3vMyVv5a",
+      "prefix": "ak_XEE2K2Ru",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:57.834Z",
+      "created_at": "2026-11-28T23:37:35.533Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_3vMyVv5a",
+      "prefix": "ak_XEE2K2Ru",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:57.834Z",
+      "created_at": "2026-11-28T23:37:35.533Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_3vMyVv5a",
+      "prefix": "ak_XEE2K2Ru",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:41:57.834Z",
+      "created_at": "2026-11-28T23:37:35.533Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:41:57.900Z"
+      "revoked_at": "2026-11-28T23:37:35.579Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T18:41:58.151Z",
+          "created_at": "2026-11-28T23:37:35.897Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T18:41:59.716Z"
+        "created_at": "2026-11-28T23:37:37.115Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
+      "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "88ffb061-efa7-4790-ac12-5c91d3a2980a",
-      "created_at": "2026-11-28T18:41:59.770Z",
+      "uid": "9a2aa1c6-e0ff-43b6-91e8-0333118616e4",
+      "created_at": "2026-11-28T23:37:37.142Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "1422f4a6-69d3-45ca-9802-2304efbde504",
-      "created_at": "2026-11-28T18:42:00.151Z",
-      "edited_at": "2026-11-28T18:42:00.151Z",
+      "uid": "f1ebe9f5-c0a1-4054-ae3a-75c886f8fc61",
+      "created_at": "2026-11-28T23:37:37.395Z",
+      "edited_at": "2026-11-28T23:37:37.395Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T18:41:59.401Z",
+          "evaluated_at": "2026-11-28T23:37:36.931Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
+      "uid": "701073ce-4407-4830-a301-989865287a9e",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:42:00.386Z",
-      "edited_at": "2026-11-28T18:42:00.414Z",
+      "created_at": "2026-11-28T23:37:37.663Z",
+      "edited_at": "2026-11-28T23:37:37.694Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1232,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
+          "uid": "701073ce-4407-4830-a301-989865287a9e",
           "transaction_type": null,
-          "created_at": "2026-11-28T18:42:00.386Z",
-          "edited_at": "2026-11-28T18:42:00.414Z",
+          "created_at": "2026-11-28T23:37:37.663Z",
+          "edited_at": "2026-11-28T23:37:37.694Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1615,7 +1615,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"28.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
     }
   },
   "getEuSalesList": {
@@ -1648,9 +1648,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "date_to": "2026-11-30",
           "kind": "B",
           "tax": null,
-          "sha256": "fc405a50ee2632c4d11077317654aea22e7673ece3b45129bc97b4cdf5486e60",
-          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"28.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-28T18:42:00.547Z",
+          "sha256": "4b92e0e9c51864b35c1d8e997988eac4dcdc4916441855618ca8a80352fb2cb7",
+          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+          "created_at": "2026-11-28T23:37:37.840Z",
           "created_by": "key:2"
         }
       ],
@@ -1987,7 +1987,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:42:00.573Z",
+      "created_at": "2026-11-28T23:37:37.868Z",
       "created_by": "key:2"
     }
   },
@@ -2024,7 +2024,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T18:42:00.573Z",
+          "created_at": "2026-11-28T23:37:37.868Z",
           "created_by": "key:2"
         }
       ],
@@ -2059,7 +2059,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T18:42:00.573Z",
+      "created_at": "2026-11-28T23:37:37.868Z",
       "created_by": "key:2"
     }
   },
@@ -2097,7 +2097,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T18:42:00.586Z",
+      "created_at": "2026-11-28T23:37:37.888Z",
       "created_by": "key:2"
     }
   },
@@ -2118,7 +2118,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T18:42:00.698Z",
+      "created_at": "2026-11-28T23:37:37.987Z",
       "created_by": "key:2"
     }
   },
@@ -2141,7 +2141,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T18:42:00.720Z",
+          "created_at": "2026-11-28T23:37:38.022Z",
           "created_by": "key:2"
         },
         {
@@ -2160,7 +2160,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T18:42:00.698Z",
+          "created_at": "2026-11-28T23:37:37.987Z",
           "created_by": "key:2"
         }
       ],
@@ -2184,7 +2184,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T18:42:00.698Z",
+      "created_at": "2026-11-28T23:37:37.987Z",
       "created_by": "key:2"
     }
   },
@@ -2227,7 +2227,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-28T18:42:00.666Z",
+      "created_at": "2026-11-28T23:37:37.964Z",
       "created_by": "key:2"
     }
   },
@@ -2307,8 +2307,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "6de11aa6-4b0b-42be-8c19-9f0f9ebcd00c",
-      "created_at": "2026-11-28T18:41:58.144Z",
+      "uid": "b983ab1d-cd5e-4f91-b0cc-40a593aaadf0",
+      "created_at": "2026-11-28T23:37:35.888Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2382,6 +2382,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "specific_symbol": null,
       "buyer_reference": "ACME-PO-2026-118",
       "order_reference": null,
+      "recurring_invoice_id": null,
       "fx_rate_date": null,
       "fx_rate_source": null,
       "payment_term": null,
@@ -2519,8 +2520,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "6de11aa6-4b0b-42be-8c19-9f0f9ebcd00c",
-          "created_at": "2026-11-28T18:41:58.144Z",
+          "uid": "b983ab1d-cd5e-4f91-b0cc-40a593aaadf0",
+          "created_at": "2026-11-28T23:37:35.888Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2594,6 +2595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "specific_symbol": null,
           "buyer_reference": "ACME-PO-2026-118",
           "order_reference": null,
+          "recurring_invoice_id": null,
           "fx_rate_date": null,
           "fx_rate_source": null,
           "payment_term": null,
@@ -2729,8 +2731,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "6de11aa6-4b0b-42be-8c19-9f0f9ebcd00c",
-      "created_at": "2026-11-28T18:41:58.144Z",
+      "uid": "b983ab1d-cd5e-4f91-b0cc-40a593aaadf0",
+      "created_at": "2026-11-28T23:37:35.888Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2804,6 +2806,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "specific_symbol": null,
       "buyer_reference": "ACME-PO-2026-118",
       "order_reference": null,
+      "recurring_invoice_id": null,
       "fx_rate_date": null,
       "fx_rate_source": null,
       "payment_term": null,
@@ -2949,7 +2952,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T18:41:59.401Z",
+        "evaluated_at": "2026-11-28T23:37:36.931Z",
         "blocking_reason": null
       }
     }
@@ -2962,8 +2965,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "88ffb061-efa7-4790-ac12-5c91d3a2980a",
-          "created_at": "2026-11-28T18:41:59.770Z",
+          "uid": "9a2aa1c6-e0ff-43b6-91e8-0333118616e4",
+          "created_at": "2026-11-28T23:37:37.142Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3119,8 +3122,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "88ffb061-efa7-4790-ac12-5c91d3a2980a",
-      "created_at": "2026-11-28T18:41:59.770Z",
+      "uid": "9a2aa1c6-e0ff-43b6-91e8-0333118616e4",
+      "created_at": "2026-11-28T23:37:37.142Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3279,7 +3282,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>6DE11AA6-4B0B-42BE-8C19-9F0F9EBCD00C</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>B983AB1D-CD5E-4F91-B0CC-40A593AAADF0</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3291,7 +3294,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>88FFB061-EFA7-4790-AC12-5C91D3A2980A</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>6DE11AA6-4B0B-42BE-8C19-9F0F9EBCD00C</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9A2AA1C6-E0FF-43B6-91E8-0333118616E4</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>B983AB1D-CD5E-4F91-B0CC-40A593AAADF0</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3313,7 +3316,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T18:42:00.121Z",
+      "created_at": "2026-11-28T23:37:37.359Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3337,8 +3340,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:42:00.101Z",
-          "removed_at": "2026-11-28T18:42:00.115Z",
+          "created_at": "2026-11-28T23:37:37.340Z",
+          "removed_at": "2026-11-28T23:37:37.351Z",
           "exchange_difference": null
         },
         {
@@ -3354,7 +3357,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:42:00.121Z",
+          "created_at": "2026-11-28T23:37:37.359Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3381,8 +3384,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:42:00.101Z",
-          "removed_at": "2026-11-28T18:42:00.115Z",
+          "created_at": "2026-11-28T23:37:37.340Z",
+          "removed_at": "2026-11-28T23:37:37.351Z",
           "exchange_difference": null
         },
         {
@@ -3398,7 +3401,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T18:42:00.121Z",
+          "created_at": "2026-11-28T23:37:37.359Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3420,8 +3423,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:42:00.101Z",
-      "removed_at": "2026-11-28T18:42:00.115Z",
+      "created_at": "2026-11-28T23:37:37.340Z",
+      "removed_at": "2026-11-28T23:37:37.351Z",
       "exchange_difference": null
     }
   },
@@ -3443,7 +3446,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T18:42:00.185Z",
+      "created_at": "2026-11-28T23:37:37.435Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3467,8 +3470,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:42:00.170Z",
-          "removed_at": "2026-11-28T18:42:00.179Z",
+          "created_at": "2026-11-28T23:37:37.414Z",
+          "removed_at": "2026-11-28T23:37:37.424Z",
           "exchange_difference": null
         },
         {
@@ -3484,7 +3487,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:42:00.185Z",
+          "created_at": "2026-11-28T23:37:37.435Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3511,8 +3514,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T18:42:00.170Z",
-          "removed_at": "2026-11-28T18:42:00.179Z",
+          "created_at": "2026-11-28T23:37:37.414Z",
+          "removed_at": "2026-11-28T23:37:37.424Z",
           "exchange_difference": null
         },
         {
@@ -3528,7 +3531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T18:42:00.185Z",
+          "created_at": "2026-11-28T23:37:37.435Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3550,8 +3553,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T18:42:00.170Z",
-      "removed_at": "2026-11-28T18:42:00.179Z",
+      "created_at": "2026-11-28T23:37:37.414Z",
+      "removed_at": "2026-11-28T23:37:37.424Z",
       "exchange_difference": null
     }
   },
@@ -3604,9 +3607,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "100ce042-e273-43da-8182-564a88f4c4cd",
-      "created_at": "2026-11-28T18:42:00.133Z",
-      "edited_at": "2026-11-28T18:42:00.133Z",
+      "uid": "abca82ed-1330-4c8c-8188-a4df2d1044ae",
+      "created_at": "2026-11-28T23:37:37.375Z",
+      "edited_at": "2026-11-28T23:37:37.375Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3727,9 +3730,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "e7bcf34c-9feb-4cc2-896f-8dd6ac41c3b4",
-        "created_at": "2026-11-28T18:41:59.390Z",
-        "edited_at": "2026-11-28T18:41:59.390Z",
+        "uid": "f2296e6c-86df-44e6-a380-767cf9ba3d43",
+        "created_at": "2026-11-28T23:37:36.922Z",
+        "edited_at": "2026-11-28T23:37:36.922Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3867,9 +3870,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "100ce042-e273-43da-8182-564a88f4c4cd",
-          "created_at": "2026-11-28T18:42:00.133Z",
-          "edited_at": "2026-11-28T18:42:00.133Z",
+          "uid": "abca82ed-1330-4c8c-8188-a4df2d1044ae",
+          "created_at": "2026-11-28T23:37:37.375Z",
+          "edited_at": "2026-11-28T23:37:37.375Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3992,9 +3995,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "1422f4a6-69d3-45ca-9802-2304efbde504",
-          "created_at": "2026-11-28T18:42:00.151Z",
-          "edited_at": "2026-11-28T18:42:00.151Z",
+          "uid": "f1ebe9f5-c0a1-4054-ae3a-75c886f8fc61",
+          "created_at": "2026-11-28T23:37:37.395Z",
+          "edited_at": "2026-11-28T23:37:37.395Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4326,9 +4329,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "100ce042-e273-43da-8182-564a88f4c4cd",
-      "created_at": "2026-11-28T18:42:00.133Z",
-      "edited_at": "2026-11-28T18:42:00.133Z",
+      "uid": "abca82ed-1330-4c8c-8188-a4df2d1044ae",
+      "created_at": "2026-11-28T23:37:37.375Z",
+      "edited_at": "2026-11-28T23:37:37.375Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4443,9 +4446,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "1422f4a6-69d3-45ca-9802-2304efbde504",
-      "created_at": "2026-11-28T18:42:00.151Z",
-      "edited_at": "2026-11-28T18:42:00.151Z",
+      "uid": "f1ebe9f5-c0a1-4054-ae3a-75c886f8fc61",
+      "created_at": "2026-11-28T23:37:37.395Z",
+      "edited_at": "2026-11-28T23:37:37.395Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4689,7 +4692,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:42:00.250Z",
+          "created_at": "2026-11-28T23:37:37.514Z",
           "entries": [
             {
               "order": 1,
@@ -4846,7 +4849,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T18:42:00.250Z"
+          "created_at": "2026-11-28T23:37:37.514Z"
         }
       ],
       "aggregations": []
@@ -4863,7 +4866,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T18:42:00.250Z",
+      "created_at": "2026-11-28T23:37:37.514Z",
       "entries": [
         {
           "order": 1,
@@ -5030,10 +5033,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
+      "uid": "701073ce-4407-4830-a301-989865287a9e",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:42:00.386Z",
-      "edited_at": "2026-11-28T18:42:00.386Z",
+      "created_at": "2026-11-28T23:37:37.663Z",
+      "edited_at": "2026-11-28T23:37:37.663Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5119,10 +5122,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "b13dbde6-8d11-4284-a1cd-38f037cea8a8",
+      "uid": "701073ce-4407-4830-a301-989865287a9e",
       "transaction_type": null,
-      "created_at": "2026-11-28T18:42:00.386Z",
-      "edited_at": "2026-11-28T18:42:00.386Z",
+      "created_at": "2026-11-28T23:37:37.663Z",
+      "edited_at": "2026-11-28T23:37:37.663Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5205,6 +5208,460 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     }
   },
+  "createRecurringInvoice": {
+    "request": {
+      "name": "Hosting Acme",
+      "template": {
+        "customer": {
+          "id": 2001,
+          "business_name": "Acme s.r.o.",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "peppol_id": "9929:CZ12345678",
+          "email": "accounts@acme.example",
+          "address": {
+            "address1": "Dlouhá 12",
+            "city": "Praha",
+            "postal_code": "110 00",
+            "country": "CZ"
+          }
+        },
+        "currency": "CZK",
+        "due_in_days": 14,
+        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
+        "items": [
+          {
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}",
+            "qty": 1,
+            "rate": 2400,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ]
+          }
+        ]
+      },
+      "schedule": {
+        "frequency": "monthly",
+        "interval": 1,
+        "day_of_month": 1,
+        "start_date": "2026-10-01"
+      },
+      "send_email": false
+    },
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2400,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2026-10-01",
+      "upcoming_dates": [
+        "2026-10-01",
+        "2026-11-01",
+        "2026-12-01",
+        "2027-01-01",
+        "2027-02-01"
+      ],
+      "issued_count": 0,
+      "last_issued_date": null,
+      "created_at": "2026-11-28T23:37:38.038Z",
+      "updated_at": "2026-11-28T23:37:38.038Z"
+    }
+  },
+  "listRecurringInvoices": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "name": "Hosting Acme (new rate)",
+          "status": "active",
+          "paused_reason": null,
+          "template": {
+            "items": [
+              {
+                "qty": 1,
+                "rate": 2600,
+                "taxes": [
+                  {
+                    "tax_code": "S",
+                    "tax_name": "VAT 21 %",
+                    "tax_rate": 21
+                  }
+                ],
+                "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+              }
+            ],
+            "currency": "CZK",
+            "customer": {
+              "id": 2001,
+              "email": "accounts@acme.example",
+              "reg_no": "12345678",
+              "vat_no": "CZ12345678",
+              "address": {
+                "city": "Praha",
+                "country": "CZ",
+                "address1": "Dlouhá 12",
+                "postal_code": "110 00"
+              },
+              "peppol_id": "9929:CZ12345678",
+              "business_name": "Acme s.r.o."
+            },
+            "due_in_days": 14
+          },
+          "schedule": {
+            "interval": 1,
+            "frequency": "monthly",
+            "start_date": "2026-10-01",
+            "day_of_month": 1
+          },
+          "send_email": false,
+          "next_issue_date": "2026-12-01",
+          "upcoming_dates": [
+            "2026-12-01",
+            "2027-01-01",
+            "2027-02-01",
+            "2027-03-01",
+            "2027-04-01"
+          ],
+          "issued_count": 2,
+          "last_issued_date": "2026-11-01",
+          "created_at": "2026-11-28T23:37:38.038Z",
+          "updated_at": "2026-11-28T23:37:38.138Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getRecurringInvoice": {
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2400,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2026-12-01",
+      "upcoming_dates": [
+        "2026-12-01",
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01"
+      ],
+      "issued_count": 2,
+      "last_issued_date": "2026-11-01",
+      "created_at": "2026-11-28T23:37:38.038Z",
+      "updated_at": "2026-11-28T23:37:38.048Z"
+    }
+  },
+  "updateRecurringInvoice": {
+    "request": {
+      "name": "Hosting Acme (new rate)",
+      "template": {
+        "customer": {
+          "id": 2001,
+          "business_name": "Acme s.r.o.",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "peppol_id": "9929:CZ12345678",
+          "email": "accounts@acme.example",
+          "address": {
+            "address1": "Dlouhá 12",
+            "city": "Praha",
+            "postal_code": "110 00",
+            "country": "CZ"
+          }
+        },
+        "currency": "CZK",
+        "due_in_days": 14,
+        "items": [
+          {
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}",
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ]
+          }
+        ]
+      },
+      "schedule": {
+        "frequency": "monthly",
+        "interval": 1,
+        "day_of_month": 1,
+        "start_date": "2026-10-01"
+      }
+    },
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme (new rate)",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2026-12-01",
+      "upcoming_dates": [
+        "2026-12-01",
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01"
+      ],
+      "issued_count": 2,
+      "last_issued_date": "2026-11-01",
+      "created_at": "2026-11-28T23:37:38.038Z",
+      "updated_at": "2026-11-28T23:37:38.128Z"
+    }
+  },
+  "deleteRecurringInvoice": {
+    "response": {
+      "id": 2,
+      "deleted": true
+    }
+  },
+  "pauseRecurringInvoice": {
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme (new rate)",
+      "status": "paused",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2026-12-01",
+      "upcoming_dates": [
+        "2026-12-01",
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01"
+      ],
+      "issued_count": 2,
+      "last_issued_date": "2026-11-01",
+      "created_at": "2026-11-28T23:37:38.038Z",
+      "updated_at": "2026-11-28T23:37:38.133Z"
+    }
+  },
+  "resumeRecurringInvoice": {
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme (new rate)",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2026-12-01",
+      "upcoming_dates": [
+        "2026-12-01",
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01"
+      ],
+      "issued_count": 2,
+      "last_issued_date": "2026-11-01",
+      "created_at": "2026-11-28T23:37:38.038Z",
+      "updated_at": "2026-11-28T23:37:38.138Z"
+    }
+  },
   "createNumberingSeries": {
     "request": {
       "doc_type": "sales_invoice",
@@ -5218,7 +5675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T18:41:58.101Z"
+      "created_at": "2026-11-28T23:37:35.837Z"
     }
   },
   "listNumberingSeries": {
@@ -5233,7 +5690,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T18:41:58.097Z"
+          "created_at": "2026-11-28T23:37:35.831Z"
         },
         {
           "id": 2,
@@ -5241,7 +5698,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T18:41:58.101Z"
+          "created_at": "2026-11-28T23:37:35.837Z"
         }
       ],
       "aggregations": []
@@ -5341,15 +5798,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
+          "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T18:41:57.919Z",
-          "last_used_at": "2026-11-28T18:41:57.936Z",
+          "created_at": "2026-11-28T23:37:35.602Z",
+          "last_used_at": "2026-11-28T23:37:35.620Z",
           "revoked_at": null
         }
       ],
@@ -5359,30 +5816,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
+      "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T18:41:57.919Z",
-      "last_used_at": "2026-11-28T18:41:57.936Z",
+      "created_at": "2026-11-28T23:37:35.602Z",
+      "last_used_at": "2026-11-28T23:37:35.620Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_0XD9DelLGuj8u1hi0pJY_344hPU",
+      "client_id": "cl_XkQhJSmrn4JDsERjhBSM_29UIHh",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T18:41:57.952Z",
+      "created_at": "2026-11-28T23:37:35.642Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T18:41:57.959Z"
+      "revoked_at": "2026-11-28T23:37:35.651Z"
     }
   },
   "deleteClient": {
@@ -5424,8 +5881,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T18:41:57.737Z",
-      "updated_at": "2026-11-28T18:41:57.737Z"
+      "created_at": "2026-11-28T23:37:35.356Z",
+      "updated_at": "2026-11-28T23:37:35.356Z"
     }
   },
   "updateOrganisation": {
@@ -5467,19 +5924,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T18:41:57.737Z",
-      "updated_at": "2026-11-28T18:41:57.813Z"
+      "created_at": "2026-11-28T23:37:35.356Z",
+      "updated_at": "2026-11-28T23:37:35.511Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_jHlS14K8QVp3lJCIP2Bh_3aRhC6",
+      "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjQ5N2JhY2UzLWYzMzMtNDc2My04MDM2LWMwNGRhN2UzYjc1MiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9qSGxTMTRLOFFWcDNsSkNJUDJCaF8zYVJoQzYiLCJqdGkiOiIwMGE2MWUyZS04YWY4LTRlYzItYTZmNy1hZWFlOWZkZmFkYTUiLCJpYXQiOjE3OTU4OTEzMTcsImV4cCI6MTc5NTg5MjIxN30.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImFjYWUyOWQ3LWI3MTItNGVmNS05NDhkLTE0YWIwZWExYjQ1OSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9veFFERjBHY0N2OW5kVmFET3JRMF8xNnFhMVAiLCJqdGkiOiI5Yzg3YzM3My1kNWQ2LTRhYzgtOTRjNC1iY2RjNjgwN2U0YzIiLCJpYXQiOjE3OTU5MDkwNTUsImV4cCI6MTc5NTkwOTk1NX0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5503,8 +5960,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T18:41:58.030Z",
-          "updated_at": "2026-11-28T18:41:58.032Z"
+          "created_at": "2026-11-28T23:37:35.743Z",
+          "updated_at": "2026-11-28T23:37:35.746Z"
         }
       ],
       "aggregations": []
@@ -5531,8 +5988,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:58.030Z",
-      "updated_at": "2026-11-28T18:41:58.032Z",
+      "created_at": "2026-11-28T23:37:35.743Z",
+      "updated_at": "2026-11-28T23:37:35.746Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -5549,8 +6006,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:58.030Z",
-      "updated_at": "2026-11-28T18:41:58.032Z"
+      "created_at": "2026-11-28T23:37:35.743Z",
+      "updated_at": "2026-11-28T23:37:35.746Z"
     }
   },
   "updateWebhook": {
@@ -5574,8 +6031,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:58.030Z",
-      "updated_at": "2026-11-28T18:41:58.059Z"
+      "created_at": "2026-11-28T23:37:35.743Z",
+      "updated_at": "2026-11-28T23:37:35.781Z"
     }
   },
   "deleteWebhook": {
@@ -5598,36 +6055,21 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T18:41:58.030Z",
-      "updated_at": "2026-11-28T18:42:00.765Z",
+      "created_at": "2026-11-28T23:37:35.743Z",
+      "updated_at": "2026-11-28T23:37:38.205Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 13,
+      "total": 15,
       "from": 0,
       "take": 2,
       "entities": [
         {
-          "id": 13,
+          "id": 15,
           "webhook_id": 1,
-          "event_id": "16faba4f-b00e-4063-8465-adc01fa5114d",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 3,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-11-28T19:42:00.672Z",
-          "created_at": "2026-11-28T18:42:00.655Z",
-          "completed_at": null
-        },
-        {
-          "id": 12,
-          "webhook_id": 1,
-          "event_id": "bb1b712d-bf27-48bf-9a7b-cbf1e2c4bc10",
+          "event_id": "2edcd1fa-a0c4-49c5-a6a9-4150dcedede0",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -5635,8 +6077,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-28T19:42:00.478Z",
-          "created_at": "2026-11-28T18:42:00.465Z",
+          "next_attempt_at": "2026-11-29T00:37:38.127Z",
+          "created_at": "2026-11-28T23:37:38.096Z",
+          "completed_at": null
+        },
+        {
+          "id": 14,
+          "webhook_id": 1,
+          "event_id": "1f28e2b4-1aec-4c61-8f05-c36718a483b6",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 3,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-29T00:37:38.127Z",
+          "created_at": "2026-11-28T23:37:38.096Z",
           "completed_at": null
         }
       ],
@@ -5645,18 +6102,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 13,
+      "id": 15,
       "webhook_id": 1,
-      "event_id": "16faba4f-b00e-4063-8465-adc01fa5114d",
+      "event_id": "2edcd1fa-a0c4-49c5-a6a9-4150dcedede0",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T18:42:00.751Z",
-      "created_at": "2026-11-28T18:42:00.655Z",
+      "next_attempt_at": "2026-11-28T23:37:38.182Z",
+      "created_at": "2026-11-28T23:37:38.096Z",
       "completed_at": null
     }
   },
@@ -5724,7 +6181,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-28T18:41:58.089Z"
+      "updated_at": "2026-11-28T23:37:35.819Z"
     }
   },
   "putTaxFilingSettings": {
@@ -5767,7 +6224,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-28T18:41:58.089Z"
+      "updated_at": "2026-11-28T23:37:35.819Z"
     }
   },
   "createOrganisation": {
@@ -5823,18 +6280,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T18:41:57.737Z",
-        "updated_at": "2026-11-28T18:41:57.737Z"
+        "created_at": "2026-11-28T23:37:35.356Z",
+        "updated_at": "2026-11-28T23:37:35.356Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_DLEhcQJ8",
+        "prefix": "ak_WIdZC9nC",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T18:41:57.739Z",
+        "created_at": "2026-11-28T23:37:35.358Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
