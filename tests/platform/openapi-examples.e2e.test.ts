@@ -47,7 +47,7 @@ function redact(value: unknown, key = ''): unknown {
   return prefix ? `${prefix}EXAMPLE${'x'.repeat(Math.max(0, value.length - prefix.length - 7))}` : value;
 }
 
-async function call<T = any>(operationId: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; text?: string; key?: string } = {}): Promise<T> {
+async function call<T = any>(operationId: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; text?: string; form?: FormData; key?: string } = {}): Promise<T> {
   const route = ROUTE[operationId];
   const res = await stack.api(`/v1${path}${init.query ? `?${init.query}` : ''}`, {
     method: route.method,
@@ -55,6 +55,7 @@ async function call<T = any>(operationId: OperationId, path: string, init: { que
     key: init.key,
     ...(init.xml !== undefined && { body: init.xml, headers: { 'content-type': 'application/xml' } }),
     ...(init.text !== undefined && { body: init.text, headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+    ...(init.form !== undefined && { body: init.form }),
   });
   const text = await res.text();
   expect(res.status, `${operationId}: ${text.slice(0, 500)}`).toBe('successStatus' in route ? route.successStatus : 200);
@@ -102,7 +103,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       },
     });
     const key = created.admin_key.key as string;
-    const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; text?: string } = {}) => call<T>(op, path, { ...init, key });
+    const as = <T = any>(op: OperationId, path: string, init: { query?: string; json?: unknown; xml?: string; text?: string; form?: FormData } = {}) => call<T>(op, path, { ...init, key });
 
     await as('getOrganisation', '/settings/organisation');
     // last year's books, brought over before September's VAT return closed the books through its last day
@@ -430,6 +431,22 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('reopenYear', '/accounting/year-end-closings/2025/reopen');
     expect((await stack.api('/v1/accounting/year-end-closings', { method: 'POST', key, json: { year: 2025 } })).status).toBe(200);
     await as('listYearEndClosings', '/accounting/year-end-closings');
+
+    // the supplier's PDF kept with its bill, the signed order with the invoice (real files: tests/fixtures/attachments)
+    const upload = (name: string, type: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(readFileSync(join(import.meta.dirname, '../fixtures/attachments', name)))], { type }), name);
+      return form;
+    };
+    const billScan = await as('uploadBillAttachment', `/purchase/bills/${bill.id}/attachments`, { form: upload('shared-mime-info-spec.pdf', 'application/pdf') });
+    await as('listBillAttachments', `/purchase/bills/${bill.id}/attachments`);
+    await as('getBillAttachment', `/purchase/bills/${bill.id}/attachments/${billScan.id}`);
+    const stray = await as('uploadInvoiceAttachment', `/sales/invoices/${invoice.id}/attachments`, { form: upload('git-logo.png', 'image/png') });
+    await as('listInvoiceAttachments', `/sales/invoices/${invoice.id}/attachments`);
+    await as('getInvoiceAttachment', `/sales/invoices/${invoice.id}/attachments/${stray.id}`);
+    await as('deleteInvoiceAttachment', `/sales/invoices/${invoice.id}/attachments/${stray.id}`);
+    const strayScan = await stack.api(`/v1/purchase/bills/${bill.id}/attachments`, { method: 'POST', key, body: upload('thin-white-stripe.jpg', 'image/jpeg') });
+    await as('deleteBillAttachment', `/purchase/bills/${bill.id}/attachments/${(await strayScan.json()).id}`);
 
     // hosting billed monthly since October: both months issued at once, each once; then edited, paused and resumed
     const hosting = await as('createRecurringInvoice', '/sales/recurring-invoices', {

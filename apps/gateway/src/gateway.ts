@@ -4,7 +4,7 @@ import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
 // The kit by module, not by its index: the index re-exports the database layer (MikroORM, knex,
 // pg), which the gateway never uses and whose code would only lengthen its full collections.
 import { AppError, ForbiddenError, RateLimitedError, UnauthorizedError, UpstreamError } from '@ledgerline/service-kit/errors';
-import { ConfigError, loadConfig } from '@ledgerline/service-kit/config';
+import { ConfigError, loadConfig, uploadLimitOf } from '@ledgerline/service-kit/config';
 import { createLogger } from '@ledgerline/service-kit/logger';
 import { MetricsRegistry } from '@ledgerline/service-kit/metrics';
 import { createHttpApp, problemResponse, requestBody } from '@ledgerline/service-kit/http/app';
@@ -132,10 +132,12 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   };
 
   for (const route of routingOrder(ROUTES)) {
+    // an upload route takes a file as large as ATTACHMENT_MAX_BYTES; the service checks the file itself
+    const bodyLimit = route.consumes?.includes('multipart/form-data') ? uploadLimitOf(config) : config.BODY_LIMIT_BYTES;
     app.on(route.method, `/v1${route.path}`, async (c) => {
       const declared = Number(c.req.header('content-length') ?? '0');
-      if (declared > config.BODY_LIMIT_BYTES) {
-        return problemResponse(c, new AppError(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${config.BODY_LIMIT_BYTES} bytes`));
+      if (declared > bodyLimit) {
+        return problemResponse(c, new AppError(413, 'payload_too_large', 'Payload too large', `The request body exceeds ${bodyLimit} bytes`));
       }
       const address = addresses.resolve(c);
       const authorization = c.req.header('authorization');
@@ -162,7 +164,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       if (inflight[route.service] >= config.MAX_INFLIGHT_PER_SERVICE) {
         throw new UpstreamError(503, route.service, `overloaded: ${config.MAX_INFLIGHT_PER_SERVICE} requests already in flight`);
       }
-      const body = await requestBody(c, config.BODY_LIMIT_BYTES);
+      const body = await requestBody(c, bodyLimit);
       inflight[route.service]++;
       const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), upstreams[route.service], {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,

@@ -12,7 +12,7 @@ export const purchaseService = defineService({
   organisationReplica: true,
   entities,
   migrations,
-  routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(), deps.bus),
+  routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(deps.config.ATTACHMENT_MAX_BYTES), deps.bus),
   consumers: purchaseConsumers,
   responders: purchaseResponders,
 });

@@ -40,7 +40,7 @@ export const salesService = defineService({
   }),
   entities,
   migrations,
-  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE), deps.bus),
+  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE, deps.config.ATTACHMENT_MAX_BYTES), deps.bus),
   consumers: (deps) => [...salesConsumers(deps), ...deliveryConsumers(deps)],
   resources: createSalesResources,
   onStart: async (deps) => {

@@ -55,7 +55,11 @@ export type EmailRecord = z.infer<typeof emailRecordSchema>;
 
 /** Body of POST /sales/invoices/{id}/email: the message. */
 export const emailRequestSchema = z
-  .object({ id: ignoredInput(int64), ...emailMessageFields })
+  .object({
+    id: ignoredInput(int64),
+    ...emailMessageFields,
+    attachment_ids: nullish(z.array(id).max(20)).describe('Files kept with the invoice (GET /v1/sales/invoices/{id}/attachments) to attach as they are stored; 422 attachment_not_found names one that is not'),
+  })
   .meta({ id: 'EmailRequest', description: 'The message to send; empty fields are filled from the invoice and customer' });
 export type EmailRequest = z.infer<typeof emailRequestSchema>;
 

@@ -22,3 +22,4 @@ export * from './routes.js';
 export * from './openapi.js';
 export * from './internal.js';
 export * from './recurring-invoices.js';
+export * from './attachments.js';

@@ -11,3 +11,4 @@ export * from './credit-allocation.js';
 export * from './credit-allocation-table.js';
 export * from './aged-balances.js';
 export * from './open-document-finder.js';
+export * from './attachments.js';

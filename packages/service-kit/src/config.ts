@@ -65,6 +65,8 @@ export const baseConfigSchema = z.object({
   /** Bytes a stream may hold before the oldest events are dropped; -1 unlimited. */
   NATS_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /** The largest file an attachment upload (multipart/form-data) may carry; its request may be this plus 64 KiB of form. */
+  ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   /**
    * How long a client has to send a request's headers, and the whole request with its body; past
    * either, 408 and the connection closes (a slow or silent client cannot hold a connection). The
@@ -156,4 +158,9 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   const broken = BASE_CONFIG_RULES.map((rule) => rule(parsed.data as Partial<BaseConfig>)).filter((line) => line !== null);
   if (broken.length) throw new ConfigError(`Invalid configuration:\n${broken.map((line) => `  ${line}`).join('\n')}`);
   return parsed.data;
+}
+
+/** The body limit of an upload: the largest file and 64 KiB of form around it (never below the JSON limit). */
+export function uploadLimitOf(config: { BODY_LIMIT_BYTES: number; ATTACHMENT_MAX_BYTES: number }): number {
+  return Math.max(config.BODY_LIMIT_BYTES, config.ATTACHMENT_MAX_BYTES + 64 * 1024);
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { StreamName } from '@ledgerline/contracts';
-import { baseConfigSchema, ConfigError, loadConfig, type BaseConfig } from './config.js';
+import { baseConfigSchema, ConfigError, loadConfig, uploadLimitOf, type BaseConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { createHttpApp } from './http/app.js';
@@ -224,6 +224,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     logger: log,
     metrics,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    uploadLimit: uploadLimitOf(config),
     // which paths answer or take other media types: the route table's `produces` and `consumes`
     ...mediaPathsOf(def.name as ServiceName),
     internalToken: config.INTERNAL_TOKEN,

@@ -1,7 +1,9 @@
 import { BusinessRuleError, ConflictError, insertRows, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { postPurchaseDocument } from '../purchase-documents/post.js';
 import type { ImportedDocument } from '@ledgerline/contracts';
-import { compareTotals, readEInvoice } from '../purchase-documents/einvoice-import.js';
+import { compareTotals, readEInvoice, type EmbeddedFile } from '../purchase-documents/einvoice-import.js';
+import { insertAttachments, sniffAttachmentType, type NewAttachment } from '@ledgerline/posted-documents';
+import { PURCHASE_ATTACHMENTS_TABLE } from './attachments.js';
 import { identifierSpelling, type ReadEInvoice } from '../purchase-documents/einvoice-reading.js';
 import { VENDOR_CREDITS } from '../vendor-credits/vendor-credit-kind.js';
 import { EInvoiceImportSchema } from '../db/entities.js';
@@ -43,6 +45,16 @@ async function refuseOtherBuyer(ctx: TenantContext, buyer: ReadEInvoice['buyer']
   );
 }
 
+/** The XML as received and the embedded files whose bytes are a kind kept (others stay inside the XML only). */
+function keptFiles(xml: string, no: string, embedded: readonly EmbeddedFile[]): NewAttachment[] {
+  const files: NewAttachment[] = [{ fileName: `${no.replace(/[^\w.-]+/g, '_').slice(0, 200)}.xml`, contentType: 'application/xml', bytes: Buffer.from(xml, 'utf8'), source: 'einvoice' }];
+  for (const f of embedded) {
+    const type = sniffAttachmentType(f.bytes);
+    if (type) files.push({ fileName: f.fileName, contentType: type, bytes: f.bytes, source: 'einvoice_embedded' });
+  }
+  return files;
+}
+
 export async function importEInvoice(ctx: TenantContext, xml: string, query: { type_id?: number; tax_fx_rate?: number; accept_other_buyer?: boolean }): Promise<ImportedDocument> {
   const read = readEInvoice(xml);
   if (!query.accept_other_buyer) await refuseOtherBuyer(ctx, read.buyer);
@@ -65,6 +77,8 @@ export async function importEInvoice(ctx: TenantContext, xml: string, query: { t
     alongside: async (em, documentId) => {
       const inserted = await insertRows(em, EInvoiceImportSchema, [{ ...key, documentId }], { onConflict: 'do nothing', returning: ['document_id'] });
       if (inserted.length === 0) throw duplicate(no);
+      // the received document is the original the law keeps: its XML, and the files it carries
+      await insertAttachments({ em, orgId: ctx.orgId }, PURCHASE_ATTACHMENTS_TABLE, documentId, keptFiles(xml, no, read.embedded));
     },
   });
   return read.kind === 'bill'

@@ -1,4 +1,4 @@
-import { creditAllocationExchangeColumnsSql } from '@ledgerline/posted-documents';
+import { creditAllocationExchangeColumnsSql, attachmentTableSql } from '@ledgerline/posted-documents';
 import { sqlMigration } from '@ledgerline/service-kit';
 
 export const migrations = [
@@ -201,6 +201,13 @@ alter table purchase_documents add column fx_rate_date date, add column fx_rate_
 -- Decision 207. A credit applied to a document converted at another rate settles each at its own
 -- legal value; the allocation keeps both and the exchange difference the ledger posts.
 ${creditAllocationExchangeColumnsSql('purchase_credit_allocations')}
+`,
+  ),
+  sqlMigration(
+    'purchase_0013_attachments',
+    `
+-- Decision 210. Files kept with a document, their bytes in this database with their SHA-256.
+${attachmentTableSql('purchase_document_attachments', 'purchase_documents')}
 `,
   ),
 ];

@@ -17,7 +17,7 @@ const UBL_CREDIT_NOTE_NS = 'urn:oasis:names:specification:ubl:schema:xsd:CreditN
 const ISDOC_NS = 'http://isdoc.cz/namespace/2013';
 
 /** Elements that may repeat, read as arrays even when one is present (UBL, then ISDOC names). */
-const ARRAYS = ['InvoiceLine', 'CreditNoteLine', 'AllowanceCharge', 'TaxSubtotal', 'TaxTotal', 'PaymentMeans', 'Note', 'BillingReference', 'TaxSubTotal', 'Payment', 'OriginalDocumentReference', 'PartyTaxScheme'];
+const ARRAYS = ['AdditionalDocumentReference', 'InvoiceLine', 'CreditNoteLine', 'AllowanceCharge', 'TaxSubtotal', 'TaxTotal', 'PaymentMeans', 'Note', 'BillingReference', 'TaxSubTotal', 'Payment', 'OriginalDocumentReference', 'PartyTaxScheme'];
 
 
 type Parsed = { format: 'ubl'; root: Node; kind: 'bill' | 'vendor_credit' } | { format: 'isdoc'; root: Node };
@@ -31,10 +31,37 @@ export function parseEInvoice(xml: string): Parsed {
   throw bad(`The root element is ${name ?? 'missing'}${ns ? ` in ${ns}` : ''}; expected a UBL 2.1 Invoice or CreditNote, or an ISDOC Invoice`, 'body', 'unsupported_einvoice');
 }
 
-/** The request our posting takes and the totals the document states, from UBL or ISDOC. */
-export function readEInvoice(xml: string): ReadEInvoice {
+/** The request our posting takes and the totals the document states, from UBL or ISDOC; a UBL document's embedded files. */
+export function readEInvoice(xml: string): ReadEInvoice & { embedded: EmbeddedFile[] } {
   const parsed = parseEInvoice(xml);
-  return parsed.format === 'ubl' ? readUbl(parsed.root, parsed.kind) : readIsdoc(parsed.root);
+  return parsed.format === 'ubl' ? { ...readUbl(parsed.root, parsed.kind), embedded: embeddedFiles(parsed.root) } : { ...readIsdoc(parsed.root), embedded: [] };
+}
+
+/** A file a UBL document carries in `AdditionalDocumentReference/Attachment/EmbeddedDocumentBinaryObject` (BT-125). */
+export interface EmbeddedFile {
+  fileName: string;
+  bytes: Buffer;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * The files a UBL document embeds (a PDF image of the invoice, a timesheet), decoded. What is
+ * not base64 is left out; the XML keeps it anyway, and it is kept whole beside them. External
+ * references (a URI) are not fetched.
+ */
+export function embeddedFiles(root: Node): EmbeddedFile[] {
+  const out: EmbeddedFile[] = [];
+  for (const [i, ref] of ((root.AdditionalDocumentReference ?? []) as Node[]).entries()) {
+    const object = ref?.Attachment?.EmbeddedDocumentBinaryObject;
+    const data = typeof object === 'object' ? object?.['#text'] : object;
+    if (typeof data !== 'string') continue;
+    const compact = data.replace(/\s+/g, '');
+    if (!compact || !BASE64.test(compact)) continue;
+    const name = (typeof object === 'object' && typeof object['@filename'] === 'string' && object['@filename'].trim()) || (typeof ref.ID === 'string' && ref.ID.trim()) || `attachment-${i + 1}`;
+    out.push({ fileName: String(name).split(/[\\/]/).pop()!.slice(0, 255), bytes: Buffer.from(compact, 'base64') });
+  }
+  return out;
 }
 
 /**

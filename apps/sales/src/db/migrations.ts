@@ -1,4 +1,4 @@
-import { creditAllocationExchangeColumnsSql } from '@ledgerline/posted-documents';
+import { creditAllocationExchangeColumnsSql, attachmentTableSql } from '@ledgerline/posted-documents';
 import { sqlMigration } from '@ledgerline/service-kit';
 import { deliveryMigrations } from './delivery.migrations.js';
 import { complianceMigrations } from './compliance.migrations.js';
@@ -273,6 +273,13 @@ create table recurring_invoice_issues (
 create index recurring_invoice_issues_email on recurring_invoice_issues (created_at) where email_status = 'pending';
 alter table sales_documents add column recurring_invoice_id bigint;
 create index sales_documents_recurring on sales_documents (org_id, recurring_invoice_id, id) where recurring_invoice_id is not null;
+`,
+  ),
+  sqlMigration(
+    'sales_1300_attachments',
+    `
+-- Decision 210. Files kept with a document, their bytes in this database with their SHA-256.
+${attachmentTableSql('sales_document_attachments', 'sales_documents')}
 `,
   ),
 ];

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailRequest, InvoiceEmailResult } from '@ledgerline/contracts';
-import { ValidationError, type FieldError } from '@ledgerline/service-kit';
+import { BusinessRuleError, ValidationError, sqlRows, type FieldError } from '@ledgerline/service-kit';
 import { formatDate, formatMoney, interpolate, labelsFor, parseAddressList, type MailAttachment } from '@ledgerline/rendering';
 import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js';
 import type { Delivery } from '../delivery.js';
@@ -53,6 +53,29 @@ function checkAddresses(fields: Record<AddressField, string | null | undefined>)
   }
   if (errors.length) throw new ValidationError(`The e-mail is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
   return out;
+}
+
+/** The invoice's kept files the message names, as stored; 422 naming each id that is not one of them. */
+async function keptAttachments(em: EntityManager, orgId: number, invoiceId: number, ids: readonly number[]): Promise<MailAttachment[]> {
+  if (!ids.length) return [];
+  const rows = await sqlRows<{ id: string; file_name: string; content_type: string; content: Buffer }>(
+    em,
+    'select id, file_name, content_type, content from sales_document_attachments where org_id = ? and document_id = ? and id = any(?::bigint[])',
+    [orgId, invoiceId, `{${ids.join(',')}}`],
+  );
+  const found = new Map(rows.map((r) => [Number(r.id), r]));
+  const missing = ids.map((id, i) => ({ id, i })).filter(({ id }) => !found.has(id));
+  if (missing.length) {
+    throw new BusinessRuleError(
+      `The invoice keeps no attachment ${missing.map((m) => m.id).join(', ')}`,
+      'attachment_not_found',
+      missing.map(({ id, i }) => ({ path: `attachment_ids.${i}`, message: `no attachment ${id} of this invoice`, code: 'attachment_not_found' })),
+    );
+  }
+  return ids.map((id) => {
+    const r = found.get(id)!;
+    return { filename: r.file_name, content: r.content, contentType: r.content_type };
+  });
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
@@ -113,6 +136,7 @@ export async function sendInvoiceEmail(
       failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
+  attachments.push(...(await keptAttachments(em, orgId, doc.id, input.attachment_ids ?? [])));
   (input.attachments ?? []).forEach((a, i) => {
     if (a.binary_content) attachments.push({ filename: str(a.file_name) ?? `attachment-${i + 1}`, content: Buffer.from(a.binary_content, 'base64') });
   });

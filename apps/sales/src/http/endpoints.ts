@@ -9,9 +9,10 @@ import { itemRoutes } from '../items/routes.js';
 import { numberingSeriesRoutes } from '../numbering-series/routes.js';
 import { reportRoutes } from '../reports/routes.js';
 import { recurringInvoiceRoutes } from '../recurring-invoices/routes.js';
+import { invoiceAttachmentRoutes } from '../invoices/attachments.js';
 
 /** Every operation the contracts declare for sales, one line per resource folder. */
-export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES): EndpointHandlers<'sales'> {
+export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES, attachmentMaxBytes = 10 * 1024 * 1024): EndpointHandlers<'sales'> {
   return {
     ...invoiceRoutes(delivery),
     ...creditNoteRoutes(delivery),
@@ -21,5 +22,6 @@ export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFA
     ...numberingSeriesRoutes(),
     ...reportRoutes(),
     ...recurringInvoiceRoutes(delivery.recurring),
+    ...invoiceAttachmentRoutes(attachmentMaxBytes),
   };
 }

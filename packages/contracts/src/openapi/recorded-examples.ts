@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_WIdZC9nC",
+          "prefix": "ak_BVbdk9VT",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T23:37:35.358Z",
+          "created_at": "2026-11-28T23:49:01.806Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T23:37:35.389Z",
+          "last_used_at": "2026-11-28T23:49:01.850Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_XEE2K2Ru",
+          "prefix": "ak_V2DeWbo9",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T23:37:35.533Z",
+          "created_at": "2026-11-28T23:49:02.052Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_XEE2K2Ru",
+      "prefix": "ak_V2DeWbo9",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:37:35.533Z",
+      "created_at": "2026-11-28T23:49:02.052Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_XEE2K2Ru",
+      "prefix": "ak_V2DeWbo9",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:37:35.533Z",
+      "created_at": "2026-11-28T23:49:02.052Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_XEE2K2Ru",
+      "prefix": "ak_V2DeWbo9",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:37:35.533Z",
+      "created_at": "2026-11-28T23:49:02.052Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_XEE2K2Ru",
+      "prefix": "ak_V2DeWbo9",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T23:37:35.533Z",
+      "created_at": "2026-11-28T23:49:02.052Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T23:37:35.579Z"
+      "revoked_at": "2026-11-28T23:49:02.113Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T23:37:35.897Z",
+          "created_at": "2026-11-28T23:49:02.653Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T23:37:37.115Z"
+        "created_at": "2026-11-28T23:49:04.353Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
+      "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "9a2aa1c6-e0ff-43b6-91e8-0333118616e4",
-      "created_at": "2026-11-28T23:37:37.142Z",
+      "uid": "71f883f3-2264-4f18-be7e-9d9093a17eda",
+      "created_at": "2026-11-28T23:49:04.383Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "f1ebe9f5-c0a1-4054-ae3a-75c886f8fc61",
-      "created_at": "2026-11-28T23:37:37.395Z",
-      "edited_at": "2026-11-28T23:37:37.395Z",
+      "uid": "0b813aa7-28c5-4deb-97d6-dc9525348fe3",
+      "created_at": "2026-11-28T23:49:04.707Z",
+      "edited_at": "2026-11-28T23:49:04.707Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T23:37:36.931Z",
+          "evaluated_at": "2026-11-28T23:49:04.128Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "701073ce-4407-4830-a301-989865287a9e",
+      "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
       "transaction_type": null,
-      "created_at": "2026-11-28T23:37:37.663Z",
-      "edited_at": "2026-11-28T23:37:37.694Z",
+      "created_at": "2026-11-28T23:49:05.155Z",
+      "edited_at": "2026-11-28T23:49:05.216Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1232,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "701073ce-4407-4830-a301-989865287a9e",
+          "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
           "transaction_type": null,
-          "created_at": "2026-11-28T23:37:37.663Z",
-          "edited_at": "2026-11-28T23:37:37.694Z",
+          "created_at": "2026-11-28T23:49:05.155Z",
+          "edited_at": "2026-11-28T23:49:05.216Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1650,7 +1650,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "4b92e0e9c51864b35c1d8e997988eac4dcdc4916441855618ca8a80352fb2cb7",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-28T23:37:37.840Z",
+          "created_at": "2026-11-28T23:49:05.423Z",
           "created_by": "key:2"
         }
       ],
@@ -1987,7 +1987,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T23:37:37.868Z",
+      "created_at": "2026-11-28T23:49:05.490Z",
       "created_by": "key:2"
     }
   },
@@ -2024,7 +2024,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T23:37:37.868Z",
+          "created_at": "2026-11-28T23:49:05.490Z",
           "created_by": "key:2"
         }
       ],
@@ -2059,7 +2059,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T23:37:37.868Z",
+      "created_at": "2026-11-28T23:49:05.490Z",
       "created_by": "key:2"
     }
   },
@@ -2097,7 +2097,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T23:37:37.888Z",
+      "created_at": "2026-11-28T23:49:05.526Z",
       "created_by": "key:2"
     }
   },
@@ -2118,7 +2118,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T23:37:37.987Z",
+      "created_at": "2026-11-28T23:49:05.687Z",
       "created_by": "key:2"
     }
   },
@@ -2141,7 +2141,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T23:37:38.022Z",
+          "created_at": "2026-11-28T23:49:05.736Z",
           "created_by": "key:2"
         },
         {
@@ -2160,7 +2160,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T23:37:37.987Z",
+          "created_at": "2026-11-28T23:49:05.687Z",
           "created_by": "key:2"
         }
       ],
@@ -2184,7 +2184,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T23:37:37.987Z",
+      "created_at": "2026-11-28T23:49:05.687Z",
       "created_by": "key:2"
     }
   },
@@ -2227,7 +2227,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-28T23:37:37.964Z",
+      "created_at": "2026-11-28T23:49:05.647Z",
       "created_by": "key:2"
     }
   },
@@ -2307,8 +2307,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b983ab1d-cd5e-4f91-b0cc-40a593aaadf0",
-      "created_at": "2026-11-28T23:37:35.888Z",
+      "uid": "7a9cfc24-0787-4c8b-a0e7-ca689de02fb9",
+      "created_at": "2026-11-28T23:49:02.619Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2520,8 +2520,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "b983ab1d-cd5e-4f91-b0cc-40a593aaadf0",
-          "created_at": "2026-11-28T23:37:35.888Z",
+          "uid": "7a9cfc24-0787-4c8b-a0e7-ca689de02fb9",
+          "created_at": "2026-11-28T23:49:02.619Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2731,8 +2731,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "b983ab1d-cd5e-4f91-b0cc-40a593aaadf0",
-      "created_at": "2026-11-28T23:37:35.888Z",
+      "uid": "7a9cfc24-0787-4c8b-a0e7-ca689de02fb9",
+      "created_at": "2026-11-28T23:49:02.619Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2952,7 +2952,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T23:37:36.931Z",
+        "evaluated_at": "2026-11-28T23:49:04.128Z",
         "blocking_reason": null
       }
     }
@@ -2965,8 +2965,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "9a2aa1c6-e0ff-43b6-91e8-0333118616e4",
-          "created_at": "2026-11-28T23:37:37.142Z",
+          "uid": "71f883f3-2264-4f18-be7e-9d9093a17eda",
+          "created_at": "2026-11-28T23:49:04.383Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3122,8 +3122,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "9a2aa1c6-e0ff-43b6-91e8-0333118616e4",
-      "created_at": "2026-11-28T23:37:37.142Z",
+      "uid": "71f883f3-2264-4f18-be7e-9d9093a17eda",
+      "created_at": "2026-11-28T23:49:04.383Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3282,7 +3282,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>B983AB1D-CD5E-4F91-B0CC-40A593AAADF0</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>7A9CFC24-0787-4C8B-A0E7-CA689DE02FB9</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3294,7 +3294,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9A2AA1C6-E0FF-43B6-91E8-0333118616E4</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>B983AB1D-CD5E-4F91-B0CC-40A593AAADF0</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>71F883F3-2264-4F18-BE7E-9D9093A17EDA</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>7A9CFC24-0787-4C8B-A0E7-CA689DE02FB9</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3316,7 +3316,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T23:37:37.359Z",
+      "created_at": "2026-11-28T23:49:04.656Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3340,8 +3340,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T23:37:37.340Z",
-          "removed_at": "2026-11-28T23:37:37.351Z",
+          "created_at": "2026-11-28T23:49:04.630Z",
+          "removed_at": "2026-11-28T23:49:04.645Z",
           "exchange_difference": null
         },
         {
@@ -3357,7 +3357,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T23:37:37.359Z",
+          "created_at": "2026-11-28T23:49:04.656Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3384,8 +3384,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T23:37:37.340Z",
-          "removed_at": "2026-11-28T23:37:37.351Z",
+          "created_at": "2026-11-28T23:49:04.630Z",
+          "removed_at": "2026-11-28T23:49:04.645Z",
           "exchange_difference": null
         },
         {
@@ -3401,7 +3401,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T23:37:37.359Z",
+          "created_at": "2026-11-28T23:49:04.656Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3423,8 +3423,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T23:37:37.340Z",
-      "removed_at": "2026-11-28T23:37:37.351Z",
+      "created_at": "2026-11-28T23:49:04.630Z",
+      "removed_at": "2026-11-28T23:49:04.645Z",
       "exchange_difference": null
     }
   },
@@ -3446,7 +3446,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T23:37:37.435Z",
+      "created_at": "2026-11-28T23:49:04.765Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3470,8 +3470,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T23:37:37.414Z",
-          "removed_at": "2026-11-28T23:37:37.424Z",
+          "created_at": "2026-11-28T23:49:04.736Z",
+          "removed_at": "2026-11-28T23:49:04.752Z",
           "exchange_difference": null
         },
         {
@@ -3487,7 +3487,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T23:37:37.435Z",
+          "created_at": "2026-11-28T23:49:04.765Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3514,8 +3514,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-28",
-          "created_at": "2026-11-28T23:37:37.414Z",
-          "removed_at": "2026-11-28T23:37:37.424Z",
+          "created_at": "2026-11-28T23:49:04.736Z",
+          "removed_at": "2026-11-28T23:49:04.752Z",
           "exchange_difference": null
         },
         {
@@ -3531,7 +3531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T23:37:37.435Z",
+          "created_at": "2026-11-28T23:49:04.765Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3553,8 +3553,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-28",
-      "created_at": "2026-11-28T23:37:37.414Z",
-      "removed_at": "2026-11-28T23:37:37.424Z",
+      "created_at": "2026-11-28T23:49:04.736Z",
+      "removed_at": "2026-11-28T23:49:04.752Z",
       "exchange_difference": null
     }
   },
@@ -3607,9 +3607,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "abca82ed-1330-4c8c-8188-a4df2d1044ae",
-      "created_at": "2026-11-28T23:37:37.375Z",
-      "edited_at": "2026-11-28T23:37:37.375Z",
+      "uid": "24faae02-419d-4acc-81db-1e94477bc540",
+      "created_at": "2026-11-28T23:49:04.677Z",
+      "edited_at": "2026-11-28T23:49:04.677Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3730,9 +3730,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "f2296e6c-86df-44e6-a380-767cf9ba3d43",
-        "created_at": "2026-11-28T23:37:36.922Z",
-        "edited_at": "2026-11-28T23:37:36.922Z",
+        "uid": "eaea005b-c6ee-4eb8-9e49-caf8d0b4ca65",
+        "created_at": "2026-11-28T23:49:04.107Z",
+        "edited_at": "2026-11-28T23:49:04.107Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3870,9 +3870,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "abca82ed-1330-4c8c-8188-a4df2d1044ae",
-          "created_at": "2026-11-28T23:37:37.375Z",
-          "edited_at": "2026-11-28T23:37:37.375Z",
+          "uid": "24faae02-419d-4acc-81db-1e94477bc540",
+          "created_at": "2026-11-28T23:49:04.677Z",
+          "edited_at": "2026-11-28T23:49:04.677Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3995,9 +3995,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "f1ebe9f5-c0a1-4054-ae3a-75c886f8fc61",
-          "created_at": "2026-11-28T23:37:37.395Z",
-          "edited_at": "2026-11-28T23:37:37.395Z",
+          "uid": "0b813aa7-28c5-4deb-97d6-dc9525348fe3",
+          "created_at": "2026-11-28T23:49:04.707Z",
+          "edited_at": "2026-11-28T23:49:04.707Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4329,9 +4329,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "abca82ed-1330-4c8c-8188-a4df2d1044ae",
-      "created_at": "2026-11-28T23:37:37.375Z",
-      "edited_at": "2026-11-28T23:37:37.375Z",
+      "uid": "24faae02-419d-4acc-81db-1e94477bc540",
+      "created_at": "2026-11-28T23:49:04.677Z",
+      "edited_at": "2026-11-28T23:49:04.677Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4446,9 +4446,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "f1ebe9f5-c0a1-4054-ae3a-75c886f8fc61",
-      "created_at": "2026-11-28T23:37:37.395Z",
-      "edited_at": "2026-11-28T23:37:37.395Z",
+      "uid": "0b813aa7-28c5-4deb-97d6-dc9525348fe3",
+      "created_at": "2026-11-28T23:49:04.707Z",
+      "edited_at": "2026-11-28T23:49:04.707Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4692,7 +4692,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T23:37:37.514Z",
+          "created_at": "2026-11-28T23:49:04.896Z",
           "entries": [
             {
               "order": 1,
@@ -4849,7 +4849,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T23:37:37.514Z"
+          "created_at": "2026-11-28T23:49:04.896Z"
         }
       ],
       "aggregations": []
@@ -4866,7 +4866,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T23:37:37.514Z",
+      "created_at": "2026-11-28T23:49:04.896Z",
       "entries": [
         {
           "order": 1,
@@ -5033,10 +5033,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "701073ce-4407-4830-a301-989865287a9e",
+      "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
       "transaction_type": null,
-      "created_at": "2026-11-28T23:37:37.663Z",
-      "edited_at": "2026-11-28T23:37:37.663Z",
+      "created_at": "2026-11-28T23:49:05.155Z",
+      "edited_at": "2026-11-28T23:49:05.155Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5122,10 +5122,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "701073ce-4407-4830-a301-989865287a9e",
+      "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
       "transaction_type": null,
-      "created_at": "2026-11-28T23:37:37.663Z",
-      "edited_at": "2026-11-28T23:37:37.663Z",
+      "created_at": "2026-11-28T23:49:05.155Z",
+      "edited_at": "2026-11-28T23:49:05.155Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5206,6 +5206,96 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fx_rate_date": null
         }
       ]
+    }
+  },
+  "uploadInvoiceAttachment": {
+    "response": {
+      "id": 1,
+      "document_id": 1,
+      "file_name": "git-logo.png",
+      "content_type": "image/png",
+      "size": 207,
+      "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
+      "source": "upload",
+      "created_at": "2026-11-28T23:49:05.796Z"
+    }
+  },
+  "listInvoiceAttachments": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "document_id": 1,
+          "file_name": "git-logo.png",
+          "content_type": "image/png",
+          "size": 207,
+          "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
+          "source": "upload",
+          "created_at": "2026-11-28T23:49:05.796Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getInvoiceAttachment": {},
+  "deleteInvoiceAttachment": {
+    "response": {
+      "id": 1,
+      "document_id": 1,
+      "file_name": "git-logo.png",
+      "content_type": "image/png",
+      "size": 207,
+      "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
+      "source": "upload",
+      "created_at": "2026-11-28T23:49:05.796Z"
+    }
+  },
+  "uploadBillAttachment": {
+    "response": {
+      "id": 2,
+      "document_id": 2,
+      "file_name": "shared-mime-info-spec.pdf",
+      "content_type": "application/pdf",
+      "size": 140429,
+      "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
+      "source": "upload",
+      "created_at": "2026-11-28T23:49:05.766Z"
+    }
+  },
+  "listBillAttachments": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 2,
+          "document_id": 2,
+          "file_name": "shared-mime-info-spec.pdf",
+          "content_type": "application/pdf",
+          "size": 140429,
+          "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
+          "source": "upload",
+          "created_at": "2026-11-28T23:49:05.766Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getBillAttachment": {},
+  "deleteBillAttachment": {
+    "response": {
+      "id": 3,
+      "document_id": 2,
+      "file_name": "thin-white-stripe.jpg",
+      "content_type": "image/jpeg",
+      "size": 6525,
+      "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
+      "source": "upload",
+      "created_at": "2026-11-28T23:49:05.829Z"
     }
   },
   "createRecurringInvoice": {
@@ -5307,8 +5397,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-11-28T23:37:38.038Z",
-      "updated_at": "2026-11-28T23:37:38.038Z"
+      "created_at": "2026-11-28T23:49:05.845Z",
+      "updated_at": "2026-11-28T23:49:05.845Z"
     }
   },
   "listRecurringInvoices": {
@@ -5371,8 +5461,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 2,
           "last_issued_date": "2026-11-01",
-          "created_at": "2026-11-28T23:37:38.038Z",
-          "updated_at": "2026-11-28T23:37:38.138Z"
+          "created_at": "2026-11-28T23:49:05.845Z",
+          "updated_at": "2026-11-28T23:49:05.961Z"
         }
       ],
       "aggregations": []
@@ -5434,8 +5524,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:37:38.038Z",
-      "updated_at": "2026-11-28T23:37:38.048Z"
+      "created_at": "2026-11-28T23:49:05.845Z",
+      "updated_at": "2026-11-28T23:49:05.863Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5534,8 +5624,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:37:38.038Z",
-      "updated_at": "2026-11-28T23:37:38.128Z"
+      "created_at": "2026-11-28T23:49:05.845Z",
+      "updated_at": "2026-11-28T23:49:05.939Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5599,8 +5689,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:37:38.038Z",
-      "updated_at": "2026-11-28T23:37:38.133Z"
+      "created_at": "2026-11-28T23:49:05.845Z",
+      "updated_at": "2026-11-28T23:49:05.951Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5658,8 +5748,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:37:38.038Z",
-      "updated_at": "2026-11-28T23:37:38.138Z"
+      "created_at": "2026-11-28T23:49:05.845Z",
+      "updated_at": "2026-11-28T23:49:05.961Z"
     }
   },
   "createNumberingSeries": {
@@ -5675,7 +5765,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T23:37:35.837Z"
+      "created_at": "2026-11-28T23:49:02.499Z"
     }
   },
   "listNumberingSeries": {
@@ -5690,7 +5780,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T23:37:35.831Z"
+          "created_at": "2026-11-28T23:49:02.489Z"
         },
         {
           "id": 2,
@@ -5698,7 +5788,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T23:37:35.837Z"
+          "created_at": "2026-11-28T23:49:02.499Z"
         }
       ],
       "aggregations": []
@@ -5798,15 +5888,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
+          "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T23:37:35.602Z",
-          "last_used_at": "2026-11-28T23:37:35.620Z",
+          "created_at": "2026-11-28T23:49:02.149Z",
+          "last_used_at": "2026-11-28T23:49:02.173Z",
           "revoked_at": null
         }
       ],
@@ -5816,30 +5906,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
+      "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:37:35.602Z",
-      "last_used_at": "2026-11-28T23:37:35.620Z",
+      "created_at": "2026-11-28T23:49:02.149Z",
+      "last_used_at": "2026-11-28T23:49:02.173Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_XkQhJSmrn4JDsERjhBSM_29UIHh",
+      "client_id": "cl_Lgr5mK8HAHC8Kj3p9yHQ_19nBJ0",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T23:37:35.642Z",
+      "created_at": "2026-11-28T23:49:02.208Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T23:37:35.651Z"
+      "revoked_at": "2026-11-28T23:49:02.224Z"
     }
   },
   "deleteClient": {
@@ -5881,8 +5971,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T23:37:35.356Z",
-      "updated_at": "2026-11-28T23:37:35.356Z"
+      "created_at": "2026-11-28T23:49:01.802Z",
+      "updated_at": "2026-11-28T23:49:01.802Z"
     }
   },
   "updateOrganisation": {
@@ -5924,19 +6014,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T23:37:35.356Z",
-      "updated_at": "2026-11-28T23:37:35.511Z"
+      "created_at": "2026-11-28T23:49:01.802Z",
+      "updated_at": "2026-11-28T23:49:02.018Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_oxQDF0GcCv9ndVaDOrQ0_16qa1P",
+      "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImFjYWUyOWQ3LWI3MTItNGVmNS05NDhkLTE0YWIwZWExYjQ1OSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9veFFERjBHY0N2OW5kVmFET3JRMF8xNnFhMVAiLCJqdGkiOiI5Yzg3YzM3My1kNWQ2LTRhYzgtOTRjNC1iY2RjNjgwN2U0YzIiLCJpYXQiOjE3OTU5MDkwNTUsImV4cCI6MTc5NTkwOTk1NX0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjkwOGU2ZWZlLTdiMTctNDAyMS1iYjFhLWYwZDk4MTU1YTIxZCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9nZ1NuREQyc2Q2Y25RQ0JLR1lUY18zNUhWY28iLCJqdGkiOiJiNTFiMTUyZi1iNGM0LTQ1MjUtYmMzYi1kZjE0NTA4ZWFkOWYiLCJpYXQiOjE3OTU5MDk3NDIsImV4cCI6MTc5NTkxMDY0Mn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -5960,8 +6050,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T23:37:35.743Z",
-          "updated_at": "2026-11-28T23:37:35.746Z"
+          "created_at": "2026-11-28T23:49:02.354Z",
+          "updated_at": "2026-11-28T23:49:02.360Z"
         }
       ],
       "aggregations": []
@@ -5988,8 +6078,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:37:35.743Z",
-      "updated_at": "2026-11-28T23:37:35.746Z",
+      "created_at": "2026-11-28T23:49:02.354Z",
+      "updated_at": "2026-11-28T23:49:02.360Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6006,8 +6096,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:37:35.743Z",
-      "updated_at": "2026-11-28T23:37:35.746Z"
+      "created_at": "2026-11-28T23:49:02.354Z",
+      "updated_at": "2026-11-28T23:49:02.360Z"
     }
   },
   "updateWebhook": {
@@ -6031,8 +6121,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:37:35.743Z",
-      "updated_at": "2026-11-28T23:37:35.781Z"
+      "created_at": "2026-11-28T23:49:02.354Z",
+      "updated_at": "2026-11-28T23:49:02.408Z"
     }
   },
   "deleteWebhook": {
@@ -6055,8 +6145,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:37:35.743Z",
-      "updated_at": "2026-11-28T23:37:38.205Z",
+      "created_at": "2026-11-28T23:49:02.354Z",
+      "updated_at": "2026-11-28T23:49:06.020Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6069,31 +6159,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 15,
           "webhook_id": 1,
-          "event_id": "2edcd1fa-a0c4-49c5-a6a9-4150dcedede0",
+          "event_id": "9c7ee90b-11e8-4cdc-bec6-42cff0f17867",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 2,
+          "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T00:37:38.127Z",
-          "created_at": "2026-11-28T23:37:38.096Z",
+          "next_attempt_at": "2026-11-29T00:49:05.943Z",
+          "created_at": "2026-11-28T23:49:05.913Z",
           "completed_at": null
         },
         {
           "id": 14,
           "webhook_id": 1,
-          "event_id": "1f28e2b4-1aec-4c61-8f05-c36718a483b6",
+          "event_id": "19ace45a-12ec-4175-a95c-df6e8e560ad3",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 6,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T00:37:38.127Z",
-          "created_at": "2026-11-28T23:37:38.096Z",
+          "next_attempt_at": "2026-11-29T00:49:05.942Z",
+          "created_at": "2026-11-28T23:49:05.913Z",
           "completed_at": null
         }
       ],
@@ -6104,16 +6194,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 15,
       "webhook_id": 1,
-      "event_id": "2edcd1fa-a0c4-49c5-a6a9-4150dcedede0",
+      "event_id": "9c7ee90b-11e8-4cdc-bec6-42cff0f17867",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 2,
+      "last_duration_ms": 4,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T23:37:38.182Z",
-      "created_at": "2026-11-28T23:37:38.096Z",
+      "next_attempt_at": "2026-11-28T23:49:06.011Z",
+      "created_at": "2026-11-28T23:49:05.913Z",
       "completed_at": null
     }
   },
@@ -6181,7 +6271,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-28T23:37:35.819Z"
+      "updated_at": "2026-11-28T23:49:02.472Z"
     }
   },
   "putTaxFilingSettings": {
@@ -6224,7 +6314,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-28T23:37:35.819Z"
+      "updated_at": "2026-11-28T23:49:02.472Z"
     }
   },
   "createOrganisation": {
@@ -6280,18 +6370,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T23:37:35.356Z",
-        "updated_at": "2026-11-28T23:37:35.356Z"
+        "created_at": "2026-11-28T23:49:01.802Z",
+        "updated_at": "2026-11-28T23:49:01.802Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_WIdZC9nC",
+        "prefix": "ak_BVbdk9VT",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T23:37:35.358Z",
+        "created_at": "2026-11-28T23:49:01.806Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -20,6 +20,7 @@ import { INTERNAL_HEADERS, type KitEnv } from './context.js';
 import { isJsonContentType, negotiateJson } from './negotiation.js';
 import { DEFAULT_FAILURE_LINES_PER_SECOND, FailureLines } from './failure-lines.js';
 import { mapDriverError } from './driver-errors.js';
+import { parseMultipart } from './multipart.js';
 import { assertExactNumbers, assertStorableJson, assertStorablePath, assertStorableQuery, unstorableText } from './hostile-input.js';
 
 export interface HttpAppOptions {
@@ -45,6 +46,10 @@ export interface HttpAppOptions {
    * handler gets the bytes as they came (`input.raw`, a Buffer), to decode in the file's own charset.
    */
   fileBodyPaths?: RegExp[];
+  /** Paths that take file uploads (`multipart/form-data`, and only that): the handler gets the parts (`MultipartBody`). */
+  multipartBodyPaths?: RegExp[];
+  /** The body limit of those paths (the largest file plus its form). */
+  uploadLimit?: number;
   /** The gateway proxies bodies as they come: no parsing, no JSON negotiation. */
   proxy?: boolean;
   /** When set, `/v1` requests must carry it (proof they came through the gateway). */
@@ -198,6 +203,16 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
 
     if (WRITE_METHODS.has(c.req.method)) {
       const declared = Number(c.req.header('content-length') ?? '0');
+      if (c.req.method === 'POST' && (opts.multipartBodyPaths ?? []).some((re) => re.test(path))) {
+        const type = c.req.header('content-type') ?? '';
+        if (!/^multipart\/form-data\s*(;|$)/i.test(type)) {
+          throw new AppError(415, 'unsupported_media_type', 'Unsupported media type', `Content-Type ${type || '(none)'} is not accepted here; send the file as multipart/form-data`);
+        }
+        const limit = opts.uploadLimit ?? opts.bodyLimit;
+        if (declared > limit) throw new PayloadTooLargeError(limit);
+        c.set('body', await parseMultipart(await requestBody(c, limit), type));
+        return next();
+      }
       if (declared > opts.bodyLimit) throw new PayloadTooLargeError(opts.bodyLimit);
       const bytes = await requestBody(c, opts.bodyLimit);
       if (isFileContentType(c.req.header('content-type')) && (opts.fileBodyPaths ?? []).some((re) => re.test(path))) {

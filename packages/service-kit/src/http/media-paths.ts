@@ -14,6 +14,8 @@ export interface MediaPaths {
   xmlBodyPaths: RegExp[];
   /** Take a file in any encoding (XML, text or bytes), passed to the handler as the bytes that came. */
   fileBodyPaths: RegExp[];
+  /** Take `multipart/form-data` (file uploads), passed to the handler as its parts (`MultipartBody`). */
+  multipartBodyPaths: RegExp[];
 }
 
 const isJson = (type: string) => type === 'application/json';
@@ -56,5 +58,6 @@ export function mediaPathsOf(service: ServiceName, routes: readonly RouteSpec[] 
     formBodyPaths: own.filter((r) => consumes(r, 'application/x-www-form-urlencoded')).map((r) => pathPattern(r.path)),
     xmlBodyPaths: own.filter((r) => consumes(r, 'application/xml') && !file.includes(r)).map((r) => pathPattern(r.path)),
     fileBodyPaths: file.map((r) => pathPattern(r.path)),
+    multipartBodyPaths: own.filter((r) => consumes(r, 'multipart/form-data')).map((r) => pathPattern(r.path)),
   };
 }
