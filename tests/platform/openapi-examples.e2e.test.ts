@@ -26,7 +26,7 @@ const recorded = new Map<string, OperationExample>();
 beforeAll(async () => {
   stack = await startStack({
     services: ['sales', 'purchase', 'finance', 'accounting'],
-    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'll-examples-')), MAIL_FROM: 'billing@novak-consulting.example', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1h' },
+    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'll-examples-')), MAIL_FROM: 'billing@novak-consulting.example', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1h', REMINDERS_AT: 'off' },
   });
 }, 120_000);
 afterAll(async () => stack?.close());
@@ -448,6 +448,37 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     const strayScan = await stack.api(`/v1/purchase/bills/${bill.id}/attachments`, { method: 'POST', key, body: upload('thin-white-stripe.jpg', 'image/jpeg') });
     await as('deleteBillAttachment', `/purchase/bills/${bill.id}/attachments/${(await strayScan.json()).id}`);
 
+    // overdue invoices reminded: the levels, a run for a day, the letter and an invoice's reminders
+    await as('putReminderSettings', '/settings/reminders', {
+      json: {
+        enabled: true,
+        statutory_interest: true,
+        levels: [
+          {
+            days_after_due: 7,
+            fee: { CZK: 250 },
+            email: {
+              'cs-CZ': { subject: 'Upomínka: {{ invoices }}', body: 'Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}' },
+              en: { subject: 'Payment reminder: {{ invoices }}', body: 'Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}' },
+            },
+          },
+          { days_after_due: 30, fee: { CZK: 500, EUR: 20 }, email: { 'cs-CZ': { subject: 'Druhá upomínka: {{ invoices }}', body: 'Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}' } } },
+        ],
+      },
+    });
+    await as('getReminderSettings', '/settings/reminders');
+    // October's support invoice, never paid
+    const unpaid = await stack.api('/v1/sales/invoices', {
+      method: 'POST',
+      key,
+      json: { customer: CUSTOMER, currency: 'CZK', date_issued: '2026-10-05', date_due: '2026-10-19', items: [{ title: 'Support October 2026', qty: 6, rate: 1500, taxes: [VAT21] }] },
+    });
+    expect(unpaid.status).toBe(200);
+    const reminded = await as('runReminders', '/sales/reminders/run', { json: { date: '2026-11-28' } });
+    const reminderLine = reminded.reminders[0].lines[0];
+    await as('getReminderPdf', `/sales/reminders/${reminderLine.reminder_id}/pdf`);
+    await as('listInvoiceReminders', `/sales/invoices/${reminderLine.invoice_id}/reminders`);
+
     // hosting billed monthly since October: both months issued at once, each once; then edited, paused and resumed
     const hosting = await as('createRecurringInvoice', '/sales/recurring-invoices', {
       json: {
@@ -494,6 +525,11 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('retryWebhookDelivery', `/settings/webhooks/${webhook.id}/deliveries/${deliveries.entities[0].id}/retry`);
     await as('rotateWebhookSecret', `/settings/webhooks/${webhook.id}/rotate-secret`);
     await as('deleteWebhook', `/settings/webhooks/${webhook.id}`);
+
+    // the month's changes to the recurring invoice, as the audit trail keeps them, and every chain checked
+    await eventually(async () => ((await (await stack.api('/v1/audit-events?take=1000', { key })).json()).entities.every((e: any) => e.hash) ? true : undefined), 15_000);
+    await as('listAuditEvents', '/audit-events', { query: `resource_type=/sales/recurring-invoices&resource_id=${hosting.id}&take=2` });
+    await as('verifyAuditEvents', '/audit-events/verify');
 
     expect(ROUTES.map((r) => r.operationId).filter((id) => !recorded.has(id))).toEqual([]);
   }, 120_000);

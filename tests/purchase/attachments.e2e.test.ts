@@ -193,6 +193,6 @@ describe('attachments', () => {
       422,
       'attachment_not_found',
     );
-    expect(wrong.errors?.[0].path).toBe('attachment_ids.0');
+    expect(wrong.errors?.[0].path).toBe('attachment_ids[0]');
   });
 });

@@ -123,7 +123,7 @@ describe('recurring invoices', () => {
       [{ template: template(), schedule: monthly({ start_date: '2026-02-30' }) }, ['schedule.start_date']],
       [{ template: template(), schedule: monthly({ start_date: '0001-01-01' }) }, ['schedule.start_date']],
       [{ template: template({ date_issued: today }), schedule: monthly() }, ['template.date_issued']],
-      [{ template: template({ items: [{ title: 'Hosting {{ month }}', qty: 1, rate: 1 }] }), schedule: monthly() }, ['template.items.0.title']],
+      [{ template: template({ items: [{ title: 'Hosting {{ month }}', qty: 1, rate: 1 }] }), schedule: monthly() }, ['template.items[0].title']],
       [{ template: template({ items: [] }), schedule: monthly() }, ['template.items']],
       [{ template: template({ due_in_days: -1 }), schedule: monthly() }, ['template.due_in_days']],
       [{ template: template(), schedule: monthly(), name: 'a\u0000b' }, ['name']],

@@ -23,3 +23,5 @@ export * from './openapi.js';
 export * from './internal.js';
 export * from './recurring-invoices.js';
 export * from './attachments.js';
+export * from './audit.js';
+export * from './reminders.js';

@@ -22,6 +22,14 @@ export const RPC_SUBJECTS = {
   financeForeignBalances: 'rpc.finance.bank.foreign_balances',
 } as const;
 
+/**
+ * The audit trail each service keeps of its own writes, read by settings for `GET /v1/audit-events`
+ * (`rpc.<service>.audit.events`, the query as asked with `limit` = from + take) and `/verify`
+ * (`rpc.<service>.audit.verify`). Every service answers both; only settings asks.
+ */
+export const auditEventsSubject = (service: string) => `rpc.${service}.audit.events`;
+export const auditVerifySubject = (service: string) => `rpc.${service}.audit.verify`;
+
 export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
 export const PURCHASE_LOOKUP_TYPES = ['purchase_bill', 'purchase_vendor_credit'] as const;
 

@@ -109,6 +109,8 @@ export const baseConfigSchema = z.object({
   OUTBOX_RETENTION: durationSetting('7d'),
   /** How long consumed event ids are kept against redelivery. */
   INBOX_RETENTION: durationSetting('30d'),
+  /** How long audit records are kept (`0`: for ever, the default; e.g. `3650d` for ten years). */
+  AUDIT_RETENTION: durationSetting('0'),
   /** Share of requests written to the access log, 0–1 (services 0: the gateway's line covers a request). */
   ACCESS_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(0),
   /** Log lines a second for each kind of failed request (5xx); the rest are counted in one line a second. 0: every one. */

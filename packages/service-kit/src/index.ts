@@ -42,3 +42,6 @@ export * from './organisations/replica.js';
 export * from './organisations/closed-period.js';
 export * from './tracing.js';
 export * from './organisations/exchange-rates.js';
+export * from './audit/audit-record.js';
+export * from './audit/audit-chain.js';
+export * from './audit/audit-query.js';

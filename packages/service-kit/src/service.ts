@@ -24,6 +24,10 @@ import { operationContext, type OperationContext } from './context.js';
 import { RetentionSweeper, kitRetentionRules, type RetentionRule } from './db/retention.js';
 import { startTracing, traceStatements } from './tracing.js';
 import { CommitGroups } from './db/commit-groups.js';
+import { AuditChainer } from './audit/audit-chain.js';
+import { auditedRoutes } from './audit/audit-record.js';
+import { auditResponders } from './audit/audit-responders.js';
+import type { AuditHook } from './audit/audit-hook.js';
 
 /** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
 export type ServiceResources = object & { close?: () => Promise<void> | void };
@@ -207,12 +211,15 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       ),
   );
   for (const c of consumers) await c.start();
-  const responders = startResponders(def.responders?.(deps) ?? [], orm, bus, log, `ledgerline-${def.name}`);
+  const auditRetained = config.AUDIT_RETENTION > 0;
+  const responders = startResponders([...(def.responders?.(deps) ?? []), ...auditResponders(def.name, auditRetained)], orm, bus, log, `ledgerline-${def.name}`);
+  const chainer = new AuditChainer(orm, log);
+  chainer.start();
   relay.start();
   deadLetters.start();
   const retention = new RetentionSweeper(
     orm,
-    [...kitRetentionRules(config), ...(def.retention?.(deps) ?? [])],
+    [...kitRetentionRules(config), ...(auditRetained ? [{ table: 'kit_audit_events', key: ['id'], old: 'hash is not null and recorded_at < ?', keepMs: config.AUDIT_RETENTION }] : []), ...(def.retention?.(deps) ?? [])],
     { everyMs: config.RETENTION_SWEEP_MS, batch: config.RETENTION_BATCH },
     log,
     metrics,
@@ -236,7 +243,27 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       nats: async () => bus.isConnected(),
     },
   });
-  app.use('/v1/*', unitOfWork(orm, () => relay.kick(), def.answerSealer?.(deps), commitGroups));
+  // a write's audit record reads the resource as it stood through this app's own GET (decision 211)
+  const audit: AuditHook = {
+    routes: auditedRoutes(def.name),
+    read: async (path, headers) => {
+      const res = await app.request(path, { headers });
+      return res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('application/json') ? res.json() : null;
+    },
+  };
+  app.use(
+    '/v1/*',
+    unitOfWork(
+      orm,
+      () => {
+        relay.kick();
+        chainer.kick();
+      },
+      def.answerSealer?.(deps),
+      commitGroups,
+      audit,
+    ),
+  );
   def.routes(app, deps);
 
   const { server, port, url } = await listen(app.fetch, config, metrics);
@@ -262,6 +289,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
       await relay.stop();
       await deadLetters.stop();
       await retention.stop();
+      await chainer.stop();
       for (const h of stopHooks) await h();
       await bus.close();
       await orm.close(true);

@@ -282,4 +282,59 @@ create index sales_documents_recurring on sales_documents (org_id, recurring_inv
 ${attachmentTableSql('sales_document_attachments', 'sales_documents')}
 `,
   ),
+  sqlMigration(
+    'sales_1400_payment_reminders',
+    `
+-- Decision 212. The reminder levels of an organisation; each day's run (once per organisation and
+-- day); its letters (one per customer) and their lines, one per invoice and level, ever.
+create table reminder_settings (
+  org_id bigint primary key,
+  settings jsonb not null,
+  updated_at timestamptz not null
+);
+create table reminder_runs (
+  org_id bigint not null,
+  run_date date not null,
+  created_at timestamptz not null default now(),
+  primary key (org_id, run_date)
+);
+create table reminder_letters (
+  id bigserial primary key,
+  org_id bigint not null,
+  run_date date not null,
+  customer_key text not null,
+  customer jsonb not null,
+  language text not null,
+  level int not null,
+  to_address text,
+  subject text not null,
+  body text not null,
+  email_status text not null check (email_status in ('pending', 'sent', 'written', 'failed', 'no_recipient')),
+  email_error text,
+  message_id text,
+  sent_at timestamptz,
+  created_at timestamptz not null default now()
+);
+create index reminder_letters_pending on reminder_letters (id) where email_status = 'pending';
+create table reminder_lines (
+  id bigserial primary key,
+  org_id bigint not null,
+  letter_id bigint not null references reminder_letters(id),
+  invoice_id bigint not null references sales_documents(id),
+  invoice_no text not null,
+  level int not null check (level between 1 and 5),
+  run_date date not null,
+  currency char(3) not null,
+  amount_due numeric(18,4) not null,
+  days_overdue int not null,
+  interest_rate numeric(8,4),
+  interest numeric(18,4),
+  fee numeric(18,4) not null,
+  created_at timestamptz not null default now(),
+  unique (invoice_id, level)
+);
+create index reminder_lines_invoice on reminder_lines (org_id, invoice_id, level);
+create index reminder_lines_letter on reminder_lines (org_id, letter_id);
+`,
+  ),
 ];

@@ -69,7 +69,7 @@ async function keptAttachments(em: EntityManager, orgId: number, invoiceId: numb
     throw new BusinessRuleError(
       `The invoice keeps no attachment ${missing.map((m) => m.id).join(', ')}`,
       'attachment_not_found',
-      missing.map(({ id, i }) => ({ path: `attachment_ids.${i}`, message: `no attachment ${id} of this invoice`, code: 'attachment_not_found' })),
+      missing.map(({ id, i }) => ({ path: `attachment_ids[${i}]`, message: `no attachment ${id} of this invoice`, code: 'attachment_not_found' })),
     );
   }
   return ids.map((id) => {

@@ -10,6 +10,7 @@ import { numberingSeriesRoutes } from '../numbering-series/routes.js';
 import { reportRoutes } from '../reports/routes.js';
 import { recurringInvoiceRoutes } from '../recurring-invoices/routes.js';
 import { invoiceAttachmentRoutes } from '../invoices/attachments.js';
+import { reminderRoutes } from '../reminders/routes.js';
 
 /** Every operation the contracts declare for sales, one line per resource folder. */
 export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES, attachmentMaxBytes = 10 * 1024 * 1024): EndpointHandlers<'sales'> {
@@ -23,5 +24,6 @@ export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFA
     ...reportRoutes(),
     ...recurringInvoiceRoutes(delivery.recurring),
     ...invoiceAttachmentRoutes(attachmentMaxBytes),
+    ...reminderRoutes(delivery.reminders),
   };
 }

@@ -71,7 +71,7 @@ describe('recurring invoice template', () => {
   });
 
   it('names each unknown placeholder with its path', () => {
-    expect(unknownPlaceholders(template as never)).toEqual([expect.objectContaining({ path: 'template.items.0.description', code: 'unknown_placeholder' })]);
+    expect(unknownPlaceholders(template as never)).toEqual([expect.objectContaining({ path: 'template.items[0].description', code: 'unknown_placeholder' })]);
     expect(unknownPlaceholders({ ...template, items: [{ qty: 1, rate: 1 }] } as never)).toEqual([]);
   });
 });

@@ -1,8 +1,7 @@
 import { RECURRING_PLACEHOLDERS, type InvoiceRequest, type RecurringInvoiceTemplate } from '@ledgerline/contracts';
 import { addDays, type FieldError } from '@ledgerline/service-kit';
+import { fillPlaceholders, unknownPlaceholderNames } from '../placeholders.js';
 
-/** `{{ name }}` with any spaces inside the braces. */
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const KNOWN: ReadonlySet<string> = new Set(RECURRING_PLACEHOLDERS);
 
 type Values = Record<(typeof RECURRING_PLACEHOLDERS)[number], string>;
@@ -12,8 +11,8 @@ function texts(t: RecurringInvoiceTemplate): Array<{ path: string; text: string 
   const out: Array<{ path: string; text: string }> = [];
   if (t.notes) out.push({ path: 'template.notes', text: t.notes });
   t.items.forEach((it, i) => {
-    if (it.title) out.push({ path: `template.items.${i}.title`, text: it.title });
-    if (it.description) out.push({ path: `template.items.${i}.description`, text: it.description });
+    if (it.title) out.push({ path: `template.items[${i}].title`, text: it.title });
+    if (it.description) out.push({ path: `template.items[${i}].description`, text: it.description });
   });
   return out;
 }
@@ -22,17 +21,14 @@ function texts(t: RecurringInvoiceTemplate): Array<{ path: string; text: string 
 export function unknownPlaceholders(t: RecurringInvoiceTemplate): FieldError[] {
   const errors: FieldError[] = [];
   for (const { path, text } of texts(t)) {
-    for (const m of text.matchAll(PLACEHOLDER)) {
-      if (!KNOWN.has(m[1])) {
-        errors.push({ path, code: 'unknown_placeholder', message: `unknown placeholder {{ ${m[1].slice(0, 40)} }}; known: ${RECURRING_PLACEHOLDERS.join(', ')}` });
-      }
+    for (const name of unknownPlaceholderNames(text, KNOWN)) {
+      errors.push({ path, code: 'unknown_placeholder', message: `unknown placeholder {{ ${name.slice(0, 40)} }}; known: ${RECURRING_PLACEHOLDERS.join(', ')}` });
     }
   }
   return errors;
 }
 
-const fill = (text: string | null | undefined, values: Values) =>
-  text == null ? text : text.replace(PLACEHOLDER, (whole, name: string) => (KNOWN.has(name) ? values[name as keyof Values] : whole));
+const fill = (text: string | null | undefined, values: Values) => fillPlaceholders(text, values);
 
 /**
  * The invoice request one issue posts: the template with its dates (issued on the period's first

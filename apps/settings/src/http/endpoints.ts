@@ -15,6 +15,7 @@ import type { SettingsDeps } from '../resources.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import { exchangeRateRoutes } from '../exchange-rates/routes.js';
 import { taxFilingRoutes } from '../tax-filing/routes.js';
+import { auditRoutes } from '../audit/routes.js';
 
 /**
  * API keys, API clients and the token endpoint, the organisation profile and its
@@ -41,6 +42,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
     ...webhookRoutes(deps.resources.webhooks, () => deps.resources.sender.kick()),
     ...exchangeRateRoutes(),
     ...taxFilingRoutes(),
+    ...auditRoutes(deps.config.AUDIT_RETENTION > 0),
     listApiKeys: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listApiKeys(ctx.em, q.from, q.take);
       return page(rows.map(apiKeyView), total, q.from, q.take);

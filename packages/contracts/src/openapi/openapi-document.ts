@@ -16,6 +16,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Credit notes': 'Sales credit notes against an invoice: create, read, list, render; check a number',
   Items: 'The catalogue of items and their sales rates',
   Numbering: 'Numbering series of sales documents and their masks',
+  'Audit trail': 'Every write made through the API, hash-chained per organisation in the service that made it',
+  'Payment reminders': 'Overdue invoices reminded level by level, with late-payment interest at the statutory rate',
   'Recurring invoices': 'Invoices the service issues every period from a template, each period exactly once',
   'E-invoices': 'Invoices and credit notes as Peppol BIS Billing 3.0 (UBL 2.1) and ISDOC 6.0.2 documents, and received ones imported as bills',
   'E-mail': 'Sending invoices by e-mail, and the e-mail log',

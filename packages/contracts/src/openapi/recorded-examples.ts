@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_BVbdk9VT",
+          "prefix": "ak_IeDRvc6J",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-28T23:49:01.806Z",
+          "created_at": "2026-11-29T00:12:28.033Z",
           "expires_at": null,
-          "last_used_at": "2026-11-28T23:49:01.850Z",
+          "last_used_at": "2026-11-29T00:12:28.092Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_V2DeWbo9",
+          "prefix": "ak_qFGT9hgF",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T23:49:02.052Z",
+          "created_at": "2026-11-29T00:12:28.286Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_V2DeWbo9",
+      "prefix": "ak_qFGT9hgF",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:49:02.052Z",
+      "created_at": "2026-11-29T00:12:28.286Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_V2DeWbo9",
+      "prefix": "ak_qFGT9hgF",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:49:02.052Z",
+      "created_at": "2026-11-29T00:12:28.286Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_V2DeWbo9",
+      "prefix": "ak_qFGT9hgF",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:49:02.052Z",
+      "created_at": "2026-11-29T00:12:28.286Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_V2DeWbo9",
+      "prefix": "ak_qFGT9hgF",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T23:49:02.052Z",
+      "created_at": "2026-11-29T00:12:28.286Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T23:49:02.113Z"
+      "revoked_at": "2026-11-29T00:12:28.364Z"
     }
   },
   "putHostingIntegration": {
@@ -218,7 +218,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-28T23:49:02.653Z",
+          "created_at": "2026-11-29T00:12:28.816Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +595,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-28T23:49:04.353Z"
+        "created_at": "2026-11-29T00:12:31.263Z"
       }
     ]
   },
@@ -685,7 +685,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
+      "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "71f883f3-2264-4f18-be7e-9d9093a17eda",
-      "created_at": "2026-11-28T23:49:04.383Z",
+      "uid": "5b25b4d8-64ce-4fd9-b5b1-a64615772caf",
+      "created_at": "2026-11-29T00:12:31.301Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +922,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "0b813aa7-28c5-4deb-97d6-dc9525348fe3",
-      "created_at": "2026-11-28T23:49:04.707Z",
-      "edited_at": "2026-11-28T23:49:04.707Z",
+      "uid": "d6e1fbeb-11f5-4640-b892-ac249dddfd71",
+      "created_at": "2026-11-29T00:12:31.896Z",
+      "edited_at": "2026-11-29T00:12:31.896Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1089,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-28T23:49:04.128Z",
+          "evaluated_at": "2026-11-29T00:12:30.714Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
+      "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
       "transaction_type": null,
-      "created_at": "2026-11-28T23:49:05.155Z",
-      "edited_at": "2026-11-28T23:49:05.216Z",
+      "created_at": "2026-11-29T00:12:32.297Z",
+      "edited_at": "2026-11-29T00:12:32.349Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1232,10 +1232,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
+          "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
           "transaction_type": null,
-          "created_at": "2026-11-28T23:49:05.155Z",
-          "edited_at": "2026-11-28T23:49:05.216Z",
+          "created_at": "2026-11-29T00:12:32.297Z",
+          "edited_at": "2026-11-29T00:12:32.349Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1650,7 +1650,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "4b92e0e9c51864b35c1d8e997988eac4dcdc4916441855618ca8a80352fb2cb7",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-28T23:49:05.423Z",
+          "created_at": "2026-11-29T00:12:32.486Z",
           "created_by": "key:2"
         }
       ],
@@ -1871,7 +1871,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 21,
+          "transaction_id": 20,
           "no": null,
           "type": "payout",
           "source": {
@@ -1987,7 +1987,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T23:49:05.490Z",
+      "created_at": "2026-11-29T00:12:32.520Z",
       "created_by": "key:2"
     }
   },
@@ -2024,7 +2024,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-28T23:49:05.490Z",
+          "created_at": "2026-11-29T00:12:32.520Z",
           "created_by": "key:2"
         }
       ],
@@ -2059,7 +2059,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-28T23:49:05.490Z",
+      "created_at": "2026-11-29T00:12:32.520Z",
       "created_by": "key:2"
     }
   },
@@ -2097,7 +2097,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-28T23:49:05.526Z",
+      "created_at": "2026-11-29T00:12:32.550Z",
       "created_by": "key:2"
     }
   },
@@ -2118,7 +2118,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-28T23:49:05.687Z",
+      "created_at": "2026-11-29T00:12:32.714Z",
       "created_by": "key:2"
     }
   },
@@ -2141,7 +2141,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-28T23:49:05.736Z",
+          "created_at": "2026-11-29T00:12:32.753Z",
           "created_by": "key:2"
         },
         {
@@ -2160,7 +2160,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-28T23:49:05.687Z",
+          "created_at": "2026-11-29T00:12:32.714Z",
           "created_by": "key:2"
         }
       ],
@@ -2184,7 +2184,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-28T23:49:05.687Z",
+      "created_at": "2026-11-29T00:12:32.714Z",
       "created_by": "key:2"
     }
   },
@@ -2227,7 +2227,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-28T23:49:05.647Z",
+      "created_at": "2026-11-29T00:12:32.664Z",
       "created_by": "key:2"
     }
   },
@@ -2307,8 +2307,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "7a9cfc24-0787-4c8b-a0e7-ca689de02fb9",
-      "created_at": "2026-11-28T23:49:02.619Z",
+      "uid": "54d42bf2-b6fb-436b-9b20-94f42d915978",
+      "created_at": "2026-11-29T00:12:28.799Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2392,7 +2392,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 11,
+      "overdue_days": 12,
       "shop_a_object_id": null,
       "items": [
         {
@@ -2520,8 +2520,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "7a9cfc24-0787-4c8b-a0e7-ca689de02fb9",
-          "created_at": "2026-11-28T23:49:02.619Z",
+          "uid": "54d42bf2-b6fb-436b-9b20-94f42d915978",
+          "created_at": "2026-11-29T00:12:28.799Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2605,7 +2605,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "type": null,
           "payment_status": "unpaid",
-          "overdue_days": 11,
+          "overdue_days": 12,
           "shop_a_object_id": null,
           "items": [
             {
@@ -2731,8 +2731,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "7a9cfc24-0787-4c8b-a0e7-ca689de02fb9",
-      "created_at": "2026-11-28T23:49:02.619Z",
+      "uid": "54d42bf2-b6fb-436b-9b20-94f42d915978",
+      "created_at": "2026-11-29T00:12:28.799Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2816,7 +2816,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 11,
+      "overdue_days": 12,
       "shop_a_object_id": null,
       "items": [
         {
@@ -2952,7 +2952,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-28T23:49:04.128Z",
+        "evaluated_at": "2026-11-29T00:12:30.714Z",
         "blocking_reason": null
       }
     }
@@ -2965,8 +2965,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "71f883f3-2264-4f18-be7e-9d9093a17eda",
-          "created_at": "2026-11-28T23:49:04.383Z",
+          "uid": "5b25b4d8-64ce-4fd9-b5b1-a64615772caf",
+          "created_at": "2026-11-29T00:12:31.301Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3122,8 +3122,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "71f883f3-2264-4f18-be7e-9d9093a17eda",
-      "created_at": "2026-11-28T23:49:04.383Z",
+      "uid": "5b25b4d8-64ce-4fd9-b5b1-a64615772caf",
+      "created_at": "2026-11-29T00:12:31.301Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3282,7 +3282,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>7A9CFC24-0787-4C8B-A0E7-CA689DE02FB9</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>54D42BF2-B6FB-436B-9B20-94F42D915978</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3294,7 +3294,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>71F883F3-2264-4F18-BE7E-9D9093A17EDA</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>7A9CFC24-0787-4C8B-A0E7-CA689DE02FB9</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>5B25B4D8-64CE-4FD9-B5B1-A64615772CAF</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>54D42BF2-B6FB-436B-9B20-94F42D915978</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3316,7 +3316,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-28T23:49:04.656Z",
+      "created_at": "2026-11-29T00:12:31.827Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3339,9 +3339,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-28",
-          "created_at": "2026-11-28T23:49:04.630Z",
-          "removed_at": "2026-11-28T23:49:04.645Z",
+          "date": "2026-11-29",
+          "created_at": "2026-11-29T00:12:31.785Z",
+          "removed_at": "2026-11-29T00:12:31.804Z",
           "exchange_difference": null
         },
         {
@@ -3357,7 +3357,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T23:49:04.656Z",
+          "created_at": "2026-11-29T00:12:31.827Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3383,9 +3383,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-28",
-          "created_at": "2026-11-28T23:49:04.630Z",
-          "removed_at": "2026-11-28T23:49:04.645Z",
+          "date": "2026-11-29",
+          "created_at": "2026-11-29T00:12:31.785Z",
+          "removed_at": "2026-11-29T00:12:31.804Z",
           "exchange_difference": null
         },
         {
@@ -3401,7 +3401,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-28T23:49:04.656Z",
+          "created_at": "2026-11-29T00:12:31.827Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3422,9 +3422,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-11-28",
-      "created_at": "2026-11-28T23:49:04.630Z",
-      "removed_at": "2026-11-28T23:49:04.645Z",
+      "date": "2026-11-29",
+      "created_at": "2026-11-29T00:12:31.785Z",
+      "removed_at": "2026-11-29T00:12:31.804Z",
       "exchange_difference": null
     }
   },
@@ -3446,7 +3446,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-28T23:49:04.765Z",
+      "created_at": "2026-11-29T00:12:31.954Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3469,9 +3469,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-28",
-          "created_at": "2026-11-28T23:49:04.736Z",
-          "removed_at": "2026-11-28T23:49:04.752Z",
+          "date": "2026-11-29",
+          "created_at": "2026-11-29T00:12:31.923Z",
+          "removed_at": "2026-11-29T00:12:31.938Z",
           "exchange_difference": null
         },
         {
@@ -3487,7 +3487,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T23:49:04.765Z",
+          "created_at": "2026-11-29T00:12:31.954Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3513,9 +3513,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-28",
-          "created_at": "2026-11-28T23:49:04.736Z",
-          "removed_at": "2026-11-28T23:49:04.752Z",
+          "date": "2026-11-29",
+          "created_at": "2026-11-29T00:12:31.923Z",
+          "removed_at": "2026-11-29T00:12:31.938Z",
           "exchange_difference": null
         },
         {
@@ -3531,7 +3531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-28T23:49:04.765Z",
+          "created_at": "2026-11-29T00:12:31.954Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3552,9 +3552,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-11-28",
-      "created_at": "2026-11-28T23:49:04.736Z",
-      "removed_at": "2026-11-28T23:49:04.752Z",
+      "date": "2026-11-29",
+      "created_at": "2026-11-29T00:12:31.923Z",
+      "removed_at": "2026-11-29T00:12:31.938Z",
       "exchange_difference": null
     }
   },
@@ -3607,9 +3607,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "24faae02-419d-4acc-81db-1e94477bc540",
-      "created_at": "2026-11-28T23:49:04.677Z",
-      "edited_at": "2026-11-28T23:49:04.677Z",
+      "uid": "3ac4a2e0-dbc2-45bb-b5ec-834e4c272d34",
+      "created_at": "2026-11-29T00:12:31.854Z",
+      "edited_at": "2026-11-29T00:12:31.854Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3642,7 +3642,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 9,
+      "overdue_days": 10,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -3730,9 +3730,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "eaea005b-c6ee-4eb8-9e49-caf8d0b4ca65",
-        "created_at": "2026-11-28T23:49:04.107Z",
-        "edited_at": "2026-11-28T23:49:04.107Z",
+        "uid": "2b3d231b-07f2-4a7c-8c72-769c803aa455",
+        "created_at": "2026-11-29T00:12:30.687Z",
+        "edited_at": "2026-11-29T00:12:30.687Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3771,7 +3771,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "purchase"
         },
         "payment_status": "unpaid",
-        "overdue_days": 11,
+        "overdue_days": 12,
         "tax_nexus": null,
         "vendor_doc_no": "FV202600001",
         "payment_reference": "202600001",
@@ -3870,9 +3870,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "24faae02-419d-4acc-81db-1e94477bc540",
-          "created_at": "2026-11-28T23:49:04.677Z",
-          "edited_at": "2026-11-28T23:49:04.677Z",
+          "uid": "3ac4a2e0-dbc2-45bb-b5ec-834e4c272d34",
+          "created_at": "2026-11-29T00:12:31.854Z",
+          "edited_at": "2026-11-29T00:12:31.854Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3905,7 +3905,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "purchase"
           },
           "payment_status": "unpaid",
-          "overdue_days": 9,
+          "overdue_days": 10,
           "tax_nexus": null,
           "vendor_doc_no": "2026-004512",
           "payment_reference": "2026004512",
@@ -3995,9 +3995,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "0b813aa7-28c5-4deb-97d6-dc9525348fe3",
-          "created_at": "2026-11-28T23:49:04.707Z",
-          "edited_at": "2026-11-28T23:49:04.707Z",
+          "uid": "d6e1fbeb-11f5-4640-b892-ac249dddfd71",
+          "created_at": "2026-11-29T00:12:31.896Z",
+          "edited_at": "2026-11-29T00:12:31.896Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4329,9 +4329,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "24faae02-419d-4acc-81db-1e94477bc540",
-      "created_at": "2026-11-28T23:49:04.677Z",
-      "edited_at": "2026-11-28T23:49:04.677Z",
+      "uid": "3ac4a2e0-dbc2-45bb-b5ec-834e4c272d34",
+      "created_at": "2026-11-29T00:12:31.854Z",
+      "edited_at": "2026-11-29T00:12:31.854Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4364,7 +4364,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 9,
+      "overdue_days": 10,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -4446,9 +4446,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "0b813aa7-28c5-4deb-97d6-dc9525348fe3",
-      "created_at": "2026-11-28T23:49:04.707Z",
-      "edited_at": "2026-11-28T23:49:04.707Z",
+      "uid": "d6e1fbeb-11f5-4640-b892-ac249dddfd71",
+      "created_at": "2026-11-29T00:12:31.896Z",
+      "edited_at": "2026-11-29T00:12:31.896Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4692,7 +4692,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T23:49:04.896Z",
+          "created_at": "2026-11-29T00:12:32.082Z",
           "entries": [
             {
               "order": 1,
@@ -4849,7 +4849,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-28T23:49:04.896Z"
+          "created_at": "2026-11-29T00:12:32.082Z"
         }
       ],
       "aggregations": []
@@ -4866,7 +4866,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-28T23:49:04.896Z",
+      "created_at": "2026-11-29T00:12:32.082Z",
       "entries": [
         {
           "order": 1,
@@ -5033,10 +5033,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
+      "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
       "transaction_type": null,
-      "created_at": "2026-11-28T23:49:05.155Z",
-      "edited_at": "2026-11-28T23:49:05.155Z",
+      "created_at": "2026-11-29T00:12:32.297Z",
+      "edited_at": "2026-11-29T00:12:32.297Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5122,10 +5122,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "b2f88548-1ad1-477a-8bd1-8cd6d4d4cea1",
+      "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
       "transaction_type": null,
-      "created_at": "2026-11-28T23:49:05.155Z",
-      "edited_at": "2026-11-28T23:49:05.155Z",
+      "created_at": "2026-11-29T00:12:32.297Z",
+      "edited_at": "2026-11-29T00:12:32.297Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5217,7 +5217,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-28T23:49:05.796Z"
+      "created_at": "2026-11-29T00:12:32.821Z"
     }
   },
   "listInvoiceAttachments": {
@@ -5234,7 +5234,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-11-28T23:49:05.796Z"
+          "created_at": "2026-11-29T00:12:32.821Z"
         }
       ],
       "aggregations": []
@@ -5250,7 +5250,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-28T23:49:05.796Z"
+      "created_at": "2026-11-29T00:12:32.821Z"
     }
   },
   "uploadBillAttachment": {
@@ -5262,7 +5262,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-11-28T23:49:05.766Z"
+      "created_at": "2026-11-29T00:12:32.793Z"
     }
   },
   "listBillAttachments": {
@@ -5279,7 +5279,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-11-28T23:49:05.766Z"
+          "created_at": "2026-11-29T00:12:32.793Z"
         }
       ],
       "aggregations": []
@@ -5295,7 +5295,180 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-11-28T23:49:05.829Z"
+      "created_at": "2026-11-29T00:12:32.849Z"
+    }
+  },
+  "putReminderSettings": {
+    "request": {
+      "enabled": true,
+      "statutory_interest": true,
+      "levels": [
+        {
+          "days_after_due": 7,
+          "fee": {
+            "CZK": 250
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}"
+            },
+            "en": {
+              "subject": "Payment reminder: {{ invoices }}",
+              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}"
+            }
+          }
+        },
+        {
+          "days_after_due": 30,
+          "fee": {
+            "CZK": 500,
+            "EUR": 20
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Druhá upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}"
+            }
+          }
+        }
+      ]
+    },
+    "response": {
+      "enabled": true,
+      "statutory_interest": true,
+      "levels": [
+        {
+          "days_after_due": 7,
+          "fee": {
+            "CZK": 250
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}"
+            },
+            "en": {
+              "subject": "Payment reminder: {{ invoices }}",
+              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}"
+            }
+          }
+        },
+        {
+          "days_after_due": 30,
+          "fee": {
+            "CZK": 500,
+            "EUR": 20
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Druhá upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}"
+            }
+          }
+        }
+      ],
+      "updated_at": "2026-11-29T00:12:32.871Z"
+    }
+  },
+  "getReminderSettings": {
+    "response": {
+      "levels": [
+        {
+          "fee": {
+            "CZK": 250
+          },
+          "email": {
+            "en": {
+              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}",
+              "subject": "Payment reminder: {{ invoices }}"
+            },
+            "cs-CZ": {
+              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}",
+              "subject": "Upomínka: {{ invoices }}"
+            }
+          },
+          "days_after_due": 7
+        },
+        {
+          "fee": {
+            "CZK": 500,
+            "EUR": 20
+          },
+          "email": {
+            "cs-CZ": {
+              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}",
+              "subject": "Druhá upomínka: {{ invoices }}"
+            }
+          },
+          "days_after_due": 30
+        }
+      ],
+      "enabled": true,
+      "statutory_interest": true,
+      "updated_at": "2026-11-29T00:12:32.871Z"
+    }
+  },
+  "runReminders": {
+    "request": {
+      "date": "2026-11-28"
+    },
+    "response": {
+      "date": "2026-11-28",
+      "reminders": [
+        {
+          "id": 1,
+          "customer": "Acme s.r.o.",
+          "to": "accounts@acme.example",
+          "lines": [
+            {
+              "id": 1,
+              "reminder_id": 1,
+              "invoice_id": 8,
+              "invoice_no": "FV202600007",
+              "level": 2,
+              "date": "2026-11-28",
+              "currency": "CZK",
+              "amount_due": 10890,
+              "days_overdue": 40,
+              "interest_rate": null,
+              "interest": null,
+              "fee": 500,
+              "email_status": "pending",
+              "to": "accounts@acme.example",
+              "created_at": "2026-11-29T00:12:32.896Z"
+            }
+          ]
+        }
+      ]
+    }
+  },
+  "getReminderPdf": {},
+  "listInvoiceReminders": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "reminder_id": 1,
+          "invoice_id": 8,
+          "invoice_no": "FV202600007",
+          "level": 2,
+          "date": "2026-11-28",
+          "currency": "CZK",
+          "amount_due": 10890,
+          "days_overdue": 40,
+          "interest_rate": null,
+          "interest": null,
+          "fee": 500,
+          "email_status": "written",
+          "to": "accounts@acme.example",
+          "created_at": "2026-11-29T00:12:32.896Z"
+        }
+      ],
+      "aggregations": []
     }
   },
   "createRecurringInvoice": {
@@ -5397,8 +5570,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-11-28T23:49:05.845Z",
-      "updated_at": "2026-11-28T23:49:05.845Z"
+      "created_at": "2026-11-29T00:12:33.709Z",
+      "updated_at": "2026-11-29T00:12:33.709Z"
     }
   },
   "listRecurringInvoices": {
@@ -5461,8 +5634,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 2,
           "last_issued_date": "2026-11-01",
-          "created_at": "2026-11-28T23:49:05.845Z",
-          "updated_at": "2026-11-28T23:49:05.961Z"
+          "created_at": "2026-11-29T00:12:33.709Z",
+          "updated_at": "2026-11-29T00:12:33.835Z"
         }
       ],
       "aggregations": []
@@ -5524,8 +5697,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:49:05.845Z",
-      "updated_at": "2026-11-28T23:49:05.863Z"
+      "created_at": "2026-11-29T00:12:33.709Z",
+      "updated_at": "2026-11-29T00:12:33.740Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5624,8 +5797,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:49:05.845Z",
-      "updated_at": "2026-11-28T23:49:05.939Z"
+      "created_at": "2026-11-29T00:12:33.709Z",
+      "updated_at": "2026-11-29T00:12:33.808Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5689,8 +5862,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:49:05.845Z",
-      "updated_at": "2026-11-28T23:49:05.951Z"
+      "created_at": "2026-11-29T00:12:33.709Z",
+      "updated_at": "2026-11-29T00:12:33.825Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5748,8 +5921,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-28T23:49:05.845Z",
-      "updated_at": "2026-11-28T23:49:05.961Z"
+      "created_at": "2026-11-29T00:12:33.709Z",
+      "updated_at": "2026-11-29T00:12:33.835Z"
     }
   },
   "createNumberingSeries": {
@@ -5765,7 +5938,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-28T23:49:02.499Z"
+      "created_at": "2026-11-29T00:12:28.715Z"
     }
   },
   "listNumberingSeries": {
@@ -5780,7 +5953,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-28T23:49:02.489Z"
+          "created_at": "2026-11-29T00:12:28.708Z"
         },
         {
           "id": 2,
@@ -5788,7 +5961,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-28T23:49:02.499Z"
+          "created_at": "2026-11-29T00:12:28.715Z"
         }
       ],
       "aggregations": []
@@ -5888,15 +6061,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
+          "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-28T23:49:02.149Z",
-          "last_used_at": "2026-11-28T23:49:02.173Z",
+          "created_at": "2026-11-29T00:12:28.398Z",
+          "last_used_at": "2026-11-29T00:12:28.426Z",
           "revoked_at": null
         }
       ],
@@ -5906,36 +6079,369 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
+      "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-28T23:49:02.149Z",
-      "last_used_at": "2026-11-28T23:49:02.173Z",
+      "created_at": "2026-11-29T00:12:28.398Z",
+      "last_used_at": "2026-11-29T00:12:28.426Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_Lgr5mK8HAHC8Kj3p9yHQ_19nBJ0",
+      "client_id": "cl_D2Y9F5TFX4qVt1W1mRqw_3MaGRi",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-28T23:49:02.208Z",
+      "created_at": "2026-11-29T00:12:28.446Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-28T23:49:02.224Z"
+      "revoked_at": "2026-11-29T00:12:28.467Z"
     }
   },
   "deleteClient": {
     "response": {
       "id": 2,
       "deleted": true
+    }
+  },
+  "listAuditEvents": {
+    "response": {
+      "total": 4,
+      "from": 0,
+      "take": 2,
+      "entities": [
+        {
+          "id": "sales:24",
+          "service": "sales",
+          "recorded_at": "2026-11-29T00:12:33.835Z",
+          "credential": {
+            "type": "api_key",
+            "id": "key:2"
+          },
+          "request_id": "7206fa7e-66bd-43a5-afdc-fdaff2ad3c18",
+          "operation": "resumeRecurringInvoice",
+          "method": "POST",
+          "path": "/v1/sales/recurring-invoices/1/resume",
+          "resource": {
+            "type": "/sales/recurring-invoices",
+            "id": "1"
+          },
+          "status": 200,
+          "changed_fields": [
+            "status",
+            "updated_at"
+          ],
+          "before": {
+            "id": 1,
+            "name": "Hosting Acme (new rate)",
+            "status": "paused",
+            "schedule": {
+              "interval": 1,
+              "frequency": "monthly",
+              "start_date": "2026-10-01",
+              "day_of_month": 1
+            },
+            "template": {
+              "items": [
+                {
+                  "qty": 1,
+                  "rate": 2600,
+                  "taxes": [
+                    {
+                      "tax_code": "S",
+                      "tax_name": "VAT 21 %",
+                      "tax_rate": 21
+                    }
+                  ],
+                  "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+                }
+              ],
+              "currency": "CZK",
+              "customer": {
+                "id": 2001,
+                "email": "***",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "due_in_days": 14
+            },
+            "created_at": "2026-11-29T00:12:33.709Z",
+            "send_email": "***",
+            "updated_at": "2026-11-29T00:12:33.825Z",
+            "issued_count": 2,
+            "paused_reason": null,
+            "upcoming_dates": [
+              "2026-12-01",
+              "2027-01-01",
+              "2027-02-01",
+              "2027-03-01",
+              "2027-04-01"
+            ],
+            "next_issue_date": "2026-12-01",
+            "last_issued_date": "2026-11-01"
+          },
+          "after": {
+            "id": 1,
+            "name": "Hosting Acme (new rate)",
+            "status": "active",
+            "schedule": {
+              "interval": 1,
+              "frequency": "monthly",
+              "start_date": "2026-10-01",
+              "day_of_month": 1
+            },
+            "template": {
+              "items": [
+                {
+                  "qty": 1,
+                  "rate": 2600,
+                  "taxes": [
+                    {
+                      "tax_code": "S",
+                      "tax_name": "VAT 21 %",
+                      "tax_rate": 21
+                    }
+                  ],
+                  "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+                }
+              ],
+              "currency": "CZK",
+              "customer": {
+                "id": 2001,
+                "email": "***",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "due_in_days": 14
+            },
+            "created_at": "2026-11-29T00:12:33.709Z",
+            "send_email": "***",
+            "updated_at": "2026-11-29T00:12:33.835Z",
+            "issued_count": 2,
+            "paused_reason": null,
+            "upcoming_dates": [
+              "2026-12-01",
+              "2027-01-01",
+              "2027-02-01",
+              "2027-03-01",
+              "2027-04-01"
+            ],
+            "next_issue_date": "2026-12-01",
+            "last_issued_date": "2026-11-01"
+          },
+          "seq": 24,
+          "hash": "1f0a80da27085679a40807fbd0d4e1951bd16a1a4b5f5c9f32f75ff8cf837f0a"
+        },
+        {
+          "id": "sales:23",
+          "service": "sales",
+          "recorded_at": "2026-11-29T00:12:33.825Z",
+          "credential": {
+            "type": "api_key",
+            "id": "key:2"
+          },
+          "request_id": "6cd4746d-96cd-4a84-b2bb-f92b7927613a",
+          "operation": "pauseRecurringInvoice",
+          "method": "POST",
+          "path": "/v1/sales/recurring-invoices/1/pause",
+          "resource": {
+            "type": "/sales/recurring-invoices",
+            "id": "1"
+          },
+          "status": 200,
+          "changed_fields": [
+            "status",
+            "updated_at"
+          ],
+          "before": {
+            "id": 1,
+            "name": "Hosting Acme (new rate)",
+            "status": "active",
+            "schedule": {
+              "interval": 1,
+              "frequency": "monthly",
+              "start_date": "2026-10-01",
+              "day_of_month": 1
+            },
+            "template": {
+              "items": [
+                {
+                  "qty": 1,
+                  "rate": 2600,
+                  "taxes": [
+                    {
+                      "tax_code": "S",
+                      "tax_name": "VAT 21 %",
+                      "tax_rate": 21
+                    }
+                  ],
+                  "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+                }
+              ],
+              "currency": "CZK",
+              "customer": {
+                "id": 2001,
+                "email": "***",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "due_in_days": 14
+            },
+            "created_at": "2026-11-29T00:12:33.709Z",
+            "send_email": "***",
+            "updated_at": "2026-11-29T00:12:33.808Z",
+            "issued_count": 2,
+            "paused_reason": null,
+            "upcoming_dates": [
+              "2026-12-01",
+              "2027-01-01",
+              "2027-02-01",
+              "2027-03-01",
+              "2027-04-01"
+            ],
+            "next_issue_date": "2026-12-01",
+            "last_issued_date": "2026-11-01"
+          },
+          "after": {
+            "id": 1,
+            "name": "Hosting Acme (new rate)",
+            "status": "paused",
+            "schedule": {
+              "interval": 1,
+              "frequency": "monthly",
+              "start_date": "2026-10-01",
+              "day_of_month": 1
+            },
+            "template": {
+              "items": [
+                {
+                  "qty": 1,
+                  "rate": 2600,
+                  "taxes": [
+                    {
+                      "tax_code": "S",
+                      "tax_name": "VAT 21 %",
+                      "tax_rate": 21
+                    }
+                  ],
+                  "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+                }
+              ],
+              "currency": "CZK",
+              "customer": {
+                "id": 2001,
+                "email": "***",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "due_in_days": 14
+            },
+            "created_at": "2026-11-29T00:12:33.709Z",
+            "send_email": "***",
+            "updated_at": "2026-11-29T00:12:33.825Z",
+            "issued_count": 2,
+            "paused_reason": null,
+            "upcoming_dates": [
+              "2026-12-01",
+              "2027-01-01",
+              "2027-02-01",
+              "2027-03-01",
+              "2027-04-01"
+            ],
+            "next_issue_date": "2026-12-01",
+            "last_issued_date": "2026-11-01"
+          },
+          "seq": 23,
+          "hash": "1ca66d50c9fe0b658e2d39425694a925b901598bd778a33719de0e0e6a7d392c"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "verifyAuditEvents": {
+    "response": {
+      "ok": true,
+      "services": [
+        {
+          "service": "sales",
+          "records": 26,
+          "chained_through": 26,
+          "unchained": 0,
+          "ok": true,
+          "problems": []
+        },
+        {
+          "service": "purchase",
+          "records": 8,
+          "chained_through": 8,
+          "unchained": 0,
+          "ok": true,
+          "problems": []
+        },
+        {
+          "service": "finance",
+          "records": 7,
+          "chained_through": 7,
+          "unchained": 0,
+          "ok": true,
+          "problems": []
+        },
+        {
+          "service": "accounting",
+          "records": 11,
+          "chained_through": 11,
+          "unchained": 0,
+          "ok": true,
+          "problems": []
+        },
+        {
+          "service": "settings",
+          "records": 21,
+          "chained_through": 21,
+          "unchained": 0,
+          "ok": true,
+          "problems": []
+        }
+      ]
     }
   },
   "getOrganisation": {
@@ -5971,8 +6477,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-28T23:49:01.802Z",
-      "updated_at": "2026-11-28T23:49:01.802Z"
+      "created_at": "2026-11-29T00:12:28.030Z",
+      "updated_at": "2026-11-29T00:12:28.030Z"
     }
   },
   "updateOrganisation": {
@@ -6014,19 +6520,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-28T23:49:01.802Z",
-      "updated_at": "2026-11-28T23:49:02.018Z"
+      "created_at": "2026-11-29T00:12:28.030Z",
+      "updated_at": "2026-11-29T00:12:28.253Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_ggSnDD2sd6cnQCBKGYTc_35HVco",
+      "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjkwOGU2ZWZlLTdiMTctNDAyMS1iYjFhLWYwZDk4MTU1YTIxZCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9nZ1NuREQyc2Q2Y25RQ0JLR1lUY18zNUhWY28iLCJqdGkiOiJiNTFiMTUyZi1iNGM0LTQ1MjUtYmMzYi1kZjE0NTA4ZWFkOWYiLCJpYXQiOjE3OTU5MDk3NDIsImV4cCI6MTc5NTkxMDY0Mn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjlmZDlhOWJjLTczMTctNGIwZS05Zjc5LWYxYzMzMjI0ZmVkNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9WZUY3VmpKV2Z4YUhEaUFtVVZodV8yM1ozb0MiLCJqdGkiOiJhODJlNDVkNS03ZDk3LTRiNjgtOWJhYy0xZWNmNGVjMmNkOTQiLCJpYXQiOjE3OTU5MTExNDgsImV4cCI6MTc5NTkxMjA0OH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -6050,8 +6556,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-28T23:49:02.354Z",
-          "updated_at": "2026-11-28T23:49:02.360Z"
+          "created_at": "2026-11-29T00:12:28.600Z",
+          "updated_at": "2026-11-29T00:12:28.604Z"
         }
       ],
       "aggregations": []
@@ -6078,8 +6584,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:49:02.354Z",
-      "updated_at": "2026-11-28T23:49:02.360Z",
+      "created_at": "2026-11-29T00:12:28.600Z",
+      "updated_at": "2026-11-29T00:12:28.604Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6096,8 +6602,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:49:02.354Z",
-      "updated_at": "2026-11-28T23:49:02.360Z"
+      "created_at": "2026-11-29T00:12:28.600Z",
+      "updated_at": "2026-11-29T00:12:28.604Z"
     }
   },
   "updateWebhook": {
@@ -6121,8 +6627,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:49:02.354Z",
-      "updated_at": "2026-11-28T23:49:02.408Z"
+      "created_at": "2026-11-29T00:12:28.600Z",
+      "updated_at": "2026-11-29T00:12:28.646Z"
     }
   },
   "deleteWebhook": {
@@ -6145,21 +6651,36 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-28T23:49:02.354Z",
-      "updated_at": "2026-11-28T23:49:06.020Z",
+      "created_at": "2026-11-29T00:12:28.600Z",
+      "updated_at": "2026-11-29T00:12:33.910Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 15,
+      "total": 16,
       "from": 0,
       "take": 2,
       "entities": [
         {
+          "id": 16,
+          "webhook_id": 1,
+          "event_id": "093d39e8-4e50-49f0-a18b-ac59725158d4",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 3,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-29T01:12:33.801Z",
+          "created_at": "2026-11-29T00:12:33.777Z",
+          "completed_at": null
+        },
+        {
           "id": 15,
           "webhook_id": 1,
-          "event_id": "9c7ee90b-11e8-4cdc-bec6-42cff0f17867",
+          "event_id": "ae84dc86-e3fb-4f01-8f93-636e1d372843",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -6167,23 +6688,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T00:49:05.943Z",
-          "created_at": "2026-11-28T23:49:05.913Z",
-          "completed_at": null
-        },
-        {
-          "id": 14,
-          "webhook_id": 1,
-          "event_id": "19ace45a-12ec-4175-a95c-df6e8e560ad3",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 6,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-11-29T00:49:05.942Z",
-          "created_at": "2026-11-28T23:49:05.913Z",
+          "next_attempt_at": "2026-11-29T01:12:33.804Z",
+          "created_at": "2026-11-29T00:12:33.777Z",
           "completed_at": null
         }
       ],
@@ -6192,18 +6698,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 15,
+      "id": 16,
       "webhook_id": 1,
-      "event_id": "9c7ee90b-11e8-4cdc-bec6-42cff0f17867",
+      "event_id": "093d39e8-4e50-49f0-a18b-ac59725158d4",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 4,
+      "last_duration_ms": 3,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-28T23:49:06.011Z",
-      "created_at": "2026-11-28T23:49:05.913Z",
+      "next_attempt_at": "2026-11-29T00:12:33.892Z",
+      "created_at": "2026-11-29T00:12:33.777Z",
       "completed_at": null
     }
   },
@@ -6271,7 +6777,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-28T23:49:02.472Z"
+      "updated_at": "2026-11-29T00:12:28.692Z"
     }
   },
   "putTaxFilingSettings": {
@@ -6314,7 +6820,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-28T23:49:02.472Z"
+      "updated_at": "2026-11-29T00:12:28.692Z"
     }
   },
   "createOrganisation": {
@@ -6370,18 +6876,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-28T23:49:01.802Z",
-        "updated_at": "2026-11-28T23:49:01.802Z"
+        "created_at": "2026-11-29T00:12:28.030Z",
+        "updated_at": "2026-11-29T00:12:28.030Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_BVbdk9VT",
+        "prefix": "ak_IeDRvc6J",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-28T23:49:01.806Z",
+        "created_at": "2026-11-29T00:12:28.033Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

@@ -100,4 +100,42 @@ update kit_outbox set traceparent = envelope::jsonb->>'traceparent' where sent_a
 alter table kit_outbox add column resource text;
 `,
   ),
+  sqlMigration(
+    'kit_0006_audit_trail',
+    `
+-- Decision 211. Every write through the API, recorded in the transaction of the write; the chainer
+-- then gives each organisation's records their place in a hash chain (seq, prev_hash, hash), and
+-- kit_audit_heads keeps where each chain ends, so a changed, deleted or cut-off record is found.
+create table kit_audit_events (
+  id bigserial primary key,
+  org_id bigint not null,
+  recorded_at timestamptz not null default now(),
+  credential_type text not null,
+  credential_id text not null,
+  request_id text not null,
+  operation text not null,
+  method text not null,
+  path text not null,
+  resource_type text not null,
+  resource_id text,
+  status int not null,
+  before jsonb,
+  after jsonb,
+  changed_fields text[] not null default '{}',
+  seq bigint,
+  prev_hash char(64),
+  hash char(64),
+  unique (org_id, seq)
+);
+create index kit_audit_events_unchained on kit_audit_events (id) where hash is null;
+create index kit_audit_events_org_time on kit_audit_events (org_id, recorded_at desc, id desc);
+create index kit_audit_events_resource on kit_audit_events (org_id, resource_type, resource_id);
+create table kit_audit_heads (
+  org_id bigint primary key,
+  last_seq bigint not null,
+  last_hash char(64) not null,
+  updated_at timestamptz not null default now()
+);
+`,
+  ),
 ];

@@ -8,6 +8,8 @@ import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
 import { eventsInsert, eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 import { committedAfterLoss } from '../db/lost-commit.js';
 import type { AnswerSealer, KitEnv } from './context.js';
+import { auditEntryOf, auditedRouteOf, stateBefore, type AuditHook } from '../audit/audit-hook.js';
+import { insertAuditEntry } from '../audit/audit-record.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location'];
@@ -55,7 +57,7 @@ interface StoredResponse {
  * credential; a service without a sealer stores no body and answers a replay with 409
  * `secret_already_shown`.
  */
-export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: AnswerSealer, groups?: CommitGroups): MiddlewareHandler<KitEnv> {
+export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: AnswerSealer, groups?: CommitGroups, audit?: AuditHook): MiddlewareHandler<KitEnv> {
   return async (c, next) => {
     const auth = c.get('auth');
     const em = orm.em.fork({ clear: true });
@@ -207,6 +209,9 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         }
       }
 
+      // the resource as it stood, read before the write takes any lock (decision 211)
+      const audited = audit && auth && auth.credentialType !== 'operator' ? auditedRouteOf(audit, c.req.method, c.req.path) : null;
+      const before = audited ? await stateBefore(audit!, audited, c) : null;
       await next();
       const group = member as CommitGroupMember | null;
 
@@ -239,6 +244,13 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
           [auth.orgId, auth.credentialId, idemKey, c.req.method, c.req.path, requestHash, c.res.status, JSON.stringify(headers), body, secret],
         );
       }
+      // the write's audit record, in the write's transaction (a request whose last write committed itself records it just after)
+      const entry = audited ? await auditEntryOf(c, audited, before) : null;
+      if (entry && group) await insertAuditEntry(group.em, entry);
+      else if (entry && !committedAlone) {
+        await beginOwn();
+        await insertAuditEntry(em, entry);
+      }
       // in a group, the group's commit holds this request's writes (its own transaction only read and has ended)
       if (group) await committing(() => group.finish(), idemKey !== undefined);
       else {
@@ -248,6 +260,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         }
         if (ownBegun) await commitOwn(orm, em, idemKey !== undefined, c.get('log'));
       }
+      if (entry && committedAlone) await insertAuditEntry(em, entry);
       done = true;
       afterCommit();
       for (const f of committed) f();

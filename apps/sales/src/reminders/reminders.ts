@@ -1,0 +1,262 @@
+import { REMINDER_PLACEHOLDERS, reminderSettingsRequestSchema, type ReminderLine, type ReminderSettingsRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, Dec, NotFoundError, ValidationError, isoDay, sqlRows, toWire, type FieldError, type TenantScope } from '@ledgerline/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { fillPlaceholders, unknownPlaceholderNames } from '../placeholders.js';
+import { lateInterest, type RepoFixings } from './statutory-interest.js';
+
+/*
+ * Payment reminders (decision 212). A run for a day looks at every invoice of the organisation
+ * still owing something past its due date, picks the highest level whose days have passed and
+ * that was not sent for it before, and writes one letter per customer listing those invoices,
+ * each with what is due, the statutory late-payment interest up to the day and the level's fee.
+ * A line is unique per invoice and level, and a run holds the organisation's reminder lock, so a
+ * level is sent once however many runs or replicas there are. The letters are e-mailed after the
+ * commit (the ones still pending), with the letter as a PDF.
+ */
+
+const KNOWN = new Set<string>(REMINDER_PLACEHOLDERS);
+
+export async function readReminderSettings(scope: TenantScope): Promise<(ReminderSettingsRequest & { updated_at: string | null }) | null> {
+  const [row] = await sqlRows<{ settings: ReminderSettingsRequest; updated_at: Date | string }>(scope.em, 'select settings, updated_at from reminder_settings where org_id = ?', [scope.orgId]);
+  return row ? { ...row.settings, updated_at: new Date(row.updated_at).toISOString() } : null;
+}
+
+export async function putReminderSettings(scope: TenantScope, body: ReminderSettingsRequest) {
+  const errors: FieldError[] = [];
+  body.levels.forEach((level, i) =>
+    Object.entries(level.email).forEach(([lang, mail]) => {
+      for (const [field, text] of [['subject', mail.subject], ['body', mail.body]] as const) {
+        for (const name of unknownPlaceholderNames(text, KNOWN)) {
+          errors.push({ path: `levels[${i}].email.${lang}.${field}`, code: 'unknown_placeholder', message: `unknown placeholder {{ ${name.slice(0, 40)} }}; known: ${REMINDER_PLACEHOLDERS.join(', ')}` });
+        }
+      }
+    }),
+  );
+  if (errors.length) throw new ValidationError(`The reminder settings are invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  const [row] = await sqlRows<{ updated_at: Date | string }>(
+    scope.em,
+    `insert into reminder_settings (org_id, settings, updated_at) values (?, ?::jsonb, now())
+     on conflict (org_id) do update set settings = excluded.settings, updated_at = excluded.updated_at returning updated_at`,
+    [scope.orgId, JSON.stringify(body)],
+  );
+  return { ...body, updated_at: new Date(row.updated_at).toISOString() };
+}
+
+interface OverdueRow {
+  id: string;
+  no: string;
+  customer_key: string;
+  customer: Record<string, unknown> | null;
+  currency: string;
+  precision: number;
+  amount_due: string;
+  date_due: string;
+  culture: string | null;
+  last_level: number | null;
+}
+
+export interface LetterLine {
+  invoiceId: number;
+  invoiceNo: string;
+  level: number;
+  currency: string;
+  amountDue: string;
+  daysOverdue: number;
+  interestRate: string | null;
+  interest: string | null;
+  fee: string;
+  precision: number;
+}
+
+/** The lines a day's run writes for one organisation's overdue invoices: the highest level due and not yet sent, per invoice. */
+export function linesDue(settings: ReminderSettingsRequest, invoices: readonly OverdueRow[], day: string, fixings: RepoFixings): Array<LetterLine & { customerKey: string; customer: Record<string, unknown> | null; culture: string | null }> {
+  const out = [];
+  for (const inv of invoices) {
+    const interest = lateInterest(inv.amount_due, inv.date_due, day, inv.precision, fixings);
+    let level = 0;
+    settings.levels.forEach((l, i) => {
+      if (interest.days >= l.days_after_due) level = i + 1;
+    });
+    if (level === 0 || level <= (inv.last_level ?? 0)) continue;
+    const fee = settings.levels[level - 1].fee?.[inv.currency] ?? 0;
+    out.push({
+      invoiceId: Number(inv.id),
+      invoiceNo: inv.no,
+      level,
+      currency: inv.currency,
+      amountDue: inv.amount_due,
+      daysOverdue: interest.days,
+      interestRate: settings.statutory_interest ? interest.rate : null,
+      interest: settings.statutory_interest ? interest.interest : null,
+      fee: Dec(fee).toFixed(inv.precision),
+      precision: inv.precision,
+      customerKey: inv.customer_key,
+      customer: inv.customer,
+      culture: inv.culture,
+    });
+  }
+  return out;
+}
+
+export interface WrittenLetter {
+  id: number;
+  customer: string | null;
+  to: string | null;
+}
+
+/** The e-mail language for a customer: its own tag, else one of the same language (cs for cs-CZ), else the first. */
+export function pickLanguage(available: readonly string[], wanted: string | null): string {
+  if (wanted) {
+    const lower = wanted.toLowerCase();
+    const exact = available.find((a) => a.toLowerCase() === lower);
+    if (exact) return exact;
+    const primary = lower.split('-')[0];
+    const same = available.find((a) => a.toLowerCase().split('-')[0] === primary);
+    if (same) return same;
+  }
+  return available[0];
+}
+
+const LOCK = "select pg_advisory_xact_lock(hashtextextended('sales:reminders', ?))";
+
+/**
+ * Writes the day's letters of one organisation (in the caller's transaction, under its reminder
+ * lock) and answers their ids; the e-mails are sent after the commit (`sendPendingLetters`).
+ */
+export async function writeReminderLetters(scope: TenantScope, day: string, fixings: RepoFixings, orgName: string | null): Promise<WrittenLetter[]> {
+  const { em, orgId } = scope;
+  await sqlRows(em, LOCK, [orgId]);
+  const stored = await readReminderSettings(scope);
+  if (!stored) throw new BusinessRuleError('No reminder levels are set: PUT /v1/settings/reminders first', 'reminder_settings_missing');
+  const settings = reminderSettingsRequestSchema.parse(stored);
+  await sqlRows(em, 'insert into reminder_runs (org_id, run_date) values (?, ?::date) on conflict do nothing', [orgId, day]);
+  if (!settings.enabled) return [];
+  const invoices = await sqlRows<OverdueRow>(
+    em,
+    `select d.id, d.no, coalesce('id:' || d.customer_id, 'name:' || lower(coalesce(d.customer_name, ''))) as customer_key, d.body->'customer' as customer,
+       d.currency, d.precision, d.amount_due::text as amount_due, to_char(d.date_due, 'YYYY-MM-DD') as date_due,
+       coalesce(d.body->'customer'->>'preferred_locale', d.body->>'document_locale', d.body->>'culture') as culture,
+       (select max(l.level) from reminder_lines l where l.org_id = d.org_id and l.invoice_id = d.id) as last_level
+     from sales_documents d
+     where d.org_id = ? and d.doc_type = 'sales_invoice' and d.amount_due > 0 and d.date_due is not null and d.date_due < ?::date
+     order by d.date_due, d.id`,
+    [orgId, day],
+  );
+  const lines = linesDue(settings, invoices, day, fixings);
+  const byCustomer = new Map<string, typeof lines>();
+  for (const l of lines) byCustomer.set(l.customerKey, [...(byCustomer.get(l.customerKey) ?? []), l]);
+  const written: WrittenLetter[] = [];
+  for (const group of byCustomer.values()) {
+    const customer = group.at(-1)!.customer ?? {};
+    const level = Math.max(...group.map((l) => l.level));
+    const emails = settings.levels[level - 1].email;
+    const language = pickLanguage(Object.keys(emails), group.at(-1)!.culture);
+    const totals = new Map<string, Dec>();
+    for (const l of group) totals.set(l.currency, (totals.get(l.currency) ?? Dec(0)).plus(l.amountDue).plus(l.interest ?? 0).plus(l.fee));
+    const values = {
+      org: orgName ?? '',
+      customer: String(customer.business_name ?? customer.display_name ?? ''),
+      date: day,
+      invoices: group.map((l) => l.invoiceNo).join(', '),
+      total_due: [...totals].map(([c, v]) => `${v.toFixed(2)} ${c}`).join(' + '),
+      level: String(level),
+    };
+    const to = typeof customer.email === 'string' && customer.email.trim() ? customer.email.trim() : null;
+    const [letter] = await sqlRows<{ id: string }>(
+      em,
+      `insert into reminder_letters (org_id, run_date, customer_key, customer, language, level, to_address, subject, body, email_status)
+       values (?, ?::date, ?, ?::jsonb, ?, ?, ?, ?, ?, ?) returning id`,
+      [orgId, day, group[0].customerKey, JSON.stringify(customer), language, level, to, fillPlaceholders(emails[language].subject, values), fillPlaceholders(emails[language].body, values), to ? 'pending' : 'no_recipient'],
+    );
+    for (const l of group) {
+      await sqlRows(
+        em,
+        `insert into reminder_lines (org_id, letter_id, invoice_id, invoice_no, level, run_date, currency, amount_due, days_overdue, interest_rate, interest, fee)
+         values (?, ?, ?, ?, ?, ?::date, ?, ?, ?, ?, ?, ?)`,
+        [orgId, letter.id, l.invoiceId, l.invoiceNo, l.level, day, l.currency, l.amountDue, l.daysOverdue, l.interestRate, l.interest, l.fee],
+      );
+    }
+    written.push({ id: Number(letter.id), customer: values.customer || null, to });
+  }
+  return written;
+}
+
+interface LineRow {
+  id: string;
+  letter_id: string;
+  invoice_id: string;
+  invoice_no: string;
+  level: number;
+  run_date: string | Date;
+  currency: string;
+  amount_due: string;
+  days_overdue: number;
+  interest_rate: string | null;
+  interest: string | null;
+  fee: string;
+  email_status: ReminderLine['email_status'];
+  to_address: string | null;
+  created_at: string | Date;
+}
+const LINE_COLUMNS = `l.id, l.letter_id, l.invoice_id, l.invoice_no, l.level, l.run_date, l.currency, l.amount_due::text as amount_due, l.days_overdue,
+  l.interest_rate::text as interest_rate, l.interest::text as interest, l.fee::text as fee, r.email_status, r.to_address, l.created_at`;
+
+export function lineView(r: LineRow): ReminderLine {
+  return {
+    id: Number(r.id),
+    reminder_id: Number(r.letter_id),
+    invoice_id: Number(r.invoice_id),
+    invoice_no: r.invoice_no,
+    level: r.level,
+    date: isoDay(r.run_date),
+    currency: r.currency,
+    amount_due: toWire(r.amount_due),
+    days_overdue: r.days_overdue,
+    interest_rate: r.interest_rate === null ? null : Number(r.interest_rate),
+    interest: toWire(r.interest),
+    fee: toWire(r.fee),
+    email_status: r.email_status,
+    to: r.to_address,
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+export async function linesOfLetters(em: EntityManager, orgId: number, letterIds: readonly number[]): Promise<ReminderLine[]> {
+  if (!letterIds.length) return [];
+  const rows = await sqlRows<LineRow>(em, `select ${LINE_COLUMNS} from reminder_lines l join reminder_letters r on r.id = l.letter_id where l.org_id = ? and l.letter_id = any(?::bigint[]) order by l.letter_id, l.id`, [
+    orgId,
+    `{${letterIds.join(',')}}`,
+  ]);
+  return rows.map(lineView);
+}
+
+/** GET /v1/sales/invoices/{id}/reminders. */
+export async function listInvoiceReminders(scope: TenantScope, invoiceId: number, from: number, take: number): Promise<{ rows: ReminderLine[]; total: number }> {
+  const [inv] = await sqlRows(scope.em, "select 1 from sales_documents where org_id = ? and id = ? and doc_type = 'sales_invoice'", [scope.orgId, invoiceId]);
+  if (!inv) throw new NotFoundError(`No invoice ${invoiceId} in this organisation`, 'invoice_not_found');
+  const rows = await sqlRows<LineRow & { total: string }>(
+    scope.em,
+    `select ${LINE_COLUMNS}, count(*) over () as total from reminder_lines l join reminder_letters r on r.id = l.letter_id
+      where l.org_id = ? and l.invoice_id = ? order by l.level, l.id limit ? offset ?`,
+    [scope.orgId, invoiceId, take, from],
+  );
+  return { rows: rows.map(lineView), total: rows.length ? Number(rows[0].total) : 0 };
+}
+
+export interface LetterRow {
+  id: string;
+  org_id: string;
+  run_date: string | Date;
+  customer: Record<string, unknown>;
+  language: string;
+  level: number;
+  to_address: string | null;
+  subject: string;
+  body: string;
+}
+
+export async function readLetter(em: EntityManager, orgId: number, id: number): Promise<{ letter: LetterRow; lines: ReminderLine[] }> {
+  const [letter] = await sqlRows<LetterRow>(em, 'select id, org_id, run_date, customer, language, level, to_address, subject, body from reminder_letters where org_id = ? and id = ?', [orgId, id]);
+  if (!letter) throw new NotFoundError(`No reminder ${id} in this organisation`, 'reminder_not_found');
+  return { letter, lines: await linesOfLetters(em, orgId, [id]) };
+}

@@ -1,0 +1,36 @@
+import { BusinessRuleError, page, type EndpointHandlers } from '@ledgerline/service-kit';
+import { linesOfLetters, listInvoiceReminders, putReminderSettings, readReminderSettings } from './reminders.js';
+import type { ReminderScheduler } from './scheduler.js';
+
+type Operations = 'putReminderSettings' | 'getReminderSettings' | 'runReminders' | 'getReminderPdf' | 'listInvoiceReminders';
+
+/** Payment reminders: the levels (`/v1/settings/reminders`, kept by sales, which sends them), a run, the letters, an invoice's reminders. */
+export function reminderRoutes(scheduler: ReminderScheduler): Pick<EndpointHandlers<'sales'>, Operations> {
+  return {
+    putReminderSettings: async ({ ctx, input }) => putReminderSettings(ctx, input.body),
+    getReminderSettings: async ({ ctx }) => (await readReminderSettings(ctx)) ?? { enabled: false, statutory_interest: true, levels: [], updated_at: null },
+    runReminders: async ({ ctx, input }) => {
+      const today = scheduler.today();
+      const day = input.body.date ?? today;
+      if (day > today) {
+        throw new BusinessRuleError(`Reminders are run for today or a day before, not ${day}`, 'reminder_date_in_future', [{ path: 'date', message: `after today (${today})`, code: 'reminder_date_in_future' }]);
+      }
+      const letters = await scheduler.write(ctx, day);
+      ctx.c.get('afterCommit')?.push(() => scheduler.kick());
+      const lines = await linesOfLetters(ctx.em, ctx.orgId, letters.map((l) => l.id));
+      return { date: day, reminders: letters.map((l) => ({ ...l, lines: lines.filter((line) => line.reminder_id === l.id) })) };
+    },
+    getReminderPdf: async ({ ctx, input }) => {
+      const { file, letter } = await scheduler.pdf(ctx.em, ctx.orgId, input.params.id);
+      return ctx.c.body(new Uint8Array(file), 200, {
+        'content-type': 'application/pdf',
+        'content-disposition': `inline; filename="Reminder-${letter.id}.pdf"`,
+        'x-content-type-options': 'nosniff',
+      });
+    },
+    listInvoiceReminders: async ({ ctx, input: { params, query: q } }) => {
+      const { rows, total } = await listInvoiceReminders(ctx, params.id, q.from, q.take);
+      return page(rows, total, q.from, q.take);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { AppError, Pump, isoDay, localClock, organisationReplica, sqlRows, tenantEm, type BaseConfig, type ServiceDeps, type TenantScope } from '@ledgerline/service-kit';
+import type { Delivery } from '../delivery.js';
+import { readLetter, writeReminderLetters, type LetterRow, type WrittenLetter } from './reminders.js';
+import { reminderLetterHtml } from './letter.js';
+import type { RepoFixings } from './statutory-interest.js';
+
+export interface ReminderOptions {
+  pollMs: number;
+  timeZone: string;
+  /** The local time (HH:MM) after which a day's reminders go out, or `off`. */
+  at: string;
+  fixings: RepoFixings;
+  now?: () => Date;
+}
+
+const BATCH = 50;
+
+/*
+ * The daily run: once a day after `at`, every organisation with reminder levels set has its run
+ * (reminder_runs marks the day done, in the run's transaction, so one replica runs it). Letters
+ * are e-mailed after their run commits, from those still pending: a letter is never sent for a run
+ * that did not commit, and one interrupted before it was marked is sent again.
+ */
+export class ReminderScheduler extends Pump {
+  constructor(
+    private readonly deps: ServiceDeps<BaseConfig, unknown>,
+    private readonly delivery: Delivery,
+    private readonly opts: ReminderOptions,
+  ) {
+    super({ idleMs: opts.pollMs, what: 'payment reminders' }, deps.log);
+  }
+
+  today(): string {
+    return localClock((this.opts.now ?? (() => new Date()))(), this.opts.timeZone).day;
+  }
+
+  /** The day's letters of one organisation, written in `scope`'s transaction. */
+  async write(scope: TenantScope, day: string): Promise<WrittenLetter[]> {
+    const org = await organisationReplica(scope);
+    return writeReminderLetters(scope, day, this.opts.fixings, org?.name ?? null);
+  }
+
+  protected async pass(): Promise<boolean> {
+    const clock = localClock((this.opts.now ?? (() => new Date()))(), this.opts.timeZone);
+    if (this.opts.at !== 'off' && clock.time >= this.opts.at) {
+      const due = await sqlRows<{ org_id: string }>(
+        this.deps.orm.em.fork(),
+        `select s.org_id from reminder_settings s where not exists (select 1 from reminder_runs r where r.org_id = s.org_id and r.run_date = ?::date) limit ?`,
+        [clock.day, BATCH],
+      );
+      for (const { org_id } of due) {
+        const orgId = Number(org_id);
+        await tenantEm(this.deps.orm, orgId)
+          .transactional(async (em) => {
+            const [done] = await sqlRows(em, "select 1 from reminder_runs where org_id = ? and run_date = ?::date", [orgId, clock.day]);
+            if (!done) await this.write({ em, orgId }, clock.day);
+          })
+          .catch((err: unknown) => this.log.warn('reminder run failed', { orgId, day: clock.day, err: String(err) }));
+      }
+    }
+    return (await this.sendPending()) === BATCH;
+  }
+
+  private async sendPending(): Promise<number> {
+    const pending = await sqlRows<{ id: string; org_id: string }>(this.deps.orm.em.fork(), "select id, org_id from reminder_letters where email_status = 'pending' order by id limit ?", [BATCH]);
+    for (const p of pending) {
+      const orgId = Number(p.org_id);
+      await tenantEm(this.deps.orm, orgId).transactional(async (em) => {
+        const [locked] = await sqlRows(em, "select 1 from reminder_letters where id = ? and email_status = 'pending' for update skip locked", [p.id]);
+        if (!locked) return;
+        const outcome = await this.mail(em, orgId, Number(p.id));
+        await sqlRows(em, 'update reminder_letters set email_status = ?, email_error = ?, message_id = ?, sent_at = now() where id = ?', [outcome.status, outcome.error, outcome.messageId, p.id]);
+      });
+    }
+    return pending.length;
+  }
+
+  /** The letter's PDF (as GET /v1/sales/reminders/{id}/pdf answers it). */
+  async pdf(em: Parameters<typeof readLetter>[0], orgId: number, id: number): Promise<{ file: Buffer; letter: LetterRow }> {
+    const { letter, lines } = await readLetter(em, orgId, id);
+    const org = await organisationReplica({ em, orgId });
+    return { file: await this.delivery.printer.print(reminderLetterHtml(letter, lines, { name: org?.name, ...(org?.profile ?? {}) })), letter };
+  }
+
+  private async mail(em: Parameters<typeof readLetter>[0], orgId: number, id: number) {
+    let printed: { file: Buffer; letter: LetterRow };
+    try {
+      printed = await this.pdf(em, orgId, id);
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) throw err;
+      return { status: 'failed', error: `the reminder PDF could not be printed: ${String(err)}`.slice(0, 2000), messageId: null };
+    }
+    const { file, letter } = printed;
+    const org = await organisationReplica({ em, orgId });
+    const from = typeof org?.profile.email === 'string' && org.profile.email ? org.profile.email : this.delivery.mailFrom;
+    const outcome = await this.delivery.mailer.send({
+      from,
+      to: [letter.to_address!],
+      subject: letter.subject,
+      text: letter.body,
+      attachments: [{ filename: `Reminder-${isoDay(letter.run_date)}-${letter.id}.pdf`, content: file, contentType: 'application/pdf' }],
+    });
+    return outcome.status === 'failed' ? { status: 'failed', error: outcome.error, messageId: null } : { status: outcome.status, error: null, messageId: outcome.messageId };
+  }
+}

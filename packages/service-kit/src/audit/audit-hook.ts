@@ -1,0 +1,89 @@
+import type { Context } from 'hono';
+import { INTERNAL_HEADERS, type KitEnv } from '../http/context.js';
+import type { AuditEntry, AuditedRoute } from './audit-record.js';
+
+/** What the unit of work needs to record a write: the service's write routes and a way to read a resource as it stands. */
+export interface AuditHook {
+  routes: Map<string, AuditedRoute>;
+  /** GET `path` inside this service with the caller's credential; the JSON answer, or null. */
+  read: (path: string, headers: Record<string, string>) => Promise<unknown>;
+}
+
+interface Matcher {
+  pattern: RegExp;
+  audited: AuditedRoute;
+}
+
+const compiled = new WeakMap<AuditHook, Map<string, Matcher[]>>();
+
+function matchers(hook: AuditHook): Map<string, Matcher[]> {
+  let byMethod = compiled.get(hook);
+  if (byMethod) return byMethod;
+  byMethod = new Map();
+  const all = [...hook.routes.values()].sort((a, b) => (a.route.path.match(/:/g) ?? []).length - (b.route.path.match(/:/g) ?? []).length);
+  for (const audited of all) {
+    const source = audited.route.path
+      .split('/')
+      .map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const list = byMethod.get(audited.route.method) ?? [];
+    list.push({ pattern: new RegExp(`^/v1${source}$`), audited });
+    byMethod.set(audited.route.method, list);
+  }
+  compiled.set(hook, byMethod);
+  return byMethod;
+}
+
+/** The write route a request is for, as the route table orders them (static segments first). */
+export function auditedRouteOf(hook: AuditHook, method: string, path: string): AuditedRoute | null {
+  return matchers(hook).get(method)?.find((m) => m.pattern.test(path))?.audited ?? null;
+}
+
+/** The concrete path of a route template's first `segments` segments, taken from the request's path. */
+function prefixOf(requestPath: string, template: string): string {
+  const n = template.split('/').length;
+  return requestPath.replace(/^\/v1/, '').split('/').slice(0, n).join('/');
+}
+
+/** The resource as it stands before the write (when its route has a GET), read with the caller's own credential. */
+export async function stateBefore(hook: AuditHook, audited: AuditedRoute, c: Context<KitEnv>): Promise<unknown> {
+  if (!audited.readPath) return null;
+  const headers: Record<string, string> = {};
+  for (const h of Object.values(INTERNAL_HEADERS)) {
+    const v = c.req.header(h);
+    if (v) headers[h] = v;
+  }
+  return hook.read(`/v1${prefixOf(c.req.path, audited.readPath)}`, headers).catch(() => null);
+}
+
+/** The record of a write that succeeded: the answer is the state after (a JSON answer; other media types are not kept). */
+export async function auditEntryOf(c: Context<KitEnv>, audited: AuditedRoute, before: unknown): Promise<AuditEntry | null> {
+  const auth = c.get('auth');
+  if (!auth || auth.credentialType === 'operator') return null;
+  let after: unknown = null;
+  if ((c.res.headers.get('content-type') ?? '').startsWith('application/json')) {
+    try {
+      after = JSON.parse(await c.res.clone().text());
+    } catch {
+      after = null;
+    }
+  }
+  const segments = c.req.path.replace(/^\/v1/, '').split('/');
+  const idAt = audited.idParam ? audited.route.path.split('/').indexOf(`:${audited.idParam}`) : -1;
+  const answeredId = after && typeof after === 'object' && !Array.isArray(after) ? (after as { id?: unknown }).id : undefined;
+  const resourceId = idAt >= 0 ? decodeURIComponent(segments[idAt] ?? '') : answeredId != null ? String(answeredId) : null;
+  return {
+    orgId: auth.orgId,
+    credentialType: auth.credentialType,
+    credentialId: auth.credentialId,
+    requestId: c.get('requestId'),
+    operation: audited.route.operationId,
+    method: c.req.method,
+    path: c.req.path,
+    resourceType: audited.resourceType,
+    resourceId,
+    status: c.res.status,
+    before,
+    after: c.req.method === 'DELETE' && before ? null : after,
+  };
+}

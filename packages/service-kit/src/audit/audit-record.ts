@@ -1,0 +1,128 @@
+import { ROUTES, type RouteSpec } from '@ledgerline/contracts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlRows } from '../db/orm.js';
+
+/*
+ * What an audit record says of a write (decision 211): who (the credential's id and type, never its
+ * secret), where (organisation, request id), what (operation, resource type and id, status) and
+ * the resource before and after, with secrets and personal data masked and the fields that changed
+ * named. Records are written in the write's own transaction, so a write that committed has its
+ * record and a write that did not has none.
+ */
+
+/** Fields whose values are secrets: never kept, not even hashed. */
+const SECRET_FIELDS = /^(key|secret|client_secret|access_token|refresh_token|api_key|password|token|signing_secret|private_key|binary_content)$/i;
+/** Fields holding personal data about people: kept as masked, so the trail says they changed without repeating them. */
+const PERSONAL_FIELDS = /(^|_)(email|phone|first_name|last_name|birth_date|date_of_birth|personal_id|iban|account_number)$/i;
+const MASK = '***';
+/** A body larger than this is kept as its size only (a statement of thousands of entries). */
+const MAX_KEPT_CHARS = 64 * 1024;
+
+/** The value with secrets and personal data masked, at any depth. */
+export function masked(value: unknown, depth = 0): unknown {
+  if (depth > 32) return MASK;
+  if (Array.isArray(value)) return value.map((v) => masked(v, depth + 1));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, v === null || v === undefined ? v : SECRET_FIELDS.test(k) || PERSONAL_FIELDS.test(k) ? MASK : masked(v, depth + 1)]),
+    );
+  }
+  return value;
+}
+
+/** The top-level fields whose values differ between two states (every field of the one there is, when the other is not). */
+export function changedFields(before: unknown, after: unknown): string[] {
+  const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+  const a = obj(before);
+  const b = obj(after);
+  if (!a && !b) return [];
+  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
+  return [...keys].filter((k) => JSON.stringify(a?.[k] ?? null) !== JSON.stringify(b?.[k] ?? null)).sort();
+}
+
+/** A JSON state as kept: masked, or `{ truncated, size }` when too large. */
+function kept(state: unknown): string | null {
+  if (state === undefined || state === null) return null;
+  const text = JSON.stringify(masked(state));
+  return text.length > MAX_KEPT_CHARS ? JSON.stringify({ truncated: true, size: text.length }) : text;
+}
+
+export interface AuditedRoute {
+  route: RouteSpec;
+  /** The static path before the first parameter, e.g. `/sales/invoices`. */
+  resourceType: string;
+  /** The name of the path parameter that identifies the resource, when there is one. */
+  idParam: string | null;
+  /** The GET route template that reads the resource as it stands (for the state before), if one exists. */
+  readPath: string | null;
+}
+
+/** Each write route of a service, keyed `METHOD /v1/path`, with how its resource is named and read. */
+export function auditedRoutes(service: string, routes: readonly RouteSpec[] = ROUTES): Map<string, AuditedRoute> {
+  const own = routes.filter((r) => r.service === service);
+  const gets = new Set(own.filter((r) => r.method === 'GET').map((r) => r.path));
+  const out = new Map<string, AuditedRoute>();
+  for (const route of own) {
+    if (route.method === 'GET') continue;
+    const segments = route.path.split('/');
+    const firstParam = segments.findIndex((s) => s.startsWith(':'));
+    const resourceType = firstParam < 0 ? route.path : segments.slice(0, firstParam).join('/');
+    // the resource's own path: the route's up to its last parameter (an action such as /pause, or a sub-resource's parent, is read there)
+    const lastParam = segments.map((s) => s.startsWith(':')).lastIndexOf(true);
+    const own = lastParam < 0 ? route.path : segments.slice(0, lastParam + 1).join('/');
+    // a POST that adds to a listed collection (…/attachments) creates: nothing stood before it
+    const createsInCollection = route.method === 'POST' && (lastParam < 0 || gets.has(route.path));
+    const readPath = !createsInCollection && gets.has(own) ? own : null;
+    out.set(`${route.method} /v1${route.path}`, { route, resourceType, idParam: firstParam < 0 ? null : segments[firstParam].slice(1), readPath });
+  }
+  return out;
+}
+
+export interface AuditEntry {
+  orgId: number;
+  credentialType: string;
+  credentialId: string;
+  requestId: string;
+  operation: string;
+  method: string;
+  path: string;
+  resourceType: string;
+  resourceId: string | null;
+  status: number;
+  before: unknown;
+  after: unknown;
+}
+
+/** Whether the answer is the resource read before (same id), so their fields compare; an action's result (an e-mail sent) is not. */
+function comparable(before: string | null, after: string | null): boolean {
+  if (!before || !after) return true;
+  const id = (t: string) => (JSON.parse(t) as { id?: unknown }).id;
+  return id(before) === id(after);
+}
+
+/** Writes one record (in the transaction `em` is in). */
+export async function insertAuditEntry(em: EntityManager, e: AuditEntry): Promise<void> {
+  const before = kept(e.before);
+  const after = kept(e.after);
+  const fields = comparable(before, after) ? changedFields(before && JSON.parse(before), after && JSON.parse(after)) : [];
+  await sqlRows(
+    em,
+    `insert into kit_audit_events (org_id, credential_type, credential_id, request_id, operation, method, path, resource_type, resource_id, status, before, after, changed_fields)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::text[])`,
+    [
+      e.orgId,
+      e.credentialType,
+      e.credentialId,
+      e.requestId,
+      e.operation,
+      e.method,
+      e.path.slice(0, 2000),
+      e.resourceType,
+      e.resourceId?.slice(0, 255) ?? null,
+      e.status,
+      before,
+      after,
+      `{${fields.map((f) => `"${f.replace(/["\\]/g, '')}"`).join(',')}}`,
+    ],
+  );
+}

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { eventually, startStack, DATABASE_URL, type Stack } from '../support/stack.js';
+import { secondOrganisation } from '../finance/support.js';
+import { invoiceBody } from '../sales/helpers.js';
+import { billBody } from '../purchase/fixtures.js';
+import { expectProblem } from '../support/assertions.js';
+
+/*
+ * The audit trail (decision 211): every write through the API, in whichever service, is recorded
+ * with its credential, request, operation, resource and the state before and after, secrets and
+ * personal data masked; one endpoint reads them all; each service's records of an organisation are
+ * hash-chained, so a record changed, deleted or cut off in the database is found by /verify.
+ */
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'] });
+}, 60_000);
+afterAll(async () => stack?.close());
+
+const ok = async (res: { status: number; json(): Promise<any> }) => {
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body;
+};
+const events = async (query = '', key?: string) => ok(await stack.api(`/v1/audit-events${query ? `?${query}` : ''}`, { key }));
+async function database(service: string) {
+  const db = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}${service}`) });
+  await db.connect();
+  return db;
+}
+const chained = () => eventually(async () => ((await events('take=1000')).entities as any[]).every((e) => e.hash !== null), 10_000);
+
+describe('audit trail', () => {
+  let writer: { id: number; key: string };
+  let invoice: any;
+
+  it('records writes in every service with who, what and the state before and after, secrets and personal data masked', async () => {
+    writer = await ok(await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'shop', scopes: ['sales:write', 'purchase:write'] } }));
+    invoice = await ok(await stack.api('/v1/sales/invoices', { method: 'POST', key: writer.key, json: invoiceBody({ customer: { business_name: 'Acme', email: 'ap@acme.example', address: { country: 'CZ' } } }) }));
+    const bill = await ok(await stack.api('/v1/purchase/bills', { method: 'POST', key: writer.key, json: billBody() }));
+    await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { website: 'https://audit.example' } }));
+    // a refused write and a read leave nothing
+    await expectProblem(await stack.api('/v1/sales/invoices', { method: 'POST', key: writer.key, json: { currency: 'CZK' } }), 400);
+    await ok(await stack.api(`/v1/sales/invoices/${invoice.id}`));
+
+    const page = await events();
+    const ops = page.entities.map((e: any) => e.operation);
+    expect(ops.slice(0, 4)).toEqual(['updateOrganisation', 'createBill', 'createInvoice', 'createApiKey']);
+    expect(page.total).toBe(ops.length);
+
+    const created = page.entities.find((e: any) => e.operation === 'createInvoice');
+    expect(created).toMatchObject({
+      service: 'sales',
+      credential: { type: 'api_key', id: `key:${writer.id}` },
+      method: 'POST',
+      path: '/v1/sales/invoices',
+      resource: { type: '/sales/invoices', id: String(invoice.id) },
+      status: 200,
+      before: null,
+      request_id: expect.any(String),
+    });
+    expect(created.after.total_amount).toBe(invoice.total_amount);
+    expect(created.after.customer.email).toBe('***');
+    expect(created.changed_fields).toContain('total_amount');
+    expect(page.entities.find((e: any) => e.operation === 'createBill').resource).toEqual({ type: '/purchase/bills', id: String(bill.id) });
+
+    const keyRecord = page.entities.find((e: any) => e.operation === 'createApiKey');
+    expect(keyRecord.after.key).toBe('***');
+    expect(JSON.stringify(page)).not.toContain(writer.key);
+
+    const profile = page.entities.find((e: any) => e.operation === 'updateOrganisation');
+    expect(profile.before.website).not.toBe('https://audit.example');
+    expect(profile.after.website).toBe('https://audit.example');
+    expect(profile.changed_fields).toContain('website');
+    expect(profile.changed_fields).not.toContain('name');
+  });
+
+  it('an edit and a removal record before and after; filters by resource, credential, operation and time', async () => {
+    const schedule = await ok(
+      await stack.api('/v1/sales/recurring-invoices', {
+        method: 'POST',
+        key: writer.key,
+        json: { template: { customer: { business_name: 'Acme' }, currency: 'CZK', items: [{ title: 'Hosting', qty: 1, rate: 100 }] }, schedule: { frequency: 'monthly', start_date: '2099-01-01' } },
+      }),
+    );
+    const since = new Date().toISOString();
+    await ok(await stack.api(`/v1/sales/recurring-invoices/${schedule.id}/pause`, { method: 'POST', key: writer.key }));
+    await ok(await stack.api(`/v1/sales/recurring-invoices/${schedule.id}`, { method: 'DELETE' }));
+
+    const trail = await events(`resource_type=/sales/recurring-invoices&resource_id=${schedule.id}`);
+    expect(trail.entities.map((e: any) => e.operation)).toEqual(['deleteRecurringInvoice', 'pauseRecurringInvoice', 'createRecurringInvoice']);
+    const [removed, paused] = trail.entities;
+    expect(paused.before.status).toBe('active');
+    expect(paused.after.status).toBe('paused');
+    expect(paused.changed_fields).toEqual(['status', 'updated_at']);
+    expect(removed.before.status).toBe('paused');
+    expect(removed.after).toBeNull();
+
+    const mine = await events(`credential_id=key:${writer.id}&take=1000`);
+    expect(mine.entities.every((e: any) => e.credential.id === `key:${writer.id}`)).toBe(true);
+    expect(mine.entities.map((e: any) => e.operation)).not.toContain('updateOrganisation');
+    expect((await events(`since=${encodeURIComponent(since)}`)).entities.map((e: any) => e.operation)).toEqual(['deleteRecurringInvoice', 'pauseRecurringInvoice']);
+    expect((await events('operation=createBill&service=purchase')).total).toBe(1);
+    expect((await events('take=1&from=1')).entities).toHaveLength(1);
+    await expectProblem(await stack.api('/v1/audit-events?from=9999&take=1000'), 400, 'validation_error');
+    await expectProblem(await stack.api('/v1/audit-events?since=yesterday'), 400, 'validation_error');
+    await expectProblem(await stack.api('/v1/audit-events?service=billing'), 400, 'validation_error');
+  });
+
+  it("another organisation sees none of it; a key without settings:read reads nothing", async () => {
+    const other = await secondOrganisation(stack, 'Audit elsewhere');
+    expect((await events('', other.key)).total).toBe(0);
+    expect((await ok(await stack.api('/v1/audit-events/verify', { key: other.key }))).ok).toBe(true);
+    await expectProblem(await stack.api('/v1/audit-events', { key: writer.key }), 403);
+  });
+
+  it('verify walks every chain; a changed, a deleted and a cut-off record are each found', async () => {
+    await chained();
+    const whole = await ok(await stack.api('/v1/audit-events/verify'));
+    expect(whole.ok).toBe(true);
+    expect(whole.services.map((s: any) => s.service).sort()).toEqual(['accounting', 'finance', 'purchase', 'sales', 'settings']);
+    expect(whole.services.find((s: any) => s.service === 'sales').records).toBeGreaterThanOrEqual(4);
+
+    const sales = await database('sales');
+    try {
+      // someone with database access makes the invoice look smaller in the trail
+      const { rows } = await sales.query("select id, seq from kit_audit_events where operation = 'createInvoice' order by seq limit 1");
+      await sales.query(`update kit_audit_events set after = jsonb_set(after, '{total_amount}', '1') where id = $1`, [rows[0].id]);
+      let report = await ok(await stack.api('/v1/audit-events/verify'));
+      expect(report.ok).toBe(false);
+      expect(report.services.find((s: any) => s.service === 'sales').problems).toEqual([{ seq: Number(rows[0].seq), id: Number(rows[0].id), problem: 'hash_mismatch' }]);
+      expect(report.services.filter((s: any) => !s.ok).map((s: any) => s.service)).toEqual(['sales']);
+
+      // a record in the middle deleted
+      const { rows: middle } = await sales.query("select id, seq from kit_audit_events where operation = 'pauseRecurringInvoice'");
+      await sales.query('delete from kit_audit_events where id = $1', [middle[0].id]);
+      report = await ok(await stack.api('/v1/audit-events/verify'));
+      expect(report.services.find((s: any) => s.service === 'sales').problems).toContainEqual({ seq: Number(middle[0].seq), id: null, problem: 'missing_record' });
+
+      // the newest record cut off the end
+      const purchase = await database('purchase');
+      try {
+        await purchase.query('delete from kit_audit_events where id = (select max(id) from kit_audit_events)');
+      } finally {
+        await purchase.end();
+      }
+      report = await ok(await stack.api('/v1/audit-events/verify'));
+      expect(report.services.find((s: any) => s.service === 'purchase').problems.map((p: any) => p.problem)).toEqual(['chain_cut_off']);
+    } finally {
+      await sales.end();
+    }
+  });
+});
