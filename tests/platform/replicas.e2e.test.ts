@@ -147,7 +147,20 @@ describe('two replicas of every service', () => {
       }
     })();
 
-    await new Promise((r) => setTimeout(r, 4000));
+    await new Promise((r) => setTimeout(r, 3500));
+    // three years of monthly invoices due at once: both sales replicas are issuing them when the kill lands
+    const threeYearsBack = (() => {
+      // the month the schedulers see (their day is Prague's)
+      const [y, m] = localClock(new Date(), 'Europe/Prague').day.split('-').map(Number);
+      return new Date(Date.UTC(y - 3, m - 1, 1)).toISOString().slice(0, 10);
+    })();
+    const schedules: Json[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await call('/v1/sales/recurring-invoices', { method: 'POST', idem: true, body: JSON.stringify({ template: { customer: invoiceBody().customer, currency: 'CZK', items: invoiceBody().items }, schedule: { frequency: 'monthly', start_date: threeYearsBack } }) });
+      if (res.status === 200) schedules.push(await res.json());
+    }
+    expect(schedules).toHaveLength(3);
+    await new Promise((r) => setTimeout(r, 500));
     killed = true;
     for (const s of SERVICES) process.kill(pids[s], 'SIGKILL');
     await new Promise((r) => setTimeout(r, 6000));
@@ -194,5 +207,29 @@ describe('two replicas of every service', () => {
       return standing.length === 1 && standing[0].source.version === lastPayoutVersion ? standing : undefined;
     }, 60_000, 500);
     expect(payoutEntries[0].debit).toBe(lastPayoutTotal);
+
+    // every period of every schedule issued once, each in the ledger once, though a replica died mid-way
+    const issued = await eventually(async () => {
+      const lists = await Promise.all(schedules.map(async (s) => (await (await call(`/v1/sales/invoices?recurring_invoice_id=${s.id}&take=1000`)).json()).entities as Json[]));
+      const states = await Promise.all(schedules.map(async (s) => (await call(`/v1/sales/recurring-invoices/${s.id}`)).json()));
+      return states.every((st) => st.issued_count === 37) ? lists : undefined;
+    }, 60_000, 500);
+    for (const list of issued) {
+      expect(list).toHaveLength(37);
+      expect(new Set(list.map((i) => i.date_issued)).size).toBe(37);
+    }
+    const issuedNos = new Set(issued.flat().map((i) => i.no));
+    const posted = await eventually(async () => {
+      const entries = (await ledger()).filter((t) => t.type === 'sales_invoice' && issuedNos.has(t.no));
+      return entries.length >= issuedNos.size ? entries : undefined;
+    }, 60_000, 500);
+    expect(posted).toHaveLength(issuedNos.size);
+
+    // the audit trail of every service is whole after the kill
+    const verified = await eventually(async () => {
+      const v = await (await call('/v1/audit-events/verify')).json();
+      return v.services?.every((s: Json) => s.unchained === 0) ? v : undefined;
+    }, 30_000, 500);
+    expect(verified.ok).toBe(true);
   }, 240_000);
 });
