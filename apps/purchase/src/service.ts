@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { defineService, serveEndpoints } from '@ledgerline/service-kit';
+import { attachmentStoreConfigShape, attachmentStoreOf } from '@ledgerline/posted-documents';
 import { entities } from './db/entities.js';
 import { migrations } from './db/migrations.js';
 import { purchaseEndpoints } from './http/endpoints.js';
@@ -10,9 +12,13 @@ export const purchaseService = defineService({
   stream: 'PURCHASE',
   // the legal currency documents are converted to
   organisationReplica: true,
+  configSchema: z.object({ ...attachmentStoreConfigShape }),
   entities,
   migrations,
-  routes: (app, deps) => serveEndpoints(app, 'purchase', purchaseEndpoints(deps.config.ATTACHMENT_MAX_BYTES), deps.bus),
+  // the object store a bill's files go to (S3), or none (its database); a store configured wrongly stops the boot
+  resources: (deps) => ({ attachmentStore: attachmentStoreOf(deps.config) }),
+  routes: (app, deps) =>
+    serveEndpoints(app, 'purchase', purchaseEndpoints({ maxBytes: deps.config.ATTACHMENT_MAX_BYTES, store: deps.resources.attachmentStore, log: deps.log }), deps.bus),
   consumers: purchaseConsumers,
   responders: purchaseResponders,
 });

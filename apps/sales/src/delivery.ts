@@ -1,17 +1,20 @@
 import path from 'node:path';
 import type { BaseConfig, ServiceDeps } from '@ledgerline/service-kit';
 import { Mailer, PdfPrinter, type RenderingConfig } from '@ledgerline/rendering';
+import { attachmentStoreOf, type AttachmentStoreConfig, type S3Store } from '@ledgerline/posted-documents';
 
-/** The printer (one shared Chromium) and the mailer of one running sales service. */
+/** The printer (one shared Chromium), the mailer and the attachment store of one running sales service. */
 export interface Delivery {
   printer: PdfPrinter;
   mailer: Mailer;
   mailFrom: string;
+  /** The object store invoices' files go to (S3), or null (the database). */
+  attachmentStore: S3Store | null;
   close(): Promise<void>;
 }
 
 /** Creates the service's printer and mailer at boot; the kit closes them at stop. */
-export function createDelivery(deps: ServiceDeps<BaseConfig & RenderingConfig, undefined>): Delivery {
+export function createDelivery(deps: ServiceDeps<BaseConfig & RenderingConfig & AttachmentStoreConfig, undefined>): Delivery {
   const { config } = deps;
   const printer = new PdfPrinter({
     executablePath: config.CHROMIUM_PATH,
@@ -25,6 +28,7 @@ export function createDelivery(deps: ServiceDeps<BaseConfig & RenderingConfig, u
     printer,
     mailer,
     mailFrom: config.MAIL_FROM,
+    attachmentStore: attachmentStoreOf(config),
     close: async () => {
       mailer.close();
       await printer.close();

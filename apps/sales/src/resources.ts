@@ -1,11 +1,12 @@
 import type { BaseConfig, ServiceDeps } from '@ledgerline/service-kit';
 import type { RenderingConfig } from '@ledgerline/rendering';
+import type { AttachmentStoreConfig } from '@ledgerline/posted-documents';
 import { createDelivery, type Delivery } from './delivery.js';
 import { RecurringInvoiceScheduler } from './recurring-invoices/scheduler.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
 import type { RepoFixings } from './reminders/statutory-interest.js';
 
-export type SalesConfig = BaseConfig & RenderingConfig & { RECURRING_POLL_MS: number; SCHEDULE_TIME_ZONE: string; REMINDERS_AT: string; CNB_REPO_RATES: RepoFixings };
+export type SalesConfig = BaseConfig & RenderingConfig & AttachmentStoreConfig & { RECURRING_POLL_MS: number; SCHEDULE_TIME_ZONE: string; REMINDERS_AT: string; CNB_REPO_RATES: RepoFixings };
 
 /** What one running sales service holds besides its database: the printer and mailer, the recurring-invoice scheduler and the reminder run. */
 export interface SalesResources extends Delivery {

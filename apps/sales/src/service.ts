@@ -9,6 +9,7 @@ import { renderingConfigShape } from '@ledgerline/rendering';
 import { salesEndpoints } from './http/endpoints.js';
 import { deliveryConsumers } from './events/delivery.consumers.js';
 import { createSalesResources } from './resources.js';
+import { attachmentStoreConfigShape } from '@ledgerline/posted-documents';
 import { parseRepoFixings } from './reminders/statutory-interest.js';
 
 export const salesService = defineService({
@@ -18,6 +19,7 @@ export const salesService = defineService({
   organisationReplica: true,
   configSchema: z.object({
     ...renderingConfigShape,
+    ...attachmentStoreConfigShape,
     /** How often a replica looks for recurring invoices due when no write woke it. */
     RECURRING_POLL_MS: z.coerce.number().int().min(10).max(86_400_000).default(60_000),
     /** The time zone whose calendar day decides what is due (recurring invoices, reminders). */
@@ -58,7 +60,7 @@ export const salesService = defineService({
   }),
   entities,
   migrations,
-  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE, deps.config.ATTACHMENT_MAX_BYTES), deps.bus),
+  routes: (app, deps) => serveEndpoints(app, 'sales', salesEndpoints(deps.resources, deps.config.COMPLIANCE_RULES_FILE, { maxBytes: deps.config.ATTACHMENT_MAX_BYTES, log: deps.log }), deps.bus),
   consumers: (deps) => [...salesConsumers(deps), ...deliveryConsumers(deps)],
   resources: createSalesResources,
   onStart: async (deps) => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { S3Store } from './attachment-store.js';
 import type { Attachment, AttachmentListQuery } from '@ledgerline/contracts';
 import {
   AppError,
@@ -6,6 +7,7 @@ import {
   ConflictError,
   NotFoundError,
   PayloadTooLargeError,
+  UpstreamError,
   page,
   postingSettingsOf,
   ValidationError,
@@ -67,8 +69,11 @@ export function attachmentTableSql(table: string, documents: string): string {
   size integer not null check (size >= 0),
   sha256 char(64) not null,
   source text not null check (source in ('upload', 'einvoice', 'einvoice_embedded')),
-  content bytea not null,
-  created_at timestamptz not null default now()
+  -- the bytes here, or the key of the object holding them (ATTACHMENT_STORE=s3)
+  content bytea,
+  storage_key text,
+  created_at timestamptz not null default now(),
+  check ((content is null) <> (storage_key is null))
 );
 create index ${table}_document on ${table} (org_id, document_id, id);`;
 }
@@ -116,15 +121,20 @@ function view(r: AttachmentRow): Attachment {
 
 const EXTENSION: Record<AttachmentType, string> = { 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg', 'application/xml': 'xml' };
 
-/** Stores files with a document in the caller's transaction (the e-invoice import keeps its XML so). */
-export async function insertAttachments(scope: TenantScope, table: string, documentId: number, files: readonly NewAttachment[]): Promise<Attachment[]> {
+/**
+ * Stores files with a document in the caller's transaction (the e-invoice import keeps its XML so);
+ * with an object store, each file's object is written first, under a key of its own.
+ */
+export async function insertAttachments(scope: TenantScope, table: string, documentId: number, files: readonly NewAttachment[], store: S3Store | null): Promise<Attachment[]> {
   const out: Attachment[] = [];
   for (const f of files) {
     const sha256 = createHash('sha256').update(f.bytes).digest('hex');
+    const key = store ? store.newKey(scope.orgId) : null;
+    if (store) await store.put(key!, f.bytes, f.contentType);
     const [row] = await sqlRows<AttachmentRow>(
       scope.em,
-      `insert into ${table} (org_id, document_id, file_name, content_type, size, sha256, source, content) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
-      [scope.orgId, documentId, f.fileName, f.contentType, f.bytes.length, sha256, f.source, f.bytes],
+      `insert into ${table} (org_id, document_id, file_name, content_type, size, sha256, source, content, storage_key) values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+      [scope.orgId, documentId, f.fileName, f.contentType, f.bytes.length, sha256, f.source, store ? null : f.bytes, key],
     );
     out.push(view(row));
   }
@@ -159,7 +169,7 @@ function uploadedFile(raw: unknown, maxBytes: number): NewAttachment {
 }
 
 /** The operations of `…/{id}/attachments` for one kind of document. */
-export function attachmentOperations(owner: AttachmentOwner, maxBytes: number) {
+export function attachmentOperations(owner: AttachmentOwner, maxBytes: number, store: S3Store | null) {
   const documentOf = async (scope: TenantScope, id: number) => {
     const doc = await owner.find(scope, id);
     if (!doc) throw new NotFoundError(`No ${owner.label} ${id} in this organisation`, `${owner.label}_not_found`);
@@ -184,7 +194,7 @@ export function attachmentOperations(owner: AttachmentOwner, maxBytes: number) {
       if (Number(n) >= MAX_ATTACHMENTS_PER_DOCUMENT) {
         throw new BusinessRuleError(`The ${owner.label} already keeps ${MAX_ATTACHMENTS_PER_DOCUMENT} files, the most a document keeps`, 'too_many_attachments');
       }
-      const [stored] = await insertAttachments(ctx, owner.table, documentId, [file]);
+      const [stored] = await insertAttachments(ctx, owner.table, documentId, [file], store);
       return stored;
     },
     list: async (scope: TenantScope, documentId: number, q: AttachmentListQuery) => {
@@ -199,27 +209,29 @@ export function attachmentOperations(owner: AttachmentOwner, maxBytes: number) {
     /** The bytes as stored, with their type and name. */
     content: async (scope: TenantScope, documentId: number, id: number) => {
       await documentOf(scope, documentId);
-      const [row] = await sqlRows<AttachmentRow & { content: Buffer }>(scope.em, `select ${COLUMNS}, content from ${owner.table} where org_id = ? and document_id = ? and id = ?`, [
-        scope.orgId,
-        documentId,
-        id,
-      ]);
+      const [row] = await sqlRows<AttachmentRow & { content: Buffer | null; storage_key: string | null }>(
+        scope.em,
+        `select ${COLUMNS}, content, storage_key from ${owner.table} where org_id = ? and document_id = ? and id = ?`,
+        [scope.orgId, documentId, id],
+      );
       if (!row) throw new NotFoundError(`No attachment ${id} of ${owner.label} ${documentId}`, 'attachment_not_found');
-      return { attachment: view(row), bytes: row.content };
+      if (row.content) return { attachment: view(row), bytes: row.content };
+      if (!store) throw new UpstreamError(503, 'attachments', `attachment ${id} is kept in an object store this service is not configured for (ATTACHMENT_STORE=s3)`);
+      return { attachment: view(row), bytes: await store.get(row.storage_key!) };
     },
     /**
      * Removes a file while the document's period is open. The received e-invoice itself is the
      * original the law keeps for the tax office: it is never removed.
      */
-    remove: async (scope: TenantScope, documentId: number, id: number, lockDate: string | null): Promise<Attachment> => {
+    remove: async (scope: TenantScope, documentId: number, id: number, lockDate: string | null): Promise<{ removed: Attachment; storageKey: string | null }> => {
       const doc = await documentOf(scope, documentId);
       const row = await rowOf(scope, documentId, id, true);
       if (row.source === 'einvoice') {
         throw new ConflictError(`Attachment ${id} is the received e-invoice the ${owner.label} was imported from; it is kept as the original`, 'attachment_is_original');
       }
       refuseClosedPeriod(lockDate, `removing a file of ${owner.label} ${documentId}`, [doc.postedOn]);
-      await sqlRows(scope.em, `delete from ${owner.table} where org_id = ? and id = ?`, [scope.orgId, id]);
-      return view(row);
+      const [gone] = await sqlRows<{ storage_key: string | null }>(scope.em, `delete from ${owner.table} where org_id = ? and id = ? returning storage_key`, [scope.orgId, id]);
+      return { removed: view(row), storageKey: gone?.storage_key ?? null };
     },
   };
 }
@@ -230,11 +242,13 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
-type HandlerContext = TenantContext & { c: { body: (data: Uint8Array, status: 200, headers: Record<string, string>) => Response } };
+type HandlerContext = TenantContext & {
+  c: { body: (data: Uint8Array, status: 200, headers: Record<string, string>) => Response; get(key: 'afterCommit'): Array<() => void> | undefined };
+};
 
 /** The four handlers of `…/{id}/attachments` (upload, list, the bytes, remove) for a service's route table to name. */
-export function attachmentHandlers(owner: AttachmentOwner, maxBytes: number) {
-  const op = attachmentOperations(owner, maxBytes);
+export function attachmentHandlers(owner: AttachmentOwner, maxBytes: number, store: S3Store | null, log?: { warn(msg: string, meta?: Record<string, unknown>): void }) {
+  const op = attachmentOperations(owner, maxBytes, store);
   return {
     upload: ({ ctx, input }: { ctx: TenantContext; input: { params: { id: number }; raw: unknown } }) => op.upload(ctx, input.params.id, input.raw),
     list: async ({ ctx, input }: { ctx: TenantContext; input: { params: { id: number }; query: AttachmentListQuery } }) => {
@@ -252,7 +266,13 @@ export function attachmentHandlers(owner: AttachmentOwner, maxBytes: number) {
         etag: `"${attachment.sha256}"`,
       });
     },
-    remove: async ({ ctx, input }: { ctx: TenantContext; input: { params: { id: number; attachment_id: number } } }) =>
-      op.remove(ctx, input.params.id, input.params.attachment_id, (await postingSettingsOf(ctx)).lockDate),
+    remove: async ({ ctx, input }: { ctx: HandlerContext; input: { params: { id: number; attachment_id: number } } }) => {
+      const { removed, storageKey } = await op.remove(ctx, input.params.id, input.params.attachment_id, (await postingSettingsOf(ctx)).lockDate);
+      // the object goes once the row's removal has committed: a removal rolled back keeps its bytes
+      if (store && storageKey) {
+        ctx.c.get('afterCommit')?.push(() => void store.delete(storageKey).catch((err) => log?.warn('attachment object not removed', { key: storageKey, err: String(err) })));
+      }
+      return removed;
+    },
   };
 }

@@ -12,3 +12,4 @@ export * from './credit-allocation-table.js';
 export * from './aged-balances.js';
 export * from './open-document-finder.js';
 export * from './attachments.js';
+export * from './attachment-store.js';

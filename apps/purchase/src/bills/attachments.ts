@@ -1,5 +1,5 @@
-import { attachmentHandlers, type AttachmentOwner } from '@ledgerline/posted-documents';
-import { postingDate, sqlRows, type EndpointHandlers } from '@ledgerline/service-kit';
+import { attachmentHandlers, type AttachmentOwner, type S3Store } from '@ledgerline/posted-documents';
+import { postingDate, sqlRows, type EndpointHandlers, type Logger } from '@ledgerline/service-kit';
 
 /** Files of bills and vendor credits (an imported e-invoice keeps its XML here); a bill's period is its tax point's. */
 export const PURCHASE_ATTACHMENTS_TABLE = 'purchase_document_attachments';
@@ -20,7 +20,7 @@ const BILL_ATTACHMENTS: AttachmentOwner = {
 type Operations = 'uploadBillAttachment' | 'listBillAttachments' | 'getBillAttachment' | 'deleteBillAttachment';
 
 /** `/v1/purchase/bills/{id}/attachments…`. */
-export function billAttachmentRoutes(maxBytes: number): Pick<EndpointHandlers<'purchase'>, Operations> {
-  const h = attachmentHandlers(BILL_ATTACHMENTS, maxBytes);
+export function billAttachmentRoutes(maxBytes: number, store: S3Store | null, log: Logger): Pick<EndpointHandlers<'purchase'>, Operations> {
+  const h = attachmentHandlers(BILL_ATTACHMENTS, maxBytes, store, log);
   return { uploadBillAttachment: h.upload, listBillAttachments: h.list, getBillAttachment: h.content, deleteBillAttachment: h.remove };
 }

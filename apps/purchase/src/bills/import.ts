@@ -2,7 +2,7 @@ import { BusinessRuleError, ConflictError, insertRows, legalCurrencyOf, parseOrT
 import { postPurchaseDocument } from '../purchase-documents/post.js';
 import type { ImportedDocument } from '@ledgerline/contracts';
 import { compareTotals, readEInvoice, type EmbeddedFile } from '../purchase-documents/einvoice-import.js';
-import { insertAttachments, sniffAttachmentType, type NewAttachment } from '@ledgerline/posted-documents';
+import { insertAttachments, sniffAttachmentType, type NewAttachment, type S3Store } from '@ledgerline/posted-documents';
 import { PURCHASE_ATTACHMENTS_TABLE } from './attachments.js';
 import { identifierSpelling, type ReadEInvoice } from '../purchase-documents/einvoice-reading.js';
 import { VENDOR_CREDITS } from '../vendor-credits/vendor-credit-kind.js';
@@ -55,7 +55,12 @@ function keptFiles(xml: string, no: string, embedded: readonly EmbeddedFile[]): 
   return files;
 }
 
-export async function importEInvoice(ctx: TenantContext, xml: string, query: { type_id?: number; tax_fx_rate?: number; accept_other_buyer?: boolean }): Promise<ImportedDocument> {
+export async function importEInvoice(
+  ctx: TenantContext,
+  xml: string,
+  query: { type_id?: number; tax_fx_rate?: number; accept_other_buyer?: boolean },
+  store: S3Store | null = null,
+): Promise<ImportedDocument> {
   const read = readEInvoice(xml);
   if (!query.accept_other_buyer) await refuseOtherBuyer(ctx, read.buyer);
   const kind = read.kind === 'bill' ? BILLS : VENDOR_CREDITS;
@@ -78,7 +83,7 @@ export async function importEInvoice(ctx: TenantContext, xml: string, query: { t
       const inserted = await insertRows(em, EInvoiceImportSchema, [{ ...key, documentId }], { onConflict: 'do nothing', returning: ['document_id'] });
       if (inserted.length === 0) throw duplicate(no);
       // the received document is the original the law keeps: its XML, and the files it carries
-      await insertAttachments({ em, orgId: ctx.orgId }, PURCHASE_ATTACHMENTS_TABLE, documentId, keptFiles(xml, no, read.embedded));
+      await insertAttachments({ em, orgId: ctx.orgId }, PURCHASE_ATTACHMENTS_TABLE, documentId, keptFiles(xml, no, read.embedded), store);
     },
   });
   return read.kind === 'bill'

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailRequest, InvoiceEmailResult } from '@ledgerline/contracts';
-import { BusinessRuleError, ValidationError, sqlRows, type FieldError } from '@ledgerline/service-kit';
+import { BusinessRuleError, UpstreamError, ValidationError, sqlRows, type FieldError } from '@ledgerline/service-kit';
+import type { S3Store } from '@ledgerline/posted-documents';
 import { formatDate, formatMoney, interpolate, labelsFor, parseAddressList, type MailAttachment } from '@ledgerline/rendering';
 import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js';
 import type { Delivery } from '../delivery.js';
@@ -56,11 +57,11 @@ function checkAddresses(fields: Record<AddressField, string | null | undefined>)
 }
 
 /** The invoice's kept files the message names, as stored; 422 naming each id that is not one of them. */
-async function keptAttachments(em: EntityManager, orgId: number, invoiceId: number, ids: readonly number[]): Promise<MailAttachment[]> {
+async function keptAttachments(em: EntityManager, orgId: number, invoiceId: number, ids: readonly number[], store: S3Store | null): Promise<MailAttachment[]> {
   if (!ids.length) return [];
-  const rows = await sqlRows<{ id: string; file_name: string; content_type: string; content: Buffer }>(
+  const rows = await sqlRows<{ id: string; file_name: string; content_type: string; content: Buffer | null; storage_key: string | null }>(
     em,
-    'select id, file_name, content_type, content from sales_document_attachments where org_id = ? and document_id = ? and id = any(?::bigint[])',
+    'select id, file_name, content_type, content, storage_key from sales_document_attachments where org_id = ? and document_id = ? and id = any(?::bigint[])',
     [orgId, invoiceId, `{${ids.join(',')}}`],
   );
   const found = new Map(rows.map((r) => [Number(r.id), r]));
@@ -72,10 +73,14 @@ async function keptAttachments(em: EntityManager, orgId: number, invoiceId: numb
       missing.map(({ id, i }) => ({ path: `attachment_ids[${i}]`, message: `no attachment ${id} of this invoice`, code: 'attachment_not_found' })),
     );
   }
-  return ids.map((id) => {
-    const r = found.get(id)!;
-    return { filename: r.file_name, content: r.content, contentType: r.content_type };
-  });
+  return Promise.all(
+    ids.map(async (id) => {
+      const r = found.get(id)!;
+      const content = r.content ?? (store ? await store.get(r.storage_key!) : null);
+      if (!content) throw new UpstreamError(503, 'attachments', `attachment ${id} is kept in an object store this service is not configured for`);
+      return { filename: r.file_name, content, contentType: r.content_type };
+    }),
+  );
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
@@ -136,7 +141,7 @@ export async function sendInvoiceEmail(
       failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
-  attachments.push(...(await keptAttachments(em, orgId, doc.id, input.attachment_ids ?? [])));
+  attachments.push(...(await keptAttachments(em, orgId, doc.id, input.attachment_ids ?? [], delivery.attachmentStore)));
   (input.attachments ?? []).forEach((a, i) => {
     if (a.binary_content) attachments.push({ filename: str(a.file_name) ?? `attachment-${i + 1}`, content: Buffer.from(a.binary_content, 'base64') });
   });

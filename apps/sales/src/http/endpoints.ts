@@ -1,4 +1,4 @@
-import type { EndpointHandlers } from '@ledgerline/service-kit';
+import type { EndpointHandlers, Logger } from '@ledgerline/service-kit';
 import type { SalesResources } from '../resources.js';
 import { DEFAULT_RULES, type RuleTable } from '@ledgerline/compliance';
 import { complianceRoutes } from '../compliance/routes.js';
@@ -13,7 +13,7 @@ import { invoiceAttachmentRoutes } from '../invoices/attachments.js';
 import { reminderRoutes } from '../reminders/routes.js';
 
 /** Every operation the contracts declare for sales, one line per resource folder. */
-export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES, attachmentMaxBytes = 10 * 1024 * 1024): EndpointHandlers<'sales'> {
+export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES, attachments: { maxBytes: number; log: Logger }): EndpointHandlers<'sales'> {
   return {
     ...invoiceRoutes(delivery),
     ...creditNoteRoutes(delivery),
@@ -23,7 +23,7 @@ export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFA
     ...numberingSeriesRoutes(),
     ...reportRoutes(),
     ...recurringInvoiceRoutes(delivery.recurring),
-    ...invoiceAttachmentRoutes(attachmentMaxBytes),
+    ...invoiceAttachmentRoutes(attachments.maxBytes, delivery.attachmentStore, attachments.log),
     ...reminderRoutes(delivery.reminders),
   };
 }

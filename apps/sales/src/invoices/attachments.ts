@@ -1,5 +1,5 @@
-import { attachmentHandlers, type AttachmentOwner } from '@ledgerline/posted-documents';
-import { postingDate, sqlRows, type EndpointHandlers } from '@ledgerline/service-kit';
+import { attachmentHandlers, type AttachmentOwner, type S3Store } from '@ledgerline/posted-documents';
+import { postingDate, sqlRows, type EndpointHandlers, type Logger } from '@ledgerline/service-kit';
 
 /** An invoice's files live in `sales_document_attachments`; its period is its tax point's. */
 const INVOICE_ATTACHMENTS: AttachmentOwner = {
@@ -18,7 +18,7 @@ const INVOICE_ATTACHMENTS: AttachmentOwner = {
 type Operations = 'uploadInvoiceAttachment' | 'listInvoiceAttachments' | 'getInvoiceAttachment' | 'deleteInvoiceAttachment';
 
 /** `/v1/sales/invoices/{id}/attachments…`. */
-export function invoiceAttachmentRoutes(maxBytes: number): Pick<EndpointHandlers<'sales'>, Operations> {
-  const h = attachmentHandlers(INVOICE_ATTACHMENTS, maxBytes);
+export function invoiceAttachmentRoutes(maxBytes: number, store: S3Store | null, log: Logger): Pick<EndpointHandlers<'sales'>, Operations> {
+  const h = attachmentHandlers(INVOICE_ATTACHMENTS, maxBytes, store, log);
   return { uploadInvoiceAttachment: h.upload, listInvoiceAttachments: h.list, getInvoiceAttachment: h.content, deleteInvoiceAttachment: h.remove };
 }
