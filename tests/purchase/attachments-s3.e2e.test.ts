@@ -8,6 +8,7 @@ import S3rver from 's3rver';
 import pg from 'pg';
 import { S3Store } from '@ledgerline/posted-documents';
 import { DATABASE_URL, startStack, type Stack } from '../support/stack.js';
+import { expectOk } from '../support/assertions.js';
 import { invoiceBody } from '../sales/helpers.js';
 import { billBody, expectProblem } from './fixtures.js';
 
@@ -44,11 +45,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ok = async (res: { status: number; json(): Promise<any> }) => {
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-};
+const ok = expectOk;
 const form = (bytes: Buffer, name: string) => {
   const f = new FormData();
   f.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), name);

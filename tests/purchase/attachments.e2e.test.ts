@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlRows } from '@ledgerline/service-kit';
+import { expectOk } from '../support/assertions.js';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { einvoiceDir } from '../support/einvoice.js';
 import { secondOrganisation } from '../finance/support.js';
@@ -29,11 +30,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => stack?.close());
 
-const ok = async (res: { status: number; json(): Promise<any> }) => {
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-};
+const ok = expectOk;
 function form(bytes: Buffer, name: string, type = 'application/octet-stream', field = 'file'): FormData {
   const f = new FormData();
   f.append(field, new Blob([new Uint8Array(bytes)], { type }), name);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { localClock, type RunningService } from '@ledgerline/service-kit';
 import { salesService } from '../../apps/sales/src/service.js';
+import { expectOk } from '../support/assertions.js';
 import { eventually, startStack, startTestService, DATABASE_URL, type Stack } from '../support/stack.js';
 import { secondOrganisation } from '../finance/support.js';
 import { CUSTOMER, VAT21, apiOf, expectProblem } from './helpers.js';
@@ -32,11 +33,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const ok = async (res: { status: number; json(): Promise<any>; text(): Promise<string> }) => {
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-};
+const ok = expectOk;
 const today = localClock(new Date(), 'Europe/Prague').day;
 /** The first day of the month `months` before (negative: after) today's. */
 function firstOfMonth(months: number): string {

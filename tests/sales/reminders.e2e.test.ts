@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOk } from '../support/assertions.js';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { secondOrganisation } from '../finance/support.js';
 import { VAT21, apiOf, expectProblem, publishPaymentMatched } from './helpers.js';
@@ -24,11 +25,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const ok = async (res: { status: number; json(): Promise<any> }) => {
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-};
+const ok = expectOk;
 const LEVELS = {
   levels: [
     {

@@ -4,7 +4,7 @@ import { eventually, startStack, DATABASE_URL, type Stack } from '../support/sta
 import { secondOrganisation } from '../finance/support.js';
 import { invoiceBody } from '../sales/helpers.js';
 import { billBody } from '../purchase/fixtures.js';
-import { expectProblem } from '../support/assertions.js';
+import { expectProblem, expectOk } from '../support/assertions.js';
 
 /*
  * The audit trail (decision 211): every write through the API, in whichever service, is recorded
@@ -19,11 +19,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => stack?.close());
 
-const ok = async (res: { status: number; json(): Promise<any> }) => {
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-};
+const ok = expectOk;
 const events = async (query = '', key?: string) => ok(await stack.api(`/v1/audit-events${query ? `?${query}` : ''}`, { key }));
 async function database(service: string) {
   const db = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}${service}`) });

@@ -5,6 +5,9 @@ import { isoDateTime, pagedEnvelope, shortText } from './common.js';
 
 export const AUDITED_SERVICES = ['sales', 'purchase', 'finance', 'accounting', 'settings'] as const;
 
+/** A JSON answer as recorded: an object, or a list (an operation answering several records). */
+const jsonState = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullable();
+
 export const auditEventSchema = z
   .object({
     id: z.string().describe('<service>:<number>, unique across the services'),
@@ -18,8 +21,8 @@ export const auditEventSchema = z
     resource: z.object({ type: z.string().describe('e.g. /sales/invoices'), id: z.string().nullable() }),
     status: z.int(),
     changed_fields: z.array(z.string()).describe('Top-level fields whose values differ between before and after'),
-    before: z.record(z.string(), z.unknown()).nullable().describe('The resource as the API showed it before the change (null for a creation), secrets and personal data masked'),
-    after: z.record(z.string(), z.unknown()).nullable().describe('The answer of the change (null for a removal), secrets and personal data masked'),
+    before: jsonState.describe('The resource as the API showed it before the change (null for a creation), secrets and personal data masked'),
+    after: jsonState.describe('The answer of the change (null for a removal), secrets and personal data masked'),
     seq: z.int().nullable().describe("The record's place in its organisation's chain in its service (null for a moment after the change)"),
     hash: z.string().nullable().describe('SHA-256 over the previous record’s hash and this record'),
   })

@@ -41,8 +41,13 @@ export const reminderSettingsRequestSchema = z
   .meta({ id: 'ReminderSettingsRequest', description: 'How overdue invoices are reminded: the levels, their fees and e-mails' });
 export type ReminderSettingsRequest = z.output<typeof reminderSettingsRequestSchema>;
 
-export const reminderSettingsSchema = reminderSettingsRequestSchema
-  .safeExtend({ updated_at: isoDateTime.nullable() })
+export const reminderSettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    statutory_interest: z.boolean(),
+    levels: z.array(reminderLevelSchema).max(5).describe('The reminder levels; none until they are set'),
+    updated_at: isoDateTime.nullable(),
+  })
   .meta({ id: 'ReminderSettings', description: "The organisation's reminder levels (none set: the run sends nothing)" });
 
 export const reminderRunRequestSchema = z

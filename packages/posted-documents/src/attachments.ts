@@ -9,6 +9,7 @@ import {
   PayloadTooLargeError,
   UpstreamError,
   page,
+  postingDate,
   postingSettingsOf,
   ValidationError,
   isMultipartBody,
@@ -85,6 +86,25 @@ export interface AttachmentOwner {
   label: string;
   /** The document (of this organisation, of this kind) and the day it posts on; null when there is none. */
   find: (scope: TenantScope, id: number) => Promise<{ postedOn: PostedOn } | null>;
+}
+
+/**
+ * The owner of a kind of document kept in `documents`: the rows `kind` (an SQL condition) selects,
+ * posted on their `taxable` date (an SQL expression giving YYYY-MM-DD), else their issue date.
+ */
+export function documentAttachmentOwner(o: { table: string; label: string; documents: string; kind: string; taxable: string }): AttachmentOwner {
+  return {
+    table: o.table,
+    label: o.label,
+    find: async ({ em, orgId }, id) => {
+      const [doc] = await sqlRows<{ date_issued: string; date_taxable: string | null }>(
+        em,
+        `select to_char(date_issued, 'YYYY-MM-DD') as date_issued, ${o.taxable} as date_taxable from ${o.documents} where org_id = ? and id = ? and ${o.kind}`,
+        [orgId, id],
+      );
+      return doc ? { postedOn: postingDate.document(doc) } : null;
+    },
+  };
 }
 
 export interface NewAttachment {

@@ -44,6 +44,17 @@ describe('recurring schedule dates', () => {
     expect(nextOccurrence(w, '2026-11-23')).toEqual({ index: 47, date: '2026-11-30' });
   });
 
+  it('stops at the end of the calendar: nothing after 9999-12-31, the last period ends on it', () => {
+    const far = { frequency: 'yearly', interval: 52, start_date: '9990-06-15' } as RecurringSchedule;
+    expect(dates(far)).toEqual(['9990-06-15']);
+    expect(periodOf(far, 0)).toEqual({ start: '9990-06-15', end: '9999-12-31' });
+    const weekly = { frequency: 'weekly', interval: 52, start_date: '9999-06-01' } as RecurringSchedule;
+    expect(dates(weekly)).toEqual(['9999-06-01']);
+    expect(periodOf(weekly, 0).end).toBe('9999-12-31');
+    expect(nextOccurrence(monthly({ start_date: '9999-12-31' }), '9999-12-31')).toBeNull();
+    expect(dates(monthly({ start_date: '9999-11-30' }))).toEqual(['9999-11-30', '9999-12-30']);
+  });
+
   it('a period runs from its issue date to the day before the next', () => {
     expect(periodOf(monthly(), 0)).toEqual({ start: '2026-01-31', end: '2026-02-27' });
     expect(periodOf(monthly({ start_date: '2026-11-01', day_of_month: 1 }), 1)).toEqual({ start: '2026-12-01', end: '2026-12-31' });

@@ -9,6 +9,10 @@ import { addDays } from '@ledgerline/service-kit';
  */
 
 const MONTHS_PER_STEP = { monthly: 1, quarterly: 3, yearly: 12 } as const;
+const LAST_DAY = '9999-12-31';
+/** A date past the calendar the API accepts (an occurrence after 9999-12-31): never issued. */
+const BEYOND = '10000-01-01';
+const beyondCalendar = (d: string) => d.length !== 10 || d > LAST_DAY;
 
 const lastDayOf = (year: number, month0: number) => new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
 
@@ -17,6 +21,7 @@ function dayIn(year: number, month0: number, dayOfMonth: number | 'last'): strin
   const d = new Date(Date.UTC(year, month0, 1));
   const y = d.getUTCFullYear();
   const m = d.getUTCMonth();
+  if (y > 9999) return BEYOND;
   const last = lastDayOf(y, m);
   const day = dayOfMonth === 'last' ? last : Math.min(dayOfMonth, last);
   return `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
@@ -25,7 +30,11 @@ function dayIn(year: number, month0: number, dayOfMonth: number | 'last'): strin
 /** The date of occurrence `i` (ignoring count and end_date). */
 export function occurrenceDate(s: Pick<RecurringSchedule, 'frequency' | 'interval' | 'day_of_month' | 'start_date'>, i: number): string {
   const interval = s.interval ?? 1;
-  if (s.frequency === 'weekly') return addDays(s.start_date, 7 * interval * i);
+  if (s.frequency === 'weekly') {
+    const d = new Date(`${s.start_date}T00:00:00Z`);
+    d.setUTCDate(d.getUTCDate() + 7 * interval * i);
+    return d.getUTCFullYear() > 9999 ? BEYOND : d.toISOString().slice(0, 10);
+  }
   const [y, m, d] = s.start_date.split('-').map(Number);
   const dayOfMonth = s.day_of_month ?? d;
   // the first issue date on or after start_date: this month's, else the next month's
@@ -37,7 +46,7 @@ export function occurrenceDate(s: Pick<RecurringSchedule, 'frequency' | 'interva
 function withinEnd(s: RecurringSchedule, i: number, date: string): boolean {
   if (s.count != null && i >= s.count) return false;
   if (s.end_date != null && date > s.end_date) return false;
-  return date.slice(0, 4) <= '9999';
+  return !beyondCalendar(date);
 }
 
 /**
@@ -45,6 +54,7 @@ function withinEnd(s: RecurringSchedule, i: number, date: string): boolean {
  * was issued) and on or after `notBefore` when given; null when the schedule has ended before it.
  */
 export function nextOccurrence(s: RecurringSchedule, lastIssued: string | null, notBefore?: string): { index: number; date: string } | null {
+  if (lastIssued !== null && lastIssued >= LAST_DAY) return null;
   const floor = [lastIssued ? addDays(lastIssued, 1) : null, notBefore ?? null].filter((v): v is string => v != null).sort().at(-1) ?? null;
   let i = floor ? estimateIndex(s, floor) : 0;
   // the estimate is at most one step early; walk to the first date on or after the floor
@@ -82,7 +92,8 @@ export function upcomingDates(s: RecurringSchedule, from: { index: number; date:
 
 /** The period an issue covers: from its issue date to the day before the next one. */
 export function periodOf(s: RecurringSchedule, index: number): { start: string; end: string } {
-  return { start: occurrenceDate(s, index), end: addDays(occurrenceDate(s, index + 1), -1) };
+  const next = occurrenceDate(s, index + 1);
+  return { start: occurrenceDate(s, index), end: beyondCalendar(next) ? LAST_DAY : addDays(next, -1) };
 }
 
 /** The index of the occurrence falling on `date`, if one does. */

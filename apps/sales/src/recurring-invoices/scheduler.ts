@@ -1,4 +1,5 @@
-import { AppError, Pump, isoDay, localClock, serviceContext, sqlRows, tenantEm, type BaseConfig, type ServiceDeps } from '@ledgerline/service-kit';
+import { AppError, isoDay, serviceContext, sqlRows, tenantEm, type BaseConfig, type ServiceDeps } from '@ledgerline/service-kit';
+import { LocalDayPump, type LocalDayOptions } from '../local-day-pump.js';
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { postSalesDocument } from '../sales-documents/post.js';
@@ -6,15 +7,6 @@ import { sendInvoiceEmail } from '../emails/email.js';
 import { indexOfDate, nextOccurrence, periodOf } from './schedule.js';
 import { invoiceOfPeriod } from './template.js';
 import type { RecurringRow } from './recurring-invoices.js';
-
-export interface SchedulerOptions {
-  /** How often a replica looks for due schedules when nothing woke it. */
-  pollMs: number;
-  /** The time zone whose calendar day is "today". */
-  timeZone: string;
-  /** The clock (tests move it). */
-  now?: () => Date;
-}
 
 const BATCH = 50;
 
@@ -30,18 +22,9 @@ const BATCH = 50;
  * E-mails go after the commit, from the issue rows still marked pending: an e-mail is never sent
  * for an invoice that was not posted, and one interrupted before it was marked sent is sent again.
  */
-export class RecurringInvoiceScheduler extends Pump {
-  constructor(
-    private readonly deps: ServiceDeps<BaseConfig, unknown>,
-    private readonly delivery: Delivery,
-    private readonly opts: SchedulerOptions,
-  ) {
-    super({ idleMs: opts.pollMs, what: 'recurring invoices' }, deps.log);
-  }
-
-  /** Today in the scheduler's time zone. */
-  today(): string {
-    return localClock((this.opts.now ?? (() => new Date()))(), this.opts.timeZone).day;
+export class RecurringInvoiceScheduler extends LocalDayPump {
+  constructor(deps: ServiceDeps<BaseConfig, unknown>, delivery: Delivery, opts: LocalDayOptions) {
+    super('recurring invoices', deps, delivery, opts);
   }
 
   protected async pass(): Promise<boolean> {

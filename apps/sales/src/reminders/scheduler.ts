@@ -1,16 +1,14 @@
-import { AppError, Pump, isoDay, localClock, organisationReplica, sqlRows, tenantEm, type BaseConfig, type ServiceDeps, type TenantScope } from '@ledgerline/service-kit';
+import { AppError, isoDay, organisationReplica, sqlRows, tenantEm, type BaseConfig, type ServiceDeps, type TenantScope } from '@ledgerline/service-kit';
 import type { Delivery } from '../delivery.js';
+import { LocalDayPump, type LocalDayOptions } from '../local-day-pump.js';
 import { readLetter, writeReminderLetters, type LetterRow, type WrittenLetter } from './reminders.js';
 import { reminderLetterHtml } from './letter.js';
 import type { RepoFixings } from './statutory-interest.js';
 
-export interface ReminderOptions {
-  pollMs: number;
-  timeZone: string;
+export interface ReminderOptions extends LocalDayOptions {
   /** The local time (HH:MM) after which a day's reminders go out, or `off`. */
   at: string;
   fixings: RepoFixings;
-  now?: () => Date;
 }
 
 const BATCH = 50;
@@ -21,17 +19,9 @@ const BATCH = 50;
  * are e-mailed after their run commits, from those still pending: a letter is never sent for a run
  * that did not commit, and one interrupted before it was marked is sent again.
  */
-export class ReminderScheduler extends Pump {
-  constructor(
-    private readonly deps: ServiceDeps<BaseConfig, unknown>,
-    private readonly delivery: Delivery,
-    private readonly opts: ReminderOptions,
-  ) {
-    super({ idleMs: opts.pollMs, what: 'payment reminders' }, deps.log);
-  }
-
-  today(): string {
-    return localClock((this.opts.now ?? (() => new Date()))(), this.opts.timeZone).day;
+export class ReminderScheduler extends LocalDayPump<ReminderOptions> {
+  constructor(deps: ServiceDeps<BaseConfig, unknown>, delivery: Delivery, opts: ReminderOptions) {
+    super('payment reminders', deps, delivery, opts);
   }
 
   /** The day's letters of one organisation, written in `scope`'s transaction. */
@@ -41,7 +31,7 @@ export class ReminderScheduler extends Pump {
   }
 
   protected async pass(): Promise<boolean> {
-    const clock = localClock((this.opts.now ?? (() => new Date()))(), this.opts.timeZone);
+    const clock = this.clock();
     if (this.opts.at !== 'off' && clock.time >= this.opts.at) {
       const due = await sqlRows<{ org_id: string }>(
         this.deps.orm.em.fork(),

@@ -15,8 +15,8 @@ interface AuditRow {
   resource_id: string | null;
   status: number;
   changed_fields: string[];
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
+  before: Record<string, unknown> | unknown[] | null;
+  after: Record<string, unknown> | unknown[] | null;
   seq: string | null;
   hash: string | null;
   total: string;
