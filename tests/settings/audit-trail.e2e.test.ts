@@ -121,9 +121,14 @@ describe('audit trail', () => {
 
     const sales = await database('sales');
     try {
-      // someone with database access makes the invoice look smaller in the trail
+      // the records are append-only: a change is refused by the database itself
       const { rows } = await sales.query("select id, seq from kit_audit_events where operation = 'createInvoice' order by seq limit 1");
+      await expect(sales.query(`update kit_audit_events set after = jsonb_set(after, '{total_amount}', '1') where id = $1`, [rows[0].id])).rejects.toThrow(/append-only/);
+      await expect(sales.query(`update kit_audit_events set hash = repeat('0', 64) where id = $1`, [rows[0].id])).rejects.toThrow(/append-only/);
+      // someone who owns the table turns that off and makes the invoice look smaller in the trail
+      await sales.query('alter table kit_audit_events disable trigger kit_audit_events_append_only');
       await sales.query(`update kit_audit_events set after = jsonb_set(after, '{total_amount}', '1') where id = $1`, [rows[0].id]);
+      await sales.query('alter table kit_audit_events enable trigger kit_audit_events_append_only');
       let report = await ok(await stack.api('/v1/audit-events/verify'));
       expect(report.ok).toBe(false);
       expect(report.services.find((s: any) => s.service === 'sales').problems).toEqual([{ seq: Number(rows[0].seq), id: Number(rows[0].id), problem: 'hash_mismatch' }]);

@@ -130,6 +130,22 @@ create table kit_audit_events (
 create index kit_audit_events_unchained on kit_audit_events (id) where hash is null;
 create index kit_audit_events_org_time on kit_audit_events (org_id, recorded_at desc, id desc);
 create index kit_audit_events_resource on kit_audit_events (org_id, resource_type, resource_id);
+-- Append-only: a record's content never changes; the chainer only fills in seq, prev_hash and hash
+-- once. (Whoever can disable the trigger can change a row, which the chain then shows.)
+create function kit_audit_events_append_only() returns trigger language plpgsql as $fn$
+begin
+  if (new.id, new.org_id, new.recorded_at, new.credential_type, new.credential_id, new.request_id, new.operation, new.method, new.path,
+      new.resource_type, new.resource_id, new.status, new.before::text, new.after::text, new.changed_fields)
+     is distinct from
+     (old.id, old.org_id, old.recorded_at, old.credential_type, old.credential_id, old.request_id, old.operation, old.method, old.path,
+      old.resource_type, old.resource_id, old.status, old.before::text, old.after::text, old.changed_fields)
+     or (old.hash is not null and (new.seq, new.prev_hash, new.hash) is distinct from (old.seq, old.prev_hash, old.hash)) then
+    raise exception 'audit records are append-only' using errcode = 'insufficient_privilege';
+  end if;
+  return new;
+end
+$fn$;
+create trigger kit_audit_events_append_only before update on kit_audit_events for each row execute function kit_audit_events_append_only();
 create table kit_audit_heads (
   org_id bigint primary key,
   last_seq bigint not null,
