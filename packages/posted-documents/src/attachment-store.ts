@@ -119,11 +119,12 @@ export class S3Store {
     try {
       res = await fetch(url, { method, headers, body: body ? new Uint8Array(body) : undefined, signal: AbortSignal.timeout(30_000) });
     } catch (err) {
-      throw new UpstreamError(503, 'attachment store', `no answer to ${method} ${key}: ${String(err)}`);
+      // the client learns that the store did not answer, not where it is or what it said
+      throw new UpstreamError(503, 'attachment store', `no answer to ${method} (${(err as Error).name})`);
     }
     if (!res.ok && !(method === 'DELETE' && res.status === 404)) {
-      const text = await res.text().catch(() => '');
-      throw new UpstreamError(res.status >= 500 ? 503 : 502, 'attachment store', `${res.status} to ${method} ${key}: ${text.slice(0, 300)}`);
+      await res.body?.cancel();
+      throw new UpstreamError(res.status >= 500 ? 503 : 502, 'attachment store', `HTTP ${res.status} to ${method}`);
     }
     return res;
   }
