@@ -1,19 +1,11 @@
 import type { AuditEvent, AuditEventListQuery } from '@ledgerline/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlRows } from '../db/orm.js';
+import type { AuditContentRow } from './audit-chain.js';
 
-interface AuditRow {
-  id: string;
+/** A record as the list reads it: the chained content, with its JSON parsed and its place in the chain. */
+interface AuditRow extends Omit<AuditContentRow, 'recorded_at' | 'before' | 'after' | 'changed_fields'> {
   recorded_at: Date | string;
-  credential_type: string;
-  credential_id: string;
-  request_id: string;
-  operation: string;
-  method: string;
-  path: string;
-  resource_type: string;
-  resource_id: string | null;
-  status: number;
   changed_fields: string[];
   before: Record<string, unknown> | unknown[] | null;
   after: Record<string, unknown> | unknown[] | null;
@@ -56,7 +48,7 @@ export async function listAuditEvents(
   return {
     total,
     events: rows.map((r) => ({
-      id: `${service}:${r.id}`,
+      id: `${service}:${String(r.id)}`,
       service,
       recorded_at: new Date(r.recorded_at).toISOString(),
       credential: { type: r.credential_type, id: r.credential_id },
