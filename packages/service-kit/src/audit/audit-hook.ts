@@ -4,39 +4,15 @@ import type { AuditEntry, AuditedRoute } from './audit-record.js';
 
 /** What the unit of work needs to record a write: the service's write routes and a way to read a resource as it stands. */
 export interface AuditHook {
-  routes: Map<string, AuditedRoute>;
+  /** The service's write routes, in routing order. */
+  routes: readonly AuditedRoute[];
   /** GET `path` inside this service with the caller's credential; the JSON answer, or null. */
   read: (path: string, headers: Record<string, string>) => Promise<unknown>;
 }
 
-interface Matcher {
-  pattern: RegExp;
-  audited: AuditedRoute;
-}
-
-const compiled = new WeakMap<AuditHook, Map<string, Matcher[]>>();
-
-function matchers(hook: AuditHook): Map<string, Matcher[]> {
-  let byMethod = compiled.get(hook);
-  if (byMethod) return byMethod;
-  byMethod = new Map();
-  const all = [...hook.routes.values()].sort((a, b) => (a.route.path.match(/:/g) ?? []).length - (b.route.path.match(/:/g) ?? []).length);
-  for (const audited of all) {
-    const source = audited.route.path
-      .split('/')
-      .map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/');
-    const list = byMethod.get(audited.route.method) ?? [];
-    list.push({ pattern: new RegExp(`^/v1${source}$`), audited });
-    byMethod.set(audited.route.method, list);
-  }
-  compiled.set(hook, byMethod);
-  return byMethod;
-}
-
 /** The write route a request is for, as the route table orders them (static segments first). */
 export function auditedRouteOf(hook: AuditHook, method: string, path: string): AuditedRoute | null {
-  return matchers(hook).get(method)?.find((m) => m.pattern.test(path))?.audited ?? null;
+  return hook.routes.find((r) => r.route.method === method && r.pattern.test(path)) ?? null;
 }
 
 /** The concrete path of a route template's first `segments` segments, taken from the request's path. */

@@ -1,4 +1,5 @@
-import { ROUTES, type RouteSpec } from '@ledgerline/contracts';
+import { ROUTES, routingOrder, type RouteSpec } from '@ledgerline/contracts';
+import { pathPattern } from '../http/media-paths.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlRows } from '../db/orm.js';
 
@@ -40,15 +41,20 @@ export function changedFields(before: unknown, after: unknown): string[] {
   return [...keys].filter((k) => JSON.stringify(a?.[k] ?? null) !== JSON.stringify(b?.[k] ?? null)).sort();
 }
 
-/** A JSON state as kept: masked, or `{ truncated, size }` when too large. */
-function kept(state: unknown): string | null {
+/** A JSON state as kept, and as its text: masked, or `{ truncated, size }` when too large (masked and written out once). */
+function kept(state: unknown): { value: unknown; text: string } | null {
   if (state === undefined || state === null) return null;
-  const text = JSON.stringify(masked(state));
-  return text.length > MAX_KEPT_CHARS ? JSON.stringify({ truncated: true, size: text.length }) : text;
+  const value = masked(state);
+  const text = JSON.stringify(value);
+  if (text.length <= MAX_KEPT_CHARS) return { value, text };
+  const truncated = { truncated: true, size: text.length };
+  return { value: truncated, text: JSON.stringify(truncated) };
 }
 
 export interface AuditedRoute {
   route: RouteSpec;
+  /** Matches the request paths of the route (`/v1/…`). */
+  pattern: RegExp;
   /** The static path before the first parameter, e.g. `/sales/invoices`. */
   resourceType: string;
   /** The name of the path parameter that identifies the resource, when there is one. */
@@ -57,11 +63,11 @@ export interface AuditedRoute {
   readPath: string | null;
 }
 
-/** Each write route of a service, keyed `METHOD /v1/path`, with how its resource is named and read. */
-export function auditedRoutes(service: string, routes: readonly RouteSpec[] = ROUTES): Map<string, AuditedRoute> {
-  const own = routes.filter((r) => r.service === service);
+/** Each write route of a service in the route table's routing order, with how its resource is named and read. */
+export function auditedRoutes(service: string, routes: readonly RouteSpec[] = ROUTES): AuditedRoute[] {
+  const own = routingOrder(routes.filter((r) => r.service === service));
   const gets = new Set(own.filter((r) => r.method === 'GET').map((r) => r.path));
-  const out = new Map<string, AuditedRoute>();
+  const out: AuditedRoute[] = [];
   for (const route of own) {
     if (route.method === 'GET') continue;
     const segments = route.path.split('/');
@@ -73,7 +79,7 @@ export function auditedRoutes(service: string, routes: readonly RouteSpec[] = RO
     // a POST that adds to a listed collection (…/attachments) creates: nothing stood before it
     const createsInCollection = route.method === 'POST' && (lastParam < 0 || gets.has(route.path));
     const readPath = !createsInCollection && gets.has(own) ? own : null;
-    out.set(`${route.method} /v1${route.path}`, { route, resourceType, idParam: firstParam < 0 ? null : segments[firstParam].slice(1), readPath });
+    out.push({ route, pattern: pathPattern(route.path), resourceType, idParam: firstParam < 0 ? null : segments[firstParam].slice(1), readPath });
   }
   return out;
 }
@@ -94,17 +100,16 @@ export interface AuditEntry {
 }
 
 /** Whether the answer is the resource read before (same id), so their fields compare; an action's result (an e-mail sent) is not. */
-function comparable(before: string | null, after: string | null): boolean {
+function comparable(before: unknown, after: unknown): boolean {
   if (!before || !after) return true;
-  const id = (t: string) => (JSON.parse(t) as { id?: unknown }).id;
-  return id(before) === id(after);
+  return (before as { id?: unknown }).id === (after as { id?: unknown }).id;
 }
 
 /** Writes one record (in the transaction `em` is in). */
 export async function insertAuditEntry(em: EntityManager, e: AuditEntry): Promise<void> {
   const before = kept(e.before);
   const after = kept(e.after);
-  const fields = comparable(before, after) ? changedFields(before && JSON.parse(before), after && JSON.parse(after)) : [];
+  const fields = comparable(before?.value, after?.value) ? changedFields(before?.value ?? null, after?.value ?? null) : [];
   await sqlRows(
     em,
     `insert into kit_audit_events (org_id, credential_type, credential_id, request_id, operation, method, path, resource_type, resource_id, status, before, after, changed_fields)
@@ -120,8 +125,8 @@ export async function insertAuditEntry(em: EntityManager, e: AuditEntry): Promis
       e.resourceType,
       e.resourceId?.slice(0, 255) ?? null,
       e.status,
-      before,
-      after,
+      before?.text ?? null,
+      after?.text ?? null,
       `{${fields.map((f) => `"${f.replace(/["\\]/g, '')}"`).join(',')}}`,
     ],
   );

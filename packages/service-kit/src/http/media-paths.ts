@@ -24,7 +24,7 @@ const isJson = (type: string) => type === 'application/json';
  * The path of an operation as a pattern: `:name` segments match any one segment, or, given
  * `values`, only those.
  */
-function pathPattern(path: string, values: Record<string, string[]> = {}): RegExp {
+export function pathPattern(path: string, values: Record<string, string[]> = {}): RegExp {
   const source = path
     .split('/')
     .map((segment) => {
