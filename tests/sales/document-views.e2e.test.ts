@@ -107,11 +107,11 @@ describe('a document answered from its stored body', () => {
     const page = await api('/v1/sales/invoices?search=views&take=2&from=1&sort=id');
     const text = await page.text();
     const parsed = JSON.parse(text);
-    expect(Object.keys(parsed)).toEqual(['total', 'from', 'take', 'entities', 'aggregations']);
-    expect(parsed).toMatchObject({ total: 5, from: 1, take: 2 });
+    expect(Object.keys(parsed)).toEqual(['total', 'total_exact', 'from', 'take', 'next_cursor', 'entities', 'aggregations']);
+    expect(parsed).toMatchObject({ total: 5, total_exact: true, from: 1, take: 2, next_cursor: expect.any(String) });
     expect(parsed.entities).toHaveLength(2);
     for (const e of parsed.entities) expect(e).toEqual(await (await api(`/v1/sales/invoices/${e.id}`)).json());
     // an empty page is still a page
-    expect(await (await api('/v1/sales/invoices?search=no-such-document')).json()).toEqual({ total: 0, from: 0, take: expect.any(Number), entities: [], aggregations: [] });
+    expect(await (await api('/v1/sales/invoices?search=no-such-document')).json()).toEqual({ total: 0, total_exact: true, from: 0, take: expect.any(Number), next_cursor: null, entities: [], aggregations: [] });
   });
 });

@@ -1,34 +1,5 @@
 import { z } from 'zod';
-import {
-  bankAccountSchema,
-  contactSchema,
-  currencyCode,
-  fxRateSchema,
-  glAccountSchema,
-  id,
-  int32,
-  int64,
-  isoDate,
-  isoDateTime,
-  longText,
-  money,
-  moneyAggregate,
-  nullish,
-  pagedEnvelope,
-  pagingQuery,
-  paidRecordSchema,
-  paidRecordTypeSchema,
-  percentRate,
-  precision,
-  rangeQuery,
-  ratio,
-  searchQuery,
-  shortText,
-  sortQuery,
-  taxNexusSchema,
-  transactionTypeSchema,
-  uuid,
-} from './common.js';
+import { bankAccountSchema, contactSchema, currencyCode, fxRateSchema, glAccountSchema, id, int32, int64, isoDate, isoDateTime, longText, money, moneyAggregate, nullish, pagedEnvelope, pagingQuery, paidRecordSchema, paidRecordTypeSchema, percentRate, precision, rangeQuery, ratio, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
 import { exportFormatSchema } from './purchase.js';
 
 /*
@@ -219,12 +190,12 @@ export const accountingTransactionListQuerySchema = z.object({
   account_number: rangeQuery('string')
     .optional()
     .describe('Only the entries with a row on an account of this range, compared as strings: 343, [500;599], [6;] (what moved on an account, with date_posting for a period)'),
-  ...pagingQuery(100),
+  ...keysetPagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
 });
 export type AccountingTransactionListQuery = z.output<typeof accountingTransactionListQuerySchema>;
-export const accountingTransactionPageSchema = pagedEnvelope(accountingTransactionSchema);
+export const accountingTransactionPageSchema = keysetPagedEnvelope(accountingTransactionSchema);
 
 // --- trial balance ---------------------------------------------------------------------
 

@@ -365,6 +365,31 @@ export interface Paged<T> {
   aggregations: unknown[];
 }
 
+/**
+ * The counted total of a list stops at this many matches: beyond it the total is the database's
+ * estimate and `total_exact` is false, unless `exact_total=true` asks for the count (decision 213).
+ */
+export const EXACT_TOTAL_LIMIT = 10_000;
+
+/**
+ * A page of a list that pages by cursor as well as by offset: `next_cursor` continues after its
+ * last entity at the cost of the first page, wherever that is; `total` is exact up to
+ * EXACT_TOTAL_LIMIT matches and an estimate beyond (decision 213).
+ */
+export function keysetPagedEnvelope<T extends z.ZodType>(item: T) {
+  const schema = z.object({
+    total: z.int().min(0).describe(`Number of matching records: counted up to ${EXACT_TOTAL_LIMIT.toLocaleString('en')} (total_exact true), the database's estimate beyond (total_exact false) unless exact_total=true`),
+    total_exact: z.boolean().describe('Whether total was counted (true) or estimated (false)'),
+    from: z.int().min(0).describe('Offset of the first entity (0 when the page was asked for by cursor)'),
+    take: z.int().min(0).describe('Page size'),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` (with the same filters and sort) for the page after this one; null on the last page'),
+    entities: z.array(item),
+    aggregations: z.array(z.unknown()).describe('Reserved; empty'),
+  });
+  const itemId = z.globalRegistry.get(item)?.id;
+  return itemId ? schema.meta({ id: `${itemId}Page`, description: `A page of ${itemId}` }) : schema;
+}
+
 /** Coerced query integer (query strings carry text). */
 const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -373,6 +398,27 @@ export function pagingQuery(defaultTake: number) {
   return {
     from: queryInt(0, INT32_MAX).default(0).describe('Offset of the first record'),
     take: queryInt(0, MAX_TAKE).default(defaultTake).describe(`Page size, at most ${MAX_TAKE} (default ${defaultTake})`),
+  };
+}
+
+/**
+ * `pagingQuery` and, for the lists that page by cursor, `cursor` (the `next_cursor` of the page
+ * before, with the same filters and sort; `from` stays 0) and `exact_total`.
+ */
+export function keysetPagingQuery(defaultTake: number) {
+  return {
+    ...pagingQuery(defaultTake),
+    cursor: z
+      .string()
+      .max(2048)
+      .regex(/^[A-Za-z0-9_-]+$/, 'a next_cursor as it was answered')
+      .optional()
+      .describe('The next_cursor of the previous page: the page after it, as cheap as the first wherever it is (same filters and sort; not with from)'),
+    exact_total: z
+      .enum(['true', 'false', '1', '0'])
+      .optional()
+      .transform((v) => v === 'true' || v === '1')
+      .describe(`Count every match for total, however many (beyond ${EXACT_TOTAL_LIMIT.toLocaleString('en')} the total is otherwise estimated)`),
   };
 }
 

@@ -1,33 +1,5 @@
 import { z } from 'zod';
-import {
-  CONTENT_TEXT,
-  contactSchema,
-  currencyCode,
-  glAccountSchema,
-  id,
-  ignoredInput,
-  int64,
-  isoDate,
-  isoDateTime,
-  longText,
-  money,
-  nullish,
-  pagedEnvelope,
-  pagingQuery,
-  paidRecordSchema,
-  paidRecordTypeSchema,
-  positiveRate,
-  centAmount,
-  rangeQuery,
-  repeatedParam,
-  searchQuery,
-  shortText,
-  sortQuery,
-  transactionTypeSchema,
-  uuid,
-  documentFxRateOrigin,
-  TABLE_RATE_SOURCES,
-} from './common.js';
+import { CONTENT_TEXT, contactSchema, currencyCode, glAccountSchema, id, ignoredInput, int64, isoDate, isoDateTime, longText, money, nullish, pagedEnvelope, pagingQuery, paidRecordSchema, paidRecordTypeSchema, positiveRate, centAmount, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, transactionTypeSchema, uuid, TABLE_RATE_SOURCES, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
 
 /*
  * Bank transactions and payouts. A bank transaction that names a
@@ -122,7 +94,7 @@ export const bankTransactionRequestSchema = z
 export type BankTransactionRequest = z.infer<typeof bankTransactionRequestSchema>;
 
 export const bankTransactionListQuerySchema = z.object({
-  ...pagingQuery(100),
+  ...keysetPagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
   date_transaction: rangeQuery('date').optional(),
@@ -131,7 +103,7 @@ export const bankTransactionListQuerySchema = z.object({
   updated_since: isoDateTime.optional().describe('Only transactions recorded or changed (matched later, a match taken back) at or after this instant'),
 });
 export type BankTransactionListQuery = z.output<typeof bankTransactionListQuerySchema>;
-export const bankTransactionPageSchema = pagedEnvelope(bankTransactionSchema);
+export const bankTransactionPageSchema = keysetPagedEnvelope(bankTransactionSchema);
 
 // --- payouts ---------------------------------------------------------------------------------
 
@@ -219,13 +191,13 @@ export type PayoutRequest = z.infer<typeof payoutRequestSchema>;
 /** Query of GET /finance/payouts. */
 export const payoutListQuerySchema = z.object({
   psp_object_id: repeatedParam(z.string().max(255)).optional().describe('Payment-platform ids to include; repeatable'),
-  ...pagingQuery(100),
+  ...keysetPagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
   updated_since: isoDateTime.optional().describe('Only payouts created or replaced at or after this instant'),
 });
 export type PayoutListQuery = z.output<typeof payoutListQuerySchema>;
-export const payoutPageSchema = pagedEnvelope(payoutSchema);
+export const payoutPageSchema = keysetPagedEnvelope(payoutSchema);
 
 // --- bank statements (issue 17) ----------------------------------------------------------------
 

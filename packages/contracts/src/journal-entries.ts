@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { centAmount, currencyCode, id, int32, isoDate, isoDateTime, moneyAggregate, nullish, positiveRate, pagedEnvelope, pagingQuery, rangeQuery, searchQuery, shortText, sortQuery } from './common.js';
+import { centAmount, currencyCode, id, int32, isoDate, isoDateTime, moneyAggregate, nullish, positiveRate, pagedEnvelope, pagingQuery, rangeQuery, searchQuery, shortText, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
 
 /*
  * Manual journal entries (decision 165): what no document posts — opening balances, accruals and
@@ -104,11 +104,11 @@ export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export const journalEntryListQuerySchema = z.object({
   date_posting: rangeQuery('date').optional(),
   kind: z.enum(JOURNAL_ENTRY_KINDS).optional().describe('manual: the entries posted by hand; year_end_close: closings of years and their reopenings; fx_revaluation: revaluations and their reversals; fx_settlement: exchange differences of set-offs'),
-  ...pagingQuery(100),
+  ...keysetPagingQuery(100),
   search: searchQuery.optional().describe('Case-insensitive substring over number, description or reference'),
   sort: sortQuery.optional().describe('id, no, date_posting, total, created_at; -field descending (default date_posting, then id)'),
 });
-export const journalEntryPageSchema = pagedEnvelope(journalEntrySchema);
+export const journalEntryPageSchema = keysetPagedEnvelope(journalEntrySchema);
 
 // --- year-end closing ---------------------------------------------------------------------------
 

@@ -1,37 +1,5 @@
 import { z } from 'zod';
-import {
-  contactSchema,
-  currencyCode,
-  glAccountSchema,
-  decimal,
-  id,
-  ignoredInput,
-  derivedDocumentInputFields,
-  int32,
-  int64,
-  isoDate,
-  isoDateTime,
-  longText,
-  money,
-  nullish,
-  pagedEnvelope,
-  pagingQuery,
-  paymentStatusSchema,
-  percentRate,
-  positiveRate,
-  precision,
-  ratio,
-  rangeQuery,
-  repeatedParam,
-  searchQuery,
-  shortText,
-  sortQuery,
-  taxNexusSchema,
-  transactionTypeSchema,
-  uuid,
-  documentFxRateOrigin,
-  TABLE_RATE_SOURCES,
-} from './common.js';
+import { contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, pagedEnvelope, pagingQuery, paymentStatusSchema, percentRate, positiveRate, precision, ratio, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
 
 /*
  * Purchase documents: vendor credits, vendor bills (architecture §1: the vendor-credit
@@ -230,7 +198,7 @@ export type VendorBillRequest = z.infer<typeof vendorBillRequestSchema>;
 
 /** Query of GET /purchase/bills and GET /purchase/vendor-credits. */
 export const purchaseDocumentListQuerySchema = z.object({
-  ...pagingQuery(100),
+  ...keysetPagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
   payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
@@ -243,8 +211,8 @@ const purchaseListQuerySchema = purchaseDocumentListQuerySchema.extend({
 });
 export const vendorBillListQuerySchema = purchaseListQuerySchema;
 export const vendorCreditListQuerySchema = purchaseListQuerySchema;
-export const vendorBillPageSchema = pagedEnvelope(vendorBillSchema);
-export const vendorCreditPageSchema = pagedEnvelope(vendorCreditSchema);
+export const vendorBillPageSchema = keysetPagedEnvelope(vendorBillSchema);
+export const vendorCreditPageSchema = keysetPagedEnvelope(vendorCreditSchema);
 
 // --- inventory-in export ---------------------------------------------------------------
 

@@ -1,42 +1,5 @@
 import { z } from 'zod';
-import {
-  CONTENT_TEXT,
-  addressSchema,
-  bankAccountSchema,
-  codedReferenceSchema,
-  contactSchema,
-  culture,
-  currencyCode,
-  decimal,
-  id,
-  int32,
-  int64,
-  isoDate,
-  isoDateTime,
-  longText,
-  money,
-  nullish,
-  pagedEnvelope,
-  pagingQuery,
-  paymentStatusSchema,
-  percentRate,
-  positiveRate,
-  precision,
-  rangeQuery,
-  repeatedParam,
-  searchQuery,
-  shortText,
-  sortQuery,
-  taxNexusSchema,
-  transactionTypeSchema,
-  uuid,
-  glAccountSchema,
-  ignoredInput,
-  derivedDocumentInputFields,
-  roundingIncrement,
-  documentFxRateOrigin,
-  TABLE_RATE_SOURCES,
-} from './common.js';
+import { CONTENT_TEXT, addressSchema, bankAccountSchema, codedReferenceSchema, contactSchema, culture, currencyCode, decimal, id, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, glAccountSchema, ignoredInput, derivedDocumentInputFields, roundingIncrement, documentFxRateOrigin, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
 
 
 /*
@@ -399,9 +362,10 @@ export type InvoiceRequest = z.infer<typeof invoiceRequestSchema>;
 
 /** Query of the sales document lists (GET /sales/invoices, GET /sales/credit-notes). */
 export const salesDocumentListQuerySchema = z.object({
-  ...pagingQuery(100),
+  ...keysetPagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
+  customer_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("Only this customer's documents (the contact id the document names)"),
   payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
   date_issued: rangeQuery('date').optional(),
   date_due: rangeQuery('date').optional().describe('Due-date range: with payment_status=unpaid and partially_paid, `[;<yesterday>]` lists what is overdue'),
@@ -414,8 +378,8 @@ export const invoiceListQuerySchema = salesDocumentListQuerySchema.extend({
 export type InvoiceListQuery = z.output<typeof invoiceListQuerySchema>;
 export const creditNoteListQuerySchema = salesDocumentListQuerySchema;
 
-export const invoicePageSchema = pagedEnvelope(invoiceSchema);
-export const creditNotePageSchema = pagedEnvelope(creditNoteSchema);
+export const invoicePageSchema = keysetPagedEnvelope(invoiceSchema);
+export const creditNotePageSchema = keysetPagedEnvelope(creditNoteSchema);
 
 // --- credit-note number check ----------------------------------------------------------
 

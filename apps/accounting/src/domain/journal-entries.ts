@@ -7,6 +7,7 @@ import {
   dec,
   insertRows,
   listEntityPage,
+  type ListedPage,
   parseRange,
   postingSettingsOf,
   readEntity,
@@ -98,8 +99,8 @@ const SORTABLE: Record<string, string> = { id: 'id', no: 'no', date_posting: 'da
 export async function listJournalEntries(
   em: EntityManager,
   orgId: number,
-  q: { from: number; take: number; date_posting?: string; kind?: JournalEntryKind; reversals?: false; search?: string; sort?: string[] },
-): Promise<{ rows: JournalEntry[]; total: number }> {
+  q: { from: number; take: number; cursor?: string; exact_total?: boolean; date_posting?: string; kind?: JournalEntryKind; reversals?: false; search?: string; sort?: string[] },
+): Promise<ListedPage<JournalEntry>> {
   const conditions: SqlCondition[] = [...where.within('date_posting', parseRange('date_posting', q.date_posting, 'date'))];
   if (q.kind) conditions.push(where.eq('kind', q.kind));
   if (q.reversals === false) conditions.push({ sql: 'reverses_id is null', params: [] });
@@ -112,7 +113,7 @@ export async function listJournalEntries(
       { field: 'id', direction: 'asc' },
     ]),
   });
-  return { rows: await viewsOf({ em, orgId }, page.rows), total: page.total };
+  return { ...page, rows: await viewsOf({ em, orgId }, page.rows) };
 }
 
 /**

@@ -35,6 +35,8 @@ export interface TransactionQuery {
   sort: SortKey[];
   from: number;
   take: number;
+  cursor?: string;
+  exactTotal?: boolean;
 }
 
 export { isoDay };
@@ -194,16 +196,19 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
   if (q.source) conditions.push(where.eq('source_type', q.source.type));
   if (q.source?.id !== undefined) conditions.push(where.eq('source_id', q.source.id));
   if (q.accounts) conditions.push(onAccounts(orgId, q.accounts, q.datePosting));
-  const { rows: found, total } = await listEntityPage(em, AccountingTransactionSchema, {
+  const { rows: found, ...counted } = await listEntityPage(em, AccountingTransactionSchema, {
     orgId,
     conditions,
     sort: q.sort,
     sortColumns: SORT_COLUMNS,
+    notNull: ['id', 'date_posting', 'created_at', 'type'],
     tieBreak: 'asc',
     from: q.from,
     take: q.take,
+    cursor: q.cursor,
+    exactTotal: q.exactTotal,
   });
-  if (found.length === 0) return { entities: [], total };
+  if (found.length === 0) return { entities: [], ...counted };
   const ids = `{${found.map((t) => t.id).join(',')}}`;
   // sequential: the entity manager may sit on one transaction connection
   const rows = await sqlRows<LedgerRowRecord>(em, rowsOfPage(em, LedgerRowSchema), [orgId, ids], { prepared: true });
@@ -220,7 +225,7 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
   const rowsOf = groupBy(rows, (r) => r.transactionId);
   const taxRowsOf = groupBy(taxRows, (r) => r.transactionId);
   return {
-    total,
+    ...counted,
     entities: found.map((t) => transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale)),
   };
 }

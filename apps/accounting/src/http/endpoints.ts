@@ -1,4 +1,4 @@
-import { NotAcceptableError, ValidationError, negotiate, page, parseRange, parseSort, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
+import { NotAcceptableError, ValidationError, keysetPage, negotiate, page, pagingOf, parseRange, parseSort, type EndpointHandlers, type ServiceDeps } from '@ledgerline/service-kit';
 import { chartLocale } from '../domain/chart.js';
 import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transactions.js';
 import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
@@ -34,12 +34,11 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
           accounts: parseRange('account_number', q.account_number, 'string'),
           search: q.search,
           sort: parseSort(q.sort, TRANSACTION_SORT_FIELDS, [{ field: 'date_posting', direction: 'asc' }]),
-          from: q.from,
-          take: q.take,
+          ...pagingOf(q),
         },
         chartLocale(ctx.c.req.header('accept-language')),
       );
-      return page(result.entities, result.total, q.from, q.take);
+      return keysetPage(result.entities, result, q);
     },
     exportTrialBalance: async ({ ctx, input }) => {
       const { params: path, query: q } = input;
@@ -94,8 +93,8 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     saveAccount: async ({ ctx, input }) => saveChartAccount(ctx, input.params.number, input.body, chartLocale(ctx.c.req.header('accept-language'))),
     createJournalEntry: async ({ ctx, input }) => createJournalEntry(ctx, input.body, posting),
     listJournalEntries: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listJournalEntries(ctx.em, ctx.orgId, q);
-      return page(rows, total, q.from, q.take);
+      const listed = await listJournalEntries(ctx.em, ctx.orgId, q);
+      return keysetPage(listed.rows, listed, q);
     },
     getJournalEntry: async ({ ctx, input }) => readJournalEntry(ctx, input.params.id),
     reverseJournalEntry: async ({ ctx, input }) => reverseJournalEntry(ctx, input.params.id, input.body, posting),

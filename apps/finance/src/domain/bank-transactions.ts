@@ -3,7 +3,7 @@ import type { BankTransactionMatchRequest, BankTransactionRequest } from '@ledge
 import type { DocumentLookupAnswer } from '@ledgerline/contracts';
 import { LockMode } from '@mikro-orm/core';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, assertWithinAmountLimit, insertStatement, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
+import { type ListedPage, BusinessRuleError, ConflictError, FALLBACK_LEGAL_CURRENCY, NotFoundError, assertWithinAmountLimit, insertStatement, isUniqueViolation, sqlRows, toDb, toWire, type TenantContext, listEntityPage, sortedPage, parseRange, where } from '@ledgerline/service-kit';
 import { BankTransactionSchema, type BankTransaction, type MatchStatus, type PaymentMatch } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { needsTableRate, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -235,7 +235,7 @@ export async function listBankTransactions(
   em: EntityManager,
   orgId: number,
   q: { from: number; take: number; search?: string; sort?: string[]; date_transaction?: string; match_status?: MatchStatus; statement_id?: number; updated_since?: string },
-): Promise<{ rows: BankTransaction[]; total: number }> {
+): Promise<ListedPage<BankTransaction>> {
   const conditions = where.within('date_transaction', parseRange('date_transaction', q.date_transaction, 'date'));
   if (q.updated_since) conditions.push(where.gte('updated_at', new Date(q.updated_since)));
   if (q.match_status) conditions.push(where.eq('match_status', q.match_status));

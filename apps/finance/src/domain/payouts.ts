@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import type { PayoutRequest } from '@ledgerline/contracts/finance';
 import { SUBJECTS } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, readEntity, sortedPage, where, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
+import { type ListedPage, BusinessRuleError, ConflictError, NotFoundError, assertWithinAmountLimit, dec, sqlRows, toDb, toWire, type TenantContext, listEntityPage, readEntity, sortedPage, where, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import { PayoutSchema, type Payout, type StoredPayoutLine } from '../db/entities.js';
 import { completedPaidRecord, emitPaymentMatched, resolvePaidRecord, type MatchResult } from './matching.js';
 import { PAID_BY_MONEY_IN, needsTableRate, paymentLegal, settlementLeg, settlementNeedsHistory, type FxRateSource } from './legal-currency.js';
@@ -343,7 +343,7 @@ export async function listPayouts(
   em: EntityManager,
   orgId: number,
   q: { from: number; take: number; search?: string; sort?: string[]; psp_object_id?: string[]; updated_since?: string },
-): Promise<{ rows: Payout[]; total: number }> {
+): Promise<ListedPage<Payout>> {
   const conditions: SqlCondition[] = [];
   // a replacement stamps edited_at, so a sync reads the payout's new version
   if (q.updated_since) conditions.push(where.gte('edited_at', new Date(q.updated_since)));

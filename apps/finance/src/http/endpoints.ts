@@ -1,4 +1,4 @@
-import { defersTransaction, page, postingSettingsOf, type EndpointHandlers } from '@ledgerline/service-kit';
+import { defersTransaction, keysetPage, page, postingSettingsOf, type EndpointHandlers } from '@ledgerline/service-kit';
 import { bankTransactionView, listBankTransactions, matchBankTransaction, recordBankTransaction, unmatchBankTransaction } from '../domain/bank-transactions.js';
 import { findStatement, importBankStatements, listStatements, statementSummary, statementView } from '../domain/statements/import-statement.js';
 import { createPayout, listPayouts, payoutView, readPayout, replacePayout } from '../domain/payouts.js';
@@ -9,8 +9,8 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
     // reads until its one write, which commits with its events (`ctx.writeLast`)
     recordBankTransaction: defersTransaction(async ({ ctx, input }) => recordBankTransaction(ctx, input.body)),
     listBankTransactions: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listBankTransactions(ctx.em, ctx.orgId, q);
-      return page(rows.map(bankTransactionView), total, q.from, q.take);
+      const listed = await listBankTransactions(ctx.em, ctx.orgId, q);
+      return keysetPage(listed.rows.map(bankTransactionView), listed, q);
     },
     matchBankTransaction: async ({ ctx, input }) => matchBankTransaction(ctx, input.params.id, input.body),
     unmatchBankTransaction: async ({ ctx, input }) => unmatchBankTransaction(ctx, input.params.id),
@@ -23,13 +23,12 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
     getBankStatement: async ({ ctx, input }) => statementView(ctx, await findStatement(ctx, input.params.id)),
     createPayout: async ({ ctx, input }) => createPayout(ctx, input.body),
     listPayouts: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listPayouts(ctx.em, ctx.orgId, q);
+      const listed = await listPayouts(ctx.em, ctx.orgId, q);
       const { lockDate } = await postingSettingsOf(ctx);
-      return page(
-        rows.map((p) => payoutView(p, lockDate)),
-        total,
-        q.from,
-        q.take,
+      return keysetPage(
+        listed.rows.map((p) => payoutView(p, lockDate)),
+        listed,
+        q,
       );
     },
     getPayout: async ({ ctx, input }) => payoutView(await readPayout(ctx, input.params.id), (await postingSettingsOf(ctx)).lockDate),

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
-import { dec, listEntityPage, parseRange, sortedPage, toWire, where, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
+import { dec, listEntityPage, type ListedPage, parseRange, sortedPage, toWire, where, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
 import { PURCHASE_KINDS } from './kinds.js';
 import { isoDay } from '@ledgerline/service-kit';
@@ -32,7 +32,7 @@ const SORTABLE: Record<string, string> = {
  * over number, vendor number, vendor name and description, sorted and paged; plain rows, no
  * entities (decision 105).
  */
-export async function listPurchaseDocuments(scope: TenantScope, kinds: PurchaseKind[], q: PurchaseListQuery): Promise<{ rows: PurchaseDocument[]; total: number }> {
+export async function listPurchaseDocuments(scope: TenantScope, kinds: PurchaseKind[], q: PurchaseListQuery): Promise<ListedPage<PurchaseDocument>> {
   const { em, orgId } = scope;
   const conditions: SqlCondition[] = [where.oneOf('kind', kinds)];
   if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));

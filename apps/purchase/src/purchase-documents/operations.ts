@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { NotFoundError, page, readEntity, type TenantContext } from '@ledgerline/service-kit';
+import { NotFoundError, keysetPage, readEntity, type TenantContext } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseKind } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
 import { listPurchaseDocuments, type PurchaseListQuery } from './list.js';
@@ -22,8 +22,8 @@ export function purchaseDocumentOperations<K extends PurchaseKind, S extends Pur
       return purchaseView(d, kind.kind);
     },
     list: async (ctx: TenantContext, q: PurchaseListQuery) => {
-      const { rows, total } = await listPurchaseDocuments(ctx, [kind.kind], q);
-      return page(rows.map((d) => purchaseView(d, kind.kind)), total, q.from, q.take);
+      const listed = await listPurchaseDocuments(ctx, [kind.kind], q);
+      return keysetPage(listed.rows.map((d) => purchaseView(d, kind.kind)), listed, q);
     },
   };
 }

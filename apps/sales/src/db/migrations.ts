@@ -337,4 +337,13 @@ create index reminder_lines_invoice on reminder_lines (org_id, invoice_id, level
 create index reminder_lines_letter on reminder_lines (org_id, letter_id);
 `,
   ),
+  sqlMigration(
+    'sales_1500_customer_list',
+    `
+-- Decision 213. A customer's documents in the list's order, read from where a cursor stopped.
+-- (if not exists: an operator with many documents may build it beforehand with create index
+-- concurrently, which does not hold writes back while it builds)
+create index if not exists sales_documents_customer on sales_documents (org_id, doc_type, customer_id, id);
+`,
+  ),
 ];

@@ -1,5 +1,5 @@
 import type { InvoiceListQuery, SalesDocumentListQuery } from '@ledgerline/contracts';
-import { pageOfJson, type TenantContext } from '@ledgerline/service-kit';
+import { keysetPageOfJson, type TenantContext } from '@ledgerline/service-kit';
 import type { SalesDocType } from '../db/entities.js';
 import type { Delivery } from '../delivery.js';
 import type { DocumentRequest } from './body.js';
@@ -34,8 +34,8 @@ export function salesDocumentOperations<T extends SalesDocType, R extends Docume
   return {
     create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => (await postSalesDocument(ctx, kind, body, { strict })).view,
     list: async (ctx: TenantContext, q: SalesDocumentListQuery & Partial<Pick<InvoiceListQuery, 'recurring_invoice_id'>>) => {
-      const { rows, total } = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
-      return pageOfJson(rows.map(viewTextOfRow), total, q.from, q.take);
+      const listed = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
+      return keysetPageOfJson(listed.rows.map(viewTextOfRow), listed, q);
     },
     get: async (ctx: TenantContext, id: number) => readSalesDocumentView(ctx, kind, id),
     html: async (ctx: Ctx, id: number, q: RenderOptions) => ctx.c.body((await renderSalesDocument(ctx, kind, id, q)).html, 200, HTML_HEADERS),

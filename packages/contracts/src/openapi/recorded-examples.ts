@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_IeDRvc6J",
+          "prefix": "ak_LNpVygON",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-29T00:12:28.033Z",
+          "created_at": "2026-11-29T02:18:02.614Z",
           "expires_at": null,
-          "last_used_at": "2026-11-29T00:12:28.092Z",
+          "last_used_at": "2026-11-29T02:18:02.649Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_qFGT9hgF",
+          "prefix": "ak_YrP688qH",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-29T00:12:28.286Z",
+          "created_at": "2026-11-29T02:18:02.774Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_qFGT9hgF",
+      "prefix": "ak_YrP688qH",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T00:12:28.286Z",
+      "created_at": "2026-11-29T02:18:02.774Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_qFGT9hgF",
+      "prefix": "ak_YrP688qH",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T00:12:28.286Z",
+      "created_at": "2026-11-29T02:18:02.774Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_qFGT9hgF",
+      "prefix": "ak_YrP688qH",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-29T00:12:28.286Z",
+      "created_at": "2026-11-29T02:18:02.774Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_qFGT9hgF",
+      "prefix": "ak_YrP688qH",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-29T00:12:28.286Z",
+      "created_at": "2026-11-29T02:18:02.774Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-29T00:12:28.364Z"
+      "revoked_at": "2026-11-29T02:18:02.816Z"
     }
   },
   "putHostingIntegration": {
@@ -212,13 +212,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "listAccountingTransactions": {
     "response": {
       "total": 1,
+      "total_exact": true,
       "from": 0,
       "take": 1,
+      "next_cursor": null,
       "entities": [
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-29T00:12:28.816Z",
+          "created_at": "2026-11-29T02:18:03.176Z",
           "edited_at": null,
           "books": [
             {
@@ -595,7 +597,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-29T00:12:31.263Z"
+        "created_at": "2026-11-29T02:18:05.264Z"
       }
     ]
   },
@@ -685,7 +687,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
+      "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -736,8 +738,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "5b25b4d8-64ce-4fd9-b5b1-a64615772caf",
-      "created_at": "2026-11-29T00:12:31.301Z",
+      "uid": "0ab074bd-2ef0-4ce6-9118-61cc77caa26b",
+      "created_at": "2026-11-29T02:18:05.296Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -922,9 +924,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "d6e1fbeb-11f5-4640-b892-ac249dddfd71",
-      "created_at": "2026-11-29T00:12:31.896Z",
-      "edited_at": "2026-11-29T00:12:31.896Z",
+      "uid": "180f0d49-39a4-4f3e-837e-57348c78996e",
+      "created_at": "2026-11-29T02:18:05.795Z",
+      "edited_at": "2026-11-29T02:18:05.795Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1089,7 +1091,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-29T00:12:30.714Z",
+          "evaluated_at": "2026-11-29T02:18:04.904Z",
           "blocking_reason": null
         }
       }
@@ -1138,10 +1140,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
+      "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
       "transaction_type": null,
-      "created_at": "2026-11-29T00:12:32.297Z",
-      "edited_at": "2026-11-29T00:12:32.349Z",
+      "created_at": "2026-11-29T02:18:06.186Z",
+      "edited_at": "2026-11-29T02:18:06.221Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1227,15 +1229,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "listPayouts": {
     "response": {
       "total": 1,
+      "total_exact": true,
       "from": 0,
       "take": 100,
+      "next_cursor": null,
       "entities": [
         {
           "id": 1,
-          "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
+          "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
           "transaction_type": null,
-          "created_at": "2026-11-29T00:12:32.297Z",
-          "edited_at": "2026-11-29T00:12:32.349Z",
+          "created_at": "2026-11-29T02:18:06.186Z",
+          "edited_at": "2026-11-29T02:18:06.221Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1650,7 +1654,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "4b92e0e9c51864b35c1d8e997988eac4dcdc4916441855618ca8a80352fb2cb7",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-29T00:12:32.486Z",
+          "created_at": "2026-11-29T02:18:06.317Z",
           "created_by": "key:2"
         }
       ],
@@ -1871,7 +1875,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 20,
+          "transaction_id": 21,
           "no": null,
           "type": "payout",
           "source": {
@@ -1987,15 +1991,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-29T00:12:32.520Z",
+      "created_at": "2026-11-29T02:18:06.347Z",
       "created_by": "key:2"
     }
   },
   "listJournalEntries": {
     "response": {
       "total": 2,
+      "total_exact": true,
       "from": 0,
       "take": 1,
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsImlkIl0sImYiOiJkS1dRYm9iNThyaTJmcVZ3IiwidiI6WyIyMDI2LTExLTMwIiwiMyJdfQ",
       "entities": [
         {
           "id": 3,
@@ -2024,7 +2030,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-29T00:12:32.520Z",
+          "created_at": "2026-11-29T02:18:06.347Z",
           "created_by": "key:2"
         }
       ],
@@ -2059,7 +2065,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-29T00:12:32.520Z",
+      "created_at": "2026-11-29T02:18:06.347Z",
       "created_by": "key:2"
     }
   },
@@ -2097,7 +2103,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-29T00:12:32.550Z",
+      "created_at": "2026-11-29T02:18:06.374Z",
       "created_by": "key:2"
     }
   },
@@ -2118,7 +2124,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-29T00:12:32.714Z",
+      "created_at": "2026-11-29T02:18:06.545Z",
       "created_by": "key:2"
     }
   },
@@ -2141,7 +2147,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-29T00:12:32.753Z",
+          "created_at": "2026-11-29T02:18:06.596Z",
           "created_by": "key:2"
         },
         {
@@ -2160,7 +2166,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-29T00:12:32.714Z",
+          "created_at": "2026-11-29T02:18:06.545Z",
           "created_by": "key:2"
         }
       ],
@@ -2184,7 +2190,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-29T00:12:32.714Z",
+      "created_at": "2026-11-29T02:18:06.545Z",
       "created_by": "key:2"
     }
   },
@@ -2227,7 +2233,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-29T00:12:32.664Z",
+      "created_at": "2026-11-29T02:18:06.478Z",
       "created_by": "key:2"
     }
   },
@@ -2307,8 +2313,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "54d42bf2-b6fb-436b-9b20-94f42d915978",
-      "created_at": "2026-11-29T00:12:28.799Z",
+      "uid": "44d699f6-53b0-49c9-9268-d5510eec426f",
+      "created_at": "2026-11-29T02:18:03.159Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2515,13 +2521,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "listInvoices": {
     "response": {
       "total": 1,
+      "total_exact": true,
       "from": 0,
       "take": 10,
+      "next_cursor": null,
       "entities": [
         {
           "id": 1,
-          "uid": "54d42bf2-b6fb-436b-9b20-94f42d915978",
-          "created_at": "2026-11-29T00:12:28.799Z",
+          "uid": "44d699f6-53b0-49c9-9268-d5510eec426f",
+          "created_at": "2026-11-29T02:18:03.159Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2731,8 +2739,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "54d42bf2-b6fb-436b-9b20-94f42d915978",
-      "created_at": "2026-11-29T00:12:28.799Z",
+      "uid": "44d699f6-53b0-49c9-9268-d5510eec426f",
+      "created_at": "2026-11-29T02:18:03.159Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2952,7 +2960,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-29T00:12:30.714Z",
+        "evaluated_at": "2026-11-29T02:18:04.904Z",
         "blocking_reason": null
       }
     }
@@ -2960,13 +2968,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "listCreditNotes": {
     "response": {
       "total": 1,
+      "total_exact": true,
       "from": 0,
       "take": 100,
+      "next_cursor": null,
       "entities": [
         {
           "id": 2,
-          "uid": "5b25b4d8-64ce-4fd9-b5b1-a64615772caf",
-          "created_at": "2026-11-29T00:12:31.301Z",
+          "uid": "0ab074bd-2ef0-4ce6-9118-61cc77caa26b",
+          "created_at": "2026-11-29T02:18:05.296Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3122,8 +3132,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "5b25b4d8-64ce-4fd9-b5b1-a64615772caf",
-      "created_at": "2026-11-29T00:12:31.301Z",
+      "uid": "0ab074bd-2ef0-4ce6-9118-61cc77caa26b",
+      "created_at": "2026-11-29T02:18:05.296Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3282,7 +3292,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>54D42BF2-B6FB-436B-9B20-94F42D915978</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>44D699F6-53B0-49C9-9268-D5510EEC426F</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3294,7 +3304,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>5B25B4D8-64CE-4FD9-B5B1-A64615772CAF</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>54D42BF2-B6FB-436B-9B20-94F42D915978</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>0AB074BD-2EF0-4CE6-9118-61CC77CAA26B</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>44D699F6-53B0-49C9-9268-D5510EEC426F</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3316,7 +3326,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-29T00:12:31.827Z",
+      "created_at": "2026-11-29T02:18:05.745Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3340,8 +3350,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T00:12:31.785Z",
-          "removed_at": "2026-11-29T00:12:31.804Z",
+          "created_at": "2026-11-29T02:18:05.713Z",
+          "removed_at": "2026-11-29T02:18:05.733Z",
           "exchange_difference": null
         },
         {
@@ -3357,7 +3367,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-29T00:12:31.827Z",
+          "created_at": "2026-11-29T02:18:05.745Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3384,8 +3394,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T00:12:31.785Z",
-          "removed_at": "2026-11-29T00:12:31.804Z",
+          "created_at": "2026-11-29T02:18:05.713Z",
+          "removed_at": "2026-11-29T02:18:05.733Z",
           "exchange_difference": null
         },
         {
@@ -3401,7 +3411,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-29T00:12:31.827Z",
+          "created_at": "2026-11-29T02:18:05.745Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3423,8 +3433,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-29",
-      "created_at": "2026-11-29T00:12:31.785Z",
-      "removed_at": "2026-11-29T00:12:31.804Z",
+      "created_at": "2026-11-29T02:18:05.713Z",
+      "removed_at": "2026-11-29T02:18:05.733Z",
       "exchange_difference": null
     }
   },
@@ -3446,7 +3456,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-29T00:12:31.954Z",
+      "created_at": "2026-11-29T02:18:05.859Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3470,8 +3480,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T00:12:31.923Z",
-          "removed_at": "2026-11-29T00:12:31.938Z",
+          "created_at": "2026-11-29T02:18:05.831Z",
+          "removed_at": "2026-11-29T02:18:05.845Z",
           "exchange_difference": null
         },
         {
@@ -3487,7 +3497,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-29T00:12:31.954Z",
+          "created_at": "2026-11-29T02:18:05.859Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3514,8 +3524,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T00:12:31.923Z",
-          "removed_at": "2026-11-29T00:12:31.938Z",
+          "created_at": "2026-11-29T02:18:05.831Z",
+          "removed_at": "2026-11-29T02:18:05.845Z",
           "exchange_difference": null
         },
         {
@@ -3531,7 +3541,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-29T00:12:31.954Z",
+          "created_at": "2026-11-29T02:18:05.859Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3553,8 +3563,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-29",
-      "created_at": "2026-11-29T00:12:31.923Z",
-      "removed_at": "2026-11-29T00:12:31.938Z",
+      "created_at": "2026-11-29T02:18:05.831Z",
+      "removed_at": "2026-11-29T02:18:05.845Z",
       "exchange_difference": null
     }
   },
@@ -3607,9 +3617,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "3ac4a2e0-dbc2-45bb-b5ec-834e4c272d34",
-      "created_at": "2026-11-29T00:12:31.854Z",
-      "edited_at": "2026-11-29T00:12:31.854Z",
+      "uid": "3bda37d8-96ea-4c10-8ffa-05b081b471ec",
+      "created_at": "2026-11-29T02:18:05.768Z",
+      "edited_at": "2026-11-29T02:18:05.768Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3730,9 +3740,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "2b3d231b-07f2-4a7c-8c72-769c803aa455",
-        "created_at": "2026-11-29T00:12:30.687Z",
-        "edited_at": "2026-11-29T00:12:30.687Z",
+        "uid": "08a095d1-154b-4a51-82a4-6ac3833f6813",
+        "created_at": "2026-11-29T02:18:04.871Z",
+        "edited_at": "2026-11-29T02:18:04.871Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3865,14 +3875,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "listBills": {
     "response": {
       "total": 1,
+      "total_exact": true,
       "from": 0,
       "take": 100,
+      "next_cursor": null,
       "entities": [
         {
           "id": 2,
-          "uid": "3ac4a2e0-dbc2-45bb-b5ec-834e4c272d34",
-          "created_at": "2026-11-29T00:12:31.854Z",
-          "edited_at": "2026-11-29T00:12:31.854Z",
+          "uid": "3bda37d8-96ea-4c10-8ffa-05b081b471ec",
+          "created_at": "2026-11-29T02:18:05.768Z",
+          "edited_at": "2026-11-29T02:18:05.768Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3990,14 +4002,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "listVendorCredits": {
     "response": {
       "total": 1,
+      "total_exact": true,
       "from": 0,
       "take": 100,
+      "next_cursor": null,
       "entities": [
         {
           "id": 3,
-          "uid": "d6e1fbeb-11f5-4640-b892-ac249dddfd71",
-          "created_at": "2026-11-29T00:12:31.896Z",
-          "edited_at": "2026-11-29T00:12:31.896Z",
+          "uid": "180f0d49-39a4-4f3e-837e-57348c78996e",
+          "created_at": "2026-11-29T02:18:05.795Z",
+          "edited_at": "2026-11-29T02:18:05.795Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4329,9 +4343,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "3ac4a2e0-dbc2-45bb-b5ec-834e4c272d34",
-      "created_at": "2026-11-29T00:12:31.854Z",
-      "edited_at": "2026-11-29T00:12:31.854Z",
+      "uid": "3bda37d8-96ea-4c10-8ffa-05b081b471ec",
+      "created_at": "2026-11-29T02:18:05.768Z",
+      "edited_at": "2026-11-29T02:18:05.768Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4446,9 +4460,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "d6e1fbeb-11f5-4640-b892-ac249dddfd71",
-      "created_at": "2026-11-29T00:12:31.896Z",
-      "edited_at": "2026-11-29T00:12:31.896Z",
+      "uid": "180f0d49-39a4-4f3e-837e-57348c78996e",
+      "created_at": "2026-11-29T02:18:05.795Z",
+      "edited_at": "2026-11-29T02:18:05.795Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4537,8 +4551,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "listBankTransactions": {
     "response": {
       "total": 1,
+      "total_exact": true,
       "from": 0,
       "take": 100,
+      "next_cursor": null,
       "entities": [
         {
           "id": 1,
@@ -4692,7 +4708,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-29T00:12:32.082Z",
+          "created_at": "2026-11-29T02:18:05.963Z",
           "entries": [
             {
               "order": 1,
@@ -4849,7 +4865,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-29T00:12:32.082Z"
+          "created_at": "2026-11-29T02:18:05.963Z"
         }
       ],
       "aggregations": []
@@ -4866,7 +4882,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-29T00:12:32.082Z",
+      "created_at": "2026-11-29T02:18:05.963Z",
       "entries": [
         {
           "order": 1,
@@ -5033,10 +5049,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
+      "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
       "transaction_type": null,
-      "created_at": "2026-11-29T00:12:32.297Z",
-      "edited_at": "2026-11-29T00:12:32.297Z",
+      "created_at": "2026-11-29T02:18:06.186Z",
+      "edited_at": "2026-11-29T02:18:06.186Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5122,10 +5138,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "593984a8-237d-4781-ac84-8b84c4727a91",
+      "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
       "transaction_type": null,
-      "created_at": "2026-11-29T00:12:32.297Z",
-      "edited_at": "2026-11-29T00:12:32.297Z",
+      "created_at": "2026-11-29T02:18:06.186Z",
+      "edited_at": "2026-11-29T02:18:06.186Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5217,7 +5233,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-29T00:12:32.821Z"
+      "created_at": "2026-11-29T02:18:06.643Z"
     }
   },
   "listInvoiceAttachments": {
@@ -5234,7 +5250,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-11-29T00:12:32.821Z"
+          "created_at": "2026-11-29T02:18:06.643Z"
         }
       ],
       "aggregations": []
@@ -5250,7 +5266,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-29T00:12:32.821Z"
+      "created_at": "2026-11-29T02:18:06.643Z"
     }
   },
   "uploadBillAttachment": {
@@ -5262,7 +5278,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-11-29T00:12:32.793Z"
+      "created_at": "2026-11-29T02:18:06.621Z"
     }
   },
   "listBillAttachments": {
@@ -5279,7 +5295,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-11-29T00:12:32.793Z"
+          "created_at": "2026-11-29T02:18:06.621Z"
         }
       ],
       "aggregations": []
@@ -5295,7 +5311,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-11-29T00:12:32.849Z"
+      "created_at": "2026-11-29T02:18:06.665Z"
     }
   },
   "putReminderSettings": {
@@ -5368,7 +5384,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-11-29T00:12:32.871Z"
+      "updated_at": "2026-11-29T02:18:06.681Z"
     }
   },
   "getReminderSettings": {
@@ -5406,7 +5422,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-11-29T00:12:32.871Z"
+      "updated_at": "2026-11-29T02:18:06.681Z"
     }
   },
   "runReminders": {
@@ -5436,7 +5452,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-11-29T00:12:32.896Z"
+              "created_at": "2026-11-29T02:18:06.754Z"
             }
           ]
         }
@@ -5465,7 +5481,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fee": 500,
           "email_status": "written",
           "to": "accounts@acme.example",
-          "created_at": "2026-11-29T00:12:32.896Z"
+          "created_at": "2026-11-29T02:18:06.754Z"
         }
       ],
       "aggregations": []
@@ -5570,8 +5586,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-11-29T00:12:33.709Z",
-      "updated_at": "2026-11-29T00:12:33.709Z"
+      "created_at": "2026-11-29T02:18:07.617Z",
+      "updated_at": "2026-11-29T02:18:07.617Z"
     }
   },
   "listRecurringInvoices": {
@@ -5634,8 +5650,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 2,
           "last_issued_date": "2026-11-01",
-          "created_at": "2026-11-29T00:12:33.709Z",
-          "updated_at": "2026-11-29T00:12:33.835Z"
+          "created_at": "2026-11-29T02:18:07.617Z",
+          "updated_at": "2026-11-29T02:18:07.778Z"
         }
       ],
       "aggregations": []
@@ -5697,8 +5713,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T00:12:33.709Z",
-      "updated_at": "2026-11-29T00:12:33.740Z"
+      "created_at": "2026-11-29T02:18:07.617Z",
+      "updated_at": "2026-11-29T02:18:07.641Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5797,8 +5813,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T00:12:33.709Z",
-      "updated_at": "2026-11-29T00:12:33.808Z"
+      "created_at": "2026-11-29T02:18:07.617Z",
+      "updated_at": "2026-11-29T02:18:07.746Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5862,8 +5878,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T00:12:33.709Z",
-      "updated_at": "2026-11-29T00:12:33.825Z"
+      "created_at": "2026-11-29T02:18:07.617Z",
+      "updated_at": "2026-11-29T02:18:07.762Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5921,8 +5937,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T00:12:33.709Z",
-      "updated_at": "2026-11-29T00:12:33.835Z"
+      "created_at": "2026-11-29T02:18:07.617Z",
+      "updated_at": "2026-11-29T02:18:07.778Z"
     }
   },
   "createNumberingSeries": {
@@ -5938,7 +5954,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-29T00:12:28.715Z"
+      "created_at": "2026-11-29T02:18:03.094Z"
     }
   },
   "listNumberingSeries": {
@@ -5953,7 +5969,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-29T00:12:28.708Z"
+          "created_at": "2026-11-29T02:18:03.085Z"
         },
         {
           "id": 2,
@@ -5961,7 +5977,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-29T00:12:28.715Z"
+          "created_at": "2026-11-29T02:18:03.094Z"
         }
       ],
       "aggregations": []
@@ -6061,15 +6077,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
+          "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-29T00:12:28.398Z",
-          "last_used_at": "2026-11-29T00:12:28.426Z",
+          "created_at": "2026-11-29T02:18:02.839Z",
+          "last_used_at": "2026-11-29T02:18:02.854Z",
           "revoked_at": null
         }
       ],
@@ -6079,30 +6095,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
+      "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T00:12:28.398Z",
-      "last_used_at": "2026-11-29T00:12:28.426Z",
+      "created_at": "2026-11-29T02:18:02.839Z",
+      "last_used_at": "2026-11-29T02:18:02.854Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_D2Y9F5TFX4qVt1W1mRqw_3MaGRi",
+      "client_id": "cl_hOsrxqIYabXWbodJgbsz_14TbYJ",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-29T00:12:28.446Z",
+      "created_at": "2026-11-29T02:18:02.883Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-29T00:12:28.467Z"
+      "revoked_at": "2026-11-29T02:18:02.898Z"
     }
   },
   "deleteClient": {
@@ -6120,12 +6136,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:24",
           "service": "sales",
-          "recorded_at": "2026-11-29T00:12:33.835Z",
+          "recorded_at": "2026-11-29T02:18:07.777Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "7206fa7e-66bd-43a5-afdc-fdaff2ad3c18",
+          "request_id": "94b8bde9-c6c7-4c34-8132-f99c81493924",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -6180,9 +6196,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T00:12:33.709Z",
+            "created_at": "2026-11-29T02:18:07.617Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T00:12:33.825Z",
+            "updated_at": "2026-11-29T02:18:07.762Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6237,9 +6253,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T00:12:33.709Z",
+            "created_at": "2026-11-29T02:18:07.617Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T00:12:33.835Z",
+            "updated_at": "2026-11-29T02:18:07.778Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6253,17 +6269,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-11-01"
           },
           "seq": 24,
-          "hash": "1f0a80da27085679a40807fbd0d4e1951bd16a1a4b5f5c9f32f75ff8cf837f0a"
+          "hash": "51a707ec73d77dd4f539139765ca4b6b1da3bec11beda523912cd258b8767986"
         },
         {
           "id": "sales:23",
           "service": "sales",
-          "recorded_at": "2026-11-29T00:12:33.825Z",
+          "recorded_at": "2026-11-29T02:18:07.761Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "6cd4746d-96cd-4a84-b2bb-f92b7927613a",
+          "request_id": "edea9c37-b455-45c3-ab12-91a3fcd0e1b9",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -6318,9 +6334,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T00:12:33.709Z",
+            "created_at": "2026-11-29T02:18:07.617Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T00:12:33.808Z",
+            "updated_at": "2026-11-29T02:18:07.746Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6375,9 +6391,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T00:12:33.709Z",
+            "created_at": "2026-11-29T02:18:07.617Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T00:12:33.825Z",
+            "updated_at": "2026-11-29T02:18:07.762Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6391,7 +6407,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-11-01"
           },
           "seq": 23,
-          "hash": "1ca66d50c9fe0b658e2d39425694a925b901598bd778a33719de0e0e6a7d392c"
+          "hash": "e62df65028a87c16a3444c5eae7f8ed569d3b1085bda8072c1de4fbccbbdec7c"
         }
       ],
       "aggregations": []
@@ -6477,8 +6493,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-29T00:12:28.030Z",
-      "updated_at": "2026-11-29T00:12:28.030Z"
+      "created_at": "2026-11-29T02:18:02.612Z",
+      "updated_at": "2026-11-29T02:18:02.612Z"
     }
   },
   "updateOrganisation": {
@@ -6520,19 +6536,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-29T00:12:28.030Z",
-      "updated_at": "2026-11-29T00:12:28.253Z"
+      "created_at": "2026-11-29T02:18:02.612Z",
+      "updated_at": "2026-11-29T02:18:02.756Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_VeF7VjJWfxaHDiAmUVhu_23Z3oC",
+      "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjlmZDlhOWJjLTczMTctNGIwZS05Zjc5LWYxYzMzMjI0ZmVkNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9WZUY3VmpKV2Z4YUhEaUFtVVZodV8yM1ozb0MiLCJqdGkiOiJhODJlNDVkNS03ZDk3LTRiNjgtOWJhYy0xZWNmNGVjMmNkOTQiLCJpYXQiOjE3OTU5MTExNDgsImV4cCI6MTc5NTkxMjA0OH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjVkZjMzYjZmLWMxZTUtNGUwZS1iZDkxLTcxYjA3YTIzMjExYiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF95UW9QUVlkUTVTMUwyOHZhU2xPeF8wbmpSVVIiLCJqdGkiOiI3OGFmODYyZi03MmMxLTQ5ZGMtOGYwNC0yMGYwMjA0MzkyYmYiLCJpYXQiOjE3OTU5MTg2ODIsImV4cCI6MTc5NTkxOTU4Mn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -6556,8 +6572,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-29T00:12:28.600Z",
-          "updated_at": "2026-11-29T00:12:28.604Z"
+          "created_at": "2026-11-29T02:18:02.982Z",
+          "updated_at": "2026-11-29T02:18:02.984Z"
         }
       ],
       "aggregations": []
@@ -6584,8 +6600,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T00:12:28.600Z",
-      "updated_at": "2026-11-29T00:12:28.604Z",
+      "created_at": "2026-11-29T02:18:02.982Z",
+      "updated_at": "2026-11-29T02:18:02.984Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6602,8 +6618,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T00:12:28.600Z",
-      "updated_at": "2026-11-29T00:12:28.604Z"
+      "created_at": "2026-11-29T02:18:02.982Z",
+      "updated_at": "2026-11-29T02:18:02.984Z"
     }
   },
   "updateWebhook": {
@@ -6627,8 +6643,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T00:12:28.600Z",
-      "updated_at": "2026-11-29T00:12:28.646Z"
+      "created_at": "2026-11-29T02:18:02.982Z",
+      "updated_at": "2026-11-29T02:18:03.029Z"
     }
   },
   "deleteWebhook": {
@@ -6651,8 +6667,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T00:12:28.600Z",
-      "updated_at": "2026-11-29T00:12:33.910Z",
+      "created_at": "2026-11-29T02:18:02.982Z",
+      "updated_at": "2026-11-29T02:18:07.876Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6665,31 +6681,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 16,
           "webhook_id": 1,
-          "event_id": "093d39e8-4e50-49f0-a18b-ac59725158d4",
+          "event_id": "20fba795-752a-4361-af73-f46c5860870f",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 6,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T01:12:33.801Z",
-          "created_at": "2026-11-29T00:12:33.777Z",
+          "next_attempt_at": "2026-11-29T03:18:07.734Z",
+          "created_at": "2026-11-29T02:18:07.682Z",
           "completed_at": null
         },
         {
           "id": 15,
           "webhook_id": 1,
-          "event_id": "ae84dc86-e3fb-4f01-8f93-636e1d372843",
+          "event_id": "f49a9c54-c9b7-466a-b438-7f547d46e36a",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 4,
+          "last_duration_ms": 5,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T01:12:33.804Z",
-          "created_at": "2026-11-29T00:12:33.777Z",
+          "next_attempt_at": "2026-11-29T03:18:07.734Z",
+          "created_at": "2026-11-29T02:18:07.682Z",
           "completed_at": null
         }
       ],
@@ -6700,16 +6716,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 16,
       "webhook_id": 1,
-      "event_id": "093d39e8-4e50-49f0-a18b-ac59725158d4",
+      "event_id": "20fba795-752a-4361-af73-f46c5860870f",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 3,
+      "last_duration_ms": 6,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-29T00:12:33.892Z",
-      "created_at": "2026-11-29T00:12:33.777Z",
+      "next_attempt_at": "2026-11-29T02:18:07.852Z",
+      "created_at": "2026-11-29T02:18:07.682Z",
       "completed_at": null
     }
   },
@@ -6777,7 +6793,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-29T00:12:28.692Z"
+      "updated_at": "2026-11-29T02:18:03.071Z"
     }
   },
   "putTaxFilingSettings": {
@@ -6820,7 +6836,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-29T00:12:28.692Z"
+      "updated_at": "2026-11-29T02:18:03.071Z"
     }
   },
   "createOrganisation": {
@@ -6876,18 +6892,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-29T00:12:28.030Z",
-        "updated_at": "2026-11-29T00:12:28.030Z"
+        "created_at": "2026-11-29T02:18:02.612Z",
+        "updated_at": "2026-11-29T02:18:02.612Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_IeDRvc6J",
+        "prefix": "ak_LNpVygON",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-29T00:12:28.033Z",
+        "created_at": "2026-11-29T02:18:02.614Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,

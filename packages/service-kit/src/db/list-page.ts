@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { parseSort, type SortKey } from '../http/query.js';
 import type { EntitySchema } from '@mikro-orm/core';
+import { EXACT_TOTAL_LIMIT } from '@ledgerline/contracts';
 import { sqlRows } from './orm.js';
+import { afterKeys, decodeCursor, encodeCursor, invalidCursor, listDigest } from './keyset.js';
 import { asEntities, entityColumns, tableShape } from './tables.js';
 
 /** One condition of a list's WHERE clause: SQL with `?` placeholders and their values. */
@@ -48,10 +50,24 @@ export interface ListPageQuery {
   /** Validated sort keys (`parseSort`) and the column each sortable field reads. */
   sort: SortKey[];
   sortColumns: Record<string, string>;
+  /** Sortable fields whose column is never null (a cursor after them can start an index scan). */
+  notNull?: readonly string[];
   /** Ties are broken by id, in this direction, unless the sort already names id. */
   tieBreak: 'asc' | 'desc';
   from: number;
   take: number;
+  /** The `next_cursor` of the page before: this page starts after its last row (`from` must be 0). */
+  cursor?: string;
+  /** Count every match, however many; else the count stops at EXACT_TOTAL_LIMIT and estimates beyond. */
+  exactTotal?: boolean;
+}
+
+/** A page of a list, its total (counted, or estimated past EXACT_TOTAL_LIMIT) and the cursor after it. */
+export interface ListedPage<T> {
+  rows: T[];
+  total: number;
+  totalExact: boolean;
+  nextCursor: string | null;
 }
 
 /**
@@ -59,39 +75,86 @@ export interface ListPageQuery {
  * naming an unknown one), `fallback` when none is asked, ties broken by id ascending.
  */
 export function sortedPage(
-  q: { sort?: string[]; from: number; take: number },
+  q: { sort?: string[]; from: number; take: number; cursor?: string; exact_total?: boolean },
   sortColumns: Record<string, string>,
   fallback: SortKey[] = [{ field: 'id', direction: 'asc' }],
-): Pick<ListPageQuery, 'sort' | 'sortColumns' | 'tieBreak' | 'from' | 'take'> {
-  return { sort: parseSort(q.sort, Object.keys(sortColumns), fallback), sortColumns, tieBreak: 'asc', from: q.from, take: q.take };
+): Pick<ListPageQuery, 'sort' | 'sortColumns' | 'tieBreak' | 'from' | 'take' | 'cursor' | 'exactTotal'> {
+  return { sort: parseSort(q.sort, Object.keys(sortColumns), fallback), sortColumns, tieBreak: 'asc', ...pagingOf(q) };
+}
+
+/** The paging of a list query as `listPage` takes it. */
+export function pagingOf(q: { from: number; take: number; cursor?: string; exact_total?: boolean }): Pick<ListPageQuery, 'from' | 'take' | 'cursor' | 'exactTotal'> {
+  return { from: q.from, take: q.take, cursor: q.cursor, exactTotal: q.exact_total };
 }
 
 /**
- * One page of a list and the count of everything that matches, in one statement: the rows come
- * straight from the driver as plain objects, with no entity hydrated, identity-mapped and
- * snapshotted for change tracking that a read never uses (issue 15: a 100-row page cost sales
- * 20 ms of CPU through the ORM). The filters' values travel as bind parameters.
+ * One page of a list and the count of what matches, in one statement: the rows come straight
+ * from the driver as plain objects, with no entity hydrated, identity-mapped and snapshotted for
+ * change tracking that a read never uses (issue 15: a 100-row page cost sales 20 ms of CPU
+ * through the ORM). The filters' values travel as bind parameters.
+ *
+ * A large organisation's list stays as cheap as a small one's (decision 213): the page after a
+ * cursor is read from where the last one stopped (an offset reads every row before it), and the
+ * count stops after EXACT_TOTAL_LIMIT matches, beyond which the planner's estimate stands for it
+ * (an exact count of a million rows costs more than the page) unless `exactTotal` asks for it.
  */
-export async function listPage<T extends { id: unknown }>(em: EntityManager, q: ListPageQuery): Promise<{ rows: T[]; total: number }> {
+export async function listPage<T extends { id: unknown }>(em: EntityManager, q: ListPageQuery): Promise<ListedPage<T>> {
   const conditions = [{ sql: 'org_id = ?', params: [q.orgId] }, ...q.conditions];
   const whereSql = conditions.map((c) => c.sql).join(' and ');
   const whereParams = conditions.flatMap((c) => c.params);
-  const order = q.sort.map((s) => `${sortColumn(q, s.field)} ${s.direction === 'desc' ? 'desc' : 'asc'}`);
-  if (!q.sort.some((s) => s.field === 'id')) order.push(`id ${q.tieBreak}`);
+  const keys = q.sort.map((s) => ({ field: s.field, column: sortColumn(q, s.field), direction: s.direction }));
+  if (!q.sort.some((s) => s.field === 'id')) keys.push({ field: 'id', column: 'id', direction: q.tieBreak });
+  const order = keys.map((k) => `${k.column} ${k.direction}`);
+  const orderNames = keys.map((k) => `${k.direction === 'desc' ? '-' : ''}${k.field}`);
+  const digest = listDigest(q.table, whereSql, whereParams, orderNames);
+  let pageSql = whereSql;
+  let pageParams = whereParams;
+  if (q.cursor !== undefined) {
+    if (q.from !== 0) throw invalidCursor('a cursor continues a list by itself; leave from out (or 0)');
+    const values = decodeCursor(q.cursor, orderNames, digest);
+    const after = afterKeys(keys.map((k, i) => ({ column: k.column, direction: k.direction, notNull: k.field === 'id' || (q.notNull ?? []).includes(k.field), value: values[i] })));
+    pageSql = `${whereSql} and ${after.sql}`;
+    pageParams = [...whereParams, ...after.params];
+  }
+  const keyColumns = keys.map((k, i) => `(${k.column})::text as list_key_${i}`).join(', ');
+  const counted = q.exactTotal
+    ? `select count(*)::int as list_total from ${q.table} where ${whereSql}`
+    : `select count(*)::int as list_total from (select 1 from ${q.table} where ${whereSql} limit ${EXACT_TOTAL_LIMIT + 1}) m`;
   // The count and the page are separate subqueries (each planned on its own: the count from an
   // index alone, the page reading only its rows), joined so that an empty page still answers
-  // the total on its one placeholder row.
-  const sql = `select n.list_total, p.* from (select count(*)::int as list_total from ${q.table} where ${whereSql}) n
-    left join lateral (select ${q.columns} from ${q.table} where ${whereSql} order by ${order.join(', ')} limit ? offset ?) p on true`;
-  const rows = await sqlRows<T & { list_total: number }>(em, sql, [...whereParams, ...whereParams, q.take, q.from]);
-  const total = rows[0]?.list_total ?? 0;
+  // the count on its one placeholder row. One row more than the page tells whether another follows.
+  const sql = `select n.list_total, p.* from (${counted}) n
+    left join lateral (select ${q.columns}, ${keyColumns} from ${q.table} where ${pageSql} order by ${order.join(', ')} limit ? offset ?) p on true`;
+  let rows: Array<T & Record<string, unknown>>;
+  try {
+    rows = await sqlRows<T & Record<string, unknown>>(em, sql, [...whereParams, ...pageParams, q.take + 1, q.from]);
+  } catch (err) {
+    // a forged cursor's value the column's type refuses (22xxx: data exceptions)
+    if (q.cursor !== undefined && /^22/.test(String((err as { code?: string }).code ?? ''))) throw invalidCursor('not a cursor this list answered');
+    throw err;
+  }
+  const counted_ = Number(rows[0]?.list_total ?? 0);
   const page: T[] = [];
+  let last: Record<string, unknown> | undefined;
   for (const r of rows) {
     if (r.id === null || r.id === undefined) continue;
-    const { list_total: _total, ...row } = r;
-    page.push(row as unknown as T);
+    if (page.length === q.take) break;
+    const row: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(r)) if (k !== 'list_total' && !k.startsWith('list_key_')) row[k] = v;
+    page.push(row as T);
+    last = r;
   }
-  return { rows: page, total };
+  const more = rows.filter((r) => r.id !== null && r.id !== undefined).length > q.take;
+  const nextCursor = more && last ? encodeCursor(orderNames, digest, keys.map((_, i) => (last![`list_key_${i}`] ?? null) as string | null)) : null;
+  if (q.exactTotal || counted_ <= EXACT_TOTAL_LIMIT) return { rows: page, total: counted_, totalExact: true, nextCursor };
+  const estimate = await plannedRows(em, `select 1 from ${q.table} where ${whereSql}`, whereParams);
+  return { rows: page, total: Math.max(EXACT_TOTAL_LIMIT + 1, estimate), totalExact: false, nextCursor };
+}
+
+/** The planner's estimate of how many rows a query answers (what EXPLAIN reads from the statistics). */
+async function plannedRows(em: EntityManager, sql: string, params: unknown[]): Promise<number> {
+  const [plan] = await sqlRows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(em, `explain (format json) ${sql}`, params);
+  return Math.round(Number(plan?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0));
 }
 
 function sortColumn(q: ListPageQuery, field: string): string {
@@ -109,7 +172,7 @@ export async function listEntityPage<T extends object>(
   em: EntityManager,
   entity: EntitySchema<T, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
   q: Omit<ListPageQuery, 'table' | 'columns'>,
-): Promise<{ rows: T[]; total: number }> {
-  const { rows, total } = await listPage<Record<string, unknown> & { id: unknown }>(em, { ...q, table: tableShape(em, entity).table, columns: entityColumns(em, entity) });
-  return { rows: asEntities(em, entity, rows), total };
+): Promise<ListedPage<T>> {
+  const listed = await listPage<Record<string, unknown> & { id: unknown }>(em, { ...q, table: tableShape(em, entity).table, columns: entityColumns(em, entity) });
+  return { ...listed, rows: asEntities(em, entity, listed.rows) };
 }

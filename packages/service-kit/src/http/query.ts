@@ -114,12 +114,22 @@ export function page<T>(entities: T[], total: number, from: number, take: number
   return { total, from, take, entities, aggregations };
 }
 
-/**
- * `page` of entities already serialised, as the JSON text `page` would have been written as:
- * a list whose entities are stored JSON answers them without parsing and writing each out again.
- */
-export function pageOfJson(entities: string[], total: number, from: number, take: number): JsonText {
-  return new JsonText(`{"total":${JSON.stringify(total)},"from":${JSON.stringify(from)},"take":${JSON.stringify(take)},"entities":[${entities.join(',')}],"aggregations":[]}`);
+/** A page of a list that pages by cursor too (`keysetPagedEnvelope`): its count, whether exact, and the cursor after it. */
+export interface KeysetPage<T> extends Page<T> {
+  total_exact: boolean;
+  next_cursor: string | null;
+}
+
+export function keysetPage<T>(entities: T[], listed: { total: number; totalExact: boolean; nextCursor: string | null }, q: { from: number; take: number }): KeysetPage<T> {
+  return { total: listed.total, total_exact: listed.totalExact, from: q.from, take: q.take, next_cursor: listed.nextCursor, entities, aggregations: [] };
+}
+
+/** `keysetPage` of entities already serialised as JSON text (as `pageOfJson`). */
+export function keysetPageOfJson(entities: string[], listed: { total: number; totalExact: boolean; nextCursor: string | null }, q: { from: number; take: number }): JsonText {
+  return new JsonText(
+    `{"total":${JSON.stringify(listed.total)},"total_exact":${listed.totalExact},"from":${JSON.stringify(q.from)},"take":${JSON.stringify(q.take)},` +
+      `"next_cursor":${JSON.stringify(listed.nextCursor)},"entities":[${entities.join(',')}],"aggregations":[]}`,
+  );
 }
 
 /** A range query parameter as an ORM condition (`$gte`/`$lte`), or undefined when absent. */
