@@ -36,6 +36,8 @@ export interface BenchContext {
   windows: ProfileWindow[];
   /** Each process's CPU ms per wall ms with nothing to do, read before the first benchmark. */
   idleFloor?: Record<string, number>;
+  /** Invoices a second the system took through the gateway this hour (`documentCapacity`), once measured. */
+  capacity?: number;
 }
 
 const quick = process.argv.includes('--quick');

@@ -57,4 +57,8 @@ describe('a date read under a database configured with another DateStyle', () =>
     expect(entityColumns(em, DatedSchema)).toContain('day as "day"');
     expect(await readEntity(em, DatedSchema, 1, 1)).toEqual({ id: 1, orgId: 1, day: '2026-01-05' });
   });
+
+  it("the kit's sessions compile no statement just in time (the reports' aggregates paid more than they gained)", async () => {
+    expect(await sqlRows(orm.em.fork(), 'show jit')).toEqual([{ jit: 'off' }]);
+  });
 });

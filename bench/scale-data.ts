@@ -1,0 +1,132 @@
+import type pg from 'pg';
+
+/*
+ * A large organisation built in minutes: documents posted through the API once each, then copied
+ * by set-based SQL inside the services' own schemas (a million POSTs would take hours and measure
+ * the write path, which other figures measure). Every copy is a row the services themselves
+ * wrote, with its own id, number, day and customer; the ledger's copies keep their template's
+ * rows, tax rows and balance, so every report reads what posting would have written.
+ */
+
+/** The columns of a table, in order, from the database (the copies name every one). */
+async function columnsOf(db: pg.Client, table: string): Promise<string[]> {
+  const r = await db.query('select column_name from information_schema.columns where table_name = $1 and table_schema = current_schema() order by ordinal_position', [table]);
+  return r.rows.map((x: { column_name: string }) => x.column_name);
+}
+
+/** `insert … select` of every column of `table` but `omit` (their defaults), the ones in `set` computed, the rest copied from `t`. */
+async function copySql(db: pg.Client, table: string, set: Record<string, string>, from: string, omit: string[] = []): Promise<string> {
+  const cols = (await columnsOf(db, table)).filter((c) => !omit.includes(c));
+  for (const k of Object.keys(set)) if (!cols.includes(k)) delete set[k];
+  return `insert into ${table} (${cols.map((c) => `"${c}"`).join(', ')}) select ${cols.map((c) => set[c] ?? `t."${c}"`).join(', ')} ${from}`;
+}
+
+async function nextId(db: pg.Client, table: string): Promise<number> {
+  return Number((await db.query(`select coalesce(max(id), 0) + 1 as n from ${table}`)).rows[0].n);
+}
+
+async function resetSequence(db: pg.Client, table: string): Promise<void> {
+  await db.query(`select setval(pg_get_serial_sequence('${table}', 'id'), (select max(id) from ${table}))`);
+}
+
+/** The day of copy `g` of `count`, spread evenly over `days` days from `first` (ids rise with days). */
+const dayOf = (first: string, days: number, count: number) => `(date '${first}' + ((g - 1)::bigint * ${days} / ${count})::int)`;
+
+export interface ScaleShape {
+  orgId: number;
+  invoices: number;
+  /** First day and number of days the documents are spread over. */
+  first: string;
+  days: number;
+  customers: number;
+}
+
+/**
+ * `shape.invoices` copies of the template invoice in sales: numbers `SC00000001…`, customers
+ * `1000 + g % customers`, days spread over the period. Answers the first copy's id.
+ */
+export async function copyInvoices(db: pg.Client, templateId: number, shape: ScaleShape): Promise<number> {
+  const base = await nextId(db, 'sales_documents');
+  const n = shape.invoices;
+  const day = dayOf(shape.first, shape.days, n);
+  const no = `'SC' || lpad(g::text, 8, '0')`;
+  const customer = `(1000 + g % ${shape.customers})`;
+  const sql = await copySql(
+    db,
+    'sales_documents',
+    {
+      id: `${base - 1} + g`,
+      uid: 'gen_random_uuid()',
+      no,
+      customer_id: customer,
+      customer_name: `'Scale customer ' || ${customer}`,
+      date_issued: day,
+      date_taxable: day,
+      date_due: `${day} + 14`,
+      payment_reference: `lpad(g::text, 8, '0')`,
+      created_at: 'now()',
+      updated_at: 'now()',
+      body: `(t.body::jsonb || jsonb_build_object('id', ${base - 1} + g, 'no', ${no}, 'date_issued', ${day}, 'date_taxable', ${day}, 'date_due', ${day} + 14,
+                'customer', (t.body::jsonb -> 'customer') || jsonb_build_object('id', ${customer}, 'business_name', 'Scale customer ' || ${customer})))::json`,
+    },
+    `from sales_documents t, generate_series(1, ${n}) g where t.id = ${templateId} and t.org_id = ${shape.orgId}`,
+  );
+  await db.query(sql);
+  await resetSequence(db, 'sales_documents');
+  return base;
+}
+
+/**
+ * `count` copies of one posted accounting transaction with its ledger rows and tax rows: ids
+ * given here (the rows' and tax rows' links kept), days spread over the period, numbers and
+ * source ids from `no` and `sourceId` (SQL of `g`). Answers the number of ledger rows written.
+ */
+export async function copyTransaction(
+  db: pg.Client,
+  templateId: number,
+  count: number,
+  shape: ScaleShape,
+  no: string,
+  sourceId: string,
+): Promise<number> {
+  const day = dayOf(shape.first, shape.days, count);
+  const txBase = await nextId(db, 'accounting_transactions');
+  const rowBase = await nextId(db, 'ledger_rows');
+  const rows = (await db.query('select id from ledger_rows where transaction_id = $1 order by id', [templateId])).rows.map((r: { id: string }) => Number(r.id));
+  const k = rows.length;
+  // the template rows' places, so a copy's tax row points at its own copy of its row
+  const place = `(array[${rows.join(',')}]::bigint[])`;
+  const rowId = (templateRowId: string) => `${rowBase - 1}::bigint + (g - 1)::bigint * ${k} + array_position(${place}, ${templateRowId})`;
+  await db.query('set session_replication_role = replica'); // the balance trigger: every copy balances as its template does
+  try {
+    await db.query(
+      await copySql(
+        db,
+        'accounting_transactions',
+        { id: `${txBase - 1} + g`, uid: 'gen_random_uuid()', no, source_id: sourceId, date_posting: day, created_at: 'now()' },
+        `from accounting_transactions t, generate_series(1, ${count}) g where t.id = ${templateId}`,
+      ),
+    );
+    await db.query(
+      await copySql(
+        db,
+        'ledger_rows',
+        { id: rowId('t.id'), transaction_id: `${txBase - 1} + g`, date_posting: day },
+        `from ledger_rows t, generate_series(1, ${count}) g where t.transaction_id = ${templateId}`,
+      ),
+    );
+    await db.query(
+      await copySql(
+        db,
+        'ledger_tax_rows',
+        { row_id: rowId('t.row_id'), transaction_id: `${txBase - 1} + g` },
+        `from ledger_tax_rows t, generate_series(1, ${count}) g where t.transaction_id = ${templateId}`,
+        ['id'],
+      ),
+    );
+  } finally {
+    await db.query('set session_replication_role = origin');
+  }
+  for (const t of ['accounting_transactions', 'ledger_rows', 'ledger_tax_rows']) await resetSequence(db, t);
+  return count * k;
+}
