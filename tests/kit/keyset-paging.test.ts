@@ -140,6 +140,13 @@ describe('keyset paging', () => {
     expect((await listPage<Row>(orm.em.fork(), base())).total).toBe(360);
   });
 
+  it('leaves a plan-only condition out of the count (a bound every match meets, which only steers the page)', async () => {
+    // here deliberately not met by every row, to show which statement reads it
+    const steered = await listPage<Row>(orm.em.fork(), base({ take: 1000, conditions: [{ sql: 'id <= ?', params: [50], planOnly: true }] }));
+    expect(steered.rows.every((r) => Number(r.id) <= 50)).toBe(true);
+    expect(steered.total).toBe(360);
+  });
+
   it(`counts up to ${EXACT_TOTAL_LIMIT} matches and estimates beyond, unless asked to count`, async () => {
     const estimated = await listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 5 }));
     expect(estimated.totalExact).toBe(false);

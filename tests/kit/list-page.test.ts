@@ -77,6 +77,9 @@ describe('listPage', () => {
     const open = await listPage<Row>(orm.em.fork(), base({ conditions: where.within('day', { from: '2026-01-09' }) }));
     expect(ids(open.rows)).toEqual([9, 10]);
     expect(where.within('day', undefined)).toEqual([]);
+    // a range of one value is an equality, which an index on (…, day, id) answers in id order
+    expect(where.within('day', { from: '2026-01-04', to: '2026-01-04' })).toEqual([{ sql: 'day = ?', params: ['2026-01-04'] }]);
+    expect(ids((await listPage<Row>(orm.em.fork(), base({ conditions: where.within('day', { from: '2026-01-04', to: '2026-01-04' }) }))).rows)).toEqual([4]);
     expect(() => where.oneOf('status', [])).toThrow();
   });
 

@@ -10,6 +10,11 @@ import { asEntities, entityColumns, tableShape } from './tables.js';
 export interface SqlCondition {
   sql: string;
   params: unknown[];
+  /**
+   * A condition every matching row meets anyway, there only to steer the plan of the page (a
+   * bound an index can start from): the count and its estimate leave it out.
+   */
+  planOnly?: boolean;
 }
 
 /** `%`, `_` and `\` taken literally inside an ILIKE pattern that finds `s` anywhere. */
@@ -32,11 +37,16 @@ export const where = {
     const pattern = containsPattern(text);
     return { sql: `(${columns.map((c) => `${c} ilike ?`).join(' or ')})`, params: columns.map(() => pattern) };
   },
-  /** The inclusive range a parsed `[from;to]` filter names (either end optional). */
-  within: (column: string, range: { from?: unknown; to?: unknown } | undefined): SqlCondition[] => [
-    ...(range?.from !== undefined ? [where.gte(column, range.from)] : []),
-    ...(range?.to !== undefined ? [where.lte(column, range.to)] : []),
-  ],
+  /**
+   * The inclusive range a parsed `[from;to]` filter names (either end optional). A range of one
+   * value is an equality: an index on (…, column, id) then reads that value's rows in id order,
+   * where a range of one value still has them sorted first (a day of ten thousand invoices,
+   * bodies and all, sorted to answer twenty of them: issue 59's soak).
+   */
+  within: (column: string, range: { from?: unknown; to?: unknown } | undefined): SqlCondition[] =>
+    range?.from !== undefined && range.from === range.to
+      ? [where.eq(column, range.from)]
+      : [...(range?.from !== undefined ? [where.gte(column, range.from)] : []), ...(range?.to !== undefined ? [where.lte(column, range.to)] : [])],
 };
 
 export interface ListPageQuery {
@@ -102,6 +112,9 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
   const conditions = [{ sql: 'org_id = ?', params: [q.orgId] }, ...q.conditions];
   const whereSql = conditions.map((c) => c.sql).join(' and ');
   const whereParams = conditions.flatMap((c) => c.params);
+  const counting = conditions.filter((c) => !c.planOnly);
+  const countSql = counting.map((c) => c.sql).join(' and ');
+  const countParams = counting.flatMap((c) => c.params);
   const keys = q.sort.map((s) => ({ field: s.field, column: sortColumn(q, s.field), direction: s.direction }));
   if (!q.sort.some((s) => s.field === 'id')) keys.push({ field: 'id', column: 'id', direction: q.tieBreak });
   const order = keys.map((k) => `${k.column} ${k.direction}`);
@@ -118,8 +131,8 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
   }
   const keyColumns = keys.map((k, i) => `(${k.column})::text as list_key_${i}`).join(', ');
   const counted = q.exactTotal
-    ? `select count(*)::int as list_total from ${q.table} where ${whereSql}`
-    : `select count(*)::int as list_total from (select 1 from ${q.table} where ${whereSql} limit ${EXACT_TOTAL_LIMIT + 1}) m`;
+    ? `select count(*)::int as list_total from ${q.table} where ${countSql}`
+    : `select count(*)::int as list_total from (select 1 from ${q.table} where ${countSql} limit ${EXACT_TOTAL_LIMIT + 1}) m`;
   // The count and the page are separate subqueries (each planned on its own: the count from an
   // index alone, the page reading only its rows), joined so that an empty page still answers
   // the count on its one placeholder row. One row more than the page tells whether another follows.
@@ -127,7 +140,7 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
     left join lateral (select ${q.columns}, ${keyColumns} from ${q.table} where ${pageSql} order by ${order.join(', ')} limit ? offset ?) p on true`;
   let rows: Array<T & Record<string, unknown>>;
   try {
-    rows = await sqlRows<T & Record<string, unknown>>(em, sql, [...whereParams, ...pageParams, q.take + 1, q.from]);
+    rows = await sqlRows<T & Record<string, unknown>>(em, sql, [...countParams, ...pageParams, q.take + 1, q.from]);
   } catch (err) {
     // a forged cursor's value the column's type refuses (22xxx: data exceptions)
     if (q.cursor !== undefined && /^22/.test(String((err as { code?: string }).code ?? ''))) throw invalidCursor('not a cursor this list answered');
@@ -147,7 +160,7 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
   const more = rows.filter((r) => r.id !== null && r.id !== undefined).length > q.take;
   const nextCursor = more && last ? encodeCursor(orderNames, digest, keys.map((_, i) => (last![`list_key_${i}`] ?? null) as string | null)) : null;
   if (q.exactTotal || counted_ <= EXACT_TOTAL_LIMIT) return { rows: page, total: counted_, totalExact: true, nextCursor };
-  const estimate = await plannedRows(em, `select 1 from ${q.table} where ${whereSql}`, whereParams);
+  const estimate = await plannedRows(em, `select 1 from ${q.table} where ${countSql}`, countParams);
   return { rows: page, total: Math.max(EXACT_TOTAL_LIMIT + 1, estimate), totalExact: false, nextCursor };
 }
 
