@@ -63,15 +63,11 @@ export async function listSalesDocuments(
  * so the count leaves it out. A single day needs none: that index holds its ids in order.
  */
 function idsIssuedWithin(orgId: number, docType: SalesDocType, issued: { from?: string; to?: string }): SqlCondition {
-  const period = [
-    'org_id = ?',
-    'doc_type = ?',
-    ...(issued.from !== undefined ? ['date_issued >= ?::date'] : []),
-    ...(issued.to !== undefined ? ['date_issued <= ?::date'] : []),
-  ].join(' and ');
-  const params = [orgId, docType, ...(issued.from !== undefined ? [issued.from] : []), ...(issued.to !== undefined ? [issued.to] : [])];
+  const period = [where.eq('org_id', orgId), where.eq('doc_type', docType), ...where.within('date_issued', issued)];
+  const sql = period.map((c) => c.sql).join(' and ');
+  const params = period.flatMap((c) => c.params);
   return {
-    sql: `id >= (select min(id + 0) from sales_documents where ${period}) and id <= (select max(id + 0) from sales_documents where ${period})`,
+    sql: `id >= (select min(id + 0) from sales_documents where ${sql}) and id <= (select max(id + 0) from sales_documents where ${sql})`,
     params: [...params, ...params],
     planOnly: true,
   };

@@ -130,13 +130,13 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
     pageParams = [...whereParams, ...after.params];
   }
   const keyColumns = keys.map((k, i) => `(${k.column})::text as list_key_${i}`).join(', ');
-  const counted = q.exactTotal
+  const countQuery = q.exactTotal
     ? `select count(*)::int as list_total from ${q.table} where ${countSql}`
     : `select count(*)::int as list_total from (select 1 from ${q.table} where ${countSql} limit ${EXACT_TOTAL_LIMIT + 1}) m`;
   // The count and the page are separate subqueries (each planned on its own: the count from an
   // index alone, the page reading only its rows), joined so that an empty page still answers
   // the count on its one placeholder row. One row more than the page tells whether another follows.
-  const sql = `select n.list_total, p.* from (${counted}) n
+  const sql = `select n.list_total, p.* from (${countQuery}) n
     left join lateral (select ${q.columns}, ${keyColumns} from ${q.table} where ${pageSql} order by ${order.join(', ')} limit ? offset ?) p on true`;
   let rows: Array<T & Record<string, unknown>>;
   try {
@@ -146,20 +146,18 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
     if (q.cursor !== undefined && /^22/.test(String((err as { code?: string }).code ?? ''))) throw invalidCursor('not a cursor this list answered');
     throw err;
   }
-  const counted_ = Number(rows[0]?.list_total ?? 0);
-  const page: T[] = [];
-  let last: Record<string, unknown> | undefined;
-  for (const r of rows) {
-    if (r.id === null || r.id === undefined) continue;
-    if (page.length === q.take) break;
+  const counted = Number(rows[0]?.list_total ?? 0);
+  // an empty page's placeholder row carries the count alone
+  const found = rows.filter((r) => r.id !== null && r.id !== undefined);
+  const shown = found.slice(0, q.take);
+  const page = shown.map((r) => {
     const row: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(r)) if (k !== 'list_total' && !k.startsWith('list_key_')) row[k] = v;
-    page.push(row as T);
-    last = r;
-  }
-  const more = rows.filter((r) => r.id !== null && r.id !== undefined).length > q.take;
-  const nextCursor = more && last ? encodeCursor(orderNames, digest, keys.map((_, i) => (last![`list_key_${i}`] ?? null) as string | null)) : null;
-  if (q.exactTotal || counted_ <= EXACT_TOTAL_LIMIT) return { rows: page, total: counted_, totalExact: true, nextCursor };
+    return row as T;
+  });
+  const last = shown[shown.length - 1];
+  const nextCursor = found.length > q.take && last ? encodeCursor(orderNames, digest, keys.map((_, i) => (last[`list_key_${i}`] ?? null) as string | null)) : null;
+  if (q.exactTotal || counted <= EXACT_TOTAL_LIMIT) return { rows: page, total: counted, totalExact: true, nextCursor };
   const estimate = await plannedRows(em, `select 1 from ${q.table} where ${countSql}`, countParams);
   return { rows: page, total: Math.max(EXACT_TOTAL_LIMIT + 1, estimate), totalExact: false, nextCursor };
 }
