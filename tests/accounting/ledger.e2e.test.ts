@@ -306,7 +306,43 @@ describe('the database guards the ledger', () => {
     }
   });
 
-  it("the storing function writes every column of the ledger's tables (its column lists are kept by hand)", async () => {
+  it("a rebuild's set-based store refuses, storing nothing, a batch with an entry that does not balance or one already in the ledger; the guards hold outside it", async () => {
+    const c = db();
+    await c.connect();
+    // an entry as the rebuild sends it, copied from a posted one under a new source id
+    const payload = (sourceId: number, extraDebit: string) =>
+      c.query<{ p: unknown }>(
+        `select jsonb_build_array(jsonb_build_object(
+            'tx', to_jsonb(t) - 'id' - 'created_at' || jsonb_build_object('uid', gen_random_uuid(), 'source_id', $1::bigint),
+            'rows', (select jsonb_agg(to_jsonb(r) - 'id' - 'transaction_id' || jsonb_build_object('debit', case when r.ord = 1 then r.debit + $2::numeric else r.debit end) order by r.ord)
+                       from ledger_rows r where r.transaction_id = t.id),
+            'taxes', '[]'::jsonb, 'accounts', '[]'::jsonb)) as p
+           from accounting_transactions t where t.org_id = 1 and t.entry_kind = 'posting' order by t.id limit 1`,
+        [sourceId, extraDebit],
+      );
+    try {
+      const count = async () => Number((await c.query(`select count(*) from accounting_transactions where org_id = 1`)).rows[0].count);
+      const before = await count();
+      const unbalanced = (await payload(990001, '0.01')).rows[0].p;
+      await expect(c.query('select ledger_replay_entries(1, $1::jsonb)', [JSON.stringify(unbalanced)])).rejects.toMatchObject({ code: '23514' });
+      const balanced = (await payload(990002, '0')).rows[0].p as Array<Record<string, any>>;
+      await c.query('begin');
+      expect((await c.query('select ledger_replay_entries(1, $1::jsonb) as n', [JSON.stringify(balanced)])).rows[0].n).toBe(1);
+      // the same posting again (same uid and source): refused, the first one kept until the rollback
+      await c.query('savepoint again');
+      await expect(c.query('select ledger_replay_entries(1, $1::jsonb)', [JSON.stringify(balanced)])).rejects.toMatchObject({ code: '23505' });
+      await c.query('rollback to savepoint again');
+      expect(await count()).toBe(before + 1);
+      // the function's rebuild mode ended with it: the guards refuse a change again
+      await expect(c.query(`delete from ledger_rows where org_id = 1`)).rejects.toThrow(/append-only/);
+      await c.query('rollback');
+      expect(await count()).toBe(before);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it("the storing functions write every column of the ledger's tables (its column lists are kept by hand)", async () => {
     const c = db();
     await c.connect();
     try {
@@ -314,14 +350,16 @@ describe('the database guards the ledger', () => {
         `select table_name, column_name from information_schema.columns
           where table_schema = 'public' and table_name in ('accounting_transactions', 'ledger_rows', 'ledger_tax_rows')`,
       );
-      const [{ def }] = (await c.query<{ def: string }>(`select pg_get_functiondef('ledger_insert_entry'::regproc) as def`)).rows;
       // the columns the database fills itself: ids from their sequences, stamps from their defaults
       const filledByDefault = new Set(['id', 'created_at', 'edited_at']);
-      for (const table of ['accounting_transactions', 'ledger_rows', 'ledger_tax_rows']) {
-        const listed = new RegExp(`insert into ${table} \\(([^)]*)\\)`).exec(def)?.[1];
-        expect(listed, table).toBeDefined();
-        const expected = columns.filter((r) => r.table_name === table && !filledByDefault.has(r.column_name)).map((r) => r.column_name);
-        expect(listed!.split(',').map((s) => s.trim()).sort(), table).toEqual(expected.sort());
+      for (const fn of ['ledger_insert_entry', 'ledger_replay_entries']) {
+        const [{ def }] = (await c.query<{ def: string }>(`select pg_get_functiondef('${fn}'::regproc) as def`)).rows;
+        for (const table of ['accounting_transactions', 'ledger_rows', 'ledger_tax_rows']) {
+          const listed = new RegExp(`insert into ${table} \\(([^)]*)\\)`).exec(def)?.[1];
+          expect(listed, `${fn}: ${table}`).toBeDefined();
+          const expected = columns.filter((r) => r.table_name === table && !filledByDefault.has(r.column_name)).map((r) => r.column_name);
+          expect(listed!.split(',').map((s) => s.trim()).sort(), `${fn}: ${table}`).toEqual(expected.sort());
+        }
       }
     } finally {
       await c.end();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineService, serveEndpoints, tenantEm } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, entities, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
+import { startDaySumsFolding } from './domain/day-sums.js';
 import { ledgerConsumers } from './events/ledger-events.js';
 import { allocationDifferenceConsumers } from './events/allocation-differences.js';
 import { accountingEndpoints } from './http/endpoints.js';
@@ -17,6 +18,8 @@ export const accountingService = defineService({
     LEGAL_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('CZK'),
     /** Country of organisations whose documents do not name it (VAT reporting defaults). */
     ORG_COUNTRY: z.string().regex(/^[A-Z]{2}$/).default('CZ'),
+    /** How often the ledger's day sums are folded (decision 215); 0 = never (a test folds them itself). */
+    LEDGER_SUMS_FOLD_MS: z.coerce.number().int().min(0).max(3_600_000).default(1000),
   }),
   entities,
   migrations,
@@ -25,6 +28,7 @@ export const accountingService = defineService({
     // Warm the ORM's metadata and query paths so the first posted event is as quick as the rest.
     const em = tenantEm(deps.orm, 0);
     for (const schema of [AccountingTransactionSchema, LedgerRowSchema, LedgerTaxRowSchema, GlAccountSchema]) await em.find(schema as never, {}, { limit: 1 });
+    if (deps.config.LEDGER_SUMS_FOLD_MS > 0) return startDaySumsFolding(deps.orm, deps.config.LEDGER_SUMS_FOLD_MS, deps.log);
   },
   consumers: (deps) => {
     const opts = { legalCurrency: deps.config.LEGAL_CURRENCY, orgCountry: deps.config.ORG_COUNTRY };

@@ -23,7 +23,9 @@ async function main() {
         select t.org_id, t.id, 1, k, 'x', t.date_posting, (array['311','604','343','221','321','504','518','568'])[1 + ((t.id + k) % 8)],
                case when k = 1 then 121 else 0 end, case when k = 1 then 0 else 60.5 end
         from accounting_transactions t, generate_series(1, 2) k;
-      set session_replication_role = origin;`);
+      set session_replication_role = origin;
+      select ledger_day_balances_refresh(1);
+      select ledger_day_balances_refresh(2);`);
     await conn.execute('vacuum analyze ledger_rows'); // as autovacuum leaves a steady-state table
     console.log(`seeded ${rows * 2} rows (2 organisations) in ${Date.now() - t0} ms`);
     const em = tenantEm(orm, 1);

@@ -36,8 +36,10 @@ async function main() {
       if (check.missing.length + check.extra.length + check.changed.length > 0) process.exitCode = 1;
       return;
     }
+    const started = performance.now();
     const result = await rebuildLedger(orm, bus, orgId, opts, log);
-    process.stdout.write(`ledger of organisation ${orgId} rebuilt: ${result.events} events replayed, ${result.transactions} accounting transactions\n`);
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`ledger of organisation ${orgId} rebuilt: ${result.events} events replayed, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s\n`);
   } finally {
     await bus.close();
     await orm.close(true);

@@ -1,6 +1,7 @@
 import type { AccountLedger, AccountLedgerQuery } from '@ledgerline/contracts';
 import { dec, parseRange, refuseReversedPeriod, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
 import { GENERAL_LEDGER_BOOK, type ChartLocale } from './chart.js';
+import { daySums } from './day-sums.js';
 import { accountsOf, glAccountView } from './transactions.js';
 import { legalCurrencyOf } from './trial-balance.js';
 
@@ -30,14 +31,16 @@ const PAGE_SQL = `
     from page p join accounting_transactions t on t.id = p.transaction_id and t.org_id = ?
    order by p.date_posting, p.transaction_id, p.ord`;
 
-/** The balance before the period and the period's sums. */
+/** The balance before the period and the period's sums, from the day sums (decision 215). */
+const SUMS = daySums(
+  `r.org_id = ? and r.book_id = ? and r.date_posting <= ?::date
+   and r.gl_account_number collate "C" >= ? collate "C" and r.gl_account_number collate "C" <= ? collate "C"`,
+);
 const SUMS_SQL = `
   select coalesce(sum(r.debit - r.credit) filter (where r.date_posting < ?::date), 0)::text as opening,
          coalesce(sum(r.debit) filter (where r.date_posting >= ?::date), 0)::text as debit,
          coalesce(sum(r.credit) filter (where r.date_posting >= ?::date), 0)::text as credit
-    from ledger_rows r
-   where r.org_id = ? and r.book_id = ? and r.date_posting <= ?::date
-     and r.gl_account_number collate "C" >= ? collate "C" and r.gl_account_number collate "C" <= ? collate "C"`;
+    from ${SUMS.from}`;
 
 interface PageRow {
   date_posting: string;
@@ -62,7 +65,7 @@ export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, l
   // an open end of the range reaches every account past it (text order: digits before letters)
   const [low, high] = [range.from ?? '', range.to ?? '\u{10FFFF}'];
   const book = GENERAL_LEDGER_BOOK.id;
-  const [sums] = await sqlRows<{ opening: string; debit: string; credit: string }>(em, SUMS_SQL, [q.date_from, q.date_from, q.date_from, orgId, book, q.date_to, low, high]);
+  const [sums] = await sqlRows<{ opening: string; debit: string; credit: string }>(em, SUMS_SQL, [q.date_from, q.date_from, q.date_from, ...SUMS.params([orgId, book, q.date_to, low, high])]);
   const rows = await sqlRows<PageRow>(em, PAGE_SQL, [orgId, book, q.date_from, q.date_to, low, high, q.take, q.from, orgId]);
   const opening = dec(sums.opening);
   const accounts = await accountsOf(em);

@@ -268,6 +268,50 @@ export async function storeEntries(scope: TenantScope, postings: Array<{ entry: 
   return outcomes;
 }
 
+/** A row as JSON without its null columns: the database reads a missing key as null, and most of a row's columns are null. */
+function withoutNulls(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in row) if (row[k] !== null && row[k] !== undefined) out[k] = row[k];
+  return out;
+}
+
+/**
+ * Stores a rebuild's postings of documents new to the ledger in one round trip
+ * (`ledger_replay_entries`, migration accounting_0015): one insert per table and one balance
+ * check for the batch, nothing answered but that they are stored. A posting whose document the
+ * ledger already has in some version, or that repeats one earlier in the batch, is not sent
+ * (false): the caller stores it as the live path would (`postLedgerEntry`). Throws, having stored
+ * nothing, when the database refuses the batch (one of them does not balance).
+ */
+export async function replayEntries(scope: TenantScope, postings: Array<{ entry: LedgerEntryDraft; eventId: string }>): Promise<boolean[]> {
+  const { em, orgId } = scope;
+  if (postings.length === 0) return [];
+  await ensureChart(scope);
+  const keyOf = (e: LedgerEntryDraft) => `${e.source.type}:${e.source.id}`;
+  const inLedger = await sqlRows<{ key: string }>(
+    em,
+    `select t.source_type || ':' || t.source_id as key
+       from unnest(?::text[], ?::bigint[]) as k(type, id)
+       join accounting_transactions t on t.org_id = ? and t.source_type = k.type and t.source_id = k.id and t.entry_kind = 'posting'`,
+    [postings.map((p) => p.entry.source.type), postings.map((p) => p.entry.source.id), orgId],
+  );
+  const seen = new Set(inLedger.map((r) => r.key));
+  const fresh = postings.map((p) => {
+    const key = keyOf(p.entry);
+    if (p.entry.entry_kind !== 'posting' || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const sent = postings
+    .filter((_, i) => fresh[i])
+    .map((p) => {
+      const payload = entryPayload(scope, p.entry, p.eventId, null);
+      return { tx: withoutNulls(payload.header), rows: payload.rows.map(withoutNulls), taxes: payload.taxes.map(withoutNulls), accounts: payload.accounts };
+    });
+  if (sent.length) await sqlRows(em, 'select ledger_replay_entries(?, ?::jsonb)', [orgId, JSON.stringify(sent)]);
+  return fresh;
+}
+
 /** Rows of a stored entry as drafts (for its reversal). */
 async function loadRows(scope: TenantScope, transactionId: number): Promise<DraftRow[]> {
   const { em, orgId } = scope;

@@ -1,12 +1,13 @@
 import type { TrialBalanceExport } from '@ledgerline/contracts';
 import { dec, NotFoundError, organisationReplica, sqlRows, toWire, type OrganisationReplica, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
+import { daySums } from './day-sums.js';
 import { ensureChart } from './ledger-store.js';
 import { glAccountView, accountsOf } from './transactions.js';
 import type { ChartLocale } from './chart.js';
 
 /*
- * Trial balance of a book (architecture §6), computed with one aggregate over the ledger
- * rows (index ledger_rows_tb: org, book, date, account, covering debit and credit).
+ * Trial balance of a book (architecture §6), computed with one aggregate over the ledger's sums
+ * per day and account (`daySums`, decision 215), whatever the number of rows behind them.
  */
 
 export interface TrialBalanceQuery {
@@ -47,19 +48,21 @@ export async function trialBalanceFigures(scope: TenantScope, q: TrialBalanceQue
   params.push(...ytdParams, ...ytdParams);
 
   const where = ['r.org_id = ?', 'r.book_id = ?'];
-  params.push(orgId, q.bookId);
+  const whereParams: unknown[] = [orgId, q.bookId];
   if (q.dateTo) {
     where.push('r.date_posting <= ?::date');
-    params.push(q.dateTo);
+    whereParams.push(q.dateTo);
   }
   if (q.accountFrom !== undefined) {
     where.push('r.gl_account_number collate "C" >= ? collate "C"');
-    params.push(q.accountFrom);
+    whereParams.push(q.accountFrom);
   }
   if (q.accountTo !== undefined) {
     where.push('r.gl_account_number collate "C" <= ? collate "C"');
-    params.push(q.accountTo);
+    whereParams.push(q.accountTo);
   }
+  const sums = daySums(where.join(' and '));
+  params.push(...sums.params(whereParams));
   const sql = `
     select r.gl_account_number as number,
       coalesce(sum(case when ${before} then r.debit - r.credit end), 0) as ob,
@@ -67,8 +70,7 @@ export async function trialBalanceFigures(scope: TenantScope, q: TrialBalanceQue
       coalesce(sum(case when ${within} then r.credit end), 0) as credit,
       coalesce(sum(case when ${ytd} then r.debit end), 0) as ytd_debit,
       coalesce(sum(case when ${ytd} then r.credit end), 0) as ytd_credit
-    from ledger_rows r
-    where ${where.join(' and ')}
+    from ${sums.from}
     group by r.gl_account_number
     order by r.gl_account_number collate "C"`;
   const rows = await sqlRows<Record<string, string>>(em, sql, params);

@@ -28,7 +28,7 @@ import {
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
 import { creditedDocument, type JournalDocument, type PurchaseDocument, type SalesDocument } from '../domain/source-documents.js';
-import { creditedDocumentSection, creditedDocumentSections, markReversed, postLedgerEntry, storeEntries, type CreditedSection, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
+import { creditedDocumentSection, creditedDocumentSections, markReversed, postLedgerEntry, replayEntries, storeEntries, type CreditedSection, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
 
 const SUBJECT_OF = {
   sales_invoice: SUBJECTS.salesInvoicePosted,
@@ -204,14 +204,14 @@ function withOrganisation(opts: ApplyOptions, profile: OrganisationReplica | nul
   return profile ? { ...opts, legalCurrency: profile.legalCurrency, orgCountry: profile.country ?? opts.orgCountry } : opts;
 }
 
-/**
- * Applies a batch of one organisation's events of one source type (the kit's `handleBatch`): the
- * documents parsed and drafted, the credited documents of credits read in one statement, and
- * every posting stored by one call of `ledger_insert_entries`. A newer version of a posted
- * document (its reversal is kept in code) goes to `applyLedgerEvent` alone; a document that
- * cannot post fails alone.
- */
-export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, items: BatchItem[], opts: ApplyOptions): Promise<BatchItemResult[]> {
+/** A batch's events parsed and drafted: an error for each that cannot be, a posting for the rest. */
+interface DraftedBatch {
+  results: BatchItemResult[];
+  postings: Array<{ i: number; entry: LedgerEntryDraft; eventId: string }>;
+}
+
+/** The documents of a batch parsed and drafted, the credited documents of credits read in one statement. */
+async function draftBatch(ctx: BatchContext, type: SourceType, items: BatchItem[], opts: ApplyOptions): Promise<DraftedBatch> {
   const { em, orgId } = ctx;
   const orgOpts = withOrganisation(opts, ctx.organisation);
   const results: BatchItemResult[] = new Array(items.length);
@@ -227,7 +227,7 @@ export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, item
   const credits = parsed.filter((p) => p.ref);
   const sections = credits.length ? await creditedDocumentSections(em, orgId, CREDITED_TYPE[type]!, credits.map((p) => p.ref!)) : [];
   const sectionOf = new Map(credits.map((p, k) => [p.i, sections[k]]));
-  const postings: Array<{ i: number; entry: LedgerEntryDraft; eventId: string }> = [];
+  const postings: DraftedBatch['postings'] = [];
   for (const { i, doc, ref } of parsed) {
     const { event, deliveryCount } = items[i];
     try {
@@ -237,6 +237,17 @@ export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, item
       results[i] = { error };
     }
   }
+  return { results, postings };
+}
+
+/**
+ * Applies a batch of one organisation's events of one source type (the kit's `handleBatch`): the
+ * documents parsed and drafted (`draftBatch`), and every posting stored by one call of
+ * `ledger_insert_entries`. A newer version of a posted document (its reversal is kept in code)
+ * goes to `applyLedgerEvent` alone; a document that cannot post fails alone.
+ */
+export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, items: BatchItem[], opts: ApplyOptions): Promise<BatchItemResult[]> {
+  const { results, postings } = await draftBatch(ctx, type, items, opts);
   const outcomes = await storeEntries(ctx, postings);
   for (const [k, outcome] of outcomes.entries()) {
     const i = postings[k].i;
@@ -244,9 +255,22 @@ export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, item
       results[i] = 'single';
       continue;
     }
-    if ('stored' in outcome) items[i].emit(postedEvent(orgId, outcome.stored));
+    if ('stored' in outcome) items[i].emit(postedEvent(ctx.orgId, outcome.stored));
     results[i] = 'applied';
   }
+  return results;
+}
+
+/**
+ * A rebuild's batch (nothing announced): drafted as the live batch is, the postings of documents
+ * new to the ledger stored set-based (`replayEntries`); the rest are `single`, for the caller to
+ * apply one by one in stream order. Throws, having stored nothing, when the database refuses the
+ * batch as a whole.
+ */
+export async function replayLedgerBatch(ctx: BatchContext, type: SourceType, items: BatchItem[], opts: ApplyOptions): Promise<BatchItemResult[]> {
+  const { results, postings } = await draftBatch(ctx, type, items, opts);
+  const stored = await replayEntries(ctx, postings);
+  stored.forEach((ok, k) => (results[postings[k].i] = ok ? 'applied' : 'single'));
   return results;
 }
 

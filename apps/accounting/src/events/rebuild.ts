@@ -1,9 +1,11 @@
 import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
-import { parseEnvelope, sqlRows, tenantEm, type EventBus, type Logger } from '@ledgerline/service-kit';
+import { createLogger, organisationReplica, parseEnvelope, sqlRows, tenantEm, type BatchItem, type BatchItemResult, type EventBus, type Logger, type OrganisationReplica } from '@ledgerline/service-kit';
+import type { CloudEvent } from '@ledgerline/contracts';
 import { eventType, organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
-import { applyLedgerEvent, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
+import { applyLedgerEvent, replayLedgerBatch, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
+import type { SourceType } from '../domain/posting-map.js';
 
 export interface RebuildResult {
   orgId: number;
@@ -16,23 +18,77 @@ export interface RebuildResult {
 /** The organisation's derived ledger removed, inside a rebuild's transaction (the ledger's guard lets only a rebuild delete). */
 async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
   await sqlRows(tem, `select set_config('ledger.rebuild', 'on', true)`);
-  await sqlRows(tem, 'delete from ledger_tax_rows where org_id = ?', [orgId]);
+  // by their transactions (index ledger_tax_rows_tx), not by a read of every organisation's tax rows
+  await sqlRows(tem, 'delete from ledger_tax_rows x using accounting_transactions t where t.org_id = ? and x.transaction_id = t.id', [orgId]);
   await sqlRows(tem, 'delete from ledger_rows where org_id = ?', [orgId]);
   await sqlRows(tem, 'delete from accounting_transactions where org_id = ?', [orgId]);
   await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
+}
+
+/** Events of one source type drafted and stored together (one `ledger_insert_entries` call). */
+const REPLAY_BATCH = 500;
+
+/** A run of consecutive events of one source type, in stream order. */
+interface ReplayRun {
+  type: SourceType;
+  events: CloudEvent[];
+}
+
+/** What the replay of one organisation posts with: its transaction, replica, options and where skipped events are told. */
+interface Replay {
+  tem: EntityManager;
+  orgId: number;
+  organisation: OrganisationReplica | null;
+  opts: ApplyOptions;
+  log: Logger;
+  skipped: (eventId: string, err: unknown) => void;
+}
+
+/** One event through the live consumer's single path, in a savepoint of its own: one that cannot post is skipped. */
+async function replayOne(r: Replay, type: SourceType, event: CloudEvent): Promise<void> {
+  await r.tem
+    .transactional(async (inner) => {
+      await applyLedgerEvent({ em: inner, organisation: r.organisation }, type, event, r.opts);
+    })
+    .catch((err) => r.skipped(event.id, err));
+}
+
+/**
+ * A run of events drafted as the live consumer's batch is, the postings of documents new to the
+ * ledger stored set-based (decision 214), in a savepoint. What the batch leaves to the single
+ * path (a newer version of a posted document, an event that cannot post) follows it one by one,
+ * in stream order; a batch the database refuses as a whole is replayed one by one, so only its
+ * bad event is skipped.
+ * Journal entries (a reversing one marks what it reverses) always take the single path.
+ */
+async function replayRun(r: Replay, run: ReplayRun): Promise<void> {
+  if (run.type === 'journal_entry') {
+    for (const event of run.events) await replayOne(r, run.type, event);
+    return;
+  }
+  const items: BatchItem[] = run.events.map((event) => ({ event, deliveryCount: Number.MAX_SAFE_INTEGER, emit: () => '' }));
+  let results: BatchItemResult[] | null = null;
+  try {
+    results = await r.tem.transactional((inner) => replayLedgerBatch({ em: inner, orgId: r.orgId, organisation: r.organisation, log: r.log }, run.type, items, r.opts));
+  } catch {
+    results = null;
+  }
+  for (const [i, event] of run.events.entries()) if (results?.[i] !== 'applied') await replayOne(r, run.type, event);
 }
 
 /**
  * Replays every posted-document event of the organisation from the start of the SALES, PURCHASE
  * and FINANCE streams, and its journal entries from ACCOUNTING (one ordered, ephemeral consumer
  * per stream, in stream order), through the same posting code as the live consumers and the
- * journal entry requests, into `tem`. An event that cannot be posted (one the
- * live consumer dead-lettered too) is skipped in a savepoint of its own and told to `skipped`.
- * Answers how many events were replayed.
+ * journal entry requests, into `tem`: consecutive events of one source type in runs of up to
+ * REPLAY_BATCH (`replayRun`). An event that cannot be posted (one the live consumer
+ * dead-lettered too) is skipped in a savepoint of its own and told to `skipped`. Answers how many
+ * events were replayed.
  */
-async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, opts: ApplyOptions, skipped: (eventId: string, err: unknown) => void): Promise<number> {
+async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, opts: ApplyOptions, log: Logger, skipped: (eventId: string, err: unknown) => void): Promise<number> {
   const typeBySubject = new Map(LEDGER_SOURCES.map((s) => [s.subject, s.type]));
   const streams = [...new Set(LEDGER_SOURCES.map((s) => streamForSubject(s.subject)))] as StreamName[];
+  const replay: Replay = { tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped };
   let events = 0;
   for (const stream of streams) {
     const name = bus.streamName(stream);
@@ -45,7 +101,8 @@ async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, o
     const filter = bus.subject(read.length === 1 ? tenantSubject(read[0].subject, orgId) : organisationSubjects(STREAMS[stream].area, orgId));
     const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
     if ((await consumer.info()).num_pending === 0) continue;
-    const messages = await consumer.consume({ max_messages: 500 });
+    const messages = await consumer.consume({ max_messages: REPLAY_BATCH * 2 });
+    let run: ReplayRun | null = null;
     try {
       for await (const m of messages) {
         const routed = splitTenantSubject(bus.unprefixed(m.subject));
@@ -60,16 +117,17 @@ async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, o
           // the version this ledger reads; another one published beside it carries the same fact
           if (event && event.orgid === String(orgId) && event.type === eventType(routed!.subject)) {
             events++;
-            // a savepoint per event: one that cannot be posted (dead-lettered live) is skipped here too
-            await tem
-              .transactional(async (inner) => {
-                await applyLedgerEvent({ em: inner }, type, event, opts);
-              })
-              .catch((err) => skipped(event.id, err));
+            if (run && (run.type !== type || run.events.length >= REPLAY_BATCH)) {
+              await replayRun(replay, run);
+              run = null;
+            }
+            run ??= { type, events: [] };
+            run.events.push(event);
           }
         }
         if (m.info.pending === 0) break;
       }
+      if (run) await replayRun(replay, run);
     } finally {
       await messages.close().catch(() => undefined);
     }
@@ -85,10 +143,11 @@ async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, o
  */
 export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, log?: Logger): Promise<RebuildResult> {
   const em = tenantEm(orm, orgId);
+  const logger = log ?? createLogger('accounting-rebuild', 'error');
   let events = 0;
   await em.transactional(async (tem) => {
     await clearLedger(tem, orgId);
-    events = await replayStreams(tem, bus, orgId, opts, (eventId, err) => log?.warn('rebuild: event skipped', { event_id: eventId, err: String(err) }));
+    events = await replayStreams(tem, bus, orgId, opts, logger, (eventId, err) => logger.warn('rebuild: event skipped', { event_id: eventId, err: String(err) }));
   });
   const [{ count }] = (await em
     .getConnection()
@@ -156,7 +215,7 @@ export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, o
       const before = await entriesOf({ em: tem, orgId: orgId });
       await clearLedger(tem, orgId);
       const unpostable: LedgerCheck['unpostable'] = [];
-      const events = await replayStreams(tem, bus, orgId, opts, (eventId, err) => unpostable.push({ eventId, reason: String(err) }));
+      const events = await replayStreams(tem, bus, orgId, opts, createLogger('accounting-check', 'error'), (eventId, err) => unpostable.push({ eventId, reason: String(err) }));
       const after = await entriesOf({ em: tem, orgId: orgId });
       const changed: LedgerCheck['changed'] = [];
       for (const [key, entry] of after) {
