@@ -117,6 +117,47 @@ describe('financial statements from the ledger (decision 167)', () => {
     }
   });
 
+  it("pages an account's ledger by cursor: the lines and running balances of the pages by offset; a cursor continues only its own account, period and organisation", async () => {
+    const all = `account_number=${encodeURIComponent('[0;9]')}&date_from=2026-01-01&date_to=2026-12-31`;
+    const whole = await ok(await get(`/v1/reporting/financial/account-ledger?${all}`));
+    expect(whole.total).toBeGreaterThan(6);
+    expect(whole).toMatchObject({ total_exact: true, next_cursor: null, from: 0 });
+    // one line a page, several entries on one day and several rows of one entry among them
+    const walked: any[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: any = await ok(await get(`/v1/reporting/financial/account-ledger?${all}&take=1${cursor ? `&cursor=${cursor}` : ''}`));
+      expect(page).toMatchObject({ total: whole.total, opening_balance: whole.opening_balance, closing_balance: whole.closing_balance, from: 0, take: 1 });
+      walked.push(...page.lines);
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor && pages <= whole.total);
+    expect(pages).toBe(whole.total);
+    expect(walked).toEqual(whole.lines);
+    expect(walked.at(-1).balance).toBe(whole.closing_balance);
+    // by offset, the same; an offset page answers a cursor to the page after it too
+    const third = await ok(await get(`/v1/reporting/financial/account-ledger?${all}&take=2&from=2`));
+    expect(third.lines).toEqual(whole.lines.slice(2, 4));
+    const fourth = await ok(await get(`/v1/reporting/financial/account-ledger?${all}&take=2&cursor=${third.next_cursor}`));
+    expect(fourth.lines).toEqual(whole.lines.slice(4, 6));
+
+    // a cursor of another account, period or organisation, a forged or garbled one, or one with from: 400, nothing read
+    const first = await ok(await get(`/v1/reporting/financial/account-ledger?${all}&take=1`));
+    const other = await secondOrganisation(stack, 'Cursor thief');
+    const forged = Buffer.from(JSON.stringify({ o: ['date_posting', 'transaction_id', 'ord'], f: JSON.parse(Buffer.from(first.next_cursor, 'base64url').toString()).f, v: ['2026-01-01', "1' or 1=1", '1'] })).toString('base64url');
+    for (const [query, key] of [
+      [`account_number=343&date_from=2026-01-01&date_to=2026-12-31&cursor=${first.next_cursor}`, undefined],
+      [`${all.replace('2026-12-31', '2026-12-30')}&cursor=${first.next_cursor}`, undefined],
+      [`${all}&cursor=${first.next_cursor}`, other.key],
+      [`${all}&cursor=${first.next_cursor}&from=1`, undefined],
+      [`${all}&cursor=${forged}`, undefined],
+      [`${all}&cursor=bm90IGEgY3Vyc29y`, undefined],
+    ] as const) {
+      await expectProblem(await get(`/v1/reporting/financial/account-ledger?${query}`, undefined, key), 400, 'invalid_cursor');
+    }
+  });
+
   it('says when the figures are final (the books closed through the day)', async () => {
     await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: '2026-03-31' } }));
     await eventually(async () => (await ok(await get('/v1/reporting/financial/balance-sheet?as_of=2026-03-31'))).closed === true, 10_000);

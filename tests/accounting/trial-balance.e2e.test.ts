@@ -140,11 +140,12 @@ async function daySumsAgainstRows(orgId: number): Promise<{ differences: number;
   const [row] = await sqlRows<{ differences: number; deltas: number }>(
     em,
     `with rows as (
-       select book_id, date_posting, gl_account_number, sum(debit) as d, sum(credit) as c from ledger_rows where org_id = ? group by 1, 2, 3
+       select book_id, date_posting, gl_account_number, sum(debit) as d, sum(credit) as c, count(*) as n from ledger_rows where org_id = ? group by 1, 2, 3
      ), sums as (
-       select book_id, date_posting, gl_account_number, sum(debit) as d, sum(credit) as c
-         from (select * from ledger_day_balances where org_id = ? union all select org_id, book_id, date_posting, gl_account_number, debit, credit from ledger_day_deltas where org_id = ?) x
-        group by 1, 2, 3 having sum(debit) <> 0 or sum(credit) <> 0
+       select book_id, date_posting, gl_account_number, sum(debit) as d, sum(credit) as c, sum(lines) as n
+         from (select org_id, book_id, date_posting, gl_account_number, debit, credit, lines from ledger_day_balances where org_id = ?
+               union all select org_id, book_id, date_posting, gl_account_number, debit, credit, lines from ledger_day_deltas where org_id = ?) x
+        group by 1, 2, 3 having sum(lines) <> 0
      )
      select (select count(*) from ((select * from rows except select * from sums) union all (select * from sums except select * from rows)) x)::int as differences,
             (select count(*) from ledger_day_deltas where org_id = ?)::int as deltas`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, glAccountSchema, int64, isoDate, moneyAggregate, pagingQuery, rangeQuery } from './common.js';
+import { currencyCode, glAccountSchema, int64, isoDate, moneyAggregate, keysetPagingQuery, rangeQuery } from './common.js';
 
 /*
  * The profit and loss account and the balance sheet (decision 167), summed from the ledger per
@@ -63,7 +63,7 @@ export const accountLedgerQuerySchema = z.object({
   account_number: rangeQuery('string').describe('The account (343), or a range of accounts compared as text ([221;221.999]: 221 and its analytic accounts)'),
   date_from: isoDate.describe('First day of the period'),
   date_to: isoDate.describe('Last day of the period, on or after date_from'),
-  ...pagingQuery(500),
+  ...keysetPagingQuery(500),
 });
 export type AccountLedgerQuery = z.output<typeof accountLedgerQuerySchema>;
 
@@ -93,8 +93,10 @@ export const accountLedgerSchema = z
     credit: moneyAggregate.describe('Σ credit in the period'),
     closing_balance: moneyAggregate.describe('opening_balance + debit − credit'),
     total: z.int().min(0).describe('Lines in the period'),
-    from: z.int().min(0),
+    total_exact: z.boolean().describe('Always true: the lines are counted from the ledger’s day sums'),
+    from: z.int().min(0).describe('Offset of the first line (0 when the page was asked for by cursor)'),
     take: z.int().min(0),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` (with the same account and period) for the page after this one, as cheap as the first wherever it is; null on the last page'),
     lines: z.array(accountLedgerLineSchema).describe('The postings of the period in posting order (day, entry, row), this page of them'),
   })
   .meta({ id: 'AccountLedger', description: 'The postings of an account in a period with the running balance (hlavní kniha of one account)' });

@@ -17,6 +17,7 @@ export * from './db/async-context.js';
 export * from './db/commit-groups.js';
 export * from './db/batched-lookup.js';
 export * from './db/list-page.js';
+export { decodeCursor, encodeCursor, invalidCursor, listDigest } from './db/keyset.js';
 export * from './db/retention.js';
 export * from './db/migrations.js';
 export * from './db/tables.js';

@@ -1,5 +1,5 @@
 import type { AccountLedger, AccountLedgerQuery } from '@ledgerline/contracts';
-import { dec, parseRange, refuseReversedPeriod, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { dec, decodeCursor, encodeCursor, invalidCursor, listDigest, parseRange, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
 import { GENERAL_LEDGER_BOOK, type ChartLocale } from './chart.js';
 import { daySums } from './day-sums.js';
 import { accountsOf, glAccountView } from './transactions.js';
@@ -8,39 +8,68 @@ import { legalCurrencyOf } from './trial-balance.js';
 /*
  * The ledger of an account (decision 168): its balance before the period, each posting of the
  * period with the balance after it, and the balance at the end — what an accountant reconciles
- * 221 against the bank's statement with, or reads to see what waits on 395. The running balance
- * is summed by the database over the whole period, so a page starting anywhere carries it.
+ * 221 against the bank's statement with, or reads to see what waits on 395.
+ *
+ * The opening balance, the period's sums and its number of lines come from the day sums
+ * (decision 215). A page by cursor (decision 216) starts after the last line of the page before
+ * it, and its running balance from the day sums before that line's day plus that day's rows up to
+ * the line: it costs what the first page costs, wherever it is. A page by offset (`from`) sums the
+ * period's lines before it, as it always did.
  */
 
-/** The postings of the accounts in the period, each with its balance after it, one page of them and their count. */
-const PAGE_SQL = `
-  with period as (
-    select r.transaction_id, r.ord, r.date_posting, r.gl_account_number, r.debit, r.credit, r.description,
-           sum(r.debit - r.credit) over (order by r.date_posting, r.transaction_id, r.ord rows unbounded preceding) as moved,
-           count(*) over () as lines
-      from ledger_rows r
-     where r.org_id = ? and r.book_id = ? and r.date_posting between ?::date and ?::date
-       and r.gl_account_number collate "C" >= ? collate "C" and r.gl_account_number collate "C" <= ? collate "C"
-  ), page as (
-    select * from period order by date_posting, transaction_id, ord limit ? offset ?
-  )
-  -- the entries' headers of this page alone
-  select to_char(p.date_posting, 'YYYY-MM-DD') as date_posting, p.gl_account_number, p.debit::text, p.credit::text, p.moved::text,
-         coalesce(p.description, t.description) as description, p.transaction_id, t.no, t.type,
-         t.source_type, t.source_id, t.source_version, p.lines
-    from page p join accounting_transactions t on t.id = p.transaction_id and t.org_id = ?
-   order by p.date_posting, p.transaction_id, p.ord`;
+/** The order of the lines, and of a cursor's keys. */
+const ORDER = ['date_posting', 'transaction_id', 'ord'];
 
-/** The balance before the period and the period's sums, from the day sums (decision 215). */
-const SUMS = daySums(
-  `r.org_id = ? and r.book_id = ? and r.date_posting <= ?::date
-   and r.gl_account_number collate "C" >= ? collate "C" and r.gl_account_number collate "C" <= ? collate "C"`,
-);
+/** The accounts of the range, as every statement below names them. */
+const IN_RANGE = `r.gl_account_number collate "C" >= ? collate "C" and r.gl_account_number collate "C" <= ? collate "C"`;
+
+/** The balance before the period, the period's sums and its number of lines, from the day sums. */
+const SUMS = daySums(`r.org_id = ? and r.book_id = ? and r.date_posting <= ?::date and ${IN_RANGE}`);
 const SUMS_SQL = `
   select coalesce(sum(r.debit - r.credit) filter (where r.date_posting < ?::date), 0)::text as opening,
          coalesce(sum(r.debit) filter (where r.date_posting >= ?::date), 0)::text as debit,
-         coalesce(sum(r.credit) filter (where r.date_posting >= ?::date), 0)::text as credit
+         coalesce(sum(r.credit) filter (where r.date_posting >= ?::date), 0)::text as credit,
+         coalesce(sum(r.lines) filter (where r.date_posting >= ?::date), 0)::text as lines
     from ${SUMS.from}`;
+
+/** The balance up to a line (a cursor's): the day sums before its day, and that day's rows up to it. */
+const BEFORE_DAY = daySums(`r.org_id = ? and r.book_id = ? and r.date_posting < ?::date and ${IN_RANGE}`);
+const BALANCE_AT_SQL = `
+  select (coalesce((select sum(r.debit - r.credit) from ${BEFORE_DAY.from}), 0)
+        + coalesce((select sum(r.debit - r.credit) from ledger_rows r
+                     where r.org_id = ? and r.book_id = ? and r.date_posting = ?::date and ${IN_RANGE}
+                       and (r.transaction_id, r.ord) <= (?::bigint, ?::int)), 0))::text as balance`;
+
+/** The entries' headers of a page's rows, with the rows' sum up to each (`moved`). */
+const withHeaders = (page: string) => `
+  with page as (${page})
+  select to_char(p.date_posting, 'YYYY-MM-DD') as date_posting, p.gl_account_number, p.debit::text, p.credit::text, p.moved::text, p.ord,
+         coalesce(p.description, t.description) as description, p.transaction_id, t.no, t.type,
+         t.source_type, t.source_id, t.source_version
+    from page p join accounting_transactions t on t.id = p.transaction_id and t.org_id = ?
+   order by p.date_posting, p.transaction_id, p.ord`;
+
+/** A page from the period's start or after a line (`after`: the day bound repeated, which the index ranges over): moved sums the page's own rows. */
+const pageAfterSql = (after: string) =>
+  withHeaders(`
+    select r.transaction_id, r.ord, r.date_posting, r.gl_account_number, r.debit, r.credit, r.description,
+           sum(r.debit - r.credit) over (order by r.date_posting, r.transaction_id, r.ord rows unbounded preceding) as moved
+      from (select r.transaction_id, r.ord, r.date_posting, r.gl_account_number, r.debit, r.credit, r.description
+              from ledger_rows r
+             where r.org_id = ? and r.book_id = ? and r.date_posting between ?::date and ?::date and ${IN_RANGE} ${after}
+             order by r.date_posting, r.transaction_id, r.ord
+             limit ?) r`);
+const FIRST_PAGE_SQL = pageAfterSql('');
+const PAGE_AFTER_SQL = pageAfterSql('and r.date_posting >= ?::date and (r.date_posting, r.transaction_id, r.ord) > (?::date, ?::bigint, ?::int)');
+
+/** A page by offset: moved sums the period's rows from its start, so the page's balance follows from the opening one. */
+const PAGE_BY_OFFSET_SQL = withHeaders(`
+  select * from (
+    select r.transaction_id, r.ord, r.date_posting, r.gl_account_number, r.debit, r.credit, r.description,
+           sum(r.debit - r.credit) over (order by r.date_posting, r.transaction_id, r.ord rows unbounded preceding) as moved
+      from ledger_rows r
+     where r.org_id = ? and r.book_id = ? and r.date_posting between ?::date and ?::date and ${IN_RANGE}) period
+   order by date_posting, transaction_id, ord limit ? offset ?`);
 
 interface PageRow {
   date_posting: string;
@@ -48,6 +77,7 @@ interface PageRow {
   debit: string;
   credit: string;
   moved: string;
+  ord: number;
   description: string | null;
   transaction_id: string;
   no: string | null;
@@ -55,7 +85,14 @@ interface PageRow {
   source_type: string;
   source_id: string;
   source_version: number;
-  lines: string;
+}
+
+/** A cursor's line: its day, entry and row, checked for what the columns take (a forged one is 400, never a query error). */
+function cursorLine(values: Array<string | null>): { date: string; transactionId: string; ord: string } {
+  const [date, transactionId, ord] = values;
+  const valid = date !== null && /^\d{4}-\d{2}-\d{2}$/.test(date) && transactionId !== null && /^\d{1,18}$/.test(transactionId) && ord !== null && /^\d{1,9}$/.test(ord);
+  if (!valid) throw invalidCursor('not a cursor this list answered');
+  return { date, transactionId, ord };
 }
 
 export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, locale: ChartLocale, defaultCurrency: string): Promise<AccountLedger> {
@@ -65,9 +102,43 @@ export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, l
   // an open end of the range reaches every account past it (text order: digits before letters)
   const [low, high] = [range.from ?? '', range.to ?? '\u{10FFFF}'];
   const book = GENERAL_LEDGER_BOOK.id;
-  const [sums] = await sqlRows<{ opening: string; debit: string; credit: string }>(em, SUMS_SQL, [q.date_from, q.date_from, q.date_from, ...SUMS.params([orgId, book, q.date_to, low, high])]);
-  const rows = await sqlRows<PageRow>(em, PAGE_SQL, [orgId, book, q.date_from, q.date_to, low, high, q.take, q.from, orgId]);
+  const digest = listDigest('account_ledger', String(orgId), [low, high, q.date_from, q.date_to], ORDER);
+  const after = q.cursor === undefined ? null : cursorLine(decodeCursor(q.cursor, ORDER, digest));
+  if (after && q.from !== 0) throw invalidCursor('a cursor continues a list by itself; leave from out (or 0)');
+
+  const [sums] = await sqlRows<{ opening: string; debit: string; credit: string; lines: string }>(em, SUMS_SQL, [
+    q.date_from,
+    q.date_from,
+    q.date_from,
+    q.date_from,
+    ...SUMS.params([orgId, book, q.date_to, low, high]),
+  ]);
   const opening = dec(sums.opening);
+  // one row more than the page, to know whether a page follows
+  const period = [orgId, book, q.date_from, q.date_to, low, high];
+  let rows: PageRow[];
+  let start: Dec = opening;
+  if (after) {
+    const [at] = await sqlRows<{ balance: string }>(em, BALANCE_AT_SQL, [
+      ...BEFORE_DAY.params([orgId, book, after.date, low, high]),
+      orgId,
+      book,
+      after.date,
+      low,
+      high,
+      after.transactionId,
+      after.ord,
+    ]);
+    start = dec(at.balance);
+    rows = await sqlRows<PageRow>(em, PAGE_AFTER_SQL, [...period, after.date, after.date, after.transactionId, after.ord, q.take + 1, orgId]);
+  } else if (q.from > 0) {
+    rows = await sqlRows<PageRow>(em, PAGE_BY_OFFSET_SQL, [...period, q.take + 1, q.from, orgId]);
+  } else {
+    rows = await sqlRows<PageRow>(em, FIRST_PAGE_SQL, [...period, q.take + 1, orgId]);
+  }
+  const more = rows.length > q.take;
+  if (more) rows = rows.slice(0, q.take);
+  const last = rows[rows.length - 1];
   const accounts = await accountsOf(em);
   return {
     currency: await legalCurrencyOf(ctx, defaultCurrency),
@@ -78,9 +149,11 @@ export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, l
     debit: toWire(sums.debit),
     credit: toWire(sums.credit),
     closing_balance: toWire(opening.plus(sums.debit).minus(sums.credit)),
-    total: rows.length ? Number(rows[0].lines) : await countOf(ctx, q, low, high),
-    from: q.from,
+    total: Number(sums.lines),
+    total_exact: true,
+    from: after ? 0 : q.from,
     take: q.take,
+    next_cursor: more && last ? encodeCursor(ORDER, digest, [last.date_posting, String(last.transaction_id), String(last.ord)]) : null,
     lines: rows.map((r) => ({
       date_posting: r.date_posting,
       gl_account: glAccountView(r.gl_account_number, accounts, locale),
@@ -91,18 +164,7 @@ export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, l
       description: r.description,
       debit: toWire(r.debit),
       credit: toWire(r.credit),
-      balance: toWire(opening.plus(r.moved)),
+      balance: toWire(start.plus(r.moved)),
     })),
   };
-}
-
-/** The count of the period's lines when the page holds none (the page query's own count comes with its rows). */
-async function countOf({ em, orgId }: TenantContext, q: AccountLedgerQuery, low: string, high: string): Promise<number> {
-  const [row] = await sqlRows<{ n: string }>(
-    em,
-    `select count(*) as n from ledger_rows r where r.org_id = ? and r.book_id = ? and r.date_posting between ?::date and ?::date
-       and r.gl_account_number collate "C" >= ? collate "C" and r.gl_account_number collate "C" <= ? collate "C"`,
-    [orgId, GENERAL_LEDGER_BOOK.id, q.date_from, q.date_to, low, high],
-  );
-  return Number(row.n);
 }

@@ -8,7 +8,7 @@ import { sqlRows, type Logger } from '@ledgerline/service-kit';
  */
 
 export interface DaySums {
-  /** A derived table `r` (date_posting, gl_account_number, debit, credit) of the sums where `where` holds. */
+  /** A derived table `r` (date_posting, gl_account_number, debit, credit, lines) of the sums where `where` holds. */
   from: string;
   /** The parameters of `from`: the condition's, once for each of the two tables. */
   params: (whereParams: readonly unknown[]) => unknown[];
@@ -17,9 +17,9 @@ export interface DaySums {
 /** The day sums where `where` holds; `where` names their columns as `r.org_id`, `r.book_id`, `r.date_posting`, `r.gl_account_number`. */
 export function daySums(where: string): DaySums {
   return {
-    from: `(select r.date_posting, r.gl_account_number, r.debit, r.credit from ledger_day_balances r where ${where}
+    from: `(select r.date_posting, r.gl_account_number, r.debit, r.credit, r.lines from ledger_day_balances r where ${where}
             union all
-            select r.date_posting, r.gl_account_number, r.debit, r.credit from ledger_day_deltas r where ${where}) r`,
+            select r.date_posting, r.gl_account_number, r.debit, r.credit, r.lines from ledger_day_deltas r where ${where}) r`,
     params: (whereParams) => [...whereParams, ...whereParams],
   };
 }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_LNpVygON",
+          "prefix": "ak_JVRB8Kem",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-29T02:18:02.614Z",
+          "created_at": "2026-11-29T04:57:16.451Z",
           "expires_at": null,
-          "last_used_at": "2026-11-29T02:18:02.649Z",
+          "last_used_at": "2026-11-29T04:57:16.509Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_YrP688qH",
+          "prefix": "ak_9iRh7THk",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-29T02:18:02.774Z",
+          "created_at": "2026-11-29T04:57:16.733Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_YrP688qH",
+      "prefix": "ak_9iRh7THk",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T02:18:02.774Z",
+      "created_at": "2026-11-29T04:57:16.733Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_YrP688qH",
+      "prefix": "ak_9iRh7THk",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T02:18:02.774Z",
+      "created_at": "2026-11-29T04:57:16.733Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_YrP688qH",
+      "prefix": "ak_9iRh7THk",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-29T02:18:02.774Z",
+      "created_at": "2026-11-29T04:57:16.733Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_YrP688qH",
+      "prefix": "ak_9iRh7THk",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-29T02:18:02.774Z",
+      "created_at": "2026-11-29T04:57:16.733Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-29T02:18:02.816Z"
+      "revoked_at": "2026-11-29T04:57:16.844Z"
     }
   },
   "putHostingIntegration": {
@@ -220,7 +220,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-29T02:18:03.176Z",
+          "created_at": "2026-11-29T04:57:17.472Z",
           "edited_at": null,
           "books": [
             {
@@ -597,7 +597,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-29T02:18:05.264Z"
+        "created_at": "2026-11-29T04:57:20.293Z"
       }
     ]
   },
@@ -687,7 +687,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
+      "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -738,8 +738,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "0ab074bd-2ef0-4ce6-9118-61cc77caa26b",
-      "created_at": "2026-11-29T02:18:05.296Z",
+      "uid": "df0a6f39-cfdf-4f9f-a48c-a316ab6defd8",
+      "created_at": "2026-11-29T04:57:20.352Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -924,9 +924,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "180f0d49-39a4-4f3e-837e-57348c78996e",
-      "created_at": "2026-11-29T02:18:05.795Z",
-      "edited_at": "2026-11-29T02:18:05.795Z",
+      "uid": "bfc38c55-1c06-4b07-a7e8-e9254f67bf98",
+      "created_at": "2026-11-29T04:57:21.200Z",
+      "edited_at": "2026-11-29T04:57:21.200Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1091,7 +1091,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-29T02:18:04.904Z",
+          "evaluated_at": "2026-11-29T04:57:19.687Z",
           "blocking_reason": null
         }
       }
@@ -1140,10 +1140,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
+      "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
       "transaction_type": null,
-      "created_at": "2026-11-29T02:18:06.186Z",
-      "edited_at": "2026-11-29T02:18:06.221Z",
+      "created_at": "2026-11-29T04:57:21.698Z",
+      "edited_at": "2026-11-29T04:57:21.763Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1236,10 +1236,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
+          "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
           "transaction_type": null,
-          "created_at": "2026-11-29T02:18:06.186Z",
-          "edited_at": "2026-11-29T02:18:06.221Z",
+          "created_at": "2026-11-29T04:57:21.698Z",
+          "edited_at": "2026-11-29T04:57:21.763Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1654,7 +1654,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "4b92e0e9c51864b35c1d8e997988eac4dcdc4916441855618ca8a80352fb2cb7",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-29T02:18:06.317Z",
+          "created_at": "2026-11-29T04:57:21.984Z",
           "created_by": "key:2"
         }
       ],
@@ -1843,8 +1843,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "credit": 2721.5,
       "closing_balance": 23606.8,
       "total": 13,
+      "total_exact": true,
       "from": 0,
       "take": 2,
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTIwIiwiMjEiLCIxIl19",
       "lines": [
         {
           "date_posting": "2026-11-16",
@@ -1991,7 +1993,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-29T02:18:06.347Z",
+      "created_at": "2026-11-29T04:57:22.127Z",
       "created_by": "key:2"
     }
   },
@@ -2001,7 +2003,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "total_exact": true,
       "from": 0,
       "take": 1,
-      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsImlkIl0sImYiOiJkS1dRYm9iNThyaTJmcVZ3IiwidiI6WyIyMDI2LTExLTMwIiwiMyJdfQ",
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsImlkIl0sImYiOiJQN2hlMm5PdGtscVVDaGJIIiwidiI6WyIyMDI2LTExLTMwIiwiMyJdfQ",
       "entities": [
         {
           "id": 3,
@@ -2030,7 +2032,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-29T02:18:06.347Z",
+          "created_at": "2026-11-29T04:57:22.127Z",
           "created_by": "key:2"
         }
       ],
@@ -2065,7 +2067,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-29T02:18:06.347Z",
+      "created_at": "2026-11-29T04:57:22.127Z",
       "created_by": "key:2"
     }
   },
@@ -2103,7 +2105,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-29T02:18:06.374Z",
+      "created_at": "2026-11-29T04:57:22.168Z",
       "created_by": "key:2"
     }
   },
@@ -2124,7 +2126,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-29T02:18:06.545Z",
+      "created_at": "2026-11-29T04:57:22.415Z",
       "created_by": "key:2"
     }
   },
@@ -2147,7 +2149,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-29T02:18:06.596Z",
+          "created_at": "2026-11-29T04:57:22.482Z",
           "created_by": "key:2"
         },
         {
@@ -2166,7 +2168,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-29T02:18:06.545Z",
+          "created_at": "2026-11-29T04:57:22.415Z",
           "created_by": "key:2"
         }
       ],
@@ -2190,7 +2192,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-29T02:18:06.545Z",
+      "created_at": "2026-11-29T04:57:22.415Z",
       "created_by": "key:2"
     }
   },
@@ -2233,7 +2235,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-29T02:18:06.478Z",
+      "created_at": "2026-11-29T04:57:22.363Z",
       "created_by": "key:2"
     }
   },
@@ -2313,8 +2315,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "44d699f6-53b0-49c9-9268-d5510eec426f",
-      "created_at": "2026-11-29T02:18:03.159Z",
+      "uid": "4a312a71-5507-4069-8df4-5c507335b27f",
+      "created_at": "2026-11-29T04:57:17.450Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2528,8 +2530,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "44d699f6-53b0-49c9-9268-d5510eec426f",
-          "created_at": "2026-11-29T02:18:03.159Z",
+          "uid": "4a312a71-5507-4069-8df4-5c507335b27f",
+          "created_at": "2026-11-29T04:57:17.450Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2739,8 +2741,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "44d699f6-53b0-49c9-9268-d5510eec426f",
-      "created_at": "2026-11-29T02:18:03.159Z",
+      "uid": "4a312a71-5507-4069-8df4-5c507335b27f",
+      "created_at": "2026-11-29T04:57:17.450Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2960,7 +2962,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-29T02:18:04.904Z",
+        "evaluated_at": "2026-11-29T04:57:19.687Z",
         "blocking_reason": null
       }
     }
@@ -2975,8 +2977,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "0ab074bd-2ef0-4ce6-9118-61cc77caa26b",
-          "created_at": "2026-11-29T02:18:05.296Z",
+          "uid": "df0a6f39-cfdf-4f9f-a48c-a316ab6defd8",
+          "created_at": "2026-11-29T04:57:20.352Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3132,8 +3134,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "0ab074bd-2ef0-4ce6-9118-61cc77caa26b",
-      "created_at": "2026-11-29T02:18:05.296Z",
+      "uid": "df0a6f39-cfdf-4f9f-a48c-a316ab6defd8",
+      "created_at": "2026-11-29T04:57:20.352Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3292,7 +3294,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>44D699F6-53B0-49C9-9268-D5510EEC426F</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>4A312A71-5507-4069-8DF4-5C507335B27F</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3304,7 +3306,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>0AB074BD-2EF0-4CE6-9118-61CC77CAA26B</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>44D699F6-53B0-49C9-9268-D5510EEC426F</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>DF0A6F39-CFDF-4F9F-A48C-A316AB6DEFD8</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>4A312A71-5507-4069-8DF4-5C507335B27F</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3326,7 +3328,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-29T02:18:05.745Z",
+      "created_at": "2026-11-29T04:57:21.119Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3350,8 +3352,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T02:18:05.713Z",
-          "removed_at": "2026-11-29T02:18:05.733Z",
+          "created_at": "2026-11-29T04:57:21.081Z",
+          "removed_at": "2026-11-29T04:57:21.101Z",
           "exchange_difference": null
         },
         {
@@ -3367,7 +3369,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-29T02:18:05.745Z",
+          "created_at": "2026-11-29T04:57:21.119Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3394,8 +3396,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T02:18:05.713Z",
-          "removed_at": "2026-11-29T02:18:05.733Z",
+          "created_at": "2026-11-29T04:57:21.081Z",
+          "removed_at": "2026-11-29T04:57:21.101Z",
           "exchange_difference": null
         },
         {
@@ -3411,7 +3413,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-29T02:18:05.745Z",
+          "created_at": "2026-11-29T04:57:21.119Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3433,8 +3435,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-29",
-      "created_at": "2026-11-29T02:18:05.713Z",
-      "removed_at": "2026-11-29T02:18:05.733Z",
+      "created_at": "2026-11-29T04:57:21.081Z",
+      "removed_at": "2026-11-29T04:57:21.101Z",
       "exchange_difference": null
     }
   },
@@ -3456,7 +3458,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-29T02:18:05.859Z",
+      "created_at": "2026-11-29T04:57:21.294Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3480,8 +3482,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T02:18:05.831Z",
-          "removed_at": "2026-11-29T02:18:05.845Z",
+          "created_at": "2026-11-29T04:57:21.254Z",
+          "removed_at": "2026-11-29T04:57:21.276Z",
           "exchange_difference": null
         },
         {
@@ -3497,7 +3499,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-29T02:18:05.859Z",
+          "created_at": "2026-11-29T04:57:21.294Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3524,8 +3526,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-11-29",
-          "created_at": "2026-11-29T02:18:05.831Z",
-          "removed_at": "2026-11-29T02:18:05.845Z",
+          "created_at": "2026-11-29T04:57:21.254Z",
+          "removed_at": "2026-11-29T04:57:21.276Z",
           "exchange_difference": null
         },
         {
@@ -3541,7 +3543,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-29T02:18:05.859Z",
+          "created_at": "2026-11-29T04:57:21.294Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3563,8 +3565,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-11-29",
-      "created_at": "2026-11-29T02:18:05.831Z",
-      "removed_at": "2026-11-29T02:18:05.845Z",
+      "created_at": "2026-11-29T04:57:21.254Z",
+      "removed_at": "2026-11-29T04:57:21.276Z",
       "exchange_difference": null
     }
   },
@@ -3617,9 +3619,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "3bda37d8-96ea-4c10-8ffa-05b081b471ec",
-      "created_at": "2026-11-29T02:18:05.768Z",
-      "edited_at": "2026-11-29T02:18:05.768Z",
+      "uid": "35f87e37-4e65-4854-8a0a-f6b11bfb48ad",
+      "created_at": "2026-11-29T04:57:21.150Z",
+      "edited_at": "2026-11-29T04:57:21.150Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3740,9 +3742,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "08a095d1-154b-4a51-82a4-6ac3833f6813",
-        "created_at": "2026-11-29T02:18:04.871Z",
-        "edited_at": "2026-11-29T02:18:04.871Z",
+        "uid": "24c5da72-64eb-4c59-bd1d-006d7adac8e5",
+        "created_at": "2026-11-29T04:57:19.650Z",
+        "edited_at": "2026-11-29T04:57:19.650Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3882,9 +3884,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "3bda37d8-96ea-4c10-8ffa-05b081b471ec",
-          "created_at": "2026-11-29T02:18:05.768Z",
-          "edited_at": "2026-11-29T02:18:05.768Z",
+          "uid": "35f87e37-4e65-4854-8a0a-f6b11bfb48ad",
+          "created_at": "2026-11-29T04:57:21.150Z",
+          "edited_at": "2026-11-29T04:57:21.150Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -4009,9 +4011,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "180f0d49-39a4-4f3e-837e-57348c78996e",
-          "created_at": "2026-11-29T02:18:05.795Z",
-          "edited_at": "2026-11-29T02:18:05.795Z",
+          "uid": "bfc38c55-1c06-4b07-a7e8-e9254f67bf98",
+          "created_at": "2026-11-29T04:57:21.200Z",
+          "edited_at": "2026-11-29T04:57:21.200Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4343,9 +4345,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "3bda37d8-96ea-4c10-8ffa-05b081b471ec",
-      "created_at": "2026-11-29T02:18:05.768Z",
-      "edited_at": "2026-11-29T02:18:05.768Z",
+      "uid": "35f87e37-4e65-4854-8a0a-f6b11bfb48ad",
+      "created_at": "2026-11-29T04:57:21.150Z",
+      "edited_at": "2026-11-29T04:57:21.150Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4460,9 +4462,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "180f0d49-39a4-4f3e-837e-57348c78996e",
-      "created_at": "2026-11-29T02:18:05.795Z",
-      "edited_at": "2026-11-29T02:18:05.795Z",
+      "uid": "bfc38c55-1c06-4b07-a7e8-e9254f67bf98",
+      "created_at": "2026-11-29T04:57:21.200Z",
+      "edited_at": "2026-11-29T04:57:21.200Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4708,7 +4710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-29T02:18:05.963Z",
+          "created_at": "2026-11-29T04:57:21.435Z",
           "entries": [
             {
               "order": 1,
@@ -4865,7 +4867,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-29T02:18:05.963Z"
+          "created_at": "2026-11-29T04:57:21.435Z"
         }
       ],
       "aggregations": []
@@ -4882,7 +4884,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-29T02:18:05.963Z",
+      "created_at": "2026-11-29T04:57:21.435Z",
       "entries": [
         {
           "order": 1,
@@ -5049,10 +5051,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
+      "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
       "transaction_type": null,
-      "created_at": "2026-11-29T02:18:06.186Z",
-      "edited_at": "2026-11-29T02:18:06.186Z",
+      "created_at": "2026-11-29T04:57:21.698Z",
+      "edited_at": "2026-11-29T04:57:21.698Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5138,10 +5140,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "f1006cc6-5c49-4750-a9ad-63abf073802b",
+      "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
       "transaction_type": null,
-      "created_at": "2026-11-29T02:18:06.186Z",
-      "edited_at": "2026-11-29T02:18:06.186Z",
+      "created_at": "2026-11-29T04:57:21.698Z",
+      "edited_at": "2026-11-29T04:57:21.698Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5233,7 +5235,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-29T02:18:06.643Z"
+      "created_at": "2026-11-29T04:57:22.581Z"
     }
   },
   "listInvoiceAttachments": {
@@ -5250,7 +5252,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-11-29T02:18:06.643Z"
+          "created_at": "2026-11-29T04:57:22.581Z"
         }
       ],
       "aggregations": []
@@ -5266,7 +5268,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-29T02:18:06.643Z"
+      "created_at": "2026-11-29T04:57:22.581Z"
     }
   },
   "uploadBillAttachment": {
@@ -5278,7 +5280,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-11-29T02:18:06.621Z"
+      "created_at": "2026-11-29T04:57:22.525Z"
     }
   },
   "listBillAttachments": {
@@ -5295,7 +5297,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-11-29T02:18:06.621Z"
+          "created_at": "2026-11-29T04:57:22.525Z"
         }
       ],
       "aggregations": []
@@ -5311,7 +5313,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-11-29T02:18:06.665Z"
+      "created_at": "2026-11-29T04:57:22.618Z"
     }
   },
   "putReminderSettings": {
@@ -5384,7 +5386,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-11-29T02:18:06.681Z"
+      "updated_at": "2026-11-29T04:57:22.649Z"
     }
   },
   "getReminderSettings": {
@@ -5422,7 +5424,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-11-29T02:18:06.681Z"
+      "updated_at": "2026-11-29T04:57:22.649Z"
     }
   },
   "runReminders": {
@@ -5452,7 +5454,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-11-29T02:18:06.754Z"
+              "created_at": "2026-11-29T04:57:22.688Z"
             }
           ]
         }
@@ -5481,7 +5483,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fee": 500,
           "email_status": "written",
           "to": "accounts@acme.example",
-          "created_at": "2026-11-29T02:18:06.754Z"
+          "created_at": "2026-11-29T04:57:22.688Z"
         }
       ],
       "aggregations": []
@@ -5586,8 +5588,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-11-29T02:18:07.617Z",
-      "updated_at": "2026-11-29T02:18:07.617Z"
+      "created_at": "2026-11-29T04:57:23.530Z",
+      "updated_at": "2026-11-29T04:57:23.530Z"
     }
   },
   "listRecurringInvoices": {
@@ -5650,8 +5652,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 2,
           "last_issued_date": "2026-11-01",
-          "created_at": "2026-11-29T02:18:07.617Z",
-          "updated_at": "2026-11-29T02:18:07.778Z"
+          "created_at": "2026-11-29T04:57:23.530Z",
+          "updated_at": "2026-11-29T04:57:23.678Z"
         }
       ],
       "aggregations": []
@@ -5713,8 +5715,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T02:18:07.617Z",
-      "updated_at": "2026-11-29T02:18:07.641Z"
+      "created_at": "2026-11-29T04:57:23.530Z",
+      "updated_at": "2026-11-29T04:57:23.564Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5813,8 +5815,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T02:18:07.617Z",
-      "updated_at": "2026-11-29T02:18:07.746Z"
+      "created_at": "2026-11-29T04:57:23.530Z",
+      "updated_at": "2026-11-29T04:57:23.648Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5878,8 +5880,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T02:18:07.617Z",
-      "updated_at": "2026-11-29T02:18:07.762Z"
+      "created_at": "2026-11-29T04:57:23.530Z",
+      "updated_at": "2026-11-29T04:57:23.667Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5937,8 +5939,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T02:18:07.617Z",
-      "updated_at": "2026-11-29T02:18:07.778Z"
+      "created_at": "2026-11-29T04:57:23.530Z",
+      "updated_at": "2026-11-29T04:57:23.678Z"
     }
   },
   "createNumberingSeries": {
@@ -5954,7 +5956,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-29T02:18:03.094Z"
+      "created_at": "2026-11-29T04:57:17.309Z"
     }
   },
   "listNumberingSeries": {
@@ -5969,7 +5971,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-29T02:18:03.085Z"
+          "created_at": "2026-11-29T04:57:17.301Z"
         },
         {
           "id": 2,
@@ -5977,7 +5979,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-29T02:18:03.094Z"
+          "created_at": "2026-11-29T04:57:17.309Z"
         }
       ],
       "aggregations": []
@@ -6077,15 +6079,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
+          "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-29T02:18:02.839Z",
-          "last_used_at": "2026-11-29T02:18:02.854Z",
+          "created_at": "2026-11-29T04:57:16.898Z",
+          "last_used_at": "2026-11-29T04:57:16.937Z",
           "revoked_at": null
         }
       ],
@@ -6095,30 +6097,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
+      "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T02:18:02.839Z",
-      "last_used_at": "2026-11-29T02:18:02.854Z",
+      "created_at": "2026-11-29T04:57:16.898Z",
+      "last_used_at": "2026-11-29T04:57:16.937Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_hOsrxqIYabXWbodJgbsz_14TbYJ",
+      "client_id": "cl_LFog6dmlqPSxM4GjIeyt_0Pq8lb",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-29T02:18:02.883Z",
+      "created_at": "2026-11-29T04:57:16.985Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-29T02:18:02.898Z"
+      "revoked_at": "2026-11-29T04:57:17.009Z"
     }
   },
   "deleteClient": {
@@ -6136,12 +6138,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:24",
           "service": "sales",
-          "recorded_at": "2026-11-29T02:18:07.777Z",
+          "recorded_at": "2026-11-29T04:57:23.677Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "94b8bde9-c6c7-4c34-8132-f99c81493924",
+          "request_id": "03404398-3101-4500-a4ab-b584c6f941d3",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -6196,9 +6198,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T02:18:07.617Z",
+            "created_at": "2026-11-29T04:57:23.530Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T02:18:07.762Z",
+            "updated_at": "2026-11-29T04:57:23.667Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6253,9 +6255,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T02:18:07.617Z",
+            "created_at": "2026-11-29T04:57:23.530Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T02:18:07.778Z",
+            "updated_at": "2026-11-29T04:57:23.678Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6269,17 +6271,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-11-01"
           },
           "seq": 24,
-          "hash": "51a707ec73d77dd4f539139765ca4b6b1da3bec11beda523912cd258b8767986"
+          "hash": "a701017dcc92e366d36a65a6f4c94ff91be77277ad6464dd208ba3cb47dc0ca3"
         },
         {
           "id": "sales:23",
           "service": "sales",
-          "recorded_at": "2026-11-29T02:18:07.761Z",
+          "recorded_at": "2026-11-29T04:57:23.666Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "edea9c37-b455-45c3-ab12-91a3fcd0e1b9",
+          "request_id": "0017d122-f1f5-4bbc-97dd-39d89ed62965",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -6334,9 +6336,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T02:18:07.617Z",
+            "created_at": "2026-11-29T04:57:23.530Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T02:18:07.746Z",
+            "updated_at": "2026-11-29T04:57:23.648Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6391,9 +6393,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T02:18:07.617Z",
+            "created_at": "2026-11-29T04:57:23.530Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T02:18:07.762Z",
+            "updated_at": "2026-11-29T04:57:23.667Z",
             "issued_count": 2,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6407,7 +6409,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-11-01"
           },
           "seq": 23,
-          "hash": "e62df65028a87c16a3444c5eae7f8ed569d3b1085bda8072c1de4fbccbbdec7c"
+          "hash": "bc2d60c9fec24c35b83d59290e7e2339cbd836cada2c8e47a0d4c22031c5f917"
         }
       ],
       "aggregations": []
@@ -6493,8 +6495,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": null,
-      "created_at": "2026-11-29T02:18:02.612Z",
-      "updated_at": "2026-11-29T02:18:02.612Z"
+      "created_at": "2026-11-29T04:57:16.448Z",
+      "updated_at": "2026-11-29T04:57:16.448Z"
     }
   },
   "updateOrganisation": {
@@ -6536,19 +6538,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "rounding_increment": null,
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-29T02:18:02.612Z",
-      "updated_at": "2026-11-29T02:18:02.756Z"
+      "created_at": "2026-11-29T04:57:16.448Z",
+      "updated_at": "2026-11-29T04:57:16.666Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_yQoPQYdQ5S1L28vaSlOx_0njRUR",
+      "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjVkZjMzYjZmLWMxZTUtNGUwZS1iZDkxLTcxYjA3YTIzMjExYiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF95UW9QUVlkUTVTMUwyOHZhU2xPeF8wbmpSVVIiLCJqdGkiOiI3OGFmODYyZi03MmMxLTQ5ZGMtOGYwNC0yMGYwMjA0MzkyYmYiLCJpYXQiOjE3OTU5MTg2ODIsImV4cCI6MTc5NTkxOTU4Mn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImUyMmUzNWRmLWE0N2MtNDg4Mi05Nzc0LTdjYmMzZTZhNmE5ZCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9TVDVZQWVpTXdzQ3JUbG14QU1XU18wc0gwV1IiLCJqdGkiOiI5ZjkwMzM1Yy0wYzYwLTRmOTAtYWRhZC0wZmE5YWQ2OTZlODIiLCJpYXQiOjE3OTU5MjgyMzYsImV4cCI6MTc5NTkyOTEzNn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -6572,8 +6574,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-29T02:18:02.982Z",
-          "updated_at": "2026-11-29T02:18:02.984Z"
+          "created_at": "2026-11-29T04:57:17.153Z",
+          "updated_at": "2026-11-29T04:57:17.158Z"
         }
       ],
       "aggregations": []
@@ -6600,8 +6602,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T02:18:02.982Z",
-      "updated_at": "2026-11-29T02:18:02.984Z",
+      "created_at": "2026-11-29T04:57:17.153Z",
+      "updated_at": "2026-11-29T04:57:17.158Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6618,8 +6620,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T02:18:02.982Z",
-      "updated_at": "2026-11-29T02:18:02.984Z"
+      "created_at": "2026-11-29T04:57:17.153Z",
+      "updated_at": "2026-11-29T04:57:17.158Z"
     }
   },
   "updateWebhook": {
@@ -6643,8 +6645,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T02:18:02.982Z",
-      "updated_at": "2026-11-29T02:18:03.029Z"
+      "created_at": "2026-11-29T04:57:17.153Z",
+      "updated_at": "2026-11-29T04:57:17.210Z"
     }
   },
   "deleteWebhook": {
@@ -6667,8 +6669,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T02:18:02.982Z",
-      "updated_at": "2026-11-29T02:18:07.876Z",
+      "created_at": "2026-11-29T04:57:17.153Z",
+      "updated_at": "2026-11-29T04:57:23.777Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6681,22 +6683,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 16,
           "webhook_id": 1,
-          "event_id": "20fba795-752a-4361-af73-f46c5860870f",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 6,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-11-29T03:18:07.734Z",
-          "created_at": "2026-11-29T02:18:07.682Z",
-          "completed_at": null
-        },
-        {
-          "id": 15,
-          "webhook_id": 1,
-          "event_id": "f49a9c54-c9b7-466a-b438-7f547d46e36a",
+          "event_id": "ce5b0799-98ab-47d3-a3e7-c5eda4ccc5ed",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -6704,8 +6691,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 5,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T03:18:07.734Z",
-          "created_at": "2026-11-29T02:18:07.682Z",
+          "next_attempt_at": "2026-11-29T05:57:23.638Z",
+          "created_at": "2026-11-29T04:57:23.599Z",
+          "completed_at": null
+        },
+        {
+          "id": 15,
+          "webhook_id": 1,
+          "event_id": "8f810283-1558-4bfd-a568-e74d47812161",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 4,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-11-29T05:57:23.638Z",
+          "created_at": "2026-11-29T04:57:23.599Z",
           "completed_at": null
         }
       ],
@@ -6716,16 +6718,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 16,
       "webhook_id": 1,
-      "event_id": "20fba795-752a-4361-af73-f46c5860870f",
+      "event_id": "ce5b0799-98ab-47d3-a3e7-c5eda4ccc5ed",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 6,
+      "last_duration_ms": 5,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-29T02:18:07.852Z",
-      "created_at": "2026-11-29T02:18:07.682Z",
+      "next_attempt_at": "2026-11-29T04:57:23.752Z",
+      "created_at": "2026-11-29T04:57:23.599Z",
       "completed_at": null
     }
   },
@@ -6793,7 +6795,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-29T02:18:03.071Z"
+      "updated_at": "2026-11-29T04:57:17.277Z"
     }
   },
   "putTaxFilingSettings": {
@@ -6836,7 +6838,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-29T02:18:03.071Z"
+      "updated_at": "2026-11-29T04:57:17.277Z"
     }
   },
   "createOrganisation": {
@@ -6892,18 +6894,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         "rounding_increment": null,
         "lock_date": null,
-        "created_at": "2026-11-29T02:18:02.612Z",
-        "updated_at": "2026-11-29T02:18:02.612Z"
+        "created_at": "2026-11-29T04:57:16.448Z",
+        "updated_at": "2026-11-29T04:57:16.448Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_LNpVygON",
+        "prefix": "ak_JVRB8Kem",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-29T02:18:02.614Z",
+        "created_at": "2026-11-29T04:57:16.451Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
