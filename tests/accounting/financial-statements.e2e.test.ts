@@ -145,13 +145,18 @@ describe('financial statements from the ledger (decision 167)', () => {
     // a cursor of another account, period or organisation, a forged or garbled one, or one with from: 400, nothing read
     const first = await ok(await get(`/v1/reporting/financial/account-ledger?${all}&take=1`));
     const other = await secondOrganisation(stack, 'Cursor thief');
-    const forged = Buffer.from(JSON.stringify({ o: ['date_posting', 'transaction_id', 'ord'], f: JSON.parse(Buffer.from(first.next_cursor, 'base64url').toString()).f, v: ['2026-01-01', "1' or 1=1", '1'] })).toString('base64url');
+    const forge = (v: string[]) => Buffer.from(JSON.stringify({ o: ['date_posting', 'transaction_id', 'ord'], f: JSON.parse(Buffer.from(first.next_cursor, 'base64url').toString()).f, v })).toString('base64url');
+    const forged = forge(['2026-01-01', "1' or 1=1", '1']);
+    // a cursor naming a line past the period (made by hand, its digest right) is an empty last page
+    expect(await ok(await get(`/v1/reporting/financial/account-ledger?${all}&cursor=${forge(['2099-01-01', '1', '1'])}`))).toMatchObject({ lines: [], next_cursor: null, total: whole.total });
     for (const [query, key] of [
       [`account_number=343&date_from=2026-01-01&date_to=2026-12-31&cursor=${first.next_cursor}`, undefined],
       [`${all.replace('2026-12-31', '2026-12-30')}&cursor=${first.next_cursor}`, undefined],
       [`${all}&cursor=${first.next_cursor}`, other.key],
       [`${all}&cursor=${first.next_cursor}&from=1`, undefined],
       [`${all}&cursor=${forged}`, undefined],
+      [`${all}&cursor=${forge(['2026-02-30', '1', '1'])}`, undefined],
+      [`${all}&cursor=${forge(['2026-01-01', '1', '99999999999'])}`, undefined],
       [`${all}&cursor=bm90IGEgY3Vyc29y`, undefined],
     ] as const) {
       await expectProblem(await get(`/v1/reporting/financial/account-ledger?${query}`, undefined, key), 400, 'invalid_cursor');
