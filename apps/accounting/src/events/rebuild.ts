@@ -25,7 +25,7 @@ async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
   await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
 }
 
-/** Events of one source type drafted and stored together (one `ledger_insert_entries` call). */
+/** Events of one source type drafted and stored together (one `ledger_replay_entries` call). */
 const REPLAY_BATCH = 500;
 
 /** A run of consecutive events of one source type, in stream order. */
