@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { sqlRows } from '@ledgerline/service-kit';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
+import { foldDaySums } from '../../apps/accounting/src/domain/day-sums.js';
 
 let stack: Stack;
 let bus: Publisher;
@@ -161,7 +162,6 @@ describe('day sums', () => {
     const sheet = await body(stack.api('/v1/reporting/financial/balance-sheet?as_of=2025-02-28'));
     const account = await body(stack.api('/v1/reporting/financial/account-ledger?account_number=311&date_from=2025-02-01&date_to=2025-02-28'));
     // folded by hand, beside the service's own folding (one at a time: the other answers 0)
-    const { foldDaySums } = await import('../../apps/accounting/src/domain/day-sums.js');
     await foldDaySums(stack.services.accounting!.deps.orm.em.fork(), 2);
     await eventually(async () => (await daySumsAgainstRows(1)).deltas === 0, 10_000);
     expect(await daySumsAgainstRows(1)).toEqual({ differences: 0, deltas: 0 });

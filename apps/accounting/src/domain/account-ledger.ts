@@ -1,4 +1,4 @@
-import type { AccountLedger, AccountLedgerQuery } from '@ledgerline/contracts';
+import { isoDate, type AccountLedger, type AccountLedgerQuery } from '@ledgerline/contracts';
 import { dec, decodeCursor, encodeCursor, invalidCursor, listDigest, parseRange, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
 import { GENERAL_LEDGER_BOOK, type ChartLocale } from './chart.js';
 import { daySums } from './day-sums.js';
@@ -90,8 +90,7 @@ interface PageRow {
 /** A cursor's line: its day, entry and row, checked for what the columns take (a forged one is 400, never a query error). */
 function cursorLine(values: Array<string | null>): { date: string; transactionId: string; ord: string } {
   const [date, transactionId, ord] = values;
-  const isDay = (d: string) => /^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d);
-  const valid = date !== null && isDay(date) && transactionId !== null && /^\d{1,18}$/.test(transactionId) && ord !== null && /^\d{1,9}$/.test(ord);
+  const valid = date !== null && isoDate.safeParse(date).success && transactionId !== null && /^\d{1,18}$/.test(transactionId) && ord !== null && /^\d{1,9}$/.test(ord);
   if (!valid) throw invalidCursor('not a cursor this list answered');
   return { date, transactionId, ord };
 }

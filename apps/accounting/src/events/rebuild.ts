@@ -67,12 +67,9 @@ async function replayRun(r: Replay, run: ReplayRun): Promise<void> {
     return;
   }
   const items: BatchItem[] = run.events.map((event) => ({ event, deliveryCount: Number.MAX_SAFE_INTEGER, emit: () => '' }));
-  let results: BatchItemResult[] | null = null;
-  try {
-    results = await r.tem.transactional((inner) => replayLedgerBatch({ em: inner, orgId: r.orgId, organisation: r.organisation, log: r.log }, run.type, items, r.opts));
-  } catch {
-    results = null;
-  }
+  const results: BatchItemResult[] | null = await r.tem
+    .transactional((inner) => replayLedgerBatch({ em: inner, orgId: r.orgId, organisation: r.organisation, log: r.log }, run.type, items, r.opts))
+    .catch(() => null);
   for (const [i, event] of run.events.entries()) if (results?.[i] !== 'applied') await replayOne(r, run.type, event);
 }
 
