@@ -1,6 +1,6 @@
 import type { ControlStatement, TaxPeriodQuery } from '@ledgerline/contracts';
-import { dec, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { reportPeriodState } from './tax-period.js';
+import { refuseReversedPeriod, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { PERIOD_TAX_ROWS, readTaxReport, reportPeriodState } from './tax-period.js';
 
 /*
  * The Czech VAT control statement (kontrolní hlášení) of a period, decision 158: every ledger tax
@@ -10,55 +10,20 @@ import { reportPeriodState } from './tax-period.js';
  * Sections A.1, A.2, A.4, B.1 and B.2 list documents one by one; A.5 and B.3 are sums per rate.
  */
 
-/** One tax row of a posted entry, as the statement reads it (figures signed; a reversal's negated). */
-export interface ControlStatementRow {
-  section: string;
-  source: { type: string; id: number };
-  documentNo: string | null;
-  partnerVatNo: string | null;
-  dateTaxable: string;
-  rate: Dec;
-  base: Dec;
-  tax: Dec;
+/**
+ * A section's figures split by rate, as decimal text (exact, as Postgres sums them): the basic
+ * rate is 20 % or more (21 % since 2013) or none, as the return's rows 1 and 2 split them
+ * (vat.ts), the rest reduced; the part of the reduced figures at the second reduced rate (10 %
+ * until 2023, below 12 %) is also given apart, which the filing reports on fields of its own.
+ */
+export interface RateFigures {
+  base_basic: string;
+  tax_basic: string;
+  base_reduced: string;
+  tax_reduced: string;
+  base_second_reduced: string;
+  tax_second_reduced: string;
 }
-
-interface RateFigures {
-  base_basic: Dec;
-  tax_basic: Dec;
-  base_reduced: Dec;
-  tax_reduced: Dec;
-  /** The part of the reduced figures at the second reduced rate (10 % until 2023), which the filing reports apart. */
-  base_second_reduced: Dec;
-  tax_second_reduced: Dec;
-}
-const noFigures = (): RateFigures => ({
-  base_basic: dec(0),
-  tax_basic: dec(0),
-  base_reduced: dec(0),
-  tax_reduced: dec(0),
-  base_second_reduced: dec(0),
-  tax_second_reduced: dec(0),
-});
-
-/** The basic rate is 20 % or more (21 % since 2013), as the return's rows 1 and 2 split them (vat.ts). */
-function add(to: RateFigures, row: ControlStatementRow, withTax: boolean): void {
-  const basic = row.rate.gte(20) || row.rate.isZero();
-  const tax = withTax ? row.tax : dec(0);
-  if (basic) {
-    to.base_basic = to.base_basic.plus(row.base);
-    to.tax_basic = to.tax_basic.plus(tax);
-  } else {
-    to.base_reduced = to.base_reduced.plus(row.base);
-    to.tax_reduced = to.tax_reduced.plus(tax);
-    // 15 % and 12 % were and are the first reduced rate, 10 % the second (until 2023)
-    if (row.rate.lt(12)) {
-      to.base_second_reduced = to.base_second_reduced.plus(row.base);
-      to.tax_second_reduced = to.tax_second_reduced.plus(tax);
-    }
-  }
-}
-
-const isNil = (f: RateFigures) => f.base_basic.isZero() && f.tax_basic.isZero() && f.base_reduced.isZero() && f.tax_reduced.isZero();
 
 export interface ControlStatementDocumentFigures extends RateFigures {
   partnerVatNo: string | null;
@@ -67,37 +32,130 @@ export interface ControlStatementDocumentFigures extends RateFigures {
   source: { type: string; id: number };
 }
 
-/**
- * The sections from the period's tax rows: a listed section holds one line per document (the
- * rows of all its rates and of its reversals summed; a document whose figures cancel is left
- * out), in the order the rows come; a summed section holds one sum per rate. A.1 reports bases
- * only (the customer self-assesses the tax).
- */
-export type ControlStatementSections = ReturnType<typeof controlStatementSections>;
+/** A listed section holds one line per document, a summed section one sum per rate class. */
+export interface ControlStatementSections {
+  a1: ControlStatementDocumentFigures[];
+  a2: ControlStatementDocumentFigures[];
+  a4: ControlStatementDocumentFigures[];
+  a5: RateFigures;
+  b1: ControlStatementDocumentFigures[];
+  b2: ControlStatementDocumentFigures[];
+  b3: RateFigures;
+}
 
-export function controlStatementSections(rows: ReadonlyArray<ControlStatementRow>) {
-  const listed = { 'A.1': new Map<string, ControlStatementDocumentFigures>(), 'A.2': new Map(), 'A.4': new Map(), 'B.1': new Map(), 'B.2': new Map() } as Record<
-    'A.1' | 'A.2' | 'A.4' | 'B.1' | 'B.2',
-    Map<string, ControlStatementDocumentFigures>
-  >;
-  const summed = { 'A.5': noFigures(), 'B.3': noFigures() } as Record<'A.5' | 'B.3', RateFigures>;
-  for (const row of rows) {
-    if (row.section === 'A.5' || row.section === 'B.3') {
-      add(summed[row.section], row, true);
+const LISTED = { 'A.1': 'a1', 'A.2': 'a2', 'A.4': 'a4', 'B.1': 'b1', 'B.2': 'b2' } as const;
+const SUMMED = { 'A.5': 'a5', 'B.3': 'b3' } as const;
+const quoted = (o: object) => Object.keys(o).map((s) => `'${s}'`).join(', ');
+
+/*
+ * The database sums the statement (decision 218): a month of a large business lists tens of
+ * thousands of documents from twice as many tax rows, and folding them in the service cost more
+ * than a second of its CPU in decimal arithmetic. The sums read two relations. `tax_rows`, one row
+ * per ledger tax row: its section; its document (source_type, source_id); its entry's day and id
+ * and its own ord, the order rows come in; the rate; the base and the tax, signed (a reversal's
+ * negated). `entries`: what the statement lists of a document as an entry states it (entry_id,
+ * document_no, vat_no, date_taxable as text), read only for each document's first entry.
+ * `controlStatementSql` takes both as SQL, so the rules are tested on rows given as values.
+ */
+const BASIC = 'rate >= 20 or rate = 0';
+const RATE_CLASSES = `
+    coalesce(sum(base) filter (where ${BASIC}), 0) as base_basic,
+    coalesce(sum(tax) filter (where ${BASIC}), 0) as tax_basic,
+    coalesce(sum(base) filter (where not (${BASIC})), 0) as base_reduced,
+    coalesce(sum(tax) filter (where not (${BASIC})), 0) as tax_reduced,
+    coalesce(sum(base) filter (where not (${BASIC}) and rate < 12), 0) as base_second_reduced,
+    coalesce(sum(tax) filter (where not (${BASIC}) and rate < 12), 0) as tax_second_reduced`;
+const FIGURES = 'base_basic::text, tax_basic::text, base_reduced::text, tax_reduced::text, base_second_reduced::text, tax_second_reduced::text';
+
+/**
+ * The statement's SQL over the tax rows `taxRows`, one statement: a row per document of a listed
+ * section (the rows of all its rates and of its reversals summed; A.1 reports bases only, as the
+ * customer self-assesses the tax; a document whose figures cancel is left out), with what its
+ * first row says, in the order of its first row; then a row per summed section with its figures
+ * (`source_type` null). Sections the statement does not report are left out.
+ */
+export function controlStatementSql(taxRows: string, entries: string): string {
+  return `
+    with tax_rows as (${taxRows}), documents as (
+      select section, source_type, source_id,
+             min(day) as first_day,
+             (array_agg(entry_id order by day, entry_id, ord))[1] as first_entry,
+             ${RATE_CLASSES.replaceAll('sum(tax)', "sum(case when section = 'A.1' then 0 else tax end)")}
+        from tax_rows where section in (${quoted(LISTED)})
+       group by section, source_type, source_id
+    ), sums as (
+      select section, ${RATE_CLASSES} from tax_rows where section in (${quoted(SUMMED)}) group by section
+    )
+    select * from (
+      select d.section, d.source_type, d.source_id::text, e.document_no, e.vat_no, e.date_taxable, ${FIGURES}, d.first_day, d.first_entry
+        from documents d
+        join (${entries}) e on e.entry_id = d.first_entry
+       where not (base_basic = 0 and tax_basic = 0 and base_reduced = 0 and tax_reduced = 0)
+      union all
+      select section, null, null, null, null, null, ${FIGURES}, null, null from sums
+    ) answer
+     order by first_day, first_entry, section`;
+}
+
+/** A row of what `controlStatementSql` answers: a document's, or a summed section's (no source). */
+export type SectionRow = RateFigures & { section: string; source_type: string | null; source_id: string | null; document_no: string | null; vat_no: string | null; date_taxable: string | null };
+
+const NO_FIGURES: RateFigures = { base_basic: '0', tax_basic: '0', base_reduced: '0', tax_reduced: '0', base_second_reduced: '0', tax_second_reduced: '0' };
+const figuresOf = (r: RateFigures): RateFigures => ({
+  base_basic: r.base_basic,
+  tax_basic: r.tax_basic,
+  base_reduced: r.base_reduced,
+  tax_reduced: r.tax_reduced,
+  base_second_reduced: r.base_second_reduced,
+  tax_second_reduced: r.tax_second_reduced,
+});
+
+/** The sections from what the SQL answered, each listed section in the order of the answer. */
+export function controlStatementSections(answer: ReadonlyArray<SectionRow>): ControlStatementSections {
+  const sections: ControlStatementSections = { a1: [], a2: [], a4: [], a5: NO_FIGURES, b1: [], b2: [], b3: NO_FIGURES };
+  for (const r of answer) {
+    if (r.source_type === null) {
+      sections[SUMMED[r.section as keyof typeof SUMMED]] = figuresOf(r);
       continue;
     }
-    const section = listed[row.section as keyof typeof listed];
-    if (!section) continue; // a section this statement does not report (none is posted today)
-    const key = `${row.source.type}:${row.source.id}`;
-    let doc = section.get(key);
-    if (!doc) {
-      doc = { partnerVatNo: row.partnerVatNo, documentNo: row.documentNo, dateTaxable: row.dateTaxable, source: row.source, ...noFigures() };
-      section.set(key, doc);
-    }
-    add(doc, row, row.section !== 'A.1');
+    sections[LISTED[r.section as keyof typeof LISTED]].push({
+      partnerVatNo: r.vat_no,
+      documentNo: r.document_no,
+      dateTaxable: r.date_taxable!,
+      source: { type: r.source_type, id: Number(r.source_id) },
+      ...figuresOf(r),
+    });
   }
-  const documents = (section: keyof typeof listed) => [...listed[section].values()].filter((d) => !isNil(d));
-  return { a1: documents('A.1'), a2: documents('A.2'), a4: documents('A.4'), a5: summed['A.5'], b1: documents('B.1'), b2: documents('B.2'), b3: summed['B.3'] };
+  return sections;
+}
+
+/**
+ * The period's tax rows that name a section, as `controlStatementSql` reads them: the partner's
+ * VAT id, the document's number (the vendor's own for a purchase: the statement identifies the
+ * tax document the vendor issued) and its taxable date. Sales report the base and tax they
+ * charged, purchases the base and tax on the vendor's document (A.2 lists purchases, whose base is
+ * on the input side, as the VAT return reads it).
+ */
+const SIGN = `(case when e.entry_kind = 'reversal' then -1 else 1 end)`;
+const PERIOD_SQL = controlStatementSql(
+  `select t.tax_control_statement as section, e.source_type, e.source_id, e.date_posting as day, e.id as entry_id, t.ord,
+          coalesce(t.tax_rate, 0) as rate,
+          (case when t.tax_control_statement like 'A%' then coalesce(t.tax_base_out_leg, t.tax_base_in_leg, 0) else coalesce(t.tax_base_in_leg, 0) end) * ${SIGN} as base,
+          (case when t.tax_control_statement like 'A%' then coalesce(t.tax_amount_out_leg, 0) else coalesce(t.tax_amount_in_leg, 0) end) * ${SIGN} as tax
+     from ${PERIOD_TAX_ROWS}
+    where t.tax_control_statement is not null`,
+  `select id as entry_id,
+          case when source_type like 'purchase%' then coalesce(vendor_doc_no, no) else no end as document_no,
+          nullif(trim(contact->>'vat_no'), '') as vat_no,
+          to_char(coalesce(date_taxable, date_posting), 'YYYY-MM-DD') as date_taxable
+     from accounting_transactions where org_id = ?`,
+);
+
+/** The sections of a period from its ledger tax rows (what the report and the filing both show). */
+export async function controlStatementFigures(ctx: TenantContext, q: TaxPeriodQuery): Promise<ControlStatementSections> {
+  refuseReversedPeriod(q);
+  const answer = await readTaxReport(ctx, (em) => sqlRows<SectionRow>(em, PERIOD_SQL, [ctx.orgId, q.date_from, q.date_to, ctx.orgId]));
+  return controlStatementSections(answer);
 }
 
 const wireFigures = (f: RateFigures) => ({ base_basic: toWire(f.base_basic), tax_basic: toWire(f.tax_basic), base_reduced: toWire(f.base_reduced), tax_reduced: toWire(f.tax_reduced) });
@@ -108,70 +166,6 @@ const wireDocument = (d: ControlStatementDocumentFigures) => ({
   source: d.source,
   ...wireFigures(d),
 });
-
-/**
- * The period's tax rows that name a listed section, with what the statement lists of their
- * entry: the partner's VAT id, the document's number (the vendor's own for a purchase: the
- * statement identifies the tax document the vendor issued) and its taxable date. Sales report the
- * base and tax they charged, purchases the base and tax on the vendor's document. The summed
- * sections (A.5, B.3) come summed per rate by the database: a month of a large business has
- * hundreds of thousands of their rows, which the service need not hold (issue 59: holding them
- * ran a 160 MB heap out).
- */
-const SIGN = `case when e.entry_kind = 'reversal' then -1 else 1 end`;
-// A.2 lists purchases, whose base is on the input side (as the VAT return reads it)
-const BASE = `(case when t.tax_control_statement like 'A%' then coalesce(t.tax_base_out_leg, t.tax_base_in_leg, 0) else coalesce(t.tax_base_in_leg, 0) end)`;
-const TAX = `(case when t.tax_control_statement like 'A%' then coalesce(t.tax_amount_out_leg, 0) else coalesce(t.tax_amount_in_leg, 0) end)`;
-const PERIOD = `from accounting_transactions e
-    join ledger_tax_rows t on t.transaction_id = e.id and t.org_id = e.org_id
-   where e.org_id = ? and e.date_posting >= ?::date and e.date_posting <= ?::date and t.tax_control_statement is not null`;
-const SUMMED_SECTIONS = `('A.5', 'B.3')`;
-const ROWS = `
-  select e.source_type, e.source_id, ${SIGN} as sign,
-         case when e.source_type like 'purchase%' then coalesce(e.vendor_doc_no, e.no) else e.no end as document_no,
-         nullif(trim(e.contact->>'vat_no'), '') as vat_no,
-         to_char(coalesce(e.date_taxable, e.date_posting), 'YYYY-MM-DD') as date_taxable,
-         t.tax_control_statement as section, coalesce(t.tax_rate, 0)::text as rate, ${BASE}::text as base, ${TAX}::text as tax
-    ${PERIOD} and t.tax_control_statement not in ${SUMMED_SECTIONS}
-   order by e.date_posting, e.id, t.ord`;
-const SUMS = `
-  select t.tax_control_statement as section, coalesce(t.tax_rate, 0)::text as rate,
-         sum(${BASE} * ${SIGN})::text as base, sum(${TAX} * ${SIGN})::text as tax
-    ${PERIOD} and t.tax_control_statement in ${SUMMED_SECTIONS}
-   group by 1, 2 order by 1, 2`;
-
-/** The sections of a period from its ledger tax rows (what the report and the filing both show). */
-export async function controlStatementFigures(ctx: TenantContext, q: TaxPeriodQuery): Promise<ControlStatementSections> {
-  refuseReversedPeriod(q);
-  const { em, orgId } = ctx;
-  const found = await sqlRows<{
-    source_type: string;
-    source_id: number;
-    sign: number;
-    document_no: string | null;
-    vat_no: string | null;
-    date_taxable: string;
-    section: string;
-    rate: string;
-    base: string;
-    tax: string;
-  }>(em, ROWS, [orgId, q.date_from, q.date_to]);
-  const sums = await sqlRows<{ section: string; rate: string; base: string; tax: string }>(em, SUMS, [orgId, q.date_from, q.date_to]);
-  return controlStatementSections([
-    ...found.map((r) => ({
-      section: r.section,
-      source: { type: r.source_type, id: Number(r.source_id) },
-      documentNo: r.document_no,
-      partnerVatNo: r.vat_no,
-      dateTaxable: r.date_taxable,
-      rate: dec(r.rate),
-      base: dec(r.base).times(r.sign),
-      tax: dec(r.tax).times(r.sign),
-    })),
-    // a summed section's rows are added up per rate whatever document they came from
-    ...sums.map((r) => ({ section: r.section, source: { type: 'sum', id: 0 }, documentNo: null, partnerVatNo: null, dateTaxable: q.date_from, rate: dec(r.rate), base: dec(r.base), tax: dec(r.tax) })),
-  ]);
-}
 
 export async function controlStatement(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<ControlStatement> {
   const sections = await controlStatementFigures(ctx, q);

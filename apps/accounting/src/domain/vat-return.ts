@@ -1,6 +1,6 @@
 import type { VatReturn, TaxPeriodQuery } from '@ledgerline/contracts';
 import { dec, refuseReversedPeriod, roundMoney, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { reportPeriodState } from './tax-period.js';
+import { PERIOD_TAX_ROWS, readTaxReport, reportPeriodState } from './tax-period.js';
 
 /*
  * The VAT return of a period, summed from the reporting fields every ledger tax row carries
@@ -61,28 +61,37 @@ export function vatReturnTotals(sums: ReadonlyArray<VatRowSum>) {
 }
 
 /**
- * Each tax row reports up to four figures to the return, each to the row its field names; a
- * reversal's rows count negated (its figures keep the posting's signs, its debit and credit swap).
- * Only entries posted within the period count, by the day they were posted.
+ * Each tax row reports up to four figures, each to the row its field names; a reversal's rows
+ * count negated (its figures keep the posting's signs, its debit and credit swap). Only entries
+ * posted within the period count, by the day they were posted. The period's tax rows are summed
+ * per combination of the rows they report to (a handful), which are then split into the form's
+ * rows: splitting each tax row first cost twice as much arithmetic over a month of a large
+ * organisation (decision 218).
  */
 const SUMS = `
-  with entries as (
-    select id, case when entry_kind = 'reversal' then -1 else 1 end as sign
-      from accounting_transactions
-     where org_id = ? and date_posting >= ?::date and date_posting <= ?::date
-  ), taxed as (
-    select t.*, e.sign from ledger_tax_rows t join entries e on e.id = t.transaction_id where t.org_id = ?
-  ), parts as (
-    select tax_return_base_out as row, coalesce(tax_base_out_leg, tax_base_in_leg, 0) * sign as base, 0 as tax from taxed where tax_return_base_out is not null
-    union all
-    select tax_return_amount_out, 0, coalesce(tax_amount_out_leg, 0) * sign from taxed where tax_return_amount_out is not null
-    union all
-    select tax_return_base_in, coalesce(tax_base_in_leg, 0) * sign, 0 from taxed where tax_return_base_in is not null
-    union all
-    select tax_return_amount_claim, 0, coalesce(tax_amount_claim_leg, 0) * sign from taxed where tax_return_amount_claim is not null
+  with taxed as (
+    select t.transaction_id, t.tax_return_base_out, t.tax_return_amount_out, t.tax_return_base_in, t.tax_return_amount_claim,
+           t.tax_base_out_leg, t.tax_base_in_leg, t.tax_amount_out_leg, t.tax_amount_claim_leg,
+           case when e.entry_kind = 'reversal' then -1 else 1 end as sign
+      from ${PERIOD_TAX_ROWS}
+  ), combinations as (
+    select tax_return_base_out, tax_return_amount_out, tax_return_base_in, tax_return_amount_claim, sign,
+           sum(coalesce(tax_base_out_leg, tax_base_in_leg, 0)) as base_out,
+           sum(coalesce(tax_amount_out_leg, 0)) as amount_out,
+           sum(coalesce(tax_base_in_leg, 0)) as base_in,
+           sum(coalesce(tax_amount_claim_leg, 0)) as amount_claim
+      from taxed group by 1, 2, 3, 4, 5
   )
-  select row, sum(base)::text as base, sum(tax)::text as tax, (select count(distinct transaction_id) from taxed)::int as entries
-    from parts group by row`;
+  select p.row, sum(p.base)::text as base, sum(p.tax)::text as tax, (select count(distinct transaction_id) from taxed)::int as entries
+    from combinations
+    cross join lateral (values
+      (tax_return_base_out, base_out * sign, 0),
+      (tax_return_amount_out, 0, amount_out * sign),
+      (tax_return_base_in, base_in * sign, 0),
+      (tax_return_amount_claim, 0, amount_claim * sign)
+    ) as p(row, base, tax)
+   where p.row is not null
+   group by p.row`;
 
 /**
  * The return as it is filed: every row's base and tax in whole units of the legal currency
@@ -95,8 +104,8 @@ export function filedVatReturn(sums: ReadonlyArray<VatRowSum>) {
 
 export async function vatReturn(ctx: TenantContext, q: TaxPeriodQuery, defaultCurrency: string): Promise<VatReturn> {
   refuseReversedPeriod(q);
-  const { em, orgId } = ctx;
-  const found = await sqlRows<{ row: string; base: string; tax: string; entries: number }>(em, SUMS, [orgId, q.date_from, q.date_to, orgId]);
+  const { orgId } = ctx;
+  const found = await readTaxReport(ctx, (tem) => sqlRows<{ row: string; base: string; tax: string; entries: number }>(tem, SUMS, [orgId, q.date_from, q.date_to]));
   const { currency, closed } = await reportPeriodState(ctx, q, defaultCurrency);
   const sums = found.map((r) => ({ row: r.row, base: dec(r.base), tax: dec(r.tax) }));
   const { rows, output, deductible, due, excess } = vatReturnTotals(sums);

@@ -1,7 +1,7 @@
 import { Xml } from '@ledgerline/documents/xml';
 import type { FilingKind } from '@ledgerline/contracts';
 import { BusinessRuleError, dec, type Dec } from '@ledgerline/service-kit';
-import type { ControlStatementDocumentFigures, ControlStatementSections } from '../control-statement.js';
+import type { ControlStatementDocumentFigures, ControlStatementSections, RateFigures } from '../control-statement.js';
 import { dicDigits, epoDate, type VetaP } from './epo-filer.js';
 
 /*
@@ -15,21 +15,21 @@ import { dicDigits, epoDate, type VetaP } from './epo-filer.js';
 
 export const DPHKH1_VERSION = '03.01.14';
 
-type Figures = Pick<ControlStatementDocumentFigures, 'base_basic' | 'tax_basic' | 'base_reduced' | 'tax_reduced' | 'base_second_reduced' | 'tax_second_reduced'>;
+type Figures = RateFigures;
 
 const amount = (v: Dec) => v.toFixed(2);
 /** The rate fields of a record: a figure left out when it is nil. */
 function rateFields(f: Figures): Record<string, string | null> {
-  const b2 = f.base_reduced.minus(f.base_second_reduced);
-  const t2 = f.tax_reduced.minus(f.tax_second_reduced);
+  const b2 = dec(f.base_reduced).minus(f.base_second_reduced);
+  const t2 = dec(f.tax_reduced).minus(f.tax_second_reduced);
   const put = (v: Dec) => (v.isZero() ? null : amount(v));
   return {
-    zakl_dane1: put(f.base_basic),
-    dan1: put(f.tax_basic),
+    zakl_dane1: put(dec(f.base_basic)),
+    dan1: put(dec(f.tax_basic)),
     zakl_dane2: put(b2),
     dan2: put(t2),
-    zakl_dane3: put(f.base_second_reduced),
-    dan3: put(f.tax_second_reduced),
+    zakl_dane3: put(dec(f.base_second_reduced)),
+    dan3: put(dec(f.tax_second_reduced)),
   };
 }
 
@@ -44,6 +44,8 @@ function partnerDic(d: ControlStatementDocumentFigures, section: string): string
 
 const documentNo = (d: ControlStatementDocumentFigures) => (d.documentNo ?? String(d.source.id)).slice(0, 60);
 const total = (docs: readonly Figures[], pick: (f: Figures) => Dec) => docs.reduce((s, d) => s.plus(pick(d)), dec(0));
+/** Two figures of a record added. */
+const both = (a: string, b: string) => dec(a).plus(b);
 
 export interface ControlStatementFilingInput {
   sections: ControlStatementSections;
@@ -81,7 +83,7 @@ export function controlStatementXml(p: ControlStatementFilingInput): string {
   });
   xml.empty('VetaP', p.vetaP);
   a1.forEach((d, i) =>
-    xml.empty('VetaA1', { c_radku: i + 1, dic_odb: partnerDic(d, 'A.1'), c_evid_dd: documentNo(d), duzp: epoDate(d.dateTaxable), zakl_dane1: amount(d.base_basic.plus(d.base_reduced)), kod_pred_pl: p.reverseChargeCode }),
+    xml.empty('VetaA1', { c_radku: i + 1, dic_odb: partnerDic(d, 'A.1'), c_evid_dd: documentNo(d), duzp: epoDate(d.dateTaxable), zakl_dane1: amount(both(d.base_basic, d.base_reduced)), kod_pred_pl: p.reverseChargeCode }),
   );
   a2.forEach((d, i) => {
     // the supplier's VAT id of another member state: its country prefix apart, at most 12 characters
@@ -112,14 +114,14 @@ export function controlStatementXml(p: ControlStatementFilingInput): string {
   const anything = a1.length + a2.length + a4.length + b1.length + b2.length > 0 || !isNil(a5) || !isNil(b3);
   if (anything) {
     xml.empty('VetaC', {
-      obrat23: amount(total(sales, (f) => f.base_basic)),
-      obrat5: amount(total(sales, (f) => f.base_reduced)),
-      pln23: amount(total(purchases, (f) => f.base_basic)),
-      pln5: amount(total(purchases, (f) => f.base_reduced)),
-      pln_rez_pren: amount(total(a1, (f) => f.base_basic.plus(f.base_reduced))),
-      rez_pren23: amount(total(b1, (f) => f.base_basic)),
-      rez_pren5: amount(total(b1, (f) => f.base_reduced)),
-      celk_zd_a2: amount(total(a2, (f) => f.base_basic.plus(f.base_reduced))),
+      obrat23: amount(total(sales, (f) => dec(f.base_basic))),
+      obrat5: amount(total(sales, (f) => dec(f.base_reduced))),
+      pln23: amount(total(purchases, (f) => dec(f.base_basic))),
+      pln5: amount(total(purchases, (f) => dec(f.base_reduced))),
+      pln_rez_pren: amount(total(a1, (f) => both(f.base_basic, f.base_reduced))),
+      rez_pren23: amount(total(b1, (f) => dec(f.base_basic))),
+      rez_pren5: amount(total(b1, (f) => dec(f.base_reduced))),
+      celk_zd_a2: amount(total(a2, (f) => both(f.base_basic, f.base_reduced))),
     });
   }
   xml.close('DPHKH1');
@@ -128,5 +130,5 @@ export function controlStatementXml(p: ControlStatementFilingInput): string {
 }
 
 function isNil(f: Figures): boolean {
-  return f.base_basic.isZero() && f.tax_basic.isZero() && f.base_reduced.isZero() && f.tax_reduced.isZero();
+  return [f.base_basic, f.tax_basic, f.base_reduced, f.tax_reduced].every((v) => dec(v).isZero());
 }

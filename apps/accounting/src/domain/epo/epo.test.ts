@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '@ledgerline/service-kit';
-import { controlStatementSections, type ControlStatementRow } from '../control-statement.js';
+import type { ControlStatementDocumentFigures, ControlStatementSections, RateFigures } from '../control-statement.js';
 import { controlStatementXml } from './control-statement-epo.js';
 import { dicDigits, epoDate, filingPeriod, followUpFields } from './epo-filer.js';
 import { euSalesListXml, filedShvLines, followUpRows, shvLines, type ShvLine } from './eu-sales-list-epo.js';
@@ -47,19 +47,19 @@ describe('EPO formats', () => {
 });
 
 describe('the control statement (DPHKH1)', () => {
-  const row = (section: string, id: number, rate: number, base: string, tax: string): ControlStatementRow => ({
-    section,
+  // sections as the database sums them (tests/accounting/control-statement-rules.test.ts)
+  const NONE: RateFigures = { base_basic: '0', tax_basic: '0', base_reduced: '0', tax_reduced: '0', base_second_reduced: '0', tax_second_reduced: '0' };
+  const doc = (id: number, figures: Partial<RateFigures>): ControlStatementDocumentFigures => ({
     source: { type: 'sales_invoice', id },
     documentNo: `D${id}`,
     partnerVatNo: 'CZ11223344',
     dateTaxable: '2023-06-15',
-    rate: dec(rate),
-    base: dec(base),
-    tax: dec(tax),
+    ...NONE,
+    ...figures,
   });
-  const filing = (rows: ControlStatementRow[], reverseChargeCode: string | null = null) =>
+  const filing = (listed: Partial<ControlStatementSections>, reverseChargeCode: string | null = null) =>
     controlStatementXml({
-      sections: controlStatementSections(rows),
+      sections: { a1: [], a2: [], a4: [], a5: NONE, b1: [], b2: [], b3: NONE, ...listed },
       vetaP: VETA_P,
       period: { rok: 2023, mesic: 6 },
       kind: 'B',
@@ -71,23 +71,24 @@ describe('the control statement (DPHKH1)', () => {
     });
 
   it('puts 15 % on the first reduced rate and 10 % on the second (until 2023)', () => {
-    const xml = filing([row('A.4', 1, 21, '10000', '2100'), row('A.4', 1, 15, '2000', '300'), row('A.4', 1, 10, '1000', '100')]);
+    const xml = filing({ a4: [doc(1, { base_basic: '10000', tax_basic: '2100', base_reduced: '3000', tax_reduced: '400', base_second_reduced: '1000', tax_second_reduced: '100' })] });
     expect(attrs(xml, 'VetaA4')[0]).toMatchObject({ zakl_dane1: '10000.00', dan1: '2100.00', zakl_dane2: '2000.00', dan2: '300.00', zakl_dane3: '1000.00', dan3: '100.00' });
     expect(attrs(xml, 'VetaC')[0]).toMatchObject({ obrat23: '10000.00', obrat5: '3000.00' });
   });
 
   it('A.1 needs the subject code of the reverse charge; without one the filing is refused', () => {
-    expect(() => filing([row('A.1', 1, 21, '5000', '0')])).toThrowError(expect.objectContaining({ code: 'tax_filing_incomplete' }));
-    expect(attrs(filing([row('A.1', 1, 21, '5000', '0')], '4'), 'VetaA1')).toEqual([{ c_radku: '1', dic_odb: '11223344', c_evid_dd: 'D1', duzp: '15.06.2023', zakl_dane1: '5000.00', kod_pred_pl: '4' }]);
+    const a1 = [doc(1, { base_basic: '5000' })];
+    expect(() => filing({ a1 })).toThrowError(expect.objectContaining({ code: 'tax_filing_incomplete' }));
+    expect(attrs(filing({ a1 }, '4'), 'VetaA1')).toEqual([{ c_radku: '1', dic_odb: '11223344', c_evid_dd: 'D1', duzp: '15.06.2023', zakl_dane1: '5000.00', kod_pred_pl: '4' }]);
   });
 
   it('a listed document whose partner has no Czech VAT id is refused, naming it', () => {
-    const noVat = { ...row('A.4', 7, 21, '20000', '4200'), partnerVatNo: null };
-    expect(() => filing([noVat])).toThrowError(expect.objectContaining({ code: 'filing_partner_vat_id_missing', message: expect.stringContaining('D7') }));
+    const noVat = { ...doc(7, { base_basic: '20000', tax_basic: '4200' }), partnerVatNo: null };
+    expect(() => filing({ a4: [noVat] })).toThrowError(expect.objectContaining({ code: 'filing_partner_vat_id_missing', message: expect.stringContaining('D7') }));
   });
 
   it('an empty month is a filing with its header only', () => {
-    const xml = filing([]);
+    const xml = filing({});
     expect(attrs(xml, 'VetaD')).toHaveLength(1);
     expect(attrs(xml, 'VetaC')).toEqual([]);
   });
