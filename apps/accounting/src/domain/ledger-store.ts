@@ -275,32 +275,6 @@ function withoutNulls(row: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** A rebuild's posting ready to send: its document's key and its header, rows and tax rows as `ledger_replay_entries` takes them, in JSON. */
-export interface ReplayPayload {
-  type: string;
-  id: number;
-  /** False for an entry the set-based store does not take (a reversal). */
-  posting: boolean;
-  json: string;
-}
-
-/**
- * A rebuild's postings in the form `ledger_replay_entries` takes, built without the database (a
- * rebuild builds the next run's while the database stores the last one's).
- */
-export function replayPayloads(scope: TenantScope, postings: ReadonlyArray<{ entry: LedgerEntryDraft; eventId: string }>): ReplayPayload[] {
-  return postings.map((p) => {
-    const posting = p.entry.entry_kind === 'posting';
-    const payload = posting ? entryPayload(scope, p.entry, p.eventId, null) : null;
-    return {
-      type: p.entry.source.type,
-      id: p.entry.source.id,
-      posting,
-      json: payload ? JSON.stringify({ tx: withoutNulls(payload.header), rows: payload.rows.map(withoutNulls), taxes: payload.taxes.map(withoutNulls), accounts: payload.accounts }) : '',
-    };
-  });
-}
-
 /**
  * Stores a rebuild's postings of documents new to the ledger in one round trip
  * (`ledger_replay_entries`, migration accounting_0015): one insert per table and one balance
@@ -309,26 +283,32 @@ export function replayPayloads(scope: TenantScope, postings: ReadonlyArray<{ ent
  * (false): the caller stores it as the live path would (`postLedgerEntry`). Throws, having stored
  * nothing, when the database refuses the batch (one of them does not balance).
  */
-export async function storeReplayPayloads(scope: TenantScope, payloads: ReadonlyArray<ReplayPayload>): Promise<boolean[]> {
+export async function replayEntries(scope: TenantScope, postings: Array<{ entry: LedgerEntryDraft; eventId: string }>): Promise<boolean[]> {
   const { em, orgId } = scope;
-  if (payloads.length === 0) return [];
+  if (postings.length === 0) return [];
   await ensureChart(scope);
+  const keyOf = (e: LedgerEntryDraft) => `${e.source.type}:${e.source.id}`;
   const inLedger = await sqlRows<{ key: string }>(
     em,
     `select t.source_type || ':' || t.source_id as key
        from unnest(?::text[], ?::bigint[]) as k(type, id)
        join accounting_transactions t on t.org_id = ? and t.source_type = k.type and t.source_id = k.id and t.entry_kind = 'posting'`,
-    [payloads.map((p) => p.type), payloads.map((p) => p.id), orgId],
+    [postings.map((p) => p.entry.source.type), postings.map((p) => p.entry.source.id), orgId],
   );
   const seen = new Set(inLedger.map((r) => r.key));
-  const fresh = payloads.map((p) => {
-    const key = `${p.type}:${p.id}`;
-    if (!p.posting || seen.has(key)) return false;
+  const fresh = postings.map((p) => {
+    const key = keyOf(p.entry);
+    if (p.entry.entry_kind !== 'posting' || seen.has(key)) return false;
     seen.add(key);
     return true;
   });
-  const sent = payloads.filter((_, i) => fresh[i]).map((p) => p.json);
-  if (sent.length) await sqlRows(em, 'select ledger_replay_entries(?, ?::jsonb)', [orgId, `[${sent.join(',')}]`]);
+  const sent = postings
+    .filter((_, i) => fresh[i])
+    .map((p) => {
+      const payload = entryPayload(scope, p.entry, p.eventId, null);
+      return { tx: withoutNulls(payload.header), rows: payload.rows.map(withoutNulls), taxes: payload.taxes.map(withoutNulls), accounts: payload.accounts };
+    });
+  if (sent.length) await sqlRows(em, 'select ledger_replay_entries(?, ?::jsonb)', [orgId, JSON.stringify(sent)]);
   return fresh;
 }
 

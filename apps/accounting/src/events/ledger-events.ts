@@ -28,19 +28,7 @@ import {
 } from '../domain/posting.js';
 import type { SourceType } from '../domain/posting-map.js';
 import { creditedDocument, type JournalDocument, type PurchaseDocument, type SalesDocument } from '../domain/source-documents.js';
-import {
-  creditedDocumentSection,
-  creditedDocumentSections,
-  markReversed,
-  postLedgerEntry,
-  replayPayloads,
-  storeEntries,
-  storeReplayPayloads,
-  type CreditedSection,
-  type PostOutcome,
-  type ReplayPayload,
-  type StoredEntry,
-} from '../domain/ledger-store.js';
+import { creditedDocumentSection, creditedDocumentSections, markReversed, postLedgerEntry, replayEntries, storeEntries, type CreditedSection, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
 
 const SUBJECT_OF = {
   sales_invoice: SUBJECTS.salesInvoicePosted,
@@ -273,38 +261,16 @@ export async function applyLedgerBatch(ctx: BatchContext, type: SourceType, item
   return results;
 }
 
-/** A rebuild's run drafted: what could not be drafted, and the postings in the form the set-based store takes. */
-export interface DraftedReplay {
-  results: BatchItemResult[];
-  postings: Array<{ i: number; payload: ReplayPayload }>;
-}
-
 /**
- * Whether a run of `type` is drafted from its events alone. A credit's is not: it reads its
- * credited document's section from the ledger, which must hold the runs before it.
+ * A rebuild's batch (nothing announced): drafted as the live batch is, the postings of documents
+ * new to the ledger stored set-based (`replayEntries`); the rest are `single`, for the caller to
+ * apply one by one in stream order. Throws, having stored nothing, when the database refuses the
+ * batch as a whole.
  */
-export const draftsWithoutLedger = (type: SourceType): boolean => !CREDITED_TYPE[type];
-
-/**
- * A rebuild's run drafted as the live batch is, its postings built into what
- * `ledger_replay_entries` takes. For a type that `draftsWithoutLedger`, nothing here waits for
- * the database.
- */
-export async function draftReplay(ctx: BatchContext, type: SourceType, items: BatchItem[], opts: ApplyOptions): Promise<DraftedReplay> {
+export async function replayLedgerBatch(ctx: BatchContext, type: SourceType, items: BatchItem[], opts: ApplyOptions): Promise<BatchItemResult[]> {
   const { results, postings } = await draftBatch(ctx, type, items, opts);
-  const payloads = replayPayloads(ctx, postings);
-  return { results, postings: postings.map((p, k) => ({ i: p.i, payload: payloads[k] })) };
-}
-
-/**
- * A drafted run stored (nothing announced): the postings of documents new to the ledger
- * set-based (`storeReplayPayloads`); the rest are `single`, for the caller to apply one by one in
- * stream order. Throws, having stored nothing, when the database refuses the run as a whole.
- */
-export async function storeReplay(ctx: BatchContext, drafted: DraftedReplay): Promise<BatchItemResult[]> {
-  const results = [...drafted.results];
-  const stored = await storeReplayPayloads(ctx, drafted.postings.map((p) => p.payload));
-  stored.forEach((ok, k) => (results[drafted.postings[k].i] = ok ? 'applied' : 'single'));
+  const stored = await replayEntries(ctx, postings);
+  stored.forEach((ok, k) => (results[postings[k].i] = ok ? 'applied' : 'single'));
   return results;
 }
 

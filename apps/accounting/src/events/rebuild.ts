@@ -1,11 +1,10 @@
-import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { createLogger, organisationReplica, parseEnvelope, sqlRows, tenantEm, type BatchItem, type BatchItemResult, type EventBus, type Logger, type OrganisationReplica } from '@ledgerline/service-kit';
 import type { CloudEvent } from '@ledgerline/contracts';
 import { eventType, organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
-import { applyLedgerEvent, draftReplay, draftsWithoutLedger, storeReplay, LEDGER_SOURCES, type ApplyOptions, type DraftedReplay } from './ledger-events.js';
+import { applyLedgerEvent, replayLedgerBatch, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
 import type { SourceType } from '../domain/posting-map.js';
 
 export interface RebuildResult {
@@ -29,12 +28,6 @@ async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
 /** Events of one source type drafted and stored together (one `ledger_replay_entries` call). */
 const REPLAY_BATCH = 500;
 
-/**
- * Events drafted between two looks at the database's answers: a run's draft yields to I/O this
- * often, so the run before it goes on from one statement to the next while this one is drafted.
- */
-const DRAFT_SLICE = 50;
-
 /** A run of consecutive events of one source type, in stream order. */
 interface ReplayRun {
   type: SourceType;
@@ -51,9 +44,6 @@ interface Replay {
   skipped: (eventId: string, err: unknown) => void;
 }
 
-const batchItems = (events: CloudEvent[]): BatchItem[] => events.map((event) => ({ event, deliveryCount: Number.MAX_SAFE_INTEGER, emit: () => '' }));
-const batchContext = (r: Replay, em: EntityManager) => ({ em, orgId: r.orgId, organisation: r.organisation, log: r.log });
-
 /** One event through the live consumer's single path, in a savepoint of its own: one that cannot post is skipped. */
 async function replayOne(r: Replay, type: SourceType, event: CloudEvent): Promise<void> {
   await r.tem
@@ -64,60 +54,23 @@ async function replayOne(r: Replay, type: SourceType, event: CloudEvent): Promis
 }
 
 /**
- * A run drafted before the runs ahead of it are stored, when its type drafts without the ledger
- * (null otherwise): in slices, yielding to I/O between them (decision 219).
+ * A run of events drafted as the live consumer's batch is, the postings of documents new to the
+ * ledger stored set-based (decision 214), in a savepoint. What the batch leaves to the single
+ * path (a newer version of a posted document, an event that cannot post) follows it one by one,
+ * in stream order; a batch the database refuses as a whole is replayed one by one, so only its
+ * bad event is skipped.
+ * Journal entries (a reversing one marks what it reverses) always take the single path.
  */
-async function draftAhead(r: Replay, run: ReplayRun): Promise<DraftedReplay | null> {
-  if (run.type === 'journal_entry' || !draftsWithoutLedger(run.type)) return null;
-  const whole: DraftedReplay = { results: new Array(run.events.length), postings: [] };
-  for (let from = 0; from < run.events.length; from += DRAFT_SLICE) {
-    const part = await draftReplay(batchContext(r, r.tem), run.type, batchItems(run.events.slice(from, from + DRAFT_SLICE)), r.opts);
-    part.results.forEach((result, i) => (whole.results[from + i] = result));
-    for (const p of part.postings) whole.postings.push({ i: from + p.i, payload: p.payload });
-    await yieldToIo();
-  }
-  return whole;
-}
-
-/**
- * A run stored: its postings of documents new to the ledger set-based (decision 214), in a
- * savepoint, drafted here unless `draftAhead` did. What the run leaves to the single path (a
- * newer version of a posted document, an event that cannot post) follows it one by one, in
- * stream order; a run the database refuses as a whole is replayed one by one, so only its bad
- * event is skipped. Journal entries (a reversing one marks what it reverses) always take the
- * single path.
- */
-async function replayRun(r: Replay, run: ReplayRun, drafted: DraftedReplay | null): Promise<void> {
+async function replayRun(r: Replay, run: ReplayRun): Promise<void> {
   if (run.type === 'journal_entry') {
     for (const event of run.events) await replayOne(r, run.type, event);
     return;
   }
+  const items: BatchItem[] = run.events.map((event) => ({ event, deliveryCount: Number.MAX_SAFE_INTEGER, emit: () => '' }));
   const results: BatchItemResult[] | null = await r.tem
-    .transactional(async (inner) => storeReplay(batchContext(r, inner), drafted ?? (await draftReplay(batchContext(r, inner), run.type, batchItems(run.events), r.opts))))
+    .transactional((inner) => replayLedgerBatch({ em: inner, orgId: r.orgId, organisation: r.organisation, log: r.log }, run.type, items, r.opts))
     .catch(() => null);
   for (const [i, event] of run.events.entries()) if (results?.[i] !== 'applied') await replayOne(r, run.type, event);
-}
-
-/**
- * Runs stored one after another, each drafted while the one before it is stored (decision 219):
- * the database and this process work at once, in the rebuild's one transaction.
- */
-class ReplayPipeline {
-  private storing: Promise<void> = Promise.resolve();
-
-  constructor(private readonly r: Replay) {}
-
-  async push(run: ReplayRun): Promise<void> {
-    const drafted = await draftAhead(this.r, run);
-    await this.storing;
-    this.storing = replayRun(this.r, run, drafted);
-    // awaited by the next push or by drain; a failure is not "unhandled" in between
-    this.storing.catch(() => undefined);
-  }
-
-  drain(): Promise<void> {
-    return this.storing;
-  }
 }
 
 /**
@@ -133,58 +86,48 @@ async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, o
   const typeBySubject = new Map(LEDGER_SOURCES.map((s) => [s.subject, s.type]));
   const streams = [...new Set(LEDGER_SOURCES.map((s) => streamForSubject(s.subject)))] as StreamName[];
   const replay: Replay = { tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped };
-  const pipeline = new ReplayPipeline(replay);
   let events = 0;
-  try {
-    for (const stream of streams) {
-      const name = bus.streamName(stream);
-      const info = await bus.jsm.streams.info(name).catch(() => null);
-      if (!info || info.state.messages === 0) continue;
-      // only this organisation's events (its id is every subject's last token), and of a stream
-      // where the ledger reads one subject among many (ACCOUNTING: journal entries beside the
-      // ledger's own announcements), that subject's alone
-      const read = LEDGER_SOURCES.filter((s) => streamForSubject(s.subject) === stream);
-      const filter = bus.subject(read.length === 1 ? tenantSubject(read[0].subject, orgId) : organisationSubjects(STREAMS[stream].area, orgId));
-      const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
-      if ((await consumer.info()).num_pending === 0) continue;
-      const messages = await consumer.consume({ max_messages: REPLAY_BATCH * 2 });
-      let run: ReplayRun | null = null;
-      let received = 0;
-      try {
-        for await (const m of messages) {
-          // a buffered message comes as a microtask: look at the database's answers now and then
-          if (++received % DRAFT_SLICE === 0) await yieldToIo();
-          const routed = splitTenantSubject(bus.unprefixed(m.subject));
-          const type = routed ? typeBySubject.get(routed.subject) : undefined;
-          if (type) {
-            let event;
-            try {
-              event = parseEnvelope(m.data);
-            } catch {
-              event = null;
-            }
-            // the version this ledger reads; another one published beside it carries the same fact
-            if (event && event.orgid === String(orgId) && event.type === eventType(routed!.subject)) {
-              events++;
-              if (run && (run.type !== type || run.events.length >= REPLAY_BATCH)) {
-                await pipeline.push(run);
-                run = null;
-              }
-              run ??= { type, events: [] };
-              run.events.push(event);
-            }
+  for (const stream of streams) {
+    const name = bus.streamName(stream);
+    const info = await bus.jsm.streams.info(name).catch(() => null);
+    if (!info || info.state.messages === 0) continue;
+    // only this organisation's events (its id is every subject's last token), and of a stream
+    // where the ledger reads one subject among many (ACCOUNTING: journal entries beside the
+    // ledger's own announcements), that subject's alone
+    const read = LEDGER_SOURCES.filter((s) => streamForSubject(s.subject) === stream);
+    const filter = bus.subject(read.length === 1 ? tenantSubject(read[0].subject, orgId) : organisationSubjects(STREAMS[stream].area, orgId));
+    const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
+    if ((await consumer.info()).num_pending === 0) continue;
+    const messages = await consumer.consume({ max_messages: REPLAY_BATCH * 2 });
+    let run: ReplayRun | null = null;
+    try {
+      for await (const m of messages) {
+        const routed = splitTenantSubject(bus.unprefixed(m.subject));
+        const type = routed ? typeBySubject.get(routed.subject) : undefined;
+        if (type) {
+          let event;
+          try {
+            event = parseEnvelope(m.data);
+          } catch {
+            event = null;
           }
-          if (m.info.pending === 0) break;
+          // the version this ledger reads; another one published beside it carries the same fact
+          if (event && event.orgid === String(orgId) && event.type === eventType(routed!.subject)) {
+            events++;
+            if (run && (run.type !== type || run.events.length >= REPLAY_BATCH)) {
+              await replayRun(replay, run);
+              run = null;
+            }
+            run ??= { type, events: [] };
+            run.events.push(event);
+          }
         }
-        if (run) await pipeline.push(run);
-      } finally {
-        await messages.close().catch(() => undefined);
+        if (m.info.pending === 0) break;
       }
+      if (run) await replayRun(replay, run);
+    } finally {
+      await messages.close().catch(() => undefined);
     }
-    await pipeline.drain();
-  } finally {
-    // nothing of the rebuild's transaction may still be running when it ends
-    await pipeline.drain().catch(() => undefined);
   }
   return events;
 }
