@@ -13,6 +13,8 @@ export interface RebuildResult {
   events: number;
   /** Accounting transactions in the rebuilt ledger. */
   transactions: number;
+  /** Seconds spent deleting the old ledger, before the replay. */
+  clearSeconds: number;
 }
 
 /** The organisation's derived ledger removed, inside a rebuild's transaction (the ledger's guard lets only a rebuild delete). */
@@ -142,14 +144,17 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
   const em = tenantEm(orm, orgId);
   const logger = log ?? createLogger('accounting-rebuild', 'error');
   let events = 0;
+  let clearSeconds = 0;
   await em.transactional(async (tem) => {
+    const started = performance.now();
     await clearLedger(tem, orgId);
+    clearSeconds = (performance.now() - started) / 1000;
     events = await replayStreams(tem, bus, orgId, opts, logger, (eventId, err) => logger.warn('rebuild: event skipped', { event_id: eventId, err: String(err) }));
   });
   const [{ count }] = (await em
     .getConnection()
     .execute('select count(*)::int as count from accounting_transactions where org_id = ?', [orgId], 'all')) as Array<{ count: number }>;
-  return { orgId, events, transactions: count };
+  return { orgId, events, transactions: count, clearSeconds };
 }
 
 /** One accounting transaction as a check compares it: everything it says but its row ids and clock times. */
