@@ -70,9 +70,9 @@ const FIGURES = 'base_basic::text, tax_basic::text, base_reduced::text, tax_redu
 /**
  * The statement's SQL over the tax rows `taxRows`, one statement: a row per document of a listed
  * section (the rows of all its rates and of its reversals summed; A.1 reports bases only, as the
- * customer self-assesses the tax; a document whose figures cancel is left out), with what its
- * first row says, in the order of its first row; then a row per summed section with its figures
- * (`source_type` null). Sections the statement does not report are left out.
+ * customer self-assesses the tax; a document whose figures cancel is left out), named as its
+ * first entry states it, in the order of its first row; then a row per summed section with its
+ * figures (`source_type` null). Sections the statement does not report are left out.
  */
 export function controlStatementSql(taxRows: string, entries: string): string {
   return `
