@@ -1,6 +1,7 @@
 import type { ControlStatement, TaxPeriodQuery } from '@ledgerline/contracts';
 import { refuseReversedPeriod, sqlRows, toWire, type TenantContext } from '@ledgerline/service-kit';
-import { PERIOD_TAX_ROWS, readTaxReport, reportPeriodState } from './tax-period.js';
+import { ENTRY_SIGN, PERIOD_TAX_ROWS, readTaxReport, reportPeriodState } from './tax-period.js';
+import { BASIC_RATE_FLOOR } from './vat.js';
 
 /*
  * The Czech VAT control statement (kontrolní hlášení) of a period, decision 158: every ledger tax
@@ -57,14 +58,15 @@ const quoted = (o: object) => Object.keys(o).map((s) => `'${s}'`).join(', ');
  * document_no, vat_no, date_taxable as text), read only for each document's first entry.
  * `controlStatementSql` takes both as SQL, so the rules are tested on rows given as values.
  */
-const BASIC = 'rate >= 20 or rate = 0';
-const RATE_CLASSES = `
+const BASIC = `rate >= ${BASIC_RATE_FLOOR} or rate = 0`;
+/** The six figures summed by rate class, the tax as the expression `tax` gives it. */
+const rateClasses = (tax: string) => `
     coalesce(sum(base) filter (where ${BASIC}), 0) as base_basic,
-    coalesce(sum(tax) filter (where ${BASIC}), 0) as tax_basic,
+    coalesce(sum(${tax}) filter (where ${BASIC}), 0) as tax_basic,
     coalesce(sum(base) filter (where not (${BASIC})), 0) as base_reduced,
-    coalesce(sum(tax) filter (where not (${BASIC})), 0) as tax_reduced,
+    coalesce(sum(${tax}) filter (where not (${BASIC})), 0) as tax_reduced,
     coalesce(sum(base) filter (where not (${BASIC}) and rate < 12), 0) as base_second_reduced,
-    coalesce(sum(tax) filter (where not (${BASIC}) and rate < 12), 0) as tax_second_reduced`;
+    coalesce(sum(${tax}) filter (where not (${BASIC}) and rate < 12), 0) as tax_second_reduced`;
 const FIGURES = 'base_basic::text, tax_basic::text, base_reduced::text, tax_reduced::text, base_second_reduced::text, tax_second_reduced::text';
 
 /**
@@ -80,11 +82,11 @@ export function controlStatementSql(taxRows: string, entries: string): string {
       select section, source_type, source_id,
              min(day) as first_day,
              (array_agg(entry_id order by day, entry_id, ord))[1] as first_entry,
-             ${RATE_CLASSES.replaceAll('sum(tax)', "sum(case when section = 'A.1' then 0 else tax end)")}
+             ${rateClasses("case when section = 'A.1' then 0 else tax end")}
         from tax_rows where section in (${quoted(LISTED)})
        group by section, source_type, source_id
     ), sums as (
-      select section, ${RATE_CLASSES} from tax_rows where section in (${quoted(SUMMED)}) group by section
+      select section, ${rateClasses('tax')} from tax_rows where section in (${quoted(SUMMED)}) group by section
     )
     select * from (
       select d.section, d.source_type, d.source_id::text, e.document_no, e.vat_no, e.date_taxable, ${FIGURES}, d.first_day, d.first_entry
@@ -136,12 +138,11 @@ export function controlStatementSections(answer: ReadonlyArray<SectionRow>): Con
  * charged, purchases the base and tax on the vendor's document (A.2 lists purchases, whose base is
  * on the input side, as the VAT return reads it).
  */
-const SIGN = `(case when e.entry_kind = 'reversal' then -1 else 1 end)`;
 const PERIOD_SQL = controlStatementSql(
   `select t.tax_control_statement as section, e.source_type, e.source_id, e.date_posting as day, e.id as entry_id, t.ord,
           coalesce(t.tax_rate, 0) as rate,
-          (case when t.tax_control_statement like 'A%' then coalesce(t.tax_base_out_leg, t.tax_base_in_leg, 0) else coalesce(t.tax_base_in_leg, 0) end) * ${SIGN} as base,
-          (case when t.tax_control_statement like 'A%' then coalesce(t.tax_amount_out_leg, 0) else coalesce(t.tax_amount_in_leg, 0) end) * ${SIGN} as tax
+          (case when t.tax_control_statement like 'A%' then coalesce(t.tax_base_out_leg, t.tax_base_in_leg, 0) else coalesce(t.tax_base_in_leg, 0) end) * ${ENTRY_SIGN} as base,
+          (case when t.tax_control_statement like 'A%' then coalesce(t.tax_amount_out_leg, 0) else coalesce(t.tax_amount_in_leg, 0) end) * ${ENTRY_SIGN} as tax
      from ${PERIOD_TAX_ROWS}
     where t.tax_control_statement is not null`,
   `select id as entry_id,

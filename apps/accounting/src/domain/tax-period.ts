@@ -14,6 +14,9 @@ export async function reportPeriodState(scope: TenantScope, q: { date_to: string
   return { currency: await legalCurrencyOf(scope, defaultCurrency, replica), closed: lockDate !== null && lockDate >= q.date_to };
 }
 
+/** +1 for a posting of `PERIOD_TAX_ROWS`' entry `e`, −1 for a reversal: a reversal's tax figures keep the posting's signs. */
+export const ENTRY_SIGN = `(case when e.entry_kind = 'reversal' then -1 else 1 end)`;
+
 /**
  * A period's entries (`e`) joined to their tax rows (`t`), entry by entry: the entries by their
  * day (index accounting_transactions_org_date), each one's tax rows by its id

@@ -1,6 +1,6 @@
 import type { VatReturn, TaxPeriodQuery } from '@ledgerline/contracts';
 import { dec, refuseReversedPeriod, roundMoney, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { PERIOD_TAX_ROWS, readTaxReport, reportPeriodState } from './tax-period.js';
+import { ENTRY_SIGN, PERIOD_TAX_ROWS, readTaxReport, reportPeriodState } from './tax-period.js';
 
 /*
  * The VAT return of a period, summed from the reporting fields every ledger tax row carries
@@ -72,7 +72,7 @@ const SUMS = `
   with taxed as (
     select t.transaction_id, t.tax_return_base_out, t.tax_return_amount_out, t.tax_return_base_in, t.tax_return_amount_claim,
            t.tax_base_out_leg, t.tax_base_in_leg, t.tax_amount_out_leg, t.tax_amount_claim_leg,
-           case when e.entry_kind = 'reversal' then -1 else 1 end as sign
+           ${ENTRY_SIGN} as sign
       from ${PERIOD_TAX_ROWS}
   ), combinations as (
     select tax_return_base_out, tax_return_amount_out, tax_return_base_in, tax_return_amount_claim, sign,

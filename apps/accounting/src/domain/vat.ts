@@ -48,8 +48,9 @@ export const NO_VAT_REPORTING: VatReportingFields = {
 };
 
 /** 21 % (and any rate of 20 % or more) is the basic rate; lower positive rates are reduced. */
+export const BASIC_RATE_FLOOR = 20;
 function isBasicRate(rate: Dec): boolean {
-  return rate.gte(20);
+  return rate.gte(BASIC_RATE_FLOOR);
 }
 
 export type PartnerLocation = 'domestic' | 'eu' | 'third_country';
