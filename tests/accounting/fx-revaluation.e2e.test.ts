@@ -70,6 +70,13 @@ describe('revaluing foreign-currency items', () => {
     await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: null } }));
   });
 
+  it('a day that has not come is 422 date_in_future: nothing is posted or stored, and earlier days stay open', async () => {
+    const before = await journalCount();
+    const problem = await expectProblem(await revalue({ date: '2099-12-31' }), 422, 'date_in_future');
+    expect(problem.errors).toEqual([expect.objectContaining({ path: 'date', code: 'date_in_future' })]);
+    expect(await journalCount()).toBe(before);
+  });
+
   it('bad bodies are 400 and weaker keys 403; nothing is posted', async () => {
     const before = await journalCount();
     for (const body of [{}, { date: '2026-02-30' }, { date: '2026-06-30\u0000' }, { date: '\ud800' }, { date: 20260630 }, { date: '0001-01-01' }, { date: '2026-06-30', extra: { a: { b: { c: [[[[1]]]] } } } }, []]) {

@@ -1,12 +1,15 @@
 import Decimal from 'decimal.js';
 import type { ComplianceRule, RuleCondition, RuleTable } from './rules.js';
 import { DEFAULT_RULES } from './rules.js';
+import { EU_COUNTRIES, statedTaxCategory, type TaxCategory } from '@ledgerline/core/tax-category';
 
 // ------------------------------------------------------------------ inputs
 
 export interface TaxMark {
   tax_code?: string | null;
   rate_type?: string | null;
+  tax_category?: string | null;
+  tax_details?: Record<string, unknown> | null;
 }
 
 /** What the evaluator reads of a sales invoice (the stored document body has all of it). */
@@ -70,11 +73,8 @@ export interface ComplianceResult {
 
 // ------------------------------------------------------------------ facts
 
-/** EU member states (Greece's VAT prefix is EL). */
-export const EU_COUNTRIES = new Set([
-  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV',
-  'LT', 'LU', 'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE',
-]);
+/** EU member states (Greece's VAT prefix is EL): the one list, in @ledgerline/core. */
+export { EU_COUNTRIES };
 
 const PEPPOL_ID = /^[0-9]{4}:\S+$/;
 const VAT_WITH_PREFIX = /^[A-Z]{2}[0-9A-Z+*.]{2,13}$/;
@@ -159,19 +159,16 @@ export interface PeppolCheck {
 function taxMarks(invoice: ComplianceInvoice): TaxMark[] {
   return [...(invoice.taxes ?? []), ...(invoice.items ?? []).flatMap((i) => i.taxes ?? [])];
 }
-const REVERSE_CHARGE = new Set(['reverse_charge', 'reverse-charge', 'ae']);
-const INTRA_EU = new Set(['intra_eu', 'intra_community', 'intra-community', 'k']);
-const markIs = (m: TaxMark, set: Set<string>) =>
-  set.has((m.tax_code ?? '').trim().toLowerCase()) || set.has((m.rate_type ?? '').trim().toLowerCase());
+/** A tax line's stated category is this one (`statedTaxCategory`: its tax_category, flags, code or rate type). */
+const markIs = (m: TaxMark, category: TaxCategory) => statedTaxCategory(m) === category;
 
 /**
  * The EN 16931 category a tax line names by its code or rate type: AE (reverse charge), K
  * (intra-EU supply) or none. The checks above and the Peppol documents read tax lines alike.
  */
 export function markedVatCategory(m: TaxMark): 'AE' | 'K' | null {
-  if (markIs(m, REVERSE_CHARGE)) return 'AE';
-  if (markIs(m, INTRA_EU)) return 'K';
-  return null;
+  const stated = statedTaxCategory(m);
+  return stated === 'AE' || stated === 'K' ? stated : null;
 }
 
 function amountDue(invoice: ComplianceInvoice): Decimal {
@@ -218,7 +215,7 @@ export const PEPPOL_CHECKS: PeppolCheck[] = [
   {
     id: 'BR-AE-02',
     description: 'A reverse-charge invoice needs the buyer VAT identifier (BT-48)',
-    passes: (i, _o, f) => f.b2b || !taxMarks(i).some((m) => markIs(m, REVERSE_CHARGE)),
+    passes: (i, _o, f) => f.b2b || !taxMarks(i).some((m) => markIs(m, 'AE')),
   },
   {
     id: 'BR-IC-02',
@@ -226,7 +223,7 @@ export const PEPPOL_CHECKS: PeppolCheck[] = [
     passes: (i, _o, f) => {
       if (f.b2b) return true;
       const crossBorderEu = f.seller !== null && f.buyer !== null && f.seller !== f.buyer && EU_COUNTRIES.has(f.seller) && EU_COUNTRIES.has(f.buyer);
-      return !(crossBorderEu || taxMarks(i).some((m) => markIs(m, INTRA_EU)));
+      return !(crossBorderEu || taxMarks(i).some((m) => markIs(m, 'K')));
     },
   },
   {

@@ -314,6 +314,9 @@ export const taxFilingQuerySchema = taxPeriodQuerySchema.extend({
     .describe("epo: the tax office's EPO XML filing of the period (as does Accept: application/xml); json (default): the report"),
   filing_kind: z.enum(FILING_KINDS).optional().describe('The filing kind of the EPO XML: B regular (default), O corrective, N follow-up, E answer to a call'),
   date_found: isoDate.optional().describe('A follow-up filing (N): the day the reasons for it were found (d_zjist)'),
+  filed_on: isoDate
+    .optional()
+    .describe("The filing's date (d_poddp): on or after the period's last day; default the later of today (in Prague) and the period's last day, so a filing prepared ahead is dated when it can be filed"),
   call_reference: z
     .string()
     .regex(/^[\p{L}\p{N} ./-]{1,32}$/u, "the reference of the tax office's call as it states it")

@@ -17,6 +17,7 @@ import {
   glAccountSchema,
   ignoredInput,
 } from './common.js';
+import { supplyKind } from './tax-category.js';
 
 /* Items, price lists, numbering series and the item sales rate (architecture §1). */
 
@@ -33,7 +34,8 @@ export const itemSchema = z
     sales_rate: decimal.describe('Net sales rate in currency'),
     currency: currencyCode,
     tax_rate: nullish(percentRate),
-    gl_account: nullish(glAccountSchema).describe('Revenue account overriding 604 when posting'),
+    gl_account: nullish(glAccountSchema).describe('Revenue account overriding 604/602 when posting'),
+    supply: nullish(supplyKind).describe('goods or services: what a document line naming this item supplies unless it says so itself'),
   })
   .meta({ id: 'Item', description: 'Catalogue item' });
 export type Item = z.infer<typeof itemSchema>;
@@ -47,7 +49,8 @@ export const itemRequestSchema = z
     sales_rate: decimal.describe('Net sales rate in currency'),
     currency: currencyCode,
     tax_rate: nullish(percentRate),
-    gl_account: nullish(glAccountSchema).describe('Revenue account (number) overriding 604 when posting'),
+    gl_account: nullish(glAccountSchema).describe('Revenue account (number) overriding 604/602 when posting'),
+    supply: nullish(supplyKind).describe('goods or services (default: the organisation\'s default_supply when a line uses it)'),
   })
   .meta({ id: 'ItemRequest', description: 'Item to create: name, sales_rate and currency required' });
 export type ItemRequest = z.infer<typeof itemRequestSchema>;

@@ -1,6 +1,7 @@
 export * from './common.js';
 export * from './scopes.js';
 export * from './sales.js';
+export * from './tax-category.js';
 export * from './catalogue.js';
 export * from './emails.js';
 export * from './compliance.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, pagedEnvelope, pagingQuery, paymentStatusSchema, percentRate, positiveRate, precision, ratio, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
+import { supplyKind, taxCategory } from './tax-category.js';
 
 /*
  * Purchase documents: vendor credits, vendor bills (architecture §1: the vendor-credit
@@ -25,6 +26,7 @@ export const purchaseTaxLineSchema = z
     tax_code: nullish(shortText(64)),
     tax_name: nullish(shortText()),
     rate_type: nullish(shortText(64)),
+    tax_category: nullish(taxCategory).describe('The VAT category (UNCL5305) decided when the document was recorded; AE: the organisation self-assesses the tax (reverse charge)'),
   })
   .meta({ id: 'PurchaseTaxLine', description: 'Document tax line (vendor credit, vendor bill); tax_rate in percent' });
 export type PurchaseTaxLine = z.infer<typeof purchaseTaxLineSchema>;
@@ -39,6 +41,7 @@ export const purchaseTaxLineRequestSchema = z
     tax_code: nullish(shortText(64)),
     tax_name: nullish(shortText()),
     rate_type: nullish(shortText(64)),
+    tax_category: nullish(taxCategory).describe('The VAT category (UNCL5305); AE: reverse charge, the organisation self-assesses the tax at tax_rate. Absent: decided from a category code or alias as tax_code or rate_type (AE, RC, reverse_charge…) and the rate'),
     tax_amount: ignoredInput(money),
     tax_amount_leg: ignoredInput(money),
     tax_base: ignoredInput(money),
@@ -74,7 +77,8 @@ const purchaseItemCommon = {
   net_deduction_ratio: nullish(ratio).describe('Share of the net amount that is a deductible cost, 0–1 (default 1)'),
   item: nullish(purchaseItemRefSchema),
   unit: nullish(purchaseUnitSchema),
-  gl_account: nullish(glAccountSchema).describe('Cost account of this line (number) overriding 504 when posting'),
+  gl_account: nullish(glAccountSchema).describe('Cost account of this line (number) overriding 504/518 when posting'),
+  supply: nullish(supplyKind).describe('goods (cost 504) or services (518); absent: the organisation\'s default_supply, else goods'),
 };
 
 export const purchaseItemSchema = z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONTENT_TEXT, addressSchema, bankAccountSchema, codedReferenceSchema, contactSchema, culture, currencyCode, decimal, id, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, glAccountSchema, ignoredInput, derivedDocumentInputFields, roundingIncrement, documentFxRateOrigin, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
+import { supplyKind, taxCategory } from './tax-category.js';
 
 
 /*
@@ -32,6 +33,7 @@ export const salesTaxLineSchema = z
     tax_name: nullish(shortText()),
     rate_type: nullish(shortText(64)),
     tax_details: nullish(z.record(z.string(), z.unknown())),
+    tax_category: nullish(taxCategory).describe('The VAT category (UNCL5305) decided when the document was issued, from the line\'s tax_category, tax_details.reverse_charge, tax_code, rate_type, rate and parties; every report and e-invoice reads it'),
   })
   .meta({ id: 'SalesTaxLine', description: 'Document tax line (sales); tax_rate in percent' });
 export type SalesTaxLine = z.infer<typeof salesTaxLineSchema>;
@@ -46,6 +48,7 @@ export const salesTaxLineRequestSchema = z
     tax_index: nullish(int32),
     rate_type: nullish(shortText(64)),
     tax_details: nullish(z.record(z.string(), z.unknown())),
+    tax_category: nullish(taxCategory).describe('The VAT category (UNCL5305: S, AA, Z, E, AE reverse charge, K intra-EU, G export, O, L, M); absent: decided from tax_details.reverse_charge, a category code or alias as tax_code or rate_type (RC, reverse_charge, intra_eu, exempt, export…), the rate and the parties'),
     tax_amount: nullish(money).describe('Ignored: computed'),
     tax_amount_leg: nullish(money).describe('Ignored: computed'),
     tax_base: nullish(money).describe('Ignored: computed'),
@@ -95,7 +98,8 @@ const salesItemCommon = {
   item: nullish(salesItemRefSchema),
   variant: nullish(variantSchema),
   unit: nullish(salesUnitSchema),
-  gl_account: nullish(glAccountSchema).describe('Revenue account of this line (number) overriding 604 when posting; when absent, the account of the catalogue item named by item.id'),
+  gl_account: nullish(glAccountSchema).describe('Revenue account of this line (number) overriding 604/602 when posting; when absent, the account of the catalogue item named by item.id'),
+  supply: nullish(supplyKind).describe('goods (revenue 604, EC Sales List code 0) or services (602, code 3); absent: the catalogue item\'s, else the organisation\'s default_supply, else goods'),
 };
 
 /** Sales document item (credit note or invoice), as stored. */

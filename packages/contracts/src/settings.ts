@@ -22,6 +22,7 @@ import {
 } from './common.js';
 import { orgIssuerShape } from './sales.js';
 import { scopeSchema } from './scopes.js';
+import { supplyKind } from './tax-category.js';
 
 /*
  * Settings: API keys and clients (architecture §3), the organisation profile (architecture §1), templates,
@@ -172,6 +173,7 @@ export const organisationSchema = z
     rounding_increment: roundingIncrement
       .nullable()
       .describe('Sales documents in the legal currency are rounded to a multiple of this unless they say otherwise (null: not rounded)'),
+    default_supply: supplyKind.optional().describe('What a document line supplies when neither it nor its catalogue item says: goods (revenue 604, cost 504) or services (602, 518); goods when never set'),
     lock_date: isoDate
       .nullable()
       .describe('The books are closed through this day: every write that would post on or before it is refused with 409 period_locked (null: every period is open)'),
@@ -197,6 +199,7 @@ const organisationInputFields = {
   rounding_increment: nullish(roundingIncrement).describe(
     'Round the total with VAT of every new sales document in the legal currency to a multiple of this (1: whole crowns); a document overrides it with its own rounding_increment. null: no rounding (the default)',
   ),
+  default_supply: nullish(supplyKind).describe('What a document line supplies when neither it nor its catalogue item says: goods (revenue 604, cost 504, EC Sales List code 0) or services (602, 518, code 3); null: goods'),
   lock_date: nullish(isoDate).describe(
     'Close the books through this day (today at the latest; null reopens every period). Moving it needs the admin scope. Documents, payments, matches, payouts and allocations dated on or before it are then refused with 409 period_locked. It is not moved back before 31 December of a closed year (409 year_closed: reopen the year first, POST /v1/accounting/year-end-closings/{year}/reopen)',
   ),

@@ -46,6 +46,10 @@ export interface IsdocTaxSubtotal {
   rate: string | number;
   taxable: IsdocAmount;
   tax: IsdocAmount;
+  /** false: the subtotal is exempt from or outside VAT (VATApplicable); absent: not said. */
+  vatApplicable?: boolean;
+  /** The buyer accounts for the tax under the Czech local reverse charge, § 92a (LocalReverseChargeFlag). */
+  localReverseCharge?: boolean;
 }
 
 export interface IsdocDocument {
@@ -183,7 +187,10 @@ export function isdocXml(doc: IsdocDocument): string {
     amount(x, 'DifferenceTaxableAmount', t.taxable, doc);
     amount(x, 'DifferenceTaxAmount', t.tax, doc);
     amount(x, 'DifferenceTaxInclusiveAmount', sum(t.taxable, t.tax), doc);
-    x.open('TaxCategory').leaf('Percent', percentText(t.rate)).close('TaxCategory').close('TaxSubTotal');
+    x.open('TaxCategory').leaf('Percent', percentText(t.rate));
+    if (t.vatApplicable !== undefined) x.leaf('VATApplicable', String(t.vatApplicable));
+    if (t.localReverseCharge) x.leaf('LocalReverseChargeFlag', 'true');
+    x.close('TaxCategory').close('TaxSubTotal');
   }
   amount(x, 'TaxAmount', doc.totals.taxAmount, doc);
   x.close('TaxTotal');

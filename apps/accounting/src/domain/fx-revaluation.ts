@@ -6,7 +6,7 @@ import {
   type FxRevaluationRequest,
   type OpenForeignDocument,
 } from '@ledgerline/contracts';
-import { ConflictError, addDays, noRateInForce, postingSettingsOf, rateFrom, refuseClosedPeriod, sqlRows, tableRates, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, addDays, noRateInForce, postingSettingsOf, rateFrom, refuseClosedPeriod, sqlRows, tableRates, toDb, toWire, type TenantContext } from '@ledgerline/service-kit';
 import type { ApplyOptions } from '../events/ledger-events.js';
 import { numbersOf, postJournalEntry } from './journal-entries.js';
 import { reversingLines } from './journal-lines.js';
@@ -100,9 +100,23 @@ async function openItems(ctx: TenantContext, date: string) {
   return { documents: [...sales, ...purchase], bank };
 }
 
+/**
+ * A revaluation is of a day that has come (issue 70): one dated ahead would miss what is paid and
+ * issued until then, and revaluations go in order of days, so every earlier day would then be
+ * refused. "Today" is the latest day any time zone has reached (UTC+14), so no organisation is
+ * refused its own year-end on the evening of 31 December.
+ */
+export function refuseFutureRevaluation(date: string, now: Date): void {
+  const latestToday = new Date(now.getTime() + 14 * 3_600_000).toISOString().slice(0, 10);
+  if (date <= latestToday) return;
+  const message = `${date} has not come yet: a revaluation is of a day that has ended or is under way (today is ${now.toISOString().slice(0, 10)})`;
+  throw new BusinessRuleError(`The revaluation cannot be dated ahead: ${message}`, 'date_in_future', [{ path: 'date', message, code: 'date_in_future' }]);
+}
+
 export async function revalueForeignItems(ctx: TenantContext, req: FxRevaluationRequest, opts: ApplyOptions): Promise<FxRevaluation> {
   const { em, orgId } = ctx;
   const { date } = req;
+  refuseFutureRevaluation(date, ctx.now());
   // one revaluation of a day at a time: the second waits, then answers the first's
   await sqlRows(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`fx-revaluation:${orgId}:${date}`]);
   const done = await stored(ctx, date);

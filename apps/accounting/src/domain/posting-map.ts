@@ -55,8 +55,8 @@ export type Figure =
 export type AccountSource =
   /** Always this account. */
   | { kind: 'fixed'; number: string }
-  /** This account unless an item names its own gl_account. */
-  | { kind: 'item_or'; number: string }
+  /** This account unless an item names its own gl_account; `services` for what items supplying services are worth. */
+  | { kind: 'item_or'; number: string; services?: string }
   /** The counter account of a payment: by the paid document's type, else its gl_account, else suspense. */
   | { kind: 'counter' };
 
@@ -69,7 +69,7 @@ export interface PostingRule {
 }
 
 const fixed = (number: string): AccountSource => ({ kind: 'fixed', number });
-const itemOr = (number: string): AccountSource => ({ kind: 'item_or', number });
+const itemOr = (number: string, services?: string): AccountSource => ({ kind: 'item_or', number, services });
 const counter: AccountSource = { kind: 'counter' };
 
 export const ACCOUNTS = {
@@ -99,18 +99,18 @@ const rounding: readonly PostingRule[] = [
 export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRule[]>> = {
   sales_invoice: [
     { role: 'receivable', side: 'debit', account: fixed(ACCOUNTS.customers), figure: 'total' },
-    { role: 'revenue', side: 'credit', account: itemOr(ACCOUNTS.revenueGoods), figure: 'net' },
+    { role: 'revenue', side: 'credit', account: itemOr(ACCOUNTS.revenueGoods, ACCOUNTS.revenueServices), figure: 'net' },
     { role: 'tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
     ...rounding,
   ],
   sales_credit_note: [
-    { role: 'revenue', side: 'debit', account: itemOr(ACCOUNTS.revenueGoods), figure: 'net' },
+    { role: 'revenue', side: 'debit', account: itemOr(ACCOUNTS.revenueGoods, ACCOUNTS.revenueServices), figure: 'net' },
     { role: 'tax', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
     { role: 'receivable', side: 'credit', account: fixed(ACCOUNTS.customers), figure: 'total' },
     ...rounding,
   ],
   purchase_bill: [
-    { role: 'expense', side: 'debit', account: itemOr(ACCOUNTS.goodsSold), figure: 'net' },
+    { role: 'expense', side: 'debit', account: itemOr(ACCOUNTS.goodsSold, ACCOUNTS.servicesPurchased), figure: 'net' },
     { role: 'tax', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'tax_deductible' },
     { role: 'tax_non_deductible', side: 'debit', account: fixed(ACCOUNTS.goodsSold), figure: 'tax_non_deductible' },
     { role: 'tax_rc_claim', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_claim' },
@@ -122,7 +122,7 @@ export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRu
   purchase_vendor_credit: [
     { role: 'payable', side: 'debit', account: fixed(ACCOUNTS.vendors), figure: 'total' },
     { role: 'tax_rc_out', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_out' },
-    { role: 'expense', side: 'credit', account: itemOr(ACCOUNTS.goodsSold), figure: 'net' },
+    { role: 'expense', side: 'credit', account: itemOr(ACCOUNTS.goodsSold, ACCOUNTS.servicesPurchased), figure: 'net' },
     { role: 'tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'tax_deductible' },
     { role: 'tax_non_deductible', side: 'credit', account: fixed(ACCOUNTS.goodsSold), figure: 'tax_non_deductible' },
     { role: 'tax_rc_claim', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_claim' },

@@ -15,7 +15,7 @@ export {
 } from './posting/entry.js';
 export { fxDifference, paymentFxRates } from './posting/conversions.js';
 export { assertBalanced, counterAccount, postingRows, sums, type FigurePart, type FigureValues, type RowDefaults } from './posting/interpreter.js';
-export { isReverseCharge, supplyKind } from './posting/document-figures.js';
+export { isReverseCharge, lineCategory, supplyKind } from './posting/document-figures.js';
 export { ledgerEntryForPurchaseDocument, ledgerEntryForSalesDocument } from './posting/documents.js';
 export { ledgerEntryForBankTransaction, ledgerEntryForPayout, reversalOf } from './posting/payments.js';
 export { JOURNAL_ROLE, ledgerEntryForJournal } from './posting/journal.js';

@@ -1,18 +1,15 @@
 import type { Dec } from '@ledgerline/service-kit';
+import { EU_COUNTRIES, taxCategoryRow, type SupplyKind, type TaxCategory } from '@ledgerline/core/tax-category';
 
 /**
  * VAT reporting fields of ledger tax rows, Czech defaults (architecture §9): the VAT return rows, the
  * control-statement section and the EC sales list code of one tax line of a document.
  */
 
-export const EU_COUNTRIES: ReadonlySet<string> = new Set(
-  'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '),
-);
+export { EU_COUNTRIES, type SupplyKind };
 
 /** Above this document total (incl. VAT, legal currency) a domestic line is reported in A.4 / B.2. */
 export const CONTROL_STATEMENT_THRESHOLD = 10_000;
-
-export type SupplyKind = 'goods' | 'services';
 
 export interface VatLineContext {
   side: 'sale' | 'purchase';
@@ -22,7 +19,8 @@ export interface VatLineContext {
   /** Document total including VAT in the legal currency (absolute value is compared). */
   totalLeg: Dec;
   rate: Dec;
-  reverseCharge: boolean;
+  /** The line's VAT category (`@ledgerline/core/tax-category`): decided once, read here as the document stored it. */
+  category: TaxCategory;
   supply: SupplyKind;
   /** A credit note lands in the control-statement section of the document it credits. */
   controlStatementOverride?: string | null;
@@ -61,17 +59,25 @@ export function partnerLocation(orgCountry: string, partnerCountry?: string | nu
   return EU_COUNTRIES.has(p) ? 'eu' : 'third_country';
 }
 
+/**
+ * Where a line is reported, by its category, the partner's place and the rate. The partner's place
+ * decides first for a sale abroad (a supply to a VAT-registered buyer in another member state, or
+ * one the line states intra-EU (K), is rows 20/21 whatever its code; outside the EU, row 22); at
+ * home the category does: reverse charge (AE) row 25 and A.1, a category on which no VAT is
+ * charged (Z, E, O, K, G) nothing, a taxed one rows 1/2 and A.4/A.5.
+ */
 export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
   const where = partnerLocation(ctx.orgCountry, ctx.partnerCountry);
   const large = ctx.totalLeg.abs().gt(CONTROL_STATEMENT_THRESHOLD);
   const hasVatId = !!ctx.partnerVatNo?.trim();
   const basic = isBasicRate(ctx.rate);
+  const { reverseCharge, noVatCharged } = taxCategoryRow(ctx.category);
   const override = (cs: string | null) => (ctx.controlStatementOverride !== undefined && ctx.controlStatementOverride !== null ? ctx.controlStatementOverride : cs);
 
   if (ctx.side === 'sale') {
-    if (where === 'domestic' || (where === 'eu' && !hasVatId)) {
-      if (ctx.reverseCharge) return { ...NO_VAT_REPORTING, tax_return_base_out: '25', tax_control_statement: override('A.1') };
-      if (ctx.rate.isZero()) return { ...NO_VAT_REPORTING, tax_control_statement: null };
+    if (where === 'domestic' || (where === 'eu' && !hasVatId && ctx.category !== 'K')) {
+      if (reverseCharge) return { ...NO_VAT_REPORTING, tax_return_base_out: '25', tax_control_statement: override('A.1') };
+      if (ctx.rate.isZero() || noVatCharged) return { ...NO_VAT_REPORTING, tax_control_statement: null };
       const row = basic ? '1' : '2';
       return {
         ...NO_VAT_REPORTING,
@@ -89,7 +95,7 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
   }
 
   // purchase
-  if (ctx.reverseCharge) {
+  if (reverseCharge) {
     // what the recipient self-assesses on a supply from abroad: its output row, the deduction,
     // and A.2 of the control statement (§ 108(1)(b), (c))
     const selfAssessed = (out: string): VatReportingFields => ({
@@ -112,7 +118,7 @@ export function vatReportingFields(ctx: VatLineContext): VatReportingFields {
       tax_control_statement: override('B.1'),
     };
   }
-  if (ctx.rate.isZero()) return NO_VAT_REPORTING;
+  if (ctx.rate.isZero() || ctx.category === 'E' || ctx.category === 'O') return NO_VAT_REPORTING;
   const claim = basic ? '40' : '41';
   return {
     ...NO_VAT_REPORTING,

@@ -14,6 +14,8 @@ export interface StoredTaxLine {
   tax_code: string | null;
   tax_name: string | null;
   rate_type: string | null;
+  /** The VAT category decided when the document was posted (issue 70); absent on rows stored before it existed. */
+  tax_category?: string | null;
 }
 
 export interface StoredItem {
@@ -28,6 +30,8 @@ export interface StoredItem {
   unit: Record<string, unknown> | null;
   /** The line's own cost account (overrides 504 when posting); absent on rows stored before it existed. */
   gl_account?: Record<string, unknown> | null;
+  /** goods or services (issue 70); absent on rows stored before it existed (goods). */
+  supply?: string | null;
   taxes: StoredTaxLine[];
 }
 

@@ -48,6 +48,13 @@ export function readIsdoc(root: Node): ReadEInvoice {
   const lines = (root.InvoiceLines?.InvoiceLine ?? []) as Node[];
   if (lines.length === 0) throw bad('The document has no InvoiceLine', 'InvoiceLines');
   if (lines.length > 10_000) throw bad('The document has more than 10,000 lines', 'InvoiceLines');
+  // a subtotal flagged as the local reverse charge (§ 92a) makes every line of its rate reverse charge
+  const localReverseCharge = new Set(
+    ([] as Node[])
+      .concat(((root.TaxTotal ?? [])[0] as Node | undefined)?.TaxSubTotal ?? [])
+      .filter((t: Node) => text(t.TaxCategory?.LocalReverseChargeFlag) === 'true' && text(t.TaxCategory?.Percent) !== null)
+      .map((t: Node) => Dec(text(t.TaxCategory.Percent)!).toString()),
+  );
   const items = lines.map((l, i) => {
     const path = `InvoiceLines/InvoiceLine[${i + 1}]`;
     const qty = signed(amount(l.InvoicedQuantity, `${path}/InvoicedQuantity`, false) ?? String(sign))!;
@@ -55,13 +62,14 @@ export function readIsdoc(root: Node): ReadEInvoice {
     if (Dec(qty).isZero()) throw bad(`${path}/InvoicedQuantity is zero`, `${path}/InvoicedQuantity`);
     const category = (l.ClassifiedTaxCategory ?? {}) as Node;
     const percent = amount(category.Percent, `${path}/ClassifiedTaxCategory/Percent`)!;
-    const code = category.LocalReverseCharge !== undefined ? 'AE' : text(category.VATApplicable) === 'false' ? 'E' : Dec(percent).gt(0) ? 'S' : 'Z';
+    const reverseCharge = category.LocalReverseCharge !== undefined || localReverseCharge.has(Dec(percent).toString());
+    const code = reverseCharge ? ('AE' as const) : text(category.VATApplicable) === 'false' ? ('E' as const) : Dec(percent).gt(0) ? ('S' as const) : ('Z' as const);
     return {
       description: (text(l.Item?.Description) ?? text(l.Note) ?? `Line ${i + 1}`).slice(0, 10_000),
       qty: Number(qty),
       // the stated line amount is what the vendor charges: its unit rate is the line amount over the quantity
       rate: Number(Dec(net).div(qty).toDecimalPlaces(6).toString()),
-      taxes: [{ tax_code: code, tax_rate: Number(percent) }],
+      taxes: [{ tax_code: code, tax_rate: Number(percent), tax_category: code }],
     };
   });
 

@@ -3,13 +3,14 @@ import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import { ratePerUnit, tableRate, toDb, JsonText, postingDate, postingSettingsOf, refuseClosedPeriod, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import { documentCategories, documentParties, recapKey, supplyOf, type DocumentCategories } from '@ledgerline/documents/line-categories';
 import { checkCreditedDocument, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
 import { NOT_INPUT, omit } from './request.js';
 import { purchaseView, type PurchaseView } from './view.js';
 
-function storeTax(t: ComputedTaxLine): StoredTaxLine {
+function storeTax(t: ComputedTaxLine, categories: DocumentCategories): StoredTaxLine {
   return {
     tax_index: t.tax_index,
     tax_rate: t.tax_rate,
@@ -20,6 +21,7 @@ function storeTax(t: ComputedTaxLine): StoredTaxLine {
     tax_code: t.tax_code,
     tax_name: t.tax_name,
     rate_type: t.rate_type,
+    tax_category: categories.recap.get(recapKey(t)) ?? null,
   };
 }
 
@@ -84,7 +86,9 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   } = {},
 ): Promise<{ view: PurchaseView<K>; json: JsonText }> {
   const { em, orgId } = ctx;
-  const { legalCurrency, lockDate } = await postingSettingsOf(ctx);
+  const { legalCurrency, lockDate, country, defaultSupply } = await postingSettingsOf(ctx);
+  // the organisation is the buyer: a zero-rated line is never K or G to it, so the vendor is the other party
+  const categories = documentCategories(req, documentParties(req.vendor as { vat_no?: string | null }, null, country));
   const figuresOf = (rate: DocumentInput['fx_rate']) => computeFigures({
     currency: req.currency,
     legal_currency: legalCurrency,
@@ -122,7 +126,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
       item: (it.item as Record<string, unknown>) ?? null,
       unit: (it.unit as Record<string, unknown>) ?? null,
       gl_account: (it.gl_account as Record<string, unknown> | null | undefined) ?? null,
-      taxes: c.taxes.map(storeTax),
+      supply: supplyOf(it, defaultSupply),
+      taxes: c.taxes.map((t) => storeTax(t, categories)),
     };
   });
 
@@ -176,7 +181,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     bankAccountNumber: req.bank_account_number ?? null,
     rsn: req.rsn ?? null,
     items,
-    taxes: computed.taxes.map(storeTax),
+    taxes: computed.taxes.map((t) => storeTax(t, categories)),
     subtotalAmount: computed.subtotal_amount,
     taxAmount: computed.tax_amount,
     roundingAmount: computed.rounding_amount,

@@ -22,6 +22,7 @@ const wireTax = (t: StoredTaxLine) => ({
   tax_code: t.tax_code,
   tax_name: t.tax_name,
   rate_type: t.rate_type,
+  tax_category: (t.tax_category ?? null) as VendorBill['taxes'][number]['tax_category'],
 });
 
 /** The stored document as the interface answers it (bills without credited_doc_*). */
@@ -71,6 +72,7 @@ export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
       item: it.item,
       unit: it.unit,
       gl_account: it.gl_account ?? null,
+      supply: (it.supply ?? null) as VendorBill['items'][number]['supply'],
       taxes: it.taxes.map(wireTax),
     })),
     taxes: d.taxes.map(wireTax),

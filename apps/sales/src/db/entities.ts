@@ -98,6 +98,8 @@ export const ItemSchema = defineEntity({
     currency: p.string().length(3),
     taxRate: p.decimal().nullable(),
     glAccount: p.json<Record<string, unknown>>().nullable(),
+    /** goods or services (issue 70); null: a line naming the item takes the organisation's default. */
+    supply: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

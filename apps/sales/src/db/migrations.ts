@@ -348,4 +348,12 @@ create index reminder_lines_letter on reminder_lines (org_id, letter_id);
 create index if not exists sales_documents_customer on sales_documents (org_id, customer_id, doc_type, id) where customer_id is not null;
 `,
   ),
+  sqlMigration(
+    'sales_1600_item_supply',
+    `
+-- Issue 70. What a catalogue item supplies, goods or services: a document line naming the item
+-- and saying nothing of its own takes it (revenue 604 or 602, EC Sales List code 0 or 3).
+alter table items add column supply text check (supply in ('goods', 'services'));
+`,
+  ),
 ];

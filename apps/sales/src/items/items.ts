@@ -15,6 +15,7 @@ export function itemView(i: Item) {
     currency: i.currency,
     tax_rate: toWire(i.taxRate ?? null),
     gl_account: i.glAccount ?? null,
+    supply: (i.supply ?? null) as 'goods' | 'services' | null,
   };
 }
 
@@ -29,30 +30,42 @@ export async function createItem(scope: TenantScope, input: ItemRequest): Promis
     currency: input.currency,
     taxRate: input.tax_rate == null ? null : fixed(input.tax_rate),
     glAccount: (input.gl_account as Record<string, unknown> | null | undefined) ?? null,
+    supply: input.supply ?? null,
     createdAt: new Date(),
   });
   await em.flush();
   return item;
 }
 
-type CataloguedLines = { items: Array<{ item?: { id?: number | null } | null; gl_account?: unknown }> };
+type CataloguedLines = { items: Array<{ item?: { id?: number | null } | null; gl_account?: unknown; supply?: 'goods' | 'services' | null }> };
 
-/** The catalogue items whose revenue account a document's lines take: those naming an item and no account of their own. */
+/** What the catalogue says of an item that a line naming it takes unless it says so itself. */
+export interface CatalogueFacts {
+  gl_account: unknown;
+  supply: 'goods' | 'services' | null;
+}
+
+/** The catalogue items whose revenue account or supply a document's lines take: those naming an item and lacking either. */
 export function catalogueItemIds(input: CataloguedLines): number[] {
-  return [...new Set(input.items.flatMap((it) => (it.gl_account == null && it.item?.id != null ? [it.item.id] : [])))];
+  return [...new Set(input.items.flatMap((it) => ((it.gl_account == null || it.supply == null) && it.item?.id != null ? [it.item.id] : [])))];
 }
 
 /**
- * A line naming a catalogue item (`item.id`) and no revenue account of its own takes the item's
- * `gl_account`, so the ledger posts it where the catalogue says. Ids the catalogue does not know
- * are the client's own references and change nothing. `accounts`: the `gl_account` of each item of
- * `catalogueItemIds(input)` that has one (read with the document's other first reads).
+ * A line naming a catalogue item (`item.id`) takes the item's `gl_account` and `supply` where it
+ * names none of its own, so the ledger posts it where the catalogue says. Ids the catalogue does
+ * not know are the client's own references and change nothing. `facts`: what the catalogue says
+ * of each item of `catalogueItemIds(input)` that says anything (read with the document's other
+ * first reads).
  */
-export function withCatalogueAccounts<T extends CataloguedLines>(input: T, accounts: ReadonlyMap<number, unknown>): T {
-  if (accounts.size === 0) return input;
+export function withCatalogueFacts<T extends CataloguedLines>(input: T, facts: ReadonlyMap<number, CatalogueFacts>): T {
+  if (facts.size === 0) return input;
   return {
     ...input,
-    items: input.items.map((it) => (it.gl_account == null && it.item?.id != null && accounts.has(it.item.id) ? { ...it, gl_account: accounts.get(it.item.id) } : it)),
+    items: input.items.map((it) => {
+      const known = it.item?.id != null ? facts.get(it.item.id) : undefined;
+      if (!known) return it;
+      return { ...it, gl_account: it.gl_account ?? known.gl_account ?? null, supply: it.supply ?? known.supply ?? null };
+    }),
   };
 }
 

@@ -1,5 +1,7 @@
 import type { CreditNoteRequest, InvoiceRequest, SalesTaxLineRequest } from '@ledgerline/contracts';
 import { Dec, toWire } from '@ledgerline/service-kit';
+import type { TaxCategory } from '@ledgerline/core/tax-category';
+import { recapKey, supplyOf, type DocumentCategories } from '@ledgerline/documents/line-categories';
 import { incrementProblem, type ComputedDocument, type ComputedTaxLine, type DecimalLike, type DocumentInput } from '@ledgerline/documents';
 
 /** The request of either sales document. */
@@ -44,7 +46,7 @@ export function documentInputOf(input: DocumentRequest, legalCurrency: string, o
 
 const n = (v: string | null | undefined) => toWire(v);
 
-function taxLineBody(t: ComputedTaxLine, index: number, details?: Record<string, unknown> | null) {
+function taxLineBody(t: ComputedTaxLine, index: number, category: TaxCategory | null, details?: Record<string, unknown> | null) {
   return {
     id: index + 1,
     tax_rate: n(t.tax_rate),
@@ -58,6 +60,7 @@ function taxLineBody(t: ComputedTaxLine, index: number, details?: Record<string,
     tax_name: t.tax_name,
     rate_type: t.rate_type,
     tax_details: details ?? null,
+    tax_category: category,
   };
 }
 
@@ -70,6 +73,10 @@ export interface BodyContext {
   org: Record<string, unknown> | null;
   /** The fields only this kind of document carries (an invoice's references, a credit note's credited invoice). */
   own: Record<string, unknown>;
+  /** The VAT category of every tax line and recap row (`documentCategories`). */
+  categories: DocumentCategories;
+  /** The organisation's `default_supply`: what an item supplies when neither it nor its catalogue item says. */
+  defaultSupply: unknown;
 }
 
 /** The document as stored once and answered by GET and carried by events (JSON numbers). */
@@ -149,10 +156,11 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
         variant: it.variant ?? null,
         unit: it.unit ?? null,
         gl_account: it.gl_account ?? null,
-        taxes: ci.taxes.map((t, k) => taxLineBody(t, k, it.taxes?.[k]?.tax_details)),
+        supply: supplyOf(it, ctx.defaultSupply),
+        taxes: ci.taxes.map((t, k) => taxLineBody(t, k, ctx.categories.recap.get(recapKey(t)) ?? null, it.taxes?.[k]?.tax_details)),
       };
     }),
-    taxes: c.taxes.map((t, k) => taxLineBody(t, k)),
+    taxes: c.taxes.map((t, k) => taxLineBody(t, k, ctx.categories.recap.get(recapKey(t)) ?? null)),
     shipping_charges: (input.shipping_charges ?? []).map((s, i) => {
       const cs = c.shipping_charges[i];
       return {
@@ -164,7 +172,7 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
         shop_a_line_id: s.shop_a_line_id ?? null,
         shop_b_line_id: s.shop_b_line_id ?? null,
         eshop_line_id: s.eshop_line_id ?? null,
-        taxes: cs.taxes.map((t, k) => taxLineBody(t, k, s.taxes?.[k]?.tax_details)),
+        taxes: cs.taxes.map((t, k) => taxLineBody(t, k, ctx.categories.recap.get(recapKey(t)) ?? null, s.taxes?.[k]?.tax_details)),
       };
     }),
     discounts: c.discounts.map((d) => ({

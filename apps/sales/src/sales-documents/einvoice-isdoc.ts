@@ -138,7 +138,14 @@ export async function salesDocumentIsdoc(scope: TenantScope, kind: EInvoiceKind,
     seller: isdocParty(text(profile?.name) ?? text(issuer.name)!, text(profile?.reg_no ?? issuer.reg_no), text(org.vat_no), text(profile?.email ?? issuer.email), (profile?.address as Json | undefined) ?? issuer.address, sellerCountry),
     buyer: isdocParty(text(customer.business_name ?? customer.display_name)!, text(customer.reg_no), text(customer.vat_no), text(customer.email), src.buyerAddress, buyerCountry),
     lines,
-    taxSubtotals: subtotals.map((s) => ({ rate: s.category === 'O' ? 0 : s.rate, taxable: pair(s.taxableAmount, s.taxableLegal), tax: pair(s.taxAmount, s.taxLegal) })),
+    taxSubtotals: subtotals.map((s) => ({
+      rate: s.category === 'O' ? 0 : s.rate,
+      taxable: pair(s.taxableAmount, s.taxableLegal),
+      tax: pair(s.taxAmount, s.taxLegal),
+      ...(s.category === 'E' || s.category === 'O' ? { vatApplicable: false } : {}),
+      // reverse charge between two parties of one country is the local one (§ 92a); across borders the buyer self-assesses without it
+      ...(s.category === 'AE' && sellerCountry === buyerCountry ? { localReverseCharge: true } : {}),
+    })),
     totals,
     // a credit note asks for no payment; an invoice names the account and the variable symbol it is paid by
     payment:

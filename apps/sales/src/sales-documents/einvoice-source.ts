@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, organisationReplica, type TenantScope } from '@ledgerline/service-kit';
-import { EU_COUNTRIES, markedVatCategory, type ComplianceOrganisation } from '@ledgerline/compliance';
+import type { ComplianceOrganisation } from '@ledgerline/compliance';
 import { Dec } from '@ledgerline/core/money';
-import { VAT_CATEGORIES, type VatCategory } from '@ledgerline/documents/ubl';
+import { taxCategoryOf, ublTaxCategory, type CategorisedLine } from '@ledgerline/core/tax-category';
+import type { VatCategory } from '@ledgerline/documents/ubl';
 import { SalesDocumentSchema, type SalesDocType } from '../db/entities.js';
 import { organisationFacts } from '../compliance/evaluate.js';
 import { getSalesDocument, type SalesDocumentKind } from './post.js';
@@ -29,27 +30,13 @@ export const DOCUMENT_CHECKS: Array<{ id: string; description: string; passes: (
 ];
 
 /**
- * The EN 16931 category of a tax line: a UNCL5305 code used as the tax code is kept; a line the
- * compliance checks read as reverse charge or intra-EU (by its code or rate type) is AE or K;
- * otherwise a positive rate is standard (S), and a zero rate is an intra-EU supply (K) to a
- * VAT-registered buyer in another member state, an export (G) outside the EU, else zero-rated (Z).
+ * The EN 16931 category of a tax line as a Peppol document carries it: the category stored with
+ * the line when the document was issued, else (a document issued before categories were stored)
+ * the one `taxCategoryOf` decides from the line and the parties, as it did then; a lower rate (AA)
+ * is S in Peppol BIS.
  */
-export function vatCategoryOf(
-  line: { tax_code?: string | null; rate_type?: string | null; tax_rate?: unknown },
-  seller: string | null,
-  buyer: string | null,
-  buyerHasVatId: boolean,
-): VatCategory {
-  const c = typeof line.tax_code === 'string' ? line.tax_code.trim().toUpperCase() : '';
-  if ((VAT_CATEGORIES as readonly string[]).includes(c)) return c as VatCategory;
-  const marked = markedVatCategory(line);
-  if (marked) return marked;
-  if (Dec((line.tax_rate as number | string | undefined) ?? 0).gt(0)) return 'S';
-  if (seller && buyer && seller !== buyer) {
-    if (EU_COUNTRIES.has(buyer) && EU_COUNTRIES.has(seller) && buyerHasVatId) return 'K';
-    if (!EU_COUNTRIES.has(buyer)) return 'G';
-  }
-  return 'Z';
+export function vatCategoryOf(line: CategorisedLine, seller: string | null, buyer: string | null, buyerHasVatId: boolean): VatCategory {
+  return ublTaxCategory(taxCategoryOf(line, { sellerCountry: seller, buyerCountry: buyer, buyerHasVatId }));
 }
 
 /** A stored document with what its e-invoices are written from: the parties, the organisation profile and the credited invoice. */

@@ -6,7 +6,8 @@ import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocu
 import type { DocumentKind } from '@ledgerline/rendering';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
 import { duplicateNumber, pickSeries } from '../numbering-series/series.js';
-import { catalogueItemIds, withCatalogueAccounts } from '../items/items.js';
+import { catalogueItemIds, withCatalogueFacts } from '../items/items.js';
+import { documentCategories, documentParties } from '@ledgerline/documents/line-categories';
 import { issuerSnapshot } from './issuer.js';
 import { refuseDueBeforeIssue } from './dates.js';
 import { documentBody, documentInputOf, type DocumentRequest } from './body.js';
@@ -39,10 +40,10 @@ export interface IssuedBy {
 const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
   (select json_build_object('legal_currency', legal_currency, 'profile', profile) from kit_organisations where org_id = ?) as replica,
   (select json_build_object('id', id, 'mask', mask) from number_series where org_id = ? and doc_type = ? and is_default) as series`;
-/** `PREPARE` with the revenue accounts of the catalogue items the lines name (a statement of its own, so documents naming none pay nothing for it). */
+/** `PREPARE` with the revenue accounts and supply of the catalogue items the lines name (a statement of its own, so documents naming none pay nothing for it). */
 const PREPARE_WITH_ITEMS = `${PREPARE},
-  (select json_agg(json_build_object('id', id, 'gl_account', gl_account)) from items
-    where org_id = ? and id = any(?::bigint[]) and gl_account is not null) as item_accounts`;
+  (select json_agg(json_build_object('id', id, 'gl_account', gl_account, 'supply', supply)) from items
+    where org_id = ? and id = any(?::bigint[]) and (gl_account is not null or supply is not null)) as item_facts`;
 
 /**
  * The rate of a foreign-currency document: the one it states, else the exchange-rate table's in
@@ -126,7 +127,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     id: number;
     replica: { legal_currency: string; profile: Record<string, unknown> } | null;
     series: { id: number; mask: string } | null;
-    item_accounts?: Array<{ id: number; gl_account: unknown }> | null;
+    item_facts?: Array<{ id: number; gl_account: unknown; supply: 'goods' | 'services' | null }> | null;
   }>(em, sql, params, { prepared: true });
   const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
@@ -136,7 +137,8 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const computed = computeDocument({ ...figuresInput, ...fx.input });
   if (opts.strict) assertDerivedFigures(input, computed);
   refuseClosedPeriod(lockDateOf(replica?.profile), `the ${kind.label}`, [postingDate.document(input)]);
-  const catalogued = withCatalogueAccounts(input, new Map((pre.item_accounts ?? []).map((a) => [Number(a.id), a.gl_account])));
+  const catalogued = withCatalogueFacts(input, new Map((pre.item_facts ?? []).map((a) => [Number(a.id), a])));
+  const categories = documentCategories(input, documentParties(input.customer, input.billing_address?.country, replica?.profile.country as string | null | undefined));
 
   // From here on everything is written, and the credited document locked, in the transaction
   // shared by the concurrent documents of this type (one commit for the group, not one each): a
@@ -174,7 +176,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     paymentStatus: computed.payment_status,
     paymentReference: input.payment_reference ?? null,
     recurringInvoiceId: opts.recurringInvoiceId ?? null,
-    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited, opts), ...fx.origin } }),
+    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited, opts), ...fx.origin }, categories, defaultSupply: replica?.profile.default_supply }),
     createdAt: now,
     updatedAt: now,
     editedAt: null,

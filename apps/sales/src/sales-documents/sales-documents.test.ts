@@ -9,6 +9,7 @@ import { ValidationError } from '@ledgerline/service-kit';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { invoiceSchema } from '@ledgerline/contracts';
 import type { SalesDocument } from '../db/entities.js';
+import { documentCategories, documentParties } from '@ledgerline/documents/line-categories';
 
 const VAT21 = { tax_code: 'S21', tax_rate: 21 };
 const request = invoiceRequestSchema.parse({
@@ -41,12 +42,17 @@ describe('documentBody', () => {
     createdAt: new Date('2026-11-20T10:00:00Z'),
     org: { name: 'Alpha' },
     own: INVOICES.ownFields(request, null, {}),
+    categories: documentCategories(request, documentParties(request.customer, null, 'CZ')),
+    defaultSupply: 'services',
   });
 
   it('stores the computed figures as JSON numbers, never the client figures', () => {
     expect(body).toMatchObject({ subtotal_amount: 180, total_amount: 217.8, amount_due: 217.8, total_amount_leg: 5445, fx_rate: 25, currency_leg: 'CZK' });
     expect((body.items as any[])[0]).toMatchObject({ id: 1, amount: 180, discount_implicit: 20, rate_discounted: 90 });
-    expect((body.items as any[])[0].taxes[0]).toMatchObject({ tax_amount: 37.8, tax_base_leg: 4500, tax_details: { note: 'x' } });
+    expect((body.items as any[])[0].taxes[0]).toMatchObject({ tax_amount: 37.8, tax_base_leg: 4500, tax_details: { note: 'x' }, tax_category: 'S' });
+    // what the line supplies: it says nothing, so the organisation's default
+    expect((body.items as any[])[0].supply).toBe('services');
+    expect((body.taxes as any[])[0]).toMatchObject({ tax_code: 'S21', tax_category: 'S' });
     expect(body.date_taxable).toBe('2026-11-20');
   });
 

@@ -42,6 +42,8 @@ export const OrganisationSchema = defineEntity({
     bankAccount: p.json<{ account_number?: string | null; iban?: string | null; bic?: string | null }>().nullable(),
     /** Sales documents in the legal currency are rounded to a multiple of this (decision 191); null: not rounded. */
     roundingIncrement: p.decimal().precision(6).scale(4).nullable().fieldName('rounding_increment'),
+    /** What a document line supplies when neither it nor its catalogue item says (issue 70); null: goods. */
+    defaultSupply: p.string().nullable().fieldName('default_supply'),
     /** The books are closed through this day (decision 156); null while every period is open. */
     lockDate: p.string().columnType('date').nullable().fieldName('lock_date'),
     createdAt: p.datetime().onCreate(() => new Date()),

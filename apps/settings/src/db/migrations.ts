@@ -124,6 +124,14 @@ create index closed_years_open on closed_years (org_id, year) where not reopened
 alter table organisations add column rounding_increment numeric(6,4);
 `,
   ),
+  sqlMigration(
+    'settings_1100_default_supply',
+    `
+-- Issue 70. What a document line supplies when neither it nor its catalogue item says: goods
+-- (revenue 604, cost 504) or services (602, 518); null: goods.
+alter table organisations add column default_supply text check (default_supply in ('goods', 'services'));
+`,
+  ),
   ...exchangeRateMigrations,
   ...taxFilingMigrations,
 ];

@@ -31,6 +31,7 @@ export function organisationView(o: Organisation) {
     peppol_id: o.peppolId ?? null,
     bank_account: o.bankAccount ?? null,
     rounding_increment: toWire(o.roundingIncrement ?? null),
+    default_supply: (o.defaultSupply ?? 'goods') as 'goods' | 'services',
     lock_date: isoDay(o.lockDate ?? null),
     created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(),
@@ -43,7 +44,7 @@ function apply(o: Organisation, input: OrganisationInput) {
     ['is_large_enterprise', 'isLargeEnterprise'], ['peppol_id', 'peppolId'], ['reg_no', 'regNo'], ['tax_no', 'taxNo'], ['vat_no', 'vatNo'], ['eori_no', 'eoriNo'],
     ['address', 'address'], ['info_legal', 'infoLegal'], ['config', 'config'], ['website', 'website'],
     ['email', 'email'], ['phone', 'phone'], ['fb', 'fb'], ['insta', 'insta'], ['bank_account', 'bankAccount'], ['lock_date', 'lockDate'],
-    ['rounding_increment', 'roundingIncrement'],
+    ['rounding_increment', 'roundingIncrement'], ['default_supply', 'defaultSupply'],
   ];
   for (const [from, to] of map) if (input[from] !== undefined) (o as unknown as Record<string, unknown>)[to] = input[from];
   // a decimal column: the increment as the decimal text it was sent as

@@ -58,17 +58,23 @@ export function lockDateOf(profile: Record<string, unknown> | null | undefined):
 
 /**
  * What every posting write reads of its organisation, in one statement: the legal currency (the
- * fallback until the profile has reached the service) and the lock date.
+ * fallback until the profile has reached the service), the lock date, and what a document's lines
+ * are decided by (issue 70): the country and what a line supplies unless it says (null: not known yet).
  */
-export async function postingSettingsOf(scope: TenantScope): Promise<{ legalCurrency: string; lockDate: string | null }> {
+export async function postingSettingsOf(scope: TenantScope): Promise<{ legalCurrency: string; lockDate: string | null; country: string | null; defaultSupply: string | null }> {
   const { em, orgId } = scope;
-  const [row] = await sqlRows<{ legal_currency: string; lock_date: string | null }>(
+  const [row] = await sqlRows<{ legal_currency: string; lock_date: string | null; country: string | null; default_supply: string | null }>(
     em,
-    `select legal_currency, profile->>'lock_date' as lock_date from kit_organisations where org_id = ?`,
+    `select legal_currency, profile->>'lock_date' as lock_date, country, profile->>'default_supply' as default_supply from kit_organisations where org_id = ?`,
     [orgId],
     { prepared: true },
   );
-  return { legalCurrency: row?.legal_currency ?? FALLBACK_LEGAL_CURRENCY, lockDate: lockDateOf({ lock_date: row?.lock_date }) };
+  return {
+    legalCurrency: row?.legal_currency ?? FALLBACK_LEGAL_CURRENCY,
+    lockDate: lockDateOf({ lock_date: row?.lock_date }),
+    country: row?.country ?? null,
+    defaultSupply: row?.default_supply ?? null,
+  };
 }
 
 /**

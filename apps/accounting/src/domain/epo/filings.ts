@@ -26,6 +26,23 @@ export const FILING_SOFTWARE = { name: 'Ledgerline', version: '1.0.0' };
 /** Today in Prague, where the tax office counts its days. */
 const pragueToday = (now: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Prague' }).format(now);
 
+/**
+ * The day a filing is dated (d_poddp): the one asked for, else the later of today in Prague and the
+ * period's last day (issue 70: a filing prepared before its period ended carried a day on which it
+ * could not have been filed). A day before the period's end is refused.
+ */
+export function filingDate(q: Pick<TaxFilingQuery, 'date_to' | 'filed_on'>, now: Date): string {
+  if (q.filed_on !== undefined) {
+    if (q.filed_on < q.date_to) {
+      const message = `${q.filed_on} is before the period ends (${q.date_to}): a period is filed once it has ended`;
+      throw new BusinessRuleError(`The filing cannot be dated ${q.filed_on}: ${message}`, 'filed_before_period_end', [{ path: 'filed_on', message, code: 'filed_before_period_end' }]);
+    }
+    return epoDate(q.filed_on);
+  }
+  const today = pragueToday(now);
+  return epoDate(today > q.date_to ? today : q.date_to);
+}
+
 async function filerOf(ctx: TenantContext) {
   return epoFiler(taxFilerAnswerSchema.parse(await ctx.ask(RPC_SUBJECTS.settingsTaxFiler, {})));
 }
@@ -65,7 +82,7 @@ export async function controlStatementFiling(ctx: TenantContext, q: TaxFilingQue
     vetaP: filer.vetaP,
     period,
     kind,
-    filedOn: epoDate(pragueToday(ctx.now())),
+    filedOn: filingDate(q, ctx.now()),
     dateFound: why.dateFound,
     callReference: why.callReference,
     reverseChargeCode: filer.reverseChargeCode,
@@ -87,7 +104,7 @@ export async function vatReturnFiling(ctx: TenantContext, q: TaxFilingQuery, def
   const period = filingPeriod(q.date_from, q.date_to, filer.period === 'quarterly');
   const report = await vatReturn(ctx, q, defaultCurrency);
   const lastFiledTax = followUp ? dec((await lastFiling(ctx, 'DPHDP3', q)).tax ?? 0) : null;
-  const xml = vatReturnXml({ filed: report.filed, vetaP: filer.vetaP, period, form, filedOn: epoDate(pragueToday(ctx.now())), dateFound, lastFiledTax, software: FILING_SOFTWARE });
+  const xml = vatReturnXml({ filed: report.filed, vetaP: filer.vetaP, period, form, filedOn: filingDate(q, ctx.now()), dateFound, lastFiledTax, software: FILING_SOFTWARE });
   return keep(ctx, { form: 'DPHDP3', q, kind: form, tax: returnTax(report.filed), xml });
 }
 
@@ -111,7 +128,7 @@ export async function euSalesListFiling(ctx: TenantContext, q: TaxFilingQuery, d
       throw new BusinessRuleError(message, 'nothing_to_correct', [{ path: 'filing_kind', message, code: 'nothing_to_correct' }]);
     }
   }
-  const xml = euSalesListXml({ rows, vetaP: filer.vetaP, period, form, filedOn: epoDate(pragueToday(ctx.now())), software: FILING_SOFTWARE });
+  const xml = euSalesListXml({ rows, vetaP: filer.vetaP, period, form, filedOn: filingDate(q, ctx.now()), software: FILING_SOFTWARE });
   return keep(ctx, { form: 'DPHSHV', q, kind: form, tax: null, xml });
 }
 

@@ -2,6 +2,7 @@ import { Dec, dec, postingDate, type DecimalInput } from '@ledgerline/service-ki
 import { TAX_ROLES, type SourceType } from '../posting-map.js';
 import { creditedDocument, type DocumentItem, type PurchaseDocument, type SalesDocument, type TaxLine } from '../source-documents.js';
 import { NO_VAT_REPORTING, type SupplyKind } from '../vat.js';
+import { isReverseChargeCategory, isSupplyKind, isTaxCategory, statedTaxCategory, taxCategoryOf, type TaxCategory, type TaxParties } from '@ledgerline/core/tax-category';
 import { type Conversion, fxRates, legal } from './conversions.js';
 import type { DraftRow, DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
 import type { FigurePart } from './interpreter.js';
@@ -15,15 +16,50 @@ function taxDetails(t: TaxLine): Json | null {
   return 'tax_details' in t && t.tax_details ? (t.tax_details as Json) : null;
 }
 
-export function isReverseCharge(t: TaxLine): boolean {
-  if (taxDetails(t)?.reverse_charge === true) return true;
-  return /reverse|^rc$|^rc[_-]/i.test(t.rate_type ?? '') || /^rc$|^rc[_-]|reverse/i.test(t.tax_code ?? '');
+/** The item lines that add to a recap line: those of its code and rate. */
+function linesOf(doc: SalesDocument | PurchaseDocument, t: TaxLine): Array<{ item: DocumentItem; tax: TaxLine }> {
+  return doc.items.flatMap((item) => (item.taxes ?? []).filter((x) => sameTax(x, t)).map((tax) => ({ item, tax: tax as TaxLine })));
 }
 
-export function supplyKind(t: TaxLine): SupplyKind {
+/**
+ * The VAT category of a recap line: the one the document stored with it when it was posted, else
+ * (a document posted before categories were stored) the one `taxCategoryOf` decides from it, from
+ * what its item lines state (a line's `tax_details.reverse_charge` never reached the recap then)
+ * and from the parties.
+ */
+export function lineCategory(doc: SalesDocument | PurchaseDocument, t: TaxLine, parties: TaxParties): TaxCategory {
+  if (isTaxCategory(t.tax_category)) return t.tax_category;
+  const stated = statedTaxCategory({ ...t, tax_details: taxDetails(t) }) ?? linesOf(doc, t).map(({ tax }) => statedTaxCategory({ ...tax, tax_details: taxDetails(tax) })).find((c) => c !== null);
+  return taxCategoryOf({ tax_rate: t.tax_rate, tax_category: stated ?? null }, parties);
+}
+
+export function isReverseCharge(doc: SalesDocument | PurchaseDocument, t: TaxLine, parties: TaxParties): boolean {
+  return isReverseChargeCategory(lineCategory(doc, t, parties));
+}
+
+/**
+ * What a recap line supplies, for the reports that tell goods from services (rows 20/21, 3–6, the
+ * EC Sales List): services when its tax details or rate type say so, or when every item carrying
+ * it supplies services (`supply`, stored since issue 70); else goods.
+ */
+export function supplyKind(doc: SalesDocument | PurchaseDocument, t: TaxLine): SupplyKind {
   const d = taxDetails(t)?.supply;
   if (d === 'services' || /service/i.test(t.rate_type ?? '')) return 'services';
-  return 'goods';
+  const items = linesOf(doc, t).map(({ item }) => item);
+  return items.length > 0 && items.every((i) => itemSupply(i) === 'services') ? 'services' : 'goods';
+}
+
+/** What an item supplies as the document stored it (goods before the field existed), or its tax details said. */
+export function itemSupply(item: DocumentItem): SupplyKind {
+  if (isSupplyKind(item.supply)) return item.supply;
+  return (item.taxes ?? []).some((t) => taxDetails(t as TaxLine)?.supply === 'services') ? 'services' : 'goods';
+}
+
+/** The parties of a document as its category reads them: the organisation and the customer or vendor. */
+export function documentTaxParties(doc: SalesDocument | PurchaseDocument, orgCountry: string): TaxParties {
+  if ('customer' in doc) return { sellerCountry: orgCountry, buyerCountry: doc.billing_address?.country ?? doc.customer?.address?.country ?? null, buyerHasVatId: !!doc.customer?.vat_no?.trim() };
+  // the organisation buys: a zero-rated line is never an intra-EU supply or an export of its own
+  return { sellerCountry: orgCountry, buyerCountry: orgCountry, buyerHasVatId: true };
 }
 
 /** The same tax: equal rate, and equal code where both lines name one. */
@@ -75,18 +111,29 @@ export function itemAccount(item: DocumentItem): string | undefined {
   return item.gl_account?.number?.trim() || undefined;
 }
 
-/** Net (subtotal) by account: items that name a gl_account get their base; the default account the rest. */
+/**
+ * Net (subtotal) by account: items that name a gl_account get their base; items supplying services
+ * go to the map's services account (602, 518); the default account (604, 504) takes the rest,
+ * shipping and any rounding of the conversion with it.
+ */
 export function netParts(doc: SalesDocument | PurchaseDocument, netLeg: Dec, conv: Conversion): FigurePart[] {
   const overrides = new Map<string, Dec>();
+  let services = dec(0);
   for (const item of doc.items) {
     const account = itemAccount(item);
-    if (!account) continue;
+    const goods = itemSupply(item) === 'goods';
+    if (!account && goods) continue;
     const taxed = item.taxes?.[0];
     const base = taxed ? legal(taxed.tax_base, taxed.tax_base_leg, conv) : legal(item.amount, null, conv);
-    overrides.set(account, (overrides.get(account) ?? dec(0)).plus(base));
+    if (account) overrides.set(account, (overrides.get(account) ?? dec(0)).plus(base));
+    else services = services.plus(base);
   }
-  const overridden = [...overrides.values()].reduce((s, v) => s.plus(v), dec(0));
-  return [{ amount: netLeg.minus(overridden) }, ...[...overrides].map(([account, amount]) => ({ account, amount }))];
+  const overridden = [...overrides.values()].reduce((s, v) => s.plus(v), services);
+  return [
+    { amount: netLeg.minus(overridden) },
+    ...(services.isZero() ? [] : [{ supply: 'services' as const, amount: services }]),
+    ...[...overrides].map(([account, amount]) => ({ account, amount })),
+  ];
 }
 
 /** A figure an event may leave out, as a decimal or null. */

@@ -3,7 +3,8 @@ import { ACCOUNTS } from '../posting-map.js';
 import type { PurchaseDocument, SalesDocument, TaxLine } from '../source-documents.js';
 import { vatReportingFields } from '../vat.js';
 import { conversion, legal } from './conversions.js';
-import { attachTaxRows, baseEntry, organisationCountry, documentLegs, roundingFigures, emptyTaxRow, isReverseCharge, legalCurrencyOf, netParts, sameTax, supplyKind } from './document-figures.js';
+import { isReverseChargeCategory } from '@ledgerline/core/tax-category';
+import { attachTaxRows, baseEntry, documentTaxParties, organisationCountry, documentLegs, roundingFigures, emptyTaxRow, legalCurrencyOf, lineCategory, netParts, sameTax, supplyKind } from './document-figures.js';
 import type { DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
 import { assertBalanced, postingRows, sums } from './interpreter.js';
 
@@ -24,8 +25,10 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
   const contact = (doc.customer as Json | null | undefined) ?? null;
   const orgCountry = organisationCountry(opts);
   const partnerCountry = doc.customer?.address?.country ?? doc.billing_address?.country ?? null;
+  const parties = documentTaxParties(doc, orgCountry);
   const taxRows = taxLegs.map(({ line, base, amount }) => {
-    const rc = isReverseCharge(line);
+    const category = lineCategory(doc, line, parties);
+    const rc = isReverseChargeCategory(category);
     return {
       ...emptyTaxRow(ACCOUNTS.vat, doc.currency),
       debit: credit ? roundMoney(amount) : dec(0),
@@ -48,8 +51,8 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
         partnerVatNo: doc.customer?.vat_no,
         totalLeg,
         rate: dec(line.tax_rate),
-        reverseCharge: rc,
-        supply: supplyKind(line),
+        category,
+        supply: supplyKind(doc, line),
         controlStatementOverride: credit ? opts.controlStatementOverride : undefined,
       }),
     } satisfies DraftTaxRow;
@@ -101,8 +104,10 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
   const credit = type === 'purchase_vendor_credit';
   const sign = credit ? -1 : 1;
 
+  const parties = documentTaxParties(doc, organisationCountry(opts));
   const lines = doc.taxes.map((line) => {
-    const rc = isReverseCharge(line);
+    const category = lineCategory(doc, line, parties);
+    const rc = isReverseChargeCategory(category);
     const base = legal(line.tax_base, line.tax_base_leg, taxConv);
     const stated = legal(line.tax_amount, line.tax_amount_leg, taxConv);
     const amount = rc && stated.isZero() ? roundMoney(base.times(line.tax_rate).div(100)) : stated;
@@ -111,7 +116,7 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
     const netRatio = deductionRatio(doc, line, 'net_deduction_ratio');
     const claim = roundMoney(amount.times(ratio));
     const claimDoc = roundMoney(amountDoc.times(ratio));
-    return { line, rc, base, amount, amountDoc, ratio, netRatio, claim, claimDoc };
+    return { line, category, rc, base, amount, amountDoc, ratio, netRatio, claim, claimDoc };
   });
   const stdLines = lines.filter((l) => !l.rc);
   const rcLines = lines.filter((l) => l.rc);
@@ -134,8 +139,8 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
       partnerVatNo: doc.vendor?.vat_no,
       totalLeg,
       rate: dec(l.line.tax_rate),
-      reverseCharge: l.rc,
-      supply: supplyKind(l.line),
+      category: l.category,
+      supply: supplyKind(doc, l.line),
       controlStatementOverride: credit ? opts.controlStatementOverride : undefined,
     });
     const dr = l.claim;

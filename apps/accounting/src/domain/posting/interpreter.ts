@@ -1,5 +1,6 @@
 import { Dec, dec, roundMoney } from '@ledgerline/service-kit';
 import { ACCOUNTS, COUNTER_ACCOUNT_BY_PAID_RECORD, POSTING_MAP, type Figure, type PostingRule, type Side, type DocumentSourceType } from '../posting-map.js';
+import type { SupplyKind } from '@ledgerline/core/tax-category';
 import { type DraftRow, type Json, type LedgerEntryDraft, UnbalancedEntryError } from './entry.js';
 
 /* The interpreter of the posting map: figures → balanced rows. */
@@ -9,6 +10,8 @@ import { type DraftRow, type Json, type LedgerEntryDraft, UnbalancedEntryError }
 /** One amount of a figure, with the account it goes to when the figure picks it. */
 export interface FigurePart {
   account?: string;
+  /** What the amount paid for, where the rule's account depends on it (revenue from services: 602, not 604). */
+  supply?: SupplyKind;
   amount: Dec;
   row?: Partial<Omit<DraftRow, 'debit' | 'credit' | 'gl_account_number' | 'role'>>;
 }
@@ -73,7 +76,7 @@ export function accountFor(rule: PostingRule, part: FigurePart): string {
     case 'fixed':
       return rule.account.number;
     case 'item_or':
-      return part.account ?? rule.account.number;
+      return part.account ?? (part.supply === 'services' && rule.account.services ? rule.account.services : rule.account.number);
     case 'counter':
       return part.account ?? ACCOUNTS.suspense;
   }
