@@ -172,6 +172,10 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('importExchangeRates', '/settings/exchange-rates/import', { text: readFileSync(join(import.meta.dirname, '../fixtures/fx/cnb-2022-09-21.txt'), 'utf8') });
     await as('listExchangeRates', '/settings/exchange-rates', { query: 'currency=EUR&date=2022-09-24' });
     await as('putExchangeRate', '/settings/exchange-rates/EUR/2022-09-26', { json: { rate: 24.54 } });
+    // the CNB repo-rate history late-payment interest is computed from: the bank's file, and a change set by hand
+    await as('importRepoRates', '/settings/repo-rates/import', { query: 'as_of=2026-11-30', text: `${readFileSync(join(import.meta.dirname, '../fixtures/cnb/vyvoj_repo_historie.txt'), 'utf8')}20260507|3,25\r\n` });
+    await as('putRepoRate', '/settings/repo-rates/2026-05-07', { json: { rate: 3.25 } });
+    await as('getRepoRates', '/settings/repo-rates');
     // the filer's data the tax office's forms need
     await as('putTaxFilingSettings', '/settings/tax-filing', { json: COMPANY_FILER });
     await as('getTaxFilingSettings', '/settings/tax-filing');

@@ -3,6 +3,7 @@ import { WebhookSender } from './webhooks/sender.js';
 import { FanoutDurables } from './webhooks/durables.js';
 import type { WebhookSettings } from './webhooks/endpoints.js';
 import { ExchangeRateFetcher } from './exchange-rates/fetcher.js';
+import { RepoRateFetcher } from './repo-rates/fetcher.js';
 
 export type SecretsConfig = BaseConfig & {
   SECRETS_KEY?: string;
@@ -21,15 +22,19 @@ export type SecretsConfig = BaseConfig & {
   FX_RATES_AFTER: string;
   FX_RATES_TIME_ZONE: string;
   FX_RATES_POLL_MS: number;
+  REPO_RATES_URL?: string;
+  REPO_RATES_POLL_MS: number;
 };
 
-/** The settings service's resources: the secret box, the webhook settings and sender, the exchange-rate fetcher. */
+/** The settings service's resources: the secret box, the webhook settings and sender, the exchange-rate and repo-rate fetchers. */
 export interface SettingsResources {
   box: SecretBox;
   webhooks: WebhookSettings;
   sender: WebhookSender;
   /** Fetches the central bank's rates when FX_RATES_URL is set. */
   rateFetcher: ExchangeRateFetcher | null;
+  /** Fetches the CNB's repo-rate history when REPO_RATES_URL is set. */
+  repoRateFetcher: RepoRateFetcher | null;
   close(): Promise<void>;
 }
 
@@ -65,15 +70,19 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
   );
   const { FX_RATES_URL: url, FX_RATES_AFTER: after, FX_RATES_TIME_ZONE: timeZone, FX_RATES_POLL_MS: pollMs } = deps.config;
   const rateFetcher = url ? new ExchangeRateFetcher(deps.orm, { url, after, timeZone, pollMs, timeoutMs: 10_000 }, deps.log, deps.metrics) : null;
+  const repoUrl = deps.config.REPO_RATES_URL;
+  const repoRateFetcher = repoUrl ? new RepoRateFetcher(deps.orm, { url: repoUrl, pollMs: deps.config.REPO_RATES_POLL_MS, timeoutMs: 10_000 }, deps.log, deps.metrics) : null;
   return {
     box,
     webhooks,
     sender,
     rateFetcher,
+    repoRateFetcher,
     close: async () => {
       await webhooks.durables.stop();
       await sender.stop();
       await rateFetcher?.stop();
+      await repoRateFetcher?.stop();
     },
   };
 }

@@ -12,6 +12,7 @@ import { createOrganisation } from './domain/organisations.js';
 import { expectedStatements } from './domain/integrations.js';
 import { ratesInForceFor } from './exchange-rates/rates.js';
 import { taxFiler } from './tax-filing/tax-filing.js';
+import { repoRatesAnswer } from './repo-rates/repo-rates.js';
 import { RPC_SUBJECTS } from '@ledgerline/contracts';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
 
@@ -62,6 +63,10 @@ export const settingsService = defineService({
     FX_RATES_TIME_ZONE: timeZoneSetting('Europe/Prague'),
     /** How often a replica looks whether the day's file is due. */
     FX_RATES_POLL_MS: z.coerce.number().int().min(10).max(86_400_000).default(600_000),
+    /** The CNB's repo-rate history file (vyvoj_repo_historie.txt), fetched once a day into every organisation's history (unset: no fetch). */
+    REPO_RATES_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** How often a replica looks whether the day's repo-rate file is due. */
+    REPO_RATES_POLL_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
   }),
   entities,
   migrations,
@@ -72,6 +77,7 @@ export const settingsService = defineService({
     { subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) },
     { subject: RPC_SUBJECTS.settingsExchangeRates, handle: (em, data, orgId) => ratesInForceFor({ em, orgId }, data) },
     { subject: RPC_SUBJECTS.settingsTaxFiler, handle: (em, _data, orgId) => taxFiler({ em, orgId }) },
+    { subject: RPC_SUBJECTS.settingsRepoRates, handle: (em, _data, orgId) => repoRatesAnswer({ em, orgId }) },
   ],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },
@@ -83,6 +89,7 @@ export const settingsService = defineService({
   onStart: async (deps) => {
     deps.resources.sender.start();
     deps.resources.rateFetcher?.start();
+    deps.resources.repoRateFetcher?.start();
     deps.resources.webhooks.durables.start(deps.config.WEBHOOK_FANOUT_SWEEP_MS);
     const signing = { box: deps.resources.box, log: deps.log };
     const em = deps.orm.em.fork();

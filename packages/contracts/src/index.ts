@@ -16,6 +16,7 @@ export * from './financial-statements.js';
 export * from './settings.js';
 export * from './webhooks.js';
 export * from './exchange-rates.js';
+export * from './repo-rates.js';
 export * from './tax-filing.js';
 export * from './events.js';
 export * from './rpc.js';

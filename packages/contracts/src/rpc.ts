@@ -17,6 +17,7 @@ export const RPC_SUBJECTS = {
   settingsBankStatements: 'rpc.settings.bank.statements',
   settingsExchangeRates: 'rpc.settings.exchange.rates',
   settingsTaxFiler: 'rpc.settings.tax_filing',
+  settingsRepoRates: 'rpc.settings.repo_rates',
   salesOpenForeign: 'rpc.sales.documents.open_foreign',
   purchaseOpenForeign: 'rpc.purchase.documents.open_foreign',
   financeForeignBalances: 'rpc.finance.bank.foreign_balances',

@@ -2,7 +2,13 @@ import { REMINDER_PLACEHOLDERS, reminderSettingsRequestSchema, type ReminderLine
 import { BusinessRuleError, Dec, NotFoundError, ValidationError, isoDay, sqlRows, toWire, type FieldError, type TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { fillPlaceholders, unknownPlaceholderNames } from '../placeholders.js';
-import { lateInterest, type RepoFixings } from './statutory-interest.js';
+import { lateInterest, type RepoFixings, type RepoRateTable } from './statutory-interest.js';
+
+/** What the statutory interest of a run reads: the operator's fixing-day rates and the organisation's repo-rate history. */
+export interface RepoRates {
+  fixings: RepoFixings;
+  table?: RepoRateTable;
+}
 
 /*
  * Payment reminders (decision 212). A run for a day looks at every invoice of the organisation
@@ -69,10 +75,10 @@ export interface LetterLine {
 }
 
 /** The lines a day's run writes for one organisation's overdue invoices: the highest level due and not yet sent, per invoice. */
-export function linesDue(settings: ReminderSettingsRequest, invoices: readonly OverdueRow[], day: string, fixings: RepoFixings): Array<LetterLine & { customerKey: string; customer: Record<string, unknown> | null; culture: string | null }> {
+export function linesDue(settings: ReminderSettingsRequest, invoices: readonly OverdueRow[], day: string, rates: RepoRates): Array<LetterLine & { customerKey: string; customer: Record<string, unknown> | null; culture: string | null }> {
   const out = [];
   for (const inv of invoices) {
-    const interest = lateInterest(inv.amount_due, inv.date_due, day, inv.precision, fixings);
+    const interest = lateInterest(inv.amount_due, inv.date_due, day, inv.precision, rates.fixings, rates.table);
     let level = 0;
     settings.levels.forEach((l, i) => {
       if (interest.days >= l.days_after_due) level = i + 1;
@@ -123,7 +129,7 @@ const LOCK = "select pg_advisory_xact_lock(hashtextextended('sales:reminders', ?
  * Writes the day's letters of one organisation (in the caller's transaction, under its reminder
  * lock) and answers their ids; the e-mails are sent after the commit (`sendPendingLetters`).
  */
-export async function writeReminderLetters(scope: TenantScope, day: string, fixings: RepoFixings, orgName: string | null): Promise<WrittenLetter[]> {
+export async function writeReminderLetters(scope: TenantScope, day: string, rates: RepoRates, orgName: string | null): Promise<WrittenLetter[]> {
   const { em, orgId } = scope;
   await sqlRows(em, LOCK, [orgId]);
   const stored = await readReminderSettings(scope);
@@ -142,7 +148,7 @@ export async function writeReminderLetters(scope: TenantScope, day: string, fixi
      order by d.date_due, d.id`,
     [orgId, day],
   );
-  const lines = linesDue(settings, invoices, day, fixings);
+  const lines = linesDue(settings, invoices, day, rates);
   const byCustomer = new Map<string, typeof lines>();
   for (const l of lines) byCustomer.set(l.customerKey, [...(byCustomer.get(l.customerKey) ?? []), l]);
   const written: WrittenLetter[] = [];

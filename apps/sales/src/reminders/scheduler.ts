@@ -1,4 +1,5 @@
-import { AppError, isoDay, organisationReplica, sqlRows, tenantEm, type BaseConfig, type ServiceDeps, type TenantScope } from '@ledgerline/service-kit';
+import { RPC_SUBJECTS, repoRatesAnswerSchema } from '@ledgerline/contracts';
+import { AppError, isoDay, organisationReplica, requestReply, sqlRows, tenantEm, type BaseConfig, type ServiceDeps, type TenantScope } from '@ledgerline/service-kit';
 import type { Delivery } from '../delivery.js';
 import { LocalDayPump, type LocalDayOptions } from '../local-day-pump.js';
 import { readLetter, writeReminderLetters, type LetterRow, type WrittenLetter } from './reminders.js';
@@ -24,10 +25,15 @@ export class ReminderScheduler extends LocalDayPump<ReminderOptions> {
     super('payment reminders', deps, delivery, opts);
   }
 
-  /** The day's letters of one organisation, written in `scope`'s transaction. */
+  /**
+   * The day's letters of one organisation, written in `scope`'s transaction, with its repo-rate
+   * history as settings keeps it (issue 70). Settings not answering fails the run (503 to a client,
+   * the next look for the daily run): a letter is never written with interest left out for it.
+   */
   async write(scope: TenantScope, day: string): Promise<WrittenLetter[]> {
     const org = await organisationReplica(scope);
-    return writeReminderLetters(scope, day, this.opts.fixings, org?.name ?? null);
+    const history = repoRatesAnswerSchema.parse(await requestReply(this.deps.bus, RPC_SUBJECTS.settingsRepoRates, scope.orgId, {}));
+    return writeReminderLetters(scope, day, { fixings: this.opts.fixings, table: history }, org?.name ?? null);
   }
 
   protected async pass(): Promise<boolean> {

@@ -2,6 +2,7 @@ import { sqlMigration } from '@ledgerline/service-kit';
 import { documentMigrations } from './templates.migrations.js';
 import { integrationMigrations } from './integrations.migrations.js';
 import { webhookMigrations } from './webhooks.migrations.js';
+import { repoRateMigrations } from './repo-rates.migrations.js';
 import { exchangeRateMigrations } from './exchange-rates.migrations.js';
 import { taxFilingMigrations } from './tax-filing.migrations.js';
 
@@ -124,14 +125,15 @@ create index closed_years_open on closed_years (org_id, year) where not reopened
 alter table organisations add column rounding_increment numeric(6,4);
 `,
   ),
+  ...exchangeRateMigrations,
+  ...taxFilingMigrations,
   sqlMigration(
-    'settings_1100_default_supply',
+    'settings_1300_default_supply',
     `
 -- Issue 70. What a document line supplies when neither it nor its catalogue item says: goods
 -- (revenue 604, cost 504) or services (602, 518); null: goods.
 alter table organisations add column default_supply text check (default_supply in ('goods', 'services'));
 `,
   ),
-  ...exchangeRateMigrations,
-  ...taxFilingMigrations,
+  ...repoRateMigrations,
 ];

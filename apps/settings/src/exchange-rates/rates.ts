@@ -53,19 +53,19 @@ export async function ratesInForce(scope: TenantScope, date: string, currency?: 
   return { date, base_currency: base, entities: rows.map((r) => view(r, base)) };
 }
 
-function readText(body: unknown): string {
-  if (!(body instanceof Uint8Array) || body.length === 0) {
-    throw new ValidationError("Send the central bank's rate file as the body (Content-Type text/plain for the CNB's, application/xml for the ECB's)", [
-      { path: 'body', message: 'the rate file is missing', code: 'required' },
-    ]);
-  }
-  if (body.length > MAX_FILE_BYTES) throw new ValidationError(`The rate file is larger than ${MAX_FILE_BYTES} bytes`, [{ path: 'body', message: 'too large', code: 'too_big' }]);
+/** An uploaded file's UTF-8 text: 400 when it is missing, larger than `maxBytes` or not UTF-8. */
+export function readTextBody(body: unknown, what: string, missing: string, maxBytes = MAX_FILE_BYTES): string {
+  if (!(body instanceof Uint8Array) || body.length === 0) throw new ValidationError(missing, [{ path: 'body', message: `${what} is missing`, code: 'required' }]);
+  if (body.length > maxBytes) throw new ValidationError(`${what} is larger than ${maxBytes} bytes`, [{ path: 'body', message: 'too large', code: 'too_big' }]);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
-    throw new ValidationError('The rate file is not UTF-8 text', [{ path: 'body', message: 'not UTF-8', code: 'invalid_encoding' }]);
+    throw new ValidationError(`${what} is not UTF-8 text`, [{ path: 'body', message: 'not UTF-8', code: 'invalid_encoding' }]);
   }
 }
+
+const readText = (body: unknown) =>
+  readTextBody(body, 'The rate file', "Send the central bank's rate file as the body (Content-Type text/plain for the CNB's, application/xml for the ECB's)");
 
 /** Reads a central bank's file; a malformed one is a 400 naming its line. */
 export function readRateFile(body: unknown): RateFile {

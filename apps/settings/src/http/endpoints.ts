@@ -14,12 +14,13 @@ import { listTemplates, saveTemplate, templateSummaryView, templateView } from '
 import type { SettingsDeps } from '../resources.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import { exchangeRateRoutes } from '../exchange-rates/routes.js';
+import { repoRateRoutes } from '../repo-rates/routes.js';
 import { taxFilingRoutes } from '../tax-filing/routes.js';
 import { auditRoutes } from '../audit/routes.js';
 
 /**
  * API keys, API clients and the token endpoint, the organisation profile and its
- * creation by the operator, integrations, templates, delivery conditions, exchange rates.
+ * creation by the operator, integrations, templates, delivery conditions, exchange rates, repo rates.
  */
 export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'settings'> {
   const { box } = deps.resources;
@@ -41,6 +42,7 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
   return {
     ...webhookRoutes(deps.resources.webhooks, () => deps.resources.sender.kick()),
     ...exchangeRateRoutes(),
+    ...repoRateRoutes(),
     ...taxFilingRoutes(),
     ...auditRoutes(deps.config.AUDIT_RETENTION > 0),
     listApiKeys: async ({ ctx, input: { query: q } }) => {

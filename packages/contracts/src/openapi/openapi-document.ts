@@ -33,6 +33,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Reporting: 'Trial balance (JSON or CSV), the profit and loss account, the balance sheet, the VAT return, the VAT control statement, the EC Sales List, aged receivables and payables, customer statements',
   Organisation: 'The organisation profile (issuer of its documents)',
   'Exchange rates': "The organisation's table of exchange rates into its legal currency: the Czech National Bank's or the ECB's, imported, or set by hand",
+  'Repo rates': "The Czech National Bank's two-week repo-rate history statutory late-payment interest is computed from: shipped, imported from the bank's file, fetched, or set by hand",
   Templates: 'Document templates for HTML and PDF rendering',
   'Delivery conditions': 'Incoterms 2020 delivery conditions',
   Integrations: 'Hosting-provider and bank integrations',
