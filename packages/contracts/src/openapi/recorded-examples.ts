@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_JVRB8Kem",
+          "prefix": "ak_mk1p1PDl",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-11-29T04:57:16.451Z",
+          "created_at": "2026-12-02T05:22:58.800Z",
           "expires_at": null,
-          "last_used_at": "2026-11-29T04:57:16.509Z",
+          "last_used_at": "2026-12-02T05:22:59.128Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_9iRh7THk",
+          "prefix": "ak_JJfBrQTy",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-11-29T04:57:16.733Z",
+          "created_at": "2026-12-02T05:22:59.987Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_9iRh7THk",
+      "prefix": "ak_JJfBrQTy",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T04:57:16.733Z",
+      "created_at": "2026-12-02T05:22:59.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_9iRh7THk",
+      "prefix": "ak_JJfBrQTy",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T04:57:16.733Z",
+      "created_at": "2026-12-02T05:22:59.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_9iRh7THk",
+      "prefix": "ak_JJfBrQTy",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-11-29T04:57:16.733Z",
+      "created_at": "2026-12-02T05:22:59.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_9iRh7THk",
+      "prefix": "ak_JJfBrQTy",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-11-29T04:57:16.733Z",
+      "created_at": "2026-12-02T05:22:59.987Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-29T04:57:16.844Z"
+      "revoked_at": "2026-12-02T05:23:00.269Z"
     }
   },
   "putHostingIntegration": {
@@ -220,7 +220,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-11-29T04:57:17.472Z",
+          "created_at": "2026-12-02T05:23:02.011Z",
           "edited_at": null,
           "books": [
             {
@@ -597,7 +597,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-11-29T04:57:20.293Z"
+        "created_at": "2026-12-02T05:23:12.468Z"
       }
     ]
   },
@@ -687,7 +687,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
+      "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -738,8 +738,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "df0a6f39-cfdf-4f9f-a48c-a316ab6defd8",
-      "created_at": "2026-11-29T04:57:20.352Z",
+      "uid": "48b033f1-0d55-4cb4-9e50-767ccaa58bcf",
+      "created_at": "2026-12-02T05:23:12.611Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -850,6 +850,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "hour"
           },
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": 1,
@@ -863,7 +864,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "S",
               "tax_name": "VAT 21 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -881,7 +883,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_code": "S",
           "tax_name": "VAT 21 %",
           "rate_type": null,
-          "tax_details": null
+          "tax_details": null,
+          "tax_category": "S"
         }
       ],
       "shipping_charges": [],
@@ -924,9 +927,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "bfc38c55-1c06-4b07-a7e8-e9254f67bf98",
-      "created_at": "2026-11-29T04:57:21.200Z",
-      "edited_at": "2026-11-29T04:57:21.200Z",
+      "uid": "f4a9a129-7532-4516-b032-9372cb6be613",
+      "created_at": "2026-12-02T05:23:15.290Z",
+      "edited_at": "2026-12-02T05:23:15.290Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -977,6 +980,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "item": null,
           "unit": null,
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": null,
@@ -988,7 +992,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 890,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -1004,7 +1009,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_base_leg": 890,
           "tax_code": "S",
           "tax_name": null,
-          "rate_type": null
+          "rate_type": null,
+          "tax_category": "S"
         }
       ],
       "rsn": "One lamp returned",
@@ -1091,7 +1097,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-11-29T04:57:19.687Z",
+          "evaluated_at": "2026-12-02T05:23:09.985Z",
           "blocking_reason": null
         }
       }
@@ -1140,10 +1146,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
+      "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
       "transaction_type": null,
-      "created_at": "2026-11-29T04:57:21.698Z",
-      "edited_at": "2026-11-29T04:57:21.763Z",
+      "created_at": "2026-12-02T05:23:16.678Z",
+      "edited_at": "2026-12-02T05:23:16.798Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1236,10 +1242,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
+          "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
           "transaction_type": null,
-          "created_at": "2026-11-29T04:57:21.698Z",
-          "edited_at": "2026-11-29T04:57:21.763Z",
+          "created_at": "2026-12-02T05:23:16.678Z",
+          "edited_at": "2026-12-02T05:23:16.798Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1619,7 +1625,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
     }
   },
   "getEuSalesList": {
@@ -1652,9 +1658,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "date_to": "2026-11-30",
           "kind": "B",
           "tax": null,
-          "sha256": "4b92e0e9c51864b35c1d8e997988eac4dcdc4916441855618ca8a80352fb2cb7",
-          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"29.11.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-11-29T04:57:21.984Z",
+          "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
+          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+          "created_at": "2026-12-02T05:23:17.262Z",
           "created_by": "key:2"
         }
       ],
@@ -1993,7 +1999,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-29T04:57:22.127Z",
+      "created_at": "2026-12-02T05:23:17.399Z",
       "created_by": "key:2"
     }
   },
@@ -2032,7 +2038,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-11-29T04:57:22.127Z",
+          "created_at": "2026-12-02T05:23:17.399Z",
           "created_by": "key:2"
         }
       ],
@@ -2067,7 +2073,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-11-29T04:57:22.127Z",
+      "created_at": "2026-12-02T05:23:17.399Z",
       "created_by": "key:2"
     }
   },
@@ -2105,7 +2111,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-11-29T04:57:22.168Z",
+      "created_at": "2026-12-02T05:23:17.534Z",
       "created_by": "key:2"
     }
   },
@@ -2126,7 +2132,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-11-29T04:57:22.415Z",
+      "created_at": "2026-12-02T05:23:18.214Z",
       "created_by": "key:2"
     }
   },
@@ -2149,7 +2155,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-11-29T04:57:22.482Z",
+          "created_at": "2026-12-02T05:23:18.413Z",
           "created_by": "key:2"
         },
         {
@@ -2168,7 +2174,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-11-29T04:57:22.415Z",
+          "created_at": "2026-12-02T05:23:18.214Z",
           "created_by": "key:2"
         }
       ],
@@ -2192,7 +2198,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-11-29T04:57:22.415Z",
+      "created_at": "2026-12-02T05:23:18.214Z",
       "created_by": "key:2"
     }
   },
@@ -2235,7 +2241,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-11-29T04:57:22.363Z",
+      "created_at": "2026-12-02T05:23:18.060Z",
       "created_by": "key:2"
     }
   },
@@ -2315,8 +2321,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "4a312a71-5507-4069-8df4-5c507335b27f",
-      "created_at": "2026-11-29T04:57:17.450Z",
+      "uid": "d5045cbb-c4e2-4d53-932f-5747a85719f4",
+      "created_at": "2026-12-02T05:23:01.961Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2400,7 +2406,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 12,
+      "overdue_days": 15,
       "shop_a_object_id": null,
       "items": [
         {
@@ -2430,6 +2436,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "gl_account": {
             "number": "602"
           },
+          "supply": "goods",
           "taxes": [
             {
               "id": 1,
@@ -2443,7 +2450,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "S",
               "tax_name": "VAT 21 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ]
         },
@@ -2467,6 +2475,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "variant": null,
           "unit": null,
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": 1,
@@ -2480,7 +2489,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "R",
               "tax_name": "VAT 12 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -2498,7 +2508,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_code": "S",
           "tax_name": "VAT 21 %",
           "rate_type": null,
-          "tax_details": null
+          "tax_details": null,
+          "tax_category": "S"
         },
         {
           "id": 2,
@@ -2512,7 +2523,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_code": "R",
           "tax_name": "VAT 12 %",
           "rate_type": null,
-          "tax_details": null
+          "tax_details": null,
+          "tax_category": "S"
         }
       ],
       "shipping_charges": [],
@@ -2530,8 +2542,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "4a312a71-5507-4069-8df4-5c507335b27f",
-          "created_at": "2026-11-29T04:57:17.450Z",
+          "uid": "d5045cbb-c4e2-4d53-932f-5747a85719f4",
+          "created_at": "2026-12-02T05:23:01.961Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2615,7 +2627,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "type": null,
           "payment_status": "unpaid",
-          "overdue_days": 12,
+          "overdue_days": 15,
           "shop_a_object_id": null,
           "items": [
             {
@@ -2645,6 +2657,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "gl_account": {
                 "number": "602"
               },
+              "supply": "goods",
               "taxes": [
                 {
                   "id": 1,
@@ -2658,7 +2671,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "tax_code": "S",
                   "tax_name": "VAT 21 %",
                   "rate_type": null,
-                  "tax_details": null
+                  "tax_details": null,
+                  "tax_category": "S"
                 }
               ]
             },
@@ -2682,6 +2696,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "variant": null,
               "unit": null,
               "gl_account": null,
+              "supply": "goods",
               "taxes": [
                 {
                   "id": 1,
@@ -2695,7 +2710,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "tax_code": "R",
                   "tax_name": "VAT 12 %",
                   "rate_type": null,
-                  "tax_details": null
+                  "tax_details": null,
+                  "tax_category": "S"
                 }
               ]
             }
@@ -2713,7 +2729,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "S",
               "tax_name": "VAT 21 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             },
             {
               "id": 2,
@@ -2727,7 +2744,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "R",
               "tax_name": "VAT 12 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ],
           "shipping_charges": [],
@@ -2741,8 +2759,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "4a312a71-5507-4069-8df4-5c507335b27f",
-      "created_at": "2026-11-29T04:57:17.450Z",
+      "uid": "d5045cbb-c4e2-4d53-932f-5747a85719f4",
+      "created_at": "2026-12-02T05:23:01.961Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2826,7 +2844,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 12,
+      "overdue_days": 15,
       "shop_a_object_id": null,
       "items": [
         {
@@ -2856,6 +2874,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "gl_account": {
             "number": "602"
           },
+          "supply": "goods",
           "taxes": [
             {
               "id": 1,
@@ -2869,7 +2888,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "S",
               "tax_name": "VAT 21 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ]
         },
@@ -2893,6 +2913,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "variant": null,
           "unit": null,
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": 1,
@@ -2906,7 +2927,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "R",
               "tax_name": "VAT 12 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -2924,7 +2946,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_code": "S",
           "tax_name": "VAT 21 %",
           "rate_type": null,
-          "tax_details": null
+          "tax_details": null,
+          "tax_category": "S"
         },
         {
           "id": 2,
@@ -2938,7 +2961,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_code": "R",
           "tax_name": "VAT 12 %",
           "rate_type": null,
-          "tax_details": null
+          "tax_details": null,
+          "tax_category": "S"
         }
       ],
       "shipping_charges": [],
@@ -2962,7 +2986,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-11-29T04:57:19.687Z",
+        "evaluated_at": "2026-12-02T05:23:09.985Z",
         "blocking_reason": null
       }
     }
@@ -2977,8 +3001,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "df0a6f39-cfdf-4f9f-a48c-a316ab6defd8",
-          "created_at": "2026-11-29T04:57:20.352Z",
+          "uid": "48b033f1-0d55-4cb4-9e50-767ccaa58bcf",
+          "created_at": "2026-12-02T05:23:12.611Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3089,6 +3113,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "name": "hour"
               },
               "gl_account": null,
+              "supply": "goods",
               "taxes": [
                 {
                   "id": 1,
@@ -3102,7 +3127,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "tax_code": "S",
                   "tax_name": "VAT 21 %",
                   "rate_type": null,
-                  "tax_details": null
+                  "tax_details": null,
+                  "tax_category": "S"
                 }
               ]
             }
@@ -3120,7 +3146,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "S",
               "tax_name": "VAT 21 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ],
           "shipping_charges": [],
@@ -3134,8 +3161,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "df0a6f39-cfdf-4f9f-a48c-a316ab6defd8",
-      "created_at": "2026-11-29T04:57:20.352Z",
+      "uid": "48b033f1-0d55-4cb4-9e50-767ccaa58bcf",
+      "created_at": "2026-12-02T05:23:12.611Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3246,6 +3273,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "hour"
           },
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": 1,
@@ -3259,7 +3287,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_code": "S",
               "tax_name": "VAT 21 %",
               "rate_type": null,
-              "tax_details": null
+              "tax_details": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -3277,7 +3306,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_code": "S",
           "tax_name": "VAT 21 %",
           "rate_type": null,
-          "tax_details": null
+          "tax_details": null,
+          "tax_category": "S"
         }
       ],
       "shipping_charges": [],
@@ -3294,7 +3324,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>4A312A71-5507-4069-8DF4-5C507335B27F</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>D5045CBB-C4E2-4D53-932F-5747A85719F4</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3306,7 +3336,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>DF0A6F39-CFDF-4F9F-A48C-A316AB6DEFD8</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>4A312A71-5507-4069-8DF4-5C507335B27F</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>48B033F1-0D55-4CB4-9E50-767CCAA58BCF</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>D5045CBB-C4E2-4D53-932F-5747A85719F4</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3328,7 +3358,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-11-29T04:57:21.119Z",
+      "created_at": "2026-12-02T05:23:14.904Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3351,9 +3381,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-29",
-          "created_at": "2026-11-29T04:57:21.081Z",
-          "removed_at": "2026-11-29T04:57:21.101Z",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T05:23:14.797Z",
+          "removed_at": "2026-12-02T05:23:14.861Z",
           "exchange_difference": null
         },
         {
@@ -3369,7 +3399,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-29T04:57:21.119Z",
+          "created_at": "2026-12-02T05:23:14.904Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3395,9 +3425,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-29",
-          "created_at": "2026-11-29T04:57:21.081Z",
-          "removed_at": "2026-11-29T04:57:21.101Z",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T05:23:14.797Z",
+          "removed_at": "2026-12-02T05:23:14.861Z",
           "exchange_difference": null
         },
         {
@@ -3413,7 +3443,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-11-29T04:57:21.119Z",
+          "created_at": "2026-12-02T05:23:14.904Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3434,9 +3464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-11-29",
-      "created_at": "2026-11-29T04:57:21.081Z",
-      "removed_at": "2026-11-29T04:57:21.101Z",
+      "date": "2026-12-02",
+      "created_at": "2026-12-02T05:23:14.797Z",
+      "removed_at": "2026-12-02T05:23:14.861Z",
       "exchange_difference": null
     }
   },
@@ -3458,7 +3488,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-11-29T04:57:21.294Z",
+      "created_at": "2026-12-02T05:23:15.508Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3481,9 +3511,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-29",
-          "created_at": "2026-11-29T04:57:21.254Z",
-          "removed_at": "2026-11-29T04:57:21.276Z",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T05:23:15.396Z",
+          "removed_at": "2026-12-02T05:23:15.451Z",
           "exchange_difference": null
         },
         {
@@ -3499,7 +3529,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-29T04:57:21.294Z",
+          "created_at": "2026-12-02T05:23:15.508Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3525,9 +3555,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-11-29",
-          "created_at": "2026-11-29T04:57:21.254Z",
-          "removed_at": "2026-11-29T04:57:21.276Z",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T05:23:15.396Z",
+          "removed_at": "2026-12-02T05:23:15.451Z",
           "exchange_difference": null
         },
         {
@@ -3543,7 +3573,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-11-29T04:57:21.294Z",
+          "created_at": "2026-12-02T05:23:15.508Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3564,9 +3594,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-11-29",
-      "created_at": "2026-11-29T04:57:21.254Z",
-      "removed_at": "2026-11-29T04:57:21.276Z",
+      "date": "2026-12-02",
+      "created_at": "2026-12-02T05:23:15.396Z",
+      "removed_at": "2026-12-02T05:23:15.451Z",
       "exchange_difference": null
     }
   },
@@ -3619,9 +3649,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "35f87e37-4e65-4854-8a0a-f6b11bfb48ad",
-      "created_at": "2026-11-29T04:57:21.150Z",
-      "edited_at": "2026-11-29T04:57:21.150Z",
+      "uid": "9324fecc-aa98-4b1f-8e01-8d8a3350d881",
+      "created_at": "2026-12-02T05:23:15.015Z",
+      "edited_at": "2026-12-02T05:23:15.015Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3654,7 +3684,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 10,
+      "overdue_days": 13,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -3672,6 +3702,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "item": null,
           "unit": null,
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": null,
@@ -3683,7 +3714,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 5950,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ]
         },
@@ -3700,6 +3732,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "gl_account": {
             "number": "501"
           },
+          "supply": "goods",
           "taxes": [
             {
               "id": null,
@@ -3711,7 +3744,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 1780,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -3727,7 +3761,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_base_leg": 7730,
           "tax_code": "S",
           "tax_name": null,
-          "rate_type": null
+          "rate_type": null,
+          "tax_category": "S"
         }
       ],
       "rsn": null
@@ -3742,9 +3777,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "24c5da72-64eb-4c59-bd1d-006d7adac8e5",
-        "created_at": "2026-11-29T04:57:19.650Z",
-        "edited_at": "2026-11-29T04:57:19.650Z",
+        "uid": "94cd946c-b20a-43cb-8c37-b24ccaaea05c",
+        "created_at": "2026-12-02T05:23:09.847Z",
+        "edited_at": "2026-12-02T05:23:09.847Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3783,7 +3818,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "purchase"
         },
         "payment_status": "unpaid",
-        "overdue_days": 12,
+        "overdue_days": 15,
         "tax_nexus": null,
         "vendor_doc_no": "FV202600001",
         "payment_reference": "202600001",
@@ -3801,6 +3836,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "item": null,
             "unit": null,
             "gl_account": null,
+            "supply": "goods",
             "taxes": [
               {
                 "id": null,
@@ -3812,7 +3848,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "tax_base_leg": 18000,
                 "tax_code": "S",
                 "tax_name": null,
-                "rate_type": null
+                "rate_type": null,
+                "tax_category": "S"
               }
             ]
           },
@@ -3827,6 +3864,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "item": null,
             "unit": null,
             "gl_account": null,
+            "supply": "goods",
             "taxes": [
               {
                 "id": null,
@@ -3838,7 +3876,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "tax_base_leg": 900,
                 "tax_code": "S",
                 "tax_name": null,
-                "rate_type": null
+                "rate_type": null,
+                "tax_category": "S"
               }
             ]
           }
@@ -3854,7 +3893,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "tax_base_leg": 18000,
             "tax_code": "S",
             "tax_name": null,
-            "rate_type": null
+            "rate_type": null,
+            "tax_category": "S"
           },
           {
             "id": null,
@@ -3866,7 +3906,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "tax_base_leg": 900,
             "tax_code": "S",
             "tax_name": null,
-            "rate_type": null
+            "rate_type": null,
+            "tax_category": "S"
           }
         ],
         "rsn": null
@@ -3884,9 +3925,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "35f87e37-4e65-4854-8a0a-f6b11bfb48ad",
-          "created_at": "2026-11-29T04:57:21.150Z",
-          "edited_at": "2026-11-29T04:57:21.150Z",
+          "uid": "9324fecc-aa98-4b1f-8e01-8d8a3350d881",
+          "created_at": "2026-12-02T05:23:15.015Z",
+          "edited_at": "2026-12-02T05:23:15.015Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -3919,7 +3960,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "purchase"
           },
           "payment_status": "unpaid",
-          "overdue_days": 10,
+          "overdue_days": 13,
           "tax_nexus": null,
           "vendor_doc_no": "2026-004512",
           "payment_reference": "2026004512",
@@ -3937,6 +3978,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "item": null,
               "unit": null,
               "gl_account": null,
+              "supply": "goods",
               "taxes": [
                 {
                   "id": null,
@@ -3948,7 +3990,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "tax_base_leg": 5950,
                   "tax_code": "S",
                   "tax_name": null,
-                  "rate_type": null
+                  "rate_type": null,
+                  "tax_category": "S"
                 }
               ]
             },
@@ -3965,6 +4008,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "gl_account": {
                 "number": "501"
               },
+              "supply": "goods",
               "taxes": [
                 {
                   "id": null,
@@ -3976,7 +4020,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "tax_base_leg": 1780,
                   "tax_code": "S",
                   "tax_name": null,
-                  "rate_type": null
+                  "rate_type": null,
+                  "tax_category": "S"
                 }
               ]
             }
@@ -3992,7 +4037,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 7730,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ],
           "rsn": null
@@ -4011,9 +4057,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "bfc38c55-1c06-4b07-a7e8-e9254f67bf98",
-          "created_at": "2026-11-29T04:57:21.200Z",
-          "edited_at": "2026-11-29T04:57:21.200Z",
+          "uid": "f4a9a129-7532-4516-b032-9372cb6be613",
+          "created_at": "2026-12-02T05:23:15.290Z",
+          "edited_at": "2026-12-02T05:23:15.290Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4064,6 +4110,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "item": null,
               "unit": null,
               "gl_account": null,
+              "supply": "goods",
               "taxes": [
                 {
                   "id": null,
@@ -4075,7 +4122,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                   "tax_base_leg": 890,
                   "tax_code": "S",
                   "tax_name": null,
-                  "rate_type": null
+                  "rate_type": null,
+                  "tax_category": "S"
                 }
               ]
             }
@@ -4091,7 +4139,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 890,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ],
           "rsn": "One lamp returned",
@@ -4345,9 +4394,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "35f87e37-4e65-4854-8a0a-f6b11bfb48ad",
-      "created_at": "2026-11-29T04:57:21.150Z",
-      "edited_at": "2026-11-29T04:57:21.150Z",
+      "uid": "9324fecc-aa98-4b1f-8e01-8d8a3350d881",
+      "created_at": "2026-12-02T05:23:15.015Z",
+      "edited_at": "2026-12-02T05:23:15.015Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4380,7 +4429,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 10,
+      "overdue_days": 13,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -4398,6 +4447,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "item": null,
           "unit": null,
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": null,
@@ -4409,7 +4459,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 5950,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ]
         },
@@ -4426,6 +4477,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "gl_account": {
             "number": "501"
           },
+          "supply": "goods",
           "taxes": [
             {
               "id": null,
@@ -4437,7 +4489,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 1780,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -4453,7 +4506,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_base_leg": 7730,
           "tax_code": "S",
           "tax_name": null,
-          "rate_type": null
+          "rate_type": null,
+          "tax_category": "S"
         }
       ],
       "rsn": null
@@ -4462,9 +4516,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "bfc38c55-1c06-4b07-a7e8-e9254f67bf98",
-      "created_at": "2026-11-29T04:57:21.200Z",
-      "edited_at": "2026-11-29T04:57:21.200Z",
+      "uid": "f4a9a129-7532-4516-b032-9372cb6be613",
+      "created_at": "2026-12-02T05:23:15.290Z",
+      "edited_at": "2026-12-02T05:23:15.290Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4515,6 +4569,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "item": null,
           "unit": null,
           "gl_account": null,
+          "supply": "goods",
           "taxes": [
             {
               "id": null,
@@ -4526,7 +4581,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "tax_base_leg": 890,
               "tax_code": "S",
               "tax_name": null,
-              "rate_type": null
+              "rate_type": null,
+              "tax_category": "S"
             }
           ]
         }
@@ -4542,7 +4598,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_base_leg": 890,
           "tax_code": "S",
           "tax_name": null,
-          "rate_type": null
+          "rate_type": null,
+          "tax_category": "S"
         }
       ],
       "rsn": "One lamp returned",
@@ -4710,7 +4767,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-29T04:57:21.435Z",
+          "created_at": "2026-12-02T05:23:15.915Z",
           "entries": [
             {
               "order": 1,
@@ -4867,7 +4924,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-11-29T04:57:21.435Z"
+          "created_at": "2026-12-02T05:23:15.915Z"
         }
       ],
       "aggregations": []
@@ -4884,7 +4941,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-11-29T04:57:21.435Z",
+      "created_at": "2026-12-02T05:23:15.915Z",
       "entries": [
         {
           "order": 1,
@@ -5051,10 +5108,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
+      "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
       "transaction_type": null,
-      "created_at": "2026-11-29T04:57:21.698Z",
-      "edited_at": "2026-11-29T04:57:21.698Z",
+      "created_at": "2026-12-02T05:23:16.678Z",
+      "edited_at": "2026-12-02T05:23:16.678Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5140,10 +5197,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "e45aeb89-ae82-4199-b092-1ed46b5999da",
+      "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
       "transaction_type": null,
-      "created_at": "2026-11-29T04:57:21.698Z",
-      "edited_at": "2026-11-29T04:57:21.698Z",
+      "created_at": "2026-12-02T05:23:16.678Z",
+      "edited_at": "2026-12-02T05:23:16.678Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5235,7 +5292,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-29T04:57:22.581Z"
+      "created_at": "2026-12-02T05:23:18.765Z"
     }
   },
   "listInvoiceAttachments": {
@@ -5252,7 +5309,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-11-29T04:57:22.581Z"
+          "created_at": "2026-12-02T05:23:18.765Z"
         }
       ],
       "aggregations": []
@@ -5268,7 +5325,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-11-29T04:57:22.581Z"
+      "created_at": "2026-12-02T05:23:18.765Z"
     }
   },
   "uploadBillAttachment": {
@@ -5280,7 +5337,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-11-29T04:57:22.525Z"
+      "created_at": "2026-12-02T05:23:18.604Z"
     }
   },
   "listBillAttachments": {
@@ -5297,7 +5354,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-11-29T04:57:22.525Z"
+          "created_at": "2026-12-02T05:23:18.604Z"
         }
       ],
       "aggregations": []
@@ -5313,7 +5370,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-11-29T04:57:22.618Z"
+      "created_at": "2026-12-02T05:23:18.905Z"
     }
   },
   "putReminderSettings": {
@@ -5386,7 +5443,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-11-29T04:57:22.649Z"
+      "updated_at": "2026-12-02T05:23:19.032Z"
     }
   },
   "getReminderSettings": {
@@ -5424,7 +5481,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-11-29T04:57:22.649Z"
+      "updated_at": "2026-12-02T05:23:19.032Z"
     }
   },
   "runReminders": {
@@ -5449,12 +5506,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "currency": "CZK",
               "amount_due": 10890,
               "days_overdue": 40,
-              "interest_rate": null,
-              "interest": null,
+              "interest_rate": 11.25,
+              "interest": 134.26,
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-11-29T04:57:22.688Z"
+              "created_at": "2026-12-02T05:23:19.193Z"
             }
           ]
         }
@@ -5478,12 +5535,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "currency": "CZK",
           "amount_due": 10890,
           "days_overdue": 40,
-          "interest_rate": null,
-          "interest": null,
+          "interest_rate": 11.25,
+          "interest": 134.26,
           "fee": 500,
           "email_status": "written",
           "to": "accounts@acme.example",
-          "created_at": "2026-11-29T04:57:22.688Z"
+          "created_at": "2026-12-02T05:23:19.193Z"
         }
       ],
       "aggregations": []
@@ -5588,8 +5645,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-11-29T04:57:23.530Z",
-      "updated_at": "2026-11-29T04:57:23.530Z"
+      "created_at": "2026-12-02T05:23:22.401Z",
+      "updated_at": "2026-12-02T05:23:22.401Z"
     }
   },
   "listRecurringInvoices": {
@@ -5642,18 +5699,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "day_of_month": 1
           },
           "send_email": false,
-          "next_issue_date": "2026-12-01",
+          "next_issue_date": "2027-01-01",
           "upcoming_dates": [
-            "2026-12-01",
             "2027-01-01",
             "2027-02-01",
             "2027-03-01",
-            "2027-04-01"
+            "2027-04-01",
+            "2027-05-01"
           ],
-          "issued_count": 2,
-          "last_issued_date": "2026-11-01",
-          "created_at": "2026-11-29T04:57:23.530Z",
-          "updated_at": "2026-11-29T04:57:23.678Z"
+          "issued_count": 3,
+          "last_issued_date": "2026-12-01",
+          "created_at": "2026-12-02T05:23:22.401Z",
+          "updated_at": "2026-12-02T05:23:22.930Z"
         }
       ],
       "aggregations": []
@@ -5715,8 +5772,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 2,
       "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T04:57:23.530Z",
-      "updated_at": "2026-11-29T04:57:23.564Z"
+      "created_at": "2026-12-02T05:23:22.401Z",
+      "updated_at": "2026-12-02T05:23:22.480Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5805,18 +5862,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "day_of_month": 1
       },
       "send_email": false,
-      "next_issue_date": "2026-12-01",
+      "next_issue_date": "2027-01-01",
       "upcoming_dates": [
-        "2026-12-01",
         "2027-01-01",
         "2027-02-01",
         "2027-03-01",
-        "2027-04-01"
+        "2027-04-01",
+        "2027-05-01"
       ],
-      "issued_count": 2,
-      "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T04:57:23.530Z",
-      "updated_at": "2026-11-29T04:57:23.648Z"
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T05:23:22.401Z",
+      "updated_at": "2026-12-02T05:23:22.698Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5870,18 +5927,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "day_of_month": 1
       },
       "send_email": false,
-      "next_issue_date": "2026-12-01",
+      "next_issue_date": "2027-01-01",
       "upcoming_dates": [
-        "2026-12-01",
         "2027-01-01",
         "2027-02-01",
         "2027-03-01",
-        "2027-04-01"
+        "2027-04-01",
+        "2027-05-01"
       ],
-      "issued_count": 2,
-      "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T04:57:23.530Z",
-      "updated_at": "2026-11-29T04:57:23.667Z"
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T05:23:22.401Z",
+      "updated_at": "2026-12-02T05:23:22.856Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5929,18 +5986,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "day_of_month": 1
       },
       "send_email": false,
-      "next_issue_date": "2026-12-01",
+      "next_issue_date": "2027-01-01",
       "upcoming_dates": [
-        "2026-12-01",
         "2027-01-01",
         "2027-02-01",
         "2027-03-01",
-        "2027-04-01"
+        "2027-04-01",
+        "2027-05-01"
       ],
-      "issued_count": 2,
-      "last_issued_date": "2026-11-01",
-      "created_at": "2026-11-29T04:57:23.530Z",
-      "updated_at": "2026-11-29T04:57:23.678Z"
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T05:23:22.401Z",
+      "updated_at": "2026-12-02T05:23:22.930Z"
     }
   },
   "createNumberingSeries": {
@@ -5956,7 +6013,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-11-29T04:57:17.309Z"
+      "created_at": "2026-12-02T05:23:01.611Z"
     }
   },
   "listNumberingSeries": {
@@ -5971,7 +6028,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-11-29T04:57:17.301Z"
+          "created_at": "2026-12-02T05:23:01.561Z"
         },
         {
           "id": 2,
@@ -5979,7 +6036,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-11-29T04:57:17.309Z"
+          "created_at": "2026-12-02T05:23:01.611Z"
         }
       ],
       "aggregations": []
@@ -6013,7 +6070,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_rate": 21,
       "gl_account": {
         "number": "602"
-      }
+      },
+      "supply": null
     }
   },
   "listItems": {
@@ -6035,7 +6093,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_rate": 21,
           "gl_account": {
             "number": "602"
-          }
+          },
+          "supply": null
         }
       ],
       "aggregations": []
@@ -6079,15 +6138,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
+          "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-11-29T04:57:16.898Z",
-          "last_used_at": "2026-11-29T04:57:16.937Z",
+          "created_at": "2026-12-02T05:23:00.333Z",
+          "last_used_at": "2026-12-02T05:23:00.386Z",
           "revoked_at": null
         }
       ],
@@ -6097,30 +6156,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
+      "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-11-29T04:57:16.898Z",
-      "last_used_at": "2026-11-29T04:57:16.937Z",
+      "created_at": "2026-12-02T05:23:00.333Z",
+      "last_used_at": "2026-12-02T05:23:00.386Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_LFog6dmlqPSxM4GjIeyt_0Pq8lb",
+      "client_id": "cl_rrKymwpkH2IhqDTxKetV_0xMRwt",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-11-29T04:57:16.985Z",
+      "created_at": "2026-12-02T05:23:00.469Z",
       "last_used_at": null,
-      "revoked_at": "2026-11-29T04:57:17.009Z"
+      "revoked_at": "2026-12-02T05:23:00.527Z"
     }
   },
   "deleteClient": {
@@ -6138,12 +6197,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:24",
           "service": "sales",
-          "recorded_at": "2026-11-29T04:57:23.677Z",
+          "recorded_at": "2026-12-02T05:23:22.924Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "03404398-3101-4500-a4ab-b584c6f941d3",
+          "request_id": "5d75cd9b-41b3-4869-98b7-93b0d4d9e8d4",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -6198,20 +6257,20 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T04:57:23.530Z",
+            "created_at": "2026-12-02T05:23:22.401Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T04:57:23.667Z",
-            "issued_count": 2,
+            "updated_at": "2026-12-02T05:23:22.856Z",
+            "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
-              "2026-12-01",
               "2027-01-01",
               "2027-02-01",
               "2027-03-01",
-              "2027-04-01"
+              "2027-04-01",
+              "2027-05-01"
             ],
-            "next_issue_date": "2026-12-01",
-            "last_issued_date": "2026-11-01"
+            "next_issue_date": "2027-01-01",
+            "last_issued_date": "2026-12-01"
           },
           "after": {
             "id": 1,
@@ -6255,33 +6314,33 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T04:57:23.530Z",
+            "created_at": "2026-12-02T05:23:22.401Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T04:57:23.678Z",
-            "issued_count": 2,
+            "updated_at": "2026-12-02T05:23:22.930Z",
+            "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
-              "2026-12-01",
               "2027-01-01",
               "2027-02-01",
               "2027-03-01",
-              "2027-04-01"
+              "2027-04-01",
+              "2027-05-01"
             ],
-            "next_issue_date": "2026-12-01",
-            "last_issued_date": "2026-11-01"
+            "next_issue_date": "2027-01-01",
+            "last_issued_date": "2026-12-01"
           },
           "seq": 24,
-          "hash": "a701017dcc92e366d36a65a6f4c94ff91be77277ad6464dd208ba3cb47dc0ca3"
+          "hash": "0e3d74db656113a6b1ecfe23ac1827e2ff7928fb121f0fb0cc6f53846d2da364"
         },
         {
           "id": "sales:23",
           "service": "sales",
-          "recorded_at": "2026-11-29T04:57:23.666Z",
+          "recorded_at": "2026-12-02T05:23:22.856Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "0017d122-f1f5-4bbc-97dd-39d89ed62965",
+          "request_id": "72ae17e5-a3c4-4dcc-8002-e267bf86d21e",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -6336,20 +6395,20 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T04:57:23.530Z",
+            "created_at": "2026-12-02T05:23:22.401Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T04:57:23.648Z",
-            "issued_count": 2,
+            "updated_at": "2026-12-02T05:23:22.698Z",
+            "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
-              "2026-12-01",
               "2027-01-01",
               "2027-02-01",
               "2027-03-01",
-              "2027-04-01"
+              "2027-04-01",
+              "2027-05-01"
             ],
-            "next_issue_date": "2026-12-01",
-            "last_issued_date": "2026-11-01"
+            "next_issue_date": "2027-01-01",
+            "last_issued_date": "2026-12-01"
           },
           "after": {
             "id": 1,
@@ -6393,23 +6452,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-11-29T04:57:23.530Z",
+            "created_at": "2026-12-02T05:23:22.401Z",
             "send_email": "***",
-            "updated_at": "2026-11-29T04:57:23.667Z",
-            "issued_count": 2,
+            "updated_at": "2026-12-02T05:23:22.856Z",
+            "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
-              "2026-12-01",
               "2027-01-01",
               "2027-02-01",
               "2027-03-01",
-              "2027-04-01"
+              "2027-04-01",
+              "2027-05-01"
             ],
-            "next_issue_date": "2026-12-01",
-            "last_issued_date": "2026-11-01"
+            "next_issue_date": "2027-01-01",
+            "last_issued_date": "2026-12-01"
           },
           "seq": 23,
-          "hash": "bc2d60c9fec24c35b83d59290e7e2339cbd836cada2c8e47a0d4c22031c5f917"
+          "hash": "0d41d280f378a2dd55851fb965fd1dfa13b4a0da1e15402a9d388277b9ec14a2"
         }
       ],
       "aggregations": []
@@ -6453,8 +6512,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "settings",
-          "records": 21,
-          "chained_through": 21,
+          "records": 23,
+          "chained_through": 23,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -6494,9 +6553,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "rounding_increment": null,
+      "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-11-29T04:57:16.448Z",
-      "updated_at": "2026-11-29T04:57:16.448Z"
+      "created_at": "2026-12-02T05:22:58.795Z",
+      "updated_at": "2026-12-02T05:22:58.795Z"
     }
   },
   "updateOrganisation": {
@@ -6537,20 +6597,21 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "account_number": "2900123456/2010"
       },
       "rounding_increment": null,
+      "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-11-29T04:57:16.448Z",
-      "updated_at": "2026-11-29T04:57:16.666Z"
+      "created_at": "2026-12-02T05:22:58.795Z",
+      "updated_at": "2026-12-02T05:22:59.841Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_ST5YAeiMwsCrTlmxAMWS_0sH0WR",
+      "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImUyMmUzNWRmLWE0N2MtNDg4Mi05Nzc0LTdjYmMzZTZhNmE5ZCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9TVDVZQWVpTXdzQ3JUbG14QU1XU18wc0gwV1IiLCJqdGkiOiI5ZjkwMzM1Yy0wYzYwLTRmOTAtYWRhZC0wZmE5YWQ2OTZlODIiLCJpYXQiOjE3OTU5MjgyMzYsImV4cCI6MTc5NTkyOTEzNn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImU3NjNkNmFiLTYyMzgtNDBjMC04ZmQyLWRjMzI4Zjk1ZTEwMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF85SEI0QXpFYXprek92S1d1RXJUUV8yR1RiZ0QiLCJqdGkiOiIxZDgzNjY5MS1kOTAwLTRjMGEtYWUzMS03NThmNTdlYTlkMGEiLCJpYXQiOjE3OTYxODg5ODAsImV4cCI6MTc5NjE4OTg4MH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -6574,8 +6635,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-11-29T04:57:17.153Z",
-          "updated_at": "2026-11-29T04:57:17.158Z"
+          "created_at": "2026-12-02T05:23:00.969Z",
+          "updated_at": "2026-12-02T05:23:00.986Z"
         }
       ],
       "aggregations": []
@@ -6602,8 +6663,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T04:57:17.153Z",
-      "updated_at": "2026-11-29T04:57:17.158Z",
+      "created_at": "2026-12-02T05:23:00.969Z",
+      "updated_at": "2026-12-02T05:23:00.986Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6620,8 +6681,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T04:57:17.153Z",
-      "updated_at": "2026-11-29T04:57:17.158Z"
+      "created_at": "2026-12-02T05:23:00.969Z",
+      "updated_at": "2026-12-02T05:23:00.986Z"
     }
   },
   "updateWebhook": {
@@ -6645,8 +6706,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T04:57:17.153Z",
-      "updated_at": "2026-11-29T04:57:17.210Z"
+      "created_at": "2026-12-02T05:23:00.969Z",
+      "updated_at": "2026-12-02T05:23:01.215Z"
     }
   },
   "deleteWebhook": {
@@ -6669,45 +6730,45 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-11-29T04:57:17.153Z",
-      "updated_at": "2026-11-29T04:57:23.777Z",
+      "created_at": "2026-12-02T05:23:00.969Z",
+      "updated_at": "2026-12-02T05:23:23.264Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 16,
+      "total": 17,
       "from": 0,
       "take": 2,
       "entities": [
         {
-          "id": 16,
+          "id": 17,
           "webhook_id": 1,
-          "event_id": "ce5b0799-98ab-47d3-a3e7-c5eda4ccc5ed",
+          "event_id": "e241263e-992b-479a-adae-d63d60aa03d9",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 5,
+          "last_duration_ms": 18,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T05:57:23.638Z",
-          "created_at": "2026-11-29T04:57:23.599Z",
+          "next_attempt_at": "2026-12-02T06:23:22.839Z",
+          "created_at": "2026-12-02T05:23:22.663Z",
           "completed_at": null
         },
         {
-          "id": 15,
+          "id": 16,
           "webhook_id": 1,
-          "event_id": "8f810283-1558-4bfd-a568-e74d47812161",
+          "event_id": "be8bf91a-ba53-4841-9eb9-ce315babd7bc",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 4,
+          "last_duration_ms": 6,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-11-29T05:57:23.638Z",
-          "created_at": "2026-11-29T04:57:23.599Z",
+          "next_attempt_at": "2026-12-02T06:23:22.744Z",
+          "created_at": "2026-12-02T05:23:22.599Z",
           "completed_at": null
         }
       ],
@@ -6716,18 +6777,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 16,
+      "id": 17,
       "webhook_id": 1,
-      "event_id": "ce5b0799-98ab-47d3-a3e7-c5eda4ccc5ed",
+      "event_id": "e241263e-992b-479a-adae-d63d60aa03d9",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 5,
+      "last_duration_ms": 18,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-11-29T04:57:23.752Z",
-      "created_at": "2026-11-29T04:57:23.599Z",
+      "next_attempt_at": "2026-12-02T05:23:23.176Z",
+      "created_at": "2026-12-02T05:23:22.663Z",
       "completed_at": null
     }
   },
@@ -6774,6 +6835,430 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "base_currency": "CZK"
     }
   },
+  "getRepoRates": {
+    "response": {
+      "known_through": "2026-12-02",
+      "changes": [
+        {
+          "valid_from": "2012-11-02",
+          "rate": 0.05,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2017-08-04",
+          "rate": 0.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2017-11-03",
+          "rate": 0.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-02-02",
+          "rate": 0.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-06-28",
+          "rate": 1,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-08-03",
+          "rate": 1.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-09-27",
+          "rate": 1.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-11-02",
+          "rate": 1.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2019-05-03",
+          "rate": 2,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-02-07",
+          "rate": 2.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-03-17",
+          "rate": 1.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-03-27",
+          "rate": 1,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-05-08",
+          "rate": 0.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-06-24",
+          "rate": 0.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-08-06",
+          "rate": 0.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-09-30",
+          "rate": 1.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-11-04",
+          "rate": 2.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-12-23",
+          "rate": 3.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-02-04",
+          "rate": 4.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-03-31",
+          "rate": 5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-05-06",
+          "rate": 5.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-06-23",
+          "rate": 7,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2023-12-22",
+          "rate": 6.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-02-09",
+          "rate": 6.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-03-21",
+          "rate": 5.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-05-03",
+          "rate": 5.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-06-28",
+          "rate": 4.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-08-02",
+          "rate": 4.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-09-26",
+          "rate": 4.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-11-08",
+          "rate": 4,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2025-02-07",
+          "rate": 3.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2025-05-09",
+          "rate": 3.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2026-05-07",
+          "rate": 3.25,
+          "source": "manual",
+          "note": null
+        }
+      ]
+    }
+  },
+  "importRepoRates": {
+    "requestText": {
+      "mediaType": "text/plain",
+      "text": "﻿PLATNA_OD|CNB_REPO_SAZBA_V_%\r\n20121102|0,05\r\n20170804|0,25\r\n20171103|0,50\r\n20180202|0,75\r\n20180628|1,00\r\n20180803|1,25\r\n20180927|1,50\r\n20181102|1,75\r\n20190503|2,00\r\n20200207|2,25\r\n20200317|1,75\r\n20200327|1,00\r\n20200508|0,25\r\n20210624|0,50\r\n20210806|0,75\r\n20210930|1,50\r\n20211104|2,75\r\n20211223|3,75\r\n20220204|4,50\r\n20220331|5,00\r\n20220506|5,75\r\n20220623|7,00\r\n20231222|6,75\r\n20240209|6,25\r\n20240321|5,75\r\n20240503|5,25\r\n20240628|4,75\r\n20240802|4,50\r\n20240926|4,25\r\n20241108|4,00\r\n20250207|3,75\r\n20250509|3,50\r\n20260507|3,25\r\n"
+    },
+    "response": {
+      "changes": 33,
+      "stored": 33,
+      "known_through": "2026-11-30"
+    }
+  },
+  "putRepoRate": {
+    "request": {
+      "rate": 3.25
+    },
+    "response": {
+      "known_through": "2026-12-02",
+      "changes": [
+        {
+          "valid_from": "2012-11-02",
+          "rate": 0.05,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2017-08-04",
+          "rate": 0.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2017-11-03",
+          "rate": 0.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-02-02",
+          "rate": 0.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-06-28",
+          "rate": 1,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-08-03",
+          "rate": 1.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-09-27",
+          "rate": 1.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2018-11-02",
+          "rate": 1.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2019-05-03",
+          "rate": 2,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-02-07",
+          "rate": 2.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-03-17",
+          "rate": 1.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-03-27",
+          "rate": 1,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2020-05-08",
+          "rate": 0.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-06-24",
+          "rate": 0.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-08-06",
+          "rate": 0.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-09-30",
+          "rate": 1.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-11-04",
+          "rate": 2.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2021-12-23",
+          "rate": 3.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-02-04",
+          "rate": 4.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-03-31",
+          "rate": 5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-05-06",
+          "rate": 5.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2022-06-23",
+          "rate": 7,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2023-12-22",
+          "rate": 6.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-02-09",
+          "rate": 6.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-03-21",
+          "rate": 5.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-05-03",
+          "rate": 5.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-06-28",
+          "rate": 4.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-08-02",
+          "rate": 4.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-09-26",
+          "rate": 4.25,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2024-11-08",
+          "rate": 4,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2025-02-07",
+          "rate": 3.75,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2025-05-09",
+          "rate": 3.5,
+          "source": "cnb_file",
+          "note": null
+        },
+        {
+          "valid_from": "2026-05-07",
+          "rate": 3.25,
+          "source": "manual",
+          "note": null
+        }
+      ]
+    }
+  },
   "getTaxFilingSettings": {
     "response": {
       "email": "ucetni@novak-consulting.example",
@@ -6795,7 +7280,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-11-29T04:57:17.277Z"
+      "updated_at": "2026-12-02T05:23:01.506Z"
     }
   },
   "putTaxFilingSettings": {
@@ -6838,7 +7323,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-11-29T04:57:17.277Z"
+      "updated_at": "2026-12-02T05:23:01.506Z"
     }
   },
   "createOrganisation": {
@@ -6893,19 +7378,20 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "bic": "FIOBCZPP"
         },
         "rounding_increment": null,
+        "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-11-29T04:57:16.448Z",
-        "updated_at": "2026-11-29T04:57:16.448Z"
+        "created_at": "2026-12-02T05:22:58.795Z",
+        "updated_at": "2026-12-02T05:22:58.795Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_JVRB8Kem",
+        "prefix": "ak_mk1p1PDl",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-11-29T04:57:16.451Z",
+        "created_at": "2026-12-02T05:22:58.800Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
