@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SUPPLY_KINDS, TAX_CATEGORY_CODES } from '@ledgerline/core/tax-category';
+import { SUPPLY_KINDS, TAX_CATEGORY_CODES } from '@ledgerline/core/tax-category-codes';
 
 /* The VAT category of a tax line and what a line supplies (issue 70): one list, in @ledgerline/core. */
 

@@ -1,4 +1,5 @@
 import { Dec, type DecimalInput } from './money.js';
+import { TAX_CATEGORY_CODES, SUPPLY_KINDS, type SupplyKind, type TaxCategory } from './tax-category-codes.js';
 
 /*
  * The VAT category of a tax line, decided once (issue 70): EN 16931's UNCL5305 codes, the
@@ -7,9 +8,7 @@ import { Dec, type DecimalInput } from './money.js';
  * ISDOC all read the category this decides; none of them tests a tax code's spelling itself.
  */
 
-/** The UNCL5305 codes a document line may carry (EN 16931 / Peppol BIS 3.0, plus AA, the lower rate). */
-export const TAX_CATEGORY_CODES = ['S', 'AA', 'Z', 'E', 'AE', 'K', 'G', 'O', 'L', 'M'] as const;
-export type TaxCategory = (typeof TAX_CATEGORY_CODES)[number];
+export { TAX_CATEGORY_CODES, SUPPLY_KINDS, type SupplyKind, type TaxCategory };
 
 /** What each category means, as data: the one place its properties are written. */
 export interface TaxCategoryRow {
@@ -125,7 +124,4 @@ export function sharedCategory(categories: readonly TaxCategory[]): { category: 
   return distinct.length <= 1 ? { category: distinct[0] ?? null, conflict: [] } : { category: null, conflict: distinct };
 }
 
-/** What a line is: goods or services (ECSL code 0 or 3, VAT return row 20 or 21, revenue 604 or 602). */
-export const SUPPLY_KINDS = ['goods', 'services'] as const;
-export type SupplyKind = (typeof SUPPLY_KINDS)[number];
 export const isSupplyKind = (v: unknown): v is SupplyKind => v === 'goods' || v === 'services';
