@@ -47,6 +47,9 @@ const filing = async (query: string, headers: Record<string, string> = {}, repor
   return res.text();
 };
 const money = (v: number) => v.toFixed(2);
+/** Files a form of October (POST /v1/reporting/tax/filings): the filing kept as filed. */
+const file = async (form: string, extra: Record<string, unknown> = {}, key?: string) =>
+  ok(await stack.api('/v1/reporting/tax/filings', { method: 'POST', key, json: { form, date_from: '2026-10-01', date_to: '2026-10-31', ...extra } }));
 
 describe('the control statement as an EPO filing (DPHKH1)', () => {
   it('needs the filer’s data first: 422 naming what is missing', async () => {
@@ -82,6 +85,10 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     expect(schemaErrors(xml, DPHKH1_XSD())).toEqual([]);
     if (process.env.SHOW_FILING) console.log(xml);
     expect(await filing(`${OCTOBER}&format=epo`)).toBe(xml);
+    // previews keep nothing; filing keeps what the preview showed
+    expect((await ok(await stack.api('/v1/reporting/tax/filings'))).total).toBe(0);
+    const filed = await file('DPHKH1');
+    expect(filed).toMatchObject({ form: 'DPHKH1', kind: 'B', date_from: '2026-10-01', date_to: '2026-10-31', tax: null, xml, sha256: createHash('sha256').update(xml).digest('hex') });
 
     expect(xmlRecords(xml, 'DPHKH1')).toEqual([{ verzePis: '03.01.14' }]);
     expect(xmlRecords(xml, 'VetaD')).toEqual([{ dokument: 'KH1', k_uladis: 'DPH', mesic: '10', rok: '2026', d_poddp: expect.stringMatching(/^\d\d\.\d\d\.\d{4}$/), khdph_forma: 'B' }]);
@@ -194,6 +201,9 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
       euReport.lines.map((l: any, i: number) => ({ por_c_stran: '1', c_rad: String(i + 1), k_stat: l.country, c_vat: l.vat_no, k_pln_eu: l.code, pln_pocet: String(l.documents), pln_hodnota: String(Math.round(l.base)) })),
     );
     expect(xmlRecords(eu, 'VetaR')).toEqual([expect.objectContaining({ k_stat: 'DE', c_vat: '123456789', k_pln_eu: '3', pln_hodnota: '5000' })]);
+    // filed as previewed
+    expect((await file('DPHDP3')).xml).toBe(xml);
+    expect((await file('DPHSHV')).xml).toBe(eu);
   });
 
   it('a follow-up VAT return states its difference against the one filed; every filing produced is kept with its hash', async () => {
@@ -203,7 +213,12 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     await eventually(async () => ((await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`))).entries > before.entries ? true : null), 15_000);
     const after = await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`));
     await expectProblem(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}&format=epo&filing_kind=N`), 400, 'validation_error');
-    const followUp = await filing(`${OCTOBER}&format=epo&filing_kind=N&date_found=2026-11-26`, {}, 'vat-return');
+    // a read-only key previews the follow-up (issue 71: a preview used to be kept, and the filed follow-up then compared with it)
+    const reader = (await ok(await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'auditor', scopes: ['accounting:read'] } }))).key;
+    const preview = await filing(`${OCTOBER}&format=epo&filing_kind=N&date_found=2026-11-26`, { authorization: `Bearer ${reader}` }, 'vat-return');
+    await expectProblem(await stack.api('/v1/reporting/tax/filings', { method: 'POST', key: reader, json: { form: 'DPHDP3', date_from: '2026-10-01', date_to: '2026-10-31' } }), 403, 'insufficient_scope');
+    const followUp = (await file('DPHDP3', { filing_kind: 'N', date_found: '2026-11-26' })).xml;
+    expect(followUp).toBe(preview);
     expect(schemaErrors(followUp, DPHDP3_XSD())).toEqual([]);
     expect(xmlRecords(followUp, 'VetaD')[0]).toMatchObject({ dapdph_forma: 'D', d_zjist: '26.11.2026' });
     const added = after.filed.output_tax - after.filed.deductible_tax - (before.filed.output_tax - before.filed.deductible_tax);
@@ -214,7 +229,7 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     await expectProblem(await stack.api(`/v1/reporting/tax/eu-sales-list?${OCTOBER}&format=epo&filing_kind=N`), 422, 'nothing_to_correct');
     await invoice('2026-10-29', EU_CUSTOMER, [line(1_000, { tax_code: 'RC', tax_name: 'Reverse charge', tax_rate: 0, rate_type: 'services', tax_index: 0 })]);
     await eventually(async () => ((await ok(await stack.api(`/v1/reporting/tax/eu-sales-list?${OCTOBER}`))).lines[0]?.base === 6_000 ? true : null), 15_000);
-    const shvFollowUp = await filing(`${OCTOBER}&format=epo&filing_kind=N`, {}, 'eu-sales-list');
+    const shvFollowUp = (await file('DPHSHV', { filing_kind: 'N' })).xml;
     expect(schemaErrors(shvFollowUp, DPHSHV_XSD())).toEqual([]);
     expect(xmlRecords(shvFollowUp, 'VetaD')[0]).toMatchObject({ shvies_forma: 'N' });
     expect(xmlRecords(shvFollowUp, 'VetaR')).toEqual([
@@ -223,6 +238,7 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     ]);
 
     const filings = await ok(await stack.api('/v1/reporting/tax/filings?form=DPHDP3'));
+    // what was filed, not what was previewed
     expect(filings.entities.map((f: any) => [f.form, f.kind, f.date_from, f.tax])).toEqual([
       ['DPHDP3', 'D', '2026-10-01', after.filed.output_tax - after.filed.deductible_tax],
       ['DPHDP3', 'B', '2026-10-01', before.filed.output_tax - before.filed.deductible_tax],
@@ -234,6 +250,27 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     // another organisation's follow-up has nothing to compare with
     const other = await secondOrganisation(stack, 'Bez přiznání s.r.o.');
     expect((await ok(await stack.api('/v1/reporting/tax/filings', { key: other.key }))).total).toBe(0);
+  });
+
+  it('files only an ended period, of a form it knows, once at a time', async () => {
+    const now = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Prague' }).format(new Date());
+    const monthStart = `${now.slice(0, 7)}-01`;
+    const monthEnd = new Date(Date.UTC(Number(now.slice(0, 4)), Number(now.slice(5, 7)), 0)).toISOString().slice(0, 10);
+    const before = (await ok(await stack.api('/v1/reporting/tax/filings'))).total;
+    const notEnded = await expectProblem(await stack.api('/v1/reporting/tax/filings', { method: 'POST', json: { form: 'DPHDP3', date_from: monthStart, date_to: monthEnd } }), 422, 'period_not_ended');
+    expect(notEnded.errors!.map((e) => e.path)).toEqual(['date_to']);
+    await expectProblem(await stack.api('/v1/reporting/tax/filings', { method: 'POST', json: { form: 'DPHDP3', date_from: '9999-12-01', date_to: '9999-12-31' } }), 422, 'period_not_ended');
+    for (const json of [{}, { form: 'DPHXX', date_from: '2026-10-01', date_to: '2026-10-31' }, { form: 'DPHDP3', date_from: '2026-10-01' }, { form: 'DPHDP3', date_from: '2026-10-01', date_to: '2026-10-31', format: 'epo' }, { form: 'DPHDP3', date_from: '2026-10-31', date_to: '2026-10-01' }]) {
+      const res = await stack.api('/v1/reporting/tax/filings', { method: 'POST', json });
+      expect([400, 422], JSON.stringify(json)).toContain(res.status);
+    }
+    // a GET of the filing, a follow-up too, keeps nothing
+    await filing(`${OCTOBER}&format=epo&filing_kind=N&date_found=2026-11-26`, {}, 'vat-return');
+    expect((await ok(await stack.api('/v1/reporting/tax/filings'))).total).toBe(before);
+    // two follow-ups filed at once each compare with the filing before it
+    const [a, b] = await Promise.all([file('DPHDP3', { filing_kind: 'N', date_found: '2026-11-27' }), file('DPHDP3', { filing_kind: 'N', date_found: '2026-11-27' })]);
+    expect(new Set([a.id, b.id]).size).toBe(2);
+    expect((await ok(await stack.api('/v1/reporting/tax/filings'))).total).toBe(before + 2);
   });
 
   it('refuses what is not a filing: not a month, another media type; another organisation files its own', async () => {

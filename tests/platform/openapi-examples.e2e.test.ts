@@ -384,6 +384,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('getEuSalesList', '/reporting/tax/eu-sales-list', { query: 'date_from=2026-11-01&date_to=2026-11-30' });
     // November's control statement as the tax office takes it (EPO XML), kept among the filings
     await as('getControlStatement', '/reporting/tax/control-statement', { query: 'date_from=2026-11-01&date_to=2026-11-30&format=epo' });
+    await as('fileTaxFiling', '/reporting/tax/filings', { json: { form: 'DPHKH1', date_from: '2026-11-01', date_to: '2026-11-30' } });
     await as('listTaxFilings', '/reporting/tax/filings', { query: 'form=DPHKH1&take=1' });
     await as('getAgedReceivables', '/sales/reports/aged-receivables', { query: 'as_of=2026-11-30' });
     await as('getCustomerStatement', '/sales/reports/customer-statement', { query: `customer_id=${CUSTOMER.id}&date_from=2026-11-01&date_to=2026-11-30` });

@@ -311,7 +311,7 @@ export const taxFilingQuerySchema = taxPeriodQuerySchema.extend({
   format: z
     .enum(['json', 'epo'])
     .optional()
-    .describe("epo: the tax office's EPO XML filing of the period (as does Accept: application/xml); json (default): the report"),
+    .describe("epo: a preview of the tax office's EPO XML filing of the period (as does Accept: application/xml), kept nowhere — POST /v1/reporting/tax/filings files it; json (default): the report"),
   filing_kind: z.enum(FILING_KINDS).optional().describe('The filing kind of the EPO XML: B regular (default), O corrective, N follow-up, E answer to a call'),
   date_found: isoDate.optional().describe('A follow-up filing (N): the day the reasons for it were found (d_zjist)'),
   filed_on: isoDate
@@ -327,6 +327,19 @@ export type TaxFilingQuery = z.output<typeof taxFilingQuerySchema>;
 
 export const TAX_FILING_FORMS = ['DPHKH1', 'DPHDP3', 'DPHSHV'] as const;
 
+/** POST /v1/reporting/tax/filings: the filing of a form for a period, produced and kept as filed. */
+export const taxFilingRequestSchema = taxPeriodQuerySchema
+  .extend({
+    form: z.enum(TAX_FILING_FORMS).describe('DPHDP3 the VAT return, DPHKH1 the control statement, DPHSHV the EC Sales List'),
+    filing_kind: taxFilingQuerySchema.shape.filing_kind,
+    date_found: taxFilingQuerySchema.shape.date_found,
+    call_reference: taxFilingQuerySchema.shape.call_reference,
+    filed_on: taxFilingQuerySchema.shape.filed_on,
+  })
+  .strict()
+  .meta({ id: 'TaxFilingRequest', description: 'A filing to keep as filed: the form, its period (which has ended) and kind; a follow-up states its difference against the one filed before' });
+export type TaxFilingRequest = z.output<typeof taxFilingRequestSchema>;
+
 export const taxFilingSchema = z
   .object({
     id: z.int(),
@@ -340,7 +353,7 @@ export const taxFilingSchema = z
     created_at: isoDateTime,
     created_by: z.string(),
   })
-  .meta({ id: 'TaxFiling', description: 'A filing produced for the tax office (EPO XML), kept as produced' });
+  .meta({ id: 'TaxFiling', description: 'A filing for the tax office (EPO XML), kept as filed' });
 export type TaxFiling = z.infer<typeof taxFilingSchema>;
 
 export const taxFilingListQuerySchema = z.object({

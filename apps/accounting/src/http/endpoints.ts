@@ -4,7 +4,7 @@ import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transaction
 import { projectRows, selectedColumns, trialBalance, trialBalanceCsv } from '../domain/trial-balance.js';
 import { vatReturn } from '../domain/vat-return.js';
 import { controlStatement } from '../domain/control-statement.js';
-import { controlStatementFiling, euSalesListFiling, listFilings, vatReturnFiling } from '../domain/epo/filings.js';
+import { controlStatementFiling, euSalesListFiling, fileTaxFiling, listFilings, vatReturnFiling } from '../domain/epo/filings.js';
 import { euSalesList } from '../domain/eu-sales-list.js';
 import { balanceSheet, profitAndLoss } from '../domain/financial-statements.js';
 import { accountLedger } from '../domain/account-ledger.js';
@@ -67,17 +67,18 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
       return projectRows(tb, columns);
     },
     getVatReturn: async ({ ctx, input }) => {
-      if (wantsFiling(ctx.c.req.header('accept'), input.query.format)) return xmlFiling(ctx, `vat-return-${input.query.date_from}.xml`, await vatReturnFiling(ctx, input.query, fallbackCurrency));
+      if (wantsFiling(ctx.c.req.header('accept'), input.query.format)) return xmlFiling(ctx, `vat-return-${input.query.date_from}.xml`, (await vatReturnFiling(ctx, input.query, fallbackCurrency)).xml);
       return vatReturn(ctx, input.query, fallbackCurrency);
     },
     getControlStatement: async ({ ctx, input }) => {
-      if (wantsFiling(ctx.c.req.header('accept'), input.query.format)) return xmlFiling(ctx, `control-statement-${input.query.date_from}.xml`, await controlStatementFiling(ctx, input.query));
+      if (wantsFiling(ctx.c.req.header('accept'), input.query.format)) return xmlFiling(ctx, `control-statement-${input.query.date_from}.xml`, (await controlStatementFiling(ctx, input.query)).xml);
       return controlStatement(ctx, input.query, fallbackCurrency);
     },
     getEuSalesList: async ({ ctx, input }) => {
-      if (wantsFiling(ctx.c.req.header('accept'), input.query.format)) return xmlFiling(ctx, `eu-sales-list-${input.query.date_from}.xml`, await euSalesListFiling(ctx, input.query, fallbackCurrency));
+      if (wantsFiling(ctx.c.req.header('accept'), input.query.format)) return xmlFiling(ctx, `eu-sales-list-${input.query.date_from}.xml`, (await euSalesListFiling(ctx, input.query, fallbackCurrency)).xml);
       return euSalesList(ctx, input.query, fallbackCurrency);
     },
+    fileTaxFiling: async ({ ctx, input }) => fileTaxFiling(ctx, input.body, fallbackCurrency),
     listTaxFilings: async ({ ctx, input: { query: q } }) => {
       const { entities, total } = await listFilings(ctx, q);
       return page(entities, total, q.from, q.take);
