@@ -112,6 +112,25 @@ describe('audit trail', () => {
     await expectProblem(await stack.api('/v1/audit-events', { key: writer.key }), 403);
   });
 
+  it("an area's records need that area's read scope (issue 71: settings:read read whole invoices)", async () => {
+    const settingsReader = (await ok(await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'settings reader', scopes: ['settings:read'] } }))).key;
+    for (const service of ['sales', 'purchase', 'finance', 'accounting']) {
+      const problem = await expectProblem(await stack.api(`/v1/audit-events?service=${service}`, { key: settingsReader }), 403, 'insufficient_scope');
+      expect(problem.errors).toEqual([expect.objectContaining({ path: 'service', message: `needs ${service}:read` })]);
+    }
+    // without a service: only the areas it may read, so not a line of the invoice
+    const own = await events('take=1000', settingsReader);
+    expect(own.total).toBeGreaterThan(0);
+    expect(new Set(own.entities.map((e: any) => e.service))).toEqual(new Set(['settings']));
+    expect(JSON.stringify(own)).not.toContain(invoice.no);
+    // settings:read with sales:read reads sales' records too, and only those
+    const both = (await ok(await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'sales auditor', scopes: ['settings:read', 'sales:read'] } }))).key;
+    const sales = await events('service=sales&take=1000', both);
+    expect(sales.entities.some((e: any) => e.resource?.id === String(invoice.id) || JSON.stringify(e).includes(invoice.no))).toBe(true);
+    expect(new Set((await events('take=1000', both)).entities.map((e: any) => e.service))).toEqual(new Set(['settings', 'sales']));
+    await expectProblem(await stack.api('/v1/audit-events?service=purchase', { key: both }), 403, 'insufficient_scope');
+  });
+
   it('verify walks every chain; a changed, a deleted and a cut-off record are each found', async () => {
     await chained();
     const whole = await ok(await stack.api('/v1/audit-events/verify'));

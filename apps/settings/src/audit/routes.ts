@@ -1,5 +1,5 @@
-import { AUDITED_SERVICES, auditEventsSubject, auditServiceVerificationSchema, auditVerifySubject, type AuditEvent, type AuditServiceVerification } from '@ledgerline/contracts';
-import { listAuditEvents, page, verifyAuditChain, type EndpointHandlers, type TenantContext } from '@ledgerline/service-kit';
+import { AUDITED_SERVICES, hasScope, auditEventsSubject, auditServiceVerificationSchema, auditVerifySubject, type AuditEvent, type AuditServiceVerification } from '@ledgerline/contracts';
+import { ForbiddenError, listAuditEvents, page, verifyAuditChain, type EndpointHandlers, type TenantContext } from '@ledgerline/service-kit';
 
 /*
  * One endpoint over the audit trails every service keeps of its own writes (decision 211):
@@ -10,6 +10,21 @@ import { listAuditEvents, page, verifyAuditChain, type EndpointHandlers, type Te
 
 type Page = { total: number; events: AuditEvent[] };
 
+/**
+ * The services whose records a credential may read: an area's records are that area's data (whole
+ * invoices, bills, payments), so they need its read scope, as webhooks do (issue 71); settings'
+ * own need settings:read, which the route asks for. Asking for one service the credential may not
+ * read is 403 naming the scope; without `service` the list is of the services it may read.
+ */
+export function readableServices(scopes: readonly string[], asked: AuditEvent['service'] | undefined): readonly AuditEvent['service'][] {
+  const may = (s: AuditEvent['service']) => hasScope(scopes, `${s}:read`);
+  if (asked) {
+    if (!may(asked)) throw new ForbiddenError(`The audit records of ${asked} need the ${asked}:read scope`, 'insufficient_scope', [{ path: 'service', message: `needs ${asked}:read`, code: 'insufficient_scope' }]);
+    return [asked];
+  }
+  return AUDITED_SERVICES.filter(may);
+}
+
 export function auditRoutes(retained: boolean): Pick<EndpointHandlers<'settings'>, 'listAuditEvents' | 'verifyAuditEvents'> {
   const fromEach = async <T>(ctx: TenantContext, services: readonly AuditEvent['service'][], own: () => Promise<T>, subject: (s: string) => string, data: unknown) =>
     Promise.all(services.map(async (service) => ({ service, answer: service === 'settings' ? await own() : await ctx.ask<T>(subject(service), data) })));
@@ -17,7 +32,7 @@ export function auditRoutes(retained: boolean): Pick<EndpointHandlers<'settings'
   return {
     listAuditEvents: async ({ ctx, input: { query: q } }) => {
       const { from, take, service, ...filters } = q;
-      const wanted = service ? [service] : AUDITED_SERVICES;
+      const wanted = readableServices(ctx.auth.scopes, service);
       const ask = { ...filters, limit: from + take };
       const pages = await fromEach<Page>(ctx, wanted, () => listAuditEvents(ctx.em, 'settings', ctx.orgId, ask), auditEventsSubject, ask);
       const merged = pages
