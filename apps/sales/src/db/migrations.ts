@@ -356,4 +356,16 @@ create index if not exists sales_documents_customer on sales_documents (org_id, 
 alter table items add column supply text check (supply in ('goods', 'services'));
 `,
   ),
+  sqlMigration(
+    'sales_1700_reminder_attempts',
+    `
+-- Issue 71. A letter's e-mail is tried a bounded number of times with backoff: each try is counted
+-- (and committed) before the letter is printed, so a process that dies printing it counts a try
+-- and never loops on it; past the last try the letter is failed with its reason.
+alter table reminder_letters add column attempts int not null default 0;
+alter table reminder_letters add column next_attempt_at timestamptz;
+drop index if exists reminder_letters_pending;
+create index reminder_letters_pending on reminder_letters (next_attempt_at nulls first, id) where email_status = 'pending';
+`,
+  ),
 ];

@@ -1,7 +1,7 @@
 import { REMINDER_PLACEHOLDERS, reminderSettingsRequestSchema, type ReminderLine, type ReminderSettingsRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, Dec, NotFoundError, ValidationError, isoDay, sqlRows, toWire, type FieldError, type TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { fillPlaceholders, unknownPlaceholderNames } from '../placeholders.js';
+import { fillPlaceholders, longestFilled, unknownPlaceholderNames } from '../placeholders.js';
 import { lateInterest, type RepoFixings, type RepoRateTable } from './statutory-interest.js';
 
 /** What the statutory interest of a run reads: the operator's fixing-day rates and the organisation's repo-rate history. */
@@ -22,6 +22,40 @@ export interface RepoRates {
 
 const KNOWN = new Set<string>(REMINDER_PLACEHOLDERS);
 
+/*
+ * What a reminder may grow to (issue 71: a text of `{{ invoices }}` repeated 80 000 times made a
+ * 29 MB letter that ran sales out of memory, for every organisation). A template is checked when
+ * it is stored against the longest each placeholder can be filled with, so no data fills it past
+ * its bound; a letter lists at most LETTER_LINES invoices (a customer with more gets more letters).
+ */
+export const REMINDER_LIMITS = {
+  /** A subject as filled: what an e-mail header line may hold (RFC 5322). */
+  subject: 998,
+  /** A text as filled. */
+  body: 20_000,
+  /** The longest each placeholder is filled with: `invoices` names the first numbers and how many more. */
+  values: { org: 300, customer: 300, date: 10, invoices: 500, total_due: 300, level: 1 } satisfies Record<(typeof REMINDER_PLACEHOLDERS)[number], number>,
+  letterLines: 200,
+} as const;
+
+/** The invoice numbers of a letter as `{{ invoices }}` names them: all that fit in its bound, then how many more. */
+export function invoiceList(numbers: readonly string[], max: number = REMINDER_LIMITS.values.invoices): string {
+  const all = numbers.join(', ');
+  if (all.length <= max) return all;
+  let shown = 0;
+  let text = '';
+  for (const n of numbers) {
+    const next = shown ? `${text}, ${n}` : n;
+    if (next.length + ` and ${numbers.length} more`.length > max) break;
+    text = next;
+    shown++;
+  }
+  return `${text} and ${numbers.length - shown} more`;
+}
+
+/** `s` cut to `max` characters (a customer's or organisation's name in a letter). */
+const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
 export async function readReminderSettings(scope: TenantScope): Promise<(ReminderSettingsRequest & { updated_at: string | null }) | null> {
   const [row] = await sqlRows<{ settings: ReminderSettingsRequest; updated_at: Date | string }>(scope.em, 'select settings, updated_at from reminder_settings where org_id = ?', [scope.orgId]);
   return row ? { ...row.settings, updated_at: new Date(row.updated_at).toISOString() } : null;
@@ -34,6 +68,11 @@ export async function putReminderSettings(scope: TenantScope, body: ReminderSett
       for (const [field, text] of [['subject', mail.subject], ['body', mail.body]] as const) {
         for (const name of unknownPlaceholderNames(text, KNOWN)) {
           errors.push({ path: `levels[${i}].email.${lang}.${field}`, code: 'unknown_placeholder', message: `unknown placeholder {{ ${name.slice(0, 40)} }}; known: ${REMINDER_PLACEHOLDERS.join(', ')}` });
+        }
+        const bound = REMINDER_LIMITS[field];
+        const longest = longestFilled(text, REMINDER_LIMITS.values);
+        if (longest > bound) {
+          errors.push({ path: `levels[${i}].email.${lang}.${field}`, code: 'text_too_long', message: `filled, this ${field} can grow to ${longest} characters; at most ${bound}` });
         }
       }
     }),
@@ -150,21 +189,28 @@ export async function writeReminderLetters(scope: TenantScope, day: string, rate
   );
   const lines = linesDue(settings, invoices, day, rates);
   const byCustomer = new Map<string, typeof lines>();
-  for (const l of lines) byCustomer.set(l.customerKey, [...(byCustomer.get(l.customerKey) ?? []), l]);
+  for (const l of lines) {
+    const mine = byCustomer.get(l.customerKey);
+    if (mine) mine.push(l);
+    else byCustomer.set(l.customerKey, [l]);
+  }
+  // a customer's letter lists at most LETTER_LINES invoices: one with more gets more letters
+  const letters = [...byCustomer.values()].flatMap((all) => Array.from({ length: Math.ceil(all.length / REMINDER_LIMITS.letterLines) }, (_, k) => all.slice(k * REMINDER_LIMITS.letterLines, (k + 1) * REMINDER_LIMITS.letterLines)));
   const written: WrittenLetter[] = [];
-  for (const group of byCustomer.values()) {
+  for (const group of letters) {
     const customer = group.at(-1)!.customer ?? {};
     const level = Math.max(...group.map((l) => l.level));
     const emails = settings.levels[level - 1].email;
     const language = pickLanguage(Object.keys(emails), group.at(-1)!.culture);
     const totals = new Map<string, Dec>();
     for (const l of group) totals.set(l.currency, (totals.get(l.currency) ?? Dec(0)).plus(l.amountDue).plus(l.interest ?? 0).plus(l.fee));
+    const limit = REMINDER_LIMITS.values;
     const values = {
-      org: orgName ?? '',
-      customer: String(customer.business_name ?? customer.display_name ?? ''),
+      org: cut(orgName ?? '', limit.org),
+      customer: cut(String(customer.business_name ?? customer.display_name ?? ''), limit.customer),
       date: day,
-      invoices: group.map((l) => l.invoiceNo).join(', '),
-      total_due: [...totals].map(([c, v]) => `${v.toFixed(2)} ${c}`).join(' + '),
+      invoices: invoiceList(group.map((l) => l.invoiceNo)),
+      total_due: cut([...totals].map(([c, v]) => `${v.toFixed(2)} ${c}`).join(' + '), limit.total_due),
       level: String(level),
     };
     const to = typeof customer.email === 'string' && customer.email.trim() ? customer.email.trim() : null;
@@ -172,7 +218,7 @@ export async function writeReminderLetters(scope: TenantScope, day: string, rate
       em,
       `insert into reminder_letters (org_id, run_date, customer_key, customer, language, level, to_address, subject, body, email_status)
        values (?, ?::date, ?, ?::jsonb, ?, ?, ?, ?, ?, ?) returning id`,
-      [orgId, day, group[0].customerKey, JSON.stringify(customer), language, level, to, fillPlaceholders(emails[language].subject, values), fillPlaceholders(emails[language].body, values), to ? 'pending' : 'no_recipient'],
+      [orgId, day, group[0].customerKey, JSON.stringify(customer), language, level, to, fillPlaceholders(emails[language].subject, values, REMINDER_LIMITS.subject), fillPlaceholders(emails[language].body, values, REMINDER_LIMITS.body), to ? 'pending' : 'no_recipient'],
     );
     for (const l of group) {
       await sqlRows(

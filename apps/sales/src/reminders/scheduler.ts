@@ -13,6 +13,9 @@ export interface ReminderOptions extends LocalDayOptions {
 }
 
 const BATCH = 50;
+/** Tries of a letter's e-mail before it is failed, 30 s apart and four times longer each time. */
+export const MAX_ATTEMPTS = 5;
+const RETRY_BASE_SECONDS = 30;
 
 /*
  * The daily run: once a day after `at`, every organisation with reminder levels set has its run
@@ -57,16 +60,46 @@ export class ReminderScheduler extends LocalDayPump<ReminderOptions> {
     return (await this.sendPending()) === BATCH;
   }
 
+  /**
+   * E-mails the letters due a try. Each try is counted and committed before the letter is printed,
+   * so a letter that takes the process down counts its try and is not tried again until its
+   * backoff has passed; after MAX_ATTEMPTS it is failed with the reason (issue 71). A letter that
+   * fails never stops the others.
+   */
   private async sendPending(): Promise<number> {
-    const pending = await sqlRows<{ id: string; org_id: string }>(this.deps.orm.em.fork(), "select id, org_id from reminder_letters where email_status = 'pending' order by id limit ?", [BATCH]);
+    const pending = await sqlRows<{ id: string; org_id: string }>(
+      this.deps.orm.em.fork(),
+      "select id, org_id from reminder_letters where email_status = 'pending' and (next_attempt_at is null or next_attempt_at <= now()) order by next_attempt_at nulls first, id limit ?",
+      [BATCH],
+    );
     for (const p of pending) {
       const orgId = Number(p.org_id);
-      await tenantEm(this.deps.orm, orgId).transactional(async (em) => {
-        const [locked] = await sqlRows(em, "select 1 from reminder_letters where id = ? and email_status = 'pending' for update skip locked", [p.id]);
-        if (!locked) return;
-        const outcome = await this.mail(em, orgId, Number(p.id));
-        await sqlRows(em, 'update reminder_letters set email_status = ?, email_error = ?, message_id = ?, sent_at = now() where id = ?', [outcome.status, outcome.error, outcome.messageId, p.id]);
-      });
+      try {
+        const claimed = await tenantEm(this.deps.orm, orgId).transactional(async (em) => {
+          const [row] = await sqlRows<{ attempts: number }>(
+            em,
+            `update reminder_letters set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ?::int * power(4, attempts))
+              where id = ? and email_status = 'pending' and (next_attempt_at is null or next_attempt_at <= now()) returning attempts`,
+            [RETRY_BASE_SECONDS, p.id],
+          );
+          if (!row) return false;
+          if (row.attempts > MAX_ATTEMPTS) {
+            await sqlRows(em, "update reminder_letters set email_status = 'failed', email_error = coalesce(email_error, '') || ? where id = ?", [`given up after ${MAX_ATTEMPTS} tries`, p.id]);
+            return false;
+          }
+          return true;
+        });
+        if (!claimed) continue;
+        await tenantEm(this.deps.orm, orgId).transactional(async (em) => {
+          const [locked] = await sqlRows(em, "select 1 from reminder_letters where id = ? and email_status = 'pending' for update skip locked", [p.id]);
+          if (!locked) return;
+          const outcome = await this.mail(em, orgId, Number(p.id)).catch((err: unknown) => ({ status: 'retry' as const, error: `${err instanceof Error ? err.message : String(err)}`.slice(0, 2000), messageId: null }));
+          if (outcome.status === 'retry') await sqlRows(em, 'update reminder_letters set email_error = ? where id = ?', [`try failed: ${outcome.error}; `, p.id]);
+          else await sqlRows(em, 'update reminder_letters set email_status = ?, email_error = ?, message_id = ?, sent_at = now() where id = ?', [outcome.status, outcome.error, outcome.messageId, p.id]);
+        });
+      } catch (err) {
+        this.log.warn('reminder letter not sent; tried again after its backoff', { orgId, letterId: Number(p.id), err: String(err) });
+      }
     }
     return pending.length;
   }
