@@ -201,7 +201,7 @@ describe('recurring invoices', () => {
   });
 
   it('sends each issued invoice by e-mail once when asked to', async () => {
-    const mailed = await ok(await create({ template: template(), schedule: monthly({ start_date: firstOfMonth(0) }), send_email: true }));
+    const mailed = await ok(await create({ template: template(), schedule: monthly({ start_date: today }), send_email: true }));
     await eventually(async () => (await schedule(mailed.id)).issued_count === 1, 10_000);
     const [invoice] = await issuedBy(mailed.id);
     const record = await eventually(async () => {
@@ -213,6 +213,28 @@ describe('recurring invoices', () => {
     const records = (await ok(await api('/v1/CRM/emails?take=100'))) as any[];
     expect(records.filter((r) => r.document_id === invoice.id)).toHaveLength(1);
     expect(readdirSync(path.join(dataDir, 'mail')).length).toBeGreaterThan(0);
+  });
+
+  it('refuses a schedule that would issue more than 60 back-dated periods at once, and e-mails none of a catch-up but its last week', async () => {
+    const before = (await ok(await api('/v1/sales/recurring-invoices?take=0'))).total;
+    for (const schedule of [{ frequency: 'weekly', start_date: '1900-01-01' }, monthly({ start_date: firstOfMonth(61) })]) {
+      const problem = await expectProblem(await create({ template: template(), schedule, send_email: true }), 422, 'catch_up_too_long');
+      expect(problem.errors!.map((e) => e.path)).toEqual(['schedule.start_date']);
+    }
+    expect((await ok(await api('/v1/sales/recurring-invoices?take=0'))).total).toBe(before);
+
+    // thirteen months back: fourteen invoices, each once; only a period of the last week is e-mailed
+    const back = await ok(await create({ template: template(), schedule: monthly({ start_date: firstOfMonth(13) }), send_email: true }));
+    await eventually(async () => (await schedule(back.id)).issued_count === 14, 20_000);
+    const issued = await issuedBy(back.id);
+    expect(new Set(issued.map((i) => i.date_issued)).size).toBe(14);
+    const weekAgo = new Date(Date.parse(`${today}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10);
+    const recent = issued.filter((i) => i.date_issued >= weekAgo).map((i) => i.id).sort();
+    const ids = new Set(issued.map((i) => i.id));
+    const mailedIds = async () => (((await ok(await api('/v1/CRM/emails?take=1000'))) as any[]).filter((m) => ids.has(m.document_id)).map((m) => m.document_id) as number[]).sort();
+    await eventually(async () => ((await mailedIds()).length === recent.length ? true : null), 15_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await mailedIds()).toEqual(recent);
   });
 
   it("another organisation's ids are not found, and a read-only key changes nothing", async () => {

@@ -23,13 +23,13 @@ export function recurringInvoiceRoutes(scheduler: RecurringInvoiceScheduler): Pi
     return answer;
   };
   return {
-    createRecurringInvoice: async ({ ctx, input }) => wake(ctx, await createRecurringInvoice(ctx, input.body, ctx.now())),
+    createRecurringInvoice: async ({ ctx, input }) => wake(ctx, await createRecurringInvoice(ctx, input.body, ctx.now(), scheduler.today())),
     listRecurringInvoices: async ({ ctx, input: { query: q } }) => {
       const { rows, total } = await listRecurringInvoices(ctx, q);
       return page(rows, total, q.from, q.take);
     },
     getRecurringInvoice: async ({ ctx, input }) => recurringView(await readRecurringRow(ctx, input.params.id)),
-    updateRecurringInvoice: async ({ ctx, input }) => wake(ctx, await updateRecurringInvoice(ctx, input.params.id, input.body, ctx.now())),
+    updateRecurringInvoice: async ({ ctx, input }) => wake(ctx, await updateRecurringInvoice(ctx, input.params.id, input.body, ctx.now(), scheduler.today())),
     deleteRecurringInvoice: async ({ ctx, input }) => deleteRecurringInvoice(ctx, input.params.id),
     pauseRecurringInvoice: async ({ ctx, input }) => pauseRecurringInvoice(ctx, input.params.id, ctx.now()),
     resumeRecurringInvoice: async ({ ctx, input }) => wake(ctx, await resumeRecurringInvoice(ctx, input.params.id, input.query.skip_missed, scheduler.today(), ctx.now())),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RecurringSchedule } from '@ledgerline/contracts';
-import { indexOfDate, nextOccurrence, occurrenceDate, periodOf, upcomingDates } from './schedule.js';
+import { indexOfDate, nextOccurrence, occurrenceDate, periodOf, periodsDue, upcomingDates } from './schedule.js';
 import { invoiceOfPeriod, unknownPlaceholders } from './template.js';
 
 const monthly = (over: Partial<RecurringSchedule> = {}): RecurringSchedule => ({ frequency: 'monthly', interval: 1, start_date: '2026-01-31', ...over });
@@ -84,5 +84,15 @@ describe('recurring invoice template', () => {
   it('names each unknown placeholder with its path', () => {
     expect(unknownPlaceholders(template as never)).toEqual([expect.objectContaining({ path: 'template.items[0].description', code: 'unknown_placeholder' })]);
     expect(unknownPlaceholders({ ...template, items: [{ qty: 1, rate: 1 }] } as never)).toEqual([]);
+  });
+
+  it('counts the periods already due, and stops counting past the bound', () => {
+    const weekly = { frequency: 'weekly' as const, start_date: '1900-01-01' };
+    expect(periodsDue(weekly, nextOccurrence(weekly, null), '2026-12-02', 60)).toBe(61);
+    const monthly = { frequency: 'monthly' as const, start_date: '2026-01-01' };
+    expect(periodsDue(monthly, nextOccurrence(monthly, null), '2026-12-02', 60)).toBe(12);
+    expect(periodsDue(monthly, nextOccurrence(monthly, null), '2025-12-31', 60)).toBe(0);
+    expect(periodsDue({ ...monthly, count: 3 }, nextOccurrence({ ...monthly, count: 3 }, null), '2026-12-02', 60)).toBe(3);
+    expect(periodsDue(monthly, null, '2026-12-02', 60)).toBe(0);
   });
 });

@@ -101,3 +101,15 @@ export function indexOfDate(s: RecurringSchedule, date: string): number | null {
   const next = nextOccurrence({ ...s, count: null, end_date: null }, null, date);
   return next && next.date === date ? next.index : null;
 }
+
+/** How many issue dates from occurrence `from` on fall on or before `today`, counted to `max` + 1 at most. */
+export function periodsDue(s: RecurringSchedule, from: { index: number; date: string } | null, today: string, max: number): number {
+  if (!from) return 0;
+  let n = 0;
+  for (let i = from.index; n <= max; i++) {
+    const date = occurrenceDate(s, i);
+    if (date > today || !withinEnd(s, i, date)) break;
+    n++;
+  }
+  return n;
+}

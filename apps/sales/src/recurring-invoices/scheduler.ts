@@ -1,4 +1,4 @@
-import { AppError, isoDay, serviceContext, sqlRows, tenantEm, type BaseConfig, type ServiceDeps } from '@ledgerline/service-kit';
+import { AppError, addDays, isoDay, serviceContext, sqlRows, tenantEm, type BaseConfig, type ServiceDeps } from '@ledgerline/service-kit';
 import { LocalDayPump, type LocalDayOptions } from '../local-day-pump.js';
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
@@ -6,9 +6,11 @@ import { postSalesDocument } from '../sales-documents/post.js';
 import { sendInvoiceEmail } from '../emails/email.js';
 import { indexOfDate, nextOccurrence, periodOf } from './schedule.js';
 import { invoiceOfPeriod } from './template.js';
-import type { RecurringRow } from './recurring-invoices.js';
+import { RECURRING_LIMITS, type RecurringRow } from './recurring-invoices.js';
 
 const BATCH = 50;
+/** Periods of one schedule issued in one pass before the others get theirs. */
+const PER_PASS = 3;
 
 /*
  * Issues what recurring invoices have due. Each period is one transaction that locks its schedule
@@ -34,12 +36,19 @@ export class RecurringInvoiceScheduler extends LocalDayPump {
       `select id, org_id from recurring_invoices where status = 'active' and next_issue_date <= ?::date order by next_issue_date, id limit ?`,
       [today, BATCH],
     );
+    let more = due.length === BATCH;
     for (const r of due) {
-      // every period due of one schedule, each in its own transaction
-      while ((await this.issueNext(Number(r.org_id), Number(r.id), today)) === 'issued');
+      // the periods due of one schedule, each in its own transaction, a few a pass: one schedule
+      // catching up never holds the others (or other organisations' requests) back for long
+      let issued = 0;
+      while (issued < PER_PASS && (await this.issueNext(Number(r.org_id), Number(r.id), today)) === 'issued') {
+        issued++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (issued === PER_PASS) more = true;
     }
     const mailed = await this.sendPendingEmails();
-    return due.length === BATCH || mailed === BATCH;
+    return more || mailed === BATCH;
   }
 
   /** Issues the schedule's next due period, if it still has one and no other replica holds it. */
@@ -66,7 +75,9 @@ export class RecurringInvoiceScheduler extends LocalDayPump {
           dueDate,
           orgId,
           document.id,
-          row.send_email ? 'pending' : null,
+          // a period issued long after its date (catching up) is not e-mailed by itself: a customer
+          // is not sent a pile of back-dated invoices at once without being asked
+          row.send_email && dueDate >= addDays(today, -RECURRING_LIMITS.emailWithinDays) ? 'pending' : null,
         ]);
         const next = nextOccurrence(row.schedule, dueDate);
         await sqlRows(
