@@ -26,7 +26,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 let stack: Stack;
 const MAX = 200_000;
 beforeAll(async () => {
-  stack = await startStack({ services: ['sales', 'purchase'], env: { ATTACHMENT_MAX_BYTES: String(MAX) } });
+  stack = await startStack({ services: ['sales', 'purchase'], env: { ATTACHMENT_MAX_BYTES: String(MAX), MAIL_ATTACHMENTS_MAX_BYTES: String(2 * MAX) } });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -192,4 +192,23 @@ describe('attachments', () => {
     );
     expect(wrong.errors?.[0].path).toBe('attachment_ids[0]');
   });
+
+  it('an e-mail names each kept file once and carries at most MAIL_ATTACHMENTS_MAX_BYTES of them (issue 71: five copies of one 10 MiB file)', async () => {
+    const invoice = await newInvoice();
+    const emailsBefore = ((await ok(await stack.api('/v1/CRM/emails?take=1000'))) as any[]).length;
+    const kept = await ok(await upload('sales/invoices', invoice.id, form(PDF, 'order.pdf', 'application/pdf')));
+    const twice = await expectProblem(await stack.api(`/v1/sales/invoices/${invoice.id}/email`, { method: 'POST', json: { to: 'ap@acme.example', include_attachment: false, attachment_ids: [kept.id, kept.id, kept.id] } }), 400, 'validation_error');
+    expect(twice.errors).toEqual([
+      expect.objectContaining({ path: 'attachment_ids[1]', code: 'duplicate_attachment' }),
+      expect.objectContaining({ path: 'attachment_ids[2]', code: 'duplicate_attachment' }),
+    ]);
+    // three files of nine tenths of the upload limit each: past the twice the limit this stack lets an e-mail carry
+    const big = await Promise.all([1, 2, 3].map(async (n) => ok(await upload('sales/invoices', invoice.id, form(Buffer.concat([PDF, Buffer.alloc(Math.floor(0.9 * MAX) - PDF.length, n)]), `scan-${n}.pdf`, 'application/pdf')))));
+    const heavy = await stack.api(`/v1/sales/invoices/${invoice.id}/email`, { method: 'POST', json: { to: 'ap@acme.example', include_attachment: false, attachment_ids: big.map((b) => b.id) } });
+    expect(heavy.status).toBe(413);
+    expect((await heavy.json()).code).toBe('attachments_too_large');
+    // nothing was sent or recorded; two of them go
+    expect(((await ok(await stack.api('/v1/CRM/emails?take=1000'))) as any[]).length).toBe(emailsBefore);
+    expect((await ok(await stack.api(`/v1/sales/invoices/${invoice.id}/email`, { method: 'POST', json: { to: 'ap@acme.example', include_attachment: false, attachment_ids: big.slice(0, 2).map((b) => b.id) } }))).success).toBe(true);
+  }, 60_000);
 });

@@ -10,6 +10,8 @@ export interface Delivery {
   mailFrom: string;
   /** The object store invoices' files go to (S3), or null (the database). */
   attachmentStore: S3Store | null;
+  /** What the kept files one e-mail attaches may weigh together. */
+  maxAttachedBytes: number;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export function createDelivery(deps: ServiceDeps<BaseConfig & RenderingConfig & 
     mailer,
     mailFrom: config.MAIL_FROM,
     attachmentStore: attachmentStoreOf(config),
+    maxAttachedBytes: config.MAIL_ATTACHMENTS_MAX_BYTES,
     close: async () => {
       mailer.close();
       await printer.close();

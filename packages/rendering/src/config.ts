@@ -12,6 +12,8 @@ export const renderingConfigShape = {
     .optional(),
   /** Sender when neither the request nor the organisation profile names one. */
   MAIL_FROM: z.string().min(3).default('invoices@ledgerline.invalid'),
+  /** What the kept files one e-mail attaches may weigh together (20 MiB: most mail servers refuse larger messages). */
+  MAIL_ATTACHMENTS_MAX_BYTES: z.coerce.number().int().positive().max(1024 * 1024 * 1024).default(20 * 1024 * 1024),
   /** Data folder; .eml files go to `<DATA_DIR>/mail` when there is no SMTP server. */
   DATA_DIR: z.string().min(1).default('./data'),
   /** Debian's chromium package installs it at /usr/bin/chromium. */

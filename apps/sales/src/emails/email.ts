@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailRequest, InvoiceEmailResult } from '@ledgerline/contracts';
-import { BusinessRuleError, UpstreamError, ValidationError, sqlRows, type FieldError } from '@ledgerline/service-kit';
+import { AppError, BusinessRuleError, UpstreamError, ValidationError, sqlRows, type FieldError } from '@ledgerline/service-kit';
 import type { S3Store } from '@ledgerline/posted-documents';
 import { formatDate, formatMoney, interpolate, labelsFor, parseAddressList, type MailAttachment } from '@ledgerline/rendering';
 import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js';
@@ -56,9 +56,28 @@ function checkAddresses(fields: Record<AddressField, string | null | undefined>)
   return out;
 }
 
-/** The invoice's kept files the message names, as stored; 422 naming each id that is not one of them. */
-async function keptAttachments(em: EntityManager, orgId: number, invoiceId: number, ids: readonly number[], store: S3Store | null): Promise<MailAttachment[]> {
+/**
+ * The invoice's kept files the message names, as stored: each once (a repeated id is 400), 422
+ * naming each id that is not one of them, and 413 when they weigh more than `maxBytes` together
+ * (MAIL_ATTACHMENTS_MAX_BYTES; issue 71: five copies of a 10 MiB file made a 72 MB e-mail) — all
+ * known from their sizes before a byte of them is read.
+ */
+async function keptAttachments(em: EntityManager, orgId: number, invoiceId: number, ids: readonly number[], store: S3Store | null, maxBytes: number): Promise<MailAttachment[]> {
   if (!ids.length) return [];
+  const repeated = ids.map((id, i) => ({ id, i })).filter(({ id, i }) => ids.indexOf(id) !== i);
+  if (repeated.length) {
+    throw new ValidationError(
+      `The e-mail names attachment ${repeated.map((r) => r.id).join(', ')} more than once`,
+      repeated.map(({ id, i }) => ({ path: `attachment_ids[${i}]`, message: `attachment ${id} is named before`, code: 'duplicate_attachment' })),
+    );
+  }
+  const sizes = await sqlRows<{ id: string; size: number }>(em, 'select id, size from sales_document_attachments where org_id = ? and document_id = ? and id = any(?::bigint[])', [orgId, invoiceId, `{${ids.join(',')}}`]);
+  const total = sizes.reduce((n, r) => n + Number(r.size), 0);
+  if (total > maxBytes) {
+    throw new AppError(413, 'attachments_too_large', 'Payload too large', `The attachments weigh ${total} bytes together; an e-mail carries at most ${maxBytes}`, [
+      { path: 'attachment_ids', message: `${total} bytes together; at most ${maxBytes}`, code: 'attachments_too_large' },
+    ]);
+  }
   const rows = await sqlRows<{ id: string; file_name: string; content_type: string; content: Buffer | null; storage_key: string | null }>(
     em,
     'select id, file_name, content_type, content, storage_key from sales_document_attachments where org_id = ? and document_id = ? and id = any(?::bigint[])',
@@ -141,7 +160,7 @@ export async function sendInvoiceEmail(
       failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
-  attachments.push(...(await keptAttachments(em, orgId, doc.id, input.attachment_ids ?? [], delivery.attachmentStore)));
+  attachments.push(...(await keptAttachments(em, orgId, doc.id, input.attachment_ids ?? [], delivery.attachmentStore, delivery.maxAttachedBytes)));
   (input.attachments ?? []).forEach((a, i) => {
     if (a.binary_content) attachments.push({ filename: str(a.file_name) ?? `attachment-${i + 1}`, content: Buffer.from(a.binary_content, 'base64') });
   });

@@ -87,9 +87,9 @@ describe('recurring invoice template', () => {
   });
 
   it('counts the periods already due, and stops counting past the bound', () => {
-    const weekly = { frequency: 'weekly' as const, start_date: '1900-01-01' };
+    const weekly = { frequency: 'weekly' as const, interval: 1, start_date: '1900-01-01' };
     expect(periodsDue(weekly, nextOccurrence(weekly, null), '2026-12-02', 60)).toBe(61);
-    const monthly = { frequency: 'monthly' as const, start_date: '2026-01-01' };
+    const monthly = { frequency: 'monthly' as const, interval: 1, start_date: '2026-01-01' };
     expect(periodsDue(monthly, nextOccurrence(monthly, null), '2026-12-02', 60)).toBe(12);
     expect(periodsDue(monthly, nextOccurrence(monthly, null), '2025-12-31', 60)).toBe(0);
     expect(periodsDue({ ...monthly, count: 3 }, nextOccurrence({ ...monthly, count: 3 }, null), '2026-12-02', 60)).toBe(3);
