@@ -177,6 +177,29 @@ describe('attachments', () => {
     await ok(await stack.api(`/v1/purchase/bills/${imported.bill.id}/attachments/${list.entities[1].id}`, { method: 'DELETE', key }));
   });
 
+  it('an imported invoice keeps files by the rules an upload keeps them: at most 50, names without control characters (issue 71)', async () => {
+    const created = await ok(await stack.api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: 'Buyer Two AS', country: 'SE', legal_currency: 'EUR' } }));
+    const key = created.admin_key.key;
+    const em = stack.services.purchase!.deps.orm.em.fork();
+    await eventually(async () => (await sqlRows<{ c: string }>(em, "select legal_currency as c from kit_organisations where org_id = ?", [created.organisation.id]))[0]?.c === 'EUR', 10_000);
+    // a small PDF each: sixty of them stay well within the body limit
+    const base64 = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n').toString('base64');
+    const embedded = (names: string[]) =>
+      readFileSync(path.join(einvoiceDir(), 'examples', 'peppol-base-example.xml'), 'utf8').replace(
+        '<cac:AccountingSupplierParty>',
+        `${names.map((n, i) => `<cac:AdditionalDocumentReference><cbc:ID>Doc${i}</cbc:ID><cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="${n}">\n${base64}\n</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>`).join('\n')}\n    <cac:AccountingSupplierParty>`,
+      );
+    const before = (await ok(await stack.api('/v1/purchase/bills?take=0', { key }))).total;
+    const many = await stack.api('/v1/purchase/bills/import', { method: 'POST', key, body: embedded(Array.from({ length: 60 }, (_, i) => `page-${i}.pdf`)), headers: { 'content-type': 'application/xml' } });
+    await expectProblem(many, 422, 'too_many_attachments');
+    expect((await ok(await stack.api('/v1/purchase/bills?take=0', { key }))).total).toBe(before);
+    // a name with a line break and a path is kept as an upload keeps it
+    const xml = embedded(['evil\n0\t.pdf', '../../etc/passwd.pdf']).replace('<cbc:ID>Snippet1</cbc:ID>', '<cbc:ID>Snippet2</cbc:ID>');
+    const imported = await ok(await stack.api('/v1/purchase/bills/import', { method: 'POST', key, body: xml, headers: { 'content-type': 'application/xml' } }));
+    const list = await ok(await stack.api(`/v1/purchase/bills/${imported.bill.id}/attachments`, { key }));
+    expect(list.entities.filter((a: any) => a.source === 'einvoice_embedded').map((a: any) => a.file_name)).toEqual(['evil0.pdf', 'passwd.pdf']);
+  });
+
   it('the invoice e-mail attaches kept files as stored', async () => {
     const invoice = await newInvoice();
     const kept = await ok(await upload('sales/invoices', invoice.id, form(PDF, 'signed order.pdf', 'application/pdf')));

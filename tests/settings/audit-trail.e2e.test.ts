@@ -15,7 +15,7 @@ import { expectProblem, expectOk } from '../support/assertions.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'] });
+  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'], env: { WEBHOOKS_ALLOW_PRIVATE: '1' } });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -110,6 +110,29 @@ describe('audit trail', () => {
     expect((await events('', other.key)).total).toBe(0);
     expect((await ok(await stack.api('/v1/audit-events/verify', { key: other.key }))).ok).toBe(true);
     await expectProblem(await stack.api('/v1/audit-events', { key: writer.key }), 403);
+  });
+
+  it('a removed file is recorded as it was; a reminder text is kept as worded, a URL token masked (issue 71)', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
+    const form = new FormData();
+    form.set('file', new Blob([pdf], { type: 'application/pdf' }), 'order.pdf');
+    const kept = await ok(await stack.api(`/v1/sales/invoices/${invoice.id}/attachments`, { method: 'POST', body: form }));
+    await ok(await stack.api(`/v1/sales/invoices/${invoice.id}/attachments/${kept.id}`, { method: 'DELETE' }));
+    await chained();
+    const removal = (await events('service=sales&take=1000')).entities.find((e: any) => e.method === 'DELETE' && e.path.endsWith(`/attachments/${kept.id}`));
+    expect(removal.before).toMatchObject({ id: kept.id, file_name: 'order.pdf', size: pdf.length });
+    expect(removal.after).toBeNull();
+
+    const levels = { levels: [{ days_after_due: 7, email: { en: { subject: 'Reminder {{ invoices }}', body: 'Please pay {{ total_due }}.' } } }] };
+    await ok(await stack.api('/v1/settings/reminders', { method: 'PUT', json: levels }));
+    const hook = await stack.api('/v1/settings/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/in?token=SECRET-TOKEN-123&site=shop', events: ['sales.invoice.*'] } });
+    await chained();
+    const reminder = (await events('service=sales&take=1000')).entities.find((e: any) => e.operation === 'putReminderSettings');
+    expect(reminder.after.levels[0].email.en).toEqual({ subject: 'Reminder {{ invoices }}', body: 'Please pay {{ total_due }}.' });
+    expect(hook.status, await hook.clone().text()).toBe(200);
+    const created = (await events('service=settings&take=1000')).entities.find((e: any) => e.operation === 'createWebhook');
+    expect(created.after.url).toBe('http://127.0.0.1:9/in?token=***&site=shop');
+    expect(JSON.stringify(await events('take=1000'))).not.toContain('SECRET-TOKEN-123');
   });
 
   it("an area's records need that area's read scope (issue 71: settings:read read whole invoices)", async () => {

@@ -4,6 +4,7 @@ import type { Attachment, AttachmentListQuery } from '@ledgerline/contracts';
 import {
   AppError,
   BusinessRuleError,
+  cleanFileName,
   ConflictError,
   NotFoundError,
   PayloadTooLargeError,
@@ -146,8 +147,13 @@ const EXTENSION: Record<AttachmentType, string> = { 'application/pdf': 'pdf', 'i
  * with an object store, each file's object is written first, under a key of its own.
  */
 export async function insertAttachments(scope: TenantScope, table: string, documentId: number, files: readonly NewAttachment[], store: S3Store | null): Promise<Attachment[]> {
+  // the same rules on every way in (issue 71): the count of an upload, and an upload's file names
+  if (files.length > MAX_ATTACHMENTS_PER_DOCUMENT) {
+    throw new BusinessRuleError(`${files.length} files would be kept with the document; a document keeps at most ${MAX_ATTACHMENTS_PER_DOCUMENT}`, 'too_many_attachments');
+  }
   const out: Attachment[] = [];
-  for (const f of files) {
+  for (const given of files) {
+    const f = { ...given, fileName: cleanFileName(given.fileName) ?? `attachment.${EXTENSION[given.contentType]}` };
     const sha256 = createHash('sha256').update(f.bytes).digest('hex');
     const key = store ? store.newKey(scope.orgId) : null;
     if (store) await store.put(key!, f.bytes, f.contentType);

@@ -32,7 +32,7 @@ export async function stateBefore(hook: AuditHook, audited: AuditedRoute, c: Con
   return hook.read(`/v1${prefixOf(c.req.path, audited.readPath)}`, headers).catch(() => null);
 }
 
-/** The record of a write that succeeded: the answer is the state after (a JSON answer; other media types are not kept). */
+/** The record of a write that succeeded: the answer is the state after (a JSON answer; other media types are not kept), a removal's the state before. */
 export async function auditEntryOf(c: Context<KitEnv>, audited: AuditedRoute, before: unknown): Promise<AuditEntry | null> {
   const auth = c.get('auth');
   if (!auth || auth.credentialType === 'operator') return null;
@@ -59,7 +59,9 @@ export async function auditEntryOf(c: Context<KitEnv>, audited: AuditedRoute, be
     resourceType: audited.resourceType,
     resourceId,
     status: c.res.status,
-    before,
-    after: c.req.method === 'DELETE' && before ? null : after,
+    // a removal leaves nothing after it; where the resource could not be read before (a file,
+    // answered as its bytes), the removal's own answer is what was removed (issue 71)
+    before: c.req.method === 'DELETE' ? (before ?? after) : before,
+    after: c.req.method === 'DELETE' ? null : after,
   };
 }

@@ -19,13 +19,55 @@ const MASK = '***';
 /** A body larger than this is kept as its size only (a statement of thousands of entries). */
 const MAX_KEPT_CHARS = 64 * 1024;
 
-/** The value with secrets and personal data masked, at any depth. */
+/** Our own credentials (`ak_…`, `cs_…`) and a webhook signing secret, wherever they stand. */
+const SECRET_VALUE = /^(ak|cs|whsec)_[A-Za-z0-9+/=_-]{12,}$/;
+const EMAIL_ADDRESS = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
+/** Query parameters of a URL that carry a credential (`?token=…`, `&sig=…`). */
+const SECRET_PARAM = /^(token|access_token|api_key|apikey|key|secret|sig|signature|password|pass|auth|code|credential)s?$/i;
+
+/**
+ * A string masked by what it is, whatever field holds it (issue 71: masking by field name alone
+ * hid a reminder's wording and kept a webhook URL's token): a credential or an e-mail address or
+ * IBAN whole, a URL's password and credential parameters.
+ */
+function maskedText(s: string): string {
+  const t = s.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) return SECRET_VALUE.test(t) || EMAIL_ADDRESS.test(t) || IBAN.test(t.replace(/\s+/g, '')) ? MASK : s;
+  let url: URL;
+  try {
+    url = new URL(t);
+  } catch {
+    return s;
+  }
+  let changed = false;
+  if (url.password) {
+    url.password = MASK;
+    changed = true;
+  }
+  for (const name of [...url.searchParams.keys()]) {
+    if (SECRET_PARAM.test(name)) {
+      url.searchParams.set(name, MASK);
+      changed = true;
+    }
+  }
+  return changed ? url.toString() : s;
+}
+
+/** A value under a field named as personal data: masked when it is one (text, a number, a list of them); a structure is looked into. */
+const isLeaf = (v: unknown) => typeof v !== 'object' || (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null));
+
+/** The value with secrets and personal data masked, at any depth: by the field's name and by what each text is. */
 export function masked(value: unknown, depth = 0): unknown {
   if (depth > 32) return MASK;
+  if (typeof value === 'string') return maskedText(value);
   if (Array.isArray(value)) return value.map((v) => masked(v, depth + 1));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, v === null || v === undefined ? v : SECRET_FIELDS.test(k) || PERSONAL_FIELDS.test(k) ? MASK : masked(v, depth + 1)]),
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+        k,
+        v === null || v === undefined ? v : SECRET_FIELDS.test(k) || (PERSONAL_FIELDS.test(k) && isLeaf(v)) ? MASK : masked(v, depth + 1),
+      ]),
     );
   }
   return value;

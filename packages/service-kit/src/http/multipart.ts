@@ -23,7 +23,8 @@ export function isMultipartBody(v: unknown): v is MultipartBody {
 }
 
 /** The last segment of a client's file name, without control characters, at most 255 characters. */
-function cleanFileName(name: string | undefined): string | null {
+/** A file's name as kept, whichever way it came (an upload, a file an e-invoice embeds): its last path segment, no control characters, at most 255 characters; null when nothing storable is left. */
+export function cleanFileName(name: string | null | undefined): string | null {
   if (!name) return null;
   // eslint-disable-next-line no-control-regex
   const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
