@@ -78,6 +78,15 @@ describe('exchange rates of a CZK organisation (the CNB fixing)', () => {
     }
     await expectProblem(await importFile('<?xml version="1.0"?><!DOCTYPE a [<!ENTITY b "c">]><gesmes:Envelope xmlns="eurofxref"/>', 'application/xml'), 400, 'invalid_rate_file');
     await expectProblem(await importFile(CNB, 'application/pdf'), 415);
+    // what a rate set by hand is refused for, a file's line is refused for (issue 71): the crown itself, made-up codes, a day twice
+    const fixing = CNB.toString('utf8');
+    for (const [bad, message] of [
+      [fixing.replace('EMU|euro|1|EUR|24,635', 'Česko|koruna|1|CZK|1,000'), /CZK is the currency the rates are in/],
+      [`${fixing}\nNikde|nic|1|AAA|1,000\n`, /AAA is not an ISO 4217 currency/],
+      [`${fixing}\n${fixing.replace('EMU|euro|1|EUR|24,635', 'EMU|euro|1|EUR|99,000')}`, /AUD appears twice on 2022-09-21/],
+    ] as const) {
+      expect((await expectProblem(await importFile(bad), 400, 'invalid_rate_file')).detail).toMatch(message);
+    }
     expect(await ok(await rates('date=2022-09-30'))).toEqual(before);
   });
 

@@ -45,6 +45,10 @@ describe("the CNB's daily fixing", () => {
     ['a currency twice in a day', `${CNB}USA|dolar|1|USD|24,871\n`, 35, /USD appears twice/],
     ['a file ending after its date line', '21.09.2022 #184\n', 2, /ends before its column line/],
     ['a null byte', CNB.replace('|EUR|24,635', '|EUR|24,6\u000035'), 8, /is not a rate/],
+    // issue 71: what a rate set by hand is refused for, a file's line is refused for too
+    ['a line for the crown itself', CNB.replace('EMU|euro|1|EUR|24,635', 'Česko|koruna|1|CZK|1,000'), 8, /CZK is the currency the rates are in/],
+    ['a made-up currency', CNB.replace('|EUR|', '|AAA|'), 8, /AAA is not an ISO 4217 currency/],
+    ['the same day twice in two blocks', `${CNB}\n${CNB.split('\n').slice(0, 3).join('\n')}\n`, 38, /appears twice on 2022-09-21/],
   ];
   it.each(broken)('refuses %s, naming the line', (_what, text, line, message) => {
     let error: unknown;
@@ -97,6 +101,8 @@ describe("the ECB's euro reference rates", () => {
     ['a rate that is not a number', ECB.replace("rate='169.35'", "rate='NaN'"), 10, /is not a rate/],
     ['a zero rate', ECB.replace("rate='169.35'", "rate='0'"), 10, /out of range/],
     ['a currency twice', ECB.replace("currency='JPY'", "currency='USD'"), 10, /USD appears twice/],
+    ['a line for the euro itself', ECB.replace("currency='JPY'", "currency='EUR'"), 10, /EUR is the currency the rates are in/],
+    ['a made-up currency', ECB.replace("currency='JPY'", "currency='ZZZ'"), 10, /ZZZ is not an ISO 4217 currency/],
     ['a rate outside a day', ECB.replace("<Cube time='2024-06-11'>", '<Cube>'), 9, /outside a <Cube time/],
   ];
   it.each(broken)('refuses %s, naming the line', (_what, text, line, message) => {

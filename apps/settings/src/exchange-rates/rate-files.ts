@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { ISO_4217_CURRENCIES } from '@ledgerline/contracts';
 
 /*
  * The central banks' published exchange-rate files, read into rates of one base (legal)
@@ -38,6 +39,31 @@ export class RateFileError extends Error {
 const INVERSE_DECIMALS = 10;
 const CURRENCY = /^[A-Z]{3}$/;
 const MAX_RATE = new Decimal(1e9);
+/**
+ * Codes a central bank's file lists beyond the currencies invoices are issued in: the IMF's special
+ * drawing right (XDR, in the CNB's fixing), and codes ISO 4217 has retired that files of recent
+ * years still hold (the kuna until 2022, and the currencies the euro replaced).
+ */
+const PUBLISHED_ONLY: ReadonlySet<string> = new Set(['XDR', 'HRK', 'LTL', 'LVL', 'EEK', 'SKK', 'MTL', 'CYP', 'SIT']);
+
+/**
+ * The one check of a rate's currency, for a file's lines and a rate set by hand alike (issue 71:
+ * an import took a line for the file's own currency, made-up codes and one day twice): a currency
+ * ISO 4217 lists (for a file, also one it listed, and XDR), not the currency the rates are in. Null when it passes.
+ */
+export function currencyProblem(currency: string, base: string, publishedAllowed: boolean): string | null {
+  if (!CURRENCY.test(currency)) return `"${currency.slice(0, 10)}" is not a currency code`;
+  if (!ISO_4217_CURRENCIES.has(currency) && !(publishedAllowed && PUBLISHED_ONLY.has(currency))) return `${currency} is not an ISO 4217 currency`;
+  if (currency === base) return `${currency} is the currency the rates are in: its rate is 1`;
+  return null;
+}
+
+/** Each (day, currency) of a file once, whichever day block it stands in. */
+function once(seen: Set<string>, day: string, currency: string, line: number): void {
+  const key = `${day}|${currency}`;
+  if (seen.has(key)) throw new RateFileError(line, `${currency} appears twice on ${day}`);
+  seen.add(key);
+}
 
 function isoDay(d: number, m: number, y: number): string | null {
   const date = new Date(Date.UTC(y, m - 1, d));
@@ -63,7 +89,7 @@ export function parseCnbDaily(text: string): RateFile {
   const rates: PublishedRate[] = [];
   let day: string | null = null;
   let expectColumns = false;
-  let seen = new Set<string>();
+  const seen = new Set<string>();
   lines.forEach((raw, i) => {
     const n = i + 1;
     const line = raw.trim();
@@ -73,7 +99,6 @@ export function parseCnbDaily(text: string): RateFile {
       day = isoDay(Number(header[1]), Number(header[2]), Number(header[3]));
       if (!day) throw new RateFileError(n, `"${line}" names no calendar day`);
       expectColumns = true;
-      seen = new Set();
       return;
     }
     if (!day) throw new RateFileError(n, 'a CNB daily fixing starts with its date line "DD.MM.YYYY #N"');
@@ -85,10 +110,10 @@ export function parseCnbDaily(text: string): RateFile {
     const cells = line.split('|');
     if (cells.length !== 5) throw new RateFileError(n, `expected 5 columns separated by "|", found ${cells.length}`);
     const [, , amountText, code, rateText] = cells.map((c) => c.trim());
-    if (!CURRENCY.test(code)) throw new RateFileError(n, `"${code}" is not a currency code`);
+    const problem = currencyProblem(code, 'CZK', true);
+    if (problem) throw new RateFileError(n, problem);
     if (!/^[1-9]\d{0,6}$/.test(amountText)) throw new RateFileError(n, `"${amountText}" is not an amount of units`);
-    if (seen.has(code)) throw new RateFileError(n, `${code} appears twice on ${day}`);
-    seen.add(code);
+    once(seen, day, code, n);
     const rate = positiveRate(rateText.replace(',', '.'), n);
     rates.push({ currency: code, amount: Number(amountText), rate: rate.toString(), rate_date: day });
   });
@@ -110,7 +135,7 @@ export function parseEcbReference(xml: string): RateFile {
   const lineOf = (index: number) => text.slice(0, index).split('\n').length;
   const rates: PublishedRate[] = [];
   let day: string | null = null;
-  let seen = new Set<string>();
+  const seen = new Set<string>();
   for (const m of text.matchAll(/<Cube\b([^>]*?)(\/?)>/g)) {
     const attrs = Object.fromEntries([...m[1].matchAll(/([\w:]+)\s*=\s*(?:'([^']*)'|"([^"]*)")/g)].map((a) => [a[1], a[2] ?? a[3]]));
     const n = lineOf(m.index!);
@@ -118,12 +143,11 @@ export function parseEcbReference(xml: string): RateFile {
       const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(attrs.time);
       day = parts ? isoDay(Number(parts[3]), Number(parts[2]), Number(parts[1])) : null;
       if (!day) throw new RateFileError(n, `time="${attrs.time}" is not a calendar day`);
-      seen = new Set();
     } else if (attrs.currency !== undefined || attrs.rate !== undefined) {
       if (!day) throw new RateFileError(n, 'a rate outside a <Cube time="…"> day');
-      if (!CURRENCY.test(attrs.currency ?? '')) throw new RateFileError(n, `currency="${attrs.currency ?? ''}" is not a currency code`);
-      if (seen.has(attrs.currency)) throw new RateFileError(n, `${attrs.currency} appears twice on ${day}`);
-      seen.add(attrs.currency);
+      const problem = currencyProblem(attrs.currency ?? '', 'EUR', true);
+      if (problem) throw new RateFileError(n, problem);
+      once(seen, day, attrs.currency, n);
       const quoted = positiveRate(attrs.rate ?? '', n);
       // quoted for 10, 100, 1000… units when one unit is worth little (JPY, HUF, IDR), as the CNB
       // quotes them, so the rate keeps ten significant digits

@@ -3,7 +3,7 @@ import { exchangeRatesInForceRequestSchema, type ExchangeRate, type ExchangeRate
 import { BusinessRuleError, NotFoundError, ValidationError, insertRows, sqlRows, type TenantScope } from '@ledgerline/service-kit';
 import { ExchangeRateSchema } from '../db/exchange-rates.entities.js';
 import { getOrganisation } from '../domain/organisations.js';
-import { RateFileError, parseRateFile, type PublishedRate, type RateFile } from './rate-files.js';
+import { RateFileError, currencyProblem, parseRateFile, type PublishedRate, type RateFile } from './rate-files.js';
 
 /*
  * An organisation's table of exchange rates into its legal currency. The rate in force on a day
@@ -115,6 +115,8 @@ export async function putRate(scope: TenantScope, currency: string, date: string
   if (currency === base) {
     throw new BusinessRuleError(`${currency} is this organisation's legal currency: its rate is 1`, 'exchange_rate_of_legal_currency', [{ path: 'currency', message: 'the legal currency', code: 'invalid' }]);
   }
+  const problem = currencyProblem(currency, base, false);
+  if (problem) throw new ValidationError(`The currency is not one a rate is kept for: ${problem}`, [{ path: 'currency', message: problem, code: 'invalid_currency' }]);
   const rate = new Decimal(input.rate);
   if (rate.decimalPlaces() > 10) throw new ValidationError('A rate has at most ten decimals', [{ path: 'rate', message: 'at most ten decimals', code: 'invalid' }]);
   const [row] = await insertRows(
