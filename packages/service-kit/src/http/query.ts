@@ -7,14 +7,26 @@ import { parseRequest, unknownFieldsError } from './validation.js';
 
 /**
  * Reads the query string into an object for a zod schema: keys listed in `arrays` keep every
- * value (`?sort=a&sort=-b`), others keep the last one. A parameter the schema does not know is
- * refused (a misspelt filter would otherwise answer the list unfiltered).
+ * value (`?sort=a&sort=-b`); any other key given twice is refused (issue 71: the last one won
+ * silently, so `date_from=…&date_from=…` answered a period the client did not mean), as is a
+ * parameter the schema does not know (a misspelt filter would otherwise answer the list unfiltered).
  */
 export function readQuery<S extends z.ZodType>(c: Context, schema: S, arrays: string[] = []): z.output<S> {
   const all = c.req.queries();
   const obj: Record<string, unknown> = {};
+  const repeated: string[] = [];
   for (const [k, values] of Object.entries(all)) {
-    obj[k] = arrays.includes(k) ? values : values[values.length - 1];
+    if (arrays.includes(k)) obj[k] = values;
+    else {
+      if (values.length > 1) repeated.push(k);
+      obj[k] = values[values.length - 1];
+    }
+  }
+  if (repeated.length) {
+    throw new ValidationError(
+      `The query string is invalid: ${repeated.map((k) => `${k.slice(0, 64)} is given more than once`).join('; ')}`,
+      repeated.slice(0, 50).map((k) => ({ path: k.slice(0, 64), message: 'given more than once; it takes one value', code: 'repeated_parameter' })),
+    );
   }
   return parseRequest(schema, obj, 'query string');
 }
