@@ -69,6 +69,19 @@ describe('reminder limits (issue 71)', () => {
       const lines = (await ok(await api(`/v1/sales/invoices/${first.lines[0].invoice_id}/reminders`))).entities;
       return lines.every((l: any) => l.email_status === 'written') ? true : null;
     }, 30_000);
+    // the PDF answered is the one e-mailed, kept: the same bytes and ETag every time, 304 when the client has it
+    const first_ = await api(`/v1/sales/reminders/${first.id}/pdf`);
+    expect(first_.status).toBe(200);
+    const etag = first_.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    const bytes = Buffer.from(await first_.arrayBuffer());
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    const again = await api(`/v1/sales/reminders/${first.id}/pdf`);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
+    const notModified = await api(`/v1/sales/reminders/${first.id}/pdf`, { headers: { 'if-none-match': etag! } });
+    expect(notModified.status).toBe(304);
+    expect((await notModified.arrayBuffer()).byteLength).toBe(0);
   }, 180_000);
 
   it('gives up on a letter after its last try instead of trying it for ever, and the other organisation’s letters go out', async () => {

@@ -368,4 +368,14 @@ drop index if exists reminder_letters_pending;
 create index reminder_letters_pending on reminder_letters (next_attempt_at nulls first, id) where email_status = 'pending';
 `,
   ),
+  sqlMigration(
+    'sales_1800_reminder_letter_pdf',
+    `
+-- Issue 71. A letter's PDF is kept once it is printed for its e-mail (what the customer got), so
+-- GET …/reminders/{id}/pdf answers it as kept, with its SHA-256 as the ETag, instead of printing it
+-- again on every read.
+alter table reminder_letters add column pdf bytea;
+alter table reminder_letters add column pdf_sha256 char(64);
+`,
+  ),
 ];

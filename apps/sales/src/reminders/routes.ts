@@ -21,12 +21,11 @@ export function reminderRoutes(scheduler: ReminderScheduler): Pick<EndpointHandl
       return { date: day, reminders: letters.map((l) => ({ ...l, lines: lines.filter((line) => line.reminder_id === l.id) })) };
     },
     getReminderPdf: async ({ ctx, input }) => {
-      const { file, letter } = await scheduler.pdf(ctx.em, ctx.orgId, input.params.id);
-      return ctx.c.body(new Uint8Array(file), 200, {
-        'content-type': 'application/pdf',
-        'content-disposition': `inline; filename="Reminder-${letter.id}.pdf"`,
-        'x-content-type-options': 'nosniff',
-      });
+      const { file, sha256, letter } = await scheduler.pdf(ctx.em, ctx.orgId, input.params.id);
+      const etag = `"${sha256}"`;
+      const headers = { etag, 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' };
+      if ((ctx.c.req.header('if-none-match') ?? '').split(',').map((t) => t.trim()).includes(etag)) return ctx.c.body(null, 304, headers);
+      return ctx.c.body(new Uint8Array(file), 200, { ...headers, 'content-type': 'application/pdf', 'content-disposition': `inline; filename="Reminder-${letter.id}.pdf"` });
     },
     listInvoiceReminders: async ({ ctx, input: { params, query: q } }) => {
       const { rows, total } = await listInvoiceReminders(ctx, params.id, q.from, q.take);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { RPC_SUBJECTS, repoRatesAnswerSchema } from '@ledgerline/contracts';
 import { AppError, isoDay, organisationReplica, requestReply, sqlRows, tenantEm, type BaseConfig, type ServiceDeps, type TenantScope } from '@ledgerline/service-kit';
 import type { Delivery } from '../delivery.js';
@@ -13,6 +14,8 @@ export interface ReminderOptions extends LocalDayOptions {
 }
 
 const BATCH = 50;
+/** Letters printed on request (not yet e-mailed) a process keeps. */
+const PRINTED_KEPT = 32;
 /** Tries of a letter's e-mail before it is failed, 30 s apart and four times longer each time. */
 export const MAX_ATTEMPTS = 5;
 const RETRY_BASE_SECONDS = 30;
@@ -104,17 +107,40 @@ export class ReminderScheduler extends LocalDayPump<ReminderOptions> {
     return pending.length;
   }
 
-  /** The letter's PDF (as GET /v1/sales/reminders/{id}/pdf answers it). */
-  async pdf(em: Parameters<typeof readLetter>[0], orgId: number, id: number): Promise<{ file: Buffer; letter: LetterRow }> {
+  /** The letter printed now, from its lines and the organisation's profile. */
+  private async print(em: Parameters<typeof readLetter>[0], orgId: number, id: number): Promise<{ file: Buffer; letter: LetterRow }> {
     const { letter, lines } = await readLetter(em, orgId, id);
     const org = await organisationReplica({ em, orgId });
     return { file: await this.delivery.printer.print(reminderLetterHtml(letter, lines, { name: org?.name, ...(org?.profile ?? {}) })), letter };
   }
 
+  /**
+   * The letter's PDF as GET /v1/sales/reminders/{id}/pdf answers it, with its SHA-256: the one kept
+   * when it was e-mailed (what the customer got), else printed now and kept for a while in this
+   * process (a GET writes nothing; issue 71: a large letter was printed anew, seconds of CPU, on
+   * every read).
+   */
+  async pdf(em: Parameters<typeof readLetter>[0], orgId: number, id: number): Promise<{ file: Buffer; sha256: string; letter: LetterRow }> {
+    const [kept] = await sqlRows<{ pdf: Buffer | null; pdf_sha256: string | null }>(em, 'select pdf, pdf_sha256 from reminder_letters where org_id = ? and id = ?', [orgId, id]);
+    if (kept?.pdf && kept.pdf_sha256) return { file: kept.pdf, sha256: kept.pdf_sha256, letter: (await readLetter(em, orgId, id)).letter };
+    const cached = this.printed.get(`${orgId}:${id}`);
+    if (cached) return { ...cached, letter: (await readLetter(em, orgId, id)).letter };
+    const printed = await this.print(em, orgId, id);
+    const sha256 = createHash('sha256').update(printed.file).digest('hex');
+    this.printed.set(`${orgId}:${id}`, { file: printed.file, sha256 });
+    // a bounded cache: the oldest printed letter goes first
+    while (this.printed.size > PRINTED_KEPT) this.printed.delete(this.printed.keys().next().value!);
+    return { ...printed, sha256 };
+  }
+
+  private readonly printed = new Map<string, { file: Buffer; sha256: string }>();
+
   private async mail(em: Parameters<typeof readLetter>[0], orgId: number, id: number) {
     let printed: { file: Buffer; letter: LetterRow };
     try {
-      printed = await this.pdf(em, orgId, id);
+      printed = await this.print(em, orgId, id);
+      // kept as sent, in the transaction that records the sending
+      await sqlRows(em, 'update reminder_letters set pdf = ?, pdf_sha256 = ? where id = ?', [printed.file, createHash('sha256').update(printed.file).digest('hex'), id]);
     } catch (err) {
       if (err instanceof AppError && err.status < 500) throw err;
       return { status: 'failed', error: `the reminder PDF could not be printed: ${String(err)}`.slice(0, 2000), messageId: null };
