@@ -213,6 +213,8 @@ describe('the control statement as an EPO filing (DPHKH1)', () => {
     await eventually(async () => ((await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`))).entries > before.entries ? true : null), 15_000);
     const after = await ok(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}`));
     await expectProblem(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}&format=epo&filing_kind=N`), 400, 'validation_error');
+    // the return's corrective follow-up (E) is named as itself when it lacks its day (issue 71)
+    expect((await expectProblem(await stack.api(`/v1/reporting/tax/vat-return?${OCTOBER}&format=epo&filing_kind=E`), 400, 'validation_error')).detail).toMatch(/corrective follow-up return \(E\)/);
     // a read-only key previews the follow-up (issue 71: a preview used to be kept, and the filed follow-up then compared with it)
     const reader = (await ok(await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'auditor', scopes: ['accounting:read'] } }))).key;
     const preview = await filing(`${OCTOBER}&format=epo&filing_kind=N&date_found=2026-11-26`, { authorization: `Bearer ${reader}` }, 'vat-return');

@@ -483,6 +483,8 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     const reminderLine = reminded.reminders[0].lines[0];
     await as('getReminderPdf', `/sales/reminders/${reminderLine.reminder_id}/pdf`);
     await as('listInvoiceReminders', `/sales/invoices/${reminderLine.invoice_id}/reminders`);
+    // the office moves its reminders to its collection agency: the levels removed, the letters sent kept
+    await as('deleteReminderSettings', '/settings/reminders');
 
     // hosting billed monthly since October: both months issued at once, each once; then edited, paused and resumed
     const hosting = await as('createRecurringInvoice', '/sales/recurring-invoices', {

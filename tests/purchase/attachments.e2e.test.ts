@@ -94,6 +94,11 @@ describe('attachments', () => {
     await expectProblem(await upload('purchase/bills', bill.id, form(Buffer.alloc(0), 'empty.pdf')), 400, 'validation_error');
     // a real PNG said to be a PDF
     await expectProblem(await upload('purchase/bills', bill.id, form(PNG, 'scan.pdf', 'application/pdf')), 422, 'attachment_type_mismatch');
+    // a part named file without a filename comes as text: said so, not "unexpected: file" (issue 71)
+    const boundary = 'x-boundary-71';
+    const noName = await upload('purchase/bills', bill.id, `--${boundary}\r\nContent-Disposition: form-data; name="file"\r\n\r\n%PDF-1.4 x\r\n--${boundary}--\r\n`, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const problem = await expectProblem(noName, 400, 'validation_error');
+    expect(problem.errors).toEqual([expect.objectContaining({ path: 'file', code: 'file_name_missing' })]);
     // over the configured cap (the file itself, then a body the gateway refuses before reading it)
     const big = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(MAX)]);
     await expectProblem(await upload('purchase/bills', bill.id, form(big, 'big.pdf', 'application/pdf')), 413, 'payload_too_large');

@@ -45,6 +45,12 @@ describe('reminder limits (issue 71)', () => {
     expect((await ok(await api('/v1/settings/reminders'))).levels).toEqual([]);
     const fits = { levels: [level('Reminder: {{ invoices }}', 'Dear {{ customer }}, {{ invoices }} are overdue: {{ total_due }}.\n{{ org }}')] };
     expect((await ok(await api('/v1/settings/reminders', { method: 'PUT', json: fits }))).levels).toEqual(fits.levels);
+    // back to where it started, and set again (issue 71: the settings could not be removed)
+    const initial = { enabled: false, statutory_interest: true, levels: [], updated_at: null };
+    expect(await ok(await api('/v1/settings/reminders', { method: 'DELETE' }))).toEqual(initial);
+    expect(await ok(await api('/v1/settings/reminders'))).toEqual(initial);
+    await expectProblem(await api('/v1/sales/reminders/run', { method: 'POST', json: {} }), 422, 'reminder_settings_missing');
+    expect((await ok(await api('/v1/settings/reminders', { method: 'PUT', json: fits }))).levels).toEqual(fits.levels);
   });
 
   it('splits a customer with 230 overdue invoices into letters of at most 200, naming the numbers past the bound by count', async () => {

@@ -171,6 +171,12 @@ export async function insertAttachments(scope: TenantScope, table: string, docum
 function uploadedFile(raw: unknown, maxBytes: number): NewAttachment {
   if (!isMultipartBody(raw)) throw new ValidationError('Send the file as multipart/form-data in a part named file', [{ path: 'file', message: 'required', code: 'required' }]);
   const files = raw.files.filter((f) => f.field === 'file');
+  if (!files.length && Object.hasOwn(raw.fields, 'file')) {
+    // a part named file without a filename arrives as a text field: say what it lacks
+    throw new ValidationError('The part named file has no filename, so it came as text: send it as a file (its Content-Disposition with filename="…")', [
+      { path: 'file', message: 'a file part needs a filename', code: 'file_name_missing' },
+    ]);
+  }
   const others = [...raw.files.filter((f) => f.field !== 'file').map((f) => f.field), ...Object.keys(raw.fields)];
   if (others.length) {
     throw new ValidationError(`Only one part named file is taken; unexpected: ${others.slice(0, 5).join(', ')}`, others.slice(0, 20).map((p) => ({ path: p, message: 'unknown form field', code: 'unknown_field' })));

@@ -95,4 +95,12 @@ describe('recurring invoice template', () => {
     expect(periodsDue({ ...monthly, count: 3 }, nextOccurrence({ ...monthly, count: 3 }, null), '2026-12-02', 60)).toBe(3);
     expect(periodsDue(monthly, null, '2026-12-02', 60)).toBe(0);
   });
+
+  it('finds the last day of the calendar as an issue date (issue 71: 9999-12-31 had no upcoming dates)', () => {
+    const s = { frequency: 'monthly' as const, interval: 1, day_of_month: 'last' as const, start_date: '9999-12-01' };
+    expect(nextOccurrence(s, null, '9999-12-31')).toEqual({ index: 0, date: '9999-12-31' });
+    expect(upcomingDates(s, nextOccurrence(s, null, '9999-12-31'))).toEqual(['9999-12-31']);
+    expect(indexOfDate(s, '9999-12-31')).toBe(0);
+    expect(nextOccurrence(s, '9999-12-31')).toBeNull();
+  });
 });

@@ -74,7 +74,8 @@ function estimateIndex(s: RecurringSchedule, day: string): number {
   const stepDays = s.frequency === 'weekly' ? 7 * interval : 28 * MONTHS_PER_STEP[s.frequency] * interval;
   // a month of 28 days overestimates the steps: back off until the date is before the day
   let i = Math.floor(days / stepDays);
-  while (i > 0 && occurrenceDate(s, i) >= day) i--;
+  // (a date past the calendar, "10000-01-01", sorts before "9999-…" as text: it is after every day)
+  while (i > 0 && (beyondCalendar(occurrenceDate(s, i)) || occurrenceDate(s, i) >= day)) i--;
   return i;
 }
 

@@ -61,6 +61,11 @@ export async function readReminderSettings(scope: TenantScope): Promise<(Reminde
   return row ? { ...row.settings, updated_at: new Date(row.updated_at).toISOString() } : null;
 }
 
+/** Removes the levels: the daily run passes the organisation by, as before any were set; letters sent stay. */
+export async function deleteReminderSettings(scope: TenantScope): Promise<void> {
+  await sqlRows(scope.em, 'delete from reminder_settings where org_id = ?', [scope.orgId]);
+}
+
 export async function putReminderSettings(scope: TenantScope, body: ReminderSettingsRequest) {
   const errors: FieldError[] = [];
   body.levels.forEach((level, i) =>

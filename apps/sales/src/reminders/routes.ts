@@ -1,14 +1,21 @@
 import { BusinessRuleError, page, type EndpointHandlers } from '@ledgerline/service-kit';
-import { linesOfLetters, listInvoiceReminders, putReminderSettings, readReminderSettings } from './reminders.js';
+import { deleteReminderSettings, linesOfLetters, listInvoiceReminders, putReminderSettings, readReminderSettings } from './reminders.js';
 import type { ReminderScheduler } from './scheduler.js';
 
-type Operations = 'putReminderSettings' | 'getReminderSettings' | 'runReminders' | 'getReminderPdf' | 'listInvoiceReminders';
+type Operations = 'putReminderSettings' | 'getReminderSettings' | 'deleteReminderSettings' | 'runReminders' | 'getReminderPdf' | 'listInvoiceReminders';
+
+/** What the levels are before any are set, and after they are removed. */
+const NO_REMINDERS = { enabled: false, statutory_interest: true, levels: [], updated_at: null };
 
 /** Payment reminders: the levels (`/v1/settings/reminders`, kept by sales, which sends them), a run, the letters, an invoice's reminders. */
 export function reminderRoutes(scheduler: ReminderScheduler): Pick<EndpointHandlers<'sales'>, Operations> {
   return {
     putReminderSettings: async ({ ctx, input }) => putReminderSettings(ctx, input.body),
-    getReminderSettings: async ({ ctx }) => (await readReminderSettings(ctx)) ?? { enabled: false, statutory_interest: true, levels: [], updated_at: null },
+    getReminderSettings: async ({ ctx }) => (await readReminderSettings(ctx)) ?? NO_REMINDERS,
+    deleteReminderSettings: async ({ ctx }) => {
+      await deleteReminderSettings(ctx);
+      return NO_REMINDERS;
+    },
     runReminders: async ({ ctx, input }) => {
       const today = scheduler.today();
       const day = input.body.date ?? today;

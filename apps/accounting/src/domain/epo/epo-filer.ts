@@ -103,10 +103,11 @@ export function followUpFields(kind: FilingKind, dateFound: string | undefined, 
   return { dateFound: follow && dateFound ? epoDate(dateFound) : null, callReference: follow ? (callReference ?? null) : null };
 }
 
-/** A follow-up return or list (N) says when its reasons were found. */
-export function followUpDate(dateFound: string | undefined): string {
+/** A follow-up return or list (N, or E: the return's corrective follow-up) says when its reasons were found. */
+export function followUpDate(dateFound: string | undefined, kind: FilingKind = 'N'): string {
   if (!dateFound) {
-    throw new ValidationError('A follow-up filing (N) needs date_found: the day its reasons were found', [{ path: 'date_found', message: 'required for filing_kind N', code: 'required' }]);
+    const what = kind === 'E' ? "A corrective follow-up return (E)" : 'A follow-up filing (N)';
+    throw new ValidationError(`${what} needs date_found: the day its reasons were found`, [{ path: 'date_found', message: `required for filing_kind ${kind}`, code: 'required' }]);
   }
   return epoDate(dateFound);
 }

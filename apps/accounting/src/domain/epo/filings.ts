@@ -144,7 +144,7 @@ export async function vatReturnFiling(ctx: TenantContext, q: TaxFilingQuery, def
   const kind = q.filing_kind ?? 'B';
   const form = RETURN_FORM[kind];
   const followUp = form === 'D' || form === 'E';
-  const dateFound = followUp ? followUpDate(q.date_found) : null;
+  const dateFound = followUp ? followUpDate(q.date_found, kind) : null;
   const period = filingPeriod(q.date_from, q.date_to, filer.period === 'quarterly');
   const report = await vatReturn(ctx, q, defaultCurrency);
   const lastFiledTax = followUp ? dec((await lastFiling(ctx, 'DPHDP3', q)).tax ?? 0) : null;
