@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_mk1p1PDl",
+          "prefix": "ak_yuaa8MBp",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-02T05:22:58.800Z",
+          "created_at": "2026-12-02T06:02:02.182Z",
           "expires_at": null,
-          "last_used_at": "2026-12-02T05:22:59.128Z",
+          "last_used_at": "2026-12-02T06:02:02.259Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_JJfBrQTy",
+          "prefix": "ak_R86DZZxN",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T05:22:59.987Z",
+          "created_at": "2026-12-02T06:02:02.586Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_JJfBrQTy",
+      "prefix": "ak_R86DZZxN",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T05:22:59.987Z",
+      "created_at": "2026-12-02T06:02:02.586Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_JJfBrQTy",
+      "prefix": "ak_R86DZZxN",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T05:22:59.987Z",
+      "created_at": "2026-12-02T06:02:02.586Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_JJfBrQTy",
+      "prefix": "ak_R86DZZxN",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-02T05:22:59.987Z",
+      "created_at": "2026-12-02T06:02:02.586Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_JJfBrQTy",
+      "prefix": "ak_R86DZZxN",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T05:22:59.987Z",
+      "created_at": "2026-12-02T06:02:02.586Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T05:23:00.269Z"
+      "revoked_at": "2026-12-02T06:02:02.690Z"
     }
   },
   "putHostingIntegration": {
@@ -220,7 +220,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-02T05:23:02.011Z",
+          "created_at": "2026-12-02T06:02:03.337Z",
           "edited_at": null,
           "books": [
             {
@@ -597,7 +597,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-12-02T05:23:12.468Z"
+        "created_at": "2026-12-02T06:02:08.164Z"
       }
     ]
   },
@@ -687,7 +687,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
+      "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -738,8 +738,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "48b033f1-0d55-4cb4-9e50-767ccaa58bcf",
-      "created_at": "2026-12-02T05:23:12.611Z",
+      "uid": "9a298104-96af-437f-8f59-22d9763935c7",
+      "created_at": "2026-12-02T06:02:08.243Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -927,9 +927,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "f4a9a129-7532-4516-b032-9372cb6be613",
-      "created_at": "2026-12-02T05:23:15.290Z",
-      "edited_at": "2026-12-02T05:23:15.290Z",
+      "uid": "7454d0d4-5b7e-4494-bc4d-0ddff6716e85",
+      "created_at": "2026-12-02T06:02:09.767Z",
+      "edited_at": "2026-12-02T06:02:09.767Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -1097,7 +1097,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-12-02T05:23:09.985Z",
+          "evaluated_at": "2026-12-02T06:02:06.989Z",
           "blocking_reason": null
         }
       }
@@ -1146,10 +1146,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
+      "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
       "transaction_type": null,
-      "created_at": "2026-12-02T05:23:16.678Z",
-      "edited_at": "2026-12-02T05:23:16.798Z",
+      "created_at": "2026-12-02T06:02:10.331Z",
+      "edited_at": "2026-12-02T06:02:10.393Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -1242,10 +1242,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
+          "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
           "transaction_type": null,
-          "created_at": "2026-12-02T05:23:16.678Z",
-          "edited_at": "2026-12-02T05:23:16.798Z",
+          "created_at": "2026-12-02T06:02:10.331Z",
+          "edited_at": "2026-12-02T06:02:10.393Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -1660,11 +1660,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-02T05:23:17.262Z",
+          "created_at": "2026-12-02T06:02:10.681Z",
           "created_by": "key:2"
         }
       ],
       "aggregations": []
+    }
+  },
+  "fileTaxFiling": {
+    "request": {
+      "form": "DPHKH1",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30"
+    },
+    "response": {
+      "id": 1,
+      "form": "DPHKH1",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "kind": "B",
+      "tax": null,
+      "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
+      "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+      "created_at": "2026-12-02T06:02:10.681Z",
+      "created_by": "key:2"
     }
   },
   "getProfitAndLoss": {
@@ -1999,7 +2018,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T05:23:17.399Z",
+      "created_at": "2026-12-02T06:02:10.754Z",
       "created_by": "key:2"
     }
   },
@@ -2038,7 +2057,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-12-02T05:23:17.399Z",
+          "created_at": "2026-12-02T06:02:10.754Z",
           "created_by": "key:2"
         }
       ],
@@ -2073,7 +2092,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T05:23:17.399Z",
+      "created_at": "2026-12-02T06:02:10.754Z",
       "created_by": "key:2"
     }
   },
@@ -2111,7 +2130,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-12-02T05:23:17.534Z",
+      "created_at": "2026-12-02T06:02:10.791Z",
       "created_by": "key:2"
     }
   },
@@ -2132,7 +2151,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-12-02T05:23:18.214Z",
+      "created_at": "2026-12-02T06:02:11.002Z",
       "created_by": "key:2"
     }
   },
@@ -2155,7 +2174,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-12-02T05:23:18.413Z",
+          "created_at": "2026-12-02T06:02:11.061Z",
           "created_by": "key:2"
         },
         {
@@ -2174,7 +2193,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-12-02T05:23:18.214Z",
+          "created_at": "2026-12-02T06:02:11.002Z",
           "created_by": "key:2"
         }
       ],
@@ -2198,7 +2217,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-12-02T05:23:18.214Z",
+      "created_at": "2026-12-02T06:02:11.002Z",
       "created_by": "key:2"
     }
   },
@@ -2241,7 +2260,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-12-02T05:23:18.060Z",
+      "created_at": "2026-12-02T06:02:10.951Z",
       "created_by": "key:2"
     }
   },
@@ -2321,8 +2340,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "d5045cbb-c4e2-4d53-932f-5747a85719f4",
-      "created_at": "2026-12-02T05:23:01.961Z",
+      "uid": "05625b80-2abb-49b8-a9ad-c66d58bccb13",
+      "created_at": "2026-12-02T06:02:03.313Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2542,8 +2561,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "d5045cbb-c4e2-4d53-932f-5747a85719f4",
-          "created_at": "2026-12-02T05:23:01.961Z",
+          "uid": "05625b80-2abb-49b8-a9ad-c66d58bccb13",
+          "created_at": "2026-12-02T06:02:03.313Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -2759,8 +2778,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "d5045cbb-c4e2-4d53-932f-5747a85719f4",
-      "created_at": "2026-12-02T05:23:01.961Z",
+      "uid": "05625b80-2abb-49b8-a9ad-c66d58bccb13",
+      "created_at": "2026-12-02T06:02:03.313Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2986,7 +3005,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-12-02T05:23:09.985Z",
+        "evaluated_at": "2026-12-02T06:02:06.989Z",
         "blocking_reason": null
       }
     }
@@ -3001,8 +3020,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "48b033f1-0d55-4cb4-9e50-767ccaa58bcf",
-          "created_at": "2026-12-02T05:23:12.611Z",
+          "uid": "9a298104-96af-437f-8f59-22d9763935c7",
+          "created_at": "2026-12-02T06:02:08.243Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -3161,8 +3180,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "48b033f1-0d55-4cb4-9e50-767ccaa58bcf",
-      "created_at": "2026-12-02T05:23:12.611Z",
+      "uid": "9a298104-96af-437f-8f59-22d9763935c7",
+      "created_at": "2026-12-02T06:02:08.243Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -3324,7 +3343,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>D5045CBB-C4E2-4D53-932F-5747A85719F4</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>05625B80-2ABB-49B8-A9AD-C66D58BCCB13</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3336,7 +3355,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>48B033F1-0D55-4CB4-9E50-767CCAA58BCF</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>D5045CBB-C4E2-4D53-932F-5747A85719F4</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9A298104-96AF-437F-8F59-22D9763935C7</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>05625B80-2ABB-49B8-A9AD-C66D58BCCB13</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNotePdf": {},
@@ -3358,7 +3377,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-12-02T05:23:14.904Z",
+      "created_at": "2026-12-02T06:02:09.691Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3382,8 +3401,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T05:23:14.797Z",
-          "removed_at": "2026-12-02T05:23:14.861Z",
+          "created_at": "2026-12-02T06:02:09.566Z",
+          "removed_at": "2026-12-02T06:02:09.651Z",
           "exchange_difference": null
         },
         {
@@ -3399,7 +3418,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T05:23:14.904Z",
+          "created_at": "2026-12-02T06:02:09.691Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3426,8 +3445,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T05:23:14.797Z",
-          "removed_at": "2026-12-02T05:23:14.861Z",
+          "created_at": "2026-12-02T06:02:09.566Z",
+          "removed_at": "2026-12-02T06:02:09.651Z",
           "exchange_difference": null
         },
         {
@@ -3443,7 +3462,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T05:23:14.904Z",
+          "created_at": "2026-12-02T06:02:09.691Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3465,8 +3484,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T05:23:14.797Z",
-      "removed_at": "2026-12-02T05:23:14.861Z",
+      "created_at": "2026-12-02T06:02:09.566Z",
+      "removed_at": "2026-12-02T06:02:09.651Z",
       "exchange_difference": null
     }
   },
@@ -3488,7 +3507,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-12-02T05:23:15.508Z",
+      "created_at": "2026-12-02T06:02:09.846Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -3512,8 +3531,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T05:23:15.396Z",
-          "removed_at": "2026-12-02T05:23:15.451Z",
+          "created_at": "2026-12-02T06:02:09.807Z",
+          "removed_at": "2026-12-02T06:02:09.828Z",
           "exchange_difference": null
         },
         {
@@ -3529,7 +3548,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T05:23:15.508Z",
+          "created_at": "2026-12-02T06:02:09.846Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3556,8 +3575,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T05:23:15.396Z",
-          "removed_at": "2026-12-02T05:23:15.451Z",
+          "created_at": "2026-12-02T06:02:09.807Z",
+          "removed_at": "2026-12-02T06:02:09.828Z",
           "exchange_difference": null
         },
         {
@@ -3573,7 +3592,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T05:23:15.508Z",
+          "created_at": "2026-12-02T06:02:09.846Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3595,8 +3614,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T05:23:15.396Z",
-      "removed_at": "2026-12-02T05:23:15.451Z",
+      "created_at": "2026-12-02T06:02:09.807Z",
+      "removed_at": "2026-12-02T06:02:09.828Z",
       "exchange_difference": null
     }
   },
@@ -3649,9 +3668,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "9324fecc-aa98-4b1f-8e01-8d8a3350d881",
-      "created_at": "2026-12-02T05:23:15.015Z",
-      "edited_at": "2026-12-02T05:23:15.015Z",
+      "uid": "21f5d843-27d8-4f80-a9be-da855a0d5631",
+      "created_at": "2026-12-02T06:02:09.727Z",
+      "edited_at": "2026-12-02T06:02:09.727Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -3777,9 +3796,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "94cd946c-b20a-43cb-8c37-b24ccaaea05c",
-        "created_at": "2026-12-02T05:23:09.847Z",
-        "edited_at": "2026-12-02T05:23:09.847Z",
+        "uid": "ceea3fe9-21fe-4d15-b56d-15b45256a87d",
+        "created_at": "2026-12-02T06:02:06.956Z",
+        "edited_at": "2026-12-02T06:02:06.956Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -3925,9 +3944,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "9324fecc-aa98-4b1f-8e01-8d8a3350d881",
-          "created_at": "2026-12-02T05:23:15.015Z",
-          "edited_at": "2026-12-02T05:23:15.015Z",
+          "uid": "21f5d843-27d8-4f80-a9be-da855a0d5631",
+          "created_at": "2026-12-02T06:02:09.727Z",
+          "edited_at": "2026-12-02T06:02:09.727Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -4057,9 +4076,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "f4a9a129-7532-4516-b032-9372cb6be613",
-          "created_at": "2026-12-02T05:23:15.290Z",
-          "edited_at": "2026-12-02T05:23:15.290Z",
+          "uid": "7454d0d4-5b7e-4494-bc4d-0ddff6716e85",
+          "created_at": "2026-12-02T06:02:09.767Z",
+          "edited_at": "2026-12-02T06:02:09.767Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4394,9 +4413,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "9324fecc-aa98-4b1f-8e01-8d8a3350d881",
-      "created_at": "2026-12-02T05:23:15.015Z",
-      "edited_at": "2026-12-02T05:23:15.015Z",
+      "uid": "21f5d843-27d8-4f80-a9be-da855a0d5631",
+      "created_at": "2026-12-02T06:02:09.727Z",
+      "edited_at": "2026-12-02T06:02:09.727Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4516,9 +4535,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "f4a9a129-7532-4516-b032-9372cb6be613",
-      "created_at": "2026-12-02T05:23:15.290Z",
-      "edited_at": "2026-12-02T05:23:15.290Z",
+      "uid": "7454d0d4-5b7e-4494-bc4d-0ddff6716e85",
+      "created_at": "2026-12-02T06:02:09.767Z",
+      "edited_at": "2026-12-02T06:02:09.767Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4767,7 +4786,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T05:23:15.915Z",
+          "created_at": "2026-12-02T06:02:10.023Z",
           "entries": [
             {
               "order": 1,
@@ -4924,7 +4943,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T05:23:15.915Z"
+          "created_at": "2026-12-02T06:02:10.023Z"
         }
       ],
       "aggregations": []
@@ -4941,7 +4960,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-12-02T05:23:15.915Z",
+      "created_at": "2026-12-02T06:02:10.023Z",
       "entries": [
         {
           "order": 1,
@@ -5108,10 +5127,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
+      "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
       "transaction_type": null,
-      "created_at": "2026-12-02T05:23:16.678Z",
-      "edited_at": "2026-12-02T05:23:16.678Z",
+      "created_at": "2026-12-02T06:02:10.331Z",
+      "edited_at": "2026-12-02T06:02:10.331Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5197,10 +5216,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "3ea1a73a-1dbe-4db7-93de-fb2447fa4b20",
+      "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
       "transaction_type": null,
-      "created_at": "2026-12-02T05:23:16.678Z",
-      "edited_at": "2026-12-02T05:23:16.678Z",
+      "created_at": "2026-12-02T06:02:10.331Z",
+      "edited_at": "2026-12-02T06:02:10.331Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5292,7 +5311,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T05:23:18.765Z"
+      "created_at": "2026-12-02T06:02:11.160Z"
     }
   },
   "listInvoiceAttachments": {
@@ -5309,7 +5328,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-12-02T05:23:18.765Z"
+          "created_at": "2026-12-02T06:02:11.160Z"
         }
       ],
       "aggregations": []
@@ -5325,7 +5344,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T05:23:18.765Z"
+      "created_at": "2026-12-02T06:02:11.160Z"
     }
   },
   "uploadBillAttachment": {
@@ -5337,7 +5356,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-12-02T05:23:18.604Z"
+      "created_at": "2026-12-02T06:02:11.111Z"
     }
   },
   "listBillAttachments": {
@@ -5354,7 +5373,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-12-02T05:23:18.604Z"
+          "created_at": "2026-12-02T06:02:11.111Z"
         }
       ],
       "aggregations": []
@@ -5370,7 +5389,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-12-02T05:23:18.905Z"
+      "created_at": "2026-12-02T06:02:11.199Z"
     }
   },
   "putReminderSettings": {
@@ -5443,7 +5462,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-12-02T05:23:19.032Z"
+      "updated_at": "2026-12-02T06:02:11.224Z"
     }
   },
   "getReminderSettings": {
@@ -5481,7 +5500,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-12-02T05:23:19.032Z"
+      "updated_at": "2026-12-02T06:02:11.224Z"
+    }
+  },
+  "deleteReminderSettings": {
+    "response": {
+      "enabled": false,
+      "statutory_interest": true,
+      "levels": [],
+      "updated_at": null
     }
   },
   "runReminders": {
@@ -5511,7 +5538,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-12-02T05:23:19.193Z"
+              "created_at": "2026-12-02T06:02:11.254Z"
             }
           ]
         }
@@ -5540,7 +5567,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fee": 500,
           "email_status": "written",
           "to": "accounts@acme.example",
-          "created_at": "2026-12-02T05:23:19.193Z"
+          "created_at": "2026-12-02T06:02:11.254Z"
         }
       ],
       "aggregations": []
@@ -5645,8 +5672,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-12-02T05:23:22.401Z",
-      "updated_at": "2026-12-02T05:23:22.401Z"
+      "created_at": "2026-12-02T06:02:13.140Z",
+      "updated_at": "2026-12-02T06:02:13.140Z"
     }
   },
   "listRecurringInvoices": {
@@ -5709,8 +5736,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 3,
           "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-02T05:23:22.401Z",
-          "updated_at": "2026-12-02T05:23:22.930Z"
+          "created_at": "2026-12-02T06:02:13.140Z",
+          "updated_at": "2026-12-02T06:02:13.408Z"
         }
       ],
       "aggregations": []
@@ -5762,18 +5789,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "day_of_month": 1
       },
       "send_email": false,
-      "next_issue_date": "2026-12-01",
+      "next_issue_date": "2027-01-01",
       "upcoming_dates": [
-        "2026-12-01",
         "2027-01-01",
         "2027-02-01",
         "2027-03-01",
-        "2027-04-01"
+        "2027-04-01",
+        "2027-05-01"
       ],
-      "issued_count": 2,
-      "last_issued_date": "2026-11-01",
-      "created_at": "2026-12-02T05:23:22.401Z",
-      "updated_at": "2026-12-02T05:23:22.480Z"
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T06:02:13.140Z",
+      "updated_at": "2026-12-02T06:02:13.231Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5872,8 +5899,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T05:23:22.401Z",
-      "updated_at": "2026-12-02T05:23:22.698Z"
+      "created_at": "2026-12-02T06:02:13.140Z",
+      "updated_at": "2026-12-02T06:02:13.354Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5937,8 +5964,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T05:23:22.401Z",
-      "updated_at": "2026-12-02T05:23:22.856Z"
+      "created_at": "2026-12-02T06:02:13.140Z",
+      "updated_at": "2026-12-02T06:02:13.386Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5996,8 +6023,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T05:23:22.401Z",
-      "updated_at": "2026-12-02T05:23:22.930Z"
+      "created_at": "2026-12-02T06:02:13.140Z",
+      "updated_at": "2026-12-02T06:02:13.408Z"
     }
   },
   "createNumberingSeries": {
@@ -6013,7 +6040,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-12-02T05:23:01.611Z"
+      "created_at": "2026-12-02T06:02:03.200Z"
     }
   },
   "listNumberingSeries": {
@@ -6028,7 +6055,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-12-02T05:23:01.561Z"
+          "created_at": "2026-12-02T06:02:03.190Z"
         },
         {
           "id": 2,
@@ -6036,7 +6063,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-12-02T05:23:01.611Z"
+          "created_at": "2026-12-02T06:02:03.200Z"
         }
       ],
       "aggregations": []
@@ -6138,15 +6165,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
+          "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T05:23:00.333Z",
-          "last_used_at": "2026-12-02T05:23:00.386Z",
+          "created_at": "2026-12-02T06:02:02.735Z",
+          "last_used_at": "2026-12-02T06:02:02.766Z",
           "revoked_at": null
         }
       ],
@@ -6156,30 +6183,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
+      "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T05:23:00.333Z",
-      "last_used_at": "2026-12-02T05:23:00.386Z",
+      "created_at": "2026-12-02T06:02:02.735Z",
+      "last_used_at": "2026-12-02T06:02:02.766Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_rrKymwpkH2IhqDTxKetV_0xMRwt",
+      "client_id": "cl_WhmmDH4MrEyMtiHL2sXV_18K2zy",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T05:23:00.469Z",
+      "created_at": "2026-12-02T06:02:02.798Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T05:23:00.527Z"
+      "revoked_at": "2026-12-02T06:02:02.819Z"
     }
   },
   "deleteClient": {
@@ -6195,14 +6222,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 2,
       "entities": [
         {
-          "id": "sales:24",
+          "id": "sales:25",
           "service": "sales",
-          "recorded_at": "2026-12-02T05:23:22.924Z",
+          "recorded_at": "2026-12-02T06:02:13.407Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "5d75cd9b-41b3-4869-98b7-93b0d4d9e8d4",
+          "request_id": "8c8bf884-a493-464b-8553-84586cc40231",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -6257,9 +6284,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T05:23:22.401Z",
+            "created_at": "2026-12-02T06:02:13.140Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T05:23:22.856Z",
+            "updated_at": "2026-12-02T06:02:13.386Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6314,9 +6341,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T05:23:22.401Z",
+            "created_at": "2026-12-02T06:02:13.140Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T05:23:22.930Z",
+            "updated_at": "2026-12-02T06:02:13.408Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6329,18 +6356,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "next_issue_date": "2027-01-01",
             "last_issued_date": "2026-12-01"
           },
-          "seq": 24,
-          "hash": "0e3d74db656113a6b1ecfe23ac1827e2ff7928fb121f0fb0cc6f53846d2da364"
+          "seq": 25,
+          "hash": "a03de110c578f463723ae1f09a1686675c090ffe4567cdc1790a9aadb8967e9e"
         },
         {
-          "id": "sales:23",
+          "id": "sales:24",
           "service": "sales",
-          "recorded_at": "2026-12-02T05:23:22.856Z",
+          "recorded_at": "2026-12-02T06:02:13.385Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "72ae17e5-a3c4-4dcc-8002-e267bf86d21e",
+          "request_id": "238485e6-097c-48fc-b826-52102b2d648f",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -6395,9 +6422,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T05:23:22.401Z",
+            "created_at": "2026-12-02T06:02:13.140Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T05:23:22.698Z",
+            "updated_at": "2026-12-02T06:02:13.354Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6452,9 +6479,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T05:23:22.401Z",
+            "created_at": "2026-12-02T06:02:13.140Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T05:23:22.856Z",
+            "updated_at": "2026-12-02T06:02:13.386Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6467,8 +6494,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "next_issue_date": "2027-01-01",
             "last_issued_date": "2026-12-01"
           },
-          "seq": 23,
-          "hash": "0d41d280f378a2dd55851fb965fd1dfa13b4a0da1e15402a9d388277b9ec14a2"
+          "seq": 24,
+          "hash": "82441b40cd09151cf06e411e7d6de51860b849faa016fecc3a57e29076ef58ed"
         }
       ],
       "aggregations": []
@@ -6480,8 +6507,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "services": [
         {
           "service": "sales",
-          "records": 26,
-          "chained_through": 26,
+          "records": 27,
+          "chained_through": 27,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -6504,8 +6531,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "accounting",
-          "records": 11,
-          "chained_through": 11,
+          "records": 12,
+          "chained_through": 12,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -6555,8 +6582,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-02T05:22:58.795Z",
-      "updated_at": "2026-12-02T05:22:58.795Z"
+      "created_at": "2026-12-02T06:02:02.178Z",
+      "updated_at": "2026-12-02T06:02:02.178Z"
     }
   },
   "updateOrganisation": {
@@ -6599,19 +6626,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-02T05:22:58.795Z",
-      "updated_at": "2026-12-02T05:22:59.841Z"
+      "created_at": "2026-12-02T06:02:02.178Z",
+      "updated_at": "2026-12-02T06:02:02.558Z"
     }
   },
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_9HB4AzEazkzOvKWuErTQ_2GTbgD",
+      "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImU3NjNkNmFiLTYyMzgtNDBjMC04ZmQyLWRjMzI4Zjk1ZTEwMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF85SEI0QXpFYXprek92S1d1RXJUUV8yR1RiZ0QiLCJqdGkiOiIxZDgzNjY5MS1kOTAwLTRjMGEtYWUzMS03NThmNTdlYTlkMGEiLCJpYXQiOjE3OTYxODg5ODAsImV4cCI6MTc5NjE4OTg4MH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImVkNmI3NGU3LWE5ODktNDMxZS1hNmMzLTZhZmVlOTBjNjViMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF93cXpzM2JnVlNaWUZJZHVsQ1FFZF8wVzVST2YiLCJqdGkiOiI1ZDNiZDI5Ni1hNjI5LTQ3NzEtYjZjYi1iMjgzNmFmMWZjODIiLCJpYXQiOjE3OTYxOTEzMjIsImV4cCI6MTc5NjE5MjIyMn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -6635,8 +6662,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-02T05:23:00.969Z",
-          "updated_at": "2026-12-02T05:23:00.986Z"
+          "created_at": "2026-12-02T06:02:02.976Z",
+          "updated_at": "2026-12-02T06:02:02.982Z"
         }
       ],
       "aggregations": []
@@ -6663,8 +6690,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T05:23:00.969Z",
-      "updated_at": "2026-12-02T05:23:00.986Z",
+      "created_at": "2026-12-02T06:02:02.976Z",
+      "updated_at": "2026-12-02T06:02:02.982Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6681,8 +6708,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T05:23:00.969Z",
-      "updated_at": "2026-12-02T05:23:00.986Z"
+      "created_at": "2026-12-02T06:02:02.976Z",
+      "updated_at": "2026-12-02T06:02:02.982Z"
     }
   },
   "updateWebhook": {
@@ -6706,8 +6733,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T05:23:00.969Z",
-      "updated_at": "2026-12-02T05:23:01.215Z"
+      "created_at": "2026-12-02T06:02:02.976Z",
+      "updated_at": "2026-12-02T06:02:03.054Z"
     }
   },
   "deleteWebhook": {
@@ -6730,8 +6757,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T05:23:00.969Z",
-      "updated_at": "2026-12-02T05:23:23.264Z",
+      "created_at": "2026-12-02T06:02:02.976Z",
+      "updated_at": "2026-12-02T06:02:13.506Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6744,31 +6771,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 17,
           "webhook_id": 1,
-          "event_id": "e241263e-992b-479a-adae-d63d60aa03d9",
+          "event_id": "de2eade9-e38b-4d6f-b944-6d8794ee2a3f",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 18,
+          "last_duration_ms": 8,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T06:23:22.839Z",
-          "created_at": "2026-12-02T05:23:22.663Z",
+          "next_attempt_at": "2026-12-02T07:02:13.378Z",
+          "created_at": "2026-12-02T06:02:13.314Z",
           "completed_at": null
         },
         {
           "id": 16,
           "webhook_id": 1,
-          "event_id": "be8bf91a-ba53-4841-9eb9-ce315babd7bc",
+          "event_id": "8ca566f5-d523-4e59-a4ca-7efa18fb16c1",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 6,
+          "last_duration_ms": 7,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T06:23:22.744Z",
-          "created_at": "2026-12-02T05:23:22.599Z",
+          "next_attempt_at": "2026-12-02T07:02:13.338Z",
+          "created_at": "2026-12-02T06:02:13.248Z",
           "completed_at": null
         }
       ],
@@ -6779,16 +6806,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 17,
       "webhook_id": 1,
-      "event_id": "e241263e-992b-479a-adae-d63d60aa03d9",
+      "event_id": "de2eade9-e38b-4d6f-b944-6d8794ee2a3f",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 18,
+      "last_duration_ms": 8,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-02T05:23:23.176Z",
-      "created_at": "2026-12-02T05:23:22.663Z",
+      "next_attempt_at": "2026-12-02T06:02:13.483Z",
+      "created_at": "2026-12-02T06:02:13.314Z",
       "completed_at": null
     }
   },
@@ -7280,7 +7307,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-12-02T05:23:01.506Z"
+      "updated_at": "2026-12-02T06:02:03.171Z"
     }
   },
   "putTaxFilingSettings": {
@@ -7323,7 +7350,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-12-02T05:23:01.506Z"
+      "updated_at": "2026-12-02T06:02:03.171Z"
     }
   },
   "createOrganisation": {
@@ -7380,18 +7407,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rounding_increment": null,
         "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-12-02T05:22:58.795Z",
-        "updated_at": "2026-12-02T05:22:58.795Z"
+        "created_at": "2026-12-02T06:02:02.178Z",
+        "updated_at": "2026-12-02T06:02:02.178Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_mk1p1PDl",
+        "prefix": "ak_yuaa8MBp",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-12-02T05:22:58.800Z",
+        "created_at": "2026-12-02T06:02:02.182Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
