@@ -336,7 +336,6 @@ export const taxFilingRequestSchema = taxPeriodQuerySchema
     call_reference: taxFilingQuerySchema.shape.call_reference,
     filed_on: taxFilingQuerySchema.shape.filed_on,
   })
-  .strict()
   .meta({ id: 'TaxFilingRequest', description: 'A filing to keep as filed: the form, its period (which has ended) and kind; a follow-up states its difference against the one filed before' });
 export type TaxFilingRequest = z.output<typeof taxFilingRequestSchema>;
 

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Pump, localClock, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
+import { downloadPublished } from '../domain/published-file.js';
 import { storeRateFile } from './rates.js';
 import { RateFileError, parseRateFile, type RateFile } from './rate-files.js';
 
@@ -76,21 +77,11 @@ export class ExchangeRateFetcher extends Pump {
 
   /** The file, or null after three failed tries (the next look tries again). */
   private async download(): Promise<RateFile | null> {
-    let last: unknown;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, 250 * 4 ** attempt));
-      try {
-        const res = await fetch(this.opts.url, { signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: 'follow' });
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
-        return parseRateFile(await res.text());
-      } catch (err) {
-        last = err;
-        // a file that is not a rate file will not become one on the next try
-        if (err instanceof RateFileError) break;
-      }
-    }
+    // a file that is not a rate file will not become one on the next try
+    const got = await downloadPublished(this.opts.url, this.opts.timeoutMs, (bytes) => parseRateFile(new TextDecoder('utf-8').decode(bytes)), (err) => err instanceof RateFileError);
+    if ('file' in got) return got.file;
     this.fetched.inc({ outcome: 'failed' });
-    this.log.warn('exchange-rate fetch failed; trying again at the next look', { url: this.opts.url, err: String(last) });
+    this.log.warn('exchange-rate fetch failed; trying again at the next look', { url: this.opts.url, err: String(got.error) });
     return null;
   }
 }

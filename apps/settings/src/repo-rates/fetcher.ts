@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { RepoRateFileError, parseCnbRepoHistory } from '@ledgerline/core/cnb-repo-rates';
 import { Pump, sqlRows, type Logger, type MetricsRegistry } from '@ledgerline/service-kit';
+import { downloadPublished } from '../domain/published-file.js';
 import { pragueToday, storeRepoHistory } from './repo-rates.js';
 
 /*
@@ -21,6 +22,12 @@ export interface RepoRateFetcherOptions {
 
 const LOCK = "select pg_try_advisory_xact_lock(hashtextextended('settings:repo-rate-fetch', 0)) as locked";
 const MAX_BYTES = 256 * 1024;
+
+/** The bank's file as its changes; one that is not the history (or far larger than it) is a RepoRateFileError. */
+function parseHistory(bytes: Uint8Array) {
+  if (bytes.length > MAX_BYTES) throw new RepoRateFileError([{ line: 0, message: `larger than ${MAX_BYTES} bytes` }]);
+  return parseCnbRepoHistory(new TextDecoder('utf-8').decode(bytes));
+}
 
 export class RepoRateFetcher extends Pump {
   private readonly fetched: ReturnType<MetricsRegistry['counter']>;
@@ -60,23 +67,10 @@ export class RepoRateFetcher extends Pump {
 
   /** The history's changes, or null after three failed tries (the next look tries again). */
   private async download(): Promise<Array<{ valid_from: string; rate: string }> | null> {
-    let last: unknown;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, 250 * 4 ** attempt));
-      try {
-        const res = await fetch(this.opts.url, { signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: 'follow' });
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
-        const bytes = new Uint8Array(await res.arrayBuffer());
-        if (bytes.length > MAX_BYTES) throw new RepoRateFileError([{ line: 0, message: `larger than ${MAX_BYTES} bytes` }]);
-        return parseCnbRepoHistory(new TextDecoder('utf-8').decode(bytes));
-      } catch (err) {
-        last = err;
-        // a file that is not the history will not become one on the next try
-        if (err instanceof RepoRateFileError) break;
-      }
-    }
+    const got = await downloadPublished(this.opts.url, this.opts.timeoutMs, parseHistory, (err) => err instanceof RepoRateFileError);
+    if ('file' in got) return got.file;
     this.fetched.inc({ outcome: 'failed' });
-    this.log.warn('repo-rate fetch failed; trying again at the next look', { url: this.opts.url, err: String(last) });
+    this.log.warn('repo-rate fetch failed; trying again at the next look', { url: this.opts.url, err: String(got.error) });
     return null;
   }
 }
