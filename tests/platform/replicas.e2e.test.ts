@@ -210,9 +210,11 @@ describe('two replicas of every service', () => {
 
     // every period of every schedule issued once, each in the ledger once, though a replica died mid-way
     const issued = await eventually(async () => {
-      const lists = await Promise.all(schedules.map(async (s) => (await (await call(`/v1/sales/invoices?recurring_invoice_id=${s.id}&take=1000`)).json()).entities as Json[]));
+      // the schedules first, then their invoices: a period issued between the two reads would
+      // otherwise show a schedule done and a list one short
       const states = await Promise.all(schedules.map(async (s) => (await call(`/v1/sales/recurring-invoices/${s.id}`)).json()));
-      return states.every((st) => st.issued_count === 37) ? lists : undefined;
+      if (!states.every((st) => st.issued_count === 37)) return undefined;
+      return Promise.all(schedules.map(async (s) => (await (await call(`/v1/sales/invoices?recurring_invoice_id=${s.id}&take=1000`)).json()).entities as Json[]));
     }, 60_000, 500);
     for (const list of issued) {
       expect(list).toHaveLength(37);

@@ -125,6 +125,8 @@ describe('recurring invoices', () => {
       [{ template: template({ due_in_days: -1 }), schedule: monthly() }, ['template.due_in_days']],
       [{ template: template(), schedule: monthly(), name: 'a\u0000b' }, ['name']],
       [{ template: template(), schedule: monthly({ count: 1, end_date: firstOfMonth(3), start_date: firstOfMonth(2) }) }, ['schedule.end_date']],
+      // a first date past the calendar (the 10th after 15 December 9999): no issue date, not a 500 (found by the fuzzer)
+      [{ template: template({ due_in_days: 30 }), schedule: monthly({ start_date: '9999-12-15', day_of_month: 10 }) }, ['schedule']],
     ] as const;
     for (const [body, paths] of bad) {
       const p = await expectProblem(await create(body), 400);

@@ -57,9 +57,10 @@ async function checkTemplate(scope: TenantScope, body: RecurringInvoiceRequest):
   const first = nextOccurrence(body.schedule, null);
   if (!first) errors.push({ path: 'schedule', code: 'schedule_empty', message: 'the schedule has no issue date (count, end_date and start_date leave none)' });
   const replica = await organisationReplica(scope);
-  const invoice = invoiceOfPeriod(body.template, periodOf(body.schedule, 0));
+  // the first period's invoice, when the schedule has one (a first date past the calendar has none)
+  const invoice = first ? invoiceOfPeriod(body.template, periodOf(body.schedule, first.index)) : null;
   try {
-    computeDocument({ ...documentInputOf(invoice, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY, replica?.profile.rounding_increment), fx_rate: invoice.fx_rate ?? 1 });
+    if (invoice) computeDocument({ ...documentInputOf(invoice, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY, replica?.profile.rounding_increment), fx_rate: invoice.fx_rate ?? 1 });
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     errors.push(...prefixed(err.errors, 'template'));

@@ -28,6 +28,9 @@ export function unknownPlaceholders(t: RecurringInvoiceTemplate): FieldError[] {
   return errors;
 }
 
+/** The last day of the calendar the API takes. */
+const LAST_DAY = '9999-12-31';
+
 const fill = (text: string | null | undefined, values: Values) => fillPlaceholders(text, values);
 
 /**
@@ -40,7 +43,8 @@ export function invoiceOfPeriod(t: RecurringInvoiceTemplate, period: { start: st
   return {
     ...invoice,
     date_issued: period.start,
-    date_due: dueInDays == null ? null : addDays(period.start, dueInDays),
+    // due within the calendar the API takes: an issue late in 9999 is due on its last day at the latest
+    date_due: dueInDays == null ? null : period.start > addDays(LAST_DAY, -dueInDays) ? LAST_DAY : addDays(period.start, dueInDays),
     notes: fill(invoice.notes, values),
     items: invoice.items.map((it) => ({ ...it, title: fill(it.title, values), description: fill(it.description, values) })),
   } as InvoiceRequest;
