@@ -59,6 +59,8 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       const [deployment] = byKind(objects, 'Deployment').filter((d) => d.metadata.name === name);
       const container = deployment.spec.template.spec.containers[0];
       expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+      // the process bounds each readiness check to 2 s: the prober waits longer than that
+      expect(container.readinessProbe.timeoutSeconds).toBeGreaterThan(2);
       expect(container.livenessProbe.httpGet.path).toBe('/healthz');
       expect(container.resources.requests.memory).toBeDefined();
       expect(container.resources.limits.memory).toBeDefined();

@@ -22,12 +22,12 @@ import { UpstreamSet } from './proxy/upstream-set.js';
 import { allowedMethods, routingOrder } from './http/routing.js';
 import { docsRoutes } from './http/docs.js';
 
-/** A service is available when one of its replicas answers its liveness check within a second. */
+/** A service is available when one of its replicas says it is ready (its database and NATS answer) within a second. */
 async function upstreamHealthy(upstream: UpstreamSet): Promise<boolean> {
   const answers = await Promise.all(
     upstream.replicas.map(async (r) => {
       try {
-        const res = await r.pool.request({ origin: r.origin, path: '/healthz', method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
+        const res = await r.pool.request({ origin: r.origin, path: '/readyz', method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
         await res.body.dump();
         return res.statusCode === 200;
       } catch {
@@ -104,11 +104,16 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     trustInternalHeaders: false,
     accessLogSample: config.ACCESS_LOG_SAMPLE,
     failureLinesPerSecond: config.FAILURE_LOG_PER_SECOND,
+    // Ready: it can authenticate (settings answers; every call's credential is checked there, a
+    // cache aside) and hears revocations (NATS). A service down behind it takes only that
+    // service's routes (503 with Retry-After) out, so it is reported (`degraded`), not made the
+    // gateway's: out of rotation, the gateway could not answer the routes that still work.
     readiness: {
       nats: () => bus.isConnected(),
+      settings: () => upstreamHealthy(upstreams.settings),
     },
     dependencies: Object.fromEntries(
-      (Object.keys(upstreams) as ServiceName[]).map((name) => [name, () => upstreamHealthy(upstreams[name])]),
+      (Object.keys(upstreams) as ServiceName[]).filter((name) => name !== 'settings').map((name) => [name, () => upstreamHealthy(upstreams[name])]),
     ),
   });
   // the document names a server only when PUBLIC_URL says where the API is public; else it is relative

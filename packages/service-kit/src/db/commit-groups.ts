@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CommitOutcomeUnknownError, UpstreamError } from '../errors.js';
-import { connectionLoss } from './connection-loss.js';
+import { connectionLoss, databaseRefusesNow } from './connection-loss.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { TENANT_FILTER, sqlRows } from './orm.js';
@@ -153,7 +153,9 @@ export class CommitGroups {
     }
     if (broken) {
       await em.rollback().catch(() => undefined);
-      this.opts.log?.error('commit group failed; its members are answered with an error', { err: String(broken) });
+      // a lost database is the operator's to see as a warning: every member is answered 503
+      if (connectionLoss(broken) || databaseRefusesNow(broken)) this.opts.log?.warn('commit group failed: the database is unavailable; its members are answered 503', { err: String(broken) });
+      else this.opts.log?.error('commit group failed; its members are answered with an error', { err: String(broken) });
       for (const k of kept) k.reject(new UpstreamError(503, 'database', 'the write could not be committed; retry'));
       return;
     }

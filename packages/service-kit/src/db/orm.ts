@@ -170,6 +170,7 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     },
   };
   const orm = await MikroORM.init(config);
+  markConnectFailures(orm);
   // Replicas of a service boot together against one database: one migrates, the others wait for
   // it (a session lock on a connection of its own) and then find nothing left to apply.
   const lock = new pg.Client({ connectionString: withDatabase(opts.databaseUrl, opts.databaseName) });
@@ -182,6 +183,19 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     await lock.end(); // ending the session releases the lock
   }
   return orm;
+}
+
+/**
+ * A connection the pool could not open (the server down, starting up, in recovery, refusing)
+ * fails every statement waiting for it with the socket's or the server's own error. The pool
+ * opens it for whichever statement comes (the ORM's, the query builder's, `sqlRows`), so it is
+ * marked as the database's where it is opened: `connect ECONNREFUSED` is then a lost database
+ * (503 with Retry-After, a consumer's pause), not an unhandled error (issue 72).
+ */
+function markConnectFailures(orm: MikroORM): void {
+  const client = orm.em.getConnection().getKnex().client as unknown as { acquireRawConnection: () => Promise<unknown> };
+  const open = client.acquireRawConnection.bind(client);
+  client.acquireRawConnection = () => open().catch((err: unknown) => Promise.reject(markDatabaseError(err)));
 }
 
 /*
@@ -266,6 +280,20 @@ async function endedTransaction(trx: KnexTransaction): Promise<Error> {
   );
   if (failure === undefined) return new Error('the transaction of this statement has already ended');
   return new Error(`the transaction of this statement failed: ${String(failure)}`, { cause: failure });
+}
+
+/**
+ * What a statement refused on an ended transaction says about the database: the query builder
+ * refuses it with a bare "Transaction query already complete" once the transaction's connection
+ * failed, and that failure (a lost database: 503) is given as its cause; any other error, or a
+ * transaction that ended normally (the caller's bug), is returned as it is.
+ */
+export async function explainEndedTransaction(err: unknown, em: EntityManager): Promise<unknown> {
+  if (!(err instanceof Error) || !err.message.startsWith('Transaction query already complete')) return err;
+  const trx = em.getTransactionContext<KnexTransaction>();
+  if (!trx?.isCompleted?.()) return err;
+  const explained = await endedTransaction(trx);
+  return (explained as { cause?: unknown }).cause === undefined ? err : explained;
 }
 
 /** What `sqlRows` needs of the query builder's transaction and client: the connection they hold or lend. */

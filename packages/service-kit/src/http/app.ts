@@ -28,7 +28,10 @@ export interface HttpAppOptions {
   logger: Logger;
   metrics: MetricsRegistry;
   bodyLimit: number;
-  /** Readiness probes: name → check. /readyz answers 503 while any is false. */
+  /**
+   * Readiness probes: name → check, each bounded to 2 s. /readyz answers 503 while any is false
+   * (what the process needs to serve at all: for a service its database and NATS).
+   */
   readiness?: Record<string, () => Promise<boolean>>;
   /**
    * Services this process depends on but can serve without (the gateway's upstreams): reported
@@ -165,7 +168,8 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   app.get('/readyz', async (c) => {
     const run = async (probes: Record<string, () => Promise<boolean>> | undefined) => {
       const names = Object.keys(probes ?? {});
-      const results = await Promise.all(names.map((n) => probes![n]().catch(() => false)));
+      // a probe that has not answered within its bound is down (a pool waiting for a connection would hold the check past the prober's timeout)
+      const results = await Promise.all(names.map((n) => boundedProbe(probes![n])));
       return Object.fromEntries(names.map((n, i) => [n, results[i]])) as Record<string, boolean>;
     };
     const [checks, dependencies] = await Promise.all([run(opts.readiness), run(opts.dependencies)]);
@@ -252,8 +256,9 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   });
 
   app.notFound((c) => problemResponse(c, new NotFoundError(`No route for ${c.req.method} ${c.req.path}`, 'route_not_found')));
-  app.onError((err, c) => {
-    const mapped = err instanceof AppError ? err : mapDriverError(err);
+  app.onError(async (err, c) => {
+    // the unit of work knows the request's transaction, and whether a lost connection ended it
+    const mapped = err instanceof AppError ? err : mapDriverError((await c.get('explainFailure')?.(err)) ?? err);
     if (!mapped) {
       (c.get('log') ?? opts.logger).error('unhandled error', { err, method: c.req.method, path: c.req.path });
       return problemResponse(c, null);
@@ -261,6 +266,18 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
     return problemResponse(c, mapped);
   });
   return app;
+}
+
+/** How long a readiness probe may take before it counts as down: under the orchestrator's own probe timeout (1 s by default in Kubernetes is raised to 3 s in the manifests). */
+const PROBE_TIMEOUT_MS = 2000;
+
+async function boundedProbe(probe: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([probe().catch(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), PROBE_TIMEOUT_MS)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function isFileContentType(type: string | undefined): boolean {

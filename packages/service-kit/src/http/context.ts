@@ -53,6 +53,8 @@ export type KitEnv = {
      * from the start.
      */
     beginOwn: (() => Promise<void>) | undefined;
+    /** Write requests: an error with what it says of the request's transaction (a lost connection that ended it) as its cause. */
+    explainFailure: ((err: unknown) => Promise<unknown>) | undefined;
     /**
      * Write requests: queues an event to be written with the others of the transaction `em`
      * belongs to, in one statement just before its commit (the request's own or its commit

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, CommitOutcomeUnknownError, ConflictError, ValidationError } from '../errors.js';
 import { connectionLoss } from '../db/connection-loss.js';
-import { TENANT_FILTER, sqlRows } from '../db/orm.js';
+import { TENANT_FILTER, explainEndedTransaction, sqlRows } from '../db/orm.js';
 import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
 import { eventsInsert, eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 import { committedAfterLoss } from '../db/lost-commit.js';
@@ -90,6 +90,11 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       ownBegun = true;
     };
     c.set('beginOwn', beginOwn);
+    const explainFailure = async (err: unknown) => {
+      const own = await explainEndedTransaction(err, em);
+      return own !== err || !member ? own : explainEndedTransaction(err, (member as CommitGroupMember).em);
+    };
+    c.set('explainFailure', explainFailure);
     // The events of the request's own transaction, written by one statement just before it
     // commits: a request announcing several facts (a matched payment: two events; a payout: one
     // per line) makes one outbox insert, not one each.
@@ -264,6 +269,9 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       done = true;
       afterCommit();
       for (const f of committed) f();
+    } catch (err) {
+      // explained while the transaction is still there to ask (the rollback below lets go of it)
+      throw await explainFailure(err);
     } finally {
       if (!done) {
         await (member as CommitGroupMember | null)?.abort().catch(() => undefined);
