@@ -4,6 +4,8 @@
  * are ready. The processes run as the container image runs them: built to JavaScript first (about
  * a second, scripts/bundle.ts), then on plain node, without a TypeScript loader (decision 135). A process that dies is restarted with backoff while the others keep serving
  * (scripts/supervisor.ts). Every process creates its own database, schema and streams on first start.
+ * A Postgres or NATS that does not answer on this machine is started from the installed binaries
+ * first, with its data in `<DATA_DIR>` (scripts/local-infrastructure.ts), or named in one line.
  *
  * `PORT` (default 8080) is the gateway's port; the services listen on the five ports after it.
  * `REPLICAS=2` (1–9) runs every service as that many processes (replica n listens 100 × (n − 1)
@@ -14,6 +16,7 @@ import path from 'node:path';
 import { bundleForRun, type ProcessName } from './bundle.js';
 import { nodeFlagsOf } from './node-flags.js';
 import { Supervised } from './supervisor.js';
+import { ensureInfrastructure, MissingInfrastructure, type Infrastructure } from './local-infrastructure.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const gatewayPort = Number(process.env.PORT ?? 8080);
@@ -45,11 +48,22 @@ const err = (l: string) => process.stderr.write(`${l}\n`);
 const processes: Supervised[] = [];
 let stopping = false;
 
+// a Postgres or NATS missing on this machine is started here, or named in one line (scripts/local-infrastructure.ts)
+let infrastructure: Infrastructure;
+try {
+  infrastructure = await ensureInfrastructure(env, (l) => out(`start | ${l}`));
+} catch (e) {
+  if (!(e instanceof MissingInfrastructure)) throw e;
+  err(`npm start: ${e.message}`);
+  process.exit(1);
+}
+
 let bundles: Awaited<ReturnType<typeof bundleForRun>>;
 try {
   bundles = await bundleForRun('start');
 } catch (e) {
   err(`could not build the processes: ${(e as Error).message}`);
+  await infrastructure.stop();
   process.exit(1);
 }
 
@@ -88,6 +102,7 @@ async function shutdown(code: number) {
   stopping = true;
   await Promise.all(processes.map((p) => p.stop()));
   await bundles.remove().catch(() => undefined);
+  await infrastructure.stop();
   process.exit(code);
 }
 process.on('SIGINT', () => void shutdown(0));

@@ -1,21 +1,17 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './ports.js';
+import { findPostgresProgram } from '../../scripts/local-infrastructure.js';
 
 const run = promisify(execFile);
 
-/** The machine's Postgres binaries (Debian keeps them out of PATH, under /usr/lib/postgresql/<major>/bin). */
+/** The machine's Postgres programs, found as `npm start` finds them. */
 export function postgresBin(name: string): string {
-  const root = '/usr/lib/postgresql';
-  if (existsSync(root)) {
-    const majors = readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a));
-    for (const m of majors) if (existsSync(path.join(root, m, 'bin', name))) return path.join(root, m, 'bin', name);
-  }
-  return name;
+  return findPostgresProgram(name, process.env) ?? name;
 }
 
 /** Postgres refuses to run as root: as root, its processes run as the `postgres` user, which owns their folders. */
