@@ -19,8 +19,8 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
-          // tests/containers: only against the images (npm run test:containers)
-          exclude: ['**/node_modules/**', 'tests/containers/**', ...SOLO],
+          // tests/containers: only against the images (npm run test:containers); tests/ha: npm run test:ha
+          exclude: ['**/node_modules/**', 'tests/containers/**', 'tests/ha/**', ...SOLO],
           maxWorkers: 2,
           fileParallelism: true,
           sequence: { groupOrder: 0 },

@@ -7,9 +7,11 @@
  * `npm start` stops there instead of restarting every process on `connect ECONNREFUSED`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { databaseHosts, singleHostUrl } from '@ledgerline/service-kit/db/database-url';
+import { asPostgres, findPostgresProgram, MissingInfrastructure, postgresUser } from './postgres-programs.js';
 
 export interface Infrastructure {
   /** What was started here, for the first lines of `npm start`. */
@@ -17,7 +19,7 @@ export interface Infrastructure {
   stop: () => Promise<void>;
 }
 
-export class MissingInfrastructure extends Error {}
+export { MissingInfrastructure };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -43,38 +45,10 @@ async function waitReachable(host: string, port: number, timeoutMs: number, proc
   return false;
 }
 
-/** An installed Postgres program: Debian keeps them in /usr/lib/postgresql/<major>/bin, off the PATH. */
-export function findPostgresProgram(name: string, env: NodeJS.ProcessEnv): string | null {
-  const dirs: string[] = [];
-  if (env.POSTGRES_BIN_DIR) dirs.push(env.POSTGRES_BIN_DIR);
-  else {
-    const root = '/usr/lib/postgresql';
-    if (existsSync(root)) dirs.push(...readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)).map((m) => path.join(root, m, 'bin')));
-    dirs.push(...(env.PATH ?? '').split(':').filter(Boolean));
-  }
-  for (const d of dirs) if (existsSync(path.join(d, name))) return path.join(d, name);
-  return null;
-}
-
 function findNatsServer(env: NodeJS.ProcessEnv): string | null {
   if (env.NATS_SERVER_BIN) return existsSync(env.NATS_SERVER_BIN) ? env.NATS_SERVER_BIN : null;
   for (const d of [...(env.PATH ?? '').split(':').filter(Boolean), '/usr/sbin', '/usr/local/bin']) if (existsSync(path.join(d, 'nats-server'))) return path.join(d, 'nats-server');
   return null;
-}
-
-/** Postgres refuses to run as root; as root, the cluster belongs to the `postgres` user when there is one. */
-function postgresUser(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new MissingInfrastructure('Postgres cannot run as root and there is no `postgres` user: run `npm start` as another user, or set DATABASE_URL to a running Postgres');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
-function asPostgres(program: string, args: string[]): [string, string[]] {
-  return postgresUser() ? ['runuser', ['-u', 'postgres', '--', program, ...args]] : [program, args];
 }
 
 async function startPostgres(url: URL, dataRoot: string, env: NodeJS.ProcessEnv, say: (l: string) => void): Promise<ChildProcess> {
@@ -149,8 +123,13 @@ export async function ensureInfrastructure(env: NodeJS.ProcessEnv, say: (l: stri
     for (const s of started.reverse()) await stopProcess(s.proc, s.signal);
   };
   try {
-    const db = new URL(env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-    if (!(await reachable(db.hostname, Number(db.port || 5432)))) {
+    const dbUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    const hosts = databaseHosts(dbUrl);
+    // several servers (a primary and standbys): the services find the one that takes writes; only a lone one is started here
+    const answering = await Promise.all(hosts.map((h) => reachable(h.host, h.port)));
+    const db = new URL(singleHostUrl(dbUrl, hosts[0] ?? { host: '127.0.0.1', port: 5432 }));
+    if (!answering.some(Boolean) && hosts.length > 1) throw new MissingInfrastructure(`none of the Postgres servers of DATABASE_URL answers (${hosts.map((h) => `${h.host}:${h.port}`).join(', ')})`);
+    if (!answering.some(Boolean)) {
       if (!LOOPBACK.has(db.hostname)) throw new MissingInfrastructure(`Postgres does not answer at ${db.host} (DATABASE_URL): start it there, or point DATABASE_URL at a running one`);
       // SIGINT: Postgres's fast shutdown (sessions ended, a clean checkpoint)
       started.push({ name: `Postgres (${path.resolve(dataRoot, 'postgres')})`, proc: await startPostgres(db, dataRoot, env, say), signal: 'SIGINT' });

@@ -78,6 +78,11 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(byKind(objects, 'Ingress')[0].spec.rules[0].http.paths[0].backend.service.name).toBe('gateway');
     const [cluster] = byKind(objects, 'Cluster');
     expect(cluster.spec.instances).toBe(overlay === 'trial' ? 1 : 3);
+    // production: a commit waits for a standby (a failover loses nothing acknowledged); a trial has none to wait for
+    expect(cluster.spec.postgresql.synchronous).toEqual(overlay === 'trial' ? undefined : { method: 'any', number: 1 });
+    // WAL archived continuously and a nightly base backup: point-in-time recovery
+    expect(cluster.spec.backup.barmanObjectStore.wal).toBeDefined();
+    expect(byKind(objects, 'ScheduledBackup')[0].spec.cluster.name).toBe(cluster.metadata.name);
   });
 });
 

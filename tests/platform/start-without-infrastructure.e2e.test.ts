@@ -45,7 +45,7 @@ describe('npm start where Postgres and NATS do not answer', () => {
         body: JSON.stringify(invoiceBody()),
       });
       expect(res.status).toBe(200);
-      expect((await res.json()).total_amount).toBe(298);
+      expect(((await res.json()) as { total_amount: number }).total_amount).toBe(298);
     } finally {
       await system.stop();
     }

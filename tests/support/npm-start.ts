@@ -14,6 +14,8 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 export interface RunningSystem {
   gateway: string;
+  /** The run's database prefix and subject prefix (and the rest of its isolation). */
+  env: ReturnType<typeof isolation>;
   key: string;
   /** Pid of each supervised process by name (`sales`, `sales-2`, …), updated as they restart. */
   pids: Record<string, number>;
@@ -70,5 +72,5 @@ export async function startSystem(name: string, extraEnv: Record<string, string>
     // what the processes said is what tells why they never came up
     throw new Error(`${(err as Error).message}; the system's last output:\n${output.slice(-4000)}`);
   }
-  return { gateway: `http://127.0.0.1:${port}`, key, pids, output: () => output, stop };
+  return { gateway: `http://127.0.0.1:${port}`, env, key, pids, output: () => output, stop };
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './ports.js';
-import { findPostgresProgram } from '../../scripts/local-infrastructure.js';
+import { findPostgresProgram } from '../../scripts/postgres-programs.js';
 
 const run = promisify(execFile);
 

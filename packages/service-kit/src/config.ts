@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_FAILURE_LINES_PER_SECOND } from './http/failure-lines.js';
+import { databaseHosts } from './db/database-url.js';
 
 const DURATION = /^\d+(ms|s|m|h|d)?$/;
 
@@ -36,7 +37,14 @@ export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   HOST: z.string().default('127.0.0.1'),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** One server, or several (`postgres://user@h1:5432,h2:5432/db`): the services use whichever takes writes (db/database-url.ts). */
+  DATABASE_URL: z
+    .string()
+    .refine((u) => {
+      const hosts = databaseHosts(u);
+      return hosts.length > 0 && hosts.every((h) => h.host.length > 0 && Number.isInteger(h.port) && h.port > 0 && h.port < 65536);
+    }, 'a postgres:// URL naming one server or several (host:port,host:port)')
+    .default('postgres://postgres@127.0.0.1:5432/postgres'),
   /** Prefix of every database name this deployment creates (tests use a unique one per run). */
   DATABASE_PREFIX: z.string().regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only').default('ledgerline_'),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),

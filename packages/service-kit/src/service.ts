@@ -13,6 +13,7 @@ import { listen } from './http/listen.js';
 import type { AnswerSealer, KitEnv } from './http/context.js';
 import { unitOfWork } from './http/unit-of-work.js';
 import { initOrm } from './db/orm.js';
+import { withDatabase } from './db/database-url.js';
 import { EventBus } from './events/bus.js';
 import { OutboxRelay, prepareEvent, recordEvent, type PreparedEvent } from './events/outbox.js';
 import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
@@ -165,7 +166,8 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   if (def.stream) await bus.ensureStream(def.stream);
   await bus.ensureStream('DLQ');
 
-  const relay = new OutboxRelay(orm.config.get('clientUrl')!, bus, log, config.OUTBOX_POLL_MS, metrics, undefined, config.OUTBOX_LEADER_TIMEOUT_MS);
+  // every host of DATABASE_URL: the relay's own connection follows a failover as the pool's do
+  const relay = new OutboxRelay(withDatabase(config.DATABASE_URL, `${config.DATABASE_PREFIX}${def.name}`), bus, log, config.OUTBOX_POLL_MS, metrics, undefined, config.OUTBOX_LEADER_TIMEOUT_MS);
   watchPool(orm, metrics);
   traceStatements(orm.em.getConnection().getKnex(), `${config.DATABASE_PREFIX}${def.name}`);
   const bare: ServiceDeps<z.infer<S> & BaseConfig, undefined> = {

@@ -7,6 +7,8 @@ import { endSpan, statementSpan } from '../tracing.js';
 import { kitMigrations } from './migrations.js';
 import { withoutOrmAsyncContext } from './async-context.js';
 import { markDatabaseError } from './connection-loss.js';
+import { databaseHosts, hostsToTry, rememberWritable, singleHostUrl, standbyError, takesWrites, withDatabase } from './database-url.js';
+import { connectWritable } from './connect-writable.js';
 
 export const TENANT_FILTER = 'tenant';
 
@@ -53,8 +55,7 @@ const transactionListenerRelease: EventSubscriber = {
 
 /** Creates the service's own database when it does not exist yet (first boot, new test run). */
 export async function ensureDatabase(databaseUrl: string, databaseName: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connectWritable(databaseUrl);
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [databaseName]);
     if (found.rowCount === 0) {
@@ -68,19 +69,12 @@ export async function ensureDatabase(databaseUrl: string, databaseName: string):
 }
 
 export async function dropDatabase(databaseUrl: string, databaseName: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connectWritable(databaseUrl);
   try {
     await client.query(`drop database if exists "${databaseName.replace(/"/g, '')}" with (force)`);
   } finally {
     await client.end();
   }
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 /**
@@ -119,7 +113,9 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     .filter((e) => Object.prototype.hasOwnProperty.call(e.meta.properties, 'orgId'))
     .map((e) => e.meta.className);
   const config: Options = {
-    clientUrl: withDatabase(opts.databaseUrl, opts.databaseName),
+    // the ORM reads one host; the pool picks among several as it opens each connection (openConnections)
+    // (the one that took writes just now, in ensureDatabase, for the ORM's own first connection)
+    clientUrl: singleHostUrl(withDatabase(opts.databaseUrl, opts.databaseName), hostsToTry(opts.databaseUrl)[0]),
     entities: opts.entities,
     discovery: { warnWhenNoEntities: false },
     debug: opts.debug ?? false,
@@ -170,11 +166,10 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
     },
   };
   const orm = await MikroORM.init(config);
-  markConnectFailures(orm);
+  openConnections(orm, withDatabase(opts.databaseUrl, opts.databaseName));
   // Replicas of a service boot together against one database: one migrates, the others wait for
   // it (a session lock on a connection of its own) and then find nothing left to apply.
-  const lock = new pg.Client({ connectionString: withDatabase(opts.databaseUrl, opts.databaseName) });
-  await lock.connect();
+  const lock = await connectWritable(withDatabase(opts.databaseUrl, opts.databaseName));
   try {
     await lock.query(`select pg_advisory_lock(hashtext('kit-migrations'))`);
     await orm.getMigrator().up();
@@ -186,16 +181,46 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
 }
 
 /**
- * A connection the pool could not open (the server down, starting up, in recovery, refusing)
- * fails every statement waiting for it with the socket's or the server's own error. The pool
- * opens it for whichever statement comes (the ORM's, the query builder's, `sqlRows`), so it is
- * marked as the database's where it is opened: `connect ECONNREFUSED` is then a lost database
- * (503 with Retry-After, a consumer's pause), not an unhandled error (issue 72).
+ * How the pool opens a connection. One it could not open (the server down, starting up, in
+ * recovery, refusing) fails every statement waiting for it with the socket's or the server's own
+ * error, whichever statement it was for (the ORM's, the query builder's, `sqlRows`): it is marked
+ * as the database's where it is opened, so `connect ECONNREFUSED` is a lost database (503 with
+ * Retry-After, a consumer's pause), not an unhandled error (issue 72). When the URL names several
+ * servers, each is tried in turn and a standby skipped (database-url.ts): after a failover new
+ * connections go to the promoted server.
  */
-function markConnectFailures(orm: MikroORM): void {
-  const client = orm.em.getConnection().getKnex().client as unknown as { acquireRawConnection: () => Promise<unknown> };
+function openConnections(orm: MikroORM, url: string): void {
+  const client = orm.em.getConnection().getKnex().client as unknown as {
+    acquireRawConnection: () => Promise<pg.Client>;
+    connectionSettings: { host?: string; port?: number };
+  };
   const open = client.acquireRawConnection.bind(client);
-  client.acquireRawConnection = () => open().catch((err: unknown) => Promise.reject(markDatabaseError(err)));
+  const hosts = databaseHosts(url);
+  if (hosts.length < 2) {
+    client.acquireRawConnection = () => open().catch((err: unknown) => Promise.reject(markDatabaseError(err)));
+    return;
+  }
+  client.acquireRawConnection = async () => {
+    let last: unknown;
+    for (const host of hostsToTry(url)) {
+      // read by the driver's constructor at once, before the next connection sets its own
+      client.connectionSettings.host = host.host;
+      client.connectionSettings.port = host.port;
+      let conn: pg.Client | undefined;
+      try {
+        conn = await open();
+        if (await takesWrites(conn)) {
+          rememberWritable(url, host);
+          return conn;
+        }
+        last = standbyError(host);
+      } catch (err) {
+        last = err;
+      }
+      await conn?.end().catch(() => undefined);
+    }
+    throw markDatabaseError(last);
+  };
 }
 
 /*

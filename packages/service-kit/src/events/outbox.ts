@@ -10,6 +10,7 @@ import type { Span } from '@opentelemetry/api';
 import { buildEnvelope, type NewEvent } from './envelope.js';
 import type { Logger } from '../logger.js';
 import { sqlRows } from '../db/orm.js';
+import { connectWritable } from '../db/connect-writable.js';
 import type { MetricsRegistry } from '../metrics.js';
 
 /**
@@ -316,7 +317,8 @@ export class OutboxRelay extends Pump {
   /** The relay's own connection, opened on first use and again after it broke. */
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = new pg.Client(relayConnectionConfig(this.databaseUrl, this.silentSessionTimeoutMs));
+    const { connectionString, ...config } = relayConnectionConfig(this.databaseUrl, this.silentSessionTimeoutMs);
+    const client = await connectWritable(connectionString!, config);
     client.on('error', (err) => {
       this.log.warn('outbox relay connection failed; it reconnects', { err: String(err) });
       if (this.client === client) this.dropConnection();
@@ -325,7 +327,6 @@ export class OutboxRelay extends Pump {
       if (this.client === client) this.dropConnection();
     });
     client.on('notification', () => this.kick());
-    await client.connect();
     this.client = client;
     return client;
   }
