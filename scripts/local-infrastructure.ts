@@ -107,7 +107,7 @@ async function stopProcess(proc: ChildProcess, signal: NodeJS.Signals): Promise<
   } catch {
     proc.kill(signal);
   }
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000).unref())]);
 }
 
 /**

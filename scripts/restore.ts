@@ -142,7 +142,7 @@ async function recoveredCluster(dir: string, manifest: BackupManifest, at: Date 
     if (proc.exitCode === null) {
       const exited = new Promise((r) => proc.once('exit', r));
       process.kill(-proc.pid!, 'SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000).unref())]);
     }
     rmSync(root, { recursive: true, force: true });
   };

@@ -111,7 +111,7 @@ export class PrivatePostgres {
       // the postmaster and every backend at once, as when the machine or the pod dies
       process.kill(-p.pid!, 'SIGKILL');
     } else await pgTool('pg_ctl', ['stop', '-D', this.dataDir, '-m', how, '-w', '-t', '30']).catch(() => p.kill(how === 'fast' ? 'SIGINT' : 'SIGQUIT'));
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000).unref())]);
     this.proc = null;
     // the children of a killed postmaster hold the port a moment more
     if (how === 'kill') await this.waitPortFree(10_000);
