@@ -10,35 +10,8 @@ import path from 'node:path';
 import { root, spawnProc, startBenchStack, type BenchStack } from './stack.js';
 import { load } from './load.js';
 import { benchmarks, measureIdleFloor } from './suites.js';
-import { formatProfiles, monotonicUs, summariseProfiles, type ProfileWindow } from './profiles.js';
-
-export interface Figure {
-  name: string;
-  value: number | null;
-  unit: string;
-  ceiling?: number | null;
-  ceilingName?: string;
-  ratio?: number | null;
-  target?: string;
-  met?: boolean | null;
-  note?: string;
-}
-
-export interface BenchContext {
-  stack: BenchStack;
-  quick: boolean;
-  figures: Figure[];
-  auth: Record<string, string>;
-  /**
-   * The stretches `--profile` reads the profiles over: a benchmark marks its measured window
-   * (`markWindow`); one that marks none is read over the whole of its run.
-   */
-  windows: ProfileWindow[];
-  /** Each process's CPU ms per wall ms with nothing to do, read before the first benchmark. */
-  idleFloor?: Record<string, number>;
-  /** Invoices a second the system took through the gateway this hour (`documentCapacity`), once measured. */
-  capacity?: number;
-}
+import { formatProfiles, monotonicUs, summariseProfiles } from './profiles.js';
+import type { BenchContext, Figure } from './context.js';
 
 const quick = process.argv.includes('--quick');
 /** `--profile`: CPU profiles of every process; their top frames are printed and kept in latest.json. */

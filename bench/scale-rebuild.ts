@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type pg from 'pg';
 import { SUBJECTS } from '@ledgerline/contracts';
-import type { BenchContext, Figure } from './run.js';
+import type { BenchContext, Figure } from './context.js';
 import { percentile } from './load.js';
 import { POSTGRES_SHARE_PREFIX, root } from './stack.js';
 

@@ -1,5 +1,5 @@
-import type { BenchContext, Figure } from './run.js';
-import type { Benchmark } from './suites.js';
+import type { BenchContext, Figure } from './context.js';
+import type { Benchmark } from './context.js';
 import { percentile } from './load.js';
 import { copyInvoices, copyTransaction, type ScaleShape } from './scale-data.js';
 import { measureRebuild } from './scale-rebuild.js';

@@ -1,15 +1,12 @@
 import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
-import type { BenchContext } from './run.js';
+import type { Benchmark, BenchContext } from './context.js';
 import { load, percentile, postEach } from './load.js';
 import { pacedLoad, stallNote, stallProbe, type PacedResult } from './paced.js';
 import { POSTGRES_SHARE_PREFIX, cpuSnapshot, spawnProc } from './stack.js';
 import { monotonicUs } from './profiles.js';
 import { scale } from './scale.js';
 
-export interface Benchmark {
-  title: string;
-  run: (ctx: BenchContext) => Promise<void>;
-}
+export type { Benchmark } from './context.js';
 
 async function waitReadyHello(port: number) {
   for (let i = 0; i < 200; i++) {

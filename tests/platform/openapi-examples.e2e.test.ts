@@ -558,7 +558,7 @@ describe('OpenAPI examples recorded from a live scenario', () => {
 });
 
 function renderExamplesModule(examples: Record<string, OperationExample>): string {
-  return `import type { OperationExample } from './examples.js';
+  return `import type { OperationExample } from './operation-example.js';
 
 /*
  * Request and response examples of every operation, recorded from the live scenario in

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { bankAccountSchema, contactSchema, currencyCode, fxRateSchema, glAccountSchema, id, int32, int64, isoDate, isoDateTime, longText, money, moneyAggregate, nullish, pagedEnvelope, pagingQuery, paidRecordSchema, paidRecordTypeSchema, percentRate, precision, rangeQuery, ratio, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
+import { bankAccountSchema, contactSchema, currencyCode, fxRateSchema, glAccountSchema, id, int32, int64, isoDate, isoDateTime, longText, money, moneyAggregate, nullish, paidRecordSchema, paidRecordTypeSchema, percentRate, precision, ratio, shortText, taxNexusSchema, transactionTypeSchema, uuid } from './common.js';
+import { pagedEnvelope, pagingQuery, rangeQuery, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 import { exportFormatSchema } from './purchase.js';
 
 /*

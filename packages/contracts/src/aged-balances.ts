@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { currencyCode, int64, isoDate, moneyAggregate, pagedEnvelope, pagingQuery } from './common.js';
+import { currencyCode, int64, isoDate, moneyAggregate } from './common.js';
+import { pagedEnvelope, pagingQuery } from './paging.js';
 
 /*
  * Who owes what, and for how long (decision 161): aged receivables (sales) and aged payables

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { id, isoDateTime, pagedEnvelope, pagingQuery } from './common.js';
+import { id, isoDateTime } from './common.js';
+import { pagedEnvelope, pagingQuery } from './paging.js';
 
 // --- attachments of bills and invoices (…/{id}/attachments) ---------------------------------------
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isoDateTime, pagedEnvelope, shortText } from './common.js';
+import { isoDateTime, shortText } from './common.js';
+import { pagedEnvelope } from './paging.js';
 
 // --- the audit trail (GET /v1/audit-events, /verify) ----------------------------------------------
 

@@ -1,22 +1,6 @@
 import { z } from 'zod';
-import {
-  AMOUNT_LIMIT,
-  currencyCode,
-  decimal,
-  id,
-  int64,
-  isoDate,
-  isoDateTime,
-  nullish,
-  pagedEnvelope,
-  pagingQuery,
-  percentRate,
-  searchQuery,
-  shortText,
-  sortQuery,
-  glAccountSchema,
-  ignoredInput,
-} from './common.js';
+import { AMOUNT_LIMIT, currencyCode, decimal, id, int64, isoDate, isoDateTime, nullish, percentRate, shortText, glAccountSchema, ignoredInput } from './common.js';
+import { pagedEnvelope, pagingQuery, searchQuery, sortQuery } from './paging.js';
 import { supplyKind } from './tax-category.js';
 
 /* Items, price lists, numbering series and the item sales rate (architecture §1). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { int64, longText, nullish, pagedEnvelope, pagingQuery, rangeQuery, searchQuery, shortText } from './common.js';
+import { int64, longText, nullish, shortText } from './common.js';
+import { pagedEnvelope, pagingQuery, rangeQuery, searchQuery } from './paging.js';
 import { journalAccountNumber } from './journal-entries.js';
 
 /*

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { currencyCode, isoDate, isoDateTime, money, moneyAggregate, pagedEnvelope, pagingQuery } from './common.js';
+import { currencyCode, isoDate, isoDateTime, money, moneyAggregate } from './common.js';
+import { pagedEnvelope, pagingQuery } from './paging.js';
 
 /*
  * A credit (a sales credit note, a vendor credit) applied to an open document of the same party

@@ -1,16 +1,6 @@
 import { z } from 'zod';
-import {
-  CONTENT_TEXT,
-  culture,
-  id,
-  int64,
-  isoDateTime,
-  longText,
-  nullish,
-  pagingQuery,
-  shortText,
-  ignoredInput,
-} from './common.js';
+import { CONTENT_TEXT, culture, id, int64, isoDateTime, longText, nullish, shortText, ignoredInput } from './common.js';
+import { pagingQuery } from './paging.js';
 
 /* E-mail records and the invoice e-mail (architecture §7). */
 

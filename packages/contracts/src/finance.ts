@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CONTENT_TEXT, contactSchema, currencyCode, glAccountSchema, id, ignoredInput, int64, isoDate, isoDateTime, longText, money, nullish, pagedEnvelope, pagingQuery, paidRecordSchema, paidRecordTypeSchema, positiveRate, centAmount, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, transactionTypeSchema, uuid, TABLE_RATE_SOURCES, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
+import { CONTENT_TEXT, contactSchema, currencyCode, glAccountSchema, id, ignoredInput, int64, isoDate, isoDateTime, longText, money, nullish, paidRecordSchema, paidRecordTypeSchema, positiveRate, centAmount, shortText, transactionTypeSchema, uuid, TABLE_RATE_SOURCES } from './common.js';
+import { pagedEnvelope, pagingQuery, rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 
 /*
  * Bank transactions and payouts. A bank transaction that names a

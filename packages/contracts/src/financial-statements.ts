@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { currencyCode, glAccountSchema, int64, isoDate, moneyAggregate, keysetPagingQuery, rangeQuery } from './common.js';
+import { currencyCode, glAccountSchema, int64, isoDate, moneyAggregate } from './common.js';
+import { keysetPagingQuery, rangeQuery } from './paging.js';
 
 /*
  * The profit and loss account and the balance sheet (decision 167), summed from the ledger per

@@ -1,4 +1,5 @@
 export * from './common.js';
+export * from './paging.js';
 export * from './scopes.js';
 export * from './sales.js';
 export * from './tax-category.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { centAmount, currencyCode, id, int32, isoDate, isoDateTime, moneyAggregate, nullish, positiveRate, pagedEnvelope, pagingQuery, rangeQuery, searchQuery, shortText, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
+import { centAmount, currencyCode, id, int32, isoDate, isoDateTime, moneyAggregate, nullish, positiveRate, shortText } from './common.js';
+import { pagedEnvelope, pagingQuery, rangeQuery, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 
 /*
  * Manual journal entries (decision 165): what no document posts — opening balances, accruals and

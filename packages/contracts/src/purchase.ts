@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, pagedEnvelope, pagingQuery, paymentStatusSchema, percentRate, positiveRate, precision, ratio, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
+import { contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, ratio, shortText, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin } from './common.js';
+import { pagedEnvelope, pagingQuery, rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 import { supplyKind, taxCategory } from './tax-category.js';
 
 /*

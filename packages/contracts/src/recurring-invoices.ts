@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { id, int32, isoDate, isoDateTime, nullish, pagedEnvelope, pagingQuery, shortText } from './common.js';
+import { id, int32, isoDate, isoDateTime, nullish, shortText } from './common.js';
+import { pagedEnvelope, pagingQuery } from './paging.js';
 import { invoiceRequestSchema } from './sales.js';
 
 // --- recurring invoices (/v1/sales/recurring-invoices) --------------------------------------------

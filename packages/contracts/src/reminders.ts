@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CONTENT_TEXT, currencyCode, culture, id, isoDate, isoDateTime, money, pagedEnvelope, pagingQuery } from './common.js';
+import { CONTENT_TEXT, currencyCode, culture, id, isoDate, isoDateTime, money } from './common.js';
+import { pagedEnvelope, pagingQuery } from './paging.js';
 
 // --- payment reminders (PUT /v1/settings/reminders, POST /v1/sales/reminders/run, …/reminders) -------
 

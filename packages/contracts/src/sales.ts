@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CONTENT_TEXT, addressSchema, bankAccountSchema, codedReferenceSchema, contactSchema, culture, currencyCode, decimal, id, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, rangeQuery, repeatedParam, searchQuery, shortText, sortQuery, taxNexusSchema, transactionTypeSchema, uuid, glAccountSchema, ignoredInput, derivedDocumentInputFields, roundingIncrement, documentFxRateOrigin, keysetPagedEnvelope, keysetPagingQuery } from './common.js';
+import { CONTENT_TEXT, addressSchema, bankAccountSchema, codedReferenceSchema, contactSchema, culture, currencyCode, decimal, id, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, shortText, taxNexusSchema, transactionTypeSchema, uuid, glAccountSchema, ignoredInput, derivedDocumentInputFields, roundingIncrement, documentFxRateOrigin } from './common.js';
+import { rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 import { supplyKind, taxCategory } from './tax-category.js';
 
 

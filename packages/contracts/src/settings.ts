@@ -1,25 +1,6 @@
 import { z } from 'zod';
-import {
-  CONTENT_TEXT,
-  addressSchema,
-  countryCode,
-  ISO_3166_COUNTRIES,
-  culture,
-  currencyCode,
-  id,
-  int32,
-  int64,
-  isoDate,
-  isoDateTime,
-  nullish,
-  pagedEnvelope,
-  pagingQuery,
-  peppolId,
-  roundingIncrement,
-  searchQuery,
-  shortText,
-  sortQuery,
-} from './common.js';
+import { CONTENT_TEXT, addressSchema, countryCode, ISO_3166_COUNTRIES, culture, currencyCode, id, int32, int64, isoDate, isoDateTime, nullish, peppolId, roundingIncrement, shortText } from './common.js';
+import { pagedEnvelope, pagingQuery, searchQuery, sortQuery } from './paging.js';
 import { orgIssuerShape } from './sales.js';
 import { scopeSchema } from './scopes.js';
 import { supplyKind } from './tax-category.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { id, int32, isoDateTime, nullish, pagedEnvelope, pagingQuery, shortText } from './common.js';
+import { id, int32, isoDateTime, nullish, shortText } from './common.js';
+import { pagedEnvelope, pagingQuery } from './paging.js';
 import { SUBJECTS } from './events.js';
 
 /*

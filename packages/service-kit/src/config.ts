@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { DEFAULT_FAILURE_LINES_PER_SECOND } from './http/failure-lines.js';
 import { databaseHosts } from './db/database-url.js';
 
 const DURATION = /^\d+(ms|s|m|h|d)?$/;
@@ -32,6 +31,9 @@ export const timeZoneSetting = (fallback: string) =>
       }
     }, 'an IANA time zone, e.g. Europe/Prague')
     .default(fallback);
+
+/** `FAILURE_LOG_PER_SECOND`'s default: enough to see a failure's variety, not its volume. */
+export const DEFAULT_FAILURE_LINES_PER_SECOND = 20;
 
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),

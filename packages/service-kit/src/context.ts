@@ -1,9 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from './logger.js';
-import type { NewEvent } from './events/envelope.js';
-import type { PreparedEvent } from './events/outbox.js';
-import type { EventBus } from './events/bus.js';
-import { requestReply } from './events/rpc.js';
+import type { NewEvent } from './new-event.js';
+import type { PreparedEvent } from './db/outbox-rows.js';
 import { sqlRows } from './db/orm.js';
 
 /**
@@ -79,7 +77,8 @@ export interface ContextParts {
   log: Logger;
   emit: (em: EntityManager, ev: NewEvent<unknown>) => Promise<string>;
   prepareEvent: (ev: NewEvent<unknown>, dataJson?: string) => PreparedEvent;
-  bus: EventBus;
+  /** Asks another service for an organisation (NATS request-reply, events/rpc.ts `requestReply`). */
+  ask: (subject: string, orgId: number, data: unknown) => Promise<unknown>;
   /** Joins a commit group (HTTP write requests); absent elsewhere. */
   commitGroup?: (lane: string) => Promise<EntityManager>;
   /** Begins a deferred own transaction (HTTP write requests); absent elsewhere. */
@@ -105,9 +104,9 @@ export function operationContext(p: ContextParts): OperationContext {
     now: () => new Date(),
     emit: (ev) => p.emit(p.em, withDefaults(ev)),
     prepareEvent: (ev, dataJson) => p.prepareEvent(withDefaults(ev), dataJson),
-    ask: async (subject, data) => {
+    ask: async <T>(subject: string, data: unknown) => {
       if (p.orgId == null) throw new Error(`${subject}: an operation without an organisation cannot ask another service`);
-      return requestReply(p.bus, subject, p.orgId, data);
+      return (await p.ask(subject, p.orgId, data)) as T;
     },
     inCommitGroup: async (lane) => {
       if (!p.commitGroup) return ctx;

@@ -40,6 +40,7 @@ export * from './events/replies.js';
 export * from './secret-box.js';
 export * from './dates.js';
 export * from './organisations/replica.js';
+export * from './events/organisation-replica-consumer.js';
 export * from './organisations/closed-period.js';
 export * from './tracing.js';
 export * from './organisations/exchange-rates.js';

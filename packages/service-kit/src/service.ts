@@ -19,8 +19,9 @@ import { OutboxRelay, prepareEvent, recordEvent, type PreparedEvent } from './ev
 import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
 import { DeadLetterCount } from './events/dead-letters.js';
 import type { NewEvent } from './events/envelope.js';
-import { startResponders, type ResponderDefinition } from './events/rpc.js';
-import { organisationReplicaConsumer, organisationReplicaMigration } from './organisations/replica.js';
+import { requestReply, startResponders, type ResponderDefinition } from './events/rpc.js';
+import { organisationReplicaMigration } from './organisations/replica.js';
+import { organisationReplicaConsumer } from './events/organisation-replica-consumer.js';
 import { operationContext, type OperationContext } from './context.js';
 import { RetentionSweeper, kitRetentionRules, type RetentionRule } from './db/retention.js';
 import { startTracing, traceStatements } from './tracing.js';
@@ -28,7 +29,7 @@ import { CommitGroups } from './db/commit-groups.js';
 import { AuditChainer } from './audit/audit-chain.js';
 import { auditedRoutes } from './audit/audit-record.js';
 import { auditResponders } from './audit/audit-responders.js';
-import type { AuditHook } from './audit/audit-hook.js';
+import type { AuditHook } from './http/audit-hook.js';
 
 /** What a service's `resources` hook may hand back: anything, closed at stop when it has `close`. */
 export type ServiceResources = object & { close?: () => Promise<void> | void };
@@ -102,7 +103,7 @@ export function serviceContext(deps: ServiceDeps<BaseConfig, unknown>, em: Entit
     log: deps.log,
     emit: deps.emit,
     prepareEvent: deps.prepareEvent,
-    bus: deps.bus,
+    ask: (subject, orgId, data) => requestReply(deps.bus, subject, orgId, data),
   });
 }
 

@@ -1,6 +1,7 @@
 import { sqlMigration } from '@ledgerline/service-kit';
 import { journalMigrations } from './journal.migrations.js';
 import { ledgerFunctionMigrations } from './ledger-functions.migrations.js';
+import { laterLedgerFunctionMigrations } from './ledger-functions-later.migrations.js';
 
 /**
  * The ledger. Append-only: rows are never updated or deleted (a trigger refuses it; the only
@@ -206,4 +207,4 @@ drop table organisation_profiles;
 ];
 
 /** Every migration of the service, in the order of their names (the order they ran in). */
-export const migrations = [...ledgerMigrations, ...ledgerFunctionMigrations, ...journalMigrations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+export const migrations = [...ledgerMigrations, ...ledgerFunctionMigrations, ...laterLedgerFunctionMigrations, ...journalMigrations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -1,5 +1,4 @@
-import type { Pool } from 'undici';
-import { createPool } from './upstream.js';
+import { Pool } from 'undici';
 
 /*
  * The replicas of one service (issue 15): `SALES_URL=http://a:8081,http://b:8081`. Requests go
@@ -8,6 +7,11 @@ import { createPool } from './upstream.js';
  * `forward`). With every replica marked down the gateway still tries them, so a restarted
  * service is found again at once.
  */
+
+/** One replica's connections: kept alive, one request at a time on each, timeouts left to `forward`. */
+function createPool(url: string): Pool {
+  return new Pool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+}
 
 export interface Replica {
   url: string;

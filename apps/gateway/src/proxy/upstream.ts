@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from 'hono';
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { UpstreamError } from '@ledgerline/service-kit/errors';
 import { INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit/http/context';
 import { plainAnswer } from '@ledgerline/service-kit/http/app';
@@ -66,10 +66,6 @@ export function pathAndQuery(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   const fragment = url.indexOf('#', start);
   return fragment < 0 ? url.slice(start) : url.slice(start, fragment);
-}
-
-export function createPool(url: string): Pool {
-  return new Pool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
 }
 
 /** Connection failures where the request never reached the replica: any request may go to another. */

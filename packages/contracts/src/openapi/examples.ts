@@ -4,17 +4,7 @@
  * what the API really answers; a unit test validates each one against its operation's schemas.
  */
 
-export interface OperationExample {
-  /** The JSON request body sent. */
-  request?: unknown;
-  /** A request body other than JSON (an e-invoice's XML), with its media type. */
-  requestText?: { mediaType: string; text: string };
-  /** The JSON response body answered. */
-  response?: unknown;
-  /** A text response other than JSON (CSV, an e-invoice's XML), with its media type. */
-  responseText?: { mediaType: string; text: string };
-}
-
+export type { OperationExample } from './operation-example.js';
 export { RECORDED_EXAMPLES as OPERATION_EXAMPLES } from './recorded-examples.js';
 
 export type Shape = string | Shape[] | { [key: string]: Shape };

@@ -1,4 +1,4 @@
-import type { OperationExample } from './examples.js';
+import type { OperationExample } from './operation-example.js';
 
 /*
  * Request and response examples of every operation, recorded from the live scenario in

@@ -1,5 +1,5 @@
 import { ROUTES, routingOrder, type RouteSpec } from '@ledgerline/contracts';
-import { pathPattern } from '../http/media-paths.js';
+import { pathPattern } from '../path-pattern.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlRows } from '../db/orm.js';
 

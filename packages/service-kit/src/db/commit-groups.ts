@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { TENANT_FILTER, sqlRows } from './orm.js';
 import { committedAfterLoss } from './lost-commit.js';
-import { eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
+import { eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from './outbox-rows.js';
 
 /*
  * Application-level group commit (issue 15). A gap-free numbering series is a counter row that

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../errors.js';
-import type { SqlCondition } from './list-page.js';
+import type { SqlCondition } from './sql-condition.js';
 
 /**
  * Keyset ("cursor") paging (decision 213). A list's page is `order by k1, …, id limit n`; the

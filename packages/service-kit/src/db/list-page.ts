@@ -1,21 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { parseSort, type SortKey } from '../http/query.js';
+import { parseSort, type SortKey } from './sort-keys.js';
 import type { EntitySchema } from '@mikro-orm/core';
 import { EXACT_TOTAL_LIMIT } from '@ledgerline/contracts';
 import { sqlRows } from './orm.js';
 import { afterKeys, decodeCursor, encodeCursor, invalidCursor, listDigest } from './keyset.js';
 import { asEntities, entityColumns, tableShape } from './tables.js';
+import type { SqlCondition } from './sql-condition.js';
 
-/** One condition of a list's WHERE clause: SQL with `?` placeholders and their values. */
-export interface SqlCondition {
-  sql: string;
-  params: unknown[];
-  /**
-   * A condition every matching row meets anyway, there only to steer the plan of the page (a
-   * bound an index can start from): the count and its estimate leave it out.
-   */
-  planOnly?: boolean;
-}
+export type { SqlCondition } from './sql-condition.js';
 
 /** `%`, `_` and `\` taken literally inside an ILIKE pattern that finds `s` anywhere. */
 export function containsPattern(s: string): string {

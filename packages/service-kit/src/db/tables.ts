@@ -1,9 +1,9 @@
 import type { EntityMetadata, EntitySchema } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlRows } from './orm.js';
-import { JsonText } from '../http/json-text.js';
+import { JsonText } from '../json-text.js';
 
-export { JsonText } from '../http/json-text.js';
+export { JsonText } from '../json-text.js';
 export { isUniqueViolation } from './unique-violation.js';
 
 /*

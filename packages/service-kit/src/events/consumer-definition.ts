@@ -2,7 +2,6 @@ import type { CloudEvent } from '@ledgerline/contracts';
 import type { OperationContext } from '../context.js';
 import type { OrganisationReplica } from '../organisations/replica-row.js';
 import type { BatchHandler } from './consumer-batches.js';
-import type { IdempotentConsumer } from './consumer.js';
 
 /* What a service declares of a consumer, and what its handler is given (the runtime is consumer.ts). */
 
@@ -110,11 +109,20 @@ export interface ConsumerDefinition {
  * A service's handle on an on-demand consumer (`ConsumerDefinition.onDemand`): the kit attaches
  * the running consumer when it starts, and the service opens, retires or follows it through this.
  */
+/** What the switch drives of the running consumer (IdempotentConsumer, which attaches itself). */
+export interface OnDemandConsumer {
+  open(since?: Date): Promise<void>;
+  retire(): Promise<void>;
+  follow(): Promise<void>;
+  exists(): Promise<boolean>;
+  readonly consuming: boolean;
+}
+
 export class ConsumerSwitch {
-  private consumer: IdempotentConsumer | null = null;
+  private consumer: OnDemandConsumer | null = null;
 
   /** Called by the kit with the consumer built from the definition. */
-  attach(consumer: IdempotentConsumer): void {
+  attach(consumer: OnDemandConsumer): void {
     this.consumer = consumer;
   }
 
@@ -123,7 +131,7 @@ export class ConsumerSwitch {
     return this.consumer !== null;
   }
 
-  private get running(): IdempotentConsumer {
+  private get running(): OnDemandConsumer {
     if (!this.consumer) throw new Error('the on-demand consumer has not started');
     return this.consumer;
   }

@@ -4,6 +4,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { eventType, streamForSubject, type CloudEvent } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import type { NewEvent } from './envelope.js';
+import { requestReply } from './rpc.js';
 import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroups } from '../db/commit-groups.js';
 import { operationContext } from '../context.js';
@@ -439,7 +440,7 @@ export class IdempotentConsumer {
       log: this.log.child({ consumer: this.def.name, event_id: event.id }),
       emit: emitAtCommit ? (_em, ev) => emitAtCommit(ev) : (em, ev) => recordEvent(em, this.source, ev),
       prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
-      bus: this.bus,
+      ask: (subject, orgId, data) => requestReply(this.bus, subject, orgId, data),
     });
     // extended in place, not spread into a new literal: V8 kept such copies, and the batch they
     // reach, through young-generation collections (decision 129)

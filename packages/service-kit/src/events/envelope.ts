@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { cloudEventSchema, eventType, type CloudEvent } from '@ledgerline/contracts/events';
+import type { NewEvent } from '../new-event.js';
 
-export interface NewEvent<T> {
-  /** Catalogue subject without prefix, e.g. `sales.invoice.posted`. */
-  subject: string;
-  data: T;
-  orgId?: number;
-  /** The CloudEvents `subject`: the id of the resource the event is about. */
-  resource?: string;
-  traceparent?: string;
-  /** A deterministic id makes re-recording the same fact idempotent; default a random UUID. */
-  id?: string;
-}
+export type { NewEvent } from '../new-event.js';
 
 export function buildEnvelope<T>(source: string, ev: NewEvent<T>): CloudEvent<T> {
   return {

@@ -12,7 +12,7 @@ import {
   internalProblem,
   toProblem,
 } from '../errors.js';
-import { JsonText } from './json-text.js';
+import { JsonText } from '../json-text.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';

@@ -4,6 +4,7 @@ import { ROUTES, routingOrder, type RouteSpec, type ServiceName, type ServiceRou
 import { operationContext, type OperationContext } from '../context.js';
 import { prepareEvent, recordPreparedEvent } from '../events/outbox.js';
 import type { EventBus } from '../events/bus.js';
+import { requestReply } from '../events/rpc.js';
 import { caller } from './caller.js';
 import { INTERNAL_HEADERS, type AuthContext, type KitEnv } from './context.js';
 import { ForbiddenError } from '../errors.js';
@@ -121,7 +122,7 @@ export function endpointContext(c: Context<KitEnv>, route: RouteSpec, auth: Auth
         return recordPreparedEvent(em, prepared);
       },
       prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
-      bus,
+      ask: (subject, orgId, data) => requestReply(bus, subject, orgId, data),
       commitGroup: c.get('commitGroup'),
       beginOwn: c.get('beginOwn'),
       writeLast: c.get('writeLast'),

@@ -1,7 +1,6 @@
 import type { Logger } from '../logger.js';
 
-/** `FAILURE_LOG_PER_SECOND`'s default: enough to see a failure's variety, not its volume. */
-export const DEFAULT_FAILURE_LINES_PER_SECOND = 20;
+export { DEFAULT_FAILURE_LINES_PER_SECOND } from '../config.js';
 
 /** How one kind of failure has been written in its current second. */
 interface Window {

@@ -1,4 +1,5 @@
 import { ROUTES, type RouteSpec, type ServiceName } from '@ledgerline/contracts';
+import { pathPattern } from '../path-pattern.js';
 
 /*
  * Which of a service's paths answer or take something other than JSON, read from the route table
@@ -20,21 +21,7 @@ export interface MediaPaths {
 
 const isJson = (type: string) => type === 'application/json';
 
-/**
- * The path of an operation as a pattern: `:name` segments match any one segment, or, given
- * `values`, only those.
- */
-export function pathPattern(path: string, values: Record<string, string[]> = {}): RegExp {
-  const source = path
-    .split('/')
-    .map((segment) => {
-      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      const allowed = values[segment.slice(1)];
-      return allowed ? `(?:${allowed.join('|')})` : '[^/]+';
-    })
-    .join('/');
-  return new RegExp(`^/v1${source}$`);
-}
+export { pathPattern } from '../path-pattern.js';
 
 /**
  * An operation that answers JSON or another type picks by its `:format` segment (`…/export/csv`):

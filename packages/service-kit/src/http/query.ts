@@ -48,27 +48,7 @@ export function pagingShape(defaultTake: number) {
   };
 }
 
-export interface SortKey {
-  field: string;
-  direction: 'asc' | 'desc';
-}
-
-/** `sort=field` ascending, `sort=-field` descending; unknown fields → 400 naming them. */
-export function parseSort(values: string[] | undefined, allowed: readonly string[], fallback: SortKey[]): SortKey[] {
-  if (!values || values.length === 0) return fallback;
-  const keys: SortKey[] = [];
-  for (const raw of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
-    const desc = raw.startsWith('-');
-    const field = raw.replace(/^[-+]/, '');
-    if (!allowed.includes(field)) {
-      throw new ValidationError(`Cannot sort by "${field}"; sortable fields: ${allowed.join(', ')}`, [
-        { path: 'sort', message: `unknown sort field "${field}"`, code: 'invalid_value' },
-      ]);
-    }
-    keys.push({ field, direction: desc ? 'desc' : 'asc' });
-  }
-  return keys;
-}
+export { parseSort, type SortKey } from '../db/sort-keys.js';
 
 export interface Range<T> {
   from?: T;

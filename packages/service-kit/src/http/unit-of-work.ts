@@ -8,7 +8,7 @@ import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
 import { eventsInsert, eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 import { committedAfterLoss } from '../db/lost-commit.js';
 import type { AnswerSealer, KitEnv } from './context.js';
-import { auditEntryOf, auditedRouteOf, stateBefore, type AuditHook } from '../audit/audit-hook.js';
+import { auditEntryOf, auditedRouteOf, stateBefore, type AuditHook } from './audit-hook.js';
 import { insertAuditEntry } from '../audit/audit-record.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

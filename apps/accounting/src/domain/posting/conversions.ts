@@ -1,5 +1,5 @@
 import { Dec, dec, roundMoney } from '@ledgerline/service-kit';
-import { MissingLegalFiguresError } from './entry.js';
+import { MissingLegalFiguresError } from './errors.js';
 
 /* Conversions to the legal currency: stored `_leg` figures first, the document's rate otherwise. */
 

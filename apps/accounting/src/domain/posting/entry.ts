@@ -1,9 +1,9 @@
-import { Dec } from '@ledgerline/service-kit';
+import type { Dec } from '@ledgerline/service-kit';
 import { type SourceType } from '../posting-map.js';
 import { type VatReportingFields } from '../vat.js';
 import { fxRates, legal } from './conversions.js';
 
-/* Ledger entry drafts: what posting produces, and the errors it raises. */
+/* Ledger entry drafts: what posting produces (its errors in errors.ts). */
 
 /*
  * Pure posting rules: a source document (as its event carries it) → one balanced ledger entry in
@@ -11,24 +11,7 @@ import { fxRates, legal } from './conversions.js';
  * only a document that lacks them is converted with its own fx rate.
  */
 
-export class UnbalancedEntryError extends Error {
-  constructor(
-    readonly debit: Dec,
-    readonly credit: Dec,
-    what: string,
-  ) {
-    super(`${what} does not balance: debit ${debit.toFixed(2)} ≠ credit ${credit.toFixed(2)}`);
-    this.name = 'UnbalancedEntryError';
-  }
-}
-
-/** The document lacks legal-currency figures and the rate to derive them. */
-export class MissingLegalFiguresError extends Error {
-  constructor(what: string) {
-    super(`${what}: no legal-currency (_leg) figures and no fx_rate to derive them`);
-    this.name = 'MissingLegalFiguresError';
-  }
-}
+export { MissingLegalFiguresError, UnbalancedEntryError } from './errors.js';
 
 export type Json = Record<string, unknown>;
 

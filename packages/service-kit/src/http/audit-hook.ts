@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import { INTERNAL_HEADERS, type KitEnv } from '../http/context.js';
-import type { AuditEntry, AuditedRoute } from './audit-record.js';
+import { INTERNAL_HEADERS, type KitEnv } from './context.js';
+import type { AuditEntry, AuditedRoute } from '../audit/audit-record.js';
 
 /** What the unit of work needs to record a write: the service's write routes and a way to read a resource as it stands. */
 export interface AuditHook {
