@@ -1,0 +1,28 @@
+import { idPathParams } from '../common.js';
+import { bankStatementImportQuerySchema, bankStatementImportSchema, bankStatementListQuerySchema, bankStatementPageSchema, bankStatementSchema, bankTransactionListQuerySchema, bankTransactionMatchRequestSchema, bankTransactionPageSchema, bankTransactionRequestSchema, bankTransactionSchema, payoutListQuerySchema, payoutPageSchema, payoutRequestSchema, payoutSchema, statementFileSchema } from '../finance.js';
+import { serviceRoutes } from './spec.js';
+
+/**
+ * Finance: bank statements and transactions, payouts, matching, aged balances.
+ * Every operation here is served by finance, with the `finance` scope unless its row names another;
+ * grouped by resource (the OpenAPI tag).
+ */
+export const financeRoutes = serviceRoutes('finance', [
+  // Bank transactions
+  { method: 'POST', path: '/finance/bank/transactions', operationId: 'recordBankTransaction', summary: 'Record a bank transaction', specNo: 16, tag: 'Bank transactions', body: bankTransactionRequestSchema, response: bankTransactionSchema },
+  //   credits applied to open documents of the same party (decision 148)
+  { method: 'GET', path: '/finance/bank/transactions', operationId: 'listBankTransactions', repeatable: ['sort'], summary: 'List bank transactions', tag: 'Bank transactions', query: bankTransactionListQuerySchema, response: bankTransactionPageSchema },
+  { method: 'POST', path: '/finance/bank/transactions/:id/match', operationId: 'matchBankTransaction', summary: 'Match an unmatched bank transaction to the document it pays: the suspense posting is reversed and the payment applied (409 when it is already matched)', tag: 'Bank transactions', pathParams: idPathParams, body: bankTransactionMatchRequestSchema, response: bankTransactionSchema },
+  { method: 'POST', path: '/finance/bank/transactions/:id/unmatch', operationId: 'unmatchBankTransaction', summary: 'Take a matched bank transaction off the document it paid (a wrong match): the payment is taken back from the document and the money waits in 395 suspense until it is matched again', tag: 'Bank transactions', pathParams: idPathParams, response: bankTransactionSchema },
+  // Payouts
+  { method: 'PUT', path: '/finance/payouts/:id', operationId: 'replacePayout', summary: 'Replace a payout', specNo: 19, tag: 'Payouts', pathParams: idPathParams, body: payoutRequestSchema, response: payoutSchema },
+  { method: 'GET', path: '/finance/payouts', operationId: 'listPayouts', repeatable: ['psp_object_id', 'sort'], summary: 'List payouts', specNo: 20, tag: 'Payouts', query: payoutListQuerySchema, response: payoutPageSchema },
+  //   credits applied to open documents of the same party (decision 148)
+  { method: 'POST', path: '/finance/payouts', operationId: 'createPayout', summary: 'Create a payout', tag: 'Payouts', body: payoutRequestSchema, response: payoutSchema },
+  { method: 'GET', path: '/finance/payouts/:id', operationId: 'getPayout', summary: 'Read a payout', tag: 'Payouts', pathParams: idPathParams, response: payoutSchema },
+  // Bank statements
+  //   credits applied to open documents of the same party (decision 148)
+  { method: 'POST', path: '/finance/bank/statements', operationId: 'importBankStatement', bodyRequired: true, summary: 'Import a bank statement file (camt.053, GPC or MT940): balances reconciled, each entry matched by variable symbol, payment reference or amount, fees to 568, the rest to 395 suspense; 409 when already imported', tag: 'Bank statements', consumes: ['application/xml', 'text/plain', 'application/octet-stream'], query: bankStatementImportQuerySchema, body: statementFileSchema, response: bankStatementImportSchema },
+  { method: 'GET', path: '/finance/bank/statements', operationId: 'listBankStatements', summary: 'List imported bank statements', tag: 'Bank statements', query: bankStatementListQuerySchema, response: bankStatementPageSchema },
+  { method: 'GET', path: '/finance/bank/statements/:id', operationId: 'getBankStatement', summary: 'Read an imported bank statement with what happened to each entry', tag: 'Bank statements', pathParams: idPathParams, response: bankStatementSchema },
+] as const);
