@@ -172,6 +172,11 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
   const lock = await connectWritable(withDatabase(opts.databaseUrl, opts.databaseName));
   try {
     await lock.query(`select pg_advisory_lock(hashtext('kit-migrations'))`);
+    // the migrator's own table, made here on a session without the pool's statement_timeout:
+    // its first creation is DDL that may wait on catalog locks longer than a request may run
+    await lock.query(
+      `create table if not exists kit_migrations (id serial primary key, name varchar(255), executed_at timestamptz default current_timestamp)`,
+    );
     await orm.getMigrator().up();
     await compressWithLz4(orm);
   } finally {
