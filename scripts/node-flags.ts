@@ -3,7 +3,7 @@
  * via NODE_OPTIONS). `--max-old-space-size` caps V8's old generation: a service's live heap is
  * ~50–60 MB, but without a cap V8 lets garbage pile up to ~190 MB before a full collection, which
  * put the sales process above 300 MB RSS under load. With the cap it collects earlier and stays
- * near 200 MB. `MAX_OLD_SPACE_MB` overrides the size (docs/decisions.md).
+ * near 200 MB. `MAX_OLD_SPACE_MB` overrides the size (docs/decisions/041-v8-old-space-is-capped-at-160-mb.md).
  *
  * The gateway has a cap of its own (decision 178): its live heap is ~22 MB, and under a cap of
  * 1024 MB or less V8 runs a full collection every few hundred milliseconds while large bodies pass

@@ -4,7 +4,7 @@ import { eventually, startStack, type Stack } from '../support/stack.js';
 import { CUSTOMER, VAT12, VAT21, apiOf, expectProblem, invoiceBody, readEvents } from './helpers.js';
 
 // The write path of sales documents: number, document row and event written by one statement
-// under the series lock (docs/decisions.md). What users rely on: gap-free unique numbers, a
+// under the series lock (decision 39). What users rely on: gap-free unique numbers, a
 // number used by hand skipped, one event per document carrying exactly the stored document.
 
 let stack: Stack;
