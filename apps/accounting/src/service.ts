@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineService, serveEndpoints, tenantEm } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, entities, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema } from './db/entities.js';
 import { migrations } from './db/migrations.js';
+import { LEDGER_LIVE_SQL } from './db/live-sql.generated.js';
 import { startDaySumsFolding } from './domain/day-sums.js';
 import { ledgerConsumers } from './events/ledger-events.js';
 import { allocationDifferenceConsumers } from './events/allocation-differences.js';
@@ -23,6 +24,8 @@ export const accountingService = defineService({
   }),
   entities,
   migrations,
+  // the ledger's functions and triggers as in force: domain/ledger-sql/*.sql (decision 233)
+  liveSql: LEDGER_LIVE_SQL,
   routes: (app, deps) => serveEndpoints(app, 'accounting', accountingEndpoints(deps), deps.bus),
   onStart: async (deps) => {
     // Warm the ORM's metadata and query paths so the first posted event is as quick as the rest.

@@ -20,6 +20,7 @@ export * from './db/list-page.js';
 export { decodeCursor, encodeCursor, invalidCursor, listDigest } from './db/keyset.js';
 export * from './db/retention.js';
 export * from './db/migrations.js';
+export * from './db/live-sql.js';
 export * from './db/tables.js';
 export * from './db/connection-loss.js';
 export * from './db/lost-commit.js';

@@ -14,6 +14,7 @@ import type { AnswerSealer, KitEnv } from './http/context.js';
 import { unitOfWork } from './http/unit-of-work.js';
 import { initOrm } from './db/orm.js';
 import { withDatabase } from './db/database-url.js';
+import type { LiveSql } from './db/live-sql.js';
 import { EventBus } from './events/bus.js';
 import { OutboxRelay, prepareEvent, recordEvent, type PreparedEvent } from './events/outbox.js';
 import { IdempotentConsumer, type ConsumerDefinition } from './events/consumer.js';
@@ -60,6 +61,8 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   configSchema?: S;
   entities: EntitySchema<any, any>[];
   migrations: MigrationObject[];
+  /** Database functions and triggers kept as .sql files: their current definitions, applied after the migrations whenever one changes (decision 233). */
+  liveSql?: readonly LiveSql[];
   /**
    * Keep a replica of every organisation's profile (`kit_organisations`, fed by
    * `settings.organisation.updated`); read it with `organisationReplica()`.
@@ -158,6 +161,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     databaseName: `${config.DATABASE_PREFIX}${def.name}`,
     entities: def.entities,
     migrations: serviceMigrations(def),
+    liveSql: def.liveSql,
     log: (msg) => log.debug(msg),
     warn: (msg) => log.warn('database connection', { detail: msg }),
     idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,

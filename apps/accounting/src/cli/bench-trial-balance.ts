@@ -10,7 +10,7 @@ async function main() {
   const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `acc_bench_${Date.now().toString(36)}`;
   const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
-  const orm = await initOrm({ databaseUrl: url, databaseName: name, entities: accountingService.entities, migrations: serviceMigrations(accountingService) });
+  const orm = await initOrm({ databaseUrl: url, databaseName: name, entities: accountingService.entities, migrations: serviceMigrations(accountingService), liveSql: accountingService.liveSql });
   try {
     const conn = orm.em.getConnection();
     const t0 = Date.now();

@@ -26,6 +26,7 @@ async function main() {
     databaseName: `${config.DATABASE_PREFIX}accounting`,
     entities: accountingService.entities,
     migrations: accountingService.migrations,
+    liveSql: accountingService.liveSql,
   });
   const bus = await EventBus.connect(config, 'ledgerline-accounting-rebuild', log);
   const opts = { legalCurrency: config.LEGAL_CURRENCY, orgCountry: config.ORG_COUNTRY };

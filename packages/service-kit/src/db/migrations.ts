@@ -154,4 +154,16 @@ create table kit_audit_heads (
 );
 `,
   ),
+  sqlMigration(
+    'kit_0007_live_sql',
+    `
+-- Decision 233. The live definitions of a service's database functions and triggers, kept as
+-- .sql files and applied again whenever a file's text changes: which checksum of each is in force.
+create table kit_live_sql (
+  name text primary key,
+  checksum char(64) not null,
+  applied_at timestamptz not null default now()
+);
+`,
+  ),
 ];

@@ -9,6 +9,7 @@ import { withoutOrmAsyncContext } from './async-context.js';
 import { markDatabaseError } from './connection-loss.js';
 import { databaseHosts, hostsToTry, rememberWritable, singleHostUrl, standbyError, takesWrites, withDatabase } from './database-url.js';
 import { connectWritable } from './connect-writable.js';
+import { applyLiveSql, type LiveSql } from './live-sql.js';
 
 export const TENANT_FILTER = 'tenant';
 
@@ -27,6 +28,8 @@ export interface OrmOptions {
   idleInTransactionTimeoutMs?: number;
   /** Cancels statements running this long (`statement_timeout`), migrations excepted; 0 or absent: the server's setting. */
   statementTimeoutMs?: number;
+  /** Database functions and triggers kept as files, applied after the migrations when their text changed (decision 233). */
+  liveSql?: readonly LiveSql[];
   /** What the query builder warns of (a pooled connection that died: `Connection Error: …`); its own console lines without it. */
   warn?: (msg: string) => void;
 }
@@ -178,6 +181,8 @@ export async function initOrm(opts: OrmOptions): Promise<MikroORM> {
       `create table if not exists kit_migrations (id serial primary key, name varchar(255), executed_at timestamptz default current_timestamp)`,
     );
     await orm.getMigrator().up();
+    const applied = await applyLiveSql(lock, opts.liveSql ?? []);
+    if (applied.length) opts.log?.(`live SQL applied: ${applied.join(', ')}`);
     await compressWithLz4(orm);
   } finally {
     await lock.end(); // ending the session releases the lock
