@@ -1,16 +1,11 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { eventType, streamForSubject, type CloudEvent } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
-import type { NewEvent } from './envelope.js';
-import { requestReply } from './rpc.js';
-import { TENANT_FILTER, sqlRows } from '../db/orm.js';
 import type { CommitGroups } from '../db/commit-groups.js';
-import { operationContext } from '../context.js';
 import { SpanKind, endSpan, startSpan, statementsParent, traceparentOf, withStatementsUnder } from '../tracing.js';
-import { RESOURCE_HEADER, prepareEvent, recordEvent, type PreparedEvent } from './outbox.js';
-import { besideReplica, replicaOfRow, type OrganisationReplica, type ReplicaRow } from '../organisations/replica-row.js';
+import { RESOURCE_HEADER } from './outbox.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ConsumerBatches } from './consumer-batches.js';
@@ -19,12 +14,11 @@ import { connectionLoss, databaseRefusesNow } from '../db/connection-loss.js';
 import { CommitOutcomeUnknownError } from '../errors.js';
 import { PoisonMessageError, type ConsumerDefinition, type ConsumerRuntimeOptions } from './consumer-definition.js';
 import { defaultOrderingKey, parseMessage, unreadKey, type Parsed } from './consumer-messages.js';
+import { ensureDurable } from './consumer-durable.js';
+import { dispatchInOrder } from './consumer-dispatch.js';
+import { InboxHandler } from './consumer-inbox.js';
 
 export { ConsumerSwitch, PoisonMessageError, type ConsumerContext, type ConsumerDefinition, type ConsumerRuntimeOptions } from './consumer-definition.js';
-
-const CLAIM = 'insert into kit_inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id';
-/** The claim, answering beside it the organisation's replica row (all columns null when there is none). */
-const CLAIM_WITH_ORGANISATION = besideReplica(CLAIM, 'exists (select 1 from done) as claimed');
 
 /**
  * A durable pull consumer with explicit acks. Each message is handled in one transaction that
@@ -32,15 +26,12 @@ const CLAIM_WITH_ORGANISATION = besideReplica(CLAIM, 'exists (select 1 from done
  * acknowledged. The ack is sent after the commit, so a crash in between redelivers and the inbox
  * absorbs it. Failures are retried with backoff up to `maxDeliver`, then dead-lettered to
  * `dlq.<service>.<subject>` with the reason in a header.
+ *
+ * This class keeps the lifecycle (start, open, retire, follow, stop, the consumption loop) and
+ * what answers the server (ack, nak with backoff, dead letter); its durable on the server is
+ * consumer-durable.ts, the ordered, bounded dispatch of a consumption consumer-dispatch.ts, and the
+ * claim and handling in the inbox's transaction consumer-inbox.ts.
  */
-/**
- * The server redelivers without bound: the consumer itself dead-letters an event after
- * `CONSUMER_MAX_DELIVER` deliveries (decision 145). A bound at the server could only drop an event
- * silently — neither applied nor in the DLQ — when a dead letter's publish failed once more, or
- * when copies waiting in the client's buffer through a database outage were redelivered past it.
- */
-const SERVER_MAX_DELIVER = -1;
-
 export class IdempotentConsumer {
   private messages: ConsumerMessages | null = null;
   private loop: Promise<void> | null = null;
@@ -51,6 +42,7 @@ export class IdempotentConsumer {
   private age: ReturnType<MetricsRegistry['histogram']>;
   private pending = 0;
   private readonly batches: ConsumerBatches | null;
+  private readonly inbox: InboxHandler;
 
   constructor(
     private readonly def: ConsumerDefinition,
@@ -64,6 +56,7 @@ export class IdempotentConsumer {
     private readonly groups?: CommitGroups,
   ) {
     def.onDemand?.attach(this);
+    this.inbox = new InboxHandler(def, orm, bus, log, source);
     this.processed = metrics.counter('consumer_messages_total', 'Consumed messages by consumer and outcome');
     this.age = metrics.histogram('consumer_event_age_seconds', 'Seconds from an event being stored in its stream to its handling (for the ledger: document posted → ledger entry)', [
       0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
@@ -76,8 +69,8 @@ export class IdempotentConsumer {
           source,
           withOrganisation: def.withOrganisation ?? false,
           handleBatch: def.handleBatch,
-          handleClaimed: (em, orgId, p, organisation, emitAtCommit) => this.handle(em, orgId, p.event, p.deliveryCount, p.traceparent, organisation, this.atCommit(emitAtCommit)),
-          applyAlone: (p) => this.applyAlone(Number(p.event.orgid), p.event, p.deliveryCount, p.traceparent),
+          handleClaimed: (em, orgId, p, organisation, emitAtCommit) => this.inbox.handle(em, orgId, p.event, p.deliveryCount, p.traceparent, organisation, this.inbox.atCommit(emitAtCommit)),
+          applyAlone: (p) => this.inbox.applyAlone(Number(p.event.orgid), p.event, p.deliveryCount, p.traceparent),
           maxItems: Math.min(32, Math.max(1, def.concurrency ?? 1)),
           log,
           metrics,
@@ -95,7 +88,7 @@ export class IdempotentConsumer {
       await this.follow();
       return;
     }
-    const streamName = await this.durable({ policy: DeliverPolicy.All });
+    const streamName = await ensureDurable(this.bus, this.def, this.durableName, { policy: DeliverPolicy.All }, this.log);
     this.consume(streamName);
   }
 
@@ -104,7 +97,7 @@ export class IdempotentConsumer {
    * from `since` — and consumed by this process. Safe to call again, and from several replicas at once.
    */
   async open(since?: Date): Promise<void> {
-    const streamName = await this.durable(since ? { policy: DeliverPolicy.StartTime, since } : { policy: DeliverPolicy.New });
+    const streamName = await ensureDurable(this.bus, this.def, this.durableName, since ? { policy: DeliverPolicy.StartTime, since } : { policy: DeliverPolicy.New }, this.log);
     if (!this.loop) this.consume(streamName);
   }
 
@@ -139,42 +132,6 @@ export class IdempotentConsumer {
     return this.loop !== null;
   }
 
-  /** The stream's name, with the consumer's durable made on it if missing (`start`: where a new one starts). */
-  private async durable(start: { policy: DeliverPolicy; since?: Date }): Promise<string> {
-    const streamName = await this.bus.ensureStream(streamForSubject(this.def.subject));
-    // every organisation's events of the subject: `<subject>.<org>`
-    const filter = this.bus.subject(`${this.def.subject}.*`);
-    const existing = await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => null);
-    if (existing && existing.config.filter_subject !== filter) {
-      // A durable from before subjects named their organisation: nothing it still could read
-      // matches the new filter, and the inbox absorbs anything read twice, so start it afresh.
-      this.log.info('consumer filter changed; recreating the durable consumer', { consumer: this.def.name, from: existing.config.filter_subject, to: filter });
-      await this.bus.jsm.consumers.delete(streamName, this.durableName).catch(() => undefined);
-    }
-    if (!existing || existing.config.filter_subject !== filter) {
-      await this.bus.jsm.consumers
-        .add(streamName, {
-          durable_name: this.durableName,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: start.policy,
-          ...(start.since ? { opt_start_time: start.since.toISOString() } : {}),
-          filter_subject: filter,
-          ack_wait: 30_000_000_000,
-          max_deliver: SERVER_MAX_DELIVER,
-          max_ack_pending: 1000,
-        })
-        .catch(async (e) => {
-          await this.bus.jsm.consumers.info(streamName, this.durableName).catch(() => {
-            throw e;
-          });
-        });
-    } else if (existing.config.max_deliver !== SERVER_MAX_DELIVER) {
-      // a durable made when the server bounded deliveries too (CONSUMER_MAX_DELIVER + 1)
-      await this.bus.jsm.consumers.update(streamName, this.durableName, { max_deliver: SERVER_MAX_DELIVER });
-    }
-    return streamName;
-  }
-
   private consume(streamName: string): void {
     const backoff = this.opts.backoffMs ?? [200, 1000, 5000, 15000, 30000];
     this.stopped = false;
@@ -188,34 +145,17 @@ export class IdempotentConsumer {
           // below (nats.js stops an iterator through its queue, so its `close()` settles only
           // once something iterates: awaited here it never would).
           if (this.stopped) void this.messages.close().catch(() => undefined);
-          const limit = Math.max(1, this.def.concurrency ?? 1);
           const keyOf = this.def.orderingKey ?? defaultOrderingKey;
-          const running = new Set<Promise<void>>();
-          // the last task of each ordering key: a message of the same key waits for it
-          const tails = new Map<string, Promise<void>>();
-          try {
-            for await (const m of this.messages) {
-              // left unacknowledged: redelivered to whichever consumption runs next
-              if (this.stopped) break;
-              if (this.def.relevantResource && this.passedOver(m)) continue;
-              // unread until its organisation proves relevant (`relevantOrganisation`), else read now
-              const unread = this.def.relevantOrganisation && !this.def.orderingKey ? unreadKey(m, this.bus) : null;
-              const parsed = unread === null ? parseMessage(m, this.bus) : null;
-              const key = unread?.key ?? (parsed?.event ? keyOf(parsed.event) : null);
-              const prev = key === null ? undefined : tails.get(key);
-              const run = () => (unread === null ? this.handleMessage(m, parsed!, backoff) : this.handleUnread(m, unread.orgId, backoff));
-              const task: Promise<void> = (prev ? prev.then(run, run) : run()).finally(() => {
-                running.delete(task);
-                if (key !== null && tails.get(key) === task) tails.delete(key);
-              });
-              if (key !== null) tails.set(key, task);
-              running.add(task);
-              if (running.size >= limit) await Promise.race(running);
-              if (this.stopped) break;
-            }
-          } finally {
-            await Promise.allSettled([...running]);
-          }
+          await dispatchInOrder(this.messages, Math.max(1, this.def.concurrency ?? 1), () => this.stopped, (m) => {
+            if (this.def.relevantResource && this.passedOver(m)) return null;
+            // unread until its organisation proves relevant (`relevantOrganisation`), else read now
+            const unread = this.def.relevantOrganisation && !this.def.orderingKey ? unreadKey(m, this.bus) : null;
+            const parsed = unread === null ? parseMessage(m, this.bus) : null;
+            return {
+              key: unread?.key ?? (parsed?.event ? keyOf(parsed.event) : null),
+              run: () => (unread === null ? this.handleMessage(m, parsed!, backoff) : this.handleUnread(m, unread.orgId, backoff)),
+            };
+          });
         } catch (err) {
           if (this.stopped) break;
           if (this.def.onDemand && !(await this.exists().catch(() => true))) {
@@ -368,7 +308,7 @@ export class IdempotentConsumer {
       const member = await this.groups.join(`consumer:${this.def.name}`, orgId);
       try {
         // what the handler announces is written with the rest of the group's events, at its commit
-        const applied = await this.claimAndHandle(member.em, orgId, event, m.info.deliveryCount, traceparent, this.atCommit((p) => member.emitAtCommit(p)));
+        const applied = await this.inbox.claimAndHandle(member.em, orgId, event, m.info.deliveryCount, traceparent, this.inbox.atCommit((p) => member.emitAtCommit(p)));
         await member.finish(); // resolves once the shared transaction committed
         return outcome(applied);
       } catch (err) {
@@ -376,75 +316,7 @@ export class IdempotentConsumer {
         throw err;
       }
     }
-    return this.applyAlone(orgId, event, m.info.deliveryCount, traceparent);
-  }
-
-  /** A handler's `emit` that hands each event, prepared, to whoever writes it at the commit. */
-  private atCommit(push: (event: PreparedEvent) => void): (ev: NewEvent<unknown>) => Promise<string> {
-    return (ev) => {
-      const prepared = prepareEvent(this.source, ev);
-      push(prepared);
-      return Promise.resolve(prepared.id);
-    };
-  }
-
-  /** One event in a transaction of its own. */
-  private async applyAlone(orgId: number | null, event: CloudEvent, deliveryCount: number, traceparent: string | null): Promise<'applied' | 'duplicate'> {
-    const em = this.orm.em.fork({ clear: true });
-    if (orgId !== null) em.setFilterParams(TENANT_FILTER, { orgId });
-    const applied = await em.transactional((tem) => this.claimAndHandle(tem, orgId, event, deliveryCount, traceparent));
-    return applied ? 'applied' : 'duplicate';
-  }
-
-  /** Claims the event in the inbox and runs the handler, in the caller's transaction. */
-  private async claimAndHandle(
-    tem: EntityManager,
-    orgId: number | null,
-    event: CloudEvent,
-    deliveryCount: number,
-    traceparent: string | null,
-    emitAtCommit?: (ev: NewEvent<unknown>) => Promise<string>,
-  ): Promise<boolean> {
-    let organisation: OrganisationReplica | null | undefined;
-    if (this.def.withOrganisation && orgId !== null) {
-      const [row] = await sqlRows<ReplicaRow & { claimed: boolean; known: boolean }>(tem, CLAIM_WITH_ORGANISATION, [this.def.name, event.id, this.def.subject, orgId], {
-        prepared: true,
-      });
-      if (!row.claimed) return false;
-      organisation = row.known ? replicaOfRow(orgId, row) : null;
-    } else {
-      const claimed = await sqlRows(tem, CLAIM, [this.def.name, event.id, this.def.subject], { prepared: true });
-      if (claimed.length === 0) return false;
-    }
-    await this.handle(tem, orgId, event, deliveryCount, traceparent, organisation, emitAtCommit);
-    return true;
-  }
-
-  /** Runs the handler for an event claimed in the caller's transaction. */
-  private async handle(
-    tem: EntityManager,
-    orgId: number | null,
-    event: CloudEvent,
-    deliveryCount: number,
-    traceparent: string | null,
-    organisation: OrganisationReplica | null | undefined,
-    emitAtCommit?: (ev: NewEvent<unknown>) => Promise<string>,
-  ): Promise<void> {
-    const ctx = operationContext({
-      orgId,
-      actor: `event:${event.source}`,
-      requestId: event.id,
-      // what the handler records continues the trace under this consumer's span
-      traceparent: traceparent ?? event.traceparent ?? null,
-      em: tem,
-      log: this.log.child({ consumer: this.def.name, event_id: event.id }),
-      emit: emitAtCommit ? (_em, ev) => emitAtCommit(ev) : (em, ev) => recordEvent(em, this.source, ev),
-      prepareEvent: (ev, dataJson) => prepareEvent(this.source, ev, dataJson),
-      ask: (subject, orgId, data) => requestReply(this.bus, subject, orgId, data),
-    });
-    // extended in place, not spread into a new literal: V8 kept such copies, and the batch they
-    // reach, through young-generation collections (decision 129)
-    await this.def.handle(Object.assign(ctx, { subject: this.def.subject, deliveryCount, organisation }), event);
+    return this.inbox.applyAlone(orgId, event, m.info.deliveryCount, traceparent);
   }
 
   private async deadLetter(m: JsMsg, reason: string): Promise<void> {
