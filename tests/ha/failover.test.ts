@@ -84,7 +84,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('failover under load', () => {
   it('loses no acknowledged document and writes resume within bounds when a NATS node, the database primary and a replica of each service die', async () => {
-    const load = new LoadClients(16, (key) =>
+    const load = new LoadClients(24, (key) =>
       fetch(`${system.gateway}/v1/sales/invoices`, {
         method: 'POST',
         headers: { authorization: `Bearer ${system.key}`, 'content-type': 'application/json', 'idempotency-key': key },
