@@ -30,6 +30,12 @@ import type { SourceType } from '../domain/posting-map.js';
 import { creditedDocument, type JournalDocument, type PurchaseDocument, type SalesDocument } from '../domain/source-documents.js';
 import { creditedDocumentSection, creditedDocumentSections, markReversed, postLedgerEntry, replayEntries, storeEntries, type CreditedSection, type PostOutcome, type StoredEntry } from '../domain/ledger-store.js';
 
+/**
+ * The events the ledger posts, each subject with the source type it posts: declared once, read
+ * both ways (the document's contract by type, the type by subject). The documents' events reach
+ * the ledger through live consumers; a journal entry is posted by the request that makes it, in
+ * the same transaction as its event (not live), and only a rebuild replays that event.
+ */
 const SUBJECT_OF = {
   sales_invoice: SUBJECTS.salesInvoicePosted,
   sales_credit_note: SUBJECTS.salesCreditNotePosted,
@@ -39,21 +45,14 @@ const SUBJECT_OF = {
   payout: SUBJECTS.financePayoutPosted,
   journal_entry: SUBJECTS.accountingJournalEntryPosted,
 } as const satisfies Record<SourceType, keyof typeof EVENT_DATA_SCHEMAS>;
+/** Posted by the request that makes it: no live consumer. */
+const NOT_LIVE: ReadonlySet<SourceType> = new Set(['journal_entry']);
 
-/**
- * The events the ledger posts, and the source type each one posts. The documents' events reach it
- * through live consumers; a journal entry is posted by the request that makes it, in the same
- * transaction as its event (`live: false`), and only a rebuild replays that event.
- */
-export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType; live?: false }> = [
-  { subject: SUBJECTS.salesInvoicePosted, type: 'sales_invoice' },
-  { subject: SUBJECTS.salesCreditNotePosted, type: 'sales_credit_note' },
-  { subject: SUBJECTS.purchaseBillPosted, type: 'purchase_bill' },
-  { subject: SUBJECTS.purchaseVendorCreditPosted, type: 'purchase_vendor_credit' },
-  { subject: SUBJECTS.financeBankTransactionRecorded, type: 'bank_transaction' },
-  { subject: SUBJECTS.financePayoutPosted, type: 'payout' },
-  { subject: SUBJECTS.accountingJournalEntryPosted, type: 'journal_entry', live: false },
-];
+export const LEDGER_SOURCES: ReadonlyArray<{ subject: string; type: SourceType; live?: false }> = (Object.keys(SUBJECT_OF) as SourceType[]).map((type) => ({
+  subject: SUBJECT_OF[type],
+  type,
+  ...(NOT_LIVE.has(type) ? { live: false as const } : {}),
+}));
 
 export interface ApplyOptions {
   legalCurrency: string;
