@@ -1,140 +1,25 @@
-import { canonicalCulture } from '@ledgerline/rendering';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { MalformedRequestError, ValidationError, page, respond, type AuthContext, type EndpointHandlers } from '@ledgerline/service-kit';
-import { isScope, tokenRequestSchema } from '@ledgerline/contracts';
-import { parseOrThrow } from '@ledgerline/service-kit';
-import { apiKeyView, createApiKey, deleteApiKey, findApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../domain/api-keys.js';
-import { issueAccessToken } from '../domain/access-tokens.js';
-import { clientView, createApiClient, deleteApiClient, findApiClient, listApiClients, revokeApiClient } from '../domain/api-clients.js';
-import { listDeliveryConditions } from '../domain/delivery-conditions.js';
-import { bankIntegrationView, hostingIntegrationView, putHostingIntegration, saveBankIntegration } from '../domain/integrations.js';
-import { createOrganisation, organisationView, organisationViewById, updateOrganisation } from '../domain/organisations.js';
-import { assertGrantable } from '../domain/scope-granting.js';
-import { listTemplates, saveTemplate, templateSummaryView, templateView } from '../domain/templates.js';
+import type { EndpointHandlers } from '@ledgerline/service-kit';
 import type { SettingsDeps } from '../resources.js';
+import { credentialRoutes } from '../credentials/routes.js';
+import { organisationRoutes } from '../organisation/routes.js';
+import { templateRoutes } from '../templates/routes.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import { exchangeRateRoutes } from '../exchange-rates/routes.js';
 import { repoRateRoutes } from '../repo-rates/routes.js';
 import { taxFilingRoutes } from '../tax-filing/routes.js';
 import { auditRoutes } from '../audit/routes.js';
 
-/**
- * API keys, API clients and the token endpoint, the organisation profile and its
- * creation by the operator, integrations, templates, delivery conditions, exchange rates, repo rates.
- */
+/** Every operation the contracts declare for settings, one line per resource folder. */
 export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'settings'> {
   const { box } = deps.resources;
-  const integrations = { box, log: deps.log };
-  // Changing, deleting or revoking a key is managing what it may do: allowed only for a
-  // credential that holds every scope the key holds (decision 52).
-  const managedKey = async (ctx: { em: EntityManager; auth: AuthContext }, id: number, action: string) => {
-    const key = await findApiKey(ctx.em, id);
-    assertGrantable(ctx.auth, key.scopes, `API key ${id} (to ${action} it)`);
-    return key;
-  };
-  // the same for an API client: its tokens carry its scopes
-  const managedClient = async (ctx: { em: EntityManager; auth: AuthContext }, id: number, action: string) => {
-    const client = await findApiClient(ctx.em, id);
-    assertGrantable(ctx.auth, client.scopes, `API client ${id} (to ${action} it)`);
-    return client;
-  };
-
   return {
+    ...credentialRoutes(box, deps.log),
+    ...organisationRoutes(box, deps.log),
+    ...templateRoutes(),
     ...webhookRoutes(deps.resources.webhooks, () => deps.resources.sender.kick()),
     ...exchangeRateRoutes(),
     ...repoRateRoutes(),
     ...taxFilingRoutes(),
     ...auditRoutes(deps.config.AUDIT_RETENTION > 0),
-    listApiKeys: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listApiKeys(ctx.em, q.from, q.take);
-      return page(rows.map(apiKeyView), total, q.from, q.take);
-    },
-    createApiKey: async ({ ctx, input }) => {
-      assertGrantable(ctx.auth, input.body.scopes, 'a new API key');
-      const { record, key } = await createApiKey({ em: ctx.em, orgId: ctx.auth.orgId }, input.body);
-      ctx.c.set('secretAnswer', true);
-      return { ...apiKeyView(record), key };
-    },
-    getApiKey: async ({ ctx, input }) => apiKeyView(await findApiKey(ctx.em, input.params.id)),
-    updateApiKey: async ({ ctx, input }) => {
-      const { id } = input.params;
-      const body = input.body;
-      await managedKey(ctx, id, 'change');
-      if (body.scopes) assertGrantable(ctx.auth, body.scopes, `API key ${id}`);
-      return apiKeyView(await updateApiKey(ctx, id, body));
-    },
-    deleteApiKey: async ({ ctx, input }) => {
-      await managedKey(ctx, input.params.id, 'delete');
-      return deleteApiKey(ctx, input.params.id);
-    },
-    revokeApiKey: async ({ ctx, input }) => {
-      await managedKey(ctx, input.params.id, 'revoke');
-      return apiKeyView(await revokeApiKey(ctx, input.params.id));
-    },
-
-    listClients: async ({ ctx, input: { query: q } }) => {
-      const { rows, total } = await listApiClients(ctx.em, q.from, q.take);
-      return page(rows.map(clientView), total, q.from, q.take);
-    },
-    getClient: async ({ ctx, input }) => clientView(await findApiClient(ctx.em, input.params.id)),
-    revokeClient: async ({ ctx, input }) => {
-      await managedClient(ctx, input.params.id, 'revoke');
-      return clientView(await revokeApiClient(ctx, input.params.id));
-    },
-    deleteClient: async ({ ctx, input }) => {
-      await managedClient(ctx, input.params.id, 'delete');
-      return deleteApiClient(ctx, input.params.id);
-    },
-    createClient: async ({ ctx, input }) => {
-      // a client's tokens carry at most what its creator holds; by default exactly that
-      const scopes = input.body.scopes ?? ctx.auth.scopes.filter(isScope);
-      assertGrantable(ctx.auth, scopes, 'a new API client');
-      const created = await createApiClient({ em: ctx.em, orgId: ctx.auth.orgId }, { name: input.body.name, scopes });
-      ctx.c.set('secretAnswer', true);
-      return created;
-    },
-    // RFC 6749: JSON or the form encoding, client authentication by HTTP Basic or in the body
-    issueAccessToken: async ({ ctx, input }) => {
-      const { c } = ctx;
-      let body: Record<string, unknown> = {};
-      const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-      if (type === 'application/x-www-form-urlencoded') body = Object.fromEntries(new URLSearchParams((input.raw as string) ?? ''));
-      else if (input.raw && typeof input.raw === 'object') body = input.raw as Record<string, unknown>;
-      const basic = c.req.header('authorization');
-      if (basic?.toLowerCase().startsWith('basic ')) {
-        const decoded = Buffer.from(basic.slice(6), 'base64').toString('utf8');
-        const i = decoded.indexOf(':');
-        if (i < 0) throw new MalformedRequestError('Malformed Basic credentials', 'invalid_client');
-        body.client_id = decodeURIComponent(decoded.slice(0, i));
-        body.client_secret = decodeURIComponent(decoded.slice(i + 1));
-      }
-      const req = parseOrThrow(tokenRequestSchema, body);
-      const token = await issueAccessToken(ctx.em, { box, log: deps.log }, req.client_id, req.client_secret, req.scope);
-      return respond(c, token, 200, { 'cache-control': 'no-store' });
-    },
-
-    getOrganisation: async ({ ctx }) => organisationViewById({ em: ctx.em, orgId: ctx.auth.orgId }),
-    updateOrganisation: async ({ ctx, input }) => organisationView(await updateOrganisation(ctx, input.body)),
-    createOrganisation: async ({ ctx, input }) => {
-      const { org, adminKey, secret } = await createOrganisation(ctx, input.body);
-      ctx.c.set('secretAnswer', true);
-      return { organisation: organisationView(org), admin_key: { ...apiKeyView(adminKey), key: secret } };
-    },
-
-    putHostingIntegration: async ({ ctx, input }) =>
-      hostingIntegrationView(integrations, await putHostingIntegration(ctx.em, integrations, ctx.auth.orgId, input.params.id, input.body)),
-    createBankIntegration: async ({ ctx, input }) =>
-      bankIntegrationView(await saveBankIntegration(ctx.em, integrations, ctx.auth.orgId, 'sk.bank_a', input.body)),
-
-    saveTemplate: async ({ ctx, input }) => templateView(await saveTemplate(ctx, input.body)),
-    listTemplates: async ({ ctx, input }) => (await listTemplates(ctx.em, input.query)).map(templateSummaryView),
-    listDeliveryConditions: async ({ ctx, input: { query: q } }) => {
-      const culture = q.culture ? canonicalCulture(q.culture) : undefined;
-      if (culture === null) {
-        throw new ValidationError(`"${q.culture}" is not a language tag`, [{ path: 'culture', message: 'a BCP 47 language tag such as cs-CZ', code: 'custom' }]);
-      }
-      const { rows, total } = await listDeliveryConditions({ em: ctx.em, orgId: ctx.auth.orgId }, { ...q, culture });
-      return page(rows, total, q.from, q.take);
-    },
   };
 }
