@@ -18,7 +18,7 @@
  * 4. The temporary cluster is stopped and removed. The time it all took is printed (RTO).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,15 +44,6 @@ function freePort(): Promise<number> {
     });
     s.on('error', reject);
   });
-}
-
-function chownTree(dir: string, owner: { uid: number; gid: number }): void {
-  chownSync(dir, owner.uid, owner.gid);
-  for (const e of readdirSync(dir)) {
-    const p = path.join(dir, e);
-    if (statSync(p).isDirectory()) chownTree(p, owner);
-    else chownSync(p, owner.uid, owner.gid);
-  }
 }
 
 interface Options {
@@ -131,7 +122,7 @@ async function recoveredCluster(dir: string, manifest: BackupManifest, at: Date 
   writeFileSync(path.join(data, 'postgresql.conf'), `${Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
   writeFileSync(path.join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
   writeFileSync(path.join(data, 'postgresql.auto.conf'), '');
-  if (owner) chownTree(root, owner);
+  if (owner) await runTool('chown', ['-R', `${owner.uid}:${owner.gid}`, root]);
   chmodSync(data, 0o700); // the server refuses a data folder others may read
   const [cmd, args] = asPostgres(postgresProgram('postgres'), ['-D', data]);
   const proc = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });

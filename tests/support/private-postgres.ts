@@ -1,11 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './ports.js';
-import { findPostgresProgram } from '../../scripts/postgres-programs.js';
+import { asPostgres, findPostgresProgram, postgresUser } from '../../scripts/postgres-programs.js';
 
 const run = promisify(execFile);
 
@@ -14,15 +14,13 @@ export function postgresBin(name: string): string {
   return findPostgresProgram(name, process.env) ?? name;
 }
 
-/** Postgres refuses to run as root: as root, its processes run as the `postgres` user, which owns their folders. */
-const asRoot = process.getuid?.() === 0;
+/** The Postgres programs run as `npm start` runs them: as root, as the `postgres` user, which owns their folders. */
 function command(bin: string, args: string[]): [string, string[]] {
-  return asRoot ? ['runuser', ['-u', 'postgres', '--', postgresBin(bin), ...args]] : [postgresBin(bin), args];
+  return asPostgres(postgresBin(bin), args);
 }
 function ownFolder(dir: string): void {
-  if (!asRoot) return;
-  const uid = Number(readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))!.split(':')[2]);
-  chownSync(dir, uid, uid);
+  const owner = postgresUser();
+  if (owner) chownSync(dir, owner.uid, owner.gid);
 }
 
 export async function pgTool(bin: string, args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
