@@ -121,7 +121,8 @@ describe('the CNB repo-rate history (issue 70)', () => {
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Prague' }).format(new Date());
     const fetched = await eventually(async () => {
       const h = await ok(await api('/v1/settings/repo-rates', { key: other.key }));
-      return h.known_through === today ? h : null;
+      // the file served now, not an earlier fetch of the previous one (also known through today)
+      return h.known_through === today && h.changes.at(-1)?.valid_from === '2026-05-07' ? h : null;
     }, 15_000);
     expect(fetched.changes.at(-1)).toEqual({ valid_from: '2026-05-07', rate: 3.25, source: 'cnb_file', note: null });
     // the first organisation's hand-set change stays
