@@ -38,6 +38,8 @@ const isDocumentation = (diff: Diff) => diff.path.some((p, i) => DOCUMENTATION.h
 
 function isBreaking(diff: Diff, reading: Reading): boolean {
   if (isDocumentation(diff)) return false;
+  // a scope added to the security scheme grants more, and no credential holds it yet
+  if (diff.action === 'add' && diff.path[1] === 'securitySchemes' && diff.path.at(-2) === 'scopes') return false;
   const key = diff.path.at(-1);
   const parent = diff.path.at(-2);
   if (parent === 'enum') return diff.action === 'remove';

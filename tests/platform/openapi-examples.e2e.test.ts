@@ -7,6 +7,7 @@ import { OPERATION_EXAMPLES, exampleShape, type OperationExample } from '../../p
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { COMPANY_FILER } from '../support/tax-filing.js';
 import { camt053File } from '../../apps/finance/src/domain/statements/statement-files.fixtures.js';
+import { startRegisterServer, type RegisterServer } from '../support/registers.js';
 
 /*
  * The examples of the OpenAPI document are recorded from this scenario (issue 14): one business
@@ -21,15 +22,20 @@ const RECORD = process.env.RECORD_OPENAPI_EXAMPLES === '1';
 const EXAMPLES_FILE = join(import.meta.dirname, '../../packages/contracts/src/openapi/recorded-examples.ts');
 
 let stack: Stack;
+let registers: RegisterServer;
 const recorded = new Map<string, OperationExample>();
 
 beforeAll(async () => {
+  registers = await startRegisterServer();
   stack = await startStack({
     services: ['sales', 'purchase', 'finance', 'accounting'],
-    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'll-examples-')), MAIL_FROM: 'billing@novak-consulting.example', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1h', REMINDERS_AT: 'off' },
+    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'll-examples-')), MAIL_FROM: 'billing@novak-consulting.example', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1h', REMINDERS_AT: 'off', ...registers.env },
   });
 }, 120_000);
-afterAll(async () => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  await registers?.close();
+});
 
 /**
  * Secrets shown once are replaced by look-alikes of the same form (prefix kept, a JWT keeps its
@@ -136,6 +142,29 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     const retired = await (await stack.api('/v1/settings/security/clients', { method: 'POST', key, json: { name: 'Old reporting tool', scopes: ['accounting:read'] } })).json();
     await as('revokeClient', `/settings/security/clients/${retired.id}/revoke`);
     await as('deleteClient', `/settings/security/clients/${retired.id}`);
+
+    // the directory: a vendor filled from ARES and checked in the VAT payers' register, a customer checked in VIES
+    const found = await as('lookupContact', '/contacts/lookup', { query: 'reg_no=26835746' });
+    const vendor = await as('createContact', '/contacts', {
+      json: {
+        business_name: found.business_name,
+        reg_no: found.reg_no,
+        vat_no: found.vat_no,
+        address: found.address,
+        email: 'fakturace@automotoland.example',
+        bank_accounts: [{ account_number: '351361/5500' }],
+        payment_terms_days: 14,
+        currency: 'CZK',
+        preferred_locale: 'cs-CZ',
+      },
+    });
+    await as('getVatPayerStatus', '/contacts/vat-payer', { query: 'vat_no=CZ26835746' });
+    await as('checkVatNumber', '/contacts/vat-check', { query: 'vat_no=SK2020411811' });
+    await as('getContact', `/contacts/${vendor.id}`);
+    await as('replaceContact', `/contacts/${vendor.id}`, { json: { ...found, source: undefined, legal_form: undefined, date_established: undefined, date_dissolved: undefined, email: 'ucetni@automotoland.example', bank_accounts: [{ account_number: '351361/5500' }], payment_terms_days: 30, currency: 'CZK' } });
+    await as('listContacts', '/contacts', { query: 'search=automotoland&take=20' });
+    const duplicateContact = await (await stack.api('/v1/contacts', { method: 'POST', key, json: { business_name: 'Duplicate entry' } })).json();
+    await as('deleteContact', `/contacts/${duplicateContact.id}`);
 
     // settings a company makes once
     await as('saveTemplate', '/settings/templates', {

@@ -4,6 +4,7 @@ import { FanoutDurables } from './webhooks/durables.js';
 import type { WebhookSettings } from './webhooks/endpoints.js';
 import { ExchangeRateFetcher } from './exchange-rates/fetcher.js';
 import { RepoRateFetcher } from './repo-rates/fetcher.js';
+import type { RegistersSettings } from './registers/registers.js';
 
 export type SecretsConfig = BaseConfig & {
   SECRETS_KEY?: string;
@@ -24,6 +25,11 @@ export type SecretsConfig = BaseConfig & {
   FX_RATES_POLL_MS: number;
   REPO_RATES_URL?: string;
   REPO_RATES_POLL_MS: number;
+  ARES_URL?: string;
+  VIES_URL?: string;
+  VAT_PAYERS_URL?: string;
+  REGISTER_TIMEOUT_MS: number;
+  REGISTER_CACHE_TTL: number;
 };
 
 /** The settings service's resources: the secret box, the webhook settings and sender, the exchange-rate and repo-rate fetchers. */
@@ -35,6 +41,8 @@ export interface SettingsResources {
   rateFetcher: ExchangeRateFetcher | null;
   /** Fetches the CNB's repo-rate history when REPO_RATES_URL is set. */
   repoRateFetcher: RepoRateFetcher | null;
+  /** Where the public registers answer (ARES, VIES, the VAT payers' register), how long they are waited for and their answers kept. */
+  registers: RegistersSettings;
   close(): Promise<void>;
 }
 
@@ -72,12 +80,15 @@ export function loadSettingsResources(deps: ServiceDeps<SecretsConfig, undefined
   const rateFetcher = url ? new ExchangeRateFetcher(deps.orm, { url, after, timeZone, pollMs, timeoutMs: 10_000 }, deps.log, deps.metrics) : null;
   const repoUrl = deps.config.REPO_RATES_URL;
   const repoRateFetcher = repoUrl ? new RepoRateFetcher(deps.orm, { url: repoUrl, pollMs: deps.config.REPO_RATES_POLL_MS, timeoutMs: 10_000 }, deps.log, deps.metrics) : null;
+  const register = (url: string | undefined) => ({ url, timeoutMs: deps.config.REGISTER_TIMEOUT_MS, freshMs: deps.config.REGISTER_CACHE_TTL });
+  const registers: RegistersSettings = { ares: register(deps.config.ARES_URL), vies: register(deps.config.VIES_URL), vat_payers: register(deps.config.VAT_PAYERS_URL) };
   return {
     box,
     webhooks,
     sender,
     rateFetcher,
     repoRateFetcher,
+    registers,
     close: async () => {
       await webhooks.durables.stop();
       await sender.stop();

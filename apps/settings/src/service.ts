@@ -15,6 +15,7 @@ import { taxFiler } from './tax-filing/tax-filing.js';
 import { repoRatesAnswer } from './repo-rates/repo-rates.js';
 import { RPC_SUBJECTS } from '@ledgerline/contracts';
 import { currentSigningKey, sealPlaintextSigningKeys } from './domain/access-tokens.js';
+import { directoryResponders } from './contacts/responders.js';
 
 export const settingsService = defineService({
   name: 'settings',
@@ -67,17 +68,28 @@ export const settingsService = defineService({
     REPO_RATES_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** How often a replica looks whether the day's repo-rate file is due. */
     REPO_RATES_POLL_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+    /** ARES's REST API (https://ares.gov.cz/ekonomicke-subjekty-v-be/rest); unset: GET /v1/contacts/lookup answers 503 naming it. */
+    ARES_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** VIES's REST API (https://ec.europa.eu/taxation_customs/vies/rest-api); unset: GET /v1/contacts/vat-check answers 503. */
+    VIES_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** The VAT payers' register's SOAP endpoint (https://adisrws.mfcr.cz/dpr/axis2/services/rozhraniCRPDPH.rozhraniCRPDPHSOAP); unset: bills are not checked. */
+    VAT_PAYERS_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** How long a register is waited for (a bill's check waits within the 3 s of a request to settings). */
+    REGISTER_TIMEOUT_MS: z.coerce.number().int().min(100).max(2500).default(2000),
+    /** How long a register's answer is served again without asking (the VAT payers' register is asked again each day regardless). */
+    REGISTER_CACHE_TTL: durationSetting('24h'),
   }),
   entities,
   migrations,
   resources: loadSettingsResources,
   answerSealer: (deps) => deps.resources.box,
   consumers: (deps) => [...webhookFanout(deps.orm, deps.resources.webhooks.durables, () => deps.resources.sender.kick()), closedYearsConsumer()],
-  responders: () => [
+  responders: (deps) => [
     { subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) },
     { subject: RPC_SUBJECTS.settingsExchangeRates, handle: (em, data, orgId) => ratesInForceFor({ em, orgId }, data) },
     { subject: RPC_SUBJECTS.settingsTaxFiler, handle: (em, _data, orgId) => taxFiler({ em, orgId }) },
     { subject: RPC_SUBJECTS.settingsRepoRates, handle: (em, _data, orgId) => repoRatesAnswer({ em, orgId }) },
+    ...directoryResponders(deps),
   ],
   retention: (deps) => [
     { table: 'webhook_deliveries', key: ['id'], old: "status in ('succeeded', 'failed') and completed_at < ?", keepMs: deps.config.WEBHOOK_DELIVERY_RETENTION },

@@ -8,6 +8,7 @@ import { complianceRecordSchema } from './compliance.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import { organisationSchema, templateSchema } from './settings.js';
 import { journalEntrySchema } from './journal-entries.js';
+import { contactDeletedSchema, contactRecordSchema } from './contacts.js';
 
 /**
  * JetStream streams, one per owning service. Every process may create any of them at boot
@@ -42,6 +43,9 @@ export const SUBJECTS = {
   settingsTemplateSaved: 'settings.template.saved',
   settingsOrganisationUpdated: 'settings.organisation.updated',
   settingsWebhookDisabled: 'settings.webhook.disabled',
+  settingsContactCreated: 'settings.contact.created',
+  settingsContactUpdated: 'settings.contact.updated',
+  settingsContactDeleted: 'settings.contact.deleted',
 } as const;
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
 
@@ -247,6 +251,12 @@ export const settingsWebhookDisabledEventSchema = z
   .meta({ id: 'WebhookDisabledEventData', description: 'A webhook endpoint the platform disabled after its deliveries kept failing' });
 export type SettingsWebhookDisabledEvent = z.infer<typeof settingsWebhookDisabledEventSchema>;
 
+/** `settings.contact.created` / `.updated`: the directory's contact after the change (an archive is an update with `archived: true`). */
+export const settingsContactEventSchema = contactRecordSchema;
+export type SettingsContactEvent = z.infer<typeof settingsContactEventSchema>;
+/** `settings.contact.deleted`: a contact no document named, removed. */
+export const settingsContactDeletedEventSchema = contactDeletedSchema;
+
 /** The data schema of every subject of the catalogue. */
 export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.salesInvoicePosted]: salesInvoicePostedEventSchema,
@@ -266,6 +276,9 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.settingsTemplateSaved]: settingsTemplateSavedEventSchema,
   [SUBJECTS.settingsOrganisationUpdated]: settingsOrganisationUpdatedEventSchema,
   [SUBJECTS.settingsWebhookDisabled]: settingsWebhookDisabledEventSchema,
+  [SUBJECTS.settingsContactCreated]: settingsContactEventSchema,
+  [SUBJECTS.settingsContactUpdated]: settingsContactEventSchema,
+  [SUBJECTS.settingsContactDeleted]: settingsContactDeletedEventSchema,
 } satisfies Record<Subject, z.ZodType>;
 
 /** The data type carried by each subject. */

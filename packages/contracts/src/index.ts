@@ -28,3 +28,4 @@ export * from './recurring-invoices.js';
 export * from './attachments.js';
 export * from './audit.js';
 export * from './reminders.js';
+export * from './contacts.js';

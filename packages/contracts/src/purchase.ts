@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, ratio, shortText, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin } from './common.js';
+import { type Contact, contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, ratio, shortText, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin } from './common.js';
 import { pagedEnvelope, pagingQuery, rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 import { supplyKind, taxCategory } from './tax-category.js';
+import { vendorCheckSchema } from './contacts.js';
 
 /*
  * Purchase documents: vendor credits, vendor bills (architecture §1: the vendor-credit
@@ -109,6 +110,7 @@ export const vendorCreditItemRequestSchema = purchaseItemRequestSchema;
 // --- documents -------------------------------------------------------------------------------
 
 const purchaseInputFields = {
+  contact_id: nullish(id).describe("The directory's contact (GET /v1/contacts) the vendor is copied from; fields of vendor the request states win, and the contact's currency, payment terms and first bank account apply where the request states none"),
   date_taxable: nullish(isoDate),
   date_due: nullish(isoDate),
   no: nullish(shortText(64)).describe('Internal number; allocated from the numbering series when absent'),
@@ -158,8 +160,8 @@ const purchaseStoredFields = {
 const purchaseRequestFields = {
   ...purchaseInputFields,
   type: transactionTypeSchema.describe('Transaction type (required)'),
-  vendor: contactSchema.describe('The vendor (required)'),
-  currency: currencyCode.describe('ISO 4217 currency (required)'),
+  vendor: nullish(contactSchema).describe('The vendor (required unless contact_id names one)'),
+  currency: nullish(currencyCode).describe('ISO 4217 currency (required unless the contact named by contact_id has one)'),
   date_issued: isoDate.describe('Issue date (required)'),
   precision: nullish(precision),
   taxes_included: nullish(z.boolean()).describe('true: rates are gross; false (default): net'),
@@ -188,18 +190,22 @@ export const vendorCreditRequestSchema = z
     credited_doc_no: nullish(shortText(64)),
   })
   .meta({ id: 'VendorCreditRequest', description: 'Vendor credit to create: type, vendor, currency, date_issued and items required' });
-export type VendorCreditRequest = z.infer<typeof vendorCreditRequestSchema>;
+export type VendorCreditRequestBody = z.infer<typeof vendorCreditRequestSchema>;
+/** With its vendor and currency resolved (what is posted). */
+export type VendorCreditRequest = VendorCreditRequestBody & { vendor: Contact; currency: string };
 
 /** Vendor bill (architecture §1): the vendor-credit shape less credited_doc_*. */
 export const vendorBillSchema = z
-  .object({ ...purchaseInputFields, ...purchaseStoredFields })
+  .object({ ...purchaseInputFields, ...purchaseStoredFields, vendor_check: nullish(vendorCheckSchema) })
   .meta({ id: 'VendorBill', description: 'Vendor bill' });
 export type VendorBill = z.infer<typeof vendorBillSchema>;
 
 export const vendorBillRequestSchema = z
   .object({ ...purchaseRequestFields })
   .meta({ id: 'VendorBillRequest', description: 'Vendor bill to create: type, vendor, currency, date_issued and items required' });
-export type VendorBillRequest = z.infer<typeof vendorBillRequestSchema>;
+export type VendorBillRequestBody = z.infer<typeof vendorBillRequestSchema>;
+/** With its vendor and currency resolved (what is posted). */
+export type VendorBillRequest = VendorBillRequestBody & { vendor: Contact; currency: string };
 
 /** Query of GET /purchase/bills and GET /purchase/vendor-credits. */
 export const purchaseDocumentListQuerySchema = z.object({

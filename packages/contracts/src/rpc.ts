@@ -21,6 +21,9 @@ export const RPC_SUBJECTS = {
   salesOpenForeign: 'rpc.sales.documents.open_foreign',
   purchaseOpenForeign: 'rpc.purchase.documents.open_foreign',
   financeForeignBalances: 'rpc.finance.bank.foreign_balances',
+  settingsContactResolve: 'rpc.settings.contacts.resolve',
+  settingsContactMatch: 'rpc.settings.contacts.match',
+  settingsVendorCheck: 'rpc.settings.registers.vendor_check',
 } as const;
 
 /**
@@ -176,3 +179,48 @@ export type OpenForeignDocumentsAnswer = z.infer<typeof openForeignDocumentsAnsw
 export const foreignBalanceSchema = z.object({ account_number: z.string().nullable(), currency: z.string(), balance: z.string(), balance_leg: z.string() });
 export const foreignBalancesAnswerSchema = z.object({ balances: z.array(foreignBalanceSchema) });
 export type ForeignBalancesAnswer = z.infer<typeof foreignBalancesAnswerSchema>;
+
+/**
+ * Request of `rpc.settings.contacts.resolve`: the contact a new document names (`contact_id`). The
+ * contact is marked used (deleting it then archives it). Answered `found: false` for an id the
+ * organisation has no contact under; an archived contact is found and says so.
+ */
+export const contactResolveRequestSchema = z.object({ id: z.int().min(1) });
+export const contactResolveAnswerSchema = z.object({
+  found: z.boolean(),
+  contact: z.record(z.string(), z.unknown()).nullish().describe('The contact as GET /v1/contacts/{id} answers it'),
+});
+export type ContactResolveAnswer = z.infer<typeof contactResolveAnswerSchema>;
+
+/**
+ * Request of `rpc.settings.contacts.match` (the e-invoice import): the seller as the document names
+ * it; the directory answers the contact with the same VAT number or Peppol id, or makes one of it.
+ */
+export const contactMatchRequestSchema = z.object({
+  party: z.object({
+    business_name: z.string().max(255).nullish(),
+    reg_no: z.string().max(64).nullish(),
+    vat_no: z.string().max(64).nullish(),
+    peppol_id: z.string().max(255).nullish(),
+    email: z.string().max(320).nullish(),
+    address: z.record(z.string(), z.unknown()).nullish(),
+  }),
+  bank_account: z.string().max(64).nullish(),
+});
+export const contactMatchAnswerSchema = z.object({
+  contact_id: z.int().nullable(),
+  created: z.boolean(),
+  matched_by: z.enum(['vat_no', 'peppol_id']).nullable(),
+});
+export type ContactMatchAnswer = z.infer<typeof contactMatchAnswerSchema>;
+
+/**
+ * Request of `rpc.settings.registers.vendor_check` (a new vendor bill, §109 of the VAT Act): the
+ * vendor's VAT number, the account the bill is to be paid to and its total in the legal currency.
+ * The answer is the bill's `vendor_check`.
+ */
+export const vendorCheckRequestSchema = z.object({
+  vat_no: z.string().max(64),
+  account: z.string().max(64).nullish(),
+  total_leg: z.string().regex(/^-?\d{1,15}(\.\d{1,2})?$/),
+});

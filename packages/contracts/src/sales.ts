@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTENT_TEXT, addressSchema, bankAccountSchema, codedReferenceSchema, contactSchema, culture, currencyCode, decimal, id, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, shortText, taxNexusSchema, transactionTypeSchema, uuid, glAccountSchema, ignoredInput, derivedDocumentInputFields, roundingIncrement, documentFxRateOrigin } from './common.js';
+import { CONTENT_TEXT, type Contact, addressSchema, bankAccountSchema, codedReferenceSchema, contactSchema, culture, currencyCode, decimal, id, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, shortText, taxNexusSchema, transactionTypeSchema, uuid, glAccountSchema, ignoredInput, derivedDocumentInputFields, roundingIncrement, documentFxRateOrigin } from './common.js';
 import { rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 import { supplyKind, taxCategory } from './tax-category.js';
 
@@ -230,6 +230,7 @@ export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /** Fields a client may set on a sales document (both request and response carry them). */
 const salesDocumentInputFields = {
+  contact_id: nullish(id).describe("The directory's contact (GET /v1/contacts) the customer is copied from; fields of customer the request states win, and the contact's currency and payment terms apply where the request states none"),
   bank_account: nullish(bankAccountSchema),
   billing_address: nullish(addressSchema),
   shipping_address: nullish(addressSchema),
@@ -304,8 +305,8 @@ const ignored = ignoredInput;
 
 const salesDocumentRequestFields = {
   ...salesDocumentInputFields,
-  customer: contactSchema.describe('The customer (required)'),
-  currency: currencyCode.describe('ISO 4217 currency of the document (required)'),
+  customer: nullish(contactSchema).describe('The customer (required unless contact_id names one)'),
+  currency: nullish(currencyCode).describe("ISO 4217 currency of the document (required unless the contact named by contact_id has one)"),
   date_issued: isoDate.describe('Issue date (required)'),
   precision: nullish(precision),
   taxes_included: nullish(z.boolean()).describe('true: rates are gross; false (default): net'),
@@ -345,8 +346,11 @@ export const creditNoteRequestSchema = z
     credited_doc_no: nullish(shortText(64)).describe('Number of the credited invoice; taken from it when credited_doc_id is given'),
     ...buyerReferenceFields,
   })
-  .meta({ id: 'CreditNoteRequest', description: 'Sales credit note to create: customer, currency, date_issued and items required' });
-export type CreditNoteRequest = z.infer<typeof creditNoteRequestSchema>;
+  .meta({ id: 'CreditNoteRequest', description: 'Sales credit note to create: customer (or contact_id), currency, date_issued and items required' });
+/** A credit note's request as the API takes it (its customer may come from contact_id). */
+export type CreditNoteRequestBody = z.infer<typeof creditNoteRequestSchema>;
+/** A credit note's request with its customer and currency resolved (what is posted). */
+export type CreditNoteRequest = CreditNoteRequestBody & { customer: Contact; currency: string };
 
 
 /** Sales invoice (architecture §1): the credit note less credited_doc_*. */
@@ -362,8 +366,11 @@ export type Invoice = z.infer<typeof invoiceSchema>;
 
 export const invoiceRequestSchema = z
   .object({ ...salesDocumentRequestFields, ...buyerReferenceFields, recurring_invoice_id: ignored(int64) })
-  .meta({ id: 'InvoiceRequest', description: 'Sales invoice to create: customer, currency, date_issued and items required' });
-export type InvoiceRequest = z.infer<typeof invoiceRequestSchema>;
+  .meta({ id: 'InvoiceRequest', description: 'Sales invoice to create: customer (or contact_id), currency, date_issued and items required' });
+/** An invoice's request as the API takes it (its customer may come from contact_id). */
+export type InvoiceRequestBody = z.infer<typeof invoiceRequestSchema>;
+/** An invoice's request with its customer and currency resolved (what is posted). */
+export type InvoiceRequest = InvoiceRequestBody & { customer: Contact; currency: string };
 
 /** Query of the sales document lists (GET /sales/invoices, GET /sales/credit-notes). */
 export const salesDocumentListQuerySchema = z.object({

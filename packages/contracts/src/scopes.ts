@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Credential scopes: `<area>:read` for GET, `<area>:write` for other methods; `admin` grants all (architecture §3). */
-export const SCOPE_AREAS = ['sales', 'purchase', 'finance', 'accounting', 'settings'] as const;
+export const SCOPE_AREAS = ['sales', 'purchase', 'finance', 'accounting', 'settings', 'contacts'] as const;
 export type ScopeAreaName = (typeof SCOPE_AREAS)[number];
 
 export const SCOPES = [
@@ -15,12 +15,14 @@ export const SCOPES = [
   'accounting:write',
   'settings:read',
   'settings:write',
+  'contacts:read',
+  'contacts:write',
   'admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** A scope name of an API key or API client. */
-export const scopeSchema = z.enum(SCOPES).describe('<area>:read or <area>:write for sales, purchase, finance, accounting, settings; or admin (all)');
+export const scopeSchema = z.enum(SCOPES).describe('<area>:read or <area>:write for sales, purchase, finance, accounting, settings, contacts (the directory of customers and vendors, decision 234); or admin (all)');
 
 /** The scope an operation needs: `<area>:read` for GET (and HEAD), `<area>:write` otherwise. */
 export function requiredScope(area: string, method: string): Scope {

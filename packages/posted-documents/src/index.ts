@@ -13,3 +13,4 @@ export * from './aged-balances.js';
 export * from './open-document-finder.js';
 export * from './attachments.js';
 export * from './attachment-store.js';
+export * from './contact-party.js';

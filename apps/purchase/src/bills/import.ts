@@ -1,6 +1,6 @@
-import { BusinessRuleError, ConflictError, insertRows, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, UpstreamError, insertRows, legalCurrencyOf, parseOrThrow, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { postPurchaseDocument } from '../purchase-documents/post.js';
-import type { ImportedDocument } from '@ledgerline/contracts';
+import { RPC_SUBJECTS, contactMatchAnswerSchema, type Contact, type ImportedDocument } from '@ledgerline/contracts';
 import { compareTotals, readEInvoice, type EmbeddedFile } from '../purchase-documents/einvoice-import.js';
 import { insertAttachments, sniffAttachmentType, type NewAttachment, type S3Store } from '@ledgerline/posted-documents';
 import { PURCHASE_ATTACHMENTS_TABLE } from './attachments.js';
@@ -76,6 +76,7 @@ export async function importEInvoice(
   // the common repeat is answered before any work; a concurrent one meets the registry's key below
   const [seen] = await sqlRows(ctx.em, 'select 1 from einvoice_imports where org_id = ? and kind = ? and vendor_key = ? and vendor_doc_no = ?', [key.orgId, key.kind, key.vendorKey, key.vendorDocNo]);
   if (seen) throw duplicate(no);
+  await matchVendorContact(ctx, req);
   const rates = new Set(req.items.map((i) => String(i.taxes?.[0]?.tax_rate ?? 0))).size;
   const { view } = await postPurchaseDocument(ctx, kind, req as never, {
     expect: (computed) => compareTotals(read.totals, computed, rates),
@@ -89,4 +90,31 @@ export async function importEInvoice(
   return read.kind === 'bill'
     ? { kind: 'bill', bill: view as ImportedDocument['bill'], vendor_credit: null }
     : { kind: 'vendor_credit', bill: null, vendor_credit: view as ImportedDocument['vendor_credit'] };
+}
+
+/**
+ * The seller of a received e-invoice in the directory (decision 234): the contact with its VAT
+ * number, else its Peppol id, else a new contact made of what the document says. The bill names it
+ * (`contact_id`, and its vendor's id), so aged payables and the vendor's statements group its bills
+ * with those entered by hand. A seller with neither identifier is not matched.
+ */
+async function matchVendorContact(ctx: TenantContext, req: { contact_id?: number | null; vendor?: Contact | null; bank_account_number?: string | null }): Promise<void> {
+  const vendor = req.vendor;
+  if (!vendor) return;
+  if (!vendor.vat_no && !vendor.peppol_id) return;
+  let asked: unknown;
+  try {
+    asked = await ctx.ask(RPC_SUBJECTS.settingsContactMatch, {
+      party: { business_name: vendor.business_name, reg_no: vendor.reg_no, vat_no: vendor.vat_no, peppol_id: vendor.peppol_id, email: vendor.email, address: vendor.address },
+      bank_account: req.bank_account_number ?? null,
+    });
+  } catch (err) {
+    // a settings without the directory (an earlier release beside this one) leaves the bill unmatched, as before
+    if (err instanceof UpstreamError) return;
+    throw err;
+  }
+  const answer = contactMatchAnswerSchema.parse(asked);
+  if (answer.contact_id === null) return;
+  req.contact_id = answer.contact_id;
+  req.vendor = { ...vendor, id: answer.contact_id };
 }

@@ -1,3 +1,4 @@
+import type { VendorCheck } from '@ledgerline/contracts';
 import type { PaymentStatus } from '@ledgerline/documents';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { creditAllocationEntity } from '@ledgerline/posted-documents';
@@ -65,6 +66,10 @@ export const PurchaseDocumentSchema = defineEntity({
     taxNexus: p.json<Record<string, unknown>>().nullable(),
     paymentReference: p.string().nullable(),
     bankAccountNumber: p.string().nullable(),
+    /** The directory's contact the vendor was copied from (decision 234). */
+    contactId: p.integer().nullable().fieldName('contact_id'),
+    /** A bill's check of its vendor in the VAT payers' register on its day. */
+    vendorCheck: p.json<VendorCheck>().nullable().fieldName('vendor_check'),
     rsn: p.string().nullable(),
     // written once and read whole: json, kept as the text written (decision 131)
     items: p.json<StoredItem[]>().columnType('json'),

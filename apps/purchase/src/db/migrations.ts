@@ -210,4 +210,12 @@ ${creditAllocationExchangeColumnsSql('purchase_credit_allocations')}
 ${attachmentTableSql('purchase_document_attachments', 'purchase_documents')}
 `,
   ),
+  sqlMigration(
+    'purchase_0014_contacts',
+    `
+-- Issue 74. The directory's contact a document was made from (its vendor is a copy of it), and a
+-- bill's check of its vendor in the VAT payers' register on its day (§109 of the VAT Act).
+alter table purchase_documents add column contact_id bigint, add column vendor_check jsonb;
+`,
+  ),
 ];

@@ -4,6 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
 import { ratePerUnit, tableRate, toDb, JsonText, postingDate, postingSettingsOf, refuseClosedPeriod, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { documentCategories, documentParties, recapKey, supplyOf, type DocumentCategories } from '@ledgerline/documents/line-categories';
+import { withContactParty } from '@ledgerline/posted-documents';
+import { checkVendor } from './vendor-check.js';
 import { checkCreditedDocument, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
@@ -76,7 +78,7 @@ async function documentRate(
 export async function postPurchaseDocument<K extends PurchaseKind, S extends PurchaseRequestSchema>(
   ctx: TenantContext,
   kind: PurchaseDocumentKind<K, S>,
-  req: z.output<S>,
+  named: z.output<S>,
   opts: {
     strict?: boolean;
     /** Checks the computed figures before anything is written (an imported document's stated totals). */
@@ -86,6 +88,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   } = {},
 ): Promise<{ view: PurchaseView<K>; json: JsonText }> {
   const { em, orgId } = ctx;
+  // the vendor (and currency, due date, account) of a bill naming a contact of the directory
+  const req = await withContactParty(ctx, named, 'vendor');
   const { legalCurrency, lockDate, country, defaultSupply } = await postingSettingsOf(ctx);
   // the organisation is the buyer: a zero-rated line is never K or G to it, so the vendor is the other party
   const categories = documentCategories(req, documentParties(req.vendor as { vat_no?: string | null }, null, country));
@@ -111,6 +115,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   if (opts.strict) assertDerivedFigures(req, computed);
   opts.expect?.(computed);
   refuseClosedPeriod(lockDate, `the ${kind.label}`, [postingDate.document(req)]);
+  const vendorCheck = kind.kind === 'bill' ? await checkVendor(ctx, req, computed.total_amount_leg) : null;
   const id = await nextDocumentId(em, PurchaseDocumentSchema);
   const lineIds = await nextLineIds(em, req.items.length);
   const items: StoredItem[] = req.items.map((it, i) => {
@@ -179,6 +184,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     taxNexus: (req.tax_nexus as Record<string, unknown>) ?? null,
     paymentReference: req.payment_reference ?? null,
     bankAccountNumber: req.bank_account_number ?? null,
+    contactId: req.contact_id ?? null,
+    vendorCheck,
     rsn: req.rsn ?? null,
     items,
     taxes: computed.taxes.map((t) => storeTax(t, categories)),

@@ -24,6 +24,8 @@ function doc(over: Partial<PurchaseDocument> = {}): PurchaseDocument {
     taxNexus: null,
     paymentReference: null,
     bankAccountNumber: null,
+    contactId: null,
+    vendorCheck: null,
     rsn: null,
     vendor: { id: 5, business_name: 'Smith, "the" Supplier', vat_no: 'CZ1' },
     vendorName: 'Smith, "the" Supplier',

@@ -60,6 +60,7 @@ export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
     vendor_doc_no: d.vendorDocNo ?? null,
     payment_reference: d.paymentReference ?? null,
     bank_account_number: d.bankAccountNumber ?? null,
+    contact_id: d.contactId ?? null,
     copy_from_id: d.copyFromId ?? null,
     items: d.items.map((it) => ({
       id: it.id,
@@ -79,5 +80,5 @@ export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
     rsn: d.rsn ?? null,
   };
   if (d.kind === 'vendor_credit') return { ...view, credited_doc_id: d.creditedDocId ?? null, credited_doc_no: d.creditedDocNo ?? null } satisfies VendorCredit;
-  return view;
+  return { ...view, vendor_check: d.vendorCheck ?? null };
 }

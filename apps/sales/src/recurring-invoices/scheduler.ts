@@ -3,6 +3,7 @@ import { LocalDayPump, type LocalDayOptions } from '../local-day-pump.js';
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
 import { postSalesDocument } from '../sales-documents/post.js';
+import { withContactParty } from '@ledgerline/posted-documents';
 import { sendInvoiceEmail } from '../emails/email.js';
 import { indexOfDate, nextOccurrence, periodOf } from './schedule.js';
 import { invoiceOfPeriod } from './template.js';
@@ -69,7 +70,9 @@ export class RecurringInvoiceScheduler extends LocalDayPump {
         if (index == null) throw new Error(`recurring invoice ${id}: ${dueDate} is not a date of its schedule`);
         const period = periodOf(row.schedule, index);
         const ctx = { ...serviceContext(this.deps, tx, 'scheduler', orgId), orgId };
-        const { document } = await postSalesDocument(ctx, INVOICES, invoiceOfPeriod(row.template, period), { recurringInvoiceId: id });
+        // a template naming a contact takes the contact as it is on the day the invoice is issued
+        const invoice = await withContactParty(ctx, invoiceOfPeriod(row.template, period), 'customer');
+        const { document } = await postSalesDocument(ctx, INVOICES, invoice, { recurringInvoiceId: id });
         await sqlRows(tx, 'insert into recurring_invoice_issues (recurring_invoice_id, issue_date, org_id, invoice_id, email_status) values (?, ?::date, ?, ?, ?)', [
           id,
           dueDate,

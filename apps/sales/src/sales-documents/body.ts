@@ -108,6 +108,7 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
     rounding_amount_leg: n(c.rounding_amount_leg),
     total_amount_leg: n(c.total_amount_leg),
     customer: input.customer,
+    contact_id: input.contact_id ?? null,
     culture: input.culture ?? null,
     document_locale: input.document_locale ?? null,
     template_layout: input.template_layout ?? null,

@@ -1,5 +1,6 @@
 import type { InvoiceListQuery, SalesDocumentListQuery } from '@ledgerline/contracts';
 import { keysetPageOfJson, type TenantContext } from '@ledgerline/service-kit';
+import { withContactParty, type ContactNaming } from '@ledgerline/posted-documents';
 import type { SalesDocType } from '../db/entities.js';
 import type { Delivery } from '../delivery.js';
 import type { DocumentRequest } from './body.js';
@@ -32,7 +33,9 @@ function xmlAnswer(ctx: Ctx, xml: string, fileName: string): Response {
 /** The operations every sales document kind offers, for the kind's routes to map onto its operation ids. */
 export function salesDocumentOperations<T extends SalesDocType, R extends DocumentRequest>(kind: SalesDocumentKind<T, R>, delivery: Delivery) {
   return {
-    create: async (ctx: TenantContext, body: R, strict: boolean | undefined) => (await postSalesDocument(ctx, kind, body, { strict })).view,
+    /** A new document of the kind; its customer (and currency, due date) may come from the directory's contact it names. */
+    create: async (ctx: TenantContext, body: Omit<R, 'customer' | 'currency'> & ContactNaming, strict: boolean | undefined) =>
+      (await postSalesDocument(ctx, kind, (await withContactParty(ctx, body, 'customer')) as unknown as R, { strict })).view,
     list: async (ctx: TenantContext, q: SalesDocumentListQuery & Partial<Pick<InvoiceListQuery, 'recurring_invoice_id'>>) => {
       const listed = await listSalesDocuments(ctx.em, ctx.orgId, kind.docType, q);
       return keysetPageOfJson(listed.rows.map(viewTextOfRow), listed, q);

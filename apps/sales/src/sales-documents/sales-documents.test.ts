@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invoiceRequestSchema } from '@ledgerline/contracts';
+import { invoiceRequestSchema, type InvoiceRequest } from '@ledgerline/contracts';
 import { computeDocument } from '@ledgerline/documents';
 import { documentBody, documentInputOf } from './body.js';
 import { documentView, overdueDays } from './view.js';
@@ -21,7 +21,7 @@ const request = invoiceRequestSchema.parse({
   total_amount: 1, // derived: ignored
   items: [{ qty: 2, rate: 100, amount: 5, taxes: [{ ...VAT21, tax_amount: 99, tax_details: { note: 'x' } }] }],
   discounts: [{ value: 10, value_type: 'percentage' }],
-});
+}) as InvoiceRequest;
 
 describe('documentInputOf', () => {
   it('takes only what the figures depend on and defaults discount allocation', () => {

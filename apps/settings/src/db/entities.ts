@@ -4,6 +4,7 @@ import { documentEntities } from './templates.entities.js';
 import { integrationEntities } from './integrations.entities.js';
 import { exchangeRateEntities } from './exchange-rates.entities.js';
 import { webhookEntities } from './webhooks.entities.js';
+import { contactEntities } from './contacts.entities.js';
 
 export interface OrgAddress {
   name?: string | null;
@@ -116,4 +117,4 @@ export const ClosedYearSchema = defineEntity({
   },
 });
 
-export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ClosedYearSchema, ...integrationEntities, ...documentEntities, ...webhookEntities, ...exchangeRateEntities];
+export const entities = [OrganisationSchema, ApiKeySchema, ApiClientSchema, SigningKeySchema, ClosedYearSchema, ...integrationEntities, ...documentEntities, ...webhookEntities, ...exchangeRateEntities, ...contactEntities];

@@ -5,6 +5,7 @@ import { webhookMigrations } from './webhooks.migrations.js';
 import { repoRateMigrations } from './repo-rates.migrations.js';
 import { exchangeRateMigrations } from './exchange-rates.migrations.js';
 import { taxFilingMigrations } from './tax-filing.migrations.js';
+import { contactMigrations } from './contacts.migrations.js';
 
 export const migrations = [
   sqlMigration(
@@ -136,4 +137,5 @@ alter table organisations add column default_supply text check (default_supply i
 `,
   ),
   ...repoRateMigrations,
+  ...contactMigrations,
 ];

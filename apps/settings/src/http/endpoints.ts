@@ -8,6 +8,7 @@ import { exchangeRateRoutes } from '../exchange-rates/routes.js';
 import { repoRateRoutes } from '../repo-rates/routes.js';
 import { taxFilingRoutes } from '../tax-filing/routes.js';
 import { auditRoutes } from '../audit/routes.js';
+import { contactRoutes } from '../contacts/routes.js';
 
 /** Every operation the contracts declare for settings, one line per resource folder. */
 export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'settings'> {
@@ -21,5 +22,6 @@ export function settingsEndpoints(deps: SettingsDeps): EndpointHandlers<'setting
     ...repoRateRoutes(),
     ...taxFilingRoutes(),
     ...auditRoutes(deps.config.AUDIT_RETENTION > 0),
+    ...contactRoutes(deps.resources.registers),
   };
 }

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_yuaa8MBp",
+          "prefix": "ak_jBNLztRg",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-02T06:02:02.182Z",
+          "created_at": "2026-12-02T13:22:48.722Z",
           "expires_at": null,
-          "last_used_at": "2026-12-02T06:02:02.259Z",
+          "last_used_at": "2026-12-02T13:22:48.865Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_R86DZZxN",
+          "prefix": "ak_JfyEXZsJ",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T06:02:02.586Z",
+          "created_at": "2026-12-02T13:22:49.303Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_R86DZZxN",
+      "prefix": "ak_JfyEXZsJ",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T06:02:02.586Z",
+      "created_at": "2026-12-02T13:22:49.303Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_R86DZZxN",
+      "prefix": "ak_JfyEXZsJ",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T06:02:02.586Z",
+      "created_at": "2026-12-02T13:22:49.303Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_R86DZZxN",
+      "prefix": "ak_JfyEXZsJ",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-02T06:02:02.586Z",
+      "created_at": "2026-12-02T13:22:49.303Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_R86DZZxN",
+      "prefix": "ak_JfyEXZsJ",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T06:02:02.586Z",
+      "created_at": "2026-12-02T13:22:49.303Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T06:02:02.690Z"
+      "revoked_at": "2026-12-02T13:22:49.491Z"
     }
   },
   "putHostingIntegration": {
@@ -157,6 +157,25 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "source": "MARKETPLACE",
       "api_url": "https://shop.example/api",
       "api_key": "****0000"
+    }
+  },
+  "createBankIntegration": {
+    "request": {
+      "type": "bank_statement",
+      "provider_key": "fio",
+      "name": "Fio current account",
+      "config": {
+        "account_number": "2900123456/2010",
+        "format": "gpc"
+      }
+    },
+    "response": {
+      "id": 1,
+      "key": null,
+      "type": "bank_statement",
+      "provider_key": "fio",
+      "name": "Fio current account",
+      "statements": null
     }
   },
   "saveTemplate": {
@@ -206,398 +225,6 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "cs-CZ",
           "en-US"
         ]
-      }
-    ]
-  },
-  "listAccountingTransactions": {
-    "response": {
-      "total": 1,
-      "total_exact": true,
-      "from": 0,
-      "take": 1,
-      "next_cursor": null,
-      "entities": [
-        {
-          "id": 3,
-          "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-02T06:02:03.337Z",
-          "edited_at": null,
-          "books": [
-            {
-              "id": 1
-            }
-          ],
-          "type": "sales_invoice",
-          "transaction_type": null,
-          "cash_card": null,
-          "no": "FV202600001",
-          "vendor_doc_no": null,
-          "credited_doc_no": null,
-          "payment_reference": null,
-          "date_issued": "2026-11-03",
-          "date_due": "2026-11-17",
-          "date_posting": "2026-11-03",
-          "date_taxable": "2026-11-03",
-          "date_tax_applied": "2026-11-03",
-          "date_from": null,
-          "date_to": null,
-          "currency": "CZK",
-          "precision": 2,
-          "contact": {
-            "id": 2001,
-            "email": "accounts@acme.example",
-            "reg_no": "12345678",
-            "vat_no": "CZ12345678",
-            "address": {
-              "city": "Praha",
-              "country": "CZ",
-              "address1": "Dlouhá 12",
-              "postal_code": "110 00"
-            },
-            "peppol_id": "9929:CZ12345678",
-            "business_name": "Acme s.r.o."
-          },
-          "bank_account": null,
-          "tax_nexus": null,
-          "tax_deduction_ratio": null,
-          "net_deduction_ratio": null,
-          "opening_balance": null,
-          "closing_balance": null,
-          "amount_paid": 0,
-          "amount_due": 22788,
-          "accounting_status": "posted",
-          "rows": [
-            {
-              "id": 6,
-              "order": 1,
-              "is_locked": true,
-              "payment_amount": null,
-              "date_posting": "2026-11-03",
-              "currency": "CZK",
-              "payment_reference": null,
-              "tax_deduction_ratio": null,
-              "net_deduction_ratio": null,
-              "contact": {
-                "id": 2001,
-                "email": "accounts@acme.example",
-                "reg_no": "12345678",
-                "vat_no": "CZ12345678",
-                "address": {
-                  "city": "Praha",
-                  "country": "CZ",
-                  "address1": "Dlouhá 12",
-                  "postal_code": "110 00"
-                },
-                "peppol_id": "9929:CZ12345678",
-                "business_name": "Acme s.r.o."
-              },
-              "paid_record": null,
-              "taxes": [],
-              "fx_rates": [],
-              "debit": 22788,
-              "credit": 0,
-              "gl_account": {
-                "id": 4,
-                "number": "311",
-                "name": "Customers (receivables)",
-                "description": null
-              },
-              "description": null
-            },
-            {
-              "id": 7,
-              "order": 2,
-              "is_locked": true,
-              "payment_amount": null,
-              "date_posting": "2026-11-03",
-              "currency": "CZK",
-              "payment_reference": null,
-              "tax_deduction_ratio": null,
-              "net_deduction_ratio": null,
-              "contact": {
-                "id": 2001,
-                "email": "accounts@acme.example",
-                "reg_no": "12345678",
-                "vat_no": "CZ12345678",
-                "address": {
-                  "city": "Praha",
-                  "country": "CZ",
-                  "address1": "Dlouhá 12",
-                  "postal_code": "110 00"
-                },
-                "peppol_id": "9929:CZ12345678",
-                "business_name": "Acme s.r.o."
-              },
-              "paid_record": null,
-              "taxes": [],
-              "fx_rates": [],
-              "debit": 0,
-              "credit": 900,
-              "gl_account": {
-                "id": 13,
-                "number": "604",
-                "name": "Revenue from goods",
-                "description": null
-              },
-              "description": null
-            },
-            {
-              "id": 8,
-              "order": 3,
-              "is_locked": true,
-              "payment_amount": null,
-              "date_posting": "2026-11-03",
-              "currency": "CZK",
-              "payment_reference": null,
-              "tax_deduction_ratio": null,
-              "net_deduction_ratio": null,
-              "contact": {
-                "id": 2001,
-                "email": "accounts@acme.example",
-                "reg_no": "12345678",
-                "vat_no": "CZ12345678",
-                "address": {
-                  "city": "Praha",
-                  "country": "CZ",
-                  "address1": "Dlouhá 12",
-                  "postal_code": "110 00"
-                },
-                "peppol_id": "9929:CZ12345678",
-                "business_name": "Acme s.r.o."
-              },
-              "paid_record": null,
-              "taxes": [],
-              "fx_rates": [],
-              "debit": 0,
-              "credit": 18000,
-              "gl_account": {
-                "id": 12,
-                "number": "602",
-                "name": "Revenue from services",
-                "description": null
-              },
-              "description": null
-            },
-            {
-              "id": 9,
-              "order": 4,
-              "is_locked": true,
-              "payment_amount": null,
-              "date_posting": "2026-11-03",
-              "currency": "CZK",
-              "payment_reference": null,
-              "tax_deduction_ratio": null,
-              "net_deduction_ratio": null,
-              "contact": {
-                "id": 2001,
-                "email": "accounts@acme.example",
-                "reg_no": "12345678",
-                "vat_no": "CZ12345678",
-                "address": {
-                  "city": "Praha",
-                  "country": "CZ",
-                  "address1": "Dlouhá 12",
-                  "postal_code": "110 00"
-                },
-                "peppol_id": "9929:CZ12345678",
-                "business_name": "Acme s.r.o."
-              },
-              "paid_record": null,
-              "taxes": [
-                {
-                  "id": 2,
-                  "is_locked": true,
-                  "currency": "CZK",
-                  "tax_rate": 21,
-                  "tax_rate_rc": null,
-                  "is_reverse_charge": false,
-                  "tax_index": null,
-                  "tax_code": "S",
-                  "tax_name": "VAT 21 %",
-                  "tax_base_in": null,
-                  "tax_base_in_leg": null,
-                  "tax_base_out": 18000,
-                  "tax_base_out_leg": 18000,
-                  "tax_amount_in": null,
-                  "tax_amount_in_leg": null,
-                  "tax_amount_claim": null,
-                  "tax_amount_claim_leg": null,
-                  "tax_amount_out": 3780,
-                  "tax_amount_out_leg": 3780,
-                  "tax_return_base_in": null,
-                  "tax_return_base_out": "1",
-                  "tax_return_amount_claim": null,
-                  "tax_return_amount_out": "1",
-                  "tax_control_statement": "A.4",
-                  "tax_eu_sales_report": null,
-                  "tax_deduction_ratio": null,
-                  "net_deduction_ratio": null,
-                  "debit": 0,
-                  "credit": 3780,
-                  "gl_account": {
-                    "id": 6,
-                    "number": "343",
-                    "name": "Value added tax",
-                    "description": null
-                  },
-                  "description": "VAT 21 %"
-                },
-                {
-                  "id": 1,
-                  "is_locked": true,
-                  "currency": "CZK",
-                  "tax_rate": 12,
-                  "tax_rate_rc": null,
-                  "is_reverse_charge": false,
-                  "tax_index": null,
-                  "tax_code": "R",
-                  "tax_name": "VAT 12 %",
-                  "tax_base_in": null,
-                  "tax_base_in_leg": null,
-                  "tax_base_out": 900,
-                  "tax_base_out_leg": 900,
-                  "tax_amount_in": null,
-                  "tax_amount_in_leg": null,
-                  "tax_amount_claim": null,
-                  "tax_amount_claim_leg": null,
-                  "tax_amount_out": 108,
-                  "tax_amount_out_leg": 108,
-                  "tax_return_base_in": null,
-                  "tax_return_base_out": "2",
-                  "tax_return_amount_claim": null,
-                  "tax_return_amount_out": "2",
-                  "tax_control_statement": "A.4",
-                  "tax_eu_sales_report": null,
-                  "tax_deduction_ratio": null,
-                  "net_deduction_ratio": null,
-                  "debit": 0,
-                  "credit": 108,
-                  "gl_account": {
-                    "id": 6,
-                    "number": "343",
-                    "name": "Value added tax",
-                    "description": null
-                  },
-                  "description": "VAT 12 %"
-                }
-              ],
-              "fx_rates": [],
-              "debit": 0,
-              "credit": 3888,
-              "gl_account": {
-                "id": 6,
-                "number": "343",
-                "name": "Value added tax",
-                "description": null
-              },
-              "description": null
-            }
-          ],
-          "act_rows": [
-            {
-              "id": 6,
-              "type": "receivable",
-              "debit": 22788,
-              "credit": 0,
-              "gl_account": {
-                "id": 4,
-                "number": "311",
-                "name": "Customers (receivables)",
-                "description": null
-              }
-            },
-            {
-              "id": 7,
-              "type": "revenue",
-              "debit": 0,
-              "credit": 900,
-              "gl_account": {
-                "id": 13,
-                "number": "604",
-                "name": "Revenue from goods",
-                "description": null
-              }
-            },
-            {
-              "id": 8,
-              "type": "revenue",
-              "debit": 0,
-              "credit": 18000,
-              "gl_account": {
-                "id": 12,
-                "number": "602",
-                "name": "Revenue from services",
-                "description": null
-              }
-            },
-            {
-              "id": 9,
-              "type": "tax",
-              "debit": 0,
-              "credit": 3888,
-              "gl_account": {
-                "id": 6,
-                "number": "343",
-                "name": "Value added tax",
-                "description": null
-              }
-            }
-          ],
-          "taxes": [
-            {
-              "id": 9,
-              "debit": 0,
-              "credit": 3888,
-              "gl_account": {
-                "id": 6,
-                "number": "343",
-                "name": "Value added tax",
-                "description": null
-              }
-            }
-          ],
-          "fx_rates": [],
-          "is_locked": true,
-          "debit": 22788,
-          "credit": 22788,
-          "gl_account": null,
-          "description": null,
-          "source": {
-            "type": "sales_invoice",
-            "id": 1,
-            "version": 1
-          },
-          "legal_currency": "CZK",
-          "reverses_id": null
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "listEmails": {
-    "response": [
-      {
-        "id": 1,
-        "from": "billing@novak-consulting.example",
-        "reply_to": null,
-        "to": "accounts@acme.example",
-        "to_cc": null,
-        "to_bcc": null,
-        "subject": "Invoice FV202600001",
-        "body": "Dear customer, please find the invoice attached.",
-        "include_attachment": true,
-        "attachments": [
-          {
-            "id": 1,
-            "file_name": "Invoice-FV202600001.pdf",
-            "binary_content": null
-          }
-        ],
-        "status": "written",
-        "error": null,
-        "document_type": "sales_invoice",
-        "document_id": 1,
-        "created_at": "2026-12-02T06:02:08.164Z"
       }
     ]
   },
@@ -687,5473 +314,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
+      "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
-      ]
-    }
-  },
-  "createCreditNote": {
-    "request": {
-      "customer": {
-        "id": 2001,
-        "business_name": "Acme s.r.o.",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "peppol_id": "9929:CZ12345678",
-        "email": "accounts@acme.example",
-        "address": {
-          "address1": "Dlouhá 12",
-          "city": "Praha",
-          "postal_code": "110 00",
-          "country": "CZ"
-        }
-      },
-      "currency": "CZK",
-      "culture": "cs-CZ",
-      "date_issued": "2026-11-10",
-      "credited_doc_id": 1,
-      "notes": "Two consulting hours were not delivered.",
-      "items": [
-        {
-          "title": "Consulting hour",
-          "qty": 2,
-          "rate": 1500,
-          "unit": {
-            "code": "HUR",
-            "name": "hour"
-          },
-          "taxes": [
-            {
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "tax_rate": 21
-            }
-          ]
-        }
-      ]
-    },
-    "response": {
-      "id": 2,
-      "uid": "9a298104-96af-437f-8f59-22d9763935c7",
-      "created_at": "2026-12-02T06:02:08.243Z",
-      "edited_at": null,
-      "is_locked": false,
-      "total_amount": 3630,
-      "subtotal_amount": 3000,
-      "tax_amount": 630,
-      "rounding_increment": null,
-      "rounding_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 3630,
-      "bank_account": null,
-      "billing_address": null,
-      "shipping_address": null,
-      "counter_id": 3,
-      "currency": "CZK",
-      "currency_coef": 1,
-      "fx_rate": 1,
-      "tax_fx_rate": 1,
-      "currency_leg": "CZK",
-      "subtotal_amount_leg": 3000,
-      "tax_amount_leg": 630,
-      "rounding_amount_leg": 0,
-      "total_amount_leg": 3630,
-      "customer": {
-        "id": 2001,
-        "business_name": "Acme s.r.o.",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "address": {
-          "address1": "Dlouhá 12",
-          "postal_code": "110 00",
-          "city": "Praha",
-          "country": "CZ"
-        },
-        "email": "accounts@acme.example",
-        "peppol_id": "9929:CZ12345678"
-      },
-      "culture": "cs-CZ",
-      "document_locale": null,
-      "template_layout": null,
-      "date_issued": "2026-11-10",
-      "date_taxable": "2026-11-10",
-      "date_due": null,
-      "delivery_condition": null,
-      "no": "CN202600001",
-      "notes": "Two consulting hours were not delivered.",
-      "memo": null,
-      "org": {
-        "name": "Novák Consulting s.r.o.",
-        "reg_no": "27074358",
-        "tax_no": null,
-        "vat_no": "CZ27074358",
-        "eori_no": null,
-        "address": {
-          "city": "Praha",
-          "country": "CZ",
-          "address1": "Václavské náměstí 1",
-          "postal_code": "110 00"
-        },
-        "info_legal": null,
-        "config": {},
-        "website": "https://novak-consulting.example",
-        "email": "billing@novak-consulting.example",
-        "phone": null,
-        "fb": null,
-        "insta": null
-      },
-      "payment_reference": null,
-      "payment_info": null,
-      "payment_method": null,
-      "constant_symbol": null,
-      "specific_symbol": null,
-      "credited_doc_id": 1,
-      "credited_doc_no": "FV202600001",
-      "buyer_reference": null,
-      "order_reference": null,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "payment_term": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_nexus": null,
-      "type": null,
-      "payment_status": "unpaid",
-      "overdue_days": 0,
-      "shop_a_object_id": null,
-      "items": [
-        {
-          "id": 1,
-          "title": "Consulting hour",
-          "description": null,
-          "qty": 2,
-          "rate": 1500,
-          "rate_discounted": 1500,
-          "discount_explicit": 0,
-          "discount_implicit": 0,
-          "amount": 3000,
-          "net_amount": 3000,
-          "shop_a_line_id": null,
-          "psp_object_id": null,
-          "shop_b_line_id": null,
-          "eshop_line_id": null,
-          "sku": null,
-          "item": null,
-          "variant": null,
-          "unit": {
-            "code": "HUR",
-            "name": "hour"
-          },
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 21,
-              "tax_amount": 630,
-              "tax_amount_leg": 630,
-              "tax_base": 3000,
-              "tax_base_leg": 3000,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": 1,
-          "tax_rate": 21,
-          "tax_amount": 630,
-          "tax_amount_leg": 630,
-          "tax_base": 3000,
-          "tax_base_leg": 3000,
-          "currency_leg": "CZK",
-          "tax_index": null,
-          "tax_code": "S",
-          "tax_name": "VAT 21 %",
-          "rate_type": null,
-          "tax_details": null,
-          "tax_category": "S"
-        }
-      ],
-      "shipping_charges": [],
-      "discounts": [],
-      "urls": []
-    }
-  },
-  "createVendorCredit": {
-    "request": {
-      "type": {
-        "id": 1,
-        "name": "purchase"
-      },
-      "vendor": {
-        "business_name": "Kancelářské potřeby a.s.",
-        "vat_no": "CZ45274649",
-        "address": {
-          "city": "Brno",
-          "country": "CZ"
-        }
-      },
-      "currency": "CZK",
-      "date_issued": "2026-11-12",
-      "vendor_doc_no": "2026-D-0077",
-      "credited_doc_id": 2,
-      "rsn": "One lamp returned",
-      "items": [
-        {
-          "description": "Desk lamp (returned)",
-          "qty": 1,
-          "rate": 890,
-          "taxes": [
-            {
-              "tax_code": "S",
-              "tax_rate": 21
-            }
-          ]
-        }
-      ]
-    },
-    "response": {
-      "id": 3,
-      "uid": "7454d0d4-5b7e-4494-bc4d-0ddff6716e85",
-      "created_at": "2026-12-02T06:02:09.767Z",
-      "edited_at": "2026-12-02T06:02:09.767Z",
-      "is_locked": false,
-      "total_amount": 1076.9,
-      "subtotal_amount": 890,
-      "rounding_amount": 0,
-      "prepaid_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 1076.9,
-      "currency": "CZK",
-      "vendor": {
-        "business_name": "Kancelářské potřeby a.s.",
-        "vat_no": "CZ45274649",
-        "address": {
-          "city": "Brno",
-          "country": "CZ"
-        }
-      },
-      "date_issued": "2026-11-12",
-      "date_taxable": null,
-      "date_due": null,
-      "no": "VC202600001",
-      "description": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_fx_rate": 1,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "type": {
-        "id": 1,
-        "name": "purchase"
-      },
-      "payment_status": "unpaid",
-      "overdue_days": 0,
-      "tax_nexus": null,
-      "vendor_doc_no": "2026-D-0077",
-      "payment_reference": null,
-      "bank_account_number": null,
-      "copy_from_id": null,
-      "items": [
-        {
-          "id": 5,
-          "description": "Desk lamp (returned)",
-          "qty": 1,
-          "rate": 890,
-          "amount": 890,
-          "tax_deduction_ratio": 1,
-          "net_deduction_ratio": 1,
-          "item": null,
-          "unit": null,
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 186.9,
-              "tax_amount_leg": 186.9,
-              "tax_base": 890,
-              "tax_base_leg": 890,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": null,
-          "tax_index": null,
-          "tax_rate": 21,
-          "tax_amount": 186.9,
-          "tax_amount_leg": 186.9,
-          "tax_base": 890,
-          "tax_base_leg": 890,
-          "tax_code": "S",
-          "tax_name": null,
-          "rate_type": null,
-          "tax_category": "S"
-        }
-      ],
-      "rsn": "One lamp returned",
-      "credited_doc_id": 2,
-      "credited_doc_no": "BILL202600001"
-    }
-  },
-  "recordBankTransaction": {
-    "request": {
-      "account_number": "2900123456/2010",
-      "amount": 19158,
-      "currency": "CZK",
-      "date_transaction": "2026-11-16",
-      "payment_reference": "202600001",
-      "partner_account_number": "19-2000145399/0800",
-      "partner_name": "Acme s.r.o.",
-      "description": "Payment of FV202600001",
-      "paid_record": {
-        "type": "sales_invoice",
-        "id": 1
-      }
-    },
-    "response": {
-      "id": 1,
-      "account_number": "2900123456/2010",
-      "statement_id": null,
-      "order": null,
-      "description": "Payment of FV202600001",
-      "amount": 19158,
-      "amount_original": null,
-      "payment_amount": null,
-      "date_transaction": "2026-11-16",
-      "date_accounting": null,
-      "currency": "CZK",
-      "payment_reference": "202600001",
-      "partner_account_number": "19-2000145399/0800",
-      "partner_name": "Acme s.r.o.",
-      "raw_message": null,
-      "contact": null,
-      "paid_record": {
-        "id": 1,
-        "type": "sales_invoice",
-        "no": "FV202600001",
-        "contact": {
-          "id": 2001,
-          "business_name": "Acme s.r.o."
-        }
-      },
-      "gl_account": null,
-      "match_status": "matched",
-      "matched_document": {
-        "type": "sales_invoice",
-        "id": 1,
-        "no": "FV202600001",
-        "amount": 19158,
-        "currency": "CZK"
-      },
-      "legal_currency": "CZK",
-      "fx_rate": 1,
-      "currency_coef": 1,
-      "fx_rate_source": "legal",
-      "fx_rate_date": null,
-      "amount_leg": 19158,
-      "settlement_amount_leg": null,
-      "bank_reference": null,
-      "version": 1
-    }
-  },
-  "evaluateInvoiceCompliance": {
-    "request": [
-      1
-    ],
-    "response": [
-      {
-        "invoice_id": 1,
-        "compliance": {
-          "status": "evaluated",
-          "reporting_method": "no_reporting",
-          "delivery_eligibility": "eligible",
-          "required_action": "none",
-          "allowed_actions": {
-            "send_email": true,
-            "download_pdf": true,
-            "send_via_peppol": true,
-            "submit_to_tax_authority": false
-          },
-          "evaluated_at": "2026-12-02T06:02:06.989Z",
-          "blocking_reason": null
-        }
-      }
-    ]
-  },
-  "emailInvoice": {
-    "request": {
-      "to": "accounts@acme.example",
-      "subject": "Invoice FV202600001",
-      "body": "Dear customer, please find the invoice attached.",
-      "include_attachment": true
-    },
-    "response": {
-      "id": 1,
-      "success": true,
-      "to": "accounts@acme.example",
-      "subject": "Invoice FV202600001",
-      "no": "FV202600001"
-    }
-  },
-  "replacePayout": {
-    "request": {
-      "currency": "CZK",
-      "date_issued": "2026-11-20",
-      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
-      "description": "Card payments 14–19 November",
-      "lines": [
-        {
-          "description": "Card payment",
-          "amount": 1210,
-          "date_transaction": "2026-11-14"
-        },
-        {
-          "description": "Card payment",
-          "amount": 605,
-          "date_transaction": "2026-11-18"
-        },
-        {
-          "description": "Processing fee",
-          "amount": -41.2,
-          "gl_account": {
-            "number": "568"
-          }
-        }
-      ]
-    },
-    "response": {
-      "id": 1,
-      "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
-      "transaction_type": null,
-      "created_at": "2026-12-02T06:02:10.331Z",
-      "edited_at": "2026-12-02T06:02:10.393Z",
-      "is_locked": false,
-      "currency": "CZK",
-      "date_issued": "2026-11-20",
-      "description": "Card payments 14–19 November",
-      "total_amount": 1773.8,
-      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
-      "no": null,
-      "copy_from_id": null,
-      "version": 2,
-      "legal_currency": "CZK",
-      "fx_rate": 1,
-      "currency_coef": 1,
-      "total_amount_leg": 1773.8,
-      "lines": [
-        {
-          "id": 4,
-          "description": "Card payment",
-          "amount": 1210,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": "2026-11-14",
-          "date_accounting": null,
-          "currency": null,
-          "order": 1,
-          "paid_record": null,
-          "gl_account": null,
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": 1210,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        },
-        {
-          "id": 5,
-          "description": "Card payment",
-          "amount": 605,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": "2026-11-18",
-          "date_accounting": null,
-          "currency": null,
-          "order": 2,
-          "paid_record": null,
-          "gl_account": null,
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": 605,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        },
-        {
-          "id": 6,
-          "description": "Processing fee",
-          "amount": -41.2,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": null,
-          "date_accounting": null,
-          "currency": null,
-          "order": 3,
-          "paid_record": null,
-          "gl_account": {
-            "number": "568"
-          },
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": -41.2,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        }
-      ]
-    }
-  },
-  "listPayouts": {
-    "response": {
-      "total": 1,
-      "total_exact": true,
-      "from": 0,
-      "take": 100,
-      "next_cursor": null,
-      "entities": [
-        {
-          "id": 1,
-          "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
-          "transaction_type": null,
-          "created_at": "2026-12-02T06:02:10.331Z",
-          "edited_at": "2026-12-02T06:02:10.393Z",
-          "is_locked": false,
-          "currency": "CZK",
-          "date_issued": "2026-11-20",
-          "description": "Card payments 14–19 November",
-          "total_amount": 1773.8,
-          "psp_object_id": "po_1QxY7fK2eZvKYlo2",
-          "no": null,
-          "copy_from_id": null,
-          "version": 2,
-          "legal_currency": "CZK",
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "total_amount_leg": 1773.8,
-          "lines": [
-            {
-              "id": 4,
-              "description": "Card payment",
-              "amount": 1210,
-              "amount_original": null,
-              "payment_amount": null,
-              "date_transaction": "2026-11-14",
-              "date_accounting": null,
-              "currency": null,
-              "order": 1,
-              "paid_record": null,
-              "gl_account": null,
-              "match_status": "none",
-              "matched_document": null,
-              "amount_leg": 1210,
-              "settlement_amount_leg": null,
-              "fx_rate": 1,
-              "currency_coef": 1,
-              "fx_rate_source": "legal",
-              "fx_rate_date": null
-            },
-            {
-              "id": 5,
-              "description": "Card payment",
-              "amount": 605,
-              "amount_original": null,
-              "payment_amount": null,
-              "date_transaction": "2026-11-18",
-              "date_accounting": null,
-              "currency": null,
-              "order": 2,
-              "paid_record": null,
-              "gl_account": null,
-              "match_status": "none",
-              "matched_document": null,
-              "amount_leg": 605,
-              "settlement_amount_leg": null,
-              "fx_rate": 1,
-              "currency_coef": 1,
-              "fx_rate_source": "legal",
-              "fx_rate_date": null
-            },
-            {
-              "id": 6,
-              "description": "Processing fee",
-              "amount": -41.2,
-              "amount_original": null,
-              "payment_amount": null,
-              "date_transaction": null,
-              "date_accounting": null,
-              "currency": null,
-              "order": 3,
-              "paid_record": null,
-              "gl_account": {
-                "number": "568"
-              },
-              "match_status": "none",
-              "matched_document": null,
-              "amount_leg": -41.2,
-              "settlement_amount_leg": null,
-              "fx_rate": 1,
-              "currency_coef": 1,
-              "fx_rate_source": "legal",
-              "fx_rate_date": null
-            }
-          ]
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getItemSalesRate": {
-    "response": {
-      "rate": 1815,
-      "source": "item",
-      "price_list_id": null
-    }
-  },
-  "exportInventoryIn": {
-    "response": {
-      "total": 0,
-      "from": 0,
-      "take": 100,
-      "entities": [],
-      "aggregations": []
-    }
-  },
-  "checkCreditNoteNo": {
-    "response": {
-      "exists": true,
-      "ids": [
-        2
-      ]
-    }
-  },
-  "getCreditNoteHtml": {},
-  "exportTrialBalance": {
-    "request": [
-      {
-        "columns": [
-          {
-            "key": "gl_account.number",
-            "title": "Account"
-          },
-          {
-            "key": "gl_account.name",
-            "title": "Name"
-          },
-          {
-            "key": "debit"
-          },
-          {
-            "key": "credit"
-          },
-          {
-            "key": "cb",
-            "title": "Closing balance"
-          }
-        ]
-      }
-    ],
-    "response": {
-      "currency": "CZK",
-      "period_from": "2026-11",
-      "period_to": "2026-11",
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "rows": [
-        {
-          "gl_account": {
-            "id": 2,
-            "number": "221",
-            "name": "Bank accounts"
-          },
-          "debit": 26328.3,
-          "credit": 2721.5,
-          "cb": 23606.8
-        },
-        {
-          "gl_account": {
-            "id": 4,
-            "number": "311",
-            "name": "Customers (receivables)"
-          },
-          "debit": 26108,
-          "credit": 25808,
-          "cb": 60800
-        },
-        {
-          "gl_account": {
-            "id": 5,
-            "number": "321",
-            "name": "Vendors (payables)"
-          },
-          "debit": 1076.9,
-          "credit": 9353.3,
-          "cb": -16676.4
-        },
-        {
-          "gl_account": {
-            "id": 6,
-            "number": "343",
-            "name": "Value added tax"
-          },
-          "debit": 2253.3,
-          "credit": 4599.04,
-          "cb": -12845.74
-        },
-        {
-          "gl_account": {
-            "id": 7,
-            "number": "395",
-            "name": "Suspense account"
-          },
-          "debit": 2415,
-          "credit": 4230,
-          "cb": -1815
-        },
-        {
-          "gl_account": {
-            "id": 48,
-            "number": "501",
-            "name": "Materials consumed"
-          },
-          "debit": 1780,
-          "credit": 0,
-          "cb": 1780
-        },
-        {
-          "gl_account": {
-            "id": 8,
-            "number": "504",
-            "name": "Cost of goods sold"
-          },
-          "debit": 5950,
-          "credit": 890,
-          "cb": 5060
-        },
-        {
-          "gl_account": {
-            "id": 9,
-            "number": "518",
-            "name": "Services purchased"
-          },
-          "debit": 0,
-          "credit": 0,
-          "cb": 8400
-        },
-        {
-          "gl_account": {
-            "id": 11,
-            "number": "568",
-            "name": "Bank and platform fees"
-          },
-          "debit": 124.7,
-          "credit": 38.5,
-          "cb": 86.2
-        },
-        {
-          "gl_account": {
-            "id": 12,
-            "number": "602",
-            "name": "Revenue from services"
-          },
-          "debit": 0,
-          "credit": 18000,
-          "cb": -68000
-        },
-        {
-          "gl_account": {
-            "id": 13,
-            "number": "604",
-            "name": "Revenue from goods"
-          },
-          "debit": 3000,
-          "credit": 3395.86,
-          "cb": -395.86
-        }
-      ]
-    }
-  },
-  "getVatReturn": {
-    "response": {
-      "currency": "CZK",
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "rows": [
-        {
-          "row": "1",
-          "name": "Domestic supplies, basic rate",
-          "base": 17495.86,
-          "tax": 3674.14
-        },
-        {
-          "row": "2",
-          "name": "Domestic supplies, reduced rate",
-          "base": 900,
-          "tax": 108
-        },
-        {
-          "row": "21",
-          "name": "Services supplied to another EU state",
-          "base": 6000,
-          "tax": 0
-        },
-        {
-          "row": "40",
-          "name": "Deduction: domestic purchases, basic rate",
-          "base": 6840,
-          "tax": 1436.4
-        }
-      ],
-      "output_tax": 3782.14,
-      "deductible_tax": 1436.4,
-      "tax_due": 2345.74,
-      "excess_deduction": 0,
-      "filed": {
-        "rows": [
-          {
-            "row": "1",
-            "name": "Domestic supplies, basic rate",
-            "base": 17496,
-            "tax": 3674
-          },
-          {
-            "row": "2",
-            "name": "Domestic supplies, reduced rate",
-            "base": 900,
-            "tax": 108
-          },
-          {
-            "row": "21",
-            "name": "Services supplied to another EU state",
-            "base": 6000,
-            "tax": 0
-          },
-          {
-            "row": "40",
-            "name": "Deduction: domestic purchases, basic rate",
-            "base": 6840,
-            "tax": 1436
-          }
-        ],
-        "output_tax": 3782,
-        "deductible_tax": 1436,
-        "tax_due": 2346,
-        "excess_deduction": 0
-      },
-      "entries": 8,
-      "closed": false
-    }
-  },
-  "getControlStatement": {
-    "response": {
-      "currency": "CZK",
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "a1": [],
-      "a2": [],
-      "a4": [
-        {
-          "partner_vat_no": "CZ12345678",
-          "document_no": "FV202600001",
-          "date_taxable": "2026-11-03",
-          "source": {
-            "type": "sales_invoice",
-            "id": 1
-          },
-          "base_basic": 18000,
-          "tax_basic": 3780,
-          "base_reduced": 900,
-          "tax_reduced": 108
-        },
-        {
-          "partner_vat_no": "CZ12345678",
-          "document_no": "CN202600001",
-          "date_taxable": "2026-11-10",
-          "source": {
-            "type": "sales_credit_note",
-            "id": 2
-          },
-          "base_basic": -3000,
-          "tax_basic": -630,
-          "base_reduced": 0,
-          "tax_reduced": 0
-        }
-      ],
-      "a5": {
-        "base_basic": 2495.86,
-        "tax_basic": 524.14,
-        "base_reduced": 0,
-        "tax_reduced": 0
-      },
-      "b1": [],
-      "b2": [],
-      "b3": {
-        "base_basic": 6840,
-        "tax_basic": 1436.4,
-        "base_reduced": 0,
-        "tax_reduced": 0
-      },
-      "closed": false
-    },
-    "responseText": {
-      "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
-    }
-  },
-  "getEuSalesList": {
-    "response": {
-      "currency": "CZK",
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "lines": [
-        {
-          "country": "DE",
-          "vat_no": "811907980",
-          "code": "3",
-          "base": 6000,
-          "documents": 1
-        }
-      ],
-      "closed": false
-    }
-  },
-  "listTaxFilings": {
-    "response": {
-      "total": 1,
-      "from": 0,
-      "take": 1,
-      "entities": [
-        {
-          "id": 1,
-          "form": "DPHKH1",
-          "date_from": "2026-11-01",
-          "date_to": "2026-11-30",
-          "kind": "B",
-          "tax": null,
-          "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
-          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-02T06:02:10.681Z",
-          "created_by": "key:2"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "fileTaxFiling": {
-    "request": {
-      "form": "DPHKH1",
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30"
-    },
-    "response": {
-      "id": 1,
-      "form": "DPHKH1",
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "kind": "B",
-      "tax": null,
-      "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
-      "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-      "created_at": "2026-12-02T06:02:10.681Z",
-      "created_by": "key:2"
-    }
-  },
-  "getProfitAndLoss": {
-    "response": {
-      "currency": "CZK",
-      "closed": false,
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "revenue": {
-        "lines": [
-          {
-            "gl_account": {
-              "id": 12,
-              "number": "602",
-              "name": "Revenue from services",
-              "description": null
-            },
-            "amount": 18000
-          },
-          {
-            "gl_account": {
-              "id": 13,
-              "number": "604",
-              "name": "Revenue from goods",
-              "description": null
-            },
-            "amount": 6395.86
-          }
-        ],
-        "total": 24395.86
-      },
-      "expenses": {
-        "lines": [
-          {
-            "gl_account": {
-              "id": 48,
-              "number": "501",
-              "name": "Materials consumed",
-              "description": null
-            },
-            "amount": 1780
-          },
-          {
-            "gl_account": {
-              "id": 8,
-              "number": "504",
-              "name": "Cost of goods sold",
-              "description": null
-            },
-            "amount": 5060
-          },
-          {
-            "gl_account": {
-              "id": 9,
-              "number": "518",
-              "name": "Services purchased",
-              "description": null
-            },
-            "amount": 12000
-          },
-          {
-            "gl_account": {
-              "id": 56,
-              "number": "551",
-              "name": "Depreciation and amortisation",
-              "description": null
-            },
-            "amount": 4250
-          },
-          {
-            "gl_account": {
-              "id": 11,
-              "number": "568",
-              "name": "Bank and platform fees",
-              "description": null
-            },
-            "amount": 86.2
-          }
-        ],
-        "total": 23176.2
-      },
-      "profit": 1219.66
-    }
-  },
-  "getBalanceSheet": {
-    "response": {
-      "currency": "CZK",
-      "as_of": "2026-11-30",
-      "assets": {
-        "lines": [
-          {
-            "gl_account": {
-              "id": 23,
-              "number": "082",
-              "name": "Accumulated depreciation of equipment",
-              "description": null
-            },
-            "amount": -4250
-          },
-          {
-            "gl_account": {
-              "id": 2,
-              "number": "221",
-              "name": "Bank accounts",
-              "description": null
-            },
-            "amount": 23606.8
-          },
-          {
-            "gl_account": {
-              "id": 4,
-              "number": "311",
-              "name": "Customers (receivables)",
-              "description": null
-            },
-            "amount": 66800
-          }
-        ],
-        "total": 86156.8
-      },
-      "liabilities": {
-        "lines": [
-          {
-            "gl_account": {
-              "id": 5,
-              "number": "321",
-              "name": "Vendors (payables)",
-              "description": null
-            },
-            "amount": 16676.4
-          },
-          {
-            "gl_account": {
-              "id": 6,
-              "number": "343",
-              "name": "Value added tax",
-              "description": null
-            },
-            "amount": 12845.74
-          },
-          {
-            "gl_account": {
-              "id": 42,
-              "number": "389",
-              "name": "Estimated payables",
-              "description": null
-            },
-            "amount": 12000
-          },
-          {
-            "gl_account": {
-              "id": 7,
-              "number": "395",
-              "name": "Suspense account",
-              "description": null
-            },
-            "amount": 1815
-          }
-        ],
-        "total": 43337.14
-      },
-      "equity": {
-        "lines": [],
-        "total": 0
-      },
-      "result": 42819.66,
-      "result_of_year": 1219.66,
-      "result_of_earlier_years": 41600,
-      "total_assets": 86156.8,
-      "total_liabilities_and_equity": 86156.8,
-      "closed": false
-    }
-  },
-  "getAccountLedger": {
-    "response": {
-      "currency": "CZK",
-      "account_number": "221",
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "opening_balance": 0,
-      "debit": 26328.3,
-      "credit": 2721.5,
-      "closing_balance": 23606.8,
-      "total": 13,
-      "total_exact": true,
-      "from": 0,
-      "take": 2,
-      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTIwIiwiMjEiLCIxIl19",
-      "lines": [
-        {
-          "date_posting": "2026-11-16",
-          "gl_account": {
-            "id": 2,
-            "number": "221",
-            "name": "Bank accounts",
-            "description": null
-          },
-          "transaction_id": 8,
-          "no": null,
-          "type": "bank_transaction",
-          "source": {
-            "type": "bank_transaction",
-            "id": 1,
-            "version": 1
-          },
-          "description": "Payment of FV202600001",
-          "debit": 19158,
-          "credit": 0,
-          "balance": 19158
-        },
-        {
-          "date_posting": "2026-11-20",
-          "gl_account": {
-            "id": 2,
-            "number": "221",
-            "name": "Bank accounts",
-            "description": null
-          },
-          "transaction_id": 21,
-          "no": null,
-          "type": "payout",
-          "source": {
-            "type": "payout",
-            "id": 1,
-            "version": 1
-          },
-          "description": "Card payments 14–19 November",
-          "debit": 1776.5,
-          "credit": 0,
-          "balance": 20934.5
-        }
-      ]
-    }
-  },
-  "listAccounts": {
-    "response": {
-      "total": 16,
-      "from": 0,
-      "take": 2,
-      "entities": [
-        {
-          "id": 48,
-          "number": "501",
-          "name": "Materials consumed",
-          "name_cs": "Spotřeba materiálu",
-          "name_en": "Materials consumed",
-          "description": null,
-          "is_default": true
-        },
-        {
-          "id": 49,
-          "number": "502",
-          "name": "Energy consumed",
-          "name_cs": "Spotřeba energie",
-          "name_en": "Energy consumed",
-          "description": null,
-          "is_default": true
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getAccount": {
-    "response": {
-      "id": 56,
-      "number": "551",
-      "name": "Depreciation and amortisation",
-      "name_cs": "Odpisy dlouhodobého nehmotného a hmotného majetku",
-      "name_en": "Depreciation and amortisation",
-      "description": null,
-      "is_default": true
-    }
-  },
-  "saveAccount": {
-    "request": {
-      "name_cs": "Fio – účet EUR",
-      "name_en": "Fio EUR account",
-      "description": "CZ2120100000002900654321"
-    },
-    "response": {
-      "id": 259,
-      "number": "221.002",
-      "name": "Fio EUR account",
-      "name_cs": "Fio – účet EUR",
-      "name_en": "Fio EUR account",
-      "description": "CZ2120100000002900654321",
-      "is_default": false
-    }
-  },
-  "createJournalEntry": {
-    "request": {
-      "date_posting": "2026-11-30",
-      "description": "Depreciation November 2026",
-      "reference": "Asset register 11/2026",
-      "lines": [
-        {
-          "account_number": "551",
-          "debit": 4250,
-          "description": "Depreciation of equipment"
-        },
-        {
-          "account_number": "082",
-          "credit": 4250,
-          "description": "Accumulated depreciation: laptops"
-        }
-      ]
-    },
-    "response": {
-      "id": 3,
-      "no": "JE-2026-0001",
-      "kind": "manual",
-      "date_posting": "2026-11-30",
-      "description": "Depreciation November 2026",
-      "reference": "Asset register 11/2026",
-      "currency": "CZK",
-      "total": 4250,
-      "lines": [
-        {
-          "order": 1,
-          "account_number": "551",
-          "debit": 4250,
-          "credit": 0,
-          "description": "Depreciation of equipment"
-        },
-        {
-          "order": 2,
-          "account_number": "082",
-          "debit": 0,
-          "credit": 4250,
-          "description": "Accumulated depreciation: laptops"
-        }
-      ],
-      "reverses": null,
-      "reversed_by": null,
-      "created_at": "2026-12-02T06:02:10.754Z",
-      "created_by": "key:2"
-    }
-  },
-  "listJournalEntries": {
-    "response": {
-      "total": 2,
-      "total_exact": true,
-      "from": 0,
-      "take": 1,
-      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsImlkIl0sImYiOiJQN2hlMm5PdGtscVVDaGJIIiwidiI6WyIyMDI2LTExLTMwIiwiMyJdfQ",
-      "entities": [
-        {
-          "id": 3,
-          "no": "JE-2026-0001",
-          "kind": "manual",
-          "date_posting": "2026-11-30",
-          "description": "Depreciation November 2026",
-          "reference": "Asset register 11/2026",
-          "currency": "CZK",
-          "total": 4250,
-          "lines": [
-            {
-              "order": 1,
-              "account_number": "551",
-              "debit": 4250,
-              "credit": 0,
-              "description": "Depreciation of equipment"
-            },
-            {
-              "order": 2,
-              "account_number": "082",
-              "debit": 0,
-              "credit": 4250,
-              "description": "Accumulated depreciation: laptops"
-            }
-          ],
-          "reverses": null,
-          "reversed_by": null,
-          "created_at": "2026-12-02T06:02:10.754Z",
-          "created_by": "key:2"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getJournalEntry": {
-    "response": {
-      "id": 3,
-      "no": "JE-2026-0001",
-      "kind": "manual",
-      "date_posting": "2026-11-30",
-      "description": "Depreciation November 2026",
-      "reference": "Asset register 11/2026",
-      "currency": "CZK",
-      "total": 4250,
-      "lines": [
-        {
-          "order": 1,
-          "account_number": "551",
-          "debit": 4250,
-          "credit": 0,
-          "description": "Depreciation of equipment"
-        },
-        {
-          "order": 2,
-          "account_number": "082",
-          "debit": 0,
-          "credit": 4250,
-          "description": "Accumulated depreciation: laptops"
-        }
-      ],
-      "reverses": null,
-      "reversed_by": null,
-      "created_at": "2026-12-02T06:02:10.754Z",
-      "created_by": "key:2"
-    }
-  },
-  "reverseJournalEntry": {
-    "request": {
-      "date_posting": "2026-12-01"
-    },
-    "response": {
-      "id": 5,
-      "no": "JE-2026-0003",
-      "kind": "manual",
-      "date_posting": "2026-12-01",
-      "description": "Reversal of JE-2026-0002: Accrued audit fee November",
-      "reference": null,
-      "currency": "CZK",
-      "total": 12000,
-      "lines": [
-        {
-          "order": 1,
-          "account_number": "518",
-          "debit": 0,
-          "credit": 12000,
-          "description": null
-        },
-        {
-          "order": 2,
-          "account_number": "389",
-          "debit": 12000,
-          "credit": 0,
-          "description": null
-        }
-      ],
-      "reverses": {
-        "id": 4,
-        "no": "JE-2026-0002"
-      },
-      "reversed_by": null,
-      "created_at": "2026-12-02T06:02:10.791Z",
-      "created_by": "key:2"
-    }
-  },
-  "closeYear": {
-    "request": {
-      "year": 2025
-    },
-    "response": {
-      "year": 2025,
-      "status": "closed",
-      "date_posting": "2025-12-31",
-      "currency": "CZK",
-      "revenue": 50000,
-      "expenses": 8400,
-      "profit": 41600,
-      "journal_entry": {
-        "id": 8,
-        "no": "JE-2025-0003"
-      },
-      "reopened_by": null,
-      "created_at": "2026-12-02T06:02:11.002Z",
-      "created_by": "key:2"
-    }
-  },
-  "listYearEndClosings": {
-    "response": {
-      "total": 2,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "year": 2025,
-          "status": "closed",
-          "date_posting": "2025-12-31",
-          "currency": "CZK",
-          "revenue": 50000,
-          "expenses": 8400,
-          "profit": 41600,
-          "journal_entry": {
-            "id": 10,
-            "no": "JE-2025-0005"
-          },
-          "reopened_by": null,
-          "created_at": "2026-12-02T06:02:11.061Z",
-          "created_by": "key:2"
-        },
-        {
-          "year": 2025,
-          "status": "reopened",
-          "date_posting": "2025-12-31",
-          "currency": "CZK",
-          "revenue": 50000,
-          "expenses": 8400,
-          "profit": 41600,
-          "journal_entry": {
-            "id": 8,
-            "no": "JE-2025-0003"
-          },
-          "reopened_by": {
-            "id": 9,
-            "no": "JE-2025-0004"
-          },
-          "created_at": "2026-12-02T06:02:11.002Z",
-          "created_by": "key:2"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "reopenYear": {
-    "response": {
-      "year": 2025,
-      "status": "reopened",
-      "date_posting": "2025-12-31",
-      "currency": "CZK",
-      "revenue": 50000,
-      "expenses": 8400,
-      "profit": 41600,
-      "journal_entry": {
-        "id": 8,
-        "no": "JE-2025-0003"
-      },
-      "reopened_by": {
-        "id": 9,
-        "no": "JE-2025-0004"
-      },
-      "created_at": "2026-12-02T06:02:11.002Z",
-      "created_by": "key:2"
-    }
-  },
-  "revalueForeignItems": {
-    "request": {
-      "date": "2026-11-30"
-    },
-    "response": {
-      "date": "2026-11-30",
-      "currency": "CZK",
-      "gain": 0,
-      "loss": 69.7,
-      "lines": [
-        {
-          "kind": "receivable",
-          "document": {
-            "type": "sales_invoice",
-            "id": 7,
-            "no": "FV202600006"
-          },
-          "account_number": null,
-          "gl_account": "311",
-          "currency": "EUR",
-          "amount": 290.4,
-          "rate": 24.3,
-          "rate_amount": 1,
-          "rate_date": "2026-11-30",
-          "rate_source": "manual",
-          "booked": 7126.42,
-          "revalued": 7056.72,
-          "difference": -69.7,
-          "result": -69.7
-        }
-      ],
-      "journal_entry": {
-        "id": 6,
-        "no": "JE-2026-0004"
-      },
-      "reversed_by": {
-        "id": 7,
-        "no": "JE-2026-0005"
-      },
-      "created_at": "2026-12-02T06:02:10.951Z",
-      "created_by": "key:2"
-    }
-  },
-  "createBankIntegration": {
-    "request": {
-      "type": "bank_statement",
-      "provider_key": "fio",
-      "name": "Fio current account",
-      "config": {
-        "account_number": "2900123456/2010",
-        "format": "gpc"
-      }
-    },
-    "response": {
-      "id": 1,
-      "key": null,
-      "type": "bank_statement",
-      "provider_key": "fio",
-      "name": "Fio current account",
-      "statements": null
-    }
-  },
-  "createInvoice": {
-    "request": {
-      "customer": {
-        "id": 2001,
-        "business_name": "Acme s.r.o.",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "peppol_id": "9929:CZ12345678",
-        "email": "accounts@acme.example",
-        "address": {
-          "address1": "Dlouhá 12",
-          "city": "Praha",
-          "postal_code": "110 00",
-          "country": "CZ"
-        }
-      },
-      "currency": "CZK",
-      "culture": "cs-CZ",
-      "date_issued": "2026-11-03",
-      "date_due": "2026-11-17",
-      "buyer_reference": "ACME-PO-2026-118",
-      "items": [
-        {
-          "title": "Consulting hour",
-          "item": {
-            "id": 1
-          },
-          "qty": 12,
-          "rate": 1500,
-          "unit": {
-            "code": "HUR",
-            "name": "hour"
-          },
-          "taxes": [
-            {
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "tax_rate": 21
-            }
-          ]
-        },
-        {
-          "title": "Handbook",
-          "qty": 2,
-          "rate": 450,
-          "taxes": [
-            {
-              "tax_code": "R",
-              "tax_name": "VAT 12 %",
-              "tax_rate": 12
-            }
-          ]
-        }
-      ]
-    },
-    "response": {
-      "id": 1,
-      "uid": "05625b80-2abb-49b8-a9ad-c66d58bccb13",
-      "created_at": "2026-12-02T06:02:03.313Z",
-      "edited_at": null,
-      "is_locked": false,
-      "total_amount": 22788,
-      "subtotal_amount": 18900,
-      "tax_amount": 3888,
-      "rounding_increment": null,
-      "rounding_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 22788,
-      "bank_account": null,
-      "billing_address": null,
-      "shipping_address": null,
-      "counter_id": 2,
-      "currency": "CZK",
-      "currency_coef": 1,
-      "fx_rate": 1,
-      "tax_fx_rate": 1,
-      "currency_leg": "CZK",
-      "subtotal_amount_leg": 18900,
-      "tax_amount_leg": 3888,
-      "rounding_amount_leg": 0,
-      "total_amount_leg": 22788,
-      "customer": {
-        "id": 2001,
-        "business_name": "Acme s.r.o.",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "address": {
-          "address1": "Dlouhá 12",
-          "postal_code": "110 00",
-          "city": "Praha",
-          "country": "CZ"
-        },
-        "email": "accounts@acme.example",
-        "peppol_id": "9929:CZ12345678"
-      },
-      "culture": "cs-CZ",
-      "document_locale": null,
-      "template_layout": null,
-      "date_issued": "2026-11-03",
-      "date_taxable": "2026-11-03",
-      "date_due": "2026-11-17",
-      "delivery_condition": null,
-      "no": "FV202600001",
-      "notes": null,
-      "memo": null,
-      "org": {
-        "name": "Novák Consulting s.r.o.",
-        "reg_no": "27074358",
-        "tax_no": null,
-        "vat_no": "CZ27074358",
-        "eori_no": null,
-        "address": {
-          "city": "Praha",
-          "country": "CZ",
-          "address1": "Václavské náměstí 1",
-          "postal_code": "110 00"
-        },
-        "info_legal": null,
-        "config": {},
-        "website": "https://novak-consulting.example",
-        "email": "billing@novak-consulting.example",
-        "phone": null,
-        "fb": null,
-        "insta": null
-      },
-      "payment_reference": null,
-      "payment_info": null,
-      "payment_method": null,
-      "constant_symbol": null,
-      "specific_symbol": null,
-      "buyer_reference": "ACME-PO-2026-118",
-      "order_reference": null,
-      "recurring_invoice_id": null,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "payment_term": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_nexus": null,
-      "type": null,
-      "payment_status": "unpaid",
-      "overdue_days": 15,
-      "shop_a_object_id": null,
-      "items": [
-        {
-          "id": 1,
-          "title": "Consulting hour",
-          "description": null,
-          "qty": 12,
-          "rate": 1500,
-          "rate_discounted": 1500,
-          "discount_explicit": 0,
-          "discount_implicit": 0,
-          "amount": 18000,
-          "net_amount": 18000,
-          "shop_a_line_id": null,
-          "psp_object_id": null,
-          "shop_b_line_id": null,
-          "eshop_line_id": null,
-          "sku": null,
-          "item": {
-            "id": 1
-          },
-          "variant": null,
-          "unit": {
-            "code": "HUR",
-            "name": "hour"
-          },
-          "gl_account": {
-            "number": "602"
-          },
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 21,
-              "tax_amount": 3780,
-              "tax_amount_leg": 3780,
-              "tax_base": 18000,
-              "tax_base_leg": 18000,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ]
-        },
-        {
-          "id": 2,
-          "title": "Handbook",
-          "description": null,
-          "qty": 2,
-          "rate": 450,
-          "rate_discounted": 450,
-          "discount_explicit": 0,
-          "discount_implicit": 0,
-          "amount": 900,
-          "net_amount": 900,
-          "shop_a_line_id": null,
-          "psp_object_id": null,
-          "shop_b_line_id": null,
-          "eshop_line_id": null,
-          "sku": null,
-          "item": null,
-          "variant": null,
-          "unit": null,
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 12,
-              "tax_amount": 108,
-              "tax_amount_leg": 108,
-              "tax_base": 900,
-              "tax_base_leg": 900,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "R",
-              "tax_name": "VAT 12 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": 1,
-          "tax_rate": 21,
-          "tax_amount": 3780,
-          "tax_amount_leg": 3780,
-          "tax_base": 18000,
-          "tax_base_leg": 18000,
-          "currency_leg": "CZK",
-          "tax_index": null,
-          "tax_code": "S",
-          "tax_name": "VAT 21 %",
-          "rate_type": null,
-          "tax_details": null,
-          "tax_category": "S"
-        },
-        {
-          "id": 2,
-          "tax_rate": 12,
-          "tax_amount": 108,
-          "tax_amount_leg": 108,
-          "tax_base": 900,
-          "tax_base_leg": 900,
-          "currency_leg": "CZK",
-          "tax_index": null,
-          "tax_code": "R",
-          "tax_name": "VAT 12 %",
-          "rate_type": null,
-          "tax_details": null,
-          "tax_category": "S"
-        }
-      ],
-      "shipping_charges": [],
-      "discounts": [],
-      "urls": []
-    }
-  },
-  "listInvoices": {
-    "response": {
-      "total": 1,
-      "total_exact": true,
-      "from": 0,
-      "take": 10,
-      "next_cursor": null,
-      "entities": [
-        {
-          "id": 1,
-          "uid": "05625b80-2abb-49b8-a9ad-c66d58bccb13",
-          "created_at": "2026-12-02T06:02:03.313Z",
-          "edited_at": null,
-          "is_locked": false,
-          "total_amount": 22788,
-          "subtotal_amount": 18900,
-          "tax_amount": 3888,
-          "rounding_increment": null,
-          "rounding_amount": 0,
-          "amount_paid": 0,
-          "amount_due": 22788,
-          "bank_account": null,
-          "billing_address": null,
-          "shipping_address": null,
-          "counter_id": 2,
-          "currency": "CZK",
-          "currency_coef": 1,
-          "fx_rate": 1,
-          "tax_fx_rate": 1,
-          "currency_leg": "CZK",
-          "subtotal_amount_leg": 18900,
-          "tax_amount_leg": 3888,
-          "rounding_amount_leg": 0,
-          "total_amount_leg": 22788,
-          "customer": {
-            "id": 2001,
-            "business_name": "Acme s.r.o.",
-            "reg_no": "12345678",
-            "vat_no": "CZ12345678",
-            "address": {
-              "address1": "Dlouhá 12",
-              "postal_code": "110 00",
-              "city": "Praha",
-              "country": "CZ"
-            },
-            "email": "accounts@acme.example",
-            "peppol_id": "9929:CZ12345678"
-          },
-          "culture": "cs-CZ",
-          "document_locale": null,
-          "template_layout": null,
-          "date_issued": "2026-11-03",
-          "date_taxable": "2026-11-03",
-          "date_due": "2026-11-17",
-          "delivery_condition": null,
-          "no": "FV202600001",
-          "notes": null,
-          "memo": null,
-          "org": {
-            "name": "Novák Consulting s.r.o.",
-            "reg_no": "27074358",
-            "tax_no": null,
-            "vat_no": "CZ27074358",
-            "eori_no": null,
-            "address": {
-              "city": "Praha",
-              "country": "CZ",
-              "address1": "Václavské náměstí 1",
-              "postal_code": "110 00"
-            },
-            "info_legal": null,
-            "config": {},
-            "website": "https://novak-consulting.example",
-            "email": "billing@novak-consulting.example",
-            "phone": null,
-            "fb": null,
-            "insta": null
-          },
-          "payment_reference": null,
-          "payment_info": null,
-          "payment_method": null,
-          "constant_symbol": null,
-          "specific_symbol": null,
-          "buyer_reference": "ACME-PO-2026-118",
-          "order_reference": null,
-          "recurring_invoice_id": null,
-          "fx_rate_date": null,
-          "fx_rate_source": null,
-          "payment_term": null,
-          "precision": 2,
-          "rate_format": null,
-          "taxes_included": false,
-          "tax_nexus": null,
-          "type": null,
-          "payment_status": "unpaid",
-          "overdue_days": 15,
-          "shop_a_object_id": null,
-          "items": [
-            {
-              "id": 1,
-              "title": "Consulting hour",
-              "description": null,
-              "qty": 12,
-              "rate": 1500,
-              "rate_discounted": 1500,
-              "discount_explicit": 0,
-              "discount_implicit": 0,
-              "amount": 18000,
-              "net_amount": 18000,
-              "shop_a_line_id": null,
-              "psp_object_id": null,
-              "shop_b_line_id": null,
-              "eshop_line_id": null,
-              "sku": null,
-              "item": {
-                "id": 1
-              },
-              "variant": null,
-              "unit": {
-                "code": "HUR",
-                "name": "hour"
-              },
-              "gl_account": {
-                "number": "602"
-              },
-              "supply": "goods",
-              "taxes": [
-                {
-                  "id": 1,
-                  "tax_rate": 21,
-                  "tax_amount": 3780,
-                  "tax_amount_leg": 3780,
-                  "tax_base": 18000,
-                  "tax_base_leg": 18000,
-                  "currency_leg": "CZK",
-                  "tax_index": null,
-                  "tax_code": "S",
-                  "tax_name": "VAT 21 %",
-                  "rate_type": null,
-                  "tax_details": null,
-                  "tax_category": "S"
-                }
-              ]
-            },
-            {
-              "id": 2,
-              "title": "Handbook",
-              "description": null,
-              "qty": 2,
-              "rate": 450,
-              "rate_discounted": 450,
-              "discount_explicit": 0,
-              "discount_implicit": 0,
-              "amount": 900,
-              "net_amount": 900,
-              "shop_a_line_id": null,
-              "psp_object_id": null,
-              "shop_b_line_id": null,
-              "eshop_line_id": null,
-              "sku": null,
-              "item": null,
-              "variant": null,
-              "unit": null,
-              "gl_account": null,
-              "supply": "goods",
-              "taxes": [
-                {
-                  "id": 1,
-                  "tax_rate": 12,
-                  "tax_amount": 108,
-                  "tax_amount_leg": 108,
-                  "tax_base": 900,
-                  "tax_base_leg": 900,
-                  "currency_leg": "CZK",
-                  "tax_index": null,
-                  "tax_code": "R",
-                  "tax_name": "VAT 12 %",
-                  "rate_type": null,
-                  "tax_details": null,
-                  "tax_category": "S"
-                }
-              ]
-            }
-          ],
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 21,
-              "tax_amount": 3780,
-              "tax_amount_leg": 3780,
-              "tax_base": 18000,
-              "tax_base_leg": 18000,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            },
-            {
-              "id": 2,
-              "tax_rate": 12,
-              "tax_amount": 108,
-              "tax_amount_leg": 108,
-              "tax_base": 900,
-              "tax_base_leg": 900,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "R",
-              "tax_name": "VAT 12 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ],
-          "shipping_charges": [],
-          "discounts": [],
-          "urls": []
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getInvoice": {
-    "response": {
-      "id": 1,
-      "uid": "05625b80-2abb-49b8-a9ad-c66d58bccb13",
-      "created_at": "2026-12-02T06:02:03.313Z",
-      "edited_at": null,
-      "is_locked": false,
-      "total_amount": 22788,
-      "subtotal_amount": 18900,
-      "tax_amount": 3888,
-      "rounding_increment": null,
-      "rounding_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 22788,
-      "bank_account": null,
-      "billing_address": null,
-      "shipping_address": null,
-      "counter_id": 2,
-      "currency": "CZK",
-      "currency_coef": 1,
-      "fx_rate": 1,
-      "tax_fx_rate": 1,
-      "currency_leg": "CZK",
-      "subtotal_amount_leg": 18900,
-      "tax_amount_leg": 3888,
-      "rounding_amount_leg": 0,
-      "total_amount_leg": 22788,
-      "customer": {
-        "id": 2001,
-        "business_name": "Acme s.r.o.",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "address": {
-          "address1": "Dlouhá 12",
-          "postal_code": "110 00",
-          "city": "Praha",
-          "country": "CZ"
-        },
-        "email": "accounts@acme.example",
-        "peppol_id": "9929:CZ12345678"
-      },
-      "culture": "cs-CZ",
-      "document_locale": null,
-      "template_layout": null,
-      "date_issued": "2026-11-03",
-      "date_taxable": "2026-11-03",
-      "date_due": "2026-11-17",
-      "delivery_condition": null,
-      "no": "FV202600001",
-      "notes": null,
-      "memo": null,
-      "org": {
-        "name": "Novák Consulting s.r.o.",
-        "reg_no": "27074358",
-        "tax_no": null,
-        "vat_no": "CZ27074358",
-        "eori_no": null,
-        "address": {
-          "city": "Praha",
-          "country": "CZ",
-          "address1": "Václavské náměstí 1",
-          "postal_code": "110 00"
-        },
-        "info_legal": null,
-        "config": {},
-        "website": "https://novak-consulting.example",
-        "email": "billing@novak-consulting.example",
-        "phone": null,
-        "fb": null,
-        "insta": null
-      },
-      "payment_reference": null,
-      "payment_info": null,
-      "payment_method": null,
-      "constant_symbol": null,
-      "specific_symbol": null,
-      "buyer_reference": "ACME-PO-2026-118",
-      "order_reference": null,
-      "recurring_invoice_id": null,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "payment_term": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_nexus": null,
-      "type": null,
-      "payment_status": "unpaid",
-      "overdue_days": 15,
-      "shop_a_object_id": null,
-      "items": [
-        {
-          "id": 1,
-          "title": "Consulting hour",
-          "description": null,
-          "qty": 12,
-          "rate": 1500,
-          "rate_discounted": 1500,
-          "discount_explicit": 0,
-          "discount_implicit": 0,
-          "amount": 18000,
-          "net_amount": 18000,
-          "shop_a_line_id": null,
-          "psp_object_id": null,
-          "shop_b_line_id": null,
-          "eshop_line_id": null,
-          "sku": null,
-          "item": {
-            "id": 1
-          },
-          "variant": null,
-          "unit": {
-            "code": "HUR",
-            "name": "hour"
-          },
-          "gl_account": {
-            "number": "602"
-          },
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 21,
-              "tax_amount": 3780,
-              "tax_amount_leg": 3780,
-              "tax_base": 18000,
-              "tax_base_leg": 18000,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ]
-        },
-        {
-          "id": 2,
-          "title": "Handbook",
-          "description": null,
-          "qty": 2,
-          "rate": 450,
-          "rate_discounted": 450,
-          "discount_explicit": 0,
-          "discount_implicit": 0,
-          "amount": 900,
-          "net_amount": 900,
-          "shop_a_line_id": null,
-          "psp_object_id": null,
-          "shop_b_line_id": null,
-          "eshop_line_id": null,
-          "sku": null,
-          "item": null,
-          "variant": null,
-          "unit": null,
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 12,
-              "tax_amount": 108,
-              "tax_amount_leg": 108,
-              "tax_base": 900,
-              "tax_base_leg": 900,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "R",
-              "tax_name": "VAT 12 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": 1,
-          "tax_rate": 21,
-          "tax_amount": 3780,
-          "tax_amount_leg": 3780,
-          "tax_base": 18000,
-          "tax_base_leg": 18000,
-          "currency_leg": "CZK",
-          "tax_index": null,
-          "tax_code": "S",
-          "tax_name": "VAT 21 %",
-          "rate_type": null,
-          "tax_details": null,
-          "tax_category": "S"
-        },
-        {
-          "id": 2,
-          "tax_rate": 12,
-          "tax_amount": 108,
-          "tax_amount_leg": 108,
-          "tax_base": 900,
-          "tax_base_leg": 900,
-          "currency_leg": "CZK",
-          "tax_index": null,
-          "tax_code": "R",
-          "tax_name": "VAT 12 %",
-          "rate_type": null,
-          "tax_details": null,
-          "tax_category": "S"
-        }
-      ],
-      "shipping_charges": [],
-      "discounts": [],
-      "urls": []
-    }
-  },
-  "getInvoiceHtml": {},
-  "getInvoicePdf": {},
-  "getInvoiceCompliance": {
-    "response": {
-      "invoice_id": 1,
-      "compliance": {
-        "status": "evaluated",
-        "reporting_method": "no_reporting",
-        "delivery_eligibility": "eligible",
-        "required_action": "none",
-        "allowed_actions": {
-          "send_email": true,
-          "download_pdf": true,
-          "send_via_peppol": true,
-          "submit_to_tax_authority": false
-        },
-        "evaluated_at": "2026-12-02T06:02:06.989Z",
-        "blocking_reason": null
-      }
-    }
-  },
-  "listCreditNotes": {
-    "response": {
-      "total": 1,
-      "total_exact": true,
-      "from": 0,
-      "take": 100,
-      "next_cursor": null,
-      "entities": [
-        {
-          "id": 2,
-          "uid": "9a298104-96af-437f-8f59-22d9763935c7",
-          "created_at": "2026-12-02T06:02:08.243Z",
-          "edited_at": null,
-          "is_locked": false,
-          "total_amount": 3630,
-          "subtotal_amount": 3000,
-          "tax_amount": 630,
-          "rounding_increment": null,
-          "rounding_amount": 0,
-          "amount_paid": 0,
-          "amount_due": 3630,
-          "bank_account": null,
-          "billing_address": null,
-          "shipping_address": null,
-          "counter_id": 3,
-          "currency": "CZK",
-          "currency_coef": 1,
-          "fx_rate": 1,
-          "tax_fx_rate": 1,
-          "currency_leg": "CZK",
-          "subtotal_amount_leg": 3000,
-          "tax_amount_leg": 630,
-          "rounding_amount_leg": 0,
-          "total_amount_leg": 3630,
-          "customer": {
-            "id": 2001,
-            "business_name": "Acme s.r.o.",
-            "reg_no": "12345678",
-            "vat_no": "CZ12345678",
-            "address": {
-              "address1": "Dlouhá 12",
-              "postal_code": "110 00",
-              "city": "Praha",
-              "country": "CZ"
-            },
-            "email": "accounts@acme.example",
-            "peppol_id": "9929:CZ12345678"
-          },
-          "culture": "cs-CZ",
-          "document_locale": null,
-          "template_layout": null,
-          "date_issued": "2026-11-10",
-          "date_taxable": "2026-11-10",
-          "date_due": null,
-          "delivery_condition": null,
-          "no": "CN202600001",
-          "notes": "Two consulting hours were not delivered.",
-          "memo": null,
-          "org": {
-            "name": "Novák Consulting s.r.o.",
-            "reg_no": "27074358",
-            "tax_no": null,
-            "vat_no": "CZ27074358",
-            "eori_no": null,
-            "address": {
-              "city": "Praha",
-              "country": "CZ",
-              "address1": "Václavské náměstí 1",
-              "postal_code": "110 00"
-            },
-            "info_legal": null,
-            "config": {},
-            "website": "https://novak-consulting.example",
-            "email": "billing@novak-consulting.example",
-            "phone": null,
-            "fb": null,
-            "insta": null
-          },
-          "payment_reference": null,
-          "payment_info": null,
-          "payment_method": null,
-          "constant_symbol": null,
-          "specific_symbol": null,
-          "credited_doc_id": 1,
-          "credited_doc_no": "FV202600001",
-          "buyer_reference": null,
-          "order_reference": null,
-          "fx_rate_date": null,
-          "fx_rate_source": null,
-          "payment_term": null,
-          "precision": 2,
-          "rate_format": null,
-          "taxes_included": false,
-          "tax_nexus": null,
-          "type": null,
-          "payment_status": "unpaid",
-          "overdue_days": 0,
-          "shop_a_object_id": null,
-          "items": [
-            {
-              "id": 1,
-              "title": "Consulting hour",
-              "description": null,
-              "qty": 2,
-              "rate": 1500,
-              "rate_discounted": 1500,
-              "discount_explicit": 0,
-              "discount_implicit": 0,
-              "amount": 3000,
-              "net_amount": 3000,
-              "shop_a_line_id": null,
-              "psp_object_id": null,
-              "shop_b_line_id": null,
-              "eshop_line_id": null,
-              "sku": null,
-              "item": null,
-              "variant": null,
-              "unit": {
-                "code": "HUR",
-                "name": "hour"
-              },
-              "gl_account": null,
-              "supply": "goods",
-              "taxes": [
-                {
-                  "id": 1,
-                  "tax_rate": 21,
-                  "tax_amount": 630,
-                  "tax_amount_leg": 630,
-                  "tax_base": 3000,
-                  "tax_base_leg": 3000,
-                  "currency_leg": "CZK",
-                  "tax_index": null,
-                  "tax_code": "S",
-                  "tax_name": "VAT 21 %",
-                  "rate_type": null,
-                  "tax_details": null,
-                  "tax_category": "S"
-                }
-              ]
-            }
-          ],
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 21,
-              "tax_amount": 630,
-              "tax_amount_leg": 630,
-              "tax_base": 3000,
-              "tax_base_leg": 3000,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ],
-          "shipping_charges": [],
-          "discounts": [],
-          "urls": []
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getCreditNote": {
-    "response": {
-      "id": 2,
-      "uid": "9a298104-96af-437f-8f59-22d9763935c7",
-      "created_at": "2026-12-02T06:02:08.243Z",
-      "edited_at": null,
-      "is_locked": false,
-      "total_amount": 3630,
-      "subtotal_amount": 3000,
-      "tax_amount": 630,
-      "rounding_increment": null,
-      "rounding_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 3630,
-      "bank_account": null,
-      "billing_address": null,
-      "shipping_address": null,
-      "counter_id": 3,
-      "currency": "CZK",
-      "currency_coef": 1,
-      "fx_rate": 1,
-      "tax_fx_rate": 1,
-      "currency_leg": "CZK",
-      "subtotal_amount_leg": 3000,
-      "tax_amount_leg": 630,
-      "rounding_amount_leg": 0,
-      "total_amount_leg": 3630,
-      "customer": {
-        "id": 2001,
-        "business_name": "Acme s.r.o.",
-        "reg_no": "12345678",
-        "vat_no": "CZ12345678",
-        "address": {
-          "address1": "Dlouhá 12",
-          "postal_code": "110 00",
-          "city": "Praha",
-          "country": "CZ"
-        },
-        "email": "accounts@acme.example",
-        "peppol_id": "9929:CZ12345678"
-      },
-      "culture": "cs-CZ",
-      "document_locale": null,
-      "template_layout": null,
-      "date_issued": "2026-11-10",
-      "date_taxable": "2026-11-10",
-      "date_due": null,
-      "delivery_condition": null,
-      "no": "CN202600001",
-      "notes": "Two consulting hours were not delivered.",
-      "memo": null,
-      "org": {
-        "name": "Novák Consulting s.r.o.",
-        "reg_no": "27074358",
-        "tax_no": null,
-        "vat_no": "CZ27074358",
-        "eori_no": null,
-        "address": {
-          "city": "Praha",
-          "country": "CZ",
-          "address1": "Václavské náměstí 1",
-          "postal_code": "110 00"
-        },
-        "info_legal": null,
-        "config": {},
-        "website": "https://novak-consulting.example",
-        "email": "billing@novak-consulting.example",
-        "phone": null,
-        "fb": null,
-        "insta": null
-      },
-      "payment_reference": null,
-      "payment_info": null,
-      "payment_method": null,
-      "constant_symbol": null,
-      "specific_symbol": null,
-      "credited_doc_id": 1,
-      "credited_doc_no": "FV202600001",
-      "buyer_reference": null,
-      "order_reference": null,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "payment_term": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_nexus": null,
-      "type": null,
-      "payment_status": "unpaid",
-      "overdue_days": 0,
-      "shop_a_object_id": null,
-      "items": [
-        {
-          "id": 1,
-          "title": "Consulting hour",
-          "description": null,
-          "qty": 2,
-          "rate": 1500,
-          "rate_discounted": 1500,
-          "discount_explicit": 0,
-          "discount_implicit": 0,
-          "amount": 3000,
-          "net_amount": 3000,
-          "shop_a_line_id": null,
-          "psp_object_id": null,
-          "shop_b_line_id": null,
-          "eshop_line_id": null,
-          "sku": null,
-          "item": null,
-          "variant": null,
-          "unit": {
-            "code": "HUR",
-            "name": "hour"
-          },
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": 1,
-              "tax_rate": 21,
-              "tax_amount": 630,
-              "tax_amount_leg": 630,
-              "tax_base": 3000,
-              "tax_base_leg": 3000,
-              "currency_leg": "CZK",
-              "tax_index": null,
-              "tax_code": "S",
-              "tax_name": "VAT 21 %",
-              "rate_type": null,
-              "tax_details": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": 1,
-          "tax_rate": 21,
-          "tax_amount": 630,
-          "tax_amount_leg": 630,
-          "tax_base": 3000,
-          "tax_base_leg": 3000,
-          "currency_leg": "CZK",
-          "tax_index": null,
-          "tax_code": "S",
-          "tax_name": "VAT 21 %",
-          "rate_type": null,
-          "tax_details": null,
-          "tax_category": "S"
-        }
-      ],
-      "shipping_charges": [],
-      "discounts": [],
-      "urls": []
-    }
-  },
-  "getInvoiceUbl": {
-    "responseText": {
-      "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>FV202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n  <cbc:DueDate>2026-11-17</cbc:DueDate>\n  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:Delivery>\n    <cbc:ActualDeliveryDate>2026-11-03</cbc:ActualDeliveryDate>\n    <cac:DeliveryLocation>\n      <cac:Address>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:Address>\n    </cac:DeliveryLocation>\n  </cac:Delivery>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">3888.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">18000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">3780.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">900.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">108.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18900.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">18900.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">22788.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">22788.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:InvoiceLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"HUR\">12</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n  <cac:InvoiceLine>\n    <cbc:ID>2</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"C62\">2</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">900.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Handbook</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">450</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n</Invoice>\n"
-    }
-  },
-  "getInvoiceIsdoc": {
-    "responseText": {
-      "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>05625B80-2ABB-49B8-A9AD-C66D58BCCB13</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
-    }
-  },
-  "getCreditNoteUbl": {
-    "responseText": {
-      "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CreditNote xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>CN202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-10</cbc:IssueDate>\n  <cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>\n  <cbc:Note>Two consulting hours were not delivered.</cbc:Note>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:BillingReference>\n    <cac:InvoiceDocumentReference>\n      <cbc:ID>FV202600001</cbc:ID>\n      <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n    </cac:InvoiceDocumentReference>\n  </cac:BillingReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:Delivery>\n    <cbc:ActualDeliveryDate>2026-11-10</cbc:ActualDeliveryDate>\n    <cac:DeliveryLocation>\n      <cac:Address>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:Address>\n    </cac:DeliveryLocation>\n  </cac:Delivery>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">3000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">3000.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">3630.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">3630.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:CreditNoteLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:CreditedQuantity unitCode=\"HUR\">2</cbc:CreditedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:CreditNoteLine>\n</CreditNote>\n"
-    }
-  },
-  "getCreditNoteIsdoc": {
-    "responseText": {
-      "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9A298104-96AF-437F-8F59-22D9763935C7</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>05625B80-2ABB-49B8-A9AD-C66D58BCCB13</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
-    }
-  },
-  "getCreditNotePdf": {},
-  "allocateCreditNote": {
-    "request": {
-      "invoice_id": 1,
-      "date": "2026-11-10"
-    },
-    "response": {
-      "id": 2,
-      "credit_note": {
-        "id": 2,
-        "no": "CN202600001"
-      },
-      "invoice": {
-        "id": 1,
-        "no": "FV202600001"
-      },
-      "amount": 3630,
-      "currency": "CZK",
-      "date": "2026-11-10",
-      "created_at": "2026-12-02T06:02:09.691Z",
-      "removed_at": null,
-      "exchange_difference": null
-    }
-  },
-  "listCreditNoteAllocations": {
-    "response": {
-      "total": 2,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "credit_note": {
-            "id": 2,
-            "no": "CN202600001"
-          },
-          "invoice": {
-            "id": 1,
-            "no": "FV202600001"
-          },
-          "amount": 100,
-          "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T06:02:09.566Z",
-          "removed_at": "2026-12-02T06:02:09.651Z",
-          "exchange_difference": null
-        },
-        {
-          "id": 2,
-          "credit_note": {
-            "id": 2,
-            "no": "CN202600001"
-          },
-          "invoice": {
-            "id": 1,
-            "no": "FV202600001"
-          },
-          "amount": 3630,
-          "currency": "CZK",
-          "date": "2026-11-10",
-          "created_at": "2026-12-02T06:02:09.691Z",
-          "removed_at": null,
-          "exchange_difference": null
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "listInvoiceAllocations": {
-    "response": {
-      "total": 2,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "credit_note": {
-            "id": 2,
-            "no": "CN202600001"
-          },
-          "invoice": {
-            "id": 1,
-            "no": "FV202600001"
-          },
-          "amount": 100,
-          "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T06:02:09.566Z",
-          "removed_at": "2026-12-02T06:02:09.651Z",
-          "exchange_difference": null
-        },
-        {
-          "id": 2,
-          "credit_note": {
-            "id": 2,
-            "no": "CN202600001"
-          },
-          "invoice": {
-            "id": 1,
-            "no": "FV202600001"
-          },
-          "amount": 3630,
-          "currency": "CZK",
-          "date": "2026-11-10",
-          "created_at": "2026-12-02T06:02:09.691Z",
-          "removed_at": null,
-          "exchange_difference": null
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "removeCreditNoteAllocation": {
-    "response": {
-      "id": 1,
-      "credit_note": {
-        "id": 2,
-        "no": "CN202600001"
-      },
-      "invoice": {
-        "id": 1,
-        "no": "FV202600001"
-      },
-      "amount": 100,
-      "currency": "CZK",
-      "date": "2026-12-02",
-      "created_at": "2026-12-02T06:02:09.566Z",
-      "removed_at": "2026-12-02T06:02:09.651Z",
-      "exchange_difference": null
-    }
-  },
-  "allocateVendorCredit": {
-    "request": {
-      "bill_id": 2,
-      "date": "2026-11-12"
-    },
-    "response": {
-      "id": 2,
-      "vendor_credit": {
-        "id": 3,
-        "no": "VC202600001"
-      },
-      "bill": {
-        "id": 2,
-        "no": "BILL202600001"
-      },
-      "amount": 1076.9,
-      "currency": "CZK",
-      "date": "2026-11-12",
-      "created_at": "2026-12-02T06:02:09.846Z",
-      "removed_at": null,
-      "exchange_difference": null
-    }
-  },
-  "listVendorCreditAllocations": {
-    "response": {
-      "total": 2,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "vendor_credit": {
-            "id": 3,
-            "no": "VC202600001"
-          },
-          "bill": {
-            "id": 2,
-            "no": "BILL202600001"
-          },
-          "amount": 100,
-          "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T06:02:09.807Z",
-          "removed_at": "2026-12-02T06:02:09.828Z",
-          "exchange_difference": null
-        },
-        {
-          "id": 2,
-          "vendor_credit": {
-            "id": 3,
-            "no": "VC202600001"
-          },
-          "bill": {
-            "id": 2,
-            "no": "BILL202600001"
-          },
-          "amount": 1076.9,
-          "currency": "CZK",
-          "date": "2026-11-12",
-          "created_at": "2026-12-02T06:02:09.846Z",
-          "removed_at": null,
-          "exchange_difference": null
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "listBillAllocations": {
-    "response": {
-      "total": 2,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "vendor_credit": {
-            "id": 3,
-            "no": "VC202600001"
-          },
-          "bill": {
-            "id": 2,
-            "no": "BILL202600001"
-          },
-          "amount": 100,
-          "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T06:02:09.807Z",
-          "removed_at": "2026-12-02T06:02:09.828Z",
-          "exchange_difference": null
-        },
-        {
-          "id": 2,
-          "vendor_credit": {
-            "id": 3,
-            "no": "VC202600001"
-          },
-          "bill": {
-            "id": 2,
-            "no": "BILL202600001"
-          },
-          "amount": 1076.9,
-          "currency": "CZK",
-          "date": "2026-11-12",
-          "created_at": "2026-12-02T06:02:09.846Z",
-          "removed_at": null,
-          "exchange_difference": null
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "removeVendorCreditAllocation": {
-    "response": {
-      "id": 1,
-      "vendor_credit": {
-        "id": 3,
-        "no": "VC202600001"
-      },
-      "bill": {
-        "id": 2,
-        "no": "BILL202600001"
-      },
-      "amount": 100,
-      "currency": "CZK",
-      "date": "2026-12-02",
-      "created_at": "2026-12-02T06:02:09.807Z",
-      "removed_at": "2026-12-02T06:02:09.828Z",
-      "exchange_difference": null
-    }
-  },
-  "createBill": {
-    "request": {
-      "type": {
-        "id": 1,
-        "name": "purchase"
-      },
-      "vendor": {
-        "business_name": "Kancelářské potřeby a.s.",
-        "vat_no": "CZ45274649",
-        "address": {
-          "city": "Brno",
-          "country": "CZ"
-        }
-      },
-      "currency": "CZK",
-      "date_issued": "2026-11-05",
-      "date_due": "2026-11-19",
-      "vendor_doc_no": "2026-004512",
-      "payment_reference": "2026004512",
-      "items": [
-        {
-          "description": "Printer paper A4, 50 reams",
-          "qty": 50,
-          "rate": 119,
-          "taxes": [
-            {
-              "tax_code": "S",
-              "tax_rate": 21
-            }
-          ]
-        },
-        {
-          "description": "Desk lamp",
-          "qty": 2,
-          "rate": 890,
-          "taxes": [
-            {
-              "tax_code": "S",
-              "tax_rate": 21
-            }
-          ],
-          "gl_account": {
-            "number": "501"
-          }
-        }
-      ]
-    },
-    "response": {
-      "id": 2,
-      "uid": "21f5d843-27d8-4f80-a9be-da855a0d5631",
-      "created_at": "2026-12-02T06:02:09.727Z",
-      "edited_at": "2026-12-02T06:02:09.727Z",
-      "is_locked": false,
-      "total_amount": 9353.3,
-      "subtotal_amount": 7730,
-      "rounding_amount": 0,
-      "prepaid_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 9353.3,
-      "currency": "CZK",
-      "vendor": {
-        "business_name": "Kancelářské potřeby a.s.",
-        "vat_no": "CZ45274649",
-        "address": {
-          "city": "Brno",
-          "country": "CZ"
-        }
-      },
-      "date_issued": "2026-11-05",
-      "date_taxable": null,
-      "date_due": "2026-11-19",
-      "no": "BILL202600001",
-      "description": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_fx_rate": 1,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "type": {
-        "id": 1,
-        "name": "purchase"
-      },
-      "payment_status": "unpaid",
-      "overdue_days": 13,
-      "tax_nexus": null,
-      "vendor_doc_no": "2026-004512",
-      "payment_reference": "2026004512",
-      "bank_account_number": null,
-      "copy_from_id": null,
-      "items": [
-        {
-          "id": 3,
-          "description": "Printer paper A4, 50 reams",
-          "qty": 50,
-          "rate": 119,
-          "amount": 5950,
-          "tax_deduction_ratio": 1,
-          "net_deduction_ratio": 1,
-          "item": null,
-          "unit": null,
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 1249.5,
-              "tax_amount_leg": 1249.5,
-              "tax_base": 5950,
-              "tax_base_leg": 5950,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ]
-        },
-        {
-          "id": 4,
-          "description": "Desk lamp",
-          "qty": 2,
-          "rate": 890,
-          "amount": 1780,
-          "tax_deduction_ratio": 1,
-          "net_deduction_ratio": 1,
-          "item": null,
-          "unit": null,
-          "gl_account": {
-            "number": "501"
-          },
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 373.8,
-              "tax_amount_leg": 373.8,
-              "tax_base": 1780,
-              "tax_base_leg": 1780,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": null,
-          "tax_index": null,
-          "tax_rate": 21,
-          "tax_amount": 1623.3,
-          "tax_amount_leg": 1623.3,
-          "tax_base": 7730,
-          "tax_base_leg": 7730,
-          "tax_code": "S",
-          "tax_name": null,
-          "rate_type": null,
-          "tax_category": "S"
-        }
-      ],
-      "rsn": null
-    }
-  },
-  "importBill": {
-    "requestText": {
-      "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>FV202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n  <cbc:DueDate>2026-11-17</cbc:DueDate>\n  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:Delivery>\n    <cbc:ActualDeliveryDate>2026-11-03</cbc:ActualDeliveryDate>\n    <cac:DeliveryLocation>\n      <cac:Address>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:Address>\n    </cac:DeliveryLocation>\n  </cac:Delivery>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">3888.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">18000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">3780.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">900.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">108.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18900.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">18900.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">22788.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">22788.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:InvoiceLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"HUR\">12</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n  <cac:InvoiceLine>\n    <cbc:ID>2</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"C62\">2</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">900.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Handbook</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">450</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n</Invoice>\n"
-    },
-    "response": {
-      "kind": "bill",
-      "bill": {
-        "id": 1,
-        "uid": "ceea3fe9-21fe-4d15-b56d-15b45256a87d",
-        "created_at": "2026-12-02T06:02:06.956Z",
-        "edited_at": "2026-12-02T06:02:06.956Z",
-        "is_locked": false,
-        "total_amount": 22788,
-        "subtotal_amount": 18900,
-        "rounding_amount": 0,
-        "prepaid_amount": 0,
-        "amount_paid": 0,
-        "amount_due": 22788,
-        "currency": "CZK",
-        "vendor": {
-          "business_name": "Novák Consulting s.r.o.",
-          "reg_no": "27074358",
-          "vat_no": "CZ27074358",
-          "address": {
-            "address1": "Václavské náměstí 1",
-            "address2": null,
-            "postal_code": "110 00",
-            "city": "Praha",
-            "country": "CZ"
-          },
-          "email": null,
-          "peppol_id": "9929:CZ27074358"
-        },
-        "date_issued": "2026-11-03",
-        "date_taxable": null,
-        "date_due": "2026-11-17",
-        "no": "BILL202600001",
-        "description": null,
-        "precision": 2,
-        "rate_format": null,
-        "taxes_included": false,
-        "tax_fx_rate": 1,
-        "fx_rate_date": null,
-        "fx_rate_source": null,
-        "type": {
-          "id": 1,
-          "name": "purchase"
-        },
-        "payment_status": "unpaid",
-        "overdue_days": 15,
-        "tax_nexus": null,
-        "vendor_doc_no": "FV202600001",
-        "payment_reference": "202600001",
-        "bank_account_number": "CZ6520100000002900123456",
-        "copy_from_id": null,
-        "items": [
-          {
-            "id": 1,
-            "description": "Consulting hour",
-            "qty": 12,
-            "rate": 1500,
-            "amount": 18000,
-            "tax_deduction_ratio": 1,
-            "net_deduction_ratio": 1,
-            "item": null,
-            "unit": null,
-            "gl_account": null,
-            "supply": "goods",
-            "taxes": [
-              {
-                "id": null,
-                "tax_index": null,
-                "tax_rate": 21,
-                "tax_amount": 3780,
-                "tax_amount_leg": 3780,
-                "tax_base": 18000,
-                "tax_base_leg": 18000,
-                "tax_code": "S",
-                "tax_name": null,
-                "rate_type": null,
-                "tax_category": "S"
-              }
-            ]
-          },
-          {
-            "id": 2,
-            "description": "Handbook",
-            "qty": 2,
-            "rate": 450,
-            "amount": 900,
-            "tax_deduction_ratio": 1,
-            "net_deduction_ratio": 1,
-            "item": null,
-            "unit": null,
-            "gl_account": null,
-            "supply": "goods",
-            "taxes": [
-              {
-                "id": null,
-                "tax_index": null,
-                "tax_rate": 12,
-                "tax_amount": 108,
-                "tax_amount_leg": 108,
-                "tax_base": 900,
-                "tax_base_leg": 900,
-                "tax_code": "S",
-                "tax_name": null,
-                "rate_type": null,
-                "tax_category": "S"
-              }
-            ]
-          }
-        ],
-        "taxes": [
-          {
-            "id": null,
-            "tax_index": null,
-            "tax_rate": 21,
-            "tax_amount": 3780,
-            "tax_amount_leg": 3780,
-            "tax_base": 18000,
-            "tax_base_leg": 18000,
-            "tax_code": "S",
-            "tax_name": null,
-            "rate_type": null,
-            "tax_category": "S"
-          },
-          {
-            "id": null,
-            "tax_index": null,
-            "tax_rate": 12,
-            "tax_amount": 108,
-            "tax_amount_leg": 108,
-            "tax_base": 900,
-            "tax_base_leg": 900,
-            "tax_code": "S",
-            "tax_name": null,
-            "rate_type": null,
-            "tax_category": "S"
-          }
-        ],
-        "rsn": null
-      },
-      "vendor_credit": null
-    }
-  },
-  "listBills": {
-    "response": {
-      "total": 1,
-      "total_exact": true,
-      "from": 0,
-      "take": 100,
-      "next_cursor": null,
-      "entities": [
-        {
-          "id": 2,
-          "uid": "21f5d843-27d8-4f80-a9be-da855a0d5631",
-          "created_at": "2026-12-02T06:02:09.727Z",
-          "edited_at": "2026-12-02T06:02:09.727Z",
-          "is_locked": false,
-          "total_amount": 9353.3,
-          "subtotal_amount": 7730,
-          "rounding_amount": 0,
-          "prepaid_amount": 0,
-          "amount_paid": 0,
-          "amount_due": 9353.3,
-          "currency": "CZK",
-          "vendor": {
-            "vat_no": "CZ45274649",
-            "address": {
-              "city": "Brno",
-              "country": "CZ"
-            },
-            "business_name": "Kancelářské potřeby a.s."
-          },
-          "date_issued": "2026-11-05",
-          "date_taxable": null,
-          "date_due": "2026-11-19",
-          "no": "BILL202600001",
-          "description": null,
-          "precision": 2,
-          "rate_format": null,
-          "taxes_included": false,
-          "tax_fx_rate": 1,
-          "fx_rate_date": null,
-          "fx_rate_source": null,
-          "type": {
-            "id": 1,
-            "name": "purchase"
-          },
-          "payment_status": "unpaid",
-          "overdue_days": 13,
-          "tax_nexus": null,
-          "vendor_doc_no": "2026-004512",
-          "payment_reference": "2026004512",
-          "bank_account_number": null,
-          "copy_from_id": null,
-          "items": [
-            {
-              "id": 3,
-              "description": "Printer paper A4, 50 reams",
-              "qty": 50,
-              "rate": 119,
-              "amount": 5950,
-              "tax_deduction_ratio": 1,
-              "net_deduction_ratio": 1,
-              "item": null,
-              "unit": null,
-              "gl_account": null,
-              "supply": "goods",
-              "taxes": [
-                {
-                  "id": null,
-                  "tax_index": null,
-                  "tax_rate": 21,
-                  "tax_amount": 1249.5,
-                  "tax_amount_leg": 1249.5,
-                  "tax_base": 5950,
-                  "tax_base_leg": 5950,
-                  "tax_code": "S",
-                  "tax_name": null,
-                  "rate_type": null,
-                  "tax_category": "S"
-                }
-              ]
-            },
-            {
-              "id": 4,
-              "description": "Desk lamp",
-              "qty": 2,
-              "rate": 890,
-              "amount": 1780,
-              "tax_deduction_ratio": 1,
-              "net_deduction_ratio": 1,
-              "item": null,
-              "unit": null,
-              "gl_account": {
-                "number": "501"
-              },
-              "supply": "goods",
-              "taxes": [
-                {
-                  "id": null,
-                  "tax_index": null,
-                  "tax_rate": 21,
-                  "tax_amount": 373.8,
-                  "tax_amount_leg": 373.8,
-                  "tax_base": 1780,
-                  "tax_base_leg": 1780,
-                  "tax_code": "S",
-                  "tax_name": null,
-                  "rate_type": null,
-                  "tax_category": "S"
-                }
-              ]
-            }
-          ],
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 1623.3,
-              "tax_amount_leg": 1623.3,
-              "tax_base": 7730,
-              "tax_base_leg": 7730,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ],
-          "rsn": null
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "listVendorCredits": {
-    "response": {
-      "total": 1,
-      "total_exact": true,
-      "from": 0,
-      "take": 100,
-      "next_cursor": null,
-      "entities": [
-        {
-          "id": 3,
-          "uid": "7454d0d4-5b7e-4494-bc4d-0ddff6716e85",
-          "created_at": "2026-12-02T06:02:09.767Z",
-          "edited_at": "2026-12-02T06:02:09.767Z",
-          "is_locked": false,
-          "total_amount": 1076.9,
-          "subtotal_amount": 890,
-          "rounding_amount": 0,
-          "prepaid_amount": 0,
-          "amount_paid": 0,
-          "amount_due": 1076.9,
-          "currency": "CZK",
-          "vendor": {
-            "vat_no": "CZ45274649",
-            "address": {
-              "city": "Brno",
-              "country": "CZ"
-            },
-            "business_name": "Kancelářské potřeby a.s."
-          },
-          "date_issued": "2026-11-12",
-          "date_taxable": null,
-          "date_due": null,
-          "no": "VC202600001",
-          "description": null,
-          "precision": 2,
-          "rate_format": null,
-          "taxes_included": false,
-          "tax_fx_rate": 1,
-          "fx_rate_date": null,
-          "fx_rate_source": null,
-          "type": {
-            "id": 1,
-            "name": "purchase"
-          },
-          "payment_status": "unpaid",
-          "overdue_days": 0,
-          "tax_nexus": null,
-          "vendor_doc_no": "2026-D-0077",
-          "payment_reference": null,
-          "bank_account_number": null,
-          "copy_from_id": null,
-          "items": [
-            {
-              "id": 5,
-              "description": "Desk lamp (returned)",
-              "qty": 1,
-              "rate": 890,
-              "amount": 890,
-              "tax_deduction_ratio": 1,
-              "net_deduction_ratio": 1,
-              "item": null,
-              "unit": null,
-              "gl_account": null,
-              "supply": "goods",
-              "taxes": [
-                {
-                  "id": null,
-                  "tax_index": null,
-                  "tax_rate": 21,
-                  "tax_amount": 186.9,
-                  "tax_amount_leg": 186.9,
-                  "tax_base": 890,
-                  "tax_base_leg": 890,
-                  "tax_code": "S",
-                  "tax_name": null,
-                  "rate_type": null,
-                  "tax_category": "S"
-                }
-              ]
-            }
-          ],
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 186.9,
-              "tax_amount_leg": 186.9,
-              "tax_base": 890,
-              "tax_base_leg": 890,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ],
-          "rsn": "One lamp returned",
-          "credited_doc_id": 2,
-          "credited_doc_no": "BILL202600001"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getAgedReceivables": {
-    "response": {
-      "as_of": "2026-11-30",
-      "totals": [
-        {
-          "currency": "CZK",
-          "current": 6000,
-          "days_1_30": 300,
-          "days_31_60": 0,
-          "days_61_90": 0,
-          "days_over_90": 0,
-          "total": 6300
-        }
-      ],
-      "total": 2,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "contact": {
-            "id": 2002,
-            "name": "Kunde GmbH"
-          },
-          "currency": "CZK",
-          "documents": 1,
-          "current": 6000,
-          "days_1_30": 0,
-          "days_31_60": 0,
-          "days_61_90": 0,
-          "days_over_90": 0,
-          "total": 6000
-        },
-        {
-          "contact": {
-            "id": 2001,
-            "name": "Acme s.r.o."
-          },
-          "currency": "CZK",
-          "documents": 1,
-          "current": 0,
-          "days_1_30": 300,
-          "days_31_60": 0,
-          "days_61_90": 0,
-          "days_over_90": 0,
-          "total": 300
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getCustomerStatement": {
-    "response": {
-      "customer": {
-        "id": 2001,
-        "name": "Acme s.r.o."
-      },
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "currencies": [
-        {
-          "currency": "CZK",
-          "opening_balance": 0,
-          "lines": [
-            {
-              "date": "2026-11-03",
-              "kind": "invoice",
-              "document": {
-                "type": "sales_invoice",
-                "id": 1,
-                "no": "FV202600001"
-              },
-              "payment": null,
-              "amount": 22788,
-              "balance": 22788
-            },
-            {
-              "date": "2026-11-10",
-              "kind": "credit_note",
-              "document": {
-                "type": "sales_credit_note",
-                "id": 2,
-                "no": "CN202600001"
-              },
-              "payment": null,
-              "amount": -3630,
-              "balance": 19158
-            },
-            {
-              "date": "2026-11-12",
-              "kind": "invoice",
-              "document": {
-                "type": "sales_invoice",
-                "id": 3,
-                "no": "FV202600002"
-              },
-              "payment": null,
-              "amount": 2420,
-              "balance": 21578
-            },
-            {
-              "date": "2026-11-12",
-              "kind": "invoice",
-              "document": {
-                "type": "sales_invoice",
-                "id": 4,
-                "no": "FV202600003"
-              },
-              "payment": null,
-              "amount": 300,
-              "balance": 21878
-            },
-            {
-              "date": "2026-11-12",
-              "kind": "invoice",
-              "document": {
-                "type": "sales_invoice",
-                "id": 5,
-                "no": "FV202600004"
-              },
-              "payment": null,
-              "amount": 300,
-              "balance": 22178
-            },
-            {
-              "date": "2026-11-16",
-              "kind": "payment",
-              "document": {
-                "type": "sales_invoice",
-                "id": 1,
-                "no": "FV202600001"
-              },
-              "payment": {
-                "id": 1,
-                "source": "bank_transaction"
-              },
-              "amount": -19158,
-              "balance": 3020
-            },
-            {
-              "date": "2026-11-24",
-              "kind": "payment",
-              "document": {
-                "type": "sales_invoice",
-                "id": 3,
-                "no": "FV202600002"
-              },
-              "payment": {
-                "id": 2,
-                "source": "bank_transaction"
-              },
-              "amount": -2420,
-              "balance": 600
-            },
-            {
-              "date": "2026-11-27",
-              "kind": "payment",
-              "document": {
-                "type": "sales_invoice",
-                "id": 4,
-                "no": "FV202600003"
-              },
-              "payment": {
-                "id": 4,
-                "source": "bank_transaction"
-              },
-              "amount": -300,
-              "balance": 300
-            },
-            {
-              "date": "2026-11-27",
-              "kind": "payment",
-              "document": {
-                "type": "sales_invoice",
-                "id": 5,
-                "no": "FV202600004"
-              },
-              "payment": {
-                "id": 4,
-                "source": "bank_transaction"
-              },
-              "amount": -300,
-              "balance": 0
-            },
-            {
-              "date": "2026-11-27",
-              "kind": "payment",
-              "document": {
-                "type": "sales_invoice",
-                "id": 5,
-                "no": "FV202600004"
-              },
-              "payment": {
-                "id": 4,
-                "source": "bank_transaction"
-              },
-              "amount": 300,
-              "balance": 300
-            }
-          ],
-          "closing_balance": 300
-        }
-      ]
-    }
-  },
-  "getAgedPayables": {
-    "response": {
-      "as_of": "2026-11-30",
-      "totals": [
-        {
-          "currency": "CZK",
-          "current": 0,
-          "days_1_30": 8276.4,
-          "days_31_60": 0,
-          "days_61_90": 0,
-          "days_over_90": 0,
-          "total": 8276.4
-        }
-      ],
-      "total": 1,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "contact": {
-            "id": null,
-            "name": "Kancelářské potřeby a.s."
-          },
-          "currency": "CZK",
-          "documents": 1,
-          "current": 0,
-          "days_1_30": 8276.4,
-          "days_31_60": 0,
-          "days_61_90": 0,
-          "days_over_90": 0,
-          "total": 8276.4
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getBill": {
-    "response": {
-      "id": 2,
-      "uid": "21f5d843-27d8-4f80-a9be-da855a0d5631",
-      "created_at": "2026-12-02T06:02:09.727Z",
-      "edited_at": "2026-12-02T06:02:09.727Z",
-      "is_locked": false,
-      "total_amount": 9353.3,
-      "subtotal_amount": 7730,
-      "rounding_amount": 0,
-      "prepaid_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 9353.3,
-      "currency": "CZK",
-      "vendor": {
-        "vat_no": "CZ45274649",
-        "address": {
-          "city": "Brno",
-          "country": "CZ"
-        },
-        "business_name": "Kancelářské potřeby a.s."
-      },
-      "date_issued": "2026-11-05",
-      "date_taxable": null,
-      "date_due": "2026-11-19",
-      "no": "BILL202600001",
-      "description": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_fx_rate": 1,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "type": {
-        "id": 1,
-        "name": "purchase"
-      },
-      "payment_status": "unpaid",
-      "overdue_days": 13,
-      "tax_nexus": null,
-      "vendor_doc_no": "2026-004512",
-      "payment_reference": "2026004512",
-      "bank_account_number": null,
-      "copy_from_id": null,
-      "items": [
-        {
-          "id": 3,
-          "description": "Printer paper A4, 50 reams",
-          "qty": 50,
-          "rate": 119,
-          "amount": 5950,
-          "tax_deduction_ratio": 1,
-          "net_deduction_ratio": 1,
-          "item": null,
-          "unit": null,
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 1249.5,
-              "tax_amount_leg": 1249.5,
-              "tax_base": 5950,
-              "tax_base_leg": 5950,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ]
-        },
-        {
-          "id": 4,
-          "description": "Desk lamp",
-          "qty": 2,
-          "rate": 890,
-          "amount": 1780,
-          "tax_deduction_ratio": 1,
-          "net_deduction_ratio": 1,
-          "item": null,
-          "unit": null,
-          "gl_account": {
-            "number": "501"
-          },
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 373.8,
-              "tax_amount_leg": 373.8,
-              "tax_base": 1780,
-              "tax_base_leg": 1780,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": null,
-          "tax_index": null,
-          "tax_rate": 21,
-          "tax_amount": 1623.3,
-          "tax_amount_leg": 1623.3,
-          "tax_base": 7730,
-          "tax_base_leg": 7730,
-          "tax_code": "S",
-          "tax_name": null,
-          "rate_type": null,
-          "tax_category": "S"
-        }
-      ],
-      "rsn": null
-    }
-  },
-  "getVendorCredit": {
-    "response": {
-      "id": 3,
-      "uid": "7454d0d4-5b7e-4494-bc4d-0ddff6716e85",
-      "created_at": "2026-12-02T06:02:09.767Z",
-      "edited_at": "2026-12-02T06:02:09.767Z",
-      "is_locked": false,
-      "total_amount": 1076.9,
-      "subtotal_amount": 890,
-      "rounding_amount": 0,
-      "prepaid_amount": 0,
-      "amount_paid": 0,
-      "amount_due": 1076.9,
-      "currency": "CZK",
-      "vendor": {
-        "vat_no": "CZ45274649",
-        "address": {
-          "city": "Brno",
-          "country": "CZ"
-        },
-        "business_name": "Kancelářské potřeby a.s."
-      },
-      "date_issued": "2026-11-12",
-      "date_taxable": null,
-      "date_due": null,
-      "no": "VC202600001",
-      "description": null,
-      "precision": 2,
-      "rate_format": null,
-      "taxes_included": false,
-      "tax_fx_rate": 1,
-      "fx_rate_date": null,
-      "fx_rate_source": null,
-      "type": {
-        "id": 1,
-        "name": "purchase"
-      },
-      "payment_status": "unpaid",
-      "overdue_days": 0,
-      "tax_nexus": null,
-      "vendor_doc_no": "2026-D-0077",
-      "payment_reference": null,
-      "bank_account_number": null,
-      "copy_from_id": null,
-      "items": [
-        {
-          "id": 5,
-          "description": "Desk lamp (returned)",
-          "qty": 1,
-          "rate": 890,
-          "amount": 890,
-          "tax_deduction_ratio": 1,
-          "net_deduction_ratio": 1,
-          "item": null,
-          "unit": null,
-          "gl_account": null,
-          "supply": "goods",
-          "taxes": [
-            {
-              "id": null,
-              "tax_index": null,
-              "tax_rate": 21,
-              "tax_amount": 186.9,
-              "tax_amount_leg": 186.9,
-              "tax_base": 890,
-              "tax_base_leg": 890,
-              "tax_code": "S",
-              "tax_name": null,
-              "rate_type": null,
-              "tax_category": "S"
-            }
-          ]
-        }
-      ],
-      "taxes": [
-        {
-          "id": null,
-          "tax_index": null,
-          "tax_rate": 21,
-          "tax_amount": 186.9,
-          "tax_amount_leg": 186.9,
-          "tax_base": 890,
-          "tax_base_leg": 890,
-          "tax_code": "S",
-          "tax_name": null,
-          "rate_type": null,
-          "tax_category": "S"
-        }
-      ],
-      "rsn": "One lamp returned",
-      "credited_doc_id": 2,
-      "credited_doc_no": "BILL202600001"
-    }
-  },
-  "listBankTransactions": {
-    "response": {
-      "total": 1,
-      "total_exact": true,
-      "from": 0,
-      "take": 100,
-      "next_cursor": null,
-      "entities": [
-        {
-          "id": 1,
-          "account_number": "2900123456/2010",
-          "statement_id": null,
-          "order": null,
-          "description": "Payment of FV202600001",
-          "amount": 19158,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": "2026-11-16",
-          "date_accounting": null,
-          "currency": "CZK",
-          "payment_reference": "202600001",
-          "partner_account_number": "19-2000145399/0800",
-          "partner_name": "Acme s.r.o.",
-          "raw_message": null,
-          "contact": null,
-          "paid_record": {
-            "id": 1,
-            "no": "FV202600001",
-            "type": "sales_invoice",
-            "contact": {
-              "id": 2001,
-              "business_name": "Acme s.r.o."
-            }
-          },
-          "gl_account": null,
-          "match_status": "matched",
-          "matched_document": {
-            "type": "sales_invoice",
-            "id": 1,
-            "no": "FV202600001",
-            "amount": 19158,
-            "currency": "CZK"
-          },
-          "legal_currency": "CZK",
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null,
-          "amount_leg": 19158,
-          "settlement_amount_leg": null,
-          "bank_reference": null,
-          "version": 1
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "matchBankTransaction": {
-    "request": {
-      "document": {
-        "type": "sales_invoice",
-        "id": 4
-      }
-    },
-    "response": {
-      "id": 4,
-      "account_number": "CZ6508000000192000145399",
-      "statement_id": 1,
-      "order": 3,
-      "description": "Support",
-      "amount": 300,
-      "amount_original": null,
-      "payment_amount": null,
-      "date_transaction": "2026-11-27",
-      "date_accounting": "2026-11-27",
-      "currency": "CZK",
-      "payment_reference": null,
-      "partner_account_number": null,
-      "partner_name": "Acme s.r.o.",
-      "raw_message": "Support",
-      "contact": null,
-      "paid_record": {
-        "type": "sales_invoice",
-        "id": 4,
-        "no": "FV202600003",
-        "contact": {
-          "id": 2001,
-          "business_name": "Acme s.r.o."
-        }
-      },
-      "gl_account": null,
-      "match_status": "matched",
-      "matched_document": {
-        "type": "sales_invoice",
-        "id": 4,
-        "no": "FV202600003",
-        "amount": 300,
-        "currency": "CZK"
-      },
-      "legal_currency": "CZK",
-      "fx_rate": 1,
-      "currency_coef": 1,
-      "fx_rate_source": "legal",
-      "fx_rate_date": null,
-      "amount_leg": 300,
-      "settlement_amount_leg": null,
-      "bank_reference": "REF-11-3",
-      "version": 4
-    }
-  },
-  "unmatchBankTransaction": {
-    "response": {
-      "id": 4,
-      "account_number": "CZ6508000000192000145399",
-      "statement_id": 1,
-      "order": 3,
-      "description": "Support",
-      "amount": 300,
-      "amount_original": null,
-      "payment_amount": null,
-      "date_transaction": "2026-11-27",
-      "date_accounting": "2026-11-27",
-      "currency": "CZK",
-      "payment_reference": null,
-      "partner_account_number": null,
-      "partner_name": "Acme s.r.o.",
-      "raw_message": "Support",
-      "contact": null,
-      "paid_record": null,
-      "gl_account": null,
-      "match_status": "unmatched",
-      "matched_document": null,
-      "legal_currency": "CZK",
-      "fx_rate": 1,
-      "currency_coef": 1,
-      "fx_rate_source": "legal",
-      "fx_rate_date": null,
-      "amount_leg": 300,
-      "settlement_amount_leg": null,
-      "bank_reference": "REF-11-3",
-      "version": 3
-    }
-  },
-  "importBankStatement": {
-    "requestText": {
-      "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.02\"><BkToCstmrStmt><GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-21T06:00:00</CreDtTm></GrpHdr><Stmt><Id>CZ6508000000192000145399-11</Id><ElctrncSeqNb>11</ElctrncSeqNb><CreDtTm>2026-11-30T23:00:00</CreDtTm><FrToDt><FrDtTm>2026-11-01T00:00:00</FrDtTm><ToDtTm>2026-11-30T23:59:59</ToDtTm></FrToDt><Acct><Id><IBAN>CZ6508000000192000145399</IBAN></Id><Ccy>CZK</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">25000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-01</Dt></Dt></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">27675.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-30</Dt></Dt></Bal><Ntry><NtryRef>1</NtryRef><Amt Ccy=\"CZK\">2420.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-24</Dt></BookgDt><ValDt><Dt>2026-11-24</Dt></ValDt><AcctSvcrRef>REF-11-1</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>VS202600002</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr><DbtrAcct><Id><IBAN>CZ7908000000002000145399</IBAN></Id></DbtrAcct></RltdPties><RmtInf><Ustrd>Invoice FV202600002</Ustrd><Strd><CdtrRefInf><Ref>202600002</Ref></CdtrRefInf></Strd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>2</NtryRef><Amt Ccy=\"CZK\">45.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-30</Dt></BookgDt><ValDt><Dt>2026-11-30</Dt></ValDt><AcctSvcrRef>REF-11-2</AcctSvcrRef><BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RmtInf><Ustrd>Account fee November</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>3</NtryRef><Amt Ccy=\"CZK\">300.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-27</Dt></BookgDt><ValDt><Dt>2026-11-27</Dt></ValDt><AcctSvcrRef>REF-11-3</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr></RltdPties><RmtInf><Ustrd>Support</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>\n"
-    },
-    "response": {
-      "statements": [
-        {
-          "id": 1,
-          "format": "camt053",
-          "account": "CZ6508000000192000145399",
-          "statement_no": "11",
-          "currency": "CZK",
-          "opening_balance": 25000,
-          "closing_balance": 27675,
-          "date_from": "2026-11-01",
-          "date_to": "2026-11-30",
-          "created_at": "2026-12-02T06:02:10.023Z",
-          "entries": [
-            {
-              "order": 1,
-              "status": "matched",
-              "matched_by": "variable_symbol",
-              "amount": 2420,
-              "variable_symbol": "202600002",
-              "bank_reference": "REF-11-1",
-              "transaction": {
-                "id": 2,
-                "account_number": "CZ6508000000192000145399",
-                "statement_id": 1,
-                "order": 1,
-                "description": "Invoice FV202600002",
-                "amount": 2420,
-                "amount_original": null,
-                "payment_amount": null,
-                "date_transaction": "2026-11-24",
-                "date_accounting": "2026-11-24",
-                "currency": "CZK",
-                "payment_reference": "202600002",
-                "partner_account_number": "CZ7908000000002000145399",
-                "partner_name": "Acme s.r.o.",
-                "raw_message": "VS 202600002 | Invoice FV202600002",
-                "contact": null,
-                "paid_record": {
-                  "id": 3,
-                  "no": "FV202600002",
-                  "type": "sales_invoice",
-                  "contact": {
-                    "id": 2001,
-                    "business_name": "Acme s.r.o."
-                  }
-                },
-                "gl_account": null,
-                "match_status": "matched",
-                "matched_document": {
-                  "type": "sales_invoice",
-                  "id": 3,
-                  "no": "FV202600002",
-                  "amount": 2420,
-                  "currency": "CZK"
-                },
-                "legal_currency": "CZK",
-                "fx_rate": 1,
-                "currency_coef": 1,
-                "fx_rate_source": "legal",
-                "fx_rate_date": null,
-                "amount_leg": 2420,
-                "settlement_amount_leg": null,
-                "bank_reference": "REF-11-1",
-                "version": 1
-              }
-            },
-            {
-              "order": 2,
-              "status": "fee",
-              "matched_by": null,
-              "amount": -45,
-              "variable_symbol": null,
-              "bank_reference": "REF-11-2",
-              "transaction": {
-                "id": 3,
-                "account_number": "CZ6508000000192000145399",
-                "statement_id": 1,
-                "order": 2,
-                "description": "Account fee November",
-                "amount": -45,
-                "amount_original": null,
-                "payment_amount": null,
-                "date_transaction": "2026-11-30",
-                "date_accounting": "2026-11-30",
-                "currency": "CZK",
-                "payment_reference": null,
-                "partner_account_number": null,
-                "partner_name": null,
-                "raw_message": "Account fee November",
-                "contact": null,
-                "paid_record": null,
-                "gl_account": {
-                  "name": "Bank fees",
-                  "number": "568"
-                },
-                "match_status": "none",
-                "matched_document": null,
-                "legal_currency": "CZK",
-                "fx_rate": 1,
-                "currency_coef": 1,
-                "fx_rate_source": "legal",
-                "fx_rate_date": null,
-                "amount_leg": -45,
-                "settlement_amount_leg": null,
-                "bank_reference": "REF-11-2",
-                "version": 1
-              }
-            },
-            {
-              "order": 3,
-              "status": "unmatched",
-              "matched_by": null,
-              "amount": 300,
-              "variable_symbol": null,
-              "bank_reference": "REF-11-3",
-              "transaction": {
-                "id": 4,
-                "account_number": "CZ6508000000192000145399",
-                "statement_id": 1,
-                "order": 3,
-                "description": "Support",
-                "amount": 300,
-                "amount_original": null,
-                "payment_amount": null,
-                "date_transaction": "2026-11-27",
-                "date_accounting": "2026-11-27",
-                "currency": "CZK",
-                "payment_reference": null,
-                "partner_account_number": null,
-                "partner_name": "Acme s.r.o.",
-                "raw_message": "Support",
-                "contact": null,
-                "paid_record": null,
-                "gl_account": null,
-                "match_status": "unmatched",
-                "matched_document": null,
-                "legal_currency": "CZK",
-                "fx_rate": 1,
-                "currency_coef": 1,
-                "fx_rate_source": "legal",
-                "fx_rate_date": null,
-                "amount_leg": 300,
-                "settlement_amount_leg": null,
-                "bank_reference": "REF-11-3",
-                "version": 1
-              }
-            }
-          ]
-        }
-      ]
-    }
-  },
-  "listBankStatements": {
-    "response": {
-      "total": 1,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "format": "camt053",
-          "account": "CZ6508000000192000145399",
-          "statement_no": "11",
-          "currency": "CZK",
-          "opening_balance": 25000,
-          "closing_balance": 27675,
-          "date_from": "2026-11-01",
-          "date_to": "2026-11-30",
-          "created_at": "2026-12-02T06:02:10.023Z"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getBankStatement": {
-    "response": {
-      "id": 1,
-      "format": "camt053",
-      "account": "CZ6508000000192000145399",
-      "statement_no": "11",
-      "currency": "CZK",
-      "opening_balance": 25000,
-      "closing_balance": 27675,
-      "date_from": "2026-11-01",
-      "date_to": "2026-11-30",
-      "created_at": "2026-12-02T06:02:10.023Z",
-      "entries": [
-        {
-          "order": 1,
-          "status": "matched",
-          "matched_by": "variable_symbol",
-          "amount": 2420,
-          "variable_symbol": "202600002",
-          "bank_reference": "REF-11-1",
-          "transaction": {
-            "id": 2,
-            "account_number": "CZ6508000000192000145399",
-            "statement_id": 1,
-            "order": 1,
-            "description": "Invoice FV202600002",
-            "amount": 2420,
-            "amount_original": null,
-            "payment_amount": null,
-            "date_transaction": "2026-11-24",
-            "date_accounting": "2026-11-24",
-            "currency": "CZK",
-            "payment_reference": "202600002",
-            "partner_account_number": "CZ7908000000002000145399",
-            "partner_name": "Acme s.r.o.",
-            "raw_message": "VS 202600002 | Invoice FV202600002",
-            "contact": null,
-            "paid_record": {
-              "id": 3,
-              "no": "FV202600002",
-              "type": "sales_invoice",
-              "contact": {
-                "id": 2001,
-                "business_name": "Acme s.r.o."
-              }
-            },
-            "gl_account": null,
-            "match_status": "matched",
-            "matched_document": {
-              "type": "sales_invoice",
-              "id": 3,
-              "no": "FV202600002",
-              "amount": 2420,
-              "currency": "CZK"
-            },
-            "legal_currency": "CZK",
-            "fx_rate": 1,
-            "currency_coef": 1,
-            "fx_rate_source": "legal",
-            "fx_rate_date": null,
-            "amount_leg": 2420,
-            "settlement_amount_leg": null,
-            "bank_reference": "REF-11-1",
-            "version": 1
-          }
-        },
-        {
-          "order": 2,
-          "status": "fee",
-          "matched_by": null,
-          "amount": -45,
-          "variable_symbol": null,
-          "bank_reference": "REF-11-2",
-          "transaction": {
-            "id": 3,
-            "account_number": "CZ6508000000192000145399",
-            "statement_id": 1,
-            "order": 2,
-            "description": "Account fee November",
-            "amount": -45,
-            "amount_original": null,
-            "payment_amount": null,
-            "date_transaction": "2026-11-30",
-            "date_accounting": "2026-11-30",
-            "currency": "CZK",
-            "payment_reference": null,
-            "partner_account_number": null,
-            "partner_name": null,
-            "raw_message": "Account fee November",
-            "contact": null,
-            "paid_record": null,
-            "gl_account": {
-              "name": "Bank fees",
-              "number": "568"
-            },
-            "match_status": "none",
-            "matched_document": null,
-            "legal_currency": "CZK",
-            "fx_rate": 1,
-            "currency_coef": 1,
-            "fx_rate_source": "legal",
-            "fx_rate_date": null,
-            "amount_leg": -45,
-            "settlement_amount_leg": null,
-            "bank_reference": "REF-11-2",
-            "version": 1
-          }
-        },
-        {
-          "order": 3,
-          "status": "unmatched",
-          "matched_by": null,
-          "amount": 300,
-          "variable_symbol": null,
-          "bank_reference": "REF-11-3",
-          "transaction": {
-            "id": 4,
-            "account_number": "CZ6508000000192000145399",
-            "statement_id": 1,
-            "order": 3,
-            "description": "Support",
-            "amount": 300,
-            "amount_original": null,
-            "payment_amount": null,
-            "date_transaction": "2026-11-27",
-            "date_accounting": "2026-11-27",
-            "currency": "CZK",
-            "payment_reference": null,
-            "partner_account_number": null,
-            "partner_name": "Acme s.r.o.",
-            "raw_message": "Support",
-            "contact": null,
-            "paid_record": null,
-            "gl_account": null,
-            "match_status": "unmatched",
-            "matched_document": null,
-            "legal_currency": "CZK",
-            "fx_rate": 1,
-            "currency_coef": 1,
-            "fx_rate_source": "legal",
-            "fx_rate_date": null,
-            "amount_leg": 300,
-            "settlement_amount_leg": null,
-            "bank_reference": "REF-11-3",
-            "version": 1
-          }
-        }
-      ]
-    }
-  },
-  "createPayout": {
-    "request": {
-      "currency": "CZK",
-      "date_issued": "2026-11-20",
-      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
-      "description": "Card payments 14–19 November",
-      "lines": [
-        {
-          "description": "Card payment",
-          "amount": 1210,
-          "date_transaction": "2026-11-14"
-        },
-        {
-          "description": "Card payment",
-          "amount": 605,
-          "date_transaction": "2026-11-18"
-        },
-        {
-          "description": "Processing fee",
-          "amount": -38.5,
-          "gl_account": {
-            "number": "568"
-          }
-        }
-      ]
-    },
-    "response": {
-      "id": 1,
-      "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
-      "transaction_type": null,
-      "created_at": "2026-12-02T06:02:10.331Z",
-      "edited_at": "2026-12-02T06:02:10.331Z",
-      "is_locked": false,
-      "currency": "CZK",
-      "date_issued": "2026-11-20",
-      "description": "Card payments 14–19 November",
-      "total_amount": 1776.5,
-      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
-      "no": null,
-      "copy_from_id": null,
-      "version": 1,
-      "legal_currency": "CZK",
-      "fx_rate": 1,
-      "currency_coef": 1,
-      "total_amount_leg": 1776.5,
-      "lines": [
-        {
-          "id": 1,
-          "description": "Card payment",
-          "amount": 1210,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": "2026-11-14",
-          "date_accounting": null,
-          "currency": null,
-          "order": 1,
-          "paid_record": null,
-          "gl_account": null,
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": 1210,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        },
-        {
-          "id": 2,
-          "description": "Card payment",
-          "amount": 605,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": "2026-11-18",
-          "date_accounting": null,
-          "currency": null,
-          "order": 2,
-          "paid_record": null,
-          "gl_account": null,
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": 605,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        },
-        {
-          "id": 3,
-          "description": "Processing fee",
-          "amount": -38.5,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": null,
-          "date_accounting": null,
-          "currency": null,
-          "order": 3,
-          "paid_record": null,
-          "gl_account": {
-            "number": "568"
-          },
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": -38.5,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        }
-      ]
-    }
-  },
-  "getPayout": {
-    "response": {
-      "id": 1,
-      "uid": "dcfc744d-77c6-4651-a897-6b940e0034b4",
-      "transaction_type": null,
-      "created_at": "2026-12-02T06:02:10.331Z",
-      "edited_at": "2026-12-02T06:02:10.331Z",
-      "is_locked": false,
-      "currency": "CZK",
-      "date_issued": "2026-11-20",
-      "description": "Card payments 14–19 November",
-      "total_amount": 1776.5,
-      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
-      "no": null,
-      "copy_from_id": null,
-      "version": 1,
-      "legal_currency": "CZK",
-      "fx_rate": 1,
-      "currency_coef": 1,
-      "total_amount_leg": 1776.5,
-      "lines": [
-        {
-          "id": 1,
-          "description": "Card payment",
-          "amount": 1210,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": "2026-11-14",
-          "date_accounting": null,
-          "currency": null,
-          "order": 1,
-          "paid_record": null,
-          "gl_account": null,
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": 1210,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        },
-        {
-          "id": 2,
-          "description": "Card payment",
-          "amount": 605,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": "2026-11-18",
-          "date_accounting": null,
-          "currency": null,
-          "order": 2,
-          "paid_record": null,
-          "gl_account": null,
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": 605,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        },
-        {
-          "id": 3,
-          "description": "Processing fee",
-          "amount": -38.5,
-          "amount_original": null,
-          "payment_amount": null,
-          "date_transaction": null,
-          "date_accounting": null,
-          "currency": null,
-          "order": 3,
-          "paid_record": null,
-          "gl_account": {
-            "number": "568"
-          },
-          "match_status": "none",
-          "matched_document": null,
-          "amount_leg": -38.5,
-          "settlement_amount_leg": null,
-          "fx_rate": 1,
-          "currency_coef": 1,
-          "fx_rate_source": "legal",
-          "fx_rate_date": null
-        }
-      ]
-    }
-  },
-  "uploadInvoiceAttachment": {
-    "response": {
-      "id": 1,
-      "document_id": 1,
-      "file_name": "git-logo.png",
-      "content_type": "image/png",
-      "size": 207,
-      "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
-      "source": "upload",
-      "created_at": "2026-12-02T06:02:11.160Z"
-    }
-  },
-  "listInvoiceAttachments": {
-    "response": {
-      "total": 1,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "document_id": 1,
-          "file_name": "git-logo.png",
-          "content_type": "image/png",
-          "size": 207,
-          "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
-          "source": "upload",
-          "created_at": "2026-12-02T06:02:11.160Z"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getInvoiceAttachment": {},
-  "deleteInvoiceAttachment": {
-    "response": {
-      "id": 1,
-      "document_id": 1,
-      "file_name": "git-logo.png",
-      "content_type": "image/png",
-      "size": 207,
-      "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
-      "source": "upload",
-      "created_at": "2026-12-02T06:02:11.160Z"
-    }
-  },
-  "uploadBillAttachment": {
-    "response": {
-      "id": 2,
-      "document_id": 2,
-      "file_name": "shared-mime-info-spec.pdf",
-      "content_type": "application/pdf",
-      "size": 140429,
-      "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
-      "source": "upload",
-      "created_at": "2026-12-02T06:02:11.111Z"
-    }
-  },
-  "listBillAttachments": {
-    "response": {
-      "total": 1,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 2,
-          "document_id": 2,
-          "file_name": "shared-mime-info-spec.pdf",
-          "content_type": "application/pdf",
-          "size": 140429,
-          "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
-          "source": "upload",
-          "created_at": "2026-12-02T06:02:11.111Z"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getBillAttachment": {},
-  "deleteBillAttachment": {
-    "response": {
-      "id": 3,
-      "document_id": 2,
-      "file_name": "thin-white-stripe.jpg",
-      "content_type": "image/jpeg",
-      "size": 6525,
-      "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
-      "source": "upload",
-      "created_at": "2026-12-02T06:02:11.199Z"
-    }
-  },
-  "putReminderSettings": {
-    "request": {
-      "enabled": true,
-      "statutory_interest": true,
-      "levels": [
-        {
-          "days_after_due": 7,
-          "fee": {
-            "CZK": 250
-          },
-          "email": {
-            "cs-CZ": {
-              "subject": "Upomínka: {{ invoices }}",
-              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}"
-            },
-            "en": {
-              "subject": "Payment reminder: {{ invoices }}",
-              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}"
-            }
-          }
-        },
-        {
-          "days_after_due": 30,
-          "fee": {
-            "CZK": 500,
-            "EUR": 20
-          },
-          "email": {
-            "cs-CZ": {
-              "subject": "Druhá upomínka: {{ invoices }}",
-              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}"
-            }
-          }
-        }
-      ]
-    },
-    "response": {
-      "enabled": true,
-      "statutory_interest": true,
-      "levels": [
-        {
-          "days_after_due": 7,
-          "fee": {
-            "CZK": 250
-          },
-          "email": {
-            "cs-CZ": {
-              "subject": "Upomínka: {{ invoices }}",
-              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}"
-            },
-            "en": {
-              "subject": "Payment reminder: {{ invoices }}",
-              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}"
-            }
-          }
-        },
-        {
-          "days_after_due": 30,
-          "fee": {
-            "CZK": 500,
-            "EUR": 20
-          },
-          "email": {
-            "cs-CZ": {
-              "subject": "Druhá upomínka: {{ invoices }}",
-              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}"
-            }
-          }
-        }
-      ],
-      "updated_at": "2026-12-02T06:02:11.224Z"
-    }
-  },
-  "getReminderSettings": {
-    "response": {
-      "levels": [
-        {
-          "fee": {
-            "CZK": 250
-          },
-          "email": {
-            "en": {
-              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}",
-              "subject": "Payment reminder: {{ invoices }}"
-            },
-            "cs-CZ": {
-              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}",
-              "subject": "Upomínka: {{ invoices }}"
-            }
-          },
-          "days_after_due": 7
-        },
-        {
-          "fee": {
-            "CZK": 500,
-            "EUR": 20
-          },
-          "email": {
-            "cs-CZ": {
-              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}",
-              "subject": "Druhá upomínka: {{ invoices }}"
-            }
-          },
-          "days_after_due": 30
-        }
-      ],
-      "enabled": true,
-      "statutory_interest": true,
-      "updated_at": "2026-12-02T06:02:11.224Z"
-    }
-  },
-  "deleteReminderSettings": {
-    "response": {
-      "enabled": false,
-      "statutory_interest": true,
-      "levels": [],
-      "updated_at": null
-    }
-  },
-  "runReminders": {
-    "request": {
-      "date": "2026-11-28"
-    },
-    "response": {
-      "date": "2026-11-28",
-      "reminders": [
-        {
-          "id": 1,
-          "customer": "Acme s.r.o.",
-          "to": "accounts@acme.example",
-          "lines": [
-            {
-              "id": 1,
-              "reminder_id": 1,
-              "invoice_id": 8,
-              "invoice_no": "FV202600007",
-              "level": 2,
-              "date": "2026-11-28",
-              "currency": "CZK",
-              "amount_due": 10890,
-              "days_overdue": 40,
-              "interest_rate": 11.25,
-              "interest": 134.26,
-              "fee": 500,
-              "email_status": "pending",
-              "to": "accounts@acme.example",
-              "created_at": "2026-12-02T06:02:11.254Z"
-            }
-          ]
-        }
-      ]
-    }
-  },
-  "getReminderPdf": {},
-  "listInvoiceReminders": {
-    "response": {
-      "total": 1,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "reminder_id": 1,
-          "invoice_id": 8,
-          "invoice_no": "FV202600007",
-          "level": 2,
-          "date": "2026-11-28",
-          "currency": "CZK",
-          "amount_due": 10890,
-          "days_overdue": 40,
-          "interest_rate": 11.25,
-          "interest": 134.26,
-          "fee": 500,
-          "email_status": "written",
-          "to": "accounts@acme.example",
-          "created_at": "2026-12-02T06:02:11.254Z"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "createRecurringInvoice": {
-    "request": {
-      "name": "Hosting Acme",
-      "template": {
-        "customer": {
-          "id": 2001,
-          "business_name": "Acme s.r.o.",
-          "reg_no": "12345678",
-          "vat_no": "CZ12345678",
-          "peppol_id": "9929:CZ12345678",
-          "email": "accounts@acme.example",
-          "address": {
-            "address1": "Dlouhá 12",
-            "city": "Praha",
-            "postal_code": "110 00",
-            "country": "CZ"
-          }
-        },
-        "currency": "CZK",
-        "due_in_days": 14,
-        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
-        "items": [
-          {
-            "title": "Managed hosting {{ period_start }}–{{ period_end }}",
-            "qty": 1,
-            "rate": 2400,
-            "taxes": [
-              {
-                "tax_code": "S",
-                "tax_name": "VAT 21 %",
-                "tax_rate": 21
-              }
-            ]
-          }
-        ]
-      },
-      "schedule": {
-        "frequency": "monthly",
-        "interval": 1,
-        "day_of_month": 1,
-        "start_date": "2026-10-01"
-      },
-      "send_email": false
-    },
-    "response": {
-      "id": 1,
-      "name": "Hosting Acme",
-      "status": "active",
-      "paused_reason": null,
-      "template": {
-        "items": [
-          {
-            "qty": 1,
-            "rate": 2400,
-            "taxes": [
-              {
-                "tax_code": "S",
-                "tax_name": "VAT 21 %",
-                "tax_rate": 21
-              }
-            ],
-            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
-          }
-        ],
-        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
-        "currency": "CZK",
-        "customer": {
-          "id": 2001,
-          "email": "accounts@acme.example",
-          "reg_no": "12345678",
-          "vat_no": "CZ12345678",
-          "address": {
-            "city": "Praha",
-            "country": "CZ",
-            "address1": "Dlouhá 12",
-            "postal_code": "110 00"
-          },
-          "peppol_id": "9929:CZ12345678",
-          "business_name": "Acme s.r.o."
-        },
-        "due_in_days": 14
-      },
-      "schedule": {
-        "interval": 1,
-        "frequency": "monthly",
-        "start_date": "2026-10-01",
-        "day_of_month": 1
-      },
-      "send_email": false,
-      "next_issue_date": "2026-10-01",
-      "upcoming_dates": [
-        "2026-10-01",
-        "2026-11-01",
-        "2026-12-01",
-        "2027-01-01",
-        "2027-02-01"
-      ],
-      "issued_count": 0,
-      "last_issued_date": null,
-      "created_at": "2026-12-02T06:02:13.140Z",
-      "updated_at": "2026-12-02T06:02:13.140Z"
-    }
-  },
-  "listRecurringInvoices": {
-    "response": {
-      "total": 1,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "name": "Hosting Acme (new rate)",
-          "status": "active",
-          "paused_reason": null,
-          "template": {
-            "items": [
-              {
-                "qty": 1,
-                "rate": 2600,
-                "taxes": [
-                  {
-                    "tax_code": "S",
-                    "tax_name": "VAT 21 %",
-                    "tax_rate": 21
-                  }
-                ],
-                "title": "Managed hosting {{ period_start }}–{{ period_end }}"
-              }
-            ],
-            "currency": "CZK",
-            "customer": {
-              "id": 2001,
-              "email": "accounts@acme.example",
-              "reg_no": "12345678",
-              "vat_no": "CZ12345678",
-              "address": {
-                "city": "Praha",
-                "country": "CZ",
-                "address1": "Dlouhá 12",
-                "postal_code": "110 00"
-              },
-              "peppol_id": "9929:CZ12345678",
-              "business_name": "Acme s.r.o."
-            },
-            "due_in_days": 14
-          },
-          "schedule": {
-            "interval": 1,
-            "frequency": "monthly",
-            "start_date": "2026-10-01",
-            "day_of_month": 1
-          },
-          "send_email": false,
-          "next_issue_date": "2027-01-01",
-          "upcoming_dates": [
-            "2027-01-01",
-            "2027-02-01",
-            "2027-03-01",
-            "2027-04-01",
-            "2027-05-01"
-          ],
-          "issued_count": 3,
-          "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-02T06:02:13.140Z",
-          "updated_at": "2026-12-02T06:02:13.408Z"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "getRecurringInvoice": {
-    "response": {
-      "id": 1,
-      "name": "Hosting Acme",
-      "status": "active",
-      "paused_reason": null,
-      "template": {
-        "items": [
-          {
-            "qty": 1,
-            "rate": 2400,
-            "taxes": [
-              {
-                "tax_code": "S",
-                "tax_name": "VAT 21 %",
-                "tax_rate": 21
-              }
-            ],
-            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
-          }
-        ],
-        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
-        "currency": "CZK",
-        "customer": {
-          "id": 2001,
-          "email": "accounts@acme.example",
-          "reg_no": "12345678",
-          "vat_no": "CZ12345678",
-          "address": {
-            "city": "Praha",
-            "country": "CZ",
-            "address1": "Dlouhá 12",
-            "postal_code": "110 00"
-          },
-          "peppol_id": "9929:CZ12345678",
-          "business_name": "Acme s.r.o."
-        },
-        "due_in_days": 14
-      },
-      "schedule": {
-        "interval": 1,
-        "frequency": "monthly",
-        "start_date": "2026-10-01",
-        "day_of_month": 1
-      },
-      "send_email": false,
-      "next_issue_date": "2027-01-01",
-      "upcoming_dates": [
-        "2027-01-01",
-        "2027-02-01",
-        "2027-03-01",
-        "2027-04-01",
-        "2027-05-01"
-      ],
-      "issued_count": 3,
-      "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T06:02:13.140Z",
-      "updated_at": "2026-12-02T06:02:13.231Z"
-    }
-  },
-  "updateRecurringInvoice": {
-    "request": {
-      "name": "Hosting Acme (new rate)",
-      "template": {
-        "customer": {
-          "id": 2001,
-          "business_name": "Acme s.r.o.",
-          "reg_no": "12345678",
-          "vat_no": "CZ12345678",
-          "peppol_id": "9929:CZ12345678",
-          "email": "accounts@acme.example",
-          "address": {
-            "address1": "Dlouhá 12",
-            "city": "Praha",
-            "postal_code": "110 00",
-            "country": "CZ"
-          }
-        },
-        "currency": "CZK",
-        "due_in_days": 14,
-        "items": [
-          {
-            "title": "Managed hosting {{ period_start }}–{{ period_end }}",
-            "qty": 1,
-            "rate": 2600,
-            "taxes": [
-              {
-                "tax_code": "S",
-                "tax_name": "VAT 21 %",
-                "tax_rate": 21
-              }
-            ]
-          }
-        ]
-      },
-      "schedule": {
-        "frequency": "monthly",
-        "interval": 1,
-        "day_of_month": 1,
-        "start_date": "2026-10-01"
-      }
-    },
-    "response": {
-      "id": 1,
-      "name": "Hosting Acme (new rate)",
-      "status": "active",
-      "paused_reason": null,
-      "template": {
-        "items": [
-          {
-            "qty": 1,
-            "rate": 2600,
-            "taxes": [
-              {
-                "tax_code": "S",
-                "tax_name": "VAT 21 %",
-                "tax_rate": 21
-              }
-            ],
-            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
-          }
-        ],
-        "currency": "CZK",
-        "customer": {
-          "id": 2001,
-          "email": "accounts@acme.example",
-          "reg_no": "12345678",
-          "vat_no": "CZ12345678",
-          "address": {
-            "city": "Praha",
-            "country": "CZ",
-            "address1": "Dlouhá 12",
-            "postal_code": "110 00"
-          },
-          "peppol_id": "9929:CZ12345678",
-          "business_name": "Acme s.r.o."
-        },
-        "due_in_days": 14
-      },
-      "schedule": {
-        "interval": 1,
-        "frequency": "monthly",
-        "start_date": "2026-10-01",
-        "day_of_month": 1
-      },
-      "send_email": false,
-      "next_issue_date": "2027-01-01",
-      "upcoming_dates": [
-        "2027-01-01",
-        "2027-02-01",
-        "2027-03-01",
-        "2027-04-01",
-        "2027-05-01"
-      ],
-      "issued_count": 3,
-      "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T06:02:13.140Z",
-      "updated_at": "2026-12-02T06:02:13.354Z"
-    }
-  },
-  "deleteRecurringInvoice": {
-    "response": {
-      "id": 2,
-      "deleted": true
-    }
-  },
-  "pauseRecurringInvoice": {
-    "response": {
-      "id": 1,
-      "name": "Hosting Acme (new rate)",
-      "status": "paused",
-      "paused_reason": null,
-      "template": {
-        "items": [
-          {
-            "qty": 1,
-            "rate": 2600,
-            "taxes": [
-              {
-                "tax_code": "S",
-                "tax_name": "VAT 21 %",
-                "tax_rate": 21
-              }
-            ],
-            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
-          }
-        ],
-        "currency": "CZK",
-        "customer": {
-          "id": 2001,
-          "email": "accounts@acme.example",
-          "reg_no": "12345678",
-          "vat_no": "CZ12345678",
-          "address": {
-            "city": "Praha",
-            "country": "CZ",
-            "address1": "Dlouhá 12",
-            "postal_code": "110 00"
-          },
-          "peppol_id": "9929:CZ12345678",
-          "business_name": "Acme s.r.o."
-        },
-        "due_in_days": 14
-      },
-      "schedule": {
-        "interval": 1,
-        "frequency": "monthly",
-        "start_date": "2026-10-01",
-        "day_of_month": 1
-      },
-      "send_email": false,
-      "next_issue_date": "2027-01-01",
-      "upcoming_dates": [
-        "2027-01-01",
-        "2027-02-01",
-        "2027-03-01",
-        "2027-04-01",
-        "2027-05-01"
-      ],
-      "issued_count": 3,
-      "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T06:02:13.140Z",
-      "updated_at": "2026-12-02T06:02:13.386Z"
-    }
-  },
-  "resumeRecurringInvoice": {
-    "response": {
-      "id": 1,
-      "name": "Hosting Acme (new rate)",
-      "status": "active",
-      "paused_reason": null,
-      "template": {
-        "items": [
-          {
-            "qty": 1,
-            "rate": 2600,
-            "taxes": [
-              {
-                "tax_code": "S",
-                "tax_name": "VAT 21 %",
-                "tax_rate": 21
-              }
-            ],
-            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
-          }
-        ],
-        "currency": "CZK",
-        "customer": {
-          "id": 2001,
-          "email": "accounts@acme.example",
-          "reg_no": "12345678",
-          "vat_no": "CZ12345678",
-          "address": {
-            "city": "Praha",
-            "country": "CZ",
-            "address1": "Dlouhá 12",
-            "postal_code": "110 00"
-          },
-          "peppol_id": "9929:CZ12345678",
-          "business_name": "Acme s.r.o."
-        },
-        "due_in_days": 14
-      },
-      "schedule": {
-        "interval": 1,
-        "frequency": "monthly",
-        "start_date": "2026-10-01",
-        "day_of_month": 1
-      },
-      "send_email": false,
-      "next_issue_date": "2027-01-01",
-      "upcoming_dates": [
-        "2027-01-01",
-        "2027-02-01",
-        "2027-03-01",
-        "2027-04-01",
-        "2027-05-01"
-      ],
-      "issued_count": 3,
-      "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T06:02:13.140Z",
-      "updated_at": "2026-12-02T06:02:13.408Z"
-    }
-  },
-  "createNumberingSeries": {
-    "request": {
-      "doc_type": "sales_invoice",
-      "name": "Invoices",
-      "mask": "FV{YYYY}{#####}",
-      "is_default": true
-    },
-    "response": {
-      "id": 2,
-      "doc_type": "sales_invoice",
-      "name": "Invoices",
-      "mask": "FV{YYYY}{#####}",
-      "is_default": true,
-      "created_at": "2026-12-02T06:02:03.200Z"
-    }
-  },
-  "listNumberingSeries": {
-    "response": {
-      "total": 2,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "doc_type": "sales_invoice",
-          "name": "Invoices",
-          "mask": "INV{YYYY}{#####}",
-          "is_default": false,
-          "created_at": "2026-12-02T06:02:03.190Z"
-        },
-        {
-          "id": 2,
-          "doc_type": "sales_invoice",
-          "name": "Invoices",
-          "mask": "FV{YYYY}{#####}",
-          "is_default": true,
-          "created_at": "2026-12-02T06:02:03.200Z"
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "createItem": {
-    "request": {
-      "sku": "CONS-H",
-      "name": "Consulting hour",
-      "unit": {
-        "code": "HUR",
-        "name": "hour"
-      },
-      "sales_rate": 1500,
-      "currency": "CZK",
-      "tax_rate": 21,
-      "gl_account": {
-        "number": "602"
-      }
-    },
-    "response": {
-      "id": 1,
-      "sku": "CONS-H",
-      "name": "Consulting hour",
-      "unit": {
-        "code": "HUR",
-        "name": "hour"
-      },
-      "sales_rate": 1500,
-      "currency": "CZK",
-      "tax_rate": 21,
-      "gl_account": {
-        "number": "602"
-      },
-      "supply": null
-    }
-  },
-  "listItems": {
-    "response": {
-      "total": 1,
-      "from": 0,
-      "take": 100,
-      "entities": [
-        {
-          "id": 1,
-          "sku": "CONS-H",
-          "name": "Consulting hour",
-          "unit": {
-            "code": "HUR",
-            "name": "hour"
-          },
-          "sales_rate": 1500,
-          "currency": "CZK",
-          "tax_rate": 21,
-          "gl_account": {
-            "number": "602"
-          },
-          "supply": null
-        }
-      ],
-      "aggregations": []
-    }
-  },
-  "createPriceList": {
-    "request": {
-      "name": "Partners 2027",
-      "currency": "CZK",
-      "valid_from": "2027-01-01",
-      "is_default": false,
-      "rates": [
-        {
-          "item_id": 1,
-          "rate": 1350,
-          "min_qty": 10
-        }
-      ]
-    },
-    "response": {
-      "id": 1,
-      "name": "Partners 2027",
-      "currency": "CZK",
-      "valid_from": "2027-01-01",
-      "valid_to": null,
-      "is_default": false,
-      "rates": [
-        {
-          "item_id": 1,
-          "rate": 1350,
-          "min_qty": 10
-        }
       ]
     }
   },
@@ -6165,15 +331,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
+          "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T06:02:02.735Z",
-          "last_used_at": "2026-12-02T06:02:02.766Z",
+          "created_at": "2026-12-02T13:22:49.555Z",
+          "last_used_at": "2026-12-02T13:22:49.628Z",
           "revoked_at": null
         }
       ],
@@ -6183,36 +349,50 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
+      "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T06:02:02.735Z",
-      "last_used_at": "2026-12-02T06:02:02.766Z",
+      "created_at": "2026-12-02T13:22:49.555Z",
+      "last_used_at": "2026-12-02T13:22:49.628Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_WhmmDH4MrEyMtiHL2sXV_18K2zy",
+      "client_id": "cl_pK4VG18MuXCj1wQgY5sG_0SE7fw",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T06:02:02.798Z",
+      "created_at": "2026-12-02T13:22:49.673Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T06:02:02.819Z"
+      "revoked_at": "2026-12-02T13:22:49.701Z"
     }
   },
   "deleteClient": {
     "response": {
       "id": 2,
       "deleted": true
+    }
+  },
+  "issueAccessToken": {
+    "request": {
+      "grant_type": "client_credentials",
+      "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
+      "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+      "scope": "accounting:read"
+    },
+    "response": {
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImJmMGE3MmNjLTM4M2YtNDcwOC1hM2UwLWY1MjRhMzdmZmEzMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9Ob3AxU1NUSjRxbmRwZ3habm9nMF80RHp1aEUiLCJqdGkiOiJkY2MxZjQ0OC01ZjFlLTRmZWItOWI1NS0zODkxOWM1NGNiYjAiLCJpYXQiOjE3OTYyMTc3NjksImV4cCI6MTc5NjIxODY2OX0.EXAMPLE-SIGNATURE",
+      "token_type": "Bearer",
+      "expires_in": 900,
+      "scope": "accounting:read"
     }
   },
   "listAuditEvents": {
@@ -6224,12 +404,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:25",
           "service": "sales",
-          "recorded_at": "2026-12-02T06:02:13.407Z",
+          "recorded_at": "2026-12-02T13:23:02.670Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "8c8bf884-a493-464b-8553-84586cc40231",
+          "request_id": "3e360773-2a94-4d3a-9437-29cee5577120",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -6284,9 +464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T06:02:13.140Z",
+            "created_at": "2026-12-02T13:23:02.353Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T06:02:13.386Z",
+            "updated_at": "2026-12-02T13:23:02.651Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6341,9 +521,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T06:02:13.140Z",
+            "created_at": "2026-12-02T13:23:02.353Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T06:02:13.408Z",
+            "updated_at": "2026-12-02T13:23:02.671Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6357,17 +537,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 25,
-          "hash": "a03de110c578f463723ae1f09a1686675c090ffe4567cdc1790a9aadb8967e9e"
+          "hash": "28a2f5e6362a549e73b25c96bf9d2d16a47a50b8d5c21c157520f05a44ae43bb"
         },
         {
           "id": "sales:24",
           "service": "sales",
-          "recorded_at": "2026-12-02T06:02:13.385Z",
+          "recorded_at": "2026-12-02T13:23:02.651Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "238485e6-097c-48fc-b826-52102b2d648f",
+          "request_id": "3033f321-8fd1-45d3-85ac-49f039b0a478",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -6422,9 +602,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T06:02:13.140Z",
+            "created_at": "2026-12-02T13:23:02.353Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T06:02:13.354Z",
+            "updated_at": "2026-12-02T13:23:02.596Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6479,9 +659,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T06:02:13.140Z",
+            "created_at": "2026-12-02T13:23:02.353Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T06:02:13.386Z",
+            "updated_at": "2026-12-02T13:23:02.651Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -6495,7 +675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 24,
-          "hash": "82441b40cd09151cf06e411e7d6de51860b849faa016fecc3a57e29076ef58ed"
+          "hash": "a31511c47b4441863006d92db8cd15bb549ad06685fddd60bce633fbdf7bb12d"
         }
       ],
       "aggregations": []
@@ -6539,8 +719,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "settings",
-          "records": 23,
-          "chained_through": 23,
+          "records": 27,
+          "chained_through": 27,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -6582,8 +762,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-02T06:02:02.178Z",
-      "updated_at": "2026-12-02T06:02:02.178Z"
+      "created_at": "2026-12-02T13:22:48.718Z",
+      "updated_at": "2026-12-02T13:22:48.718Z"
     }
   },
   "updateOrganisation": {
@@ -6626,22 +806,148 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-02T06:02:02.178Z",
-      "updated_at": "2026-12-02T06:02:02.558Z"
+      "created_at": "2026-12-02T13:22:48.718Z",
+      "updated_at": "2026-12-02T13:22:49.226Z"
     }
   },
-  "issueAccessToken": {
+  "getTaxFilingSettings": {
+    "response": {
+      "email": "ucetni@novak-consulting.example",
+      "phone": "+420222333444",
+      "period": "monthly",
+      "data_box": "ab12cd3",
+      "signatory": {
+        "position": "jednatel",
+        "last_name": "Novák",
+        "first_name": "Jan"
+      },
+      "filer_type": "legal_person",
+      "tax_office": "451",
+      "prepared_by": {
+        "phone": "+420601123456",
+        "last_name": "Svobodová",
+        "first_name": "Eva"
+      },
+      "natural_person": null,
+      "reverse_charge_code": null,
+      "tax_office_workplace": "2001",
+      "updated_at": "2026-12-02T13:22:50.387Z"
+    }
+  },
+  "putTaxFilingSettings": {
     "request": {
-      "grant_type": "client_credentials",
-      "client_id": "cl_wqzs3bgVSZYFIdulCQEd_0W5ROf",
-      "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-      "scope": "accounting:read"
+      "tax_office": "451",
+      "tax_office_workplace": "2001",
+      "filer_type": "legal_person",
+      "signatory": {
+        "first_name": "Jan",
+        "last_name": "Novák",
+        "position": "jednatel"
+      },
+      "prepared_by": {
+        "first_name": "Eva",
+        "last_name": "Svobodová",
+        "phone": "+420601123456"
+      },
+      "phone": "+420222333444",
+      "email": "ucetni@novak-consulting.example",
+      "data_box": "ab12cd3",
+      "period": "monthly"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImVkNmI3NGU3LWE5ODktNDMxZS1hNmMzLTZhZmVlOTBjNjViMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF93cXpzM2JnVlNaWUZJZHVsQ1FFZF8wVzVST2YiLCJqdGkiOiI1ZDNiZDI5Ni1hNjI5LTQ3NzEtYjZjYi1iMjgzNmFmMWZjODIiLCJpYXQiOjE3OTYxOTEzMjIsImV4cCI6MTc5NjE5MjIyMn0.EXAMPLE-SIGNATURE",
-      "token_type": "Bearer",
-      "expires_in": 900,
-      "scope": "accounting:read"
+      "tax_office": "451",
+      "tax_office_workplace": "2001",
+      "filer_type": "legal_person",
+      "natural_person": null,
+      "signatory": {
+        "first_name": "Jan",
+        "last_name": "Novák",
+        "position": "jednatel"
+      },
+      "prepared_by": {
+        "first_name": "Eva",
+        "last_name": "Svobodová",
+        "phone": "+420601123456"
+      },
+      "phone": "+420222333444",
+      "email": "ucetni@novak-consulting.example",
+      "data_box": "ab12cd3",
+      "period": "monthly",
+      "reverse_charge_code": null,
+      "updated_at": "2026-12-02T13:22:50.387Z"
+    }
+  },
+  "createOrganisation": {
+    "request": {
+      "name": "Novák Consulting s.r.o.",
+      "country": "CZ",
+      "legal_currency": "CZK",
+      "is_vat_payer": true,
+      "reg_no": "27074358",
+      "vat_no": "CZ27074358",
+      "address": {
+        "address1": "Václavské náměstí 1",
+        "city": "Praha",
+        "postal_code": "110 00",
+        "country": "CZ"
+      },
+      "bank_account": {
+        "account_number": "2900123456/2010",
+        "iban": "CZ6520100000002900123456",
+        "bic": "FIOBCZPP"
+      }
+    },
+    "response": {
+      "organisation": {
+        "id": 2,
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": null,
+        "email": null,
+        "phone": null,
+        "fb": null,
+        "insta": null,
+        "country": "CZ",
+        "legal_currency": "CZK",
+        "is_vat_payer": true,
+        "is_large_enterprise": false,
+        "peppol_id": null,
+        "bank_account": {
+          "account_number": "2900123456/2010",
+          "iban": "CZ6520100000002900123456",
+          "bic": "FIOBCZPP"
+        },
+        "rounding_increment": null,
+        "default_supply": "goods",
+        "lock_date": null,
+        "created_at": "2026-12-02T13:22:48.718Z",
+        "updated_at": "2026-12-02T13:22:48.718Z"
+      },
+      "admin_key": {
+        "id": 2,
+        "name": "Admin key",
+        "prefix": "ak_jBNLztRg",
+        "scopes": [
+          "admin"
+        ],
+        "status": "active",
+        "created_at": "2026-12-02T13:22:48.722Z",
+        "expires_at": null,
+        "last_used_at": null,
+        "revoked_at": null,
+        "key": "ak_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+      }
     }
   },
   "listWebhooks": {
@@ -6662,8 +968,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-02T06:02:02.976Z",
-          "updated_at": "2026-12-02T06:02:02.982Z"
+          "created_at": "2026-12-02T13:22:50.131Z",
+          "updated_at": "2026-12-02T13:22:50.138Z"
         }
       ],
       "aggregations": []
@@ -6690,8 +996,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T06:02:02.976Z",
-      "updated_at": "2026-12-02T06:02:02.982Z",
+      "created_at": "2026-12-02T13:22:50.131Z",
+      "updated_at": "2026-12-02T13:22:50.138Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6708,8 +1014,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T06:02:02.976Z",
-      "updated_at": "2026-12-02T06:02:02.982Z"
+      "created_at": "2026-12-02T13:22:50.131Z",
+      "updated_at": "2026-12-02T13:22:50.138Z"
     }
   },
   "updateWebhook": {
@@ -6733,8 +1039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T06:02:02.976Z",
-      "updated_at": "2026-12-02T06:02:03.054Z"
+      "created_at": "2026-12-02T13:22:50.131Z",
+      "updated_at": "2026-12-02T13:22:50.231Z"
     }
   },
   "deleteWebhook": {
@@ -6757,8 +1063,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T06:02:02.976Z",
-      "updated_at": "2026-12-02T06:02:13.506Z",
+      "created_at": "2026-12-02T13:22:50.131Z",
+      "updated_at": "2026-12-02T13:23:02.829Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -6771,31 +1077,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 17,
           "webhook_id": 1,
-          "event_id": "de2eade9-e38b-4d6f-b944-6d8794ee2a3f",
+          "event_id": "86d57238-8316-4e88-9b01-5bc5c6e41bd3",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 8,
+          "last_duration_ms": 24,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T07:02:13.378Z",
-          "created_at": "2026-12-02T06:02:13.314Z",
+          "next_attempt_at": "2026-12-02T14:23:02.634Z",
+          "created_at": "2026-12-02T13:23:02.522Z",
           "completed_at": null
         },
         {
           "id": 16,
           "webhook_id": 1,
-          "event_id": "8ca566f5-d523-4e59-a4ca-7efa18fb16c1",
+          "event_id": "29c3a0b3-6782-488b-9256-9e33a56ffcf9",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 7,
+          "last_duration_ms": 13,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T07:02:13.338Z",
-          "created_at": "2026-12-02T06:02:13.248Z",
+          "next_attempt_at": "2026-12-02T14:23:02.580Z",
+          "created_at": "2026-12-02T13:23:02.456Z",
           "completed_at": null
         }
       ],
@@ -6806,16 +1112,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 17,
       "webhook_id": 1,
-      "event_id": "de2eade9-e38b-4d6f-b944-6d8794ee2a3f",
+      "event_id": "86d57238-8316-4e88-9b01-5bc5c6e41bd3",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 8,
+      "last_duration_ms": 24,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-02T06:02:13.483Z",
-      "created_at": "2026-12-02T06:02:13.314Z",
+      "next_attempt_at": "2026-12-02T13:23:02.799Z",
+      "created_at": "2026-12-02T13:23:02.522Z",
       "completed_at": null
     }
   },
@@ -7286,144 +1592,6164 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     }
   },
-  "getTaxFilingSettings": {
+  "listContacts": {
     "response": {
-      "email": "ucetni@novak-consulting.example",
-      "phone": "+420222333444",
-      "period": "monthly",
-      "data_box": "ab12cd3",
-      "signatory": {
-        "position": "jednatel",
-        "last_name": "Novák",
-        "first_name": "Jan"
-      },
-      "filer_type": "legal_person",
-      "tax_office": "451",
-      "prepared_by": {
-        "phone": "+420601123456",
-        "last_name": "Svobodová",
-        "first_name": "Eva"
-      },
-      "natural_person": null,
-      "reverse_charge_code": null,
-      "tax_office_workplace": "2001",
-      "updated_at": "2026-12-02T06:02:03.171Z"
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 20,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 1,
+          "business_name": "AUTOMOTOLAND CZ s.r.o.",
+          "display_name": null,
+          "reg_no": "26835746",
+          "vat_no": "CZ26835746",
+          "tax_no": null,
+          "address": {
+            "city": "Hlučín",
+            "country": "CZ",
+            "address1": "Ostravská 1941/38a",
+            "address2": null,
+            "postal_code": "748 01"
+          },
+          "email": "ucetni@automotoland.example",
+          "phone": null,
+          "peppol_id": null,
+          "preferred_locale": null,
+          "bank_accounts": [
+            {
+              "bic": null,
+              "iban": "CZ7555000000000000351361",
+              "account_number": "351361/5500"
+            }
+          ],
+          "payment_terms_days": 30,
+          "currency": "CZK",
+          "notes": null,
+          "archived": false,
+          "used": false,
+          "created_at": "2026-12-02T13:22:49.771Z",
+          "updated_at": "2026-12-02T13:22:49.849Z"
+        }
+      ],
+      "aggregations": []
     }
   },
-  "putTaxFilingSettings": {
+  "createContact": {
     "request": {
-      "tax_office": "451",
-      "tax_office_workplace": "2001",
-      "filer_type": "legal_person",
-      "signatory": {
-        "first_name": "Jan",
-        "last_name": "Novák",
-        "position": "jednatel"
-      },
-      "prepared_by": {
-        "first_name": "Eva",
-        "last_name": "Svobodová",
-        "phone": "+420601123456"
-      },
-      "phone": "+420222333444",
-      "email": "ucetni@novak-consulting.example",
-      "data_box": "ab12cd3",
-      "period": "monthly"
-    },
-    "response": {
-      "tax_office": "451",
-      "tax_office_workplace": "2001",
-      "filer_type": "legal_person",
-      "natural_person": null,
-      "signatory": {
-        "first_name": "Jan",
-        "last_name": "Novák",
-        "position": "jednatel"
-      },
-      "prepared_by": {
-        "first_name": "Eva",
-        "last_name": "Svobodová",
-        "phone": "+420601123456"
-      },
-      "phone": "+420222333444",
-      "email": "ucetni@novak-consulting.example",
-      "data_box": "ab12cd3",
-      "period": "monthly",
-      "reverse_charge_code": null,
-      "updated_at": "2026-12-02T06:02:03.171Z"
-    }
-  },
-  "createOrganisation": {
-    "request": {
-      "name": "Novák Consulting s.r.o.",
-      "country": "CZ",
-      "legal_currency": "CZK",
-      "is_vat_payer": true,
-      "reg_no": "27074358",
-      "vat_no": "CZ27074358",
+      "business_name": "AUTOMOTOLAND CZ s.r.o.",
+      "reg_no": "26835746",
+      "vat_no": "CZ26835746",
       "address": {
-        "address1": "Václavské náměstí 1",
-        "city": "Praha",
-        "postal_code": "110 00",
+        "address1": "Ostravská 1941/38a",
+        "address2": null,
+        "postal_code": "748 01",
+        "city": "Hlučín",
         "country": "CZ"
       },
-      "bank_account": {
-        "account_number": "2900123456/2010",
-        "iban": "CZ6520100000002900123456",
-        "bic": "FIOBCZPP"
-      }
+      "email": "fakturace@automotoland.example",
+      "bank_accounts": [
+        {
+          "account_number": "351361/5500"
+        }
+      ],
+      "payment_terms_days": 14,
+      "currency": "CZK",
+      "preferred_locale": "cs-CZ"
     },
     "response": {
-      "organisation": {
-        "id": 2,
+      "id": 1,
+      "business_name": "AUTOMOTOLAND CZ s.r.o.",
+      "display_name": null,
+      "reg_no": "26835746",
+      "vat_no": "CZ26835746",
+      "tax_no": null,
+      "address": {
+        "address1": "Ostravská 1941/38a",
+        "address2": null,
+        "postal_code": "748 01",
+        "city": "Hlučín",
+        "country": "CZ"
+      },
+      "email": "fakturace@automotoland.example",
+      "phone": null,
+      "peppol_id": null,
+      "preferred_locale": "cs-CZ",
+      "bank_accounts": [
+        {
+          "account_number": "351361/5500",
+          "iban": "CZ7555000000000000351361",
+          "bic": null
+        }
+      ],
+      "payment_terms_days": 14,
+      "currency": "CZK",
+      "notes": null,
+      "archived": false,
+      "used": false,
+      "created_at": "2026-12-02T13:22:49.771Z",
+      "updated_at": "2026-12-02T13:22:49.771Z"
+    }
+  },
+  "lookupContact": {
+    "response": {
+      "reg_no": "26835746",
+      "business_name": "AUTOMOTOLAND CZ s.r.o.",
+      "vat_no": "CZ26835746",
+      "address": {
+        "address1": "Ostravská 1941/38a",
+        "address2": null,
+        "postal_code": "748 01",
+        "city": "Hlučín",
+        "country": "CZ"
+      },
+      "legal_form": "112",
+      "date_established": "2004-05-31",
+      "date_dissolved": null,
+      "source": {
+        "register": "ares",
+        "read_at": "2026-12-02T13:22:49.757Z",
+        "age_seconds": 0,
+        "cached": false
+      }
+    }
+  },
+  "checkVatNumber": {
+    "response": {
+      "vat_no": "SK2020411811",
+      "valid": true,
+      "name": "Slovenská sporiteľňa, a.s.",
+      "address": "Tomášikova 48, 832 37 Bratislava",
+      "request_date": "2026-12-02",
+      "consultation_number": "WAPIAAAAY5xH0Zb2",
+      "source": {
+        "register": "vies",
+        "read_at": "2026-12-02T13:22:49.819Z",
+        "age_seconds": 0,
+        "cached": false
+      }
+    }
+  },
+  "getVatPayerStatus": {
+    "response": {
+      "vat_no": "CZ26835746",
+      "registered": true,
+      "unreliable": false,
+      "unreliable_since": null,
+      "tax_office": "463",
+      "name": "AUTOMOTOLAND CZ",
+      "published_accounts": [
+        {
+          "account_number": "351361/5500",
+          "iban": "CZ7555000000000000351361",
+          "published_on": "2020-04-04"
+        }
+      ],
+      "source": {
+        "register": "vat_payers",
+        "read_at": "2026-12-02T13:22:49.806Z",
+        "age_seconds": 0,
+        "cached": false
+      }
+    }
+  },
+  "getContact": {
+    "response": {
+      "id": 1,
+      "business_name": "AUTOMOTOLAND CZ s.r.o.",
+      "display_name": null,
+      "reg_no": "26835746",
+      "vat_no": "CZ26835746",
+      "tax_no": null,
+      "address": {
+        "city": "Hlučín",
+        "country": "CZ",
+        "address1": "Ostravská 1941/38a",
+        "address2": null,
+        "postal_code": "748 01"
+      },
+      "email": "fakturace@automotoland.example",
+      "phone": null,
+      "peppol_id": null,
+      "preferred_locale": "cs-CZ",
+      "bank_accounts": [
+        {
+          "bic": null,
+          "iban": "CZ7555000000000000351361",
+          "account_number": "351361/5500"
+        }
+      ],
+      "payment_terms_days": 14,
+      "currency": "CZK",
+      "notes": null,
+      "archived": false,
+      "used": false,
+      "created_at": "2026-12-02T13:22:49.771Z",
+      "updated_at": "2026-12-02T13:22:49.771Z"
+    }
+  },
+  "replaceContact": {
+    "request": {
+      "reg_no": "26835746",
+      "business_name": "AUTOMOTOLAND CZ s.r.o.",
+      "vat_no": "CZ26835746",
+      "address": {
+        "address1": "Ostravská 1941/38a",
+        "address2": null,
+        "postal_code": "748 01",
+        "city": "Hlučín",
+        "country": "CZ"
+      },
+      "email": "ucetni@automotoland.example",
+      "bank_accounts": [
+        {
+          "account_number": "351361/5500"
+        }
+      ],
+      "payment_terms_days": 30,
+      "currency": "CZK"
+    },
+    "response": {
+      "id": 1,
+      "business_name": "AUTOMOTOLAND CZ s.r.o.",
+      "display_name": null,
+      "reg_no": "26835746",
+      "vat_no": "CZ26835746",
+      "tax_no": null,
+      "address": {
+        "address1": "Ostravská 1941/38a",
+        "address2": null,
+        "postal_code": "748 01",
+        "city": "Hlučín",
+        "country": "CZ"
+      },
+      "email": "ucetni@automotoland.example",
+      "phone": null,
+      "peppol_id": null,
+      "preferred_locale": null,
+      "bank_accounts": [
+        {
+          "account_number": "351361/5500",
+          "iban": "CZ7555000000000000351361",
+          "bic": null
+        }
+      ],
+      "payment_terms_days": 30,
+      "currency": "CZK",
+      "notes": null,
+      "archived": false,
+      "used": false,
+      "created_at": "2026-12-02T13:22:49.771Z",
+      "updated_at": "2026-12-02T13:22:49.849Z"
+    }
+  },
+  "deleteContact": {
+    "response": {
+      "id": 2,
+      "deleted": true,
+      "archived": false
+    }
+  },
+  "listEmails": {
+    "response": [
+      {
+        "id": 1,
+        "from": "billing@novak-consulting.example",
+        "reply_to": null,
+        "to": "accounts@acme.example",
+        "to_cc": null,
+        "to_bcc": null,
+        "subject": "Invoice FV202600001",
+        "body": "Dear customer, please find the invoice attached.",
+        "include_attachment": true,
+        "attachments": [
+          {
+            "id": 1,
+            "file_name": "Invoice-FV202600001.pdf",
+            "binary_content": null
+          }
+        ],
+        "status": "written",
+        "error": null,
+        "document_type": "sales_invoice",
+        "document_id": 1,
+        "created_at": "2026-12-02T13:22:57.825Z"
+      }
+    ]
+  },
+  "emailInvoice": {
+    "request": {
+      "to": "accounts@acme.example",
+      "subject": "Invoice FV202600001",
+      "body": "Dear customer, please find the invoice attached.",
+      "include_attachment": true
+    },
+    "response": {
+      "id": 1,
+      "success": true,
+      "to": "accounts@acme.example",
+      "subject": "Invoice FV202600001",
+      "no": "FV202600001"
+    }
+  },
+  "createCreditNote": {
+    "request": {
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "peppol_id": "9929:CZ12345678",
+        "email": "accounts@acme.example",
+        "address": {
+          "address1": "Dlouhá 12",
+          "city": "Praha",
+          "postal_code": "110 00",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "culture": "cs-CZ",
+      "date_issued": "2026-11-10",
+      "credited_doc_id": 1,
+      "notes": "Two consulting hours were not delivered.",
+      "items": [
+        {
+          "title": "Consulting hour",
+          "qty": 2,
+          "rate": 1500,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 2,
+      "uid": "fcf0d77a-dae7-4ba3-95bc-15f651974fd0",
+      "created_at": "2026-12-02T13:22:57.889Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 3630,
+      "subtotal_amount": 3000,
+      "tax_amount": 630,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 3630,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 3,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 3000,
+      "tax_amount_leg": 630,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 3630,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-10",
+      "date_taxable": "2026-11-10",
+      "date_due": null,
+      "delivery_condition": null,
+      "no": "CN202600001",
+      "notes": "Two consulting hours were not delivered.",
+      "memo": null,
+      "org": {
         "name": "Novák Consulting s.r.o.",
         "reg_no": "27074358",
         "tax_no": null,
         "vat_no": "CZ27074358",
         "eori_no": null,
         "address": {
+          "city": "Praha",
+          "country": "CZ",
           "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "credited_doc_id": 1,
+      "credited_doc_no": "FV202600001",
+      "buyer_reference": null,
+      "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Consulting hour",
+          "description": null,
+          "qty": 2,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 3000,
+          "net_amount": 3000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 630,
+              "tax_amount_leg": 630,
+              "tax_base": 3000,
+              "tax_base_leg": 3000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 630,
+          "tax_amount_leg": 630,
+          "tax_base": 3000,
+          "tax_base_leg": 3000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": []
+    }
+  },
+  "checkCreditNoteNo": {
+    "response": {
+      "exists": true,
+      "ids": [
+        2
+      ]
+    }
+  },
+  "getCreditNoteHtml": {},
+  "listCreditNotes": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 100,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 2,
+          "uid": "fcf0d77a-dae7-4ba3-95bc-15f651974fd0",
+          "created_at": "2026-12-02T13:22:57.889Z",
+          "edited_at": null,
+          "is_locked": false,
+          "total_amount": 3630,
+          "subtotal_amount": 3000,
+          "tax_amount": 630,
+          "rounding_increment": null,
+          "rounding_amount": 0,
+          "amount_paid": 0,
+          "amount_due": 3630,
+          "bank_account": null,
+          "billing_address": null,
+          "shipping_address": null,
+          "counter_id": 3,
+          "currency": "CZK",
+          "currency_coef": 1,
+          "fx_rate": 1,
+          "tax_fx_rate": 1,
+          "currency_leg": "CZK",
+          "subtotal_amount_leg": 3000,
+          "tax_amount_leg": 630,
+          "rounding_amount_leg": 0,
+          "total_amount_leg": 3630,
+          "customer": {
+            "id": 2001,
+            "business_name": "Acme s.r.o.",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00",
+              "city": "Praha",
+              "country": "CZ"
+            },
+            "email": "accounts@acme.example",
+            "peppol_id": "9929:CZ12345678"
+          },
+          "contact_id": null,
+          "culture": "cs-CZ",
+          "document_locale": null,
+          "template_layout": null,
+          "date_issued": "2026-11-10",
+          "date_taxable": "2026-11-10",
+          "date_due": null,
+          "delivery_condition": null,
+          "no": "CN202600001",
+          "notes": "Two consulting hours were not delivered.",
+          "memo": null,
+          "org": {
+            "name": "Novák Consulting s.r.o.",
+            "reg_no": "27074358",
+            "tax_no": null,
+            "vat_no": "CZ27074358",
+            "eori_no": null,
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Václavské náměstí 1",
+              "postal_code": "110 00"
+            },
+            "info_legal": null,
+            "config": {},
+            "website": "https://novak-consulting.example",
+            "email": "billing@novak-consulting.example",
+            "phone": null,
+            "fb": null,
+            "insta": null
+          },
+          "payment_reference": null,
+          "payment_info": null,
+          "payment_method": null,
+          "constant_symbol": null,
+          "specific_symbol": null,
+          "credited_doc_id": 1,
+          "credited_doc_no": "FV202600001",
+          "buyer_reference": null,
+          "order_reference": null,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
+          "payment_term": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_nexus": null,
+          "type": null,
+          "payment_status": "unpaid",
+          "overdue_days": 0,
+          "shop_a_object_id": null,
+          "items": [
+            {
+              "id": 1,
+              "title": "Consulting hour",
+              "description": null,
+              "qty": 2,
+              "rate": 1500,
+              "rate_discounted": 1500,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 3000,
+              "net_amount": 3000,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
+              "sku": null,
+              "item": null,
+              "variant": null,
+              "unit": {
+                "code": "HUR",
+                "name": "hour"
+              },
+              "gl_account": null,
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_rate": 21,
+                  "tax_amount": 630,
+                  "tax_amount_leg": 630,
+                  "tax_base": 3000,
+                  "tax_base_leg": 3000,
+                  "currency_leg": "CZK",
+                  "tax_index": null,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "rate_type": null,
+                  "tax_details": null,
+                  "tax_category": "S"
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 630,
+              "tax_amount_leg": 630,
+              "tax_base": 3000,
+              "tax_base_leg": 3000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ],
+          "shipping_charges": [],
+          "discounts": [],
+          "urls": []
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getCreditNote": {
+    "response": {
+      "id": 2,
+      "uid": "fcf0d77a-dae7-4ba3-95bc-15f651974fd0",
+      "created_at": "2026-12-02T13:22:57.889Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 3630,
+      "subtotal_amount": 3000,
+      "tax_amount": 630,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 3630,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 3,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 3000,
+      "tax_amount_leg": 630,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 3630,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
           "postal_code": "110 00",
           "city": "Praha",
           "country": "CZ"
         },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-10",
+      "date_taxable": "2026-11-10",
+      "date_due": null,
+      "delivery_condition": null,
+      "no": "CN202600001",
+      "notes": "Two consulting hours were not delivered.",
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
         "info_legal": null,
         "config": {},
-        "website": null,
-        "email": null,
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
         "phone": null,
         "fb": null,
-        "insta": null,
-        "country": "CZ",
-        "legal_currency": "CZK",
-        "is_vat_payer": true,
-        "is_large_enterprise": false,
-        "peppol_id": null,
-        "bank_account": {
-          "account_number": "2900123456/2010",
-          "iban": "CZ6520100000002900123456",
-          "bic": "FIOBCZPP"
-        },
-        "rounding_increment": null,
-        "default_supply": "goods",
-        "lock_date": null,
-        "created_at": "2026-12-02T06:02:02.178Z",
-        "updated_at": "2026-12-02T06:02:02.178Z"
+        "insta": null
       },
-      "admin_key": {
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "credited_doc_id": 1,
+      "credited_doc_no": "FV202600001",
+      "buyer_reference": null,
+      "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Consulting hour",
+          "description": null,
+          "qty": 2,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 3000,
+          "net_amount": 3000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 630,
+              "tax_amount_leg": 630,
+              "tax_base": 3000,
+              "tax_base_leg": 3000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 630,
+          "tax_amount_leg": 630,
+          "tax_base": 3000,
+          "tax_base_leg": 3000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": []
+    }
+  },
+  "getCreditNotePdf": {},
+  "allocateCreditNote": {
+    "request": {
+      "invoice_id": 1,
+      "date": "2026-11-10"
+    },
+    "response": {
+      "id": 2,
+      "credit_note": {
         "id": 2,
-        "name": "Admin key",
-        "prefix": "ak_yuaa8MBp",
-        "scopes": [
-          "admin"
-        ],
-        "status": "active",
-        "created_at": "2026-12-02T06:02:02.182Z",
-        "expires_at": null,
-        "last_used_at": null,
-        "revoked_at": null,
-        "key": "ak_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "no": "CN202600001"
+      },
+      "invoice": {
+        "id": 1,
+        "no": "FV202600001"
+      },
+      "amount": 3630,
+      "currency": "CZK",
+      "date": "2026-11-10",
+      "created_at": "2026-12-02T13:22:58.732Z",
+      "removed_at": null,
+      "exchange_difference": null
+    }
+  },
+  "listCreditNoteAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T13:22:58.644Z",
+          "removed_at": "2026-12-02T13:22:58.682Z",
+          "exchange_difference": null
+        },
+        {
+          "id": 2,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 3630,
+          "currency": "CZK",
+          "date": "2026-11-10",
+          "created_at": "2026-12-02T13:22:58.732Z",
+          "removed_at": null,
+          "exchange_difference": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "removeCreditNoteAllocation": {
+    "response": {
+      "id": 1,
+      "credit_note": {
+        "id": 2,
+        "no": "CN202600001"
+      },
+      "invoice": {
+        "id": 1,
+        "no": "FV202600001"
+      },
+      "amount": 100,
+      "currency": "CZK",
+      "date": "2026-12-02",
+      "created_at": "2026-12-02T13:22:58.644Z",
+      "removed_at": "2026-12-02T13:22:58.682Z",
+      "exchange_difference": null
+    }
+  },
+  "evaluateInvoiceCompliance": {
+    "request": [
+      1
+    ],
+    "response": [
+      {
+        "invoice_id": 1,
+        "compliance": {
+          "status": "evaluated",
+          "reporting_method": "no_reporting",
+          "delivery_eligibility": "eligible",
+          "required_action": "none",
+          "allowed_actions": {
+            "send_email": true,
+            "download_pdf": true,
+            "send_via_peppol": true,
+            "submit_to_tax_authority": false
+          },
+          "evaluated_at": "2026-12-02T13:22:57.085Z",
+          "blocking_reason": null
+        }
       }
+    ]
+  },
+  "getInvoiceCompliance": {
+    "response": {
+      "invoice_id": 1,
+      "compliance": {
+        "status": "evaluated",
+        "reporting_method": "no_reporting",
+        "delivery_eligibility": "eligible",
+        "required_action": "none",
+        "allowed_actions": {
+          "send_email": true,
+          "download_pdf": true,
+          "send_via_peppol": true,
+          "submit_to_tax_authority": false
+        },
+        "evaluated_at": "2026-12-02T13:22:57.085Z",
+        "blocking_reason": null
+      }
+    }
+  },
+  "getItemSalesRate": {
+    "response": {
+      "rate": 1815,
+      "source": "item",
+      "price_list_id": null
+    }
+  },
+  "createItem": {
+    "request": {
+      "sku": "CONS-H",
+      "name": "Consulting hour",
+      "unit": {
+        "code": "HUR",
+        "name": "hour"
+      },
+      "sales_rate": 1500,
+      "currency": "CZK",
+      "tax_rate": 21,
+      "gl_account": {
+        "number": "602"
+      }
+    },
+    "response": {
+      "id": 1,
+      "sku": "CONS-H",
+      "name": "Consulting hour",
+      "unit": {
+        "code": "HUR",
+        "name": "hour"
+      },
+      "sales_rate": 1500,
+      "currency": "CZK",
+      "tax_rate": 21,
+      "gl_account": {
+        "number": "602"
+      },
+      "supply": null
+    }
+  },
+  "listItems": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "sku": "CONS-H",
+          "name": "Consulting hour",
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "sales_rate": 1500,
+          "currency": "CZK",
+          "tax_rate": 21,
+          "gl_account": {
+            "number": "602"
+          },
+          "supply": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createPriceList": {
+    "request": {
+      "name": "Partners 2027",
+      "currency": "CZK",
+      "valid_from": "2027-01-01",
+      "is_default": false,
+      "rates": [
+        {
+          "item_id": 1,
+          "rate": 1350,
+          "min_qty": 10
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "name": "Partners 2027",
+      "currency": "CZK",
+      "valid_from": "2027-01-01",
+      "valid_to": null,
+      "is_default": false,
+      "rates": [
+        {
+          "item_id": 1,
+          "rate": 1350,
+          "min_qty": 10
+        }
+      ]
+    }
+  },
+  "createInvoice": {
+    "request": {
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "peppol_id": "9929:CZ12345678",
+        "email": "accounts@acme.example",
+        "address": {
+          "address1": "Dlouhá 12",
+          "city": "Praha",
+          "postal_code": "110 00",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "culture": "cs-CZ",
+      "date_issued": "2026-11-03",
+      "date_due": "2026-11-17",
+      "buyer_reference": "ACME-PO-2026-118",
+      "items": [
+        {
+          "title": "Consulting hour",
+          "item": {
+            "id": 1
+          },
+          "qty": 12,
+          "rate": 1500,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21
+            }
+          ]
+        },
+        {
+          "title": "Handbook",
+          "qty": 2,
+          "rate": 450,
+          "taxes": [
+            {
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "tax_rate": 12
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "uid": "75526aee-835b-47f2-8666-8e88ee4042dc",
+      "created_at": "2026-12-02T13:22:50.625Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 22788,
+      "subtotal_amount": 18900,
+      "tax_amount": 3888,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 22788,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 2,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 18900,
+      "tax_amount_leg": 3888,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 22788,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-17",
+      "delivery_condition": null,
+      "no": "FV202600001",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "buyer_reference": "ACME-PO-2026-118",
+      "order_reference": null,
+      "recurring_invoice_id": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 15,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Consulting hour",
+          "description": null,
+          "qty": 12,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 18000,
+          "net_amount": 18000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": {
+            "id": 1
+          },
+          "variant": null,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "gl_account": {
+            "number": "602"
+          },
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 3780,
+              "tax_amount_leg": 3780,
+              "tax_base": 18000,
+              "tax_base_leg": 18000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        },
+        {
+          "id": 2,
+          "title": "Handbook",
+          "description": null,
+          "qty": 2,
+          "rate": 450,
+          "rate_discounted": 450,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 900,
+          "net_amount": 900,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 12,
+              "tax_amount": 108,
+              "tax_amount_leg": 108,
+              "tax_base": 900,
+              "tax_base_leg": 900,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 3780,
+          "tax_amount_leg": 3780,
+          "tax_base": 18000,
+          "tax_base_leg": 18000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        },
+        {
+          "id": 2,
+          "tax_rate": 12,
+          "tax_amount": 108,
+          "tax_amount_leg": 108,
+          "tax_base": 900,
+          "tax_base_leg": 900,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "R",
+          "tax_name": "VAT 12 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": []
+    }
+  },
+  "listInvoices": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 10,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 1,
+          "uid": "75526aee-835b-47f2-8666-8e88ee4042dc",
+          "created_at": "2026-12-02T13:22:50.625Z",
+          "edited_at": null,
+          "is_locked": false,
+          "total_amount": 22788,
+          "subtotal_amount": 18900,
+          "tax_amount": 3888,
+          "rounding_increment": null,
+          "rounding_amount": 0,
+          "amount_paid": 0,
+          "amount_due": 22788,
+          "bank_account": null,
+          "billing_address": null,
+          "shipping_address": null,
+          "counter_id": 2,
+          "currency": "CZK",
+          "currency_coef": 1,
+          "fx_rate": 1,
+          "tax_fx_rate": 1,
+          "currency_leg": "CZK",
+          "subtotal_amount_leg": 18900,
+          "tax_amount_leg": 3888,
+          "rounding_amount_leg": 0,
+          "total_amount_leg": 22788,
+          "customer": {
+            "id": 2001,
+            "business_name": "Acme s.r.o.",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00",
+              "city": "Praha",
+              "country": "CZ"
+            },
+            "email": "accounts@acme.example",
+            "peppol_id": "9929:CZ12345678"
+          },
+          "contact_id": null,
+          "culture": "cs-CZ",
+          "document_locale": null,
+          "template_layout": null,
+          "date_issued": "2026-11-03",
+          "date_taxable": "2026-11-03",
+          "date_due": "2026-11-17",
+          "delivery_condition": null,
+          "no": "FV202600001",
+          "notes": null,
+          "memo": null,
+          "org": {
+            "name": "Novák Consulting s.r.o.",
+            "reg_no": "27074358",
+            "tax_no": null,
+            "vat_no": "CZ27074358",
+            "eori_no": null,
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Václavské náměstí 1",
+              "postal_code": "110 00"
+            },
+            "info_legal": null,
+            "config": {},
+            "website": "https://novak-consulting.example",
+            "email": "billing@novak-consulting.example",
+            "phone": null,
+            "fb": null,
+            "insta": null
+          },
+          "payment_reference": null,
+          "payment_info": null,
+          "payment_method": null,
+          "constant_symbol": null,
+          "specific_symbol": null,
+          "buyer_reference": "ACME-PO-2026-118",
+          "order_reference": null,
+          "recurring_invoice_id": null,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
+          "payment_term": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_nexus": null,
+          "type": null,
+          "payment_status": "unpaid",
+          "overdue_days": 15,
+          "shop_a_object_id": null,
+          "items": [
+            {
+              "id": 1,
+              "title": "Consulting hour",
+              "description": null,
+              "qty": 12,
+              "rate": 1500,
+              "rate_discounted": 1500,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 18000,
+              "net_amount": 18000,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
+              "sku": null,
+              "item": {
+                "id": 1
+              },
+              "variant": null,
+              "unit": {
+                "code": "HUR",
+                "name": "hour"
+              },
+              "gl_account": {
+                "number": "602"
+              },
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_rate": 21,
+                  "tax_amount": 3780,
+                  "tax_amount_leg": 3780,
+                  "tax_base": 18000,
+                  "tax_base_leg": 18000,
+                  "currency_leg": "CZK",
+                  "tax_index": null,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "rate_type": null,
+                  "tax_details": null,
+                  "tax_category": "S"
+                }
+              ]
+            },
+            {
+              "id": 2,
+              "title": "Handbook",
+              "description": null,
+              "qty": 2,
+              "rate": 450,
+              "rate_discounted": 450,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 900,
+              "net_amount": 900,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
+              "sku": null,
+              "item": null,
+              "variant": null,
+              "unit": null,
+              "gl_account": null,
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_rate": 12,
+                  "tax_amount": 108,
+                  "tax_amount_leg": 108,
+                  "tax_base": 900,
+                  "tax_base_leg": 900,
+                  "currency_leg": "CZK",
+                  "tax_index": null,
+                  "tax_code": "R",
+                  "tax_name": "VAT 12 %",
+                  "rate_type": null,
+                  "tax_details": null,
+                  "tax_category": "S"
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 3780,
+              "tax_amount_leg": 3780,
+              "tax_base": 18000,
+              "tax_base_leg": 18000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            },
+            {
+              "id": 2,
+              "tax_rate": 12,
+              "tax_amount": 108,
+              "tax_amount_leg": 108,
+              "tax_base": 900,
+              "tax_base_leg": 900,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ],
+          "shipping_charges": [],
+          "discounts": [],
+          "urls": []
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getInvoice": {
+    "response": {
+      "id": 1,
+      "uid": "75526aee-835b-47f2-8666-8e88ee4042dc",
+      "created_at": "2026-12-02T13:22:50.625Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 22788,
+      "subtotal_amount": 18900,
+      "tax_amount": 3888,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 22788,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 2,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 18900,
+      "tax_amount_leg": 3888,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 22788,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-17",
+      "delivery_condition": null,
+      "no": "FV202600001",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "buyer_reference": "ACME-PO-2026-118",
+      "order_reference": null,
+      "recurring_invoice_id": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 15,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Consulting hour",
+          "description": null,
+          "qty": 12,
+          "rate": 1500,
+          "rate_discounted": 1500,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 18000,
+          "net_amount": 18000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": {
+            "id": 1
+          },
+          "variant": null,
+          "unit": {
+            "code": "HUR",
+            "name": "hour"
+          },
+          "gl_account": {
+            "number": "602"
+          },
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 3780,
+              "tax_amount_leg": 3780,
+              "tax_base": 18000,
+              "tax_base_leg": 18000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        },
+        {
+          "id": 2,
+          "title": "Handbook",
+          "description": null,
+          "qty": 2,
+          "rate": 450,
+          "rate_discounted": 450,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 900,
+          "net_amount": 900,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 12,
+              "tax_amount": 108,
+              "tax_amount_leg": 108,
+              "tax_base": 900,
+              "tax_base_leg": 900,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "R",
+              "tax_name": "VAT 12 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 3780,
+          "tax_amount_leg": 3780,
+          "tax_base": 18000,
+          "tax_base_leg": 18000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        },
+        {
+          "id": 2,
+          "tax_rate": 12,
+          "tax_amount": 108,
+          "tax_amount_leg": 108,
+          "tax_base": 900,
+          "tax_base_leg": 900,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "R",
+          "tax_name": "VAT 12 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": []
+    }
+  },
+  "getInvoiceHtml": {},
+  "getInvoicePdf": {},
+  "listInvoiceAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T13:22:58.644Z",
+          "removed_at": "2026-12-02T13:22:58.682Z",
+          "exchange_difference": null
+        },
+        {
+          "id": 2,
+          "credit_note": {
+            "id": 2,
+            "no": "CN202600001"
+          },
+          "invoice": {
+            "id": 1,
+            "no": "FV202600001"
+          },
+          "amount": 3630,
+          "currency": "CZK",
+          "date": "2026-11-10",
+          "created_at": "2026-12-02T13:22:58.732Z",
+          "removed_at": null,
+          "exchange_difference": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "uploadInvoiceAttachment": {
+    "response": {
+      "id": 1,
+      "document_id": 1,
+      "file_name": "git-logo.png",
+      "content_type": "image/png",
+      "size": 207,
+      "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
+      "source": "upload",
+      "created_at": "2026-12-02T13:23:00.928Z"
+    }
+  },
+  "listInvoiceAttachments": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "document_id": 1,
+          "file_name": "git-logo.png",
+          "content_type": "image/png",
+          "size": 207,
+          "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
+          "source": "upload",
+          "created_at": "2026-12-02T13:23:00.928Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getInvoiceAttachment": {},
+  "deleteInvoiceAttachment": {
+    "response": {
+      "id": 1,
+      "document_id": 1,
+      "file_name": "git-logo.png",
+      "content_type": "image/png",
+      "size": 207,
+      "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
+      "source": "upload",
+      "created_at": "2026-12-02T13:23:00.928Z"
+    }
+  },
+  "getInvoiceUbl": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>FV202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n  <cbc:DueDate>2026-11-17</cbc:DueDate>\n  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:Delivery>\n    <cbc:ActualDeliveryDate>2026-11-03</cbc:ActualDeliveryDate>\n    <cac:DeliveryLocation>\n      <cac:Address>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:Address>\n    </cac:DeliveryLocation>\n  </cac:Delivery>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">3888.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">18000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">3780.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">900.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">108.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18900.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">18900.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">22788.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">22788.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:InvoiceLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"HUR\">12</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n  <cac:InvoiceLine>\n    <cbc:ID>2</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"C62\">2</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">900.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Handbook</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">450</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n</Invoice>\n"
+    }
+  },
+  "getInvoiceIsdoc": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>75526AEE-835B-47F2-8666-8E88EE4042DC</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+    }
+  },
+  "getCreditNoteUbl": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CreditNote xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>CN202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-10</cbc:IssueDate>\n  <cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>\n  <cbc:Note>Two consulting hours were not delivered.</cbc:Note>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:BillingReference>\n    <cac:InvoiceDocumentReference>\n      <cbc:ID>FV202600001</cbc:ID>\n      <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n    </cac:InvoiceDocumentReference>\n  </cac:BillingReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:Delivery>\n    <cbc:ActualDeliveryDate>2026-11-10</cbc:ActualDeliveryDate>\n    <cac:DeliveryLocation>\n      <cac:Address>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:Address>\n    </cac:DeliveryLocation>\n  </cac:Delivery>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">3000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">630.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">3000.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">3630.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">3630.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:CreditNoteLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:CreditedQuantity unitCode=\"HUR\">2</cbc:CreditedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">3000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:CreditNoteLine>\n</CreditNote>\n"
+    }
+  },
+  "getCreditNoteIsdoc": {
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>FCF0D77A-DAE7-4BA3-95BC-15F651974FD0</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>75526AEE-835B-47F2-8666-8E88EE4042DC</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+    }
+  },
+  "getAgedReceivables": {
+    "response": {
+      "as_of": "2026-11-30",
+      "totals": [
+        {
+          "currency": "CZK",
+          "current": 6000,
+          "days_1_30": 300,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 6300
+        }
+      ],
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "contact": {
+            "id": 2002,
+            "name": "Kunde GmbH"
+          },
+          "currency": "CZK",
+          "documents": 1,
+          "current": 6000,
+          "days_1_30": 0,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 6000
+        },
+        {
+          "contact": {
+            "id": 2001,
+            "name": "Acme s.r.o."
+          },
+          "currency": "CZK",
+          "documents": 1,
+          "current": 0,
+          "days_1_30": 300,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 300
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getCustomerStatement": {
+    "response": {
+      "customer": {
+        "id": 2001,
+        "name": "Acme s.r.o."
+      },
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "currencies": [
+        {
+          "currency": "CZK",
+          "opening_balance": 0,
+          "lines": [
+            {
+              "date": "2026-11-03",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 1,
+                "no": "FV202600001"
+              },
+              "payment": null,
+              "amount": 22788,
+              "balance": 22788
+            },
+            {
+              "date": "2026-11-10",
+              "kind": "credit_note",
+              "document": {
+                "type": "sales_credit_note",
+                "id": 2,
+                "no": "CN202600001"
+              },
+              "payment": null,
+              "amount": -3630,
+              "balance": 19158
+            },
+            {
+              "date": "2026-11-12",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 3,
+                "no": "FV202600002"
+              },
+              "payment": null,
+              "amount": 2420,
+              "balance": 21578
+            },
+            {
+              "date": "2026-11-12",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 4,
+                "no": "FV202600003"
+              },
+              "payment": null,
+              "amount": 300,
+              "balance": 21878
+            },
+            {
+              "date": "2026-11-12",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 5,
+                "no": "FV202600004"
+              },
+              "payment": null,
+              "amount": 300,
+              "balance": 22178
+            },
+            {
+              "date": "2026-11-16",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 1,
+                "no": "FV202600001"
+              },
+              "payment": {
+                "id": 1,
+                "source": "bank_transaction"
+              },
+              "amount": -19158,
+              "balance": 3020
+            },
+            {
+              "date": "2026-11-24",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 3,
+                "no": "FV202600002"
+              },
+              "payment": {
+                "id": 2,
+                "source": "bank_transaction"
+              },
+              "amount": -2420,
+              "balance": 600
+            },
+            {
+              "date": "2026-11-27",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 4,
+                "no": "FV202600003"
+              },
+              "payment": {
+                "id": 4,
+                "source": "bank_transaction"
+              },
+              "amount": -300,
+              "balance": 300
+            },
+            {
+              "date": "2026-11-27",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 5,
+                "no": "FV202600004"
+              },
+              "payment": {
+                "id": 4,
+                "source": "bank_transaction"
+              },
+              "amount": -300,
+              "balance": 0
+            },
+            {
+              "date": "2026-11-27",
+              "kind": "payment",
+              "document": {
+                "type": "sales_invoice",
+                "id": 5,
+                "no": "FV202600004"
+              },
+              "payment": {
+                "id": 4,
+                "source": "bank_transaction"
+              },
+              "amount": 300,
+              "balance": 300
+            }
+          ],
+          "closing_balance": 300
+        }
+      ]
+    }
+  },
+  "putReminderSettings": {
+    "request": {
+      "enabled": true,
+      "statutory_interest": true,
+      "levels": [
+        {
+          "days_after_due": 7,
+          "fee": {
+            "CZK": 250
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}"
+            },
+            "en": {
+              "subject": "Payment reminder: {{ invoices }}",
+              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}"
+            }
+          }
+        },
+        {
+          "days_after_due": 30,
+          "fee": {
+            "CZK": 500,
+            "EUR": 20
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Druhá upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}"
+            }
+          }
+        }
+      ]
+    },
+    "response": {
+      "enabled": true,
+      "statutory_interest": true,
+      "levels": [
+        {
+          "days_after_due": 7,
+          "fee": {
+            "CZK": 250
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}"
+            },
+            "en": {
+              "subject": "Payment reminder: {{ invoices }}",
+              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}"
+            }
+          }
+        },
+        {
+          "days_after_due": 30,
+          "fee": {
+            "CZK": 500,
+            "EUR": 20
+          },
+          "email": {
+            "cs-CZ": {
+              "subject": "Druhá upomínka: {{ invoices }}",
+              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}"
+            }
+          }
+        }
+      ],
+      "updated_at": "2026-12-02T13:23:01.180Z"
+    }
+  },
+  "getReminderSettings": {
+    "response": {
+      "levels": [
+        {
+          "fee": {
+            "CZK": 250
+          },
+          "email": {
+            "en": {
+              "body": "Hello,\ninvoices {{ invoices }} are overdue, {{ total_due }} in all. Please pay them.\n{{ org }}",
+              "subject": "Payment reminder: {{ invoices }}"
+            },
+            "cs-CZ": {
+              "body": "Dobrý den,\nevidujeme neuhrazené faktury {{ invoices }}, celkem {{ total_due }}. Prosíme o úhradu.\n{{ org }}",
+              "subject": "Upomínka: {{ invoices }}"
+            }
+          },
+          "days_after_due": 7
+        },
+        {
+          "fee": {
+            "CZK": 500,
+            "EUR": 20
+          },
+          "email": {
+            "cs-CZ": {
+              "body": "Dobrý den,\nstále evidujeme {{ total_due }}.\n{{ org }}",
+              "subject": "Druhá upomínka: {{ invoices }}"
+            }
+          },
+          "days_after_due": 30
+        }
+      ],
+      "enabled": true,
+      "statutory_interest": true,
+      "updated_at": "2026-12-02T13:23:01.180Z"
+    }
+  },
+  "deleteReminderSettings": {
+    "response": {
+      "enabled": false,
+      "statutory_interest": true,
+      "levels": [],
+      "updated_at": null
+    }
+  },
+  "runReminders": {
+    "request": {
+      "date": "2026-11-28"
+    },
+    "response": {
+      "date": "2026-11-28",
+      "reminders": [
+        {
+          "id": 1,
+          "customer": "Acme s.r.o.",
+          "to": "accounts@acme.example",
+          "lines": [
+            {
+              "id": 1,
+              "reminder_id": 1,
+              "invoice_id": 8,
+              "invoice_no": "FV202600007",
+              "level": 2,
+              "date": "2026-11-28",
+              "currency": "CZK",
+              "amount_due": 10890,
+              "days_overdue": 40,
+              "interest_rate": 11.25,
+              "interest": 134.26,
+              "fee": 500,
+              "email_status": "pending",
+              "to": "accounts@acme.example",
+              "created_at": "2026-12-02T13:23:01.224Z"
+            }
+          ]
+        }
+      ]
+    }
+  },
+  "getReminderPdf": {},
+  "listInvoiceReminders": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "reminder_id": 1,
+          "invoice_id": 8,
+          "invoice_no": "FV202600007",
+          "level": 2,
+          "date": "2026-11-28",
+          "currency": "CZK",
+          "amount_due": 10890,
+          "days_overdue": 40,
+          "interest_rate": 11.25,
+          "interest": 134.26,
+          "fee": 500,
+          "email_status": "pending",
+          "to": "accounts@acme.example",
+          "created_at": "2026-12-02T13:23:01.224Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createRecurringInvoice": {
+    "request": {
+      "name": "Hosting Acme",
+      "template": {
+        "customer": {
+          "id": 2001,
+          "business_name": "Acme s.r.o.",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "peppol_id": "9929:CZ12345678",
+          "email": "accounts@acme.example",
+          "address": {
+            "address1": "Dlouhá 12",
+            "city": "Praha",
+            "postal_code": "110 00",
+            "country": "CZ"
+          }
+        },
+        "currency": "CZK",
+        "due_in_days": 14,
+        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
+        "items": [
+          {
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}",
+            "qty": 1,
+            "rate": 2400,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ]
+          }
+        ]
+      },
+      "schedule": {
+        "frequency": "monthly",
+        "interval": 1,
+        "day_of_month": 1,
+        "start_date": "2026-10-01"
+      },
+      "send_email": false
+    },
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2400,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2026-10-01",
+      "upcoming_dates": [
+        "2026-10-01",
+        "2026-11-01",
+        "2026-12-01",
+        "2027-01-01",
+        "2027-02-01"
+      ],
+      "issued_count": 0,
+      "last_issued_date": null,
+      "created_at": "2026-12-02T13:23:02.353Z",
+      "updated_at": "2026-12-02T13:23:02.353Z"
+    }
+  },
+  "listRecurringInvoices": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "name": "Hosting Acme (new rate)",
+          "status": "active",
+          "paused_reason": null,
+          "template": {
+            "items": [
+              {
+                "qty": 1,
+                "rate": 2600,
+                "taxes": [
+                  {
+                    "tax_code": "S",
+                    "tax_name": "VAT 21 %",
+                    "tax_rate": 21
+                  }
+                ],
+                "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+              }
+            ],
+            "currency": "CZK",
+            "customer": {
+              "id": 2001,
+              "email": "accounts@acme.example",
+              "reg_no": "12345678",
+              "vat_no": "CZ12345678",
+              "address": {
+                "city": "Praha",
+                "country": "CZ",
+                "address1": "Dlouhá 12",
+                "postal_code": "110 00"
+              },
+              "peppol_id": "9929:CZ12345678",
+              "business_name": "Acme s.r.o."
+            },
+            "due_in_days": 14
+          },
+          "schedule": {
+            "interval": 1,
+            "frequency": "monthly",
+            "start_date": "2026-10-01",
+            "day_of_month": 1
+          },
+          "send_email": false,
+          "next_issue_date": "2027-01-01",
+          "upcoming_dates": [
+            "2027-01-01",
+            "2027-02-01",
+            "2027-03-01",
+            "2027-04-01",
+            "2027-05-01"
+          ],
+          "issued_count": 3,
+          "last_issued_date": "2026-12-01",
+          "created_at": "2026-12-02T13:23:02.353Z",
+          "updated_at": "2026-12-02T13:23:02.671Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getRecurringInvoice": {
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2400,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "notes": "Hosting for {{ period_start }} to {{ period_end }}",
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2027-01-01",
+      "upcoming_dates": [
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01",
+        "2027-05-01"
+      ],
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T13:23:02.353Z",
+      "updated_at": "2026-12-02T13:23:02.433Z"
+    }
+  },
+  "updateRecurringInvoice": {
+    "request": {
+      "name": "Hosting Acme (new rate)",
+      "template": {
+        "customer": {
+          "id": 2001,
+          "business_name": "Acme s.r.o.",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "peppol_id": "9929:CZ12345678",
+          "email": "accounts@acme.example",
+          "address": {
+            "address1": "Dlouhá 12",
+            "city": "Praha",
+            "postal_code": "110 00",
+            "country": "CZ"
+          }
+        },
+        "currency": "CZK",
+        "due_in_days": 14,
+        "items": [
+          {
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}",
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ]
+          }
+        ]
+      },
+      "schedule": {
+        "frequency": "monthly",
+        "interval": 1,
+        "day_of_month": 1,
+        "start_date": "2026-10-01"
+      }
+    },
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme (new rate)",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2027-01-01",
+      "upcoming_dates": [
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01",
+        "2027-05-01"
+      ],
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T13:23:02.353Z",
+      "updated_at": "2026-12-02T13:23:02.596Z"
+    }
+  },
+  "deleteRecurringInvoice": {
+    "response": {
+      "id": 2,
+      "deleted": true
+    }
+  },
+  "pauseRecurringInvoice": {
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme (new rate)",
+      "status": "paused",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2027-01-01",
+      "upcoming_dates": [
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01",
+        "2027-05-01"
+      ],
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T13:23:02.353Z",
+      "updated_at": "2026-12-02T13:23:02.651Z"
+    }
+  },
+  "resumeRecurringInvoice": {
+    "response": {
+      "id": 1,
+      "name": "Hosting Acme (new rate)",
+      "status": "active",
+      "paused_reason": null,
+      "template": {
+        "items": [
+          {
+            "qty": 1,
+            "rate": 2600,
+            "taxes": [
+              {
+                "tax_code": "S",
+                "tax_name": "VAT 21 %",
+                "tax_rate": 21
+              }
+            ],
+            "title": "Managed hosting {{ period_start }}–{{ period_end }}"
+          }
+        ],
+        "currency": "CZK",
+        "customer": {
+          "id": 2001,
+          "email": "accounts@acme.example",
+          "reg_no": "12345678",
+          "vat_no": "CZ12345678",
+          "address": {
+            "city": "Praha",
+            "country": "CZ",
+            "address1": "Dlouhá 12",
+            "postal_code": "110 00"
+          },
+          "peppol_id": "9929:CZ12345678",
+          "business_name": "Acme s.r.o."
+        },
+        "due_in_days": 14
+      },
+      "schedule": {
+        "interval": 1,
+        "frequency": "monthly",
+        "start_date": "2026-10-01",
+        "day_of_month": 1
+      },
+      "send_email": false,
+      "next_issue_date": "2027-01-01",
+      "upcoming_dates": [
+        "2027-01-01",
+        "2027-02-01",
+        "2027-03-01",
+        "2027-04-01",
+        "2027-05-01"
+      ],
+      "issued_count": 3,
+      "last_issued_date": "2026-12-01",
+      "created_at": "2026-12-02T13:23:02.353Z",
+      "updated_at": "2026-12-02T13:23:02.671Z"
+    }
+  },
+  "createNumberingSeries": {
+    "request": {
+      "doc_type": "sales_invoice",
+      "name": "Invoices",
+      "mask": "FV{YYYY}{#####}",
+      "is_default": true
+    },
+    "response": {
+      "id": 2,
+      "doc_type": "sales_invoice",
+      "name": "Invoices",
+      "mask": "FV{YYYY}{#####}",
+      "is_default": true,
+      "created_at": "2026-12-02T13:22:50.454Z"
+    }
+  },
+  "listNumberingSeries": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "doc_type": "sales_invoice",
+          "name": "Invoices",
+          "mask": "INV{YYYY}{#####}",
+          "is_default": false,
+          "created_at": "2026-12-02T13:22:50.439Z"
+        },
+        {
+          "id": 2,
+          "doc_type": "sales_invoice",
+          "name": "Invoices",
+          "mask": "FV{YYYY}{#####}",
+          "is_default": true,
+          "created_at": "2026-12-02T13:22:50.454Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createVendorCredit": {
+    "request": {
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "date_issued": "2026-11-12",
+      "vendor_doc_no": "2026-D-0077",
+      "credited_doc_id": 2,
+      "rsn": "One lamp returned",
+      "items": [
+        {
+          "description": "Desk lamp (returned)",
+          "qty": 1,
+          "rate": 890,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_rate": 21
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 3,
+      "uid": "76e0eae2-8a02-4c7d-aab4-e17c7faef5fc",
+      "created_at": "2026-12-02T13:22:58.873Z",
+      "edited_at": "2026-12-02T13:22:58.873Z",
+      "is_locked": false,
+      "total_amount": 1076.9,
+      "subtotal_amount": 890,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 1076.9,
+      "currency": "CZK",
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "date_issued": "2026-11-12",
+      "date_taxable": null,
+      "date_due": null,
+      "no": "VC202600001",
+      "description": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "tax_nexus": null,
+      "vendor_doc_no": "2026-D-0077",
+      "payment_reference": null,
+      "bank_account_number": null,
+      "contact_id": null,
+      "copy_from_id": null,
+      "items": [
+        {
+          "id": 5,
+          "description": "Desk lamp (returned)",
+          "qty": 1,
+          "rate": 890,
+          "amount": 890,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 186.9,
+              "tax_amount_leg": 186.9,
+              "tax_base": 890,
+              "tax_base_leg": 890,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": null,
+          "tax_index": null,
+          "tax_rate": 21,
+          "tax_amount": 186.9,
+          "tax_amount_leg": 186.9,
+          "tax_base": 890,
+          "tax_base_leg": 890,
+          "tax_code": "S",
+          "tax_name": null,
+          "rate_type": null,
+          "tax_category": "S"
+        }
+      ],
+      "rsn": "One lamp returned",
+      "credited_doc_id": 2,
+      "credited_doc_no": "BILL202600001"
+    }
+  },
+  "allocateVendorCredit": {
+    "request": {
+      "bill_id": 2,
+      "date": "2026-11-12"
+    },
+    "response": {
+      "id": 2,
+      "vendor_credit": {
+        "id": 3,
+        "no": "VC202600001"
+      },
+      "bill": {
+        "id": 2,
+        "no": "BILL202600001"
+      },
+      "amount": 1076.9,
+      "currency": "CZK",
+      "date": "2026-11-12",
+      "created_at": "2026-12-02T13:22:59.010Z",
+      "removed_at": null,
+      "exchange_difference": null
+    }
+  },
+  "listVendorCreditAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T13:22:58.935Z",
+          "removed_at": "2026-12-02T13:22:58.974Z",
+          "exchange_difference": null
+        },
+        {
+          "id": 2,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 1076.9,
+          "currency": "CZK",
+          "date": "2026-11-12",
+          "created_at": "2026-12-02T13:22:59.010Z",
+          "removed_at": null,
+          "exchange_difference": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "removeVendorCreditAllocation": {
+    "response": {
+      "id": 1,
+      "vendor_credit": {
+        "id": 3,
+        "no": "VC202600001"
+      },
+      "bill": {
+        "id": 2,
+        "no": "BILL202600001"
+      },
+      "amount": 100,
+      "currency": "CZK",
+      "date": "2026-12-02",
+      "created_at": "2026-12-02T13:22:58.935Z",
+      "removed_at": "2026-12-02T13:22:58.974Z",
+      "exchange_difference": null
+    }
+  },
+  "listVendorCredits": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 100,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 3,
+          "uid": "76e0eae2-8a02-4c7d-aab4-e17c7faef5fc",
+          "created_at": "2026-12-02T13:22:58.873Z",
+          "edited_at": "2026-12-02T13:22:58.873Z",
+          "is_locked": false,
+          "total_amount": 1076.9,
+          "subtotal_amount": 890,
+          "rounding_amount": 0,
+          "prepaid_amount": 0,
+          "amount_paid": 0,
+          "amount_due": 1076.9,
+          "currency": "CZK",
+          "vendor": {
+            "vat_no": "CZ45274649",
+            "address": {
+              "city": "Brno",
+              "country": "CZ"
+            },
+            "business_name": "Kancelářské potřeby a.s."
+          },
+          "date_issued": "2026-11-12",
+          "date_taxable": null,
+          "date_due": null,
+          "no": "VC202600001",
+          "description": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_fx_rate": 1,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
+          "type": {
+            "id": 1,
+            "name": "purchase"
+          },
+          "payment_status": "unpaid",
+          "overdue_days": 0,
+          "tax_nexus": null,
+          "vendor_doc_no": "2026-D-0077",
+          "payment_reference": null,
+          "bank_account_number": null,
+          "contact_id": null,
+          "copy_from_id": null,
+          "items": [
+            {
+              "id": 5,
+              "description": "Desk lamp (returned)",
+              "qty": 1,
+              "rate": 890,
+              "amount": 890,
+              "tax_deduction_ratio": 1,
+              "net_deduction_ratio": 1,
+              "item": null,
+              "unit": null,
+              "gl_account": null,
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": null,
+                  "tax_index": null,
+                  "tax_rate": 21,
+                  "tax_amount": 186.9,
+                  "tax_amount_leg": 186.9,
+                  "tax_base": 890,
+                  "tax_base_leg": 890,
+                  "tax_code": "S",
+                  "tax_name": null,
+                  "rate_type": null,
+                  "tax_category": "S"
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 186.9,
+              "tax_amount_leg": 186.9,
+              "tax_base": 890,
+              "tax_base_leg": 890,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ],
+          "rsn": "One lamp returned",
+          "credited_doc_id": 2,
+          "credited_doc_no": "BILL202600001"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getVendorCredit": {
+    "response": {
+      "id": 3,
+      "uid": "76e0eae2-8a02-4c7d-aab4-e17c7faef5fc",
+      "created_at": "2026-12-02T13:22:58.873Z",
+      "edited_at": "2026-12-02T13:22:58.873Z",
+      "is_locked": false,
+      "total_amount": 1076.9,
+      "subtotal_amount": 890,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 1076.9,
+      "currency": "CZK",
+      "vendor": {
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        },
+        "business_name": "Kancelářské potřeby a.s."
+      },
+      "date_issued": "2026-11-12",
+      "date_taxable": null,
+      "date_due": null,
+      "no": "VC202600001",
+      "description": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "tax_nexus": null,
+      "vendor_doc_no": "2026-D-0077",
+      "payment_reference": null,
+      "bank_account_number": null,
+      "contact_id": null,
+      "copy_from_id": null,
+      "items": [
+        {
+          "id": 5,
+          "description": "Desk lamp (returned)",
+          "qty": 1,
+          "rate": 890,
+          "amount": 890,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 186.9,
+              "tax_amount_leg": 186.9,
+              "tax_base": 890,
+              "tax_base_leg": 890,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": null,
+          "tax_index": null,
+          "tax_rate": 21,
+          "tax_amount": 186.9,
+          "tax_amount_leg": 186.9,
+          "tax_base": 890,
+          "tax_base_leg": 890,
+          "tax_code": "S",
+          "tax_name": null,
+          "rate_type": null,
+          "tax_category": "S"
+        }
+      ],
+      "rsn": "One lamp returned",
+      "credited_doc_id": 2,
+      "credited_doc_no": "BILL202600001"
+    }
+  },
+  "exportInventoryIn": {
+    "response": {
+      "total": 0,
+      "from": 0,
+      "take": 100,
+      "entities": [],
+      "aggregations": []
+    }
+  },
+  "listBillAllocations": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 100,
+          "currency": "CZK",
+          "date": "2026-12-02",
+          "created_at": "2026-12-02T13:22:58.935Z",
+          "removed_at": "2026-12-02T13:22:58.974Z",
+          "exchange_difference": null
+        },
+        {
+          "id": 2,
+          "vendor_credit": {
+            "id": 3,
+            "no": "VC202600001"
+          },
+          "bill": {
+            "id": 2,
+            "no": "BILL202600001"
+          },
+          "amount": 1076.9,
+          "currency": "CZK",
+          "date": "2026-11-12",
+          "created_at": "2026-12-02T13:22:59.010Z",
+          "removed_at": null,
+          "exchange_difference": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createBill": {
+    "request": {
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "date_issued": "2026-11-05",
+      "date_due": "2026-11-19",
+      "vendor_doc_no": "2026-004512",
+      "payment_reference": "2026004512",
+      "items": [
+        {
+          "description": "Printer paper A4, 50 reams",
+          "qty": 50,
+          "rate": 119,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_rate": 21
+            }
+          ]
+        },
+        {
+          "description": "Desk lamp",
+          "qty": 2,
+          "rate": 890,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_rate": 21
+            }
+          ],
+          "gl_account": {
+            "number": "501"
+          }
+        }
+      ]
+    },
+    "response": {
+      "id": 2,
+      "uid": "7e22126b-b0be-4ebd-b6fc-3e1a01679c0f",
+      "created_at": "2026-12-02T13:22:58.810Z",
+      "edited_at": "2026-12-02T13:22:58.810Z",
+      "is_locked": false,
+      "total_amount": 9353.3,
+      "subtotal_amount": 7730,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 9353.3,
+      "currency": "CZK",
+      "vendor": {
+        "business_name": "Kancelářské potřeby a.s.",
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        }
+      },
+      "date_issued": "2026-11-05",
+      "date_taxable": null,
+      "date_due": "2026-11-19",
+      "no": "BILL202600001",
+      "description": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "payment_status": "unpaid",
+      "overdue_days": 13,
+      "tax_nexus": null,
+      "vendor_doc_no": "2026-004512",
+      "payment_reference": "2026004512",
+      "bank_account_number": null,
+      "contact_id": null,
+      "copy_from_id": null,
+      "items": [
+        {
+          "id": 3,
+          "description": "Printer paper A4, 50 reams",
+          "qty": 50,
+          "rate": 119,
+          "amount": 5950,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 1249.5,
+              "tax_amount_leg": 1249.5,
+              "tax_base": 5950,
+              "tax_base_leg": 5950,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ]
+        },
+        {
+          "id": 4,
+          "description": "Desk lamp",
+          "qty": 2,
+          "rate": 890,
+          "amount": 1780,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": {
+            "number": "501"
+          },
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 373.8,
+              "tax_amount_leg": 373.8,
+              "tax_base": 1780,
+              "tax_base_leg": 1780,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": null,
+          "tax_index": null,
+          "tax_rate": 21,
+          "tax_amount": 1623.3,
+          "tax_amount_leg": 1623.3,
+          "tax_base": 7730,
+          "tax_base_leg": 7730,
+          "tax_code": "S",
+          "tax_name": null,
+          "rate_type": null,
+          "tax_category": "S"
+        }
+      ],
+      "rsn": null,
+      "vendor_check": {
+        "status": "not_checked",
+        "checked_at": "2026-12-02T13:22:58.804Z",
+        "unreliable_payer": null,
+        "account": null,
+        "account_published": null,
+        "over_limit": false,
+        "reasons": [
+          "the register does not know the vendor as a VAT payer"
+        ],
+        "register_read_at": "2026-12-02T13:22:58.800Z"
+      }
+    }
+  },
+  "listBills": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 100,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 2,
+          "uid": "7e22126b-b0be-4ebd-b6fc-3e1a01679c0f",
+          "created_at": "2026-12-02T13:22:58.810Z",
+          "edited_at": "2026-12-02T13:22:58.810Z",
+          "is_locked": false,
+          "total_amount": 9353.3,
+          "subtotal_amount": 7730,
+          "rounding_amount": 0,
+          "prepaid_amount": 0,
+          "amount_paid": 0,
+          "amount_due": 9353.3,
+          "currency": "CZK",
+          "vendor": {
+            "vat_no": "CZ45274649",
+            "address": {
+              "city": "Brno",
+              "country": "CZ"
+            },
+            "business_name": "Kancelářské potřeby a.s."
+          },
+          "date_issued": "2026-11-05",
+          "date_taxable": null,
+          "date_due": "2026-11-19",
+          "no": "BILL202600001",
+          "description": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_fx_rate": 1,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
+          "type": {
+            "id": 1,
+            "name": "purchase"
+          },
+          "payment_status": "unpaid",
+          "overdue_days": 13,
+          "tax_nexus": null,
+          "vendor_doc_no": "2026-004512",
+          "payment_reference": "2026004512",
+          "bank_account_number": null,
+          "contact_id": null,
+          "copy_from_id": null,
+          "items": [
+            {
+              "id": 3,
+              "description": "Printer paper A4, 50 reams",
+              "qty": 50,
+              "rate": 119,
+              "amount": 5950,
+              "tax_deduction_ratio": 1,
+              "net_deduction_ratio": 1,
+              "item": null,
+              "unit": null,
+              "gl_account": null,
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": null,
+                  "tax_index": null,
+                  "tax_rate": 21,
+                  "tax_amount": 1249.5,
+                  "tax_amount_leg": 1249.5,
+                  "tax_base": 5950,
+                  "tax_base_leg": 5950,
+                  "tax_code": "S",
+                  "tax_name": null,
+                  "rate_type": null,
+                  "tax_category": "S"
+                }
+              ]
+            },
+            {
+              "id": 4,
+              "description": "Desk lamp",
+              "qty": 2,
+              "rate": 890,
+              "amount": 1780,
+              "tax_deduction_ratio": 1,
+              "net_deduction_ratio": 1,
+              "item": null,
+              "unit": null,
+              "gl_account": {
+                "number": "501"
+              },
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": null,
+                  "tax_index": null,
+                  "tax_rate": 21,
+                  "tax_amount": 373.8,
+                  "tax_amount_leg": 373.8,
+                  "tax_base": 1780,
+                  "tax_base_leg": 1780,
+                  "tax_code": "S",
+                  "tax_name": null,
+                  "rate_type": null,
+                  "tax_category": "S"
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 1623.3,
+              "tax_amount_leg": 1623.3,
+              "tax_base": 7730,
+              "tax_base_leg": 7730,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ],
+          "rsn": null,
+          "vendor_check": {
+            "status": "not_checked",
+            "account": null,
+            "reasons": [
+              "the register does not know the vendor as a VAT payer"
+            ],
+            "checked_at": "2026-12-02T13:22:58.804Z",
+            "over_limit": false,
+            "register_read_at": "2026-12-02T13:22:58.800Z",
+            "unreliable_payer": null,
+            "account_published": null
+          }
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getBill": {
+    "response": {
+      "id": 2,
+      "uid": "7e22126b-b0be-4ebd-b6fc-3e1a01679c0f",
+      "created_at": "2026-12-02T13:22:58.810Z",
+      "edited_at": "2026-12-02T13:22:58.810Z",
+      "is_locked": false,
+      "total_amount": 9353.3,
+      "subtotal_amount": 7730,
+      "rounding_amount": 0,
+      "prepaid_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 9353.3,
+      "currency": "CZK",
+      "vendor": {
+        "vat_no": "CZ45274649",
+        "address": {
+          "city": "Brno",
+          "country": "CZ"
+        },
+        "business_name": "Kancelářské potřeby a.s."
+      },
+      "date_issued": "2026-11-05",
+      "date_taxable": null,
+      "date_due": "2026-11-19",
+      "no": "BILL202600001",
+      "description": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_fx_rate": 1,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "type": {
+        "id": 1,
+        "name": "purchase"
+      },
+      "payment_status": "unpaid",
+      "overdue_days": 13,
+      "tax_nexus": null,
+      "vendor_doc_no": "2026-004512",
+      "payment_reference": "2026004512",
+      "bank_account_number": null,
+      "contact_id": null,
+      "copy_from_id": null,
+      "items": [
+        {
+          "id": 3,
+          "description": "Printer paper A4, 50 reams",
+          "qty": 50,
+          "rate": 119,
+          "amount": 5950,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 1249.5,
+              "tax_amount_leg": 1249.5,
+              "tax_base": 5950,
+              "tax_base_leg": 5950,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ]
+        },
+        {
+          "id": 4,
+          "description": "Desk lamp",
+          "qty": 2,
+          "rate": 890,
+          "amount": 1780,
+          "tax_deduction_ratio": 1,
+          "net_deduction_ratio": 1,
+          "item": null,
+          "unit": null,
+          "gl_account": {
+            "number": "501"
+          },
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": null,
+              "tax_index": null,
+              "tax_rate": 21,
+              "tax_amount": 373.8,
+              "tax_amount_leg": 373.8,
+              "tax_base": 1780,
+              "tax_base_leg": 1780,
+              "tax_code": "S",
+              "tax_name": null,
+              "rate_type": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": null,
+          "tax_index": null,
+          "tax_rate": 21,
+          "tax_amount": 1623.3,
+          "tax_amount_leg": 1623.3,
+          "tax_base": 7730,
+          "tax_base_leg": 7730,
+          "tax_code": "S",
+          "tax_name": null,
+          "rate_type": null,
+          "tax_category": "S"
+        }
+      ],
+      "rsn": null,
+      "vendor_check": {
+        "status": "not_checked",
+        "account": null,
+        "reasons": [
+          "the register does not know the vendor as a VAT payer"
+        ],
+        "checked_at": "2026-12-02T13:22:58.804Z",
+        "over_limit": false,
+        "register_read_at": "2026-12-02T13:22:58.800Z",
+        "unreliable_payer": null,
+        "account_published": null
+      }
+    }
+  },
+  "uploadBillAttachment": {
+    "response": {
+      "id": 2,
+      "document_id": 2,
+      "file_name": "shared-mime-info-spec.pdf",
+      "content_type": "application/pdf",
+      "size": 140429,
+      "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
+      "source": "upload",
+      "created_at": "2026-12-02T13:23:00.861Z"
+    }
+  },
+  "listBillAttachments": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 2,
+          "document_id": 2,
+          "file_name": "shared-mime-info-spec.pdf",
+          "content_type": "application/pdf",
+          "size": 140429,
+          "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
+          "source": "upload",
+          "created_at": "2026-12-02T13:23:00.861Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getBillAttachment": {},
+  "deleteBillAttachment": {
+    "response": {
+      "id": 3,
+      "document_id": 2,
+      "file_name": "thin-white-stripe.jpg",
+      "content_type": "image/jpeg",
+      "size": 6525,
+      "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
+      "source": "upload",
+      "created_at": "2026-12-02T13:23:01.135Z"
+    }
+  },
+  "importBill": {
+    "requestText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\">\n  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>\n  <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>\n  <cbc:ID>FV202600001</cbc:ID>\n  <cbc:IssueDate>2026-11-03</cbc:IssueDate>\n  <cbc:DueDate>2026-11-17</cbc:DueDate>\n  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DocumentCurrencyCode>CZK</cbc:DocumentCurrencyCode>\n  <cbc:BuyerReference>ACME-PO-2026-118</cbc:BuyerReference>\n  <cac:AccountingSupplierParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ27074358</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Novák Consulting s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Václavské náměstí 1</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ27074358</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Novák Consulting s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>27074358</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n    </cac:Party>\n  </cac:AccountingSupplierParty>\n  <cac:AccountingCustomerParty>\n    <cac:Party>\n      <cbc:EndpointID schemeID=\"9929\">CZ12345678</cbc:EndpointID>\n      <cac:PartyName>\n        <cbc:Name>Acme s.r.o.</cbc:Name>\n      </cac:PartyName>\n      <cac:PostalAddress>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:PostalAddress>\n      <cac:PartyTaxScheme>\n        <cbc:CompanyID>CZ12345678</cbc:CompanyID>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:PartyTaxScheme>\n      <cac:PartyLegalEntity>\n        <cbc:RegistrationName>Acme s.r.o.</cbc:RegistrationName>\n        <cbc:CompanyID>12345678</cbc:CompanyID>\n      </cac:PartyLegalEntity>\n      <cac:Contact>\n        <cbc:ElectronicMail>accounts@acme.example</cbc:ElectronicMail>\n      </cac:Contact>\n    </cac:Party>\n  </cac:AccountingCustomerParty>\n  <cac:Delivery>\n    <cbc:ActualDeliveryDate>2026-11-03</cbc:ActualDeliveryDate>\n    <cac:DeliveryLocation>\n      <cac:Address>\n        <cbc:StreetName>Dlouhá 12</cbc:StreetName>\n        <cbc:CityName>Praha</cbc:CityName>\n        <cbc:PostalZone>110 00</cbc:PostalZone>\n        <cac:Country>\n          <cbc:IdentificationCode>CZ</cbc:IdentificationCode>\n        </cac:Country>\n      </cac:Address>\n    </cac:DeliveryLocation>\n  </cac:Delivery>\n  <cac:PaymentMeans>\n    <cbc:PaymentMeansCode name=\"Credit transfer\">30</cbc:PaymentMeansCode>\n    <cbc:PaymentID>202600001</cbc:PaymentID>\n    <cac:PayeeFinancialAccount>\n      <cbc:ID>CZ6520100000002900123456</cbc:ID>\n      <cac:FinancialInstitutionBranch>\n        <cbc:ID>FIOBCZPP</cbc:ID>\n      </cac:FinancialInstitutionBranch>\n    </cac:PayeeFinancialAccount>\n  </cac:PaymentMeans>\n  <cac:TaxTotal>\n    <cbc:TaxAmount currencyID=\"CZK\">3888.00</cbc:TaxAmount>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">18000.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">3780.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n    <cac:TaxSubtotal>\n      <cbc:TaxableAmount currencyID=\"CZK\">900.00</cbc:TaxableAmount>\n      <cbc:TaxAmount currencyID=\"CZK\">108.00</cbc:TaxAmount>\n      <cac:TaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:TaxCategory>\n    </cac:TaxSubtotal>\n  </cac:TaxTotal>\n  <cac:LegalMonetaryTotal>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18900.00</cbc:LineExtensionAmount>\n    <cbc:TaxExclusiveAmount currencyID=\"CZK\">18900.00</cbc:TaxExclusiveAmount>\n    <cbc:TaxInclusiveAmount currencyID=\"CZK\">22788.00</cbc:TaxInclusiveAmount>\n    <cbc:PayableAmount currencyID=\"CZK\">22788.00</cbc:PayableAmount>\n  </cac:LegalMonetaryTotal>\n  <cac:InvoiceLine>\n    <cbc:ID>1</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"HUR\">12</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">18000.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Consulting hour</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>21</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">1500</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n  <cac:InvoiceLine>\n    <cbc:ID>2</cbc:ID>\n    <cbc:InvoicedQuantity unitCode=\"C62\">2</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID=\"CZK\">900.00</cbc:LineExtensionAmount>\n    <cac:Item>\n      <cbc:Name>Handbook</cbc:Name>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>12</cbc:Percent>\n        <cac:TaxScheme>\n          <cbc:ID>VAT</cbc:ID>\n        </cac:TaxScheme>\n      </cac:ClassifiedTaxCategory>\n    </cac:Item>\n    <cac:Price>\n      <cbc:PriceAmount currencyID=\"CZK\">450</cbc:PriceAmount>\n    </cac:Price>\n  </cac:InvoiceLine>\n</Invoice>\n"
+    },
+    "response": {
+      "kind": "bill",
+      "bill": {
+        "id": 1,
+        "uid": "c56714bf-ec79-49d2-9b10-7690932c445f",
+        "created_at": "2026-12-02T13:22:57.036Z",
+        "edited_at": "2026-12-02T13:22:57.036Z",
+        "is_locked": false,
+        "total_amount": 22788,
+        "subtotal_amount": 18900,
+        "rounding_amount": 0,
+        "prepaid_amount": 0,
+        "amount_paid": 0,
+        "amount_due": 22788,
+        "currency": "CZK",
+        "vendor": {
+          "id": 3,
+          "business_name": "Novák Consulting s.r.o.",
+          "display_name": null,
+          "reg_no": "27074358",
+          "vat_no": "CZ27074358",
+          "tax_no": null,
+          "address": {
+            "address1": "Václavské náměstí 1",
+            "address2": null,
+            "postal_code": "110 00",
+            "city": "Praha",
+            "country": "CZ"
+          },
+          "email": null,
+          "preferred_locale": null,
+          "phone": null,
+          "peppol_id": "9929:CZ27074358"
+        },
+        "date_issued": "2026-11-03",
+        "date_taxable": null,
+        "date_due": "2026-11-17",
+        "no": "BILL202600001",
+        "description": null,
+        "precision": 2,
+        "rate_format": null,
+        "taxes_included": false,
+        "tax_fx_rate": 1,
+        "fx_rate_date": null,
+        "fx_rate_source": null,
+        "type": {
+          "id": 1,
+          "name": "purchase"
+        },
+        "payment_status": "unpaid",
+        "overdue_days": 15,
+        "tax_nexus": null,
+        "vendor_doc_no": "FV202600001",
+        "payment_reference": "202600001",
+        "bank_account_number": "CZ6520100000002900123456",
+        "contact_id": 3,
+        "copy_from_id": null,
+        "items": [
+          {
+            "id": 1,
+            "description": "Consulting hour",
+            "qty": 12,
+            "rate": 1500,
+            "amount": 18000,
+            "tax_deduction_ratio": 1,
+            "net_deduction_ratio": 1,
+            "item": null,
+            "unit": null,
+            "gl_account": null,
+            "supply": "goods",
+            "taxes": [
+              {
+                "id": null,
+                "tax_index": null,
+                "tax_rate": 21,
+                "tax_amount": 3780,
+                "tax_amount_leg": 3780,
+                "tax_base": 18000,
+                "tax_base_leg": 18000,
+                "tax_code": "S",
+                "tax_name": null,
+                "rate_type": null,
+                "tax_category": "S"
+              }
+            ]
+          },
+          {
+            "id": 2,
+            "description": "Handbook",
+            "qty": 2,
+            "rate": 450,
+            "amount": 900,
+            "tax_deduction_ratio": 1,
+            "net_deduction_ratio": 1,
+            "item": null,
+            "unit": null,
+            "gl_account": null,
+            "supply": "goods",
+            "taxes": [
+              {
+                "id": null,
+                "tax_index": null,
+                "tax_rate": 12,
+                "tax_amount": 108,
+                "tax_amount_leg": 108,
+                "tax_base": 900,
+                "tax_base_leg": 900,
+                "tax_code": "S",
+                "tax_name": null,
+                "rate_type": null,
+                "tax_category": "S"
+              }
+            ]
+          }
+        ],
+        "taxes": [
+          {
+            "id": null,
+            "tax_index": null,
+            "tax_rate": 21,
+            "tax_amount": 3780,
+            "tax_amount_leg": 3780,
+            "tax_base": 18000,
+            "tax_base_leg": 18000,
+            "tax_code": "S",
+            "tax_name": null,
+            "rate_type": null,
+            "tax_category": "S"
+          },
+          {
+            "id": null,
+            "tax_index": null,
+            "tax_rate": 12,
+            "tax_amount": 108,
+            "tax_amount_leg": 108,
+            "tax_base": 900,
+            "tax_base_leg": 900,
+            "tax_code": "S",
+            "tax_name": null,
+            "rate_type": null,
+            "tax_category": "S"
+          }
+        ],
+        "rsn": null,
+        "vendor_check": {
+          "status": "not_checked",
+          "checked_at": "2026-12-02T13:22:57.006Z",
+          "unreliable_payer": null,
+          "account": "CZ6520100000002900123456",
+          "account_published": null,
+          "over_limit": false,
+          "reasons": [
+            "the register does not know the vendor as a VAT payer"
+          ],
+          "register_read_at": "2026-12-02T13:22:56.999Z"
+        }
+      },
+      "vendor_credit": null
+    }
+  },
+  "getAgedPayables": {
+    "response": {
+      "as_of": "2026-11-30",
+      "totals": [
+        {
+          "currency": "CZK",
+          "current": 0,
+          "days_1_30": 8276.4,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 8276.4
+        }
+      ],
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "contact": {
+            "id": null,
+            "name": "Kancelářské potřeby a.s."
+          },
+          "currency": "CZK",
+          "documents": 1,
+          "current": 0,
+          "days_1_30": 8276.4,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 8276.4
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "recordBankTransaction": {
+    "request": {
+      "account_number": "2900123456/2010",
+      "amount": 19158,
+      "currency": "CZK",
+      "date_transaction": "2026-11-16",
+      "payment_reference": "202600001",
+      "partner_account_number": "19-2000145399/0800",
+      "partner_name": "Acme s.r.o.",
+      "description": "Payment of FV202600001",
+      "paid_record": {
+        "type": "sales_invoice",
+        "id": 1
+      }
+    },
+    "response": {
+      "id": 1,
+      "account_number": "2900123456/2010",
+      "statement_id": null,
+      "order": null,
+      "description": "Payment of FV202600001",
+      "amount": 19158,
+      "amount_original": null,
+      "payment_amount": null,
+      "date_transaction": "2026-11-16",
+      "date_accounting": null,
+      "currency": "CZK",
+      "payment_reference": "202600001",
+      "partner_account_number": "19-2000145399/0800",
+      "partner_name": "Acme s.r.o.",
+      "raw_message": null,
+      "contact": null,
+      "paid_record": {
+        "id": 1,
+        "type": "sales_invoice",
+        "no": "FV202600001",
+        "contact": {
+          "id": 2001,
+          "business_name": "Acme s.r.o."
+        }
+      },
+      "gl_account": null,
+      "match_status": "matched",
+      "matched_document": {
+        "type": "sales_invoice",
+        "id": 1,
+        "no": "FV202600001",
+        "amount": 19158,
+        "currency": "CZK"
+      },
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "fx_rate_source": "legal",
+      "fx_rate_date": null,
+      "amount_leg": 19158,
+      "settlement_amount_leg": null,
+      "bank_reference": null,
+      "version": 1
+    }
+  },
+  "listBankTransactions": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 100,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 1,
+          "account_number": "2900123456/2010",
+          "statement_id": null,
+          "order": null,
+          "description": "Payment of FV202600001",
+          "amount": 19158,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-16",
+          "date_accounting": null,
+          "currency": "CZK",
+          "payment_reference": "202600001",
+          "partner_account_number": "19-2000145399/0800",
+          "partner_name": "Acme s.r.o.",
+          "raw_message": null,
+          "contact": null,
+          "paid_record": {
+            "id": 1,
+            "no": "FV202600001",
+            "type": "sales_invoice",
+            "contact": {
+              "id": 2001,
+              "business_name": "Acme s.r.o."
+            }
+          },
+          "gl_account": null,
+          "match_status": "matched",
+          "matched_document": {
+            "type": "sales_invoice",
+            "id": 1,
+            "no": "FV202600001",
+            "amount": 19158,
+            "currency": "CZK"
+          },
+          "legal_currency": "CZK",
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null,
+          "amount_leg": 19158,
+          "settlement_amount_leg": null,
+          "bank_reference": null,
+          "version": 1
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "matchBankTransaction": {
+    "request": {
+      "document": {
+        "type": "sales_invoice",
+        "id": 4
+      }
+    },
+    "response": {
+      "id": 4,
+      "account_number": "CZ6508000000192000145399",
+      "statement_id": 1,
+      "order": 3,
+      "description": "Support",
+      "amount": 300,
+      "amount_original": null,
+      "payment_amount": null,
+      "date_transaction": "2026-11-27",
+      "date_accounting": "2026-11-27",
+      "currency": "CZK",
+      "payment_reference": null,
+      "partner_account_number": null,
+      "partner_name": "Acme s.r.o.",
+      "raw_message": "Support",
+      "contact": null,
+      "paid_record": {
+        "type": "sales_invoice",
+        "id": 4,
+        "no": "FV202600003",
+        "contact": {
+          "id": 2001,
+          "business_name": "Acme s.r.o."
+        }
+      },
+      "gl_account": null,
+      "match_status": "matched",
+      "matched_document": {
+        "type": "sales_invoice",
+        "id": 4,
+        "no": "FV202600003",
+        "amount": 300,
+        "currency": "CZK"
+      },
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "fx_rate_source": "legal",
+      "fx_rate_date": null,
+      "amount_leg": 300,
+      "settlement_amount_leg": null,
+      "bank_reference": "REF-11-3",
+      "version": 4
+    }
+  },
+  "unmatchBankTransaction": {
+    "response": {
+      "id": 4,
+      "account_number": "CZ6508000000192000145399",
+      "statement_id": 1,
+      "order": 3,
+      "description": "Support",
+      "amount": 300,
+      "amount_original": null,
+      "payment_amount": null,
+      "date_transaction": "2026-11-27",
+      "date_accounting": "2026-11-27",
+      "currency": "CZK",
+      "payment_reference": null,
+      "partner_account_number": null,
+      "partner_name": "Acme s.r.o.",
+      "raw_message": "Support",
+      "contact": null,
+      "paid_record": null,
+      "gl_account": null,
+      "match_status": "unmatched",
+      "matched_document": null,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "fx_rate_source": "legal",
+      "fx_rate_date": null,
+      "amount_leg": 300,
+      "settlement_amount_leg": null,
+      "bank_reference": "REF-11-3",
+      "version": 3
+    }
+  },
+  "replacePayout": {
+    "request": {
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "description": "Card payments 14–19 November",
+      "lines": [
+        {
+          "description": "Card payment",
+          "amount": 1210,
+          "date_transaction": "2026-11-14"
+        },
+        {
+          "description": "Card payment",
+          "amount": 605,
+          "date_transaction": "2026-11-18"
+        },
+        {
+          "description": "Processing fee",
+          "amount": -41.2,
+          "gl_account": {
+            "number": "568"
+          }
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+      "transaction_type": null,
+      "created_at": "2026-12-02T13:22:59.761Z",
+      "edited_at": "2026-12-02T13:22:59.857Z",
+      "is_locked": false,
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "description": "Card payments 14–19 November",
+      "total_amount": 1773.8,
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "no": null,
+      "copy_from_id": null,
+      "version": 2,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "total_amount_leg": 1773.8,
+      "lines": [
+        {
+          "id": 4,
+          "description": "Card payment",
+          "amount": 1210,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-14",
+          "date_accounting": null,
+          "currency": null,
+          "order": 1,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 1210,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        },
+        {
+          "id": 5,
+          "description": "Card payment",
+          "amount": 605,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-18",
+          "date_accounting": null,
+          "currency": null,
+          "order": 2,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 605,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        },
+        {
+          "id": 6,
+          "description": "Processing fee",
+          "amount": -41.2,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": null,
+          "date_accounting": null,
+          "currency": null,
+          "order": 3,
+          "paid_record": null,
+          "gl_account": {
+            "number": "568"
+          },
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": -41.2,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        }
+      ]
+    }
+  },
+  "listPayouts": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 100,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 1,
+          "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+          "transaction_type": null,
+          "created_at": "2026-12-02T13:22:59.761Z",
+          "edited_at": "2026-12-02T13:22:59.857Z",
+          "is_locked": false,
+          "currency": "CZK",
+          "date_issued": "2026-11-20",
+          "description": "Card payments 14–19 November",
+          "total_amount": 1773.8,
+          "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+          "no": null,
+          "copy_from_id": null,
+          "version": 2,
+          "legal_currency": "CZK",
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "total_amount_leg": 1773.8,
+          "lines": [
+            {
+              "id": 4,
+              "description": "Card payment",
+              "amount": 1210,
+              "amount_original": null,
+              "payment_amount": null,
+              "date_transaction": "2026-11-14",
+              "date_accounting": null,
+              "currency": null,
+              "order": 1,
+              "paid_record": null,
+              "gl_account": null,
+              "match_status": "none",
+              "matched_document": null,
+              "amount_leg": 1210,
+              "settlement_amount_leg": null,
+              "fx_rate": 1,
+              "currency_coef": 1,
+              "fx_rate_source": "legal",
+              "fx_rate_date": null
+            },
+            {
+              "id": 5,
+              "description": "Card payment",
+              "amount": 605,
+              "amount_original": null,
+              "payment_amount": null,
+              "date_transaction": "2026-11-18",
+              "date_accounting": null,
+              "currency": null,
+              "order": 2,
+              "paid_record": null,
+              "gl_account": null,
+              "match_status": "none",
+              "matched_document": null,
+              "amount_leg": 605,
+              "settlement_amount_leg": null,
+              "fx_rate": 1,
+              "currency_coef": 1,
+              "fx_rate_source": "legal",
+              "fx_rate_date": null
+            },
+            {
+              "id": 6,
+              "description": "Processing fee",
+              "amount": -41.2,
+              "amount_original": null,
+              "payment_amount": null,
+              "date_transaction": null,
+              "date_accounting": null,
+              "currency": null,
+              "order": 3,
+              "paid_record": null,
+              "gl_account": {
+                "number": "568"
+              },
+              "match_status": "none",
+              "matched_document": null,
+              "amount_leg": -41.2,
+              "settlement_amount_leg": null,
+              "fx_rate": 1,
+              "currency_coef": 1,
+              "fx_rate_source": "legal",
+              "fx_rate_date": null
+            }
+          ]
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "createPayout": {
+    "request": {
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "description": "Card payments 14–19 November",
+      "lines": [
+        {
+          "description": "Card payment",
+          "amount": 1210,
+          "date_transaction": "2026-11-14"
+        },
+        {
+          "description": "Card payment",
+          "amount": 605,
+          "date_transaction": "2026-11-18"
+        },
+        {
+          "description": "Processing fee",
+          "amount": -38.5,
+          "gl_account": {
+            "number": "568"
+          }
+        }
+      ]
+    },
+    "response": {
+      "id": 1,
+      "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+      "transaction_type": null,
+      "created_at": "2026-12-02T13:22:59.761Z",
+      "edited_at": "2026-12-02T13:22:59.761Z",
+      "is_locked": false,
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "description": "Card payments 14–19 November",
+      "total_amount": 1776.5,
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "no": null,
+      "copy_from_id": null,
+      "version": 1,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "total_amount_leg": 1776.5,
+      "lines": [
+        {
+          "id": 1,
+          "description": "Card payment",
+          "amount": 1210,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-14",
+          "date_accounting": null,
+          "currency": null,
+          "order": 1,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 1210,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        },
+        {
+          "id": 2,
+          "description": "Card payment",
+          "amount": 605,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-18",
+          "date_accounting": null,
+          "currency": null,
+          "order": 2,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 605,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        },
+        {
+          "id": 3,
+          "description": "Processing fee",
+          "amount": -38.5,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": null,
+          "date_accounting": null,
+          "currency": null,
+          "order": 3,
+          "paid_record": null,
+          "gl_account": {
+            "number": "568"
+          },
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": -38.5,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        }
+      ]
+    }
+  },
+  "getPayout": {
+    "response": {
+      "id": 1,
+      "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+      "transaction_type": null,
+      "created_at": "2026-12-02T13:22:59.761Z",
+      "edited_at": "2026-12-02T13:22:59.761Z",
+      "is_locked": false,
+      "currency": "CZK",
+      "date_issued": "2026-11-20",
+      "description": "Card payments 14–19 November",
+      "total_amount": 1776.5,
+      "psp_object_id": "po_1QxY7fK2eZvKYlo2",
+      "no": null,
+      "copy_from_id": null,
+      "version": 1,
+      "legal_currency": "CZK",
+      "fx_rate": 1,
+      "currency_coef": 1,
+      "total_amount_leg": 1776.5,
+      "lines": [
+        {
+          "id": 1,
+          "description": "Card payment",
+          "amount": 1210,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-14",
+          "date_accounting": null,
+          "currency": null,
+          "order": 1,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 1210,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        },
+        {
+          "id": 2,
+          "description": "Card payment",
+          "amount": 605,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-18",
+          "date_accounting": null,
+          "currency": null,
+          "order": 2,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": 605,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        },
+        {
+          "id": 3,
+          "description": "Processing fee",
+          "amount": -38.5,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": null,
+          "date_accounting": null,
+          "currency": null,
+          "order": 3,
+          "paid_record": null,
+          "gl_account": {
+            "number": "568"
+          },
+          "match_status": "none",
+          "matched_document": null,
+          "amount_leg": -38.5,
+          "settlement_amount_leg": null,
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null
+        }
+      ]
+    }
+  },
+  "importBankStatement": {
+    "requestText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.02\"><BkToCstmrStmt><GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-21T06:00:00</CreDtTm></GrpHdr><Stmt><Id>CZ6508000000192000145399-11</Id><ElctrncSeqNb>11</ElctrncSeqNb><CreDtTm>2026-11-30T23:00:00</CreDtTm><FrToDt><FrDtTm>2026-11-01T00:00:00</FrDtTm><ToDtTm>2026-11-30T23:59:59</ToDtTm></FrToDt><Acct><Id><IBAN>CZ6508000000192000145399</IBAN></Id><Ccy>CZK</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">25000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-01</Dt></Dt></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">27675.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-30</Dt></Dt></Bal><Ntry><NtryRef>1</NtryRef><Amt Ccy=\"CZK\">2420.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-24</Dt></BookgDt><ValDt><Dt>2026-11-24</Dt></ValDt><AcctSvcrRef>REF-11-1</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>VS202600002</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr><DbtrAcct><Id><IBAN>CZ7908000000002000145399</IBAN></Id></DbtrAcct></RltdPties><RmtInf><Ustrd>Invoice FV202600002</Ustrd><Strd><CdtrRefInf><Ref>202600002</Ref></CdtrRefInf></Strd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>2</NtryRef><Amt Ccy=\"CZK\">45.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-30</Dt></BookgDt><ValDt><Dt>2026-11-30</Dt></ValDt><AcctSvcrRef>REF-11-2</AcctSvcrRef><BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RmtInf><Ustrd>Account fee November</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>3</NtryRef><Amt Ccy=\"CZK\">300.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-27</Dt></BookgDt><ValDt><Dt>2026-11-27</Dt></ValDt><AcctSvcrRef>REF-11-3</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr></RltdPties><RmtInf><Ustrd>Support</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>\n"
+    },
+    "response": {
+      "statements": [
+        {
+          "id": 1,
+          "format": "camt053",
+          "account": "CZ6508000000192000145399",
+          "statement_no": "11",
+          "currency": "CZK",
+          "opening_balance": 25000,
+          "closing_balance": 27675,
+          "date_from": "2026-11-01",
+          "date_to": "2026-11-30",
+          "created_at": "2026-12-02T13:22:59.222Z",
+          "entries": [
+            {
+              "order": 1,
+              "status": "matched",
+              "matched_by": "variable_symbol",
+              "amount": 2420,
+              "variable_symbol": "202600002",
+              "bank_reference": "REF-11-1",
+              "transaction": {
+                "id": 2,
+                "account_number": "CZ6508000000192000145399",
+                "statement_id": 1,
+                "order": 1,
+                "description": "Invoice FV202600002",
+                "amount": 2420,
+                "amount_original": null,
+                "payment_amount": null,
+                "date_transaction": "2026-11-24",
+                "date_accounting": "2026-11-24",
+                "currency": "CZK",
+                "payment_reference": "202600002",
+                "partner_account_number": "CZ7908000000002000145399",
+                "partner_name": "Acme s.r.o.",
+                "raw_message": "VS 202600002 | Invoice FV202600002",
+                "contact": null,
+                "paid_record": {
+                  "id": 3,
+                  "no": "FV202600002",
+                  "type": "sales_invoice",
+                  "contact": {
+                    "id": 2001,
+                    "business_name": "Acme s.r.o."
+                  }
+                },
+                "gl_account": null,
+                "match_status": "matched",
+                "matched_document": {
+                  "type": "sales_invoice",
+                  "id": 3,
+                  "no": "FV202600002",
+                  "amount": 2420,
+                  "currency": "CZK"
+                },
+                "legal_currency": "CZK",
+                "fx_rate": 1,
+                "currency_coef": 1,
+                "fx_rate_source": "legal",
+                "fx_rate_date": null,
+                "amount_leg": 2420,
+                "settlement_amount_leg": null,
+                "bank_reference": "REF-11-1",
+                "version": 1
+              }
+            },
+            {
+              "order": 2,
+              "status": "fee",
+              "matched_by": null,
+              "amount": -45,
+              "variable_symbol": null,
+              "bank_reference": "REF-11-2",
+              "transaction": {
+                "id": 3,
+                "account_number": "CZ6508000000192000145399",
+                "statement_id": 1,
+                "order": 2,
+                "description": "Account fee November",
+                "amount": -45,
+                "amount_original": null,
+                "payment_amount": null,
+                "date_transaction": "2026-11-30",
+                "date_accounting": "2026-11-30",
+                "currency": "CZK",
+                "payment_reference": null,
+                "partner_account_number": null,
+                "partner_name": null,
+                "raw_message": "Account fee November",
+                "contact": null,
+                "paid_record": null,
+                "gl_account": {
+                  "name": "Bank fees",
+                  "number": "568"
+                },
+                "match_status": "none",
+                "matched_document": null,
+                "legal_currency": "CZK",
+                "fx_rate": 1,
+                "currency_coef": 1,
+                "fx_rate_source": "legal",
+                "fx_rate_date": null,
+                "amount_leg": -45,
+                "settlement_amount_leg": null,
+                "bank_reference": "REF-11-2",
+                "version": 1
+              }
+            },
+            {
+              "order": 3,
+              "status": "unmatched",
+              "matched_by": null,
+              "amount": 300,
+              "variable_symbol": null,
+              "bank_reference": "REF-11-3",
+              "transaction": {
+                "id": 4,
+                "account_number": "CZ6508000000192000145399",
+                "statement_id": 1,
+                "order": 3,
+                "description": "Support",
+                "amount": 300,
+                "amount_original": null,
+                "payment_amount": null,
+                "date_transaction": "2026-11-27",
+                "date_accounting": "2026-11-27",
+                "currency": "CZK",
+                "payment_reference": null,
+                "partner_account_number": null,
+                "partner_name": "Acme s.r.o.",
+                "raw_message": "Support",
+                "contact": null,
+                "paid_record": null,
+                "gl_account": null,
+                "match_status": "unmatched",
+                "matched_document": null,
+                "legal_currency": "CZK",
+                "fx_rate": 1,
+                "currency_coef": 1,
+                "fx_rate_source": "legal",
+                "fx_rate_date": null,
+                "amount_leg": 300,
+                "settlement_amount_leg": null,
+                "bank_reference": "REF-11-3",
+                "version": 1
+              }
+            }
+          ]
+        }
+      ]
+    }
+  },
+  "listBankStatements": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "format": "camt053",
+          "account": "CZ6508000000192000145399",
+          "statement_no": "11",
+          "currency": "CZK",
+          "opening_balance": 25000,
+          "closing_balance": 27675,
+          "date_from": "2026-11-01",
+          "date_to": "2026-11-30",
+          "created_at": "2026-12-02T13:22:59.222Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getBankStatement": {
+    "response": {
+      "id": 1,
+      "format": "camt053",
+      "account": "CZ6508000000192000145399",
+      "statement_no": "11",
+      "currency": "CZK",
+      "opening_balance": 25000,
+      "closing_balance": 27675,
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "created_at": "2026-12-02T13:22:59.222Z",
+      "entries": [
+        {
+          "order": 1,
+          "status": "matched",
+          "matched_by": "variable_symbol",
+          "amount": 2420,
+          "variable_symbol": "202600002",
+          "bank_reference": "REF-11-1",
+          "transaction": {
+            "id": 2,
+            "account_number": "CZ6508000000192000145399",
+            "statement_id": 1,
+            "order": 1,
+            "description": "Invoice FV202600002",
+            "amount": 2420,
+            "amount_original": null,
+            "payment_amount": null,
+            "date_transaction": "2026-11-24",
+            "date_accounting": "2026-11-24",
+            "currency": "CZK",
+            "payment_reference": "202600002",
+            "partner_account_number": "CZ7908000000002000145399",
+            "partner_name": "Acme s.r.o.",
+            "raw_message": "VS 202600002 | Invoice FV202600002",
+            "contact": null,
+            "paid_record": {
+              "id": 3,
+              "no": "FV202600002",
+              "type": "sales_invoice",
+              "contact": {
+                "id": 2001,
+                "business_name": "Acme s.r.o."
+              }
+            },
+            "gl_account": null,
+            "match_status": "matched",
+            "matched_document": {
+              "type": "sales_invoice",
+              "id": 3,
+              "no": "FV202600002",
+              "amount": 2420,
+              "currency": "CZK"
+            },
+            "legal_currency": "CZK",
+            "fx_rate": 1,
+            "currency_coef": 1,
+            "fx_rate_source": "legal",
+            "fx_rate_date": null,
+            "amount_leg": 2420,
+            "settlement_amount_leg": null,
+            "bank_reference": "REF-11-1",
+            "version": 1
+          }
+        },
+        {
+          "order": 2,
+          "status": "fee",
+          "matched_by": null,
+          "amount": -45,
+          "variable_symbol": null,
+          "bank_reference": "REF-11-2",
+          "transaction": {
+            "id": 3,
+            "account_number": "CZ6508000000192000145399",
+            "statement_id": 1,
+            "order": 2,
+            "description": "Account fee November",
+            "amount": -45,
+            "amount_original": null,
+            "payment_amount": null,
+            "date_transaction": "2026-11-30",
+            "date_accounting": "2026-11-30",
+            "currency": "CZK",
+            "payment_reference": null,
+            "partner_account_number": null,
+            "partner_name": null,
+            "raw_message": "Account fee November",
+            "contact": null,
+            "paid_record": null,
+            "gl_account": {
+              "name": "Bank fees",
+              "number": "568"
+            },
+            "match_status": "none",
+            "matched_document": null,
+            "legal_currency": "CZK",
+            "fx_rate": 1,
+            "currency_coef": 1,
+            "fx_rate_source": "legal",
+            "fx_rate_date": null,
+            "amount_leg": -45,
+            "settlement_amount_leg": null,
+            "bank_reference": "REF-11-2",
+            "version": 1
+          }
+        },
+        {
+          "order": 3,
+          "status": "unmatched",
+          "matched_by": null,
+          "amount": 300,
+          "variable_symbol": null,
+          "bank_reference": "REF-11-3",
+          "transaction": {
+            "id": 4,
+            "account_number": "CZ6508000000192000145399",
+            "statement_id": 1,
+            "order": 3,
+            "description": "Support",
+            "amount": 300,
+            "amount_original": null,
+            "payment_amount": null,
+            "date_transaction": "2026-11-27",
+            "date_accounting": "2026-11-27",
+            "currency": "CZK",
+            "payment_reference": null,
+            "partner_account_number": null,
+            "partner_name": "Acme s.r.o.",
+            "raw_message": "Support",
+            "contact": null,
+            "paid_record": null,
+            "gl_account": null,
+            "match_status": "unmatched",
+            "matched_document": null,
+            "legal_currency": "CZK",
+            "fx_rate": 1,
+            "currency_coef": 1,
+            "fx_rate_source": "legal",
+            "fx_rate_date": null,
+            "amount_leg": 300,
+            "settlement_amount_leg": null,
+            "bank_reference": "REF-11-3",
+            "version": 1
+          }
+        }
+      ]
+    }
+  },
+  "listAccountingTransactions": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 1,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 3,
+          "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
+          "created_at": "2026-12-02T13:22:50.664Z",
+          "edited_at": null,
+          "books": [
+            {
+              "id": 1
+            }
+          ],
+          "type": "sales_invoice",
+          "transaction_type": null,
+          "cash_card": null,
+          "no": "FV202600001",
+          "vendor_doc_no": null,
+          "credited_doc_no": null,
+          "payment_reference": null,
+          "date_issued": "2026-11-03",
+          "date_due": "2026-11-17",
+          "date_posting": "2026-11-03",
+          "date_taxable": "2026-11-03",
+          "date_tax_applied": "2026-11-03",
+          "date_from": null,
+          "date_to": null,
+          "currency": "CZK",
+          "precision": 2,
+          "contact": {
+            "id": 2001,
+            "email": "accounts@acme.example",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00"
+            },
+            "peppol_id": "9929:CZ12345678",
+            "business_name": "Acme s.r.o."
+          },
+          "bank_account": null,
+          "tax_nexus": null,
+          "tax_deduction_ratio": null,
+          "net_deduction_ratio": null,
+          "opening_balance": null,
+          "closing_balance": null,
+          "amount_paid": 0,
+          "amount_due": 22788,
+          "accounting_status": "posted",
+          "rows": [
+            {
+              "id": 6,
+              "order": 1,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "id": 2001,
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [],
+              "fx_rates": [],
+              "debit": 22788,
+              "credit": 0,
+              "gl_account": {
+                "id": 4,
+                "number": "311",
+                "name": "Customers (receivables)",
+                "description": null
+              },
+              "description": null
+            },
+            {
+              "id": 7,
+              "order": 2,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "id": 2001,
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [],
+              "fx_rates": [],
+              "debit": 0,
+              "credit": 900,
+              "gl_account": {
+                "id": 13,
+                "number": "604",
+                "name": "Revenue from goods",
+                "description": null
+              },
+              "description": null
+            },
+            {
+              "id": 8,
+              "order": 3,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "id": 2001,
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [],
+              "fx_rates": [],
+              "debit": 0,
+              "credit": 18000,
+              "gl_account": {
+                "id": 12,
+                "number": "602",
+                "name": "Revenue from services",
+                "description": null
+              },
+              "description": null
+            },
+            {
+              "id": 9,
+              "order": 4,
+              "is_locked": true,
+              "payment_amount": null,
+              "date_posting": "2026-11-03",
+              "currency": "CZK",
+              "payment_reference": null,
+              "tax_deduction_ratio": null,
+              "net_deduction_ratio": null,
+              "contact": {
+                "id": 2001,
+                "email": "accounts@acme.example",
+                "reg_no": "12345678",
+                "vat_no": "CZ12345678",
+                "address": {
+                  "city": "Praha",
+                  "country": "CZ",
+                  "address1": "Dlouhá 12",
+                  "postal_code": "110 00"
+                },
+                "peppol_id": "9929:CZ12345678",
+                "business_name": "Acme s.r.o."
+              },
+              "paid_record": null,
+              "taxes": [
+                {
+                  "id": 2,
+                  "is_locked": true,
+                  "currency": "CZK",
+                  "tax_rate": 21,
+                  "tax_rate_rc": null,
+                  "is_reverse_charge": false,
+                  "tax_index": null,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "tax_base_in": null,
+                  "tax_base_in_leg": null,
+                  "tax_base_out": 18000,
+                  "tax_base_out_leg": 18000,
+                  "tax_amount_in": null,
+                  "tax_amount_in_leg": null,
+                  "tax_amount_claim": null,
+                  "tax_amount_claim_leg": null,
+                  "tax_amount_out": 3780,
+                  "tax_amount_out_leg": 3780,
+                  "tax_return_base_in": null,
+                  "tax_return_base_out": "1",
+                  "tax_return_amount_claim": null,
+                  "tax_return_amount_out": "1",
+                  "tax_control_statement": "A.4",
+                  "tax_eu_sales_report": null,
+                  "tax_deduction_ratio": null,
+                  "net_deduction_ratio": null,
+                  "debit": 0,
+                  "credit": 3780,
+                  "gl_account": {
+                    "id": 6,
+                    "number": "343",
+                    "name": "Value added tax",
+                    "description": null
+                  },
+                  "description": "VAT 21 %"
+                },
+                {
+                  "id": 1,
+                  "is_locked": true,
+                  "currency": "CZK",
+                  "tax_rate": 12,
+                  "tax_rate_rc": null,
+                  "is_reverse_charge": false,
+                  "tax_index": null,
+                  "tax_code": "R",
+                  "tax_name": "VAT 12 %",
+                  "tax_base_in": null,
+                  "tax_base_in_leg": null,
+                  "tax_base_out": 900,
+                  "tax_base_out_leg": 900,
+                  "tax_amount_in": null,
+                  "tax_amount_in_leg": null,
+                  "tax_amount_claim": null,
+                  "tax_amount_claim_leg": null,
+                  "tax_amount_out": 108,
+                  "tax_amount_out_leg": 108,
+                  "tax_return_base_in": null,
+                  "tax_return_base_out": "2",
+                  "tax_return_amount_claim": null,
+                  "tax_return_amount_out": "2",
+                  "tax_control_statement": "A.4",
+                  "tax_eu_sales_report": null,
+                  "tax_deduction_ratio": null,
+                  "net_deduction_ratio": null,
+                  "debit": 0,
+                  "credit": 108,
+                  "gl_account": {
+                    "id": 6,
+                    "number": "343",
+                    "name": "Value added tax",
+                    "description": null
+                  },
+                  "description": "VAT 12 %"
+                }
+              ],
+              "fx_rates": [],
+              "debit": 0,
+              "credit": 3888,
+              "gl_account": {
+                "id": 6,
+                "number": "343",
+                "name": "Value added tax",
+                "description": null
+              },
+              "description": null
+            }
+          ],
+          "act_rows": [
+            {
+              "id": 6,
+              "type": "receivable",
+              "debit": 22788,
+              "credit": 0,
+              "gl_account": {
+                "id": 4,
+                "number": "311",
+                "name": "Customers (receivables)",
+                "description": null
+              }
+            },
+            {
+              "id": 7,
+              "type": "revenue",
+              "debit": 0,
+              "credit": 900,
+              "gl_account": {
+                "id": 13,
+                "number": "604",
+                "name": "Revenue from goods",
+                "description": null
+              }
+            },
+            {
+              "id": 8,
+              "type": "revenue",
+              "debit": 0,
+              "credit": 18000,
+              "gl_account": {
+                "id": 12,
+                "number": "602",
+                "name": "Revenue from services",
+                "description": null
+              }
+            },
+            {
+              "id": 9,
+              "type": "tax",
+              "debit": 0,
+              "credit": 3888,
+              "gl_account": {
+                "id": 6,
+                "number": "343",
+                "name": "Value added tax",
+                "description": null
+              }
+            }
+          ],
+          "taxes": [
+            {
+              "id": 9,
+              "debit": 0,
+              "credit": 3888,
+              "gl_account": {
+                "id": 6,
+                "number": "343",
+                "name": "Value added tax",
+                "description": null
+              }
+            }
+          ],
+          "fx_rates": [],
+          "is_locked": true,
+          "debit": 22788,
+          "credit": 22788,
+          "gl_account": null,
+          "description": null,
+          "source": {
+            "type": "sales_invoice",
+            "id": 1,
+            "version": 1
+          },
+          "legal_currency": "CZK",
+          "reverses_id": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "listAccounts": {
+    "response": {
+      "total": 16,
+      "from": 0,
+      "take": 2,
+      "entities": [
+        {
+          "id": 48,
+          "number": "501",
+          "name": "Materials consumed",
+          "name_cs": "Spotřeba materiálu",
+          "name_en": "Materials consumed",
+          "description": null,
+          "is_default": true
+        },
+        {
+          "id": 49,
+          "number": "502",
+          "name": "Energy consumed",
+          "name_cs": "Spotřeba energie",
+          "name_en": "Energy consumed",
+          "description": null,
+          "is_default": true
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getAccount": {
+    "response": {
+      "id": 56,
+      "number": "551",
+      "name": "Depreciation and amortisation",
+      "name_cs": "Odpisy dlouhodobého nehmotného a hmotného majetku",
+      "name_en": "Depreciation and amortisation",
+      "description": null,
+      "is_default": true
+    }
+  },
+  "saveAccount": {
+    "request": {
+      "name_cs": "Fio – účet EUR",
+      "name_en": "Fio EUR account",
+      "description": "CZ2120100000002900654321"
+    },
+    "response": {
+      "id": 259,
+      "number": "221.002",
+      "name": "Fio EUR account",
+      "name_cs": "Fio – účet EUR",
+      "name_en": "Fio EUR account",
+      "description": "CZ2120100000002900654321",
+      "is_default": false
+    }
+  },
+  "exportTrialBalance": {
+    "request": [
+      {
+        "columns": [
+          {
+            "key": "gl_account.number",
+            "title": "Account"
+          },
+          {
+            "key": "gl_account.name",
+            "title": "Name"
+          },
+          {
+            "key": "debit"
+          },
+          {
+            "key": "credit"
+          },
+          {
+            "key": "cb",
+            "title": "Closing balance"
+          }
+        ]
+      }
+    ],
+    "response": {
+      "currency": "CZK",
+      "period_from": "2026-11",
+      "period_to": "2026-11",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "rows": [
+        {
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts"
+          },
+          "debit": 26328.3,
+          "credit": 2721.5,
+          "cb": 23606.8
+        },
+        {
+          "gl_account": {
+            "id": 4,
+            "number": "311",
+            "name": "Customers (receivables)"
+          },
+          "debit": 26108,
+          "credit": 25808,
+          "cb": 60800
+        },
+        {
+          "gl_account": {
+            "id": 5,
+            "number": "321",
+            "name": "Vendors (payables)"
+          },
+          "debit": 1076.9,
+          "credit": 9353.3,
+          "cb": -16676.4
+        },
+        {
+          "gl_account": {
+            "id": 6,
+            "number": "343",
+            "name": "Value added tax"
+          },
+          "debit": 2253.3,
+          "credit": 4599.04,
+          "cb": -12845.74
+        },
+        {
+          "gl_account": {
+            "id": 7,
+            "number": "395",
+            "name": "Suspense account"
+          },
+          "debit": 2415,
+          "credit": 4230,
+          "cb": -1815
+        },
+        {
+          "gl_account": {
+            "id": 48,
+            "number": "501",
+            "name": "Materials consumed"
+          },
+          "debit": 1780,
+          "credit": 0,
+          "cb": 1780
+        },
+        {
+          "gl_account": {
+            "id": 8,
+            "number": "504",
+            "name": "Cost of goods sold"
+          },
+          "debit": 5950,
+          "credit": 890,
+          "cb": 5060
+        },
+        {
+          "gl_account": {
+            "id": 9,
+            "number": "518",
+            "name": "Services purchased"
+          },
+          "debit": 0,
+          "credit": 0,
+          "cb": 8400
+        },
+        {
+          "gl_account": {
+            "id": 11,
+            "number": "568",
+            "name": "Bank and platform fees"
+          },
+          "debit": 124.7,
+          "credit": 38.5,
+          "cb": 86.2
+        },
+        {
+          "gl_account": {
+            "id": 12,
+            "number": "602",
+            "name": "Revenue from services"
+          },
+          "debit": 0,
+          "credit": 18000,
+          "cb": -68000
+        },
+        {
+          "gl_account": {
+            "id": 13,
+            "number": "604",
+            "name": "Revenue from goods"
+          },
+          "debit": 3000,
+          "credit": 3395.86,
+          "cb": -395.86
+        }
+      ]
+    }
+  },
+  "getVatReturn": {
+    "response": {
+      "currency": "CZK",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "rows": [
+        {
+          "row": "1",
+          "name": "Domestic supplies, basic rate",
+          "base": 17495.86,
+          "tax": 3674.14
+        },
+        {
+          "row": "2",
+          "name": "Domestic supplies, reduced rate",
+          "base": 900,
+          "tax": 108
+        },
+        {
+          "row": "21",
+          "name": "Services supplied to another EU state",
+          "base": 6000,
+          "tax": 0
+        },
+        {
+          "row": "40",
+          "name": "Deduction: domestic purchases, basic rate",
+          "base": 6840,
+          "tax": 1436.4
+        }
+      ],
+      "output_tax": 3782.14,
+      "deductible_tax": 1436.4,
+      "tax_due": 2345.74,
+      "excess_deduction": 0,
+      "filed": {
+        "rows": [
+          {
+            "row": "1",
+            "name": "Domestic supplies, basic rate",
+            "base": 17496,
+            "tax": 3674
+          },
+          {
+            "row": "2",
+            "name": "Domestic supplies, reduced rate",
+            "base": 900,
+            "tax": 108
+          },
+          {
+            "row": "21",
+            "name": "Services supplied to another EU state",
+            "base": 6000,
+            "tax": 0
+          },
+          {
+            "row": "40",
+            "name": "Deduction: domestic purchases, basic rate",
+            "base": 6840,
+            "tax": 1436
+          }
+        ],
+        "output_tax": 3782,
+        "deductible_tax": 1436,
+        "tax_due": 2346,
+        "excess_deduction": 0
+      },
+      "entries": 8,
+      "closed": false
+    }
+  },
+  "getControlStatement": {
+    "response": {
+      "currency": "CZK",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "a1": [],
+      "a2": [],
+      "a4": [
+        {
+          "partner_vat_no": "CZ12345678",
+          "document_no": "FV202600001",
+          "date_taxable": "2026-11-03",
+          "source": {
+            "type": "sales_invoice",
+            "id": 1
+          },
+          "base_basic": 18000,
+          "tax_basic": 3780,
+          "base_reduced": 900,
+          "tax_reduced": 108
+        },
+        {
+          "partner_vat_no": "CZ12345678",
+          "document_no": "CN202600001",
+          "date_taxable": "2026-11-10",
+          "source": {
+            "type": "sales_credit_note",
+            "id": 2
+          },
+          "base_basic": -3000,
+          "tax_basic": -630,
+          "base_reduced": 0,
+          "tax_reduced": 0
+        }
+      ],
+      "a5": {
+        "base_basic": 2495.86,
+        "tax_basic": 524.14,
+        "base_reduced": 0,
+        "tax_reduced": 0
+      },
+      "b1": [],
+      "b2": [],
+      "b3": {
+        "base_basic": 6840,
+        "tax_basic": 1436.4,
+        "base_reduced": 0,
+        "tax_reduced": 0
+      },
+      "closed": false
+    },
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
+    }
+  },
+  "getEuSalesList": {
+    "response": {
+      "currency": "CZK",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "lines": [
+        {
+          "country": "DE",
+          "vat_no": "811907980",
+          "code": "3",
+          "base": 6000,
+          "documents": 1
+        }
+      ],
+      "closed": false
+    }
+  },
+  "listTaxFilings": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 1,
+      "entities": [
+        {
+          "id": 1,
+          "form": "DPHKH1",
+          "date_from": "2026-11-01",
+          "date_to": "2026-11-30",
+          "kind": "B",
+          "tax": null,
+          "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
+          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+          "created_at": "2026-12-02T13:23:00.180Z",
+          "created_by": "key:2"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "fileTaxFiling": {
+    "request": {
+      "form": "DPHKH1",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30"
+    },
+    "response": {
+      "id": 1,
+      "form": "DPHKH1",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "kind": "B",
+      "tax": null,
+      "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
+      "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+      "created_at": "2026-12-02T13:23:00.180Z",
+      "created_by": "key:2"
+    }
+  },
+  "getProfitAndLoss": {
+    "response": {
+      "currency": "CZK",
+      "closed": false,
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "revenue": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 12,
+              "number": "602",
+              "name": "Revenue from services",
+              "description": null
+            },
+            "amount": 18000
+          },
+          {
+            "gl_account": {
+              "id": 13,
+              "number": "604",
+              "name": "Revenue from goods",
+              "description": null
+            },
+            "amount": 6395.86
+          }
+        ],
+        "total": 24395.86
+      },
+      "expenses": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 48,
+              "number": "501",
+              "name": "Materials consumed",
+              "description": null
+            },
+            "amount": 1780
+          },
+          {
+            "gl_account": {
+              "id": 8,
+              "number": "504",
+              "name": "Cost of goods sold",
+              "description": null
+            },
+            "amount": 5060
+          },
+          {
+            "gl_account": {
+              "id": 9,
+              "number": "518",
+              "name": "Services purchased",
+              "description": null
+            },
+            "amount": 12000
+          },
+          {
+            "gl_account": {
+              "id": 56,
+              "number": "551",
+              "name": "Depreciation and amortisation",
+              "description": null
+            },
+            "amount": 4250
+          },
+          {
+            "gl_account": {
+              "id": 11,
+              "number": "568",
+              "name": "Bank and platform fees",
+              "description": null
+            },
+            "amount": 86.2
+          }
+        ],
+        "total": 23176.2
+      },
+      "profit": 1219.66
+    }
+  },
+  "getBalanceSheet": {
+    "response": {
+      "currency": "CZK",
+      "as_of": "2026-11-30",
+      "assets": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 23,
+              "number": "082",
+              "name": "Accumulated depreciation of equipment",
+              "description": null
+            },
+            "amount": -4250
+          },
+          {
+            "gl_account": {
+              "id": 2,
+              "number": "221",
+              "name": "Bank accounts",
+              "description": null
+            },
+            "amount": 23606.8
+          },
+          {
+            "gl_account": {
+              "id": 4,
+              "number": "311",
+              "name": "Customers (receivables)",
+              "description": null
+            },
+            "amount": 66800
+          }
+        ],
+        "total": 86156.8
+      },
+      "liabilities": {
+        "lines": [
+          {
+            "gl_account": {
+              "id": 5,
+              "number": "321",
+              "name": "Vendors (payables)",
+              "description": null
+            },
+            "amount": 16676.4
+          },
+          {
+            "gl_account": {
+              "id": 6,
+              "number": "343",
+              "name": "Value added tax",
+              "description": null
+            },
+            "amount": 12845.74
+          },
+          {
+            "gl_account": {
+              "id": 42,
+              "number": "389",
+              "name": "Estimated payables",
+              "description": null
+            },
+            "amount": 12000
+          },
+          {
+            "gl_account": {
+              "id": 7,
+              "number": "395",
+              "name": "Suspense account",
+              "description": null
+            },
+            "amount": 1815
+          }
+        ],
+        "total": 43337.14
+      },
+      "equity": {
+        "lines": [],
+        "total": 0
+      },
+      "result": 42819.66,
+      "result_of_year": 1219.66,
+      "result_of_earlier_years": 41600,
+      "total_assets": 86156.8,
+      "total_liabilities_and_equity": 86156.8,
+      "closed": false
+    }
+  },
+  "getAccountLedger": {
+    "response": {
+      "currency": "CZK",
+      "account_number": "221",
+      "date_from": "2026-11-01",
+      "date_to": "2026-11-30",
+      "opening_balance": 0,
+      "debit": 26328.3,
+      "credit": 2721.5,
+      "closing_balance": 23606.8,
+      "total": 13,
+      "total_exact": true,
+      "from": 0,
+      "take": 2,
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTIwIiwiMjEiLCIxIl19",
+      "lines": [
+        {
+          "date_posting": "2026-11-16",
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts",
+            "description": null
+          },
+          "transaction_id": 8,
+          "no": null,
+          "type": "bank_transaction",
+          "source": {
+            "type": "bank_transaction",
+            "id": 1,
+            "version": 1
+          },
+          "description": "Payment of FV202600001",
+          "debit": 19158,
+          "credit": 0,
+          "balance": 19158
+        },
+        {
+          "date_posting": "2026-11-20",
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts",
+            "description": null
+          },
+          "transaction_id": 21,
+          "no": null,
+          "type": "payout",
+          "source": {
+            "type": "payout",
+            "id": 1,
+            "version": 1
+          },
+          "description": "Card payments 14–19 November",
+          "debit": 1776.5,
+          "credit": 0,
+          "balance": 20934.5
+        }
+      ]
+    }
+  },
+  "createJournalEntry": {
+    "request": {
+      "date_posting": "2026-11-30",
+      "description": "Depreciation November 2026",
+      "reference": "Asset register 11/2026",
+      "lines": [
+        {
+          "account_number": "551",
+          "debit": 4250,
+          "description": "Depreciation of equipment"
+        },
+        {
+          "account_number": "082",
+          "credit": 4250,
+          "description": "Accumulated depreciation: laptops"
+        }
+      ]
+    },
+    "response": {
+      "id": 3,
+      "no": "JE-2026-0001",
+      "kind": "manual",
+      "date_posting": "2026-11-30",
+      "description": "Depreciation November 2026",
+      "reference": "Asset register 11/2026",
+      "currency": "CZK",
+      "total": 4250,
+      "lines": [
+        {
+          "order": 1,
+          "account_number": "551",
+          "debit": 4250,
+          "credit": 0,
+          "description": "Depreciation of equipment"
+        },
+        {
+          "order": 2,
+          "account_number": "082",
+          "debit": 0,
+          "credit": 4250,
+          "description": "Accumulated depreciation: laptops"
+        }
+      ],
+      "reverses": null,
+      "reversed_by": null,
+      "created_at": "2026-12-02T13:23:00.314Z",
+      "created_by": "key:2"
+    }
+  },
+  "listJournalEntries": {
+    "response": {
+      "total": 2,
+      "total_exact": true,
+      "from": 0,
+      "take": 1,
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsImlkIl0sImYiOiJQN2hlMm5PdGtscVVDaGJIIiwidiI6WyIyMDI2LTExLTMwIiwiMyJdfQ",
+      "entities": [
+        {
+          "id": 3,
+          "no": "JE-2026-0001",
+          "kind": "manual",
+          "date_posting": "2026-11-30",
+          "description": "Depreciation November 2026",
+          "reference": "Asset register 11/2026",
+          "currency": "CZK",
+          "total": 4250,
+          "lines": [
+            {
+              "order": 1,
+              "account_number": "551",
+              "debit": 4250,
+              "credit": 0,
+              "description": "Depreciation of equipment"
+            },
+            {
+              "order": 2,
+              "account_number": "082",
+              "debit": 0,
+              "credit": 4250,
+              "description": "Accumulated depreciation: laptops"
+            }
+          ],
+          "reverses": null,
+          "reversed_by": null,
+          "created_at": "2026-12-02T13:23:00.314Z",
+          "created_by": "key:2"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getJournalEntry": {
+    "response": {
+      "id": 3,
+      "no": "JE-2026-0001",
+      "kind": "manual",
+      "date_posting": "2026-11-30",
+      "description": "Depreciation November 2026",
+      "reference": "Asset register 11/2026",
+      "currency": "CZK",
+      "total": 4250,
+      "lines": [
+        {
+          "order": 1,
+          "account_number": "551",
+          "debit": 4250,
+          "credit": 0,
+          "description": "Depreciation of equipment"
+        },
+        {
+          "order": 2,
+          "account_number": "082",
+          "debit": 0,
+          "credit": 4250,
+          "description": "Accumulated depreciation: laptops"
+        }
+      ],
+      "reverses": null,
+      "reversed_by": null,
+      "created_at": "2026-12-02T13:23:00.314Z",
+      "created_by": "key:2"
+    }
+  },
+  "reverseJournalEntry": {
+    "request": {
+      "date_posting": "2026-12-01"
+    },
+    "response": {
+      "id": 5,
+      "no": "JE-2026-0003",
+      "kind": "manual",
+      "date_posting": "2026-12-01",
+      "description": "Reversal of JE-2026-0002: Accrued audit fee November",
+      "reference": null,
+      "currency": "CZK",
+      "total": 12000,
+      "lines": [
+        {
+          "order": 1,
+          "account_number": "518",
+          "debit": 0,
+          "credit": 12000,
+          "description": null
+        },
+        {
+          "order": 2,
+          "account_number": "389",
+          "debit": 12000,
+          "credit": 0,
+          "description": null
+        }
+      ],
+      "reverses": {
+        "id": 4,
+        "no": "JE-2026-0002"
+      },
+      "reversed_by": null,
+      "created_at": "2026-12-02T13:23:00.365Z",
+      "created_by": "key:2"
+    }
+  },
+  "closeYear": {
+    "request": {
+      "year": 2025
+    },
+    "response": {
+      "year": 2025,
+      "status": "closed",
+      "date_posting": "2025-12-31",
+      "currency": "CZK",
+      "revenue": 50000,
+      "expenses": 8400,
+      "profit": 41600,
+      "journal_entry": {
+        "id": 8,
+        "no": "JE-2025-0003"
+      },
+      "reopened_by": null,
+      "created_at": "2026-12-02T13:23:00.691Z",
+      "created_by": "key:2"
+    }
+  },
+  "listYearEndClosings": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "year": 2025,
+          "status": "closed",
+          "date_posting": "2025-12-31",
+          "currency": "CZK",
+          "revenue": 50000,
+          "expenses": 8400,
+          "profit": 41600,
+          "journal_entry": {
+            "id": 10,
+            "no": "JE-2025-0005"
+          },
+          "reopened_by": null,
+          "created_at": "2026-12-02T13:23:00.791Z",
+          "created_by": "key:2"
+        },
+        {
+          "year": 2025,
+          "status": "reopened",
+          "date_posting": "2025-12-31",
+          "currency": "CZK",
+          "revenue": 50000,
+          "expenses": 8400,
+          "profit": 41600,
+          "journal_entry": {
+            "id": 8,
+            "no": "JE-2025-0003"
+          },
+          "reopened_by": {
+            "id": 9,
+            "no": "JE-2025-0004"
+          },
+          "created_at": "2026-12-02T13:23:00.691Z",
+          "created_by": "key:2"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "reopenYear": {
+    "response": {
+      "year": 2025,
+      "status": "reopened",
+      "date_posting": "2025-12-31",
+      "currency": "CZK",
+      "revenue": 50000,
+      "expenses": 8400,
+      "profit": 41600,
+      "journal_entry": {
+        "id": 8,
+        "no": "JE-2025-0003"
+      },
+      "reopened_by": {
+        "id": 9,
+        "no": "JE-2025-0004"
+      },
+      "created_at": "2026-12-02T13:23:00.691Z",
+      "created_by": "key:2"
+    }
+  },
+  "revalueForeignItems": {
+    "request": {
+      "date": "2026-11-30"
+    },
+    "response": {
+      "date": "2026-11-30",
+      "currency": "CZK",
+      "gain": 0,
+      "loss": 69.7,
+      "lines": [
+        {
+          "kind": "receivable",
+          "document": {
+            "type": "sales_invoice",
+            "id": 7,
+            "no": "FV202600006"
+          },
+          "account_number": null,
+          "gl_account": "311",
+          "currency": "EUR",
+          "amount": 290.4,
+          "rate": 24.3,
+          "rate_amount": 1,
+          "rate_date": "2026-11-30",
+          "rate_source": "manual",
+          "booked": 7126.42,
+          "revalued": 7056.72,
+          "difference": -69.7,
+          "result": -69.7
+        }
+      ],
+      "journal_entry": {
+        "id": 6,
+        "no": "JE-2026-0004"
+      },
+      "reversed_by": {
+        "id": 7,
+        "no": "JE-2026-0005"
+      },
+      "created_at": "2026-12-02T13:23:00.616Z",
+      "created_by": "key:2"
     }
   }
 };

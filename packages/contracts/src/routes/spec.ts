@@ -10,7 +10,8 @@ export const xmlDocumentSchema = z.string().describe('XML document');
 export const pdfDocumentSchema = z.string().describe('PDF document (binary)');
 
 export type ServiceName = 'sales' | 'purchase' | 'finance' | 'accounting' | 'settings';
-export type ScopeArea = ServiceName;
+/** A service's own area, or `contacts`: the directory settings keeps for sales and purchase alike (decision 234). */
+export type ScopeArea = ServiceName | 'contacts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
