@@ -42,6 +42,7 @@ describe('webhooks and the scopes of who set them up', () => {
       'events of finance need finance:read',
       'events of accounting need accounting:read',
       'events of settings need settings:read',
+      'events of contacts need contacts:read',
     ]);
     await expectProblem(await create(writer.key, '/ok/invoices', ['sales.invoice.*']), 403, 'insufficient_scope');
     await expectProblem(await create(writer.key, '/ok/posted', ['*.*.posted']), 403, 'insufficient_scope');

@@ -24,6 +24,9 @@ export const WEBHOOK_SUBJECTS = [
   SUBJECTS.accountingTransactionPosted,
   SUBJECTS.accountingJournalEntryPosted,
   SUBJECTS.settingsOrganisationUpdated,
+  SUBJECTS.settingsContactCreated,
+  SUBJECTS.settingsContactUpdated,
+  SUBJECTS.settingsContactDeleted,
 ] as const;
 
 /**

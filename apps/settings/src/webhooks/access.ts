@@ -12,11 +12,17 @@ import { ForbiddenError, sqlRows, type AuthContext, type TenantScope } from '@le
  * one stops receiving what it can no longer read, and the webhook says why (`withheld_reason`).
  */
 
-/** The area an event subject belongs to: its first token (`sales.invoice.posted` → sales). */
-export const areaOfSubject = (subject: string) => subject.split('.')[0];
+/**
+ * The area an event subject belongs to: its first token (`sales.invoice.posted` → sales), except
+ * the directory's events, which settings publishes but which are `contacts:read` data (decision 234).
+ */
+export const areaOfSubject = (subject: string) => (subject.startsWith('settings.contact.') ? 'contacts' : subject.split('.')[0]);
 
 /** The area of a CloudEvents type (`com.ledgerline.sales.invoice.posted.v1` → sales). */
-export const areaOfEventType = (type: string) => /^com\.ledgerline\.([a-z]+)\./.exec(type)?.[1] ?? null;
+export const areaOfEventType = (type: string) => {
+  const subject = /^com\.ledgerline\.([a-z_.]+)\.v\d+$/.exec(type)?.[1];
+  return subject ? areaOfSubject(subject) : null;
+};
 
 /** The areas of the events the patterns select, in the order the catalogue lists them. */
 export function areasSelected(patterns: readonly string[]): string[] {

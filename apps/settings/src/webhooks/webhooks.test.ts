@@ -80,3 +80,16 @@ describe('webhook URLs when saved', () => {
     expect(await checkWebhookUrl('http://127.0.0.1:9000/x', { requireHttps: false, allowPrivate: true })).toBe('http://127.0.0.1:9000/x');
   });
 });
+
+describe('the scope area of an event', () => {
+  it("is its subject's first token, but the directory's events are contacts data", async () => {
+    const { areaOfSubject, areaOfEventType, areasSelected } = await import('./access.js');
+    expect(areaOfSubject('sales.invoice.posted')).toBe('sales');
+    expect(areaOfSubject('settings.organisation.updated')).toBe('settings');
+    expect(areaOfSubject('settings.contact.updated')).toBe('contacts');
+    expect(areaOfEventType('com.ledgerline.settings.contact.created.v1')).toBe('contacts');
+    expect(areaOfEventType('com.ledgerline.sales.credit_note.posted.v1')).toBe('sales');
+    expect(areaOfEventType('something.else')).toBeNull();
+    expect(areasSelected(['settings.*.*'])).toEqual(['settings', 'contacts']);
+  });
+});

@@ -14,9 +14,9 @@ import { API_BASE_PATH, type Json, PROBLEM_MEDIA_TYPE, SchemaCollector } from '.
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Invoices: 'Sales invoices: create (numbered and posted at once), read, list, render as HTML or PDF',
   'Credit notes': 'Sales credit notes against an invoice: create, read, list, render; check a number',
+  Items: 'The catalogue of items and their sales rates',
   Contacts:
     "The directory of customers and vendors documents name by contact_id, with its identifiers checked (IČO, DIČ, IBAN), filled from ARES and checked in VIES and the Czech VAT payers' register; the contacts scope",
-  Items: 'The catalogue of items and their sales rates',
   Numbering: 'Numbering series of sales documents and their masks',
   'Audit trail': 'Every write made through the API, hash-chained per organisation in the service that made it',
   'Payment reminders': 'Overdue invoices reminded level by level, with late-payment interest at the statutory rate',
