@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
+import { sqlRows } from '@ledgerline/service-kit';
 import { expectOk as ok, expectProblem } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
 import { VAT21, billBody, vendorCreditBody } from '../purchase/fixtures.js';
@@ -63,7 +64,10 @@ describe('revaluing foreign-currency items', () => {
   });
 
   it('a day within the lock date is 409 period_locked and posts nothing', async () => {
-    await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: '2026-05-31' } }));
+    const org = await ok(await stack.api('/v1/settings/organisation', { method: 'PUT', json: { lock_date: '2026-05-31' } }));
+    // accounting learns the lock date from settings' event: the test waits for it, as a retry would
+    const em = stack.services.accounting!.deps.orm.em.fork();
+    await eventually(async () => (await sqlRows<{ lock_date: string | null }>(em, "select profile->>'lock_date' as lock_date from kit_organisations where org_id = ?", [org.id]))[0]?.lock_date === '2026-05-31', 10_000);
     const before = await journalCount();
     await expectProblem(await revalue({ date: '2026-05-31' }), 409, 'period_locked');
     expect(await journalCount()).toBe(before);

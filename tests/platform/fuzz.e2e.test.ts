@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type RouteSpec } from '@ledgerline/contracts';
 import { startStack, type Stack } from '../support/stack.js';
+import { startRegisterServer, type RegisterServer } from '../support/registers.js';
 import { invoiceBody } from '../sales/helpers.js';
 import { billBody, vendorCreditBody } from '../purchase/fixtures.js';
 
@@ -18,11 +19,14 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 const REQUESTS_PER_OPERATION = Number(process.env.FUZZ_REQUESTS ?? 24);
 
 let stack: Stack;
+let registers: RegisterServer;
 let doc: Json;
 let fuzzKey: { id: number; key: string };
 
 beforeAll(async () => {
-  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'] });
+  // the public registers answer from a local server, as a deployment's do from theirs
+  registers = await startRegisterServer();
+  stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'], env: registers.env });
   doc = await (await fetch(`${stack.gateway.url}/openapi.json`)).json();
   const res = await stack.api('/v1/settings/security/api-keys', { method: 'POST', json: { name: 'fuzz', scopes: ['admin'] } });
   fuzzKey = (await res.json()) as { id: number; key: string };
@@ -34,7 +38,10 @@ beforeAll(async () => {
   await stack.api('/v1/accounting/journal-entries', { method: 'POST', json: { date_posting: '2026-11-02', description: 'Accrual', lines: [{ account_number: '518', debit: 10 }, { account_number: '389', credit: 10 }] } });
   await stack.api('/v1/accounting/accounts/221.001', { method: 'PUT', json: { name_cs: 'Fio' } });
 }, 120_000);
-afterAll(async () => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  await registers?.close();
+});
 
 /** A seeded random source (mulberry32): the same seed gives the same requests. */
 class Rng {

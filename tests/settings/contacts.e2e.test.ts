@@ -6,6 +6,7 @@ import { eventually, startStack, type Stack } from '../support/stack.js';
 import { expectOk, expectProblem } from '../support/assertions.js';
 import { startRegisterServer, type RegisterServer } from '../support/registers.js';
 import { einvoiceDir } from '../support/einvoice.js';
+import { sqlRows } from '@ledgerline/service-kit';
 
 /*
  * Issue 74: the directory of customers and vendors through the gateway — checked identifiers,
@@ -184,6 +185,20 @@ describe('documents naming a contact', () => {
     expect(noCurrency.errors).toEqual([expect.objectContaining({ path: 'currency' })]);
   });
 
+  it('a recurring invoice naming a contact issues each invoice with the contact as it is that day', async () => {
+    const contact = await expectOk(await post('/v1/contacts', { business_name: 'Předplatitel s.r.o.', currency: 'CZK', payment_terms_days: 7 }));
+    const today = new Date().toISOString().slice(0, 10);
+    const schedule = await expectOk(await post('/v1/sales/recurring-invoices', { template: { contact_id: contact.id, items: invoiceItems }, schedule: { frequency: 'monthly', start_date: today, count: 1 } }));
+    const issued = await eventually(async () => {
+      const page = await expectOk(await api(`/v1/sales/invoices?recurring_invoice_id=${schedule.id}`));
+      return page.entities[0];
+    }, 15_000);
+    expect(issued).toMatchObject({ contact_id: contact.id, currency: 'CZK', customer: { id: contact.id, business_name: 'Předplatitel s.r.o.' } });
+    // a template naming neither a customer nor a contact is refused when it is made
+    const refused = await expectProblem(await post('/v1/sales/recurring-invoices', { template: { items: invoiceItems }, schedule: { frequency: 'monthly', start_date: today } }), 400);
+    expect(refused.errors!.map((e) => e.path)).toEqual(['template.customer', 'template.currency']);
+  });
+
   it('group the aged receivables and statements by contact, and bills take the vendor with its account', async () => {
     const customer = await expectOk(await post('/v1/contacts', { business_name: 'Dlužník s.r.o.', currency: 'CZK', payment_terms_days: 10 }));
     for (const date of ['2026-10-01', '2026-11-20']) await expectOk(await post('/v1/sales/invoices', { contact_id: customer.id, date_issued: date, items: invoiceItems }));
@@ -264,6 +279,25 @@ describe('the registers', () => {
     expect(await expectOk(await api('/v1/contacts/vat-check?vat_no=DE999999999'))).toMatchObject({ valid: false });
   });
 
+  it("an intra-EU supply records its customer's VIES check on its day; other invoices do not ask", async () => {
+    const intraEu = (vat_no: string) =>
+      post('/v1/sales/invoices', {
+        customer: { business_name: 'EU customer', vat_no, address: { country: vat_no.slice(0, 2) } },
+        currency: 'CZK',
+        date_issued: '2026-12-01',
+        items: [{ title: 'Goods', qty: 1, rate: 5000, supply: 'goods', taxes: [{ tax_code: 'K', tax_rate: 0 }] }],
+      });
+    expect((await expectOk(await intraEu('SK2020411811'))).customer_vat_check).toMatchObject({ status: 'valid', vat_no: 'SK2020411811', request_date: '2026-12-02', consultation_number: 'WAPIAAAAY5xH0Zb2', reasons: [] });
+    expect((await expectOk(await intraEu('DE999999999'))).customer_vat_check).toMatchObject({ status: 'invalid', reasons: [expect.stringContaining('VIES does not confirm')] });
+    const down = await expectOk(await intraEu('FR12345678901'));
+    expect(down.customer_vat_check).toMatchObject({ status: 'unavailable', reasons: [expect.stringContaining('MS_UNAVAILABLE')] });
+    expect(down.total_amount).toBe(5000);
+    const asked = registers.asked.length;
+    const domestic = await expectOk(await post('/v1/sales/invoices', { customer: { business_name: 'Tuzemec' }, currency: 'CZK', date_issued: '2026-12-01', items: invoiceItems }));
+    expect(domestic.customer_vat_check).toBeUndefined();
+    expect(registers.asked.length).toBe(asked);
+  });
+
   it("the VAT payers' register: status, published accounts, and a bill's §109 check on its day", async () => {
     expect(await expectOk(await api('/v1/contacts/vat-payer?vat_no=CZ26835746'))).toMatchObject({
       vat_no: 'CZ26835746',
@@ -297,6 +331,13 @@ describe('the registers', () => {
     registers.mode.vat_payers = 'ok';
     // a foreign vendor is not checked
     expect((await expectOk(await bill('DE811569869', 'DE89370400440532013000', 100))).vendor_check).toBeNull();
+    // nor is a buyer that is no VAT payer: §109 guarantees a VAT payer's purchases
+    const small = await expectOk(await api('/v1/admin/organisations', { method: 'POST', key: stack.operatorToken, json: { name: 'Neplátce', country: 'CZ', legal_currency: 'CZK', is_vat_payer: false } }));
+    // (once purchase knows the organisation from settings' event)
+    const em = stack.services.purchase!.deps.orm.em.fork();
+    await eventually(async () => (await sqlRows<{ is_vat_payer: boolean }>(em, 'select is_vat_payer from kit_organisations where org_id = ?', [small.organisation.id]))[0]?.is_vat_payer === false, 10_000);
+    const smallBill = await expectOk(await post('/v1/purchase/bills', { type: { id: 1 }, vendor: { business_name: 'V', vat_no: 'CZ12345679' }, currency: 'CZK', date_issued: '2026-12-01', items: [{ qty: 1, rate: 100 }] }, small.admin_key.key));
+    expect(smallBill.vendor_check).toBeNull();
   });
 });
 

@@ -164,3 +164,21 @@ export const vendorCheckSchema = z
   })
   .meta({ id: 'VendorCheck', description: "The check of the vendor in the VAT payers' register on the bill's day (§109 of the VAT Act)" });
 export type VendorCheck = z.infer<typeof vendorCheckSchema>;
+
+/**
+ * What an invoice with an intra-EU supply (tax category K) records of its customer's VAT number in
+ * VIES on its day: the exemption needs a customer registered for VAT in another member state.
+ */
+export const customerVatCheckSchema = z
+  .object({
+    status: z
+      .enum(['valid', 'invalid', 'unavailable', 'not_checked'])
+      .describe('valid: VIES confirms the number; invalid: it does not (or it is no VAT number); unavailable: VIES or the member state did not answer; not_checked: VIES is not configured'),
+    vat_no: z.string().nullable(),
+    request_date: isoDate.nullable().describe('The day VIES speaks for'),
+    consultation_number: z.string().nullable(),
+    checked_at: isoDateTime,
+    reasons: z.array(z.string()),
+  })
+  .meta({ id: 'CustomerVatCheck', description: "The check of an intra-EU supply's customer in VIES on the invoice's day" });
+export type CustomerVatCheck = z.infer<typeof customerVatCheckSchema>;

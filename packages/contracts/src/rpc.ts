@@ -24,6 +24,7 @@ export const RPC_SUBJECTS = {
   settingsContactResolve: 'rpc.settings.contacts.resolve',
   settingsContactMatch: 'rpc.settings.contacts.match',
   settingsVendorCheck: 'rpc.settings.registers.vendor_check',
+  settingsVatNumberCheck: 'rpc.settings.registers.vat_check',
 } as const;
 
 /**
@@ -223,4 +224,14 @@ export const vendorCheckRequestSchema = z.object({
   vat_no: z.string().max(64),
   account: z.string().max(64).nullish(),
   total_leg: z.string().regex(/^-?\d{1,15}(\.\d{1,2})?$/),
+});
+
+/**
+ * `rpc.settings.registers.vat_check` (an invoice with an intra-EU supply): VIES's answer for the
+ * customer's VAT number, or the problem that kept it (`code` as the API would answer it).
+ */
+export const vatNumberCheckRequestSchema = z.object({ vat_no: z.string().max(64) });
+export const vatNumberCheckAnswerSchema = z.object({
+  check: z.object({ valid: z.boolean(), vat_no: z.string(), request_date: z.string(), consultation_number: z.string().nullable() }).nullable(),
+  problem: z.object({ status: z.int(), code: z.string(), detail: z.string() }).nullable(),
 });

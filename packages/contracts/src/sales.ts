@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CONTENT_TEXT, type Contact, addressSchema, bankAccountSchema, codedReferenceSchema, contactSchema, culture, currencyCode, decimal, id, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, shortText, taxNexusSchema, transactionTypeSchema, uuid, glAccountSchema, ignoredInput, derivedDocumentInputFields, roundingIncrement, documentFxRateOrigin } from './common.js';
 import { rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 import { supplyKind, taxCategory } from './tax-category.js';
+import { customerVatCheckSchema } from './contacts.js';
 
 
 /*
@@ -294,6 +295,7 @@ const salesDocumentStoredFields = {
   taxes_included: z.boolean(),
   payment_status: paymentStatusSchema,
   overdue_days: nullish(int32),
+  customer_vat_check: nullish(customerVatCheckSchema).describe("An intra-EU supply's (tax category K) check of the customer's VAT number in VIES on the day it was issued; absent for other documents"),
   items: z.array(salesItemSchema),
   taxes: z.array(salesTaxLineSchema).describe('Tax recap: one row per tax code and rate'),
   shipping_charges: z.array(shippingChargeSchema),

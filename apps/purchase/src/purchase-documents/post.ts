@@ -90,7 +90,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   const { em, orgId } = ctx;
   // the vendor (and currency, due date, account) of a bill naming a contact of the directory
   const req = await withContactParty(ctx, named, 'vendor');
-  const { legalCurrency, lockDate, country, defaultSupply } = await postingSettingsOf(ctx);
+  const { legalCurrency, lockDate, country, defaultSupply, isVatPayer } = await postingSettingsOf(ctx);
   // the organisation is the buyer: a zero-rated line is never K or G to it, so the vendor is the other party
   const categories = documentCategories(req, documentParties(req.vendor as { vat_no?: string | null }, null, country));
   const figuresOf = (rate: DocumentInput['fx_rate']) => computeFigures({
@@ -115,7 +115,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   if (opts.strict) assertDerivedFigures(req, computed);
   opts.expect?.(computed);
   refuseClosedPeriod(lockDate, `the ${kind.label}`, [postingDate.document(req)]);
-  const vendorCheck = kind.kind === 'bill' ? await checkVendor(ctx, req, computed.total_amount_leg) : null;
+  // §109 guarantees a Czech VAT payer's purchases: another buyer has nothing to check
+  const vendorCheck = kind.kind === 'bill' && isVatPayer && country === 'CZ' ? await checkVendor(ctx, req, computed.total_amount_leg) : null;
   const id = await nextDocumentId(em, PurchaseDocumentSchema);
   const lineIds = await nextLineIds(em, req.items.length);
   const items: StoredItem[] = req.items.map((it, i) => {

@@ -54,13 +54,17 @@ const prefixed = (errors: readonly FieldError[] | undefined, prefix: string) => 
  */
 async function checkTemplate(scope: TenantScope, body: RecurringInvoiceRequest): Promise<void> {
   const errors: FieldError[] = [...unknownPlaceholders(body.template)];
+  // the customer and currency come from the template, or from the contact it names when each invoice is issued
+  if (!body.template.customer && body.template.contact_id == null) errors.push({ path: 'template.customer', code: 'required', message: 'required: the customer, or contact_id naming one of the directory' });
+  if (!body.template.currency && body.template.contact_id == null) errors.push({ path: 'template.currency', code: 'required', message: 'required' });
   const first = nextOccurrence(body.schedule, null);
   if (!first) errors.push({ path: 'schedule', code: 'schedule_empty', message: 'the schedule has no issue date (count, end_date and start_date leave none)' });
   const replica = await organisationReplica(scope);
   // the first period's invoice, when the schedule has one (a first date past the calendar has none)
   const invoice = first ? invoiceOfPeriod(body.template, periodOf(body.schedule, first.index)) : null;
   try {
-    if (invoice) computeDocument({ ...documentInputOf(invoice, replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY, replica?.profile.rounding_increment), fx_rate: invoice.fx_rate ?? 1 });
+    const legal = replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY;
+    if (invoice) computeDocument({ ...documentInputOf({ ...invoice, currency: invoice.currency ?? legal }, legal, replica?.profile.rounding_increment), fx_rate: invoice.fx_rate ?? 1 });
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     errors.push(...prefixed(err.errors, 'template'));

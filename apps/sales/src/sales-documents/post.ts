@@ -8,6 +8,7 @@ import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../d
 import { duplicateNumber, pickSeries } from '../numbering-series/series.js';
 import { catalogueItemIds, withCatalogueFacts } from '../items/items.js';
 import { documentCategories, documentParties } from '@ledgerline/documents/line-categories';
+import { checkIntraEuCustomer } from './customer-vat-check.js';
 import { issuerSnapshot } from './issuer.js';
 import { refuseDueBeforeIssue } from './dates.js';
 import { documentBody, documentInputOf, type DocumentRequest } from './body.js';
@@ -139,6 +140,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   refuseClosedPeriod(lockDateOf(replica?.profile), `the ${kind.label}`, [postingDate.document(input)]);
   const catalogued = withCatalogueFacts(input, new Map((pre.item_facts ?? []).map((a) => [Number(a.id), a])));
   const categories = documentCategories(input, documentParties(input.customer, input.billing_address?.country, replica?.profile.country as string | null | undefined));
+  const customerVatCheck = await checkIntraEuCustomer(ctx, input.customer, categories);
 
   // From here on everything is written, and the credited document locked, in the transaction
   // shared by the concurrent documents of this type (one commit for the group, not one each): a
@@ -176,7 +178,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     paymentStatus: computed.payment_status,
     paymentReference: input.payment_reference ?? null,
     recurringInvoiceId: opts.recurringInvoiceId ?? null,
-    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited, opts), ...fx.origin }, categories, defaultSupply: replica?.profile.default_supply }),
+    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited, opts), ...fx.origin, ...(customerVatCheck && { customer_vat_check: customerVatCheck }) }, categories, defaultSupply: replica?.profile.default_supply }),
     createdAt: now,
     updatedAt: now,
     editedAt: null,

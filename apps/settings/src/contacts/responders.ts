@@ -3,6 +3,7 @@ import { serviceContext, type ResponderDefinition, type TenantContext } from '@l
 import type { SettingsDeps } from '../resources.js';
 import { vendorCheck } from '../registers/registers.js';
 import { matchContact, resolveContact } from './directory-responders.js';
+import { vatNumberCheckAnswer } from '../registers/vat-number-responder.js';
 
 /** The directory's and the registers' answers to sales and purchase. */
 export function directoryResponders(deps: SettingsDeps): ResponderDefinition[] {
@@ -13,6 +14,7 @@ export function directoryResponders(deps: SettingsDeps): ResponderDefinition[] {
       // a contact made here is a write with its event: in a transaction of its own, with the outbox
       handle: (em, data, orgId) => em.transactional((tem) => matchContact(serviceContext(deps, tem, 'purchase:e-invoice import', orgId) as TenantContext, data)),
     },
+    { subject: RPC_SUBJECTS.settingsVatNumberCheck, handle: (em, data) => vatNumberCheckAnswer(em, deps.resources.registers, data) },
     { subject: RPC_SUBJECTS.settingsVendorCheck, handle: (em, data) => vendorCheck(em, deps.resources.registers, vendorCheckRequestSchema.parse(data)) },
   ];
 }

@@ -61,11 +61,11 @@ export function lockDateOf(profile: Record<string, unknown> | null | undefined):
  * fallback until the profile has reached the service), the lock date, and what a document's lines
  * are decided by (issue 70): the country and what a line supplies unless it says (null: not known yet).
  */
-export async function postingSettingsOf(scope: TenantScope): Promise<{ legalCurrency: string; lockDate: string | null; country: string | null; defaultSupply: string | null }> {
+export async function postingSettingsOf(scope: TenantScope): Promise<{ legalCurrency: string; lockDate: string | null; country: string | null; defaultSupply: string | null; isVatPayer: boolean }> {
   const { em, orgId } = scope;
-  const [row] = await sqlRows<{ legal_currency: string; lock_date: string | null; country: string | null; default_supply: string | null }>(
+  const [row] = await sqlRows<{ legal_currency: string; lock_date: string | null; country: string | null; default_supply: string | null; is_vat_payer: boolean | null }>(
     em,
-    `select legal_currency, profile->>'lock_date' as lock_date, country, profile->>'default_supply' as default_supply from kit_organisations where org_id = ?`,
+    `select legal_currency, profile->>'lock_date' as lock_date, country, profile->>'default_supply' as default_supply, is_vat_payer from kit_organisations where org_id = ?`,
     [orgId],
     { prepared: true },
   );
@@ -74,6 +74,7 @@ export async function postingSettingsOf(scope: TenantScope): Promise<{ legalCurr
     lockDate: lockDateOf({ lock_date: row?.lock_date }),
     country: row?.country ?? null,
     defaultSupply: row?.default_supply ?? null,
+    isVatPayer: row?.is_vat_payer ?? true,
   };
 }
 
