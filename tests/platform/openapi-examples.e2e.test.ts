@@ -283,6 +283,38 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('listCreditNoteAllocations', `/sales/credit-notes/${creditNote.id}/allocations`);
     await as('listInvoiceAllocations', `/sales/invoices/${invoice.id}/allocations`);
 
+    // an advance: the proforma, its payment's tax document, the final invoice that deducts it
+    const advanceBody = {
+      customer: CUSTOMER,
+      currency: 'CZK',
+      culture: 'cs-CZ',
+      date_issued: ISSUED,
+      date_due: '2026-11-10',
+      items: [{ title: 'Implementation project – advance', qty: 1, rate: 50000, taxes: [VAT21] }],
+    };
+    const proforma = await as('createProformaInvoice', '/sales/proforma-invoices', { json: advanceBody });
+    await as('updateProformaInvoice', `/sales/proforma-invoices/${proforma.id}`, { json: { ...advanceBody, items: [{ title: 'Implementation project – advance', qty: 1, rate: 40000, taxes: [VAT21] }] } });
+    await as('getProformaInvoicePdf', `/sales/proforma-invoices/${proforma.id}/pdf`);
+    await as('emailProformaInvoice', `/sales/proforma-invoices/${proforma.id}/email`, { json: { to: 'accounts@acme.example' } });
+    const mistakenProforma = await (await stack.api('/v1/sales/proforma-invoices', { method: 'POST', key, json: advanceBody })).json();
+    await as('cancelProformaInvoice', `/sales/proforma-invoices/${mistakenProforma.id}/cancel`);
+    await (await stack.api('/v1/finance/bank/transactions', { method: 'POST', key, json: { amount: 48400, currency: 'CZK', date_transaction: '2026-11-06', paid_record: { type: 'sales_proforma', id: proforma.id } } })).json();
+    const paidProforma = await eventually(async () => {
+      const p = await (await stack.api(`/v1/sales/proforma-invoices/${proforma.id}`, { key })).json();
+      return p.tax_documents?.length === 1 ? p : undefined;
+    }, 15_000);
+    await as('getProformaInvoice', `/sales/proforma-invoices/${proforma.id}`);
+    await as('listProformaInvoices', '/sales/proforma-invoices', { query: 'status=paid&take=10' });
+    await as('getAdvanceTaxDocument', `/sales/advance-tax-documents/${paidProforma.tax_documents[0].id}`);
+    await as('listAdvanceTaxDocuments', '/sales/advance-tax-documents', { query: `proforma_id=${proforma.id}` });
+    await as('getAdvanceTaxDocumentPdf', `/sales/advance-tax-documents/${paidProforma.tax_documents[0].id}/pdf`);
+    const finalInvoice = await stack.api('/v1/sales/invoices', {
+      method: 'POST',
+      key,
+      json: { ...advanceBody, date_issued: '2026-11-30', date_due: '2026-12-14', items: [{ title: 'Implementation project', qty: 1, rate: 60000, taxes: [VAT21] }], advances: [{ proforma_id: proforma.id }] },
+    });
+    expect(finalInvoice.status).toBe(200);
+
     // purchase
     const supplier = { business_name: 'Kancelářské potřeby a.s.', vat_no: 'CZ45274649', address: { city: 'Brno', country: 'CZ' } };
     const bill = await as('createBill', '/purchase/bills', {

@@ -17,6 +17,15 @@ export const BUYER = {
   address: { address1: 'Dlouhá 1', city: 'Praha', postal_code: '110 00', country: 'CZ' },
 };
 export const VAT21 = { tax_code: 'S', tax_rate: 21 };
+/** The organisation profile a Peppol or ISDOC document needs: VAT id, registration, Peppol id, address, IBAN. */
+export const SELLER_PROFILE = {
+  name: 'Dodavatel a.s.',
+  vat_no: 'CZ12345678',
+  reg_no: '12345678',
+  peppol_id: '9929:CZ12345678',
+  address: { address1: 'Náměstí 5', city: 'Brno', postal_code: '602 00', country: 'CZ' },
+  bank_account: { iban: 'CZ6508000000192000145399', bic: 'GIBACZPX' },
+};
 export const VAT12 = { tax_code: 'S', tax_rate: 12 };
 
 export interface EInvoiceStack {
@@ -42,17 +51,7 @@ export async function startEInvoiceStack(dataDir: string, services: ServiceKey[]
     expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
     return text;
   };
-  const res = await stack.api('/v1/settings/organisation', {
-    method: 'PUT',
-    json: {
-      name: 'Dodavatel a.s.',
-      vat_no: 'CZ12345678',
-      reg_no: '12345678',
-      peppol_id: '9929:CZ12345678',
-      address: { address1: 'Náměstí 5', city: 'Brno', postal_code: '602 00', country: 'CZ' },
-      bank_account: { iban: 'CZ6508000000192000145399', bic: 'GIBACZPX' },
-    },
-  });
+  const res = await stack.api('/v1/settings/organisation', { method: 'PUT', json: SELLER_PROFILE });
   expect(res.status).toBe(200);
   // sales learns the Peppol profile from settings' event: wait until a complete invoice can be written
   const probe = await post('/v1/sales/invoices', { customer: BUYER, currency: 'CZK', date_issued: '2026-11-01', date_due: '2026-11-15', buyer_reference: 'P', items: [{ title: 'P', qty: 1, rate: 1, taxes: [VAT21] }] });

@@ -20,14 +20,17 @@ const post = (path: string, json: unknown, key?: string) => api(path, { method: 
 const creditNote = (over: Record<string, unknown> = {}) => invoiceBody({ items: [{ title: 'Refund', qty: 1, rate: 10, taxes: [] }], ...over });
 
 describe('numbering series', () => {
-  it('lists the default series of both document types before any document exists', async () => {
+  it('lists the default series of every document type before any document exists', async () => {
     const res = await api('/v1/sales/numbering-series');
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ total: 2, from: 0 });
+    expect(body).toMatchObject({ total: 4, from: 0 });
     expect(body.entities.map((s: { doc_type: string; mask: string; is_default: boolean }) => [s.doc_type, s.mask, s.is_default])).toEqual([
       ['sales_invoice', 'INV{YYYY}{#####}', true],
       ['sales_credit_note', 'CN{YYYY}{#####}', true],
+      // a proforma's variable symbol (26900001…) is never an invoice's (202600001…)
+      ['sales_proforma', 'PF{YY}9{#####}', true],
+      ['sales_advance_tax_document', 'DZ{YYYY}{#####}', true],
     ]);
   });
 

@@ -45,7 +45,7 @@ export const itemPageSchema = pagedEnvelope(itemSchema);
 
 // --- numbering series ------------------------------------------------------------------------
 
-export const NUMBER_SERIES_DOC_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
+export const NUMBER_SERIES_DOC_TYPES = ['sales_invoice', 'sales_credit_note', 'sales_proforma', 'sales_advance_tax_document'] as const;
 const seriesDocType = z.enum(NUMBER_SERIES_DOC_TYPES).describe('The documents the series numbers');
 
 /** A numbering series of sales documents (architecture §4 numbering; `counter_id` of a document names it). */

@@ -36,7 +36,7 @@ export const emailRecordSchema = z
     ...emailMessageFields,
     status: nullish(z.enum(EMAIL_STATUSES)).describe('Outcome: sent over SMTP, written as .eml, or failed'),
     error: nullish(longText()).describe('Why the attempt failed'),
-    document_type: nullish(z.enum(['sales_invoice', 'sales_credit_note'])),
+    document_type: nullish(z.enum(['sales_invoice', 'sales_credit_note', 'sales_proforma'])),
     document_id: nullish(int64),
     created_at: nullish(isoDateTime),
   })

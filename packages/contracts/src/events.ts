@@ -3,7 +3,7 @@ import { accountingTransactionSchema, sourceDocumentSchema } from './accounting.
 import { currencyCode, isoDate, money, paidRecordTypeSchema } from './common.js';
 import { bankTransactionSchema, payoutSchema } from './finance.js';
 import { vendorBillSchema, vendorCreditSchema } from './purchase.js';
-import { creditNoteSchema, invoiceSchema } from './sales.js';
+import { advanceTaxDocumentSchema, creditNoteSchema, invoiceSchema, proformaInvoiceSchema } from './sales.js';
 import { complianceRecordSchema } from './compliance.js';
 import { creditNoteAllocation, vendorCreditAllocation } from './credit-allocations.js';
 import { organisationSchema, templateSchema } from './settings.js';
@@ -28,6 +28,9 @@ export type StreamName = keyof typeof STREAMS;
 export const SUBJECTS = {
   salesInvoicePosted: 'sales.invoice.posted',
   salesCreditNotePosted: 'sales.credit_note.posted',
+  salesProformaIssued: 'sales.proforma_invoice.issued',
+  salesProformaUpdated: 'sales.proforma_invoice.updated',
+  salesAdvanceTaxDocumentPosted: 'sales.advance_tax_document.posted',
   salesInvoiceComplianceEvaluated: 'sales.invoice.compliance_evaluated',
   salesCreditAllocationRecorded: 'sales.credit_allocation.recorded',
   purchaseBillPosted: 'purchase.bill.posted',
@@ -147,6 +150,11 @@ export type SalesInvoicePostedEvent = z.infer<typeof salesInvoicePostedEventSche
 
 /** `sales.credit_note.posted`: the stored credit note. */
 export const salesCreditNotePostedEventSchema = creditNoteSchema;
+/** `sales.proforma_invoice.issued` / `.updated`: a proforma as it stands after the change (replaced, paid, settled by a final invoice, cancelled); never posted to the ledger. */
+export const salesProformaEventSchema = proformaInvoiceSchema;
+/** `sales.advance_tax_document.posted`: the tax document of a payment received on a proforma; the ledger posts its VAT (Dr 324 / Cr 343) in the payment's period. */
+export const salesAdvanceTaxDocumentPostedEventSchema = advanceTaxDocumentSchema;
+export type SalesAdvanceTaxDocumentPostedEvent = z.infer<typeof salesAdvanceTaxDocumentPostedEventSchema>;
 export type SalesCreditNotePostedEvent = z.infer<typeof salesCreditNotePostedEventSchema>;
 
 /** `sales.invoice.compliance_evaluated`: the stored compliance record. */
@@ -261,6 +269,9 @@ export const settingsContactDeletedEventSchema = contactDeletedSchema;
 export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.salesInvoicePosted]: salesInvoicePostedEventSchema,
   [SUBJECTS.salesCreditNotePosted]: salesCreditNotePostedEventSchema,
+  [SUBJECTS.salesProformaIssued]: salesProformaEventSchema,
+  [SUBJECTS.salesProformaUpdated]: salesProformaEventSchema,
+  [SUBJECTS.salesAdvanceTaxDocumentPosted]: salesAdvanceTaxDocumentPostedEventSchema,
   [SUBJECTS.salesInvoiceComplianceEvaluated]: salesInvoiceComplianceEvaluatedEventSchema,
   [SUBJECTS.salesCreditAllocationRecorded]: salesCreditAllocationEventSchema,
   [SUBJECTS.purchaseBillPosted]: purchaseBillPostedEventSchema,

@@ -30,7 +30,8 @@ export type RecurringSchedule = z.output<typeof recurringScheduleSchema>;
 
 /** The invoice each period issues: an invoice request without its dates and number, which each issue gives it. */
 export const recurringInvoiceTemplateSchema = invoiceRequestSchema
-  .omit({ date_issued: true, date_due: true, date_taxable: true, no: true })
+  // a template deducts no advances: a proforma is deducted once, by one invoice
+  .omit({ date_issued: true, date_due: true, date_taxable: true, no: true, advances: true })
   .extend({
     due_in_days: nullish(z.int().min(0).max(365)).describe('date_due is date_issued plus this many days; no due date when absent'),
   })

@@ -35,7 +35,7 @@ export const RPC_SUBJECTS = {
 export const auditEventsSubject = (service: string) => `rpc.${service}.audit.events`;
 export const auditVerifySubject = (service: string) => `rpc.${service}.audit.verify`;
 
-export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note'] as const;
+export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note', 'sales_proforma'] as const;
 export const PURCHASE_LOOKUP_TYPES = ['purchase_bill', 'purchase_vendor_credit'] as const;
 
 /** As lenient as the paid record finance accepts: an id or number no document has is simply not found. */

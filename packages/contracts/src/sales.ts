@@ -355,6 +355,31 @@ export type CreditNoteRequestBody = z.infer<typeof creditNoteRequestSchema>;
 export type CreditNoteRequest = CreditNoteRequestBody & { customer: Contact; currency: string };
 
 
+/** What a final invoice deducts of one proforma's payments, rate by rate as its tax documents taxed them. */
+export const advanceDeductionTaxSchema = z
+  .object({
+    tax_rate: percentRate,
+    tax_code: nullish(shortText(64)),
+    tax_base: money.describe('Base taxed by the advance tax documents at this rate'),
+    tax_amount: money.describe('VAT the advance tax documents declared at this rate'),
+    tax_base_leg: money,
+    tax_amount_leg: money,
+  })
+  .meta({ id: 'AdvanceDeductionTax', description: 'One rate of an advance deducted by a final invoice' });
+
+export const advanceDeductionSchema = z
+  .object({
+    proforma_id: id,
+    proforma_no: shortText(64),
+    amount: money.describe('Deducted from the total: what was paid on the proforma (its VAT included)'),
+    amount_leg: money.describe('amount in the legal currency, as the tax documents stated it (untaxed overpayment at the invoice rate)'),
+    untaxed_amount: money.describe('Part of amount no tax document taxed (an overpayment, or any payment of a non-VAT payer)'),
+    taxes: z.array(advanceDeductionTaxSchema).describe('The deduction per rate; empty when no tax document was issued'),
+    tax_documents: z.array(z.object({ id: id, no: shortText(64) })).describe('The advance tax documents whose VAT this deduction takes back'),
+  })
+  .meta({ id: 'AdvanceDeduction', description: 'A proforma whose payments a final invoice deducts' });
+export type AdvanceDeduction = z.infer<typeof advanceDeductionSchema>;
+
 /** Sales invoice (architecture §1): the credit note less credited_doc_*. */
 export const invoiceSchema = z
   .object({
@@ -362,12 +387,25 @@ export const invoiceSchema = z
     ...salesDocumentStoredFields,
     ...buyerReferenceFields,
     recurring_invoice_id: nullish(int64).describe('The recurring invoice that issued it'),
+    advances: nullish(z.array(advanceDeductionSchema)).describe('Proformas whose payments this final invoice deducts (vyúčtování); absent on other invoices'),
+    advance_amount: nullish(money).describe('Σ advances[].amount: counted in amount_paid, so amount_due is what is left of total_amount'),
   })
   .meta({ id: 'Invoice', description: 'Sales invoice' });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
+/** The fields a proforma's body shares with an invoice's (its request is an invoice's without `advances`). */
+const invoiceBodyFields = { ...salesDocumentRequestFields, ...buyerReferenceFields, recurring_invoice_id: ignored(int64) };
+
 export const invoiceRequestSchema = z
-  .object({ ...salesDocumentRequestFields, ...buyerReferenceFields, recurring_invoice_id: ignored(int64) })
+  .object({
+    ...invoiceBodyFields,
+    advances: nullish(
+      z
+        .array(z.object({ proforma_id: id.describe('A paid or partly paid proforma of the same customer and currency') }))
+        .max(50)
+        .refine((a) => new Set(a.map((x) => x.proforma_id)).size === a.length, { message: 'a proforma is named once' }),
+    ).describe('Proformas whose payments this final invoice deducts with their VAT; one already deducted is 409 advance_already_deducted'),
+  })
   .meta({ id: 'InvoiceRequest', description: 'Sales invoice to create: customer (or contact_id), currency, date_issued and items required' });
 /** An invoice's request as the API takes it (its customer may come from contact_id). */
 export type InvoiceRequestBody = z.infer<typeof invoiceRequestSchema>;
@@ -409,3 +447,70 @@ export const creditNoteCheckNoResultSchema = z
   .object({ exists: z.boolean(), ids: nullish(z.array(int64)) })
   .meta({ id: 'CreditNoteNumberCheck', description: 'Whether the number exists and which credit notes hold it' });
 export type CreditNoteCheckNoResult = z.infer<typeof creditNoteCheckNoResultSchema>;
+
+// --- advance invoices (proformas) and the tax documents of their payments ---------------------
+
+export const PROFORMA_STATUSES = ['unpaid', 'partially_paid', 'paid', 'settled', 'cancelled'] as const;
+export const proformaStatusSchema = z
+  .enum(PROFORMA_STATUSES)
+  .describe('unpaid, partially_paid, paid (by its payments); settled: a final invoice deducted it; cancelled');
+
+export const proformaTaxDocumentRefSchema = z.object({
+  id: id,
+  no: shortText(64),
+  date_issued: isoDate,
+  total_amount: money,
+  tax_amount: money,
+});
+
+/** Body of POST and PUT /sales/proforma-invoices: an invoice's. */
+export const proformaInvoiceRequestSchema = z
+  .object(invoiceBodyFields)
+  .meta({ id: 'ProformaInvoiceRequest', description: 'Proforma (advance) invoice: the body of an invoice; customer (or contact_id), currency, date_issued and items required' });
+export type ProformaInvoiceRequestBody = z.infer<typeof proformaInvoiceRequestSchema>;
+
+/** A proforma invoice (zálohová faktura): a request for payment in advance, not a tax document and not posted. */
+export const proformaInvoiceSchema = z
+  .object({
+    ...salesDocumentInputFields,
+    ...salesDocumentStoredFields,
+    ...buyerReferenceFields,
+    status: proformaStatusSchema,
+    variable_symbol: z.string().describe('What a payment states to be found as paying this proforma'),
+    tax_documents: z.array(proformaTaxDocumentRefSchema).describe("The tax documents issued on its payments (a refund's is negative)"),
+    settled_by: nullish(z.object({ invoice_id: id, invoice_no: shortText(64) })).describe('The final invoice that deducted it'),
+    cancelled_at: nullish(isoDateTime),
+  })
+  .meta({ id: 'ProformaInvoice', description: 'Proforma invoice: asks for payment in advance; its payments are held on 324 until a final invoice deducts them' });
+export type ProformaInvoice = z.infer<typeof proformaInvoiceSchema>;
+
+export const proformaListQuerySchema = salesDocumentListQuerySchema.omit({ payment_status: true }).extend({
+  status: repeatedParam(proformaStatusSchema).optional().describe('Statuses to include; repeatable'),
+});
+export type ProformaListQuery = z.output<typeof proformaListQuerySchema>;
+export const proformaInvoicePageSchema = keysetPagedEnvelope(proformaInvoiceSchema);
+
+/** The tax document a VAT payer issues on a payment received for a proforma (daňový doklad k přijaté platbě, §28 ZDPH). */
+export const advanceTaxDocumentSchema = z
+  .object({
+    ...salesDocumentInputFields,
+    ...salesDocumentStoredFields,
+    proforma_id: id,
+    proforma_no: shortText(64),
+    payment: z
+      .object({
+        payment_id: int64,
+        source: z.enum(['bank_transaction', 'payout_line']),
+        date: isoDate,
+        amount: money.describe('The payment applied to the proforma; negative: a refund'),
+        accounted_amount: money.describe('What of the payments this document declares, VAT included: the part up to the proforma total (an overpayment is held untaxed)'),
+      })
+      .describe('The payment (or refund) whose VAT it declares'),
+  })
+  .meta({ id: 'AdvanceTaxDocument', description: 'Tax document on a received advance: its VAT falls due on the day of payment' });
+export type AdvanceTaxDocument = z.infer<typeof advanceTaxDocumentSchema>;
+export const advanceTaxDocumentListQuerySchema = salesDocumentListQuerySchema.omit({ payment_status: true, date_due: true }).extend({
+  proforma_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Only those of this proforma'),
+});
+export type AdvanceTaxDocumentListQuery = z.output<typeof advanceTaxDocumentListQuerySchema>;
+export const advanceTaxDocumentPageSchema = keysetPagedEnvelope(advanceTaxDocumentSchema);

@@ -13,6 +13,9 @@ import { SUBJECTS } from './events.js';
 export const WEBHOOK_SUBJECTS = [
   SUBJECTS.salesInvoicePosted,
   SUBJECTS.salesCreditNotePosted,
+  SUBJECTS.salesProformaIssued,
+  SUBJECTS.salesProformaUpdated,
+  SUBJECTS.salesAdvanceTaxDocumentPosted,
   SUBJECTS.salesInvoiceComplianceEvaluated,
   SUBJECTS.salesCreditAllocationRecorded,
   SUBJECTS.purchaseBillPosted,

@@ -50,6 +50,14 @@ export interface IsdocTaxSubtotal {
   vatApplicable?: boolean;
   /** The buyer accounts for the tax under the Czech local reverse charge, § 92a (LocalReverseChargeFlag). */
   localReverseCharge?: boolean;
+  /** What advance tax documents already declared at this rate (a final invoice's deducted advances). */
+  claimed?: { taxable: IsdocAmount; tax: IsdocAmount } | null;
+}
+
+/** A final invoice's advances: taxed ones (their tax documents declared the VAT) by rate, and untaxed ones. */
+export interface IsdocDeposits {
+  taxed: Array<{ id: string; variableSymbol: string; taxable: IsdocAmount; inclusive: IsdocAmount; rate: string | number }>;
+  nonTaxed: Array<{ id: string; variableSymbol: string; amount: IsdocAmount }>;
 }
 
 export interface IsdocDocument {
@@ -74,6 +82,7 @@ export interface IsdocDocument {
   buyer: IsdocParty;
   lines: IsdocLine[];
   taxSubtotals: IsdocTaxSubtotal[];
+  deposits?: IsdocDeposits | null;
   /** taxInclusive is the total before rounding; rounding (whole crowns) is added to it in payable. */
   totals: { taxExclusive: IsdocAmount; taxAmount: IsdocAmount; taxInclusive: IsdocAmount; rounding?: IsdocAmount | null; paid: IsdocAmount; payable: IsdocAmount };
   payment?: { amount: string | number; dueDate?: string | null; accountNumber?: string | null; bankCode?: string | null; bankName?: string | null; iban: string; bic?: string | null; variableSymbol?: string | null } | null;
@@ -99,6 +108,7 @@ function amount(x: Xml, name: string, a: IsdocAmount, doc: IsdocDocument, currFi
 
 const ZERO: IsdocAmount = { document: 0, local: 0 };
 const sum = (a: IsdocAmount, b: IsdocAmount): IsdocAmount => ({ document: Dec(a.document).plus(b.document).toString(), local: Dec(a.local).plus(b.local).toString() });
+const minus = (a: IsdocAmount, b: IsdocAmount): IsdocAmount => ({ document: Dec(a.document).minus(b.document).toString(), local: Dec(a.local).minus(b.local).toString() });
 
 function party(x: Xml, role: string, p: IsdocParty): void {
   x.open(role).open('Party');
@@ -174,19 +184,42 @@ export function isdocXml(doc: IsdocDocument): string {
   });
   x.close('InvoiceLines');
 
+  // a final invoice's advances (zálohy): untaxed ones are paid deposits, taxed ones are claimed per rate
+  if (doc.deposits?.nonTaxed.length) {
+    x.open('NonTaxedDeposits');
+    for (const d of doc.deposits.nonTaxed) {
+      x.open('NonTaxedDeposit').leaf('ID', d.id).leaf('VariableSymbol', d.variableSymbol);
+      amount(x, 'DepositAmount', d.amount, doc);
+      x.close('NonTaxedDeposit');
+    }
+    x.close('NonTaxedDeposits');
+  }
+  if (doc.deposits?.taxed.length) {
+    x.open('TaxedDeposits');
+    for (const d of doc.deposits.taxed) {
+      x.open('TaxedDeposit').leaf('ID', d.id).leaf('VariableSymbol', d.variableSymbol);
+      amount(x, 'TaxableDepositAmount', d.taxable, doc);
+      amount(x, 'TaxInclusiveDepositAmount', d.inclusive, doc);
+      x.open('ClassifiedTaxCategory').leaf('Percent', percentText(d.rate)).leaf('VATCalculationMethod', doc.taxesIncluded ? '1' : '0').close('ClassifiedTaxCategory');
+      x.close('TaxedDeposit');
+    }
+    x.close('TaxedDeposits');
+  }
+
   x.open('TaxTotal');
   for (const t of doc.taxSubtotals) {
     x.open('TaxSubTotal');
     amount(x, 'TaxableAmount', t.taxable, doc);
     amount(x, 'TaxAmount', t.tax, doc);
     amount(x, 'TaxInclusiveAmount', sum(t.taxable, t.tax), doc);
-    // nothing of this document was claimed on an earlier one (advance invoices are not written here)
-    amount(x, 'AlreadyClaimedTaxableAmount', ZERO, doc);
-    amount(x, 'AlreadyClaimedTaxAmount', ZERO, doc);
-    amount(x, 'AlreadyClaimedTaxInclusiveAmount', ZERO, doc);
-    amount(x, 'DifferenceTaxableAmount', t.taxable, doc);
-    amount(x, 'DifferenceTaxAmount', t.tax, doc);
-    amount(x, 'DifferenceTaxInclusiveAmount', sum(t.taxable, t.tax), doc);
+    // what advance tax documents already declared at this rate, and the difference this document declares
+    const claimed = t.claimed ?? { taxable: ZERO, tax: ZERO };
+    amount(x, 'AlreadyClaimedTaxableAmount', claimed.taxable, doc);
+    amount(x, 'AlreadyClaimedTaxAmount', claimed.tax, doc);
+    amount(x, 'AlreadyClaimedTaxInclusiveAmount', sum(claimed.taxable, claimed.tax), doc);
+    amount(x, 'DifferenceTaxableAmount', minus(t.taxable, claimed.taxable), doc);
+    amount(x, 'DifferenceTaxAmount', minus(t.tax, claimed.tax), doc);
+    amount(x, 'DifferenceTaxInclusiveAmount', minus(sum(t.taxable, t.tax), sum(claimed.taxable, claimed.tax)), doc);
     x.open('TaxCategory').leaf('Percent', percentText(t.rate));
     if (t.vatApplicable !== undefined) x.leaf('VATApplicable', String(t.vatApplicable));
     if (t.localReverseCharge) x.leaf('LocalReverseChargeFlag', 'true');
@@ -199,10 +232,12 @@ export function isdocXml(doc: IsdocDocument): string {
   x.open('LegalMonetaryTotal');
   amount(x, 'TaxExclusiveAmount', t.taxExclusive, doc, false);
   amount(x, 'TaxInclusiveAmount', t.taxInclusive, doc, false);
-  amount(x, 'AlreadyClaimedTaxExclusiveAmount', ZERO, doc, false);
-  amount(x, 'AlreadyClaimedTaxInclusiveAmount', ZERO, doc, false);
-  amount(x, 'DifferenceTaxExclusiveAmount', t.taxExclusive, doc, false);
-  amount(x, 'DifferenceTaxInclusiveAmount', t.taxInclusive, doc, false);
+  const claimedNet = doc.taxSubtotals.reduce((a, s) => sum(a, s.claimed?.taxable ?? ZERO), ZERO);
+  const claimedGross = doc.taxSubtotals.reduce((a, s) => sum(a, s.claimed ? sum(s.claimed.taxable, s.claimed.tax) : ZERO), ZERO);
+  amount(x, 'AlreadyClaimedTaxExclusiveAmount', claimedNet, doc, false);
+  amount(x, 'AlreadyClaimedTaxInclusiveAmount', claimedGross, doc, false);
+  amount(x, 'DifferenceTaxExclusiveAmount', minus(t.taxExclusive, claimedNet), doc, false);
+  amount(x, 'DifferenceTaxInclusiveAmount', minus(t.taxInclusive, claimedGross), doc, false);
   if (t.rounding && !(Dec(t.rounding.document).isZero() && Dec(t.rounding.local).isZero())) amount(x, 'PayableRoundingAmount', t.rounding, doc, false);
   amount(x, 'PaidDepositsAmount', t.paid, doc, false);
   amount(x, 'PayableAmount', t.payable, doc, false);

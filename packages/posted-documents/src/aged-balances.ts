@@ -46,7 +46,7 @@ export interface AgedBalances {
  * counts). A credit counts negative. Documents fall due on `date_due`, else on their issue day.
  */
 function openDocuments(rule: AgingRule, extraColumns = ''): string {
-  const { table, kindColumn, credit, allocations } = rule.documents;
+  const { table, kindColumn, credit, target, allocations } = rule.documents;
   const p = rule.payments;
   return `
   with later_paid as (
@@ -65,7 +65,8 @@ function openDocuments(rule: AgingRule, extraColumns = ''): string {
       from ${table} d
       left join later_paid lp on lp.id = d.id
       left join later_allocated la on la.id = d.id
-     where d.org_id = ? and d.date_issued <= ?::date
+     -- only what is owed: a proforma (or an advance bill) asks for money before a supply, owing nothing
+     where d.org_id = ? and d.date_issued <= ?::date and d.${kindColumn} in ('${credit}', '${target}')
   ), lines as (
     -- a party renamed over time is shown by the name of its latest document
     select party, max(party_id) as party_id, (array_agg(party_name order by issued desc, id desc))[1] as party_name, currency,

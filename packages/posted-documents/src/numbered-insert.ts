@@ -29,8 +29,12 @@ export interface NumberedDocumentWrite<T extends object> {
   numberIn?: ReadonlyArray<keyof T & string>;
   /** The unique key the number must be free in, e.g. `(org_id, doc_type, no)`. */
   uniqueKey: string;
-  /** The `*.posted` event; the number taken replaces `NUMBER_PLACEHOLDER` in its text (its `data.no`). */
-  event: PreparedEvent;
+  /**
+   * The `*.posted` event; the number taken replaces `NUMBER_PLACEHOLDER` in its text (its `data.no`).
+   * Null for a document whose event the caller records itself once the number is known (a
+   * proforma's, whose view is made of more than its row).
+   */
+  event: PreparedEvent | null;
   number: DocumentNumber;
   /** The 409 for a number already used. */
   duplicate: (no: string) => ConflictError;
@@ -85,7 +89,7 @@ export async function insertNumberedDocument<T extends object>(em: EntityManager
   try {
     const no = await insertOnce(em, w);
     // written only with the document: once it is, its event proves the transaction's commit
-    noteEventsWritten(em, [w.event.id]);
+    if (w.event) noteEventsWritten(em, [w.event.id]);
     return no;
   } catch (e) {
     // Any other unique key of the document (its uid) colliding is as much a conflict as its number.
@@ -103,17 +107,20 @@ async function insertOnce<T extends object>(em: EntityManager, w: NumberedDocume
   for (const prop of w.numberIn ?? []) expressions[prop] = `${numberIntoJson('?::text', 'numbered.no')}::${shape.columns.get(prop)!.cast}`;
   const row = rowSql(em, w.schema, w.row, expressions);
   const numberColumn = shape.columns.get(w.numberProperty)!.column;
+  const eventSql = w.event
+    ? `, event as (
+    insert into kit_outbox ${OUTBOX_COLUMNS}
+    select ?::uuid, ?::text, ?::text, ?::bigint, ${numberIntoJson('?::text', 'doc.no')}, ?::text, ?::text from doc
+  )`
+    : '';
   const tail = `doc as (
     insert into ${row.table} (${row.columns})
     select ${row.values} from numbered
     on conflict ${w.uniqueKey} do nothing
     returning ${numberColumn} as no
-  ), event as (
-    insert into kit_outbox ${OUTBOX_COLUMNS}
-    select ?::uuid, ?::text, ?::text, ?::bigint, ${numberIntoJson('?::text', 'doc.no')}, ?::text, ?::text from doc
-  )
+  )${eventSql}
   select numbered.no, exists (select 1 from doc) as inserted from numbered`;
-  const eventParams = [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json, w.event.traceparent, w.event.resource];
+  const eventParams = w.event ? [w.event.id, w.event.subject, w.event.type, w.event.orgId, w.event.json, w.event.traceparent, w.event.resource] : [];
 
   if ('given' in w.number) {
     const [r] = await sqlRows<{ no: string; inserted: boolean }>(

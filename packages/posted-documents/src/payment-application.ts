@@ -46,6 +46,8 @@ export interface PaymentTarget<A extends object> {
   applicationRow: (doc: PayableDocument, eventId: string, payment: FinancePaymentMatchedEvent, at: Date) => Partial<Record<keyof A, unknown>>;
   /** A column stamped with the time of the change (e.g. `updated_at`). */
   touchColumn?: string;
+  /** What else a payment applied to a document of `kind` brings about, in the same transaction (a proforma's tax document). */
+  afterApplied?: (ctx: OperationContext, kind: string, documentId: number, payment: FinancePaymentMatchedEvent) => Promise<void>;
 }
 
 /**
@@ -121,6 +123,7 @@ export async function applyMatchedPayment<A extends object>(
     { prepared: true },
   );
   if (moved.length === 0) return 'ignored';
+  await target.afterApplied?.(ctx, kind, doc.id, payment);
   return 'applied';
 }
 

@@ -87,6 +87,7 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
     <div>
       <h1>{{ title }}</h1>
       {% comment %} a VAT payer's invoice says it is a tax document, as Czech and Slovak law expect {% endcomment %}
+      {% if document_type == 'advance_tax_document' and doc.proforma_no %}<div class="doc-kind">{{ 'proforma_no' | t }} {{ doc.proforma_no }}</div>{% endif %}
       {% if document_type == 'invoice' and org.is_vat_payer %}<div class="doc-kind">{{ 'tax_document' | t }}</div>{% endif %}
       <div class="doc-no">{{ 'document_no' | t }} {{ doc.no }}</div>
     </div>
@@ -178,6 +179,10 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
           {% for tx in doc.taxes %}
             <tr><td>{{ tx.tax_rate | percent }}</td><td class="num">{{ tx.tax_base | money }}</td><td class="num">{{ tx.tax_amount | money }}</td></tr>
           {% endfor %}
+          {% comment %} a final invoice takes back, rate by rate, the VAT its advance tax documents declared {% endcomment %}
+          {% for adv in doc.advances %}{% for tx in adv.taxes %}
+            <tr class="advance"><td>{{ 'advance_deducted' | t: 'no', adv.proforma_no }} {{ tx.tax_rate | percent }}</td><td class="num">-{{ tx.tax_base | money }}</td><td class="num">-{{ tx.tax_amount | money }}</td></tr>
+          {% endfor %}{% endfor %}
           </tbody>
         </table>
       </div>

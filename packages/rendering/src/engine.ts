@@ -123,7 +123,7 @@ export interface TemplateLike {
   l10n?: Array<{ culture: string; resource: string; value: string }> | null;
 }
 
-export type DocumentKind = 'invoice' | 'credit_note';
+export type DocumentKind = 'invoice' | 'credit_note' | 'proforma' | 'advance_tax_document';
 
 export interface RenderRequest {
   /** The stored document as the API answers it (figures are formatted, never recomputed). */

@@ -13,6 +13,10 @@ export type LabelKey = keyof typeof EN_US;
 const EN_US = {
   invoice: 'Invoice',
   credit_note: 'Credit note',
+  proforma: 'Proforma invoice – not a tax document',
+  advance_tax_document: 'Tax document for a received payment',
+  advance_deducted: 'Advance paid {no}',
+  proforma_no: 'Payment for proforma',
   document_no: 'Number',
   supplier: 'Supplier',
   customer: 'Customer',
@@ -62,11 +66,17 @@ const EN_US = {
   email_body_invoice: 'Hello,\n\nplease find attached invoice {no} for {total}, due on {date_due}.\n\nKind regards,\n{org}',
   email_subject_credit_note: 'Credit note {no}',
   email_body_credit_note: 'Hello,\n\nplease find attached credit note {no} for {total}.\n\nKind regards,\n{org}',
+  email_subject_proforma: 'Proforma invoice {no}',
+  email_body_proforma: 'Hello,\n\nplease find attached proforma invoice {no} for {total}, to be paid in advance by {date_due}.\n\nKind regards,\n{org}',
 } as const;
 
 const CS_CZ: Record<LabelKey, string> = {
   invoice: 'Faktura',
   credit_note: 'Opravný daňový doklad',
+  proforma: 'Zálohová faktura – není daňovým dokladem',
+  advance_tax_document: 'Daňový doklad k přijaté platbě',
+  advance_deducted: 'Uhrazená záloha {no}',
+  proforma_no: 'Platba k zálohové faktuře',
   document_no: 'Číslo',
   supplier: 'Dodavatel',
   customer: 'Odběratel',
@@ -116,11 +126,17 @@ const CS_CZ: Record<LabelKey, string> = {
   email_body_invoice: 'Dobrý den,\n\nv příloze zasíláme fakturu {no} na částku {total} se splatností {date_due}.\n\nS pozdravem\n{org}',
   email_subject_credit_note: 'Opravný daňový doklad {no}',
   email_body_credit_note: 'Dobrý den,\n\nv příloze zasíláme opravný daňový doklad {no} na částku {total}.\n\nS pozdravem\n{org}',
+  email_subject_proforma: 'Zálohová faktura {no}',
+  email_body_proforma: 'Dobrý den,\n\nv příloze zasíláme zálohovou fakturu {no} na částku {total} splatnou {date_due}.\n\nS pozdravem\n{org}',
 };
 
 const SK_SK: Record<LabelKey, string> = {
   invoice: 'Faktúra',
   credit_note: 'Dobropis',
+  proforma: 'Zálohová faktúra – nie je daňovým dokladom',
+  advance_tax_document: 'Daňový doklad k prijatej platbe',
+  advance_deducted: 'Uhradená záloha {no}',
+  proforma_no: 'Platba k zálohovej faktúre',
   document_no: 'Číslo',
   supplier: 'Dodávateľ',
   customer: 'Odberateľ',
@@ -170,6 +186,8 @@ const SK_SK: Record<LabelKey, string> = {
   email_body_invoice: 'Dobrý deň,\n\nv prílohe zasielame faktúru {no} na sumu {total} so splatnosťou {date_due}.\n\nS pozdravom\n{org}',
   email_subject_credit_note: 'Dobropis {no}',
   email_body_credit_note: 'Dobrý deň,\n\nv prílohe zasielame dobropis {no} na sumu {total}.\n\nS pozdravom\n{org}',
+  email_subject_proforma: 'Zálohová faktúra {no}',
+  email_body_proforma: 'Dobrý deň,\n\nv prílohe zasielame zálohovú faktúru {no} na sumu {total} splatnú {date_due}.\n\nS pozdravom\n{org}',
 };
 
 export const BUILT_IN_LABELS: Record<SupportedCulture, Record<LabelKey, string>> = {

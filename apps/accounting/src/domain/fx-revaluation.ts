@@ -45,6 +45,8 @@ interface StoredRevaluation {
 const KIND_OF_DOCUMENT: Record<OpenForeignDocument['type'], 'receivable' | 'payable'> = {
   sales_invoice: 'receivable',
   sales_credit_note: 'receivable',
+  // never asked: sales answers invoices and credit notes only (a proforma's advance sits on 324 at its payment's rate)
+  sales_proforma: 'receivable',
   purchase_bill: 'payable',
   purchase_vendor_credit: 'payable',
 };

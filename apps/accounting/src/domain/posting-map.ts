@@ -7,6 +7,7 @@
 export const SOURCE_TYPES = [
   'sales_invoice',
   'sales_credit_note',
+  'sales_advance_tax_document',
   'purchase_bill',
   'purchase_vendor_credit',
   'bank_transaction',
@@ -33,7 +34,10 @@ export type Side = 'debit' | 'credit';
  *   (positive: gain, negative: loss), each never negative;
  * - `rounding_gain` / `rounding_loss`: a document's rounding of its total (BT-114) as it falls
  *   for the organisation — more asked of a customer or less owed to a vendor is a gain — each never
- *   negative.
+ *   negative;
+ * - `advance_total` / `advance_net` / `advance_tax`: what a final invoice deducts of the advances
+ *   paid on proformas (decision 236), with VAT, without it, and the VAT its advance tax documents
+ *   declared.
  */
 export type Figure =
   | 'total'
@@ -50,7 +54,10 @@ export type Figure =
   | 'fx_gain'
   | 'fx_loss'
   | 'rounding_gain'
-  | 'rounding_loss';
+  | 'rounding_loss'
+  | 'advance_total'
+  | 'advance_net'
+  | 'advance_tax';
 
 export type AccountSource =
   /** Always this account. */
@@ -76,6 +83,7 @@ export const ACCOUNTS = {
   cash: '211',
   bank: '221',
   cashInTransit: '261',
+  advancesReceived: '324',
   customers: '311',
   vendors: '321',
   vat: '343',
@@ -102,6 +110,15 @@ export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRu
     { role: 'revenue', side: 'credit', account: itemOr(ACCOUNTS.revenueGoods, ACCOUNTS.revenueServices), figure: 'net' },
     { role: 'tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
     ...rounding,
+    // a final invoice clears the advances it deducts: 324 without VAT, 343 the advance's VAT, 311 the whole
+    { role: 'advance_deduction', side: 'debit', account: fixed(ACCOUNTS.advancesReceived), figure: 'advance_net' },
+    { role: 'advance_tax', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'advance_tax' },
+    { role: 'advance_deduction', side: 'credit', account: fixed(ACCOUNTS.customers), figure: 'advance_total' },
+  ],
+  // the VAT of a payment received on a proforma (§28 ZDPH) falls due with the payment: Dr 324 / Cr 343
+  sales_advance_tax_document: [
+    { role: 'advance_tax', side: 'debit', account: fixed(ACCOUNTS.advancesReceived), figure: 'tax' },
+    { role: 'tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'tax' },
   ],
   sales_credit_note: [
     { role: 'revenue', side: 'debit', account: itemOr(ACCOUNTS.revenueGoods, ACCOUNTS.revenueServices), figure: 'net' },
@@ -147,6 +164,8 @@ export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRu
 export const COUNTER_ACCOUNT_BY_PAID_RECORD: Readonly<Record<string, string>> = {
   sales_invoice: ACCOUNTS.customers,
   sales_credit_note: ACCOUNTS.customers,
+  // a proforma's payment is an advance received, not a receivable cleared (decision 236)
+  sales_proforma: ACCOUNTS.advancesReceived,
   purchase_bill: ACCOUNTS.vendors,
   purchase_vendor_credit: ACCOUNTS.vendors,
 };

@@ -77,7 +77,11 @@ describe('posting map', () => {
       'credit 343 tax',
       'credit 648 rounding_gain',
       'debit 548 rounding_loss',
+      'debit 324 advance_net',
+      'debit 343 advance_tax',
+      'credit 311 advance_total',
     ]);
+    expect(POSTING_MAP.sales_advance_tax_document.map((r) => `${r.side} ${'number' in r.account ? r.account.number : r.account.kind} ${r.figure}`)).toEqual(['debit 324 tax', 'credit 343 tax']);
   });
 });
 
@@ -374,5 +378,63 @@ describe('reversal and event shapes', () => {
     const r = reversalOf(e);
     expect(lines(r)).toEqual(['Cr 311 298.00', 'Dr 343 48.00', 'Dr 604 250.00']);
     expect(r).toMatchObject({ type: 'reversal', entry_kind: 'reversal', date_posting: e.date_posting });
+  });
+});
+
+describe('advances (decision 236)', () => {
+  const advance = {
+    proforma_id: 5,
+    proforma_no: 'PF26900001',
+    amount: 12200,
+    amount_leg: 12200,
+    untaxed_amount: 100,
+    taxes: [{ tax_rate: 21, tax_code: 'S21', tax_base: 10000, tax_amount: 2100, tax_base_leg: 10000, tax_amount_leg: 2100 }],
+    tax_documents: [{ id: 6, no: 'DZ202600001' }],
+  };
+  const finalInvoice = () =>
+    sales({
+      total_amount: 13310,
+      subtotal_amount: 11000,
+      items: [{ amount: 11000, taxes: [tax(21, 11000, 2310)] }],
+      taxes: [tax(21, 11000, 2310)],
+      advances: [advance],
+      advance_amount: 12200,
+    });
+
+  it('a final invoice posts the supply and clears the advances: Dr 324 without VAT, Dr 343 their VAT, Cr 311 the whole', () => {
+    const e = ledgerEntryForSalesDocument('sales_invoice', finalInvoice(), opts);
+    balanced(e);
+    expect(lines(e)).toEqual(['Cr 311 12200.00', 'Cr 343 2310.00', 'Cr 604 11000.00', 'Dr 311 13310.00', 'Dr 324 10100.00', 'Dr 343 2100.00']);
+    // the VAT return reads the supply's row and the deduction's negative one: 1 000 / 210 net
+    const taxRows = e.rows.flatMap((r) => r.taxes);
+    expect(taxRows.map((t) => [t.tax_base_out_leg?.toFixed(2), t.tax_amount_out_leg?.toFixed(2)])).toEqual([
+      ['11000.00', '2310.00'],
+      ['-10000.00', '-2100.00'],
+    ]);
+  });
+
+  it('a tax document on a received payment posts its VAT alone: Dr 324 / Cr 343, reported as a supply', () => {
+    const doc = sales({
+      no: 'DZ202600001',
+      date_issued: '2026-10-05',
+      date_taxable: '2026-10-05',
+      total_amount: 1100,
+      subtotal_amount: 909.09,
+      items: [{ amount: 909.09, taxes: [tax(21, 909.09, 190.91)] }],
+      taxes: [tax(21, 909.09, 190.91)],
+      proforma_id: 5,
+      proforma_no: 'PF26900001',
+      payment: { payment_id: 9, source: 'bank_transaction', date: '2026-10-05', amount: 1100, accounted_amount: 1100 },
+    });
+    const e = ledgerEntryForSalesDocument('sales_advance_tax_document', doc, opts);
+    balanced(e);
+    expect(lines(e)).toEqual(['Cr 343 190.91', 'Dr 324 190.91']);
+    expect(e.date_posting).toBe('2026-10-05');
+    expect(e.rows.flatMap((r) => r.taxes).map((t) => [t.tax_base_out_leg?.toFixed(2), t.tax_amount_out_leg?.toFixed(2)])).toEqual([['909.09', '190.91']]);
+  });
+
+  it('a refund of an advance declares it back: the same rows the other way', () => {
+    const doc = sales({ total_amount: -1210, subtotal_amount: -1000, items: [{ amount: -1000, taxes: [tax(21, -1000, -210)] }], taxes: [tax(21, -1000, -210)] });
+    expect(lines(ledgerEntryForSalesDocument('sales_advance_tax_document', doc, opts))).toEqual(['Cr 324 210.00', 'Dr 343 210.00']);
   });
 });

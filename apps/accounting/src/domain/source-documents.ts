@@ -4,6 +4,7 @@ import type {
   FinancePayoutPostedEvent,
   PurchaseBillPostedEvent,
   PurchaseVendorCreditPostedEvent,
+  SalesAdvanceTaxDocumentPostedEvent,
   SalesCreditNotePostedEvent,
   SalesInvoicePostedEvent,
 } from '@ledgerline/contracts';
@@ -16,7 +17,7 @@ import type {
  * postings.
  */
 
-export type SalesDocument = SalesInvoicePostedEvent | SalesCreditNotePostedEvent;
+export type SalesDocument = SalesInvoicePostedEvent | SalesCreditNotePostedEvent | SalesAdvanceTaxDocumentPostedEvent;
 export type PurchaseDocument = PurchaseBillPostedEvent | PurchaseVendorCreditPostedEvent;
 export type BankTransactionDocument = FinanceBankTransactionRecordedEvent;
 export type PayoutDocument = FinancePayoutPostedEvent;

@@ -39,6 +39,7 @@ import { creditedDocumentSection, creditedDocumentSections, markReversed, postLe
 const SUBJECT_OF = {
   sales_invoice: SUBJECTS.salesInvoicePosted,
   sales_credit_note: SUBJECTS.salesCreditNotePosted,
+  sales_advance_tax_document: SUBJECTS.salesAdvanceTaxDocumentPosted,
   purchase_bill: SUBJECTS.purchaseBillPosted,
   purchase_vendor_credit: SUBJECTS.purchaseVendorCreditPosted,
   bank_transaction: SUBJECTS.financeBankTransactionRecorded,
@@ -129,6 +130,7 @@ function draftEntry(type: SourceType, doc: SourceDocument, event: CloudEvent, op
     switch (type) {
       case 'sales_invoice':
       case 'sales_credit_note':
+      case 'sales_advance_tax_document':
         return ledgerEntryForSalesDocument(type, doc as SalesDocument, { ...base, controlStatementOverride: type === 'sales_credit_note' ? controlStatement : null });
       case 'purchase_bill':
       case 'purchase_vendor_credit':

@@ -88,6 +88,8 @@ export const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
   purchase_vendor_credit: true,
   purchase_bill: false,
   sales_credit_note: false,
+  // an advance asked by a proforma is paid by money in; money out on it is a refund
+  sales_proforma: true,
 };
 
 /**

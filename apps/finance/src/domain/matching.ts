@@ -9,6 +9,7 @@ import { PAID_BY_MONEY_IN } from './legal-currency.js';
 const LOOKUP_SUBJECTS: Record<PaidRecordType, string> = {
   sales_invoice: RPC_SUBJECTS.salesDocumentLookup,
   sales_credit_note: RPC_SUBJECTS.salesDocumentLookup,
+  sales_proforma: RPC_SUBJECTS.salesDocumentLookup,
   purchase_bill: RPC_SUBJECTS.purchaseDocumentLookup,
   purchase_vendor_credit: RPC_SUBJECTS.purchaseDocumentLookup,
 };
@@ -47,7 +48,7 @@ export async function resolvePaidRecord(
   if (!paidRecord) return { status: 'none', match: null };
   if (!paidRecord.type) {
     throw new ValidationError(`${path}.type is required to match a payment`, [
-      { path: `${path}.type`, message: 'required: sales_invoice, sales_credit_note, purchase_bill or purchase_vendor_credit', code: 'required' },
+      { path: `${path}.type`, message: 'required: sales_invoice, sales_credit_note, sales_proforma, purchase_bill or purchase_vendor_credit', code: 'required' },
     ]);
   }
   if (paidRecord.id == null && !paidRecord.no) {

@@ -27,7 +27,7 @@ export const EmailRecordSchema = defineEntity({
   properties: {
     id: p.integer().primary().autoincrement(),
     orgId: p.integer().fieldName('org_id'),
-    documentType: p.string().$type<'sales_invoice' | 'sales_credit_note'>(),
+    documentType: p.string().$type<'sales_invoice' | 'sales_credit_note' | 'sales_proforma'>(),
     documentId: p.integer(),
     documentNo: p.string().nullable(),
     fromAddress: p.string().nullable(),

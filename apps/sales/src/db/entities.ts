@@ -3,7 +3,7 @@ import { creditAllocationEntity } from '@ledgerline/posted-documents';
 import { deliveryEntities } from './delivery.entities.js';
 import { complianceEntities } from './compliance.entities.js';
 
-export type SalesDocType = 'sales_invoice' | 'sales_credit_note';
+export type SalesDocType = 'sales_invoice' | 'sales_credit_note' | 'sales_proforma' | 'sales_advance_tax_document';
 
 export const NumberSeriesSchema = defineEntity({
   name: 'NumberSeries',
@@ -49,6 +49,13 @@ export const SalesDocumentSchema = defineEntity({
     paymentReference: p.string().nullable(),
     /** The recurring invoice that issued it (its invoices are listed by it). */
     recurringInvoiceId: p.integer().nullable(),
+    /** An advance tax document's proforma (decision 236). */
+    proformaId: p.integer().nullable(),
+    /** A proforma's state beyond its payments: settled by a final invoice, or cancelled. */
+    proformaState: p.string().$type<'settled' | 'cancelled'>().nullable(),
+    settledById: p.integer().nullable(),
+    settledByNo: p.string().nullable(),
+    cancelledAt: p.datetime().nullable(),
     /** Stored as `json`: kept as the text it was written in, read whole (decision 130). */
     body: p.json<Record<string, unknown>>().columnType('json'),
     /**

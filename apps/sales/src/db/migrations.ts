@@ -378,4 +378,28 @@ alter table reminder_letters add column pdf bytea;
 alter table reminder_letters add column pdf_sha256 char(64);
 `,
   ),
+  sqlMigration(
+    'sales_1900_advance_invoices',
+    `
+-- Issue 75 (decision 236). Proformas and the tax documents of their payments are sales documents
+-- of their own types, numbered by their own series; a proforma's settlement or cancellation and a
+-- tax document's proforma are columns, so the proforma's view and a final invoice find them
+-- without reading bodies.
+alter table sales_documents drop constraint if exists sales_documents_doc_type_check;
+alter table sales_documents add constraint sales_documents_doc_type_check
+  check (doc_type in ('sales_invoice', 'sales_credit_note', 'sales_proforma', 'sales_advance_tax_document'));
+alter table number_series drop constraint if exists number_series_doc_type_check;
+alter table number_series add constraint number_series_doc_type_check
+  check (doc_type in ('sales_invoice', 'sales_credit_note', 'sales_proforma', 'sales_advance_tax_document'));
+alter table sales_documents add column proforma_id bigint;
+alter table sales_documents add column proforma_state text check (proforma_state in ('settled', 'cancelled'));
+alter table sales_documents add column settled_by_id bigint;
+alter table sales_documents add column settled_by_no text;
+alter table sales_documents add column cancelled_at timestamptz;
+create index sales_documents_of_proforma on sales_documents (org_id, proforma_id, id) where proforma_id is not null;
+alter table email_records drop constraint if exists email_records_document_type_check;
+alter table email_records add constraint email_records_document_type_check
+  check (document_type in ('sales_invoice', 'sales_credit_note', 'sales_proforma'));
+`,
+  ),
 ];

@@ -6,6 +6,7 @@ import { formatDate, formatMoney, interpolate, labelsFor, parseAddressList, type
 import { EmailRecordSchema, type EmailRecord } from '../db/delivery.entities.js';
 import type { Delivery } from '../delivery.js';
 import { INVOICES } from '../invoices/invoice-kind.js';
+import { PROFORMAS } from '../advances/kinds.js';
 import { documentFileName, printSalesDocument, renderSalesDocument, type RenderOptions } from '../sales-documents/rendering.js';
 import { salesDocumentUbl } from '../sales-documents/einvoice-ubl.js';
 import { salesDocumentIsdoc } from '../sales-documents/einvoice-isdoc.js';
@@ -119,8 +120,15 @@ export async function sendInvoiceEmail(
   input: EmailRequest,
   opts: RenderOptions,
   delivery: Delivery,
+  /** The kind sent: an invoice, or a proforma (whose e-mail never carries an e-invoice: it is no invoice). */
+  kind: typeof INVOICES | typeof PROFORMAS = INVOICES,
 ): Promise<{ record: EmailRecord; result: InvoiceEmailResult }> {
-  const rendered = await renderSalesDocument({ em, orgId }, INVOICES, invoiceId, opts);
+  if (kind.docType === 'sales_proforma' && input.include_einvoice) {
+    throw new BusinessRuleError('A proforma invoice is not an invoice: it is sent without an e-invoice', 'einvoice_not_available', [
+      { path: 'include_einvoice', message: 'not available for a proforma invoice', code: 'einvoice_not_available' },
+    ]);
+  }
+  const rendered = await renderSalesDocument({ em, orgId }, kind, invoiceId, opts);
   const { view, doc, culture, template } = rendered;
   const customer = (view.customer ?? {}) as Record<string, unknown>;
   const org = (view.org ?? {}) as Record<string, unknown>;
@@ -139,8 +147,9 @@ export async function sendInvoiceEmail(
     date_due: formatDate(view.date_due, culture),
     org: str(org.name) ?? '',
   };
-  const subject = str(input.subject) ?? interpolate(labels.email_subject_invoice, values);
-  const body = input.body ?? interpolate(labels.email_body_invoice, values);
+  const words = kind.docType === 'sales_proforma' ? { subject: labels.email_subject_proforma, body: labels.email_body_proforma } : { subject: labels.email_subject_invoice, body: labels.email_body_invoice };
+  const subject = str(input.subject) ?? interpolate(words.subject, values);
+  const body = input.body ?? interpolate(words.body, values);
   const includeAttachment = input.include_attachment ?? true;
 
   const attachments: MailAttachment[] = [];
@@ -155,7 +164,7 @@ export async function sendInvoiceEmail(
   let failure: string | null = null;
   if (includeAttachment) {
     try {
-      attachments.unshift({ filename: documentFileName(INVOICES, doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
+      attachments.unshift({ filename: documentFileName(kind, doc.no), content: await printSalesDocument(delivery.printer, rendered), contentType: 'application/pdf' });
     } catch (e) {
       failure = `the invoice PDF could not be printed: ${e instanceof Error ? e.message : String(e)}`;
     }
@@ -181,7 +190,7 @@ export async function sendInvoiceEmail(
   const join = (a: string[]) => (a.length ? a.join(', ') : null);
   const record = em.create(EmailRecordSchema, {
     orgId,
-    documentType: 'sales_invoice',
+    documentType: kind.docType,
     documentId: doc.id,
     documentNo: doc.no,
     fromAddress: addresses.from[0],

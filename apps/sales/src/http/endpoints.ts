@@ -11,12 +11,14 @@ import { reportRoutes } from '../reports/routes.js';
 import { recurringInvoiceRoutes } from '../recurring-invoices/routes.js';
 import { invoiceAttachmentRoutes } from '../invoices/attachments.js';
 import { reminderRoutes } from '../reminders/routes.js';
+import { advanceRoutes } from '../advances/routes.js';
 
 /** Every operation the contracts declare for sales, one line per resource folder. */
 export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES, attachments: { maxBytes: number; log: Logger }): EndpointHandlers<'sales'> {
   return {
     ...invoiceRoutes(delivery),
     ...creditNoteRoutes(delivery),
+    ...advanceRoutes(delivery),
     ...emailRoutes(delivery),
     ...complianceRoutes(rules),
     ...itemRoutes(),

@@ -8,9 +8,13 @@ import { NumberSeriesSchema, type NumberSeries, type SalesDocType } from '../db/
 export const DEFAULT_SERIES: Record<SalesDocType, { name: string; mask: string }> = {
   sales_invoice: { name: 'Invoices', mask: 'INV{YYYY}{#####}' },
   sales_credit_note: { name: 'Credit notes', mask: 'CN{YYYY}{#####}' },
+  // a proforma's variable symbol (the digits of its number) must not be an invoice's: 26900001…
+  // against the invoices' 202600001…
+  sales_proforma: { name: 'Proforma invoices', mask: 'PF{YY}9{#####}' },
+  sales_advance_tax_document: { name: 'Advance tax documents', mask: 'DZ{YYYY}{#####}' },
 };
 
-const DOC_LABEL: Record<SalesDocType, string> = { sales_invoice: 'invoice', sales_credit_note: 'credit note' };
+const DOC_LABEL: Record<SalesDocType, string> = { sales_invoice: 'invoice', sales_credit_note: 'credit note', sales_proforma: 'proforma invoice', sales_advance_tax_document: 'advance tax document' };
 
 /** The default series of a document type; created (race-free) the first time it is needed. */
 export async function defaultSeries(scope: TenantScope, docType: SalesDocType): Promise<NumberSeries> {

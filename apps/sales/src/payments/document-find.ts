@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DocumentFindAnswer } from '@ledgerline/contracts';
+import { documentFindBatchRequestSchema, type DocumentFindAnswer } from '@ledgerline/contracts';
 import { answerDocumentFinds, type OpenDocumentTable } from '@ledgerline/posted-documents';
 import { lookupDocument } from './document-lookup.js';
 
@@ -19,6 +19,25 @@ export const OPEN_INVOICES: OpenDocumentTable = {
   contactId: 'customer_id',
 };
 
+/**
+ * Open proformas, found by the same clues when no invoice fits, or when one fits only by its amount
+ * and the proforma by its variable symbol or reference (decision 236): their own series keeps their
+ * variable symbols apart from invoices'.
+ */
+export const OPEN_PROFORMAS: OpenDocumentTable = { ...OPEN_INVOICES, kind: `doc_type = 'sales_proforma'` };
+
 export async function findPaidInvoices(em: EntityManager, raw: unknown, orgId: number): Promise<{ answers: DocumentFindAnswer[] }> {
-  return answerDocumentFinds(em, orgId, OPEN_INVOICES, raw, 'sales_invoice', (id) => lookupDocument(em, { type: 'sales_invoice', id }, orgId));
+  const { answers } = await answerDocumentFinds(em, orgId, OPEN_INVOICES, raw, 'sales_invoice', (id) => lookupDocument(em, { type: 'sales_invoice', id }, orgId));
+  const { movements } = documentFindBatchRequestSchema.parse(raw);
+  // a proforma its variable symbol or reference names wins over an invoice found only by its amount
+  const unfound = answers.flatMap((a, i) => (a.found && a.matched_by !== 'amount' ? [] : [i]));
+  if (unfound.length === 0) return { answers };
+  const proformas = await answerDocumentFinds(em, orgId, OPEN_PROFORMAS, { movements: unfound.map((i) => movements[i]) }, 'sales_invoice', (id) =>
+    lookupDocument(em, { type: 'sales_proforma', id }, orgId),
+  );
+  unfound.forEach((i, j) => {
+    const proforma = proformas.answers[j];
+    if (proforma.found && (!answers[i].found || proforma.matched_by !== 'amount')) answers[i] = proforma;
+  });
+  return { answers };
 }

@@ -17,7 +17,7 @@ export type DocumentLookupResult = DocumentLookupAnswer & { type: SalesDocType }
 const LOOKUP_COLUMNS = `doc_type, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
   json_typeof(f.customer) = 'object' as has_customer,
   f.customer->'id' as customer_id, f.customer->'business_name' as customer_name,
-  f.fx_rate, f.currency_coef, f.total_amount_leg`;
+  f.fx_rate, f.currency_coef, f.total_amount_leg, d.proforma_state`;
 const LOOKUP_FROM = `sales_documents d
   cross join lateral json_to_record(d.body) as f(customer json, fx_rate json, currency_coef json, total_amount_leg json)`;
 
@@ -39,6 +39,7 @@ interface LookupRow {
   fx_rate: unknown;
   currency_coef: unknown;
   total_amount_leg: unknown;
+  proforma_state: string | null;
 }
 
 /** Finds a sales document of the caller's organisation by id or number (finance checks what it matches). */
@@ -48,7 +49,8 @@ export async function lookupDocument(em: EntityManager, raw: unknown, orgId: num
     req.id != null
       ? await sqlRows<LookupRow>(em, BY.id, [orgId, req.type, req.id], { prepared: true })
       : await sqlRows<LookupRow>(em, BY.no, [orgId, req.type, req.no], { prepared: true });
-  if (!row) {
+  // a cancelled proforma is paid by nothing: the payment waits in suspense for a refund or a match by hand
+  if (!row || row.proforma_state === 'cancelled') {
     return { found: false, type: req.type, id: req.id ?? null, no: req.no ?? null, total_amount: null, amount_due: null, currency: null, contact: null };
   }
   return {
@@ -63,7 +65,8 @@ export async function lookupDocument(em: EntityManager, raw: unknown, orgId: num
     // as stored on the document (never recomputed): finance converts and clears payments with them
     fx_rate: wireNumber(row.fx_rate),
     currency_coef: wireNumber(row.currency_coef),
-    total_amount_leg: wireNumber(row.total_amount_leg),
+    // a proforma is no receivable: its payment is held on 324 at the payment's own rate (decision 236)
+    total_amount_leg: row.doc_type === 'sales_proforma' ? null : wireNumber(row.total_amount_leg),
   };
 }
 

@@ -1,8 +1,9 @@
 import { toDb } from '@ledgerline/service-kit';
+import { afterProformaPayment } from '../advances/tax-documents.js';
 import { type PaymentTarget } from '@ledgerline/posted-documents';
 import { DocumentPaymentSchema, type DocumentPayment, type SalesDocType } from '../db/entities.js';
 
-const SALES_TYPES: readonly string[] = ['sales_invoice', 'sales_credit_note'] satisfies SalesDocType[];
+const SALES_TYPES: readonly string[] = ['sales_invoice', 'sales_credit_note', 'sales_proforma'] satisfies SalesDocType[];
 
 /** Sales documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
 export const SALES_PAYMENTS: PaymentTarget<DocumentPayment> = {
@@ -22,4 +23,8 @@ export const SALES_PAYMENTS: PaymentTarget<DocumentPayment> = {
     createdAt: at,
   }),
   touchColumn: 'updated_at',
+  // a payment of a proforma gets its tax document (a VAT payer's) and the proforma's event
+  afterApplied: async (ctx, kind, id, payment) => {
+    if (kind === 'sales_proforma') await afterProformaPayment(ctx, id, payment);
+  },
 };

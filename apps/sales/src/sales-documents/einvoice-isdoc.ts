@@ -104,7 +104,17 @@ export async function salesDocumentIsdoc(scope: TenantScope, kind: EInvoiceKind,
   const rounding = pair(view.rounding_amount ?? 0, decOrNull(view.rounding_amount_leg));
   const legalTotal = decOrNull(view.total_amount_leg);
   const taxInclusive = pair(Dec(view.total_amount).minus(rounding.document), legalTotal ? legalTotal.minus(rounding.local) : null);
-  const paid = pair(view.amount_paid ?? 0);
+  // a final invoice's advances (decision 236): what their tax documents declared is claimed per rate
+  // (TaxedDeposits); the rest of them, and any other payment, is paid (NonTaxedDeposits, PaidDepositsAmount)
+  const advances = ((view.advances ?? []) as Json[]).map((a) => ({
+    id: String(a.proforma_no),
+    variableSymbol: String(a.proforma_no).replace(/\D/g, '').slice(-10),
+    untaxed: Dec(a.untaxed_amount as number),
+    taxes: ((a.taxes ?? []) as Json[]).map((t) => ({ rate: Dec(t.tax_rate as number), taxable: pair(t.tax_base, Dec(t.tax_base_leg as number)), tax: pair(t.tax_amount, Dec(t.tax_amount_leg as number)) })),
+  }));
+  const claimedGross = advances.flatMap((a) => a.taxes).reduce((s, t) => s.plus(t.taxable.document).plus(t.tax.document), Dec(0));
+  const claimedGrossLegal = advances.flatMap((a) => a.taxes).reduce((s, t) => s.plus(t.taxable.local).plus(t.tax.local), Dec(0));
+  const paid = pair(Dec(view.amount_paid ?? 0).minus(claimedGross), toLegal(view.amount_paid ?? 0).minus(claimedGrossLegal));
   const totals: IsdocDocument['totals'] = {
     taxExclusive: pair(view.subtotal_amount, decOrNull(view.subtotal_amount_leg)),
     taxAmount: pair(view.tax_amount ?? 0, decOrNull(view.tax_amount_leg)),
@@ -112,8 +122,26 @@ export async function salesDocumentIsdoc(scope: TenantScope, kind: EInvoiceKind,
     rounding,
     paid,
     // what is left in the legal currency is the stored total less what was paid, not the converted balance
-    payable: { document: Dec(view.amount_due ?? view.total_amount).toFixed(precision), local: Dec(taxInclusive.local).plus(rounding.local).minus(paid.local).toFixed(precision) },
+    payable: { document: Dec(view.amount_due ?? view.total_amount).toFixed(precision), local: Dec(taxInclusive.local).plus(rounding.local).minus(paid.local).minus(claimedGrossLegal).toFixed(precision) },
   };
+  const claimedAt = (rate: string | number) => {
+    const mine = advances.flatMap((a) => a.taxes).filter((t) => t.rate.eq(Dec(rate)));
+    if (!mine.length) return null;
+    const add = (f: (t: (typeof mine)[number]) => IsdocAmount) =>
+      pair(
+        mine.reduce((s, t) => s.plus(f(t).document), Dec(0)),
+        mine.reduce((s, t) => s.plus(f(t).local), Dec(0)),
+      );
+    return { taxable: add((t) => t.taxable), tax: add((t) => t.tax) };
+  };
+  const deposits = advances.length
+    ? {
+        taxed: advances.flatMap((a) =>
+          a.taxes.map((t) => ({ id: a.id, variableSymbol: a.variableSymbol, rate: t.rate.toString(), taxable: t.taxable, inclusive: pair(Dec(t.taxable.document).plus(t.tax.document), Dec(t.taxable.local).plus(t.tax.local)) })),
+        ),
+        nonTaxed: advances.filter((a) => !a.untaxed.isZero()).map((a) => ({ id: a.id, variableSymbol: a.variableSymbol, amount: pair(a.untaxed) })),
+      }
+    : null;
 
   const sellerCountry = org.country!.toUpperCase();
   const buyerCountry = text(src.buyerAddress?.country)!.toUpperCase();
@@ -145,7 +173,9 @@ export async function salesDocumentIsdoc(scope: TenantScope, kind: EInvoiceKind,
       ...(s.category === 'E' || s.category === 'O' ? { vatApplicable: false } : {}),
       // reverse charge between two parties of one country is the local one (§ 92a); across borders the buyer self-assesses without it
       ...(s.category === 'AE' && sellerCountry === buyerCountry ? { localReverseCharge: true } : {}),
+      claimed: s.category === 'O' ? null : claimedAt(s.rate),
     })),
+    deposits,
     totals,
     // a credit note asks for no payment; an invoice names the account and the variable symbol it is paid by
     payment:

@@ -24,9 +24,11 @@ export async function listSalesDocuments(
   em: EntityManager,
   orgId: number,
   docType: SalesDocType,
-  q: SalesDocumentListQuery & Partial<Pick<InvoiceListQuery, 'recurring_invoice_id'>>,
+  q: Partial<SalesDocumentListQuery> & Pick<SalesDocumentListQuery, 'from' | 'take'> & Partial<Pick<InvoiceListQuery, 'recurring_invoice_id'>>,
+  /** What a kind lists beyond the shared query (a proforma's status) and the columns its view needs besides the shared ones. */
+  more: { conditions?: SqlCondition[]; columns?: string } = {},
 ): Promise<ListedPage<SalesViewRow>> {
-  const conditions: SqlCondition[] = [where.eq('doc_type', docType)];
+  const conditions: SqlCondition[] = [where.eq('doc_type', docType), ...(more.conditions ?? [])];
   if (q.customer_id != null) conditions.push(where.eq('customer_id', q.customer_id));
   if (q.search) conditions.push(where.containsAny(['no', 'customer_name', 'notes'], q.search));
   if (q.payment_status?.length) conditions.push(where.oneOf('payment_status', q.payment_status));
@@ -40,7 +42,7 @@ export async function listSalesDocuments(
   if (issued && issued.from !== issued.to && sort[0].field === 'id') conditions.push(idsIssuedWithin(orgId, docType, issued));
   return listPage<SalesViewRow>(em, {
     table: 'sales_documents',
-    columns: SALES_VIEW_COLUMNS,
+    columns: more.columns ? `${SALES_VIEW_COLUMNS}, ${more.columns}` : SALES_VIEW_COLUMNS,
     orgId,
     conditions,
     sort,

@@ -1,5 +1,6 @@
 import { documentVariableSymbol, domesticAccountOf } from '@ledgerline/documents';
 import type { PaymentMethod } from '@ledgerline/contracts';
+import type { DocumentKind } from '@ledgerline/rendering';
 import { payeeAccount } from './payment-qr.js';
 
 /*
@@ -23,7 +24,7 @@ export interface PaymentDetails {
 /** An IBAN in groups of four (`CZ65 0800 0000 1920 0014 5399`). */
 export const groupedIban = (iban: string) => iban.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
 
-export function paymentDetails(view: Record<string, unknown>, organisation: Record<string, unknown> | null, kind: 'invoice' | 'credit_note'): PaymentDetails {
+export function paymentDetails(view: Record<string, unknown>, organisation: Record<string, unknown> | null, kind: DocumentKind): PaymentDetails {
   const account = payeeAccount(view, organisation);
   const domestic = domesticAccountOf(account?.iban);
   const country = typeof organisation?.country === 'string' ? organisation.country.toUpperCase() : null;
@@ -35,7 +36,7 @@ export function paymentDetails(view: Record<string, unknown>, organisation: Reco
     iban: account ? groupedIban(account.iban) : null,
     domestic_account: domestic ? `${domestic.accountNumber}/${domestic.bankCode}` : null,
     // a credit note is refunded by the organisation: the customer pays nothing by a symbol
-    variable_symbol: symbols && kind === 'invoice' ? documentVariableSymbol(view.payment_reference, view.no) : null,
+    variable_symbol: symbols && (kind === 'invoice' || kind === 'proforma') ? documentVariableSymbol(view.payment_reference, view.no) : null,
     constant_symbol: symbols ? text(view.constant_symbol) : null,
     specific_symbol: symbols ? text(view.specific_symbol) : null,
   };

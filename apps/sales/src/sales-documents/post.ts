@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FALLBACK_LEGAL_CURRENCY, JsonText, tableRate, NotFoundError, lockDateOf, postingDate, refuseClosedPeriod, sqlRows, toDb, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
-import { NUMBER_PLACEHOLDER, checkCreditedDocument, insertNumberedDocument, withDocumentNumber, type CreditRule, type DocumentNumber } from '@ledgerline/posted-documents';
+import { NUMBER_PLACEHOLDER, checkCreditedDocument, figuresAfterPayment, insertNumberedDocument, withDocumentNumber, type CreditRule, type DocumentNumber } from '@ledgerline/posted-documents';
 import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocument } from '@ledgerline/documents';
 import type { DocumentKind } from '@ledgerline/rendering';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
@@ -20,8 +20,8 @@ import { SALES_VIEW_COLUMNS, VIEW_OVERLAY, documentView, viewTextOfRow, type Sal
  */
 export interface SalesDocumentKind<T extends SalesDocType, R extends DocumentRequest> {
   docType: T;
-  /** The `*.posted` subject. */
-  subject: string;
+  /** The `*.posted` subject; null for a kind that records its own event once the document is written (a proforma). */
+  subject: string | null;
   /** e.g. `credit note`, in messages. */
   label: string;
   /** The template's document kind, and the first word of its PDF's file name. */
@@ -31,11 +31,26 @@ export interface SalesDocumentKind<T extends SalesDocType, R extends DocumentReq
   credits?: { rule: CreditRule; creditedId: (input: R) => number | null | undefined; creditedNo: (input: R) => string | null | undefined };
   /** Body fields only this kind carries, given the credited document when there is one and what issued it. */
   ownFields: (input: R, credited: { id: number | null; no: string | null } | null, issuedBy: IssuedBy) => Record<string, unknown>;
+  /**
+   * What the document deducts as already paid (a final invoice's advances), worked out in the
+   * document's transaction once its figures are known: the amount counted as paid, the body
+   * fields that state it, and what to do once the document has its number (settle the proformas).
+   */
+  deducts?: (ctx: TenantContext, input: R, computed: ComputedDocument, legalCurrency: string) => Promise<Deduction | null>;
+}
+
+/** What a document deducts as paid before any payment (see `SalesDocumentKind.deducts`). */
+export interface Deduction {
+  paid: string;
+  own: Record<string, unknown>;
+  written: (doc: { id: number; no: string }) => Promise<void>;
 }
 
 /** What issued a document besides a client's request: the recurring invoice whose period it is. */
 export interface IssuedBy {
   recurringInvoiceId?: number | null;
+  /** The proforma whose payment an advance tax document declares. */
+  proformaId?: number | null;
 }
 
 const PREPARE = `select nextval(pg_get_serial_sequence('sales_documents', 'id'))::bigint as id,
@@ -102,20 +117,11 @@ async function creditedOf<R extends DocumentRequest>(ctx: TenantContext, kind: S
 }
 
 /**
- * Posts a sales document: figures computed once, the credited document checked, the issuer
- * copied from the organisation replica, then number, document and `*.posted` event written by
- * one statement (`insertNumberedDocument`).
- *
- * Everything is prepared before the number is taken (figures, body and event JSON, the id from
- * its sequence), so concurrent documents of a series serialise only on that statement and the
- * commit.
+ * What a document is before it is written: its figures computed once (at the table's rate when it
+ * states none), its catalogue facts and VAT categories, the customer's VIES check; with the id it
+ * will have and the organisation replica and default series it was read with.
  */
-export async function postSalesDocument<T extends SalesDocType, R extends DocumentRequest>(
-  ctx: TenantContext,
-  kind: SalesDocumentKind<T, R>,
-  input: R,
-  opts: { strict?: boolean } & IssuedBy = {},
-): Promise<{ document: SalesDocument; view: JsonText }> {
+async function draftSalesDocument<T extends SalesDocType, R extends DocumentRequest>(ctx: TenantContext, kind: SalesDocumentKind<T, R>, input: R, opts: { strict?: boolean }) {
   const { em, orgId } = ctx;
   const docType = kind.docType;
   refuseDueBeforeIssue(input);
@@ -130,7 +136,6 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     series: { id: number; mask: string } | null;
     item_facts?: Array<{ id: number; gl_account: unknown; supply: 'goods' | 'services' | null }> | null;
   }>(em, sql, params, { prepared: true });
-  const id = pre.id;
   const replica = pre.replica ? { legalCurrency: pre.replica.legal_currency, profile: pre.replica.profile } : null;
   const legalCurrency = replica?.legalCurrency ?? FALLBACK_LEGAL_CURRENCY;
   const figuresInput = documentInputOf(input, legalCurrency, replica?.profile.rounding_increment);
@@ -141,26 +146,40 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const catalogued = withCatalogueFacts(input, new Map((pre.item_facts ?? []).map((a) => [Number(a.id), a])));
   const categories = documentCategories(input, documentParties(input.customer, input.billing_address?.country, replica?.profile.country as string | null | undefined));
   const customerVatCheck = await checkIntraEuCustomer(ctx, input.customer, categories);
+  return { pre, replica, legalCurrency, fx, computed, catalogued, categories, customerVatCheck };
+}
 
-  // From here on everything is written, and the credited document locked, in the transaction
-  // shared by the concurrent documents of this type (one commit for the group, not one each): a
-  // number from a series is taken under the series' row lock, held until the commit.
-  const numbered = (hasExplicitNumber(input) ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(docType)) as TenantContext;
-  const credited = await creditedOf(numbered, kind, input, computed);
-  const { counterId, number } = await documentNumber(numbered.em, orgId, docType, input, pre.series);
-
-  const uid = randomUUID();
-  const now = ctx.now();
-  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
-  const no = 'given' in number ? number.given : NUMBER_PLACEHOLDER;
+/**
+ * A stored document drafted anew from a replacing request (an unpaid proforma's PUT): the same id,
+ * uid, number and series, new figures and body. Returns the columns to write.
+ */
+export async function redraftSalesDocument<T extends SalesDocType, R extends DocumentRequest>(
+  ctx: TenantContext,
+  kind: SalesDocumentKind<T, R>,
+  old: Pick<SalesDocument, 'id' | 'uid' | 'no' | 'counterId' | 'createdAt'>,
+  input: R,
+): Promise<Partial<SalesDocument>> {
+  const { replica, fx, computed, catalogued, categories, customerVatCheck } = await draftSalesDocument(ctx, kind, input, {});
   const precision = computed.precision;
-  const doc: SalesDocument = {
-    id,
-    uid,
-    orgId,
-    docType,
-    no,
-    counterId,
+  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
+  const body = documentBody(catalogued, computed, {
+    id: old.id,
+    uid: old.uid,
+    no: old.no,
+    counterId: old.counterId ?? null,
+    createdAt: old.createdAt,
+    org,
+    own: { ...kind.ownFields(input, null, {}), ...fx.origin, ...(customerVatCheck && { customer_vat_check: customerVatCheck }) },
+    categories,
+    defaultSupply: replica?.profile.default_supply,
+  });
+  return { ...documentColumns(input, computed), body };
+}
+
+/** The columns a document's request and figures give, the same for a new document and a redrafted one. */
+function documentColumns(input: DocumentRequest, computed: ComputedDocument, paid?: { amountPaid: string; amountDue: string; paymentStatus: string } | null) {
+  const precision = computed.precision;
+  return {
     customerId: input.customer.id ?? null,
     customerName: input.customer.business_name ?? input.customer.display_name ?? null,
     currency: computed.currency,
@@ -168,17 +187,67 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     dateIssued: input.date_issued,
     dateDue: input.date_due ?? null,
     notes: input.notes ?? null,
-    creditedDocId: credited?.id ?? null,
-    creditedDocNo: credited?.no ?? null,
     subtotalAmount: toDb(computed.subtotal_amount, precision),
     taxAmount: toDb(computed.tax_amount, precision),
     totalAmount: toDb(computed.total_amount, precision),
-    amountPaid: toDb(computed.amount_paid, precision),
-    amountDue: toDb(computed.amount_due, precision),
-    paymentStatus: computed.payment_status,
+    amountPaid: paid?.amountPaid ?? toDb(computed.amount_paid, precision),
+    amountDue: paid?.amountDue ?? toDb(computed.amount_due, precision),
+    paymentStatus: paid?.paymentStatus ?? computed.payment_status,
     paymentReference: input.payment_reference ?? null,
+  };
+}
+
+/**
+ * Posts a sales document: figures computed once, the credited document checked, the issuer
+ * copied from the organisation replica, then number, document and `*.posted` event written by
+ * one statement (`insertNumberedDocument`).
+ *
+ * Everything is prepared before the number is taken (figures, body and event JSON, the id from
+ * its sequence), so concurrent documents of a series serialise only on that statement and the
+ * commit.
+ */
+export async function postSalesDocument<T extends SalesDocType, R extends DocumentRequest>(
+  ctx: TenantContext,
+  kind: SalesDocumentKind<T, R>,
+  input: R,
+  opts: { strict?: boolean } & IssuedBy = {},
+): Promise<{ document: SalesDocument; view: JsonText; written: TenantContext }> {
+  const { em, orgId } = ctx;
+  const docType = kind.docType;
+  const { pre, replica, legalCurrency, fx, computed, catalogued, categories, customerVatCheck } = await draftSalesDocument(ctx, kind, input, opts);
+  const id = pre.id;
+  const precision = computed.precision;
+
+  // From here on everything is written, and the credited document locked, in the transaction
+  // shared by the concurrent documents of this type (one commit for the group, not one each): a
+  // number from a series is taken under the series' row lock, held until the commit.
+  const numbered = (hasExplicitNumber(input) ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(docType)) as TenantContext;
+  const credited = await creditedOf(numbered, kind, input, computed);
+  const { counterId, number } = await documentNumber(numbered.em, orgId, docType, input, pre.series);
+  const deduction = kind.deducts ? await kind.deducts(numbered, input, computed, legalCurrency) : null;
+  const paid = deduction ? figuresAfterPayment({ totalAmount: computed.total_amount.toString(), amountPaid: '0', precision }, deduction.paid) : null;
+
+  const uid = randomUUID();
+  const now = ctx.now();
+  const org = (input.org as Record<string, unknown> | null | undefined) ?? issuerSnapshot(replica);
+  const no = 'given' in number ? number.given : NUMBER_PLACEHOLDER;
+  const doc: SalesDocument = {
+    id,
+    uid,
+    orgId,
+    docType,
+    no,
+    counterId,
+    ...documentColumns(input, computed, paid),
+    creditedDocId: credited?.id ?? null,
+    creditedDocNo: credited?.no ?? null,
     recurringInvoiceId: opts.recurringInvoiceId ?? null,
-    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited, opts), ...fx.origin, ...(customerVatCheck && { customer_vat_check: customerVatCheck }) }, categories, defaultSupply: replica?.profile.default_supply }),
+    proformaId: opts.proformaId ?? null,
+    proformaState: null,
+    settledById: null,
+    settledByNo: null,
+    cancelledAt: null,
+    body: documentBody(catalogued, computed, { id, uid, no, counterId, createdAt: now, org, own: { ...kind.ownFields(input, credited, opts), ...fx.origin, ...(customerVatCheck && { customer_vat_check: customerVatCheck }), ...deduction?.own }, categories, defaultSupply: replica?.profile.default_supply }),
     createdAt: now,
     updatedAt: now,
     editedAt: null,
@@ -189,7 +258,7 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
   const view = documentView(doc);
   doc.viewIsBody = VIEW_OVERLAY.every((k) => view[k] === doc.body[k]);
   const viewJson = doc.viewIsBody ? bodyJson : JSON.stringify(view);
-  const event = ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson);
+  const event = kind.subject ? ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson) : null;
 
   const { no: _no, editedAt: _editedAt, ...row } = doc;
   doc.no = await insertNumberedDocument(numbered.em, {
@@ -203,9 +272,10 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
     duplicate: (taken) => duplicateNumber(docType, taken),
   });
   doc.body.no = doc.no;
+  if (deduction) await deduction.written({ id, no: doc.no });
   // the answer is the event's view, serialised once, with the number taken put in its place
   const answer = 'given' in number ? viewJson : withDocumentNumber(viewJson, doc.no);
-  return { document: doc, view: new JsonText(answer) };
+  return { document: doc, view: new JsonText(answer), written: numbered };
 }
 
 /**

@@ -62,7 +62,8 @@ export async function renderSalesDocument(scope: TenantScope, kind: RenderedKind
   const culture = cultureFor(opts.culture, view, replica?.country);
   const template = await resolveTemplate(em, opts.layout, view.template_layout);
   const organisation = replica?.profile ?? null;
-  const paymentQr = kind.rendering === 'invoice' ? await invoicePaymentQr(view, organisation) : null;
+  // the documents a customer pays by: an invoice, and a proforma asking for the advance
+  const paymentQr = kind.rendering === 'invoice' || kind.rendering === 'proforma' ? await invoicePaymentQr(view, organisation) : null;
   const payment = { ...paymentDetails(view, organisation, kind.rendering) };
   const html = await renderDocumentHtml({ document: view, kind: kind.rendering, culture, template, organisation, paymentQr, payment });
   return { doc, view, template, culture, html, organisation };

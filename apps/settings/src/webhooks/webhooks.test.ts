@@ -45,6 +45,7 @@ describe('webhook subject patterns', () => {
     expect(WEBHOOK_SUBJECTS.filter((s) => subjectMatches('*.*.posted', s))).toEqual([
       'sales.invoice.posted',
       'sales.credit_note.posted',
+      'sales.advance_tax_document.posted',
       'purchase.bill.posted',
       'purchase.vendor_credit.posted',
       'finance.payout.posted',

@@ -20,6 +20,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Numbering: 'Numbering series of sales documents and their masks',
   'Audit trail': 'Every write made through the API, hash-chained per organisation in the service that made it',
   'Payment reminders': 'Overdue invoices reminded level by level, with late-payment interest at the statutory rate',
+  'Advance invoices': 'Proforma invoices asking for payment in advance, the tax documents a VAT payer issues on their payments, and the final invoice that deducts them (`advances`)',
   'Recurring invoices': 'Invoices the service issues every period from a template, each period exactly once',
   'E-invoices': 'Invoices and credit notes as Peppol BIS Billing 3.0 (UBL 2.1) and ISDOC 6.0.2 documents, and received ones imported as bills',
   'E-mail': 'Sending invoices by e-mail, and the e-mail log',

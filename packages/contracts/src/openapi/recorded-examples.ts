@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_jBNLztRg",
+          "prefix": "ak_fNFvN2ah",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-02T13:22:48.722Z",
+          "created_at": "2026-12-02T17:37:40.831Z",
           "expires_at": null,
-          "last_used_at": "2026-12-02T13:22:48.865Z",
+          "last_used_at": "2026-12-02T17:37:41.200Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_JfyEXZsJ",
+          "prefix": "ak_ih6gS67r",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T13:22:49.303Z",
+          "created_at": "2026-12-02T17:37:41.994Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_JfyEXZsJ",
+      "prefix": "ak_ih6gS67r",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T13:22:49.303Z",
+      "created_at": "2026-12-02T17:37:41.994Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_JfyEXZsJ",
+      "prefix": "ak_ih6gS67r",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T13:22:49.303Z",
+      "created_at": "2026-12-02T17:37:41.994Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_JfyEXZsJ",
+      "prefix": "ak_ih6gS67r",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-02T13:22:49.303Z",
+      "created_at": "2026-12-02T17:37:41.994Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_JfyEXZsJ",
+      "prefix": "ak_ih6gS67r",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T13:22:49.303Z",
+      "created_at": "2026-12-02T17:37:41.994Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T13:22:49.491Z"
+      "revoked_at": "2026-12-02T17:37:42.210Z"
     }
   },
   "putHostingIntegration": {
@@ -314,7 +314,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
+      "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -331,15 +331,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
+          "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T13:22:49.555Z",
-          "last_used_at": "2026-12-02T13:22:49.628Z",
+          "created_at": "2026-12-02T17:37:42.361Z",
+          "last_used_at": "2026-12-02T17:37:42.442Z",
           "revoked_at": null
         }
       ],
@@ -349,30 +349,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
+      "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T13:22:49.555Z",
-      "last_used_at": "2026-12-02T13:22:49.628Z",
+      "created_at": "2026-12-02T17:37:42.361Z",
+      "last_used_at": "2026-12-02T17:37:42.442Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_pK4VG18MuXCj1wQgY5sG_0SE7fw",
+      "client_id": "cl_WJyuNhhyMfwPWEZU00vR_3Vumyk",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T13:22:49.673Z",
+      "created_at": "2026-12-02T17:37:42.564Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T13:22:49.701Z"
+      "revoked_at": "2026-12-02T17:37:42.614Z"
     }
   },
   "deleteClient": {
@@ -384,12 +384,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_Nop1SSTJ4qndpgxZnog0_4DzuhE",
+      "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImJmMGE3MmNjLTM4M2YtNDcwOC1hM2UwLWY1MjRhMzdmZmEzMSIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9Ob3AxU1NUSjRxbmRwZ3habm9nMF80RHp1aEUiLCJqdGkiOiJkY2MxZjQ0OC01ZjFlLTRmZWItOWI1NS0zODkxOWM1NGNiYjAiLCJpYXQiOjE3OTYyMTc3NjksImV4cCI6MTc5NjIxODY2OX0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjFmMjRhOWI1LTkzMGUtNDVmNi04NTMxLTMyMWIzOTQyMWUwMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9vWHZWVUtQWTB2OU1aVXI2WWhCZF8xd2R6Q28iLCJqdGkiOiI4MTdkMmM0Mi0wOGVhLTRmMzAtYjM4OC0xNGU2MzIwNzgzOGUiLCJpYXQiOjE3OTYyMzMwNjIsImV4cCI6MTc5NjIzMzk2Mn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -402,14 +402,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 2,
       "entities": [
         {
-          "id": "sales:25",
+          "id": "sales:31",
           "service": "sales",
-          "recorded_at": "2026-12-02T13:23:02.670Z",
+          "recorded_at": "2026-12-02T17:38:12.914Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "3e360773-2a94-4d3a-9437-29cee5577120",
+          "request_id": "7dfd69a8-9550-4d44-acee-429eb1a251fc",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -464,9 +464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T13:23:02.353Z",
+            "created_at": "2026-12-02T17:38:12.491Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T13:23:02.651Z",
+            "updated_at": "2026-12-02T17:38:12.865Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -521,9 +521,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T13:23:02.353Z",
+            "created_at": "2026-12-02T17:38:12.491Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T13:23:02.671Z",
+            "updated_at": "2026-12-02T17:38:12.921Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -536,18 +536,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "next_issue_date": "2027-01-01",
             "last_issued_date": "2026-12-01"
           },
-          "seq": 25,
-          "hash": "28a2f5e6362a549e73b25c96bf9d2d16a47a50b8d5c21c157520f05a44ae43bb"
+          "seq": 31,
+          "hash": "dc3723406b8bebe67d406324b46fbbcde0a64c2e4fef617769e4515aea5fc6e5"
         },
         {
-          "id": "sales:24",
+          "id": "sales:30",
           "service": "sales",
-          "recorded_at": "2026-12-02T13:23:02.651Z",
+          "recorded_at": "2026-12-02T17:38:12.864Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "3033f321-8fd1-45d3-85ac-49f039b0a478",
+          "request_id": "a60693d3-e6db-4907-a0eb-d999f2db3098",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -602,9 +602,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T13:23:02.353Z",
+            "created_at": "2026-12-02T17:38:12.491Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T13:23:02.596Z",
+            "updated_at": "2026-12-02T17:38:12.799Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -659,9 +659,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T13:23:02.353Z",
+            "created_at": "2026-12-02T17:38:12.491Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T13:23:02.651Z",
+            "updated_at": "2026-12-02T17:38:12.865Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -674,8 +674,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "next_issue_date": "2027-01-01",
             "last_issued_date": "2026-12-01"
           },
-          "seq": 24,
-          "hash": "a31511c47b4441863006d92db8cd15bb549ad06685fddd60bce633fbdf7bb12d"
+          "seq": 30,
+          "hash": "663c7235ea60a565059aa8615115569a01eea73785a5d65c15810f68ab32cd39"
         }
       ],
       "aggregations": []
@@ -687,8 +687,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "services": [
         {
           "service": "sales",
-          "records": 27,
-          "chained_through": 27,
+          "records": 33,
+          "chained_through": 33,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -703,8 +703,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "finance",
-          "records": 7,
-          "chained_through": 7,
+          "records": 8,
+          "chained_through": 8,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -762,8 +762,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-02T13:22:48.718Z",
-      "updated_at": "2026-12-02T13:22:48.718Z"
+      "created_at": "2026-12-02T17:37:40.788Z",
+      "updated_at": "2026-12-02T17:37:40.788Z"
     }
   },
   "updateOrganisation": {
@@ -806,8 +806,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-02T13:22:48.718Z",
-      "updated_at": "2026-12-02T13:22:49.226Z"
+      "created_at": "2026-12-02T17:37:40.788Z",
+      "updated_at": "2026-12-02T17:37:41.837Z"
     }
   },
   "getTaxFilingSettings": {
@@ -831,7 +831,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-12-02T13:22:50.387Z"
+      "updated_at": "2026-12-02T17:37:44.225Z"
     }
   },
   "putTaxFilingSettings": {
@@ -874,7 +874,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-12-02T13:22:50.387Z"
+      "updated_at": "2026-12-02T17:37:44.225Z"
     }
   },
   "createOrganisation": {
@@ -931,18 +931,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rounding_increment": null,
         "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-12-02T13:22:48.718Z",
-        "updated_at": "2026-12-02T13:22:48.718Z"
+        "created_at": "2026-12-02T17:37:40.788Z",
+        "updated_at": "2026-12-02T17:37:40.788Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_jBNLztRg",
+        "prefix": "ak_fNFvN2ah",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-12-02T13:22:48.722Z",
+        "created_at": "2026-12-02T17:37:40.831Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
@@ -968,8 +968,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-02T13:22:50.131Z",
-          "updated_at": "2026-12-02T13:22:50.138Z"
+          "created_at": "2026-12-02T17:37:43.601Z",
+          "updated_at": "2026-12-02T17:37:43.608Z"
         }
       ],
       "aggregations": []
@@ -996,8 +996,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T13:22:50.131Z",
-      "updated_at": "2026-12-02T13:22:50.138Z",
+      "created_at": "2026-12-02T17:37:43.601Z",
+      "updated_at": "2026-12-02T17:37:43.608Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1014,8 +1014,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T13:22:50.131Z",
-      "updated_at": "2026-12-02T13:22:50.138Z"
+      "created_at": "2026-12-02T17:37:43.601Z",
+      "updated_at": "2026-12-02T17:37:43.608Z"
     }
   },
   "updateWebhook": {
@@ -1039,8 +1039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T13:22:50.131Z",
-      "updated_at": "2026-12-02T13:22:50.231Z"
+      "created_at": "2026-12-02T17:37:43.601Z",
+      "updated_at": "2026-12-02T17:37:43.766Z"
     }
   },
   "deleteWebhook": {
@@ -1063,45 +1063,45 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T13:22:50.131Z",
-      "updated_at": "2026-12-02T13:23:02.829Z",
+      "created_at": "2026-12-02T17:37:43.601Z",
+      "updated_at": "2026-12-02T17:38:13.511Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
   "listWebhookDeliveries": {
     "response": {
-      "total": 17,
+      "total": 19,
       "from": 0,
       "take": 2,
       "entities": [
         {
-          "id": 17,
+          "id": 19,
           "webhook_id": 1,
-          "event_id": "86d57238-8316-4e88-9b01-5bc5c6e41bd3",
+          "event_id": "f566f282-0390-45d0-a021-da13a53218b5",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 24,
+          "last_duration_ms": 9,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T14:23:02.634Z",
-          "created_at": "2026-12-02T13:23:02.522Z",
+          "next_attempt_at": "2026-12-02T18:38:12.855Z",
+          "created_at": "2026-12-02T17:38:12.794Z",
           "completed_at": null
         },
         {
-          "id": 16,
+          "id": 18,
           "webhook_id": 1,
-          "event_id": "29c3a0b3-6782-488b-9256-9e33a56ffcf9",
+          "event_id": "a648352b-6552-469f-9729-3975ca49ee69",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 13,
+          "last_duration_ms": 18,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T14:23:02.580Z",
-          "created_at": "2026-12-02T13:23:02.456Z",
+          "next_attempt_at": "2026-12-02T18:38:12.807Z",
+          "created_at": "2026-12-02T17:38:12.660Z",
           "completed_at": null
         }
       ],
@@ -1110,18 +1110,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "retryWebhookDelivery": {
     "response": {
-      "id": 17,
+      "id": 19,
       "webhook_id": 1,
-      "event_id": "86d57238-8316-4e88-9b01-5bc5c6e41bd3",
+      "event_id": "f566f282-0390-45d0-a021-da13a53218b5",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 24,
+      "last_duration_ms": 9,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-02T13:23:02.799Z",
-      "created_at": "2026-12-02T13:23:02.522Z",
+      "next_attempt_at": "2026-12-02T17:38:13.452Z",
+      "created_at": "2026-12-02T17:38:12.794Z",
       "completed_at": null
     }
   },
@@ -1630,8 +1630,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "notes": null,
           "archived": false,
           "used": false,
-          "created_at": "2026-12-02T13:22:49.771Z",
-          "updated_at": "2026-12-02T13:22:49.849Z"
+          "created_at": "2026-12-02T17:37:42.765Z",
+          "updated_at": "2026-12-02T17:37:42.965Z"
         }
       ],
       "aggregations": []
@@ -1689,8 +1689,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T13:22:49.771Z",
-      "updated_at": "2026-12-02T13:22:49.771Z"
+      "created_at": "2026-12-02T17:37:42.765Z",
+      "updated_at": "2026-12-02T17:37:42.765Z"
     }
   },
   "lookupContact": {
@@ -1710,7 +1710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_dissolved": null,
       "source": {
         "register": "ares",
-        "read_at": "2026-12-02T13:22:49.757Z",
+        "read_at": "2026-12-02T17:37:42.741Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1726,7 +1726,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "consultation_number": "WAPIAAAAY5xH0Zb2",
       "source": {
         "register": "vies",
-        "read_at": "2026-12-02T13:22:49.819Z",
+        "read_at": "2026-12-02T17:37:42.902Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1749,7 +1749,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "source": {
         "register": "vat_payers",
-        "read_at": "2026-12-02T13:22:49.806Z",
+        "read_at": "2026-12-02T17:37:42.857Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1786,8 +1786,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T13:22:49.771Z",
-      "updated_at": "2026-12-02T13:22:49.771Z"
+      "created_at": "2026-12-02T17:37:42.765Z",
+      "updated_at": "2026-12-02T17:37:42.765Z"
     }
   },
   "replaceContact": {
@@ -1841,8 +1841,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T13:22:49.771Z",
-      "updated_at": "2026-12-02T13:22:49.849Z"
+      "created_at": "2026-12-02T17:37:42.765Z",
+      "updated_at": "2026-12-02T17:37:42.965Z"
     }
   },
   "deleteContact": {
@@ -1875,7 +1875,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-12-02T13:22:57.825Z"
+        "created_at": "2026-12-02T17:37:56.093Z"
       }
     ]
   },
@@ -1936,8 +1936,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "fcf0d77a-dae7-4ba3-95bc-15f651974fd0",
-      "created_at": "2026-12-02T13:22:57.889Z",
+      "uid": "182df0f1-7738-48da-9739-77e36b83b7d4",
+      "created_at": "2026-12-02T17:37:56.171Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2110,8 +2110,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "fcf0d77a-dae7-4ba3-95bc-15f651974fd0",
-          "created_at": "2026-12-02T13:22:57.889Z",
+          "uid": "182df0f1-7738-48da-9739-77e36b83b7d4",
+          "created_at": "2026-12-02T17:37:56.171Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2271,8 +2271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "fcf0d77a-dae7-4ba3-95bc-15f651974fd0",
-      "created_at": "2026-12-02T13:22:57.889Z",
+      "uid": "182df0f1-7738-48da-9739-77e36b83b7d4",
+      "created_at": "2026-12-02T17:37:56.171Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2445,7 +2445,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-12-02T13:22:58.732Z",
+      "created_at": "2026-12-02T17:37:59.535Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -2469,8 +2469,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T13:22:58.644Z",
-          "removed_at": "2026-12-02T13:22:58.682Z",
+          "created_at": "2026-12-02T17:37:59.441Z",
+          "removed_at": "2026-12-02T17:37:59.503Z",
           "exchange_difference": null
         },
         {
@@ -2486,7 +2486,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T13:22:58.732Z",
+          "created_at": "2026-12-02T17:37:59.535Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -2508,8 +2508,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T13:22:58.644Z",
-      "removed_at": "2026-12-02T13:22:58.682Z",
+      "created_at": "2026-12-02T17:37:59.441Z",
+      "removed_at": "2026-12-02T17:37:59.503Z",
       "exchange_difference": null
     }
   },
@@ -2531,7 +2531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-12-02T13:22:57.085Z",
+          "evaluated_at": "2026-12-02T17:37:53.535Z",
           "blocking_reason": null
         }
       }
@@ -2551,7 +2551,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-12-02T13:22:57.085Z",
+        "evaluated_at": "2026-12-02T17:37:53.535Z",
         "blocking_reason": null
       }
     }
@@ -2708,8 +2708,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "75526aee-835b-47f2-8666-8e88ee4042dc",
-      "created_at": "2026-12-02T13:22:50.625Z",
+      "uid": "b50da949-ce9f-423f-8936-eda4fcd3f760",
+      "created_at": "2026-12-02T17:37:44.684Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2930,8 +2930,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "75526aee-835b-47f2-8666-8e88ee4042dc",
-          "created_at": "2026-12-02T13:22:50.625Z",
+          "uid": "b50da949-ce9f-423f-8936-eda4fcd3f760",
+          "created_at": "2026-12-02T17:37:44.684Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -3148,8 +3148,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "75526aee-835b-47f2-8666-8e88ee4042dc",
-      "created_at": "2026-12-02T13:22:50.625Z",
+      "uid": "b50da949-ce9f-423f-8936-eda4fcd3f760",
+      "created_at": "2026-12-02T17:37:44.684Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -3381,8 +3381,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T13:22:58.644Z",
-          "removed_at": "2026-12-02T13:22:58.682Z",
+          "created_at": "2026-12-02T17:37:59.441Z",
+          "removed_at": "2026-12-02T17:37:59.503Z",
           "exchange_difference": null
         },
         {
@@ -3398,7 +3398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T13:22:58.732Z",
+          "created_at": "2026-12-02T17:37:59.535Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3415,7 +3415,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T13:23:00.928Z"
+      "created_at": "2026-12-02T17:38:09.097Z"
     }
   },
   "listInvoiceAttachments": {
@@ -3432,7 +3432,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-12-02T13:23:00.928Z"
+          "created_at": "2026-12-02T17:38:09.097Z"
         }
       ],
       "aggregations": []
@@ -3448,9 +3448,1237 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T13:23:00.928Z"
+      "created_at": "2026-12-02T17:38:09.097Z"
     }
   },
+  "createProformaInvoice": {
+    "request": {
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "peppol_id": "9929:CZ12345678",
+        "email": "accounts@acme.example",
+        "address": {
+          "address1": "Dlouhá 12",
+          "city": "Praha",
+          "postal_code": "110 00",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "culture": "cs-CZ",
+      "date_issued": "2026-11-03",
+      "date_due": "2026-11-10",
+      "items": [
+        {
+          "title": "Implementation project – advance",
+          "qty": 1,
+          "rate": 50000,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 3,
+      "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
+      "created_at": "2026-12-02T17:37:59.585Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 60500,
+      "subtotal_amount": 50000,
+      "tax_amount": 10500,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 60500,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 4,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 50000,
+      "tax_amount_leg": 10500,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 60500,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-10",
+      "delivery_condition": null,
+      "no": "PF26900001",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "buyer_reference": null,
+      "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 22,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Implementation project – advance",
+          "description": null,
+          "qty": 1,
+          "rate": 50000,
+          "rate_discounted": 50000,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 50000,
+          "net_amount": 50000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 10500,
+              "tax_amount_leg": 10500,
+              "tax_base": 50000,
+              "tax_base_leg": 50000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 10500,
+          "tax_amount_leg": 10500,
+          "tax_base": 50000,
+          "tax_base_leg": 50000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": [],
+      "status": "unpaid",
+      "variable_symbol": "26900001",
+      "tax_documents": [],
+      "settled_by": null,
+      "cancelled_at": null
+    }
+  },
+  "listProformaInvoices": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 10,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 3,
+          "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
+          "created_at": "2026-12-02T17:37:59.585Z",
+          "edited_at": "2026-12-02T17:37:59.673Z",
+          "is_locked": false,
+          "total_amount": 48400,
+          "subtotal_amount": 40000,
+          "tax_amount": 8400,
+          "rounding_increment": null,
+          "rounding_amount": 0,
+          "amount_paid": 48400,
+          "amount_due": 0,
+          "bank_account": null,
+          "billing_address": null,
+          "shipping_address": null,
+          "counter_id": 4,
+          "currency": "CZK",
+          "currency_coef": 1,
+          "fx_rate": 1,
+          "tax_fx_rate": 1,
+          "currency_leg": "CZK",
+          "subtotal_amount_leg": 40000,
+          "tax_amount_leg": 8400,
+          "rounding_amount_leg": 0,
+          "total_amount_leg": 48400,
+          "customer": {
+            "id": 2001,
+            "business_name": "Acme s.r.o.",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00",
+              "city": "Praha",
+              "country": "CZ"
+            },
+            "email": "accounts@acme.example",
+            "peppol_id": "9929:CZ12345678"
+          },
+          "contact_id": null,
+          "culture": "cs-CZ",
+          "document_locale": null,
+          "template_layout": null,
+          "date_issued": "2026-11-03",
+          "date_taxable": "2026-11-03",
+          "date_due": "2026-11-10",
+          "delivery_condition": null,
+          "no": "PF26900001",
+          "notes": null,
+          "memo": null,
+          "org": {
+            "name": "Novák Consulting s.r.o.",
+            "reg_no": "27074358",
+            "tax_no": null,
+            "vat_no": "CZ27074358",
+            "eori_no": null,
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Václavské náměstí 1",
+              "postal_code": "110 00"
+            },
+            "info_legal": null,
+            "config": {},
+            "website": "https://novak-consulting.example",
+            "email": "billing@novak-consulting.example",
+            "phone": null,
+            "fb": null,
+            "insta": null
+          },
+          "payment_reference": null,
+          "payment_info": null,
+          "payment_method": null,
+          "constant_symbol": null,
+          "specific_symbol": null,
+          "buyer_reference": null,
+          "order_reference": null,
+          "fx_rate_date": null,
+          "fx_rate_source": null,
+          "payment_term": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": false,
+          "tax_nexus": null,
+          "type": null,
+          "payment_status": "paid",
+          "overdue_days": 0,
+          "shop_a_object_id": null,
+          "items": [
+            {
+              "id": 1,
+              "title": "Implementation project – advance",
+              "description": null,
+              "qty": 1,
+              "rate": 40000,
+              "rate_discounted": 40000,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 40000,
+              "net_amount": 40000,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
+              "sku": null,
+              "item": null,
+              "variant": null,
+              "unit": null,
+              "gl_account": null,
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_rate": 21,
+                  "tax_amount": 8400,
+                  "tax_amount_leg": 8400,
+                  "tax_base": 40000,
+                  "tax_base_leg": 40000,
+                  "currency_leg": "CZK",
+                  "tax_index": null,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "rate_type": null,
+                  "tax_details": null,
+                  "tax_category": "S"
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 8400,
+              "tax_amount_leg": 8400,
+              "tax_base": 40000,
+              "tax_base_leg": 40000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ],
+          "shipping_charges": [],
+          "discounts": [],
+          "urls": [],
+          "status": "paid",
+          "variable_symbol": "26900001",
+          "tax_documents": [
+            {
+              "id": 6,
+              "no": "DZ202600001",
+              "date_issued": "2026-11-06",
+              "total_amount": 48400,
+              "tax_amount": 8400
+            }
+          ],
+          "settled_by": null,
+          "cancelled_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getProformaInvoice": {
+    "response": {
+      "id": 3,
+      "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
+      "created_at": "2026-12-02T17:37:59.585Z",
+      "edited_at": "2026-12-02T17:37:59.673Z",
+      "is_locked": false,
+      "total_amount": 48400,
+      "subtotal_amount": 40000,
+      "tax_amount": 8400,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 48400,
+      "amount_due": 0,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 4,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 40000,
+      "tax_amount_leg": 8400,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 48400,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-10",
+      "delivery_condition": null,
+      "no": "PF26900001",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "buyer_reference": null,
+      "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "paid",
+      "overdue_days": 0,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Implementation project – advance",
+          "description": null,
+          "qty": 1,
+          "rate": 40000,
+          "rate_discounted": 40000,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 40000,
+          "net_amount": 40000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 8400,
+              "tax_amount_leg": 8400,
+              "tax_base": 40000,
+              "tax_base_leg": 40000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 8400,
+          "tax_amount_leg": 8400,
+          "tax_base": 40000,
+          "tax_base_leg": 40000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": [],
+      "status": "paid",
+      "variable_symbol": "26900001",
+      "tax_documents": [
+        {
+          "id": 6,
+          "no": "DZ202600001",
+          "date_issued": "2026-11-06",
+          "total_amount": 48400,
+          "tax_amount": 8400
+        }
+      ],
+      "settled_by": null,
+      "cancelled_at": null
+    }
+  },
+  "updateProformaInvoice": {
+    "request": {
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "peppol_id": "9929:CZ12345678",
+        "email": "accounts@acme.example",
+        "address": {
+          "address1": "Dlouhá 12",
+          "city": "Praha",
+          "postal_code": "110 00",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "culture": "cs-CZ",
+      "date_issued": "2026-11-03",
+      "date_due": "2026-11-10",
+      "items": [
+        {
+          "title": "Implementation project – advance",
+          "qty": 1,
+          "rate": 40000,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21
+            }
+          ]
+        }
+      ]
+    },
+    "response": {
+      "id": 3,
+      "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
+      "created_at": "2026-12-02T17:37:59.585Z",
+      "edited_at": "2026-12-02T17:37:59.673Z",
+      "is_locked": false,
+      "total_amount": 48400,
+      "subtotal_amount": 40000,
+      "tax_amount": 8400,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 48400,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 4,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 40000,
+      "tax_amount_leg": 8400,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 48400,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-10",
+      "delivery_condition": null,
+      "no": "PF26900001",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "buyer_reference": null,
+      "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 22,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Implementation project – advance",
+          "description": null,
+          "qty": 1,
+          "rate": 40000,
+          "rate_discounted": 40000,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 40000,
+          "net_amount": 40000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 8400,
+              "tax_amount_leg": 8400,
+              "tax_base": 40000,
+              "tax_base_leg": 40000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 8400,
+          "tax_amount_leg": 8400,
+          "tax_base": 40000,
+          "tax_base_leg": 40000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": [],
+      "status": "unpaid",
+      "variable_symbol": "26900001",
+      "tax_documents": [],
+      "settled_by": null,
+      "cancelled_at": null
+    }
+  },
+  "cancelProformaInvoice": {
+    "response": {
+      "id": 5,
+      "uid": "4c752106-eb3e-461c-8cc0-d688e890514b",
+      "created_at": "2026-12-02T17:38:02.976Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 60500,
+      "subtotal_amount": 50000,
+      "tax_amount": 10500,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 0,
+      "amount_due": 0,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 4,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 50000,
+      "tax_amount_leg": 10500,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 60500,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-03",
+      "date_taxable": "2026-11-03",
+      "date_due": "2026-11-10",
+      "delivery_condition": null,
+      "no": "PF26900002",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": null,
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "buyer_reference": null,
+      "order_reference": null,
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": false,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "unpaid",
+      "overdue_days": 0,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Implementation project – advance",
+          "description": null,
+          "qty": 1,
+          "rate": 50000,
+          "rate_discounted": 50000,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 50000,
+          "net_amount": 50000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 10500,
+              "tax_amount_leg": 10500,
+              "tax_base": 50000,
+              "tax_base_leg": 50000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 10500,
+          "tax_amount_leg": 10500,
+          "tax_base": 50000,
+          "tax_base_leg": 50000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": [],
+      "status": "cancelled",
+      "variable_symbol": "26900002",
+      "tax_documents": [],
+      "settled_by": null,
+      "cancelled_at": "2026-12-02T17:38:03.013Z"
+    }
+  },
+  "getProformaInvoicePdf": {},
+  "emailProformaInvoice": {
+    "request": {
+      "to": "accounts@acme.example"
+    },
+    "response": {
+      "id": 2,
+      "success": true,
+      "to": "accounts@acme.example",
+      "subject": "Zálohová faktura PF26900001",
+      "no": "PF26900001"
+    }
+  },
+  "listAdvanceTaxDocuments": {
+    "response": {
+      "total": 1,
+      "total_exact": true,
+      "from": 0,
+      "take": 100,
+      "next_cursor": null,
+      "entities": [
+        {
+          "id": 6,
+          "uid": "5cc1c8ee-83af-44c5-9306-04eb6cd2cad3",
+          "created_at": "2026-12-02T17:38:03.231Z",
+          "edited_at": null,
+          "is_locked": false,
+          "total_amount": 48400,
+          "subtotal_amount": 40000,
+          "tax_amount": 8400,
+          "rounding_increment": null,
+          "rounding_amount": 0,
+          "amount_paid": 48400,
+          "amount_due": 0,
+          "bank_account": null,
+          "billing_address": null,
+          "shipping_address": null,
+          "counter_id": 5,
+          "currency": "CZK",
+          "currency_coef": 1,
+          "fx_rate": 1,
+          "tax_fx_rate": 1,
+          "currency_leg": "CZK",
+          "subtotal_amount_leg": 40000,
+          "tax_amount_leg": 8400,
+          "rounding_amount_leg": 0,
+          "total_amount_leg": 48400,
+          "customer": {
+            "id": 2001,
+            "business_name": "Acme s.r.o.",
+            "reg_no": "12345678",
+            "vat_no": "CZ12345678",
+            "address": {
+              "address1": "Dlouhá 12",
+              "postal_code": "110 00",
+              "city": "Praha",
+              "country": "CZ"
+            },
+            "email": "accounts@acme.example",
+            "peppol_id": "9929:CZ12345678"
+          },
+          "contact_id": null,
+          "culture": "cs-CZ",
+          "document_locale": null,
+          "template_layout": null,
+          "date_issued": "2026-11-06",
+          "date_taxable": "2026-11-06",
+          "date_due": null,
+          "delivery_condition": null,
+          "no": "DZ202600001",
+          "notes": null,
+          "memo": null,
+          "org": {
+            "name": "Novák Consulting s.r.o.",
+            "reg_no": "27074358",
+            "tax_no": null,
+            "vat_no": "CZ27074358",
+            "eori_no": null,
+            "address": {
+              "city": "Praha",
+              "country": "CZ",
+              "address1": "Václavské náměstí 1",
+              "postal_code": "110 00"
+            },
+            "info_legal": null,
+            "config": {},
+            "website": "https://novak-consulting.example",
+            "email": "billing@novak-consulting.example",
+            "phone": null,
+            "fb": null,
+            "insta": null
+          },
+          "payment_reference": "26900001",
+          "payment_info": null,
+          "payment_method": null,
+          "constant_symbol": null,
+          "specific_symbol": null,
+          "proforma_id": 3,
+          "proforma_no": "PF26900001",
+          "payment": {
+            "payment_id": 1,
+            "source": "bank_transaction",
+            "date": "2026-11-06",
+            "amount": 48400,
+            "accounted_amount": 48400
+          },
+          "fx_rate_date": null,
+          "fx_rate_source": null,
+          "payment_term": null,
+          "precision": 2,
+          "rate_format": null,
+          "taxes_included": true,
+          "tax_nexus": null,
+          "type": null,
+          "payment_status": "paid",
+          "overdue_days": 0,
+          "shop_a_object_id": null,
+          "items": [
+            {
+              "id": 1,
+              "title": "Platba k zálohové faktuře PF26900001",
+              "description": null,
+              "qty": 1,
+              "rate": 48400,
+              "rate_discounted": 48400,
+              "discount_explicit": 0,
+              "discount_implicit": 0,
+              "amount": 48400,
+              "net_amount": 40000,
+              "shop_a_line_id": null,
+              "psp_object_id": null,
+              "shop_b_line_id": null,
+              "eshop_line_id": null,
+              "sku": null,
+              "item": null,
+              "variant": null,
+              "unit": null,
+              "gl_account": null,
+              "supply": "goods",
+              "taxes": [
+                {
+                  "id": 1,
+                  "tax_rate": 21,
+                  "tax_amount": 8400,
+                  "tax_amount_leg": 8400,
+                  "tax_base": 40000,
+                  "tax_base_leg": 40000,
+                  "currency_leg": "CZK",
+                  "tax_index": null,
+                  "tax_code": "S",
+                  "tax_name": "VAT 21 %",
+                  "rate_type": null,
+                  "tax_details": null,
+                  "tax_category": "S"
+                }
+              ]
+            }
+          ],
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 8400,
+              "tax_amount_leg": 8400,
+              "tax_base": 40000,
+              "tax_base_leg": 40000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ],
+          "shipping_charges": [],
+          "discounts": [],
+          "urls": []
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getAdvanceTaxDocument": {
+    "response": {
+      "id": 6,
+      "uid": "5cc1c8ee-83af-44c5-9306-04eb6cd2cad3",
+      "created_at": "2026-12-02T17:38:03.231Z",
+      "edited_at": null,
+      "is_locked": false,
+      "total_amount": 48400,
+      "subtotal_amount": 40000,
+      "tax_amount": 8400,
+      "rounding_increment": null,
+      "rounding_amount": 0,
+      "amount_paid": 48400,
+      "amount_due": 0,
+      "bank_account": null,
+      "billing_address": null,
+      "shipping_address": null,
+      "counter_id": 5,
+      "currency": "CZK",
+      "currency_coef": 1,
+      "fx_rate": 1,
+      "tax_fx_rate": 1,
+      "currency_leg": "CZK",
+      "subtotal_amount_leg": 40000,
+      "tax_amount_leg": 8400,
+      "rounding_amount_leg": 0,
+      "total_amount_leg": 48400,
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "address": {
+          "address1": "Dlouhá 12",
+          "postal_code": "110 00",
+          "city": "Praha",
+          "country": "CZ"
+        },
+        "email": "accounts@acme.example",
+        "peppol_id": "9929:CZ12345678"
+      },
+      "contact_id": null,
+      "culture": "cs-CZ",
+      "document_locale": null,
+      "template_layout": null,
+      "date_issued": "2026-11-06",
+      "date_taxable": "2026-11-06",
+      "date_due": null,
+      "delivery_condition": null,
+      "no": "DZ202600001",
+      "notes": null,
+      "memo": null,
+      "org": {
+        "name": "Novák Consulting s.r.o.",
+        "reg_no": "27074358",
+        "tax_no": null,
+        "vat_no": "CZ27074358",
+        "eori_no": null,
+        "address": {
+          "city": "Praha",
+          "country": "CZ",
+          "address1": "Václavské náměstí 1",
+          "postal_code": "110 00"
+        },
+        "info_legal": null,
+        "config": {},
+        "website": "https://novak-consulting.example",
+        "email": "billing@novak-consulting.example",
+        "phone": null,
+        "fb": null,
+        "insta": null
+      },
+      "payment_reference": "26900001",
+      "payment_info": null,
+      "payment_method": null,
+      "constant_symbol": null,
+      "specific_symbol": null,
+      "proforma_id": 3,
+      "proforma_no": "PF26900001",
+      "payment": {
+        "payment_id": 1,
+        "source": "bank_transaction",
+        "date": "2026-11-06",
+        "amount": 48400,
+        "accounted_amount": 48400
+      },
+      "fx_rate_date": null,
+      "fx_rate_source": null,
+      "payment_term": null,
+      "precision": 2,
+      "rate_format": null,
+      "taxes_included": true,
+      "tax_nexus": null,
+      "type": null,
+      "payment_status": "paid",
+      "overdue_days": 0,
+      "shop_a_object_id": null,
+      "items": [
+        {
+          "id": 1,
+          "title": "Platba k zálohové faktuře PF26900001",
+          "description": null,
+          "qty": 1,
+          "rate": 48400,
+          "rate_discounted": 48400,
+          "discount_explicit": 0,
+          "discount_implicit": 0,
+          "amount": 48400,
+          "net_amount": 40000,
+          "shop_a_line_id": null,
+          "psp_object_id": null,
+          "shop_b_line_id": null,
+          "eshop_line_id": null,
+          "sku": null,
+          "item": null,
+          "variant": null,
+          "unit": null,
+          "gl_account": null,
+          "supply": "goods",
+          "taxes": [
+            {
+              "id": 1,
+              "tax_rate": 21,
+              "tax_amount": 8400,
+              "tax_amount_leg": 8400,
+              "tax_base": 40000,
+              "tax_base_leg": 40000,
+              "currency_leg": "CZK",
+              "tax_index": null,
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "rate_type": null,
+              "tax_details": null,
+              "tax_category": "S"
+            }
+          ]
+        }
+      ],
+      "taxes": [
+        {
+          "id": 1,
+          "tax_rate": 21,
+          "tax_amount": 8400,
+          "tax_amount_leg": 8400,
+          "tax_base": 40000,
+          "tax_base_leg": 40000,
+          "currency_leg": "CZK",
+          "tax_index": null,
+          "tax_code": "S",
+          "tax_name": "VAT 21 %",
+          "rate_type": null,
+          "tax_details": null,
+          "tax_category": "S"
+        }
+      ],
+      "shipping_charges": [],
+      "discounts": [],
+      "urls": []
+    }
+  },
+  "getAdvanceTaxDocumentPdf": {},
   "getInvoiceUbl": {
     "responseText": {
       "mediaType": "application/xml",
@@ -3460,7 +4688,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>75526AEE-835B-47F2-8666-8E88EE4042DC</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>B50DA949-CE9F-423F-8936-EDA4FCD3F760</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -3472,7 +4700,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>FCF0D77A-DAE7-4BA3-95BC-15F651974FD0</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>75526AEE-835B-47F2-8666-8E88EE4042DC</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>182DF0F1-7738-48DA-9739-77E36B83B7D4</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>B50DA949-CE9F-423F-8936-EDA4FCD3F760</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getAgedReceivables": {
@@ -3481,18 +4709,32 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "totals": [
         {
           "currency": "CZK",
-          "current": 6000,
+          "current": 30200,
           "days_1_30": 300,
           "days_31_60": 0,
           "days_61_90": 0,
           "days_over_90": 0,
-          "total": 6300
+          "total": 30500
         }
       ],
       "total": 2,
       "from": 0,
       "take": 100,
       "entities": [
+        {
+          "contact": {
+            "id": 2001,
+            "name": "Acme s.r.o."
+          },
+          "currency": "CZK",
+          "documents": 2,
+          "current": 24200,
+          "days_1_30": 300,
+          "days_31_60": 0,
+          "days_61_90": 0,
+          "days_over_90": 0,
+          "total": 24500
+        },
         {
           "contact": {
             "id": 2002,
@@ -3506,20 +4748,6 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "days_61_90": 0,
           "days_over_90": 0,
           "total": 6000
-        },
-        {
-          "contact": {
-            "id": 2001,
-            "name": "Acme s.r.o."
-          },
-          "currency": "CZK",
-          "documents": 1,
-          "current": 0,
-          "days_1_30": 300,
-          "days_31_60": 0,
-          "days_61_90": 0,
-          "days_over_90": 0,
-          "total": 300
         }
       ],
       "aggregations": []
@@ -3567,8 +4795,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "invoice",
               "document": {
                 "type": "sales_invoice",
-                "id": 3,
-                "no": "FV202600002"
+                "id": 8,
+                "no": "FV202600003"
               },
               "payment": null,
               "amount": 2420,
@@ -3579,8 +4807,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "invoice",
               "document": {
                 "type": "sales_invoice",
-                "id": 4,
-                "no": "FV202600003"
+                "id": 9,
+                "no": "FV202600004"
               },
               "payment": null,
               "amount": 300,
@@ -3591,8 +4819,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "invoice",
               "document": {
                 "type": "sales_invoice",
-                "id": 5,
-                "no": "FV202600004"
+                "id": 10,
+                "no": "FV202600005"
               },
               "payment": null,
               "amount": 300,
@@ -3607,7 +4835,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "no": "FV202600001"
               },
               "payment": {
-                "id": 1,
+                "id": 2,
                 "source": "bank_transaction"
               },
               "amount": -19158,
@@ -3618,11 +4846,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 3,
-                "no": "FV202600002"
+                "id": 8,
+                "no": "FV202600003"
               },
               "payment": {
-                "id": 2,
+                "id": 3,
                 "source": "bank_transaction"
               },
               "amount": -2420,
@@ -3633,11 +4861,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 4,
-                "no": "FV202600003"
+                "id": 9,
+                "no": "FV202600004"
               },
               "payment": {
-                "id": 4,
+                "id": 5,
                 "source": "bank_transaction"
               },
               "amount": -300,
@@ -3648,11 +4876,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 5,
-                "no": "FV202600004"
+                "id": 10,
+                "no": "FV202600005"
               },
               "payment": {
-                "id": 4,
+                "id": 5,
                 "source": "bank_transaction"
               },
               "amount": -300,
@@ -3663,18 +4891,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 5,
-                "no": "FV202600004"
+                "id": 10,
+                "no": "FV202600005"
               },
               "payment": {
-                "id": 4,
+                "id": 5,
                 "source": "bank_transaction"
               },
               "amount": 300,
               "balance": 300
+            },
+            {
+              "date": "2026-11-30",
+              "kind": "invoice",
+              "document": {
+                "type": "sales_invoice",
+                "id": 7,
+                "no": "FV202600002"
+              },
+              "payment": null,
+              "amount": 72600,
+              "balance": 72900
             }
           ],
-          "closing_balance": 300
+          "closing_balance": 72900
         }
       ]
     }
@@ -3749,7 +4989,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-12-02T13:23:01.180Z"
+      "updated_at": "2026-12-02T17:38:09.354Z"
     }
   },
   "getReminderSettings": {
@@ -3787,7 +5027,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-12-02T13:23:01.180Z"
+      "updated_at": "2026-12-02T17:38:09.354Z"
     }
   },
   "deleteReminderSettings": {
@@ -3813,8 +5053,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             {
               "id": 1,
               "reminder_id": 1,
-              "invoice_id": 8,
-              "invoice_no": "FV202600007",
+              "invoice_id": 13,
+              "invoice_no": "FV202600008",
               "level": 2,
               "date": "2026-11-28",
               "currency": "CZK",
@@ -3825,7 +5065,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-12-02T13:23:01.224Z"
+              "created_at": "2026-12-02T17:38:09.435Z"
             }
           ]
         }
@@ -3842,8 +5082,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "reminder_id": 1,
-          "invoice_id": 8,
-          "invoice_no": "FV202600007",
+          "invoice_id": 13,
+          "invoice_no": "FV202600008",
           "level": 2,
           "date": "2026-11-28",
           "currency": "CZK",
@@ -3854,7 +5094,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fee": 500,
           "email_status": "pending",
           "to": "accounts@acme.example",
-          "created_at": "2026-12-02T13:23:01.224Z"
+          "created_at": "2026-12-02T17:38:09.435Z"
         }
       ],
       "aggregations": []
@@ -3959,8 +5199,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-12-02T13:23:02.353Z",
-      "updated_at": "2026-12-02T13:23:02.353Z"
+      "created_at": "2026-12-02T17:38:12.491Z",
+      "updated_at": "2026-12-02T17:38:12.491Z"
     }
   },
   "listRecurringInvoices": {
@@ -4023,8 +5263,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 3,
           "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-02T13:23:02.353Z",
-          "updated_at": "2026-12-02T13:23:02.671Z"
+          "created_at": "2026-12-02T17:38:12.491Z",
+          "updated_at": "2026-12-02T17:38:12.921Z"
         }
       ],
       "aggregations": []
@@ -4086,8 +5326,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T13:23:02.353Z",
-      "updated_at": "2026-12-02T13:23:02.433Z"
+      "created_at": "2026-12-02T17:38:12.491Z",
+      "updated_at": "2026-12-02T17:38:12.616Z"
     }
   },
   "updateRecurringInvoice": {
@@ -4186,8 +5426,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T13:23:02.353Z",
-      "updated_at": "2026-12-02T13:23:02.596Z"
+      "created_at": "2026-12-02T17:38:12.491Z",
+      "updated_at": "2026-12-02T17:38:12.799Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -4251,8 +5491,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T13:23:02.353Z",
-      "updated_at": "2026-12-02T13:23:02.651Z"
+      "created_at": "2026-12-02T17:38:12.491Z",
+      "updated_at": "2026-12-02T17:38:12.865Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -4310,8 +5550,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T13:23:02.353Z",
-      "updated_at": "2026-12-02T13:23:02.671Z"
+      "created_at": "2026-12-02T17:38:12.491Z",
+      "updated_at": "2026-12-02T17:38:12.921Z"
     }
   },
   "createNumberingSeries": {
@@ -4327,7 +5567,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-12-02T13:22:50.454Z"
+      "created_at": "2026-12-02T17:37:44.295Z"
     }
   },
   "listNumberingSeries": {
@@ -4342,7 +5582,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-12-02T13:22:50.439Z"
+          "created_at": "2026-12-02T17:37:44.279Z"
         },
         {
           "id": 2,
@@ -4350,7 +5590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-12-02T13:22:50.454Z"
+          "created_at": "2026-12-02T17:37:44.295Z"
         }
       ],
       "aggregations": []
@@ -4391,9 +5631,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "76e0eae2-8a02-4c7d-aab4-e17c7faef5fc",
-      "created_at": "2026-12-02T13:22:58.873Z",
-      "edited_at": "2026-12-02T13:22:58.873Z",
+      "uid": "23271e9e-a7d9-40b2-aad4-72b6c2b79a8b",
+      "created_at": "2026-12-02T17:38:05.644Z",
+      "edited_at": "2026-12-02T17:38:05.644Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4501,7 +5741,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-12-02T13:22:59.010Z",
+      "created_at": "2026-12-02T17:38:05.936Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -4525,8 +5765,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T13:22:58.935Z",
-          "removed_at": "2026-12-02T13:22:58.974Z",
+          "created_at": "2026-12-02T17:38:05.791Z",
+          "removed_at": "2026-12-02T17:38:05.891Z",
           "exchange_difference": null
         },
         {
@@ -4542,7 +5782,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T13:22:59.010Z",
+          "created_at": "2026-12-02T17:38:05.936Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -4564,8 +5804,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T13:22:58.935Z",
-      "removed_at": "2026-12-02T13:22:58.974Z",
+      "created_at": "2026-12-02T17:38:05.791Z",
+      "removed_at": "2026-12-02T17:38:05.891Z",
       "exchange_difference": null
     }
   },
@@ -4579,9 +5819,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "76e0eae2-8a02-4c7d-aab4-e17c7faef5fc",
-          "created_at": "2026-12-02T13:22:58.873Z",
-          "edited_at": "2026-12-02T13:22:58.873Z",
+          "uid": "23271e9e-a7d9-40b2-aad4-72b6c2b79a8b",
+          "created_at": "2026-12-02T17:38:05.644Z",
+          "edited_at": "2026-12-02T17:38:05.644Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -4677,9 +5917,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "76e0eae2-8a02-4c7d-aab4-e17c7faef5fc",
-      "created_at": "2026-12-02T13:22:58.873Z",
-      "edited_at": "2026-12-02T13:22:58.873Z",
+      "uid": "23271e9e-a7d9-40b2-aad4-72b6c2b79a8b",
+      "created_at": "2026-12-02T17:38:05.644Z",
+      "edited_at": "2026-12-02T17:38:05.644Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -4797,8 +6037,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T13:22:58.935Z",
-          "removed_at": "2026-12-02T13:22:58.974Z",
+          "created_at": "2026-12-02T17:38:05.791Z",
+          "removed_at": "2026-12-02T17:38:05.891Z",
           "exchange_difference": null
         },
         {
@@ -4814,7 +6054,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T13:22:59.010Z",
+          "created_at": "2026-12-02T17:38:05.936Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -4871,9 +6111,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "7e22126b-b0be-4ebd-b6fc-3e1a01679c0f",
-      "created_at": "2026-12-02T13:22:58.810Z",
-      "edited_at": "2026-12-02T13:22:58.810Z",
+      "uid": "4a2357dc-7fd4-41a2-a01d-94a9d265e32d",
+      "created_at": "2026-12-02T17:38:05.505Z",
+      "edited_at": "2026-12-02T17:38:05.505Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -4991,7 +6231,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rsn": null,
       "vendor_check": {
         "status": "not_checked",
-        "checked_at": "2026-12-02T13:22:58.804Z",
+        "checked_at": "2026-12-02T17:38:05.483Z",
         "unreliable_payer": null,
         "account": null,
         "account_published": null,
@@ -4999,7 +6239,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "register_read_at": "2026-12-02T13:22:58.800Z"
+        "register_read_at": "2026-12-02T17:38:05.477Z"
       }
     }
   },
@@ -5013,9 +6253,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "7e22126b-b0be-4ebd-b6fc-3e1a01679c0f",
-          "created_at": "2026-12-02T13:22:58.810Z",
-          "edited_at": "2026-12-02T13:22:58.810Z",
+          "uid": "4a2357dc-7fd4-41a2-a01d-94a9d265e32d",
+          "created_at": "2026-12-02T17:38:05.505Z",
+          "edited_at": "2026-12-02T17:38:05.505Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -5137,9 +6377,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "reasons": [
               "the register does not know the vendor as a VAT payer"
             ],
-            "checked_at": "2026-12-02T13:22:58.804Z",
+            "checked_at": "2026-12-02T17:38:05.483Z",
             "over_limit": false,
-            "register_read_at": "2026-12-02T13:22:58.800Z",
+            "register_read_at": "2026-12-02T17:38:05.477Z",
             "unreliable_payer": null,
             "account_published": null
           }
@@ -5151,9 +6391,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "7e22126b-b0be-4ebd-b6fc-3e1a01679c0f",
-      "created_at": "2026-12-02T13:22:58.810Z",
-      "edited_at": "2026-12-02T13:22:58.810Z",
+      "uid": "4a2357dc-7fd4-41a2-a01d-94a9d265e32d",
+      "created_at": "2026-12-02T17:38:05.505Z",
+      "edited_at": "2026-12-02T17:38:05.505Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -5275,9 +6515,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "checked_at": "2026-12-02T13:22:58.804Z",
+        "checked_at": "2026-12-02T17:38:05.483Z",
         "over_limit": false,
-        "register_read_at": "2026-12-02T13:22:58.800Z",
+        "register_read_at": "2026-12-02T17:38:05.477Z",
         "unreliable_payer": null,
         "account_published": null
       }
@@ -5292,7 +6532,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-12-02T13:23:00.861Z"
+      "created_at": "2026-12-02T17:38:08.965Z"
     }
   },
   "listBillAttachments": {
@@ -5309,7 +6549,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-12-02T13:23:00.861Z"
+          "created_at": "2026-12-02T17:38:08.965Z"
         }
       ],
       "aggregations": []
@@ -5325,7 +6565,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-12-02T13:23:01.135Z"
+      "created_at": "2026-12-02T17:38:09.256Z"
     }
   },
   "importBill": {
@@ -5337,9 +6577,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "c56714bf-ec79-49d2-9b10-7690932c445f",
-        "created_at": "2026-12-02T13:22:57.036Z",
-        "edited_at": "2026-12-02T13:22:57.036Z",
+        "uid": "5dca3324-d08d-4bb8-861c-2f85f89dc53c",
+        "created_at": "2026-12-02T17:37:53.267Z",
+        "edited_at": "2026-12-02T17:37:53.267Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -5479,7 +6719,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rsn": null,
         "vendor_check": {
           "status": "not_checked",
-          "checked_at": "2026-12-02T13:22:57.006Z",
+          "checked_at": "2026-12-02T17:37:53.200Z",
           "unreliable_payer": null,
           "account": "CZ6520100000002900123456",
           "account_published": null,
@@ -5487,7 +6727,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "reasons": [
             "the register does not know the vendor as a VAT payer"
           ],
-          "register_read_at": "2026-12-02T13:22:56.999Z"
+          "register_read_at": "2026-12-02T17:37:53.172Z"
         }
       },
       "vendor_credit": null
@@ -5545,7 +6785,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       }
     },
     "response": {
-      "id": 1,
+      "id": 2,
       "account_number": "2900123456/2010",
       "statement_id": null,
       "order": null,
@@ -5592,7 +6832,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "listBankTransactions": {
     "response": {
-      "total": 1,
+      "total": 2,
       "total_exact": true,
       "from": 0,
       "take": 100,
@@ -5600,6 +6840,51 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
+          "account_number": null,
+          "statement_id": null,
+          "order": null,
+          "description": null,
+          "amount": 48400,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-06",
+          "date_accounting": null,
+          "currency": "CZK",
+          "payment_reference": null,
+          "partner_account_number": null,
+          "partner_name": null,
+          "raw_message": null,
+          "contact": null,
+          "paid_record": {
+            "id": 3,
+            "no": "PF26900001",
+            "type": "sales_proforma",
+            "contact": {
+              "id": 2001,
+              "business_name": "Acme s.r.o."
+            }
+          },
+          "gl_account": null,
+          "match_status": "matched",
+          "matched_document": {
+            "type": "sales_proforma",
+            "id": 3,
+            "no": "PF26900001",
+            "amount": 48400,
+            "currency": "CZK"
+          },
+          "legal_currency": "CZK",
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null,
+          "amount_leg": 48400,
+          "settlement_amount_leg": null,
+          "bank_reference": null,
+          "version": 1
+        },
+        {
+          "id": 2,
           "account_number": "2900123456/2010",
           "statement_id": null,
           "order": null,
@@ -5651,11 +6936,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "request": {
       "document": {
         "type": "sales_invoice",
-        "id": 4
+        "id": 9
       }
     },
     "response": {
-      "id": 4,
+      "id": 5,
       "account_number": "CZ6508000000192000145399",
       "statement_id": 1,
       "order": 3,
@@ -5673,8 +6958,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "contact": null,
       "paid_record": {
         "type": "sales_invoice",
-        "id": 4,
-        "no": "FV202600003",
+        "id": 9,
+        "no": "FV202600004",
         "contact": {
           "id": 2001,
           "business_name": "Acme s.r.o."
@@ -5684,8 +6969,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "match_status": "matched",
       "matched_document": {
         "type": "sales_invoice",
-        "id": 4,
-        "no": "FV202600003",
+        "id": 9,
+        "no": "FV202600004",
         "amount": 300,
         "currency": "CZK"
       },
@@ -5702,7 +6987,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "unmatchBankTransaction": {
     "response": {
-      "id": 4,
+      "id": 5,
       "account_number": "CZ6508000000192000145399",
       "statement_id": 1,
       "order": 3,
@@ -5761,10 +7046,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+      "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
       "transaction_type": null,
-      "created_at": "2026-12-02T13:22:59.761Z",
-      "edited_at": "2026-12-02T13:22:59.857Z",
+      "created_at": "2026-12-02T17:38:07.424Z",
+      "edited_at": "2026-12-02T17:38:07.575Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -5857,10 +7142,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+          "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
           "transaction_type": null,
-          "created_at": "2026-12-02T13:22:59.761Z",
-          "edited_at": "2026-12-02T13:22:59.857Z",
+          "created_at": "2026-12-02T17:38:07.424Z",
+          "edited_at": "2026-12-02T17:38:07.575Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -5974,10 +7259,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+      "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
       "transaction_type": null,
-      "created_at": "2026-12-02T13:22:59.761Z",
-      "edited_at": "2026-12-02T13:22:59.761Z",
+      "created_at": "2026-12-02T17:38:07.424Z",
+      "edited_at": "2026-12-02T17:38:07.424Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -6063,10 +7348,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "63ea1074-8242-48da-b6eb-dda163ec28fb",
+      "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
       "transaction_type": null,
-      "created_at": "2026-12-02T13:22:59.761Z",
-      "edited_at": "2026-12-02T13:22:59.761Z",
+      "created_at": "2026-12-02T17:38:07.424Z",
+      "edited_at": "2026-12-02T17:38:07.424Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -6152,7 +7437,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "importBankStatement": {
     "requestText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.02\"><BkToCstmrStmt><GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-21T06:00:00</CreDtTm></GrpHdr><Stmt><Id>CZ6508000000192000145399-11</Id><ElctrncSeqNb>11</ElctrncSeqNb><CreDtTm>2026-11-30T23:00:00</CreDtTm><FrToDt><FrDtTm>2026-11-01T00:00:00</FrDtTm><ToDtTm>2026-11-30T23:59:59</ToDtTm></FrToDt><Acct><Id><IBAN>CZ6508000000192000145399</IBAN></Id><Ccy>CZK</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">25000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-01</Dt></Dt></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">27675.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-30</Dt></Dt></Bal><Ntry><NtryRef>1</NtryRef><Amt Ccy=\"CZK\">2420.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-24</Dt></BookgDt><ValDt><Dt>2026-11-24</Dt></ValDt><AcctSvcrRef>REF-11-1</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>VS202600002</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr><DbtrAcct><Id><IBAN>CZ7908000000002000145399</IBAN></Id></DbtrAcct></RltdPties><RmtInf><Ustrd>Invoice FV202600002</Ustrd><Strd><CdtrRefInf><Ref>202600002</Ref></CdtrRefInf></Strd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>2</NtryRef><Amt Ccy=\"CZK\">45.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-30</Dt></BookgDt><ValDt><Dt>2026-11-30</Dt></ValDt><AcctSvcrRef>REF-11-2</AcctSvcrRef><BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RmtInf><Ustrd>Account fee November</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>3</NtryRef><Amt Ccy=\"CZK\">300.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-27</Dt></BookgDt><ValDt><Dt>2026-11-27</Dt></ValDt><AcctSvcrRef>REF-11-3</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr></RltdPties><RmtInf><Ustrd>Support</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.02\"><BkToCstmrStmt><GrpHdr><MsgId>MSG-1</MsgId><CreDtTm>2026-11-21T06:00:00</CreDtTm></GrpHdr><Stmt><Id>CZ6508000000192000145399-11</Id><ElctrncSeqNb>11</ElctrncSeqNb><CreDtTm>2026-11-30T23:00:00</CreDtTm><FrToDt><FrDtTm>2026-11-01T00:00:00</FrDtTm><ToDtTm>2026-11-30T23:59:59</ToDtTm></FrToDt><Acct><Id><IBAN>CZ6508000000192000145399</IBAN></Id><Ccy>CZK</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">25000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-01</Dt></Dt></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"CZK\">27675.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-30</Dt></Dt></Bal><Ntry><NtryRef>1</NtryRef><Amt Ccy=\"CZK\">2420.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-24</Dt></BookgDt><ValDt><Dt>2026-11-24</Dt></ValDt><AcctSvcrRef>REF-11-1</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>VS202600003</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr><DbtrAcct><Id><IBAN>CZ7908000000002000145399</IBAN></Id></DbtrAcct></RltdPties><RmtInf><Ustrd>Invoice FV202600003</Ustrd><Strd><CdtrRefInf><Ref>202600003</Ref></CdtrRefInf></Strd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>2</NtryRef><Amt Ccy=\"CZK\">45.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-30</Dt></BookgDt><ValDt><Dt>2026-11-30</Dt></ValDt><AcctSvcrRef>REF-11-2</AcctSvcrRef><BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RmtInf><Ustrd>Account fee November</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry><Ntry><NtryRef>3</NtryRef><Amt Ccy=\"CZK\">300.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-27</Dt></BookgDt><ValDt><Dt>2026-11-27</Dt></ValDt><AcctSvcrRef>REF-11-3</AcctSvcrRef><BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>DMCT</SubFmlyCd></Fmly></Domn></BkTxCd><NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RltdPties><Dbtr><Nm>Acme s.r.o.</Nm></Dbtr></RltdPties><RmtInf><Ustrd>Support</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>\n"
     },
     "response": {
       "statements": [
@@ -6166,35 +7451,35 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T13:22:59.222Z",
+          "created_at": "2026-12-02T17:38:06.325Z",
           "entries": [
             {
               "order": 1,
               "status": "matched",
               "matched_by": "variable_symbol",
               "amount": 2420,
-              "variable_symbol": "202600002",
+              "variable_symbol": "202600003",
               "bank_reference": "REF-11-1",
               "transaction": {
-                "id": 2,
+                "id": 3,
                 "account_number": "CZ6508000000192000145399",
                 "statement_id": 1,
                 "order": 1,
-                "description": "Invoice FV202600002",
+                "description": "Invoice FV202600003",
                 "amount": 2420,
                 "amount_original": null,
                 "payment_amount": null,
                 "date_transaction": "2026-11-24",
                 "date_accounting": "2026-11-24",
                 "currency": "CZK",
-                "payment_reference": "202600002",
+                "payment_reference": "202600003",
                 "partner_account_number": "CZ7908000000002000145399",
                 "partner_name": "Acme s.r.o.",
-                "raw_message": "VS 202600002 | Invoice FV202600002",
+                "raw_message": "VS 202600003 | Invoice FV202600003",
                 "contact": null,
                 "paid_record": {
-                  "id": 3,
-                  "no": "FV202600002",
+                  "id": 8,
+                  "no": "FV202600003",
                   "type": "sales_invoice",
                   "contact": {
                     "id": 2001,
@@ -6205,8 +7490,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "match_status": "matched",
                 "matched_document": {
                   "type": "sales_invoice",
-                  "id": 3,
-                  "no": "FV202600002",
+                  "id": 8,
+                  "no": "FV202600003",
                   "amount": 2420,
                   "currency": "CZK"
                 },
@@ -6229,7 +7514,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "variable_symbol": null,
               "bank_reference": "REF-11-2",
               "transaction": {
-                "id": 3,
+                "id": 4,
                 "account_number": "CZ6508000000192000145399",
                 "statement_id": 1,
                 "order": 2,
@@ -6271,7 +7556,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "variable_symbol": null,
               "bank_reference": "REF-11-3",
               "transaction": {
-                "id": 4,
+                "id": 5,
                 "account_number": "CZ6508000000192000145399",
                 "statement_id": 1,
                 "order": 3,
@@ -6323,7 +7608,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T13:22:59.222Z"
+          "created_at": "2026-12-02T17:38:06.325Z"
         }
       ],
       "aggregations": []
@@ -6340,35 +7625,35 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-12-02T13:22:59.222Z",
+      "created_at": "2026-12-02T17:38:06.325Z",
       "entries": [
         {
           "order": 1,
           "status": "matched",
           "matched_by": "variable_symbol",
           "amount": 2420,
-          "variable_symbol": "202600002",
+          "variable_symbol": "202600003",
           "bank_reference": "REF-11-1",
           "transaction": {
-            "id": 2,
+            "id": 3,
             "account_number": "CZ6508000000192000145399",
             "statement_id": 1,
             "order": 1,
-            "description": "Invoice FV202600002",
+            "description": "Invoice FV202600003",
             "amount": 2420,
             "amount_original": null,
             "payment_amount": null,
             "date_transaction": "2026-11-24",
             "date_accounting": "2026-11-24",
             "currency": "CZK",
-            "payment_reference": "202600002",
+            "payment_reference": "202600003",
             "partner_account_number": "CZ7908000000002000145399",
             "partner_name": "Acme s.r.o.",
-            "raw_message": "VS 202600002 | Invoice FV202600002",
+            "raw_message": "VS 202600003 | Invoice FV202600003",
             "contact": null,
             "paid_record": {
-              "id": 3,
-              "no": "FV202600002",
+              "id": 8,
+              "no": "FV202600003",
               "type": "sales_invoice",
               "contact": {
                 "id": 2001,
@@ -6379,8 +7664,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "match_status": "matched",
             "matched_document": {
               "type": "sales_invoice",
-              "id": 3,
-              "no": "FV202600002",
+              "id": 8,
+              "no": "FV202600003",
               "amount": 2420,
               "currency": "CZK"
             },
@@ -6403,7 +7688,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "variable_symbol": null,
           "bank_reference": "REF-11-2",
           "transaction": {
-            "id": 3,
+            "id": 4,
             "account_number": "CZ6508000000192000145399",
             "statement_id": 1,
             "order": 2,
@@ -6445,7 +7730,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "variable_symbol": null,
           "bank_reference": "REF-11-3",
           "transaction": {
-            "id": 4,
+            "id": 5,
             "account_number": "CZ6508000000192000145399",
             "statement_id": 1,
             "order": 3,
@@ -6490,7 +7775,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-02T13:22:50.664Z",
+          "created_at": "2026-12-02T17:37:44.737Z",
           "edited_at": null,
           "books": [
             {
@@ -6890,7 +8175,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "CZ2120100000002900654321"
     },
     "response": {
-      "id": 259,
+      "id": 267,
       "number": "221.002",
       "name": "Fio EUR account",
       "name_cs": "Fio – účet EUR",
@@ -6937,9 +8222,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "221",
             "name": "Bank accounts"
           },
-          "debit": 26328.3,
+          "debit": 74728.3,
           "credit": 2721.5,
-          "cb": 23606.8
+          "cb": 72006.8
         },
         {
           "gl_account": {
@@ -6947,9 +8232,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "311",
             "name": "Customers (receivables)"
           },
-          "debit": 26108,
-          "credit": 25808,
-          "cb": 60800
+          "debit": 98708,
+          "credit": 74208,
+          "cb": 85000
         },
         {
           "gl_account": {
@@ -6963,13 +8248,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "gl_account": {
+            "id": 29,
+            "number": "324",
+            "name": "Advances received"
+          },
+          "debit": 48400,
+          "credit": 48400,
+          "cb": 0
+        },
+        {
+          "gl_account": {
             "id": 6,
             "number": "343",
             "name": "Value added tax"
           },
-          "debit": 2253.3,
-          "credit": 4599.04,
-          "cb": -12845.74
+          "debit": 10653.3,
+          "credit": 25599.04,
+          "cb": -25445.74
         },
         {
           "gl_account": {
@@ -7038,8 +8333,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Revenue from goods"
           },
           "debit": 3000,
-          "credit": 3395.86,
-          "cb": -395.86
+          "credit": 63395.86,
+          "cb": -60395.86
         }
       ]
     }
@@ -7053,8 +8348,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "row": "1",
           "name": "Domestic supplies, basic rate",
-          "base": 17495.86,
-          "tax": 3674.14
+          "base": 77495.86,
+          "tax": 16274.14
         },
         {
           "row": "2",
@@ -7075,17 +8370,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": 1436.4
         }
       ],
-      "output_tax": 3782.14,
+      "output_tax": 16382.14,
       "deductible_tax": 1436.4,
-      "tax_due": 2345.74,
+      "tax_due": 14945.74,
       "excess_deduction": 0,
       "filed": {
         "rows": [
           {
             "row": "1",
             "name": "Domestic supplies, basic rate",
-            "base": 17496,
-            "tax": 3674
+            "base": 77496,
+            "tax": 16274
           },
           {
             "row": "2",
@@ -7106,12 +8401,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "tax": 1436
           }
         ],
-        "output_tax": 3782,
+        "output_tax": 16382,
         "deductible_tax": 1436,
-        "tax_due": 2346,
+        "tax_due": 14946,
         "excess_deduction": 0
       },
-      "entries": 8,
+      "entries": 10,
       "closed": false
     }
   },
@@ -7138,6 +8433,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "partner_vat_no": "CZ12345678",
+          "document_no": "DZ202600001",
+          "date_taxable": "2026-11-06",
+          "source": {
+            "type": "sales_advance_tax_document",
+            "id": 6
+          },
+          "base_basic": 40000,
+          "tax_basic": 8400,
+          "base_reduced": 0,
+          "tax_reduced": 0
+        },
+        {
+          "partner_vat_no": "CZ12345678",
           "document_no": "CN202600001",
           "date_taxable": "2026-11-10",
           "source": {
@@ -7146,6 +8454,19 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "base_basic": -3000,
           "tax_basic": -630,
+          "base_reduced": 0,
+          "tax_reduced": 0
+        },
+        {
+          "partner_vat_no": "CZ12345678",
+          "document_no": "FV202600002",
+          "date_taxable": "2026-11-30",
+          "source": {
+            "type": "sales_invoice",
+            "id": 7
+          },
+          "base_basic": 20000,
+          "tax_basic": 4200,
           "base_reduced": 0,
           "tax_reduced": 0
         }
@@ -7168,7 +8489,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
     }
   },
   "getEuSalesList": {
@@ -7201,9 +8522,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "date_to": "2026-11-30",
           "kind": "B",
           "tax": null,
-          "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
-          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-02T13:23:00.180Z",
+          "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
+          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+          "created_at": "2026-12-02T17:38:07.949Z",
           "created_by": "key:2"
         }
       ],
@@ -7223,9 +8544,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_to": "2026-11-30",
       "kind": "B",
       "tax": null,
-      "sha256": "9b69e60a09b887adf8e91db7275cf2e8d63d6416a56b28327f8baf80000322aa",
-      "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"17495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-      "created_at": "2026-12-02T13:23:00.180Z",
+      "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
+      "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+      "created_at": "2026-12-02T17:38:07.949Z",
       "created_by": "key:2"
     }
   },
@@ -7253,10 +8574,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Revenue from goods",
               "description": null
             },
-            "amount": 6395.86
+            "amount": 66395.86
           }
         ],
-        "total": 24395.86
+        "total": 84395.86
       },
       "expenses": {
         "lines": [
@@ -7308,7 +8629,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         ],
         "total": 23176.2
       },
-      "profit": 1219.66
+      "profit": 61219.66
     }
   },
   "getBalanceSheet": {
@@ -7333,7 +8654,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Bank accounts",
               "description": null
             },
-            "amount": 23606.8
+            "amount": 72006.8
           },
           {
             "gl_account": {
@@ -7342,10 +8663,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Customers (receivables)",
               "description": null
             },
-            "amount": 66800
+            "amount": 91000
           }
         ],
-        "total": 86156.8
+        "total": 158756.8
       },
       "liabilities": {
         "lines": [
@@ -7365,7 +8686,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Value added tax",
               "description": null
             },
-            "amount": 12845.74
+            "amount": 25445.74
           },
           {
             "gl_account": {
@@ -7386,17 +8707,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "amount": 1815
           }
         ],
-        "total": 43337.14
+        "total": 55937.14
       },
       "equity": {
         "lines": [],
         "total": 0
       },
-      "result": 42819.66,
-      "result_of_year": 1219.66,
+      "result": 102819.66,
+      "result_of_year": 61219.66,
       "result_of_earlier_years": 41600,
-      "total_assets": 86156.8,
-      "total_liabilities_and_equity": 86156.8,
+      "total_assets": 158756.8,
+      "total_liabilities_and_equity": 158756.8,
       "closed": false
     }
   },
@@ -7407,15 +8728,36 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
       "opening_balance": 0,
-      "debit": 26328.3,
+      "debit": 74728.3,
       "credit": 2721.5,
-      "closing_balance": 23606.8,
-      "total": 13,
+      "closing_balance": 72006.8,
+      "total": 14,
       "total_exact": true,
       "from": 0,
       "take": 2,
-      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTIwIiwiMjEiLCIxIl19",
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTE2IiwiMTEiLCIxIl19",
       "lines": [
+        {
+          "date_posting": "2026-11-06",
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts",
+            "description": null
+          },
+          "transaction_id": 6,
+          "no": null,
+          "type": "bank_transaction",
+          "source": {
+            "type": "bank_transaction",
+            "id": 1,
+            "version": 1
+          },
+          "description": null,
+          "debit": 48400,
+          "credit": 0,
+          "balance": 48400
+        },
         {
           "date_posting": "2026-11-16",
           "gl_account": {
@@ -7424,39 +8766,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 8,
+          "transaction_id": 11,
           "no": null,
           "type": "bank_transaction",
           "source": {
             "type": "bank_transaction",
-            "id": 1,
+            "id": 2,
             "version": 1
           },
           "description": "Payment of FV202600001",
           "debit": 19158,
           "credit": 0,
-          "balance": 19158
-        },
-        {
-          "date_posting": "2026-11-20",
-          "gl_account": {
-            "id": 2,
-            "number": "221",
-            "name": "Bank accounts",
-            "description": null
-          },
-          "transaction_id": 21,
-          "no": null,
-          "type": "payout",
-          "source": {
-            "type": "payout",
-            "id": 1,
-            "version": 1
-          },
-          "description": "Card payments 14–19 November",
-          "debit": 1776.5,
-          "credit": 0,
-          "balance": 20934.5
+          "balance": 67558
         }
       ]
     }
@@ -7506,7 +8827,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T13:23:00.314Z",
+      "created_at": "2026-12-02T17:38:08.093Z",
       "created_by": "key:2"
     }
   },
@@ -7545,7 +8866,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-12-02T13:23:00.314Z",
+          "created_at": "2026-12-02T17:38:08.093Z",
           "created_by": "key:2"
         }
       ],
@@ -7580,7 +8901,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T13:23:00.314Z",
+      "created_at": "2026-12-02T17:38:08.093Z",
       "created_by": "key:2"
     }
   },
@@ -7618,7 +8939,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-12-02T13:23:00.365Z",
+      "created_at": "2026-12-02T17:38:08.204Z",
       "created_by": "key:2"
     }
   },
@@ -7639,7 +8960,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-12-02T13:23:00.691Z",
+      "created_at": "2026-12-02T17:38:08.713Z",
       "created_by": "key:2"
     }
   },
@@ -7662,7 +8983,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-12-02T13:23:00.791Z",
+          "created_at": "2026-12-02T17:38:08.856Z",
           "created_by": "key:2"
         },
         {
@@ -7681,7 +9002,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-12-02T13:23:00.691Z",
+          "created_at": "2026-12-02T17:38:08.713Z",
           "created_by": "key:2"
         }
       ],
@@ -7705,7 +9026,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-12-02T13:23:00.691Z",
+      "created_at": "2026-12-02T17:38:08.713Z",
       "created_by": "key:2"
     }
   },
@@ -7723,8 +9044,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "kind": "receivable",
           "document": {
             "type": "sales_invoice",
-            "id": 7,
-            "no": "FV202600006"
+            "id": 12,
+            "no": "FV202600007"
           },
           "account_number": null,
           "gl_account": "311",
@@ -7748,7 +9069,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-12-02T13:23:00.616Z",
+      "created_at": "2026-12-02T17:38:08.528Z",
       "created_by": "key:2"
     }
   }

@@ -1,17 +1,23 @@
 import { Dec, dec, roundMoney } from '@ledgerline/service-kit';
 import { ACCOUNTS } from '../posting-map.js';
 import type { PurchaseDocument, SalesDocument, TaxLine } from '../source-documents.js';
+import type { SalesInvoicePostedEvent } from '@ledgerline/contracts';
 import { vatReportingFields } from '../vat.js';
 import { conversion, legal } from './conversions.js';
-import { isReverseChargeCategory } from '@ledgerline/core/tax-category';
+import { isReverseChargeCategory, type TaxCategory } from '@ledgerline/core/tax-category';
+import type { SupplyKind } from '../vat.js';
 import { attachTaxRows, baseEntry, documentTaxParties, organisationCountry, documentLegs, roundingFigures, emptyTaxRow, legalCurrencyOf, lineCategory, netParts, sameTax, supplyKind } from './document-figures.js';
 import type { DraftTaxRow, Json, LedgerEntryDraft, PostingOptions } from './entry.js';
 import { assertBalanced, postingRows, sums } from './interpreter.js';
 
 /* Sales and purchase documents → ledger entries. */
 
-/** Sales invoice or credit note → Dr 311 total / Cr 604 net, Cr 343 tax, rounding to 648 or 548 (reversed for a credit note). */
-export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credit_note', doc: SalesDocument, opts: PostingOptions): LedgerEntryDraft {
+/**
+ * Sales invoice or credit note → Dr 311 total / Cr 604 net, Cr 343 tax, rounding to 648 or 548
+ * (reversed for a credit note); a final invoice's advances Dr 324 + Dr 343 / Cr 311. An advance tax
+ * document → Dr 324 / Cr 343 its VAT (decision 236).
+ */
+export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credit_note' | 'sales_advance_tax_document', doc: SalesDocument, opts: PostingOptions): LedgerEntryDraft {
   const legalCurrency = legalCurrencyOf(doc, opts);
   const what = `${type} ${doc.id}`;
   const conv = conversion(doc.currency, legalCurrency, doc.fx_rate, doc.currency_coef, what);
@@ -26,6 +32,9 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
   const orgCountry = organisationCountry(opts);
   const partnerCountry = doc.customer?.address?.country ?? doc.billing_address?.country ?? null;
   const parties = documentTaxParties(doc, orgCountry);
+  /** Where a tax row of this document is reported (VAT return row, control-statement section). */
+  const saleReporting = (rate: Dec, category: TaxCategory, supply: SupplyKind) =>
+    vatReportingFields({ side: 'sale', orgCountry, partnerCountry, partnerVatNo: doc.customer?.vat_no, totalLeg, rate, category, supply, controlStatementOverride: credit ? opts.controlStatementOverride : undefined });
   const taxRows = taxLegs.map(({ line, base, amount }) => {
     const category = lineCategory(doc, line, parties);
     const rc = isReverseChargeCategory(category);
@@ -44,23 +53,41 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
       tax_base_out_leg: base.times(sign),
       tax_amount_out: dec(line.tax_amount).times(sign),
       tax_amount_out_leg: amount.times(sign),
-      ...vatReportingFields({
-        side: 'sale',
-        orgCountry,
-        partnerCountry,
-        partnerVatNo: doc.customer?.vat_no,
-        totalLeg,
-        rate: dec(line.tax_rate),
-        category,
-        supply: supplyKind(doc, line),
-        controlStatementOverride: credit ? opts.controlStatementOverride : undefined,
-      }),
+      ...saleReporting(dec(line.tax_rate), category, supplyKind(doc, line)),
     } satisfies DraftTaxRow;
   });
 
+  const advances = advanceFigures(doc);
+  const taxLines = doc.taxes.map((line) => ({ line, category: lineCategory(doc, line, parties) }));
+  for (const a of advances.taxes) {
+    // the advance's VAT taken back under the category of the supply's line at its rate
+    const own = taxLines.find((t) => dec(t.line.tax_rate).eq(a.tax_rate)) ?? taxLines[0];
+    taxRows.push({
+      ...emptyTaxRow(ACCOUNTS.vat, doc.currency),
+      debit: roundMoney(dec(a.tax_amount_leg)),
+      description: own?.line.tax_name ?? null,
+      tax_rate: dec(a.tax_rate),
+      tax_code: a.tax_code ?? own?.line.tax_code ?? null,
+      tax_name: own?.line.tax_name ?? null,
+      tax_base_out: dec(a.tax_base).negated(),
+      tax_base_out_leg: dec(a.tax_base_leg).negated(),
+      tax_amount_out: dec(a.tax_amount).negated(),
+      tax_amount_out_leg: dec(a.tax_amount_leg).negated(),
+      ...saleReporting(dec(a.tax_rate), own ? own.category : 'S', own ? supplyKind(doc, own.line) : 'goods'),
+    } satisfies DraftTaxRow);
+  }
+
   const rows = postingRows(
     type,
-    { total: [{ amount: totalLeg }], net: netParts(doc, netLeg, conv), tax: [{ amount: taxLeg }], ...roundingFigures(roundingLeg, !credit) },
+    {
+      total: [{ amount: totalLeg }],
+      net: netParts(doc, netLeg, conv),
+      tax: [{ amount: taxLeg }],
+      ...roundingFigures(roundingLeg, !credit),
+      advance_total: [{ amount: advances.total }],
+      advance_tax: [{ amount: advances.tax }],
+      advance_net: [{ amount: advances.total.minus(advances.tax) }],
+    },
     { currency: doc.currency, contact, paid_record: null, payment_reference: doc.payment_reference ?? null, description: null },
     new Set(doc.taxes.length ? ['tax'] : []),
   );
@@ -68,6 +95,17 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
   const entry: LedgerEntryDraft = { ...baseEntry(doc, type, legalCurrency, contact), total: sums(rows).debit, rows };
   assertBalanced(entry);
   return entry;
+}
+
+/** What a final invoice deducts of its advances in the legal currency: in all, and the VAT rate by rate. */
+function advanceFigures(doc: SalesDocument): { total: Dec; tax: Dec; taxes: NonNullable<SalesInvoicePostedEvent['advances']>[number]['taxes'] } {
+  const advances = ('advances' in doc ? doc.advances : null) ?? [];
+  const taxes = advances.flatMap((a) => a.taxes);
+  return {
+    total: advances.reduce((s, a) => s.plus(a.amount_leg), dec(0)),
+    tax: taxes.reduce((s, t) => s.plus(t.tax_amount_leg), dec(0)),
+    taxes,
+  };
 }
 
 // --- purchase documents ------------------------------------------------------------------------

@@ -87,7 +87,7 @@ async function payersOf(ctx: TenantContext, partnerAccounts: Array<string | null
   return payers;
 }
 
-type Found = { type: 'sales_invoice' | 'purchase_bill'; document: DocumentLookupAnswer; matchedBy: string };
+type Found = { type: 'sales_invoice' | 'sales_proforma' | 'purchase_bill'; document: DocumentLookupAnswer; matchedBy: string };
 
 /**
  * The open document each movement pays and what the match rests on: money in an invoice (asking
@@ -115,7 +115,9 @@ async function findPaidDocuments(ctx: TenantContext, entries: StatementEntry[]):
       const answer = documentFindBatchAnswerSchema.safeParse(await ctx.ask(subject, { movements }));
       if (!answer.success || answer.data.answers.length !== chunk.length) continue; // an answer we cannot read matches nothing
       answer.data.answers.forEach((a, j) => {
-        if (a.found && a.id != null) found.set(chunk[j], { type, document: a, matchedBy: a.matched_by ?? 'variable_symbol' });
+        // sales answers an invoice, or a proforma once no invoice fits (decision 236)
+        const paid = type === 'sales_invoice' && a.type === 'sales_proforma' ? 'sales_proforma' : type;
+        if (a.found && a.id != null) found.set(chunk[j], { type: paid, document: a, matchedBy: a.matched_by ?? 'variable_symbol' });
       });
     }
   }
