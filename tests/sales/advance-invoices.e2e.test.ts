@@ -3,10 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Decimal from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../support/stack.js';
-import { expectOk as ok, expectProblem } from '../support/assertions.js';
+import { accountBalances, expectOk as ok, expectProblem } from '../support/assertions.js';
 import { secondOrganisation } from '../finance/support.js';
 import { ISDOC_XSD, schemaErrors, xmlValues } from '../support/einvoice.js';
 import { SELLER_PROFILE } from './einvoice-stack.js';
@@ -48,11 +47,7 @@ const proformaBody = (over: Record<string, unknown> = {}) => ({
 const pay = (proformaId: number, amount: number, date: string, key?: string) =>
   post('/v1/finance/bank/transactions', { amount, currency: 'CZK', date_transaction: date, paid_record: { type: 'sales_proforma', id: proformaId } }, key);
 
-/** Each account's debit − credit over the days, from the trial balance. */
-async function balances(range: string, key?: string): Promise<Record<string, string>> {
-  const tb = await ok(await stack.api(`/v1/reporting/financial/trial-balance/1/export/json?date_posting=${range}`, { method: 'POST', json: [], key }));
-  return Object.fromEntries(tb.rows.map((r: any) => [r.gl_account.number, new Decimal(r.debit).minus(r.credit).toFixed(2)]));
-}
+const balances = (range: string, key?: string) => accountBalances(stack, range, key);
 
 describe('advance invoices (issue 75)', () => {
   let proforma: any;

@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { expect } from 'vitest';
 import { splitTenantSubject, type CloudEvent, type StreamName } from '@ledgerline/contracts';
 import type { ApiResponse, ServiceKey, Stack } from './stack.js';
@@ -43,3 +44,9 @@ export function apiOf(stack: () => Stack) {
 }
 
 export type JsonResponse = ApiResponse;
+
+/** Each account's debit − credit over the days of `range` (`[from;to]`), from the trial balance, to the cent. */
+export async function accountBalances(stack: Stack, range: string, key?: string): Promise<Record<string, string>> {
+  const tb = await expectOk(await stack.api(`/v1/reporting/financial/trial-balance/1/export/json?date_posting=${range}`, { method: 'POST', json: [], key }));
+  return Object.fromEntries(tb.rows.map((r: { gl_account: { number: string }; debit: number; credit: number }) => [r.gl_account.number, new Decimal(r.debit).minus(r.credit).toFixed(2)]));
+}

@@ -115,7 +115,7 @@ export const accountingTransactionSchema = z
     created_at: isoDateTime,
     edited_at: nullish(isoDateTime),
     books: z.array(z.object({ id: int64 })),
-    type: nullish(shortText(64)).describe('Kind of the source document: sales_invoice, sales_credit_note, sales_advance_tax_document, purchase_bill, purchase_vendor_credit, bank_transaction, payout, journal_entry (a manual journal entry), reversal'),
+    type: nullish(shortText(64)).describe('Kind of the source document: sales_invoice, sales_credit_note, sales_advance_tax_document, purchase_bill, purchase_vendor_credit, purchase_advance_tax_document, bank_transaction, payout, journal_entry (a manual journal entry), reversal'),
     transaction_type: nullish(transactionTypeSchema),
     cash_card: nullish(z.object({ id: nullish(int64), name: nullish(shortText()) })),
     no: nullish(shortText(64)),
@@ -182,7 +182,7 @@ export type AccountingTransaction = z.infer<typeof accountingTransactionSchema>;
 
 /** Query of GET /accounting/transactions. */
 /** The kinds of document the ledger posts (an entry's `source.type`). */
-export const LEDGER_SOURCE_TYPES = ['sales_invoice', 'sales_credit_note', 'sales_advance_tax_document', 'purchase_bill', 'purchase_vendor_credit', 'bank_transaction', 'payout', 'journal_entry'] as const;
+export const LEDGER_SOURCE_TYPES = ['sales_invoice', 'sales_credit_note', 'sales_advance_tax_document', 'purchase_bill', 'purchase_vendor_credit', 'purchase_advance_tax_document', 'bank_transaction', 'payout', 'journal_entry'] as const;
 
 export const accountingTransactionListQuerySchema = z.object({
   date_posting: rangeQuery('date').optional(),

@@ -246,7 +246,7 @@ export const glAccountSchema = z
   .meta({ id: 'GlAccount', description: 'General-ledger account; number is a string such as "311"' });
 export type GlAccount = z.infer<typeof glAccountSchema>;
 
-export const PAID_RECORD_TYPES = ['sales_invoice', 'sales_credit_note', 'purchase_bill', 'purchase_vendor_credit', 'sales_proforma'] as const;
+export const PAID_RECORD_TYPES = ['sales_invoice', 'sales_credit_note', 'purchase_bill', 'purchase_vendor_credit', 'sales_proforma', 'purchase_advance'] as const;
 export const paidRecordTypeSchema = z.enum(PAID_RECORD_TYPES);
 export type PaidRecordType = z.infer<typeof paidRecordTypeSchema>;
 

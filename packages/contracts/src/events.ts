@@ -34,6 +34,7 @@ export const SUBJECTS = {
   salesInvoiceComplianceEvaluated: 'sales.invoice.compliance_evaluated',
   salesCreditAllocationRecorded: 'sales.credit_allocation.recorded',
   purchaseBillPosted: 'purchase.bill.posted',
+  purchaseAdvanceTaxDocumentPosted: 'purchase.advance_tax_document.posted',
   purchaseVendorCreditPosted: 'purchase.vendor_credit.posted',
   purchaseCreditAllocationRecorded: 'purchase.credit_allocation.recorded',
   financeBankTransactionRecorded: 'finance.bank_transaction.recorded',
@@ -164,6 +165,9 @@ export type SalesInvoiceComplianceEvaluatedEvent = z.infer<typeof salesInvoiceCo
 /** `purchase.bill.posted`: the stored vendor bill. */
 export const purchaseBillPostedEventSchema = vendorBillSchema;
 export type PurchaseBillPostedEvent = z.infer<typeof purchaseBillPostedEventSchema>;
+/** A vendor's tax document on a paid advance bill (kind advance_tax_document): its input VAT, Dr 343 / Cr 314 (decision 237). */
+export const purchaseAdvanceTaxDocumentPostedEventSchema = vendorBillSchema;
+export type PurchaseAdvanceTaxDocumentPostedEvent = z.infer<typeof purchaseAdvanceTaxDocumentPostedEventSchema>;
 
 /** `purchase.vendor_credit.posted`: the stored vendor credit. */
 export const purchaseVendorCreditPostedEventSchema = vendorCreditSchema;
@@ -275,6 +279,7 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.salesInvoiceComplianceEvaluated]: salesInvoiceComplianceEvaluatedEventSchema,
   [SUBJECTS.salesCreditAllocationRecorded]: salesCreditAllocationEventSchema,
   [SUBJECTS.purchaseBillPosted]: purchaseBillPostedEventSchema,
+  [SUBJECTS.purchaseAdvanceTaxDocumentPosted]: purchaseAdvanceTaxDocumentPostedEventSchema,
   [SUBJECTS.purchaseVendorCreditPosted]: purchaseVendorCreditPostedEventSchema,
   [SUBJECTS.purchaseCreditAllocationRecorded]: purchaseCreditAllocationEventSchema,
   [SUBJECTS.financeBankTransactionRecorded]: financeBankTransactionRecordedEventSchema,

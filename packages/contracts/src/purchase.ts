@@ -194,14 +194,77 @@ export type VendorCreditRequestBody = z.infer<typeof vendorCreditRequestSchema>;
 /** With its vendor and currency resolved (what is posted). */
 export type VendorCreditRequest = VendorCreditRequestBody & { vendor: Contact; currency: string };
 
+/**
+ * What a bill is (issue 75, decision 237): `standard` a vendor's invoice (posted: Dr 501/504 / Cr
+ * 321); `advance` a vendor's proforma (zálohová faktura: not a tax document, never posted, paid to
+ * 314); `advance_tax_document` the vendor's tax document on a payment of an advance (its input
+ * VAT claimed: Dr 343 / Cr 314).
+ */
+export const BILL_KINDS = ['standard', 'advance', 'advance_tax_document'] as const;
+export const billKindSchema = z.enum(BILL_KINDS);
+export type BillKind = z.infer<typeof billKindSchema>;
+
+/** What a final bill deducts of one advance bill's payments, rate by rate as the vendor's tax documents taxed them. */
+export const billAdvanceDeductionSchema = z
+  .object({
+    bill_id: id,
+    bill_no: shortText(64),
+    vendor_doc_no: nullish(shortText(64)),
+    amount: money.describe('Deducted from the total: what was paid on the advance bill (its VAT included)'),
+    amount_leg: money.describe('amount in the legal currency, as the tax documents stated it (an untaxed rest at the bill rate)'),
+    untaxed_amount: money.describe('Part of amount no tax document taxed'),
+    taxes: z
+      .array(
+        z.object({
+          tax_rate: percentRate,
+          tax_code: nullish(shortText(64)),
+          tax_base: money.describe('Base taxed by the tax documents at this rate'),
+          tax_amount: money.describe('Input VAT the tax documents claimed at this rate'),
+          tax_base_leg: money,
+          tax_amount_leg: money,
+        }),
+      )
+      .describe('The deduction per rate; empty when the vendor issued no tax document'),
+    tax_documents: z.array(z.object({ id: id, no: shortText(64) })).describe('The tax documents whose VAT this deduction takes back'),
+  })
+  .meta({ id: 'BillAdvanceDeduction', description: 'An advance bill whose payments a final bill deducts' });
+export type BillAdvanceDeduction = z.infer<typeof billAdvanceDeductionSchema>;
+
+const billOwnFields = {
+  advance_bill_id: nullish(id).describe('kind advance_tax_document: the advance bill whose payment the vendor taxed (required then)'),
+};
+
 /** Vendor bill (architecture §1): the vendor-credit shape less credited_doc_*. */
 export const vendorBillSchema = z
-  .object({ ...purchaseInputFields, ...purchaseStoredFields, vendor_check: nullish(vendorCheckSchema) })
+  .object({
+    ...purchaseInputFields,
+    ...purchaseStoredFields,
+    vendor_check: nullish(vendorCheckSchema),
+    // optional on the wire's contract: events recorded before bill kinds existed carry none (a standard bill)
+    kind: nullish(billKindSchema).describe('standard: a vendor invoice; advance: a vendor proforma (not posted, its payments to 314); advance_tax_document: the vendor tax document on a paid advance (input VAT claimed). Always answered; absent on events recorded before bill kinds (standard)'),
+    ...billOwnFields,
+    advance_bill_no: nullish(shortText(64)).describe('kind advance_tax_document: the advance bill number'),
+    tax_documents: nullish(z.array(z.object({ id: id, no: shortText(64), vendor_doc_no: nullish(shortText(64)), total_amount: money })))
+      .describe('kind advance: the tax documents recorded on its payments'),
+    settled_by: nullish(z.object({ id: id, no: shortText(64) })).describe('kind advance: the final bill that deducted it'),
+    advances: nullish(z.array(billAdvanceDeductionSchema)).describe('A final bill: the advance bills it deducts'),
+    advance_amount: nullish(money).describe('Σ advances[].amount: counted in amount_paid, so amount_due is what is left of total_amount'),
+  })
   .meta({ id: 'VendorBill', description: 'Vendor bill' });
 export type VendorBill = z.infer<typeof vendorBillSchema>;
 
 export const vendorBillRequestSchema = z
-  .object({ ...purchaseRequestFields })
+  .object({
+    ...purchaseRequestFields,
+    kind: nullish(billKindSchema).describe('standard (default), advance (a vendor proforma) or advance_tax_document (the vendor tax document on a paid advance; names advance_bill_id)'),
+    ...billOwnFields,
+    advances: nullish(
+      z
+        .array(z.object({ bill_id: id.describe('A paid or partly paid advance bill of the same vendor and currency') }))
+        .max(50)
+        .refine((a) => new Set(a.map((x) => x.bill_id)).size === a.length, { message: 'an advance bill is named once' }),
+    ).describe('A standard bill: the advance bills whose payments it deducts with their VAT; one already deducted is 409 advance_already_deducted'),
+  })
   .meta({ id: 'VendorBillRequest', description: 'Vendor bill to create: type, vendor, currency, date_issued and items required' });
 export type VendorBillRequestBody = z.infer<typeof vendorBillRequestSchema>;
 /** With its vendor and currency resolved (what is posted). */
@@ -220,7 +283,9 @@ const purchaseListQuerySchema = purchaseDocumentListQuerySchema.extend({
   date_due: rangeQuery('date').optional().describe('Due-date range: with payment_status=unpaid and partially_paid, `[;<date>]` lists what must be paid by then'),
   updated_since: isoDateTime.optional().describe('Only documents created or changed (paid, a credit applied) at or after this instant'),
 });
-export const vendorBillListQuerySchema = purchaseListQuerySchema;
+export const vendorBillListQuerySchema = purchaseListQuerySchema.extend({
+  kind: repeatedParam(billKindSchema).optional().describe('Bill kinds to include (standard, advance, advance_tax_document); repeatable; all when absent'),
+});
 export const vendorCreditListQuerySchema = purchaseListQuerySchema;
 export const vendorBillPageSchema = keysetPagedEnvelope(vendorBillSchema);
 export const vendorCreditPageSchema = keysetPagedEnvelope(vendorCreditSchema);

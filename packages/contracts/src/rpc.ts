@@ -36,7 +36,8 @@ export const auditEventsSubject = (service: string) => `rpc.${service}.audit.eve
 export const auditVerifySubject = (service: string) => `rpc.${service}.audit.verify`;
 
 export const SALES_LOOKUP_TYPES = ['sales_invoice', 'sales_credit_note', 'sales_proforma'] as const;
-export const PURCHASE_LOOKUP_TYPES = ['purchase_bill', 'purchase_vendor_credit'] as const;
+/** purchase_bill finds an advance bill too, answered as purchase_advance (its payments go to 314, decision 237). */
+export const PURCHASE_LOOKUP_TYPES = ['purchase_bill', 'purchase_vendor_credit', 'purchase_advance'] as const;
 
 /** As lenient as the paid record finance accepts: an id or number no document has is simply not found. */
 const lookupKey = {

@@ -19,6 +19,7 @@ export const WEBHOOK_SUBJECTS = [
   SUBJECTS.salesInvoiceComplianceEvaluated,
   SUBJECTS.salesCreditAllocationRecorded,
   SUBJECTS.purchaseBillPosted,
+  SUBJECTS.purchaseAdvanceTaxDocumentPosted,
   SUBJECTS.purchaseVendorCreditPosted,
   SUBJECTS.purchaseCreditAllocationRecorded,
   SUBJECTS.financeBankTransactionRecorded,

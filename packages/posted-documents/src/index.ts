@@ -14,3 +14,4 @@ export * from './open-document-finder.js';
 export * from './attachments.js';
 export * from './attachment-store.js';
 export * from './contact-party.js';
+export * from './advance-deduction.js';

@@ -48,6 +48,8 @@ const KIND_OF_DOCUMENT: Record<OpenForeignDocument['type'], 'receivable' | 'paya
   // never asked: sales answers invoices and credit notes only (a proforma's advance sits on 324 at its payment's rate)
   sales_proforma: 'receivable',
   purchase_bill: 'payable',
+  // never asked either: an advance paid sits on 314 at its payment's rate
+  purchase_advance: 'payable',
   purchase_vendor_credit: 'payable',
 };
 

@@ -10,6 +10,7 @@ export const SOURCE_TYPES = [
   'sales_advance_tax_document',
   'purchase_bill',
   'purchase_vendor_credit',
+  'purchase_advance_tax_document',
   'bank_transaction',
   'payout',
 ] as const;
@@ -37,7 +38,8 @@ export type Side = 'debit' | 'credit';
  *   negative;
  * - `advance_total` / `advance_net` / `advance_tax`: what a final invoice deducts of the advances
  *   paid on proformas (decision 236), with VAT, without it, and the VAT its advance tax documents
- *   declared.
+ *   declared; on a final bill, what it deducts of advance bills (decision 237), the VAT being
+ *   what their tax documents claimed.
  */
 export type Figure =
   | 'total'
@@ -84,6 +86,7 @@ export const ACCOUNTS = {
   bank: '221',
   cashInTransit: '261',
   advancesReceived: '324',
+  advancesPaid: '314',
   customers: '311',
   vendors: '321',
   vat: '343',
@@ -135,6 +138,15 @@ export const POSTING_MAP: Readonly<Record<DocumentSourceType, readonly PostingRu
     { role: 'tax_rc_out', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'rc_tax_out' },
     { role: 'payable', side: 'credit', account: fixed(ACCOUNTS.vendors), figure: 'total' },
     ...rounding,
+    // a final bill clears the advances it deducts: 321 the whole, 314 without VAT, 343 the VAT their tax documents claimed
+    { role: 'advance_deduction', side: 'debit', account: fixed(ACCOUNTS.vendors), figure: 'advance_total' },
+    { role: 'advance_deduction', side: 'credit', account: fixed(ACCOUNTS.advancesPaid), figure: 'advance_net' },
+    { role: 'advance_tax', side: 'credit', account: fixed(ACCOUNTS.vat), figure: 'advance_tax' },
+  ],
+  // the input VAT of an advance paid, claimed on the vendor's tax document (decision 237): Dr 343 / Cr 314
+  purchase_advance_tax_document: [
+    { role: 'tax', side: 'debit', account: fixed(ACCOUNTS.vat), figure: 'tax_deductible' },
+    { role: 'advance_tax', side: 'credit', account: fixed(ACCOUNTS.advancesPaid), figure: 'tax_deductible' },
   ],
   purchase_vendor_credit: [
     { role: 'payable', side: 'debit', account: fixed(ACCOUNTS.vendors), figure: 'total' },
@@ -168,6 +180,8 @@ export const COUNTER_ACCOUNT_BY_PAID_RECORD: Readonly<Record<string, string>> = 
   sales_proforma: ACCOUNTS.advancesReceived,
   purchase_bill: ACCOUNTS.vendors,
   purchase_vendor_credit: ACCOUNTS.vendors,
+  // an advance bill's payment is an advance paid, not a payable cleared (decision 237)
+  purchase_advance: ACCOUNTS.advancesPaid,
 };
 
 /** Accounts holding tax rows (the ledger tax rows hang on these postings). */

@@ -438,3 +438,59 @@ describe('advances (decision 236)', () => {
     expect(lines(ledgerEntryForSalesDocument('sales_advance_tax_document', doc, opts))).toEqual(['Cr 324 210.00', 'Dr 343 210.00']);
   });
 });
+
+describe('advance bills (decision 237)', () => {
+  const deduction = {
+    bill_id: 5,
+    bill_no: 'ADV202600001',
+    vendor_doc_no: 'ZF-118',
+    amount: 60500,
+    amount_leg: 60500,
+    untaxed_amount: 0,
+    taxes: [{ tax_rate: 21, tax_code: 'S21', tax_base: 50000, tax_amount: 10500, tax_base_leg: 50000, tax_amount_leg: 10500 }],
+    tax_documents: [{ id: 6, no: 'ATD202600001' }],
+  };
+
+  it('the map: a final bill clears the advances Dr 321 / Cr 314 / Cr 343; a tax document Dr 343 / Cr 314', () => {
+    const said = (t: keyof typeof POSTING_MAP) => POSTING_MAP[t].map((r) => `${r.side} ${'number' in r.account ? r.account.number : r.account.kind} ${r.figure}`);
+    expect(said('purchase_bill').slice(-3)).toEqual(['debit 321 advance_total', 'credit 314 advance_net', 'credit 343 advance_tax']);
+    expect(said('purchase_advance_tax_document')).toEqual(['debit 343 tax_deductible', 'credit 314 tax_deductible']);
+  });
+
+  it('a final bill posts the supply and clears the advance: the VAT return reads the supply and the deduction taken back', () => {
+    const doc = purchase({
+      total_amount: 72600,
+      subtotal_amount: 60000,
+      items: [{ amount: 60000, taxes: [tax(21, 60000, 12600)] }],
+      taxes: [tax(21, 60000, 12600)],
+      advances: [deduction],
+      advance_amount: 60500,
+    });
+    const e = ledgerEntryForPurchaseDocument('purchase_bill', doc, opts);
+    balanced(e);
+    expect(lines(e)).toEqual(['Cr 314 50000.00', 'Cr 321 72600.00', 'Cr 343 10500.00', 'Dr 321 60500.00', 'Dr 343 12600.00', 'Dr 504 60000.00']);
+    const taxRows = e.rows.flatMap((r) => r.taxes);
+    expect(taxRows.map((t) => [t.tax_base_in_leg?.toFixed(2), t.tax_amount_claim_leg?.toFixed(2), t.tax_return_amount_claim])).toEqual([
+      ['60000.00', '12600.00', '40'],
+      ['-50000.00', '-10500.00', '40'],
+    ]);
+  });
+
+  it('a tax document on a paid advance claims its VAT alone, on its tax point', () => {
+    const doc = purchase({
+      date_issued: '2026-10-06',
+      date_taxable: '2026-10-06',
+      taxes_included: true,
+      total_amount: 60500,
+      subtotal_amount: 50000,
+      items: [{ amount: 50000, taxes: [tax(21, 50000, 10500)] }],
+      taxes: [tax(21, 50000, 10500)],
+      advance_bill_id: 5,
+    });
+    const e = ledgerEntryForPurchaseDocument('purchase_advance_tax_document', doc, opts);
+    balanced(e);
+    expect(lines(e)).toEqual(['Cr 314 10500.00', 'Dr 343 10500.00']);
+    expect(e.date_posting).toBe('2026-10-06');
+    expect(e.rows.flatMap((r) => r.taxes).map((t) => [t.tax_base_in_leg?.toFixed(2), t.tax_amount_claim_leg?.toFixed(2), t.tax_control_statement])).toEqual([['50000.00', '10500.00', 'B.2']]);
+  });
+});

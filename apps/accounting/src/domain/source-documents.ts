@@ -2,6 +2,7 @@ import type {
   AccountingJournalEntryPostedEvent,
   FinanceBankTransactionRecordedEvent,
   FinancePayoutPostedEvent,
+  PurchaseAdvanceTaxDocumentPostedEvent,
   PurchaseBillPostedEvent,
   PurchaseVendorCreditPostedEvent,
   SalesAdvanceTaxDocumentPostedEvent,
@@ -18,7 +19,7 @@ import type {
  */
 
 export type SalesDocument = SalesInvoicePostedEvent | SalesCreditNotePostedEvent | SalesAdvanceTaxDocumentPostedEvent;
-export type PurchaseDocument = PurchaseBillPostedEvent | PurchaseVendorCreditPostedEvent;
+export type PurchaseDocument = PurchaseBillPostedEvent | PurchaseVendorCreditPostedEvent | PurchaseAdvanceTaxDocumentPostedEvent;
 export type BankTransactionDocument = FinanceBankTransactionRecordedEvent;
 export type PayoutDocument = FinancePayoutPostedEvent;
 export type JournalDocument = AccountingJournalEntryPostedEvent;

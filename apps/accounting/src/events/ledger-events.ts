@@ -42,6 +42,7 @@ const SUBJECT_OF = {
   sales_advance_tax_document: SUBJECTS.salesAdvanceTaxDocumentPosted,
   purchase_bill: SUBJECTS.purchaseBillPosted,
   purchase_vendor_credit: SUBJECTS.purchaseVendorCreditPosted,
+  purchase_advance_tax_document: SUBJECTS.purchaseAdvanceTaxDocumentPosted,
   bank_transaction: SUBJECTS.financeBankTransactionRecorded,
   payout: SUBJECTS.financePayoutPosted,
   journal_entry: SUBJECTS.accountingJournalEntryPosted,
@@ -134,6 +135,7 @@ function draftEntry(type: SourceType, doc: SourceDocument, event: CloudEvent, op
         return ledgerEntryForSalesDocument(type, doc as SalesDocument, { ...base, controlStatementOverride: type === 'sales_credit_note' ? controlStatement : null });
       case 'purchase_bill':
       case 'purchase_vendor_credit':
+      case 'purchase_advance_tax_document':
         return ledgerEntryForPurchaseDocument(type, doc as PurchaseDocument, { ...base, controlStatementOverride: type === 'purchase_vendor_credit' ? controlStatement : null });
       case 'bank_transaction':
         return ledgerEntryForBankTransaction(doc as EventData<typeof SUBJECTS.financeBankTransactionRecorded>, base);

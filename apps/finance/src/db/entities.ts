@@ -1,10 +1,11 @@
+import type { PaidRecordType } from '@ledgerline/contracts/common';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export type MatchStatus = 'matched' | 'unmatched' | 'none';
 
 /** What a payment settled: the document the owning service confirmed and the amount applied to it. */
 export interface PaymentMatch {
-  type: 'sales_invoice' | 'sales_credit_note' | 'purchase_bill' | 'purchase_vendor_credit' | 'sales_proforma';
+  type: PaidRecordType;
   id: number;
   no: string | null;
   /** Applied to the document: positive pays it (decimal string). */

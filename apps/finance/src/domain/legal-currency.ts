@@ -90,6 +90,8 @@ export const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
   sales_credit_note: false,
   // an advance asked by a proforma is paid by money in; money out on it is a refund
   sales_proforma: true,
+  // an advance bill is paid by money out, as a bill
+  purchase_advance: false,
 };
 
 /**

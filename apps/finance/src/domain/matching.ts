@@ -12,6 +12,7 @@ const LOOKUP_SUBJECTS: Record<PaidRecordType, string> = {
   sales_proforma: RPC_SUBJECTS.salesDocumentLookup,
   purchase_bill: RPC_SUBJECTS.purchaseDocumentLookup,
   purchase_vendor_credit: RPC_SUBJECTS.purchaseDocumentLookup,
+  purchase_advance: RPC_SUBJECTS.purchaseDocumentLookup,
 };
 
 /**
@@ -32,6 +33,17 @@ export interface MatchResult {
 }
 
 /**
+ * The paid record's type as the owner answered it: a bill that is an advance bill is paid as one
+ * (to 314, decision 237), an invoice found as a proforma likewise (decision 236); any other answer
+ * leaves the type asked.
+ */
+export function refinedPaidType(asked: PaidRecordType, answered: string | null | undefined): PaidRecordType {
+  if (asked === 'purchase_bill' && answered === 'purchase_advance') return 'purchase_advance';
+  if (asked === 'sales_invoice' && answered === 'sales_proforma') return 'sales_proforma';
+  return asked;
+}
+
+/**
  * Asks the owning service whether the paid record exists in the caller's organisation. Found: the
  * payment is matched to it. Not found (unknown, or another organisation's), or in another currency
  * than the document without a `payment_amount` in the document's currency: unmatched, recorded but
@@ -48,7 +60,7 @@ export async function resolvePaidRecord(
   if (!paidRecord) return { status: 'none', match: null };
   if (!paidRecord.type) {
     throw new ValidationError(`${path}.type is required to match a payment`, [
-      { path: `${path}.type`, message: 'required: sales_invoice, sales_credit_note, sales_proforma, purchase_bill or purchase_vendor_credit', code: 'required' },
+      { path: `${path}.type`, message: 'required: sales_invoice, sales_credit_note, sales_proforma, purchase_bill, purchase_advance or purchase_vendor_credit', code: 'required' },
     ]);
   }
   if (paidRecord.id == null && !paidRecord.no) {
@@ -62,14 +74,15 @@ export async function resolvePaidRecord(
   // Without payment_amount the cash amount is applied as it is, which only works in the document's currency.
   if (cash.payment_amount == null && doc.currency && doc.currency !== cash.currency) return { status: 'unmatched', match: null };
   const cashAmount = cash.payment_amount ?? cash.amount;
+  const type = refinedPaidType(paidRecord.type, doc.type);
   return {
     status: 'matched',
     document: doc,
     match: {
-      type: paidRecord.type,
+      type,
       id: doc.id,
       no: doc.no ?? paidRecord.no ?? null,
-      amount: appliedAmount(paidRecord.type, String(cashAmount)),
+      amount: appliedAmount(type, String(cashAmount)),
       currency: (cash.payment_amount != null ? doc.currency : null) ?? cash.currency,
       contact: doc.contact ? { id: doc.contact.id ?? null, business_name: doc.contact.business_name ?? null } : null,
     },

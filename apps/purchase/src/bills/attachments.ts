@@ -8,7 +8,7 @@ const BILL_ATTACHMENTS = documentAttachmentOwner({
   table: PURCHASE_ATTACHMENTS_TABLE,
   label: 'bill',
   documents: 'purchase_documents',
-  kind: "kind = 'bill'",
+  kind: "kind in ('bill', 'advance', 'advance_tax_document')",
   taxable: "to_char(date_taxable, 'YYYY-MM-DD')",
 });
 

@@ -8,6 +8,7 @@ import { identifierSpelling, type ReadEInvoice } from '../purchase-documents/ein
 import { VENDOR_CREDITS } from '../vendor-credits/vendor-credit-kind.js';
 import { EInvoiceImportSchema } from '../db/entities.js';
 import { BILLS } from './bill-kind.js';
+import type { PurchaseDocumentKind, PurchaseRequestSchema } from '../purchase-documents/kind.js';
 
 /*
  * POST /v1/purchase/bills/import (issue 16): a received UBL or ISDOC e-invoice becomes a vendor
@@ -63,7 +64,7 @@ export async function importEInvoice(
 ): Promise<ImportedDocument> {
   const read = readEInvoice(xml);
   if (!query.accept_other_buyer) await refuseOtherBuyer(ctx, read.buyer);
-  const kind = read.kind === 'bill' ? BILLS : VENDOR_CREDITS;
+  const kind = (read.kind === 'bill' ? BILLS : VENDOR_CREDITS) as PurchaseDocumentKind<'bill' | 'vendor_credit', PurchaseRequestSchema>;
   if (query.type_id !== undefined) read.request.type = { id: query.type_id };
   if (query.tax_fx_rate !== undefined) read.request.tax_fx_rate = query.tax_fx_rate;
   else if (read.statedRate && read.statedRate.to === (await legalCurrencyOf(ctx))) {

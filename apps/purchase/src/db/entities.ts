@@ -3,7 +3,10 @@ import type { PaymentStatus } from '@ledgerline/documents';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { creditAllocationEntity } from '@ledgerline/posted-documents';
 
-export type PurchaseKind = 'bill' | 'vendor_credit';
+/** Stored kinds: a standard bill, a vendor credit, an advance bill (a vendor's proforma) and the vendor's tax document on its payment (decision 237). */
+export type PurchaseKind = 'bill' | 'vendor_credit' | 'advance' | 'advance_tax_document';
+/** The kinds served as bills at /v1/purchase/bills. */
+export const BILL_STORED_KINDS = ['bill', 'advance', 'advance_tax_document'] as const satisfies readonly PurchaseKind[];
 
 export interface StoredTaxLine {
   tax_index: number | null;
@@ -71,6 +74,16 @@ export const PurchaseDocumentSchema = defineEntity({
     /** A bill's check of its vendor in the VAT payers' register on its day. */
     vendorCheck: p.json<VendorCheck>().nullable().fieldName('vendor_check'),
     rsn: p.string().nullable(),
+    /** A tax document's advance bill (decision 237). */
+    advanceBillId: p.integer().nullable().fieldName('advance_bill_id'),
+    advanceBillNo: p.string().nullable().fieldName('advance_bill_no'),
+    /** A final bill's deductions of advance bills, as answered (`advances`). */
+    advances: p.json<Record<string, unknown>[]>().columnType('json').nullable(),
+    /** An advance bill's tax documents ({id, no, vendor_doc_no, total_amount}), appended as each is recorded. */
+    taxDocuments: p.json<Record<string, unknown>[]>().columnType('json').nullable().fieldName('tax_documents'),
+    /** An advance bill's final bill, once one deducted it. */
+    settledById: p.integer().nullable().fieldName('settled_by_id'),
+    settledByNo: p.string().nullable().fieldName('settled_by_no'),
     // written once and read whole: json, kept as the text written (decision 131)
     items: p.json<StoredItem[]>().columnType('json'),
     taxes: p.json<StoredTaxLine[]>().columnType('json'),

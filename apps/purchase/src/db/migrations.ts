@@ -218,4 +218,23 @@ ${attachmentTableSql('purchase_document_attachments', 'purchase_documents')}
 alter table purchase_documents add column contact_id bigint, add column vendor_check jsonb;
 `,
   ),
+  sqlMigration(
+    'purchase_0015_advance_bills',
+    `
+-- Decision 237. A vendor's proforma (kind advance: never posted, its payments to 314) and the
+-- vendor's tax document on its payment (kind advance_tax_document: input VAT, Dr 343 / Cr 314);
+-- a final bill deducts the advance bills it names and settles them.
+alter table purchase_documents drop constraint purchase_documents_kind_check;
+alter table purchase_documents add constraint purchase_documents_kind_check
+  check (kind in ('bill', 'vendor_credit', 'advance', 'advance_tax_document'));
+alter table purchase_documents
+  add column advance_bill_id bigint,
+  add column advance_bill_no text,
+  add column advances json,
+  add column tax_documents json,
+  add column settled_by_id bigint,
+  add column settled_by_no text;
+create index purchase_documents_advance_bill on purchase_documents (org_id, advance_bill_id) where advance_bill_id is not null;
+`,
+  ),
 ];

@@ -12,7 +12,8 @@ import { lookupDocument } from './document-lookup.js';
 
 export const OPEN_BILLS: OpenDocumentTable = {
   table: 'purchase_documents',
-  kind: `kind = 'bill'`,
+  // an advance bill is paid as a bill is (answered as purchase_advance)
+  kind: `kind in ('bill', 'advance')`,
   variableSymbol: `case when coalesce(payment_reference, '') ~ '^[0-9]{1,10}$' then ltrim(payment_reference, '0') end`,
   paymentReference: 'payment_reference',
   contactId: `case when vendor->>'id' ~ '^[0-9]{1,15}$' then (vendor->>'id')::bigint end`,

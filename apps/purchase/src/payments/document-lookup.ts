@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentLookupAnswer, PurchaseDocumentLookupRequest } from '@ledgerline/contracts';
 import { dec, roundMoney, sqlRows, toDb, toWire } from '@ledgerline/service-kit';
 import type { PurchaseDocument } from '../db/entities.js';
-import { PURCHASE_KINDS, kindOfDocumentType } from '../purchase-documents/kinds.js';
+import { DOCUMENT_TYPE_OF, kindOfDocumentType } from '../purchase-documents/document-types.js';
 
 /*
  * What a lookup answers, read by one prepared statement (decision 116): the figures, the vendor's
@@ -12,10 +12,15 @@ const LOOKUP_COLUMNS = `kind, id, no, total_amount::text as total_amount, amount
   vendor->'id' as vendor_id, vendor->'business_name' as vendor_name,
   tax_fx_rate::text as tax_fx_rate, taxes, subtotal_amount::text as subtotal_amount, precision`;
 const BY = {
-  id: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = ? and id = ?`,
-  no: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = ? and no = ?`,
-  both: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = ? and id = ? and no = ?`,
+  id: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = any(?::text[]) and id = ?`,
+  no: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = any(?::text[]) and no = ? order by kind = 'bill' desc, id limit 1`,
+  both: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = any(?::text[]) and id = ? and no = ?`,
 };
+
+/** The stored kinds a lookup of a type finds: a bill's finds an advance bill too, answered as purchase_advance (decision 237). */
+function kindsOf(type: PurchaseDocumentLookupRequest['type']): string {
+  return type === 'purchase_bill' ? '{bill,advance}' : `{${kindOfDocumentType(type)}}`;
+}
 
 interface LookupRow {
   kind: PurchaseDocument['kind'];
@@ -34,7 +39,7 @@ interface LookupRow {
 
 /** Answer of `rpc.purchase.document.lookup`. */
 export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLookupRequest, orgId: number): Promise<DocumentLookupAnswer> {
-  const kind = kindOfDocumentType(req.type)!;
+  const kind = kindsOf(req.type);
   const no = req.no ? req.no : null;
   const [doc] =
     req.id != null && no !== null
@@ -47,7 +52,7 @@ export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLoo
   }
   return {
     found: true,
-    type: PURCHASE_KINDS[doc.kind].documentType,
+    type: DOCUMENT_TYPE_OF[doc.kind],
     id: Number(doc.id),
     no: doc.no,
     total_amount: toWire(doc.total_amount),

@@ -1,7 +1,7 @@
 import { toDb } from '@ledgerline/service-kit';
 import { type PaymentTarget } from '@ledgerline/posted-documents';
 import { PaymentApplicationSchema, type PaymentApplication } from '../db/entities.js';
-import { kindOfDocumentType } from '../purchase-documents/kinds.js';
+import { kindOfDocumentType } from '../purchase-documents/document-types.js';
 
 /** Purchase documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
 export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {

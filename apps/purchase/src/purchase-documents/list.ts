@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { purchaseDocumentListQuerySchema } from '@ledgerline/contracts';
 import { dec, listEntityPage, type ListedPage, parseRange, sortedPage, toWire, where, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind } from '../db/entities.js';
-import { PURCHASE_KINDS } from './kinds.js';
+import { DOCUMENT_TYPE_OF } from './document-types.js';
 import { isoDay } from '@ledgerline/service-kit';
 
 /** The list query as the contracts parse it (`purchaseDocumentListQuerySchema`, the export's too). */
@@ -46,7 +46,8 @@ export async function listPurchaseDocuments(scope: TenantScope, kinds: PurchaseK
 export function inventoryInRow(d: PurchaseDocument) {
   const vendor = d.vendor as { business_name?: string | null; vat_no?: string | null };
   return {
-    document_type: PURCHASE_KINDS[d.kind].documentType,
+    // the export lists bills and vendor credits (an advance bill is no tax document; its tax documents are bills of their own kind)
+    document_type: DOCUMENT_TYPE_OF[d.kind] as 'purchase_bill' | 'purchase_vendor_credit',
     id: d.id,
     no: d.no,
     vendor_doc_no: d.vendorDocNo ?? null,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
-import { ratePerUnit, tableRate, toDb, JsonText, postingDate, postingSettingsOf, refuseClosedPeriod, sqlRows, type TenantContext } from '@ledgerline/service-kit';
+import { assertDerivedFigures, computeDocument, DocumentValidationError, numberPattern, paymentStatus, type ComputedTaxLine, type DocumentInput } from '@ledgerline/documents';
+import { dec, ratePerUnit, tableRate, toDb, JsonText, postingDate, postingSettingsOf, refuseClosedPeriod, sqlRows, type TenantContext } from '@ledgerline/service-kit';
 import { documentCategories, documentParties, recapKey, supplyOf, type DocumentCategories } from '@ledgerline/documents/line-categories';
 import { withContactParty } from '@ledgerline/posted-documents';
 import { checkVendor } from './vendor-check.js';
@@ -116,7 +116,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   opts.expect?.(computed);
   refuseClosedPeriod(lockDate, `the ${kind.label}`, [postingDate.document(req)]);
   // §109 guarantees a Czech VAT payer's purchases: another buyer has nothing to check
-  const vendorCheck = kind.kind === 'bill' && isVatPayer && country === 'CZ' ? await checkVendor(ctx, req, computed.total_amount_leg) : null;
+  const vendorCheck = (kind.kind === 'bill' || kind.kind === 'advance') && isVatPayer && country === 'CZ' ? await checkVendor(ctx, req, computed.total_amount_leg) : null;
   const id = await nextDocumentId(em, PurchaseDocumentSchema);
   const lineIds = await nextLineIds(em, req.items.length);
   const items: StoredItem[] = req.items.map((it, i) => {
@@ -155,6 +155,11 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
         })
       : null;
 
+  // a final bill's advances, a tax document's advance bill: locked and checked in this transaction
+  const taxes = computed.taxes.map((t) => storeTax(t, categories));
+  const deduction = kind.deducts ? await kind.deducts(numbered, req, computed, taxes) : null;
+  const paid = deduction ? dec(deduction.paid) : dec(computed.amount_paid);
+
   const vendor = req.vendor as Record<string, unknown>;
   const now = ctx.now();
   const doc: PurchaseDocument = {
@@ -189,15 +194,21 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     vendorCheck,
     rsn: req.rsn ?? null,
     items,
-    taxes: computed.taxes.map((t) => storeTax(t, categories)),
+    taxes,
     subtotalAmount: computed.subtotal_amount,
     taxAmount: computed.tax_amount,
     roundingAmount: computed.rounding_amount,
     totalAmount: computed.total_amount,
     prepaidAmount: toDb(req.prepaid_amount ?? 0, computed.precision),
-    amountPaid: computed.amount_paid,
-    amountDue: computed.amount_due,
-    paymentStatus: computed.payment_status,
+    amountPaid: deduction ? toDb(paid) : computed.amount_paid,
+    amountDue: deduction ? toDb(dec(computed.total_amount).minus(paid)) : computed.amount_due,
+    paymentStatus: deduction ? paymentStatus(computed.total_amount, paid) : computed.payment_status,
+    advanceBillId: deduction?.own.advanceBillId ?? null,
+    advanceBillNo: deduction?.own.advanceBillNo ?? null,
+    advances: deduction?.own.advances ?? null,
+    taxDocuments: kind.kind === 'advance' ? [] : null,
+    settledById: null,
+    settledByNo: null,
     isLocked: false,
     input: omit(req as Record<string, unknown>, NOT_INPUT),
     createdAt: now,
@@ -213,10 +224,11 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     row,
     numberProperty: 'no',
     uniqueKey: '(org_id, kind, no)',
-    event: ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson),
+    event: kind.subject ? ctx.prepareEvent({ subject: kind.subject, resource: String(id), data: view }, viewJson) : null,
     number: given ? { given } : { counter: { table: 'numbering_counters', key: { org_id: orgId, series: kind.kind, period: pattern.period } }, pattern },
     duplicate: (no) => duplicateDocumentNumber(kind.label, no),
   });
+  await deduction?.written({ id, no: doc.no, vendorDocNo: doc.vendorDocNo ?? null, totalAmount: doc.totalAmount });
   await opts.alongside?.(numbered.em, id);
   view.no = doc.no;
   return { view, json: new JsonText(given ? viewJson : withDocumentNumber(viewJson, doc.no)) };

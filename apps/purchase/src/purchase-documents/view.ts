@@ -1,14 +1,32 @@
 import type { VendorBill, VendorCredit } from '@ledgerline/contracts';
+import type { BillKind } from '@ledgerline/contracts/purchase';
 import { daysPast, dec, isoDay, toWire } from '@ledgerline/service-kit';
 import type { PurchaseDocument, PurchaseKind, StoredTaxLine } from '../db/entities.js';
 
-/** The view of a bill is a VendorBill, of a vendor credit a VendorCredit. */
-export type PurchaseView<K extends PurchaseKind> = K extends 'bill' ? VendorBill : VendorCredit;
+/** The view of a bill of any kind is a VendorBill, of a vendor credit a VendorCredit. */
+export type PurchaseView<K extends PurchaseKind> = K extends 'vendor_credit' ? VendorCredit : VendorBill;
 
 /** `documentView` of a document whose kind the caller knows (it adds the credit fields exactly for vendor credits). */
 export function purchaseView<K extends PurchaseKind>(d: PurchaseDocument, kind: K): PurchaseView<K> {
   if (d.kind !== kind) throw new Error(`purchase document ${d.id} is a ${d.kind}, not a ${kind}`);
   return documentView(d) as PurchaseView<K>;
+}
+
+/** A bill's `kind` as the interface names it (stored `bill` is a standard bill). */
+export const BILL_KIND_OF: Record<Exclude<PurchaseKind, 'vendor_credit'>, BillKind> = { bill: 'standard', advance: 'advance', advance_tax_document: 'advance_tax_document' };
+
+/** The fields a bill adds to the shared view, per its kind (decision 237). */
+function billFields(d: PurchaseDocument, kind: Exclude<PurchaseKind, 'vendor_credit'>) {
+  const advances = (d.advances ?? null) as VendorBill['advances'];
+  return {
+    vendor_check: d.vendorCheck ?? null,
+    kind: BILL_KIND_OF[kind],
+    ...(kind === 'advance_tax_document' ? { advance_bill_id: d.advanceBillId ?? null, advance_bill_no: d.advanceBillNo ?? null } : {}),
+    ...(kind === 'advance'
+      ? { tax_documents: (d.taxDocuments ?? []) as VendorBill['tax_documents'], settled_by: d.settledById != null ? { id: d.settledById, no: d.settledByNo ?? '' } : null }
+      : {}),
+    ...(advances?.length ? { advances, advance_amount: toWire(advances.reduce((s, a) => s.plus(a.amount), dec(0)).toString()) } : {}),
+  };
 }
 
 const wireTax = (t: StoredTaxLine) => ({
@@ -28,7 +46,7 @@ const wireTax = (t: StoredTaxLine) => ({
 /** The stored document as the interface answers it (bills without credited_doc_*). */
 export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
   const dateDue = isoDay(d.dateDue);
-  const view: VendorBill = {
+  const view: Omit<VendorBill, 'kind'> = {
     id: d.id,
     uid: d.uid,
     created_at: d.createdAt.toISOString(),
@@ -80,5 +98,5 @@ export function documentView(d: PurchaseDocument): VendorBill | VendorCredit {
     rsn: d.rsn ?? null,
   };
   if (d.kind === 'vendor_credit') return { ...view, credited_doc_id: d.creditedDocId ?? null, credited_doc_no: d.creditedDocNo ?? null } satisfies VendorCredit;
-  return { ...view, vendor_check: d.vendorCheck ?? null };
+  return { ...view, ...billFields(d, d.kind) };
 }

@@ -1,6 +1,7 @@
 import type { InvoiceRequest } from '@ledgerline/contracts';
 import type { ComputedDocument } from '@ledgerline/documents';
-import { BusinessRuleError, ConflictError, dec, roundMoney, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, dec, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
+import { advanceDeductionFigures, type AdvanceTaxDocument } from '@ledgerline/posted-documents';
 import { sameCustomer } from '../credit-notes/credit-note-kind.js';
 import type { Deduction } from '../sales-documents/post.js';
 import { emitProforma } from './proformas.js';
@@ -31,50 +32,18 @@ interface TaxDocumentRow {
   taxes: string | null;
 }
 
-interface StoredTax {
-  tax_rate: number | string;
-  tax_code?: string | null;
-  tax_base: number | string;
-  tax_amount: number | string;
-  tax_base_leg?: number | string | null;
-  tax_amount_leg?: number | string | null;
-}
-
 const at = (i: number, message: string, code: string) => [{ path: `advances.${i}.proforma_id`, message, code }];
 
 /** One proforma's deduction: its payments, per rate as its tax documents declared them, and the rest untaxed. */
 function deductionOf(p: ProformaRow, docs: TaxDocumentRow[], legPerUnit: Dec, precision: number) {
-  const rates = new Map<string, { tax_rate: Dec; tax_code: string | null; base: Dec; tax: Dec; baseLeg: Dec; taxLeg: Dec }>();
-  let taxed = dec(0);
-  let taxedLeg = dec(0);
-  for (const d of docs) {
-    taxed = taxed.plus(d.total_amount);
-    taxedLeg = taxedLeg.plus(d.total_leg ?? d.total_amount);
-    for (const t of JSON.parse(d.taxes ?? '[]') as StoredTax[]) {
-      const key = `${dec(t.tax_rate).toString()}|${t.tax_code ?? ''}`;
-      const r = rates.get(key) ?? { tax_rate: dec(t.tax_rate), tax_code: t.tax_code ?? null, base: dec(0), tax: dec(0), baseLeg: dec(0), taxLeg: dec(0) };
-      r.base = r.base.plus(t.tax_base);
-      r.tax = r.tax.plus(t.tax_amount);
-      r.baseLeg = r.baseLeg.plus(t.tax_base_leg ?? t.tax_base);
-      r.taxLeg = r.taxLeg.plus(t.tax_amount_leg ?? t.tax_amount);
-      rates.set(key, r);
-    }
-  }
   const amount = dec(p.amount_paid);
-  const untaxed = amount.minus(taxed);
-  const w = (v: Dec) => toWire(v.toFixed(precision))!;
+  const taxed = docs.map((d) => ({ total_amount: d.total_amount, total_leg: d.total_leg, taxes: JSON.parse(d.taxes ?? '[]') as AdvanceTaxDocument['taxes'] }));
   return {
     amount,
     entry: {
       proforma_id: Number(p.id),
       proforma_no: p.no,
-      amount: w(amount),
-      // the taxed part at the tax documents' legal values, an untaxed rest at the invoice's rate
-      amount_leg: w(taxedLeg.plus(roundMoney(untaxed.times(legPerUnit)))),
-      untaxed_amount: w(untaxed),
-      taxes: [...rates.values()]
-        .filter((r) => !r.base.isZero() || !r.tax.isZero())
-        .map((r) => ({ tax_rate: toWire(r.tax_rate.toString())!, tax_code: r.tax_code, tax_base: w(r.base), tax_amount: w(r.tax), tax_base_leg: w(r.baseLeg), tax_amount_leg: w(r.taxLeg) })),
+      ...advanceDeductionFigures(amount, taxed, legPerUnit, precision),
       tax_documents: docs.map((d) => ({ id: Number(d.id), no: d.no })),
     },
   };

@@ -47,6 +47,7 @@ describe('webhook subject patterns', () => {
       'sales.credit_note.posted',
       'sales.advance_tax_document.posted',
       'purchase.bill.posted',
+      'purchase.advance_tax_document.posted',
       'purchase.vendor_credit.posted',
       'finance.payout.posted',
       'accounting.transaction.posted',

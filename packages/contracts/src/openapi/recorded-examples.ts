@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_fNFvN2ah",
+          "prefix": "ak_1B6Peu1A",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-02T17:37:40.831Z",
+          "created_at": "2026-12-02T19:47:23.811Z",
           "expires_at": null,
-          "last_used_at": "2026-12-02T17:37:41.200Z",
+          "last_used_at": "2026-12-02T19:47:23.928Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_ih6gS67r",
+          "prefix": "ak_3XmrMc4n",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T17:37:41.994Z",
+          "created_at": "2026-12-02T19:47:24.228Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_ih6gS67r",
+      "prefix": "ak_3XmrMc4n",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T17:37:41.994Z",
+      "created_at": "2026-12-02T19:47:24.228Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_ih6gS67r",
+      "prefix": "ak_3XmrMc4n",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T17:37:41.994Z",
+      "created_at": "2026-12-02T19:47:24.228Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_ih6gS67r",
+      "prefix": "ak_3XmrMc4n",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-02T17:37:41.994Z",
+      "created_at": "2026-12-02T19:47:24.228Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_ih6gS67r",
+      "prefix": "ak_3XmrMc4n",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T17:37:41.994Z",
+      "created_at": "2026-12-02T19:47:24.228Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T17:37:42.210Z"
+      "revoked_at": "2026-12-02T19:47:24.295Z"
     }
   },
   "putHostingIntegration": {
@@ -314,7 +314,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
+      "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -331,15 +331,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
+          "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T17:37:42.361Z",
-          "last_used_at": "2026-12-02T17:37:42.442Z",
+          "created_at": "2026-12-02T19:47:24.345Z",
+          "last_used_at": "2026-12-02T19:47:24.424Z",
           "revoked_at": null
         }
       ],
@@ -349,30 +349,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
+      "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T17:37:42.361Z",
-      "last_used_at": "2026-12-02T17:37:42.442Z",
+      "created_at": "2026-12-02T19:47:24.345Z",
+      "last_used_at": "2026-12-02T19:47:24.424Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_WJyuNhhyMfwPWEZU00vR_3Vumyk",
+      "client_id": "cl_K1ulXrpppIasGEaGGPyW_19vq8H",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T17:37:42.564Z",
+      "created_at": "2026-12-02T19:47:24.462Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T17:37:42.614Z"
+      "revoked_at": "2026-12-02T19:47:24.481Z"
     }
   },
   "deleteClient": {
@@ -384,12 +384,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_oXvVUKPY0v9MZUr6YhBd_1wdzCo",
+      "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjFmMjRhOWI1LTkzMGUtNDVmNi04NTMxLTMyMWIzOTQyMWUwMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9vWHZWVUtQWTB2OU1aVXI2WWhCZF8xd2R6Q28iLCJqdGkiOiI4MTdkMmM0Mi0wOGVhLTRmMzAtYjM4OC0xNGU2MzIwNzgzOGUiLCJpYXQiOjE3OTYyMzMwNjIsImV4cCI6MTc5NjIzMzk2Mn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6Ijg1NDI1NTI4LTU2NjEtNGU5NC04MjhjLWFiZjhmM2FkNzAzNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF8xTkxKQjc5RUhwclJrRVRLSVBmb18yejFGZ3EiLCJqdGkiOiI4YzU0MTkwMi01MDQ3LTRmZjctOGYyOS1hYjJlYjUwMmRiODMiLCJpYXQiOjE3OTYyNDA4NDQsImV4cCI6MTc5NjI0MTc0NH0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -404,12 +404,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:31",
           "service": "sales",
-          "recorded_at": "2026-12-02T17:38:12.914Z",
+          "recorded_at": "2026-12-02T19:47:37.751Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "7dfd69a8-9550-4d44-acee-429eb1a251fc",
+          "request_id": "ef9973af-d72f-4d61-9c1d-c89735b7b3ae",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -464,9 +464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T17:38:12.491Z",
+            "created_at": "2026-12-02T19:47:37.523Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T17:38:12.865Z",
+            "updated_at": "2026-12-02T19:47:37.734Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -521,9 +521,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T17:38:12.491Z",
+            "created_at": "2026-12-02T19:47:37.523Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T17:38:12.921Z",
+            "updated_at": "2026-12-02T19:47:37.752Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -537,17 +537,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 31,
-          "hash": "dc3723406b8bebe67d406324b46fbbcde0a64c2e4fef617769e4515aea5fc6e5"
+          "hash": "e693b94829915fbdbeb4551c6b0b265d262c9652446a8f36cff50190d9e27469"
         },
         {
           "id": "sales:30",
           "service": "sales",
-          "recorded_at": "2026-12-02T17:38:12.864Z",
+          "recorded_at": "2026-12-02T19:47:37.733Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "a60693d3-e6db-4907-a0eb-d999f2db3098",
+          "request_id": "94378206-a9e1-43d5-bc19-0f977583bdb9",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -602,9 +602,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T17:38:12.491Z",
+            "created_at": "2026-12-02T19:47:37.523Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T17:38:12.799Z",
+            "updated_at": "2026-12-02T19:47:37.709Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -659,9 +659,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T17:38:12.491Z",
+            "created_at": "2026-12-02T19:47:37.523Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T17:38:12.865Z",
+            "updated_at": "2026-12-02T19:47:37.734Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -675,7 +675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 30,
-          "hash": "663c7235ea60a565059aa8615115569a01eea73785a5d65c15810f68ab32cd39"
+          "hash": "696ccc698f6223224cc5c830ac699bcc0b1ee72aeef14bb36f83b5306da3c91e"
         }
       ],
       "aggregations": []
@@ -762,8 +762,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-02T17:37:40.788Z",
-      "updated_at": "2026-12-02T17:37:40.788Z"
+      "created_at": "2026-12-02T19:47:23.808Z",
+      "updated_at": "2026-12-02T19:47:23.808Z"
     }
   },
   "updateOrganisation": {
@@ -806,8 +806,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-02T17:37:40.788Z",
-      "updated_at": "2026-12-02T17:37:41.837Z"
+      "created_at": "2026-12-02T19:47:23.808Z",
+      "updated_at": "2026-12-02T19:47:24.181Z"
     }
   },
   "getTaxFilingSettings": {
@@ -831,7 +831,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-12-02T17:37:44.225Z"
+      "updated_at": "2026-12-02T19:47:24.873Z"
     }
   },
   "putTaxFilingSettings": {
@@ -874,7 +874,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-12-02T17:37:44.225Z"
+      "updated_at": "2026-12-02T19:47:24.873Z"
     }
   },
   "createOrganisation": {
@@ -931,18 +931,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rounding_increment": null,
         "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-12-02T17:37:40.788Z",
-        "updated_at": "2026-12-02T17:37:40.788Z"
+        "created_at": "2026-12-02T19:47:23.808Z",
+        "updated_at": "2026-12-02T19:47:23.808Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_fNFvN2ah",
+        "prefix": "ak_1B6Peu1A",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-12-02T17:37:40.831Z",
+        "created_at": "2026-12-02T19:47:23.811Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
@@ -968,8 +968,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-02T17:37:43.601Z",
-          "updated_at": "2026-12-02T17:37:43.608Z"
+          "created_at": "2026-12-02T19:47:24.743Z",
+          "updated_at": "2026-12-02T19:47:24.747Z"
         }
       ],
       "aggregations": []
@@ -996,8 +996,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T17:37:43.601Z",
-      "updated_at": "2026-12-02T17:37:43.608Z",
+      "created_at": "2026-12-02T19:47:24.743Z",
+      "updated_at": "2026-12-02T19:47:24.747Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1014,8 +1014,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T17:37:43.601Z",
-      "updated_at": "2026-12-02T17:37:43.608Z"
+      "created_at": "2026-12-02T19:47:24.743Z",
+      "updated_at": "2026-12-02T19:47:24.747Z"
     }
   },
   "updateWebhook": {
@@ -1039,8 +1039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T17:37:43.601Z",
-      "updated_at": "2026-12-02T17:37:43.766Z"
+      "created_at": "2026-12-02T19:47:24.743Z",
+      "updated_at": "2026-12-02T19:47:24.788Z"
     }
   },
   "deleteWebhook": {
@@ -1063,8 +1063,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T17:37:43.601Z",
-      "updated_at": "2026-12-02T17:38:13.511Z",
+      "created_at": "2026-12-02T19:47:24.743Z",
+      "updated_at": "2026-12-02T19:47:37.839Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1077,31 +1077,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 19,
           "webhook_id": 1,
-          "event_id": "f566f282-0390-45d0-a021-da13a53218b5",
+          "event_id": "c55aff71-3b43-49c2-aaff-dcce4ef6f88a",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 9,
+          "last_duration_ms": 4,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T18:38:12.855Z",
-          "created_at": "2026-12-02T17:38:12.794Z",
+          "next_attempt_at": "2026-12-02T20:47:37.740Z",
+          "created_at": "2026-12-02T19:47:37.710Z",
           "completed_at": null
         },
         {
           "id": 18,
           "webhook_id": 1,
-          "event_id": "a648352b-6552-469f-9729-3975ca49ee69",
+          "event_id": "69eae35e-1ec4-455a-bc58-915bd3aaf1a2",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 18,
+          "last_duration_ms": 3,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T18:38:12.807Z",
-          "created_at": "2026-12-02T17:38:12.660Z",
+          "next_attempt_at": "2026-12-02T20:47:37.701Z",
+          "created_at": "2026-12-02T19:47:37.650Z",
           "completed_at": null
         }
       ],
@@ -1112,16 +1112,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 19,
       "webhook_id": 1,
-      "event_id": "f566f282-0390-45d0-a021-da13a53218b5",
+      "event_id": "c55aff71-3b43-49c2-aaff-dcce4ef6f88a",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 9,
+      "last_duration_ms": 4,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-02T17:38:13.452Z",
-      "created_at": "2026-12-02T17:38:12.794Z",
+      "next_attempt_at": "2026-12-02T19:47:37.817Z",
+      "created_at": "2026-12-02T19:47:37.710Z",
       "completed_at": null
     }
   },
@@ -1630,8 +1630,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "notes": null,
           "archived": false,
           "used": false,
-          "created_at": "2026-12-02T17:37:42.765Z",
-          "updated_at": "2026-12-02T17:37:42.965Z"
+          "created_at": "2026-12-02T19:47:24.527Z",
+          "updated_at": "2026-12-02T19:47:24.576Z"
         }
       ],
       "aggregations": []
@@ -1689,8 +1689,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T17:37:42.765Z",
-      "updated_at": "2026-12-02T17:37:42.765Z"
+      "created_at": "2026-12-02T19:47:24.527Z",
+      "updated_at": "2026-12-02T19:47:24.527Z"
     }
   },
   "lookupContact": {
@@ -1710,7 +1710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_dissolved": null,
       "source": {
         "register": "ares",
-        "read_at": "2026-12-02T17:37:42.741Z",
+        "read_at": "2026-12-02T19:47:24.518Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1726,7 +1726,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "consultation_number": "WAPIAAAAY5xH0Zb2",
       "source": {
         "register": "vies",
-        "read_at": "2026-12-02T17:37:42.902Z",
+        "read_at": "2026-12-02T19:47:24.560Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1749,7 +1749,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "source": {
         "register": "vat_payers",
-        "read_at": "2026-12-02T17:37:42.857Z",
+        "read_at": "2026-12-02T19:47:24.548Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1786,8 +1786,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T17:37:42.765Z",
-      "updated_at": "2026-12-02T17:37:42.765Z"
+      "created_at": "2026-12-02T19:47:24.527Z",
+      "updated_at": "2026-12-02T19:47:24.527Z"
     }
   },
   "replaceContact": {
@@ -1841,8 +1841,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T17:37:42.765Z",
-      "updated_at": "2026-12-02T17:37:42.965Z"
+      "created_at": "2026-12-02T19:47:24.527Z",
+      "updated_at": "2026-12-02T19:47:24.576Z"
     }
   },
   "deleteContact": {
@@ -1875,7 +1875,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-12-02T17:37:56.093Z"
+        "created_at": "2026-12-02T19:47:29.872Z"
       }
     ]
   },
@@ -1936,8 +1936,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "182df0f1-7738-48da-9739-77e36b83b7d4",
-      "created_at": "2026-12-02T17:37:56.171Z",
+      "uid": "4295cff5-ce19-4781-8220-156763abf63c",
+      "created_at": "2026-12-02T19:47:29.992Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2110,8 +2110,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "182df0f1-7738-48da-9739-77e36b83b7d4",
-          "created_at": "2026-12-02T17:37:56.171Z",
+          "uid": "4295cff5-ce19-4781-8220-156763abf63c",
+          "created_at": "2026-12-02T19:47:29.992Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2271,8 +2271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "182df0f1-7738-48da-9739-77e36b83b7d4",
-      "created_at": "2026-12-02T17:37:56.171Z",
+      "uid": "4295cff5-ce19-4781-8220-156763abf63c",
+      "created_at": "2026-12-02T19:47:29.992Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2445,7 +2445,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-12-02T17:37:59.535Z",
+      "created_at": "2026-12-02T19:47:31.093Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -2469,8 +2469,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T17:37:59.441Z",
-          "removed_at": "2026-12-02T17:37:59.503Z",
+          "created_at": "2026-12-02T19:47:31.033Z",
+          "removed_at": "2026-12-02T19:47:31.076Z",
           "exchange_difference": null
         },
         {
@@ -2486,7 +2486,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T17:37:59.535Z",
+          "created_at": "2026-12-02T19:47:31.093Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -2508,8 +2508,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T17:37:59.441Z",
-      "removed_at": "2026-12-02T17:37:59.503Z",
+      "created_at": "2026-12-02T19:47:31.033Z",
+      "removed_at": "2026-12-02T19:47:31.076Z",
       "exchange_difference": null
     }
   },
@@ -2531,7 +2531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-12-02T17:37:53.535Z",
+          "evaluated_at": "2026-12-02T19:47:28.917Z",
           "blocking_reason": null
         }
       }
@@ -2551,7 +2551,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-12-02T17:37:53.535Z",
+        "evaluated_at": "2026-12-02T19:47:28.917Z",
         "blocking_reason": null
       }
     }
@@ -2708,8 +2708,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b50da949-ce9f-423f-8936-eda4fcd3f760",
-      "created_at": "2026-12-02T17:37:44.684Z",
+      "uid": "6bca6a2f-fcf3-4e6a-bb91-1075681ff000",
+      "created_at": "2026-12-02T19:47:25.018Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2930,8 +2930,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "b50da949-ce9f-423f-8936-eda4fcd3f760",
-          "created_at": "2026-12-02T17:37:44.684Z",
+          "uid": "6bca6a2f-fcf3-4e6a-bb91-1075681ff000",
+          "created_at": "2026-12-02T19:47:25.018Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -3148,8 +3148,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "b50da949-ce9f-423f-8936-eda4fcd3f760",
-      "created_at": "2026-12-02T17:37:44.684Z",
+      "uid": "6bca6a2f-fcf3-4e6a-bb91-1075681ff000",
+      "created_at": "2026-12-02T19:47:25.018Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -3381,8 +3381,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T17:37:59.441Z",
-          "removed_at": "2026-12-02T17:37:59.503Z",
+          "created_at": "2026-12-02T19:47:31.033Z",
+          "removed_at": "2026-12-02T19:47:31.076Z",
           "exchange_difference": null
         },
         {
@@ -3398,7 +3398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T17:37:59.535Z",
+          "created_at": "2026-12-02T19:47:31.093Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3415,7 +3415,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T17:38:09.097Z"
+      "created_at": "2026-12-02T19:47:35.747Z"
     }
   },
   "listInvoiceAttachments": {
@@ -3432,7 +3432,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-12-02T17:38:09.097Z"
+          "created_at": "2026-12-02T19:47:35.747Z"
         }
       ],
       "aggregations": []
@@ -3448,7 +3448,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T17:38:09.097Z"
+      "created_at": "2026-12-02T19:47:35.747Z"
     }
   },
   "createProformaInvoice": {
@@ -3488,8 +3488,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
-      "created_at": "2026-12-02T17:37:59.585Z",
+      "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
+      "created_at": "2026-12-02T19:47:31.122Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -3653,9 +3653,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
-          "created_at": "2026-12-02T17:37:59.585Z",
-          "edited_at": "2026-12-02T17:37:59.673Z",
+          "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
+          "created_at": "2026-12-02T19:47:31.122Z",
+          "edited_at": "2026-12-02T19:47:31.143Z",
           "is_locked": false,
           "total_amount": 48400,
           "subtotal_amount": 40000,
@@ -3822,9 +3822,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getProformaInvoice": {
     "response": {
       "id": 3,
-      "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
-      "created_at": "2026-12-02T17:37:59.585Z",
-      "edited_at": "2026-12-02T17:37:59.673Z",
+      "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
+      "created_at": "2026-12-02T19:47:31.122Z",
+      "edited_at": "2026-12-02T19:47:31.143Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4022,9 +4022,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "c14c8364-53a0-4a97-9bf7-d56f563a233f",
-      "created_at": "2026-12-02T17:37:59.585Z",
-      "edited_at": "2026-12-02T17:37:59.673Z",
+      "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
+      "created_at": "2026-12-02T19:47:31.122Z",
+      "edited_at": "2026-12-02T19:47:31.143Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4180,8 +4180,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "cancelProformaInvoice": {
     "response": {
       "id": 5,
-      "uid": "4c752106-eb3e-461c-8cc0-d688e890514b",
-      "created_at": "2026-12-02T17:38:02.976Z",
+      "uid": "05d02cb9-b874-484e-8909-821489e4bbb5",
+      "created_at": "2026-12-02T19:47:33.174Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -4332,7 +4332,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "variable_symbol": "26900002",
       "tax_documents": [],
       "settled_by": null,
-      "cancelled_at": "2026-12-02T17:38:03.013Z"
+      "cancelled_at": "2026-12-02T19:47:33.216Z"
     }
   },
   "getProformaInvoicePdf": {},
@@ -4358,8 +4358,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 6,
-          "uid": "5cc1c8ee-83af-44c5-9306-04eb6cd2cad3",
-          "created_at": "2026-12-02T17:38:03.231Z",
+          "uid": "82ccf6fc-6038-4ea2-aab2-c382b64e8b42",
+          "created_at": "2026-12-02T19:47:33.290Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 48400,
@@ -4521,8 +4521,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getAdvanceTaxDocument": {
     "response": {
       "id": 6,
-      "uid": "5cc1c8ee-83af-44c5-9306-04eb6cd2cad3",
-      "created_at": "2026-12-02T17:38:03.231Z",
+      "uid": "82ccf6fc-6038-4ea2-aab2-c382b64e8b42",
+      "created_at": "2026-12-02T19:47:33.290Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 48400,
@@ -4688,7 +4688,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>B50DA949-CE9F-423F-8936-EDA4FCD3F760</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>6BCA6A2F-FCF3-4E6A-BB91-1075681FF000</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -4700,7 +4700,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>182DF0F1-7738-48DA-9739-77E36B83B7D4</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>B50DA949-CE9F-423F-8936-EDA4FCD3F760</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>4295CFF5-CE19-4781-8220-156763ABF63C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>6BCA6A2F-FCF3-4E6A-BB91-1075681FF000</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getAgedReceivables": {
@@ -4989,7 +4989,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-12-02T17:38:09.354Z"
+      "updated_at": "2026-12-02T19:47:35.803Z"
     }
   },
   "getReminderSettings": {
@@ -5027,7 +5027,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-12-02T17:38:09.354Z"
+      "updated_at": "2026-12-02T19:47:35.803Z"
     }
   },
   "deleteReminderSettings": {
@@ -5065,7 +5065,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-12-02T17:38:09.435Z"
+              "created_at": "2026-12-02T19:47:35.828Z"
             }
           ]
         }
@@ -5092,9 +5092,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "interest_rate": 11.25,
           "interest": 134.26,
           "fee": 500,
-          "email_status": "pending",
+          "email_status": "written",
           "to": "accounts@acme.example",
-          "created_at": "2026-12-02T17:38:09.435Z"
+          "created_at": "2026-12-02T19:47:35.828Z"
         }
       ],
       "aggregations": []
@@ -5199,8 +5199,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-12-02T17:38:12.491Z",
-      "updated_at": "2026-12-02T17:38:12.491Z"
+      "created_at": "2026-12-02T19:47:37.523Z",
+      "updated_at": "2026-12-02T19:47:37.523Z"
     }
   },
   "listRecurringInvoices": {
@@ -5263,8 +5263,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 3,
           "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-02T17:38:12.491Z",
-          "updated_at": "2026-12-02T17:38:12.921Z"
+          "created_at": "2026-12-02T19:47:37.523Z",
+          "updated_at": "2026-12-02T19:47:37.752Z"
         }
       ],
       "aggregations": []
@@ -5326,8 +5326,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T17:38:12.491Z",
-      "updated_at": "2026-12-02T17:38:12.616Z"
+      "created_at": "2026-12-02T19:47:37.523Z",
+      "updated_at": "2026-12-02T19:47:37.628Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5426,8 +5426,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T17:38:12.491Z",
-      "updated_at": "2026-12-02T17:38:12.799Z"
+      "created_at": "2026-12-02T19:47:37.523Z",
+      "updated_at": "2026-12-02T19:47:37.709Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5491,8 +5491,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T17:38:12.491Z",
-      "updated_at": "2026-12-02T17:38:12.865Z"
+      "created_at": "2026-12-02T19:47:37.523Z",
+      "updated_at": "2026-12-02T19:47:37.734Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5550,8 +5550,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T17:38:12.491Z",
-      "updated_at": "2026-12-02T17:38:12.921Z"
+      "created_at": "2026-12-02T19:47:37.523Z",
+      "updated_at": "2026-12-02T19:47:37.752Z"
     }
   },
   "createNumberingSeries": {
@@ -5567,7 +5567,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-12-02T17:37:44.295Z"
+      "created_at": "2026-12-02T19:47:24.905Z"
     }
   },
   "listNumberingSeries": {
@@ -5582,7 +5582,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-12-02T17:37:44.279Z"
+          "created_at": "2026-12-02T19:47:24.887Z"
         },
         {
           "id": 2,
@@ -5590,7 +5590,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-12-02T17:37:44.295Z"
+          "created_at": "2026-12-02T19:47:24.905Z"
         }
       ],
       "aggregations": []
@@ -5631,9 +5631,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "23271e9e-a7d9-40b2-aad4-72b6c2b79a8b",
-      "created_at": "2026-12-02T17:38:05.644Z",
-      "edited_at": "2026-12-02T17:38:05.644Z",
+      "uid": "e9033ae8-a7fa-49b6-8587-fe62d2f9b4c5",
+      "created_at": "2026-12-02T19:47:34.383Z",
+      "edited_at": "2026-12-02T19:47:34.383Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -5741,7 +5741,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-12-02T17:38:05.936Z",
+      "created_at": "2026-12-02T19:47:34.451Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -5765,8 +5765,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T17:38:05.791Z",
-          "removed_at": "2026-12-02T17:38:05.891Z",
+          "created_at": "2026-12-02T19:47:34.418Z",
+          "removed_at": "2026-12-02T19:47:34.437Z",
           "exchange_difference": null
         },
         {
@@ -5782,7 +5782,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T17:38:05.936Z",
+          "created_at": "2026-12-02T19:47:34.451Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -5804,8 +5804,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T17:38:05.791Z",
-      "removed_at": "2026-12-02T17:38:05.891Z",
+      "created_at": "2026-12-02T19:47:34.418Z",
+      "removed_at": "2026-12-02T19:47:34.437Z",
       "exchange_difference": null
     }
   },
@@ -5819,9 +5819,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "23271e9e-a7d9-40b2-aad4-72b6c2b79a8b",
-          "created_at": "2026-12-02T17:38:05.644Z",
-          "edited_at": "2026-12-02T17:38:05.644Z",
+          "uid": "e9033ae8-a7fa-49b6-8587-fe62d2f9b4c5",
+          "created_at": "2026-12-02T19:47:34.383Z",
+          "edited_at": "2026-12-02T19:47:34.383Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -5917,9 +5917,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "23271e9e-a7d9-40b2-aad4-72b6c2b79a8b",
-      "created_at": "2026-12-02T17:38:05.644Z",
-      "edited_at": "2026-12-02T17:38:05.644Z",
+      "uid": "e9033ae8-a7fa-49b6-8587-fe62d2f9b4c5",
+      "created_at": "2026-12-02T19:47:34.383Z",
+      "edited_at": "2026-12-02T19:47:34.383Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -6037,8 +6037,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T17:38:05.791Z",
-          "removed_at": "2026-12-02T17:38:05.891Z",
+          "created_at": "2026-12-02T19:47:34.418Z",
+          "removed_at": "2026-12-02T19:47:34.437Z",
           "exchange_difference": null
         },
         {
@@ -6054,7 +6054,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T17:38:05.936Z",
+          "created_at": "2026-12-02T19:47:34.451Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -6111,9 +6111,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "4a2357dc-7fd4-41a2-a01d-94a9d265e32d",
-      "created_at": "2026-12-02T17:38:05.505Z",
-      "edited_at": "2026-12-02T17:38:05.505Z",
+      "uid": "6904e113-b3f4-4950-8ca3-42efa25f1bdc",
+      "created_at": "2026-12-02T19:47:34.327Z",
+      "edited_at": "2026-12-02T19:47:34.327Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6231,7 +6231,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rsn": null,
       "vendor_check": {
         "status": "not_checked",
-        "checked_at": "2026-12-02T17:38:05.483Z",
+        "checked_at": "2026-12-02T19:47:34.325Z",
         "unreliable_payer": null,
         "account": null,
         "account_published": null,
@@ -6239,8 +6239,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "register_read_at": "2026-12-02T17:38:05.477Z"
-      }
+        "register_read_at": "2026-12-02T19:47:34.322Z"
+      },
+      "kind": "standard"
     }
   },
   "listBills": {
@@ -6253,9 +6254,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "4a2357dc-7fd4-41a2-a01d-94a9d265e32d",
-          "created_at": "2026-12-02T17:38:05.505Z",
-          "edited_at": "2026-12-02T17:38:05.505Z",
+          "uid": "6904e113-b3f4-4950-8ca3-42efa25f1bdc",
+          "created_at": "2026-12-02T19:47:34.327Z",
+          "edited_at": "2026-12-02T19:47:34.327Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -6377,12 +6378,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "reasons": [
               "the register does not know the vendor as a VAT payer"
             ],
-            "checked_at": "2026-12-02T17:38:05.483Z",
+            "checked_at": "2026-12-02T19:47:34.325Z",
             "over_limit": false,
-            "register_read_at": "2026-12-02T17:38:05.477Z",
+            "register_read_at": "2026-12-02T19:47:34.322Z",
             "unreliable_payer": null,
             "account_published": null
-          }
+          },
+          "kind": "standard"
         }
       ],
       "aggregations": []
@@ -6391,9 +6393,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "4a2357dc-7fd4-41a2-a01d-94a9d265e32d",
-      "created_at": "2026-12-02T17:38:05.505Z",
-      "edited_at": "2026-12-02T17:38:05.505Z",
+      "uid": "6904e113-b3f4-4950-8ca3-42efa25f1bdc",
+      "created_at": "2026-12-02T19:47:34.327Z",
+      "edited_at": "2026-12-02T19:47:34.327Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6515,12 +6517,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "checked_at": "2026-12-02T17:38:05.483Z",
+        "checked_at": "2026-12-02T19:47:34.325Z",
         "over_limit": false,
-        "register_read_at": "2026-12-02T17:38:05.477Z",
+        "register_read_at": "2026-12-02T19:47:34.322Z",
         "unreliable_payer": null,
         "account_published": null
-      }
+      },
+      "kind": "standard"
     }
   },
   "uploadBillAttachment": {
@@ -6532,7 +6535,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-12-02T17:38:08.965Z"
+      "created_at": "2026-12-02T19:47:35.702Z"
     }
   },
   "listBillAttachments": {
@@ -6549,7 +6552,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-12-02T17:38:08.965Z"
+          "created_at": "2026-12-02T19:47:35.702Z"
         }
       ],
       "aggregations": []
@@ -6565,7 +6568,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-12-02T17:38:09.256Z"
+      "created_at": "2026-12-02T19:47:35.781Z"
     }
   },
   "importBill": {
@@ -6577,9 +6580,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "5dca3324-d08d-4bb8-861c-2f85f89dc53c",
-        "created_at": "2026-12-02T17:37:53.267Z",
-        "edited_at": "2026-12-02T17:37:53.267Z",
+        "uid": "9e43da0c-7fb2-4b30-9a8c-59b628c1587c",
+        "created_at": "2026-12-02T19:47:28.883Z",
+        "edited_at": "2026-12-02T19:47:28.883Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -6719,7 +6722,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rsn": null,
         "vendor_check": {
           "status": "not_checked",
-          "checked_at": "2026-12-02T17:37:53.200Z",
+          "checked_at": "2026-12-02T19:47:28.877Z",
           "unreliable_payer": null,
           "account": "CZ6520100000002900123456",
           "account_published": null,
@@ -6727,8 +6730,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "reasons": [
             "the register does not know the vendor as a VAT payer"
           ],
-          "register_read_at": "2026-12-02T17:37:53.172Z"
-        }
+          "register_read_at": "2026-12-02T19:47:28.875Z"
+        },
+        "kind": "standard"
       },
       "vendor_credit": null
     }
@@ -7046,10 +7050,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
+      "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
       "transaction_type": null,
-      "created_at": "2026-12-02T17:38:07.424Z",
-      "edited_at": "2026-12-02T17:38:07.575Z",
+      "created_at": "2026-12-02T19:47:34.883Z",
+      "edited_at": "2026-12-02T19:47:34.978Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7142,10 +7146,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
+          "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
           "transaction_type": null,
-          "created_at": "2026-12-02T17:38:07.424Z",
-          "edited_at": "2026-12-02T17:38:07.575Z",
+          "created_at": "2026-12-02T19:47:34.883Z",
+          "edited_at": "2026-12-02T19:47:34.978Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -7259,10 +7263,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
+      "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
       "transaction_type": null,
-      "created_at": "2026-12-02T17:38:07.424Z",
-      "edited_at": "2026-12-02T17:38:07.424Z",
+      "created_at": "2026-12-02T19:47:34.883Z",
+      "edited_at": "2026-12-02T19:47:34.883Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7348,10 +7352,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "14a5942c-d8e8-4dd2-84fc-7a93fca9ed6e",
+      "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
       "transaction_type": null,
-      "created_at": "2026-12-02T17:38:07.424Z",
-      "edited_at": "2026-12-02T17:38:07.424Z",
+      "created_at": "2026-12-02T19:47:34.883Z",
+      "edited_at": "2026-12-02T19:47:34.883Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7451,7 +7455,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T17:38:06.325Z",
+          "created_at": "2026-12-02T19:47:34.562Z",
           "entries": [
             {
               "order": 1,
@@ -7608,7 +7612,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T17:38:06.325Z"
+          "created_at": "2026-12-02T19:47:34.562Z"
         }
       ],
       "aggregations": []
@@ -7625,7 +7629,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-12-02T17:38:06.325Z",
+      "created_at": "2026-12-02T19:47:34.562Z",
       "entries": [
         {
           "order": 1,
@@ -7775,7 +7779,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-02T17:37:44.737Z",
+          "created_at": "2026-12-02T19:47:25.082Z",
           "edited_at": null,
           "books": [
             {
@@ -8524,7 +8528,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-02T17:38:07.949Z",
+          "created_at": "2026-12-02T19:47:35.233Z",
           "created_by": "key:2"
         }
       ],
@@ -8546,7 +8550,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax": null,
       "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
       "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-      "created_at": "2026-12-02T17:38:07.949Z",
+      "created_at": "2026-12-02T19:47:35.233Z",
       "created_by": "key:2"
     }
   },
@@ -8827,7 +8831,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T17:38:08.093Z",
+      "created_at": "2026-12-02T19:47:35.322Z",
       "created_by": "key:2"
     }
   },
@@ -8866,7 +8870,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-12-02T17:38:08.093Z",
+          "created_at": "2026-12-02T19:47:35.322Z",
           "created_by": "key:2"
         }
       ],
@@ -8901,7 +8905,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T17:38:08.093Z",
+      "created_at": "2026-12-02T19:47:35.322Z",
       "created_by": "key:2"
     }
   },
@@ -8939,7 +8943,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-12-02T17:38:08.204Z",
+      "created_at": "2026-12-02T19:47:35.430Z",
       "created_by": "key:2"
     }
   },
@@ -8960,7 +8964,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-12-02T17:38:08.713Z",
+      "created_at": "2026-12-02T19:47:35.617Z",
       "created_by": "key:2"
     }
   },
@@ -8983,7 +8987,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-12-02T17:38:08.856Z",
+          "created_at": "2026-12-02T19:47:35.658Z",
           "created_by": "key:2"
         },
         {
@@ -9002,7 +9006,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-12-02T17:38:08.713Z",
+          "created_at": "2026-12-02T19:47:35.617Z",
           "created_by": "key:2"
         }
       ],
@@ -9026,7 +9030,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-12-02T17:38:08.713Z",
+      "created_at": "2026-12-02T19:47:35.617Z",
       "created_by": "key:2"
     }
   },
@@ -9069,7 +9073,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-12-02T17:38:08.528Z",
+      "created_at": "2026-12-02T19:47:35.570Z",
       "created_by": "key:2"
     }
   }

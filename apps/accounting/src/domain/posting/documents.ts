@@ -97,8 +97,8 @@ export function ledgerEntryForSalesDocument(type: 'sales_invoice' | 'sales_credi
   return entry;
 }
 
-/** What a final invoice deducts of its advances in the legal currency: in all, and the VAT rate by rate. */
-function advanceFigures(doc: SalesDocument): { total: Dec; tax: Dec; taxes: NonNullable<SalesInvoicePostedEvent['advances']>[number]['taxes'] } {
+/** What a final invoice or bill deducts of its advances in the legal currency: in all, and the VAT rate by rate. */
+function advanceFigures(doc: SalesDocument | PurchaseDocument): { total: Dec; tax: Dec; taxes: NonNullable<SalesInvoicePostedEvent['advances']>[number]['taxes'] } {
   const advances = ('advances' in doc ? doc.advances : null) ?? [];
   const taxes = advances.flatMap((a) => a.taxes);
   return {
@@ -132,8 +132,10 @@ export function deductionRatio(doc: PurchaseDocument, tax: TaxLine, field: 'tax_
 /**
  * Vendor bill → Dr 504 net, Dr 343 deductible tax (the rest to 504) / Cr 321 total; a vendor
  * credit the other way round. Reverse-charge lines self-assess: Dr 343 claim (rest 504) / Cr 343 out.
+ * A final bill's advances Dr 321 / Cr 314 + Cr 343; a vendor's tax document on a paid advance
+ * Dr 343 / Cr 314 its VAT (decision 237).
  */
-export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase_vendor_credit', doc: PurchaseDocument, opts: PostingOptions): LedgerEntryDraft {
+export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase_vendor_credit' | 'purchase_advance_tax_document', doc: PurchaseDocument, opts: PostingOptions): LedgerEntryDraft {
   const legalCurrency = legalCurrencyOf(doc, opts);
   const what = `${type} ${doc.id}`;
   // a purchase document states one rate, its tax rate (legal currency per unit)
@@ -169,18 +171,11 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
   const contact = (doc.vendor as Json | null | undefined) ?? null;
   const orgCountry = organisationCountry(opts);
   const partnerCountry = doc.vendor?.address?.country ?? null;
+  /** Where a tax row of this document is reported (VAT return row, control-statement section). */
+  const purchaseReporting = (rate: Dec, category: TaxCategory, supply: SupplyKind) =>
+    vatReportingFields({ side: 'purchase', orgCountry, partnerCountry, partnerVatNo: doc.vendor?.vat_no, totalLeg, rate, category, supply, controlStatementOverride: credit ? opts.controlStatementOverride : undefined });
   const taxRows = lines.map((l) => {
-    const fields = vatReportingFields({
-      side: 'purchase',
-      orgCountry,
-      partnerCountry,
-      partnerVatNo: doc.vendor?.vat_no,
-      totalLeg,
-      rate: dec(l.line.tax_rate),
-      category: l.category,
-      supply: supplyKind(doc, l.line),
-      controlStatementOverride: credit ? opts.controlStatementOverride : undefined,
-    });
+    const fields = purchaseReporting(dec(l.line.tax_rate), l.category, supplyKind(doc, l.line));
     const dr = l.claim;
     const cr = l.rc ? l.amount : dec(0);
     return {
@@ -208,11 +203,42 @@ export function ledgerEntryForPurchaseDocument(type: 'purchase_bill' | 'purchase
     } satisfies DraftTaxRow;
   });
 
+  const advances = advanceFigures(doc);
+  for (const a of advances.taxes) {
+    // the input VAT the advance's tax documents claimed, taken back under the category of the supply's line at its rate
+    const own = lines.find((l) => !l.rc && dec(l.line.tax_rate).eq(a.tax_rate)) ?? stdLines[0];
+    taxRows.push({
+      ...emptyTaxRow(ACCOUNTS.vat, doc.currency),
+      credit: roundMoney(dec(a.tax_amount_leg)),
+      description: own?.line.tax_name ?? null,
+      tax_rate: dec(a.tax_rate),
+      tax_rate_rc: null,
+      is_reverse_charge: false,
+      tax_index: own?.line.tax_index ?? null,
+      tax_code: a.tax_code ?? own?.line.tax_code ?? null,
+      tax_name: own?.line.tax_name ?? null,
+      tax_base_in: dec(a.tax_base).negated(),
+      tax_base_in_leg: dec(a.tax_base_leg).negated(),
+      tax_amount_in: dec(a.tax_amount).negated(),
+      tax_amount_in_leg: dec(a.tax_amount_leg).negated(),
+      tax_amount_claim: dec(a.tax_amount).negated(),
+      tax_amount_claim_leg: dec(a.tax_amount_leg).negated(),
+      tax_amount_out: null,
+      tax_amount_out_leg: null,
+      tax_deduction_ratio: dec(1),
+      net_deduction_ratio: dec(1),
+      ...purchaseReporting(dec(a.tax_rate), own ? own.category : 'S', own ? supplyKind(doc, own.line) : 'goods'),
+    } satisfies DraftTaxRow);
+  }
+
   const rows = postingRows(
     type,
     {
       total: [{ amount: totalLeg }],
       net: netParts(doc, netLeg, conv),
+      advance_total: [{ amount: advances.total }],
+      advance_tax: [{ amount: advances.tax }],
+      advance_net: [{ amount: advances.total.minus(advances.tax) }],
       tax_deductible: [{ amount: deductible }],
       tax_non_deductible: [{ amount: taxLeg.minus(deductible) }],
       rc_tax_out: [{ amount: rcOut }],

@@ -7,6 +7,7 @@ import { bankTransactionView, recordBankTransaction } from '../bank-transactions
 import { readStatementFile } from './read-statement-file.js';
 import { entryKey, planStatementEntries } from './entry-duplicates.js';
 import { accountSpelling, balanceDifference, type ParsedStatement, type StatementEntry } from './statement.js';
+import { refinedPaidType } from '../matching.js';
 
 /*
  * POST /finance/bank/statements (issue 17): a statement file becomes bank transactions, all in the
@@ -87,7 +88,7 @@ async function payersOf(ctx: TenantContext, partnerAccounts: Array<string | null
   return payers;
 }
 
-type Found = { type: 'sales_invoice' | 'sales_proforma' | 'purchase_bill'; document: DocumentLookupAnswer; matchedBy: string };
+type Found = { type: 'sales_invoice' | 'sales_proforma' | 'purchase_bill' | 'purchase_advance'; document: DocumentLookupAnswer; matchedBy: string };
 
 /**
  * The open document each movement pays and what the match rests on: money in an invoice (asking
@@ -115,8 +116,8 @@ async function findPaidDocuments(ctx: TenantContext, entries: StatementEntry[]):
       const answer = documentFindBatchAnswerSchema.safeParse(await ctx.ask(subject, { movements }));
       if (!answer.success || answer.data.answers.length !== chunk.length) continue; // an answer we cannot read matches nothing
       answer.data.answers.forEach((a, j) => {
-        // sales answers an invoice, or a proforma once no invoice fits (decision 236)
-        const paid = type === 'sales_invoice' && a.type === 'sales_proforma' ? 'sales_proforma' : type;
+        // sales answers an invoice, or a proforma once no invoice fits (decision 236); purchase a bill or an advance bill (237)
+        const paid = refinedPaidType(type, a.type) as Found['type'];
         if (a.found && a.id != null) found.set(chunk[j], { type: paid, document: a, matchedBy: a.matched_by ?? 'variable_symbol' });
       });
     }
