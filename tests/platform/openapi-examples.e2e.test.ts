@@ -314,6 +314,13 @@ describe('OpenAPI examples recorded from a live scenario', () => {
       json: { ...advanceBody, date_issued: '2026-11-30', date_due: '2026-12-14', items: [{ title: 'Implementation project', qty: 1, rate: 60000, taxes: [VAT21] }], advances: [{ proforma_id: proforma.id }] },
     });
     expect(finalInvoice.status).toBe(200);
+    // a hosting provider's order through an integration that invoices on payment: a proforma first
+    const webhosting = await stack.api('/v1/settings/integrations/cz/hosting/webhosting', { method: 'PUT', key, json: { source: 'MARKETPLACE', name: 'Webhosting', config: { create_invoice_after: 'payment' } } });
+    expect(webhosting.status).toBe(200);
+    const hostingOrder = await as('createHostingOrder', '/sales/hosting-orders', {
+      json: { ...advanceBody, integration_id: 'webhosting', order_id: 'OBJ-2026-0042', items: [{ title: 'Webhosting Business, 12 months', qty: 1, rate: 2400, taxes: [VAT21] }] },
+    });
+    await as('getHostingOrder', `/sales/hosting-orders/${hostingOrder.id}`);
 
     // purchase
     const supplier = { business_name: 'Kancelářské potřeby a.s.', vat_no: 'CZ45274649', address: { city: 'Brno', country: 'CZ' } };

@@ -9,7 +9,7 @@ import { loadSettingsResources } from './resources.js';
 import { webhookFanout } from './webhooks/fanout.js';
 import { SECRET_PREFIXES, durationListSetting, durationSetting, hasValidChecksum, secretBoxConfigShape, serveEndpoints, serviceContext } from '@ledgerline/service-kit';
 import { createOrganisation } from './domain/organisations.js';
-import { expectedStatements } from './domain/integrations.js';
+import { expectedStatements, hostingIntegrationAnswer } from './domain/integrations.js';
 import { ratesInForceFor } from './exchange-rates/rates.js';
 import { taxFiler } from './tax-filing/tax-filing.js';
 import { repoRatesAnswer } from './repo-rates/repo-rates.js';
@@ -86,6 +86,7 @@ export const settingsService = defineService({
   consumers: (deps) => [...webhookFanout(deps.orm, deps.resources.webhooks.durables, () => deps.resources.sender.kick()), closedYearsConsumer()],
   responders: (deps) => [
     { subject: RPC_SUBJECTS.settingsBankStatements, handle: (em, data) => expectedStatements(em, data) },
+    { subject: RPC_SUBJECTS.settingsHostingIntegration, handle: (em, data, orgId) => hostingIntegrationAnswer(em, data, orgId) },
     { subject: RPC_SUBJECTS.settingsExchangeRates, handle: (em, data, orgId) => ratesInForceFor({ em, orgId }, data) },
     { subject: RPC_SUBJECTS.settingsTaxFiler, handle: (em, _data, orgId) => taxFiler({ em, orgId }) },
     { subject: RPC_SUBJECTS.settingsRepoRates, handle: (em, _data, orgId) => repoRatesAnswer({ em, orgId }) },

@@ -15,6 +15,7 @@ export const RPC_SUBJECTS = {
   salesDocumentFind: 'rpc.sales.document.find',
   purchaseDocumentFind: 'rpc.purchase.document.find',
   settingsBankStatements: 'rpc.settings.bank.statements',
+  settingsHostingIntegration: 'rpc.settings.hosting.integration',
   settingsExchangeRates: 'rpc.settings.exchange.rates',
   settingsTaxFiler: 'rpc.settings.tax_filing',
   settingsRepoRates: 'rpc.settings.repo_rates',
@@ -122,6 +123,16 @@ export const bankStatementsExpectedAnswerSchema = z.object({
   format: z.enum(['camt053', 'gpc', 'mt940']).nullish(),
 });
 export type BankStatementsExpectedAnswer = z.infer<typeof bankStatementsExpectedAnswerSchema>;
+
+/** Request of `rpc.settings.hosting.integration` (a hosting order): the integration's settings that decide its documents. */
+export const hostingIntegrationAskSchema = z.object({ integration_id: z.string().min(1).max(100) });
+/** Answer: whether the organisation has the integration, and when it invoices (`payment`: a proforma first, issue 75). */
+export const hostingIntegrationAnswerSchema = z.object({
+  found: z.boolean(),
+  create_invoice_after: z.string().nullish(),
+  taxes_included: z.boolean().nullish(),
+});
+export type HostingIntegrationAnswer = z.infer<typeof hostingIntegrationAnswerSchema>;
 
 /**
  * Request of `rpc.settings.exchange.rates`: the rate in force of each currency on each day asked

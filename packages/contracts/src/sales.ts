@@ -514,3 +514,32 @@ export const advanceTaxDocumentListQuerySchema = salesDocumentListQuerySchema.om
 });
 export type AdvanceTaxDocumentListQuery = z.output<typeof advanceTaxDocumentListQuerySchema>;
 export const advanceTaxDocumentPageSchema = keysetPagedEnvelope(advanceTaxDocumentSchema);
+
+// --- hosting orders (issue 75, part 5) ----------------------------------------------------------
+
+/** Body of POST /sales/hosting-orders: an invoice's body for the order, the integration and the provider's order id. */
+export const hostingOrderRequestSchema = z
+  .object({
+    ...invoiceBodyFields,
+    integration_id: z.string().trim().min(1).max(100).describe('The hosting integration (PUT /v1/settings/integrations/cz/hosting/{id}) the order comes through'),
+    order_id: z.string().trim().min(1).max(64).describe("The provider's order id: an order is recorded once (a repeat answers the order recorded)"),
+  })
+  .meta({ id: 'HostingOrderRequest', description: "An order from a hosting provider: an invoice's body, the integration and the order id" });
+export type HostingOrderRequestBody = z.infer<typeof hostingOrderRequestSchema>;
+
+export const hostingOrderSchema = z
+  .object({
+    id: id,
+    integration_id: z.string(),
+    order_id: z.string(),
+    create_invoice_after: z.enum(['order', 'payment']).describe("The integration's setting when the order came: payment asks with a proforma and invoices once it is paid"),
+    status: z.enum(['awaiting_payment', 'invoiced']),
+    proforma: z
+      .object({ id: id, no: shortText(64), variable_symbol: nullish(shortText(64)), status: z.string(), total_amount: money, amount_due: money })
+      .nullable()
+      .describe('The proforma asking for payment (create_invoice_after payment)'),
+    invoice: z.object({ id: id, no: shortText(64) }).nullable().describe('The invoice: at once, or once the proforma is paid in full (deducting it)'),
+    created_at: isoDateTime,
+  })
+  .meta({ id: 'HostingOrder', description: 'An order from a hosting provider and the documents it brought about' });
+export type HostingOrder = z.infer<typeof hostingOrderSchema>;

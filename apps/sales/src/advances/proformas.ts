@@ -74,9 +74,14 @@ export async function emitProforma(ctx: Pick<OperationContext, 'emit' | 'em' | '
 
 export async function createProforma(ctx: TenantContext, body: Omit<InvoiceRequest, 'customer' | 'currency'> & ContactNaming): Promise<JsonText> {
   const input = (await withContactParty(ctx, body, 'customer')) as unknown as InvoiceRequest;
+  return new JsonText(JSON.stringify(await issueProforma(ctx, input)));
+}
+
+/** A proforma of a request whose customer is resolved, and its `issued` event; its view. */
+export async function issueProforma(ctx: TenantContext, input: InvoiceRequest): Promise<Record<string, unknown>> {
   const { document, written } = await postSalesDocument(ctx, PROFORMAS, input);
   // the proforma's event in the transaction that wrote it (a series' commit group)
-  return new JsonText(JSON.stringify(await emitProforma(written, document.id, 'issued')));
+  return emitProforma(written, document.id, 'issued');
 }
 
 /** Locks a proforma for a change, refusing one that is past changing (`what` names the change in the message). */

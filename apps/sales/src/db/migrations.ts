@@ -402,4 +402,25 @@ alter table email_records add constraint email_records_document_type_check
   check (document_type in ('sales_invoice', 'sales_credit_note', 'sales_proforma'));
 `,
   ),
+  sqlMigration(
+    'sales_1910_hosting_orders',
+    `
+-- Issue 75, part 5. An order from a hosting provider, recorded once per (integration, order id):
+-- the request it came with (an invoice's body, its customer resolved), and the proforma and
+-- invoice it brought about.
+create table hosting_orders (
+  id bigserial primary key,
+  org_id bigint not null,
+  integration_id text not null,
+  order_id text not null,
+  create_invoice_after text not null check (create_invoice_after in ('order', 'payment')),
+  request json not null,
+  proforma_id bigint,
+  invoice_id bigint,
+  created_at timestamptz not null default now(),
+  unique (org_id, integration_id, order_id)
+);
+create index hosting_orders_proforma on hosting_orders (org_id, proforma_id) where proforma_id is not null;
+`,
+  ),
 ];

@@ -12,6 +12,7 @@ import { recurringInvoiceRoutes } from '../recurring-invoices/routes.js';
 import { invoiceAttachmentRoutes } from '../invoices/attachments.js';
 import { reminderRoutes } from '../reminders/routes.js';
 import { advanceRoutes } from '../advances/routes.js';
+import { hostingOrderRoutes } from '../hosting-orders/routes.js';
 
 /** Every operation the contracts declare for sales, one line per resource folder. */
 export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFAULT_RULES, attachments: { maxBytes: number; log: Logger }): EndpointHandlers<'sales'> {
@@ -19,6 +20,7 @@ export function salesEndpoints(delivery: SalesResources, rules: RuleTable = DEFA
     ...invoiceRoutes(delivery),
     ...creditNoteRoutes(delivery),
     ...advanceRoutes(delivery),
+    ...hostingOrderRoutes(),
     ...emailRoutes(delivery),
     ...complianceRoutes(rules),
     ...itemRoutes(),

@@ -1,5 +1,6 @@
 import { toDb } from '@ledgerline/service-kit';
 import { afterProformaPayment } from '../advances/tax-documents.js';
+import { invoicePaidOrder } from '../hosting-orders/orders.js';
 import { type PaymentTarget } from '@ledgerline/posted-documents';
 import { DocumentPaymentSchema, type DocumentPayment, type SalesDocType } from '../db/entities.js';
 
@@ -25,6 +26,10 @@ export const SALES_PAYMENTS: PaymentTarget<DocumentPayment> = {
   touchColumn: 'updated_at',
   // a payment of a proforma gets its tax document (a VAT payer's) and the proforma's event
   afterApplied: async (ctx, kind, id, payment) => {
-    if (kind === 'sales_proforma') await afterProformaPayment(ctx, id, payment);
+    if (kind === 'sales_proforma') {
+      await afterProformaPayment(ctx, id, payment);
+      // a hosting order's proforma paid in full gets its invoice (issue 75, part 5)
+      await invoicePaidOrder(ctx, id, payment);
+    }
   },
 };

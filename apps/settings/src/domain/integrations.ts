@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { bankStatementsExpectedRequestSchema, maskSecret, type BankIntegrationRequest, type BankStatementsExpectedAnswer, type HostingIntegrationRequest } from '@ledgerline/contracts';
+import { bankStatementsExpectedRequestSchema, hostingIntegrationAskSchema, maskSecret, type HostingIntegrationAnswer, type BankIntegrationRequest, type BankStatementsExpectedAnswer, type HostingIntegrationRequest } from '@ledgerline/contracts';
 import { SecretBoxError, ValidationError, type Logger, type SecretBox } from '@ledgerline/service-kit';
 import { parseMask } from '@ledgerline/documents';
 import {
@@ -118,6 +118,13 @@ export async function expectedStatements(em: EntityManager, raw: unknown): Promi
   const { account } = bankStatementsExpectedRequestSchema.parse(raw);
   const row = await em.findOne(BankIntegrationSchema, { statementAccount: statementAccountKey(account) }, { orderBy: { id: 'desc' } });
   return row ? { found: true, provider: row.provider, key: row.key ?? null, format: row.statementFormat ?? null } : { found: false };
+}
+
+/** `rpc.settings.hosting.integration`: when the organisation's hosting integration invoices an order (issue 75). */
+export async function hostingIntegrationAnswer(em: EntityManager, raw: unknown, orgId: number): Promise<HostingIntegrationAnswer> {
+  const { integration_id } = hostingIntegrationAskSchema.parse(raw);
+  const row = await em.findOne(HostingIntegrationSchema, { orgId, integrationId: integration_id });
+  return row ? { found: true, create_invoice_after: row.config.create_invoice_after ?? null, taxes_included: row.config.taxes_included ?? null } : { found: false };
 }
 
 /**

@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_1B6Peu1A",
+          "prefix": "ak_GASNQkk0",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-02T19:47:23.811Z",
+          "created_at": "2026-12-02T20:11:13.893Z",
           "expires_at": null,
-          "last_used_at": "2026-12-02T19:47:23.928Z",
+          "last_used_at": "2026-12-02T20:11:14.005Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_3XmrMc4n",
+          "prefix": "ak_cIBKyiSF",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T19:47:24.228Z",
+          "created_at": "2026-12-02T20:11:14.722Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_3XmrMc4n",
+      "prefix": "ak_cIBKyiSF",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T19:47:24.228Z",
+      "created_at": "2026-12-02T20:11:14.722Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_3XmrMc4n",
+      "prefix": "ak_cIBKyiSF",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T19:47:24.228Z",
+      "created_at": "2026-12-02T20:11:14.722Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_3XmrMc4n",
+      "prefix": "ak_cIBKyiSF",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-02T19:47:24.228Z",
+      "created_at": "2026-12-02T20:11:14.722Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_3XmrMc4n",
+      "prefix": "ak_cIBKyiSF",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T19:47:24.228Z",
+      "created_at": "2026-12-02T20:11:14.722Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T19:47:24.295Z"
+      "revoked_at": "2026-12-02T20:11:14.903Z"
     }
   },
   "putHostingIntegration": {
@@ -314,7 +314,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
+      "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -331,15 +331,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
+          "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T19:47:24.345Z",
-          "last_used_at": "2026-12-02T19:47:24.424Z",
+          "created_at": "2026-12-02T20:11:15.034Z",
+          "last_used_at": "2026-12-02T20:11:15.141Z",
           "revoked_at": null
         }
       ],
@@ -349,30 +349,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
+      "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T19:47:24.345Z",
-      "last_used_at": "2026-12-02T19:47:24.424Z",
+      "created_at": "2026-12-02T20:11:15.034Z",
+      "last_used_at": "2026-12-02T20:11:15.141Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_K1ulXrpppIasGEaGGPyW_19vq8H",
+      "client_id": "cl_pkYbwWwltJGOA8J40tPg_2trN6v",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T19:47:24.462Z",
+      "created_at": "2026-12-02T20:11:15.233Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T19:47:24.481Z"
+      "revoked_at": "2026-12-02T20:11:15.309Z"
     }
   },
   "deleteClient": {
@@ -384,12 +384,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_1NLJB79EHprRkETKIPfo_2z1Fgq",
+      "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6Ijg1NDI1NTI4LTU2NjEtNGU5NC04MjhjLWFiZjhmM2FkNzAzNiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF8xTkxKQjc5RUhwclJrRVRLSVBmb18yejFGZ3EiLCJqdGkiOiI4YzU0MTkwMi01MDQ3LTRmZjctOGYyOS1hYjJlYjUwMmRiODMiLCJpYXQiOjE3OTYyNDA4NDQsImV4cCI6MTc5NjI0MTc0NH0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjY5Yjk0OGZmLTcyNGQtNGJjOS04MzZkLWRjMzIwZTQ2OWVhYiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9hS1hJWDRvdzZQOTIzdkF5TFZvU18zRDBpc0QiLCJqdGkiOiI4MDBjMzRhNi1jZWIyLTQ2NzEtYWM5Mi1lZTJkMTA1MTIyNDMiLCJpYXQiOjE3OTYyNDIyNzUsImV4cCI6MTc5NjI0MzE3NX0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -402,14 +402,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "take": 2,
       "entities": [
         {
-          "id": "sales:31",
+          "id": "sales:32",
           "service": "sales",
-          "recorded_at": "2026-12-02T19:47:37.751Z",
+          "recorded_at": "2026-12-02T20:11:47.523Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "ef9973af-d72f-4d61-9c1d-c89735b7b3ae",
+          "request_id": "9b798941-ded8-4d9f-904b-5cf88111d383",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -464,9 +464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T19:47:37.523Z",
+            "created_at": "2026-12-02T20:11:47.130Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T19:47:37.734Z",
+            "updated_at": "2026-12-02T20:11:47.476Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -521,9 +521,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T19:47:37.523Z",
+            "created_at": "2026-12-02T20:11:47.130Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T19:47:37.752Z",
+            "updated_at": "2026-12-02T20:11:47.528Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -536,18 +536,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "next_issue_date": "2027-01-01",
             "last_issued_date": "2026-12-01"
           },
-          "seq": 31,
-          "hash": "e693b94829915fbdbeb4551c6b0b265d262c9652446a8f36cff50190d9e27469"
+          "seq": 32,
+          "hash": "af988ab282b083895f2519b6332f6d68f71626eb83f1efa5665f145634b050bf"
         },
         {
-          "id": "sales:30",
+          "id": "sales:31",
           "service": "sales",
-          "recorded_at": "2026-12-02T19:47:37.733Z",
+          "recorded_at": "2026-12-02T20:11:47.475Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "94378206-a9e1-43d5-bc19-0f977583bdb9",
+          "request_id": "8dc89cdb-4229-4667-ad46-464723fe3752",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -602,9 +602,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T19:47:37.523Z",
+            "created_at": "2026-12-02T20:11:47.130Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T19:47:37.709Z",
+            "updated_at": "2026-12-02T20:11:47.410Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -659,9 +659,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T19:47:37.523Z",
+            "created_at": "2026-12-02T20:11:47.130Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T19:47:37.734Z",
+            "updated_at": "2026-12-02T20:11:47.476Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -674,8 +674,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "next_issue_date": "2027-01-01",
             "last_issued_date": "2026-12-01"
           },
-          "seq": 30,
-          "hash": "696ccc698f6223224cc5c830ac699bcc0b1ee72aeef14bb36f83b5306da3c91e"
+          "seq": 31,
+          "hash": "f722c0bb8a61cf9d504ead9bf907fc8a6afa80cd044ea08313a39527264a570b"
         }
       ],
       "aggregations": []
@@ -687,8 +687,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "services": [
         {
           "service": "sales",
-          "records": 33,
-          "chained_through": 33,
+          "records": 34,
+          "chained_through": 34,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -719,8 +719,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "settings",
-          "records": 27,
-          "chained_through": 27,
+          "records": 28,
+          "chained_through": 28,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -762,8 +762,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-02T19:47:23.808Z",
-      "updated_at": "2026-12-02T19:47:23.808Z"
+      "created_at": "2026-12-02T20:11:13.884Z",
+      "updated_at": "2026-12-02T20:11:13.884Z"
     }
   },
   "updateOrganisation": {
@@ -806,8 +806,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-02T19:47:23.808Z",
-      "updated_at": "2026-12-02T19:47:24.181Z"
+      "created_at": "2026-12-02T20:11:13.884Z",
+      "updated_at": "2026-12-02T20:11:14.572Z"
     }
   },
   "getTaxFilingSettings": {
@@ -831,7 +831,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-12-02T19:47:24.873Z"
+      "updated_at": "2026-12-02T20:11:17.929Z"
     }
   },
   "putTaxFilingSettings": {
@@ -874,7 +874,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-12-02T19:47:24.873Z"
+      "updated_at": "2026-12-02T20:11:17.929Z"
     }
   },
   "createOrganisation": {
@@ -931,18 +931,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rounding_increment": null,
         "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-12-02T19:47:23.808Z",
-        "updated_at": "2026-12-02T19:47:23.808Z"
+        "created_at": "2026-12-02T20:11:13.884Z",
+        "updated_at": "2026-12-02T20:11:13.884Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_1B6Peu1A",
+        "prefix": "ak_GASNQkk0",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-12-02T19:47:23.811Z",
+        "created_at": "2026-12-02T20:11:13.893Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
@@ -968,8 +968,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-02T19:47:24.743Z",
-          "updated_at": "2026-12-02T19:47:24.747Z"
+          "created_at": "2026-12-02T20:11:16.949Z",
+          "updated_at": "2026-12-02T20:11:16.987Z"
         }
       ],
       "aggregations": []
@@ -996,8 +996,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T19:47:24.743Z",
-      "updated_at": "2026-12-02T19:47:24.747Z",
+      "created_at": "2026-12-02T20:11:16.949Z",
+      "updated_at": "2026-12-02T20:11:16.987Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1014,8 +1014,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T19:47:24.743Z",
-      "updated_at": "2026-12-02T19:47:24.747Z"
+      "created_at": "2026-12-02T20:11:16.949Z",
+      "updated_at": "2026-12-02T20:11:16.987Z"
     }
   },
   "updateWebhook": {
@@ -1039,8 +1039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T19:47:24.743Z",
-      "updated_at": "2026-12-02T19:47:24.788Z"
+      "created_at": "2026-12-02T20:11:16.949Z",
+      "updated_at": "2026-12-02T20:11:17.299Z"
     }
   },
   "deleteWebhook": {
@@ -1063,8 +1063,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T19:47:24.743Z",
-      "updated_at": "2026-12-02T19:47:37.839Z",
+      "created_at": "2026-12-02T20:11:16.949Z",
+      "updated_at": "2026-12-02T20:11:47.783Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1077,31 +1077,31 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 19,
           "webhook_id": 1,
-          "event_id": "c55aff71-3b43-49c2-aaff-dcce4ef6f88a",
+          "event_id": "cdb0a172-2c42-457a-ab25-eb920787f39e",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 4,
+          "last_duration_ms": 9,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T20:47:37.740Z",
-          "created_at": "2026-12-02T19:47:37.710Z",
+          "next_attempt_at": "2026-12-02T21:11:47.497Z",
+          "created_at": "2026-12-02T20:11:47.366Z",
           "completed_at": null
         },
         {
           "id": 18,
           "webhook_id": 1,
-          "event_id": "69eae35e-1ec4-455a-bc58-915bd3aaf1a2",
+          "event_id": "6cb73162-9d9b-4669-8e23-2e401b96a461",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 3,
+          "last_duration_ms": 6,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T20:47:37.701Z",
-          "created_at": "2026-12-02T19:47:37.650Z",
+          "next_attempt_at": "2026-12-02T21:11:47.498Z",
+          "created_at": "2026-12-02T20:11:47.366Z",
           "completed_at": null
         }
       ],
@@ -1112,16 +1112,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 19,
       "webhook_id": 1,
-      "event_id": "c55aff71-3b43-49c2-aaff-dcce4ef6f88a",
+      "event_id": "cdb0a172-2c42-457a-ab25-eb920787f39e",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 4,
+      "last_duration_ms": 9,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-02T19:47:37.817Z",
-      "created_at": "2026-12-02T19:47:37.710Z",
+      "next_attempt_at": "2026-12-02T20:11:47.719Z",
+      "created_at": "2026-12-02T20:11:47.366Z",
       "completed_at": null
     }
   },
@@ -1630,8 +1630,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "notes": null,
           "archived": false,
           "used": false,
-          "created_at": "2026-12-02T19:47:24.527Z",
-          "updated_at": "2026-12-02T19:47:24.576Z"
+          "created_at": "2026-12-02T20:11:15.497Z",
+          "updated_at": "2026-12-02T20:11:16.069Z"
         }
       ],
       "aggregations": []
@@ -1689,8 +1689,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T19:47:24.527Z",
-      "updated_at": "2026-12-02T19:47:24.527Z"
+      "created_at": "2026-12-02T20:11:15.497Z",
+      "updated_at": "2026-12-02T20:11:15.497Z"
     }
   },
   "lookupContact": {
@@ -1710,7 +1710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_dissolved": null,
       "source": {
         "register": "ares",
-        "read_at": "2026-12-02T19:47:24.518Z",
+        "read_at": "2026-12-02T20:11:15.459Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1726,7 +1726,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "consultation_number": "WAPIAAAAY5xH0Zb2",
       "source": {
         "register": "vies",
-        "read_at": "2026-12-02T19:47:24.560Z",
+        "read_at": "2026-12-02T20:11:15.791Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1749,7 +1749,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "source": {
         "register": "vat_payers",
-        "read_at": "2026-12-02T19:47:24.548Z",
+        "read_at": "2026-12-02T20:11:15.673Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1786,8 +1786,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T19:47:24.527Z",
-      "updated_at": "2026-12-02T19:47:24.527Z"
+      "created_at": "2026-12-02T20:11:15.497Z",
+      "updated_at": "2026-12-02T20:11:15.497Z"
     }
   },
   "replaceContact": {
@@ -1841,8 +1841,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T19:47:24.527Z",
-      "updated_at": "2026-12-02T19:47:24.576Z"
+      "created_at": "2026-12-02T20:11:15.497Z",
+      "updated_at": "2026-12-02T20:11:16.069Z"
     }
   },
   "deleteContact": {
@@ -1875,7 +1875,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-12-02T19:47:29.872Z"
+        "created_at": "2026-12-02T20:11:32.305Z"
       }
     ]
   },
@@ -1936,8 +1936,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "4295cff5-ce19-4781-8220-156763abf63c",
-      "created_at": "2026-12-02T19:47:29.992Z",
+      "uid": "cfb3c148-bd34-46fa-98bf-b4e234b303c6",
+      "created_at": "2026-12-02T20:11:32.366Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2110,8 +2110,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "4295cff5-ce19-4781-8220-156763abf63c",
-          "created_at": "2026-12-02T19:47:29.992Z",
+          "uid": "cfb3c148-bd34-46fa-98bf-b4e234b303c6",
+          "created_at": "2026-12-02T20:11:32.366Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2271,8 +2271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "4295cff5-ce19-4781-8220-156763abf63c",
-      "created_at": "2026-12-02T19:47:29.992Z",
+      "uid": "cfb3c148-bd34-46fa-98bf-b4e234b303c6",
+      "created_at": "2026-12-02T20:11:32.366Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2445,7 +2445,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-12-02T19:47:31.093Z",
+      "created_at": "2026-12-02T20:11:34.115Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -2469,8 +2469,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T19:47:31.033Z",
-          "removed_at": "2026-12-02T19:47:31.076Z",
+          "created_at": "2026-12-02T20:11:34.050Z",
+          "removed_at": "2026-12-02T20:11:34.090Z",
           "exchange_difference": null
         },
         {
@@ -2486,7 +2486,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T19:47:31.093Z",
+          "created_at": "2026-12-02T20:11:34.115Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -2508,8 +2508,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T19:47:31.033Z",
-      "removed_at": "2026-12-02T19:47:31.076Z",
+      "created_at": "2026-12-02T20:11:34.050Z",
+      "removed_at": "2026-12-02T20:11:34.090Z",
       "exchange_difference": null
     }
   },
@@ -2531,7 +2531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-12-02T19:47:28.917Z",
+          "evaluated_at": "2026-12-02T20:11:30.685Z",
           "blocking_reason": null
         }
       }
@@ -2551,7 +2551,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-12-02T19:47:28.917Z",
+        "evaluated_at": "2026-12-02T20:11:30.685Z",
         "blocking_reason": null
       }
     }
@@ -2708,8 +2708,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "6bca6a2f-fcf3-4e6a-bb91-1075681ff000",
-      "created_at": "2026-12-02T19:47:25.018Z",
+      "uid": "0fa8b0dc-8f89-499f-9bf6-41ff541cf3b9",
+      "created_at": "2026-12-02T20:11:18.424Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2930,8 +2930,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "6bca6a2f-fcf3-4e6a-bb91-1075681ff000",
-          "created_at": "2026-12-02T19:47:25.018Z",
+          "uid": "0fa8b0dc-8f89-499f-9bf6-41ff541cf3b9",
+          "created_at": "2026-12-02T20:11:18.424Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -3148,8 +3148,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "6bca6a2f-fcf3-4e6a-bb91-1075681ff000",
-      "created_at": "2026-12-02T19:47:25.018Z",
+      "uid": "0fa8b0dc-8f89-499f-9bf6-41ff541cf3b9",
+      "created_at": "2026-12-02T20:11:18.424Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -3381,8 +3381,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T19:47:31.033Z",
-          "removed_at": "2026-12-02T19:47:31.076Z",
+          "created_at": "2026-12-02T20:11:34.050Z",
+          "removed_at": "2026-12-02T20:11:34.090Z",
           "exchange_difference": null
         },
         {
@@ -3398,7 +3398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T19:47:31.093Z",
+          "created_at": "2026-12-02T20:11:34.115Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3415,7 +3415,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T19:47:35.747Z"
+      "created_at": "2026-12-02T20:11:43.818Z"
     }
   },
   "listInvoiceAttachments": {
@@ -3432,7 +3432,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-12-02T19:47:35.747Z"
+          "created_at": "2026-12-02T20:11:43.818Z"
         }
       ],
       "aggregations": []
@@ -3448,7 +3448,81 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T19:47:35.747Z"
+      "created_at": "2026-12-02T20:11:43.818Z"
+    }
+  },
+  "createHostingOrder": {
+    "request": {
+      "customer": {
+        "id": 2001,
+        "business_name": "Acme s.r.o.",
+        "reg_no": "12345678",
+        "vat_no": "CZ12345678",
+        "peppol_id": "9929:CZ12345678",
+        "email": "accounts@acme.example",
+        "address": {
+          "address1": "Dlouhá 12",
+          "city": "Praha",
+          "postal_code": "110 00",
+          "country": "CZ"
+        }
+      },
+      "currency": "CZK",
+      "culture": "cs-CZ",
+      "date_issued": "2026-11-03",
+      "date_due": "2026-11-10",
+      "items": [
+        {
+          "title": "Webhosting Business, 12 months",
+          "qty": 1,
+          "rate": 2400,
+          "taxes": [
+            {
+              "tax_code": "S",
+              "tax_name": "VAT 21 %",
+              "tax_rate": 21
+            }
+          ]
+        }
+      ],
+      "integration_id": "webhosting",
+      "order_id": "OBJ-2026-0042"
+    },
+    "response": {
+      "id": 1,
+      "integration_id": "webhosting",
+      "order_id": "OBJ-2026-0042",
+      "create_invoice_after": "payment",
+      "status": "awaiting_payment",
+      "proforma": {
+        "id": 8,
+        "no": "PF26900003",
+        "variable_symbol": "26900003",
+        "status": "unpaid",
+        "total_amount": 2904,
+        "amount_due": 2904
+      },
+      "invoice": null,
+      "created_at": "2026-12-02T20:11:40.512Z"
+    }
+  },
+  "getHostingOrder": {
+    "response": {
+      "id": 1,
+      "integration_id": "webhosting",
+      "order_id": "OBJ-2026-0042",
+      "create_invoice_after": "payment",
+      "status": "awaiting_payment",
+      "proforma": {
+        "id": 8,
+        "no": "PF26900003",
+        "variable_symbol": "26900003",
+        "status": "unpaid",
+        "total_amount": 2904,
+        "amount_due": 2904
+      },
+      "invoice": null,
+      "created_at": "2026-12-02T20:11:40.512Z"
     }
   },
   "createProformaInvoice": {
@@ -3488,8 +3562,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
-      "created_at": "2026-12-02T19:47:31.122Z",
+      "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
+      "created_at": "2026-12-02T20:11:34.183Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -3653,9 +3727,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
-          "created_at": "2026-12-02T19:47:31.122Z",
-          "edited_at": "2026-12-02T19:47:31.143Z",
+          "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
+          "created_at": "2026-12-02T20:11:34.183Z",
+          "edited_at": "2026-12-02T20:11:34.275Z",
           "is_locked": false,
           "total_amount": 48400,
           "subtotal_amount": 40000,
@@ -3822,9 +3896,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getProformaInvoice": {
     "response": {
       "id": 3,
-      "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
-      "created_at": "2026-12-02T19:47:31.122Z",
-      "edited_at": "2026-12-02T19:47:31.143Z",
+      "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
+      "created_at": "2026-12-02T20:11:34.183Z",
+      "edited_at": "2026-12-02T20:11:34.275Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4022,9 +4096,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "6992363e-1f2e-4c0f-9fe8-76a5c18b67c5",
-      "created_at": "2026-12-02T19:47:31.122Z",
-      "edited_at": "2026-12-02T19:47:31.143Z",
+      "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
+      "created_at": "2026-12-02T20:11:34.183Z",
+      "edited_at": "2026-12-02T20:11:34.275Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4180,8 +4254,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "cancelProformaInvoice": {
     "response": {
       "id": 5,
-      "uid": "05d02cb9-b874-484e-8909-821489e4bbb5",
-      "created_at": "2026-12-02T19:47:33.174Z",
+      "uid": "6e2ba369-e490-4231-a496-9937264602ee",
+      "created_at": "2026-12-02T20:11:37.780Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -4332,7 +4406,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "variable_symbol": "26900002",
       "tax_documents": [],
       "settled_by": null,
-      "cancelled_at": "2026-12-02T19:47:33.216Z"
+      "cancelled_at": "2026-12-02T20:11:37.812Z"
     }
   },
   "getProformaInvoicePdf": {},
@@ -4358,8 +4432,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 6,
-          "uid": "82ccf6fc-6038-4ea2-aab2-c382b64e8b42",
-          "created_at": "2026-12-02T19:47:33.290Z",
+          "uid": "1c9cde0c-42dc-4973-aab3-893b43a9ce6f",
+          "created_at": "2026-12-02T20:11:38.000Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 48400,
@@ -4521,8 +4595,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getAdvanceTaxDocument": {
     "response": {
       "id": 6,
-      "uid": "82ccf6fc-6038-4ea2-aab2-c382b64e8b42",
-      "created_at": "2026-12-02T19:47:33.290Z",
+      "uid": "1c9cde0c-42dc-4973-aab3-893b43a9ce6f",
+      "created_at": "2026-12-02T20:11:38.000Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 48400,
@@ -4688,7 +4762,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>6BCA6A2F-FCF3-4E6A-BB91-1075681FF000</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>0FA8B0DC-8F89-499F-9BF6-41FF541CF3B9</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -4700,7 +4774,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>4295CFF5-CE19-4781-8220-156763ABF63C</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>6BCA6A2F-FCF3-4E6A-BB91-1075681FF000</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>CFB3C148-BD34-46FA-98BF-B4E234B303C6</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>0FA8B0DC-8F89-499F-9BF6-41FF541CF3B9</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getAgedReceivables": {
@@ -4795,7 +4869,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "invoice",
               "document": {
                 "type": "sales_invoice",
-                "id": 8,
+                "id": 9,
                 "no": "FV202600003"
               },
               "payment": null,
@@ -4807,7 +4881,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "invoice",
               "document": {
                 "type": "sales_invoice",
-                "id": 9,
+                "id": 10,
                 "no": "FV202600004"
               },
               "payment": null,
@@ -4819,7 +4893,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "invoice",
               "document": {
                 "type": "sales_invoice",
-                "id": 10,
+                "id": 11,
                 "no": "FV202600005"
               },
               "payment": null,
@@ -4846,7 +4920,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 8,
+                "id": 9,
                 "no": "FV202600003"
               },
               "payment": {
@@ -4861,7 +4935,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 9,
+                "id": 10,
                 "no": "FV202600004"
               },
               "payment": {
@@ -4876,7 +4950,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 10,
+                "id": 11,
                 "no": "FV202600005"
               },
               "payment": {
@@ -4891,7 +4965,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "kind": "payment",
               "document": {
                 "type": "sales_invoice",
-                "id": 10,
+                "id": 11,
                 "no": "FV202600005"
               },
               "payment": {
@@ -4989,7 +5063,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-12-02T19:47:35.803Z"
+      "updated_at": "2026-12-02T20:11:43.961Z"
     }
   },
   "getReminderSettings": {
@@ -5027,7 +5101,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-12-02T19:47:35.803Z"
+      "updated_at": "2026-12-02T20:11:43.961Z"
     }
   },
   "deleteReminderSettings": {
@@ -5053,7 +5127,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             {
               "id": 1,
               "reminder_id": 1,
-              "invoice_id": 13,
+              "invoice_id": 14,
               "invoice_no": "FV202600008",
               "level": 2,
               "date": "2026-11-28",
@@ -5065,7 +5139,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-12-02T19:47:35.828Z"
+              "created_at": "2026-12-02T20:11:44.011Z"
             }
           ]
         }
@@ -5082,7 +5156,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 1,
           "reminder_id": 1,
-          "invoice_id": 13,
+          "invoice_id": 14,
           "invoice_no": "FV202600008",
           "level": 2,
           "date": "2026-11-28",
@@ -5094,7 +5168,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fee": 500,
           "email_status": "written",
           "to": "accounts@acme.example",
-          "created_at": "2026-12-02T19:47:35.828Z"
+          "created_at": "2026-12-02T20:11:44.011Z"
         }
       ],
       "aggregations": []
@@ -5199,8 +5273,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-12-02T19:47:37.523Z",
-      "updated_at": "2026-12-02T19:47:37.523Z"
+      "created_at": "2026-12-02T20:11:47.130Z",
+      "updated_at": "2026-12-02T20:11:47.130Z"
     }
   },
   "listRecurringInvoices": {
@@ -5263,8 +5337,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 3,
           "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-02T19:47:37.523Z",
-          "updated_at": "2026-12-02T19:47:37.752Z"
+          "created_at": "2026-12-02T20:11:47.130Z",
+          "updated_at": "2026-12-02T20:11:47.528Z"
         }
       ],
       "aggregations": []
@@ -5326,8 +5400,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T19:47:37.523Z",
-      "updated_at": "2026-12-02T19:47:37.628Z"
+      "created_at": "2026-12-02T20:11:47.130Z",
+      "updated_at": "2026-12-02T20:11:47.227Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5426,8 +5500,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T19:47:37.523Z",
-      "updated_at": "2026-12-02T19:47:37.709Z"
+      "created_at": "2026-12-02T20:11:47.130Z",
+      "updated_at": "2026-12-02T20:11:47.410Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5491,8 +5565,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T19:47:37.523Z",
-      "updated_at": "2026-12-02T19:47:37.734Z"
+      "created_at": "2026-12-02T20:11:47.130Z",
+      "updated_at": "2026-12-02T20:11:47.476Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5550,8 +5624,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T19:47:37.523Z",
-      "updated_at": "2026-12-02T19:47:37.752Z"
+      "created_at": "2026-12-02T20:11:47.130Z",
+      "updated_at": "2026-12-02T20:11:47.528Z"
     }
   },
   "createNumberingSeries": {
@@ -5567,7 +5641,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-12-02T19:47:24.905Z"
+      "created_at": "2026-12-02T20:11:18.008Z"
     }
   },
   "listNumberingSeries": {
@@ -5582,7 +5656,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-12-02T19:47:24.887Z"
+          "created_at": "2026-12-02T20:11:17.983Z"
         },
         {
           "id": 2,
@@ -5590,7 +5664,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-12-02T19:47:24.905Z"
+          "created_at": "2026-12-02T20:11:18.008Z"
         }
       ],
       "aggregations": []
@@ -5631,9 +5705,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "e9033ae8-a7fa-49b6-8587-fe62d2f9b4c5",
-      "created_at": "2026-12-02T19:47:34.383Z",
-      "edited_at": "2026-12-02T19:47:34.383Z",
+      "uid": "e44487fa-8989-4d0b-b8b9-139e762c979f",
+      "created_at": "2026-12-02T20:11:40.754Z",
+      "edited_at": "2026-12-02T20:11:40.754Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -5741,7 +5815,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-12-02T19:47:34.451Z",
+      "created_at": "2026-12-02T20:11:40.980Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -5765,8 +5839,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T19:47:34.418Z",
-          "removed_at": "2026-12-02T19:47:34.437Z",
+          "created_at": "2026-12-02T20:11:40.888Z",
+          "removed_at": "2026-12-02T20:11:40.938Z",
           "exchange_difference": null
         },
         {
@@ -5782,7 +5856,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T19:47:34.451Z",
+          "created_at": "2026-12-02T20:11:40.980Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -5804,8 +5878,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-02",
-      "created_at": "2026-12-02T19:47:34.418Z",
-      "removed_at": "2026-12-02T19:47:34.437Z",
+      "created_at": "2026-12-02T20:11:40.888Z",
+      "removed_at": "2026-12-02T20:11:40.938Z",
       "exchange_difference": null
     }
   },
@@ -5819,9 +5893,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "e9033ae8-a7fa-49b6-8587-fe62d2f9b4c5",
-          "created_at": "2026-12-02T19:47:34.383Z",
-          "edited_at": "2026-12-02T19:47:34.383Z",
+          "uid": "e44487fa-8989-4d0b-b8b9-139e762c979f",
+          "created_at": "2026-12-02T20:11:40.754Z",
+          "edited_at": "2026-12-02T20:11:40.754Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -5917,9 +5991,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "e9033ae8-a7fa-49b6-8587-fe62d2f9b4c5",
-      "created_at": "2026-12-02T19:47:34.383Z",
-      "edited_at": "2026-12-02T19:47:34.383Z",
+      "uid": "e44487fa-8989-4d0b-b8b9-139e762c979f",
+      "created_at": "2026-12-02T20:11:40.754Z",
+      "edited_at": "2026-12-02T20:11:40.754Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -6037,8 +6111,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-02",
-          "created_at": "2026-12-02T19:47:34.418Z",
-          "removed_at": "2026-12-02T19:47:34.437Z",
+          "created_at": "2026-12-02T20:11:40.888Z",
+          "removed_at": "2026-12-02T20:11:40.938Z",
           "exchange_difference": null
         },
         {
@@ -6054,7 +6128,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T19:47:34.451Z",
+          "created_at": "2026-12-02T20:11:40.980Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -6111,9 +6185,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "6904e113-b3f4-4950-8ca3-42efa25f1bdc",
-      "created_at": "2026-12-02T19:47:34.327Z",
-      "edited_at": "2026-12-02T19:47:34.327Z",
+      "uid": "11f3f499-e341-4147-891e-3a2e62f6cfc9",
+      "created_at": "2026-12-02T20:11:40.640Z",
+      "edited_at": "2026-12-02T20:11:40.640Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6231,7 +6305,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rsn": null,
       "vendor_check": {
         "status": "not_checked",
-        "checked_at": "2026-12-02T19:47:34.325Z",
+        "checked_at": "2026-12-02T20:11:40.632Z",
         "unreliable_payer": null,
         "account": null,
         "account_published": null,
@@ -6239,7 +6313,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "register_read_at": "2026-12-02T19:47:34.322Z"
+        "register_read_at": "2026-12-02T20:11:40.623Z"
       },
       "kind": "standard"
     }
@@ -6254,9 +6328,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "6904e113-b3f4-4950-8ca3-42efa25f1bdc",
-          "created_at": "2026-12-02T19:47:34.327Z",
-          "edited_at": "2026-12-02T19:47:34.327Z",
+          "uid": "11f3f499-e341-4147-891e-3a2e62f6cfc9",
+          "created_at": "2026-12-02T20:11:40.640Z",
+          "edited_at": "2026-12-02T20:11:40.640Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -6378,9 +6452,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "reasons": [
               "the register does not know the vendor as a VAT payer"
             ],
-            "checked_at": "2026-12-02T19:47:34.325Z",
+            "checked_at": "2026-12-02T20:11:40.632Z",
             "over_limit": false,
-            "register_read_at": "2026-12-02T19:47:34.322Z",
+            "register_read_at": "2026-12-02T20:11:40.623Z",
             "unreliable_payer": null,
             "account_published": null
           },
@@ -6393,9 +6467,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "6904e113-b3f4-4950-8ca3-42efa25f1bdc",
-      "created_at": "2026-12-02T19:47:34.327Z",
-      "edited_at": "2026-12-02T19:47:34.327Z",
+      "uid": "11f3f499-e341-4147-891e-3a2e62f6cfc9",
+      "created_at": "2026-12-02T20:11:40.640Z",
+      "edited_at": "2026-12-02T20:11:40.640Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6517,9 +6591,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "checked_at": "2026-12-02T19:47:34.325Z",
+        "checked_at": "2026-12-02T20:11:40.632Z",
         "over_limit": false,
-        "register_read_at": "2026-12-02T19:47:34.322Z",
+        "register_read_at": "2026-12-02T20:11:40.623Z",
         "unreliable_payer": null,
         "account_published": null
       },
@@ -6535,7 +6609,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-12-02T19:47:35.702Z"
+      "created_at": "2026-12-02T20:11:43.633Z"
     }
   },
   "listBillAttachments": {
@@ -6552,7 +6626,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-12-02T19:47:35.702Z"
+          "created_at": "2026-12-02T20:11:43.633Z"
         }
       ],
       "aggregations": []
@@ -6568,7 +6642,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-12-02T19:47:35.781Z"
+      "created_at": "2026-12-02T20:11:43.904Z"
     }
   },
   "importBill": {
@@ -6580,9 +6654,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "9e43da0c-7fb2-4b30-9a8c-59b628c1587c",
-        "created_at": "2026-12-02T19:47:28.883Z",
-        "edited_at": "2026-12-02T19:47:28.883Z",
+        "uid": "65ef715e-0cc6-4eb5-b5a7-b2308cb0b06a",
+        "created_at": "2026-12-02T20:11:30.603Z",
+        "edited_at": "2026-12-02T20:11:30.603Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -6722,7 +6796,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rsn": null,
         "vendor_check": {
           "status": "not_checked",
-          "checked_at": "2026-12-02T19:47:28.877Z",
+          "checked_at": "2026-12-02T20:11:30.596Z",
           "unreliable_payer": null,
           "account": "CZ6520100000002900123456",
           "account_published": null,
@@ -6730,7 +6804,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "reasons": [
             "the register does not know the vendor as a VAT payer"
           ],
-          "register_read_at": "2026-12-02T19:47:28.875Z"
+          "register_read_at": "2026-12-02T20:11:30.592Z"
         },
         "kind": "standard"
       },
@@ -6940,7 +7014,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "request": {
       "document": {
         "type": "sales_invoice",
-        "id": 9
+        "id": 10
       }
     },
     "response": {
@@ -6962,7 +7036,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "contact": null,
       "paid_record": {
         "type": "sales_invoice",
-        "id": 9,
+        "id": 10,
         "no": "FV202600004",
         "contact": {
           "id": 2001,
@@ -6973,7 +7047,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "match_status": "matched",
       "matched_document": {
         "type": "sales_invoice",
-        "id": 9,
+        "id": 10,
         "no": "FV202600004",
         "amount": 300,
         "currency": "CZK"
@@ -7050,10 +7124,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
+      "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
       "transaction_type": null,
-      "created_at": "2026-12-02T19:47:34.883Z",
-      "edited_at": "2026-12-02T19:47:34.978Z",
+      "created_at": "2026-12-02T20:11:42.059Z",
+      "edited_at": "2026-12-02T20:11:42.198Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7146,10 +7220,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
+          "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
           "transaction_type": null,
-          "created_at": "2026-12-02T19:47:34.883Z",
-          "edited_at": "2026-12-02T19:47:34.978Z",
+          "created_at": "2026-12-02T20:11:42.059Z",
+          "edited_at": "2026-12-02T20:11:42.198Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -7263,10 +7337,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
+      "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
       "transaction_type": null,
-      "created_at": "2026-12-02T19:47:34.883Z",
-      "edited_at": "2026-12-02T19:47:34.883Z",
+      "created_at": "2026-12-02T20:11:42.059Z",
+      "edited_at": "2026-12-02T20:11:42.059Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7352,10 +7426,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "da74408f-22df-4f47-a840-221ca969e8f3",
+      "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
       "transaction_type": null,
-      "created_at": "2026-12-02T19:47:34.883Z",
-      "edited_at": "2026-12-02T19:47:34.883Z",
+      "created_at": "2026-12-02T20:11:42.059Z",
+      "edited_at": "2026-12-02T20:11:42.059Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7455,7 +7529,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T19:47:34.562Z",
+          "created_at": "2026-12-02T20:11:41.270Z",
           "entries": [
             {
               "order": 1,
@@ -7482,7 +7556,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "raw_message": "VS 202600003 | Invoice FV202600003",
                 "contact": null,
                 "paid_record": {
-                  "id": 8,
+                  "id": 9,
                   "no": "FV202600003",
                   "type": "sales_invoice",
                   "contact": {
@@ -7494,7 +7568,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "match_status": "matched",
                 "matched_document": {
                   "type": "sales_invoice",
-                  "id": 8,
+                  "id": 9,
                   "no": "FV202600003",
                   "amount": 2420,
                   "currency": "CZK"
@@ -7612,7 +7686,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T19:47:34.562Z"
+          "created_at": "2026-12-02T20:11:41.270Z"
         }
       ],
       "aggregations": []
@@ -7629,7 +7703,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-12-02T19:47:34.562Z",
+      "created_at": "2026-12-02T20:11:41.270Z",
       "entries": [
         {
           "order": 1,
@@ -7656,7 +7730,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "raw_message": "VS 202600003 | Invoice FV202600003",
             "contact": null,
             "paid_record": {
-              "id": 8,
+              "id": 9,
               "no": "FV202600003",
               "type": "sales_invoice",
               "contact": {
@@ -7668,7 +7742,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "match_status": "matched",
             "matched_document": {
               "type": "sales_invoice",
-              "id": 8,
+              "id": 9,
               "no": "FV202600003",
               "amount": 2420,
               "currency": "CZK"
@@ -7779,7 +7853,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-02T19:47:25.082Z",
+          "created_at": "2026-12-02T20:11:18.455Z",
           "edited_at": null,
           "books": [
             {
@@ -8528,7 +8602,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-02T19:47:35.233Z",
+          "created_at": "2026-12-02T20:11:42.619Z",
           "created_by": "key:2"
         }
       ],
@@ -8550,7 +8624,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax": null,
       "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
       "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-      "created_at": "2026-12-02T19:47:35.233Z",
+      "created_at": "2026-12-02T20:11:42.619Z",
       "created_by": "key:2"
     }
   },
@@ -8831,7 +8905,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T19:47:35.322Z",
+      "created_at": "2026-12-02T20:11:42.793Z",
       "created_by": "key:2"
     }
   },
@@ -8870,7 +8944,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-12-02T19:47:35.322Z",
+          "created_at": "2026-12-02T20:11:42.793Z",
           "created_by": "key:2"
         }
       ],
@@ -8905,7 +8979,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T19:47:35.322Z",
+      "created_at": "2026-12-02T20:11:42.793Z",
       "created_by": "key:2"
     }
   },
@@ -8943,7 +9017,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-12-02T19:47:35.430Z",
+      "created_at": "2026-12-02T20:11:42.911Z",
       "created_by": "key:2"
     }
   },
@@ -8964,7 +9038,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-12-02T19:47:35.617Z",
+      "created_at": "2026-12-02T20:11:43.352Z",
       "created_by": "key:2"
     }
   },
@@ -8987,7 +9061,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-12-02T19:47:35.658Z",
+          "created_at": "2026-12-02T20:11:43.518Z",
           "created_by": "key:2"
         },
         {
@@ -9006,7 +9080,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-12-02T19:47:35.617Z",
+          "created_at": "2026-12-02T20:11:43.352Z",
           "created_by": "key:2"
         }
       ],
@@ -9030,7 +9104,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-12-02T19:47:35.617Z",
+      "created_at": "2026-12-02T20:11:43.352Z",
       "created_by": "key:2"
     }
   },
@@ -9048,7 +9122,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "kind": "receivable",
           "document": {
             "type": "sales_invoice",
-            "id": 12,
+            "id": 13,
             "no": "FV202600007"
           },
           "account_number": null,
@@ -9073,7 +9147,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-12-02T19:47:35.570Z",
+      "created_at": "2026-12-02T20:11:43.285Z",
       "created_by": "key:2"
     }
   }
