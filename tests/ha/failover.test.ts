@@ -142,7 +142,7 @@ describe('failover under load', () => {
     // the faults must meet writes in flight; how fast this machine writes is the bench's to measure
     // (the same commit gave 75-120 documents/s one day and 27 on a slower one), not this test's
     expect(steady).toBeGreaterThanOrEqual(10);
-    expect(load.unexpectedAnswers()).toEqual([]);
+    expect(load.unexpectedAnswers().map((a) => `${a.key}: ${a.status} ${a.code ?? ''} ${a.detail ?? ''} at +${((a.end - natsFault) / 1000).toFixed(1)} s`)).toEqual([]);
     for (const r of reports) {
       expect(r.inLedgerOnce, r.fault).toBe(r.acknowledged);
       expect(r.failedWindowMs, r.fault).toBeLessThanOrEqual(r.boundMs);

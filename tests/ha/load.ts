@@ -11,6 +11,8 @@ export interface Attempt {
   /** 0: no answer (connection refused or reset). */
   status: number;
   code?: string;
+  /** The problem's detail, to tell an unexpected answer's cause. */
+  detail?: string;
   retryAfter: boolean;
 }
 
@@ -50,8 +52,8 @@ export class LoadClients {
       while (Date.now() < until) {
         const start = Date.now();
         const res = await this.send(key).catch(() => null);
-        const body = (res ? await res.json().catch(() => ({})) : {}) as { code?: string; id?: number };
-        const a: Attempt = { key, start, end: Date.now(), status: res?.status ?? 0, code: body.code, retryAfter: !!res?.headers.get('retry-after') };
+        const body = (res ? await res.json().catch(() => ({})) : {}) as { code?: string; detail?: string; id?: number };
+        const a: Attempt = { key, start, end: Date.now(), status: res?.status ?? 0, code: body.code, detail: body.detail, retryAfter: !!res?.headers.get('retry-after') };
         this.attempts.push(a);
         if (a.status === 200) {
           this.acks.push({ key, id: body.id!, at: a.end });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE, ROUTES, type OperationId } from '@ledgerline/contracts';
 import { OPERATION_EXAMPLES, exampleShape, type OperationExample } from '../../packages/contracts/src/openapi/examples.js';
+import { addDays, localClock } from '@ledgerline/service-kit';
 import { eventually, startStack, type Stack } from '../support/stack.js';
 import { COMPANY_FILER } from '../support/tax-filing.js';
 import { camt053File } from '../../apps/finance/src/domain/statements/statement-files.fixtures.js';
@@ -355,6 +356,23 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     });
     await as('listVendorCredits', '/purchase/vendor-credits');
     await as('getVendorCredit', `/purchase/vendor-credits/${vendorCredit.id}`);
+
+    // paying bills: a payment order for the bank (pain.001 or ABO), cancelled, made again and sent
+    const payable = await (
+      await stack.api('/v1/purchase/bills', {
+        method: 'POST',
+        key,
+        json: { type: { id: 1, name: 'purchase' }, vendor: supplier, currency: 'CZK', date_issued: '2026-11-20', date_due: '2026-12-04', vendor_doc_no: '2026-004790', payment_reference: '2026004790', bank_account_number: '2701000002/2010', items: [{ description: 'Toner cartridges', qty: 4, rate: 1850, taxes: [{ tax_code: 'S', tax_rate: 21 }] }] },
+      })
+    ).json();
+    const executionDate = addDays(localClock(new Date(), 'Europe/Prague').day, 1);
+    const paymentOrder = await as('createPaymentOrder', '/finance/payment-orders', { json: { bill_ids: [payable.id], execution_date: executionDate, from_account: { account_number: '2701000010/2010', bic: 'FIOBCZPP' }, constant_symbol: '0308' } });
+    await as('cancelPaymentOrder', `/finance/payment-orders/${paymentOrder.id}/cancel`);
+    const paymentOrderAgain = await (await stack.api('/v1/finance/payment-orders', { method: 'POST', key, json: { bill_ids: [payable.id], execution_date: executionDate, from_account: { account_number: '2701000010/2010', bic: 'FIOBCZPP' }, constant_symbol: '0308' } })).json();
+    await as('getPaymentOrder', `/finance/payment-orders/${paymentOrderAgain.id}`);
+    await as('getPaymentOrder', `/finance/payment-orders/${paymentOrderAgain.id}`, { query: 'format=pain.001' });
+    await as('markPaymentOrderSent', `/finance/payment-orders/${paymentOrderAgain.id}/sent`);
+    await as('listPaymentOrders', '/finance/payment-orders', { query: 'status=sent' });
     const mistakenVendor = await (await stack.api(`/v1/purchase/vendor-credits/${vendorCredit.id}/allocations`, { method: 'POST', key, json: { bill_id: bill.id, amount: 100 } })).json();
     await as('removeVendorCreditAllocation', `/purchase/vendor-credits/${vendorCredit.id}/allocations/${mistakenVendor.id}`);
     await as('allocateVendorCredit', `/purchase/vendor-credits/${vendorCredit.id}/allocations`, { json: { bill_id: bill.id, date: '2026-11-12' } });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { accountingTransactionSchema, sourceDocumentSchema } from './accounting.js';
 import { currencyCode, isoDate, money, paidRecordTypeSchema } from './common.js';
-import { bankTransactionSchema, payoutSchema } from './finance.js';
+import { bankTransactionSchema, paymentOrderSchema, payoutSchema } from './finance.js';
 import { vendorBillSchema, vendorCreditSchema } from './purchase.js';
 import { advanceTaxDocumentSchema, creditNoteSchema, invoiceSchema, proformaInvoiceSchema } from './sales.js';
 import { complianceRecordSchema } from './compliance.js';
@@ -40,6 +40,7 @@ export const SUBJECTS = {
   financeBankTransactionRecorded: 'finance.bank_transaction.recorded',
   financePayoutPosted: 'finance.payout.posted',
   financePaymentMatched: 'finance.payment.matched',
+  financePaymentOrderUpdated: 'finance.payment_order.updated',
   accountingTransactionPosted: 'accounting.transaction.posted',
   accountingJournalEntryPosted: 'accounting.journal_entry.posted',
   settingsApiKeyRevoked: 'settings.api_key.revoked',
@@ -214,6 +215,13 @@ export const financePaymentMatchedEventSchema = z
 export type FinancePaymentMatchedEvent = z.infer<typeof financePaymentMatchedEventSchema>;
 
 /**
+ * `finance.payment_order.updated`: a payment order at `version` (1 when made, +1 with every change:
+ * sent, an item paid, completed, cancelled). Purchase shows each bill's order from it.
+ */
+export const financePaymentOrderUpdatedEventSchema = paymentOrderSchema;
+export type FinancePaymentOrderUpdatedEvent = z.infer<typeof financePaymentOrderUpdatedEventSchema>;
+
+/**
  * `sales.credit_allocation.recorded`: a credit note applied to an invoice (`removed_at` null), and
  * again when it is taken back (`removed_at` set). Both documents' amount_due moved by `amount`
  * (down when made, back up when taken back); nothing reaches the ledger. One subject, so a
@@ -285,6 +293,7 @@ export const EVENT_DATA_SCHEMAS = {
   [SUBJECTS.financeBankTransactionRecorded]: financeBankTransactionRecordedEventSchema,
   [SUBJECTS.financePayoutPosted]: financePayoutPostedEventSchema,
   [SUBJECTS.financePaymentMatched]: financePaymentMatchedEventSchema,
+  [SUBJECTS.financePaymentOrderUpdated]: financePaymentOrderUpdatedEventSchema,
   [SUBJECTS.accountingTransactionPosted]: accountingTransactionPostedEventSchema,
   [SUBJECTS.accountingJournalEntryPosted]: accountingJournalEntryPostedEventSchema,
   [SUBJECTS.settingsApiKeyRevoked]: settingsApiKeyRevokedEventSchema,

@@ -220,7 +220,7 @@ export const statementEntryOutcomeSchema = z
     status: z
       .enum(['matched', 'unmatched', 'fee', 'duplicate', 'skipped'])
       .describe('matched: paid the document; unmatched: posted to 395 suspense; fee: posted to 568; duplicate: the same entry (account, bank reference, amount and booking day) was recorded from another statement, so it is not recorded again — entries within one statement are all kept; skipped: an entry of zero moves no money and is not recorded'),
-    matched_by: nullish(z.enum(['variable_symbol', 'payment_reference', 'amount', 'manual'])).describe('What the match rests on'),
+    matched_by: nullish(z.enum(['variable_symbol', 'payment_reference', 'amount', 'payment_order', 'manual'])).describe('What the match rests on (payment_order: an item of an open payment order, by its end-to-end id, variable symbol or account and amount)'),
     amount: money,
     variable_symbol: nullish(z.string()),
     bank_reference: nullish(z.string()),
@@ -266,3 +266,91 @@ export type BankTransactionMatchRequest = z.infer<typeof bankTransactionMatchReq
 
 /** The statement file as the body: bytes of the format named by `format`. */
 export const statementFileSchema = z.string().describe('The statement file (camt.053 XML, GPC or MT940 text)');
+
+// --- payment orders (issue 76) ----------------------------------------------------------------
+
+export const PAYMENT_ORDER_STATUSES = ['open', 'sent', 'completed', 'cancelled'] as const;
+export const paymentOrderStatusSchema = z
+  .enum(PAYMENT_ORDER_STATUSES)
+  .describe('open: made, not yet sent to the bank (may be cancelled); sent: marked as sent, or a payment of it arrived; completed: every bill in it paid; cancelled');
+
+/** An account of ours or a vendor's, as a payment order names it. */
+export const paymentOrderAccountSchema = z
+  .object({
+    account_number: nullish(shortText(64)).describe('Czech domestic `[prefix-]number/bank code`'),
+    iban: nullish(shortText(42)),
+    bic: nullish(shortText(11)),
+  })
+  .meta({ id: 'PaymentOrderAccount', description: 'A bank account: a Czech domestic number, an IBAN, or both' });
+
+export const paymentOrderItemSchema = z
+  .object({
+    bill_id: id,
+    bill_no: z.string(),
+    vendor_doc_no: z.string().nullable(),
+    vendor_name: z.string(),
+    amount: money.describe("What is paid: the bill's amount_due when the order was made, in the order's currency"),
+    account: paymentOrderAccountSchema.describe("The vendor's account: the bill's bank_account_number, else the contact's first account"),
+    variable_symbol: z.string().nullable().describe("The bill's payment reference when it is 1–10 digits"),
+    constant_symbol: z.string().nullable(),
+    specific_symbol: z.string().nullable(),
+    message: z.string().nullable().describe('For the vendor (the remittance information): their document number'),
+    end_to_end_id: z.string().describe('EndToEndId of the pain.001 transaction (`/VS…/SS…/KS…` for a Czech domestic payment), returned by the bank on the statement'),
+    risk_accepted: z.boolean().describe("The bill's vendor check said risk (§109 of the VAT Act) and the order was made with accept_risk"),
+    status: z.enum(['ordered', 'paid', 'cancelled']).describe('ordered: waiting for the bank; paid: a payment of at least the amount was matched to the bill; cancelled: with its order'),
+    amount_paid: money.describe('Paid to the bill since the order was made'),
+  })
+  .meta({ id: 'PaymentOrderItem', description: 'One bill of a payment order' });
+
+export const paymentOrderSchema = z
+  .object({
+    id: id,
+    status: paymentOrderStatusSchema,
+    version: z.int32().describe('1 when made, +1 with every change (the version of finance.payment_order.updated)'),
+    currency: currencyCode,
+    execution_date: isoDate.describe('The day the bank is to pay (ReqdExctnDt)'),
+    total_amount: money.describe('Σ items[].amount (CtrlSum)'),
+    from_account: paymentOrderAccountSchema.describe('Our account the bills are paid from'),
+    message_id: z.string().describe('MsgId of the pain.001 message'),
+    items: z.array(paymentOrderItemSchema),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+    sent_at: isoDateTime.nullable(),
+    completed_at: isoDateTime.nullable(),
+    cancelled_at: isoDateTime.nullable(),
+  })
+  .meta({ id: 'PaymentOrder', description: 'Bills to pay, as one batch for the bank: JSON, ISO 20022 pain.001.001.03 (Accept: application/xml) or the Czech ABO file (?format=abo)' });
+export type PaymentOrder = z.infer<typeof paymentOrderSchema>;
+
+export const paymentOrderRequestSchema = z
+  .object({
+    bill_ids: z
+      .array(id)
+      .min(1)
+      .max(500)
+      .refine((ids) => new Set(ids).size === ids.length, { message: 'each bill once' })
+      .describe('The bills to pay (1–500, each once), all in one currency: each is paid its amount_due'),
+    execution_date: isoDate.describe('The day the bank is to pay'),
+    from_account: nullish(paymentOrderAccountSchema).describe("Our account to pay from; the organisation's bank account when absent"),
+    constant_symbol: nullish(z.string().regex(/^\d{1,4}$/, 'a constant symbol is 1–4 digits')).describe('Czech constant symbol for every payment (e.g. 0308 services); none when absent'),
+    accept_risk: nullish(z.boolean()).describe("true: pay bills whose vendor check says risk (§109 of the VAT Act: an unreliable payer, an unpublished account above the limit); otherwise they are 422"),
+  })
+  .meta({ id: 'PaymentOrderRequest', description: 'Bills to put in one payment order' });
+export type PaymentOrderRequest = z.infer<typeof paymentOrderRequestSchema>;
+
+export const PAYMENT_ORDER_FORMATS = ['json', 'pain.001', 'abo'] as const;
+export const paymentOrderGetQuerySchema = z.object({
+  format: z
+    .enum(PAYMENT_ORDER_FORMATS)
+    .optional()
+    .describe('json; pain.001 (ISO 20022 pain.001.001.03 XML, also chosen by Accept: application/xml); abo (the Czech domestic batch file, KPC: CZK from a Czech account)'),
+});
+export type PaymentOrderGetQuery = z.output<typeof paymentOrderGetQuerySchema>;
+
+export const paymentOrderListQuerySchema = z.object({
+  ...pagingQuery(100),
+  status: repeatedParam(paymentOrderStatusSchema).optional().describe('Statuses to include; repeatable'),
+  bill_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Only orders holding this bill'),
+});
+export type PaymentOrderListQuery = z.output<typeof paymentOrderListQuerySchema>;
+export const paymentOrderPageSchema = pagedEnvelope(paymentOrderSchema);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Contact, contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, paymentStatusSchema, percentRate, positiveRate, precision, ratio, shortText, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin } from './common.js';
+import { type Contact, contactSchema, currencyCode, glAccountSchema, decimal, id, ignoredInput, derivedDocumentInputFields, int32, int64, isoDate, isoDateTime, longText, money, nullish, PAYMENT_STATUSES, percentRate, positiveRate, precision, ratio, shortText, taxNexusSchema, transactionTypeSchema, uuid, documentFxRateOrigin } from './common.js';
 import { pagedEnvelope, pagingQuery, rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 import { supplyKind, taxCategory } from './tax-category.js';
 import { vendorCheckSchema } from './contacts.js';
@@ -133,6 +133,14 @@ const purchaseInputFields = {
   ),
 };
 
+/**
+ * A purchase document's payment status: the shared ones, and `ordered` while a bill waits in an open
+ * payment order (issue 76) with something left to pay.
+ */
+export const BILL_PAYMENT_STATUSES = [...PAYMENT_STATUSES, 'ordered'] as const;
+export const billPaymentStatusSchema = z.enum(BILL_PAYMENT_STATUSES).describe('unpaid, partially_paid, paid, overpaid; ordered: in an open payment order (payment_order_id) and not yet paid');
+export type BillPaymentStatus = z.infer<typeof billPaymentStatusSchema>;
+
 const purchaseStoredFields = {
   id: id,
   uid: uuid,
@@ -151,7 +159,7 @@ const purchaseStoredFields = {
   taxes_included: z.boolean(),
   ...documentFxRateOrigin,
   type: transactionTypeSchema,
-  payment_status: paymentStatusSchema,
+  payment_status: billPaymentStatusSchema,
   overdue_days: nullish(int32),
   items: z.array(purchaseItemSchema),
   taxes: z.array(purchaseTaxLineSchema).describe('Tax recap: one row per tax code and rate'),
@@ -249,6 +257,7 @@ export const vendorBillSchema = z
     settled_by: nullish(z.object({ id: id, no: shortText(64) })).describe('kind advance: the final bill that deducted it'),
     advances: nullish(z.array(billAdvanceDeductionSchema)).describe('A final bill: the advance bills it deducts'),
     advance_amount: nullish(money).describe('Σ advances[].amount: counted in amount_paid, so amount_due is what is left of total_amount'),
+    payment_order_id: nullish(id).describe('The payment order the bill was last put in (kept once it paid the bill; null when none, or it was cancelled)'),
   })
   .meta({ id: 'VendorBill', description: 'Vendor bill' });
 export type VendorBill = z.infer<typeof vendorBillSchema>;
@@ -275,7 +284,7 @@ export const purchaseDocumentListQuerySchema = z.object({
   ...keysetPagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
-  payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
+  payment_status: repeatedParam(billPaymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
 });
 export type PurchaseDocumentListQuery = z.output<typeof purchaseDocumentListQuerySchema>;
 /** The bill and vendor-credit lists: the export's query, and what changed since a sync. */
@@ -303,7 +312,7 @@ export const inventoryInExportQuerySchema = z.object({
   ...pagingQuery(100),
   search: searchQuery.optional(),
   sort: sortQuery.optional(),
-  payment_status: repeatedParam(paymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
+  payment_status: repeatedParam(billPaymentStatusSchema).optional().describe('Payment statuses to include; repeatable'),
 });
 export type InventoryInExportQuery = z.output<typeof inventoryInExportQuerySchema>;
 
@@ -325,7 +334,7 @@ export const inventoryInRowSchema = z
     total_amount: money,
     amount_paid: money,
     amount_due: money,
-    payment_status: paymentStatusSchema,
+    payment_status: billPaymentStatusSchema,
   })
   .meta({ id: 'InventoryInRow', description: 'A received purchase document (bill or vendor credit) in the inventory-in export' });
 export type InventoryInRow = z.infer<typeof inventoryInRowSchema>;

@@ -14,6 +14,7 @@ export const RPC_SUBJECTS = {
   purchaseDocumentLookup: 'rpc.purchase.document.lookup',
   salesDocumentFind: 'rpc.sales.document.find',
   purchaseDocumentFind: 'rpc.purchase.document.find',
+  purchasePayableBills: 'rpc.purchase.bills.payable',
   settingsBankStatements: 'rpc.settings.bank.statements',
   settingsHostingIntegration: 'rpc.settings.hosting.integration',
   settingsExchangeRates: 'rpc.settings.exchange.rates',
@@ -247,3 +248,29 @@ export const vatNumberCheckAnswerSchema = z.object({
   check: z.object({ valid: z.boolean(), vat_no: z.string(), request_date: z.string(), consultation_number: z.string().nullable() }).nullable(),
   problem: z.object({ status: z.int(), code: z.string(), detail: z.string() }).nullable(),
 });
+
+/**
+ * Request of `rpc.purchase.bills.payable` (a payment order, issue 76): the bills to pay. The answer
+ * holds one entry per id asked, in order: what a payment order needs of each (unknown ids, and
+ * other organisations' bills, are `found: false`).
+ */
+export const PAYABLE_BILLS_MAX = 500;
+export const payableBillsRequestSchema = z.object({ ids: z.array(z.int().min(1)).min(1).max(PAYABLE_BILLS_MAX) });
+export const payableBillSchema = z.object({
+  id: z.int(),
+  found: z.boolean(),
+  /** bill, advance, advance_tax_document or vendor_credit (only bill and advance are paid by order). */
+  kind: z.string().nullable(),
+  no: z.string().nullable(),
+  vendor_doc_no: z.string().nullable(),
+  currency: z.string().nullable(),
+  amount_due: z.string().nullable(),
+  vendor: z.record(z.string(), z.unknown()).nullable(),
+  contact_id: z.int().nullable(),
+  bank_account_number: z.string().nullable(),
+  payment_reference: z.string().nullable(),
+  vendor_check_status: z.string().nullable(),
+  vendor_check_reasons: z.array(z.string()),
+});
+export type PayableBill = z.infer<typeof payableBillSchema>;
+export const payableBillsAnswerSchema = z.object({ bills: z.array(payableBillSchema) });

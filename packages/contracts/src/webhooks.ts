@@ -25,6 +25,7 @@ export const WEBHOOK_SUBJECTS = [
   SUBJECTS.financeBankTransactionRecorded,
   SUBJECTS.financePayoutPosted,
   SUBJECTS.financePaymentMatched,
+  SUBJECTS.financePaymentOrderUpdated,
   SUBJECTS.accountingTransactionPosted,
   SUBJECTS.accountingJournalEntryPosted,
   SUBJECTS.settingsOrganisationUpdated,

@@ -184,4 +184,53 @@ create unique index bank_transactions_entry_identity on bank_transactions
 alter table bank_transactions add column fx_rate_date date;
 `,
   ),
+  sqlMigration(
+    'finance_0010_payment_orders',
+    `
+-- Issue 76. Bills put into one batch for the bank (pain.001 / ABO). An item is one bill; a bill
+-- waits in at most one open order at a time (the partial unique index), and its item is paid once
+-- payments of at least its amount are matched to the bill.
+create table payment_orders (
+  id bigserial primary key,
+  org_id bigint not null,
+  status text not null check (status in ('open', 'sent', 'completed', 'cancelled')),
+  version int not null default 1,
+  currency char(3) not null,
+  execution_date date not null,
+  total_amount numeric(18,2) not null,
+  from_account jsonb not null,
+  message_id text not null,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  sent_at timestamptz,
+  completed_at timestamptz,
+  cancelled_at timestamptz
+);
+create index payment_orders_org on payment_orders (org_id, id);
+create table payment_order_items (
+  org_id bigint not null,
+  order_id bigint not null references payment_orders (id),
+  line int not null,
+  bill_id bigint not null,
+  bill_no text not null,
+  vendor_doc_no text,
+  vendor_name text not null,
+  amount numeric(18,2) not null check (amount > 0),
+  currency char(3) not null,
+  account jsonb not null,
+  variable_symbol text,
+  constant_symbol text,
+  specific_symbol text,
+  message text,
+  end_to_end_id text not null,
+  risk_accepted boolean not null default false,
+  status text not null check (status in ('ordered', 'paid', 'cancelled')),
+  amount_paid numeric(18,2) not null default 0,
+  payment_ids bigint[] not null default '{}',
+  primary key (order_id, line)
+);
+create unique index payment_order_items_open_bill on payment_order_items (org_id, bill_id) where status = 'ordered';
+create index payment_order_items_bill on payment_order_items (org_id, bill_id);
+`,
+  ),
 ];

@@ -5,6 +5,7 @@ import type { MatchStatus, PaymentMatch } from '../db/entities.js';
 import type { FinancePaymentMatchedEvent } from '@ledgerline/contracts';
 
 import { PAID_BY_MONEY_IN } from './legal-currency.js';
+import { settleOrderedBill } from './payment-orders/order-changes.js';
 
 const LOOKUP_SUBJECTS: Record<PaidRecordType, string> = {
   sales_invoice: RPC_SUBJECTS.salesDocumentLookup,
@@ -114,4 +115,8 @@ export async function emitPaymentMatched(
     date: p.date ?? new Date().toISOString().slice(0, 10),
   };
   await ctx.emit({ subject: SUBJECTS.financePaymentMatched, orgId: ctx.orgId, resource: `${p.match.type}:${p.match.id}`, data });
+  // a bill paid (or a payment taken back) moves its payment order's item (issue 76)
+  if ((p.match.type === 'purchase_bill' || p.match.type === 'purchase_advance') && dec(p.match.amount).gt(0)) {
+    await settleOrderedBill(ctx, { billId: p.match.id, paymentId: p.paymentId, amount: p.match.amount, sign });
+  }
 }

@@ -2,6 +2,7 @@ import type { EndpointHandlers } from '@ledgerline/service-kit';
 import { bankTransactionRoutes } from '../bank-transactions/routes.js';
 import { bankStatementRoutes } from '../bank-statements/routes.js';
 import { payoutRoutes } from '../payouts/routes.js';
+import { paymentOrderRoutes } from '../payment-orders/routes.js';
 
 /** Every operation the contracts declare for finance, one line per resource folder. */
 export function financeEndpoints(): EndpointHandlers<'finance'> {
@@ -9,5 +10,6 @@ export function financeEndpoints(): EndpointHandlers<'finance'> {
     ...bankTransactionRoutes(),
     ...bankStatementRoutes(),
     ...payoutRoutes(),
+    ...paymentOrderRoutes(),
   };
 }

@@ -1,5 +1,5 @@
 import type { VendorCheck } from '@ledgerline/contracts';
-import type { PaymentStatus } from '@ledgerline/documents';
+import type { BillPaymentStatus } from '@ledgerline/contracts/purchase';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { creditAllocationEntity } from '@ledgerline/posted-documents';
 
@@ -84,6 +84,9 @@ export const PurchaseDocumentSchema = defineEntity({
     /** An advance bill's final bill, once one deducted it. */
     settledById: p.integer().nullable().fieldName('settled_by_id'),
     settledByNo: p.string().nullable().fieldName('settled_by_no'),
+    /** The payment order the bill was last put in (issue 76), and whether its item still waits for the bank. */
+    paymentOrderId: p.integer().nullable().fieldName('payment_order_id'),
+    paymentOrderOpen: p.boolean().default(false).fieldName('payment_order_open'),
     // written once and read whole: json, kept as the text written (decision 131)
     items: p.json<StoredItem[]>().columnType('json'),
     taxes: p.json<StoredTaxLine[]>().columnType('json'),
@@ -96,7 +99,7 @@ export const PurchaseDocumentSchema = defineEntity({
     prepaidAmount: p.decimal().columnType('numeric(18,4)').fieldName('prepaid_amount'),
     amountPaid: p.decimal().columnType('numeric(18,4)'),
     amountDue: p.decimal().columnType('numeric(18,4)'),
-    paymentStatus: p.string().$type<PaymentStatus>(),
+    paymentStatus: p.string().$type<BillPaymentStatus>(),
     isLocked: p.boolean(),
     input: p.json<Record<string, unknown>>().columnType('json'),
     createdAt: p.datetime().onCreate(() => new Date()),

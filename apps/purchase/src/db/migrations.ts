@@ -237,4 +237,13 @@ alter table purchase_documents
 create index purchase_documents_advance_bill on purchase_documents (org_id, advance_bill_id) where advance_bill_id is not null;
 `,
   ),
+  sqlMigration(
+    'purchase_0016_payment_orders',
+    `
+-- Issue 76. The payment order a bill was last put in (finance.payment_order.updated), and whether
+-- its item still waits for the bank: while it does and something is left to pay, the bill's
+-- payment_status is 'ordered'.
+alter table purchase_documents add column payment_order_id bigint, add column payment_order_open boolean not null default false;
+`,
+  ),
 ];

@@ -5,10 +5,12 @@ import { lookupDocument } from '../payments/document-lookup.js';
 import { findPaidBills } from '../payments/document-find.js';
 import { PURCHASE_PAYMENTS } from '../payments/payment-matched.js';
 import { openForeignPurchaseDocuments } from '../reports/open-foreign.js';
+import { payableBills, paymentOrderConsumer } from '../payments/payment-orders.js';
 
 export function purchaseConsumers(): ConsumerDefinition[] {
   return [
     matchedPaymentConsumer('purchase', PURCHASE_PAYMENTS),
+    paymentOrderConsumer(),
   ];
 }
 
@@ -16,6 +18,7 @@ export function purchaseResponders(): ResponderDefinition[] {
   return [
     { subject: RPC_SUBJECTS.purchaseDocumentLookup, handle: async (em, data, orgId) => lookupDocument(em, purchaseDocumentLookupRequestSchema.parse(data), orgId) },
     { subject: RPC_SUBJECTS.purchaseDocumentFind, handle: (em, data, orgId) => findPaidBills(em, data, orgId) },
+    { subject: RPC_SUBJECTS.purchasePayableBills, handle: (em, data, orgId) => payableBills(em, data, orgId) },
     { subject: RPC_SUBJECTS.purchaseOpenForeign, handle: (em, data, orgId) => openForeignPurchaseDocuments({ em, orgId }, data) },
   ];
 }

@@ -2,6 +2,7 @@ import { toDb } from '@ledgerline/service-kit';
 import { type PaymentTarget } from '@ledgerline/posted-documents';
 import { PaymentApplicationSchema, type PaymentApplication } from '../db/entities.js';
 import { kindOfDocumentType } from '../purchase-documents/document-types.js';
+import { keepOrdered } from './payment-orders.js';
 
 /** Purchase documents as the target of `finance.payment.matched` (the shared rule; the tables are ours). */
 export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {
@@ -21,4 +22,8 @@ export const PURCHASE_PAYMENTS: PaymentTarget<PaymentApplication> = {
     appliedAt: at,
   }),
   touchColumn: 'updated_at',
+  // a bill still waiting in a payment order stays ordered while something is left to pay (issue 76)
+  afterApplied: async (ctx, kind, id) => {
+    if (kind === 'bill' || kind === 'advance') await keepOrdered(ctx, id);
+  },
 };

@@ -209,6 +209,8 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     taxDocuments: kind.kind === 'advance' ? [] : null,
     settledById: null,
     settledByNo: null,
+    paymentOrderId: null,
+    paymentOrderOpen: false,
     isLocked: false,
     input: omit(req as Record<string, unknown>, NOT_INPUT),
     createdAt: now,

@@ -52,6 +52,8 @@ function doc(over: Partial<PurchaseDocument> = {}): PurchaseDocument {
     amountPaid: '100.0000',
     amountDue: '198.0000',
     paymentStatus: 'partially_paid',
+    paymentOrderId: null,
+    paymentOrderOpen: false,
     isLocked: false,
     input: {},
     createdAt: new Date('2026-03-15T10:00:00Z'),

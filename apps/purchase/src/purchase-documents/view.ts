@@ -21,6 +21,7 @@ function billFields(d: PurchaseDocument, kind: Exclude<PurchaseKind, 'vendor_cre
   return {
     vendor_check: d.vendorCheck ?? null,
     kind: BILL_KIND_OF[kind],
+    payment_order_id: d.paymentOrderId ?? null,
     ...(kind === 'advance_tax_document' ? { advance_bill_id: d.advanceBillId ?? null, advance_bill_no: d.advanceBillNo ?? null } : {}),
     ...(kind === 'advance'
       ? { tax_documents: (d.taxDocuments ?? []) as VendorBill['tax_documents'], settled_by: d.settledById != null ? { id: d.settledById, no: d.settledByNo ?? '' } : null }

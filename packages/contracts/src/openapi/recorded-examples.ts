@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_GASNQkk0",
+          "prefix": "ak_pBuzfx1R",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-02T20:11:13.893Z",
+          "created_at": "2026-12-03T06:16:42.240Z",
           "expires_at": null,
-          "last_used_at": "2026-12-02T20:11:14.005Z",
+          "last_used_at": "2026-12-03T06:16:42.284Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_cIBKyiSF",
+          "prefix": "ak_qvJr1yZ8",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T20:11:14.722Z",
+          "created_at": "2026-12-03T06:16:42.496Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_cIBKyiSF",
+      "prefix": "ak_qvJr1yZ8",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T20:11:14.722Z",
+      "created_at": "2026-12-03T06:16:42.496Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_cIBKyiSF",
+      "prefix": "ak_qvJr1yZ8",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T20:11:14.722Z",
+      "created_at": "2026-12-03T06:16:42.496Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_cIBKyiSF",
+      "prefix": "ak_qvJr1yZ8",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-02T20:11:14.722Z",
+      "created_at": "2026-12-03T06:16:42.496Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_cIBKyiSF",
+      "prefix": "ak_qvJr1yZ8",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T20:11:14.722Z",
+      "created_at": "2026-12-03T06:16:42.496Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T20:11:14.903Z"
+      "revoked_at": "2026-12-03T06:16:42.548Z"
     }
   },
   "putHostingIntegration": {
@@ -314,7 +314,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
+      "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -331,15 +331,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
+          "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-02T20:11:15.034Z",
-          "last_used_at": "2026-12-02T20:11:15.141Z",
+          "created_at": "2026-12-03T06:16:42.606Z",
+          "last_used_at": "2026-12-03T06:16:42.637Z",
           "revoked_at": null
         }
       ],
@@ -349,30 +349,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
+      "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-02T20:11:15.034Z",
-      "last_used_at": "2026-12-02T20:11:15.141Z",
+      "created_at": "2026-12-03T06:16:42.606Z",
+      "last_used_at": "2026-12-03T06:16:42.637Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_pkYbwWwltJGOA8J40tPg_2trN6v",
+      "client_id": "cl_BgcI4sPepOEquVr4Burh_3jEPBg",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-02T20:11:15.233Z",
+      "created_at": "2026-12-03T06:16:42.657Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-02T20:11:15.309Z"
+      "revoked_at": "2026-12-03T06:16:42.672Z"
     }
   },
   "deleteClient": {
@@ -384,12 +384,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_aKXIX4ow6P923vAyLVoS_3D0isD",
+      "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjY5Yjk0OGZmLTcyNGQtNGJjOS04MzZkLWRjMzIwZTQ2OWVhYiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF9hS1hJWDRvdzZQOTIzdkF5TFZvU18zRDBpc0QiLCJqdGkiOiI4MDBjMzRhNi1jZWIyLTQ2NzEtYWM5Mi1lZTJkMTA1MTIyNDMiLCJpYXQiOjE3OTYyNDIyNzUsImV4cCI6MTc5NjI0MzE3NX0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImFiYjY3NjgzLTdhM2MtNGIxMS05Y2ViLTUzZTIwYjU4MDdkMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF96emgxTjNZS2FzMXdabmlVR3p1c18xSmh6eHgiLCJqdGkiOiI5Y2I2MDBlZi0zYWE1LTQ5MTctOWNhMC0wZDNhM2ZjNDhjOWMiLCJpYXQiOjE3OTYyNzg2MDIsImV4cCI6MTc5NjI3OTUwMn0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -404,12 +404,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:32",
           "service": "sales",
-          "recorded_at": "2026-12-02T20:11:47.523Z",
+          "recorded_at": "2026-12-03T06:16:50.563Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "9b798941-ded8-4d9f-904b-5cf88111d383",
+          "request_id": "f9a4857b-adcf-4826-88e9-7d7a12a0200c",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -464,9 +464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T20:11:47.130Z",
+            "created_at": "2026-12-03T06:16:50.313Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T20:11:47.476Z",
+            "updated_at": "2026-12-03T06:16:50.542Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -521,9 +521,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T20:11:47.130Z",
+            "created_at": "2026-12-03T06:16:50.313Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T20:11:47.528Z",
+            "updated_at": "2026-12-03T06:16:50.565Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -537,17 +537,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 32,
-          "hash": "af988ab282b083895f2519b6332f6d68f71626eb83f1efa5665f145634b050bf"
+          "hash": "fe9304b3ffb271e3b4052312112b3663748ec62047f27c4e2d2fbd497b056396"
         },
         {
           "id": "sales:31",
           "service": "sales",
-          "recorded_at": "2026-12-02T20:11:47.475Z",
+          "recorded_at": "2026-12-03T06:16:50.541Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "8dc89cdb-4229-4667-ad46-464723fe3752",
+          "request_id": "c2c46041-cc65-4c52-bee0-934e26372202",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -602,9 +602,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T20:11:47.130Z",
+            "created_at": "2026-12-03T06:16:50.313Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T20:11:47.410Z",
+            "updated_at": "2026-12-03T06:16:50.513Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -659,9 +659,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-02T20:11:47.130Z",
+            "created_at": "2026-12-03T06:16:50.313Z",
             "send_email": "***",
-            "updated_at": "2026-12-02T20:11:47.476Z",
+            "updated_at": "2026-12-03T06:16:50.542Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -675,7 +675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 31,
-          "hash": "f722c0bb8a61cf9d504ead9bf907fc8a6afa80cd044ea08313a39527264a570b"
+          "hash": "20acfa736ce6726319611c958a6679012da94fd548ab5a25a40fe0de238ff9c4"
         }
       ],
       "aggregations": []
@@ -695,16 +695,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "purchase",
-          "records": 8,
-          "chained_through": 8,
+          "records": 9,
+          "chained_through": 9,
           "unchained": 0,
           "ok": true,
           "problems": []
         },
         {
           "service": "finance",
-          "records": 8,
-          "chained_through": 8,
+          "records": 12,
+          "chained_through": 12,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -762,8 +762,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-02T20:11:13.884Z",
-      "updated_at": "2026-12-02T20:11:13.884Z"
+      "created_at": "2026-12-03T06:16:42.238Z",
+      "updated_at": "2026-12-03T06:16:42.238Z"
     }
   },
   "updateOrganisation": {
@@ -806,8 +806,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-02T20:11:13.884Z",
-      "updated_at": "2026-12-02T20:11:14.572Z"
+      "created_at": "2026-12-03T06:16:42.238Z",
+      "updated_at": "2026-12-03T06:16:42.475Z"
     }
   },
   "getTaxFilingSettings": {
@@ -831,7 +831,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-12-02T20:11:17.929Z"
+      "updated_at": "2026-12-03T06:16:43.123Z"
     }
   },
   "putTaxFilingSettings": {
@@ -874,7 +874,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-12-02T20:11:17.929Z"
+      "updated_at": "2026-12-03T06:16:43.123Z"
     }
   },
   "createOrganisation": {
@@ -931,18 +931,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rounding_increment": null,
         "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-12-02T20:11:13.884Z",
-        "updated_at": "2026-12-02T20:11:13.884Z"
+        "created_at": "2026-12-03T06:16:42.238Z",
+        "updated_at": "2026-12-03T06:16:42.238Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_GASNQkk0",
+        "prefix": "ak_pBuzfx1R",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-12-02T20:11:13.893Z",
+        "created_at": "2026-12-03T06:16:42.240Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
@@ -968,8 +968,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-02T20:11:16.949Z",
-          "updated_at": "2026-12-02T20:11:16.987Z"
+          "created_at": "2026-12-03T06:16:42.894Z",
+          "updated_at": "2026-12-03T06:16:42.898Z"
         }
       ],
       "aggregations": []
@@ -996,8 +996,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T20:11:16.949Z",
-      "updated_at": "2026-12-02T20:11:16.987Z",
+      "created_at": "2026-12-03T06:16:42.894Z",
+      "updated_at": "2026-12-03T06:16:42.898Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1014,8 +1014,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T20:11:16.949Z",
-      "updated_at": "2026-12-02T20:11:16.987Z"
+      "created_at": "2026-12-03T06:16:42.894Z",
+      "updated_at": "2026-12-03T06:16:42.898Z"
     }
   },
   "updateWebhook": {
@@ -1039,8 +1039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T20:11:16.949Z",
-      "updated_at": "2026-12-02T20:11:17.299Z"
+      "created_at": "2026-12-03T06:16:42.894Z",
+      "updated_at": "2026-12-03T06:16:42.950Z"
     }
   },
   "deleteWebhook": {
@@ -1063,8 +1063,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-02T20:11:16.949Z",
-      "updated_at": "2026-12-02T20:11:47.783Z",
+      "created_at": "2026-12-03T06:16:42.894Z",
+      "updated_at": "2026-12-03T06:16:50.647Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1077,7 +1077,22 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 19,
           "webhook_id": 1,
-          "event_id": "cdb0a172-2c42-457a-ab25-eb920787f39e",
+          "event_id": "2dbb7640-67e1-44af-b6f1-d4e5b201d59e",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 2,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-12-03T07:16:50.551Z",
+          "created_at": "2026-12-03T06:16:50.470Z",
+          "completed_at": null
+        },
+        {
+          "id": 18,
+          "webhook_id": 1,
+          "event_id": "c9c64c3a-b502-46b8-a185-df0865405487",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -1085,23 +1100,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 9,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-02T21:11:47.497Z",
-          "created_at": "2026-12-02T20:11:47.366Z",
-          "completed_at": null
-        },
-        {
-          "id": 18,
-          "webhook_id": 1,
-          "event_id": "6cb73162-9d9b-4669-8e23-2e401b96a461",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 6,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-12-02T21:11:47.498Z",
-          "created_at": "2026-12-02T20:11:47.366Z",
+          "next_attempt_at": "2026-12-03T07:16:50.532Z",
+          "created_at": "2026-12-03T06:16:50.470Z",
           "completed_at": null
         }
       ],
@@ -1112,16 +1112,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 19,
       "webhook_id": 1,
-      "event_id": "cdb0a172-2c42-457a-ab25-eb920787f39e",
+      "event_id": "2dbb7640-67e1-44af-b6f1-d4e5b201d59e",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 9,
+      "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-02T20:11:47.719Z",
-      "created_at": "2026-12-02T20:11:47.366Z",
+      "next_attempt_at": "2026-12-03T06:16:50.624Z",
+      "created_at": "2026-12-03T06:16:50.470Z",
       "completed_at": null
     }
   },
@@ -1170,7 +1170,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "getRepoRates": {
     "response": {
-      "known_through": "2026-12-02",
+      "known_through": "2026-12-03",
       "changes": [
         {
           "valid_from": "2012-11-02",
@@ -1389,7 +1389,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rate": 3.25
     },
     "response": {
-      "known_through": "2026-12-02",
+      "known_through": "2026-12-03",
       "changes": [
         {
           "valid_from": "2012-11-02",
@@ -1630,8 +1630,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "notes": null,
           "archived": false,
           "used": false,
-          "created_at": "2026-12-02T20:11:15.497Z",
-          "updated_at": "2026-12-02T20:11:16.069Z"
+          "created_at": "2026-12-03T06:16:42.719Z",
+          "updated_at": "2026-12-03T06:16:42.767Z"
         }
       ],
       "aggregations": []
@@ -1689,8 +1689,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T20:11:15.497Z",
-      "updated_at": "2026-12-02T20:11:15.497Z"
+      "created_at": "2026-12-03T06:16:42.719Z",
+      "updated_at": "2026-12-03T06:16:42.719Z"
     }
   },
   "lookupContact": {
@@ -1710,7 +1710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_dissolved": null,
       "source": {
         "register": "ares",
-        "read_at": "2026-12-02T20:11:15.459Z",
+        "read_at": "2026-12-03T06:16:42.711Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1726,7 +1726,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "consultation_number": "WAPIAAAAY5xH0Zb2",
       "source": {
         "register": "vies",
-        "read_at": "2026-12-02T20:11:15.791Z",
+        "read_at": "2026-12-03T06:16:42.751Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1749,7 +1749,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "source": {
         "register": "vat_payers",
-        "read_at": "2026-12-02T20:11:15.673Z",
+        "read_at": "2026-12-03T06:16:42.737Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1786,8 +1786,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T20:11:15.497Z",
-      "updated_at": "2026-12-02T20:11:15.497Z"
+      "created_at": "2026-12-03T06:16:42.719Z",
+      "updated_at": "2026-12-03T06:16:42.719Z"
     }
   },
   "replaceContact": {
@@ -1841,8 +1841,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-02T20:11:15.497Z",
-      "updated_at": "2026-12-02T20:11:16.069Z"
+      "created_at": "2026-12-03T06:16:42.719Z",
+      "updated_at": "2026-12-03T06:16:42.767Z"
     }
   },
   "deleteContact": {
@@ -1875,7 +1875,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-12-02T20:11:32.305Z"
+        "created_at": "2026-12-03T06:16:46.007Z"
       }
     ]
   },
@@ -1936,8 +1936,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "cfb3c148-bd34-46fa-98bf-b4e234b303c6",
-      "created_at": "2026-12-02T20:11:32.366Z",
+      "uid": "406b1f3d-abe2-446f-a64a-0521afd6f83b",
+      "created_at": "2026-12-03T06:16:46.062Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2110,8 +2110,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "cfb3c148-bd34-46fa-98bf-b4e234b303c6",
-          "created_at": "2026-12-02T20:11:32.366Z",
+          "uid": "406b1f3d-abe2-446f-a64a-0521afd6f83b",
+          "created_at": "2026-12-03T06:16:46.062Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2271,8 +2271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "cfb3c148-bd34-46fa-98bf-b4e234b303c6",
-      "created_at": "2026-12-02T20:11:32.366Z",
+      "uid": "406b1f3d-abe2-446f-a64a-0521afd6f83b",
+      "created_at": "2026-12-03T06:16:46.062Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2445,7 +2445,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-12-02T20:11:34.115Z",
+      "created_at": "2026-12-03T06:16:46.686Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -2468,9 +2468,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T20:11:34.050Z",
-          "removed_at": "2026-12-02T20:11:34.090Z",
+          "date": "2026-12-03",
+          "created_at": "2026-12-03T06:16:46.622Z",
+          "removed_at": "2026-12-03T06:16:46.662Z",
           "exchange_difference": null
         },
         {
@@ -2486,7 +2486,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T20:11:34.115Z",
+          "created_at": "2026-12-03T06:16:46.686Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -2507,9 +2507,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-12-02",
-      "created_at": "2026-12-02T20:11:34.050Z",
-      "removed_at": "2026-12-02T20:11:34.090Z",
+      "date": "2026-12-03",
+      "created_at": "2026-12-03T06:16:46.622Z",
+      "removed_at": "2026-12-03T06:16:46.662Z",
       "exchange_difference": null
     }
   },
@@ -2531,7 +2531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-12-02T20:11:30.685Z",
+          "evaluated_at": "2026-12-03T06:16:45.439Z",
           "blocking_reason": null
         }
       }
@@ -2551,7 +2551,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-12-02T20:11:30.685Z",
+        "evaluated_at": "2026-12-03T06:16:45.439Z",
         "blocking_reason": null
       }
     }
@@ -2708,8 +2708,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "0fa8b0dc-8f89-499f-9bf6-41ff541cf3b9",
-      "created_at": "2026-12-02T20:11:18.424Z",
+      "uid": "22c6ab26-cffd-4987-b530-6a1599a88a37",
+      "created_at": "2026-12-03T06:16:43.283Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2794,7 +2794,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 15,
+      "overdue_days": 16,
       "shop_a_object_id": null,
       "items": [
         {
@@ -2930,8 +2930,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "0fa8b0dc-8f89-499f-9bf6-41ff541cf3b9",
-          "created_at": "2026-12-02T20:11:18.424Z",
+          "uid": "22c6ab26-cffd-4987-b530-6a1599a88a37",
+          "created_at": "2026-12-03T06:16:43.283Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -3016,7 +3016,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax_nexus": null,
           "type": null,
           "payment_status": "unpaid",
-          "overdue_days": 15,
+          "overdue_days": 16,
           "shop_a_object_id": null,
           "items": [
             {
@@ -3148,8 +3148,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "0fa8b0dc-8f89-499f-9bf6-41ff541cf3b9",
-      "created_at": "2026-12-02T20:11:18.424Z",
+      "uid": "22c6ab26-cffd-4987-b530-6a1599a88a37",
+      "created_at": "2026-12-03T06:16:43.283Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -3234,7 +3234,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 15,
+      "overdue_days": 16,
       "shop_a_object_id": null,
       "items": [
         {
@@ -3380,9 +3380,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T20:11:34.050Z",
-          "removed_at": "2026-12-02T20:11:34.090Z",
+          "date": "2026-12-03",
+          "created_at": "2026-12-03T06:16:46.622Z",
+          "removed_at": "2026-12-03T06:16:46.662Z",
           "exchange_difference": null
         },
         {
@@ -3398,7 +3398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-02T20:11:34.115Z",
+          "created_at": "2026-12-03T06:16:46.686Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3415,7 +3415,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T20:11:43.818Z"
+      "created_at": "2026-12-03T06:16:49.554Z"
     }
   },
   "listInvoiceAttachments": {
@@ -3432,7 +3432,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-12-02T20:11:43.818Z"
+          "created_at": "2026-12-03T06:16:49.554Z"
         }
       ],
       "aggregations": []
@@ -3448,7 +3448,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-02T20:11:43.818Z"
+      "created_at": "2026-12-03T06:16:49.554Z"
     }
   },
   "createHostingOrder": {
@@ -3503,7 +3503,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "amount_due": 2904
       },
       "invoice": null,
-      "created_at": "2026-12-02T20:11:40.512Z"
+      "created_at": "2026-12-03T06:16:48.213Z"
     }
   },
   "getHostingOrder": {
@@ -3522,7 +3522,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "amount_due": 2904
       },
       "invoice": null,
-      "created_at": "2026-12-02T20:11:40.512Z"
+      "created_at": "2026-12-03T06:16:48.213Z"
     }
   },
   "createProformaInvoice": {
@@ -3562,8 +3562,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
-      "created_at": "2026-12-02T20:11:34.183Z",
+      "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
+      "created_at": "2026-12-03T06:16:46.728Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -3647,7 +3647,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 22,
+      "overdue_days": 23,
       "shop_a_object_id": null,
       "items": [
         {
@@ -3727,9 +3727,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
-          "created_at": "2026-12-02T20:11:34.183Z",
-          "edited_at": "2026-12-02T20:11:34.275Z",
+          "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
+          "created_at": "2026-12-03T06:16:46.728Z",
+          "edited_at": "2026-12-03T06:16:46.757Z",
           "is_locked": false,
           "total_amount": 48400,
           "subtotal_amount": 40000,
@@ -3896,9 +3896,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getProformaInvoice": {
     "response": {
       "id": 3,
-      "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
-      "created_at": "2026-12-02T20:11:34.183Z",
-      "edited_at": "2026-12-02T20:11:34.275Z",
+      "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
+      "created_at": "2026-12-03T06:16:46.728Z",
+      "edited_at": "2026-12-03T06:16:46.757Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4096,9 +4096,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "d36b6add-3563-4756-9e87-e7d144ac8220",
-      "created_at": "2026-12-02T20:11:34.183Z",
-      "edited_at": "2026-12-02T20:11:34.275Z",
+      "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
+      "created_at": "2026-12-03T06:16:46.728Z",
+      "edited_at": "2026-12-03T06:16:46.757Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4181,7 +4181,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax_nexus": null,
       "type": null,
       "payment_status": "unpaid",
-      "overdue_days": 22,
+      "overdue_days": 23,
       "shop_a_object_id": null,
       "items": [
         {
@@ -4254,8 +4254,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "cancelProformaInvoice": {
     "response": {
       "id": 5,
-      "uid": "6e2ba369-e490-4231-a496-9937264602ee",
-      "created_at": "2026-12-02T20:11:37.780Z",
+      "uid": "c0cb85a2-e6ac-4f25-a81b-fbf9b2880145",
+      "created_at": "2026-12-03T06:16:47.593Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -4406,7 +4406,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "variable_symbol": "26900002",
       "tax_documents": [],
       "settled_by": null,
-      "cancelled_at": "2026-12-02T20:11:37.812Z"
+      "cancelled_at": "2026-12-03T06:16:47.613Z"
     }
   },
   "getProformaInvoicePdf": {},
@@ -4432,8 +4432,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 6,
-          "uid": "1c9cde0c-42dc-4973-aab3-893b43a9ce6f",
-          "created_at": "2026-12-02T20:11:38.000Z",
+          "uid": "64700b46-5872-4a2c-ae78-ba511e7ae6ba",
+          "created_at": "2026-12-03T06:16:47.683Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 48400,
@@ -4595,8 +4595,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getAdvanceTaxDocument": {
     "response": {
       "id": 6,
-      "uid": "1c9cde0c-42dc-4973-aab3-893b43a9ce6f",
-      "created_at": "2026-12-02T20:11:38.000Z",
+      "uid": "64700b46-5872-4a2c-ae78-ba511e7ae6ba",
+      "created_at": "2026-12-03T06:16:47.683Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 48400,
@@ -4762,7 +4762,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>0FA8B0DC-8F89-499F-9BF6-41FF541CF3B9</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>22C6AB26-CFFD-4987-B530-6A1599A88A37</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -4774,7 +4774,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>CFB3C148-BD34-46FA-98BF-B4E234B303C6</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>0FA8B0DC-8F89-499F-9BF6-41FF541CF3B9</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>406B1F3D-ABE2-446F-A64A-0521AFD6F83B</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>22C6AB26-CFFD-4987-B530-6A1599A88A37</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getAgedReceivables": {
@@ -5063,7 +5063,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-12-02T20:11:43.961Z"
+      "updated_at": "2026-12-03T06:16:49.616Z"
     }
   },
   "getReminderSettings": {
@@ -5101,7 +5101,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-12-02T20:11:43.961Z"
+      "updated_at": "2026-12-03T06:16:49.616Z"
     }
   },
   "deleteReminderSettings": {
@@ -5139,7 +5139,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-12-02T20:11:44.011Z"
+              "created_at": "2026-12-03T06:16:49.640Z"
             }
           ]
         }
@@ -5166,9 +5166,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "interest_rate": 11.25,
           "interest": 134.26,
           "fee": 500,
-          "email_status": "written",
+          "email_status": "pending",
           "to": "accounts@acme.example",
-          "created_at": "2026-12-02T20:11:44.011Z"
+          "created_at": "2026-12-03T06:16:49.640Z"
         }
       ],
       "aggregations": []
@@ -5273,8 +5273,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-12-02T20:11:47.130Z",
-      "updated_at": "2026-12-02T20:11:47.130Z"
+      "created_at": "2026-12-03T06:16:50.313Z",
+      "updated_at": "2026-12-03T06:16:50.313Z"
     }
   },
   "listRecurringInvoices": {
@@ -5337,8 +5337,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 3,
           "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-02T20:11:47.130Z",
-          "updated_at": "2026-12-02T20:11:47.528Z"
+          "created_at": "2026-12-03T06:16:50.313Z",
+          "updated_at": "2026-12-03T06:16:50.565Z"
         }
       ],
       "aggregations": []
@@ -5400,8 +5400,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T20:11:47.130Z",
-      "updated_at": "2026-12-02T20:11:47.227Z"
+      "created_at": "2026-12-03T06:16:50.313Z",
+      "updated_at": "2026-12-03T06:16:50.367Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5500,8 +5500,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T20:11:47.130Z",
-      "updated_at": "2026-12-02T20:11:47.410Z"
+      "created_at": "2026-12-03T06:16:50.313Z",
+      "updated_at": "2026-12-03T06:16:50.513Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5565,8 +5565,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T20:11:47.130Z",
-      "updated_at": "2026-12-02T20:11:47.476Z"
+      "created_at": "2026-12-03T06:16:50.313Z",
+      "updated_at": "2026-12-03T06:16:50.542Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5624,8 +5624,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-02T20:11:47.130Z",
-      "updated_at": "2026-12-02T20:11:47.528Z"
+      "created_at": "2026-12-03T06:16:50.313Z",
+      "updated_at": "2026-12-03T06:16:50.565Z"
     }
   },
   "createNumberingSeries": {
@@ -5641,7 +5641,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-12-02T20:11:18.008Z"
+      "created_at": "2026-12-03T06:16:43.180Z"
     }
   },
   "listNumberingSeries": {
@@ -5656,7 +5656,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-12-02T20:11:17.983Z"
+          "created_at": "2026-12-03T06:16:43.171Z"
         },
         {
           "id": 2,
@@ -5664,7 +5664,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-12-02T20:11:18.008Z"
+          "created_at": "2026-12-03T06:16:43.180Z"
         }
       ],
       "aggregations": []
@@ -5705,9 +5705,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "e44487fa-8989-4d0b-b8b9-139e762c979f",
-      "created_at": "2026-12-02T20:11:40.754Z",
-      "edited_at": "2026-12-02T20:11:40.754Z",
+      "uid": "3134bf79-0691-46cb-9990-6300df75d2e5",
+      "created_at": "2026-12-03T06:16:48.311Z",
+      "edited_at": "2026-12-03T06:16:48.311Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -5815,7 +5815,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-12-02T20:11:40.980Z",
+      "created_at": "2026-12-03T06:16:48.623Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -5838,9 +5838,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T20:11:40.888Z",
-          "removed_at": "2026-12-02T20:11:40.938Z",
+          "date": "2026-12-03",
+          "created_at": "2026-12-03T06:16:48.583Z",
+          "removed_at": "2026-12-03T06:16:48.609Z",
           "exchange_difference": null
         },
         {
@@ -5856,7 +5856,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T20:11:40.980Z",
+          "created_at": "2026-12-03T06:16:48.623Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -5877,9 +5877,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       },
       "amount": 100,
       "currency": "CZK",
-      "date": "2026-12-02",
-      "created_at": "2026-12-02T20:11:40.888Z",
-      "removed_at": "2026-12-02T20:11:40.938Z",
+      "date": "2026-12-03",
+      "created_at": "2026-12-03T06:16:48.583Z",
+      "removed_at": "2026-12-03T06:16:48.609Z",
       "exchange_difference": null
     }
   },
@@ -5893,9 +5893,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "e44487fa-8989-4d0b-b8b9-139e762c979f",
-          "created_at": "2026-12-02T20:11:40.754Z",
-          "edited_at": "2026-12-02T20:11:40.754Z",
+          "uid": "3134bf79-0691-46cb-9990-6300df75d2e5",
+          "created_at": "2026-12-03T06:16:48.311Z",
+          "edited_at": "2026-12-03T06:16:48.311Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -5991,9 +5991,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "e44487fa-8989-4d0b-b8b9-139e762c979f",
-      "created_at": "2026-12-02T20:11:40.754Z",
-      "edited_at": "2026-12-02T20:11:40.754Z",
+      "uid": "3134bf79-0691-46cb-9990-6300df75d2e5",
+      "created_at": "2026-12-03T06:16:48.311Z",
+      "edited_at": "2026-12-03T06:16:48.311Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -6110,9 +6110,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           },
           "amount": 100,
           "currency": "CZK",
-          "date": "2026-12-02",
-          "created_at": "2026-12-02T20:11:40.888Z",
-          "removed_at": "2026-12-02T20:11:40.938Z",
+          "date": "2026-12-03",
+          "created_at": "2026-12-03T06:16:48.583Z",
+          "removed_at": "2026-12-03T06:16:48.609Z",
           "exchange_difference": null
         },
         {
@@ -6128,7 +6128,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-02T20:11:40.980Z",
+          "created_at": "2026-12-03T06:16:48.623Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -6185,9 +6185,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "11f3f499-e341-4147-891e-3a2e62f6cfc9",
-      "created_at": "2026-12-02T20:11:40.640Z",
-      "edited_at": "2026-12-02T20:11:40.640Z",
+      "uid": "10e5332a-3db1-4970-b4c8-520e2186540d",
+      "created_at": "2026-12-03T06:16:48.252Z",
+      "edited_at": "2026-12-03T06:16:48.252Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6220,7 +6220,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 13,
+      "overdue_days": 14,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -6305,7 +6305,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rsn": null,
       "vendor_check": {
         "status": "not_checked",
-        "checked_at": "2026-12-02T20:11:40.632Z",
+        "checked_at": "2026-12-03T06:16:48.249Z",
         "unreliable_payer": null,
         "account": null,
         "account_published": null,
@@ -6313,9 +6313,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "register_read_at": "2026-12-02T20:11:40.623Z"
+        "register_read_at": "2026-12-03T06:16:48.248Z"
       },
-      "kind": "standard"
+      "kind": "standard",
+      "payment_order_id": null
     }
   },
   "listBills": {
@@ -6328,9 +6329,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "11f3f499-e341-4147-891e-3a2e62f6cfc9",
-          "created_at": "2026-12-02T20:11:40.640Z",
-          "edited_at": "2026-12-02T20:11:40.640Z",
+          "uid": "10e5332a-3db1-4970-b4c8-520e2186540d",
+          "created_at": "2026-12-03T06:16:48.252Z",
+          "edited_at": "2026-12-03T06:16:48.252Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -6363,7 +6364,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "purchase"
           },
           "payment_status": "unpaid",
-          "overdue_days": 13,
+          "overdue_days": 14,
           "tax_nexus": null,
           "vendor_doc_no": "2026-004512",
           "payment_reference": "2026004512",
@@ -6452,13 +6453,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "reasons": [
               "the register does not know the vendor as a VAT payer"
             ],
-            "checked_at": "2026-12-02T20:11:40.632Z",
+            "checked_at": "2026-12-03T06:16:48.249Z",
             "over_limit": false,
-            "register_read_at": "2026-12-02T20:11:40.623Z",
+            "register_read_at": "2026-12-03T06:16:48.248Z",
             "unreliable_payer": null,
             "account_published": null
           },
-          "kind": "standard"
+          "kind": "standard",
+          "payment_order_id": null
         }
       ],
       "aggregations": []
@@ -6467,9 +6469,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "11f3f499-e341-4147-891e-3a2e62f6cfc9",
-      "created_at": "2026-12-02T20:11:40.640Z",
-      "edited_at": "2026-12-02T20:11:40.640Z",
+      "uid": "10e5332a-3db1-4970-b4c8-520e2186540d",
+      "created_at": "2026-12-03T06:16:48.252Z",
+      "edited_at": "2026-12-03T06:16:48.252Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6502,7 +6504,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "name": "purchase"
       },
       "payment_status": "unpaid",
-      "overdue_days": 13,
+      "overdue_days": 14,
       "tax_nexus": null,
       "vendor_doc_no": "2026-004512",
       "payment_reference": "2026004512",
@@ -6591,13 +6593,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "checked_at": "2026-12-02T20:11:40.632Z",
+        "checked_at": "2026-12-03T06:16:48.249Z",
         "over_limit": false,
-        "register_read_at": "2026-12-02T20:11:40.623Z",
+        "register_read_at": "2026-12-03T06:16:48.248Z",
         "unreliable_payer": null,
         "account_published": null
       },
-      "kind": "standard"
+      "kind": "standard",
+      "payment_order_id": null
     }
   },
   "uploadBillAttachment": {
@@ -6609,7 +6612,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-12-02T20:11:43.633Z"
+      "created_at": "2026-12-03T06:16:49.521Z"
     }
   },
   "listBillAttachments": {
@@ -6626,7 +6629,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-12-02T20:11:43.633Z"
+          "created_at": "2026-12-03T06:16:49.521Z"
         }
       ],
       "aggregations": []
@@ -6642,7 +6645,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-12-02T20:11:43.904Z"
+      "created_at": "2026-12-03T06:16:49.586Z"
     }
   },
   "importBill": {
@@ -6654,9 +6657,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "65ef715e-0cc6-4eb5-b5a7-b2308cb0b06a",
-        "created_at": "2026-12-02T20:11:30.603Z",
-        "edited_at": "2026-12-02T20:11:30.603Z",
+        "uid": "61dd1205-64ec-4f45-a85c-ea5bf024212b",
+        "created_at": "2026-12-03T06:16:45.418Z",
+        "edited_at": "2026-12-03T06:16:45.418Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -6700,7 +6703,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "purchase"
         },
         "payment_status": "unpaid",
-        "overdue_days": 15,
+        "overdue_days": 16,
         "tax_nexus": null,
         "vendor_doc_no": "FV202600001",
         "payment_reference": "202600001",
@@ -6796,7 +6799,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rsn": null,
         "vendor_check": {
           "status": "not_checked",
-          "checked_at": "2026-12-02T20:11:30.596Z",
+          "checked_at": "2026-12-03T06:16:45.413Z",
           "unreliable_payer": null,
           "account": "CZ6520100000002900123456",
           "account_published": null,
@@ -6804,9 +6807,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "reasons": [
             "the register does not know the vendor as a VAT payer"
           ],
-          "register_read_at": "2026-12-02T20:11:30.592Z"
+          "register_read_at": "2026-12-03T06:16:45.411Z"
         },
-        "kind": "standard"
+        "kind": "standard",
+        "payment_order_id": null
       },
       "vendor_credit": null
     }
@@ -6817,12 +6821,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "totals": [
         {
           "currency": "CZK",
-          "current": 0,
+          "current": 8954,
           "days_1_30": 8276.4,
           "days_31_60": 0,
           "days_61_90": 0,
           "days_over_90": 0,
-          "total": 8276.4
+          "total": 17230.4
         }
       ],
       "total": 1,
@@ -6835,13 +6839,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Kancelářské potřeby a.s."
           },
           "currency": "CZK",
-          "documents": 1,
-          "current": 0,
+          "documents": 2,
+          "current": 8954,
           "days_1_30": 8276.4,
           "days_31_60": 0,
           "days_61_90": 0,
           "days_over_90": 0,
-          "total": 8276.4
+          "total": 17230.4
         }
       ],
       "aggregations": []
@@ -7124,10 +7128,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
+      "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
       "transaction_type": null,
-      "created_at": "2026-12-02T20:11:42.059Z",
-      "edited_at": "2026-12-02T20:11:42.198Z",
+      "created_at": "2026-12-03T06:16:48.951Z",
+      "edited_at": "2026-12-03T06:16:49.003Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7220,10 +7224,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
+          "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
           "transaction_type": null,
-          "created_at": "2026-12-02T20:11:42.059Z",
-          "edited_at": "2026-12-02T20:11:42.198Z",
+          "created_at": "2026-12-03T06:16:48.951Z",
+          "edited_at": "2026-12-03T06:16:49.003Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -7337,10 +7341,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
+      "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
       "transaction_type": null,
-      "created_at": "2026-12-02T20:11:42.059Z",
-      "edited_at": "2026-12-02T20:11:42.059Z",
+      "created_at": "2026-12-03T06:16:48.951Z",
+      "edited_at": "2026-12-03T06:16:48.951Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7426,10 +7430,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "b3f0023b-7c54-4ddf-ac2b-26b53f9db749",
+      "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
       "transaction_type": null,
-      "created_at": "2026-12-02T20:11:42.059Z",
-      "edited_at": "2026-12-02T20:11:42.059Z",
+      "created_at": "2026-12-03T06:16:48.951Z",
+      "edited_at": "2026-12-03T06:16:48.951Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7529,7 +7533,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T20:11:41.270Z",
+          "created_at": "2026-12-03T06:16:48.728Z",
           "entries": [
             {
               "order": 1,
@@ -7686,7 +7690,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-02T20:11:41.270Z"
+          "created_at": "2026-12-03T06:16:48.728Z"
         }
       ],
       "aggregations": []
@@ -7703,7 +7707,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-12-02T20:11:41.270Z",
+      "created_at": "2026-12-03T06:16:48.728Z",
       "entries": [
         {
           "order": 1,
@@ -7842,6 +7846,244 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ]
     }
   },
+  "createPaymentOrder": {
+    "request": {
+      "bill_ids": [
+        4
+      ],
+      "execution_date": "2026-12-04",
+      "from_account": {
+        "account_number": "2701000010/2010",
+        "bic": "FIOBCZPP"
+      },
+      "constant_symbol": "0308"
+    },
+    "response": {
+      "id": 1,
+      "status": "open",
+      "version": 1,
+      "currency": "CZK",
+      "execution_date": "2026-12-04",
+      "total_amount": 8954,
+      "from_account": {
+        "bic": "FIOBCZPP",
+        "iban": "CZ7020100000002701000010",
+        "account_number": "2701000010/2010"
+      },
+      "message_id": "LL-2-PO-1",
+      "items": [
+        {
+          "bill_id": 4,
+          "bill_no": "BILL202600002",
+          "vendor_doc_no": "2026-004790",
+          "vendor_name": "Kancelářské potřeby a.s.",
+          "amount": 8954,
+          "account": {
+            "bic": null,
+            "iban": "CZ9220100000002701000002",
+            "account_number": "2701000002/2010"
+          },
+          "variable_symbol": "2026004790",
+          "constant_symbol": "0308",
+          "specific_symbol": null,
+          "message": "2026-004790",
+          "end_to_end_id": "/VS2026004790/KS0308",
+          "risk_accepted": false,
+          "status": "ordered",
+          "amount_paid": 0
+        }
+      ],
+      "created_at": "2026-12-03T06:16:48.427Z",
+      "updated_at": "2026-12-03T06:16:48.427Z",
+      "sent_at": null,
+      "completed_at": null,
+      "cancelled_at": null
+    }
+  },
+  "listPaymentOrders": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 2,
+          "status": "sent",
+          "version": 2,
+          "currency": "CZK",
+          "execution_date": "2026-12-04",
+          "total_amount": 8954,
+          "from_account": {
+            "bic": "FIOBCZPP",
+            "iban": "CZ7020100000002701000010",
+            "account_number": "2701000010/2010"
+          },
+          "message_id": "LL-2-PO-2",
+          "items": [
+            {
+              "bill_id": 4,
+              "bill_no": "BILL202600002",
+              "vendor_doc_no": "2026-004790",
+              "vendor_name": "Kancelářské potřeby a.s.",
+              "amount": 8954,
+              "account": {
+                "bic": null,
+                "iban": "CZ9220100000002701000002",
+                "account_number": "2701000002/2010"
+              },
+              "variable_symbol": "2026004790",
+              "constant_symbol": "0308",
+              "specific_symbol": null,
+              "message": "2026-004790",
+              "end_to_end_id": "/VS2026004790/KS0308",
+              "risk_accepted": false,
+              "status": "ordered",
+              "amount_paid": 0
+            }
+          ],
+          "created_at": "2026-12-03T06:16:48.517Z",
+          "updated_at": "2026-12-03T06:16:48.555Z",
+          "sent_at": "2026-12-03T06:16:48.555Z",
+          "completed_at": null,
+          "cancelled_at": null
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getPaymentOrder": {
+    "response": {
+      "id": 2,
+      "status": "open",
+      "version": 1,
+      "currency": "CZK",
+      "execution_date": "2026-12-04",
+      "total_amount": 8954,
+      "from_account": {
+        "bic": "FIOBCZPP",
+        "iban": "CZ7020100000002701000010",
+        "account_number": "2701000010/2010"
+      },
+      "message_id": "LL-2-PO-2",
+      "items": [
+        {
+          "bill_id": 4,
+          "bill_no": "BILL202600002",
+          "vendor_doc_no": "2026-004790",
+          "vendor_name": "Kancelářské potřeby a.s.",
+          "amount": 8954,
+          "account": {
+            "bic": null,
+            "iban": "CZ9220100000002701000002",
+            "account_number": "2701000002/2010"
+          },
+          "variable_symbol": "2026004790",
+          "constant_symbol": "0308",
+          "specific_symbol": null,
+          "message": "2026-004790",
+          "end_to_end_id": "/VS2026004790/KS0308",
+          "risk_accepted": false,
+          "status": "ordered",
+          "amount_paid": 0
+        }
+      ],
+      "created_at": "2026-12-03T06:16:48.517Z",
+      "updated_at": "2026-12-03T06:16:48.517Z",
+      "sent_at": null,
+      "completed_at": null,
+      "cancelled_at": null
+    },
+    "responseText": {
+      "mediaType": "application/xml",
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:pain.001.001.03\">\n  <CstmrCdtTrfInitn>\n    <GrpHdr>\n      <MsgId>LL-2-PO-2</MsgId>\n      <CreDtTm>2026-12-03T06:16:48</CreDtTm>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <InitgPty>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </InitgPty>\n    </GrpHdr>\n    <PmtInf>\n      <PmtInfId>PO-2</PmtInfId>\n      <PmtMtd>TRF</PmtMtd>\n      <BtchBookg>false</BtchBookg>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <ReqdExctnDt>2026-12-04</ReqdExctnDt>\n      <Dbtr>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </Dbtr>\n      <DbtrAcct>\n        <Id>\n          <IBAN>CZ7020100000002701000010</IBAN>\n        </Id>\n        <Ccy>CZK</Ccy>\n      </DbtrAcct>\n      <DbtrAgt>\n        <FinInstnId>\n          <BIC>FIOBCZPP</BIC>\n        </FinInstnId>\n      </DbtrAgt>\n      <CdtTrfTxInf>\n        <PmtId>\n          <InstrId>PO-2-1</InstrId>\n          <EndToEndId>/VS2026004790/KS0308</EndToEndId>\n        </PmtId>\n        <Amt>\n          <InstdAmt Ccy=\"CZK\">8954.00</InstdAmt>\n        </Amt>\n        <Cdtr>\n          <Nm>Kancelarske potreby a.s.</Nm>\n        </Cdtr>\n        <CdtrAcct>\n          <Id>\n            <IBAN>CZ9220100000002701000002</IBAN>\n          </Id>\n        </CdtrAcct>\n        <RmtInf>\n          <Ustrd>2026-004790</Ustrd>\n        </RmtInf>\n      </CdtTrfTxInf>\n    </PmtInf>\n  </CstmrCdtTrfInitn>\n</Document>\n"
+    }
+  },
+  "markPaymentOrderSent": {
+    "response": {
+      "id": 2,
+      "status": "sent",
+      "version": 2,
+      "currency": "CZK",
+      "execution_date": "2026-12-04",
+      "total_amount": 8954,
+      "from_account": {
+        "bic": "FIOBCZPP",
+        "iban": "CZ7020100000002701000010",
+        "account_number": "2701000010/2010"
+      },
+      "message_id": "LL-2-PO-2",
+      "items": [
+        {
+          "bill_id": 4,
+          "bill_no": "BILL202600002",
+          "vendor_doc_no": "2026-004790",
+          "vendor_name": "Kancelářské potřeby a.s.",
+          "amount": 8954,
+          "account": {
+            "bic": null,
+            "iban": "CZ9220100000002701000002",
+            "account_number": "2701000002/2010"
+          },
+          "variable_symbol": "2026004790",
+          "constant_symbol": "0308",
+          "specific_symbol": null,
+          "message": "2026-004790",
+          "end_to_end_id": "/VS2026004790/KS0308",
+          "risk_accepted": false,
+          "status": "ordered",
+          "amount_paid": 0
+        }
+      ],
+      "created_at": "2026-12-03T06:16:48.517Z",
+      "updated_at": "2026-12-03T06:16:48.555Z",
+      "sent_at": "2026-12-03T06:16:48.555Z",
+      "completed_at": null,
+      "cancelled_at": null
+    }
+  },
+  "cancelPaymentOrder": {
+    "response": {
+      "id": 1,
+      "status": "cancelled",
+      "version": 2,
+      "currency": "CZK",
+      "execution_date": "2026-12-04",
+      "total_amount": 8954,
+      "from_account": {
+        "bic": "FIOBCZPP",
+        "iban": "CZ7020100000002701000010",
+        "account_number": "2701000010/2010"
+      },
+      "message_id": "LL-2-PO-1",
+      "items": [
+        {
+          "bill_id": 4,
+          "bill_no": "BILL202600002",
+          "vendor_doc_no": "2026-004790",
+          "vendor_name": "Kancelářské potřeby a.s.",
+          "amount": 8954,
+          "account": {
+            "bic": null,
+            "iban": "CZ9220100000002701000002",
+            "account_number": "2701000002/2010"
+          },
+          "variable_symbol": "2026004790",
+          "constant_symbol": "0308",
+          "specific_symbol": null,
+          "message": "2026-004790",
+          "end_to_end_id": "/VS2026004790/KS0308",
+          "risk_accepted": false,
+          "status": "cancelled",
+          "amount_paid": 0
+        }
+      ],
+      "created_at": "2026-12-03T06:16:48.427Z",
+      "updated_at": "2026-12-03T06:16:48.468Z",
+      "sent_at": null,
+      "completed_at": null,
+      "cancelled_at": "2026-12-03T06:16:48.468Z"
+    }
+  },
   "listAccountingTransactions": {
     "response": {
       "total": 1,
@@ -7853,7 +8095,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-02T20:11:18.455Z",
+          "created_at": "2026-12-03T06:16:43.301Z",
           "edited_at": null,
           "books": [
             {
@@ -8253,7 +8495,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "CZ2120100000002900654321"
     },
     "response": {
-      "id": 267,
+      "id": 270,
       "number": "221.002",
       "name": "Fio EUR account",
       "name_cs": "Fio – účet EUR",
@@ -8321,8 +8563,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Vendors (payables)"
           },
           "debit": 1076.9,
-          "credit": 9353.3,
-          "cb": -16676.4
+          "credit": 18307.3,
+          "cb": -25630.4
         },
         {
           "gl_account": {
@@ -8340,9 +8582,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "343",
             "name": "Value added tax"
           },
-          "debit": 10653.3,
+          "debit": 12207.3,
           "credit": 25599.04,
-          "cb": -25445.74
+          "cb": -23891.74
         },
         {
           "gl_account": {
@@ -8370,9 +8612,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "504",
             "name": "Cost of goods sold"
           },
-          "debit": 5950,
+          "debit": 13350,
           "credit": 890,
-          "cb": 5060
+          "cb": 12460
         },
         {
           "gl_account": {
@@ -8444,13 +8686,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "row": "40",
           "name": "Deduction: domestic purchases, basic rate",
-          "base": 6840,
-          "tax": 1436.4
+          "base": 14240,
+          "tax": 2990.4
         }
       ],
       "output_tax": 16382.14,
-      "deductible_tax": 1436.4,
-      "tax_due": 14945.74,
+      "deductible_tax": 2990.4,
+      "tax_due": 13391.74,
       "excess_deduction": 0,
       "filed": {
         "rows": [
@@ -8475,16 +8717,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           {
             "row": "40",
             "name": "Deduction: domestic purchases, basic rate",
-            "base": 6840,
-            "tax": 1436
+            "base": 14240,
+            "tax": 2990
           }
         ],
         "output_tax": 16382,
-        "deductible_tax": 1436,
-        "tax_due": 14946,
+        "deductible_tax": 2990,
+        "tax_due": 13392,
         "excess_deduction": 0
       },
-      "entries": 10,
+      "entries": 11,
       "closed": false
     }
   },
@@ -8558,8 +8800,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "b1": [],
       "b2": [],
       "b3": {
-        "base_basic": 6840,
-        "tax_basic": 1436.4,
+        "base_basic": 14240,
+        "tax_basic": 2990.4,
         "base_reduced": 0,
         "tax_reduced": 0
       },
@@ -8567,7 +8809,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"03.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"14240.00\" dan1=\"2990.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"14240.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n"
     }
   },
   "getEuSalesList": {
@@ -8600,9 +8842,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "date_to": "2026-11-30",
           "kind": "B",
           "tax": null,
-          "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
-          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-02T20:11:42.619Z",
+          "sha256": "bc1d76fe1f0016dbe755c2d84eeadb6bfdcca3778eba0c27df3313baca2a9ba9",
+          "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"03.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"14240.00\" dan1=\"2990.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"14240.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+          "created_at": "2026-12-03T06:16:49.212Z",
           "created_by": "key:2"
         }
       ],
@@ -8622,9 +8864,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_to": "2026-11-30",
       "kind": "B",
       "tax": null,
-      "sha256": "2574c14dd811efa8023287a15df4a96f4bcb64e07570b942b1e7b8f90e011b60",
-      "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"02.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"6840.00\" dan1=\"1436.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"6840.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-      "created_at": "2026-12-02T20:11:42.619Z",
+      "sha256": "bc1d76fe1f0016dbe755c2d84eeadb6bfdcca3778eba0c27df3313baca2a9ba9",
+      "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"03.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"14240.00\" dan1=\"2990.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"14240.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
+      "created_at": "2026-12-03T06:16:49.212Z",
       "created_by": "key:2"
     }
   },
@@ -8675,7 +8917,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Cost of goods sold",
               "description": null
             },
-            "amount": 5060
+            "amount": 12460
           },
           {
             "gl_account": {
@@ -8705,9 +8947,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "amount": 86.2
           }
         ],
-        "total": 23176.2
+        "total": 30576.2
       },
-      "profit": 61219.66
+      "profit": 53819.66
     }
   },
   "getBalanceSheet": {
@@ -8755,7 +8997,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Vendors (payables)",
               "description": null
             },
-            "amount": 16676.4
+            "amount": 25630.4
           },
           {
             "gl_account": {
@@ -8764,7 +9006,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Value added tax",
               "description": null
             },
-            "amount": 25445.74
+            "amount": 23891.74
           },
           {
             "gl_account": {
@@ -8785,14 +9027,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "amount": 1815
           }
         ],
-        "total": 55937.14
+        "total": 63337.14
       },
       "equity": {
         "lines": [],
         "total": 0
       },
-      "result": 102819.66,
-      "result_of_year": 61219.66,
+      "result": 95419.66,
+      "result_of_year": 53819.66,
       "result_of_earlier_years": 41600,
       "total_assets": 158756.8,
       "total_liabilities_and_equity": 158756.8,
@@ -8813,7 +9055,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "total_exact": true,
       "from": 0,
       "take": 2,
-      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTE2IiwiMTEiLCIxIl19",
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTE2IiwiMTIiLCIxIl19",
       "lines": [
         {
           "date_posting": "2026-11-06",
@@ -8844,7 +9086,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 11,
+          "transaction_id": 12,
           "no": null,
           "type": "bank_transaction",
           "source": {
@@ -8905,7 +9147,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T20:11:42.793Z",
+      "created_at": "2026-12-03T06:16:49.267Z",
       "created_by": "key:2"
     }
   },
@@ -8944,7 +9186,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-12-02T20:11:42.793Z",
+          "created_at": "2026-12-03T06:16:49.267Z",
           "created_by": "key:2"
         }
       ],
@@ -8979,7 +9221,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-02T20:11:42.793Z",
+      "created_at": "2026-12-03T06:16:49.267Z",
       "created_by": "key:2"
     }
   },
@@ -9017,7 +9259,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-12-02T20:11:42.911Z",
+      "created_at": "2026-12-03T06:16:49.294Z",
       "created_by": "key:2"
     }
   },
@@ -9038,7 +9280,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-12-02T20:11:43.352Z",
+      "created_at": "2026-12-03T06:16:49.454Z",
       "created_by": "key:2"
     }
   },
@@ -9061,7 +9303,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-12-02T20:11:43.518Z",
+          "created_at": "2026-12-03T06:16:49.493Z",
           "created_by": "key:2"
         },
         {
@@ -9080,7 +9322,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 9,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-12-02T20:11:43.352Z",
+          "created_at": "2026-12-03T06:16:49.454Z",
           "created_by": "key:2"
         }
       ],
@@ -9104,7 +9346,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-12-02T20:11:43.352Z",
+      "created_at": "2026-12-03T06:16:49.454Z",
       "created_by": "key:2"
     }
   },
@@ -9147,7 +9389,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 7,
         "no": "JE-2026-0005"
       },
-      "created_at": "2026-12-02T20:11:43.285Z",
+      "created_at": "2026-12-03T06:16:49.419Z",
       "created_by": "key:2"
     }
   }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
-import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
+import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentLookupAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
 import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, tableRates, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
@@ -8,6 +8,7 @@ import { readStatementFile } from './read-statement-file.js';
 import { entryKey, planStatementEntries } from './entry-duplicates.js';
 import { accountSpelling, balanceDifference, type ParsedStatement, type StatementEntry } from './statement.js';
 import { refinedPaidType } from '../matching.js';
+import { orderedBillsPaid } from '../payment-orders/statement-matching.js';
 
 /*
  * POST /finance/bank/statements (issue 17): a statement file becomes bank transactions, all in the
@@ -96,12 +97,12 @@ type Found = { type: 'sales_invoice' | 'sales_proforma' | 'purchase_bill' | 'pur
  * together; none for a fee or a movement of nothing, or when no document fits alone.
  */
 async function findPaidDocuments(ctx: TenantContext, entries: StatementEntry[]): Promise<Map<StatementEntry, Found>> {
-  const found = new Map<StatementEntry, Found>();
+  const found = await orderedBillsFound(ctx, entries);
   for (const [type, subject, inDirection] of [
     ['sales_invoice', RPC_SUBJECTS.salesDocumentFind, (e: StatementEntry) => Dec(e.amount).gt(0)],
     ['purchase_bill', RPC_SUBJECTS.purchaseDocumentFind, (e: StatementEntry) => Dec(e.amount).lt(0)],
   ] as const) {
-    const asked = entries.filter((e) => !e.isFee && inDirection(e));
+    const asked = entries.filter((e) => !e.isFee && inDirection(e) && !found.has(e));
     for (let i = 0; i < asked.length; i += DOCUMENT_FIND_BATCH) {
       const chunk = asked.slice(i, i + DOCUMENT_FIND_BATCH);
       const payers = await payersOf(ctx, chunk.map((e) => e.partnerAccount));
@@ -121,6 +122,22 @@ async function findPaidDocuments(ctx: TenantContext, entries: StatementEntry[]):
         if (a.found && a.id != null) found.set(chunk[j], { type: paid, document: a, matchedBy: a.matched_by ?? 'variable_symbol' });
       });
     }
+  }
+  return found;
+}
+
+/**
+ * Movements that pay the bills of open payment orders (issue 76): found by the order's own item,
+ * then confirmed by purchase as any paid bill is (a bill gone since is left to the other clues).
+ */
+async function orderedBillsFound(ctx: TenantContext, entries: StatementEntry[]): Promise<Map<StatementEntry, Found>> {
+  const found = new Map<StatementEntry, Found>();
+  const out = entries.filter((e) => !e.isFee && Dec(e.amount).lt(0));
+  const paid = await orderedBillsPaid(ctx, out);
+  for (const [index, billId] of paid) {
+    const answer = documentLookupAnswerSchema.safeParse(await ctx.ask(RPC_SUBJECTS.purchaseDocumentLookup, { type: 'purchase_bill', id: billId }));
+    if (!answer.success || !answer.data.found || answer.data.id == null) continue;
+    found.set(out[index], { type: refinedPaidType('purchase_bill', answer.data.type) as Found['type'], document: answer.data, matchedBy: 'payment_order' });
   }
   return found;
 }
