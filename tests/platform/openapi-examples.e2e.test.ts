@@ -499,6 +499,21 @@ describe('OpenAPI examples recorded from a live scenario', () => {
     await as('reverseJournalEntry', `/accounting/journal-entries/${(await accrual.json()).id}/reverse`, { json: { date_posting: '2026-12-01' } });
     await as('getJournalEntry', `/accounting/journal-entries/${depreciation.id}`);
     await as('listJournalEntries', '/accounting/journal-entries', { query: 'date_posting=2026-11-30&take=1' });
+    // the asset register: laptops and a printer put into use in October, their months posted by a run
+    const assetBody = (over: Record<string, unknown>) => ({ date_acquired: '2026-10-02', date_in_use: '2026-10-05', accounting_depreciation: { method: 'straight_line', months: 36 }, tax_depreciation: { group: 1, method: 'straight_line' }, ...over });
+    const laptops = await as('createAsset', '/accounting/assets', { json: assetBody({ name: 'Laptops Lenovo T14, 5 pcs', inventory_number: 'HW-2026-014', acquisition_cost: 148500 }) });
+    const printerBody = assetBody({ name: 'Printer Canon iR C3226', inventory_number: 'HW-2026-015', acquisition_cost: 62000, date_in_use: '2026-10-12', tax_depreciation: { group: 2, method: 'accelerated' } });
+    const printer = await (await stack.api('/v1/accounting/assets', { method: 'POST', key, json: printerBody })).json();
+    await as('replaceAsset', `/accounting/assets/${printer.id}`, { json: { ...printerBody, accounting_depreciation: { method: 'straight_line', months: 60 } } });
+    const copier = await (await stack.api('/v1/accounting/assets', { method: 'POST', key, json: assetBody({ name: 'Copier Xerox B7025 (used)', inventory_number: 'HW-2026-016', acquisition_cost: 24000, tax_depreciation: { group: 2, method: 'straight_line' } }) })).json();
+    await as('getAsset', `/accounting/assets/${laptops.id}`);
+    await as('createDepreciationRun', '/accounting/depreciation-runs', { json: { period: '2026-11' } });
+    await as('improveAsset', `/accounting/assets/${printer.id}/improvements`, { json: { date: '2026-11-25', amount: 8500, description: 'Finisher unit' } });
+    await as('setAssetTaxInterruptions', `/accounting/assets/${printer.id}/tax-interruptions`, { json: { years: [2027] } });
+    await as('disposeAsset', `/accounting/assets/${copier.id}/dispose`, { json: { date: '2026-12-10', kind: 'sale' } });
+    await as('listAssets', '/accounting/assets', { query: 'status=active' });
+    await as('listDepreciationRuns', '/accounting/depreciation-runs');
+    await as('getDepreciationReport', '/accounting/depreciation-report', { query: 'year=2026' });
     // the chart: an analytic account for the second bank account, the expense accounts
     await as('saveAccount', '/accounting/accounts/221.002', { json: { name_cs: 'Fio – účet EUR', name_en: 'Fio EUR account', description: 'CZ2120100000002900654321' } });
     await as('getAccount', '/accounting/accounts/551');

@@ -12,6 +12,7 @@ export * from './aged-balances.js';
 export * from './finance.js';
 export * from './accounting.js';
 export * from './journal-entries.js';
+export * from './assets.js';
 export * from './chart-accounts.js';
 export * from './financial-statements.js';
 export * from './settings.js';

@@ -71,7 +71,7 @@ export const journalLineSchema = z
  * difference of a credit set off against a document at another rate (and its reversal when the
  * set-off is taken back).
  */
-export const JOURNAL_ENTRY_KINDS = ['manual', 'year_end_close', 'fx_revaluation', 'fx_settlement'] as const;
+export const JOURNAL_ENTRY_KINDS = ['manual', 'year_end_close', 'fx_revaluation', 'fx_settlement', 'depreciation', 'fixed_asset'] as const;
 export type JournalEntryKind = (typeof JOURNAL_ENTRY_KINDS)[number];
 
 export const journalEntrySchema = z
@@ -83,7 +83,7 @@ export const journalEntrySchema = z
       .enum(JOURNAL_ENTRY_KINDS)
       .default('manual')
       .describe(
-        'manual (posted through this API by hand), year_end_close (the closing of a year, or the reopening that reverses it: POST /v1/accounting/year-end-closings; left out of the profit and loss account), fx_revaluation (a revaluation of foreign-currency items and its reversal: POST /v1/accounting/fx-revaluations), or fx_settlement (the exchange difference of a credit note or vendor credit applied to a document converted at another rate, reference <side>_credit_allocation:<id>)',
+        'manual (posted through this API by hand), year_end_close (the closing of a year, or the reopening that reverses it: POST /v1/accounting/year-end-closings; left out of the profit and loss account), fx_revaluation (a revaluation of foreign-currency items and its reversal: POST /v1/accounting/fx-revaluations), fx_settlement (the exchange difference of a credit note or vendor credit applied to a document converted at another rate, reference <side>_credit_allocation:<id>), depreciation (a month of fixed assets\' depreciation: POST /v1/accounting/depreciation-runs) or fixed_asset (an asset put into use from 042, or disposed of)',
       ),
     date_posting: isoDate,
     description: z.string(),

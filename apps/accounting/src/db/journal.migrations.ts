@@ -85,4 +85,56 @@ create table journal_entry_numbers (
      );
      create index tax_filings_period on tax_filings (org_id, form, date_from, id desc);`,
   ),
+  // fixed assets (issue 77): the register, what of each is posted, and one depreciation run a month
+  sqlMigration(
+    'accounting_0017_fixed_assets',
+    `alter table journal_entries drop constraint journal_entries_kind_check;
+     alter table journal_entries add constraint journal_entries_kind_check
+       check (kind in ('manual', 'year_end_close', 'fx_revaluation', 'fx_settlement', 'depreciation', 'fixed_asset'));
+     create table fixed_assets (
+       id bigserial primary key,
+       org_id bigint not null,
+       name text not null,
+       inventory_number text not null,
+       acquisition_cost numeric(18,2) not null check (acquisition_cost > 0),
+       date_acquired date not null,
+       date_in_use date not null,
+       asset_account text not null,
+       accumulated_account text not null,
+       expense_account text not null,
+       accounting_months int not null,
+       tax_group int not null,
+       tax_method text not null,
+       first_year_increase int not null default 0,
+       interrupted_years int[] not null default '{}',
+       improvements jsonb not null default '[]',
+       bill_id bigint,
+       in_use_entry_id bigint,
+       status text not null default 'active' check (status in ('active', 'disposed')),
+       disposal jsonb,
+       created_at timestamptz not null default now(),
+       updated_at timestamptz not null default now(),
+       unique (org_id, inventory_number)
+     );
+     create table depreciation_runs (
+       id bigserial primary key,
+       org_id bigint not null,
+       period text not null,
+       total numeric(18,2) not null,
+       journal_entry_id bigint not null,
+       created_at timestamptz not null default now(),
+       unique (org_id, period)
+     );
+     -- every amount of accounting depreciation posted for an asset: by a run, or at its disposal
+     create table asset_depreciation_postings (
+       org_id bigint not null,
+       asset_id bigint not null references fixed_assets (id),
+       period text not null,
+       amount numeric(18,2) not null,
+       run_id bigint references depreciation_runs (id),
+       journal_entry_id bigint not null,
+       primary key (asset_id, period)
+     );
+     create index asset_depreciation_postings_run on asset_depreciation_postings (org_id, run_id);`,
+  ),
 ];

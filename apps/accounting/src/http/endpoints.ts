@@ -3,6 +3,7 @@ import { ledgerRoutes } from '../ledger/routes.js';
 import { reportingRoutes } from '../reporting/routes.js';
 import { taxRoutes } from '../tax/routes.js';
 import { journalRoutes } from '../journal/routes.js';
+import { assetRoutes } from '../assets/routes.js';
 
 type AccountingDeps = ServiceDeps & { config: { LEGAL_CURRENCY?: string; ORG_COUNTRY?: string } };
 
@@ -17,5 +18,6 @@ export function accountingEndpoints(deps: AccountingDeps): EndpointHandlers<'acc
     ...reportingRoutes(fallbackCurrency),
     ...taxRoutes(fallbackCurrency),
     ...journalRoutes(posting),
+    ...assetRoutes(posting),
   };
 }

@@ -33,6 +33,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Payouts: 'Payouts of payment providers: many payments and fees in one bank transfer',
   'Payment orders': "Vendor bills paid in one batch: the bank's file as ISO 20022 pain.001.001.03 or the Czech ABO, cleared by the statement's payments",
   Ledger: 'The general ledger the posted documents build, and its chart of accounts',
+  'Fixed assets': 'The register of fixed assets, their Czech tax depreciation (§31/§32) and the monthly accounting depreciation posted as journal entries',
   'Journal entries': 'Manual journal entries posted straight to the ledger (opening balances, accruals and their reversal, depreciation, corrections), and the closing of a year',
   Reporting: 'Trial balance (JSON or CSV), the profit and loss account, the balance sheet, the VAT return, the VAT control statement, the EC Sales List, aged receivables and payables, customer statements',
   Organisation: 'The organisation profile (issuer of its documents)',

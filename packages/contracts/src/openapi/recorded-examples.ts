@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_pBuzfx1R",
+          "prefix": "ak_MqjrFfTv",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-03T06:16:42.240Z",
+          "created_at": "2026-12-03T06:34:38.682Z",
           "expires_at": null,
-          "last_used_at": "2026-12-03T06:16:42.284Z",
+          "last_used_at": "2026-12-03T06:34:38.737Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_qvJr1yZ8",
+          "prefix": "ak_wTvYeQVM",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-03T06:16:42.496Z",
+          "created_at": "2026-12-03T06:34:38.935Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_qvJr1yZ8",
+      "prefix": "ak_wTvYeQVM",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:16:42.496Z",
+      "created_at": "2026-12-03T06:34:38.935Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_qvJr1yZ8",
+      "prefix": "ak_wTvYeQVM",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:16:42.496Z",
+      "created_at": "2026-12-03T06:34:38.935Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_qvJr1yZ8",
+      "prefix": "ak_wTvYeQVM",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:16:42.496Z",
+      "created_at": "2026-12-03T06:34:38.935Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_qvJr1yZ8",
+      "prefix": "ak_wTvYeQVM",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-03T06:16:42.496Z",
+      "created_at": "2026-12-03T06:34:38.935Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-03T06:16:42.548Z"
+      "revoked_at": "2026-12-03T06:34:39.018Z"
     }
   },
   "putHostingIntegration": {
@@ -314,7 +314,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
+      "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -331,15 +331,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
+          "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-03T06:16:42.606Z",
-          "last_used_at": "2026-12-03T06:16:42.637Z",
+          "created_at": "2026-12-03T06:34:39.060Z",
+          "last_used_at": "2026-12-03T06:34:39.087Z",
           "revoked_at": null
         }
       ],
@@ -349,30 +349,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
+      "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:16:42.606Z",
-      "last_used_at": "2026-12-03T06:16:42.637Z",
+      "created_at": "2026-12-03T06:34:39.060Z",
+      "last_used_at": "2026-12-03T06:34:39.087Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_BgcI4sPepOEquVr4Burh_3jEPBg",
+      "client_id": "cl_eyrzpBoSOoCCQoHe4fkt_0Vhk7U",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-03T06:16:42.657Z",
+      "created_at": "2026-12-03T06:34:39.110Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-03T06:16:42.672Z"
+      "revoked_at": "2026-12-03T06:34:39.124Z"
     }
   },
   "deleteClient": {
@@ -384,12 +384,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_zzh1N3YKas1wZniUGzus_1Jhzxx",
+      "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImFiYjY3NjgzLTdhM2MtNGIxMS05Y2ViLTUzZTIwYjU4MDdkMiIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF96emgxTjNZS2FzMXdabmlVR3p1c18xSmh6eHgiLCJqdGkiOiI5Y2I2MDBlZi0zYWE1LTQ5MTctOWNhMC0wZDNhM2ZjNDhjOWMiLCJpYXQiOjE3OTYyNzg2MDIsImV4cCI6MTc5NjI3OTUwMn0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjE3MjUzOThiLWJiZGMtNDU4OS1hMjY5LWMzZjBmM2E1MThjOCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF83T3FRMDBLUFJDVW1WdzN5c1JGNl8xUVJRek0iLCJqdGkiOiIxOGRhNWRjNi1iZWZmLTQxNjItOTE1Zi1kOGMxYTViY2EzMzkiLCJpYXQiOjE3OTYyNzk2NzksImV4cCI6MTc5NjI4MDU3OX0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -404,12 +404,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:32",
           "service": "sales",
-          "recorded_at": "2026-12-03T06:16:50.563Z",
+          "recorded_at": "2026-12-03T06:34:47.670Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "f9a4857b-adcf-4826-88e9-7d7a12a0200c",
+          "request_id": "d19d0ea7-0cf5-4b74-97f7-f5e4796d74ce",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -464,9 +464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:16:50.313Z",
+            "created_at": "2026-12-03T06:34:47.365Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:16:50.542Z",
+            "updated_at": "2026-12-03T06:34:47.652Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -521,9 +521,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:16:50.313Z",
+            "created_at": "2026-12-03T06:34:47.365Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:16:50.565Z",
+            "updated_at": "2026-12-03T06:34:47.671Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -537,17 +537,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 32,
-          "hash": "fe9304b3ffb271e3b4052312112b3663748ec62047f27c4e2d2fbd497b056396"
+          "hash": "a80c388a967c87430e62947ba69f8aa4bc11207aa9e66bf80aa7a8c6c84c4239"
         },
         {
           "id": "sales:31",
           "service": "sales",
-          "recorded_at": "2026-12-03T06:16:50.541Z",
+          "recorded_at": "2026-12-03T06:34:47.650Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "c2c46041-cc65-4c52-bee0-934e26372202",
+          "request_id": "f3ac68e4-ce63-4e44-bf40-106cadfb8c3b",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -602,9 +602,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:16:50.313Z",
+            "created_at": "2026-12-03T06:34:47.365Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:16:50.513Z",
+            "updated_at": "2026-12-03T06:34:47.630Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -659,9 +659,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:16:50.313Z",
+            "created_at": "2026-12-03T06:34:47.365Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:16:50.542Z",
+            "updated_at": "2026-12-03T06:34:47.652Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -675,7 +675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 31,
-          "hash": "20acfa736ce6726319611c958a6679012da94fd548ab5a25a40fe0de238ff9c4"
+          "hash": "f42a9c78a3378e69a0d513ab9b964759b1681a1bfcd60a793814ffee06e54db8"
         }
       ],
       "aggregations": []
@@ -711,8 +711,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "accounting",
-          "records": 12,
-          "chained_through": 12,
+          "records": 20,
+          "chained_through": 20,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -762,8 +762,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-03T06:16:42.238Z",
-      "updated_at": "2026-12-03T06:16:42.238Z"
+      "created_at": "2026-12-03T06:34:38.679Z",
+      "updated_at": "2026-12-03T06:34:38.679Z"
     }
   },
   "updateOrganisation": {
@@ -806,8 +806,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-03T06:16:42.238Z",
-      "updated_at": "2026-12-03T06:16:42.475Z"
+      "created_at": "2026-12-03T06:34:38.679Z",
+      "updated_at": "2026-12-03T06:34:38.883Z"
     }
   },
   "getTaxFilingSettings": {
@@ -831,7 +831,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-12-03T06:16:43.123Z"
+      "updated_at": "2026-12-03T06:34:39.525Z"
     }
   },
   "putTaxFilingSettings": {
@@ -874,7 +874,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-12-03T06:16:43.123Z"
+      "updated_at": "2026-12-03T06:34:39.525Z"
     }
   },
   "createOrganisation": {
@@ -931,18 +931,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rounding_increment": null,
         "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-12-03T06:16:42.238Z",
-        "updated_at": "2026-12-03T06:16:42.238Z"
+        "created_at": "2026-12-03T06:34:38.679Z",
+        "updated_at": "2026-12-03T06:34:38.679Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_pBuzfx1R",
+        "prefix": "ak_MqjrFfTv",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-12-03T06:16:42.240Z",
+        "created_at": "2026-12-03T06:34:38.682Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
@@ -968,8 +968,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-03T06:16:42.894Z",
-          "updated_at": "2026-12-03T06:16:42.898Z"
+          "created_at": "2026-12-03T06:34:39.352Z",
+          "updated_at": "2026-12-03T06:34:39.357Z"
         }
       ],
       "aggregations": []
@@ -996,8 +996,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:16:42.894Z",
-      "updated_at": "2026-12-03T06:16:42.898Z",
+      "created_at": "2026-12-03T06:34:39.352Z",
+      "updated_at": "2026-12-03T06:34:39.357Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1014,8 +1014,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:16:42.894Z",
-      "updated_at": "2026-12-03T06:16:42.898Z"
+      "created_at": "2026-12-03T06:34:39.352Z",
+      "updated_at": "2026-12-03T06:34:39.357Z"
     }
   },
   "updateWebhook": {
@@ -1039,8 +1039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:16:42.894Z",
-      "updated_at": "2026-12-03T06:16:42.950Z"
+      "created_at": "2026-12-03T06:34:39.352Z",
+      "updated_at": "2026-12-03T06:34:39.407Z"
     }
   },
   "deleteWebhook": {
@@ -1063,8 +1063,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:16:42.894Z",
-      "updated_at": "2026-12-03T06:16:50.647Z",
+      "created_at": "2026-12-03T06:34:39.352Z",
+      "updated_at": "2026-12-03T06:34:47.758Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1077,7 +1077,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 19,
           "webhook_id": 1,
-          "event_id": "2dbb7640-67e1-44af-b6f1-d4e5b201d59e",
+          "event_id": "54be0fab-dc91-42c8-9db0-6b858c0e8025",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -1085,23 +1085,23 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-03T07:16:50.551Z",
-          "created_at": "2026-12-03T06:16:50.470Z",
+          "next_attempt_at": "2026-12-03T07:34:47.658Z",
+          "created_at": "2026-12-03T06:34:47.626Z",
           "completed_at": null
         },
         {
           "id": 18,
           "webhook_id": 1,
-          "event_id": "c9c64c3a-b502-46b8-a185-df0865405487",
+          "event_id": "c79bf563-385c-4d5f-941e-1d6794ff9891",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
           "last_status_code": null,
-          "last_duration_ms": 9,
+          "last_duration_ms": 6,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-03T07:16:50.532Z",
-          "created_at": "2026-12-03T06:16:50.470Z",
+          "next_attempt_at": "2026-12-03T07:34:47.623Z",
+          "created_at": "2026-12-03T06:34:47.563Z",
           "completed_at": null
         }
       ],
@@ -1112,7 +1112,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 19,
       "webhook_id": 1,
-      "event_id": "2dbb7640-67e1-44af-b6f1-d4e5b201d59e",
+      "event_id": "54be0fab-dc91-42c8-9db0-6b858c0e8025",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
@@ -1120,8 +1120,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "last_duration_ms": 2,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-03T06:16:50.624Z",
-      "created_at": "2026-12-03T06:16:50.470Z",
+      "next_attempt_at": "2026-12-03T06:34:47.737Z",
+      "created_at": "2026-12-03T06:34:47.626Z",
       "completed_at": null
     }
   },
@@ -1630,8 +1630,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "notes": null,
           "archived": false,
           "used": false,
-          "created_at": "2026-12-03T06:16:42.719Z",
-          "updated_at": "2026-12-03T06:16:42.767Z"
+          "created_at": "2026-12-03T06:34:39.172Z",
+          "updated_at": "2026-12-03T06:34:39.224Z"
         }
       ],
       "aggregations": []
@@ -1689,8 +1689,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-03T06:16:42.719Z",
-      "updated_at": "2026-12-03T06:16:42.719Z"
+      "created_at": "2026-12-03T06:34:39.172Z",
+      "updated_at": "2026-12-03T06:34:39.172Z"
     }
   },
   "lookupContact": {
@@ -1710,7 +1710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_dissolved": null,
       "source": {
         "register": "ares",
-        "read_at": "2026-12-03T06:16:42.711Z",
+        "read_at": "2026-12-03T06:34:39.161Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1726,7 +1726,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "consultation_number": "WAPIAAAAY5xH0Zb2",
       "source": {
         "register": "vies",
-        "read_at": "2026-12-03T06:16:42.751Z",
+        "read_at": "2026-12-03T06:34:39.205Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1749,7 +1749,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "source": {
         "register": "vat_payers",
-        "read_at": "2026-12-03T06:16:42.737Z",
+        "read_at": "2026-12-03T06:34:39.199Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1786,8 +1786,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-03T06:16:42.719Z",
-      "updated_at": "2026-12-03T06:16:42.719Z"
+      "created_at": "2026-12-03T06:34:39.172Z",
+      "updated_at": "2026-12-03T06:34:39.172Z"
     }
   },
   "replaceContact": {
@@ -1841,8 +1841,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-03T06:16:42.719Z",
-      "updated_at": "2026-12-03T06:16:42.767Z"
+      "created_at": "2026-12-03T06:34:39.172Z",
+      "updated_at": "2026-12-03T06:34:39.224Z"
     }
   },
   "deleteContact": {
@@ -1875,7 +1875,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-12-03T06:16:46.007Z"
+        "created_at": "2026-12-03T06:34:42.860Z"
       }
     ]
   },
@@ -1936,8 +1936,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "406b1f3d-abe2-446f-a64a-0521afd6f83b",
-      "created_at": "2026-12-03T06:16:46.062Z",
+      "uid": "9fc0f1aa-7042-40b3-adf8-8a1885652187",
+      "created_at": "2026-12-03T06:34:42.916Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2110,8 +2110,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "406b1f3d-abe2-446f-a64a-0521afd6f83b",
-          "created_at": "2026-12-03T06:16:46.062Z",
+          "uid": "9fc0f1aa-7042-40b3-adf8-8a1885652187",
+          "created_at": "2026-12-03T06:34:42.916Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2271,8 +2271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "406b1f3d-abe2-446f-a64a-0521afd6f83b",
-      "created_at": "2026-12-03T06:16:46.062Z",
+      "uid": "9fc0f1aa-7042-40b3-adf8-8a1885652187",
+      "created_at": "2026-12-03T06:34:42.916Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2445,7 +2445,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-12-03T06:16:46.686Z",
+      "created_at": "2026-12-03T06:34:43.505Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -2469,8 +2469,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:16:46.622Z",
-          "removed_at": "2026-12-03T06:16:46.662Z",
+          "created_at": "2026-12-03T06:34:43.452Z",
+          "removed_at": "2026-12-03T06:34:43.486Z",
           "exchange_difference": null
         },
         {
@@ -2486,7 +2486,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-03T06:16:46.686Z",
+          "created_at": "2026-12-03T06:34:43.505Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -2508,8 +2508,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-03",
-      "created_at": "2026-12-03T06:16:46.622Z",
-      "removed_at": "2026-12-03T06:16:46.662Z",
+      "created_at": "2026-12-03T06:34:43.452Z",
+      "removed_at": "2026-12-03T06:34:43.486Z",
       "exchange_difference": null
     }
   },
@@ -2531,7 +2531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-12-03T06:16:45.439Z",
+          "evaluated_at": "2026-12-03T06:34:42.289Z",
           "blocking_reason": null
         }
       }
@@ -2551,7 +2551,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-12-03T06:16:45.439Z",
+        "evaluated_at": "2026-12-03T06:34:42.289Z",
         "blocking_reason": null
       }
     }
@@ -2708,8 +2708,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "22c6ab26-cffd-4987-b530-6a1599a88a37",
-      "created_at": "2026-12-03T06:16:43.283Z",
+      "uid": "d732e7b2-043f-4997-8c45-c137749f3a7b",
+      "created_at": "2026-12-03T06:34:39.660Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2930,8 +2930,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "22c6ab26-cffd-4987-b530-6a1599a88a37",
-          "created_at": "2026-12-03T06:16:43.283Z",
+          "uid": "d732e7b2-043f-4997-8c45-c137749f3a7b",
+          "created_at": "2026-12-03T06:34:39.660Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -3148,8 +3148,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "22c6ab26-cffd-4987-b530-6a1599a88a37",
-      "created_at": "2026-12-03T06:16:43.283Z",
+      "uid": "d732e7b2-043f-4997-8c45-c137749f3a7b",
+      "created_at": "2026-12-03T06:34:39.660Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -3381,8 +3381,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:16:46.622Z",
-          "removed_at": "2026-12-03T06:16:46.662Z",
+          "created_at": "2026-12-03T06:34:43.452Z",
+          "removed_at": "2026-12-03T06:34:43.486Z",
           "exchange_difference": null
         },
         {
@@ -3398,7 +3398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-03T06:16:46.686Z",
+          "created_at": "2026-12-03T06:34:43.505Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3415,7 +3415,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-03T06:16:49.554Z"
+      "created_at": "2026-12-03T06:34:46.606Z"
     }
   },
   "listInvoiceAttachments": {
@@ -3432,7 +3432,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-12-03T06:16:49.554Z"
+          "created_at": "2026-12-03T06:34:46.606Z"
         }
       ],
       "aggregations": []
@@ -3448,7 +3448,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-03T06:16:49.554Z"
+      "created_at": "2026-12-03T06:34:46.606Z"
     }
   },
   "createHostingOrder": {
@@ -3503,7 +3503,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "amount_due": 2904
       },
       "invoice": null,
-      "created_at": "2026-12-03T06:16:48.213Z"
+      "created_at": "2026-12-03T06:34:45.124Z"
     }
   },
   "getHostingOrder": {
@@ -3522,7 +3522,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "amount_due": 2904
       },
       "invoice": null,
-      "created_at": "2026-12-03T06:16:48.213Z"
+      "created_at": "2026-12-03T06:34:45.124Z"
     }
   },
   "createProformaInvoice": {
@@ -3562,8 +3562,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
-      "created_at": "2026-12-03T06:16:46.728Z",
+      "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
+      "created_at": "2026-12-03T06:34:43.552Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -3727,9 +3727,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
-          "created_at": "2026-12-03T06:16:46.728Z",
-          "edited_at": "2026-12-03T06:16:46.757Z",
+          "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
+          "created_at": "2026-12-03T06:34:43.552Z",
+          "edited_at": "2026-12-03T06:34:43.576Z",
           "is_locked": false,
           "total_amount": 48400,
           "subtotal_amount": 40000,
@@ -3896,9 +3896,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getProformaInvoice": {
     "response": {
       "id": 3,
-      "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
-      "created_at": "2026-12-03T06:16:46.728Z",
-      "edited_at": "2026-12-03T06:16:46.757Z",
+      "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
+      "created_at": "2026-12-03T06:34:43.552Z",
+      "edited_at": "2026-12-03T06:34:43.576Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4096,9 +4096,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "67e2d571-f480-423b-820c-334b6b41adc6",
-      "created_at": "2026-12-03T06:16:46.728Z",
-      "edited_at": "2026-12-03T06:16:46.757Z",
+      "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
+      "created_at": "2026-12-03T06:34:43.552Z",
+      "edited_at": "2026-12-03T06:34:43.576Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4254,8 +4254,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "cancelProformaInvoice": {
     "response": {
       "id": 5,
-      "uid": "c0cb85a2-e6ac-4f25-a81b-fbf9b2880145",
-      "created_at": "2026-12-03T06:16:47.593Z",
+      "uid": "5f2500cc-42ff-4dee-99be-eb8ec7e203e6",
+      "created_at": "2026-12-03T06:34:44.473Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -4406,7 +4406,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "variable_symbol": "26900002",
       "tax_documents": [],
       "settled_by": null,
-      "cancelled_at": "2026-12-03T06:16:47.613Z"
+      "cancelled_at": "2026-12-03T06:34:44.494Z"
     }
   },
   "getProformaInvoicePdf": {},
@@ -4432,8 +4432,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 6,
-          "uid": "64700b46-5872-4a2c-ae78-ba511e7ae6ba",
-          "created_at": "2026-12-03T06:16:47.683Z",
+          "uid": "3bc2fd5e-8a00-4e88-ab85-8f9dbc1852a5",
+          "created_at": "2026-12-03T06:34:44.566Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 48400,
@@ -4595,8 +4595,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getAdvanceTaxDocument": {
     "response": {
       "id": 6,
-      "uid": "64700b46-5872-4a2c-ae78-ba511e7ae6ba",
-      "created_at": "2026-12-03T06:16:47.683Z",
+      "uid": "3bc2fd5e-8a00-4e88-ab85-8f9dbc1852a5",
+      "created_at": "2026-12-03T06:34:44.566Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 48400,
@@ -4762,7 +4762,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>22C6AB26-CFFD-4987-B530-6A1599A88A37</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>D732E7B2-043F-4997-8C45-C137749F3A7B</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -4774,7 +4774,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>406B1F3D-ABE2-446F-A64A-0521AFD6F83B</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>22C6AB26-CFFD-4987-B530-6A1599A88A37</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9FC0F1AA-7042-40B3-ADF8-8A1885652187</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>D732E7B2-043F-4997-8C45-C137749F3A7B</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getAgedReceivables": {
@@ -5063,7 +5063,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-12-03T06:16:49.616Z"
+      "updated_at": "2026-12-03T06:34:46.688Z"
     }
   },
   "getReminderSettings": {
@@ -5101,7 +5101,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-12-03T06:16:49.616Z"
+      "updated_at": "2026-12-03T06:34:46.688Z"
     }
   },
   "deleteReminderSettings": {
@@ -5139,7 +5139,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-12-03T06:16:49.640Z"
+              "created_at": "2026-12-03T06:34:46.728Z"
             }
           ]
         }
@@ -5168,7 +5168,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "fee": 500,
           "email_status": "pending",
           "to": "accounts@acme.example",
-          "created_at": "2026-12-03T06:16:49.640Z"
+          "created_at": "2026-12-03T06:34:46.728Z"
         }
       ],
       "aggregations": []
@@ -5273,8 +5273,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-12-03T06:16:50.313Z",
-      "updated_at": "2026-12-03T06:16:50.313Z"
+      "created_at": "2026-12-03T06:34:47.365Z",
+      "updated_at": "2026-12-03T06:34:47.365Z"
     }
   },
   "listRecurringInvoices": {
@@ -5337,8 +5337,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 3,
           "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-03T06:16:50.313Z",
-          "updated_at": "2026-12-03T06:16:50.565Z"
+          "created_at": "2026-12-03T06:34:47.365Z",
+          "updated_at": "2026-12-03T06:34:47.671Z"
         }
       ],
       "aggregations": []
@@ -5400,8 +5400,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:16:50.313Z",
-      "updated_at": "2026-12-03T06:16:50.367Z"
+      "created_at": "2026-12-03T06:34:47.365Z",
+      "updated_at": "2026-12-03T06:34:47.490Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5500,8 +5500,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:16:50.313Z",
-      "updated_at": "2026-12-03T06:16:50.513Z"
+      "created_at": "2026-12-03T06:34:47.365Z",
+      "updated_at": "2026-12-03T06:34:47.630Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5565,8 +5565,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:16:50.313Z",
-      "updated_at": "2026-12-03T06:16:50.542Z"
+      "created_at": "2026-12-03T06:34:47.365Z",
+      "updated_at": "2026-12-03T06:34:47.652Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5624,8 +5624,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:16:50.313Z",
-      "updated_at": "2026-12-03T06:16:50.565Z"
+      "created_at": "2026-12-03T06:34:47.365Z",
+      "updated_at": "2026-12-03T06:34:47.671Z"
     }
   },
   "createNumberingSeries": {
@@ -5641,7 +5641,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-12-03T06:16:43.180Z"
+      "created_at": "2026-12-03T06:34:39.555Z"
     }
   },
   "listNumberingSeries": {
@@ -5656,7 +5656,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-12-03T06:16:43.171Z"
+          "created_at": "2026-12-03T06:34:39.546Z"
         },
         {
           "id": 2,
@@ -5664,7 +5664,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-12-03T06:16:43.180Z"
+          "created_at": "2026-12-03T06:34:39.555Z"
         }
       ],
       "aggregations": []
@@ -5705,9 +5705,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "3134bf79-0691-46cb-9990-6300df75d2e5",
-      "created_at": "2026-12-03T06:16:48.311Z",
-      "edited_at": "2026-12-03T06:16:48.311Z",
+      "uid": "8557e056-b7b5-4df2-b8de-6c6dff3ad008",
+      "created_at": "2026-12-03T06:34:45.195Z",
+      "edited_at": "2026-12-03T06:34:45.195Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -5815,7 +5815,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-12-03T06:16:48.623Z",
+      "created_at": "2026-12-03T06:34:45.415Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -5839,8 +5839,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:16:48.583Z",
-          "removed_at": "2026-12-03T06:16:48.609Z",
+          "created_at": "2026-12-03T06:34:45.375Z",
+          "removed_at": "2026-12-03T06:34:45.396Z",
           "exchange_difference": null
         },
         {
@@ -5856,7 +5856,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-03T06:16:48.623Z",
+          "created_at": "2026-12-03T06:34:45.415Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -5878,8 +5878,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-03",
-      "created_at": "2026-12-03T06:16:48.583Z",
-      "removed_at": "2026-12-03T06:16:48.609Z",
+      "created_at": "2026-12-03T06:34:45.375Z",
+      "removed_at": "2026-12-03T06:34:45.396Z",
       "exchange_difference": null
     }
   },
@@ -5893,9 +5893,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "3134bf79-0691-46cb-9990-6300df75d2e5",
-          "created_at": "2026-12-03T06:16:48.311Z",
-          "edited_at": "2026-12-03T06:16:48.311Z",
+          "uid": "8557e056-b7b5-4df2-b8de-6c6dff3ad008",
+          "created_at": "2026-12-03T06:34:45.195Z",
+          "edited_at": "2026-12-03T06:34:45.195Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -5991,9 +5991,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "3134bf79-0691-46cb-9990-6300df75d2e5",
-      "created_at": "2026-12-03T06:16:48.311Z",
-      "edited_at": "2026-12-03T06:16:48.311Z",
+      "uid": "8557e056-b7b5-4df2-b8de-6c6dff3ad008",
+      "created_at": "2026-12-03T06:34:45.195Z",
+      "edited_at": "2026-12-03T06:34:45.195Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -6111,8 +6111,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:16:48.583Z",
-          "removed_at": "2026-12-03T06:16:48.609Z",
+          "created_at": "2026-12-03T06:34:45.375Z",
+          "removed_at": "2026-12-03T06:34:45.396Z",
           "exchange_difference": null
         },
         {
@@ -6128,7 +6128,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-03T06:16:48.623Z",
+          "created_at": "2026-12-03T06:34:45.415Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -6185,9 +6185,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "10e5332a-3db1-4970-b4c8-520e2186540d",
-      "created_at": "2026-12-03T06:16:48.252Z",
-      "edited_at": "2026-12-03T06:16:48.252Z",
+      "uid": "93844227-c0ce-4437-a0bf-a6b776fe6d1f",
+      "created_at": "2026-12-03T06:34:45.153Z",
+      "edited_at": "2026-12-03T06:34:45.153Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6305,7 +6305,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rsn": null,
       "vendor_check": {
         "status": "not_checked",
-        "checked_at": "2026-12-03T06:16:48.249Z",
+        "checked_at": "2026-12-03T06:34:45.151Z",
         "unreliable_payer": null,
         "account": null,
         "account_published": null,
@@ -6313,7 +6313,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "register_read_at": "2026-12-03T06:16:48.248Z"
+        "register_read_at": "2026-12-03T06:34:45.150Z"
       },
       "kind": "standard",
       "payment_order_id": null
@@ -6329,9 +6329,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "10e5332a-3db1-4970-b4c8-520e2186540d",
-          "created_at": "2026-12-03T06:16:48.252Z",
-          "edited_at": "2026-12-03T06:16:48.252Z",
+          "uid": "93844227-c0ce-4437-a0bf-a6b776fe6d1f",
+          "created_at": "2026-12-03T06:34:45.153Z",
+          "edited_at": "2026-12-03T06:34:45.153Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -6453,9 +6453,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "reasons": [
               "the register does not know the vendor as a VAT payer"
             ],
-            "checked_at": "2026-12-03T06:16:48.249Z",
+            "checked_at": "2026-12-03T06:34:45.151Z",
             "over_limit": false,
-            "register_read_at": "2026-12-03T06:16:48.248Z",
+            "register_read_at": "2026-12-03T06:34:45.150Z",
             "unreliable_payer": null,
             "account_published": null
           },
@@ -6469,9 +6469,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "10e5332a-3db1-4970-b4c8-520e2186540d",
-      "created_at": "2026-12-03T06:16:48.252Z",
-      "edited_at": "2026-12-03T06:16:48.252Z",
+      "uid": "93844227-c0ce-4437-a0bf-a6b776fe6d1f",
+      "created_at": "2026-12-03T06:34:45.153Z",
+      "edited_at": "2026-12-03T06:34:45.153Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6593,9 +6593,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "checked_at": "2026-12-03T06:16:48.249Z",
+        "checked_at": "2026-12-03T06:34:45.151Z",
         "over_limit": false,
-        "register_read_at": "2026-12-03T06:16:48.248Z",
+        "register_read_at": "2026-12-03T06:34:45.150Z",
         "unreliable_payer": null,
         "account_published": null
       },
@@ -6612,7 +6612,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-12-03T06:16:49.521Z"
+      "created_at": "2026-12-03T06:34:46.570Z"
     }
   },
   "listBillAttachments": {
@@ -6629,7 +6629,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-12-03T06:16:49.521Z"
+          "created_at": "2026-12-03T06:34:46.570Z"
         }
       ],
       "aggregations": []
@@ -6645,7 +6645,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-12-03T06:16:49.586Z"
+      "created_at": "2026-12-03T06:34:46.662Z"
     }
   },
   "importBill": {
@@ -6657,9 +6657,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "61dd1205-64ec-4f45-a85c-ea5bf024212b",
-        "created_at": "2026-12-03T06:16:45.418Z",
-        "edited_at": "2026-12-03T06:16:45.418Z",
+        "uid": "de439416-f1c7-495e-a3f6-27e058b1d1d1",
+        "created_at": "2026-12-03T06:34:42.270Z",
+        "edited_at": "2026-12-03T06:34:42.270Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -6799,7 +6799,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rsn": null,
         "vendor_check": {
           "status": "not_checked",
-          "checked_at": "2026-12-03T06:16:45.413Z",
+          "checked_at": "2026-12-03T06:34:42.266Z",
           "unreliable_payer": null,
           "account": "CZ6520100000002900123456",
           "account_published": null,
@@ -6807,7 +6807,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "reasons": [
             "the register does not know the vendor as a VAT payer"
           ],
-          "register_read_at": "2026-12-03T06:16:45.411Z"
+          "register_read_at": "2026-12-03T06:34:42.265Z"
         },
         "kind": "standard",
         "payment_order_id": null
@@ -7128,10 +7128,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
+      "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
       "transaction_type": null,
-      "created_at": "2026-12-03T06:16:48.951Z",
-      "edited_at": "2026-12-03T06:16:49.003Z",
+      "created_at": "2026-12-03T06:34:45.709Z",
+      "edited_at": "2026-12-03T06:34:45.746Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7224,10 +7224,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
+          "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
           "transaction_type": null,
-          "created_at": "2026-12-03T06:16:48.951Z",
-          "edited_at": "2026-12-03T06:16:49.003Z",
+          "created_at": "2026-12-03T06:34:45.709Z",
+          "edited_at": "2026-12-03T06:34:45.746Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -7341,10 +7341,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
+      "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
       "transaction_type": null,
-      "created_at": "2026-12-03T06:16:48.951Z",
-      "edited_at": "2026-12-03T06:16:48.951Z",
+      "created_at": "2026-12-03T06:34:45.709Z",
+      "edited_at": "2026-12-03T06:34:45.709Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7430,10 +7430,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "5d67ce4d-0bde-419c-995c-c71dc20daad6",
+      "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
       "transaction_type": null,
-      "created_at": "2026-12-03T06:16:48.951Z",
-      "edited_at": "2026-12-03T06:16:48.951Z",
+      "created_at": "2026-12-03T06:34:45.709Z",
+      "edited_at": "2026-12-03T06:34:45.709Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7533,7 +7533,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-03T06:16:48.728Z",
+          "created_at": "2026-12-03T06:34:45.520Z",
           "entries": [
             {
               "order": 1,
@@ -7690,7 +7690,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-03T06:16:48.728Z"
+          "created_at": "2026-12-03T06:34:45.520Z"
         }
       ],
       "aggregations": []
@@ -7707,7 +7707,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-12-03T06:16:48.728Z",
+      "created_at": "2026-12-03T06:34:45.520Z",
       "entries": [
         {
           "order": 1,
@@ -7893,8 +7893,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:16:48.427Z",
-      "updated_at": "2026-12-03T06:16:48.427Z",
+      "created_at": "2026-12-03T06:34:45.267Z",
+      "updated_at": "2026-12-03T06:34:45.267Z",
       "sent_at": null,
       "completed_at": null,
       "cancelled_at": null
@@ -7941,9 +7941,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "amount_paid": 0
             }
           ],
-          "created_at": "2026-12-03T06:16:48.517Z",
-          "updated_at": "2026-12-03T06:16:48.555Z",
-          "sent_at": "2026-12-03T06:16:48.555Z",
+          "created_at": "2026-12-03T06:34:45.313Z",
+          "updated_at": "2026-12-03T06:34:45.353Z",
+          "sent_at": "2026-12-03T06:34:45.353Z",
           "completed_at": null,
           "cancelled_at": null
         }
@@ -7987,15 +7987,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:16:48.517Z",
-      "updated_at": "2026-12-03T06:16:48.517Z",
+      "created_at": "2026-12-03T06:34:45.313Z",
+      "updated_at": "2026-12-03T06:34:45.313Z",
       "sent_at": null,
       "completed_at": null,
       "cancelled_at": null
     },
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:pain.001.001.03\">\n  <CstmrCdtTrfInitn>\n    <GrpHdr>\n      <MsgId>LL-2-PO-2</MsgId>\n      <CreDtTm>2026-12-03T06:16:48</CreDtTm>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <InitgPty>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </InitgPty>\n    </GrpHdr>\n    <PmtInf>\n      <PmtInfId>PO-2</PmtInfId>\n      <PmtMtd>TRF</PmtMtd>\n      <BtchBookg>false</BtchBookg>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <ReqdExctnDt>2026-12-04</ReqdExctnDt>\n      <Dbtr>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </Dbtr>\n      <DbtrAcct>\n        <Id>\n          <IBAN>CZ7020100000002701000010</IBAN>\n        </Id>\n        <Ccy>CZK</Ccy>\n      </DbtrAcct>\n      <DbtrAgt>\n        <FinInstnId>\n          <BIC>FIOBCZPP</BIC>\n        </FinInstnId>\n      </DbtrAgt>\n      <CdtTrfTxInf>\n        <PmtId>\n          <InstrId>PO-2-1</InstrId>\n          <EndToEndId>/VS2026004790/KS0308</EndToEndId>\n        </PmtId>\n        <Amt>\n          <InstdAmt Ccy=\"CZK\">8954.00</InstdAmt>\n        </Amt>\n        <Cdtr>\n          <Nm>Kancelarske potreby a.s.</Nm>\n        </Cdtr>\n        <CdtrAcct>\n          <Id>\n            <IBAN>CZ9220100000002701000002</IBAN>\n          </Id>\n        </CdtrAcct>\n        <RmtInf>\n          <Ustrd>2026-004790</Ustrd>\n        </RmtInf>\n      </CdtTrfTxInf>\n    </PmtInf>\n  </CstmrCdtTrfInitn>\n</Document>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:pain.001.001.03\">\n  <CstmrCdtTrfInitn>\n    <GrpHdr>\n      <MsgId>LL-2-PO-2</MsgId>\n      <CreDtTm>2026-12-03T06:34:45</CreDtTm>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <InitgPty>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </InitgPty>\n    </GrpHdr>\n    <PmtInf>\n      <PmtInfId>PO-2</PmtInfId>\n      <PmtMtd>TRF</PmtMtd>\n      <BtchBookg>false</BtchBookg>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <ReqdExctnDt>2026-12-04</ReqdExctnDt>\n      <Dbtr>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </Dbtr>\n      <DbtrAcct>\n        <Id>\n          <IBAN>CZ7020100000002701000010</IBAN>\n        </Id>\n        <Ccy>CZK</Ccy>\n      </DbtrAcct>\n      <DbtrAgt>\n        <FinInstnId>\n          <BIC>FIOBCZPP</BIC>\n        </FinInstnId>\n      </DbtrAgt>\n      <CdtTrfTxInf>\n        <PmtId>\n          <InstrId>PO-2-1</InstrId>\n          <EndToEndId>/VS2026004790/KS0308</EndToEndId>\n        </PmtId>\n        <Amt>\n          <InstdAmt Ccy=\"CZK\">8954.00</InstdAmt>\n        </Amt>\n        <Cdtr>\n          <Nm>Kancelarske potreby a.s.</Nm>\n        </Cdtr>\n        <CdtrAcct>\n          <Id>\n            <IBAN>CZ9220100000002701000002</IBAN>\n          </Id>\n        </CdtrAcct>\n        <RmtInf>\n          <Ustrd>2026-004790</Ustrd>\n        </RmtInf>\n      </CdtTrfTxInf>\n    </PmtInf>\n  </CstmrCdtTrfInitn>\n</Document>\n"
     }
   },
   "markPaymentOrderSent": {
@@ -8034,9 +8034,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:16:48.517Z",
-      "updated_at": "2026-12-03T06:16:48.555Z",
-      "sent_at": "2026-12-03T06:16:48.555Z",
+      "created_at": "2026-12-03T06:34:45.313Z",
+      "updated_at": "2026-12-03T06:34:45.353Z",
+      "sent_at": "2026-12-03T06:34:45.353Z",
       "completed_at": null,
       "cancelled_at": null
     }
@@ -8077,11 +8077,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:16:48.427Z",
-      "updated_at": "2026-12-03T06:16:48.468Z",
+      "created_at": "2026-12-03T06:34:45.267Z",
+      "updated_at": "2026-12-03T06:34:45.295Z",
       "sent_at": null,
       "completed_at": null,
-      "cancelled_at": "2026-12-03T06:16:48.468Z"
+      "cancelled_at": "2026-12-03T06:34:45.295Z"
     }
   },
   "listAccountingTransactions": {
@@ -8095,7 +8095,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 3,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-03T06:16:43.301Z",
+          "created_at": "2026-12-03T06:34:39.676Z",
           "edited_at": null,
           "books": [
             {
@@ -8451,7 +8451,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "listAccounts": {
     "response": {
-      "total": 16,
+      "total": 17,
       "from": 0,
       "take": 2,
       "entities": [
@@ -8495,7 +8495,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "CZ2120100000002900654321"
     },
     "response": {
-      "id": 270,
+      "id": 275,
       "number": "221.002",
       "name": "Fio EUR account",
       "name_cs": "Fio – účet EUR",
@@ -8844,7 +8844,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "bc1d76fe1f0016dbe755c2d84eeadb6bfdcca3778eba0c27df3313baca2a9ba9",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"03.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"14240.00\" dan1=\"2990.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"14240.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-03T06:16:49.212Z",
+          "created_at": "2026-12-03T06:34:45.917Z",
           "created_by": "key:2"
         }
       ],
@@ -8866,7 +8866,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax": null,
       "sha256": "bc1d76fe1f0016dbe755c2d84eeadb6bfdcca3778eba0c27df3313baca2a9ba9",
       "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"03.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"14240.00\" dan1=\"2990.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"14240.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-      "created_at": "2026-12-03T06:16:49.212Z",
+      "created_at": "2026-12-03T06:34:45.917Z",
       "created_by": "key:2"
     }
   },
@@ -8935,7 +8935,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Depreciation and amortisation",
               "description": null
             },
-            "amount": 4250
+            "amount": 10075
           },
           {
             "gl_account": {
@@ -8947,9 +8947,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "amount": 86.2
           }
         ],
-        "total": 30576.2
+        "total": 36401.2
       },
-      "profit": 53819.66
+      "profit": 47994.66
     }
   },
   "getBalanceSheet": {
@@ -8965,7 +8965,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Accumulated depreciation of equipment",
               "description": null
             },
-            "amount": -4250
+            "amount": -10075
           },
           {
             "gl_account": {
@@ -8986,7 +8986,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "amount": 91000
           }
         ],
-        "total": 158756.8
+        "total": 152931.8
       },
       "liabilities": {
         "lines": [
@@ -9033,11 +9033,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "lines": [],
         "total": 0
       },
-      "result": 95419.66,
-      "result_of_year": 53819.66,
+      "result": 89594.66,
+      "result_of_year": 47994.66,
       "result_of_earlier_years": 41600,
-      "total_assets": 158756.8,
-      "total_liabilities_and_equity": 158756.8,
+      "total_assets": 152931.8,
+      "total_liabilities_and_equity": 152931.8,
       "closed": false
     }
   },
@@ -9147,7 +9147,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-03T06:16:49.267Z",
+      "created_at": "2026-12-03T06:34:46.049Z",
       "created_by": "key:2"
     }
   },
@@ -9186,7 +9186,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-12-03T06:16:49.267Z",
+          "created_at": "2026-12-03T06:34:46.049Z",
           "created_by": "key:2"
         }
       ],
@@ -9221,7 +9221,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-03T06:16:49.267Z",
+      "created_at": "2026-12-03T06:34:46.049Z",
       "created_by": "key:2"
     }
   },
@@ -9259,8 +9259,2776 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-12-03T06:16:49.294Z",
+      "created_at": "2026-12-03T06:34:46.079Z",
       "created_by": "key:2"
+    }
+  },
+  "createAsset": {
+    "request": {
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-05",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 36
+      },
+      "tax_depreciation": {
+        "group": 1,
+        "method": "straight_line"
+      },
+      "name": "Laptops Lenovo T14, 5 pcs",
+      "inventory_number": "HW-2026-014",
+      "acquisition_cost": 148500
+    },
+    "response": {
+      "id": 1,
+      "name": "Laptops Lenovo T14, 5 pcs",
+      "inventory_number": "HW-2026-014",
+      "acquisition_cost": 148500,
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-05",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 36
+      },
+      "tax_depreciation": {
+        "group": 1,
+        "method": "straight_line",
+        "first_year_increase": 0,
+        "interrupted_years": []
+      },
+      "asset_account": "022",
+      "accumulated_account": "082",
+      "expense_account": "551",
+      "improvements": [],
+      "bill_id": null,
+      "status": "active",
+      "cost": 148500,
+      "accumulated_depreciation": 0,
+      "tax_plan": [
+        {
+          "year": 2026,
+          "depreciation": 29700,
+          "residual": 118800,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2027,
+          "depreciation": 59400,
+          "residual": 59400,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2028,
+          "depreciation": 59400,
+          "residual": 0,
+          "kind": "depreciation"
+        }
+      ],
+      "accounting_plan": [
+        {
+          "period": "2026-11",
+          "depreciation": 4125,
+          "accumulated": 4125,
+          "residual": 144375
+        },
+        {
+          "period": "2026-12",
+          "depreciation": 4125,
+          "accumulated": 8250,
+          "residual": 140250
+        },
+        {
+          "period": "2027-01",
+          "depreciation": 4125,
+          "accumulated": 12375,
+          "residual": 136125
+        },
+        {
+          "period": "2027-02",
+          "depreciation": 4125,
+          "accumulated": 16500,
+          "residual": 132000
+        },
+        {
+          "period": "2027-03",
+          "depreciation": 4125,
+          "accumulated": 20625,
+          "residual": 127875
+        },
+        {
+          "period": "2027-04",
+          "depreciation": 4125,
+          "accumulated": 24750,
+          "residual": 123750
+        },
+        {
+          "period": "2027-05",
+          "depreciation": 4125,
+          "accumulated": 28875,
+          "residual": 119625
+        },
+        {
+          "period": "2027-06",
+          "depreciation": 4125,
+          "accumulated": 33000,
+          "residual": 115500
+        },
+        {
+          "period": "2027-07",
+          "depreciation": 4125,
+          "accumulated": 37125,
+          "residual": 111375
+        },
+        {
+          "period": "2027-08",
+          "depreciation": 4125,
+          "accumulated": 41250,
+          "residual": 107250
+        },
+        {
+          "period": "2027-09",
+          "depreciation": 4125,
+          "accumulated": 45375,
+          "residual": 103125
+        },
+        {
+          "period": "2027-10",
+          "depreciation": 4125,
+          "accumulated": 49500,
+          "residual": 99000
+        },
+        {
+          "period": "2027-11",
+          "depreciation": 4125,
+          "accumulated": 53625,
+          "residual": 94875
+        },
+        {
+          "period": "2027-12",
+          "depreciation": 4125,
+          "accumulated": 57750,
+          "residual": 90750
+        },
+        {
+          "period": "2028-01",
+          "depreciation": 4125,
+          "accumulated": 61875,
+          "residual": 86625
+        },
+        {
+          "period": "2028-02",
+          "depreciation": 4125,
+          "accumulated": 66000,
+          "residual": 82500
+        },
+        {
+          "period": "2028-03",
+          "depreciation": 4125,
+          "accumulated": 70125,
+          "residual": 78375
+        },
+        {
+          "period": "2028-04",
+          "depreciation": 4125,
+          "accumulated": 74250,
+          "residual": 74250
+        },
+        {
+          "period": "2028-05",
+          "depreciation": 4125,
+          "accumulated": 78375,
+          "residual": 70125
+        },
+        {
+          "period": "2028-06",
+          "depreciation": 4125,
+          "accumulated": 82500,
+          "residual": 66000
+        },
+        {
+          "period": "2028-07",
+          "depreciation": 4125,
+          "accumulated": 86625,
+          "residual": 61875
+        },
+        {
+          "period": "2028-08",
+          "depreciation": 4125,
+          "accumulated": 90750,
+          "residual": 57750
+        },
+        {
+          "period": "2028-09",
+          "depreciation": 4125,
+          "accumulated": 94875,
+          "residual": 53625
+        },
+        {
+          "period": "2028-10",
+          "depreciation": 4125,
+          "accumulated": 99000,
+          "residual": 49500
+        },
+        {
+          "period": "2028-11",
+          "depreciation": 4125,
+          "accumulated": 103125,
+          "residual": 45375
+        },
+        {
+          "period": "2028-12",
+          "depreciation": 4125,
+          "accumulated": 107250,
+          "residual": 41250
+        },
+        {
+          "period": "2029-01",
+          "depreciation": 4125,
+          "accumulated": 111375,
+          "residual": 37125
+        },
+        {
+          "period": "2029-02",
+          "depreciation": 4125,
+          "accumulated": 115500,
+          "residual": 33000
+        },
+        {
+          "period": "2029-03",
+          "depreciation": 4125,
+          "accumulated": 119625,
+          "residual": 28875
+        },
+        {
+          "period": "2029-04",
+          "depreciation": 4125,
+          "accumulated": 123750,
+          "residual": 24750
+        },
+        {
+          "period": "2029-05",
+          "depreciation": 4125,
+          "accumulated": 127875,
+          "residual": 20625
+        },
+        {
+          "period": "2029-06",
+          "depreciation": 4125,
+          "accumulated": 132000,
+          "residual": 16500
+        },
+        {
+          "period": "2029-07",
+          "depreciation": 4125,
+          "accumulated": 136125,
+          "residual": 12375
+        },
+        {
+          "period": "2029-08",
+          "depreciation": 4125,
+          "accumulated": 140250,
+          "residual": 8250
+        },
+        {
+          "period": "2029-09",
+          "depreciation": 4125,
+          "accumulated": 144375,
+          "residual": 4125
+        },
+        {
+          "period": "2029-10",
+          "depreciation": 4125,
+          "accumulated": 148500,
+          "residual": 0
+        }
+      ],
+      "in_use_entry": null,
+      "disposal": null,
+      "created_at": "2026-12-03T06:34:46.116Z",
+      "updated_at": "2026-12-03T06:34:46.116Z"
+    }
+  },
+  "listAssets": {
+    "response": {
+      "total": 2,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "name": "Laptops Lenovo T14, 5 pcs",
+          "inventory_number": "HW-2026-014",
+          "acquisition_cost": 148500,
+          "date_acquired": "2026-10-02",
+          "date_in_use": "2026-10-05",
+          "accounting_depreciation": {
+            "method": "straight_line",
+            "months": 36
+          },
+          "tax_depreciation": {
+            "group": 1,
+            "method": "straight_line",
+            "first_year_increase": 0,
+            "interrupted_years": []
+          },
+          "asset_account": "022",
+          "accumulated_account": "082",
+          "expense_account": "551",
+          "improvements": [],
+          "bill_id": null,
+          "status": "active",
+          "cost": 148500,
+          "accumulated_depreciation": 4125,
+          "tax_plan": [
+            {
+              "year": 2026,
+              "depreciation": 29700,
+              "residual": 118800,
+              "kind": "depreciation"
+            },
+            {
+              "year": 2027,
+              "depreciation": 59400,
+              "residual": 59400,
+              "kind": "depreciation"
+            },
+            {
+              "year": 2028,
+              "depreciation": 59400,
+              "residual": 0,
+              "kind": "depreciation"
+            }
+          ],
+          "accounting_plan": [
+            {
+              "period": "2026-11",
+              "depreciation": 4125,
+              "accumulated": 4125,
+              "residual": 144375
+            },
+            {
+              "period": "2026-12",
+              "depreciation": 4125,
+              "accumulated": 8250,
+              "residual": 140250
+            },
+            {
+              "period": "2027-01",
+              "depreciation": 4125,
+              "accumulated": 12375,
+              "residual": 136125
+            },
+            {
+              "period": "2027-02",
+              "depreciation": 4125,
+              "accumulated": 16500,
+              "residual": 132000
+            },
+            {
+              "period": "2027-03",
+              "depreciation": 4125,
+              "accumulated": 20625,
+              "residual": 127875
+            },
+            {
+              "period": "2027-04",
+              "depreciation": 4125,
+              "accumulated": 24750,
+              "residual": 123750
+            },
+            {
+              "period": "2027-05",
+              "depreciation": 4125,
+              "accumulated": 28875,
+              "residual": 119625
+            },
+            {
+              "period": "2027-06",
+              "depreciation": 4125,
+              "accumulated": 33000,
+              "residual": 115500
+            },
+            {
+              "period": "2027-07",
+              "depreciation": 4125,
+              "accumulated": 37125,
+              "residual": 111375
+            },
+            {
+              "period": "2027-08",
+              "depreciation": 4125,
+              "accumulated": 41250,
+              "residual": 107250
+            },
+            {
+              "period": "2027-09",
+              "depreciation": 4125,
+              "accumulated": 45375,
+              "residual": 103125
+            },
+            {
+              "period": "2027-10",
+              "depreciation": 4125,
+              "accumulated": 49500,
+              "residual": 99000
+            },
+            {
+              "period": "2027-11",
+              "depreciation": 4125,
+              "accumulated": 53625,
+              "residual": 94875
+            },
+            {
+              "period": "2027-12",
+              "depreciation": 4125,
+              "accumulated": 57750,
+              "residual": 90750
+            },
+            {
+              "period": "2028-01",
+              "depreciation": 4125,
+              "accumulated": 61875,
+              "residual": 86625
+            },
+            {
+              "period": "2028-02",
+              "depreciation": 4125,
+              "accumulated": 66000,
+              "residual": 82500
+            },
+            {
+              "period": "2028-03",
+              "depreciation": 4125,
+              "accumulated": 70125,
+              "residual": 78375
+            },
+            {
+              "period": "2028-04",
+              "depreciation": 4125,
+              "accumulated": 74250,
+              "residual": 74250
+            },
+            {
+              "period": "2028-05",
+              "depreciation": 4125,
+              "accumulated": 78375,
+              "residual": 70125
+            },
+            {
+              "period": "2028-06",
+              "depreciation": 4125,
+              "accumulated": 82500,
+              "residual": 66000
+            },
+            {
+              "period": "2028-07",
+              "depreciation": 4125,
+              "accumulated": 86625,
+              "residual": 61875
+            },
+            {
+              "period": "2028-08",
+              "depreciation": 4125,
+              "accumulated": 90750,
+              "residual": 57750
+            },
+            {
+              "period": "2028-09",
+              "depreciation": 4125,
+              "accumulated": 94875,
+              "residual": 53625
+            },
+            {
+              "period": "2028-10",
+              "depreciation": 4125,
+              "accumulated": 99000,
+              "residual": 49500
+            },
+            {
+              "period": "2028-11",
+              "depreciation": 4125,
+              "accumulated": 103125,
+              "residual": 45375
+            },
+            {
+              "period": "2028-12",
+              "depreciation": 4125,
+              "accumulated": 107250,
+              "residual": 41250
+            },
+            {
+              "period": "2029-01",
+              "depreciation": 4125,
+              "accumulated": 111375,
+              "residual": 37125
+            },
+            {
+              "period": "2029-02",
+              "depreciation": 4125,
+              "accumulated": 115500,
+              "residual": 33000
+            },
+            {
+              "period": "2029-03",
+              "depreciation": 4125,
+              "accumulated": 119625,
+              "residual": 28875
+            },
+            {
+              "period": "2029-04",
+              "depreciation": 4125,
+              "accumulated": 123750,
+              "residual": 24750
+            },
+            {
+              "period": "2029-05",
+              "depreciation": 4125,
+              "accumulated": 127875,
+              "residual": 20625
+            },
+            {
+              "period": "2029-06",
+              "depreciation": 4125,
+              "accumulated": 132000,
+              "residual": 16500
+            },
+            {
+              "period": "2029-07",
+              "depreciation": 4125,
+              "accumulated": 136125,
+              "residual": 12375
+            },
+            {
+              "period": "2029-08",
+              "depreciation": 4125,
+              "accumulated": 140250,
+              "residual": 8250
+            },
+            {
+              "period": "2029-09",
+              "depreciation": 4125,
+              "accumulated": 144375,
+              "residual": 4125
+            },
+            {
+              "period": "2029-10",
+              "depreciation": 4125,
+              "accumulated": 148500,
+              "residual": 0
+            }
+          ],
+          "in_use_entry": null,
+          "disposal": null,
+          "created_at": "2026-12-03T06:34:46.116Z",
+          "updated_at": "2026-12-03T06:34:46.116Z"
+        },
+        {
+          "id": 2,
+          "name": "Printer Canon iR C3226",
+          "inventory_number": "HW-2026-015",
+          "acquisition_cost": 62000,
+          "date_acquired": "2026-10-02",
+          "date_in_use": "2026-10-12",
+          "accounting_depreciation": {
+            "method": "straight_line",
+            "months": 60
+          },
+          "tax_depreciation": {
+            "group": 2,
+            "method": "accelerated",
+            "first_year_increase": 0,
+            "interrupted_years": [
+              2027
+            ]
+          },
+          "asset_account": "022",
+          "accumulated_account": "082",
+          "expense_account": "551",
+          "improvements": [
+            {
+              "date": "2026-11-25",
+              "amount": 8500,
+              "description": "Finisher unit"
+            }
+          ],
+          "bill_id": null,
+          "status": "active",
+          "cost": 70500,
+          "accumulated_depreciation": 1033.33,
+          "tax_plan": [
+            {
+              "year": 2026,
+              "depreciation": 14100,
+              "residual": 56400,
+              "kind": "depreciation"
+            },
+            {
+              "year": 2027,
+              "depreciation": 0,
+              "residual": 56400,
+              "kind": "interrupted"
+            },
+            {
+              "year": 2028,
+              "depreciation": 22560,
+              "residual": 33840,
+              "kind": "depreciation"
+            },
+            {
+              "year": 2029,
+              "depreciation": 16920,
+              "residual": 16920,
+              "kind": "depreciation"
+            },
+            {
+              "year": 2030,
+              "depreciation": 11280,
+              "residual": 5640,
+              "kind": "depreciation"
+            },
+            {
+              "year": 2031,
+              "depreciation": 5640,
+              "residual": 0,
+              "kind": "depreciation"
+            }
+          ],
+          "accounting_plan": [
+            {
+              "period": "2026-11",
+              "depreciation": 1033.33,
+              "accumulated": 1033.33,
+              "residual": 60966.67
+            },
+            {
+              "period": "2026-12",
+              "depreciation": 1177.4,
+              "accumulated": 2210.73,
+              "residual": 68289.27
+            },
+            {
+              "period": "2027-01",
+              "depreciation": 1177.4,
+              "accumulated": 3388.13,
+              "residual": 67111.87
+            },
+            {
+              "period": "2027-02",
+              "depreciation": 1177.4,
+              "accumulated": 4565.53,
+              "residual": 65934.47
+            },
+            {
+              "period": "2027-03",
+              "depreciation": 1177.4,
+              "accumulated": 5742.93,
+              "residual": 64757.07
+            },
+            {
+              "period": "2027-04",
+              "depreciation": 1177.4,
+              "accumulated": 6920.33,
+              "residual": 63579.67
+            },
+            {
+              "period": "2027-05",
+              "depreciation": 1177.4,
+              "accumulated": 8097.73,
+              "residual": 62402.27
+            },
+            {
+              "period": "2027-06",
+              "depreciation": 1177.4,
+              "accumulated": 9275.13,
+              "residual": 61224.87
+            },
+            {
+              "period": "2027-07",
+              "depreciation": 1177.4,
+              "accumulated": 10452.53,
+              "residual": 60047.47
+            },
+            {
+              "period": "2027-08",
+              "depreciation": 1177.4,
+              "accumulated": 11629.93,
+              "residual": 58870.07
+            },
+            {
+              "period": "2027-09",
+              "depreciation": 1177.4,
+              "accumulated": 12807.33,
+              "residual": 57692.67
+            },
+            {
+              "period": "2027-10",
+              "depreciation": 1177.4,
+              "accumulated": 13984.73,
+              "residual": 56515.27
+            },
+            {
+              "period": "2027-11",
+              "depreciation": 1177.4,
+              "accumulated": 15162.13,
+              "residual": 55337.87
+            },
+            {
+              "period": "2027-12",
+              "depreciation": 1177.4,
+              "accumulated": 16339.53,
+              "residual": 54160.47
+            },
+            {
+              "period": "2028-01",
+              "depreciation": 1177.4,
+              "accumulated": 17516.93,
+              "residual": 52983.07
+            },
+            {
+              "period": "2028-02",
+              "depreciation": 1177.4,
+              "accumulated": 18694.33,
+              "residual": 51805.67
+            },
+            {
+              "period": "2028-03",
+              "depreciation": 1177.4,
+              "accumulated": 19871.73,
+              "residual": 50628.27
+            },
+            {
+              "period": "2028-04",
+              "depreciation": 1177.4,
+              "accumulated": 21049.13,
+              "residual": 49450.87
+            },
+            {
+              "period": "2028-05",
+              "depreciation": 1177.4,
+              "accumulated": 22226.53,
+              "residual": 48273.47
+            },
+            {
+              "period": "2028-06",
+              "depreciation": 1177.4,
+              "accumulated": 23403.93,
+              "residual": 47096.07
+            },
+            {
+              "period": "2028-07",
+              "depreciation": 1177.4,
+              "accumulated": 24581.33,
+              "residual": 45918.67
+            },
+            {
+              "period": "2028-08",
+              "depreciation": 1177.4,
+              "accumulated": 25758.73,
+              "residual": 44741.27
+            },
+            {
+              "period": "2028-09",
+              "depreciation": 1177.4,
+              "accumulated": 26936.13,
+              "residual": 43563.87
+            },
+            {
+              "period": "2028-10",
+              "depreciation": 1177.4,
+              "accumulated": 28113.53,
+              "residual": 42386.47
+            },
+            {
+              "period": "2028-11",
+              "depreciation": 1177.4,
+              "accumulated": 29290.93,
+              "residual": 41209.07
+            },
+            {
+              "period": "2028-12",
+              "depreciation": 1177.4,
+              "accumulated": 30468.33,
+              "residual": 40031.67
+            },
+            {
+              "period": "2029-01",
+              "depreciation": 1177.4,
+              "accumulated": 31645.73,
+              "residual": 38854.27
+            },
+            {
+              "period": "2029-02",
+              "depreciation": 1177.4,
+              "accumulated": 32823.13,
+              "residual": 37676.87
+            },
+            {
+              "period": "2029-03",
+              "depreciation": 1177.4,
+              "accumulated": 34000.53,
+              "residual": 36499.47
+            },
+            {
+              "period": "2029-04",
+              "depreciation": 1177.4,
+              "accumulated": 35177.93,
+              "residual": 35322.07
+            },
+            {
+              "period": "2029-05",
+              "depreciation": 1177.4,
+              "accumulated": 36355.33,
+              "residual": 34144.67
+            },
+            {
+              "period": "2029-06",
+              "depreciation": 1177.4,
+              "accumulated": 37532.73,
+              "residual": 32967.27
+            },
+            {
+              "period": "2029-07",
+              "depreciation": 1177.4,
+              "accumulated": 38710.13,
+              "residual": 31789.87
+            },
+            {
+              "period": "2029-08",
+              "depreciation": 1177.4,
+              "accumulated": 39887.53,
+              "residual": 30612.47
+            },
+            {
+              "period": "2029-09",
+              "depreciation": 1177.4,
+              "accumulated": 41064.93,
+              "residual": 29435.07
+            },
+            {
+              "period": "2029-10",
+              "depreciation": 1177.4,
+              "accumulated": 42242.33,
+              "residual": 28257.67
+            },
+            {
+              "period": "2029-11",
+              "depreciation": 1177.4,
+              "accumulated": 43419.73,
+              "residual": 27080.27
+            },
+            {
+              "period": "2029-12",
+              "depreciation": 1177.4,
+              "accumulated": 44597.13,
+              "residual": 25902.87
+            },
+            {
+              "period": "2030-01",
+              "depreciation": 1177.4,
+              "accumulated": 45774.53,
+              "residual": 24725.47
+            },
+            {
+              "period": "2030-02",
+              "depreciation": 1177.4,
+              "accumulated": 46951.93,
+              "residual": 23548.07
+            },
+            {
+              "period": "2030-03",
+              "depreciation": 1177.4,
+              "accumulated": 48129.33,
+              "residual": 22370.67
+            },
+            {
+              "period": "2030-04",
+              "depreciation": 1177.4,
+              "accumulated": 49306.73,
+              "residual": 21193.27
+            },
+            {
+              "period": "2030-05",
+              "depreciation": 1177.4,
+              "accumulated": 50484.13,
+              "residual": 20015.87
+            },
+            {
+              "period": "2030-06",
+              "depreciation": 1177.4,
+              "accumulated": 51661.53,
+              "residual": 18838.47
+            },
+            {
+              "period": "2030-07",
+              "depreciation": 1177.4,
+              "accumulated": 52838.93,
+              "residual": 17661.07
+            },
+            {
+              "period": "2030-08",
+              "depreciation": 1177.4,
+              "accumulated": 54016.33,
+              "residual": 16483.67
+            },
+            {
+              "period": "2030-09",
+              "depreciation": 1177.4,
+              "accumulated": 55193.73,
+              "residual": 15306.27
+            },
+            {
+              "period": "2030-10",
+              "depreciation": 1177.4,
+              "accumulated": 56371.13,
+              "residual": 14128.87
+            },
+            {
+              "period": "2030-11",
+              "depreciation": 1177.4,
+              "accumulated": 57548.53,
+              "residual": 12951.47
+            },
+            {
+              "period": "2030-12",
+              "depreciation": 1177.4,
+              "accumulated": 58725.93,
+              "residual": 11774.07
+            },
+            {
+              "period": "2031-01",
+              "depreciation": 1177.4,
+              "accumulated": 59903.33,
+              "residual": 10596.67
+            },
+            {
+              "period": "2031-02",
+              "depreciation": 1177.4,
+              "accumulated": 61080.73,
+              "residual": 9419.27
+            },
+            {
+              "period": "2031-03",
+              "depreciation": 1177.4,
+              "accumulated": 62258.13,
+              "residual": 8241.87
+            },
+            {
+              "period": "2031-04",
+              "depreciation": 1177.4,
+              "accumulated": 63435.53,
+              "residual": 7064.47
+            },
+            {
+              "period": "2031-05",
+              "depreciation": 1177.4,
+              "accumulated": 64612.93,
+              "residual": 5887.07
+            },
+            {
+              "period": "2031-06",
+              "depreciation": 1177.4,
+              "accumulated": 65790.33,
+              "residual": 4709.67
+            },
+            {
+              "period": "2031-07",
+              "depreciation": 1177.4,
+              "accumulated": 66967.73,
+              "residual": 3532.27
+            },
+            {
+              "period": "2031-08",
+              "depreciation": 1177.4,
+              "accumulated": 68145.13,
+              "residual": 2354.87
+            },
+            {
+              "period": "2031-09",
+              "depreciation": 1177.4,
+              "accumulated": 69322.53,
+              "residual": 1177.47
+            },
+            {
+              "period": "2031-10",
+              "depreciation": 1177.47,
+              "accumulated": 70500,
+              "residual": 0
+            }
+          ],
+          "in_use_entry": null,
+          "disposal": null,
+          "created_at": "2026-12-03T06:34:46.131Z",
+          "updated_at": "2026-12-03T06:34:46.244Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getAsset": {
+    "response": {
+      "id": 1,
+      "name": "Laptops Lenovo T14, 5 pcs",
+      "inventory_number": "HW-2026-014",
+      "acquisition_cost": 148500,
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-05",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 36
+      },
+      "tax_depreciation": {
+        "group": 1,
+        "method": "straight_line",
+        "first_year_increase": 0,
+        "interrupted_years": []
+      },
+      "asset_account": "022",
+      "accumulated_account": "082",
+      "expense_account": "551",
+      "improvements": [],
+      "bill_id": null,
+      "status": "active",
+      "cost": 148500,
+      "accumulated_depreciation": 0,
+      "tax_plan": [
+        {
+          "year": 2026,
+          "depreciation": 29700,
+          "residual": 118800,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2027,
+          "depreciation": 59400,
+          "residual": 59400,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2028,
+          "depreciation": 59400,
+          "residual": 0,
+          "kind": "depreciation"
+        }
+      ],
+      "accounting_plan": [
+        {
+          "period": "2026-11",
+          "depreciation": 4125,
+          "accumulated": 4125,
+          "residual": 144375
+        },
+        {
+          "period": "2026-12",
+          "depreciation": 4125,
+          "accumulated": 8250,
+          "residual": 140250
+        },
+        {
+          "period": "2027-01",
+          "depreciation": 4125,
+          "accumulated": 12375,
+          "residual": 136125
+        },
+        {
+          "period": "2027-02",
+          "depreciation": 4125,
+          "accumulated": 16500,
+          "residual": 132000
+        },
+        {
+          "period": "2027-03",
+          "depreciation": 4125,
+          "accumulated": 20625,
+          "residual": 127875
+        },
+        {
+          "period": "2027-04",
+          "depreciation": 4125,
+          "accumulated": 24750,
+          "residual": 123750
+        },
+        {
+          "period": "2027-05",
+          "depreciation": 4125,
+          "accumulated": 28875,
+          "residual": 119625
+        },
+        {
+          "period": "2027-06",
+          "depreciation": 4125,
+          "accumulated": 33000,
+          "residual": 115500
+        },
+        {
+          "period": "2027-07",
+          "depreciation": 4125,
+          "accumulated": 37125,
+          "residual": 111375
+        },
+        {
+          "period": "2027-08",
+          "depreciation": 4125,
+          "accumulated": 41250,
+          "residual": 107250
+        },
+        {
+          "period": "2027-09",
+          "depreciation": 4125,
+          "accumulated": 45375,
+          "residual": 103125
+        },
+        {
+          "period": "2027-10",
+          "depreciation": 4125,
+          "accumulated": 49500,
+          "residual": 99000
+        },
+        {
+          "period": "2027-11",
+          "depreciation": 4125,
+          "accumulated": 53625,
+          "residual": 94875
+        },
+        {
+          "period": "2027-12",
+          "depreciation": 4125,
+          "accumulated": 57750,
+          "residual": 90750
+        },
+        {
+          "period": "2028-01",
+          "depreciation": 4125,
+          "accumulated": 61875,
+          "residual": 86625
+        },
+        {
+          "period": "2028-02",
+          "depreciation": 4125,
+          "accumulated": 66000,
+          "residual": 82500
+        },
+        {
+          "period": "2028-03",
+          "depreciation": 4125,
+          "accumulated": 70125,
+          "residual": 78375
+        },
+        {
+          "period": "2028-04",
+          "depreciation": 4125,
+          "accumulated": 74250,
+          "residual": 74250
+        },
+        {
+          "period": "2028-05",
+          "depreciation": 4125,
+          "accumulated": 78375,
+          "residual": 70125
+        },
+        {
+          "period": "2028-06",
+          "depreciation": 4125,
+          "accumulated": 82500,
+          "residual": 66000
+        },
+        {
+          "period": "2028-07",
+          "depreciation": 4125,
+          "accumulated": 86625,
+          "residual": 61875
+        },
+        {
+          "period": "2028-08",
+          "depreciation": 4125,
+          "accumulated": 90750,
+          "residual": 57750
+        },
+        {
+          "period": "2028-09",
+          "depreciation": 4125,
+          "accumulated": 94875,
+          "residual": 53625
+        },
+        {
+          "period": "2028-10",
+          "depreciation": 4125,
+          "accumulated": 99000,
+          "residual": 49500
+        },
+        {
+          "period": "2028-11",
+          "depreciation": 4125,
+          "accumulated": 103125,
+          "residual": 45375
+        },
+        {
+          "period": "2028-12",
+          "depreciation": 4125,
+          "accumulated": 107250,
+          "residual": 41250
+        },
+        {
+          "period": "2029-01",
+          "depreciation": 4125,
+          "accumulated": 111375,
+          "residual": 37125
+        },
+        {
+          "period": "2029-02",
+          "depreciation": 4125,
+          "accumulated": 115500,
+          "residual": 33000
+        },
+        {
+          "period": "2029-03",
+          "depreciation": 4125,
+          "accumulated": 119625,
+          "residual": 28875
+        },
+        {
+          "period": "2029-04",
+          "depreciation": 4125,
+          "accumulated": 123750,
+          "residual": 24750
+        },
+        {
+          "period": "2029-05",
+          "depreciation": 4125,
+          "accumulated": 127875,
+          "residual": 20625
+        },
+        {
+          "period": "2029-06",
+          "depreciation": 4125,
+          "accumulated": 132000,
+          "residual": 16500
+        },
+        {
+          "period": "2029-07",
+          "depreciation": 4125,
+          "accumulated": 136125,
+          "residual": 12375
+        },
+        {
+          "period": "2029-08",
+          "depreciation": 4125,
+          "accumulated": 140250,
+          "residual": 8250
+        },
+        {
+          "period": "2029-09",
+          "depreciation": 4125,
+          "accumulated": 144375,
+          "residual": 4125
+        },
+        {
+          "period": "2029-10",
+          "depreciation": 4125,
+          "accumulated": 148500,
+          "residual": 0
+        }
+      ],
+      "in_use_entry": null,
+      "disposal": null,
+      "created_at": "2026-12-03T06:34:46.116Z",
+      "updated_at": "2026-12-03T06:34:46.116Z"
+    }
+  },
+  "replaceAsset": {
+    "request": {
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-12",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 60
+      },
+      "tax_depreciation": {
+        "group": 2,
+        "method": "accelerated"
+      },
+      "name": "Printer Canon iR C3226",
+      "inventory_number": "HW-2026-015",
+      "acquisition_cost": 62000
+    },
+    "response": {
+      "id": 2,
+      "name": "Printer Canon iR C3226",
+      "inventory_number": "HW-2026-015",
+      "acquisition_cost": 62000,
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-12",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 60
+      },
+      "tax_depreciation": {
+        "group": 2,
+        "method": "accelerated",
+        "first_year_increase": 0,
+        "interrupted_years": []
+      },
+      "asset_account": "022",
+      "accumulated_account": "082",
+      "expense_account": "551",
+      "improvements": [],
+      "bill_id": null,
+      "status": "active",
+      "cost": 62000,
+      "accumulated_depreciation": 0,
+      "tax_plan": [
+        {
+          "year": 2026,
+          "depreciation": 12400,
+          "residual": 49600,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2027,
+          "depreciation": 19840,
+          "residual": 29760,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2028,
+          "depreciation": 14880,
+          "residual": 14880,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2029,
+          "depreciation": 9920,
+          "residual": 4960,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2030,
+          "depreciation": 4960,
+          "residual": 0,
+          "kind": "depreciation"
+        }
+      ],
+      "accounting_plan": [
+        {
+          "period": "2026-11",
+          "depreciation": 1033.33,
+          "accumulated": 1033.33,
+          "residual": 60966.67
+        },
+        {
+          "period": "2026-12",
+          "depreciation": 1033.33,
+          "accumulated": 2066.66,
+          "residual": 59933.34
+        },
+        {
+          "period": "2027-01",
+          "depreciation": 1033.33,
+          "accumulated": 3099.99,
+          "residual": 58900.01
+        },
+        {
+          "period": "2027-02",
+          "depreciation": 1033.33,
+          "accumulated": 4133.32,
+          "residual": 57866.68
+        },
+        {
+          "period": "2027-03",
+          "depreciation": 1033.33,
+          "accumulated": 5166.65,
+          "residual": 56833.35
+        },
+        {
+          "period": "2027-04",
+          "depreciation": 1033.33,
+          "accumulated": 6199.98,
+          "residual": 55800.02
+        },
+        {
+          "period": "2027-05",
+          "depreciation": 1033.33,
+          "accumulated": 7233.31,
+          "residual": 54766.69
+        },
+        {
+          "period": "2027-06",
+          "depreciation": 1033.33,
+          "accumulated": 8266.64,
+          "residual": 53733.36
+        },
+        {
+          "period": "2027-07",
+          "depreciation": 1033.33,
+          "accumulated": 9299.97,
+          "residual": 52700.03
+        },
+        {
+          "period": "2027-08",
+          "depreciation": 1033.33,
+          "accumulated": 10333.3,
+          "residual": 51666.7
+        },
+        {
+          "period": "2027-09",
+          "depreciation": 1033.33,
+          "accumulated": 11366.63,
+          "residual": 50633.37
+        },
+        {
+          "period": "2027-10",
+          "depreciation": 1033.33,
+          "accumulated": 12399.96,
+          "residual": 49600.04
+        },
+        {
+          "period": "2027-11",
+          "depreciation": 1033.33,
+          "accumulated": 13433.29,
+          "residual": 48566.71
+        },
+        {
+          "period": "2027-12",
+          "depreciation": 1033.33,
+          "accumulated": 14466.62,
+          "residual": 47533.38
+        },
+        {
+          "period": "2028-01",
+          "depreciation": 1033.33,
+          "accumulated": 15499.95,
+          "residual": 46500.05
+        },
+        {
+          "period": "2028-02",
+          "depreciation": 1033.33,
+          "accumulated": 16533.28,
+          "residual": 45466.72
+        },
+        {
+          "period": "2028-03",
+          "depreciation": 1033.33,
+          "accumulated": 17566.61,
+          "residual": 44433.39
+        },
+        {
+          "period": "2028-04",
+          "depreciation": 1033.33,
+          "accumulated": 18599.94,
+          "residual": 43400.06
+        },
+        {
+          "period": "2028-05",
+          "depreciation": 1033.33,
+          "accumulated": 19633.27,
+          "residual": 42366.73
+        },
+        {
+          "period": "2028-06",
+          "depreciation": 1033.33,
+          "accumulated": 20666.6,
+          "residual": 41333.4
+        },
+        {
+          "period": "2028-07",
+          "depreciation": 1033.33,
+          "accumulated": 21699.93,
+          "residual": 40300.07
+        },
+        {
+          "period": "2028-08",
+          "depreciation": 1033.33,
+          "accumulated": 22733.26,
+          "residual": 39266.74
+        },
+        {
+          "period": "2028-09",
+          "depreciation": 1033.33,
+          "accumulated": 23766.59,
+          "residual": 38233.41
+        },
+        {
+          "period": "2028-10",
+          "depreciation": 1033.33,
+          "accumulated": 24799.92,
+          "residual": 37200.08
+        },
+        {
+          "period": "2028-11",
+          "depreciation": 1033.33,
+          "accumulated": 25833.25,
+          "residual": 36166.75
+        },
+        {
+          "period": "2028-12",
+          "depreciation": 1033.33,
+          "accumulated": 26866.58,
+          "residual": 35133.42
+        },
+        {
+          "period": "2029-01",
+          "depreciation": 1033.33,
+          "accumulated": 27899.91,
+          "residual": 34100.09
+        },
+        {
+          "period": "2029-02",
+          "depreciation": 1033.33,
+          "accumulated": 28933.24,
+          "residual": 33066.76
+        },
+        {
+          "period": "2029-03",
+          "depreciation": 1033.33,
+          "accumulated": 29966.57,
+          "residual": 32033.43
+        },
+        {
+          "period": "2029-04",
+          "depreciation": 1033.33,
+          "accumulated": 30999.9,
+          "residual": 31000.1
+        },
+        {
+          "period": "2029-05",
+          "depreciation": 1033.33,
+          "accumulated": 32033.23,
+          "residual": 29966.77
+        },
+        {
+          "period": "2029-06",
+          "depreciation": 1033.33,
+          "accumulated": 33066.56,
+          "residual": 28933.44
+        },
+        {
+          "period": "2029-07",
+          "depreciation": 1033.33,
+          "accumulated": 34099.89,
+          "residual": 27900.11
+        },
+        {
+          "period": "2029-08",
+          "depreciation": 1033.33,
+          "accumulated": 35133.22,
+          "residual": 26866.78
+        },
+        {
+          "period": "2029-09",
+          "depreciation": 1033.33,
+          "accumulated": 36166.55,
+          "residual": 25833.45
+        },
+        {
+          "period": "2029-10",
+          "depreciation": 1033.33,
+          "accumulated": 37199.88,
+          "residual": 24800.12
+        },
+        {
+          "period": "2029-11",
+          "depreciation": 1033.33,
+          "accumulated": 38233.21,
+          "residual": 23766.79
+        },
+        {
+          "period": "2029-12",
+          "depreciation": 1033.33,
+          "accumulated": 39266.54,
+          "residual": 22733.46
+        },
+        {
+          "period": "2030-01",
+          "depreciation": 1033.33,
+          "accumulated": 40299.87,
+          "residual": 21700.13
+        },
+        {
+          "period": "2030-02",
+          "depreciation": 1033.33,
+          "accumulated": 41333.2,
+          "residual": 20666.8
+        },
+        {
+          "period": "2030-03",
+          "depreciation": 1033.33,
+          "accumulated": 42366.53,
+          "residual": 19633.47
+        },
+        {
+          "period": "2030-04",
+          "depreciation": 1033.33,
+          "accumulated": 43399.86,
+          "residual": 18600.14
+        },
+        {
+          "period": "2030-05",
+          "depreciation": 1033.33,
+          "accumulated": 44433.19,
+          "residual": 17566.81
+        },
+        {
+          "period": "2030-06",
+          "depreciation": 1033.33,
+          "accumulated": 45466.52,
+          "residual": 16533.48
+        },
+        {
+          "period": "2030-07",
+          "depreciation": 1033.33,
+          "accumulated": 46499.85,
+          "residual": 15500.15
+        },
+        {
+          "period": "2030-08",
+          "depreciation": 1033.33,
+          "accumulated": 47533.18,
+          "residual": 14466.82
+        },
+        {
+          "period": "2030-09",
+          "depreciation": 1033.33,
+          "accumulated": 48566.51,
+          "residual": 13433.49
+        },
+        {
+          "period": "2030-10",
+          "depreciation": 1033.33,
+          "accumulated": 49599.84,
+          "residual": 12400.16
+        },
+        {
+          "period": "2030-11",
+          "depreciation": 1033.33,
+          "accumulated": 50633.17,
+          "residual": 11366.83
+        },
+        {
+          "period": "2030-12",
+          "depreciation": 1033.33,
+          "accumulated": 51666.5,
+          "residual": 10333.5
+        },
+        {
+          "period": "2031-01",
+          "depreciation": 1033.33,
+          "accumulated": 52699.83,
+          "residual": 9300.17
+        },
+        {
+          "period": "2031-02",
+          "depreciation": 1033.33,
+          "accumulated": 53733.16,
+          "residual": 8266.84
+        },
+        {
+          "period": "2031-03",
+          "depreciation": 1033.33,
+          "accumulated": 54766.49,
+          "residual": 7233.51
+        },
+        {
+          "period": "2031-04",
+          "depreciation": 1033.33,
+          "accumulated": 55799.82,
+          "residual": 6200.18
+        },
+        {
+          "period": "2031-05",
+          "depreciation": 1033.33,
+          "accumulated": 56833.15,
+          "residual": 5166.85
+        },
+        {
+          "period": "2031-06",
+          "depreciation": 1033.33,
+          "accumulated": 57866.48,
+          "residual": 4133.52
+        },
+        {
+          "period": "2031-07",
+          "depreciation": 1033.33,
+          "accumulated": 58899.81,
+          "residual": 3100.19
+        },
+        {
+          "period": "2031-08",
+          "depreciation": 1033.33,
+          "accumulated": 59933.14,
+          "residual": 2066.86
+        },
+        {
+          "period": "2031-09",
+          "depreciation": 1033.33,
+          "accumulated": 60966.47,
+          "residual": 1033.53
+        },
+        {
+          "period": "2031-10",
+          "depreciation": 1033.53,
+          "accumulated": 62000,
+          "residual": 0
+        }
+      ],
+      "in_use_entry": null,
+      "disposal": null,
+      "created_at": "2026-12-03T06:34:46.131Z",
+      "updated_at": "2026-12-03T06:34:46.147Z"
+    }
+  },
+  "improveAsset": {
+    "request": {
+      "date": "2026-11-25",
+      "amount": 8500,
+      "description": "Finisher unit"
+    },
+    "response": {
+      "id": 2,
+      "name": "Printer Canon iR C3226",
+      "inventory_number": "HW-2026-015",
+      "acquisition_cost": 62000,
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-12",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 60
+      },
+      "tax_depreciation": {
+        "group": 2,
+        "method": "accelerated",
+        "first_year_increase": 0,
+        "interrupted_years": []
+      },
+      "asset_account": "022",
+      "accumulated_account": "082",
+      "expense_account": "551",
+      "improvements": [
+        {
+          "date": "2026-11-25",
+          "amount": 8500,
+          "description": "Finisher unit"
+        }
+      ],
+      "bill_id": null,
+      "status": "active",
+      "cost": 70500,
+      "accumulated_depreciation": 1033.33,
+      "tax_plan": [
+        {
+          "year": 2026,
+          "depreciation": 14100,
+          "residual": 56400,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2027,
+          "depreciation": 22560,
+          "residual": 33840,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2028,
+          "depreciation": 16920,
+          "residual": 16920,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2029,
+          "depreciation": 11280,
+          "residual": 5640,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2030,
+          "depreciation": 5640,
+          "residual": 0,
+          "kind": "depreciation"
+        }
+      ],
+      "accounting_plan": [
+        {
+          "period": "2026-11",
+          "depreciation": 1033.33,
+          "accumulated": 1033.33,
+          "residual": 60966.67
+        },
+        {
+          "period": "2026-12",
+          "depreciation": 1177.4,
+          "accumulated": 2210.73,
+          "residual": 68289.27
+        },
+        {
+          "period": "2027-01",
+          "depreciation": 1177.4,
+          "accumulated": 3388.13,
+          "residual": 67111.87
+        },
+        {
+          "period": "2027-02",
+          "depreciation": 1177.4,
+          "accumulated": 4565.53,
+          "residual": 65934.47
+        },
+        {
+          "period": "2027-03",
+          "depreciation": 1177.4,
+          "accumulated": 5742.93,
+          "residual": 64757.07
+        },
+        {
+          "period": "2027-04",
+          "depreciation": 1177.4,
+          "accumulated": 6920.33,
+          "residual": 63579.67
+        },
+        {
+          "period": "2027-05",
+          "depreciation": 1177.4,
+          "accumulated": 8097.73,
+          "residual": 62402.27
+        },
+        {
+          "period": "2027-06",
+          "depreciation": 1177.4,
+          "accumulated": 9275.13,
+          "residual": 61224.87
+        },
+        {
+          "period": "2027-07",
+          "depreciation": 1177.4,
+          "accumulated": 10452.53,
+          "residual": 60047.47
+        },
+        {
+          "period": "2027-08",
+          "depreciation": 1177.4,
+          "accumulated": 11629.93,
+          "residual": 58870.07
+        },
+        {
+          "period": "2027-09",
+          "depreciation": 1177.4,
+          "accumulated": 12807.33,
+          "residual": 57692.67
+        },
+        {
+          "period": "2027-10",
+          "depreciation": 1177.4,
+          "accumulated": 13984.73,
+          "residual": 56515.27
+        },
+        {
+          "period": "2027-11",
+          "depreciation": 1177.4,
+          "accumulated": 15162.13,
+          "residual": 55337.87
+        },
+        {
+          "period": "2027-12",
+          "depreciation": 1177.4,
+          "accumulated": 16339.53,
+          "residual": 54160.47
+        },
+        {
+          "period": "2028-01",
+          "depreciation": 1177.4,
+          "accumulated": 17516.93,
+          "residual": 52983.07
+        },
+        {
+          "period": "2028-02",
+          "depreciation": 1177.4,
+          "accumulated": 18694.33,
+          "residual": 51805.67
+        },
+        {
+          "period": "2028-03",
+          "depreciation": 1177.4,
+          "accumulated": 19871.73,
+          "residual": 50628.27
+        },
+        {
+          "period": "2028-04",
+          "depreciation": 1177.4,
+          "accumulated": 21049.13,
+          "residual": 49450.87
+        },
+        {
+          "period": "2028-05",
+          "depreciation": 1177.4,
+          "accumulated": 22226.53,
+          "residual": 48273.47
+        },
+        {
+          "period": "2028-06",
+          "depreciation": 1177.4,
+          "accumulated": 23403.93,
+          "residual": 47096.07
+        },
+        {
+          "period": "2028-07",
+          "depreciation": 1177.4,
+          "accumulated": 24581.33,
+          "residual": 45918.67
+        },
+        {
+          "period": "2028-08",
+          "depreciation": 1177.4,
+          "accumulated": 25758.73,
+          "residual": 44741.27
+        },
+        {
+          "period": "2028-09",
+          "depreciation": 1177.4,
+          "accumulated": 26936.13,
+          "residual": 43563.87
+        },
+        {
+          "period": "2028-10",
+          "depreciation": 1177.4,
+          "accumulated": 28113.53,
+          "residual": 42386.47
+        },
+        {
+          "period": "2028-11",
+          "depreciation": 1177.4,
+          "accumulated": 29290.93,
+          "residual": 41209.07
+        },
+        {
+          "period": "2028-12",
+          "depreciation": 1177.4,
+          "accumulated": 30468.33,
+          "residual": 40031.67
+        },
+        {
+          "period": "2029-01",
+          "depreciation": 1177.4,
+          "accumulated": 31645.73,
+          "residual": 38854.27
+        },
+        {
+          "period": "2029-02",
+          "depreciation": 1177.4,
+          "accumulated": 32823.13,
+          "residual": 37676.87
+        },
+        {
+          "period": "2029-03",
+          "depreciation": 1177.4,
+          "accumulated": 34000.53,
+          "residual": 36499.47
+        },
+        {
+          "period": "2029-04",
+          "depreciation": 1177.4,
+          "accumulated": 35177.93,
+          "residual": 35322.07
+        },
+        {
+          "period": "2029-05",
+          "depreciation": 1177.4,
+          "accumulated": 36355.33,
+          "residual": 34144.67
+        },
+        {
+          "period": "2029-06",
+          "depreciation": 1177.4,
+          "accumulated": 37532.73,
+          "residual": 32967.27
+        },
+        {
+          "period": "2029-07",
+          "depreciation": 1177.4,
+          "accumulated": 38710.13,
+          "residual": 31789.87
+        },
+        {
+          "period": "2029-08",
+          "depreciation": 1177.4,
+          "accumulated": 39887.53,
+          "residual": 30612.47
+        },
+        {
+          "period": "2029-09",
+          "depreciation": 1177.4,
+          "accumulated": 41064.93,
+          "residual": 29435.07
+        },
+        {
+          "period": "2029-10",
+          "depreciation": 1177.4,
+          "accumulated": 42242.33,
+          "residual": 28257.67
+        },
+        {
+          "period": "2029-11",
+          "depreciation": 1177.4,
+          "accumulated": 43419.73,
+          "residual": 27080.27
+        },
+        {
+          "period": "2029-12",
+          "depreciation": 1177.4,
+          "accumulated": 44597.13,
+          "residual": 25902.87
+        },
+        {
+          "period": "2030-01",
+          "depreciation": 1177.4,
+          "accumulated": 45774.53,
+          "residual": 24725.47
+        },
+        {
+          "period": "2030-02",
+          "depreciation": 1177.4,
+          "accumulated": 46951.93,
+          "residual": 23548.07
+        },
+        {
+          "period": "2030-03",
+          "depreciation": 1177.4,
+          "accumulated": 48129.33,
+          "residual": 22370.67
+        },
+        {
+          "period": "2030-04",
+          "depreciation": 1177.4,
+          "accumulated": 49306.73,
+          "residual": 21193.27
+        },
+        {
+          "period": "2030-05",
+          "depreciation": 1177.4,
+          "accumulated": 50484.13,
+          "residual": 20015.87
+        },
+        {
+          "period": "2030-06",
+          "depreciation": 1177.4,
+          "accumulated": 51661.53,
+          "residual": 18838.47
+        },
+        {
+          "period": "2030-07",
+          "depreciation": 1177.4,
+          "accumulated": 52838.93,
+          "residual": 17661.07
+        },
+        {
+          "period": "2030-08",
+          "depreciation": 1177.4,
+          "accumulated": 54016.33,
+          "residual": 16483.67
+        },
+        {
+          "period": "2030-09",
+          "depreciation": 1177.4,
+          "accumulated": 55193.73,
+          "residual": 15306.27
+        },
+        {
+          "period": "2030-10",
+          "depreciation": 1177.4,
+          "accumulated": 56371.13,
+          "residual": 14128.87
+        },
+        {
+          "period": "2030-11",
+          "depreciation": 1177.4,
+          "accumulated": 57548.53,
+          "residual": 12951.47
+        },
+        {
+          "period": "2030-12",
+          "depreciation": 1177.4,
+          "accumulated": 58725.93,
+          "residual": 11774.07
+        },
+        {
+          "period": "2031-01",
+          "depreciation": 1177.4,
+          "accumulated": 59903.33,
+          "residual": 10596.67
+        },
+        {
+          "period": "2031-02",
+          "depreciation": 1177.4,
+          "accumulated": 61080.73,
+          "residual": 9419.27
+        },
+        {
+          "period": "2031-03",
+          "depreciation": 1177.4,
+          "accumulated": 62258.13,
+          "residual": 8241.87
+        },
+        {
+          "period": "2031-04",
+          "depreciation": 1177.4,
+          "accumulated": 63435.53,
+          "residual": 7064.47
+        },
+        {
+          "period": "2031-05",
+          "depreciation": 1177.4,
+          "accumulated": 64612.93,
+          "residual": 5887.07
+        },
+        {
+          "period": "2031-06",
+          "depreciation": 1177.4,
+          "accumulated": 65790.33,
+          "residual": 4709.67
+        },
+        {
+          "period": "2031-07",
+          "depreciation": 1177.4,
+          "accumulated": 66967.73,
+          "residual": 3532.27
+        },
+        {
+          "period": "2031-08",
+          "depreciation": 1177.4,
+          "accumulated": 68145.13,
+          "residual": 2354.87
+        },
+        {
+          "period": "2031-09",
+          "depreciation": 1177.4,
+          "accumulated": 69322.53,
+          "residual": 1177.47
+        },
+        {
+          "period": "2031-10",
+          "depreciation": 1177.47,
+          "accumulated": 70500,
+          "residual": 0
+        }
+      ],
+      "in_use_entry": null,
+      "disposal": null,
+      "created_at": "2026-12-03T06:34:46.131Z",
+      "updated_at": "2026-12-03T06:34:46.222Z"
+    }
+  },
+  "setAssetTaxInterruptions": {
+    "request": {
+      "years": [
+        2027
+      ]
+    },
+    "response": {
+      "id": 2,
+      "name": "Printer Canon iR C3226",
+      "inventory_number": "HW-2026-015",
+      "acquisition_cost": 62000,
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-12",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 60
+      },
+      "tax_depreciation": {
+        "group": 2,
+        "method": "accelerated",
+        "first_year_increase": 0,
+        "interrupted_years": [
+          2027
+        ]
+      },
+      "asset_account": "022",
+      "accumulated_account": "082",
+      "expense_account": "551",
+      "improvements": [
+        {
+          "date": "2026-11-25",
+          "amount": 8500,
+          "description": "Finisher unit"
+        }
+      ],
+      "bill_id": null,
+      "status": "active",
+      "cost": 70500,
+      "accumulated_depreciation": 1033.33,
+      "tax_plan": [
+        {
+          "year": 2026,
+          "depreciation": 14100,
+          "residual": 56400,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2027,
+          "depreciation": 0,
+          "residual": 56400,
+          "kind": "interrupted"
+        },
+        {
+          "year": 2028,
+          "depreciation": 22560,
+          "residual": 33840,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2029,
+          "depreciation": 16920,
+          "residual": 16920,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2030,
+          "depreciation": 11280,
+          "residual": 5640,
+          "kind": "depreciation"
+        },
+        {
+          "year": 2031,
+          "depreciation": 5640,
+          "residual": 0,
+          "kind": "depreciation"
+        }
+      ],
+      "accounting_plan": [
+        {
+          "period": "2026-11",
+          "depreciation": 1033.33,
+          "accumulated": 1033.33,
+          "residual": 60966.67
+        },
+        {
+          "period": "2026-12",
+          "depreciation": 1177.4,
+          "accumulated": 2210.73,
+          "residual": 68289.27
+        },
+        {
+          "period": "2027-01",
+          "depreciation": 1177.4,
+          "accumulated": 3388.13,
+          "residual": 67111.87
+        },
+        {
+          "period": "2027-02",
+          "depreciation": 1177.4,
+          "accumulated": 4565.53,
+          "residual": 65934.47
+        },
+        {
+          "period": "2027-03",
+          "depreciation": 1177.4,
+          "accumulated": 5742.93,
+          "residual": 64757.07
+        },
+        {
+          "period": "2027-04",
+          "depreciation": 1177.4,
+          "accumulated": 6920.33,
+          "residual": 63579.67
+        },
+        {
+          "period": "2027-05",
+          "depreciation": 1177.4,
+          "accumulated": 8097.73,
+          "residual": 62402.27
+        },
+        {
+          "period": "2027-06",
+          "depreciation": 1177.4,
+          "accumulated": 9275.13,
+          "residual": 61224.87
+        },
+        {
+          "period": "2027-07",
+          "depreciation": 1177.4,
+          "accumulated": 10452.53,
+          "residual": 60047.47
+        },
+        {
+          "period": "2027-08",
+          "depreciation": 1177.4,
+          "accumulated": 11629.93,
+          "residual": 58870.07
+        },
+        {
+          "period": "2027-09",
+          "depreciation": 1177.4,
+          "accumulated": 12807.33,
+          "residual": 57692.67
+        },
+        {
+          "period": "2027-10",
+          "depreciation": 1177.4,
+          "accumulated": 13984.73,
+          "residual": 56515.27
+        },
+        {
+          "period": "2027-11",
+          "depreciation": 1177.4,
+          "accumulated": 15162.13,
+          "residual": 55337.87
+        },
+        {
+          "period": "2027-12",
+          "depreciation": 1177.4,
+          "accumulated": 16339.53,
+          "residual": 54160.47
+        },
+        {
+          "period": "2028-01",
+          "depreciation": 1177.4,
+          "accumulated": 17516.93,
+          "residual": 52983.07
+        },
+        {
+          "period": "2028-02",
+          "depreciation": 1177.4,
+          "accumulated": 18694.33,
+          "residual": 51805.67
+        },
+        {
+          "period": "2028-03",
+          "depreciation": 1177.4,
+          "accumulated": 19871.73,
+          "residual": 50628.27
+        },
+        {
+          "period": "2028-04",
+          "depreciation": 1177.4,
+          "accumulated": 21049.13,
+          "residual": 49450.87
+        },
+        {
+          "period": "2028-05",
+          "depreciation": 1177.4,
+          "accumulated": 22226.53,
+          "residual": 48273.47
+        },
+        {
+          "period": "2028-06",
+          "depreciation": 1177.4,
+          "accumulated": 23403.93,
+          "residual": 47096.07
+        },
+        {
+          "period": "2028-07",
+          "depreciation": 1177.4,
+          "accumulated": 24581.33,
+          "residual": 45918.67
+        },
+        {
+          "period": "2028-08",
+          "depreciation": 1177.4,
+          "accumulated": 25758.73,
+          "residual": 44741.27
+        },
+        {
+          "period": "2028-09",
+          "depreciation": 1177.4,
+          "accumulated": 26936.13,
+          "residual": 43563.87
+        },
+        {
+          "period": "2028-10",
+          "depreciation": 1177.4,
+          "accumulated": 28113.53,
+          "residual": 42386.47
+        },
+        {
+          "period": "2028-11",
+          "depreciation": 1177.4,
+          "accumulated": 29290.93,
+          "residual": 41209.07
+        },
+        {
+          "period": "2028-12",
+          "depreciation": 1177.4,
+          "accumulated": 30468.33,
+          "residual": 40031.67
+        },
+        {
+          "period": "2029-01",
+          "depreciation": 1177.4,
+          "accumulated": 31645.73,
+          "residual": 38854.27
+        },
+        {
+          "period": "2029-02",
+          "depreciation": 1177.4,
+          "accumulated": 32823.13,
+          "residual": 37676.87
+        },
+        {
+          "period": "2029-03",
+          "depreciation": 1177.4,
+          "accumulated": 34000.53,
+          "residual": 36499.47
+        },
+        {
+          "period": "2029-04",
+          "depreciation": 1177.4,
+          "accumulated": 35177.93,
+          "residual": 35322.07
+        },
+        {
+          "period": "2029-05",
+          "depreciation": 1177.4,
+          "accumulated": 36355.33,
+          "residual": 34144.67
+        },
+        {
+          "period": "2029-06",
+          "depreciation": 1177.4,
+          "accumulated": 37532.73,
+          "residual": 32967.27
+        },
+        {
+          "period": "2029-07",
+          "depreciation": 1177.4,
+          "accumulated": 38710.13,
+          "residual": 31789.87
+        },
+        {
+          "period": "2029-08",
+          "depreciation": 1177.4,
+          "accumulated": 39887.53,
+          "residual": 30612.47
+        },
+        {
+          "period": "2029-09",
+          "depreciation": 1177.4,
+          "accumulated": 41064.93,
+          "residual": 29435.07
+        },
+        {
+          "period": "2029-10",
+          "depreciation": 1177.4,
+          "accumulated": 42242.33,
+          "residual": 28257.67
+        },
+        {
+          "period": "2029-11",
+          "depreciation": 1177.4,
+          "accumulated": 43419.73,
+          "residual": 27080.27
+        },
+        {
+          "period": "2029-12",
+          "depreciation": 1177.4,
+          "accumulated": 44597.13,
+          "residual": 25902.87
+        },
+        {
+          "period": "2030-01",
+          "depreciation": 1177.4,
+          "accumulated": 45774.53,
+          "residual": 24725.47
+        },
+        {
+          "period": "2030-02",
+          "depreciation": 1177.4,
+          "accumulated": 46951.93,
+          "residual": 23548.07
+        },
+        {
+          "period": "2030-03",
+          "depreciation": 1177.4,
+          "accumulated": 48129.33,
+          "residual": 22370.67
+        },
+        {
+          "period": "2030-04",
+          "depreciation": 1177.4,
+          "accumulated": 49306.73,
+          "residual": 21193.27
+        },
+        {
+          "period": "2030-05",
+          "depreciation": 1177.4,
+          "accumulated": 50484.13,
+          "residual": 20015.87
+        },
+        {
+          "period": "2030-06",
+          "depreciation": 1177.4,
+          "accumulated": 51661.53,
+          "residual": 18838.47
+        },
+        {
+          "period": "2030-07",
+          "depreciation": 1177.4,
+          "accumulated": 52838.93,
+          "residual": 17661.07
+        },
+        {
+          "period": "2030-08",
+          "depreciation": 1177.4,
+          "accumulated": 54016.33,
+          "residual": 16483.67
+        },
+        {
+          "period": "2030-09",
+          "depreciation": 1177.4,
+          "accumulated": 55193.73,
+          "residual": 15306.27
+        },
+        {
+          "period": "2030-10",
+          "depreciation": 1177.4,
+          "accumulated": 56371.13,
+          "residual": 14128.87
+        },
+        {
+          "period": "2030-11",
+          "depreciation": 1177.4,
+          "accumulated": 57548.53,
+          "residual": 12951.47
+        },
+        {
+          "period": "2030-12",
+          "depreciation": 1177.4,
+          "accumulated": 58725.93,
+          "residual": 11774.07
+        },
+        {
+          "period": "2031-01",
+          "depreciation": 1177.4,
+          "accumulated": 59903.33,
+          "residual": 10596.67
+        },
+        {
+          "period": "2031-02",
+          "depreciation": 1177.4,
+          "accumulated": 61080.73,
+          "residual": 9419.27
+        },
+        {
+          "period": "2031-03",
+          "depreciation": 1177.4,
+          "accumulated": 62258.13,
+          "residual": 8241.87
+        },
+        {
+          "period": "2031-04",
+          "depreciation": 1177.4,
+          "accumulated": 63435.53,
+          "residual": 7064.47
+        },
+        {
+          "period": "2031-05",
+          "depreciation": 1177.4,
+          "accumulated": 64612.93,
+          "residual": 5887.07
+        },
+        {
+          "period": "2031-06",
+          "depreciation": 1177.4,
+          "accumulated": 65790.33,
+          "residual": 4709.67
+        },
+        {
+          "period": "2031-07",
+          "depreciation": 1177.4,
+          "accumulated": 66967.73,
+          "residual": 3532.27
+        },
+        {
+          "period": "2031-08",
+          "depreciation": 1177.4,
+          "accumulated": 68145.13,
+          "residual": 2354.87
+        },
+        {
+          "period": "2031-09",
+          "depreciation": 1177.4,
+          "accumulated": 69322.53,
+          "residual": 1177.47
+        },
+        {
+          "period": "2031-10",
+          "depreciation": 1177.47,
+          "accumulated": 70500,
+          "residual": 0
+        }
+      ],
+      "in_use_entry": null,
+      "disposal": null,
+      "created_at": "2026-12-03T06:34:46.131Z",
+      "updated_at": "2026-12-03T06:34:46.244Z"
+    }
+  },
+  "disposeAsset": {
+    "request": {
+      "date": "2026-12-10",
+      "kind": "sale"
+    },
+    "response": {
+      "id": 3,
+      "name": "Copier Xerox B7025 (used)",
+      "inventory_number": "HW-2026-016",
+      "acquisition_cost": 24000,
+      "date_acquired": "2026-10-02",
+      "date_in_use": "2026-10-05",
+      "accounting_depreciation": {
+        "method": "straight_line",
+        "months": 36
+      },
+      "tax_depreciation": {
+        "group": 2,
+        "method": "straight_line",
+        "first_year_increase": 0,
+        "interrupted_years": []
+      },
+      "asset_account": "022",
+      "accumulated_account": "082",
+      "expense_account": "551",
+      "improvements": [],
+      "bill_id": null,
+      "status": "disposed",
+      "cost": 24000,
+      "accumulated_depreciation": 666.67,
+      "tax_plan": [
+        {
+          "year": 2026,
+          "depreciation": 1320,
+          "residual": 22680,
+          "kind": "disposal"
+        }
+      ],
+      "accounting_plan": [
+        {
+          "period": "2026-11",
+          "depreciation": 666.67,
+          "accumulated": 666.67,
+          "residual": 23333.33
+        }
+      ],
+      "in_use_entry": null,
+      "disposal": {
+        "date": "2026-12-10",
+        "kind": "sale",
+        "residual": 23333.33,
+        "tax_residual": 22680,
+        "journal_entry": {
+          "id": 7,
+          "no": "JE-2026-0005"
+        }
+      },
+      "created_at": "2026-12-03T06:34:46.163Z",
+      "updated_at": "2026-12-03T06:34:46.265Z"
+    }
+  },
+  "createDepreciationRun": {
+    "request": {
+      "period": "2026-11"
+    },
+    "response": {
+      "id": 1,
+      "period": "2026-11",
+      "total": 5825,
+      "journal_entry": {
+        "id": 6,
+        "no": "JE-2026-0004"
+      },
+      "lines": [
+        {
+          "asset_id": 1,
+          "inventory_number": "HW-2026-014",
+          "amount": 4125
+        },
+        {
+          "asset_id": 2,
+          "inventory_number": "HW-2026-015",
+          "amount": 1033.33
+        },
+        {
+          "asset_id": 3,
+          "inventory_number": "HW-2026-016",
+          "amount": 666.67
+        }
+      ],
+      "created_at": "2026-12-03T06:34:46.199Z"
+    }
+  },
+  "listDepreciationRuns": {
+    "response": {
+      "total": 1,
+      "from": 0,
+      "take": 100,
+      "entities": [
+        {
+          "id": 1,
+          "period": "2026-11",
+          "total": 5825,
+          "journal_entry": {
+            "id": 6,
+            "no": "JE-2026-0004"
+          },
+          "lines": [
+            {
+              "asset_id": 1,
+              "inventory_number": "HW-2026-014",
+              "amount": 4125
+            },
+            {
+              "asset_id": 2,
+              "inventory_number": "HW-2026-015",
+              "amount": 1033.33
+            },
+            {
+              "asset_id": 3,
+              "inventory_number": "HW-2026-016",
+              "amount": 666.67
+            }
+          ],
+          "created_at": "2026-12-03T06:34:46.199Z"
+        }
+      ],
+      "aggregations": []
+    }
+  },
+  "getDepreciationReport": {
+    "response": {
+      "year": 2026,
+      "rows": [
+        {
+          "asset_id": 1,
+          "inventory_number": "HW-2026-014",
+          "name": "Laptops Lenovo T14, 5 pcs",
+          "tax_depreciation": 29700,
+          "tax_residual_expensed": 0,
+          "accounting_depreciation": 4125,
+          "accounting_residual_expensed": 0,
+          "difference": -25575
+        },
+        {
+          "asset_id": 2,
+          "inventory_number": "HW-2026-015",
+          "name": "Printer Canon iR C3226",
+          "tax_depreciation": 14100,
+          "tax_residual_expensed": 0,
+          "accounting_depreciation": 1033.33,
+          "accounting_residual_expensed": 0,
+          "difference": -13066.67
+        },
+        {
+          "asset_id": 3,
+          "inventory_number": "HW-2026-016",
+          "name": "Copier Xerox B7025 (used)",
+          "tax_depreciation": 1320,
+          "tax_residual_expensed": 22680,
+          "accounting_depreciation": 666.67,
+          "accounting_residual_expensed": 23333.33,
+          "difference": 0
+        }
+      ],
+      "totals": {
+        "tax_depreciation": 45120,
+        "tax_residual_expensed": 22680,
+        "accounting_depreciation": 5825,
+        "accounting_residual_expensed": 23333.33,
+        "difference": -38641.67
+      }
     }
   },
   "closeYear": {
@@ -9276,11 +12044,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "expenses": 8400,
       "profit": 41600,
       "journal_entry": {
-        "id": 8,
+        "id": 10,
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-12-03T06:16:49.454Z",
+      "created_at": "2026-12-03T06:34:46.479Z",
       "created_by": "key:2"
     }
   },
@@ -9299,11 +12067,11 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "expenses": 8400,
           "profit": 41600,
           "journal_entry": {
-            "id": 10,
+            "id": 12,
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-12-03T06:16:49.493Z",
+          "created_at": "2026-12-03T06:34:46.530Z",
           "created_by": "key:2"
         },
         {
@@ -9315,14 +12083,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "expenses": 8400,
           "profit": 41600,
           "journal_entry": {
-            "id": 8,
+            "id": 10,
             "no": "JE-2025-0003"
           },
           "reopened_by": {
-            "id": 9,
+            "id": 11,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-12-03T06:16:49.454Z",
+          "created_at": "2026-12-03T06:34:46.479Z",
           "created_by": "key:2"
         }
       ],
@@ -9339,14 +12107,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "expenses": 8400,
       "profit": 41600,
       "journal_entry": {
-        "id": 8,
+        "id": 10,
         "no": "JE-2025-0003"
       },
       "reopened_by": {
-        "id": 9,
+        "id": 11,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-12-03T06:16:49.454Z",
+      "created_at": "2026-12-03T06:34:46.479Z",
       "created_by": "key:2"
     }
   },
@@ -9382,14 +12150,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "journal_entry": {
-        "id": 6,
-        "no": "JE-2026-0004"
+        "id": 8,
+        "no": "JE-2026-0006"
       },
       "reversed_by": {
-        "id": 7,
-        "no": "JE-2026-0005"
+        "id": 9,
+        "no": "JE-2026-0007"
       },
-      "created_at": "2026-12-03T06:16:49.419Z",
+      "created_at": "2026-12-03T06:34:46.438Z",
       "created_by": "key:2"
     }
   }
