@@ -15,14 +15,14 @@ import { secondOrganisation } from './support.js';
 const DIR = path.resolve(import.meta.dirname, '../fixtures/bank');
 type Expected = { statements: Array<{ account: string; currency: string; entries: number }> } | { refused: { status: number; code: string } };
 const EXPECTED = JSON.parse(readFileSync(path.join(DIR, 'expected.json'), 'utf8')) as Record<string, Expected>;
-const COUNTRY: Record<string, string> = { CZK: 'CZ', EUR: 'SK', PLN: 'PL', HUF: 'HU', CHF: 'CH' };
+const COUNTRY: Record<string, string> = { CZK: 'CZ', EUR: 'SK', PLN: 'PL', HUF: 'HU', CHF: 'CH', TRY: 'TR' };
 
 let stack: Stack;
 const keys = new Map<string, string>();
 beforeAll(async () => {
   stack = await startStack({ services: ['sales', 'purchase', 'finance', 'accounting'] });
   keys.set('CZK', stack.adminKey);
-  for (const currency of ['EUR', 'PLN', 'HUF', 'CHF']) keys.set(currency, (await secondOrganisation(stack, `Books in ${currency}`, { country: COUNTRY[currency], currency })).key);
+  for (const currency of ['EUR', 'PLN', 'HUF', 'CHF', 'TRY']) keys.set(currency, (await secondOrganisation(stack, `Books in ${currency}`, { country: COUNTRY[currency], currency })).key);
 }, 90_000);
 afterAll(async () => stack?.close());
 

@@ -142,6 +142,42 @@ export const ISO_4217_CURRENCIES: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/**
+ * The currencies the euro replaced (ISO 4217 list three), each with its irrevocable conversion
+ * rate to the euro and the day it was fixed (Council Regulation (EC) No 2866/98 and the regulations
+ * for each later member): old bank statements are in them, and a rate to the legal currency can
+ * be set for them by hand (`PUT /v1/settings/exchange-rates/DEM/2001-12-31`), nothing else.
+ */
+export const EURO_LEGACY_CURRENCIES: Readonly<Record<string, { perEuro: string; since: string }>> = {
+  ATS: { perEuro: '13.7603', since: '1999-01-01' },
+  BEF: { perEuro: '40.3399', since: '1999-01-01' },
+  DEM: { perEuro: '1.95583', since: '1999-01-01' },
+  ESP: { perEuro: '166.386', since: '1999-01-01' },
+  FIM: { perEuro: '5.94573', since: '1999-01-01' },
+  FRF: { perEuro: '6.55957', since: '1999-01-01' },
+  IEP: { perEuro: '0.787564', since: '1999-01-01' },
+  ITL: { perEuro: '1936.27', since: '1999-01-01' },
+  LUF: { perEuro: '40.3399', since: '1999-01-01' },
+  NLG: { perEuro: '2.20371', since: '1999-01-01' },
+  PTE: { perEuro: '200.482', since: '1999-01-01' },
+  GRD: { perEuro: '340.750', since: '2001-01-01' },
+  SIT: { perEuro: '239.640', since: '2007-01-01' },
+  CYP: { perEuro: '0.585274', since: '2008-01-01' },
+  MTL: { perEuro: '0.429300', since: '2008-01-01' },
+  SKK: { perEuro: '30.1260', since: '2009-01-01' },
+  EEK: { perEuro: '15.6466', since: '2011-01-01' },
+  LVL: { perEuro: '0.702804', since: '2014-01-01' },
+  LTL: { perEuro: '3.45280', since: '2015-01-01' },
+  HRK: { perEuro: '7.53450', since: '2023-01-01' },
+};
+
+/** An active ISO 4217 code, or one the euro replaced: what bank statements and exchange rates may be in. */
+export const bankCurrencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'ISO 4217 currency code: three upper-case letters')
+  .refine((c) => ISO_4217_CURRENCIES.has(c) || c in EURO_LEGACY_CURRENCIES, { message: 'not an ISO 4217 currency code, nor one the euro replaced' })
+  .describe('ISO 4217 currency code, or one the euro replaced (DEM, NLG, SKK, … on old statements)');
+
 /** ISO 4217 currency code: three upper-case letters of an active currency (`CZK`, `EUR`). */
 export const currencyCode = z
   .string()

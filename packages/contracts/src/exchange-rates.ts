@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, isoDate, positiveRate } from './common.js';
+import { bankCurrencyCode, currencyCode, isoDate, positiveRate } from './common.js';
 
 // --- exchange rates (GET/PUT /v1/settings/exchange-rates…, POST …/import) -------------------------
 
@@ -22,7 +22,7 @@ export type ExchangeRate = z.infer<typeof exchangeRateSchema>;
 
 export const exchangeRateQuerySchema = z.object({
   date: isoDate.describe('The day; the rate in force is that day’s, else the last one before it'),
-  currency: currencyCode.optional().describe('One currency; without it, every currency the table knows'),
+  currency: bankCurrencyCode.optional().describe('One currency; without it, every currency the table knows'),
 });
 
 export const exchangeRateTableSchema = z
@@ -49,7 +49,7 @@ export const exchangeRateImportSchema = z
   .meta({ id: 'ExchangeRateImport', description: 'What an imported rate file held' });
 export type ExchangeRateImport = z.infer<typeof exchangeRateImportSchema>;
 
-export const exchangeRatePathSchema = z.object({ currency: currencyCode, date: isoDate });
+export const exchangeRatePathSchema = z.object({ currency: bankCurrencyCode, date: isoDate });
 
 export const exchangeRateRequestSchema = z
   .object({

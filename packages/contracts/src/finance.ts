@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTENT_TEXT, contactSchema, currencyCode, glAccountSchema, id, ignoredInput, int64, isoDate, isoDateTime, longText, money, nullish, paidRecordSchema, paidRecordTypeSchema, positiveRate, centAmount, shortText, transactionTypeSchema, uuid, TABLE_RATE_SOURCES } from './common.js';
+import { CONTENT_TEXT, bankCurrencyCode, contactSchema, currencyCode, glAccountSchema, id, ignoredInput, int64, isoDate, isoDateTime, longText, money, nullish, paidRecordSchema, paidRecordTypeSchema, positiveRate, centAmount, shortText, transactionTypeSchema, uuid, TABLE_RATE_SOURCES } from './common.js';
 import { pagedEnvelope, pagingQuery, rangeQuery, repeatedParam, searchQuery, sortQuery, keysetPagedEnvelope, keysetPagingQuery } from './paging.js';
 
 /*
@@ -69,7 +69,7 @@ export const bankTransactionSchema = z
     id: id,
     ...bankTransactionFields,
     amount: money.describe('Positive: money in; negative: money out'),
-    currency: currencyCode,
+    currency: bankCurrencyCode,
     date_transaction: isoDate,
     ...matchFields,
     ...paymentLegalFields,
@@ -234,7 +234,7 @@ export const bankStatementSchema = z
     format: z.enum(['camt053', 'gpc', 'mt940']),
     account: z.string().describe('Our account as the statement names it (IBAN or domestic number)'),
     statement_no: z.string(),
-    currency: currencyCode,
+    currency: bankCurrencyCode,
     opening_balance: money,
     closing_balance: money,
     date_from: isoDate,

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { ISO_4217_CURRENCIES } from '@ledgerline/contracts';
+import { EURO_LEGACY_CURRENCIES, ISO_4217_CURRENCIES } from '@ledgerline/contracts';
 
 /*
  * The central banks' published exchange-rate files, read into rates of one base (legal)
@@ -49,11 +49,13 @@ const PUBLISHED_ONLY: ReadonlySet<string> = new Set(['XDR', 'HRK', 'LTL', 'LVL',
 /**
  * The one check of a rate's currency, for a file's lines and a rate set by hand alike (issue 71:
  * an import took a line for the file's own currency, made-up codes and one day twice): a currency
- * ISO 4217 lists (for a file, also one it listed, and XDR), not the currency the rates are in. Null when it passes.
+ * ISO 4217 lists (for a file, also one it listed, and XDR; by hand, also one the euro replaced, for old
+ * statements in it), not the currency the rates are in. Null when it passes.
  */
 export function currencyProblem(currency: string, base: string, publishedAllowed: boolean): string | null {
   if (!CURRENCY.test(currency)) return `"${currency.slice(0, 10)}" is not a currency code`;
-  if (!ISO_4217_CURRENCIES.has(currency) && !(publishedAllowed && PUBLISHED_ONLY.has(currency))) return `${currency} is not an ISO 4217 currency`;
+  const known = ISO_4217_CURRENCIES.has(currency) || (publishedAllowed ? PUBLISHED_ONLY.has(currency) : currency in EURO_LEGACY_CURRENCIES);
+  if (!known) return `${currency} is not an ISO 4217 currency`;
   if (currency === base) return `${currency} is the currency the rates are in: its rate is 1`;
   return null;
 }

@@ -27,8 +27,12 @@ import { readDetails } from './mt940-details.js';
  */
 
 const TAG = /^:([0-9]{2}[A-Z]?|NS):/;
-const LINE_61 = /^(\d{6})(\d{4}| {4})?(R?[CD])([A-Z])?(\d{1,15},\d{0,2})([A-Z][A-Z0-9 ]{3})?([^\n]*?)(?:\/\/([^\n]*))?(?:\n([\s\S]*))?$/;
-const BALANCE = /^([CD])(\d{6})([A-Z]{3})(\d{1,15},\d{0,2})$/;
+// an amount as banks write it: a decimal comma (SWIFT), a decimal point, or whole units with no
+// separator at all (`C500NTRF`); leading zeros beyond SWIFT's 15 digits are only zeros
+const AMOUNT = String.raw`\d{1,40}(?:[,.]\d{0,2})?`;
+const LINE_61 = new RegExp(String.raw`^(\d{6})(\d{4}| {4})?(R?[CD])([A-Z])?(${AMOUNT})([A-Z][A-Z0-9 ]{3})?([^\n]*?)(?:\/\/([^\n]*))?(?:\n([\s\S]*))?$`);
+// a balance without its currency (some German savings banks) takes the statement's
+const BALANCE = new RegExp(String.raw`^([CD])(\d{6})([A-Z]{3})?(${AMOUNT})$`);
 
 interface Field {
   tag: string;
@@ -47,6 +51,7 @@ interface Message {
 function messages(text: string): Message[] {
   const out: Message[] = [];
   let current: Message | null = null;
+  let ended: Message | null = null;
   const lines = text.split(/\r\n|\n|\r/);
   lines.forEach((raw, i) => {
     const n = i + 1;
@@ -60,8 +65,10 @@ function messages(text: string): Message[] {
       line = head[2];
       if (line.trim() === '') return;
     }
-    if (/^-\}/.test(line) || /^\s*-\s*$/.test(line)) {
-      // the end of a message; what follows belongs to the next
+    if (/^-\}/.test(line) || /^\s*-\s*$/.test(line) || /^:940:\s*$/.test(line)) {
+      // the end of a message (older Dutch files put `:940:` between statements); what follows
+      // belongs to the next, unless it goes on with the same statement's fields (below)
+      if (current) ended = current;
       current = null;
       return;
     }
@@ -70,6 +77,10 @@ function messages(text: string): Message[] {
       if (tag[1] === '20' && (!current || current.fields.some((f) => f.tag === '20'))) {
         current = { fields: [], type: current?.type ?? null };
         out.push(current);
+      }
+      if (!current && ended && !ended.fields.some((f) => f.tag.startsWith('62'))) {
+        // a statement continued after an end marker (its closing balance still to come)
+        current = ended;
       }
       if (!current) {
         current = { fields: [], type: null };
@@ -117,32 +128,38 @@ function entryDay(mmdd: string, value: string, path: string): BankDay {
   return bankDay(shifted, month, Number(mmdd.slice(2, 4)), path, mmdd);
 }
 
-/** A decimal-comma amount (leading zeros and an empty fraction allowed) as a decimal of at most 13 integer digits. */
+/** An amount (decimal comma or point, or none; leading zeros and an empty fraction allowed) as a decimal of at most 13 integer digits. */
 function commaAmount(raw: string, path: string): Dec {
-  const [whole, cents = ''] = raw.split(',');
+  const [whole, cents = ''] = raw.split(/[,.]/);
   const digits = whole.replace(/^0+(?=\d)/, '');
   if (!/^\d{1,13}$/.test(digits) || !/^\d{0,2}$/.test(cents)) throw badStatement(`${path} is not an amount: ${raw.slice(0, 30)}`, path);
   return Dec(`${digits}.${cents || '0'}`);
 }
 
-function balanceField(f: Field): { amount: string; currency: string; date: string; intermediate: boolean } {
+function balanceField(f: Field, currency: string | null): { amount: string; currency: string; date: string; intermediate: boolean } {
   const path = `line ${f.line}`;
   const m = BALANCE.exec(f.lines.join('').trim());
   if (!m) throw badStatement(`${path}: :${f.tag}: is not a balance (C/D, YYMMDD, currency, amount)`, path);
   const value = commaAmount(m[4], path);
-  return { amount: (m[1] === 'D' ? value.neg() : value).toString(), currency: m[3], date: yymmdd(m[2], path).date, intermediate: f.tag.endsWith('M') };
+  const known = m[3] ?? currency;
+  if (!known) throw badStatement(`${path}: :${f.tag}: names no currency, and nothing before it does (:25:, the opening balance)`, path);
+  return { amount: (m[1] === 'D' ? value.neg() : value).toString(), currency: known, date: yymmdd(m[2], path).date, intermediate: f.tag.endsWith('M') };
 }
 
-/** The account of `:25:`: an IBAN, `BLZ/account`, `BIC/account/currency` or a domestic number, as written. */
-function accountField(f: Field): string {
-  const raw = f.lines.join('').trim().replace(/^\//, '');
+/** The account of `:25:`: an IBAN, `BLZ/account`, `BIC/account/currency` or a domestic number, as written, and the currency written after it. */
+function accountField(f: Field): { account: string; currency: string | null } {
+  const written = f.lines.join('').trim().replace(/^\//, '');
+  // a domestic number with the account's currency after it (older Dutch and German layouts: `1291.99.348EUR`, `51210600/9223382012EUR`, `123 EUR`)
+  const trailing = /^([0-9][0-9./ -]*?)\s*([A-Z]{3})$/.exec(written);
+  const raw = trailing ? trailing[1].trim() : written;
   // `BIC/number/currency` (Raiffeisen and others): the number is the account
   const parts = raw.split('/');
   let value = parts.length === 3 && /^[A-Z]{6}[A-Z0-9]{2,5}$/.test(parts[0]) && /^[A-Z]{3}$/.test(parts[2]) ? parts[1] : raw;
   // an IBAN with the account's currency after it (ING): the IBAN
   const withCurrency = /^([A-Z]{2}\d{2}[A-Z0-9]{10,30})([A-Z]{3})$/.exec(value.replace(/\s+/g, ''));
   if (withCurrency && ibanChecks(withCurrency[1])) value = withCurrency[1];
-  return statementAccount(value, `line ${f.line}`);
+  const currency = trailing?.[2] ?? (withCurrency && ibanChecks(withCurrency[1]) ? withCurrency[2] : null) ?? (parts.length === 3 && /^[A-Z]{3}$/.test(parts[2]) ? parts[2] : null);
+  return { account: statementAccount(value, `line ${f.line}`), currency };
 }
 
 /** Whether an IBAN's check digits hold (ISO 13616 mod 97). */
@@ -226,7 +243,7 @@ function keepText(entry: StatementEntry | null, f: Field): void {
 }
 
 /** Every statement of an MT940 file, its pages joined. */
-export function parseMt940(text: string): ParsedStatement[] {
+export function parseMt940(text: string, fallbackCurrency: string | null = null): ParsedStatement[] {
   const found = messages(text);
   if (found.length === 0) throw badStatement('The file has no MT940 statement (:20:)', 'line 1');
   found.forEach(refuseInterim);
@@ -249,21 +266,25 @@ export function parseMt940(text: string): ParsedStatement[] {
     };
     let opening: ReturnType<typeof balanceField> | null = null;
     let entry: StatementEntry | null = null;
+    let accountCurrency: string | null = null;
     for (const f of message.fields) {
       const path = `line ${f.line}`;
       switch (f.tag) {
         case '20':
           break;
-        case '25':
-          s.account = accountField(f);
+        case '25': {
+          const read = accountField(f);
+          s.account = read.account;
+          accountCurrency = read.currency;
           break;
+        }
         case '28':
         case '28C':
           s.statementNo = statementNumber(f.lines.join('').trim(), path);
           break;
         case '60F':
         case '60M': {
-          opening = balanceField(f);
+          opening = balanceField(f, accountCurrency ?? fallbackCurrency);
           Object.assign(s, { openingBalance: opening.amount, currency: opening.currency, dateFrom: opening.date, opened: true });
           break;
         }
@@ -278,7 +299,7 @@ export function parseMt940(text: string): ParsedStatement[] {
           break;
         case '62F':
         case '62M': {
-          const b = balanceField(f);
+          const b = balanceField(f, s.currency || accountCurrency || fallbackCurrency);
           if (s.currency && b.currency !== s.currency) throw badStatement(`${path}: the closing balance is in ${b.currency}, the opening in ${s.currency}`, path);
           Object.assign(s, { closingBalance: b.amount, dateTo: b.date, closed: true, intermediateClose: b.intermediate });
           entry = null;

@@ -71,6 +71,6 @@ export function readStatementFile(bytes: Uint8Array, format: StatementFormat | '
     case 'gpc':
       return parseGpc(text, fallbackCurrency);
     case 'mt940':
-      return parseMt940(text);
+      return parseMt940(text, fallbackCurrency);
   }
 }

@@ -170,7 +170,9 @@ describe('MT940', () => {
   it('names the line of what it cannot read', () => {
     const file = mt940File([STATEMENT]);
     const cases: Array<[string, RegExp]> = [
-      [file.replace(':60F:C261119CZK1000,00', ':60F:C261119CZK1000.00'), /line 4: :60F: is not a balance/],
+      [file.replace(':60F:C261119CZK1000,00', ':60F:C261119CZK10O0,00'), /line 4: :60F: is not a balance/],
+      // read as banks write them: a decimal point, no separator; a third decimal is no amount
+      [file.replace(':60F:C261119CZK1000,00', ':60F:C261119CZK1000,005'), /line 4: :60F: is not a balance/],
       [file.replace(':61:2611201120C1210,00', ':61:2611201120X1210,00'), /line 5: :61: is not a statement line/],
       [file.replace(':61:2611201120C1210,00', ':61:2613201320C1210,00'), /line 5 is not a date/],
       [file.replace(/:62F:.*\r\n/, ''), /lacks its closing \(:62F:\) balance/],
