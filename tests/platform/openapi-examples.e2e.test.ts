@@ -9,6 +9,7 @@ import { eventually, startStack, type Stack } from '../support/stack.js';
 import { COMPANY_FILER } from '../support/tax-filing.js';
 import { camt053File } from '../../apps/finance/src/domain/statements/statement-files.fixtures.js';
 import { startRegisterServer, type RegisterServer } from '../support/registers.js';
+import { FIO_TOKEN, startFioBank, type FioBank } from '../support/fio-bank.js';
 
 /*
  * The examples of the OpenAPI document are recorded from this scenario (issue 14): one business
@@ -24,20 +25,23 @@ const EXAMPLES_FILE = join(import.meta.dirname, '../../packages/contracts/src/op
 
 let stack: Stack;
 let registers: RegisterServer;
+let fioBank: FioBank;
 const recorded = new Map<string, OperationExample>();
 
 beforeAll(async () => {
   registers = await startRegisterServer();
+  fioBank = await startFioBank();
   // two retries scheduled an hour apart: the delivery retried by hand below fails again without
   // ending the schedule, so the endpoint stays enabled however fast that attempt fails
   stack = await startStack({
     services: ['sales', 'purchase', 'finance', 'accounting'],
-    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'll-examples-')), MAIL_FROM: 'billing@novak-consulting.example', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1h,1h', REMINDERS_AT: 'off', ...registers.env },
+    env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'll-examples-')), MAIL_FROM: 'billing@novak-consulting.example', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1h,1h', REMINDERS_AT: 'off', FIO_API_URL: fioBank.url, FIO_POLL_MS: '3600000', ...registers.env },
   });
 }, 120_000);
 afterAll(async () => {
   await stack?.close();
   await registers?.close();
+  await fioBank?.close();
 });
 
 /**
@@ -190,6 +194,15 @@ describe('OpenAPI examples recorded from a live scenario', () => {
         api_key: 'shop-api-key-0000000000000000',
       },
     });
+    // the operating account at Fio banka, its movements fetched from the bank's API
+    fioBank.movements = [{ id: 26110401, day: '2026-11-04', amount: 4840, vs: '2026001', account: '2900233333', bank: '2010', name: 'Acme s.r.o.', message: 'Invoice 2026001' }];
+    const fio = await as('createFioIntegration', '/settings/integrations/cz.fio', { json: { token: FIO_TOKEN, name: 'Fio operating account', account: '2701000002/2010', interval_minutes: 60, fetch_from: '2026-11-01' } });
+    await as('fetchFioIntegration', `/settings/integrations/cz.fio/${fio.id}/fetch`);
+    await as('replaceFioIntegration', `/settings/integrations/cz.fio/${fio.id}`, { json: { name: 'Fio operating account', account: '2701000002/2010', interval_minutes: 30 } });
+    await as('getFioIntegration', `/settings/integrations/cz.fio/${fio.id}`);
+    await as('listFioIntegrations', '/settings/integrations/cz.fio');
+    const spare = await (await stack.api('/v1/settings/integrations/cz.fio', { method: 'POST', key, json: { token: FIO_TOKEN, name: 'Fio savings' } })).json();
+    await as('deleteFioIntegration', `/settings/integrations/cz.fio/${spare.id}`);
     await as('createBankIntegration', '/settings/integrations/sk.bank_a', {
       json: { type: 'bank_statement', provider_key: 'fio', name: 'Fio current account', config: { account_number: '2900123456/2010', format: 'gpc' } },
     });

@@ -231,7 +231,7 @@ export const statementEntryOutcomeSchema = z
 export const bankStatementSchema = z
   .object({
     id: id,
-    format: z.enum(['camt053', 'gpc', 'mt940']),
+    format: z.enum(['camt053', 'gpc', 'mt940', 'fio']).describe('fio: fetched from Fio banka\'s API (POST /v1/settings/integrations/cz.fio)'),
     account: z.string().describe('Our account as the statement names it (IBAN or domestic number)'),
     statement_no: z.string(),
     currency: bankCurrencyCode,
@@ -354,3 +354,44 @@ export const paymentOrderListQuerySchema = z.object({
 });
 export type PaymentOrderListQuery = z.output<typeof paymentOrderListQuerySchema>;
 export const paymentOrderPageSchema = pagedEnvelope(paymentOrderSchema);
+
+// --- statements fetched from the bank: Fio banka's API (issue 78) ------------------------------
+
+const fioToken = z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, "the API token Fio's internet banking issued (letters and digits)");
+const fioFields = {
+  name: nullish(shortText(255)),
+  account: nullish(shortText(64)).describe('The account the token is for, as its statements name it (an IBAN or number/bank code); the fetched statements must be of it'),
+  interval_minutes: z.int().min(1).max(1440).default(60).describe('How often the movements are fetched (the bank answers one call per token every 30 seconds)'),
+  fetch_from: nullish(isoDate).describe('The first day the first fetch asks for; today when absent'),
+};
+
+export const fioIntegrationRequestSchema = z
+  .object({ token: fioToken.describe('Stored encrypted, never answered'), ...fioFields })
+  .meta({ id: 'FioIntegrationRequest', description: "Fio banka's API for one account: its token, and how often its movements are fetched" });
+export type FioIntegrationRequest = z.infer<typeof fioIntegrationRequestSchema>;
+export const fioIntegrationReplaceSchema = z
+  .object({ token: nullish(fioToken).describe('A new token; absent keeps the stored one'), ...fioFields })
+  .meta({ id: 'FioIntegrationReplace', description: 'A Fio integration replaced whole; the token only when given' });
+export type FioIntegrationReplace = z.infer<typeof fioIntegrationReplaceSchema>;
+
+export const fioIntegrationSchema = z
+  .object({
+    id: id,
+    name: z.string().nullable(),
+    account: z.string().nullable(),
+    interval_minutes: z.int(),
+    fetch_from: isoDate,
+    token: z.string().describe('Masked: the last four characters'),
+    next_fetch_at: isoDateTime,
+    last_fetch_at: isoDateTime.nullable().describe('The last call to the bank'),
+    last_success_at: isoDateTime.nullable(),
+    last_result: z
+      .object({ date_from: isoDate, date_to: isoDate, movements: z.int().describe('Movements the bank answered'), recorded: z.int().describe('New ones recorded (each movement once, by its id)'), statement_id: id.nullable() })
+      .nullable(),
+    last_error: z.object({ at: isoDateTime, code: z.string(), message: z.string() }).nullable().describe('Why the last fetch failed; null after a success'),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: 'FioIntegration', description: "A Fio banka account whose movements are fetched from the bank's API and imported as statements" });
+export type FioIntegration = z.infer<typeof fioIntegrationSchema>;
+export const fioIntegrationListSchema = z.object({ entities: z.array(fioIntegrationSchema) }).meta({ id: 'FioIntegrationList', description: "The organisation's Fio integrations" });

@@ -66,8 +66,8 @@ describe('OpenAPI document', () => {
     for (const route of ROUTES) {
       expect(route.response, route.operationId).toBeDefined();
       if (route.path.includes(':')) expect(route.pathParams, route.operationId).toBeDefined();
-      // actions on a resource (revoke, rotate-secret, retry, unmatch, reopen, pause, resume, cancel, sent) take no body
-      if ((route.method === 'POST' || route.method === 'PUT') && !/\/(revoke|rotate-secret|retry|unmatch|reopen|pause|resume|cancel|sent)$/.test(route.path)) expect(route.body, route.operationId).toBeDefined();
+      // actions on a resource (revoke, rotate-secret, retry, unmatch, reopen, pause, resume, cancel, sent, fetch) take no body
+      if ((route.method === 'POST' || route.method === 'PUT') && !/\/(revoke|rotate-secret|retry|unmatch|reopen|pause|resume|cancel|sent|fetch)$/.test(route.path)) expect(route.body, route.operationId).toBeDefined();
     }
   });
 

@@ -75,7 +75,7 @@ export const BankStatementSchema = defineEntity({
   properties: {
     id: p.integer().primary().autoincrement(),
     orgId: p.integer().fieldName('org_id'),
-    format: p.string().$type<'camt053' | 'gpc' | 'mt940'>(),
+    format: p.string().$type<'camt053' | 'gpc' | 'mt940' | 'fio'>(),
     account: p.string(),
     statementNo: p.string(),
     currency: p.string(),

@@ -233,4 +233,34 @@ create unique index payment_order_items_open_bill on payment_order_items (org_id
 create index payment_order_items_bill on payment_order_items (org_id, bill_id);
 `,
   ),
+  sqlMigration(
+    'finance_0011_fio_integrations',
+    `
+-- Issue 78. Accounts whose movements are fetched from Fio banka's API: the token sealed (bound to
+-- the row), when the bank was last called (one call per token every 30 seconds), the last result
+-- and error, and when the next fetch is due. Statements fetched so are of format fio.
+alter table bank_statements drop constraint if exists bank_statements_format_check;
+alter table bank_statements add constraint bank_statements_format_check check (format in ('camt053', 'gpc', 'mt940', 'fio'));
+create table fio_integrations (
+  id bigserial primary key,
+  org_id bigint not null,
+  name text,
+  account text,
+  token_enc text not null,
+  token_last4 text not null,
+  interval_minutes int not null check (interval_minutes between 1 and 1440),
+  fetch_from date not null,
+  next_fetch_at timestamptz not null,
+  last_call_at timestamptz,
+  last_fetch_at timestamptz,
+  last_success_at timestamptz,
+  last_result jsonb,
+  last_error jsonb,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index fio_integrations_org on fio_integrations (org_id, id);
+create index fio_integrations_due on fio_integrations (next_fetch_at);
+`,
+  ),
 ];

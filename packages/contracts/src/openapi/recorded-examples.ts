@@ -14,26 +14,26 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 2,
           "name": "Admin key",
-          "prefix": "ak_MqjrFfTv",
+          "prefix": "ak_sIIXe2vN",
           "scopes": [
             "admin"
           ],
           "status": "active",
-          "created_at": "2026-12-03T06:34:38.682Z",
+          "created_at": "2026-12-03T06:52:58.785Z",
           "expires_at": null,
-          "last_used_at": "2026-12-03T06:34:38.737Z",
+          "last_used_at": "2026-12-03T06:52:58.840Z",
           "revoked_at": null
         },
         {
           "id": 3,
           "name": "Shop integration",
-          "prefix": "ak_wTvYeQVM",
+          "prefix": "ak_OAXIzqox",
           "scopes": [
             "sales:write",
             "finance:read"
           ],
           "status": "active",
-          "created_at": "2026-12-03T06:34:38.935Z",
+          "created_at": "2026-12-03T06:52:59.069Z",
           "expires_at": "2027-11-30T00:00:00.000Z",
           "last_used_at": null,
           "revoked_at": null
@@ -54,13 +54,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_wTvYeQVM",
+      "prefix": "ak_OAXIzqox",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:34:38.935Z",
+      "created_at": "2026-12-03T06:52:59.069Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null,
@@ -71,13 +71,13 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "Shop integration",
-      "prefix": "ak_wTvYeQVM",
+      "prefix": "ak_OAXIzqox",
       "scopes": [
         "sales:write",
         "finance:read"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:34:38.935Z",
+      "created_at": "2026-12-03T06:52:59.069Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -95,14 +95,14 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_wTvYeQVM",
+      "prefix": "ak_OAXIzqox",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:34:38.935Z",
+      "created_at": "2026-12-03T06:52:59.069Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
       "revoked_at": null
@@ -118,17 +118,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 3,
       "name": "E-shop integration",
-      "prefix": "ak_wTvYeQVM",
+      "prefix": "ak_OAXIzqox",
       "scopes": [
         "sales:write",
         "finance:read",
         "finance:write"
       ],
       "status": "revoked",
-      "created_at": "2026-12-03T06:34:38.935Z",
+      "created_at": "2026-12-03T06:52:59.069Z",
       "expires_at": "2027-11-30T00:00:00.000Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-03T06:34:39.018Z"
+      "revoked_at": "2026-12-03T06:52:59.136Z"
     }
   },
   "putHostingIntegration": {
@@ -314,7 +314,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
+      "client_id": "cl_8zwrKnmcOLvINJ1bSmz7_4M8Bcu",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "name": "Reporting tool",
       "scopes": [
@@ -331,15 +331,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
+          "client_id": "cl_8zwrKnmcOLvINJ1bSmz7_4M8Bcu",
           "name": "Reporting tool",
           "scopes": [
             "accounting:read",
             "sales:read"
           ],
           "status": "active",
-          "created_at": "2026-12-03T06:34:39.060Z",
-          "last_used_at": "2026-12-03T06:34:39.087Z",
+          "created_at": "2026-12-03T06:52:59.171Z",
+          "last_used_at": "2026-12-03T06:52:59.193Z",
           "revoked_at": null
         }
       ],
@@ -349,30 +349,30 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getClient": {
     "response": {
       "id": 1,
-      "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
+      "client_id": "cl_8zwrKnmcOLvINJ1bSmz7_4M8Bcu",
       "name": "Reporting tool",
       "scopes": [
         "accounting:read",
         "sales:read"
       ],
       "status": "active",
-      "created_at": "2026-12-03T06:34:39.060Z",
-      "last_used_at": "2026-12-03T06:34:39.087Z",
+      "created_at": "2026-12-03T06:52:59.171Z",
+      "last_used_at": "2026-12-03T06:52:59.193Z",
       "revoked_at": null
     }
   },
   "revokeClient": {
     "response": {
       "id": 2,
-      "client_id": "cl_eyrzpBoSOoCCQoHe4fkt_0Vhk7U",
+      "client_id": "cl_xP2OeXxKb8E0D3Rbp6rX_2gKvW2",
       "name": "Old reporting tool",
       "scopes": [
         "accounting:read"
       ],
       "status": "revoked",
-      "created_at": "2026-12-03T06:34:39.110Z",
+      "created_at": "2026-12-03T06:52:59.285Z",
       "last_used_at": null,
-      "revoked_at": "2026-12-03T06:34:39.124Z"
+      "revoked_at": "2026-12-03T06:52:59.302Z"
     }
   },
   "deleteClient": {
@@ -384,12 +384,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "issueAccessToken": {
     "request": {
       "grant_type": "client_credentials",
-      "client_id": "cl_7OqQ00KPRCUmVw3ysRF6_1QRQzM",
+      "client_id": "cl_8zwrKnmcOLvINJ1bSmz7_4M8Bcu",
       "client_secret": "cs_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "scope": "accounting:read"
     },
     "response": {
-      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjE3MjUzOThiLWJiZGMtNDU4OS1hMjY5LWMzZjBmM2E1MThjOCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF83T3FRMDBLUFJDVW1WdzN5c1JGNl8xUVJRek0iLCJqdGkiOiIxOGRhNWRjNi1iZWZmLTQxNjItOTE1Zi1kOGMxYTViY2EzMzkiLCJpYXQiOjE3OTYyNzk2NzksImV4cCI6MTc5NjI4MDU3OX0.EXAMPLE-SIGNATURE",
+      "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6ImE3NjgxN2U1LTA2MTctNDRkNC05Y2JlLWUxMWRiMDM0YmJmOCIsInR5cCI6ImF0K2p3dCJ9.eyJvcmciOjIsInNjb3BlIjoiYWNjb3VudGluZzpyZWFkIiwiY2lkIjoxLCJpc3MiOiJsZWRnZXJsaW5lLXNldHRpbmdzIiwiYXVkIjoibGVkZ2VybGluZS1hcGkiLCJzdWIiOiJjbF84endyS25tY09MdklOSjFiU216N180TThCY3UiLCJqdGkiOiI1N2MyMDhjZS1iMDRhLTQ5YmItYTMwOC0yNDU0ODVmY2NlYzIiLCJpYXQiOjE3OTYyODA3NzksImV4cCI6MTc5NjI4MTY3OX0.EXAMPLE-SIGNATURE",
       "token_type": "Bearer",
       "expires_in": 900,
       "scope": "accounting:read"
@@ -404,12 +404,12 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": "sales:32",
           "service": "sales",
-          "recorded_at": "2026-12-03T06:34:47.670Z",
+          "recorded_at": "2026-12-03T06:53:07.314Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "d19d0ea7-0cf5-4b74-97f7-f5e4796d74ce",
+          "request_id": "5cbb9930-4a91-412a-91da-fc024d4b17bf",
           "operation": "resumeRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/resume",
@@ -464,9 +464,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:34:47.365Z",
+            "created_at": "2026-12-03T06:53:07.175Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:34:47.652Z",
+            "updated_at": "2026-12-03T06:53:07.305Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -521,9 +521,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:34:47.365Z",
+            "created_at": "2026-12-03T06:53:07.175Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:34:47.671Z",
+            "updated_at": "2026-12-03T06:53:07.314Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -537,17 +537,17 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 32,
-          "hash": "a80c388a967c87430e62947ba69f8aa4bc11207aa9e66bf80aa7a8c6c84c4239"
+          "hash": "64b4d154f9775eeaa5a447615722f1cbc8d924c0ea735a89312a3224aad713f6"
         },
         {
           "id": "sales:31",
           "service": "sales",
-          "recorded_at": "2026-12-03T06:34:47.650Z",
+          "recorded_at": "2026-12-03T06:53:07.304Z",
           "credential": {
             "type": "api_key",
             "id": "key:2"
           },
-          "request_id": "f3ac68e4-ce63-4e44-bf40-106cadfb8c3b",
+          "request_id": "6c8cde70-e637-4ba2-af15-b4acb010574e",
           "operation": "pauseRecurringInvoice",
           "method": "POST",
           "path": "/v1/sales/recurring-invoices/1/pause",
@@ -602,9 +602,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:34:47.365Z",
+            "created_at": "2026-12-03T06:53:07.175Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:34:47.630Z",
+            "updated_at": "2026-12-03T06:53:07.287Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -659,9 +659,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               },
               "due_in_days": 14
             },
-            "created_at": "2026-12-03T06:34:47.365Z",
+            "created_at": "2026-12-03T06:53:07.175Z",
             "send_email": "***",
-            "updated_at": "2026-12-03T06:34:47.652Z",
+            "updated_at": "2026-12-03T06:53:07.305Z",
             "issued_count": 3,
             "paused_reason": null,
             "upcoming_dates": [
@@ -675,7 +675,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "last_issued_date": "2026-12-01"
           },
           "seq": 31,
-          "hash": "f42a9c78a3378e69a0d513ab9b964759b1681a1bfcd60a793814ffee06e54db8"
+          "hash": "f860e3a9b07813e7e1b94511abdc39fc24f27627dfb36da47610394d90da629e"
         }
       ],
       "aggregations": []
@@ -703,8 +703,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         },
         {
           "service": "finance",
-          "records": 12,
-          "chained_through": 12,
+          "records": 17,
+          "chained_through": 17,
           "unchained": 0,
           "ok": true,
           "problems": []
@@ -762,8 +762,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": null,
-      "created_at": "2026-12-03T06:34:38.679Z",
-      "updated_at": "2026-12-03T06:34:38.679Z"
+      "created_at": "2026-12-03T06:52:58.782Z",
+      "updated_at": "2026-12-03T06:52:58.782Z"
     }
   },
   "updateOrganisation": {
@@ -806,8 +806,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rounding_increment": null,
       "default_supply": "goods",
       "lock_date": "2026-09-30",
-      "created_at": "2026-12-03T06:34:38.679Z",
-      "updated_at": "2026-12-03T06:34:38.883Z"
+      "created_at": "2026-12-03T06:52:58.782Z",
+      "updated_at": "2026-12-03T06:52:59.044Z"
     }
   },
   "getTaxFilingSettings": {
@@ -831,7 +831,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "natural_person": null,
       "reverse_charge_code": null,
       "tax_office_workplace": "2001",
-      "updated_at": "2026-12-03T06:34:39.525Z"
+      "updated_at": "2026-12-03T06:52:59.886Z"
     }
   },
   "putTaxFilingSettings": {
@@ -874,7 +874,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "data_box": "ab12cd3",
       "period": "monthly",
       "reverse_charge_code": null,
-      "updated_at": "2026-12-03T06:34:39.525Z"
+      "updated_at": "2026-12-03T06:52:59.886Z"
     }
   },
   "createOrganisation": {
@@ -931,18 +931,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rounding_increment": null,
         "default_supply": "goods",
         "lock_date": null,
-        "created_at": "2026-12-03T06:34:38.679Z",
-        "updated_at": "2026-12-03T06:34:38.679Z"
+        "created_at": "2026-12-03T06:52:58.782Z",
+        "updated_at": "2026-12-03T06:52:58.782Z"
       },
       "admin_key": {
         "id": 2,
         "name": "Admin key",
-        "prefix": "ak_MqjrFfTv",
+        "prefix": "ak_sIIXe2vN",
         "scopes": [
           "admin"
         ],
         "status": "active",
-        "created_at": "2026-12-03T06:34:38.682Z",
+        "created_at": "2026-12-03T06:52:58.785Z",
         "expires_at": null,
         "last_used_at": null,
         "revoked_at": null,
@@ -968,8 +968,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "disabled_reason": null,
           "owner": "key:2",
           "withheld_reason": null,
-          "created_at": "2026-12-03T06:34:39.352Z",
-          "updated_at": "2026-12-03T06:34:39.357Z"
+          "created_at": "2026-12-03T06:52:59.726Z",
+          "updated_at": "2026-12-03T06:52:59.730Z"
         }
       ],
       "aggregations": []
@@ -996,8 +996,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:34:39.352Z",
-      "updated_at": "2026-12-03T06:34:39.357Z",
+      "created_at": "2026-12-03T06:52:59.726Z",
+      "updated_at": "2026-12-03T06:52:59.730Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1014,8 +1014,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:34:39.352Z",
-      "updated_at": "2026-12-03T06:34:39.357Z"
+      "created_at": "2026-12-03T06:52:59.726Z",
+      "updated_at": "2026-12-03T06:52:59.730Z"
     }
   },
   "updateWebhook": {
@@ -1039,8 +1039,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:34:39.352Z",
-      "updated_at": "2026-12-03T06:34:39.407Z"
+      "created_at": "2026-12-03T06:52:59.726Z",
+      "updated_at": "2026-12-03T06:52:59.784Z"
     }
   },
   "deleteWebhook": {
@@ -1063,8 +1063,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "disabled_reason": null,
       "owner": "key:2",
       "withheld_reason": null,
-      "created_at": "2026-12-03T06:34:39.352Z",
-      "updated_at": "2026-12-03T06:34:47.758Z",
+      "created_at": "2026-12-03T06:52:59.726Z",
+      "updated_at": "2026-12-03T06:53:07.377Z",
       "secret": "whsec_EXAMPLExxxxxxxxxxxxxxxxxxxxxxxxx"
     }
   },
@@ -1077,7 +1077,22 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         {
           "id": 19,
           "webhook_id": 1,
-          "event_id": "54be0fab-dc91-42c8-9db0-6b858c0e8025",
+          "event_id": "fa5b83f2-dd00-4340-8f42-fcecfeadb993",
+          "event_type": "com.ledgerline.sales.invoice.posted.v1",
+          "status": "pending",
+          "attempts": 1,
+          "last_status_code": null,
+          "last_duration_ms": 4,
+          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
+          "last_response": null,
+          "next_attempt_at": "2026-12-03T07:53:07.303Z",
+          "created_at": "2026-12-03T06:53:07.244Z",
+          "completed_at": null
+        },
+        {
+          "id": 18,
+          "webhook_id": 1,
+          "event_id": "57894c3b-b1b3-4f9c-aca3-14d861f4b5b5",
           "event_type": "com.ledgerline.sales.invoice.posted.v1",
           "status": "pending",
           "attempts": 1,
@@ -1085,23 +1100,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "last_duration_ms": 2,
           "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
           "last_response": null,
-          "next_attempt_at": "2026-12-03T07:34:47.658Z",
-          "created_at": "2026-12-03T06:34:47.626Z",
-          "completed_at": null
-        },
-        {
-          "id": 18,
-          "webhook_id": 1,
-          "event_id": "c79bf563-385c-4d5f-941e-1d6794ff9891",
-          "event_type": "com.ledgerline.sales.invoice.posted.v1",
-          "status": "pending",
-          "attempts": 1,
-          "last_status_code": null,
-          "last_duration_ms": 6,
-          "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
-          "last_response": null,
-          "next_attempt_at": "2026-12-03T07:34:47.623Z",
-          "created_at": "2026-12-03T06:34:47.563Z",
+          "next_attempt_at": "2026-12-03T07:53:07.291Z",
+          "created_at": "2026-12-03T06:53:07.244Z",
           "completed_at": null
         }
       ],
@@ -1112,16 +1112,16 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "id": 19,
       "webhook_id": 1,
-      "event_id": "54be0fab-dc91-42c8-9db0-6b858c0e8025",
+      "event_id": "fa5b83f2-dd00-4340-8f42-fcecfeadb993",
       "event_type": "com.ledgerline.sales.invoice.posted.v1",
       "status": "pending",
       "attempts": 1,
       "last_status_code": null,
-      "last_duration_ms": 2,
+      "last_duration_ms": 4,
       "last_error": "getaddrinfo ENOTFOUND hooks.acme-erp.example",
       "last_response": null,
-      "next_attempt_at": "2026-12-03T06:34:47.737Z",
-      "created_at": "2026-12-03T06:34:47.626Z",
+      "next_attempt_at": "2026-12-03T06:53:07.361Z",
+      "created_at": "2026-12-03T06:53:07.244Z",
       "completed_at": null
     }
   },
@@ -1630,8 +1630,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "notes": null,
           "archived": false,
           "used": false,
-          "created_at": "2026-12-03T06:34:39.172Z",
-          "updated_at": "2026-12-03T06:34:39.224Z"
+          "created_at": "2026-12-03T06:52:59.359Z",
+          "updated_at": "2026-12-03T06:52:59.479Z"
         }
       ],
       "aggregations": []
@@ -1689,8 +1689,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-03T06:34:39.172Z",
-      "updated_at": "2026-12-03T06:34:39.172Z"
+      "created_at": "2026-12-03T06:52:59.359Z",
+      "updated_at": "2026-12-03T06:52:59.359Z"
     }
   },
   "lookupContact": {
@@ -1710,7 +1710,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_dissolved": null,
       "source": {
         "register": "ares",
-        "read_at": "2026-12-03T06:34:39.161Z",
+        "read_at": "2026-12-03T06:52:59.352Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1726,7 +1726,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "consultation_number": "WAPIAAAAY5xH0Zb2",
       "source": {
         "register": "vies",
-        "read_at": "2026-12-03T06:34:39.205Z",
+        "read_at": "2026-12-03T06:52:59.463Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1749,7 +1749,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "source": {
         "register": "vat_payers",
-        "read_at": "2026-12-03T06:34:39.199Z",
+        "read_at": "2026-12-03T06:52:59.457Z",
         "age_seconds": 0,
         "cached": false
       }
@@ -1786,8 +1786,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-03T06:34:39.172Z",
-      "updated_at": "2026-12-03T06:34:39.172Z"
+      "created_at": "2026-12-03T06:52:59.359Z",
+      "updated_at": "2026-12-03T06:52:59.359Z"
     }
   },
   "replaceContact": {
@@ -1841,8 +1841,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "notes": null,
       "archived": false,
       "used": false,
-      "created_at": "2026-12-03T06:34:39.172Z",
-      "updated_at": "2026-12-03T06:34:39.224Z"
+      "created_at": "2026-12-03T06:52:59.359Z",
+      "updated_at": "2026-12-03T06:52:59.479Z"
     }
   },
   "deleteContact": {
@@ -1875,7 +1875,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "error": null,
         "document_type": "sales_invoice",
         "document_id": 1,
-        "created_at": "2026-12-03T06:34:42.860Z"
+        "created_at": "2026-12-03T06:53:02.764Z"
       }
     ]
   },
@@ -1936,8 +1936,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "9fc0f1aa-7042-40b3-adf8-8a1885652187",
-      "created_at": "2026-12-03T06:34:42.916Z",
+      "uid": "089cb94a-a92f-44b7-ac9f-89e0db17b861",
+      "created_at": "2026-12-03T06:53:02.807Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2110,8 +2110,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "9fc0f1aa-7042-40b3-adf8-8a1885652187",
-          "created_at": "2026-12-03T06:34:42.916Z",
+          "uid": "089cb94a-a92f-44b7-ac9f-89e0db17b861",
+          "created_at": "2026-12-03T06:53:02.807Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 3630,
@@ -2271,8 +2271,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNote": {
     "response": {
       "id": 2,
-      "uid": "9fc0f1aa-7042-40b3-adf8-8a1885652187",
-      "created_at": "2026-12-03T06:34:42.916Z",
+      "uid": "089cb94a-a92f-44b7-ac9f-89e0db17b861",
+      "created_at": "2026-12-03T06:53:02.807Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 3630,
@@ -2445,7 +2445,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 3630,
       "currency": "CZK",
       "date": "2026-11-10",
-      "created_at": "2026-12-03T06:34:43.505Z",
+      "created_at": "2026-12-03T06:53:03.309Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -2469,8 +2469,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:34:43.452Z",
-          "removed_at": "2026-12-03T06:34:43.486Z",
+          "created_at": "2026-12-03T06:53:03.274Z",
+          "removed_at": "2026-12-03T06:53:03.293Z",
           "exchange_difference": null
         },
         {
@@ -2486,7 +2486,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-03T06:34:43.505Z",
+          "created_at": "2026-12-03T06:53:03.309Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -2508,8 +2508,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-03",
-      "created_at": "2026-12-03T06:34:43.452Z",
-      "removed_at": "2026-12-03T06:34:43.486Z",
+      "created_at": "2026-12-03T06:53:03.274Z",
+      "removed_at": "2026-12-03T06:53:03.293Z",
       "exchange_difference": null
     }
   },
@@ -2531,7 +2531,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "send_via_peppol": true,
             "submit_to_tax_authority": false
           },
-          "evaluated_at": "2026-12-03T06:34:42.289Z",
+          "evaluated_at": "2026-12-03T06:53:02.355Z",
           "blocking_reason": null
         }
       }
@@ -2551,7 +2551,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "send_via_peppol": true,
           "submit_to_tax_authority": false
         },
-        "evaluated_at": "2026-12-03T06:34:42.289Z",
+        "evaluated_at": "2026-12-03T06:53:02.355Z",
         "blocking_reason": null
       }
     }
@@ -2708,8 +2708,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "d732e7b2-043f-4997-8c45-c137749f3a7b",
-      "created_at": "2026-12-03T06:34:39.660Z",
+      "uid": "dfc9ca94-92e2-4e84-9d28-afc491b6a9cf",
+      "created_at": "2026-12-03T06:53:00.075Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -2930,8 +2930,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "d732e7b2-043f-4997-8c45-c137749f3a7b",
-          "created_at": "2026-12-03T06:34:39.660Z",
+          "uid": "dfc9ca94-92e2-4e84-9d28-afc491b6a9cf",
+          "created_at": "2026-12-03T06:53:00.075Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 22788,
@@ -3148,8 +3148,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoice": {
     "response": {
       "id": 1,
-      "uid": "d732e7b2-043f-4997-8c45-c137749f3a7b",
-      "created_at": "2026-12-03T06:34:39.660Z",
+      "uid": "dfc9ca94-92e2-4e84-9d28-afc491b6a9cf",
+      "created_at": "2026-12-03T06:53:00.075Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 22788,
@@ -3381,8 +3381,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:34:43.452Z",
-          "removed_at": "2026-12-03T06:34:43.486Z",
+          "created_at": "2026-12-03T06:53:03.274Z",
+          "removed_at": "2026-12-03T06:53:03.293Z",
           "exchange_difference": null
         },
         {
@@ -3398,7 +3398,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 3630,
           "currency": "CZK",
           "date": "2026-11-10",
-          "created_at": "2026-12-03T06:34:43.505Z",
+          "created_at": "2026-12-03T06:53:03.309Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -3415,7 +3415,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-03T06:34:46.606Z"
+      "created_at": "2026-12-03T06:53:06.175Z"
     }
   },
   "listInvoiceAttachments": {
@@ -3432,7 +3432,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 207,
           "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
           "source": "upload",
-          "created_at": "2026-12-03T06:34:46.606Z"
+          "created_at": "2026-12-03T06:53:06.175Z"
         }
       ],
       "aggregations": []
@@ -3448,7 +3448,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 207,
       "sha256": "ecc07dc6faa45d6368fa2867483636e6b2579f1eeac1a9fb174bd9388d982714",
       "source": "upload",
-      "created_at": "2026-12-03T06:34:46.606Z"
+      "created_at": "2026-12-03T06:53:06.175Z"
     }
   },
   "createHostingOrder": {
@@ -3503,7 +3503,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "amount_due": 2904
       },
       "invoice": null,
-      "created_at": "2026-12-03T06:34:45.124Z"
+      "created_at": "2026-12-03T06:53:05.011Z"
     }
   },
   "getHostingOrder": {
@@ -3522,7 +3522,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "amount_due": 2904
       },
       "invoice": null,
-      "created_at": "2026-12-03T06:34:45.124Z"
+      "created_at": "2026-12-03T06:53:05.011Z"
     }
   },
   "createProformaInvoice": {
@@ -3562,8 +3562,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
-      "created_at": "2026-12-03T06:34:43.552Z",
+      "uid": "ea5be29a-5f2e-495f-9c05-b929eddbca25",
+      "created_at": "2026-12-03T06:53:03.356Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -3727,9 +3727,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
-          "created_at": "2026-12-03T06:34:43.552Z",
-          "edited_at": "2026-12-03T06:34:43.576Z",
+          "uid": "ea5be29a-5f2e-495f-9c05-b929eddbca25",
+          "created_at": "2026-12-03T06:53:03.356Z",
+          "edited_at": "2026-12-03T06:53:03.386Z",
           "is_locked": false,
           "total_amount": 48400,
           "subtotal_amount": 40000,
@@ -3896,9 +3896,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getProformaInvoice": {
     "response": {
       "id": 3,
-      "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
-      "created_at": "2026-12-03T06:34:43.552Z",
-      "edited_at": "2026-12-03T06:34:43.576Z",
+      "uid": "ea5be29a-5f2e-495f-9c05-b929eddbca25",
+      "created_at": "2026-12-03T06:53:03.356Z",
+      "edited_at": "2026-12-03T06:53:03.386Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4096,9 +4096,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "baff8b82-9c41-4a51-a77e-b21a9fa29c2d",
-      "created_at": "2026-12-03T06:34:43.552Z",
-      "edited_at": "2026-12-03T06:34:43.576Z",
+      "uid": "ea5be29a-5f2e-495f-9c05-b929eddbca25",
+      "created_at": "2026-12-03T06:53:03.356Z",
+      "edited_at": "2026-12-03T06:53:03.386Z",
       "is_locked": false,
       "total_amount": 48400,
       "subtotal_amount": 40000,
@@ -4254,8 +4254,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "cancelProformaInvoice": {
     "response": {
       "id": 5,
-      "uid": "5f2500cc-42ff-4dee-99be-eb8ec7e203e6",
-      "created_at": "2026-12-03T06:34:44.473Z",
+      "uid": "80997ee5-2457-480e-ac0f-e482d7b432ef",
+      "created_at": "2026-12-03T06:53:04.321Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 60500,
@@ -4406,7 +4406,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "variable_symbol": "26900002",
       "tax_documents": [],
       "settled_by": null,
-      "cancelled_at": "2026-12-03T06:34:44.494Z"
+      "cancelled_at": "2026-12-03T06:53:04.340Z"
     }
   },
   "getProformaInvoicePdf": {},
@@ -4432,8 +4432,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 6,
-          "uid": "3bc2fd5e-8a00-4e88-ab85-8f9dbc1852a5",
-          "created_at": "2026-12-03T06:34:44.566Z",
+          "uid": "fb28a328-ca77-4aef-adc4-c683d65cb181",
+          "created_at": "2026-12-03T06:53:04.392Z",
           "edited_at": null,
           "is_locked": false,
           "total_amount": 48400,
@@ -4509,7 +4509,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "proforma_id": 3,
           "proforma_no": "PF26900001",
           "payment": {
-            "payment_id": 1,
+            "payment_id": 2,
             "source": "bank_transaction",
             "date": "2026-11-06",
             "amount": 48400,
@@ -4595,8 +4595,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getAdvanceTaxDocument": {
     "response": {
       "id": 6,
-      "uid": "3bc2fd5e-8a00-4e88-ab85-8f9dbc1852a5",
-      "created_at": "2026-12-03T06:34:44.566Z",
+      "uid": "fb28a328-ca77-4aef-adc4-c683d65cb181",
+      "created_at": "2026-12-03T06:53:04.392Z",
       "edited_at": null,
       "is_locked": false,
       "total_amount": 48400,
@@ -4672,7 +4672,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "proforma_id": 3,
       "proforma_no": "PF26900001",
       "payment": {
-        "payment_id": 1,
+        "payment_id": 2,
         "source": "bank_transaction",
         "date": "2026-11-06",
         "amount": 48400,
@@ -4762,7 +4762,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getInvoiceIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>D732E7B2-043F-4997-8C45-C137749F3A7B</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>1</DocumentType>\n  <ID>FV202600001</ID>\n  <UUID>DFC9CA94-92E2-4E84-9D28-AFC491B6A9CF</UUID>\n  <IssueDate>2026-11-03</IssueDate>\n  <TaxPointDate>2026-11-03</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">12</InvoicedQuantity>\n      <LineExtensionAmount>18000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>21780.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>3780.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n    <InvoiceLine>\n      <ID>2</ID>\n      <InvoicedQuantity unitCode=\"C62\">2</InvoicedQuantity>\n      <LineExtensionAmount>900.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>1008.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>108.00</LineExtensionTaxAmount>\n      <UnitPrice>450</UnitPrice>\n      <UnitPriceTaxInclusive>504</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>12</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Handbook</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>18000.00</TaxableAmount>\n      <TaxAmount>3780.00</TaxAmount>\n      <TaxInclusiveAmount>21780.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>18000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>3780.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>21780.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxSubTotal>\n      <TaxableAmount>900.00</TaxableAmount>\n      <TaxAmount>108.00</TaxAmount>\n      <TaxInclusiveAmount>1008.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>900.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>108.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>1008.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>12</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>3888.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>18900.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>22788.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>18900.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>22788.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>22788.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getCreditNoteUbl": {
@@ -4774,7 +4774,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getCreditNoteIsdoc": {
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>9FC0F1AA-7042-40B3-ADF8-8A1885652187</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>D732E7B2-043F-4997-8C45-C137749F3A7B</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Invoice xmlns=\"http://isdoc.cz/namespace/2013\" version=\"6.0.2\">\n  <DocumentType>2</DocumentType>\n  <ID>CN202600001</ID>\n  <UUID>089CB94A-A92F-44B7-AC9F-89E0DB17B861</UUID>\n  <IssueDate>2026-11-10</IssueDate>\n  <TaxPointDate>2026-11-10</TaxPointDate>\n  <VATApplicable>true</VATApplicable>\n  <ElectronicPossibilityAgreementReference/>\n  <Note>Two consulting hours were not delivered.</Note>\n  <LocalCurrencyCode>CZK</LocalCurrencyCode>\n  <CurrRate>1</CurrRate>\n  <RefCurrRate>1</RefCurrRate>\n  <AccountingSupplierParty>\n    <Party>\n      <PartyIdentification>\n        <ID>27074358</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Novák Consulting s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Václavské náměstí</StreetName>\n        <BuildingNumber>1</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ27074358</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>billing@novak-consulting.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingSupplierParty>\n  <AccountingCustomerParty>\n    <Party>\n      <PartyIdentification>\n        <ID>12345678</ID>\n      </PartyIdentification>\n      <PartyName>\n        <Name>Acme s.r.o.</Name>\n      </PartyName>\n      <PostalAddress>\n        <StreetName>Dlouhá</StreetName>\n        <BuildingNumber>12</BuildingNumber>\n        <CityName>Praha</CityName>\n        <PostalZone>110 00</PostalZone>\n        <Country>\n          <IdentificationCode>CZ</IdentificationCode>\n          <Name>Česko</Name>\n        </Country>\n      </PostalAddress>\n      <PartyTaxScheme>\n        <CompanyID>CZ12345678</CompanyID>\n        <TaxScheme>VAT</TaxScheme>\n      </PartyTaxScheme>\n      <Contact>\n        <ElectronicMail>accounts@acme.example</ElectronicMail>\n      </Contact>\n    </Party>\n  </AccountingCustomerParty>\n  <OriginalDocumentReferences>\n    <OriginalDocumentReference id=\"original\">\n      <ID>FV202600001</ID>\n      <IssueDate>2026-11-03</IssueDate>\n      <UUID>DFC9CA94-92E2-4E84-9D28-AFC491B6A9CF</UUID>\n    </OriginalDocumentReference>\n  </OriginalDocumentReferences>\n  <InvoiceLines>\n    <InvoiceLine>\n      <ID>1</ID>\n      <InvoicedQuantity unitCode=\"HUR\">2</InvoicedQuantity>\n      <LineExtensionAmount>3000.00</LineExtensionAmount>\n      <LineExtensionAmountTaxInclusive>3630.00</LineExtensionAmountTaxInclusive>\n      <LineExtensionTaxAmount>630.00</LineExtensionTaxAmount>\n      <UnitPrice>1500</UnitPrice>\n      <UnitPriceTaxInclusive>1815</UnitPriceTaxInclusive>\n      <ClassifiedTaxCategory>\n        <Percent>21</Percent>\n        <VATCalculationMethod>0</VATCalculationMethod>\n      </ClassifiedTaxCategory>\n      <Item>\n        <Description>Consulting hour</Description>\n      </Item>\n    </InvoiceLine>\n  </InvoiceLines>\n  <TaxTotal>\n    <TaxSubTotal>\n      <TaxableAmount>3000.00</TaxableAmount>\n      <TaxAmount>630.00</TaxAmount>\n      <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n      <AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>\n      <AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>\n      <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n      <DifferenceTaxableAmount>3000.00</DifferenceTaxableAmount>\n      <DifferenceTaxAmount>630.00</DifferenceTaxAmount>\n      <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n      <TaxCategory>\n        <Percent>21</Percent>\n      </TaxCategory>\n    </TaxSubTotal>\n    <TaxAmount>630.00</TaxAmount>\n  </TaxTotal>\n  <LegalMonetaryTotal>\n    <TaxExclusiveAmount>3000.00</TaxExclusiveAmount>\n    <TaxInclusiveAmount>3630.00</TaxInclusiveAmount>\n    <AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>\n    <AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>\n    <DifferenceTaxExclusiveAmount>3000.00</DifferenceTaxExclusiveAmount>\n    <DifferenceTaxInclusiveAmount>3630.00</DifferenceTaxInclusiveAmount>\n    <PaidDepositsAmount>0.00</PaidDepositsAmount>\n    <PayableAmount>3630.00</PayableAmount>\n  </LegalMonetaryTotal>\n</Invoice>\n"
     }
   },
   "getAgedReceivables": {
@@ -4909,7 +4909,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "no": "FV202600001"
               },
               "payment": {
-                "id": 2,
+                "id": 3,
                 "source": "bank_transaction"
               },
               "amount": -19158,
@@ -4924,7 +4924,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "no": "FV202600003"
               },
               "payment": {
-                "id": 3,
+                "id": 4,
                 "source": "bank_transaction"
               },
               "amount": -2420,
@@ -4939,7 +4939,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "no": "FV202600004"
               },
               "payment": {
-                "id": 5,
+                "id": 6,
                 "source": "bank_transaction"
               },
               "amount": -300,
@@ -4954,7 +4954,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "no": "FV202600005"
               },
               "payment": {
-                "id": 5,
+                "id": 6,
                 "source": "bank_transaction"
               },
               "amount": -300,
@@ -4969,7 +4969,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
                 "no": "FV202600005"
               },
               "payment": {
-                "id": 5,
+                "id": 6,
                 "source": "bank_transaction"
               },
               "amount": 300,
@@ -5063,7 +5063,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           }
         }
       ],
-      "updated_at": "2026-12-03T06:34:46.688Z"
+      "updated_at": "2026-12-03T06:53:06.221Z"
     }
   },
   "getReminderSettings": {
@@ -5101,7 +5101,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "enabled": true,
       "statutory_interest": true,
-      "updated_at": "2026-12-03T06:34:46.688Z"
+      "updated_at": "2026-12-03T06:53:06.221Z"
     }
   },
   "deleteReminderSettings": {
@@ -5139,7 +5139,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "fee": 500,
               "email_status": "pending",
               "to": "accounts@acme.example",
-              "created_at": "2026-12-03T06:34:46.728Z"
+              "created_at": "2026-12-03T06:53:06.241Z"
             }
           ]
         }
@@ -5166,9 +5166,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "interest_rate": 11.25,
           "interest": 134.26,
           "fee": 500,
-          "email_status": "pending",
+          "email_status": "written",
           "to": "accounts@acme.example",
-          "created_at": "2026-12-03T06:34:46.728Z"
+          "created_at": "2026-12-03T06:53:06.241Z"
         }
       ],
       "aggregations": []
@@ -5273,8 +5273,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 0,
       "last_issued_date": null,
-      "created_at": "2026-12-03T06:34:47.365Z",
-      "updated_at": "2026-12-03T06:34:47.365Z"
+      "created_at": "2026-12-03T06:53:07.175Z",
+      "updated_at": "2026-12-03T06:53:07.175Z"
     }
   },
   "listRecurringInvoices": {
@@ -5337,8 +5337,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "issued_count": 3,
           "last_issued_date": "2026-12-01",
-          "created_at": "2026-12-03T06:34:47.365Z",
-          "updated_at": "2026-12-03T06:34:47.671Z"
+          "created_at": "2026-12-03T06:53:07.175Z",
+          "updated_at": "2026-12-03T06:53:07.314Z"
         }
       ],
       "aggregations": []
@@ -5400,8 +5400,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:34:47.365Z",
-      "updated_at": "2026-12-03T06:34:47.490Z"
+      "created_at": "2026-12-03T06:53:07.175Z",
+      "updated_at": "2026-12-03T06:53:07.204Z"
     }
   },
   "updateRecurringInvoice": {
@@ -5500,8 +5500,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:34:47.365Z",
-      "updated_at": "2026-12-03T06:34:47.630Z"
+      "created_at": "2026-12-03T06:53:07.175Z",
+      "updated_at": "2026-12-03T06:53:07.287Z"
     }
   },
   "deleteRecurringInvoice": {
@@ -5565,8 +5565,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:34:47.365Z",
-      "updated_at": "2026-12-03T06:34:47.652Z"
+      "created_at": "2026-12-03T06:53:07.175Z",
+      "updated_at": "2026-12-03T06:53:07.305Z"
     }
   },
   "resumeRecurringInvoice": {
@@ -5624,8 +5624,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "issued_count": 3,
       "last_issued_date": "2026-12-01",
-      "created_at": "2026-12-03T06:34:47.365Z",
-      "updated_at": "2026-12-03T06:34:47.671Z"
+      "created_at": "2026-12-03T06:53:07.175Z",
+      "updated_at": "2026-12-03T06:53:07.314Z"
     }
   },
   "createNumberingSeries": {
@@ -5641,7 +5641,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "name": "Invoices",
       "mask": "FV{YYYY}{#####}",
       "is_default": true,
-      "created_at": "2026-12-03T06:34:39.555Z"
+      "created_at": "2026-12-03T06:52:59.915Z"
     }
   },
   "listNumberingSeries": {
@@ -5656,7 +5656,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "INV{YYYY}{#####}",
           "is_default": false,
-          "created_at": "2026-12-03T06:34:39.546Z"
+          "created_at": "2026-12-03T06:52:59.904Z"
         },
         {
           "id": 2,
@@ -5664,7 +5664,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "name": "Invoices",
           "mask": "FV{YYYY}{#####}",
           "is_default": true,
-          "created_at": "2026-12-03T06:34:39.555Z"
+          "created_at": "2026-12-03T06:52:59.915Z"
         }
       ],
       "aggregations": []
@@ -5705,9 +5705,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 3,
-      "uid": "8557e056-b7b5-4df2-b8de-6c6dff3ad008",
-      "created_at": "2026-12-03T06:34:45.195Z",
-      "edited_at": "2026-12-03T06:34:45.195Z",
+      "uid": "6bed5293-7ae3-43b4-ac63-a33fedc723e7",
+      "created_at": "2026-12-03T06:53:05.087Z",
+      "edited_at": "2026-12-03T06:53:05.087Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -5815,7 +5815,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 1076.9,
       "currency": "CZK",
       "date": "2026-11-12",
-      "created_at": "2026-12-03T06:34:45.415Z",
+      "created_at": "2026-12-03T06:53:05.254Z",
       "removed_at": null,
       "exchange_difference": null
     }
@@ -5839,8 +5839,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:34:45.375Z",
-          "removed_at": "2026-12-03T06:34:45.396Z",
+          "created_at": "2026-12-03T06:53:05.222Z",
+          "removed_at": "2026-12-03T06:53:05.236Z",
           "exchange_difference": null
         },
         {
@@ -5856,7 +5856,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-03T06:34:45.415Z",
+          "created_at": "2026-12-03T06:53:05.254Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -5878,8 +5878,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "amount": 100,
       "currency": "CZK",
       "date": "2026-12-03",
-      "created_at": "2026-12-03T06:34:45.375Z",
-      "removed_at": "2026-12-03T06:34:45.396Z",
+      "created_at": "2026-12-03T06:53:05.222Z",
+      "removed_at": "2026-12-03T06:53:05.236Z",
       "exchange_difference": null
     }
   },
@@ -5893,9 +5893,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 3,
-          "uid": "8557e056-b7b5-4df2-b8de-6c6dff3ad008",
-          "created_at": "2026-12-03T06:34:45.195Z",
-          "edited_at": "2026-12-03T06:34:45.195Z",
+          "uid": "6bed5293-7ae3-43b4-ac63-a33fedc723e7",
+          "created_at": "2026-12-03T06:53:05.087Z",
+          "edited_at": "2026-12-03T06:53:05.087Z",
           "is_locked": false,
           "total_amount": 1076.9,
           "subtotal_amount": 890,
@@ -5991,9 +5991,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getVendorCredit": {
     "response": {
       "id": 3,
-      "uid": "8557e056-b7b5-4df2-b8de-6c6dff3ad008",
-      "created_at": "2026-12-03T06:34:45.195Z",
-      "edited_at": "2026-12-03T06:34:45.195Z",
+      "uid": "6bed5293-7ae3-43b4-ac63-a33fedc723e7",
+      "created_at": "2026-12-03T06:53:05.087Z",
+      "edited_at": "2026-12-03T06:53:05.087Z",
       "is_locked": false,
       "total_amount": 1076.9,
       "subtotal_amount": 890,
@@ -6111,8 +6111,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 100,
           "currency": "CZK",
           "date": "2026-12-03",
-          "created_at": "2026-12-03T06:34:45.375Z",
-          "removed_at": "2026-12-03T06:34:45.396Z",
+          "created_at": "2026-12-03T06:53:05.222Z",
+          "removed_at": "2026-12-03T06:53:05.236Z",
           "exchange_difference": null
         },
         {
@@ -6128,7 +6128,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 1076.9,
           "currency": "CZK",
           "date": "2026-11-12",
-          "created_at": "2026-12-03T06:34:45.415Z",
+          "created_at": "2026-12-03T06:53:05.254Z",
           "removed_at": null,
           "exchange_difference": null
         }
@@ -6185,9 +6185,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 2,
-      "uid": "93844227-c0ce-4437-a0bf-a6b776fe6d1f",
-      "created_at": "2026-12-03T06:34:45.153Z",
-      "edited_at": "2026-12-03T06:34:45.153Z",
+      "uid": "046231ca-c8e5-4e75-9524-46bb773ccba8",
+      "created_at": "2026-12-03T06:53:05.052Z",
+      "edited_at": "2026-12-03T06:53:05.052Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6305,7 +6305,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "rsn": null,
       "vendor_check": {
         "status": "not_checked",
-        "checked_at": "2026-12-03T06:34:45.151Z",
+        "checked_at": "2026-12-03T06:53:05.051Z",
         "unreliable_payer": null,
         "account": null,
         "account_published": null,
@@ -6313,7 +6313,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "register_read_at": "2026-12-03T06:34:45.150Z"
+        "register_read_at": "2026-12-03T06:53:05.049Z"
       },
       "kind": "standard",
       "payment_order_id": null
@@ -6329,9 +6329,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 2,
-          "uid": "93844227-c0ce-4437-a0bf-a6b776fe6d1f",
-          "created_at": "2026-12-03T06:34:45.153Z",
-          "edited_at": "2026-12-03T06:34:45.153Z",
+          "uid": "046231ca-c8e5-4e75-9524-46bb773ccba8",
+          "created_at": "2026-12-03T06:53:05.052Z",
+          "edited_at": "2026-12-03T06:53:05.052Z",
           "is_locked": false,
           "total_amount": 9353.3,
           "subtotal_amount": 7730,
@@ -6453,9 +6453,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "reasons": [
               "the register does not know the vendor as a VAT payer"
             ],
-            "checked_at": "2026-12-03T06:34:45.151Z",
+            "checked_at": "2026-12-03T06:53:05.051Z",
             "over_limit": false,
-            "register_read_at": "2026-12-03T06:34:45.150Z",
+            "register_read_at": "2026-12-03T06:53:05.049Z",
             "unreliable_payer": null,
             "account_published": null
           },
@@ -6469,9 +6469,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getBill": {
     "response": {
       "id": 2,
-      "uid": "93844227-c0ce-4437-a0bf-a6b776fe6d1f",
-      "created_at": "2026-12-03T06:34:45.153Z",
-      "edited_at": "2026-12-03T06:34:45.153Z",
+      "uid": "046231ca-c8e5-4e75-9524-46bb773ccba8",
+      "created_at": "2026-12-03T06:53:05.052Z",
+      "edited_at": "2026-12-03T06:53:05.052Z",
       "is_locked": false,
       "total_amount": 9353.3,
       "subtotal_amount": 7730,
@@ -6593,9 +6593,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "reasons": [
           "the register does not know the vendor as a VAT payer"
         ],
-        "checked_at": "2026-12-03T06:34:45.151Z",
+        "checked_at": "2026-12-03T06:53:05.051Z",
         "over_limit": false,
-        "register_read_at": "2026-12-03T06:34:45.150Z",
+        "register_read_at": "2026-12-03T06:53:05.049Z",
         "unreliable_payer": null,
         "account_published": null
       },
@@ -6612,7 +6612,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 140429,
       "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
       "source": "upload",
-      "created_at": "2026-12-03T06:34:46.570Z"
+      "created_at": "2026-12-03T06:53:06.147Z"
     }
   },
   "listBillAttachments": {
@@ -6629,7 +6629,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "size": 140429,
           "sha256": "4d9666c46b4d367a12e2922f4f3b114396c377106c57bbc934d03320e6888002",
           "source": "upload",
-          "created_at": "2026-12-03T06:34:46.570Z"
+          "created_at": "2026-12-03T06:53:06.147Z"
         }
       ],
       "aggregations": []
@@ -6645,7 +6645,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "size": 6525,
       "sha256": "a584e74203bcf974f21133b75129b810b33afd67e16767812e9b2f34a6e9393d",
       "source": "upload",
-      "created_at": "2026-12-03T06:34:46.662Z"
+      "created_at": "2026-12-03T06:53:06.204Z"
     }
   },
   "importBill": {
@@ -6657,9 +6657,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "kind": "bill",
       "bill": {
         "id": 1,
-        "uid": "de439416-f1c7-495e-a3f6-27e058b1d1d1",
-        "created_at": "2026-12-03T06:34:42.270Z",
-        "edited_at": "2026-12-03T06:34:42.270Z",
+        "uid": "a703f052-3c85-4f55-a54c-fbc9424e352e",
+        "created_at": "2026-12-03T06:53:02.340Z",
+        "edited_at": "2026-12-03T06:53:02.340Z",
         "is_locked": false,
         "total_amount": 22788,
         "subtotal_amount": 18900,
@@ -6799,7 +6799,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "rsn": null,
         "vendor_check": {
           "status": "not_checked",
-          "checked_at": "2026-12-03T06:34:42.266Z",
+          "checked_at": "2026-12-03T06:53:02.336Z",
           "unreliable_payer": null,
           "account": "CZ6520100000002900123456",
           "account_published": null,
@@ -6807,7 +6807,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "reasons": [
             "the register does not know the vendor as a VAT payer"
           ],
-          "register_read_at": "2026-12-03T06:34:42.265Z"
+          "register_read_at": "2026-12-03T06:53:02.335Z"
         },
         "kind": "standard",
         "payment_order_id": null
@@ -6867,7 +6867,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       }
     },
     "response": {
-      "id": 2,
+      "id": 3,
       "account_number": "2900123456/2010",
       "statement_id": null,
       "order": null,
@@ -6914,7 +6914,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "listBankTransactions": {
     "response": {
-      "total": 2,
+      "total": 3,
       "total_exact": true,
       "from": 0,
       "take": 100,
@@ -6922,6 +6922,37 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
+          "account_number": "CZ9220100000002701000002",
+          "statement_id": 1,
+          "order": 1,
+          "description": "Invoice 2026001",
+          "amount": 4840,
+          "amount_original": null,
+          "payment_amount": null,
+          "date_transaction": "2026-11-04",
+          "date_accounting": "2026-11-04",
+          "currency": "CZK",
+          "payment_reference": "2026001",
+          "partner_account_number": "2900233333/2010",
+          "partner_name": "Acme s.r.o.",
+          "raw_message": "VS 2026001 | Invoice 2026001 | Invoice 2026001 | Fio: Bezhotovostní příjem",
+          "contact": null,
+          "paid_record": null,
+          "gl_account": null,
+          "match_status": "unmatched",
+          "matched_document": null,
+          "legal_currency": "CZK",
+          "fx_rate": 1,
+          "currency_coef": 1,
+          "fx_rate_source": "legal",
+          "fx_rate_date": null,
+          "amount_leg": 4840,
+          "settlement_amount_leg": null,
+          "bank_reference": "26110401",
+          "version": 1
+        },
+        {
+          "id": 2,
           "account_number": null,
           "statement_id": null,
           "order": null,
@@ -6966,7 +6997,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "version": 1
         },
         {
-          "id": 2,
+          "id": 3,
           "account_number": "2900123456/2010",
           "statement_id": null,
           "order": null,
@@ -7022,9 +7053,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       }
     },
     "response": {
-      "id": 5,
+      "id": 6,
       "account_number": "CZ6508000000192000145399",
-      "statement_id": 1,
+      "statement_id": 2,
       "order": 3,
       "description": "Support",
       "amount": 300,
@@ -7069,9 +7100,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "unmatchBankTransaction": {
     "response": {
-      "id": 5,
+      "id": 6,
       "account_number": "CZ6508000000192000145399",
-      "statement_id": 1,
+      "statement_id": 2,
       "order": 3,
       "description": "Support",
       "amount": 300,
@@ -7128,10 +7159,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
+      "uid": "9b9ada87-0b8d-4675-8e34-7650b45e138d",
       "transaction_type": null,
-      "created_at": "2026-12-03T06:34:45.709Z",
-      "edited_at": "2026-12-03T06:34:45.746Z",
+      "created_at": "2026-12-03T06:53:05.524Z",
+      "edited_at": "2026-12-03T06:53:05.574Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7224,10 +7255,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "entities": [
         {
           "id": 1,
-          "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
+          "uid": "9b9ada87-0b8d-4675-8e34-7650b45e138d",
           "transaction_type": null,
-          "created_at": "2026-12-03T06:34:45.709Z",
-          "edited_at": "2026-12-03T06:34:45.746Z",
+          "created_at": "2026-12-03T06:53:05.524Z",
+          "edited_at": "2026-12-03T06:53:05.574Z",
           "is_locked": false,
           "currency": "CZK",
           "date_issued": "2026-11-20",
@@ -7341,10 +7372,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     },
     "response": {
       "id": 1,
-      "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
+      "uid": "9b9ada87-0b8d-4675-8e34-7650b45e138d",
       "transaction_type": null,
-      "created_at": "2026-12-03T06:34:45.709Z",
-      "edited_at": "2026-12-03T06:34:45.709Z",
+      "created_at": "2026-12-03T06:53:05.524Z",
+      "edited_at": "2026-12-03T06:53:05.524Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7430,10 +7461,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   "getPayout": {
     "response": {
       "id": 1,
-      "uid": "ace0e7eb-6fe3-48f6-bccd-4400d0f90cca",
+      "uid": "9b9ada87-0b8d-4675-8e34-7650b45e138d",
       "transaction_type": null,
-      "created_at": "2026-12-03T06:34:45.709Z",
-      "edited_at": "2026-12-03T06:34:45.709Z",
+      "created_at": "2026-12-03T06:53:05.524Z",
+      "edited_at": "2026-12-03T06:53:05.524Z",
       "is_locked": false,
       "currency": "CZK",
       "date_issued": "2026-11-20",
@@ -7524,7 +7555,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "statements": [
         {
-          "id": 1,
+          "id": 2,
           "format": "camt053",
           "account": "CZ6508000000192000145399",
           "statement_no": "11",
@@ -7533,7 +7564,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-03T06:34:45.520Z",
+          "created_at": "2026-12-03T06:53:05.331Z",
           "entries": [
             {
               "order": 1,
@@ -7543,9 +7574,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "variable_symbol": "202600003",
               "bank_reference": "REF-11-1",
               "transaction": {
-                "id": 3,
+                "id": 4,
                 "account_number": "CZ6508000000192000145399",
-                "statement_id": 1,
+                "statement_id": 2,
                 "order": 1,
                 "description": "Invoice FV202600003",
                 "amount": 2420,
@@ -7596,9 +7627,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "variable_symbol": null,
               "bank_reference": "REF-11-2",
               "transaction": {
-                "id": 4,
+                "id": 5,
                 "account_number": "CZ6508000000192000145399",
-                "statement_id": 1,
+                "statement_id": 2,
                 "order": 2,
                 "description": "Account fee November",
                 "amount": -45,
@@ -7638,9 +7669,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "variable_symbol": null,
               "bank_reference": "REF-11-3",
               "transaction": {
-                "id": 5,
+                "id": 6,
                 "account_number": "CZ6508000000192000145399",
-                "statement_id": 1,
+                "statement_id": 2,
                 "order": 3,
                 "description": "Support",
                 "amount": 300,
@@ -7676,12 +7707,24 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "listBankStatements": {
     "response": {
-      "total": 1,
+      "total": 2,
       "from": 0,
       "take": 100,
       "entities": [
         {
           "id": 1,
+          "format": "fio",
+          "account": "CZ9220100000002701000002",
+          "statement_no": "FIO-2026-12-03-26110401",
+          "currency": "CZK",
+          "opening_balance": 1000,
+          "closing_balance": 5840,
+          "date_from": "2026-11-01",
+          "date_to": "2026-12-03",
+          "created_at": "2026-12-03T06:52:59.610Z"
+        },
+        {
+          "id": 2,
           "format": "camt053",
           "account": "CZ6508000000192000145399",
           "statement_no": "11",
@@ -7690,7 +7733,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "closing_balance": 27675,
           "date_from": "2026-11-01",
           "date_to": "2026-11-30",
-          "created_at": "2026-12-03T06:34:45.520Z"
+          "created_at": "2026-12-03T06:53:05.331Z"
         }
       ],
       "aggregations": []
@@ -7698,7 +7741,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
   },
   "getBankStatement": {
     "response": {
-      "id": 1,
+      "id": 2,
       "format": "camt053",
       "account": "CZ6508000000192000145399",
       "statement_no": "11",
@@ -7707,7 +7750,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "closing_balance": 27675,
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
-      "created_at": "2026-12-03T06:34:45.520Z",
+      "created_at": "2026-12-03T06:53:05.331Z",
       "entries": [
         {
           "order": 1,
@@ -7717,9 +7760,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "variable_symbol": "202600003",
           "bank_reference": "REF-11-1",
           "transaction": {
-            "id": 3,
+            "id": 4,
             "account_number": "CZ6508000000192000145399",
-            "statement_id": 1,
+            "statement_id": 2,
             "order": 1,
             "description": "Invoice FV202600003",
             "amount": 2420,
@@ -7770,9 +7813,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "variable_symbol": null,
           "bank_reference": "REF-11-2",
           "transaction": {
-            "id": 4,
+            "id": 5,
             "account_number": "CZ6508000000192000145399",
-            "statement_id": 1,
+            "statement_id": 2,
             "order": 2,
             "description": "Account fee November",
             "amount": -45,
@@ -7812,9 +7855,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "variable_symbol": null,
           "bank_reference": "REF-11-3",
           "transaction": {
-            "id": 5,
+            "id": 6,
             "account_number": "CZ6508000000192000145399",
-            "statement_id": 1,
+            "statement_id": 2,
             "order": 3,
             "description": "Support",
             "amount": 300,
@@ -7893,8 +7936,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:34:45.267Z",
-      "updated_at": "2026-12-03T06:34:45.267Z",
+      "created_at": "2026-12-03T06:53:05.140Z",
+      "updated_at": "2026-12-03T06:53:05.140Z",
       "sent_at": null,
       "completed_at": null,
       "cancelled_at": null
@@ -7941,9 +7984,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "amount_paid": 0
             }
           ],
-          "created_at": "2026-12-03T06:34:45.313Z",
-          "updated_at": "2026-12-03T06:34:45.353Z",
-          "sent_at": "2026-12-03T06:34:45.353Z",
+          "created_at": "2026-12-03T06:53:05.174Z",
+          "updated_at": "2026-12-03T06:53:05.203Z",
+          "sent_at": "2026-12-03T06:53:05.203Z",
           "completed_at": null,
           "cancelled_at": null
         }
@@ -7987,15 +8030,15 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:34:45.313Z",
-      "updated_at": "2026-12-03T06:34:45.313Z",
+      "created_at": "2026-12-03T06:53:05.174Z",
+      "updated_at": "2026-12-03T06:53:05.174Z",
       "sent_at": null,
       "completed_at": null,
       "cancelled_at": null
     },
     "responseText": {
       "mediaType": "application/xml",
-      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:pain.001.001.03\">\n  <CstmrCdtTrfInitn>\n    <GrpHdr>\n      <MsgId>LL-2-PO-2</MsgId>\n      <CreDtTm>2026-12-03T06:34:45</CreDtTm>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <InitgPty>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </InitgPty>\n    </GrpHdr>\n    <PmtInf>\n      <PmtInfId>PO-2</PmtInfId>\n      <PmtMtd>TRF</PmtMtd>\n      <BtchBookg>false</BtchBookg>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <ReqdExctnDt>2026-12-04</ReqdExctnDt>\n      <Dbtr>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </Dbtr>\n      <DbtrAcct>\n        <Id>\n          <IBAN>CZ7020100000002701000010</IBAN>\n        </Id>\n        <Ccy>CZK</Ccy>\n      </DbtrAcct>\n      <DbtrAgt>\n        <FinInstnId>\n          <BIC>FIOBCZPP</BIC>\n        </FinInstnId>\n      </DbtrAgt>\n      <CdtTrfTxInf>\n        <PmtId>\n          <InstrId>PO-2-1</InstrId>\n          <EndToEndId>/VS2026004790/KS0308</EndToEndId>\n        </PmtId>\n        <Amt>\n          <InstdAmt Ccy=\"CZK\">8954.00</InstdAmt>\n        </Amt>\n        <Cdtr>\n          <Nm>Kancelarske potreby a.s.</Nm>\n        </Cdtr>\n        <CdtrAcct>\n          <Id>\n            <IBAN>CZ9220100000002701000002</IBAN>\n          </Id>\n        </CdtrAcct>\n        <RmtInf>\n          <Ustrd>2026-004790</Ustrd>\n        </RmtInf>\n      </CdtTrfTxInf>\n    </PmtInf>\n  </CstmrCdtTrfInitn>\n</Document>\n"
+      "text": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:pain.001.001.03\">\n  <CstmrCdtTrfInitn>\n    <GrpHdr>\n      <MsgId>LL-2-PO-2</MsgId>\n      <CreDtTm>2026-12-03T06:53:05</CreDtTm>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <InitgPty>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </InitgPty>\n    </GrpHdr>\n    <PmtInf>\n      <PmtInfId>PO-2</PmtInfId>\n      <PmtMtd>TRF</PmtMtd>\n      <BtchBookg>false</BtchBookg>\n      <NbOfTxs>1</NbOfTxs>\n      <CtrlSum>8954.00</CtrlSum>\n      <ReqdExctnDt>2026-12-04</ReqdExctnDt>\n      <Dbtr>\n        <Nm>Novak Consulting s.r.o.</Nm>\n      </Dbtr>\n      <DbtrAcct>\n        <Id>\n          <IBAN>CZ7020100000002701000010</IBAN>\n        </Id>\n        <Ccy>CZK</Ccy>\n      </DbtrAcct>\n      <DbtrAgt>\n        <FinInstnId>\n          <BIC>FIOBCZPP</BIC>\n        </FinInstnId>\n      </DbtrAgt>\n      <CdtTrfTxInf>\n        <PmtId>\n          <InstrId>PO-2-1</InstrId>\n          <EndToEndId>/VS2026004790/KS0308</EndToEndId>\n        </PmtId>\n        <Amt>\n          <InstdAmt Ccy=\"CZK\">8954.00</InstdAmt>\n        </Amt>\n        <Cdtr>\n          <Nm>Kancelarske potreby a.s.</Nm>\n        </Cdtr>\n        <CdtrAcct>\n          <Id>\n            <IBAN>CZ9220100000002701000002</IBAN>\n          </Id>\n        </CdtrAcct>\n        <RmtInf>\n          <Ustrd>2026-004790</Ustrd>\n        </RmtInf>\n      </CdtTrfTxInf>\n    </PmtInf>\n  </CstmrCdtTrfInitn>\n</Document>\n"
     }
   },
   "markPaymentOrderSent": {
@@ -8034,9 +8077,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:34:45.313Z",
-      "updated_at": "2026-12-03T06:34:45.353Z",
-      "sent_at": "2026-12-03T06:34:45.353Z",
+      "created_at": "2026-12-03T06:53:05.174Z",
+      "updated_at": "2026-12-03T06:53:05.203Z",
+      "sent_at": "2026-12-03T06:53:05.203Z",
       "completed_at": null,
       "cancelled_at": null
     }
@@ -8077,11 +8120,153 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount_paid": 0
         }
       ],
-      "created_at": "2026-12-03T06:34:45.267Z",
-      "updated_at": "2026-12-03T06:34:45.295Z",
+      "created_at": "2026-12-03T06:53:05.140Z",
+      "updated_at": "2026-12-03T06:53:05.159Z",
       "sent_at": null,
       "completed_at": null,
-      "cancelled_at": "2026-12-03T06:34:45.295Z"
+      "cancelled_at": "2026-12-03T06:53:05.159Z"
+    }
+  },
+  "createFioIntegration": {
+    "request": {
+      "token": "Xk3f9QpR2mT7vW1yZ8aB4cD6eF0gH5jL3nP9qS2uV7wX1zA4bC8dE6fG0hJ2kM5n",
+      "name": "Fio operating account",
+      "account": "2701000002/2010",
+      "interval_minutes": 60,
+      "fetch_from": "2026-11-01"
+    },
+    "response": {
+      "id": 1,
+      "name": "Fio operating account",
+      "account": "2701000002/2010",
+      "interval_minutes": 60,
+      "fetch_from": "2026-11-01",
+      "token": "****kM5n",
+      "next_fetch_at": "2026-12-03T06:52:59.580Z",
+      "last_fetch_at": null,
+      "last_success_at": null,
+      "last_result": null,
+      "last_error": null,
+      "created_at": "2026-12-03T06:52:59.580Z",
+      "updated_at": "2026-12-03T06:52:59.580Z"
+    }
+  },
+  "listFioIntegrations": {
+    "response": {
+      "entities": [
+        {
+          "id": 1,
+          "name": "Fio operating account",
+          "account": "2701000002/2010",
+          "interval_minutes": 30,
+          "fetch_from": "2026-11-01",
+          "token": "****kM5n",
+          "next_fetch_at": "2026-12-03T07:22:59.655Z",
+          "last_fetch_at": "2026-12-03T06:52:59.595Z",
+          "last_success_at": "2026-12-03T06:52:59.595Z",
+          "last_result": {
+            "date_to": "2026-12-03",
+            "recorded": 1,
+            "date_from": "2026-11-01",
+            "movements": 1,
+            "statement_id": 1
+          },
+          "last_error": null,
+          "created_at": "2026-12-03T06:52:59.580Z",
+          "updated_at": "2026-12-03T06:52:59.655Z"
+        }
+      ]
+    }
+  },
+  "getFioIntegration": {
+    "response": {
+      "id": 1,
+      "name": "Fio operating account",
+      "account": "2701000002/2010",
+      "interval_minutes": 30,
+      "fetch_from": "2026-11-01",
+      "token": "****kM5n",
+      "next_fetch_at": "2026-12-03T07:22:59.655Z",
+      "last_fetch_at": "2026-12-03T06:52:59.595Z",
+      "last_success_at": "2026-12-03T06:52:59.595Z",
+      "last_result": {
+        "date_to": "2026-12-03",
+        "recorded": 1,
+        "date_from": "2026-11-01",
+        "movements": 1,
+        "statement_id": 1
+      },
+      "last_error": null,
+      "created_at": "2026-12-03T06:52:59.580Z",
+      "updated_at": "2026-12-03T06:52:59.655Z"
+    }
+  },
+  "replaceFioIntegration": {
+    "request": {
+      "name": "Fio operating account",
+      "account": "2701000002/2010",
+      "interval_minutes": 30
+    },
+    "response": {
+      "id": 1,
+      "name": "Fio operating account",
+      "account": "2701000002/2010",
+      "interval_minutes": 30,
+      "fetch_from": "2026-11-01",
+      "token": "****kM5n",
+      "next_fetch_at": "2026-12-03T07:22:59.655Z",
+      "last_fetch_at": "2026-12-03T06:52:59.595Z",
+      "last_success_at": "2026-12-03T06:52:59.595Z",
+      "last_result": {
+        "date_to": "2026-12-03",
+        "recorded": 1,
+        "date_from": "2026-11-01",
+        "movements": 1,
+        "statement_id": 1
+      },
+      "last_error": null,
+      "created_at": "2026-12-03T06:52:59.580Z",
+      "updated_at": "2026-12-03T06:52:59.655Z"
+    }
+  },
+  "deleteFioIntegration": {
+    "response": {
+      "id": 2,
+      "name": "Fio savings",
+      "account": null,
+      "interval_minutes": 60,
+      "fetch_from": "2026-12-03",
+      "token": "****kM5n",
+      "next_fetch_at": "2026-12-03T06:52:59.682Z",
+      "last_fetch_at": null,
+      "last_success_at": null,
+      "last_result": null,
+      "last_error": null,
+      "created_at": "2026-12-03T06:52:59.682Z",
+      "updated_at": "2026-12-03T06:52:59.682Z"
+    }
+  },
+  "fetchFioIntegration": {
+    "response": {
+      "id": 1,
+      "name": "Fio operating account",
+      "account": "2701000002/2010",
+      "interval_minutes": 60,
+      "fetch_from": "2026-11-01",
+      "token": "****kM5n",
+      "next_fetch_at": "2026-12-03T07:52:59.595Z",
+      "last_fetch_at": "2026-12-03T06:52:59.595Z",
+      "last_success_at": "2026-12-03T06:52:59.595Z",
+      "last_result": {
+        "date_to": "2026-12-03",
+        "recorded": 1,
+        "date_from": "2026-11-01",
+        "movements": 1,
+        "statement_id": 1
+      },
+      "last_error": null,
+      "created_at": "2026-12-03T06:52:59.580Z",
+      "updated_at": "2026-12-03T06:52:59.595Z"
     }
   },
   "listAccountingTransactions": {
@@ -8093,9 +8278,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "next_cursor": null,
       "entities": [
         {
-          "id": 3,
+          "id": 4,
           "uid": "d92bbee6-b22f-557a-bf89-e284b4d8bf7a",
-          "created_at": "2026-12-03T06:34:39.676Z",
+          "created_at": "2026-12-03T06:53:00.091Z",
           "edited_at": null,
           "books": [
             {
@@ -8143,7 +8328,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "accounting_status": "posted",
           "rows": [
             {
-              "id": 6,
+              "id": 8,
               "order": 1,
               "is_locked": true,
               "payment_amount": null,
@@ -8180,7 +8365,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "description": null
             },
             {
-              "id": 7,
+              "id": 9,
               "order": 2,
               "is_locked": true,
               "payment_amount": null,
@@ -8217,7 +8402,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "description": null
             },
             {
-              "id": 8,
+              "id": 10,
               "order": 3,
               "is_locked": true,
               "payment_amount": null,
@@ -8254,7 +8439,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "description": null
             },
             {
-              "id": 9,
+              "id": 11,
               "order": 4,
               "is_locked": true,
               "payment_amount": null,
@@ -8370,7 +8555,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "act_rows": [
             {
-              "id": 6,
+              "id": 8,
               "type": "receivable",
               "debit": 22788,
               "credit": 0,
@@ -8382,7 +8567,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               }
             },
             {
-              "id": 7,
+              "id": 9,
               "type": "revenue",
               "debit": 0,
               "credit": 900,
@@ -8394,7 +8579,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               }
             },
             {
-              "id": 8,
+              "id": 10,
               "type": "revenue",
               "debit": 0,
               "credit": 18000,
@@ -8406,7 +8591,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               }
             },
             {
-              "id": 9,
+              "id": 11,
               "type": "tax",
               "debit": 0,
               "credit": 3888,
@@ -8420,7 +8605,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "taxes": [
             {
-              "id": 9,
+              "id": 11,
               "debit": 0,
               "credit": 3888,
               "gl_account": {
@@ -8495,7 +8680,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "description": "CZ2120100000002900654321"
     },
     "response": {
-      "id": 275,
+      "id": 277,
       "number": "221.002",
       "name": "Fio EUR account",
       "name_cs": "Fio – účet EUR",
@@ -8542,9 +8727,9 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "number": "221",
             "name": "Bank accounts"
           },
-          "debit": 74728.3,
+          "debit": 79568.3,
           "credit": 2721.5,
-          "cb": 72006.8
+          "cb": 76846.8
         },
         {
           "gl_account": {
@@ -8593,8 +8778,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Suspense account"
           },
           "debit": 2415,
-          "credit": 4230,
-          "cb": -1815
+          "credit": 9070,
+          "cb": -6655
         },
         {
           "gl_account": {
@@ -8844,7 +9029,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "tax": null,
           "sha256": "bc1d76fe1f0016dbe755c2d84eeadb6bfdcca3778eba0c27df3313baca2a9ba9",
           "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"03.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"14240.00\" dan1=\"2990.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"14240.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-          "created_at": "2026-12-03T06:34:45.917Z",
+          "created_at": "2026-12-03T06:53:05.724Z",
           "created_by": "key:2"
         }
       ],
@@ -8866,7 +9051,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "tax": null,
       "sha256": "bc1d76fe1f0016dbe755c2d84eeadb6bfdcca3778eba0c27df3313baca2a9ba9",
       "xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Pisemnost nazevSW=\"Ledgerline\" verzeSW=\"1.0.0\">\n  <DPHKH1 verzePis=\"03.01.14\">\n    <VetaD dokument=\"KH1\" k_uladis=\"DPH\" mesic=\"11\" rok=\"2026\" d_poddp=\"03.12.2026\" khdph_forma=\"B\"/>\n    <VetaP c_ufo=\"451\" c_pracufo=\"2001\" dic=\"27074358\" typ_ds=\"P\" zkrobchjm=\"Novák Consulting s.r.o.\" ulice=\"Václavské náměstí\" c_pop=\"1\" naz_obce=\"Praha\" psc=\"11000\" stat=\"ČESKÁ REPUBLIKA\" email=\"ucetni@novak-consulting.example\" c_telef=\"+420222333444\" opr_jmeno=\"Jan\" opr_prijmeni=\"Novák\" opr_postaveni=\"jednatel\" sest_jmeno=\"Eva\" sest_prijmeni=\"Svobodová\" sest_telef=\"+420601123456\"/>\n    <VetaA4 c_radku=\"1\" dic_odb=\"12345678\" c_evid_dd=\"FV202600001\" dppd=\"03.11.2026\" zakl_dane1=\"18000.00\" dan1=\"3780.00\" zakl_dane2=\"900.00\" dan2=\"108.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"2\" dic_odb=\"12345678\" c_evid_dd=\"DZ202600001\" dppd=\"06.11.2026\" zakl_dane1=\"40000.00\" dan1=\"8400.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"3\" dic_odb=\"12345678\" c_evid_dd=\"CN202600001\" dppd=\"10.11.2026\" zakl_dane1=\"-3000.00\" dan1=\"-630.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA4 c_radku=\"4\" dic_odb=\"12345678\" c_evid_dd=\"FV202600002\" dppd=\"30.11.2026\" zakl_dane1=\"20000.00\" dan1=\"4200.00\" kod_rezim_pl=\"0\" zdph_44=\"N\"/>\n    <VetaA5 zakl_dane1=\"2495.86\" dan1=\"524.14\"/>\n    <VetaB3 zakl_dane1=\"14240.00\" dan1=\"2990.40\"/>\n    <VetaC obrat23=\"77495.86\" obrat5=\"900.00\" pln23=\"14240.00\" pln5=\"0.00\" pln_rez_pren=\"0.00\" rez_pren23=\"0.00\" rez_pren5=\"0.00\" celk_zd_a2=\"0.00\"/>\n  </DPHKH1>\n</Pisemnost>\n",
-      "created_at": "2026-12-03T06:34:45.917Z",
+      "created_at": "2026-12-03T06:53:05.724Z",
       "created_by": "key:2"
     }
   },
@@ -8974,7 +9159,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Bank accounts",
               "description": null
             },
-            "amount": 72006.8
+            "amount": 76846.8
           },
           {
             "gl_account": {
@@ -8986,7 +9171,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "amount": 91000
           }
         ],
-        "total": 152931.8
+        "total": 157771.8
       },
       "liabilities": {
         "lines": [
@@ -9024,10 +9209,10 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "name": "Suspense account",
               "description": null
             },
-            "amount": 1815
+            "amount": 6655
           }
         ],
-        "total": 63337.14
+        "total": 68177.14
       },
       "equity": {
         "lines": [],
@@ -9036,8 +9221,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "result": 89594.66,
       "result_of_year": 47994.66,
       "result_of_earlier_years": 41600,
-      "total_assets": 152931.8,
-      "total_liabilities_and_equity": 152931.8,
+      "total_assets": 157771.8,
+      "total_liabilities_and_equity": 157771.8,
       "closed": false
     }
   },
@@ -9048,15 +9233,36 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       "date_from": "2026-11-01",
       "date_to": "2026-11-30",
       "opening_balance": 0,
-      "debit": 74728.3,
+      "debit": 79568.3,
       "credit": 2721.5,
-      "closing_balance": 72006.8,
-      "total": 14,
+      "closing_balance": 76846.8,
+      "total": 15,
       "total_exact": true,
       "from": 0,
       "take": 2,
-      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTE2IiwiMTIiLCIxIl19",
+      "next_cursor": "eyJvIjpbImRhdGVfcG9zdGluZyIsInRyYW5zYWN0aW9uX2lkIiwib3JkIl0sImYiOiJ1V1pGZlVXVFBGeWxvNnNkIiwidiI6WyIyMDI2LTExLTA2IiwiNyIsIjEiXX0",
       "lines": [
+        {
+          "date_posting": "2026-11-04",
+          "gl_account": {
+            "id": 2,
+            "number": "221",
+            "name": "Bank accounts",
+            "description": null
+          },
+          "transaction_id": 3,
+          "no": null,
+          "type": "bank_transaction",
+          "source": {
+            "type": "bank_transaction",
+            "id": 1,
+            "version": 1
+          },
+          "description": "Invoice 2026001",
+          "debit": 4840,
+          "credit": 0,
+          "balance": 4840
+        },
         {
           "date_posting": "2026-11-06",
           "gl_account": {
@@ -9065,39 +9271,18 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "name": "Bank accounts",
             "description": null
           },
-          "transaction_id": 6,
+          "transaction_id": 7,
           "no": null,
           "type": "bank_transaction",
           "source": {
             "type": "bank_transaction",
-            "id": 1,
+            "id": 2,
             "version": 1
           },
           "description": null,
           "debit": 48400,
           "credit": 0,
-          "balance": 48400
-        },
-        {
-          "date_posting": "2026-11-16",
-          "gl_account": {
-            "id": 2,
-            "number": "221",
-            "name": "Bank accounts",
-            "description": null
-          },
-          "transaction_id": 12,
-          "no": null,
-          "type": "bank_transaction",
-          "source": {
-            "type": "bank_transaction",
-            "id": 2,
-            "version": 1
-          },
-          "description": "Payment of FV202600001",
-          "debit": 19158,
-          "credit": 0,
-          "balance": 67558
+          "balance": 53240
         }
       ]
     }
@@ -9147,7 +9332,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-03T06:34:46.049Z",
+      "created_at": "2026-12-03T06:53:05.770Z",
       "created_by": "key:2"
     }
   },
@@ -9186,7 +9371,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "reverses": null,
           "reversed_by": null,
-          "created_at": "2026-12-03T06:34:46.049Z",
+          "created_at": "2026-12-03T06:53:05.770Z",
           "created_by": "key:2"
         }
       ],
@@ -9221,7 +9406,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "reverses": null,
       "reversed_by": null,
-      "created_at": "2026-12-03T06:34:46.049Z",
+      "created_at": "2026-12-03T06:53:05.770Z",
       "created_by": "key:2"
     }
   },
@@ -9259,7 +9444,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2026-0002"
       },
       "reversed_by": null,
-      "created_at": "2026-12-03T06:34:46.079Z",
+      "created_at": "2026-12-03T06:53:05.792Z",
       "created_by": "key:2"
     }
   },
@@ -9544,8 +9729,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "in_use_entry": null,
       "disposal": null,
-      "created_at": "2026-12-03T06:34:46.116Z",
-      "updated_at": "2026-12-03T06:34:46.116Z"
+      "created_at": "2026-12-03T06:53:05.817Z",
+      "updated_at": "2026-12-03T06:53:05.817Z"
     }
   },
   "listAssets": {
@@ -9819,8 +10004,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "in_use_entry": null,
           "disposal": null,
-          "created_at": "2026-12-03T06:34:46.116Z",
-          "updated_at": "2026-12-03T06:34:46.116Z"
+          "created_at": "2026-12-03T06:53:05.817Z",
+          "updated_at": "2026-12-03T06:53:05.817Z"
         },
         {
           "id": 2,
@@ -10257,8 +10442,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           ],
           "in_use_entry": null,
           "disposal": null,
-          "created_at": "2026-12-03T06:34:46.131Z",
-          "updated_at": "2026-12-03T06:34:46.244Z"
+          "created_at": "2026-12-03T06:53:05.829Z",
+          "updated_at": "2026-12-03T06:53:05.930Z"
         }
       ],
       "aggregations": []
@@ -10530,8 +10715,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "in_use_entry": null,
       "disposal": null,
-      "created_at": "2026-12-03T06:34:46.116Z",
-      "updated_at": "2026-12-03T06:34:46.116Z"
+      "created_at": "2026-12-03T06:53:05.817Z",
+      "updated_at": "2026-12-03T06:53:05.817Z"
     }
   },
   "replaceAsset": {
@@ -10971,8 +11156,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "in_use_entry": null,
       "disposal": null,
-      "created_at": "2026-12-03T06:34:46.131Z",
-      "updated_at": "2026-12-03T06:34:46.147Z"
+      "created_at": "2026-12-03T06:53:05.829Z",
+      "updated_at": "2026-12-03T06:53:05.846Z"
     }
   },
   "improveAsset": {
@@ -11408,8 +11593,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "in_use_entry": null,
       "disposal": null,
-      "created_at": "2026-12-03T06:34:46.131Z",
-      "updated_at": "2026-12-03T06:34:46.222Z"
+      "created_at": "2026-12-03T06:53:05.829Z",
+      "updated_at": "2026-12-03T06:53:05.909Z"
     }
   },
   "setAssetTaxInterruptions": {
@@ -11853,8 +12038,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
       ],
       "in_use_entry": null,
       "disposal": null,
-      "created_at": "2026-12-03T06:34:46.131Z",
-      "updated_at": "2026-12-03T06:34:46.244Z"
+      "created_at": "2026-12-03T06:53:05.829Z",
+      "updated_at": "2026-12-03T06:53:05.930Z"
     }
   },
   "disposeAsset": {
@@ -11914,8 +12099,8 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "no": "JE-2026-0005"
         }
       },
-      "created_at": "2026-12-03T06:34:46.163Z",
-      "updated_at": "2026-12-03T06:34:46.265Z"
+      "created_at": "2026-12-03T06:53:05.861Z",
+      "updated_at": "2026-12-03T06:53:05.947Z"
     }
   },
   "createDepreciationRun": {
@@ -11947,7 +12132,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
           "amount": 666.67
         }
       ],
-      "created_at": "2026-12-03T06:34:46.199Z"
+      "created_at": "2026-12-03T06:53:05.889Z"
     }
   },
   "listDepreciationRuns": {
@@ -11981,7 +12166,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
               "amount": 666.67
             }
           ],
-          "created_at": "2026-12-03T06:34:46.199Z"
+          "created_at": "2026-12-03T06:53:05.889Z"
         }
       ],
       "aggregations": []
@@ -12048,7 +12233,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "no": "JE-2025-0003"
       },
       "reopened_by": null,
-      "created_at": "2026-12-03T06:34:46.479Z",
+      "created_at": "2026-12-03T06:53:06.084Z",
       "created_by": "key:2"
     }
   },
@@ -12071,7 +12256,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "no": "JE-2025-0005"
           },
           "reopened_by": null,
-          "created_at": "2026-12-03T06:34:46.530Z",
+          "created_at": "2026-12-03T06:53:06.115Z",
           "created_by": "key:2"
         },
         {
@@ -12090,7 +12275,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
             "id": 11,
             "no": "JE-2025-0004"
           },
-          "created_at": "2026-12-03T06:34:46.479Z",
+          "created_at": "2026-12-03T06:53:06.084Z",
           "created_by": "key:2"
         }
       ],
@@ -12114,7 +12299,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 11,
         "no": "JE-2025-0004"
       },
-      "created_at": "2026-12-03T06:34:46.479Z",
+      "created_at": "2026-12-03T06:53:06.084Z",
       "created_by": "key:2"
     }
   },
@@ -12157,7 +12342,7 @@ export const RECORDED_EXAMPLES: Record<string, OperationExample> = {
         "id": 9,
         "no": "JE-2026-0007"
       },
-      "created_at": "2026-12-03T06:34:46.438Z",
+      "created_at": "2026-12-03T06:53:06.060Z",
       "created_by": "key:2"
     }
   }

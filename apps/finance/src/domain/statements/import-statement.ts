@@ -304,6 +304,14 @@ export async function importBankStatements(ctx: TenantContext, file: unknown, qu
       { path: 'body', message: `at most ${MAX_STATEMENT_ENTRIES} entries`, code: 'statement_too_long' },
     ]);
   }
+  return importParsedStatements(ctx, statements);
+}
+
+/**
+ * Statements read from a file or fetched from a bank (issue 78): each reconciled, new, in the
+ * format its bank integration delivers and in an open period, then imported entry by entry.
+ */
+export async function importParsedStatements(ctx: TenantContext, statements: ParsedStatement[]): Promise<{ statements: BankStatementView[] }> {
   refuseUnbalanced(statements);
   await lockAccounts(ctx, statements);
   await refuseImported(ctx.em, statements);

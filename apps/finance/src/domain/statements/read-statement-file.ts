@@ -41,8 +41,11 @@ function decodeMt940Legacy(bytes: Uint8Array): string {
   return country && !CENTRAL_EUROPE.has(country) ? latin1.decode(bytes) : text;
 }
 
+/** The formats a statement file comes in (`fio` is fetched from the bank, not a file). */
+type FileFormat = Exclude<StatementFormat, 'fio'>;
+
 /** The format of a file by its first bytes: XML, a GPC header, or MT940 fields. */
-export function recogniseFormat(bytes: Uint8Array): StatementFormat {
+export function recogniseFormat(bytes: Uint8Array): FileFormat {
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const head = cp1250.decode(bytes.subarray(bom, 4096)).trimStart();
   if (head.startsWith('<')) return 'camt053';
@@ -52,7 +55,7 @@ export function recogniseFormat(bytes: Uint8Array): StatementFormat {
   throw badStatement('The file is not a statement we read: camt.053 XML, GPC (074/075 records) or MT940 (:20: … :62F:)', 'body');
 }
 
-export function readStatementFile(bytes: Uint8Array, format: StatementFormat | 'auto', fallbackCurrency: string): ParsedStatement[] {
+export function readStatementFile(bytes: Uint8Array, format: FileFormat | 'auto', fallbackCurrency: string): ParsedStatement[] {
   if (bytes.length === 0) throw badStatement('The statement file is empty', 'body');
   const chosen = format === 'auto' ? recogniseFormat(bytes) : format;
   // GPC: windows-1250 as the layout says, or UTF-8 as some banks now export it

@@ -9,7 +9,7 @@ import { Dec } from '@ledgerline/core/money';
  * formats, by `assertBalances`.
  */
 
-export type StatementFormat = 'camt053' | 'gpc' | 'mt940';
+export type StatementFormat = 'camt053' | 'gpc' | 'mt940' | 'fio';
 
 export interface StatementEntry {
   /** 1-based position in the statement (after batch entries are split into their transactions). */
