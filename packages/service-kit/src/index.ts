@@ -11,6 +11,7 @@ export * from './http/query.js';
 export * from './http/hostile-input.js';
 export * from './http/xml-document.js';
 export * from './http/multipart.js';
+export * from './http/bounded-body.js';
 export * from './http/endpoints.js';
 export * from './db/orm.js';
 export * from './db/async-context.js';

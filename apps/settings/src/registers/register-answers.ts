@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RegisterName } from '@ledgerline/contracts';
-import { AppError, sqlRows } from '@ledgerline/service-kit';
+import { AppError, readBoundedText, sqlRows } from '@ledgerline/service-kit';
 
 /*
  * How every register is asked (decision 235): over HTTP at the address its setting names, bounded
@@ -68,30 +68,14 @@ export async function askRegister(register: RegisterName, settings: RegisterSett
   }
   let text: string;
   try {
-    text = await boundedText(res);
+    const read = await readBoundedText(res, MAX_ANSWER_BYTES);
+    if (read === null) throw new Error(`answered more than ${MAX_ANSWER_BYTES} bytes`);
+    text = read;
   } catch (err) {
     if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError') throw registerProblem(register, 504, 'register_timeout', `did not finish its answer within ${settings.timeoutMs} ms`, path);
     throw registerProblem(register, 502, 'register_error', String((err as Error).message), path);
   }
   return { status: res.status, text };
-}
-
-async function boundedText(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new Error(`answered more than ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
 }
 
 export interface KeptAnswer<T> {

@@ -1,3 +1,4 @@
+import { readBoundedText } from '@ledgerline/service-kit';
 import { fioAnswerSchema, type FioAnswer } from './fio-statement.js';
 
 /*
@@ -47,7 +48,7 @@ export async function fetchFioPeriod(baseUrl: string, token: string, from: strin
     await res.body?.cancel();
     return { kind: 'failed', code: 'bank_answer_unreadable', message: `Fio answered ${declared} bytes; at most ${MAX_ANSWER_BYTES} are read (fetch a shorter period)` };
   }
-  const body = await readLimited(res, MAX_ANSWER_BYTES);
+  const body = await readBoundedText(res, MAX_ANSWER_BYTES);
   if (body === null) return { kind: 'failed', code: 'bank_answer_unreadable', message: `Fio's answer is over ${MAX_ANSWER_BYTES} bytes (fetch a shorter period)` };
   let json: unknown;
   try {
@@ -61,23 +62,4 @@ export async function fetchFioPeriod(baseUrl: string, token: string, from: strin
     return { kind: 'failed', code: 'bank_answer_unreadable', message: `Fio's answer is not the published format: ${issue.path.join('.')}: ${issue.message}` };
   }
   return { kind: 'ok', answer: parsed.data };
-}
-
-/** The body as text, or null once it passes `limit` bytes. */
-async function readLimited(res: Response, limit: number): Promise<string | null> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
