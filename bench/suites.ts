@@ -5,6 +5,7 @@ import { pacedLoad, stallNote, stallProbe, type PacedResult } from './paced.js';
 import { POSTGRES_SHARE_PREFIX, cpuSnapshot, spawnProc } from './stack.js';
 import { monotonicUs } from './profiles.js';
 import { scale } from './scale.js';
+import { templateSandbox } from './template-sandbox.js';
 
 export type { Benchmark } from './context.js';
 
@@ -211,7 +212,7 @@ const gatewayOverhead: Benchmark = {
   },
 };
 
-export const benchmarks: Benchmark[] = [gatewayOverhead];
+export const benchmarks: Benchmark[] = [gatewayOverhead, templateSandbox];
 
 // --- document writes ---------------------------------------------------------------------------
 
