@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SUBJECTS, financePaymentOrderUpdatedEventSchema, payableBillsRequestSchema, type PayableBill } from '@ledgerline/contracts';
 import { paymentStatus } from '@ledgerline/documents';
-import { PoisonMessageError, sqlRows, type ConsumerDefinition, type OperationContext } from '@ledgerline/service-kit';
+import { PoisonMessageError, dec, sqlRows, type ConsumerDefinition, type OperationContext } from '@ledgerline/service-kit';
 
 /*
  * Bills and the payment orders finance makes of them (issue 76). Finance owns the orders; purchase
@@ -77,7 +77,7 @@ async function applyItem(em: EntityManager, orgId: number, orderId: number, bill
   );
   if (!row) return;
   if (state === 'ordered') {
-    const status = Number(row.amount_due) > 0 ? 'ordered' : settledStatus(row);
+    const status = dec(row.amount_due).gt(0) ? 'ordered' : settledStatus(row);
     await sqlRows(em, `update purchase_documents set payment_order_id = ?, payment_order_open = true, payment_status = ?, updated_at = now() where org_id = ? and id = ?`, [orderId, status, orgId, billId]);
     return;
   }

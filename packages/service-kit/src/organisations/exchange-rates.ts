@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { RPC_SUBJECTS, exchangeRatesInForceAnswerSchema, EXCHANGE_RATE_ASKS, type RateInForce } from '@ledgerline/contracts';
+import { EURO_LEGACY_CURRENCIES, RPC_SUBJECTS, exchangeRatesInForceAnswerSchema, EXCHANGE_RATE_ASKS, type RateInForce } from '@ledgerline/contracts';
 import { BusinessRuleError } from '../errors.js';
 import type { TenantContext } from '../context.js';
 
@@ -37,11 +37,20 @@ export function rateFrom(rates: Map<string, RateInForce>, currency: string, date
   return rates.get(key(currency, date)) ?? null;
 }
 
+/**
+ * How a rate of `currency` on `date` is given: the central bank's rates, or one set by hand — the
+ * only way for a currency the euro replaced, whose rate follows from the euro's.
+ */
+export function howToGiveRate(currency: string, date: string, legalCurrency: string): string {
+  const legacy = EURO_LEGACY_CURRENCIES[currency];
+  return legacy
+    ? `${currency} was replaced by the euro (1 EUR = ${legacy.perEuro} ${currency} from ${legacy.since}), so no central bank publishes it: set its rate by hand, the euro's rate to ${legalCurrency} divided by ${legacy.perEuro} (PUT /v1/settings/exchange-rates/${currency}/${date})`
+    : `import the central bank's rates (POST /v1/settings/exchange-rates/import) or set one (PUT /v1/settings/exchange-rates/${currency}/${date})`;
+}
+
 /** 422 `fx_rate_required` naming the currency, the day and the ways to give a rate. */
 export function noRateInForce(currency: string, date: string, legalCurrency: string, path: string): BusinessRuleError {
-  const message =
-    `No ${currency} rate to ${legalCurrency} in force on ${date}: give ${path}, import the central bank's rates ` +
-    `(POST /v1/settings/exchange-rates/import) or set one (PUT /v1/settings/exchange-rates/${currency}/${date})`;
+  const message = `No ${currency} rate to ${legalCurrency} in force on ${date}: give ${path}, ${howToGiveRate(currency, date, legalCurrency)}`;
   return new BusinessRuleError(message, 'fx_rate_required', [{ path, message: `required: the exchange-rate table has no ${currency} rate on or before ${date}`, code: 'fx_rate_required' }]);
 }
 

@@ -1,7 +1,7 @@
 import { Dec } from '@ledgerline/core/money';
 import type { DepreciationReport } from '@ledgerline/contracts';
 import { sqlRows, toWire, type TenantScope } from '@ledgerline/service-kit';
-import { ASSET_COLUMNS, plansOf, type AssetRow } from './register.js';
+import { ASSET_COLUMNS, ASSET_FROM, plansOf, type AssetRow } from './register.js';
 
 /*
  * A tax year's depreciation per asset (issue 77): the tax plan's depreciation of the year (half in
@@ -16,7 +16,7 @@ export async function depreciationReport(scope: TenantScope, year: number): Prom
     scope.em,
     `select ${ASSET_COLUMNS},
        coalesce((select sum(p.amount) from asset_depreciation_postings p where p.asset_id = a.id and p.period like ?), 0)::text as booked
-       from fixed_assets a left join journal_entries j on j.org_id = a.org_id and j.id = a.in_use_entry_id
+       from ${ASSET_FROM}
       where a.org_id = ? and a.date_in_use <= ?::date and (a.disposal is null or (a.disposal->>'date') >= ?)
       order by a.inventory_number`,
     [`${year}-%`, scope.orgId, `${year}-12-31`, `${year}-01-01`],

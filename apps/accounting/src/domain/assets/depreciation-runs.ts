@@ -4,7 +4,7 @@ import { BusinessRuleError, postingSettingsOf, refuseClosedPeriod, sqlRows, toDb
 import type { StoredJournalLine } from '../../db/entities.js';
 import type { ApplyOptions } from '../../events/ledger-events.js';
 import { postJournalEntry } from '../journal-entries.js';
-import { ASSET_COLUMNS, plansOf, type AssetRow } from './register.js';
+import { ASSET_COLUMNS, ASSET_FROM, plansOf, type AssetRow } from './register.js';
 
 /*
  * A month's depreciation (issue 77): one journal entry of kind depreciation on the month's last
@@ -68,7 +68,7 @@ export async function createDepreciationRun(ctx: TenantContext, req: Depreciatio
   // every asset in use before the month and not disposed of before its end, locked against a disposal racing the run
   const assets = await sqlRows<AssetRow>(
     em,
-    `select ${ASSET_COLUMNS} from fixed_assets a left join journal_entries j on j.org_id = a.org_id and j.id = a.in_use_entry_id
+    `select ${ASSET_COLUMNS} from ${ASSET_FROM}
       where a.org_id = ? and a.status = 'active' and a.date_in_use < ?::date order by a.inventory_number for update of a`,
     [orgId, `${req.period}-01`],
   );

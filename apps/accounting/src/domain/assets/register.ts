@@ -50,7 +50,7 @@ export const ASSET_COLUMNS = `a.id, a.name, a.inventory_number, a.acquisition_co
   a.first_year_increase, a.interrupted_years, a.improvements, a.bill_id, a.in_use_entry_id, j.no as in_use_entry_no, a.status, a.disposal,
   coalesce((select sum(p.amount) from asset_depreciation_postings p where p.asset_id = a.id), 0)::text as posted,
   (extract(epoch from a.created_at) * 1000)::bigint as created_ms, (extract(epoch from a.updated_at) * 1000)::bigint as updated_ms`;
-const ASSET_FROM = 'fixed_assets a left join journal_entries j on j.org_id = a.org_id and j.id = a.in_use_entry_id';
+export const ASSET_FROM = 'fixed_assets a left join journal_entries j on j.org_id = a.org_id and j.id = a.in_use_entry_id';
 
 type PlanInput = Pick<AssetRow, 'acquisition_cost' | 'date_in_use' | 'accounting_months' | 'tax_group' | 'tax_method' | 'first_year_increase' | 'interrupted_years' | 'improvements'> & { disposalDate: string | null };
 
@@ -176,14 +176,12 @@ const line = (order: number, account: string, debit: Dec, credit: Dec, descripti
 
 export async function createAsset(ctx: TenantContext, req: AssetRequest, opts: ApplyOptions): Promise<Asset> {
   const stored = storedOf(req);
-  if (stored.bill_id !== null) {
-    const books = await postingSettingsOf(ctx);
+  const books = stored.bill_id !== null ? await postingSettingsOf(ctx) : null;
+  if (books && stored.bill_id !== null) {
     refuseClosedPeriod(books.lockDate, 'putting the asset into use', [{ field: 'date_in_use', date: stored.date_in_use }]);
     await refuseUncoveredBill(ctx, stored.bill_id, stored.acquisition_cost, null);
   }
-  const [taken] = await sqlRows(ctx.em, 'select 1 from fixed_assets where org_id = ? and inventory_number = ?', [ctx.orgId, stored.inventory_number]);
-  if (taken) throw inventoryTaken(stored.inventory_number);
-  const [{ id }] = await sqlRows<{ id: string }>(
+  const inserted = await sqlRows<{ id: string }>(
     ctx.em,
     `insert into fixed_assets (org_id, name, inventory_number, acquisition_cost, date_acquired, date_in_use, asset_account, accumulated_account, expense_account,
        accounting_months, tax_group, tax_method, first_year_increase, interrupted_years, improvements, bill_id, created_at, updated_at)
@@ -191,12 +189,11 @@ export async function createAsset(ctx: TenantContext, req: AssetRequest, opts: A
      on conflict (org_id, inventory_number) do nothing returning id`,
     [ctx.orgId, stored.name, stored.inventory_number, stored.acquisition_cost, stored.date_acquired, stored.date_in_use, stored.asset_account, stored.accumulated_account, stored.expense_account,
       stored.accounting_months, stored.tax_group, stored.tax_method, stored.first_year_increase, `{${stored.interrupted_years.join(',')}}`, JSON.stringify(stored.improvements), stored.bill_id, ctx.now(), ctx.now()],
-  ).then((rows) => {
-    if (!rows.length) throw inventoryTaken(stored.inventory_number);
-    return rows;
-  });
-  if (stored.bill_id !== null) {
-    const books = await postingSettingsOf(ctx);
+  );
+  // the unique (organisation, inventory number) decides, also between two requests at once
+  if (!inserted.length) throw inventoryTaken(stored.inventory_number);
+  const id = inserted[0].id;
+  if (books && stored.bill_id !== null) {
     const cost = new Dec(stored.acquisition_cost);
     const entry = await postJournalEntry(ctx, opts, {
       kind: 'fixed_asset',

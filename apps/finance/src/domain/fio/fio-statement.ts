@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Dec } from '@ledgerline/core/money';
-import type { ParsedStatement, StatementEntry } from '../statements/statement.js';
+import { symbolDigits, type ParsedStatement, type StatementEntry } from '../statements/statement.js';
 
 /*
  * The JSON Fio banka's API answers for an account's movements (FIO API Bankovnictví, "Struktura
@@ -55,10 +55,7 @@ export const fioAnswerSchema = z.object({
 export type FioAnswer = z.infer<typeof fioAnswerSchema>;
 
 const text = (v: unknown) => (v === null || v === undefined ? null : String(v).trim() || null);
-const symbol = (v: unknown) => {
-  const t = text(v);
-  return t && /^\d{1,10}$/.test(t) ? t.replace(/^0+(?=\d)/, '') : null;
-};
+const symbol = (v: unknown) => symbolDigits(text(v));
 
 /** The movements of one answer as one statement of the account for the period asked. */
 export function fioStatement(answer: FioAnswer): ParsedStatement {

@@ -1,8 +1,9 @@
 import { Dec } from '@ledgerline/core/money';
 import { RPC_SUBJECTS, contactResolveAnswerSchema, payableBillsAnswerSchema, type PayableBill, type PaymentOrder, type PaymentOrderRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, UpstreamError, addDays, localClock, organisationReplica, sqlRows, type FieldError, type TenantContext } from '@ledgerline/service-kit';
+import { BusinessRuleError, ConflictError, UpstreamError, addDays, isUniqueViolation, localClock, organisationReplica, sqlRows, type FieldError, type TenantContext } from '@ledgerline/service-kit';
 import { orderAccount, type OrderAccount } from './accounts.js';
 import { endToEndId } from './order-file.js';
+import { symbolDigits } from '../statements/statement.js';
 import { publish, readPaymentOrder } from './orders.js';
 
 /*
@@ -44,12 +45,6 @@ const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : nul
 
 /** The name the bank writes as the payee's. */
 const vendorName = (bill: PayableBill) => text(bill.vendor?.business_name) ?? text(bill.vendor?.name) ?? `Bill ${bill.no}`;
-
-/** A vendor's payment reference as a Czech variable symbol: 1–10 digits, leading zeros dropped. */
-function variableSymbolOf(reference: string | null): string | null {
-  const t = reference?.trim() ?? '';
-  return /^\d{1,10}$/.test(t) ? t.replace(/^0+(?=\d)/, '') : null;
-}
 
 interface PlannedItem {
   bill: PayableBill;
@@ -127,12 +122,6 @@ async function fromAccountOf(ctx: TenantContext, req: PaymentOrderRequest): Prom
   throw new BusinessRuleError(message, 'from_account_missing', [{ path: 'from_account', message, code: 'from_account_missing' }]);
 }
 
-const UNIQUE_VIOLATION = '23505';
-const isUniqueViolation = (err: unknown) => {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) if (e.code === UNIQUE_VIOLATION) return true;
-  return false;
-};
-
 export async function createPaymentOrder(ctx: TenantContext, req: PaymentOrderRequest): Promise<PaymentOrder> {
   refuseExecutionDate(ctx, req.execution_date);
   const from = await fromAccountOf(ctx, req);
@@ -151,7 +140,7 @@ export async function createPaymentOrder(ctx: TenantContext, req: PaymentOrderRe
   try {
     for (const [i, item] of items.entries()) {
       const line = i + 1;
-      const symbols = { variableSymbol: variableSymbolOf(item.bill.payment_reference), specificSymbol: null, constantSymbol: req.constant_symbol ?? null };
+      const symbols = { variableSymbol: symbolDigits(item.bill.payment_reference), specificSymbol: null, constantSymbol: req.constant_symbol ?? null };
       await sqlRows(
         ctx.em,
         `insert into payment_order_items (org_id, order_id, line, bill_id, bill_no, vendor_doc_no, vendor_name, amount, currency, account, variable_symbol,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec } from '@ledgerline/core/money';
-import { DOCUMENT_FIND_BATCH, EURO_LEGACY_CURRENCIES, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentLookupAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, isoDay, legalCurrencyOf, rateFrom, tableRates, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
+import { DOCUMENT_FIND_BATCH, RPC_SUBJECTS, type DocumentLookupAnswer, bankStatementsExpectedAnswerSchema, documentLookupAnswerSchema, documentFindBatchAnswerSchema, type BankStatement as BankStatementView, type BankStatementImportQuery, type BankTransactionRequest } from '@ledgerline/contracts';
+import { BusinessRuleError, ConflictError, NotFoundError, ValidationError, howToGiveRate, isoDay, legalCurrencyOf, rateFrom, tableRates, nextIds, postingDate, postingSettingsOf, parseRange, rangeCondition, readEntities, readEntity, refuseClosedPeriod, sqlRows, toWire, findAndCount, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
 import { BankStatementSchema, BankTransactionSchema, type BankStatement, type StoredStatementEntry } from '../../db/entities.js';
 import { bankTransactionView, recordBankTransaction } from '../bank-transactions.js';
 import { readStatementFile } from './read-statement-file.js';
@@ -216,16 +216,12 @@ function entryRequest(s: ParsedStatement, statementId: number, e: StatementEntry
 
 /**
  * A statement in a currency the exchange-rate table has no rate of on an entry's day is refused
- * before anything is recorded, saying how to give one: the central bank's rates, or one set by
- * hand (the only way for a currency the euro replaced, whose rate follows from the euro's).
+ * before anything is recorded, saying which statement and how to give the rate.
  */
 function refuseMissingRates(s: ParsedStatement, asked: Array<{ currency: string; date: string }>, rates: Awaited<ReturnType<typeof tableRates>>, legalCurrency: string): void {
   const missing = asked.find((a) => !rateFrom(rates, a.currency, a.date));
   if (!missing) return;
-  const legacy = EURO_LEGACY_CURRENCIES[missing.currency];
-  const how = legacy
-    ? `${missing.currency} was replaced by the euro (1 EUR = ${legacy.perEuro} ${missing.currency} from ${legacy.since}), so no central bank publishes it: set its rate by hand, the euro's rate to ${legalCurrency} divided by ${legacy.perEuro} (PUT /v1/settings/exchange-rates/${missing.currency}/${missing.date})`
-    : `import the central bank's rates (POST /v1/settings/exchange-rates/import) or set one by hand (PUT /v1/settings/exchange-rates/${missing.currency}/${missing.date})`;
+  const how = howToGiveRate(missing.currency, missing.date, legalCurrency);
   const message = `Statement ${s.statementNo} of account ${s.account} is in ${missing.currency}, which has no rate to ${legalCurrency} in force on ${missing.date}: ${how}, then import the file again`;
   throw new BusinessRuleError(message, 'fx_rate_required', [{ path: `statement ${s.statementNo}`, message: `no ${missing.currency} rate on or before ${missing.date}`, code: 'fx_rate_required' }]);
 }
