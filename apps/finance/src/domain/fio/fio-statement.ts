@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Dec } from '@ledgerline/core/money';
-import { symbolDigits, type ParsedStatement, type StatementEntry } from '../statements/statement.js';
+import type { ParsedStatement, StatementEntry } from '../statements/statement.js';
+import { symbolDigits } from '../payment-symbols.js';
 
 /*
  * The JSON Fio banka's API answers for an account's movements (FIO API Bankovnictví, "Struktura

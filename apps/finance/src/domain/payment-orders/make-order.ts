@@ -3,7 +3,7 @@ import { RPC_SUBJECTS, contactResolveAnswerSchema, payableBillsAnswerSchema, typ
 import { BusinessRuleError, ConflictError, UpstreamError, addDays, isUniqueViolation, localClock, organisationReplica, sqlRows, type FieldError, type TenantContext } from '@ledgerline/service-kit';
 import { orderAccount, type OrderAccount } from './accounts.js';
 import { endToEndId } from './order-file.js';
-import { symbolDigits } from '../statements/statement.js';
+import { symbolDigits } from '../payment-symbols.js';
 import { publish, readPaymentOrder } from './orders.js';
 
 /*

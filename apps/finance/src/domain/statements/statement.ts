@@ -131,13 +131,7 @@ export function variableSymbolIn(text: string | null | undefined): string | null
   return m ? m[1] : null;
 }
 
-/** A symbol field as digits without leading zeros; null when empty or all zeros. */
-export function symbolDigits(raw: string | null | undefined): string | null {
-  const t = (raw ?? '').trim();
-  if (!/^\d{1,10}$/.test(t)) return null;
-  const v = t.replace(/^0+/, '');
-  return v === '' ? null : v;
-}
+export { symbolDigits } from '../payment-symbols.js';
 
 /**
  * Opening balance + Σ entries must be the closing balance, to the cent: a statement that does
