@@ -230,6 +230,42 @@ describe('advance bills (issue 75, purchases)', () => {
     expect((await get(`/v1/purchase/bills?kind=advance_tax_document`)).entities.map((b: any) => b.id)).toEqual([taxDocument.id]);
   });
 
+  it("in euros: the vendor's advance keeps its payment day's rate, only the rest of the final bill is converted at the bill's (§ 37a, KV 390)", async () => {
+    // an organisation of its own so its October holds this case alone: 1 000 EUR + 21 % asked,
+    // half paid on 10 October at 25.50, the final bill of 20 October at 24.50, the rest paid on 25 October
+    const other = await secondOrganisation(stack, 'Dovozce s.r.o.');
+    for (const [day, rate] of [['2026-10-01', 25], ['2026-10-10', 25.5], ['2026-10-20', 24.5], ['2026-10-25', 24.5]] as const) {
+      await ok(await stack.api(`/v1/settings/exchange-rates/EUR/${day}`, { method: 'PUT', key: other.key, json: { rate } }));
+    }
+    const euro = { currency: 'EUR', bank_account_number: null, items: [{ description: 'Lis – záloha', qty: 1, rate: 1000, taxes: [VAT21] }] };
+    const payEuro = (type: string, id: number, date: string) =>
+      post('/v1/finance/bank/transactions', { amount: -605, currency: 'EUR', date_transaction: date, paid_record: { type, id } }, other.key);
+    const asked = await post('/v1/purchase/bills', billBody({ ...euro, vendor_doc_no: 'ZF-EUR-1' }), other.key);
+    await payEuro('purchase_bill', asked.id, '2026-10-10');
+    await eventually(async () => (await get(`/v1/purchase/bills/${asked.id}`, other.key)).amount_paid === 605, 10_000);
+    // held on 314 at what was paid (605 × 25.50), with no exchange difference against the proforma's rate
+    await eventually(async () => (await balances('[2026-10-01;2026-10-31]', other.key))['314'] === '15427.50', 10_000);
+    const dd = await post(
+      '/v1/purchase/bills',
+      taxDocumentBody(asked.id, 605, { ...euro, vendor_doc_no: 'DD-EUR-1', date_issued: '2026-10-10', date_taxable: '2026-10-10', items: [{ description: 'Přijatá platba', qty: 1, rate: 605, taxes: [VAT21] }] }),
+      other.key,
+    );
+    expect(dd.taxes).toEqual([expect.objectContaining({ tax_base: 500, tax_amount: 105, tax_base_leg: 12750, tax_amount_leg: 2677.5 })]);
+    const bill = await post(
+      '/v1/purchase/bills',
+      { ...billBody({ ...euro, kind: undefined }), vendor_doc_no: 'FV-EUR-1', date_issued: '2026-10-20', date_taxable: '2026-10-20', items: [{ description: 'Lis', qty: 1, rate: 1000, taxes: [VAT21] }], advances: [{ bill_id: asked.id }] },
+      other.key,
+    );
+    // the input VAT the bill claims: 2 677.50 claimed before plus 105 EUR × 24.50, not the whole 210 EUR at 24.50 (5 145)
+    expect(bill).toMatchObject({ total_amount: 1210, amount_due: 605 });
+    expect(bill.taxes).toEqual([expect.objectContaining({ tax_base_leg: 25000, tax_amount_leg: 5250 })]);
+    await payEuro('purchase_bill', bill.id, '2026-10-25');
+    await eventually(async () => (await balances('[2026-10-01;2026-10-31]', other.key))['321'] === '0.00', 10_000);
+    expect(await balances('[2026-10-01;2026-10-31]', other.key)).toMatchObject({ '221': '-30250.00', '314': '0.00', '321': '0.00', '343': '5250.00', '504': '25000.00' });
+    const october = await get('/v1/reporting/tax/vat-return?date_from=2026-10-01&date_to=2026-10-31', other.key);
+    expect(october.rows.find((r: any) => r.row === '40')).toMatchObject({ base: 25000, tax: 5250 });
+  });
+
   it("another organisation's advance is not found, and the purchase scope is needed", async () => {
     const other = await secondOrganisation(stack, 'Druhá s.r.o.');
     await expectProblem(await stack.api(`/v1/purchase/bills/${advance.id}`, { key: other.key }), 404, 'bill_not_found');

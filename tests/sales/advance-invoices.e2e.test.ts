@@ -304,6 +304,44 @@ describe('advance invoices (issue 75)', () => {
     expect(await balances('[2026-11-01;2026-11-30]', other.key)).toMatchObject({ '221': '5000.00', '324': '0.00', '311': '0.00' });
   });
 
+  it('in euros: the advance keeps the rate of its payment day, only the rest is converted at the final invoice\'s (§ 37a, KV 390)', async () => {
+    // a VAT payer of its own, so its October holds this case alone: 1 000 EUR + 21 % asked on 1 October,
+    // half paid on 10 October at 25.50, the supply invoiced on 20 October at 24.50, the rest paid on 25 October
+    const other = await secondOrganisation(stack, 'Exportér s.r.o.');
+    for (const [day, rate] of [['2026-10-01', 25], ['2026-10-10', 25.5], ['2026-10-20', 24.5], ['2026-10-25', 24.5]] as const) {
+      await ok(await stack.api(`/v1/settings/exchange-rates/EUR/${day}`, { method: 'PUT', key: other.key, json: { rate } }));
+    }
+    const euro = { currency: 'EUR', bank_account: undefined, items: [{ title: 'Dodávka – záloha', qty: 1, rate: 1000, taxes: [VAT21] }] };
+    const asked = await post('/v1/sales/proforma-invoices', proformaBody(euro), other.key);
+    expect(asked).toMatchObject({ currency: 'EUR', total_amount: 1210 });
+    await post('/v1/finance/bank/transactions', { amount: 605, currency: 'EUR', date_transaction: '2026-10-10', paid_record: { type: 'sales_proforma', id: asked.id } }, other.key);
+    const paid = await eventually(async () => {
+      const p = await get(`/v1/sales/proforma-invoices/${asked.id}`, other.key);
+      return p.tax_documents.length === 1 ? p : null;
+    }, 10_000);
+    // the tax document converts at the payment day's rate: 500 EUR → 12 750, VAT 105 EUR → 2 677.50
+    const taxDocument = await get(`/v1/sales/advance-tax-documents/${paid.tax_documents[0].id}`, other.key);
+    expect(taxDocument.taxes).toEqual([expect.objectContaining({ tax_base: 500, tax_amount: 105, tax_base_leg: 12750, tax_amount_leg: 2677.5 })]);
+
+    const invoice = await post(
+      '/v1/sales/invoices',
+      { ...proformaBody(euro), date_issued: '2026-10-20', date_due: '2026-11-03', items: [{ title: 'Dodávka', qty: 1, rate: 1000, taxes: [VAT21] }], advances: [{ proforma_id: asked.id }] },
+      other.key,
+    );
+    // 12 750 + the other 500 EUR at 24.50 (12 250); VAT 2 677.50 + 105 × 24.50 (2 572.50): not the whole supply at 24.50 (24 500 / 5 145)
+    expect(invoice).toMatchObject({ total_amount: 1210, amount_due: 605, subtotal_amount_leg: 25000, tax_amount_leg: 5250, total_amount_leg: 30250 });
+    expect(invoice.taxes).toEqual([expect.objectContaining({ tax_base: 1000, tax_amount: 210, tax_base_leg: 25000, tax_amount_leg: 5250 })]);
+    expect(invoice.advances).toEqual([expect.objectContaining({ amount: 605, amount_leg: 15427.5, taxes: [expect.objectContaining({ tax_base_leg: 12750, tax_amount_leg: 2677.5 })] })]);
+
+    // the rest paid at 24.50 clears 311 to the haléř: no exchange difference is made up by the deduction
+    await post('/v1/finance/bank/transactions', { amount: 605, currency: 'EUR', date_transaction: '2026-10-25', paid_record: { type: 'sales_invoice', id: invoice.id } }, other.key);
+    await eventually(async () => (await balances('[2026-10-01;2026-10-31]', other.key))['311'] === '0.00', 10_000);
+    expect(await balances('[2026-10-01;2026-10-31]', other.key)).toMatchObject({ '221': '30250.00', '311': '0.00', '324': '0.00', '343': '-5250.00', '604': '-25000.00' });
+    // the month declares the supply's VAT once: the tax document's and the final invoice's rest
+    const october = await get('/v1/reporting/tax/vat-return?date_from=2026-10-01&date_to=2026-10-31', other.key);
+    expect(october.rows).toEqual([{ row: '1', name: 'Domestic supplies, basic rate', base: 25000, tax: 5250 }]);
+  });
+
   it('the final invoice as e-invoices: UBL states the advance as PrepaidAmount (BT-113), ISDOC its taxed deposit', async () => {
     const res = await stack.api('/v1/settings/organisation', { method: 'PUT', json: SELLER_PROFILE });
     expect(res.status).toBe(200);

@@ -79,6 +79,10 @@ export const documentLookupAnswerSchema = z.object({
   fx_rate: z.number().nullish(),
   currency_coef: z.number().nullish(),
   total_amount_leg: z.number().nullish(),
+  // A final document's advances (a sales invoice's proformas, a bill's advance bills) deducted from
+  // its total, in its currency and the legal one: payments clear the rest, at the rest's legal value.
+  advance_amount: z.number().nullish(),
+  advance_amount_leg: z.number().nullish(),
 });
 export type DocumentLookupAnswer = z.infer<typeof documentLookupAnswerSchema>;
 

@@ -61,3 +61,61 @@ export function advanceDeductionFigures(paid: Dec, docs: AdvanceTaxDocument[], l
       .map((r) => ({ tax_rate: toWire(r.tax_rate.toString())!, tax_code: r.tax_code, tax_base: w(r.base), tax_amount: w(r.tax), tax_base_leg: w(r.baseLeg), tax_amount_leg: w(r.taxLeg) })),
   };
 }
+
+/** The legal-currency figures of a final document that `legalFiguresAfterAdvances` restates. */
+export interface LegalFigures {
+  currency: string;
+  currency_leg: string;
+  precision: number;
+  tax_fx_rate: string;
+  currency_coef: string;
+  taxes: Array<{ tax_rate: string; tax_base: string; tax_amount: string; tax_base_leg: string; tax_amount_leg: string }>;
+  subtotal_amount_leg: string;
+  tax_amount_leg: string;
+  rounding_amount_leg: string;
+  total_amount_leg: string;
+}
+
+/**
+ * A foreign-currency final document's legal figures with the part of the supply its advances'
+ * tax documents already taxed kept at their values: that part was converted at the rate of the
+ * payment's day and is not converted again (§ 37a of the VAT Act changes a base only when the
+ * amount changes; the Coordination Committee's conclusion 390/23.01.13 converts only the rest at
+ * the rate of the supply's day; advances are not revalued, interpretation I-43 of the National
+ * Accounting Council). At each rate the base and VAT become what the advances taxed there plus
+ * the rest converted at the document's tax rate, so the VAT declared over advance and final
+ * document is the supply's once, in the legal currency too, and a fully paid supply leaves no
+ * receivable in the legal currency. A document in the legal currency is answered unchanged.
+ */
+export function legalFiguresAfterAdvances<F extends LegalFigures>(figures: F, deductions: Array<Pick<AdvanceDeductionFigures, 'taxes'>>): F {
+  if (figures.currency === figures.currency_leg) return figures;
+  // as the document's own figures are converted: amount × rate / coefficient, rounded to its precision
+  const toLeg = (v: Dec) => roundMoney(v.times(figures.tax_fx_rate).div(figures.currency_coef || 1), figures.precision);
+  const taxed = new Map<string, { base: Dec; tax: Dec; baseLeg: Dec; taxLeg: Dec }>();
+  for (const t of deductions.flatMap((d) => d.taxes)) {
+    const key = dec(t.tax_rate).toString();
+    const r = taxed.get(key) ?? { base: dec(0), tax: dec(0), baseLeg: dec(0), taxLeg: dec(0) };
+    taxed.set(key, { base: r.base.plus(t.tax_base), tax: r.tax.plus(t.tax_amount), baseLeg: r.baseLeg.plus(t.tax_base_leg), taxLeg: r.taxLeg.plus(t.tax_amount_leg) });
+  }
+  if (taxed.size === 0) return figures;
+  const money = (v: Dec) => v.toFixed(figures.precision);
+  let subtotalLeg = dec(figures.subtotal_amount_leg);
+  let taxLeg = dec(0);
+  const taxes = figures.taxes.map((line) => {
+    const t = taxed.get(dec(line.tax_rate).toString());
+    // one recap line per rate takes what the advances taxed at it (the ledger takes it back the same way)
+    if (t) taxed.delete(dec(line.tax_rate).toString());
+    const baseLeg = t ? t.baseLeg.plus(toLeg(dec(line.tax_base).minus(t.base))) : dec(line.tax_base_leg);
+    const amountLeg = t ? t.taxLeg.plus(toLeg(dec(line.tax_amount).minus(t.tax))) : dec(line.tax_amount_leg);
+    subtotalLeg = subtotalLeg.minus(line.tax_base_leg).plus(baseLeg);
+    taxLeg = taxLeg.plus(amountLeg);
+    return { ...line, tax_base_leg: money(baseLeg), tax_amount_leg: money(amountLeg) };
+  });
+  return {
+    ...figures,
+    taxes,
+    subtotal_amount_leg: money(subtotalLeg),
+    tax_amount_leg: money(taxLeg),
+    total_amount_leg: money(subtotalLeg.plus(taxLeg).plus(figures.rounding_amount_leg)),
+  };
+}

@@ -79,6 +79,21 @@ describe('settlementLeg: the paid document is cleared at its own legal value', (
     })!;
     expect(new Decimal(first).plus(second).plus(third).toFixed(2)).toBe('2499.90');
   });
+  it("an advance is held at what was paid: a proforma's or an advance bill's payment clears nothing at the document's rate", () => {
+    const proforma = { currency: 'EUR', fx_rate: 25, currency_coef: 1, total_amount: 121, total_amount_leg: null };
+    expect(settlementLeg({ type: 'sales_proforma', currency: 'EUR', applied: '121', legalCurrency: 'CZK', document: proforma, before: NOTHING })).toBeNull();
+    expect(settlementLeg({ type: 'purchase_advance', currency: 'EUR', applied: '121', legalCurrency: 'CZK', document: { ...proforma, total_amount_leg: 3025 }, before: NOTHING })).toBeNull();
+  });
+  it("a final document's payments clear the rest after its advances, at the rest's legal value", () => {
+    // 1 210 EUR, 30 250 CZK in all; 605 EUR deducted at the advance's 15 427.50: the other 605 are 14 822.50 (24.50 a euro)
+    const final = { currency: 'EUR', fx_rate: 24.5, currency_coef: 1, total_amount: 1210, total_amount_leg: 30250, advance_amount: 605, advance_amount_leg: 15427.5 };
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '605', legalCurrency: 'CZK', document: final, before: NOTHING })).toBe('14822.50');
+    const half = settlementLeg({ type: 'purchase_bill', currency: 'EUR', applied: '302.50', legalCurrency: 'CZK', document: final, before: NOTHING })!;
+    expect(half).toBe('-7411.25');
+    expect(settlementLeg({ type: 'purchase_bill', currency: 'EUR', applied: '302.50', legalCurrency: 'CZK', document: final, before: { applied: '302.50', clearedLeg: '7411.25' } })).toBe('-7411.25');
+    // wholly deducted: an overpayment clears at the document's rate
+    expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '10', legalCurrency: 'CZK', document: { ...final, advance_amount: 1210, advance_amount_leg: 30855 }, before: NOTHING })).toBe('245.00');
+  });
   it('what earlier payments actually cleared is what counts, so an odd earlier figure is absorbed by the next', () => {
     // an earlier payment of 60.50 cleared 1500.00 (not the proportional 1512.50): the rest clears 1525.00
     expect(settlementLeg({ type: 'sales_invoice', currency: 'EUR', applied: '60.50', legalCurrency: 'CZK', document: invoice, before: { applied: '60.50', clearedLeg: '1500' } })).toBe('1525.00');

@@ -94,6 +94,9 @@ export const PAID_BY_MONEY_IN: Record<PaidRecordType, boolean> = {
   purchase_advance: false,
 };
 
+/** The paid records that are advances: a proforma's payment, an advance bill's. */
+const ADVANCES: ReadonlySet<PaidRecordType> = new Set(['sales_proforma', 'purchase_advance']);
+
 /**
  * Whether pricing a payment of this document needs what earlier payments applied and cleared: a
  * document in a foreign currency with a legal total. Payments of documents in the legal currency
@@ -119,18 +122,23 @@ export function settlementLeg(p: {
   /** Currency of the cash movement. */
   currency: string;
   legalCurrency: string;
-  document: Pick<DocumentLookupAnswer, 'currency' | 'fx_rate' | 'currency_coef' | 'total_amount' | 'total_amount_leg'>;
+  document: Pick<DocumentLookupAnswer, 'currency' | 'fx_rate' | 'currency_coef' | 'total_amount' | 'total_amount_leg' | 'advance_amount' | 'advance_amount_leg'>;
   before: { applied: DecimalInput; clearedLeg: DecimalInput };
 }): string | null {
   const doc = p.document;
   if (p.currency === p.legalCurrency && doc.currency === p.legalCurrency) return null;
+  // an advance is no receivable or payable: it is held on 324 / 314 at what was received or paid
+  // (advances are not revalued, the National Accounting Council's I-43), so it makes no exchange difference
+  if (ADVANCES.has(p.type)) return null;
   const applied = dec(p.applied);
+  // what payments clear of a final document is its total less the advances it deducted, at the rest's legal value
+  const total = dec(doc.total_amount ?? 0).minus(dec(doc.advance_amount ?? 0));
   let cleared: Dec | null = null;
   if (doc.currency === p.legalCurrency) cleared = applied;
-  else if (doc.total_amount_leg != null && doc.total_amount != null && doc.total_amount !== 0) {
-    const total = dec(doc.total_amount);
+  else if (doc.total_amount_leg != null && !total.isZero()) {
+    const totalLeg = dec(doc.total_amount_leg).minus(dec(doc.advance_amount_leg ?? 0));
     const paidAfter = dec(p.before.applied).plus(applied);
-    cleared = roundMoney(dec(doc.total_amount_leg).times(paidAfter).div(total)).minus(dec(p.before.clearedLeg));
+    cleared = roundMoney(totalLeg.times(paidAfter).div(total)).minus(dec(p.before.clearedLeg));
   } else if (doc.fx_rate != null && doc.fx_rate > 0) {
     cleared = toLegal(applied, doc.fx_rate, doc.currency_coef != null && doc.currency_coef > 0 ? doc.currency_coef : 1);
   }

@@ -1,7 +1,7 @@
 import type { VendorBillRequestBody } from '@ledgerline/contracts/purchase';
 import type { ComputedDocument } from '@ledgerline/documents';
 import { BusinessRuleError, ConflictError, ValidationError, dec, sqlRows, type TenantContext } from '@ledgerline/service-kit';
-import { advanceDeductionFigures, type AdvanceTaxDocument } from '@ledgerline/posted-documents';
+import { advanceDeductionFigures, legalFiguresAfterAdvances, type AdvanceTaxDocument } from '@ledgerline/posted-documents';
 import { sameVendor } from '../vendor-credits/vendor-credit-kind.js';
 import type { PurchaseDeduction } from '../purchase-documents/kind.js';
 
@@ -92,6 +92,7 @@ export async function billAdvanceDeductions(ctx: TenantContext, req: VendorBillR
   return {
     paid: sum.toString(),
     own: { advances: entries },
+    taxes: legalFiguresAfterAdvances(computed, entries).taxes,
     written: async (bill) => {
       await sqlRows(
         em,

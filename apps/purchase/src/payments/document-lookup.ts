@@ -10,7 +10,9 @@ import { DOCUMENT_TYPE_OF, kindOfDocumentType } from '../purchase-documents/docu
  */
 const LOOKUP_COLUMNS = `kind, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
   vendor->'id' as vendor_id, vendor->'business_name' as vendor_name,
-  tax_fx_rate::text as tax_fx_rate, taxes, subtotal_amount::text as subtotal_amount, precision`;
+  tax_fx_rate::text as tax_fx_rate, taxes, subtotal_amount::text as subtotal_amount, precision,
+  (select sum((a->>'amount')::numeric) from json_array_elements(advances) a)::text as advance_amount,
+  (select sum((a->>'amount_leg')::numeric) from json_array_elements(advances) a)::text as advance_amount_leg`;
 const BY = {
   id: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = any(?::text[]) and id = ?`,
   no: `select ${LOOKUP_COLUMNS} from purchase_documents where org_id = ? and kind = any(?::text[]) and no = ? order by kind = 'bill' desc, id limit 1`,
@@ -35,6 +37,8 @@ interface LookupRow {
   taxes: PurchaseDocument['taxes'];
   subtotal_amount: string;
   precision: number;
+  advance_amount: string | null;
+  advance_amount_leg: string | null;
 }
 
 /** Answer of `rpc.purchase.document.lookup`. */
@@ -63,6 +67,8 @@ export async function lookupDocument(em: EntityManager, req: PurchaseDocumentLoo
     fx_rate: toWire(doc.tax_fx_rate),
     currency_coef: 1,
     total_amount_leg: toWire(purchaseTotalLeg({ taxes: doc.taxes, subtotalAmount: doc.subtotal_amount, taxFxRate: doc.tax_fx_rate, precision: doc.precision })),
+    // a final bill's advances: payments clear the rest of it (issue 75)
+    ...(doc.advance_amount_leg != null && { advance_amount: toWire(doc.advance_amount), advance_amount_leg: toWire(doc.advance_amount_leg) }),
   };
 }
 

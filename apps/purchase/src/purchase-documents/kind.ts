@@ -14,6 +14,8 @@ export interface PurchaseDeduction {
   paid: string;
   /** Columns of the document's own row. */
   own: Partial<Pick<PurchaseDocument, 'advanceBillId' | 'advanceBillNo' | 'advances'>>;
+  /** The tax recap after the deduction, when it restates one (a final bill in a foreign currency: what the advances claimed kept at its legal values). */
+  taxes?: ComputedDocument['taxes'];
   /** Called once the document is written (its number known), in its transaction. */
   written: (doc: { id: number; no: string; vendorDocNo: string | null; totalAmount: string }) => Promise<void>;
 }

@@ -156,8 +156,9 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
       : null;
 
   // a final bill's advances, a tax document's advance bill: locked and checked in this transaction
-  const taxes = computed.taxes.map((t) => storeTax(t, categories));
-  const deduction = kind.deducts ? await kind.deducts(numbered, req, computed, taxes) : null;
+  const drafted = computed.taxes.map((t) => storeTax(t, categories));
+  const deduction = kind.deducts ? await kind.deducts(numbered, req, computed, drafted) : null;
+  const taxes = deduction?.taxes ? deduction.taxes.map((t) => storeTax(t, categories)) : drafted;
   const paid = deduction ? dec(deduction.paid) : dec(computed.amount_paid);
 
   const vendor = req.vendor as Record<string, unknown>;

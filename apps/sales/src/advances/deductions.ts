@@ -1,7 +1,7 @@
 import type { InvoiceRequest } from '@ledgerline/contracts';
 import type { ComputedDocument } from '@ledgerline/documents';
 import { BusinessRuleError, ConflictError, dec, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
-import { advanceDeductionFigures, type AdvanceTaxDocument } from '@ledgerline/posted-documents';
+import { advanceDeductionFigures, legalFiguresAfterAdvances, type AdvanceTaxDocument } from '@ledgerline/posted-documents';
 import { sameCustomer } from '../credit-notes/credit-note-kind.js';
 import type { Deduction } from '../sales-documents/post.js';
 import { emitProforma } from './proformas.js';
@@ -94,6 +94,7 @@ export async function advanceDeductions(ctx: TenantContext, input: InvoiceReques
   return {
     paid: sum.toString(),
     own: { advances: entries, advance_amount: toWire(sum.toFixed(computed.precision)) },
+    computed: legalFiguresAfterAdvances(computed, entries),
     written: async (invoice) => {
       await sqlRows(
         em,

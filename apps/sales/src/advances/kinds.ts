@@ -27,5 +27,5 @@ export const ADVANCE_TAX_DOCUMENTS: SalesDocumentKind<'sales_advance_tax_documen
   fileName: 'Advance-tax-document',
   ownFields: (input) => ({ proforma_id: input.proforma_id, proforma_no: input.proforma_no, payment: input.payment }),
   // it documents money already received: nothing is due on it
-  deducts: async (_ctx, _input, computed) => ({ paid: computed.total_amount.toString(), own: {}, written: async () => {} }),
+  deducts: async (_ctx, _input, computed) => ({ paid: computed.total_amount.toString(), own: {}, computed, written: async () => {} }),
 };

@@ -17,9 +17,10 @@ export type DocumentLookupResult = DocumentLookupAnswer & { type: SalesDocType }
 const LOOKUP_COLUMNS = `doc_type, id, no, total_amount::text as total_amount, amount_due::text as amount_due, currency,
   json_typeof(f.customer) = 'object' as has_customer,
   f.customer->'id' as customer_id, f.customer->'business_name' as customer_name,
-  f.fx_rate, f.currency_coef, f.total_amount_leg, d.proforma_state`;
+  f.fx_rate, f.currency_coef, f.total_amount_leg, d.proforma_state, f.advance_amount,
+  (select sum((a->>'amount_leg')::numeric) from json_array_elements(case when json_typeof(f.advances) = 'array' then f.advances else '[]' end) a)::text as advance_amount_leg`;
 const LOOKUP_FROM = `sales_documents d
-  cross join lateral json_to_record(d.body) as f(customer json, fx_rate json, currency_coef json, total_amount_leg json)`;
+  cross join lateral json_to_record(d.body) as f(customer json, fx_rate json, currency_coef json, total_amount_leg json, advance_amount json, advances json)`;
 
 const BY = {
   id: `select ${LOOKUP_COLUMNS} from ${LOOKUP_FROM} where org_id = ? and doc_type = ? and id = ?`,
@@ -40,6 +41,8 @@ interface LookupRow {
   currency_coef: unknown;
   total_amount_leg: unknown;
   proforma_state: string | null;
+  advance_amount: unknown;
+  advance_amount_leg: string | null;
 }
 
 /** Finds a sales document of the caller's organisation by id or number (finance checks what it matches). */
@@ -67,6 +70,8 @@ export async function lookupDocument(em: EntityManager, raw: unknown, orgId: num
     currency_coef: wireNumber(row.currency_coef),
     // a proforma is no receivable: its payment is held on 324 at the payment's own rate (decision 236)
     total_amount_leg: row.doc_type === 'sales_proforma' ? null : wireNumber(row.total_amount_leg),
+    // a final invoice's advances: payments clear the rest of it (issue 75)
+    ...(row.advance_amount_leg != null && { advance_amount: wireNumber(row.advance_amount), advance_amount_leg: wireNumber(row.advance_amount_leg) }),
   };
 }
 

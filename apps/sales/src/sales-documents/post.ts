@@ -43,6 +43,8 @@ export interface SalesDocumentKind<T extends SalesDocType, R extends DocumentReq
 export interface Deduction {
   paid: string;
   own: Record<string, unknown>;
+  /** The document's figures after the deduction: in a foreign currency, what the advances taxed kept at their legal values. */
+  computed: ComputedDocument;
   written: (doc: { id: number; no: string }) => Promise<void>;
 }
 
@@ -214,17 +216,18 @@ export async function postSalesDocument<T extends SalesDocType, R extends Docume
 ): Promise<{ document: SalesDocument; view: JsonText; written: TenantContext }> {
   const { em, orgId } = ctx;
   const docType = kind.docType;
-  const { pre, replica, legalCurrency, fx, computed, catalogued, categories, customerVatCheck } = await draftSalesDocument(ctx, kind, input, opts);
+  const { pre, replica, legalCurrency, fx, computed: drafted, catalogued, categories, customerVatCheck } = await draftSalesDocument(ctx, kind, input, opts);
   const id = pre.id;
-  const precision = computed.precision;
+  const precision = drafted.precision;
 
   // From here on everything is written, and the credited document locked, in the transaction
   // shared by the concurrent documents of this type (one commit for the group, not one each): a
   // number from a series is taken under the series' row lock, held until the commit.
   const numbered = (hasExplicitNumber(input) ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(docType)) as TenantContext;
-  const credited = await creditedOf(numbered, kind, input, computed);
+  const credited = await creditedOf(numbered, kind, input, drafted);
   const { counterId, number } = await documentNumber(numbered.em, orgId, docType, input, pre.series);
-  const deduction = kind.deducts ? await kind.deducts(numbered, input, computed, legalCurrency) : null;
+  const deduction = kind.deducts ? await kind.deducts(numbered, input, drafted, legalCurrency) : null;
+  const computed = deduction?.computed ?? drafted;
   const paid = deduction ? figuresAfterPayment({ totalAmount: computed.total_amount.toString(), amountPaid: '0', precision }, deduction.paid) : null;
 
   const uid = randomUUID();
