@@ -105,6 +105,23 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/**
+ * A request refused before any work because the process is past its capacity (early load
+ * shedding, decision 243): nothing was done, so it is sent again after Retry-After. The code is
+ * the one clients already retry on.
+ */
+export class OverloadedError extends AppError {
+  constructor(service: string) {
+    super(503, 'service_unavailable', 'Service unavailable', `${service}: overloaded, nothing was done; send the request again after Retry-After`, undefined, {
+      'Retry-After': '1',
+      [OVERLOADED_HEADER]: '1',
+    });
+  }
+}
+
+/** Marks a service's early refusal, so a gateway in front of it lowers what it sends (decision 243). */
+export const OVERLOADED_HEADER = 'x-ledgerline-overloaded';
+
 export class UpstreamError extends AppError {
   constructor(status: 502 | 503 | 504, service: string, message: string) {
     const title = { 502: 'Bad gateway', 503: 'Service unavailable', 504: 'Gateway timeout' }[status];

@@ -121,6 +121,17 @@ export const baseConfigSchema = z.object({
   INBOX_RETENTION: durationSetting('30d'),
   /** How long audit records are kept (`0`: for ever, the default; e.g. `3650d` for ten years). */
   AUDIT_RETENTION: durationSetting('0'),
+  /**
+   * Early load shedding (decision 243): requests a service works on at once; the rest queue, and
+   * a queued one is refused with 503 (Retry-After: 1, nothing done) once the queue stands — when
+   * even the shortest wait over REQUEST_QUEUE_INTERVAL_MS passed REQUEST_QUEUE_TARGET_MS — or after
+   * REQUEST_QUEUE_MAX_WAIT_MS, or beyond REQUEST_QUEUE_LIMIT waiting. 0: every request is taken.
+   */
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(64),
+  REQUEST_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(1024),
+  REQUEST_QUEUE_TARGET_MS: z.coerce.number().int().min(1).max(60_000).default(50),
+  REQUEST_QUEUE_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  REQUEST_QUEUE_MAX_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(1000),
   /** Share of requests written to the access log, 0–1 (services 0: the gateway's line covers a request). */
   ACCESS_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(0),
   /** Log lines a second for each kind of failed request (5xx); the rest are counted in one line a second. 0: every one. */
@@ -173,6 +184,24 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
 }
 
 /** The body limit of an upload: the largest file and 64 KiB of form around it (never below the JSON limit). */
+/** The admission gate's settings (`HttpAppOptions.admission`), or none when MAX_CONCURRENT_REQUESTS is 0. */
+export function admissionOf(config: {
+  MAX_CONCURRENT_REQUESTS: number;
+  REQUEST_QUEUE_LIMIT: number;
+  REQUEST_QUEUE_TARGET_MS: number;
+  REQUEST_QUEUE_INTERVAL_MS: number;
+  REQUEST_QUEUE_MAX_WAIT_MS: number;
+}): { maxConcurrent: number; maxQueue: number; targetMs: number; intervalMs: number; maxWaitMs: number } | undefined {
+  if (config.MAX_CONCURRENT_REQUESTS === 0) return undefined;
+  return {
+    maxConcurrent: config.MAX_CONCURRENT_REQUESTS,
+    maxQueue: config.REQUEST_QUEUE_LIMIT,
+    targetMs: config.REQUEST_QUEUE_TARGET_MS,
+    intervalMs: config.REQUEST_QUEUE_INTERVAL_MS,
+    maxWaitMs: config.REQUEST_QUEUE_MAX_WAIT_MS,
+  };
+}
+
 export function uploadLimitOf(config: { BODY_LIMIT_BYTES: number; ATTACHMENT_MAX_BYTES: number }): number {
   return Math.max(config.BODY_LIMIT_BYTES, config.ATTACHMENT_MAX_BYTES + 64 * 1024);
 }

@@ -49,3 +49,4 @@ export * from './organisations/exchange-rates.js';
 export * from './audit/audit-record.js';
 export * from './audit/audit-chain.js';
 export * from './audit/audit-query.js';
+export * from './http/admission.js';

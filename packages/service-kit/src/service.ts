@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { StreamName } from '@ledgerline/contracts';
-import { baseConfigSchema, ConfigError, loadConfig, uploadLimitOf, type BaseConfig } from './config.js';
+import { baseConfigSchema, ConfigError, loadConfig, admissionOf, uploadLimitOf, type BaseConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { createHttpApp } from './http/app.js';
@@ -245,6 +245,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     trustInternalHeaders: true,
     accessLogSample: config.ACCESS_LOG_SAMPLE,
     failureLinesPerSecond: config.FAILURE_LOG_PER_SECOND,
+    admission: admissionOf(config),
     readiness: {
       database: async () => orm.isConnected(),
       nats: async () => bus.isConnected(),

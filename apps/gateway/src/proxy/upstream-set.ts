@@ -8,9 +8,14 @@ import { Pool } from 'undici';
  * service is found again at once.
  */
 
-/** One replica's connections: kept alive, one request at a time on each, timeouts left to `forward`. */
-function createPool(url: string): Pool {
-  return new Pool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+/**
+ * One replica's connections: kept alive, one request at a time on each, timeouts left to
+ * `forward`. As many as the gateway lets a service have in flight, so requests wait in the
+ * service's own queue, where its admission gate sees them and refuses early what it cannot take
+ * soon (decision 243), not in a queue of the gateway's that no service sees.
+ */
+function createPool(url: string, connections: number): Pool {
+  return new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
 }
 
 export interface Replica {
@@ -29,9 +34,10 @@ export class UpstreamSet {
     readonly service: string,
     urls: readonly string[],
     private readonly downForMs = 2_000,
+    connections = 64,
   ) {
     if (urls.length === 0) throw new Error(`${service}: no upstream URL`);
-    this.replicas = urls.map((url) => ({ url, origin: new URL(url).origin, pool: createPool(url), downUntil: 0 }));
+    this.replicas = urls.map((url) => ({ url, origin: new URL(url).origin, pool: createPool(url, connections), downUntil: 0 }));
   }
 
   /** The replicas to try for one request, in order: the healthy ones from the round-robin position, then the rest. */

@@ -77,7 +77,7 @@ export const ERROR_RESPONSES: Record<number, ErrorResponseDef> = {
   503: {
     name: 'ServiceUnavailable',
     description:
-      'The owning service or its database cannot be reached, or the database cannot take writes now. `service_unavailable`: nothing was done, send it again after Retry-After. `commit_outcome_unknown` (writes): the database connection went while the write was being committed, so it may have been made; send it again with the same Idempotency-Key, or look it up before sending it again',
+      'The owning service or its database cannot be reached, the database cannot take writes now, or the service is past its capacity and refused the request before reading it. `service_unavailable`: nothing was done, send it again after Retry-After. `commit_outcome_unknown` (writes): the database connection went while the write was being committed, so it may have been made; send it again with the same Idempotency-Key, or look it up before sending it again',
     headers: ['Retry-After'],
   },
   504: { name: 'GatewayTimeout', description: 'The owning service did not answer in time', headers: ['Retry-After'] },

@@ -6,6 +6,7 @@ import {
   MalformedRequestError,
   NotAcceptableError,
   NotFoundError,
+  OverloadedError,
   PayloadTooLargeError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
@@ -22,6 +23,7 @@ import { DEFAULT_FAILURE_LINES_PER_SECOND, FailureLines } from './failure-lines.
 import { mapDriverError } from './driver-errors.js';
 import { parseMultipart } from './multipart.js';
 import { assertExactNumbers, assertStorableJson, assertStorablePath, assertStorableQuery, unstorableText } from './hostile-input.js';
+import { AdmissionGate, type AdmissionOptions } from './admission.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -63,6 +65,12 @@ export interface HttpAppOptions {
   accessLogSample?: number;
   /** Lines a second for each kind of failure (5xx), the rest counted in one line (`FailureLines`); 0 every line. */
   failureLinesPerSecond?: number;
+  /**
+   * Early load shedding of `/v1` requests that come over the network (`AdmissionGate`): how many
+   * work at once and when a queued one is refused with 503 before anything is read or done.
+   * Absent: every request is taken.
+   */
+  admission?: AdmissionOptions;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -120,6 +128,9 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   const requests = opts.metrics.counter('http_requests_total', 'HTTP requests by method, route and status');
   const duration = opts.metrics.histogram('http_request_duration_seconds', 'HTTP request duration');
   const failures = new FailureLines(opts.logger, opts.failureLinesPerSecond ?? DEFAULT_FAILURE_LINES_PER_SECOND);
+  const gate = opts.admission ? new AdmissionGate(opts.admission) : null;
+  const shed = opts.metrics.counter('http_requests_shed_total', 'Requests refused with 503 before any work, by why (queue_full, standing_queue, waited_too_long)');
+  const queueWait = opts.metrics.histogram('http_request_queue_wait_seconds', 'How long admitted requests waited for their turn');
 
   app.use('*', async (c, next) => {
     const incoming = c.req.header('x-request-id');
@@ -184,6 +195,23 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
 
   app.use('/v1/*', async (c, next) => {
     if (opts.proxy) return next();
+    // only what came over the network queues: the process's own reads (a write's audit record
+    // reads the resource through this app) run inside a request already admitted
+    const fromNetwork = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined;
+    const entry = gate && fromNetwork ? await gate.enter() : null;
+    if (entry && !entry.admitted) {
+      shed.inc({ reason: entry.reason });
+      throw new OverloadedError(opts.service);
+    }
+    if (entry) queueWait.observe({}, entry.waitedMs / 1000);
+    try {
+      await admitted(c, next);
+    } finally {
+      entry?.leave();
+    }
+  });
+  /** What a `/v1` request goes through once admitted: its path, media type, caller and body checked, then its handler. */
+  const admitted = async (c: Context<KitEnv>, next: () => Promise<void>) => {
     const path = c.req.path;
     assertStorableQuery(c.req.url);
     assertStorablePath(new URL(c.req.url).pathname);
@@ -253,7 +281,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
       } else c.set('body', undefined);
     }
     await next();
-  });
+  };
 
   app.notFound((c) => problemResponse(c, new NotFoundError(`No route for ${c.req.method} ${c.req.path}`, 'route_not_found')));
   app.onError(async (err, c) => {

@@ -1,0 +1,47 @@
+/*
+ * How many requests the gateway lets one service have in flight (decision 243): additive increase,
+ * multiplicative decrease on the service's overload answers, as TCP does with its window. A service
+ * past its capacity refuses early what it cannot take soon (503, its admission gate); each such
+ * answer halves the gateway's limit from what was in flight then (at most once per
+ * `decreaseEveryMs`, so one burst of refusals is one step down; halving reaches a service's level
+ * from 512 in a few tenths of a second, where 0.9 took two seconds of slow answers in the bench),
+ * and each other answer raises it
+ * by 1/limit (one step up per limit's worth of answers), up to `max`. Beyond the limit the
+ * gateway answers 503 itself, before reading the body or forwarding anything: the refusals a
+ * service would have made cost it nothing, and the machine's time goes to the work it accepts.
+ */
+export class AdaptiveLimit {
+  private current: number;
+  private lastDecrease = -Infinity;
+
+  constructor(
+    private readonly max: number,
+    private readonly min = 8,
+    private readonly decreaseEveryMs = 100,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.current = max;
+  }
+
+  /** The limit now, in whole requests. */
+  get limit(): number {
+    return Math.floor(this.current);
+  }
+
+  /** Whether one more request may go while `inflight` are in flight. */
+  allows(inflight: number): boolean {
+    return inflight < this.limit;
+  }
+
+  /** A service's answer while `inflight` were in flight (this one included), and whether it was its overload refusal. */
+  answered(overloaded: boolean, inflight: number): void {
+    if (overloaded) {
+      const now = this.now();
+      if (now - this.lastDecrease < this.decreaseEveryMs) return;
+      this.lastDecrease = now;
+      this.current = Math.max(this.min, Math.min(this.current, inflight) / 2);
+      return;
+    }
+    this.current = Math.min(this.max, this.current + 1 / this.current);
+  }
+}

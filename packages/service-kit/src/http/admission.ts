@@ -1,0 +1,148 @@
+/*
+ * Early load shedding (issue 79, part 3; decision 243). A process past its capacity that takes
+ * every request answers all of them late: the queue, not the work, sets their latency (at twice
+ * the capacity offered, the gateway's 512 in flight per service made every answer take 3–6 s
+ * before a 503). The gate lets `maxConcurrent` requests work at once and queues the rest; a
+ * queued request is refused (503, nothing done) when its wait shows the queue is standing rather
+ * than a burst passing, in the manner of CoDel (Nichols and Jacobson, "Controlling Queue Delay",
+ * ACM Queue 2012) as used for RPC queues (Maurer, "Fail at Scale", ACM Queue 2015):
+ *
+ * - while the shortest wait of the requests admitted from the queue over the last interval stayed
+ *   under `targetMs`, the queue drains between arrivals: a request waits up to `maxWaitMs`;
+ * - once even the shortest wait of an interval passed `targetMs`, the queue is standing: a
+ *   request that would wait behind one already waiting longer than `targetMs` is refused at once,
+ *   and a queued one that has waited `targetMs` is refused when its turn comes;
+ * - the queue holds at most `maxQueue` requests; beyond them, refused at once.
+ *
+ * So a burst is absorbed, sustained overload is refused before any work is done (the body not
+ * even read), and what is accepted waits at most about `targetMs` beyond its own work.
+ */
+
+export interface AdmissionOptions {
+  /** Requests working at once; the rest queue. */
+  maxConcurrent: number;
+  /** Requests queued at most; beyond, refused at once. */
+  maxQueue: number;
+  /** The wait that, when even the shortest of an interval passes it, marks the queue as standing. */
+  targetMs: number;
+  /** How long the shortest wait is watched before the queue is judged again. */
+  intervalMs: number;
+  /** The longest any request waits for its turn. */
+  maxWaitMs: number;
+  /** The clock (milliseconds, monotonic); performance.now by default. */
+  now?: () => number;
+}
+
+/** Why a request was refused: the queue was full, it stands, or the request waited its longest. */
+export type Refusal = 'queue_full' | 'standing_queue' | 'waited_too_long';
+
+/** Admitted: call `leave` exactly once when the request's work is done. */
+export type Admission = { admitted: true; waitedMs: number; leave: () => void } | { admitted: false; reason: Refusal };
+
+interface Waiter {
+  since: number;
+  resolve: (a: Admission) => void;
+}
+
+export class AdmissionGate {
+  private running = 0;
+  private readonly queue: Waiter[] = [];
+  private readonly now: () => number;
+  private intervalStart: number;
+  /** The shortest wait of the requests admitted in the current interval (0 when one did not queue). */
+  private shortestWait = Infinity;
+  private standing = false;
+  /** Looks at the queue while anything waits: a waiter whose turn does not come is refused in time, not when a slot frees. */
+  private ticker: NodeJS.Timeout | null = null;
+
+  constructor(private readonly opts: AdmissionOptions) {
+    this.now = opts.now ?? (() => performance.now());
+    this.intervalStart = this.now();
+  }
+
+  /** Requests working now and waiting now (for metrics and tests). */
+  get load(): { running: number; queued: number; standing: boolean } {
+    return { running: this.running, queued: this.queue.length, standing: this.standing };
+  }
+
+  /** Admits the request at once, queues it, or refuses it; a queued request is answered when its turn comes or it is refused. */
+  enter(): Admission | Promise<Admission> {
+    const now = this.now();
+    this.judge(now);
+    if (this.running < this.opts.maxConcurrent && this.queue.length === 0) {
+      this.observe(0);
+      this.running++;
+      return { admitted: true, waitedMs: 0, leave: this.leaveOnce() };
+    }
+    if (this.queue.length >= this.opts.maxQueue) return { admitted: false, reason: 'queue_full' };
+    const head = this.queue[0];
+    if (this.standing && head && now - head.since > this.opts.targetMs) return { admitted: false, reason: 'standing_queue' };
+    return new Promise<Admission>((resolve) => {
+      this.queue.push({ since: now, resolve });
+      this.tick();
+    });
+  }
+
+  private leaveOnce(): () => void {
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.running--;
+      this.next();
+    };
+  }
+
+  /** Gives freed slots to the queue's head, refusing those that waited too long meanwhile. */
+  private next(): void {
+    const now = this.now();
+    this.judge(now);
+    this.refuseOverdue(now);
+    while (this.running < this.opts.maxConcurrent && this.queue.length > 0) {
+      const waiter = this.queue.shift()!;
+      const waited = now - waiter.since;
+      this.observe(waited);
+      this.running++;
+      waiter.resolve({ admitted: true, waitedMs: waited, leave: this.leaveOnce() });
+    }
+  }
+
+  /** Refuses, from the head, the waiters past their bound: maxWaitMs, or targetMs while the queue stands. */
+  private refuseOverdue(now: number): void {
+    const bound = this.standing ? this.opts.targetMs : this.opts.maxWaitMs;
+    // FIFO: the head waited longest, so the overdue are a prefix of the queue
+    while (this.queue.length > 0 && now - this.queue[0].since > bound) {
+      this.queue.shift()!.resolve({ admitted: false, reason: this.standing ? 'standing_queue' : 'waited_too_long' });
+    }
+  }
+
+  /** While anything waits, looks every target or interval (the shorter): judges the queue and refuses the overdue. */
+  private tick(): void {
+    if (this.ticker || this.queue.length === 0) return;
+    const every = Math.max(1, Math.min(this.opts.targetMs, this.opts.intervalMs));
+    this.ticker = setInterval(() => {
+      const now = this.now();
+      this.judge(now);
+      this.refuseOverdue(now);
+      if (this.queue.length === 0 && this.ticker) {
+        clearInterval(this.ticker);
+        this.ticker = null;
+      }
+    }, every);
+    this.ticker.unref?.();
+  }
+
+  private observe(waited: number): void {
+    if (waited < this.shortestWait) this.shortestWait = waited;
+  }
+
+  /** At each interval's end: the queue stands when even its shortest wait passed the target. */
+  private judge(now: number): void {
+    if (now - this.intervalStart < this.opts.intervalMs) return;
+    // an interval in which nothing was admitted judges by the queue's head (still waiting)
+    const shortest = this.shortestWait === Infinity ? (this.queue.length ? now - this.queue[0].since : 0) : this.shortestWait;
+    this.standing = shortest > this.opts.targetMs;
+    this.shortestWait = Infinity;
+    this.intervalStart = now;
+  }
+}
