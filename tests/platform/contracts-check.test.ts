@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { breakingChanges, type BreakingChange } from '../../scripts/contracts/breaking-changes.js';
 import { RELEASED_DIR, currentContracts, readContracts, type Contracts } from '../../scripts/contracts/released-contracts.js';
+import { comparableOpenApi } from '../../scripts/contracts/comparable-openapi.js';
 
 /*
  * `npm run contracts:check`: each kind of breaking change a team or an integration could be hit
@@ -118,5 +119,28 @@ describe('contracts:check', () => {
     });
     expect(where(breakingChanges(released, gone, '2027-06-30'))).toEqual([`asyncapi /components/messages (${PAYMENT_MATCHED})`, `${PAYMENT_MATCHED} /`]);
     expect(breakingChanges(released, gone, '2027-07-01')).toEqual([]);
+  });
+
+  it('compares only what can differ: paths whose item and every component they reach are unchanged are left out, examples too', () => {
+    const after = changed((c) => {
+      delete schemas(c).Invoice.properties.bank_account;
+      c.openapi.paths['/v1/sales/invoices'].post.responses['200'].content['application/json'].example = { changed: true };
+    });
+    const { released, current } = comparableOpenApi(release.openapi, after.openapi);
+    const kept = Object.keys(current.paths as Json);
+    // every path that reaches Invoice (directly or through another schema) stays, the rest go
+    expect(kept).toContain('/v1/sales/invoices');
+    expect(kept).toContain('/v1/sales/invoices/{id}');
+    expect(kept).not.toContain('/v1/settings/organisation');
+    expect(kept).not.toContain('/v1/purchase/bills');
+    expect(Object.keys(released.paths as Json)).toEqual(kept);
+    expect(JSON.stringify(current)).not.toContain('"example"');
+    expect((current.components as Json).schemas.Invoice).toBeDefined();
+    expect((current.components as Json).schemas.VendorBill).toBeUndefined();
+    // a field a schema calls `example` is a field, not documentation
+    const named = changed((c) => (schemas(c).Invoice.properties.example = { type: 'string' }));
+    expect((comparableOpenApi(release.openapi, named.openapi).current.components as Json).schemas.Invoice.properties.example).toEqual({ type: 'string' });
+    // the same document leaves nothing to compare
+    expect(Object.keys(comparableOpenApi(release.openapi, release.openapi).current.paths as Json)).toEqual([]);
   });
 });
