@@ -11,7 +11,8 @@
  *   under `targetMs`, the queue drains between arrivals: a request waits up to `maxWaitMs`;
  * - once even the shortest wait of an interval passed `targetMs`, the queue is standing: a
  *   request that would wait behind one already waiting longer than `targetMs` is refused at once,
- *   and a queued one that has waited `targetMs` is refused when its turn comes;
+ *   and a queued one is refused once it has waited `targetMs` (the queue is looked at every
+ *   `targetMs` while anything waits, not only when a slot frees);
  * - the queue holds at most `maxQueue` requests; beyond them, refused at once.
  *
  * So a burst is absorbed, sustained overload is refused before any work is done (the body not
