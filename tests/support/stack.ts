@@ -5,6 +5,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateSecret, startService, type RunningService, type ServiceDefinition } from '@ledgerline/service-kit';
 import { startGateway, type RunningGateway } from '../../apps/gateway/src/gateway.js';
+import { cloneServiceDatabase } from './database-templates.js';
 import { settingsService } from '../../apps/settings/src/service.js';
 import { salesService } from '../../apps/sales/src/service.js';
 import { purchaseService } from '../../apps/purchase/src/service.js';
@@ -40,7 +41,19 @@ export function isolation() {
 export type TestEnv = ReturnType<typeof isolation> & Record<string, string>;
 
 export async function startTestService<S extends ServiceDefinition<any, any>>(def: S, env: Record<string, string>) {
+  await cloneDatabaseOf(def, env);
   return startService(def, { ...env, PORT: '0', HOST: '127.0.0.1' });
+}
+
+/**
+ * The database of one of the platform's services, cloned from the run's migrated template when it
+ * is on the run's own server (a test's own server, or a test's own service definition, is migrated
+ * as it boots).
+ */
+async function cloneDatabaseOf(def: ServiceDefinition<any, any>, env: Record<string, string | undefined>): Promise<void> {
+  if (env.DATABASE_URL !== DATABASE_URL || env.DATABASE_PREFIX === undefined) return;
+  if (!Object.values(DEFINITIONS).includes(def as never)) return;
+  await cloneServiceDatabase(DATABASE_URL, def, `${env.DATABASE_PREFIX}${def.name}`);
 }
 
 /** A response whose JSON body tests read field by field (the platform's own types are `unknown`). */
@@ -84,6 +97,7 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
   const ports: Partial<Record<ServiceKey, number>> = {};
   const start = async (name: ServiceKey) => {
     const port = ports[name] ?? 0;
+    await cloneDatabaseOf(DEFINITIONS[name] as ServiceDefinition<any, any>, env);
     services[name] = await startService(DEFINITIONS[name] as ServiceDefinition<any, any>, { ...env, PORT: String(port), HOST: '127.0.0.1' });
     ports[name] = services[name]!.port;
   };
