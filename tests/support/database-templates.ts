@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { inject } from 'vitest';
-import { initOrm, serviceMigrations, type ServiceDefinition } from '@ledgerline/service-kit';
+import type { ServiceDefinition } from '@ledgerline/service-kit';
 
 /*
  * A stack's databases cloned from a migrated template rather than migrated one by one. Each
@@ -31,6 +31,7 @@ async function ensureTemplate(client: pg.Client, databaseUrl: string, def: Servi
   await client.query('select pg_advisory_lock(hashtext($1))', [name]);
   try {
     if (!(await exists(client, name))) {
+      const { initOrm, serviceMigrations } = await import('@ledgerline/service-kit');
       const orm = await initOrm({ databaseUrl, databaseName: name, entities: def.entities, migrations: serviceMigrations(def), liveSql: def.liveSql });
       await orm.close(true);
     }

@@ -3,25 +3,26 @@ import { inject } from 'vitest';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { generateSecret, startService, type RunningService, type ServiceDefinition } from '@ledgerline/service-kit';
-import { startGateway, type RunningGateway } from '../../apps/gateway/src/gateway.js';
+import type { RunningService, ServiceDefinition } from '@ledgerline/service-kit';
+import type { RunningGateway } from '../../apps/gateway/src/gateway.js';
 import { cloneServiceDatabase } from './database-templates.js';
-import { settingsService } from '../../apps/settings/src/service.js';
-import { salesService } from '../../apps/sales/src/service.js';
-import { purchaseService } from '../../apps/purchase/src/service.js';
-import { financeService } from '../../apps/finance/src/service.js';
-import { accountingService } from '../../apps/accounting/src/service.js';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
+/*
+ * The services and the gateway are imported when a stack starts them, not with this module: a
+ * file that starts two services does not evaluate the other three, and the containers stage,
+ * which starts none in-process, none at all (a service's modules take seconds to evaluate).
+ */
 const DEFINITIONS = {
-  settings: settingsService,
-  sales: salesService,
-  purchase: purchaseService,
-  finance: financeService,
-  accounting: accountingService,
+  settings: async () => (await import('../../apps/settings/src/service.js')).settingsService,
+  sales: async () => (await import('../../apps/sales/src/service.js')).salesService,
+  purchase: async () => (await import('../../apps/purchase/src/service.js')).purchaseService,
+  finance: async () => (await import('../../apps/finance/src/service.js')).financeService,
+  accounting: async () => (await import('../../apps/accounting/src/service.js')).accountingService,
 } as const;
+const kit = () => import('@ledgerline/service-kit');
 export type ServiceKey = keyof typeof DEFINITIONS;
 
 /** Names unique to this test run and this stack: database prefix and NATS subject prefix. */
@@ -42,7 +43,7 @@ export type TestEnv = ReturnType<typeof isolation> & Record<string, string>;
 
 export async function startTestService<S extends ServiceDefinition<any, any>>(def: S, env: Record<string, string>) {
   await cloneDatabaseOf(def, env);
-  return startService(def, { ...env, PORT: '0', HOST: '127.0.0.1' });
+  return (await kit()).startService(def, { ...env, PORT: '0', HOST: '127.0.0.1' });
 }
 
 /**
@@ -52,7 +53,8 @@ export async function startTestService<S extends ServiceDefinition<any, any>>(de
  */
 async function cloneDatabaseOf(def: ServiceDefinition<any, any>, env: Record<string, string | undefined>): Promise<void> {
   if (env.DATABASE_URL !== DATABASE_URL || env.DATABASE_PREFIX === undefined) return;
-  if (!Object.values(DEFINITIONS).includes(def as never)) return;
+  const own = (DEFINITIONS as Record<string, () => Promise<unknown>>)[def.name];
+  if (!own || (await own()) !== def) return;
   await cloneServiceDatabase(DATABASE_URL, def, `${env.DATABASE_PREFIX}${def.name}`);
 }
 
@@ -80,6 +82,8 @@ export interface Stack {
 export async function startStack(opts: { services?: ServiceKey[]; env?: Record<string, string> } = {}): Promise<Stack> {
   const containers = inject('containerStack');
   if (containers) return containerStack(containers);
+  const { generateSecret, startService } = await kit();
+  const { startGateway } = await import('../../apps/gateway/src/gateway.js');
   const adminKey = generateSecret('ak');
   const operatorToken = randomBytes(24).toString('hex');
   const env: TestEnv = {
@@ -97,8 +101,9 @@ export async function startStack(opts: { services?: ServiceKey[]; env?: Record<s
   const ports: Partial<Record<ServiceKey, number>> = {};
   const start = async (name: ServiceKey) => {
     const port = ports[name] ?? 0;
-    await cloneDatabaseOf(DEFINITIONS[name] as ServiceDefinition<any, any>, env);
-    services[name] = await startService(DEFINITIONS[name] as ServiceDefinition<any, any>, { ...env, PORT: String(port), HOST: '127.0.0.1' });
+    const def = (await DEFINITIONS[name]()) as ServiceDefinition<any, any>;
+    await cloneDatabaseOf(def, env);
+    services[name] = await startService(def, { ...env, PORT: String(port), HOST: '127.0.0.1' });
     ports[name] = services[name]!.port;
   };
   await start('settings');
