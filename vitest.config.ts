@@ -17,13 +17,28 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // the pure tests beside the code, first: they start nothing and hold no state between
+          // files, so a worker runs file after file without loading the modules anew (isolate
+          // off): 79 files in 29-33 s instead of 82 (2026-12-03, issue 79 part 4)
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
+          exclude: ['**/node_modules/**'],
+          isolate: false,
+          maxWorkers: 2,
+          fileParallelism: true,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'main',
-          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
+          include: ['tests/**/*.test.ts'],
           // tests/containers: only against the images (npm run test:containers); tests/ha: npm run test:ha
           exclude: ['**/node_modules/**', 'tests/containers/**', 'tests/ha/**', ...SOLO],
           maxWorkers: 2,
           fileParallelism: true,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -33,7 +48,7 @@ export default defineConfig({
           include: SOLO,
           maxWorkers: 1,
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -158,12 +158,18 @@ async function buildProcess(name: ProcessName): Promise<void> {
 }
 
 const started = Date.now();
-buildBase();
-buildNode();
-if (!only) {
-  dockerBuild(['ledgerline/postgres:15'], 'postgres.Dockerfile', DOCKERFILES, { BASE_IMAGE });
-  dockerBuild(['ledgerline/nats:2.9'], 'nats.Dockerfile', DOCKERFILES, { BASE_IMAGE });
+/** Runs one step of the build and says how long it took, so a slow build shows which step was slow. */
+async function step(name: string, build: () => void | Promise<void>): Promise<void> {
+  const t0 = Date.now();
+  await build();
+  process.stdout.write(`[images] ${name}: ${Math.round((Date.now() - t0) / 1000)} s\n`);
 }
-buildRuntimes(only ?? PROCESSES);
-for (const name of only ?? PROCESSES) await buildProcess(name);
+await step('base (debootstrap)', buildBase);
+await step('node', buildNode);
+if (!only) {
+  await step('postgres', () => dockerBuild(['ledgerline/postgres:15'], 'postgres.Dockerfile', DOCKERFILES, { BASE_IMAGE }));
+  await step('nats', () => dockerBuild(['ledgerline/nats:2.9'], 'nats.Dockerfile', DOCKERFILES, { BASE_IMAGE }));
+}
+await step('runtimes', () => buildRuntimes(only ?? PROCESSES));
+for (const name of only ?? PROCESSES) await step(name, () => buildProcess(name));
 process.stdout.write(`images built in ${Math.round((Date.now() - started) / 1000)} s: ${(only ?? PROCESSES).map((p) => `ledgerline/${p}:${version}`).join(', ')}${only ? '' : ', ledgerline/postgres:15, ledgerline/nats:2.9'}\n`);

@@ -49,9 +49,11 @@ export async function startTestService<S extends ServiceDefinition<any, any>>(de
 /**
  * The database of one of the platform's services, cloned from the run's migrated template when it
  * is on the run's own server (a test's own server, or a test's own service definition, is migrated
- * as it boots).
+ * as it boots; database-templates.ts).
  */
 async function cloneDatabaseOf(def: ServiceDefinition<any, any>, env: Record<string, string | undefined>): Promise<void> {
+  // TEST_DATABASE_TEMPLATES=off: every stack migrates its own databases (what the templates save is measured so)
+  if (process.env.TEST_DATABASE_TEMPLATES === 'off') return;
   if (env.DATABASE_URL !== DATABASE_URL || env.DATABASE_PREFIX === undefined) return;
   const own = (DEFINITIONS as Record<string, () => Promise<unknown>>)[def.name];
   if (!own || (await own()) !== def) return;
