@@ -28,6 +28,8 @@ async function exists(client: pg.Client, name: string): Promise<boolean> {
  */
 async function ensureTemplate(client: pg.Client, databaseUrl: string, def: ServiceDefinition<any, any>): Promise<string> {
   const name = templateName(def.name);
+  // taken even when the template is listed: it is listed from its `create database` on, before
+  // its migrations have run, and only the lock says its builder is done
   await client.query('select pg_advisory_lock(hashtext($1))', [name]);
   try {
     if (!(await exists(client, name))) {
