@@ -3,19 +3,22 @@ import { z } from 'zod';
 import { baseConfigSchema, createLogger, EventBus, initOrm, loadConfig } from '@ledgerline/service-kit';
 import { accountingService } from '../service.js';
 import { checkLedger, rebuildLedger, type LedgerCheck } from '../events/rebuild.js';
+import { RebuildRunningError } from '../domain/ledger-generation.js';
 
 /**
- * `npm run rebuild-ledger -- --org <id> [--check]`: rebuilds one organisation's ledger from the
- * JetStream streams (see rebuildLedger); with `--check`, only says what a rebuild would change
- * (checkLedger) and exits 1 when it would change anything. Uses the accounting service's
+ * `npm run rebuild-ledger -- --org <id> [--check] [--in-order]`: rebuilds one organisation's ledger
+ * from the JetStream streams (see rebuildLedger); with `--check`, only says what a rebuild would
+ * change (checkLedger) and exits 1 when it would change anything; with `--in-order`, replays every
+ * event in the ledger's transaction instead of staging a generation (decision 245). Exits 75 while
+ * another rebuild of the organisation runs. Uses the accounting service's
  * configuration (DATABASE_URL, DATABASE_PREFIX, NATS_URL, NATS_SUBJECT_PREFIX, LEGAL_CURRENCY,
  * ORG_COUNTRY).
  */
 async function main() {
-  const { values } = parseArgs({ options: { org: { type: 'string' }, check: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { org: { type: 'string' }, check: { type: 'boolean' }, 'in-order': { type: 'boolean' } } });
   const orgId = Number(values.org);
   if (!values.org || !Number.isInteger(orgId) || orgId < 1) {
-    process.stderr.write('usage: npm run rebuild-ledger -- --org <organisation id> [--check]\n');
+    process.stderr.write('usage: npm run rebuild-ledger -- --org <organisation id> [--check] [--in-order]\n');
     process.exit(2);
   }
   const schema = baseConfigSchema.extend((accountingService.configSchema?.shape ?? {}) as z.ZodRawShape);
@@ -30,22 +33,23 @@ async function main() {
   });
   const bus = await EventBus.connect(config, 'ledgerline-accounting-rebuild', log);
   const opts = { legalCurrency: config.LEGAL_CURRENCY, orgCountry: config.ORG_COUNTRY };
+  const method = values['in-order'] ? ('in_order' as const) : undefined;
   try {
     if (values.check) {
-      const check = await checkLedger(orm, bus, orgId, opts);
+      const check = await checkLedger(orm, bus, orgId, opts, { method });
       process.stdout.write(checkReport(check));
       if (check.missing.length + check.extra.length + check.changed.length > 0) process.exitCode = 1;
       return;
     }
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const result = await rebuildLedger(orm, bus, orgId, opts, log);
+    const result = await rebuildLedger(orm, bus, orgId, opts, { log, method });
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     // what the rebuild cost, for sizing one: its time, the old ledger's deletion in it, and this process's CPU (Postgres' is apart)
     process.stdout.write(
-      `ledger of organisation ${orgId} rebuilt: ${result.events} events replayed, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s ` +
-        `(deleting the old ledger ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
+      `ledger of organisation ${orgId} rebuilt ${result.method === 'generation' ? 'as a generation' : 'in order'}: ${result.events} events replayed, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s ` +
+        `(staging ${result.stageSeconds.toFixed(1)} s, deleting the old ledger ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
     );
   } finally {
     await bus.close();
@@ -54,7 +58,8 @@ async function main() {
 }
 
 function checkReport(c: LedgerCheck): string {
-  const out = [`ledger of organisation ${c.orgId}: ${c.transactions} accounting transactions now; a rebuild from the ${c.events} events in the streams would make ${c.rebuilt}`];
+  const how = c.method === 'generation' ? 'staged as a generation' : 'replayed in order';
+  const out = [`ledger of organisation ${c.orgId}: ${c.transactions} accounting transactions now; a rebuild from the ${c.events} events in the streams (${how}) would make ${c.rebuilt}`];
   for (const k of c.missing) out.push(`missing\t${k}\t(a rebuild would add it)`);
   for (const k of c.extra) out.push(`extra\t${k}\t(a rebuild would remove it)`);
   for (const d of c.changed) out.push(`changed\t${d.key}\t${d.fields.join(', ')}`);
@@ -65,6 +70,10 @@ function checkReport(c: LedgerCheck): string {
 }
 
 main().catch((err) => {
+  if (err instanceof RebuildRunningError) {
+    process.stderr.write(`rebuild-ledger: ${err.message}; try again when it has finished\n`);
+    process.exit(75);
+  }
   process.stderr.write(`rebuild-ledger failed: ${err?.stack ?? err}\n`);
   process.exit(1);
 });

@@ -312,6 +312,21 @@ export async function replayEntries(scope: TenantScope, postings: Array<{ entry:
   return fresh;
 }
 
+/** An entry's rows in their columns' form without their null columns, as a ledger generation stages them (`ledger-generation.ts`). */
+export interface StagedEntry {
+  header: Record<string, unknown>;
+  rows: Array<Record<string, unknown>>;
+  /** Each tax row with `row_ord`, the 1-based position of its row. */
+  taxes: Array<Record<string, unknown>>;
+  accounts: string[];
+}
+
+/** The rows a ledger generation stages for a posting (`replayEntries` sends the same to `ledger_replay_entries`). */
+export function stagedEntry(scope: TenantScope, entry: LedgerEntryDraft, eventId: string): StagedEntry {
+  const p = entryPayload(scope, entry, eventId, null);
+  return { header: withoutNulls(p.header), rows: p.rows.map(withoutNulls), taxes: p.taxes.map(withoutNulls), accounts: p.accounts };
+}
+
 /** Rows of a stored entry as drafts (for its reversal). */
 async function loadRows(scope: TenantScope, transactionId: number): Promise<DraftRow[]> {
   const { em, orgId } = scope;

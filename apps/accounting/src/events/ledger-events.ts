@@ -158,6 +158,35 @@ export async function entryForEvent({ em, orgId }: PostingContext, type: SourceT
   return draftEntry(type, doc, event, opts, creditedSectionOf(event, type, ref, credited, opts));
 }
 
+/**
+ * The posting of an event whose draft reads nothing from the ledger (any but a credit, whose
+ * control-statement section comes from its credited document, and a journal entry, which may
+ * reverse another): what a ledger generation stages. Throws as `applyLedgerEvent` would for an
+ * event that cannot post.
+ */
+export function draftStandalone(type: SourceType, event: CloudEvent, opts: ApplyOptions, organisation: OrganisationReplica | null): LedgerEntryDraft {
+  if (CREDITED_TYPE[type] || type === 'journal_entry') throw new Error(`a ${type} is not drafted standalone`);
+  return draftEntry(type, parseDocument(type, event), event, withOrganisation(opts, organisation), null);
+}
+
+/** Whether events of the type read another posting as they are drafted (credits, journal entries). */
+export function readsOtherPostings(type: SourceType): boolean {
+  return Boolean(CREDITED_TYPE[type]) || type === 'journal_entry';
+}
+
+/** The document a credit event names (null for other events, and for a credit that does not parse). */
+export function creditedDocumentOf(type: SourceType, event: CloudEvent): { type: SourceType; id: number | null; no: string | null } | null {
+  const credited = CREDITED_TYPE[type];
+  if (!credited) return null;
+  try {
+    const ref = creditedRef(type, parseDocument(type, event));
+    // as `creditedDocumentSections` reads them: an empty number or id 0 names nothing
+    return ref ? { type: credited, id: ref.id || null, no: ref.no || null } : null;
+  } catch {
+    return null;
+  }
+}
+
 function isBalanceViolation(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
   return e?.code === '23514' || /does not balance/.test(String(e?.message ?? ''));

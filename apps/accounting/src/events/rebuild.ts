@@ -4,7 +4,9 @@ import { DeliverPolicy } from '@nats-io/jetstream';
 import { createLogger, organisationReplica, parseEnvelope, sqlRows, tenantEm, type BatchItem, type BatchItemResult, type EventBus, type Logger, type OrganisationReplica } from '@ledgerline/service-kit';
 import type { CloudEvent } from '@ledgerline/contracts';
 import { eventType, organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
-import { applyLedgerEvent, replayLedgerBatch, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
+import { applyLedgerEvent, creditedDocumentOf, draftStandalone, readsOtherPostings, replayLedgerBatch, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
+import { LedgerGeneration, type StagedPosting, type TailEvent } from '../domain/ledger-generation.js';
+import { ensureChart, stagedEntry } from '../domain/ledger-store.js';
 import type { SourceType } from '../domain/posting-map.js';
 
 export interface RebuildResult {
@@ -15,6 +17,31 @@ export interface RebuildResult {
   transactions: number;
   /** Seconds spent deleting the old ledger, before the replay. */
   clearSeconds: number;
+  /** Seconds spent reading the streams and staging the generation, before the ledger's transaction (0 in order). */
+  stageSeconds: number;
+  /**
+   * How the ledger was rebuilt: `generation` (staged apart by several connections, then moved in,
+   * decision 245) or `in_order` (every event replayed in its transaction, one after another: when
+   * a credit names a document that comes after it in the streams).
+   */
+  method: RebuildMethod;
+}
+
+export type RebuildMethod = 'generation' | 'in_order';
+
+export interface RebuildOptions {
+  log?: Logger;
+  /**
+   * `in_order` replays every event in the ledger's transaction, one run after another, as the
+   * rebuild did before generations (slower; what a generation is checked against). Unset: a
+   * generation whenever the organisation's credits allow one.
+   */
+  method?: RebuildMethod;
+  /**
+   * Called once the generation is staged, before the ledger's transaction begins: the ledger is
+   * still the old one and events may still arrive (what the tests publish and read meanwhile).
+   */
+  onStaged?: () => Promise<void>;
 }
 
 /** The organisation's derived ledger removed, inside a rebuild's transaction (the ledger's guard lets only a rebuild delete). */
@@ -27,8 +54,11 @@ async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
   await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
 }
 
-/** Events of one source type drafted and stored together (one `ledger_replay_entries` call). */
+/** Events of one source type drafted and stored together (one `ledger_replay_entries` call), and staged together in a generation. */
 const REPLAY_BATCH = 500;
+
+/** Connections staging a generation at once: drafting goes on while they store. */
+const STAGING_CONNECTIONS = 2;
 
 /** A run of consecutive events of one source type, in stream order. */
 interface ReplayRun {
@@ -75,35 +105,63 @@ async function replayRun(r: Replay, run: ReplayRun): Promise<void> {
   for (const [i, event] of run.events.entries()) if (results?.[i] !== 'applied') await replayOne(r, run.type, event);
 }
 
+/** Events replayed in order into a transaction, consecutive ones of a type in runs of up to REPLAY_BATCH (`replayRun`). */
+class InOrderReplay {
+  private run: ReplayRun | null = null;
+  constructor(private readonly replay: Replay) {}
+
+  async push(type: SourceType, event: CloudEvent): Promise<void> {
+    if (this.run && (this.run.type !== type || this.run.events.length >= REPLAY_BATCH)) await this.flush();
+    this.run ??= { type, events: [] };
+    this.run.events.push(event);
+  }
+
+  async flush(): Promise<void> {
+    const run = this.run;
+    this.run = null;
+    if (run) await replayRun(this.replay, run);
+  }
+}
+
+/** The last sequence read of each stream: where a later read of the organisation's events starts. */
+type StreamPositions = Map<StreamName, number>;
+
 /**
- * Replays every posted-document event of the organisation from the start of the SALES, PURCHASE
- * and FINANCE streams, and its journal entries from ACCOUNTING (one ordered, ephemeral consumer
- * per stream, in stream order), through the same posting code as the live consumers and the
- * journal entry requests, into `tem`: consecutive events of one source type in runs of up to
- * REPLAY_BATCH (`replayRun`). An event that cannot be posted (one the live consumer
- * dead-lettered too) is skipped in a savepoint of its own and told to `skipped`. Answers how many
- * events were replayed.
+ * Reads every posted-document event of the organisation from the SALES, PURCHASE and FINANCE
+ * streams, and its journal entries from ACCOUNTING (one ordered, ephemeral consumer per stream,
+ * in stream order), from the start or from after `from`, and hands each to `onEvent` in order.
+ * Answers how many were read and where each stream's read ended.
  */
-async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, opts: ApplyOptions, log: Logger, skipped: (eventId: string, err: unknown) => void): Promise<number> {
+async function readOrganisationEvents(
+  bus: EventBus,
+  orgId: number,
+  from: StreamPositions | null,
+  onEvent: (type: SourceType, event: CloudEvent) => Promise<void>,
+): Promise<{ events: number; positions: StreamPositions }> {
   const typeBySubject = new Map(LEDGER_SOURCES.map((s) => [s.subject, s.type]));
   const streams = [...new Set(LEDGER_SOURCES.map((s) => streamForSubject(s.subject)))] as StreamName[];
-  const replay: Replay = { tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped };
+  const positions: StreamPositions = new Map(from ?? []);
   let events = 0;
   for (const stream of streams) {
     const name = bus.streamName(stream);
     const info = await bus.jsm.streams.info(name).catch(() => null);
     if (!info || info.state.messages === 0) continue;
+    const after = from?.get(stream);
+    if (after !== undefined && after >= info.state.last_seq) continue;
     // only this organisation's events (its id is every subject's last token), and of a stream
     // where the ledger reads one subject among many (ACCOUNTING: journal entries beside the
     // ledger's own announcements), that subject's alone
     const read = LEDGER_SOURCES.filter((s) => streamForSubject(s.subject) === stream);
     const filter = bus.subject(read.length === 1 ? tenantSubject(read[0].subject, orgId) : organisationSubjects(STREAMS[stream].area, orgId));
-    const consumer = await bus.js.consumers.get(name, { filter_subjects: filter, deliver_policy: DeliverPolicy.All });
+    const consumer = await bus.js.consumers.get(
+      name,
+      after === undefined ? { filter_subjects: filter, deliver_policy: DeliverPolicy.All } : { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 },
+    );
     if ((await consumer.info()).num_pending === 0) continue;
     const messages = await consumer.consume({ max_messages: REPLAY_BATCH * 2 });
-    let run: ReplayRun | null = null;
     try {
       for await (const m of messages) {
+        positions.set(stream, m.seq);
         const routed = splitTenantSubject(bus.unprefixed(m.subject));
         const type = routed ? typeBySubject.get(routed.subject) : undefined;
         if (type) {
@@ -116,45 +174,173 @@ async function replayStreams(tem: EntityManager, bus: EventBus, orgId: number, o
           // the version this ledger reads; another one published beside it carries the same fact
           if (event && event.orgid === String(orgId) && event.type === eventType(routed!.subject)) {
             events++;
-            if (run && (run.type !== type || run.events.length >= REPLAY_BATCH)) {
-              await replayRun(replay, run);
-              run = null;
-            }
-            run ??= { type, events: [] };
-            run.events.push(event);
+            await onEvent(type, event);
           }
         }
         if (m.info.pending === 0) break;
       }
-      if (run) await replayRun(replay, run);
     } finally {
       await messages.close().catch(() => undefined);
     }
   }
+  return { events, positions };
+}
+
+/** Replays every event of the organisation in order into `replay`'s transaction (the rebuild's way before generations, and its way still when one cannot be used). Answers how many. */
+async function replayInOrder(bus: EventBus, replay: Replay): Promise<number> {
+  const inOrder = new InOrderReplay(replay);
+  const { events } = await readOrganisationEvents(bus, replay.orgId, null, (type, event) => inOrder.push(type, event));
+  await inOrder.flush();
   return events;
 }
 
+/** A generation staged from the streams, with where the read ended. */
+interface StagedGeneration {
+  generation: LedgerGeneration;
+  events: number;
+  positions: StreamPositions;
+  /** Seconds the read and staging took. */
+  seconds: number;
+}
+
 /**
- * Rebuilds an organisation's ledger from the streams: in one database transaction, deletes the
- * organisation's derived ledger (transactions, rows, tax rows) and replays its posted-document
- * events (`replayStreams`). Either the whole rebuilt ledger commits or the old one stays. Nothing
- * is emitted: integrations already saw these transactions.
+ * Stages a generation of the organisation's ledger from its streams, outside any transaction the
+ * API waits for: each event whose posting reads nothing from the ledger (not a credit, not a
+ * journal entry) and is its document's first is drafted here and staged by up to
+ * STAGING_CONNECTIONS connections at once, REPLAY_BATCH postings a statement; every other event is
+ * staged as it came, for the ledger's own path after the move. An event that cannot be drafted is
+ * told to `skipped`, as a replay in order would tell it.
  */
-export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, log?: Logger): Promise<RebuildResult> {
+async function stageGeneration(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, skipped: (eventId: string, err: unknown) => void): Promise<StagedGeneration> {
+  const started = performance.now();
+  const generation = await LedgerGeneration.open(orm, orgId);
+  try {
+    const scope = { em: orm.em.fork(), orgId };
+    const organisation = await organisationReplica(scope);
+    // documents already staged, by source type: a later event of one (a new version, a repeat) takes the ledger's own path
+    const staged = new Map<string, Set<number>>();
+    let seq = 0;
+    let postings: Array<StagedPosting & { type: SourceType; event: CloudEvent }> = [];
+    let tail: TailEvent[] = [];
+    const storing = new Set<Promise<void>>();
+    let failure: unknown = null;
+    /** A batch staged on a connection of its own; one the database refuses takes the ledger's own path instead. */
+    const stagePostings = async (batch: typeof postings) => {
+      while (storing.size >= STAGING_CONNECTIONS) await Promise.race(storing);
+      if (failure) throw failure;
+      const store = generation
+        .stage(batch)
+        .catch(() => generation.stageTail(batch.map((p) => ({ seq: p.seq, type: p.type, event: p.event }))))
+        .catch((err) => void (failure ??= err))
+        .finally(() => storing.delete(store));
+      storing.add(store);
+    };
+    const { events, positions } = await readOrganisationEvents(bus, orgId, null, async (type, event) => {
+      seq++;
+      if (!readsOtherPostings(type)) {
+        let entry;
+        try {
+          entry = draftStandalone(type, event, opts, organisation);
+        } catch (err) {
+          skipped(event.id, err);
+          return;
+        }
+        const ids = staged.get(entry.source.type) ?? staged.set(entry.source.type, new Set()).get(entry.source.type)!;
+        if (!ids.has(entry.source.id)) {
+          ids.add(entry.source.id);
+          postings.push({ seq, staged: stagedEntry(scope, entry, event.id), type, event });
+          if (postings.length >= REPLAY_BATCH) {
+            await stagePostings(postings);
+            postings = [];
+          }
+          return;
+        }
+      }
+      tail.push({ seq, type, event, credited: creditedDocumentOf(type, event) });
+      if (tail.length >= REPLAY_BATCH) {
+        await generation.stageTail(tail);
+        tail = [];
+      }
+    });
+    await stagePostings(postings);
+    await generation.stageTail(tail);
+    await Promise.all(storing);
+    if (failure) throw failure;
+    return { generation, events, positions, seconds: (performance.now() - started) / 1000 };
+  } catch (err) {
+    await generation.close();
+    throw err;
+  }
+}
+
+/**
+ * Builds the organisation's ledger into `tem`, which has deleted the old one: a staged generation
+ * moved in, then its tail and what reached the streams since they were read, in order, through
+ * the ledger's own path.
+ */
+async function applyGeneration(replay: Replay, bus: EventBus, staged: StagedGeneration): Promise<number> {
+  await ensureChart({ em: replay.tem, orgId: replay.orgId });
+  await staged.generation.moveInto(replay.tem);
+  const inOrder = new InOrderReplay(replay);
+  for await (const e of staged.generation.tail(replay.tem)) await inOrder.push(e.type, e.event as CloudEvent);
+  const since = await readOrganisationEvents(bus, replay.orgId, staged.positions, (type, event) => inOrder.push(type, event));
+  await inOrder.flush();
+  return staged.events + since.events;
+}
+
+/**
+ * The generation a rebuild uses, or null when its credits rule it out (the rebuild replays in
+ * order then, and says so).
+ */
+async function usableGeneration(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, log: Logger, skipped: (eventId: string, err: unknown) => void): Promise<StagedGeneration | null> {
+  // told once the generation is used: a replay in order tells them itself
+  const notDrafted: Array<[string, unknown]> = [];
+  const staged = await stageGeneration(orm, bus, orgId, opts, (eventId, err) => notDrafted.push([eventId, err]));
+  const later = await staged.generation.creditsOfLaterDocuments();
+  if (later > 0) {
+    log.info('rebuild: replaying in order, a credit names a document later in the streams', { org_id: orgId, credits: later });
+    await staged.generation.close();
+    return null;
+  }
+  const bad = await staged.generation.unbalanced();
+  if (bad) {
+    await staged.generation.close();
+    throw new Error(`ledger rebuild: a staged posting does not balance (debit ${bad.debit}, credit ${bad.credit}); the ledger is unchanged`);
+  }
+  for (const [eventId, err] of notDrafted) skipped(eventId, err);
+  return staged;
+}
+
+/**
+ * Rebuilds an organisation's ledger from the streams. A generation is staged apart while the
+ * ledger the API reads stays as it was (`stageGeneration`); then one database transaction deletes
+ * the organisation's derived ledger (transactions, rows, tax rows), moves the generation in and
+ * replays what it left in order (`applyGeneration`). Either the whole rebuilt ledger commits or
+ * the old one stays. Nothing is emitted: integrations already saw these transactions.
+ */
+export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, how: RebuildOptions = {}): Promise<RebuildResult> {
   const em = tenantEm(orm, orgId);
-  const logger = log ?? createLogger('accounting-rebuild', 'error');
+  const logger = how.log ?? createLogger('accounting-rebuild', 'error');
+  const skipped = (eventId: string, err: unknown) => logger.warn('rebuild: event skipped', { event_id: eventId, err: String(err) });
   let events = 0;
   let clearSeconds = 0;
-  await em.transactional(async (tem) => {
-    const started = performance.now();
-    await clearLedger(tem, orgId);
-    clearSeconds = (performance.now() - started) / 1000;
-    events = await replayStreams(tem, bus, orgId, opts, logger, (eventId, err) => logger.warn('rebuild: event skipped', { event_id: eventId, err: String(err) }));
-  });
+  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, logger, skipped);
+  try {
+    if (staged) await how.onStaged?.();
+    await em.transactional(async (tem) => {
+      const started = performance.now();
+      await clearLedger(tem, orgId);
+      clearSeconds = (performance.now() - started) / 1000;
+      const replay: Replay = { tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log: logger, skipped };
+      events = staged ? await applyGeneration(replay, bus, staged) : await replayInOrder(bus, replay);
+    });
+  } finally {
+    await staged?.generation.close();
+  }
   const [{ count }] = (await em
     .getConnection()
     .execute('select count(*)::int as count from accounting_transactions where org_id = ?', [orgId], 'all')) as Array<{ count: number }>;
-  return { orgId, events, transactions: count, clearSeconds };
+  return { orgId, events, transactions: count, clearSeconds, stageSeconds: staged?.seconds ?? 0, method: staged ? 'generation' : 'in_order' };
 }
 
 /** One accounting transaction as a check compares it: everything it says but its row ids and clock times. */
@@ -189,6 +375,8 @@ export interface LedgerCheck {
   changed: Array<{ key: string; fields: string[] }>;
   /** Events no rebuild can post (dead-lettered live too), with why. */
   unpostable: Array<{ eventId: string; reason: string }>;
+  /** How the rebuild that was checked made its ledger. */
+  method: RebuildMethod;
 }
 
 /** Top-level fields of two entries that differ (`rows` and `tax_rows` as a whole). */
@@ -209,15 +397,19 @@ class CheckRolledBack extends Error {
  * event is still on its way through the live consumer shows as missing until it lands; those that
  * landed while the check ran are taken out before answering.
  */
-export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions): Promise<LedgerCheck> {
+export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, how: Pick<RebuildOptions, 'method'> = {}): Promise<LedgerCheck> {
   const em = tenantEm(orm, orgId);
   let check: LedgerCheck | null = null;
+  const log = createLogger('accounting-check', 'error');
+  const unpostable: LedgerCheck['unpostable'] = [];
+  const skipped = (eventId: string, err: unknown) => unpostable.push({ eventId, reason: String(err) });
+  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, log, skipped);
   try {
     await em.transactional(async (tem) => {
       const before = await entriesOf({ em: tem, orgId: orgId });
       await clearLedger(tem, orgId);
-      const unpostable: LedgerCheck['unpostable'] = [];
-      const events = await replayStreams(tem, bus, orgId, opts, createLogger('accounting-check', 'error'), (eventId, err) => unpostable.push({ eventId, reason: String(err) }));
+      const replay: Replay = { tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped };
+      const events = staged ? await applyGeneration(replay, bus, staged) : await replayInOrder(bus, replay);
       const after = await entriesOf({ em: tem, orgId: orgId });
       const changed: LedgerCheck['changed'] = [];
       for (const [key, entry] of after) {
@@ -233,11 +425,14 @@ export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, o
         extra: [...before.keys()].filter((k) => !after.has(k)).sort(),
         changed: changed.sort((a, b) => a.key.localeCompare(b.key)),
         unpostable,
+        method: staged ? 'generation' : 'in_order',
       });
     });
   } catch (err) {
     if (!(err instanceof CheckRolledBack)) throw err;
     check = err.check;
+  } finally {
+    await staged?.generation.close();
   }
   if (!check) throw new Error('ledger check: the transaction was not rolled back');
   // postings the live consumer committed while the check ran were in flight, not missing

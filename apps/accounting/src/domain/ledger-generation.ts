@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { sqlRows } from '@ledgerline/service-kit';
+import type { StagedEntry } from './ledger-store.js';
+import type { SourceType } from './posting-map.js';
+
+/*
+ * A ledger generation (decision 245): an organisation's rebuilt postings staged in tables of their
+ * own — unlogged, without indexes, foreign keys or triggers — by several connections at once, while
+ * the ledger the API reads stays as it is; then moved into the ledger in one statement per table,
+ * inside the transaction that deletes the old postings, so the new generation becomes current in
+ * one commit. The staged rows carry their final ids (taken from the ledger's own sequences), so the
+ * move is a plain insert … select.
+ */
+
+/** Where generations' tables live: apart from the ledger's, so nothing that reads the ledger sees them. */
+export const GENERATION_SCHEMA = 'ledger_generations';
+
+/** The lock a rebuild of one organisation holds throughout: two rebuilds of it never stage at once. */
+const LOCK_CLASS = 0x1ed9e4; // any constant: the advisory lock's first key, the organisation its second
+
+/** A ledger table and the columns a generation moves into it (every column but those left to their defaults). */
+interface MovedTable {
+  table: 'accounting_transactions' | 'ledger_rows' | 'ledger_tax_rows';
+  suffix: 'tx' | 'rows' | 'tax';
+  columns: string[];
+}
+
+/** A staged posting: its place in the organisation's streams and its rows. */
+export interface StagedPosting {
+  seq: number;
+  staged: StagedEntry;
+}
+
+/** An event left to the ledger's own path after the move (a later version, a credit, a journal entry), with what a credit names. */
+export interface TailEvent {
+  seq: number;
+  type: SourceType;
+  event: unknown;
+  credited?: { type: SourceType; id: number | null; no: string | null } | null;
+}
+
+/** The raw connection the organisation's lock is held on (the pool's driver connection). */
+interface LockConnection {
+  query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+interface DriverClient {
+  acquireConnection(): Promise<LockConnection>;
+  releaseConnection(conn: LockConnection): Promise<void>;
+}
+
+/** Another rebuild of the organisation holds its lock. */
+export class RebuildRunningError extends Error {}
+
+export class LedgerGeneration {
+  private constructor(
+    private readonly orm: MikroORM,
+    readonly orgId: number,
+    /** `ledger_generations.g<org>_<random>`: the prefix of the generation's tables. */
+    private readonly prefix: string,
+    private readonly tables: MovedTable[],
+    private readonly lock: { client: DriverClient; conn: LockConnection },
+  ) {}
+
+  /**
+   * Takes the organisation's rebuild lock (refused while another rebuild of it runs), drops what a
+   * rebuild of it that died left behind, and makes the generation's empty tables.
+   */
+  static async open(orm: MikroORM, orgId: number): Promise<LedgerGeneration> {
+    const client = orm.em.getConnection().getKnex().client as unknown as DriverClient;
+    const conn = await client.acquireConnection();
+    try {
+      const { rows } = await conn.query('select pg_try_advisory_lock($1, $2) as locked', [LOCK_CLASS, orgId]);
+      if (!rows[0].locked) throw new RebuildRunningError(`a rebuild of organisation ${orgId}'s ledger is running`);
+    } catch (err) {
+      await client.releaseConnection(conn);
+      throw err;
+    }
+    try {
+      const em = orm.em.fork();
+      await sqlRows(em, `create schema if not exists ${GENERATION_SCHEMA}`);
+      // a rebuild that died (its process killed) left its tables; holding the lock, none of them is in use
+      const left = await sqlRows<{ name: string }>(em, `select tablename as name from pg_tables where schemaname = ? and tablename like ?`, [GENERATION_SCHEMA, `g${orgId}\\_%`]);
+      for (const { name } of left) await sqlRows(em, `drop table if exists ${GENERATION_SCHEMA}."${name}"`);
+      const prefix = `${GENERATION_SCHEMA}.g${orgId}_${randomBytes(6).toString('hex')}`;
+      const columnsOf = async (table: string) =>
+        (
+          await sqlRows<{ name: string }>(
+            em,
+            `select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ? and column_name not in ('id', 'created_at', 'transaction_id', 'row_id') order by ordinal_position`,
+            [table],
+          )
+        ).map((c) => c.name);
+      const tables: MovedTable[] = [
+        { table: 'accounting_transactions', suffix: 'tx', columns: await columnsOf('accounting_transactions') },
+        { table: 'ledger_rows', suffix: 'rows', columns: await columnsOf('ledger_rows') },
+        { table: 'ledger_tax_rows', suffix: 'tax', columns: await columnsOf('ledger_tax_rows') },
+      ];
+      // `create table … as … with no data`: the columns and their types, none of the constraints, indexes or triggers
+      for (const t of tables) await sqlRows(em, `create unlogged table ${prefix}_${t.suffix} as select * from public.${t.table} with no data`);
+      await sqlRows(em, `alter table ${prefix}_tx add column seq bigint`);
+      await sqlRows(em, `alter table ${prefix}_rows add column tx_uid uuid`);
+      await sqlRows(em, `alter table ${prefix}_tax add column tx_uid uuid, add column row_ord int`);
+      await sqlRows(em, `create unlogged table ${prefix}_tail (seq bigint primary key, type text not null, event text not null, credited_type text, credited_id bigint, credited_no text)`);
+      return new LedgerGeneration(orm, orgId, prefix, tables, { client, conn });
+    } catch (err) {
+      await conn.query('select pg_advisory_unlock($1, $2)', [LOCK_CLASS, orgId]).catch(() => undefined);
+      await client.releaseConnection(conn);
+      throw err;
+    }
+  }
+
+  /**
+   * Stages postings on a connection of the pool (several calls run at once, each on its own), in
+   * one statement for the three tables. Rows name their header by its uid, tax rows their row by
+   * its `ord`: ids are the ledger's, given as they are moved in.
+   */
+  async stage(postings: StagedPosting[]): Promise<void> {
+    if (postings.length === 0) return;
+    const headers: Array<Record<string, unknown>> = [];
+    const rows: Array<Record<string, unknown>> = [];
+    const taxes: Array<Record<string, unknown>> = [];
+    for (const { seq, staged } of postings) {
+      const uid = staged.header.uid;
+      headers.push(Object.assign(staged.header, { org_id: this.orgId, seq }));
+      for (const row of staged.rows) rows.push(Object.assign(row, { org_id: this.orgId, tx_uid: uid }));
+      for (const tax of staged.taxes) taxes.push(Object.assign(tax, { org_id: this.orgId, tx_uid: uid }));
+    }
+    const into = (suffix: MovedTable['suffix']) => `insert into ${this.prefix}_${suffix} select * from json_populate_recordset(null::${this.prefix}_${suffix}, ?::json) returning 1`;
+    await sqlRows(this.orm.em.fork(), `with h as (${into('tx')}), r as (${into('rows')}), x as (${into('tax')}) select (select count(*) from h) as n`, [
+      JSON.stringify(headers),
+      JSON.stringify(rows),
+      JSON.stringify(taxes),
+    ]);
+  }
+
+  /** Stages events for the ledger's own path after the move, in their streams' order. */
+  async stageTail(events: TailEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await sqlRows(
+      this.orm.em.fork(),
+      `insert into ${this.prefix}_tail (seq, type, event, credited_type, credited_id, credited_no)
+       select * from unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[])`,
+      [
+        events.map((e) => e.seq),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.event)),
+        events.map((e) => e.credited?.type ?? null),
+        events.map((e) => e.credited?.id ?? null),
+        events.map((e) => e.credited?.no ?? null),
+      ],
+    );
+  }
+
+  /**
+   * Credits left to the ledger's own path that name a document staged after them in the streams:
+   * replayed in order, such a credit would not find it, but after the move it would. A generation
+   * with any is not used (the rebuild replays in order instead).
+   */
+  async creditsOfLaterDocuments(): Promise<number> {
+    const [{ n }] = await sqlRows<{ n: number }>(
+      this.orm.em.fork(),
+      `select (select count(*) from ${this.prefix}_tail t join ${this.prefix}_tx s on s.source_type = t.credited_type and s.source_id = t.credited_id where s.seq > t.seq)
+            + (select count(*) from ${this.prefix}_tail t join ${this.prefix}_tx s on s.source_type = t.credited_type and s.no = t.credited_no where s.seq > t.seq) as n`,
+    );
+    return Number(n);
+  }
+
+  /** A staged accounting transaction whose rows do not balance (the drafts are balanced; the ledger's own check is off for the move). */
+  async unbalanced(): Promise<{ id: string; debit: string; credit: string } | null> {
+    const [bad] = await sqlRows<{ id: string; debit: string; credit: string }>(
+      this.orm.em.fork(),
+      `select tx_uid::text as id, sum(debit)::text as debit, sum(credit)::text as credit from ${this.prefix}_rows group by tx_uid having sum(debit) <> sum(credit) limit 1`,
+    );
+    return bad ?? null;
+  }
+
+  /**
+   * Moves the staged postings into the ledger in the caller's transaction, which has deleted the
+   * organisation's old postings: the accounts they name, then one insert per table in id order.
+   * Answers the headers moved.
+   */
+  async moveInto(tem: EntityManager): Promise<number> {
+    await sqlRows(tem, `select set_config('ledger.rebuild', 'on', true)`);
+    await sqlRows(
+      tem,
+      `insert into gl_accounts (org_id, number, name_cs, name_en)
+       select ?::bigint, n, 'Účet ' || n, 'Account ' || n from (select distinct gl_account_number as n from ${this.prefix}_rows) a order by n
+       on conflict (org_id, number) do nothing`,
+      [this.orgId],
+    );
+    const [tx, rows, tax] = this.tables.map((t) => t.columns.map((c) => `"${c}"`));
+    const from = (cols: string[], alias: string) => cols.map((c) => `${alias}.${c}`).join(', ');
+    // one statement: the headers' ids (the ledger's own sequence) are known to the rows only from its answer
+    const [{ n: headers }] = await sqlRows<{ n: number }>(
+      tem,
+      `with h as (
+         insert into public.accounting_transactions (${tx.join(', ')}) select ${from(tx, 's')} from ${this.prefix}_tx s order by s.seq returning id, uid
+       ), r as (
+         insert into public.ledger_rows (transaction_id, ${rows.join(', ')})
+         select h.id, ${from(rows, 's')} from ${this.prefix}_rows s join h on h.uid = s.tx_uid order by h.id, s.ord returning id, transaction_id, ord
+       ), x as (
+         insert into public.ledger_tax_rows (transaction_id, row_id, ${tax.join(', ')})
+         select h.id, r.id, ${from(tax, 's')} from ${this.prefix}_tax s join h on h.uid = s.tx_uid join r on r.transaction_id = h.id and r.ord = s.row_ord
+          order by h.id, s.ord returning 1
+       )
+       select (select count(*) from h)::int as n, (select count(*) from x)::int as taxes`,
+    );
+    await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
+    return headers;
+  }
+
+  /** The staged tail in order, a page at a time, read in the caller's transaction. */
+  async *tail(tem: EntityManager, page = 500): AsyncGenerator<TailEvent> {
+    let after = -1;
+    for (;;) {
+      const rows = await sqlRows<{ seq: string; type: SourceType; event: string }>(tem, `select seq, type, event from ${this.prefix}_tail where seq > ? order by seq limit ?`, [after, page]);
+      for (const r of rows) yield { seq: Number(r.seq), type: r.type, event: JSON.parse(r.event) };
+      if (rows.length < page) return;
+      after = Number(rows.at(-1)!.seq);
+    }
+  }
+
+  /** Drops the generation's tables and releases the organisation's lock. */
+  async close(): Promise<void> {
+    try {
+      const em = this.orm.em.fork();
+      for (const suffix of ['tx', 'rows', 'tax', 'tail']) await sqlRows(em, `drop table if exists ${this.prefix}_${suffix}`);
+    } finally {
+      await this.lock.conn.query('select pg_advisory_unlock($1, $2)', [LOCK_CLASS, this.orgId]).catch(() => undefined);
+      await this.lock.client.releaseConnection(this.lock.conn);
+    }
+  }
+}

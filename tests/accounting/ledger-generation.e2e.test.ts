@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startStack, type Stack } from '../support/stack.js';
+import { bankTransaction, bill, creditNote, invoice, payout, publisher, SUBJECTS, vendorCredit, type Publisher } from './support.js';
+import { sqlRows } from '@ledgerline/service-kit';
+import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
+import { GENERATION_SCHEMA, RebuildRunningError } from '../../apps/accounting/src/domain/ledger-generation.js';
+
+/*
+ * A rebuild stages the organisation's ledger as a generation apart and moves it in with one commit
+ * (decision 245). What it makes must equal what a replay of every event in order makes, whatever
+ * the streams hold; the ledger the API reads stays the old one until the commit; nothing is lost
+ * that reaches the streams meanwhile and nothing of a generation outlives its rebuild.
+ */
+
+let stack: Stack;
+let bus: Publisher;
+const opts = { legalCurrency: 'CZK', orgCountry: 'CZ' };
+
+beforeAll(async () => {
+  stack = await startStack({ services: ['accounting'] });
+  bus = await publisher(stack);
+});
+afterAll(async () => {
+  await bus?.close();
+  await stack?.close();
+});
+
+const svc = () => stack.services.accounting!;
+const em = () => svc().deps.orm.em.fork();
+
+async function entries(org: number): Promise<number> {
+  return (await sqlRows<{ n: number }>(em(), 'select count(*)::int as n from accounting_transactions where org_id = ?', [org]))[0].n;
+}
+
+/** Every posting of the organisation as the API's reader sees it: uid, status, rows and sums (ids differ between rebuilds). */
+async function ledgerOf(org: number): Promise<string[]> {
+  const rows = await sqlRows<{ line: string }>(
+    em(),
+    `select t.uid || ' ' || t.source_type || ' ' || t.source_id || ' v' || t.source_version || ' ' || t.entry_kind || ' ' || t.accounting_status
+            || ' ' || coalesce(t.reverses_id is not null, false)
+            || ' [' || (select string_agg(r.gl_account_number || ':' || r.debit || '/' || r.credit, ' ' order by r.ord) from ledger_rows r where r.transaction_id = t.id) || ']'
+            || ' {' || coalesce((select string_agg(coalesce(x.tax_control_statement, '-') || ':' || x.tax_base_out, ' ' order by x.ord) from ledger_tax_rows x where x.transaction_id = t.id), '') || '}' as line
+       from accounting_transactions t where t.org_id = ?`,
+    [org],
+  );
+  return rows.map((r) => r.line).sort();
+}
+
+async function generationTables(): Promise<string[]> {
+  return (await sqlRows<{ name: string }>(em(), 'select tablename as name from pg_tables where schemaname = ?', [GENERATION_SCHEMA])).map((r) => r.name);
+}
+
+describe('ledger generations (decision 245)', () => {
+  it('stages documents, versions, repeats, credits by id and by number, payouts and an unpostable event into the ledger a replay in order makes', async () => {
+    const org = 11;
+    const p = (subject: Parameters<Publisher['publish']>[0], data: unknown, extra: { validate?: boolean } = {}) => bus.publish(subject, data, { orgId: org, ...extra });
+    // invoices 5 and 7 above the control statement's 10 000 CZK (section A.4), their credit notes below it (A.5 of their own)
+    const base = (id: number) => (id === 5 || id === 7 ? 20_000 : 1000 + id);
+    for (let id = 1; id <= 40; id++) await p(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-04-02', lines: [{ base: base(id), rate: 21 }, { base: 10, rate: 12 }] }));
+    // the same invoice again under another event id: the ledger keeps it once
+    await p(SUBJECTS.salesInvoicePosted, invoice({ id: 3, date: '2025-04-02', lines: [{ base: 1003, rate: 21 }, { base: 10, rate: 12 }] }));
+    // credit notes of earlier invoices, by id and by number only, and of an invoice no event posts
+    await p(SUBJECTS.salesCreditNotePosted, creditNote({ id: 501, date: '2025-04-20', lines: [{ base: -100, rate: 21 }], credited_doc_id: 5 }));
+    await p(SUBJECTS.salesCreditNotePosted, creditNote({ id: 502, date: '2025-04-20', lines: [{ base: -50, rate: 21 }], credited_doc_no: 'INV7' }));
+    await p(SUBJECTS.salesCreditNotePosted, creditNote({ id: 503, date: '2025-04-20', lines: [{ base: -5, rate: 21 }], credited_doc_id: 99_999 }));
+    // an invoice that cannot balance
+    await p(SUBJECTS.salesInvoicePosted, { ...invoice({ id: 41, date: '2025-04-03', lines: [{ base: 10, rate: 21 }] }), total_amount_leg: 1 }, { validate: false });
+    // payments of invoices; the fifth paid again in a second version
+    for (let id = 1; id <= 10; id++) await p(SUBJECTS.financeBankTransactionRecorded, bankTransaction({ id, amount: 1220 + id, date: '2025-04-25', paid: { type: 'sales_invoice', id } }));
+    await p(SUBJECTS.financeBankTransactionRecorded, { ...bankTransaction({ id: 5, amount: 1225, date: '2025-04-26', paid: { type: 'sales_invoice', id: 5 } }), version: 2 });
+    // a payout in three versions, and its first version again after the third (stale)
+    for (const version of [1, 2, 3, 1]) {
+      await p(SUBJECTS.financePayoutPosted, payout({ id: 7, version, date: '2025-04-30', lines: [{ amount: 100 + version, paid: { type: 'sales_invoice', id: 7 } }, { amount: -version, gl_account: '568' }] }));
+    }
+    // bills and a vendor credit of the first
+    for (let id = 1; id <= 5; id++) await p(SUBJECTS.purchaseBillPosted, bill({ id, date: '2025-04-10', lines: [{ base: 200 * id, rate: 21 }] }));
+    await p(SUBJECTS.purchaseVendorCreditPosted, vendorCredit({ id: 601, date: '2025-04-15', lines: [{ base: -20, rate: 21 }], credited_doc_id: 1 }));
+    // invoices 40, credit notes 3, payments 10 + the fifth's reversal and second version,
+    // the payout's three postings and two reversals, bills 5, vendor credit 1
+    const expected = 40 + 3 + 12 + 5 + 5 + 1;
+    await eventually(async () => (await entries(org)) === expected, 60_000);
+    const live = await ledgerOf(org);
+
+    const generation = await checkLedger(svc().deps.orm, svc().deps.bus, org, opts);
+    expect(generation).toMatchObject({ method: 'generation', transactions: expected, rebuilt: expected, missing: [], extra: [], changed: [] });
+    expect(generation.unpostable.map((u) => u.reason)).toEqual([expect.stringMatching(/does not balance/)]);
+
+    const inOrder = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts, { method: 'in_order' });
+    expect(inOrder).toMatchObject({ method: 'in_order', transactions: expected, stageSeconds: 0 });
+    const replayed = await ledgerOf(org);
+    const staged = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts);
+    expect(staged).toMatchObject({ method: 'generation', events: inOrder.events, transactions: expected });
+    // uids, statuses, which entries reverse, every row and tax row: the same three ways
+    expect(await ledgerOf(org)).toEqual(replayed);
+    expect(replayed).toEqual(live);
+    // the credit notes report in the control statement where their invoices did; the one of no invoice under its own section
+    const sections = await sqlRows<{ id: string; cs: string | null }>(
+      em(),
+      `select t.source_id::text as id, min(x.tax_control_statement) as cs from accounting_transactions t join ledger_tax_rows x on x.transaction_id = t.id
+        where t.org_id = ? and t.source_type in ('sales_credit_note', 'sales_invoice') and t.source_id in (5, 7, 501, 502, 503) group by 1 order by 1`,
+      [org],
+    );
+    const cs = Object.fromEntries(sections.map((s) => [s.id, s.cs]));
+    expect(cs).toEqual({ '5': 'A.4', '7': 'A.4', '501': 'A.4', '502': 'A.4', '503': 'A.5' });
+    expect(await generationTables()).toEqual([]);
+  }, 120_000);
+
+  it('replays in order when a credit names a document that comes after it in the streams, and makes what the live ledger made', async () => {
+    const org = 12;
+    await bus.publish(SUBJECTS.salesCreditNotePosted, creditNote({ id: 801, date: '2025-05-02', lines: [{ base: -10, rate: 21 }], credited_doc_id: 1 }), { orgId: org });
+    // the live consumer awaits the credited invoice a few tries, then posts the credit without it
+    await eventually(async () => (await entries(org)) === 1, 30_000);
+    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-05-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    await eventually(async () => (await entries(org)) === 2, 30_000);
+    const live = await ledgerOf(org);
+    const result = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts);
+    expect(result).toMatchObject({ method: 'in_order', events: 2, transactions: 2 });
+    expect(await ledgerOf(org)).toEqual(live);
+    expect(await generationTables()).toEqual([]);
+  }, 60_000);
+
+  it('keeps the old ledger readable, entry for entry, while the generation is staged, and takes in what reached the streams meanwhile', async () => {
+    const org = 13;
+    for (let id = 1; id <= 30; id++) await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    await eventually(async () => (await entries(org)) === 30, 30_000);
+    const uidsBefore = (await ledgerOf(org)).map((l) => l.split(' ')[0]);
+    const result = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts, {
+      onStaged: async () => {
+        // staged, not yet moved: the ledger is the old one, entry for entry
+        expect((await ledgerOf(org)).map((l) => l.split(' ')[0])).toEqual(uidsBefore);
+        // an invoice posted now, live, after the streams were read for the generation
+        await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 31, date: '2025-06-02', lines: [{ base: 300, rate: 21 }] }), { orgId: org });
+        await eventually(async () => (await entries(org)) === 31, 30_000);
+      },
+    });
+    expect(result).toMatchObject({ method: 'generation', events: 31, transactions: 31 });
+    const after = await ledgerOf(org);
+    expect(after.some((l) => l.includes(' sales_invoice 31 v1 posting '))).toBe(true);
+    expect(after).toHaveLength(31);
+  }, 60_000);
+
+  it('refuses a second rebuild of the organisation while one runs; another organisation rebuilds meanwhile', async () => {
+    const org = 14;
+    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    await eventually(async () => (await entries(org)) === 1, 30_000);
+    let second: unknown = null;
+    let other: unknown = null;
+    await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts, {
+      onStaged: async () => {
+        second = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts).catch((err) => err);
+        other = await rebuildLedger(svc().deps.orm, svc().deps.bus, 12, opts).catch((err) => err);
+      },
+    });
+    expect(second).toBeInstanceOf(RebuildRunningError);
+    expect(String(second)).toMatch(/a rebuild of organisation 14's ledger is running/);
+    expect(other).toMatchObject({ orgId: 12, transactions: 2 });
+    // the lock went with the rebuild
+    expect(await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts)).toMatchObject({ method: 'generation', transactions: 1 });
+  }, 60_000);
+
+  it('leaves the ledger as it was when the rebuild fails after staging, and the next rebuild clears what a dead one left', async () => {
+    const org = 15;
+    for (let id = 1; id <= 3; id++) await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    await eventually(async () => (await entries(org)) === 3, 30_000);
+    const before = await sqlRows<{ id: string }>(em(), 'select id::text from accounting_transactions where org_id = ? order by id', [org]);
+    await expect(
+      rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts, {
+        onStaged: async () => {
+          throw new Error('the operator stopped it');
+        },
+      }),
+    ).rejects.toThrow('the operator stopped it');
+    // the same rows (ids too): nothing was deleted or moved
+    expect(await sqlRows<{ id: string }>(em(), 'select id::text from accounting_transactions where org_id = ? order by id', [org])).toEqual(before);
+    expect(await generationTables()).toEqual([]);
+    // a rebuild whose process died leaves its tables; the organisation's next rebuild drops them
+    await sqlRows(em(), `create table ${GENERATION_SCHEMA}.g${org}_000000000000_tx (id bigint)`);
+    await sqlRows(em(), `create table ${GENERATION_SCHEMA}.g150_000000000000_tx (id bigint)`);
+    expect(await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts)).toMatchObject({ method: 'generation', transactions: 3 });
+    // another organisation's (150, not 15) is not this one's to drop
+    expect(await generationTables()).toEqual(['g150_000000000000_tx']);
+    await sqlRows(em(), `drop table ${GENERATION_SCHEMA}.g150_000000000000_tx`);
+  }, 60_000);
+
+  it('skips an event the database refuses to stage (a NUL in a name) and stages the rest of its batch', async () => {
+    const org = 16;
+    for (let id = 1; id <= 20; id++) {
+      const doc = invoice({ id, date: '2025-06-01', lines: [{ base: 100 + id, rate: 21 }] });
+      if (id === 10) doc.customer = { ...doc.customer, business_name: 'Nul\u0000 s.r.o.' };
+      await bus.publish(SUBJECTS.salesInvoicePosted, doc, { orgId: org, validate: false });
+    }
+    // the live consumer cannot store it either; it takes the others
+    await eventually(async () => (await entries(org)) === 19, 30_000);
+    const inOrder = await checkLedger(svc().deps.orm, svc().deps.bus, org, opts, { method: 'in_order' });
+    const staged = await checkLedger(svc().deps.orm, svc().deps.bus, org, opts);
+    expect(staged).toMatchObject({ method: 'generation', events: 20, rebuilt: 19, missing: [], extra: [], changed: [] });
+    expect(staged.unpostable.map((u) => u.eventId)).toEqual(inOrder.unpostable.map((u) => u.eventId));
+    expect(staged.unpostable).toHaveLength(1);
+  }, 60_000);
+});
