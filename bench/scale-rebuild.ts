@@ -81,10 +81,10 @@ async function ledgerSize(accounting: pg.Client, orgId: number): Promise<LedgerS
 }
 
 /** Runs the command-line rebuild against the bench's stack; answers its wall-clock seconds and output. */
-function runRebuild(ctx: BenchContext, orgId: number): Promise<{ seconds: number; stdout: string }> {
+function runRebuild(ctx: BenchContext, orgId: number, args: string[] = []): Promise<{ seconds: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn('npx', ['tsx', 'apps/accounting/src/cli/rebuild-ledger.ts', '--org', String(orgId)], {
+    const child = spawn('npx', ['tsx', 'apps/accounting/src/cli/rebuild-ledger.ts', '--org', String(orgId), ...args], {
       cwd: root,
       env: { ...process.env, ...ctx.stack.env, LOG_LEVEL: 'error' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -168,9 +168,15 @@ export async function measureRebuild(ctx: BenchContext, accounting: pg.Client, d
   const postgres = `${POSTGRES_SHARE_PREFIX}accounting`;
   const cpuBefore = ctx.stack.cpuMs()[postgres] ?? 0;
   let cpuAfter = cpuBefore;
+  let cpuBetween = cpuBefore;
   const sampler = setInterval(() => (cpuAfter = ctx.stack.cpuMs()[postgres] ?? cpuAfter), 1000);
   let run: { seconds: number; stdout: string };
+  // the same rebuild replaying every event in order (as before generations, decision 245), first,
+  // under the same reader: the generation's figure beside it on the same hour
+  let inOrder: { seconds: number; stdout: string };
   try {
+    inOrder = await runRebuild(ctx, REBUILD_ORG, ['--in-order']);
+    cpuBetween = ctx.stack.cpuMs()[postgres] ?? cpuAfter;
     run = await runRebuild(ctx, REBUILD_ORG);
   } finally {
     clearInterval(sampler);
@@ -183,12 +189,13 @@ export async function measureRebuild(ctx: BenchContext, accounting: pg.Client, d
     throw new Error(`the rebuilt ledger differs: before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
   }
   // the rebuild's own time, as the command reports it (its start-up is not the rebuild's)
-  const said = / in (\d+(?:\.\d+)?) s \(staging (\d+(?:\.\d+)?) s, deleting the old ledger (\d+(?:\.\d+)?) s; this process's CPU (\d+(?:\.\d+)?) s\)$/m.exec(run.stdout);
+  const said = / in (\d+(?:\.\d+)?) s \(staging (\d+(?:\.\d+)?) s(?: with \d+ drafting threads?)?, deleting the old ledger (\d+(?:\.\d+)?) s; this process's CPU (\d+(?:\.\d+)?) s\)$/m.exec(run.stdout);
   const seconds = Number(said?.[1] ?? run.seconds);
   const stageSeconds = Number(said?.[2] ?? NaN);
   const clearSeconds = Number(said?.[3] ?? NaN);
   const commandCpu = Number(said?.[4] ?? NaN);
-  const postgresCpu = (cpuAfter - cpuBefore) / 1000;
+  const inOrderSeconds = Number(/ in (\d+(?:\.\d+)?) s \(/.exec(inOrder.stdout)?.[1] ?? inOrder.seconds);
+  const postgresCpu = (cpuAfter - cpuBetween) / 1000;
   // CPU a row, of the command and of Postgres: what ten million rows cost whatever the cores
   const cpuPerRow = ((commandCpu + postgresCpu) / after.rows) * 1e6;
   const rowsPerSecond = after.rows / seconds;
@@ -208,6 +215,7 @@ export async function measureRebuild(ctx: BenchContext, accounting: pg.Client, d
       met: projected <= 300,
       note:
         `${seconds.toFixed(1)} s for ${after.rows} rows (${Math.round(rowsPerSecond)} rows/s, ${Math.round(after.entries / seconds)} entries/s; the command ran ${run.seconds.toFixed(1)} s with its start); ` +
+        `replaying every event in order instead (--in-order, just before, the same reader) ${inOrderSeconds.toFixed(1)} s; ` +
         `staging the generation ${stageSeconds.toFixed(1)} s of it (the API's ledger untouched meanwhile), deleting the old ledger ${clearSeconds.toFixed(1)} s; CPU: the command ${commandCpu.toFixed(1)} s, Postgres' accounting backends ${postgresCpu.toFixed(1)} s (the API's ledger reads among them), ` +
         `${cpuPerRow.toFixed(0)} µs a row together, so 10 000 000 rows need ${((cpuPerRow * TEN_MILLION) / 1e6).toFixed(0)} CPU-seconds; ` +
         `the rebuilt ledger equals the live one (entries, rows, Σ debit); ${expected} events published in ${publishSeconds.toFixed(0)} s, posted live in ${liveSeconds.toFixed(0)} s; ` +

@@ -89,10 +89,16 @@ describe('ledger generations (decision 245)', () => {
     expect(inOrder).toMatchObject({ method: 'in_order', transactions: expected, stageSeconds: 0 });
     const replayed = await ledgerOf(org);
     const staged = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts);
-    expect(staged).toMatchObject({ method: 'generation', events: inOrder.events, transactions: expected });
-    // uids, statuses, which entries reverse, every row and tax row: the same three ways
+    expect(staged).toMatchObject({ method: 'generation', draftThreads: 0, events: inOrder.events, transactions: expected });
+    // uids, statuses, which entries reverse, every row and tax row: the same every way
     expect(await ledgerOf(org)).toEqual(replayed);
     expect(replayed).toEqual(live);
+    // drafted by threads when asked (by default the rebuild's own thread drafts): its one batch by the first of two
+    const threaded = await checkLedger(svc().deps.orm, svc().deps.bus, org, opts, { draftThreads: 2 });
+    expect(threaded).toMatchObject({ method: 'generation', rebuilt: expected, missing: [], extra: [], changed: [] });
+    expect(threaded.unpostable).toEqual(generation.unpostable);
+    expect(await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts, { draftThreads: 2 })).toMatchObject({ method: 'generation', draftThreads: 1, events: inOrder.events, transactions: expected });
+    expect(await ledgerOf(org)).toEqual(replayed);
     // the credit notes report in the control statement where their invoices did; the one of no invoice under its own section
     const sections = await sqlRows<{ id: string; cs: string | null }>(
       em(),

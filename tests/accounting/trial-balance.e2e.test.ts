@@ -262,7 +262,7 @@ describe('rebuild-ledger', () => {
     const check = await checkLedger(svc.deps.orm, svc.deps.bus, org, opts);
     expect(check).toMatchObject({ events: 1100 + 20 + 202, transactions: expected, rebuilt: expected, missing: [], extra: [], changed: [] });
     expect(check.unpostable).toHaveLength(1);
-    expect(await rebuildLedger(svc.deps.orm, svc.deps.bus, org, opts)).toEqual({ orgId: org, events: 1100 + 20 + 202, transactions: expected, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), method: 'generation' });
+    expect(await rebuildLedger(svc.deps.orm, svc.deps.bus, org, opts)).toEqual({ orgId: org, events: 1100 + 20 + 202, transactions: expected, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), draftThreads: 0, method: 'generation' });
     expect(await ledger()).toEqual(before);
     expect((await daySumsAgainstRows(org)).differences).toBe(0);
   }, 120_000);
@@ -270,7 +270,7 @@ describe('rebuild-ledger', () => {
   it("replays only the organisation's own subjects: another organisation's rebuild reads none of them and leaves this ledger alone", async () => {
     const before = (await body(stack.api('/v1/accounting/transactions?take=1000'))).total;
     const svc = stack.services.accounting!;
-    expect(await rebuildLedger(svc.deps.orm, svc.deps.bus, 2, { legalCurrency: 'CZK', orgCountry: 'CZ' })).toEqual({ orgId: 2, events: 0, transactions: 0, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), method: 'generation' });
+    expect(await rebuildLedger(svc.deps.orm, svc.deps.bus, 2, { legalCurrency: 'CZK', orgCountry: 'CZ' })).toEqual({ orgId: 2, events: 0, transactions: 0, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), draftThreads: 0, method: 'generation' });
     expect((await body(stack.api('/v1/accounting/transactions?take=1000'))).total).toBe(before);
   });
 

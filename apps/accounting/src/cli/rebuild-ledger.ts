@@ -6,19 +6,21 @@ import { checkLedger, rebuildLedger, type LedgerCheck } from '../events/rebuild.
 import { RebuildRunningError } from '../domain/ledger-generation.js';
 
 /**
- * `npm run rebuild-ledger -- --org <id> [--check] [--in-order]`: rebuilds one organisation's ledger
- * from the JetStream streams (see rebuildLedger); with `--check`, only says what a rebuild would
- * change (checkLedger) and exits 1 when it would change anything; with `--in-order`, replays every
- * event in the ledger's transaction instead of staging a generation (decision 245). Exits 75 while
+ * `npm run rebuild-ledger -- --org <id> [--check] [--in-order] [--draft-threads N]`: rebuilds one
+ * organisation's ledger from the JetStream streams (see rebuildLedger); with `--check`, only says
+ * what a rebuild would change (checkLedger) and exits 1 when it would change anything; with
+ * `--in-order`, replays every event in the ledger's transaction instead of staging a generation
+ * (decision 245); `--draft-threads N` drafts a generation in N worker threads (none by default). Exits 75 while
  * another rebuild of the organisation runs. Uses the accounting service's
  * configuration (DATABASE_URL, DATABASE_PREFIX, NATS_URL, NATS_SUBJECT_PREFIX, LEGAL_CURRENCY,
  * ORG_COUNTRY).
  */
 async function main() {
-  const { values } = parseArgs({ options: { org: { type: 'string' }, check: { type: 'boolean' }, 'in-order': { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { org: { type: 'string' }, check: { type: 'boolean' }, 'in-order': { type: 'boolean' }, 'draft-threads': { type: 'string' } } });
   const orgId = Number(values.org);
-  if (!values.org || !Number.isInteger(orgId) || orgId < 1) {
-    process.stderr.write('usage: npm run rebuild-ledger -- --org <organisation id> [--check] [--in-order]\n');
+  const draftThreads = values['draft-threads'] === undefined ? undefined : Number(values['draft-threads']);
+  if (!values.org || !Number.isInteger(orgId) || orgId < 1 || (draftThreads !== undefined && !(Number.isInteger(draftThreads) && draftThreads >= 0 && draftThreads <= 16))) {
+    process.stderr.write('usage: npm run rebuild-ledger -- --org <organisation id> [--check] [--in-order] [--draft-threads <0–16>]\n');
     process.exit(2);
   }
   const schema = baseConfigSchema.extend((accountingService.configSchema?.shape ?? {}) as z.ZodRawShape);
@@ -36,20 +38,20 @@ async function main() {
   const method = values['in-order'] ? ('in_order' as const) : undefined;
   try {
     if (values.check) {
-      const check = await checkLedger(orm, bus, orgId, opts, { method });
+      const check = await checkLedger(orm, bus, orgId, opts, { method, draftThreads });
       process.stdout.write(checkReport(check));
       if (check.missing.length + check.extra.length + check.changed.length > 0) process.exitCode = 1;
       return;
     }
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const result = await rebuildLedger(orm, bus, orgId, opts, { log, method });
+    const result = await rebuildLedger(orm, bus, orgId, opts, { log, method, draftThreads });
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     // what the rebuild cost, for sizing one: its time, the old ledger's deletion in it, and this process's CPU (Postgres' is apart)
     process.stdout.write(
       `ledger of organisation ${orgId} rebuilt ${result.method === 'generation' ? 'as a generation' : 'in order'}: ${result.events} events replayed, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s ` +
-        `(staging ${result.stageSeconds.toFixed(1)} s, deleting the old ledger ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
+        `(staging ${result.stageSeconds.toFixed(1)} s${result.draftThreads ? ` with ${result.draftThreads} drafting thread${result.draftThreads === 1 ? '' : 's'}` : ''}, deleting the old ledger ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
     );
   } finally {
     await bus.close();

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { sqlRows } from '@ledgerline/service-kit';
-import type { StagedEntry } from './ledger-store.js';
 import type { SourceType } from './posting-map.js';
 
 /*
@@ -24,12 +23,6 @@ interface MovedTable {
   table: 'accounting_transactions' | 'ledger_rows' | 'ledger_tax_rows';
   suffix: 'tx' | 'rows' | 'tax';
   columns: string[];
-}
-
-/** A staged posting: its place in the organisation's streams and its rows. */
-export interface StagedPosting {
-  seq: number;
-  staged: StagedEntry;
 }
 
 /** An event left to the ledger's own path after the move (a later version, a credit, a journal entry), with what a credit names. */
@@ -112,26 +105,13 @@ export class LedgerGeneration {
 
   /**
    * Stages postings on a connection of the pool (several calls run at once, each on its own), in
-   * one statement for the three tables. Rows name their header by its uid, tax rows their row by
-   * its `ord`: ids are the ledger's, given as they are moved in.
+   * one statement for the three tables: JSON arrays of headers (with `seq`, their place in the
+   * streams), rows and tax rows (with `tx_uid`, their header's uid; tax rows with `row_ord`, their
+   * row's `ord`), every row with `org_id`. Ids are the ledger's, given as they are moved in.
    */
-  async stage(postings: StagedPosting[]): Promise<void> {
-    if (postings.length === 0) return;
-    const headers: Array<Record<string, unknown>> = [];
-    const rows: Array<Record<string, unknown>> = [];
-    const taxes: Array<Record<string, unknown>> = [];
-    for (const { seq, staged } of postings) {
-      const uid = staged.header.uid;
-      headers.push(Object.assign(staged.header, { org_id: this.orgId, seq }));
-      for (const row of staged.rows) rows.push(Object.assign(row, { org_id: this.orgId, tx_uid: uid }));
-      for (const tax of staged.taxes) taxes.push(Object.assign(tax, { org_id: this.orgId, tx_uid: uid }));
-    }
+  async stage(headers: string, rows: string, taxes: string): Promise<void> {
     const into = (suffix: MovedTable['suffix']) => `insert into ${this.prefix}_${suffix} select * from json_populate_recordset(null::${this.prefix}_${suffix}, ?::json) returning 1`;
-    await sqlRows(this.orm.em.fork(), `with h as (${into('tx')}), r as (${into('rows')}), x as (${into('tax')}) select (select count(*) from h) as n`, [
-      JSON.stringify(headers),
-      JSON.stringify(rows),
-      JSON.stringify(taxes),
-    ]);
+    await sqlRows(this.orm.em.fork(), `with h as (${into('tx')}), r as (${into('rows')}), x as (${into('tax')}) select (select count(*) from h) as n`, [headers, rows, taxes]);
   }
 
   /** Stages events for the ledger's own path after the move, in their streams' order. */

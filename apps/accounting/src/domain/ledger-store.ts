@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { EntityManager, EntitySchema } from '@mikro-orm/postgresql';
-import { dec, insertRows, rowJson, sqlRows, tableShape, toDb, type TenantScope } from '@ledgerline/service-kit';
+import { dec, insertRows, rowJsonOf, sqlRows, tableShape, toDb, type TableShape, type TenantScope } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, BookSchema, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
@@ -88,8 +88,22 @@ interface EntryPayload {
 /** The outcome of storing one entry. */
 type StoreOutcome = { stored: StoredEntry } | { skipped: 'duplicate' | 'stale_version' } | { replaces: number };
 
+/** The ledger tables' shapes (columns and casts) rows are built with: plain data, so a drafting thread has them too. */
+export interface LedgerShapes {
+  transaction: TableShape;
+  row: TableShape;
+  tax: TableShape;
+}
+
+export function ledgerShapes(em: EntityManager): LedgerShapes {
+  return { transaction: tableShape(em, AccountingTransactionSchema), row: tableShape(em, LedgerRowSchema), tax: tableShape(em, LedgerTaxRowSchema) };
+}
+
 function entryPayload(scope: TenantScope, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): EntryPayload {
-  const { em, orgId } = scope;
+  return entryPayloadOf(ledgerShapes(scope.em), scope.orgId, entry, eventId, reversesId);
+}
+
+function entryPayloadOf(shapes: LedgerShapes, orgId: number, entry: LedgerEntryDraft, eventId: string | null, reversesId: number | null): EntryPayload {
   const uid = entryUid(orgId, entry.source, entry.entry_kind);
   const transaction: Partial<AccountingTransactionRecord> = {
     uid,
@@ -128,7 +142,7 @@ function entryPayload(scope: TenantScope, entry: LedgerEntryDraft, eventId: stri
     total: toDb(entry.total),
   };
   const rows = entry.rows.map((r: DraftRow, i) =>
-    rowJson(em, LedgerRowSchema, {
+    rowJsonOf(shapes.row, {
       bookId: GENERAL_LEDGER_BOOK.id,
       ord: i + 1,
       role: r.role,
@@ -150,9 +164,8 @@ function entryPayload(scope: TenantScope, entry: LedgerEntryDraft, eventId: stri
   let k = 0;
   const taxes = entry.rows.flatMap((r, i) =>
     r.taxes.map((t: DraftTaxRow) =>
-      rowJson(
-        em,
-        LedgerTaxRowSchema,
+      rowJsonOf(
+        shapes.tax,
         {
           ord: ++k,
           glAccountNumber: t.gl_account_number,
@@ -189,7 +202,7 @@ function entryPayload(scope: TenantScope, entry: LedgerEntryDraft, eventId: stri
       ),
     ),
   );
-  const header = rowJson(em, AccountingTransactionSchema, transaction);
+  const header = rowJsonOf(shapes.transaction, transaction);
   return { uid, entry, lock: sourceLock(orgId, entry.source), header, rows, taxes, accounts: entry.rows.map((r) => r.gl_account_number) };
 }
 
@@ -322,8 +335,8 @@ export interface StagedEntry {
 }
 
 /** The rows a ledger generation stages for a posting (`replayEntries` sends the same to `ledger_replay_entries`). */
-export function stagedEntry(scope: TenantScope, entry: LedgerEntryDraft, eventId: string): StagedEntry {
-  const p = entryPayload(scope, entry, eventId, null);
+export function stagedEntry(shapes: LedgerShapes, orgId: number, entry: LedgerEntryDraft, eventId: string): StagedEntry {
+  const p = entryPayloadOf(shapes, orgId, entry, eventId, null);
   return { header: withoutNulls(p.header), rows: p.rows.map(withoutNulls), taxes: p.taxes.map(withoutNulls), accounts: p.accounts };
 }
 

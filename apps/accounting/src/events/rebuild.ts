@@ -1,12 +1,14 @@
 import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DeliverPolicy } from '@nats-io/jetstream';
-import { createLogger, organisationReplica, parseEnvelope, sqlRows, tenantEm, type BatchItem, type BatchItemResult, type EventBus, type Logger, type OrganisationReplica } from '@ledgerline/service-kit';
+import { createLogger, organisationReplica, sqlRows, tenantEm, type BatchItem, type BatchItemResult, type EventBus, type Logger, type OrganisationReplica } from '@ledgerline/service-kit';
 import type { CloudEvent } from '@ledgerline/contracts';
-import { eventType, organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
-import { applyLedgerEvent, creditedDocumentOf, draftStandalone, readsOtherPostings, replayLedgerBatch, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
-import { LedgerGeneration, type StagedPosting, type TailEvent } from '../domain/ledger-generation.js';
-import { ensureChart, stagedEntry } from '../domain/ledger-store.js';
+import { organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
+import { applyLedgerEvent, creditedDocumentOf, readsOtherPostings, replayLedgerBatch, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
+import { draftMessages, organisationEvent, type DraftResult, type DraftSetting, type RawMessage } from './generation-drafts.js';
+import { DraftThreads } from './draft-threads.js';
+import { LedgerGeneration, type TailEvent } from '../domain/ledger-generation.js';
+import { ensureChart, ledgerShapes } from '../domain/ledger-store.js';
 import type { SourceType } from '../domain/posting-map.js';
 
 export interface RebuildResult {
@@ -19,6 +21,8 @@ export interface RebuildResult {
   clearSeconds: number;
   /** Seconds spent reading the streams and staging the generation, before the ledger's transaction (0 in order). */
   stageSeconds: number;
+  /** Threads that drafted some of the generation's postings (0: the rebuild's own thread drafted them all). */
+  draftThreads: number;
   /**
    * How the ledger was rebuilt: `generation` (staged apart by several connections, then moved in,
    * decision 245) or `in_order` (every event replayed in its transaction, one after another: when
@@ -42,6 +46,12 @@ export interface RebuildOptions {
    * still the old one and events may still arrive (what the tests publish and read meanwhile).
    */
   onStaged?: () => Promise<void>;
+  /**
+   * Threads drafting the generation's postings, from its first batch; unset or 0, the rebuild's
+   * own thread drafts them. On two cores they cost more than they gave (decision 245); a machine
+   * with more cores may do better with them.
+   */
+  draftThreads?: number;
 }
 
 /** The organisation's derived ledger removed, inside a rebuild's transaction (the ledger's guard lets only a rebuild delete). */
@@ -127,21 +137,21 @@ class InOrderReplay {
 type StreamPositions = Map<StreamName, number>;
 
 /**
- * Reads every posted-document event of the organisation from the SALES, PURCHASE and FINANCE
- * streams, and its journal entries from ACCOUNTING (one ordered, ephemeral consumer per stream,
- * in stream order), from the start or from after `from`, and hands each to `onEvent` in order.
- * Answers how many were read and where each stream's read ended.
+ * Reads every message of the organisation's posted-document subjects from the SALES, PURCHASE and
+ * FINANCE streams, and of its journal entries from ACCOUNTING (one ordered, ephemeral consumer per
+ * stream, in stream order), from the start or from after `from`, and hands each to `onMessage` in
+ * order with its source type and subject (`organisationEvent` reads it). Answers where each
+ * stream's read ended.
  */
-async function readOrganisationEvents(
+async function readOrganisationMessages(
   bus: EventBus,
   orgId: number,
   from: StreamPositions | null,
-  onEvent: (type: SourceType, event: CloudEvent) => Promise<void>,
-): Promise<{ events: number; positions: StreamPositions }> {
+  onMessage: (type: SourceType, subject: string, data: Uint8Array) => Promise<void>,
+): Promise<StreamPositions> {
   const typeBySubject = new Map(LEDGER_SOURCES.map((s) => [s.subject, s.type]));
   const streams = [...new Set(LEDGER_SOURCES.map((s) => streamForSubject(s.subject)))] as StreamName[];
   const positions: StreamPositions = new Map(from ?? []);
-  let events = 0;
   for (const stream of streams) {
     const name = bus.streamName(stream);
     const info = await bus.jsm.streams.info(name).catch(() => null);
@@ -164,25 +174,30 @@ async function readOrganisationEvents(
         positions.set(stream, m.seq);
         const routed = splitTenantSubject(bus.unprefixed(m.subject));
         const type = routed ? typeBySubject.get(routed.subject) : undefined;
-        if (type) {
-          let event;
-          try {
-            event = parseEnvelope(m.data);
-          } catch {
-            event = null;
-          }
-          // the version this ledger reads; another one published beside it carries the same fact
-          if (event && event.orgid === String(orgId) && event.type === eventType(routed!.subject)) {
-            events++;
-            await onEvent(type, event);
-          }
-        }
+        if (type) await onMessage(type, routed!.subject, m.data);
         if (m.info.pending === 0) break;
       }
     } finally {
       await messages.close().catch(() => undefined);
     }
   }
+  return positions;
+}
+
+/** The organisation's events from the streams, in order (`readOrganisationMessages`, each read as an event). Answers how many and where the read ended. */
+async function readOrganisationEvents(
+  bus: EventBus,
+  orgId: number,
+  from: StreamPositions | null,
+  onEvent: (type: SourceType, event: CloudEvent) => Promise<void>,
+): Promise<{ events: number; positions: StreamPositions }> {
+  let events = 0;
+  const positions = await readOrganisationMessages(bus, orgId, from, async (type, subject, data) => {
+    const event = organisationEvent(data, subject, orgId);
+    if (!event) return;
+    events++;
+    await onEvent(type, event);
+  });
   return { events, positions };
 }
 
@@ -198,78 +213,136 @@ async function replayInOrder(bus: EventBus, replay: Replay): Promise<number> {
 interface StagedGeneration {
   generation: LedgerGeneration;
   events: number;
+  /** Threads that drafted some of it. */
+  threads: number;
   positions: StreamPositions;
   /** Seconds the read and staging took. */
   seconds: number;
 }
 
+/** Drafted batches in flight: every thread busy, and the next batch waiting for each. */
+const DRAFTS_IN_FLIGHT = 2;
+
 /**
  * Stages a generation of the organisation's ledger from its streams, outside any transaction the
- * API waits for: each event whose posting reads nothing from the ledger (not a credit, not a
- * journal entry) and is its document's first is drafted here and staged by up to
- * STAGING_CONNECTIONS connections at once, REPLAY_BATCH postings a statement; every other event is
- * staged as it came, for the ledger's own path after the move. An event that cannot be drafted is
- * told to `skipped`, as a replay in order would tell it.
+ * API waits for. Each message whose posting reads nothing from the ledger (not a credit, not a
+ * journal entry) is drafted in batches of REPLAY_BATCH — by `threads` drafting threads when given —
+ * and, if it is its document's first, staged by up to
+ * STAGING_CONNECTIONS connections at once; every other event is staged as it came, for the
+ * ledger's own path after the move. An event that cannot be drafted is told to `skipped`, as a
+ * replay in order would tell it.
  */
-async function stageGeneration(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, skipped: (eventId: string, err: unknown) => void): Promise<StagedGeneration> {
+async function stageGeneration(
+  orm: MikroORM,
+  bus: EventBus,
+  orgId: number,
+  opts: ApplyOptions,
+  threads: number | undefined,
+  log: Logger,
+  skipped: (eventId: string, reason: string) => void,
+): Promise<StagedGeneration> {
   const started = performance.now();
   const generation = await LedgerGeneration.open(orm, orgId);
+  let drafting: DraftThreads | null = null;
   try {
-    const scope = { em: orm.em.fork(), orgId };
-    const organisation = await organisationReplica(scope);
-    // documents already staged, by source type: a later event of one (a new version, a repeat) takes the ledger's own path
-    const staged = new Map<string, Set<number>>();
+    const em = orm.em.fork();
+    const setting: DraftSetting = { orgId, opts, organisation: await organisationReplica({ em, orgId }), shapes: ledgerShapes(em) };
+    const threadCount = threads ?? 0;
+    // documents already staged: a later event of one (a new version, a repeat) takes the ledger's own path
+    const stagedKeys = new Set<string>();
     let seq = 0;
-    let postings: Array<StagedPosting & { type: SourceType; event: CloudEvent }> = [];
+    let events = 0;
+    let toDraft: RawMessage[] = [];
+    const drafts: Array<{ messages: RawMessage[]; results: Promise<DraftResult[]> }> = [];
+    let toStage: Array<Extract<DraftResult, { kind: 'drafted' }> & { message: RawMessage }> = [];
     let tail: TailEvent[] = [];
     const storing = new Set<Promise<void>>();
     let failure: unknown = null;
+
+    const addTail = async (event: TailEvent) => {
+      tail.push(event);
+      if (tail.length >= REPLAY_BATCH) {
+        const batch = tail;
+        tail = [];
+        await generation.stageTail(batch);
+      }
+    };
     /** A batch staged on a connection of its own; one the database refuses takes the ledger's own path instead. */
-    const stagePostings = async (batch: typeof postings) => {
+    const stage = async (batch: typeof toStage) => {
       while (storing.size >= STAGING_CONNECTIONS) await Promise.race(storing);
       if (failure) throw failure;
+      if (batch.length === 0) return;
+      const join = (part: 'rows' | 'taxes') => `[${batch.map((d) => d[part]).filter((t) => t !== '').join(',')}]`;
       const store = generation
-        .stage(batch)
-        .catch(() => generation.stageTail(batch.map((p) => ({ seq: p.seq, type: p.type, event: p.event }))))
+        .stage(`[${batch.map((d) => d.header).join(',')}]`, join('rows'), join('taxes'))
+        .catch(() => generation.stageTail(batch.map((d) => ({ seq: d.seq, type: d.message.type, event: organisationEvent(d.message.data, d.message.subject, orgId) }))))
         .catch((err) => void (failure ??= err))
         .finally(() => storing.delete(store));
       storing.add(store);
     };
-    const { events, positions } = await readOrganisationEvents(bus, orgId, null, async (type, event) => {
+    /** The oldest drafted batch, in stream order: its documents' first postings staged, the rest left to the tail. */
+    const settle = async () => {
+      const { messages, results } = drafts.shift()!;
+      for (const [i, d] of (await results).entries()) {
+        if (d.kind === 'foreign') continue;
+        events++;
+        if (d.kind === 'unpostable') {
+          skipped(d.eventId, d.reason);
+          continue;
+        }
+        if (stagedKeys.has(d.key)) {
+          await addTail({ seq: d.seq, type: messages[i].type, event: organisationEvent(messages[i].data, messages[i].subject, orgId) });
+          continue;
+        }
+        stagedKeys.add(d.key);
+        toStage.push({ ...d, message: messages[i] });
+        if (toStage.length >= REPLAY_BATCH) {
+          const batch = toStage;
+          toStage = [];
+          await stage(batch);
+        }
+      }
+    };
+    const dispatch = async () => {
+      const messages = toDraft;
+      toDraft = [];
+      if (messages.length === 0) return;
+      if (threadCount === 0) {
+        drafts.push({ messages, results: Promise.resolve(draftMessages(setting, messages)) });
+      } else {
+        drafting ??= new DraftThreads(setting, threadCount);
+        drafts.push({ messages, results: drafting.draft(messages) });
+      }
+      while (drafts.length > Math.max(1, threadCount) * DRAFTS_IN_FLIGHT) await settle();
+    };
+
+    const positions = await readOrganisationMessages(bus, orgId, null, async (type, subject, data) => {
       seq++;
-      if (!readsOtherPostings(type)) {
-        let entry;
-        try {
-          entry = draftStandalone(type, event, opts, organisation);
-        } catch (err) {
-          skipped(event.id, err);
-          return;
-        }
-        const ids = staged.get(entry.source.type) ?? staged.set(entry.source.type, new Set()).get(entry.source.type)!;
-        if (!ids.has(entry.source.id)) {
-          ids.add(entry.source.id);
-          postings.push({ seq, staged: stagedEntry(scope, entry, event.id), type, event });
-          if (postings.length >= REPLAY_BATCH) {
-            await stagePostings(postings);
-            postings = [];
-          }
-          return;
-        }
+      if (readsOtherPostings(type)) {
+        const event = organisationEvent(data, subject, orgId);
+        if (!event) return;
+        events++;
+        await addTail({ seq, type, event, credited: creditedDocumentOf(type, event) });
+        return;
       }
-      tail.push({ seq, type, event, credited: creditedDocumentOf(type, event) });
-      if (tail.length >= REPLAY_BATCH) {
-        await generation.stageTail(tail);
-        tail = [];
-      }
+      // the message's own bytes (a thread gets a copy of them)
+      toDraft.push({ seq, type, subject, data });
+      if (toDraft.length >= REPLAY_BATCH) await dispatch();
     });
-    await stagePostings(postings);
+    await dispatch();
+    while (drafts.length) await settle();
+    await stage(toStage);
     await generation.stageTail(tail);
     await Promise.all(storing);
     if (failure) throw failure;
-    return { generation, events, positions, seconds: (performance.now() - started) / 1000 };
+    const threadsUsed = (drafting as DraftThreads | null)?.working ?? 0;
+    for (const reason of (drafting as DraftThreads | null)?.failures ?? []) log.warn('rebuild: a drafting thread stopped; its batches were drafted in the rebuild\'s own thread', { org_id: orgId, reason });
+    return { generation, events, threads: threadsUsed, positions, seconds: (performance.now() - started) / 1000 };
   } catch (err) {
     await generation.close();
     throw err;
+  } finally {
+    await (drafting as DraftThreads | null)?.close();
   }
 }
 
@@ -292,10 +365,18 @@ async function applyGeneration(replay: Replay, bus: EventBus, staged: StagedGene
  * The generation a rebuild uses, or null when its credits rule it out (the rebuild replays in
  * order then, and says so).
  */
-async function usableGeneration(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, log: Logger, skipped: (eventId: string, err: unknown) => void): Promise<StagedGeneration | null> {
+async function usableGeneration(
+  orm: MikroORM,
+  bus: EventBus,
+  orgId: number,
+  opts: ApplyOptions,
+  threads: number | undefined,
+  log: Logger,
+  skipped: (eventId: string, err: unknown) => void,
+): Promise<StagedGeneration | null> {
   // told once the generation is used: a replay in order tells them itself
   const notDrafted: Array<[string, unknown]> = [];
-  const staged = await stageGeneration(orm, bus, orgId, opts, (eventId, err) => notDrafted.push([eventId, err]));
+  const staged = await stageGeneration(orm, bus, orgId, opts, threads, log, (eventId, reason) => notDrafted.push([eventId, reason]));
   const later = await staged.generation.creditsOfLaterDocuments();
   if (later > 0) {
     log.info('rebuild: replaying in order, a credit names a document later in the streams', { org_id: orgId, credits: later });
@@ -324,7 +405,7 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
   const skipped = (eventId: string, err: unknown) => logger.warn('rebuild: event skipped', { event_id: eventId, err: String(err) });
   let events = 0;
   let clearSeconds = 0;
-  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, logger, skipped);
+  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, how.draftThreads, logger, skipped);
   try {
     if (staged) await how.onStaged?.();
     await em.transactional(async (tem) => {
@@ -340,7 +421,7 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
   const [{ count }] = (await em
     .getConnection()
     .execute('select count(*)::int as count from accounting_transactions where org_id = ?', [orgId], 'all')) as Array<{ count: number }>;
-  return { orgId, events, transactions: count, clearSeconds, stageSeconds: staged?.seconds ?? 0, method: staged ? 'generation' : 'in_order' };
+  return { orgId, events, transactions: count, clearSeconds, stageSeconds: staged?.seconds ?? 0, draftThreads: staged?.threads ?? 0, method: staged ? 'generation' : 'in_order' };
 }
 
 /** One accounting transaction as a check compares it: everything it says but its row ids and clock times. */
@@ -397,13 +478,13 @@ class CheckRolledBack extends Error {
  * event is still on its way through the live consumer shows as missing until it lands; those that
  * landed while the check ran are taken out before answering.
  */
-export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, how: Pick<RebuildOptions, 'method'> = {}): Promise<LedgerCheck> {
+export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, opts: ApplyOptions, how: Pick<RebuildOptions, 'method' | 'draftThreads'> = {}): Promise<LedgerCheck> {
   const em = tenantEm(orm, orgId);
   let check: LedgerCheck | null = null;
   const log = createLogger('accounting-check', 'error');
   const unpostable: LedgerCheck['unpostable'] = [];
   const skipped = (eventId: string, err: unknown) => unpostable.push({ eventId, reason: String(err) });
-  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, log, skipped);
+  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, how.draftThreads, log, skipped);
   try {
     await em.transactional(async (tem) => {
       const before = await entriesOf({ em: tem, orgId: orgId });

@@ -168,7 +168,11 @@ function missing(shape: TableShape, key: string): never {
  * one parameter however many rows): JSON columns stay values, undefined properties are left out.
  */
 export function rowJson(em: EntityManager, schema: EntitySchema<any, any>, row: object, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const shape = tableShape(em, schema);
+  return rowJsonOf(tableShape(em, schema), row, extra);
+}
+
+/** `rowJson` from a table's shape alone (plain data: a worker thread without the ORM builds rows with it). */
+export function rowJsonOf(shape: TableShape, row: object, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const col of columnsOf(shape, row)) {
     const value = (row as Record<string, unknown>)[col.property];
