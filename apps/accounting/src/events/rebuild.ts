@@ -1,14 +1,11 @@
 import type { TenantScope } from '@ledgerline/service-kit';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { DeliverPolicy } from '@nats-io/jetstream';
 import { createLogger, organisationReplica, sqlRows, tenantEm, type BatchItem, type BatchItemResult, type EventBus, type Logger, type OrganisationReplica } from '@ledgerline/service-kit';
 import type { CloudEvent } from '@ledgerline/contracts';
-import { organisationSubjects, splitTenantSubject, streamForSubject, STREAMS, tenantSubject, type StreamName } from '@ledgerline/contracts';
-import { applyLedgerEvent, creditedDocumentOf, readsOtherPostings, replayLedgerBatch, LEDGER_SOURCES, type ApplyOptions } from './ledger-events.js';
-import { draftMessages, organisationEvent, type DraftResult, type DraftSetting, type RawMessage } from './generation-drafts.js';
-import { DraftThreads } from './draft-threads.js';
-import { LedgerGeneration, type TailEvent } from '../domain/ledger-generation.js';
-import { ensureChart, ledgerShapes } from '../domain/ledger-store.js';
+import { applyLedgerEvent, replayLedgerBatch, type ApplyOptions } from './ledger-events.js';
+import { readOrganisationEvents } from './organisation-streams.js';
+import { stageGeneration, type StagedGeneration } from './stage-generation.js';
+import { ensureChart } from '../domain/ledger-store.js';
 import type { SourceType } from '../domain/posting-map.js';
 
 export interface RebuildResult {
@@ -64,11 +61,8 @@ async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
   await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
 }
 
-/** Events of one source type drafted and stored together (one `ledger_replay_entries` call), and staged together in a generation. */
+/** Events of one source type drafted and stored together (one `ledger_replay_entries` call). */
 const REPLAY_BATCH = 500;
-
-/** Connections staging a generation at once: drafting goes on while they store. */
-const STAGING_CONNECTIONS = 2;
 
 /** A run of consecutive events of one source type, in stream order. */
 interface ReplayRun {
@@ -133,217 +127,12 @@ class InOrderReplay {
   }
 }
 
-/** The last sequence read of each stream: where a later read of the organisation's events starts. */
-type StreamPositions = Map<StreamName, number>;
-
-/**
- * Reads every message of the organisation's posted-document subjects from the SALES, PURCHASE and
- * FINANCE streams, and of its journal entries from ACCOUNTING (one ordered, ephemeral consumer per
- * stream, in stream order), from the start or from after `from`, and hands each to `onMessage` in
- * order with its source type and subject (`organisationEvent` reads it). Answers where each
- * stream's read ended.
- */
-async function readOrganisationMessages(
-  bus: EventBus,
-  orgId: number,
-  from: StreamPositions | null,
-  onMessage: (type: SourceType, subject: string, data: Uint8Array) => Promise<void>,
-): Promise<StreamPositions> {
-  const typeBySubject = new Map(LEDGER_SOURCES.map((s) => [s.subject, s.type]));
-  const streams = [...new Set(LEDGER_SOURCES.map((s) => streamForSubject(s.subject)))] as StreamName[];
-  const positions: StreamPositions = new Map(from ?? []);
-  for (const stream of streams) {
-    const name = bus.streamName(stream);
-    const info = await bus.jsm.streams.info(name).catch(() => null);
-    if (!info || info.state.messages === 0) continue;
-    const after = from?.get(stream);
-    if (after !== undefined && after >= info.state.last_seq) continue;
-    // only this organisation's events (its id is every subject's last token), and of a stream
-    // where the ledger reads one subject among many (ACCOUNTING: journal entries beside the
-    // ledger's own announcements), that subject's alone
-    const read = LEDGER_SOURCES.filter((s) => streamForSubject(s.subject) === stream);
-    const filter = bus.subject(read.length === 1 ? tenantSubject(read[0].subject, orgId) : organisationSubjects(STREAMS[stream].area, orgId));
-    const consumer = await bus.js.consumers.get(
-      name,
-      after === undefined ? { filter_subjects: filter, deliver_policy: DeliverPolicy.All } : { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 },
-    );
-    if ((await consumer.info()).num_pending === 0) continue;
-    const messages = await consumer.consume({ max_messages: REPLAY_BATCH * 2 });
-    try {
-      for await (const m of messages) {
-        positions.set(stream, m.seq);
-        const routed = splitTenantSubject(bus.unprefixed(m.subject));
-        const type = routed ? typeBySubject.get(routed.subject) : undefined;
-        if (type) await onMessage(type, routed!.subject, m.data);
-        if (m.info.pending === 0) break;
-      }
-    } finally {
-      await messages.close().catch(() => undefined);
-    }
-  }
-  return positions;
-}
-
-/** The organisation's events from the streams, in order (`readOrganisationMessages`, each read as an event). Answers how many and where the read ended. */
-async function readOrganisationEvents(
-  bus: EventBus,
-  orgId: number,
-  from: StreamPositions | null,
-  onEvent: (type: SourceType, event: CloudEvent) => Promise<void>,
-): Promise<{ events: number; positions: StreamPositions }> {
-  let events = 0;
-  const positions = await readOrganisationMessages(bus, orgId, from, async (type, subject, data) => {
-    const event = organisationEvent(data, subject, orgId);
-    if (!event) return;
-    events++;
-    await onEvent(type, event);
-  });
-  return { events, positions };
-}
-
 /** Replays every event of the organisation in order into `replay`'s transaction (the rebuild's way before generations, and its way still when one cannot be used). Answers how many. */
 async function replayInOrder(bus: EventBus, replay: Replay): Promise<number> {
   const inOrder = new InOrderReplay(replay);
   const { events } = await readOrganisationEvents(bus, replay.orgId, null, (type, event) => inOrder.push(type, event));
   await inOrder.flush();
   return events;
-}
-
-/** A generation staged from the streams, with where the read ended. */
-interface StagedGeneration {
-  generation: LedgerGeneration;
-  events: number;
-  /** Threads that drafted some of it. */
-  threads: number;
-  positions: StreamPositions;
-  /** Seconds the read and staging took. */
-  seconds: number;
-}
-
-/** Drafted batches in flight: every thread busy, and the next batch waiting for each. */
-const DRAFTS_IN_FLIGHT = 2;
-
-/**
- * Stages a generation of the organisation's ledger from its streams, outside any transaction the
- * API waits for. Each message whose posting reads nothing from the ledger (not a credit, not a
- * journal entry) is drafted in batches of REPLAY_BATCH — by `threads` drafting threads when given —
- * and, if it is its document's first, staged by up to
- * STAGING_CONNECTIONS connections at once; every other event is staged as it came, for the
- * ledger's own path after the move. An event that cannot be drafted is told to `skipped`, as a
- * replay in order would tell it.
- */
-async function stageGeneration(
-  orm: MikroORM,
-  bus: EventBus,
-  orgId: number,
-  opts: ApplyOptions,
-  threads: number | undefined,
-  log: Logger,
-  skipped: (eventId: string, reason: string) => void,
-): Promise<StagedGeneration> {
-  const started = performance.now();
-  const generation = await LedgerGeneration.open(orm, orgId);
-  let drafting: DraftThreads | null = null;
-  try {
-    const em = orm.em.fork();
-    const setting: DraftSetting = { orgId, opts, organisation: await organisationReplica({ em, orgId }), shapes: ledgerShapes(em) };
-    const threadCount = threads ?? 0;
-    // documents already staged: a later event of one (a new version, a repeat) takes the ledger's own path
-    const stagedKeys = new Set<string>();
-    let seq = 0;
-    let events = 0;
-    let toDraft: RawMessage[] = [];
-    const drafts: Array<{ messages: RawMessage[]; results: Promise<DraftResult[]> }> = [];
-    let toStage: Array<Extract<DraftResult, { kind: 'drafted' }> & { message: RawMessage }> = [];
-    let tail: TailEvent[] = [];
-    const storing = new Set<Promise<void>>();
-    let failure: unknown = null;
-
-    const addTail = async (event: TailEvent) => {
-      tail.push(event);
-      if (tail.length >= REPLAY_BATCH) {
-        const batch = tail;
-        tail = [];
-        await generation.stageTail(batch);
-      }
-    };
-    /** A batch staged on a connection of its own; one the database refuses takes the ledger's own path instead. */
-    const stage = async (batch: typeof toStage) => {
-      while (storing.size >= STAGING_CONNECTIONS) await Promise.race(storing);
-      if (failure) throw failure;
-      if (batch.length === 0) return;
-      const join = (part: 'rows' | 'taxes') => `[${batch.map((d) => d[part]).filter((t) => t !== '').join(',')}]`;
-      const store = generation
-        .stage(`[${batch.map((d) => d.header).join(',')}]`, join('rows'), join('taxes'))
-        .catch(() => generation.stageTail(batch.map((d) => ({ seq: d.seq, type: d.message.type, event: organisationEvent(d.message.data, d.message.subject, orgId) }))))
-        .catch((err) => void (failure ??= err))
-        .finally(() => storing.delete(store));
-      storing.add(store);
-    };
-    /** The oldest drafted batch, in stream order: its documents' first postings staged, the rest left to the tail. */
-    const settle = async () => {
-      const { messages, results } = drafts.shift()!;
-      for (const [i, d] of (await results).entries()) {
-        if (d.kind === 'foreign') continue;
-        events++;
-        if (d.kind === 'unpostable') {
-          skipped(d.eventId, d.reason);
-          continue;
-        }
-        if (stagedKeys.has(d.key)) {
-          await addTail({ seq: d.seq, type: messages[i].type, event: organisationEvent(messages[i].data, messages[i].subject, orgId) });
-          continue;
-        }
-        stagedKeys.add(d.key);
-        toStage.push({ ...d, message: messages[i] });
-        if (toStage.length >= REPLAY_BATCH) {
-          const batch = toStage;
-          toStage = [];
-          await stage(batch);
-        }
-      }
-    };
-    const dispatch = async () => {
-      const messages = toDraft;
-      toDraft = [];
-      if (messages.length === 0) return;
-      if (threadCount === 0) {
-        drafts.push({ messages, results: Promise.resolve(draftMessages(setting, messages)) });
-      } else {
-        drafting ??= new DraftThreads(setting, threadCount);
-        drafts.push({ messages, results: drafting.draft(messages) });
-      }
-      while (drafts.length > Math.max(1, threadCount) * DRAFTS_IN_FLIGHT) await settle();
-    };
-
-    const positions = await readOrganisationMessages(bus, orgId, null, async (type, subject, data) => {
-      seq++;
-      if (readsOtherPostings(type)) {
-        const event = organisationEvent(data, subject, orgId);
-        if (!event) return;
-        events++;
-        await addTail({ seq, type, event, credited: creditedDocumentOf(type, event) });
-        return;
-      }
-      // the message's own bytes (a thread gets a copy of them)
-      toDraft.push({ seq, type, subject, data });
-      if (toDraft.length >= REPLAY_BATCH) await dispatch();
-    });
-    await dispatch();
-    while (drafts.length) await settle();
-    await stage(toStage);
-    await generation.stageTail(tail);
-    await Promise.all(storing);
-    if (failure) throw failure;
-    const threadsUsed = (drafting as DraftThreads | null)?.working ?? 0;
-    for (const reason of (drafting as DraftThreads | null)?.failures ?? []) log.warn('rebuild: a drafting thread stopped; its batches were drafted in the rebuild\'s own thread', { org_id: orgId, reason });
-    return { generation, events, threads: threadsUsed, positions, seconds: (performance.now() - started) / 1000 };
-  } catch (err) {
-    await generation.close();
-    throw err;
-  } finally {
-    await (drafting as DraftThreads | null)?.close();
-  }
 }
 
 /**
