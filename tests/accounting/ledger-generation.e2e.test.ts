@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startStack, type Stack } from '../support/stack.js';
-import { bankTransaction, bill, creditNote, invoice, payout, publisher, SUBJECTS, vendorCredit, type Publisher } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/stack.js';
+import { accountingOnly, bankTransaction, bill, creditNote, invoice, payout, SUBJECTS, vendorCredit, type Publisher } from './support.js';
 import { sqlRows } from '@ledgerline/service-kit';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
 import { GENERATION_SCHEMA, RebuildRunningError } from '../../apps/accounting/src/domain/ledger-generation.js';
@@ -12,20 +12,10 @@ import { GENERATION_SCHEMA, RebuildRunningError } from '../../apps/accounting/sr
  * that reaches the streams meanwhile and nothing of a generation outlives its rebuild.
  */
 
-let stack: Stack;
-let bus: Publisher;
+const file = accountingOnly();
 const opts = { legalCurrency: 'CZK', orgCountry: 'CZ' };
 
-beforeAll(async () => {
-  stack = await startStack({ services: ['accounting'] });
-  bus = await publisher(stack);
-});
-afterAll(async () => {
-  await bus?.close();
-  await stack?.close();
-});
-
-const svc = () => stack.services.accounting!;
+const svc = () => file.stack.services.accounting!;
 const em = () => svc().deps.orm.em.fork();
 
 async function entries(org: number): Promise<number> {
@@ -53,7 +43,7 @@ async function generationTables(): Promise<string[]> {
 describe('ledger generations (decision 245)', () => {
   it('stages documents, versions, repeats, credits by id and by number, payouts and an unpostable event into the ledger a replay in order makes', async () => {
     const org = 11;
-    const p = (subject: Parameters<Publisher['publish']>[0], data: unknown, extra: { validate?: boolean } = {}) => bus.publish(subject, data, { orgId: org, ...extra });
+    const p = (subject: Parameters<Publisher['publish']>[0], data: unknown, extra: { validate?: boolean } = {}) => file.bus.publish(subject, data, { orgId: org, ...extra });
     // invoices 5 and 7 above the control statement's 10 000 CZK (section A.4), their credit notes below it (A.5 of their own)
     const base = (id: number) => (id === 5 || id === 7 ? 20_000 : 1000 + id);
     for (let id = 1; id <= 40; id++) await p(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-04-02', lines: [{ base: base(id), rate: 21 }, { base: 10, rate: 12 }] }));
@@ -113,10 +103,10 @@ describe('ledger generations (decision 245)', () => {
 
   it('replays in order when a credit names a document that comes after it in the streams, and makes what the live ledger made', async () => {
     const org = 12;
-    await bus.publish(SUBJECTS.salesCreditNotePosted, creditNote({ id: 801, date: '2025-05-02', lines: [{ base: -10, rate: 21 }], credited_doc_id: 1 }), { orgId: org });
+    await file.bus.publish(SUBJECTS.salesCreditNotePosted, creditNote({ id: 801, date: '2025-05-02', lines: [{ base: -10, rate: 21 }], credited_doc_id: 1 }), { orgId: org });
     // the live consumer awaits the credited invoice a few tries, then posts the credit without it
     await eventually(async () => (await entries(org)) === 1, 30_000);
-    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-05-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-05-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
     await eventually(async () => (await entries(org)) === 2, 30_000);
     const live = await ledgerOf(org);
     const result = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts);
@@ -127,7 +117,7 @@ describe('ledger generations (decision 245)', () => {
 
   it('keeps the old ledger readable, entry for entry, while the generation is staged, and takes in what reached the streams meanwhile', async () => {
     const org = 13;
-    for (let id = 1; id <= 30; id++) await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    for (let id = 1; id <= 30; id++) await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
     await eventually(async () => (await entries(org)) === 30, 30_000);
     const uidsBefore = (await ledgerOf(org)).map((l) => l.split(' ')[0]);
     const result = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts, {
@@ -135,7 +125,7 @@ describe('ledger generations (decision 245)', () => {
         // staged, not yet moved: the ledger is the old one, entry for entry
         expect((await ledgerOf(org)).map((l) => l.split(' ')[0])).toEqual(uidsBefore);
         // an invoice posted now, live, after the streams were read for the generation
-        await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 31, date: '2025-06-02', lines: [{ base: 300, rate: 21 }] }), { orgId: org });
+        await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 31, date: '2025-06-02', lines: [{ base: 300, rate: 21 }] }), { orgId: org });
         await eventually(async () => (await entries(org)) === 31, 30_000);
       },
     });
@@ -147,7 +137,7 @@ describe('ledger generations (decision 245)', () => {
 
   it('refuses a second rebuild of the organisation while one runs; another organisation rebuilds meanwhile', async () => {
     const org = 14;
-    await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
     await eventually(async () => (await entries(org)) === 1, 30_000);
     let second: unknown = null;
     let other: unknown = null;
@@ -166,7 +156,7 @@ describe('ledger generations (decision 245)', () => {
 
   it('leaves the ledger as it was when the rebuild fails after staging, and the next rebuild clears what a dead one left', async () => {
     const org = 15;
-    for (let id = 1; id <= 3; id++) await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    for (let id = 1; id <= 3; id++) await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
     await eventually(async () => (await entries(org)) === 3, 30_000);
     const before = await sqlRows<{ id: string }>(em(), 'select id::text from accounting_transactions where org_id = ? order by id', [org]);
     await expect(
@@ -193,7 +183,7 @@ describe('ledger generations (decision 245)', () => {
     for (let id = 1; id <= 20; id++) {
       const doc = invoice({ id, date: '2025-06-01', lines: [{ base: 100 + id, rate: 21 }] });
       if (id === 10) doc.customer = { ...doc.customer, business_name: 'Nul\u0000 s.r.o.' };
-      await bus.publish(SUBJECTS.salesInvoicePosted, doc, { orgId: org, validate: false });
+      await file.bus.publish(SUBJECTS.salesInvoicePosted, doc, { orgId: org, validate: false });
     }
     // the live consumer cannot store it either; it takes the others
     await eventually(async () => (await entries(org)) === 19, 30_000);

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import Decimal from 'decimal.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { buildEnvelope } from '@ledgerline/service-kit';
 import { parseEventData, SUBJECTS, type Subject } from '@ledgerline/contracts';
-import { NATS_URL, type Stack } from '../support/stack.js';
+import { NATS_URL, startStack, type Stack } from '../support/stack.js';
 
 /*
  * Realistic stored documents, as the producing services put them on the bus, and a publisher
@@ -234,3 +235,17 @@ export async function publisher(stack: Stack, defaultOrgId = 1): Promise<Publish
 }
 
 export { SUBJECTS };
+
+/** The test file's stack of the accounting service alone and a publisher into it: started before the file's tests, closed after them. */
+export function accountingOnly(): { readonly stack: Stack; readonly bus: Publisher } {
+  const file = {} as { stack: Stack; bus: Publisher };
+  beforeAll(async () => {
+    file.stack = await startStack({ services: ['accounting'] });
+    file.bus = await publisher(file.stack);
+  });
+  afterAll(async () => {
+    await file.bus?.close();
+    await file.stack?.close();
+  });
+  return file;
+}

@@ -4,7 +4,7 @@ import { createLogger, organisationReplica, sqlRows, tenantEm, type BatchItem, t
 import type { CloudEvent } from '@ledgerline/contracts';
 import { applyLedgerEvent, replayLedgerBatch, type ApplyOptions } from './ledger-events.js';
 import { readOrganisationEvents } from './organisation-streams.js';
-import { stageGeneration, type StagedGeneration } from './stage-generation.js';
+import { stageGeneration, type GenerationSource, type StagedGeneration } from './stage-generation.js';
 import { ensureChart } from '../domain/ledger-store.js';
 import type { SourceType } from '../domain/posting-map.js';
 
@@ -154,18 +154,11 @@ async function applyGeneration(replay: Replay, bus: EventBus, staged: StagedGene
  * The generation a rebuild uses, or null when its credits rule it out (the rebuild replays in
  * order then, and says so).
  */
-async function usableGeneration(
-  orm: MikroORM,
-  bus: EventBus,
-  orgId: number,
-  opts: ApplyOptions,
-  threads: number | undefined,
-  log: Logger,
-  skipped: (eventId: string, err: unknown) => void,
-): Promise<StagedGeneration | null> {
+async function usableGeneration(source: GenerationSource, skipped: (eventId: string, err: unknown) => void): Promise<StagedGeneration | null> {
+  const { orgId, log } = source;
   // told once the generation is used: a replay in order tells them itself
   const notDrafted: Array<[string, unknown]> = [];
-  const staged = await stageGeneration(orm, bus, orgId, opts, threads, log, (eventId, reason) => notDrafted.push([eventId, reason]));
+  const staged = await stageGeneration(source, (eventId, reason) => notDrafted.push([eventId, reason]));
   const later = await staged.generation.creditsOfLaterDocuments();
   if (later > 0) {
     log.info('rebuild: replaying in order, a credit names a document later in the streams', { org_id: orgId, credits: later });
@@ -194,7 +187,7 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
   const skipped = (eventId: string, err: unknown) => logger.warn('rebuild: event skipped', { event_id: eventId, err: String(err) });
   let events = 0;
   let clearSeconds = 0;
-  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, how.draftThreads, logger, skipped);
+  const staged = how.method === 'in_order' ? null : await usableGeneration({ orm, bus, orgId, opts, threads: how.draftThreads, log: logger }, skipped);
   try {
     if (staged) await how.onStaged?.();
     await em.transactional(async (tem) => {
@@ -273,7 +266,7 @@ export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, o
   const log = createLogger('accounting-check', 'error');
   const unpostable: LedgerCheck['unpostable'] = [];
   const skipped = (eventId: string, err: unknown) => unpostable.push({ eventId, reason: String(err) });
-  const staged = how.method === 'in_order' ? null : await usableGeneration(orm, bus, orgId, opts, how.draftThreads, log, skipped);
+  const staged = how.method === 'in_order' ? null : await usableGeneration({ orm, bus, orgId, opts, threads: how.draftThreads, log }, skipped);
   try {
     await em.transactional(async (tem) => {
       const before = await entriesOf({ em: tem, orgId: orgId });

@@ -18,6 +18,17 @@ const STAGE_BATCH = 500;
 /** Connections staging a generation at once: drafting goes on while they store. */
 const STAGING_CONNECTIONS = 2;
 
+/** What a generation is staged from (the organisation's streams) and with. */
+export interface GenerationSource {
+  orm: MikroORM;
+  bus: EventBus;
+  orgId: number;
+  opts: ApplyOptions;
+  /** Drafting threads (none unless given). */
+  threads?: number;
+  log: Logger;
+}
+
 /** A generation staged from the streams, with where the read ended. */
 export interface StagedGeneration {
   generation: LedgerGeneration;
@@ -41,15 +52,8 @@ const DRAFTS_IN_FLIGHT = 2;
  * ledger's own path after the move. An event that cannot be drafted is told to `skipped`, as a
  * replay in order would tell it.
  */
-export async function stageGeneration(
-  orm: MikroORM,
-  bus: EventBus,
-  orgId: number,
-  opts: ApplyOptions,
-  threads: number | undefined,
-  log: Logger,
-  skipped: (eventId: string, reason: string) => void,
-): Promise<StagedGeneration> {
+export async function stageGeneration(source: GenerationSource, skipped: (eventId: string, reason: string) => void): Promise<StagedGeneration> {
+  const { orm, bus, orgId, opts, threads, log } = source;
   const started = performance.now();
   const generation = await LedgerGeneration.open(orm, orgId);
   let drafting: DraftThreads | null = null;
