@@ -178,6 +178,26 @@ describe('ledger generations (decision 245)', () => {
     await sqlRows(em(), `drop table ${GENERATION_SCHEMA}.g150_000000000000_tx`);
   }, 60_000);
 
+  it('refuses to switch when the staged rows are gone (unlogged: a promoted standby has the tables empty), and the ledger stays as it was', async () => {
+    const org = 17;
+    for (let id = 1; id <= 4; id++) await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    // a repeat: left to the tail
+    await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 4, date: '2025-06-01', lines: [{ base: 100, rate: 21 }] }), { orgId: org });
+    await eventually(async () => (await entries(org)) === 4, 30_000);
+    const before = await sqlRows<{ id: string }>(em(), 'select id::text from accounting_transactions where org_id = ? order by id', [org]);
+    const emptied = (table: 'tx' | 'tail') =>
+      rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts, {
+        onStaged: async () => {
+          const [t] = await sqlRows<{ name: string }>(em(), `select tablename as name from pg_tables where schemaname = ? and tablename like ?`, [GENERATION_SCHEMA, `g${org}\\_%\\_${table}`]);
+          await sqlRows(em(), `truncate ${GENERATION_SCHEMA}."${t.name}"`);
+        },
+      });
+    await expect(emptied('tx')).rejects.toThrow(/4 postings were staged, 0 found to move; the ledger is unchanged/);
+    await expect(emptied('tail')).rejects.toThrow(/1 events were left to replay in order, 0 found; the ledger is unchanged/);
+    expect(await sqlRows<{ id: string }>(em(), 'select id::text from accounting_transactions where org_id = ? order by id', [org])).toEqual(before);
+    expect(await generationTables()).toEqual([]);
+  }, 60_000);
+
   it('skips an event the database refuses to stage (a NUL in a name) and stages the rest of its batch', async () => {
     const org = 16;
     for (let id = 1; id <= 20; id++) {

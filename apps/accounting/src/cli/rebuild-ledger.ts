@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { baseConfigSchema, createLogger, EventBus, initOrm, loadConfig } from '@ledgerline/service-kit';
+import { baseConfigSchema, createLogger, EventBus, initOrm, loadConfig, serviceMigrations } from '@ledgerline/service-kit';
 import { accountingService } from '../service.js';
 import { checkLedger, rebuildLedger, type LedgerCheck } from '../events/rebuild.js';
 import { RebuildRunningError } from '../domain/ledger-generation.js';
@@ -30,7 +30,8 @@ async function main() {
     databaseUrl: config.DATABASE_URL,
     databaseName: `${config.DATABASE_PREFIX}accounting`,
     entities: accountingService.entities,
-    migrations: accountingService.migrations,
+    // as the service migrates its database: the kit's organisation replica first, then its own
+    migrations: serviceMigrations(accountingService),
     liveSql: accountingService.liveSql,
   });
   const bus = await EventBus.connect(config, 'ledgerline-accounting-rebuild', log);

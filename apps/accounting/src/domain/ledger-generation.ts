@@ -45,7 +45,16 @@ interface DriverClient {
 /** Another rebuild of the organisation holds its lock. */
 export class RebuildRunningError extends Error {}
 
+/**
+ * The generation's tables no longer hold what was staged: their rows are unlogged, so a standby
+ * promoted to primary has the tables but none of their rows. The switch refuses to go on.
+ */
+export class GenerationLostError extends Error {}
+
 export class LedgerGeneration {
+  /** Headers and tail events staged so far (what the switch must find). */
+  private staged = { headers: 0, tail: 0 };
+
   private constructor(
     private readonly orm: MikroORM,
     readonly orgId: number,
@@ -71,7 +80,11 @@ export class LedgerGeneration {
     }
     try {
       const em = orm.em.fork();
-      await sqlRows(em, `create schema if not exists ${GENERATION_SCHEMA}`);
+      // two rebuilds (of two organisations) making the schema at once: the loser finds it made
+      await sqlRows(em, `create schema if not exists ${GENERATION_SCHEMA}`).catch(async (err) => {
+        const [made] = await sqlRows<{ n: number }>(em, 'select count(*)::int as n from pg_namespace where nspname = ?', [GENERATION_SCHEMA]);
+        if (!made?.n) throw err;
+      });
       // a rebuild that died (its process killed) left its tables; holding the lock, none of them is in use
       const left = await sqlRows<{ name: string }>(em, `select tablename as name from pg_tables where schemaname = ? and tablename like ?`, [GENERATION_SCHEMA, `g${orgId}\\_%`]);
       for (const { name } of left) await sqlRows(em, `drop table if exists ${GENERATION_SCHEMA}."${name}"`);
@@ -111,7 +124,8 @@ export class LedgerGeneration {
    */
   async stage(headers: string, rows: string, taxes: string): Promise<void> {
     const into = (suffix: MovedTable['suffix']) => `insert into ${this.prefix}_${suffix} select * from json_populate_recordset(null::${this.prefix}_${suffix}, ?::json) returning 1`;
-    await sqlRows(this.orm.em.fork(), `with h as (${into('tx')}), r as (${into('rows')}), x as (${into('tax')}) select (select count(*) from h) as n`, [headers, rows, taxes]);
+    const [{ n }] = await sqlRows<{ n: number }>(this.orm.em.fork(), `with h as (${into('tx')}), r as (${into('rows')}), x as (${into('tax')}) select (select count(*) from h)::int as n`, [headers, rows, taxes]);
+    this.staged.headers += n;
   }
 
   /** Stages events for the ledger's own path after the move, in their streams' order. */
@@ -130,6 +144,7 @@ export class LedgerGeneration {
         events.map((e) => e.credited?.no ?? null),
       ],
     );
+    this.staged.tail += events.length;
   }
 
   /**
@@ -187,14 +202,20 @@ export class LedgerGeneration {
        select (select count(*) from h)::int as n, (select count(*) from x)::int as taxes`,
     );
     await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);
+    if (headers !== this.staged.headers) throw new GenerationLostError(`ledger generation of organisation ${this.orgId}: ${this.staged.headers} postings were staged, ${headers} found to move; the ledger is unchanged`);
     return headers;
   }
 
   /** The staged tail in order, a page at a time, read in the caller's transaction. */
   async *tail(tem: EntityManager, page = 500): AsyncGenerator<TailEvent> {
     let after = -1;
+    let read = 0;
     for (;;) {
       const rows = await sqlRows<{ seq: string; type: SourceType; event: string }>(tem, `select seq, type, event from ${this.prefix}_tail where seq > ? order by seq limit ?`, [after, page]);
+      read += rows.length;
+      if (rows.length < page && read !== this.staged.tail) {
+        throw new GenerationLostError(`ledger generation of organisation ${this.orgId}: ${this.staged.tail} events were left to replay in order, ${read} found; the ledger is unchanged`);
+      }
       for (const r of rows) yield { seq: Number(r.seq), type: r.type, event: JSON.parse(r.event) };
       if (rows.length < page) return;
       after = Number(rows.at(-1)!.seq);
