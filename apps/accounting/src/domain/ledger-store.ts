@@ -315,11 +315,12 @@ export async function replayEntries(scope: TenantScope, postings: Array<{ entry:
     seen.add(key);
     return true;
   });
+  const shapes = ledgerShapes(em);
   const sent = postings
     .filter((_, i) => fresh[i])
     .map((p) => {
-      const payload = entryPayload(scope, p.entry, p.eventId, null);
-      return { tx: withoutNulls(payload.header), rows: payload.rows.map(withoutNulls), taxes: payload.taxes.map(withoutNulls), accounts: payload.accounts };
+      const { header, ...staged } = stagedEntry(shapes, orgId, p.entry, p.eventId);
+      return { tx: header, ...staged };
     });
   if (sent.length) await sqlRows(em, 'select ledger_replay_entries(?, ?::jsonb)', [orgId, JSON.stringify(sent)]);
   return fresh;
@@ -334,7 +335,7 @@ export interface StagedEntry {
   accounts: string[];
 }
 
-/** The rows a ledger generation stages for a posting (`replayEntries` sends the same to `ledger_replay_entries`). */
+/** The rows of a new posting without their null columns: what a ledger generation stages and `replayEntries` sends to `ledger_replay_entries`. */
 export function stagedEntry(shapes: LedgerShapes, orgId: number, entry: LedgerEntryDraft, eventId: string): StagedEntry {
   const p = entryPayloadOf(shapes, orgId, entry, eventId, null);
   return { header: withoutNulls(p.header), rows: p.rows.map(withoutNulls), taxes: p.taxes.map(withoutNulls), accounts: p.accounts };

@@ -165,7 +165,7 @@ export async function entryForEvent({ em, orgId }: PostingContext, type: SourceT
  * event that cannot post.
  */
 export function draftStandalone(type: SourceType, event: CloudEvent, opts: ApplyOptions, organisation: OrganisationReplica | null): LedgerEntryDraft {
-  if (CREDITED_TYPE[type] || type === 'journal_entry') throw new Error(`a ${type} is not drafted standalone`);
+  if (readsOtherPostings(type)) throw new Error(`a ${type} is not drafted standalone`);
   return draftEntry(type, parseDocument(type, event), event, withOrganisation(opts, organisation), null);
 }
 

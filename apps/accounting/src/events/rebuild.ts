@@ -150,6 +150,11 @@ async function applyGeneration(replay: Replay, bus: EventBus, staged: StagedGene
   return staged.events + since.events;
 }
 
+/** The organisation's ledger built into `replay`'s transaction, which has deleted the old one: from the generation, or in order without one. Answers the events replayed. */
+function buildLedger(replay: Replay, bus: EventBus, staged: StagedGeneration | null): Promise<number> {
+  return staged ? applyGeneration(replay, bus, staged) : replayInOrder(bus, replay);
+}
+
 /**
  * The generation a rebuild uses, or null when its credits rule it out (the rebuild replays in
  * order then, and says so).
@@ -194,8 +199,7 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
       const started = performance.now();
       await clearLedger(tem, orgId);
       clearSeconds = (performance.now() - started) / 1000;
-      const replay: Replay = { tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log: logger, skipped };
-      events = staged ? await applyGeneration(replay, bus, staged) : await replayInOrder(bus, replay);
+      events = await buildLedger({ tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log: logger, skipped }, bus, staged);
     });
   } finally {
     await staged?.generation.close();
@@ -271,8 +275,7 @@ export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, o
     await em.transactional(async (tem) => {
       const before = await entriesOf({ em: tem, orgId: orgId });
       await clearLedger(tem, orgId);
-      const replay: Replay = { tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped };
-      const events = staged ? await applyGeneration(replay, bus, staged) : await replayInOrder(bus, replay);
+      const events = await buildLedger({ tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped }, bus, staged);
       const after = await entriesOf({ em: tem, orgId: orgId });
       const changed: LedgerCheck['changed'] = [];
       for (const [key, entry] of after) {
