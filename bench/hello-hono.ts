@@ -2,7 +2,8 @@
 // (`/hello`), and the same app answering the organisation row it reads with settings' own
 // statement (one JSON value) through a plain `pg` pool (`/row`, when ROW_DATABASE_URL names
 // settings' database): what a GET that reads the database once costs on this machine before any
-// code of ours runs.
+// code of ours runs. `/ledger-page` (LEDGER_DATABASE_URL) and `/invoice-page` (SALES_DATABASE_URL)
+// do the same for the list pages.
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import pg from 'pg';
@@ -16,6 +17,39 @@ if (process.env.ROW_DATABASE_URL) {
   app.get('/row', async (c) => {
     const { rows } = await pool.query({ name: 'row', text: 'select to_json(o) as row from organisations o where id = $1', values: [1] });
     return rows.length ? c.json(rows[0].row) : c.json({ error: 'no organisation 1' }, 404);
+  });
+}
+if (process.env.LEDGER_DATABASE_URL) {
+  // A ledger page's ceiling (issue 79, part 2): an organisation's first entries, their rows, tax
+  // rows and accounts read as accounting's page reads them, through a plain pool, and answered as
+  // the rows themselves, with no view made of them: what reading and answering those rows costs
+  // on this hour before any code of ours runs.
+  const pool = new pg.Pool({ connectionString: process.env.LEDGER_DATABASE_URL, max: 10 });
+  app.get('/ledger-page', async (c) => {
+    const org = Number(c.req.query('org') ?? '1');
+    const take = Math.min(1000, Number(c.req.query('take') ?? '100'));
+    const entries = (await pool.query({ name: 'entries', text: 'select * from accounting_transactions where org_id = $1 order by date_posting, id limit $2', values: [org, take] })).rows;
+    const ids = entries.map((t) => t.id);
+    const rows = (await pool.query({ name: 'rows', text: 'select * from ledger_rows where org_id = $1 and transaction_id = any($2::bigint[]) order by transaction_id, ord', values: [org, ids] })).rows;
+    const taxRows = (await pool.query({ name: 'tax_rows', text: 'select * from ledger_tax_rows where org_id = $1 and transaction_id = any($2::bigint[]) order by transaction_id, ord', values: [org, ids] })).rows;
+    const named = [...new Set([...rows, ...taxRows].map((r) => r.gl_account_number as string))];
+    const accounts = (await pool.query({ name: 'accounts', text: 'select * from gl_accounts where org_id = $1 and number = any($2::text[])', values: [org, named] })).rows;
+    return c.json({ entities: entries, rows, tax_rows: taxRows, accounts });
+  });
+}
+if (process.env.SALES_DATABASE_URL) {
+  // An invoice page's ceiling: an organisation's last invoices' stored bodies, read as sales' list
+  // reads them (the `jsonb` as text) and answered as one JSON array of them.
+  const pool = new pg.Pool({ connectionString: process.env.SALES_DATABASE_URL, max: 10 });
+  app.get('/invoice-page', async (c) => {
+    const org = Number(c.req.query('org') ?? '1');
+    const take = Math.min(1000, Number(c.req.query('take') ?? '100'));
+    const { rows } = await pool.query({
+      name: 'bodies',
+      text: `select body::text as body from sales_documents where org_id = $1 and doc_type = 'sales_invoice' order by id desc limit $2`,
+      values: [org, take],
+    });
+    return c.body(`{"entities":[${rows.map((r) => r.body as string).join(',')}]}`, 200, { 'content-type': 'application/json' });
   });
 }
 if (process.env.FORWARD_URL) {

@@ -658,7 +658,8 @@ benchmarks.push(complianceBatch);
 /**
  * 6. List reads through the gateway: a page of 100 invoices (about 300 KB), a day's 20 (the
  * soak's read) and a page of 100 ledger entries, each with the CPU its service and Postgres
- * spent per page.
+ * spent per page; the ledger page beside its ceiling on the same hour, the same rows read by a
+ * plain pool and answered as they are by a bare Hono app (bench/hello-hono.ts `/ledger-page`).
  */
 const listReads: Benchmark = {
   title: 'Lists (invoices and ledger, through the gateway)',
@@ -667,6 +668,7 @@ const listReads: Benchmark = {
     if (total < 1000) await createInvoices(ctx, 1000 - total);
     const day = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices?take=1`, { headers: ctx.auth })).json()) as { entities: Array<{ date_issued: string }> };
     const seconds = ctx.quick ? 4 : 10;
+    const perPage: Record<string, number> = {};
     for (const [name, service, path] of [
       ['invoice list, 100 per page', 'sales', '/v1/sales/invoices?take=100'],
       ["a day's invoices, 20 per page", 'sales', `/v1/sales/invoices?take=20&date_issued=${day.entities[0].date_issued}`],
@@ -684,9 +686,52 @@ const listReads: Benchmark = {
         unit: 'req/s',
         note: `p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}; CPU per page: ${service} ${per(service)} ms, Postgres ${per('postgres')} ms, gateway ${per('gateway')} ms`,
       });
+      perPage[service] ??= (after[service] - before[service]) / Math.max(1, r.total);
+    }
+    // each first page beside its ceiling on this hour: the same rows read by a plain pool and
+    // answered as they are by a bare Hono app, with nothing of ours
+    const hello = spawnProc('hello', 'bench/hello-hono.ts', 18091, { LEDGER_DATABASE_URL: ctx.stack.dbUrl('accounting'), SALES_DATABASE_URL: ctx.stack.dbUrl('sales') });
+    try {
+      await waitReadyHello(18091);
+      for (const [name, service, path, what] of [
+        ['invoice page, its bodies by plain pg', 'sales', '/invoice-page', 'the same invoices\' stored bodies read through a plain pool and answered as one array'],
+        ['ledger page, its rows by plain pg', 'accounting', '/ledger-page', 'the same entries, rows, tax rows and accounts read by the same four statements through a plain pool and answered as they are'],
+      ] as const) {
+        const url = `http://127.0.0.1:18091${path}?org=${await busiestOrganisation(ctx, service)}&take=100`;
+        await load({ url, seconds: 2 });
+        const bareCpu = (): Record<string, number> => ({ ...ctx.stack.cpuMs(), 'bare Hono': cpuSnapshot([{ name: 'bare Hono', pid: hello.child.pid }])['bare Hono'] });
+        const before = bareCpu();
+        const r = await load({ url, seconds });
+        const after = bareCpu();
+        const bare = (after['bare Hono'] - before['bare Hono']) / Math.max(1, r.total);
+        ctx.figures.push({
+          name,
+          value: perPage[service],
+          unit: 'ms CPU',
+          ceiling: bare,
+          ceilingName: 'bare Hono + pg',
+          ratio: perPage[service] / Math.max(0.001, bare),
+          note: `${service}'s CPU per page of 100 above beside a bare Hono app with ${what} (${r.rps.toFixed(0)} pages/s, Postgres ${((after.postgres - before.postgres) / Math.max(1, r.total)).toFixed(2)} ms a page)`,
+        });
+      }
+    } finally {
+      hello.child.kill('SIGTERM');
     }
   },
 };
+
+/** The organisation with the most rows in the service's list table: the one the bench's lists read. */
+async function busiestOrganisation(ctx: BenchContext, service: 'sales' | 'accounting'): Promise<number> {
+  const { default: pg } = await import('pg');
+  const db = new pg.Client({ connectionString: ctx.stack.dbUrl(service) });
+  await db.connect();
+  try {
+    const table = service === 'sales' ? 'sales_documents' : 'accounting_transactions';
+    return (await db.query(`select org_id from ${table} group by org_id order by count(*) desc limit 1`)).rows[0]?.org_id ?? 1;
+  } finally {
+    await db.end();
+  }
+}
 benchmarks.push(listReads);
 
 // --- ledger lag ----------------------------------------------------------------------------------
