@@ -19,6 +19,11 @@ if (process.env.ROW_DATABASE_URL) {
     return rows.length ? c.json(rows[0].row) : c.json({ error: 'no organisation 1' }, 404);
   });
 }
+/** The organisation and page size a list page's ceiling is asked for (`?org=&take=`). */
+const pageOf = (c: { req: { query: (name: string) => string | undefined } }) => ({
+  org: Number(c.req.query('org') ?? '1'),
+  take: Math.min(1000, Number(c.req.query('take') ?? '100')),
+});
 if (process.env.LEDGER_DATABASE_URL) {
   // A ledger page's ceiling (issue 79, part 2): an organisation's first entries, their rows, tax
   // rows and accounts read as accounting's page reads them, through a plain pool, and answered as
@@ -26,8 +31,7 @@ if (process.env.LEDGER_DATABASE_URL) {
   // on this hour before any code of ours runs.
   const pool = new pg.Pool({ connectionString: process.env.LEDGER_DATABASE_URL, max: 10 });
   app.get('/ledger-page', async (c) => {
-    const org = Number(c.req.query('org') ?? '1');
-    const take = Math.min(1000, Number(c.req.query('take') ?? '100'));
+    const { org, take } = pageOf(c);
     const entries = (await pool.query({ name: 'entries', text: 'select * from accounting_transactions where org_id = $1 order by date_posting, id limit $2', values: [org, take] })).rows;
     const ids = entries.map((t) => t.id);
     const rows = (await pool.query({ name: 'rows', text: 'select * from ledger_rows where org_id = $1 and transaction_id = any($2::bigint[]) order by transaction_id, ord', values: [org, ids] })).rows;
@@ -42,8 +46,7 @@ if (process.env.SALES_DATABASE_URL) {
   // reads them (the `jsonb` as text) and answered as one JSON array of them.
   const pool = new pg.Pool({ connectionString: process.env.SALES_DATABASE_URL, max: 10 });
   app.get('/invoice-page', async (c) => {
-    const org = Number(c.req.query('org') ?? '1');
-    const take = Math.min(1000, Number(c.req.query('take') ?? '100'));
+    const { org, take } = pageOf(c);
     const { rows } = await pool.query({
       name: 'bodies',
       text: `select body::text as body from sales_documents where org_id = $1 and doc_type = 'sales_invoice' order by id desc limit $2`,

@@ -658,8 +658,9 @@ benchmarks.push(complianceBatch);
 /**
  * 6. List reads through the gateway: a page of 100 invoices (about 300 KB), a day's 20 (the
  * soak's read) and a page of 100 ledger entries, each with the CPU its service and Postgres
- * spent per page; the ledger page beside its ceiling on the same hour, the same rows read by a
- * plain pool and answered as they are by a bare Hono app (bench/hello-hono.ts `/ledger-page`).
+ * spent per page; each first page beside its ceiling on the same hour, the same rows (or stored
+ * bodies) read by a plain pool and answered as they are by a bare Hono app (bench/hello-hono.ts
+ * `/invoice-page`, `/ledger-page`).
  */
 const listReads: Benchmark = {
   title: 'Lists (invoices and ledger, through the gateway)',
@@ -691,6 +692,7 @@ const listReads: Benchmark = {
     // each first page beside its ceiling on this hour: the same rows read by a plain pool and
     // answered as they are by a bare Hono app, with nothing of ours
     const hello = spawnProc('hello', 'bench/hello-hono.ts', 18091, { LEDGER_DATABASE_URL: ctx.stack.dbUrl('accounting'), SALES_DATABASE_URL: ctx.stack.dbUrl('sales') });
+    const bareCpu = (): Record<string, number> => ({ ...ctx.stack.cpuMs(), 'bare Hono': cpuSnapshot([{ name: 'bare Hono', pid: hello.child.pid }])['bare Hono'] });
     try {
       await waitReadyHello(18091);
       for (const [name, service, path, what] of [
@@ -699,7 +701,6 @@ const listReads: Benchmark = {
       ] as const) {
         const url = `http://127.0.0.1:18091${path}?org=${await busiestOrganisation(ctx, service)}&take=100`;
         await load({ url, seconds: 2 });
-        const bareCpu = (): Record<string, number> => ({ ...ctx.stack.cpuMs(), 'bare Hono': cpuSnapshot([{ name: 'bare Hono', pid: hello.child.pid }])['bare Hono'] });
         const before = bareCpu();
         const r = await load({ url, seconds });
         const after = bareCpu();
