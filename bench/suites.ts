@@ -773,7 +773,13 @@ const ledgerLagAtHalfCapacity: Benchmark = {
   },
 };
 
-const ledgerLagAt = (rate: number, targetMs: number, day: string, why?: string): Benchmark => ({
+/**
+ * `overload`: the rate is past the hour's capacity, so what the system cannot take soon it refuses
+ * early (decision 243): a 503 is the figure working, not failing. Its target is then the accepted
+ * documents' lag, every one of them in the ledger, and nothing but 503s refused; the refusals'
+ * own latency is printed (refused early is refused in milliseconds, not after the queue).
+ */
+const ledgerLagAt = (rate: number, targetMs: number, day: string, why?: string, overload = false): Benchmark => ({
   title: `Ledger lag at ${rate} documents/s`,
   run: async (ctx) => {
     const seconds = ctx.quick ? 10 : 30;
@@ -783,6 +789,7 @@ const ledgerLagAt = (rate: number, targetMs: number, day: string, why?: string):
     const early = new Map<string, number>();
     const lags: number[] = [];
     const postLatency: number[] = [];
+    const refusedLatency: number[] = [];
     let failures = 0;
     const { connect } = await import('@nats-io/transport-node');
     const nc = await connect({ servers: ctx.stack.env.NATS_URL });
@@ -814,6 +821,7 @@ const ledgerLagAt = (rate: number, targetMs: number, day: string, why?: string):
             if (res.status !== 200) {
               failures++;
               failedWith.set(res.status, (failedWith.get(res.status) ?? 0) + 1);
+              if (res.status === 503) refusedLatency.push(performance.now() - t0);
               await res.body?.cancel();
               return;
             }
@@ -844,19 +852,21 @@ const ledgerLagAt = (rate: number, targetMs: number, day: string, why?: string):
         name: `ledger lag p50 at ${rate}/s`,
         value: p(0.5),
         unit: 'ms',
-        note: `${why ? `${why}; ` : ''}${lags.length}/${posted.size} entries seen, ${check.total} readable through the gateway, ${failures} failed POSTs${failedWith.size ? ` (${[...failedWith].map(([st, n]) => `${n} × ${st}`).join(', ')})` : ''}, offered ${achieved.toFixed(0)} docs/s, POST p50 ${percentile(postLatency, 50).toFixed(0)} ms p99 ${percentile(postLatency, 99).toFixed(0)} ms`,
+        note: `${why ? `${why}; ` : ''}${lags.length}/${posted.size} entries seen, ${check.total} readable through the gateway, ${failures} failed POSTs${failedWith.size ? ` (${[...failedWith].map(([st, n]) => `${n} × ${st}`).join(', ')})` : ''}${refusedLatency.length ? `, refused in p50 ${percentile(refusedLatency, 50).toFixed(0)} ms p99 ${percentile(refusedLatency, 99).toFixed(0)} ms` : ''}, offered ${achieved.toFixed(0)} docs/s, POST p50 ${percentile(postLatency, 50).toFixed(0)} ms p99 ${percentile(postLatency, 99).toFixed(0)} ms`,
       },
       {
         name: `ledger lag p99 at ${rate}/s`,
         value: p(0.99),
         unit: 'ms',
         target: `≤ ${targetMs} ms`,
-        met: p(0.99) <= targetMs && lags.length === posted.size && failures === 0,
+        // past the capacity only refusals may fail, and a refused document is not in the ledger:
+        // it holds exactly what was answered 200
+        met: p(0.99) <= targetMs && lags.length === posted.size && check.total === posted.size && failures === (overload ? refusedLatency.length : 0),
       },
     );
   },
 });
-benchmarks.splice(2, 0, ledgerLagAtHalfCapacity, ledgerLagAt(100, 250, '2031-01-15'), ledgerLagAt(400, 1000, '2031-01-16'));
+benchmarks.splice(2, 0, ledgerLagAtHalfCapacity, ledgerLagAt(100, 250, '2031-01-15'), ledgerLagAt(400, 1000, '2031-01-16', undefined, true));
 
 // --- trial balance over 1,000,000 rows -----------------------------------------------------------
 
