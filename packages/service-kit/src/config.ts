@@ -126,8 +126,11 @@ export const baseConfigSchema = z.object({
    * a queued one is refused with 503 (Retry-After: 1, nothing done) once the queue stands — when
    * even the shortest wait over REQUEST_QUEUE_INTERVAL_MS passed REQUEST_QUEUE_TARGET_MS — or after
    * REQUEST_QUEUE_MAX_WAIT_MS, or beyond REQUEST_QUEUE_LIMIT waiting. 0: every request is taken.
+   * 16 (decision 248): about the process's ten database connections and its one thread keep busy;
+   * more at once only queue inside the process, where no deadline sees them. A request waiting on
+   * a register, a bank or another service's answer (`ctx.outside`, `ctx.ask`) does not count.
    */
-  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(64),
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(16),
   REQUEST_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(1024),
   REQUEST_QUEUE_TARGET_MS: z.coerce.number().int().min(1).max(60_000).default(50),
   REQUEST_QUEUE_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),

@@ -34,6 +34,13 @@ export interface OperationContext {
    */
   ask: <T>(subject: string, data: unknown) => Promise<T>;
   /**
+   * Runs `work`, which waits on a party outside the process (a register, a bank): a request gives
+   * its place among the requests the service works on at once back meanwhile, so that waiting on a
+   * slow register does not hold back requests that need only this process and its database
+   * (decision 248). `ask` does the same. Elsewhere it only runs `work`.
+   */
+  outside: <T>(work: () => Promise<T>) => Promise<T>;
+  /**
    * The context to write a numbered document in: for a request, a member of the commit group of
    * `lane` (concurrent writers of one series share one transaction and one commit); for work that
    * runs in a transaction of its own (a consumer, a service task), this same context.
@@ -79,6 +86,8 @@ export interface ContextParts {
   prepareEvent: (ev: NewEvent<unknown>, dataJson?: string) => PreparedEvent;
   /** Asks another service for an organisation (NATS request-reply, events/rpc.ts `requestReply`). */
   ask: (subject: string, orgId: number, data: unknown) => Promise<unknown>;
+  /** Gives the request's admission slot back until the function it answers is called (HTTP requests under the gate); absent elsewhere. */
+  awayFromGate?: () => () => void;
   /** Joins a commit group (HTTP write requests); absent elsewhere. */
   commitGroup?: (lane: string) => Promise<EntityManager>;
   /** Begins a deferred own transaction (HTTP write requests); absent elsewhere. */
@@ -94,6 +103,14 @@ export function operationContext(p: ContextParts): OperationContext {
     orgId: ev.orgId ?? p.orgId ?? undefined,
     traceparent: ev.traceparent ?? p.traceparent ?? undefined,
   });
+  const outside = async <T>(work: () => Promise<T>): Promise<T> => {
+    const back = p.awayFromGate?.();
+    try {
+      return await work();
+    } finally {
+      back?.();
+    }
+  };
   const ctx: OperationContext = {
     orgId: p.orgId,
     actor: p.actor,
@@ -106,8 +123,10 @@ export function operationContext(p: ContextParts): OperationContext {
     prepareEvent: (ev, dataJson) => p.prepareEvent(withDefaults(ev), dataJson),
     ask: async <T>(subject: string, data: unknown) => {
       if (p.orgId == null) throw new Error(`${subject}: an operation without an organisation cannot ask another service`);
-      return (await p.ask(subject, p.orgId, data)) as T;
+      const orgId = p.orgId;
+      return (await outside(() => p.ask(subject, orgId, data))) as T;
     },
+    outside,
     inCommitGroup: async (lane) => {
       if (!p.commitGroup) return ctx;
       const em = await p.commitGroup(lane);

@@ -15,6 +15,6 @@ export function directoryResponders(deps: SettingsDeps): ResponderDefinition[] {
       handle: (em, data, orgId) => em.transactional((tem) => matchContact(serviceContext(deps, tem, 'purchase:e-invoice import', orgId) as TenantContext, data)),
     },
     { subject: RPC_SUBJECTS.settingsVatNumberCheck, handle: (em, data) => vatNumberCheckAnswer(em, deps.resources.registers, data) },
-    { subject: RPC_SUBJECTS.settingsVendorCheck, handle: (em, data) => vendorCheck(em, deps.resources.registers, vendorCheckRequestSchema.parse(data)) },
+    { subject: RPC_SUBJECTS.settingsVendorCheck, handle: (em, data) => vendorCheck({ em }, deps.resources.registers, vendorCheckRequestSchema.parse(data)) },
   ];
 }

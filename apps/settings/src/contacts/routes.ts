@@ -15,8 +15,8 @@ export function contactRoutes(registers: RegistersSettings): Pick<EndpointHandle
     getContact: async ({ ctx, input }) => getContact(ctx.em, input.params.id),
     replaceContact: async ({ ctx, input }) => replaceContact(ctx, input.params.id, input.body),
     deleteContact: async ({ ctx, input }) => deleteContact(ctx, input.params.id),
-    lookupContact: async ({ ctx, input }) => lookupCompany(ctx.em, registers, input.query.reg_no),
-    checkVatNumber: async ({ ctx, input }) => checkEuVatNumber(ctx.em, registers, input.query.vat_no),
-    getVatPayerStatus: async ({ ctx, input }) => vatPayerStatus(ctx.em, registers, input.query.vat_no),
+    lookupContact: async ({ ctx, input }) => lookupCompany(ctx, registers, input.query.reg_no),
+    checkVatNumber: async ({ ctx, input }) => checkEuVatNumber(ctx, registers, input.query.vat_no),
+    getVatPayerStatus: async ({ ctx, input }) => vatPayerStatus(ctx, registers, input.query.vat_no),
   };
 }

@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { ContactLookup, RegisterName, VatNumberCheck, VatPayerStatus, VendorCheck } from '@ledgerline/contracts';
 import { checkCompanyNumber, checkCzechAccount, checkIban, checkVatNumber, VIES_PREFIXES } from '@ledgerline/documents/party-identifiers';
-import { AppError, NotFoundError, ValidationError } from '@ledgerline/service-kit';
+import { AppError, NotFoundError, ValidationError, type OperationContext } from '@ledgerline/service-kit';
 import { readAresAnswer } from './ares.js';
 import { askRegister, registerAnswer, registerProblem, RegisterFormatError, type RegisterSettings } from './register-answers.js';
 import { readVatPayerAnswer, vatPayerRequest, VAT_PAYERS_NAMESPACE, type VatPayerFinding } from './vat-payers.js';
@@ -11,9 +10,23 @@ import { readViesAnswer, ViesUnavailable, type ViesFinding } from './vies.js';
 /** The three registers' settings, as the service's configuration gives them. */
 export type RegistersSettings = Record<RegisterName, RegisterSettings>;
 
+/**
+ * Where a register is asked from: the entity manager that keeps its answers, and for a request the
+ * context's `outside` (its admission slot is given back while the register is waited on).
+ */
+export type RegisterScope = Pick<OperationContext, 'em'> & Partial<Pick<OperationContext, 'outside'>>;
+
 /** A register's reply read by `parse`; its format errors become a 502 naming it. */
-async function asked<T>(register: RegisterName, settings: RegisterSettings, call: Parameters<typeof askRegister>[2], path: string, parse: (status: number, text: string) => T): Promise<T> {
-  const reply = await askRegister(register, settings, call, path);
+async function asked<T>(
+  scope: RegisterScope,
+  register: RegisterName,
+  settings: RegisterSettings,
+  call: Parameters<typeof askRegister>[2],
+  path: string,
+  parse: (status: number, text: string) => T,
+): Promise<T> {
+  const ask = () => askRegister(register, settings, call, path);
+  const reply = await (scope.outside ? scope.outside(ask) : ask());
   try {
     return parse(reply.status, reply.text);
   } catch (err) {
@@ -23,11 +36,11 @@ async function asked<T>(register: RegisterName, settings: RegisterSettings, call
 }
 
 /** GET /v1/contacts/lookup: what ARES says of the business with this IČO. */
-export async function lookupCompany(em: EntityManager, registers: RegistersSettings, regNo: string): Promise<ContactLookup> {
+export async function lookupCompany(scope: RegisterScope, registers: RegistersSettings, regNo: string): Promise<ContactLookup> {
   const ico = checkCompanyNumber(regNo);
   if ('problem' in ico) throw new ValidationError(`reg_no: ${ico.problem}`, [{ path: 'reg_no', message: ico.problem, code: 'invalid_reg_no' }]);
-  const { answer, source } = await registerAnswer(em, 'ares', registers.ares, ico.value, () =>
-    asked('ares', registers.ares, { path: `/ekonomicke-subjekty/${ico.value}` }, 'reg_no', (status, text) => readAresAnswer(ico.value, status, text)),
+  const { answer, source } = await registerAnswer(scope.em, 'ares', registers.ares, ico.value, () =>
+    asked(scope, 'ares', registers.ares, { path: `/ekonomicke-subjekty/${ico.value}` }, 'reg_no', (status, text) => readAresAnswer(ico.value, status, text)),
   );
   if ('not_found' in answer) throw new NotFoundError(`ARES has no business with IČO ${ico.value}`, 'not_in_register');
   return { ...answer, source };
@@ -40,14 +53,14 @@ function checkedVat(vatNo: string): string {
 }
 
 /** GET /v1/contacts/vat-check: VIES's answer for an EU VAT number. */
-export async function checkEuVatNumber(em: EntityManager, registers: RegistersSettings, vatNo: string): Promise<VatNumberCheck> {
+export async function checkEuVatNumber(scope: RegisterScope, registers: RegistersSettings, vatNo: string): Promise<VatNumberCheck> {
   const vat = checkedVat(vatNo);
   const state = vat.slice(0, 2);
   if (!VIES_PREFIXES.has(state)) {
     throw new ValidationError(`vat_no: VIES checks the VAT numbers of EU member states; ${state} is not one`, [{ path: 'vat_no', message: 'not an EU VAT number', code: 'not_in_vies' }]);
   }
-  const { answer, source } = await registerAnswer<ViesFinding>(em, 'vies', registers.vies, vat, () =>
-    asked('vies', registers.vies, { path: `/ms/${state}/vat/${vat.slice(2)}` }, 'vat_no', (status, text) => {
+  const { answer, source } = await registerAnswer<ViesFinding>(scope.em, 'vies', registers.vies, vat, () =>
+    asked(scope, 'vies', registers.vies, { path: `/ms/${state}/vat/${vat.slice(2)}` }, 'vat_no', (status, text) => {
       try {
         return readViesAnswer(status, text);
       } catch (err) {
@@ -60,16 +73,17 @@ export async function checkEuVatNumber(em: EntityManager, registers: RegistersSe
 }
 
 /** GET /v1/contacts/vat-payer: what the Czech VAT payers' register says of a payer. */
-export async function vatPayerStatus(em: EntityManager, registers: RegistersSettings, vatNo: string, now?: () => Date): Promise<VatPayerStatus> {
+export async function vatPayerStatus(scope: RegisterScope, registers: RegistersSettings, vatNo: string, now?: () => Date): Promise<VatPayerStatus> {
   const vat = checkedVat(vatNo);
   if (!vat.startsWith('CZ')) throw new ValidationError("vat_no: the Czech VAT payers' register knows Czech VAT numbers (CZ…)", [{ path: 'vat_no', message: 'not a Czech VAT number', code: 'not_czech_vat_no' }]);
   const { answer, source } = await registerAnswer<VatPayerFinding>(
-    em,
+    scope.em,
     'vat_payers',
     registers.vat_payers,
     vat,
     () =>
       asked(
+        scope,
         'vat_payers',
         registers.vat_payers,
         { path: '', method: 'POST', body: vatPayerRequest(vat.slice(2)), headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${VAT_PAYERS_NAMESPACE}getStatusNespolehlivyPlatceRozsireny"` } },
@@ -99,7 +113,7 @@ function accountKey(account: string): string {
 }
 
 /** The vendor check a new bill records (`rpc.settings.registers.vendor_check`): never a failure, a status saying what was known. */
-export async function vendorCheck(em: EntityManager, registers: RegistersSettings, req: { vat_no: string; account?: string | null; total_leg: string }, now: () => Date = () => new Date()): Promise<VendorCheck> {
+export async function vendorCheck(scope: RegisterScope, registers: RegistersSettings, req: { vat_no: string; account?: string | null; total_leg: string }, now: () => Date = () => new Date()): Promise<VendorCheck> {
   const overLimit = new Decimal(req.total_leg).abs().gt(GUARANTEE_THRESHOLD_CZK);
   const account = req.account?.trim() || null;
   const blank: VendorCheck = { status: 'not_checked', checked_at: null, unreliable_payer: null, account, account_published: null, over_limit: overLimit, reasons: [], register_read_at: null };
@@ -110,7 +124,7 @@ export async function vendorCheck(em: EntityManager, registers: RegistersSetting
   const today = { ...registers.vat_payers, freshMs: Math.min(registers.vat_payers.freshMs, msSincePragueMidnight(now())) };
   let status: VatPayerStatus;
   try {
-    status = await vatPayerStatus(em, { ...registers, vat_payers: today }, vat.value, now);
+    status = await vatPayerStatus(scope, { ...registers, vat_payers: today }, vat.value, now);
   } catch (err) {
     if (err instanceof AppError) return { ...blank, status: 'unavailable', checked_at: now().toISOString(), reasons: [err.message] };
     throw err;

@@ -7,7 +7,7 @@ import { checkEuVatNumber, type RegistersSettings } from './registers.js';
 export async function vatNumberCheckAnswer(em: EntityManager, registers: RegistersSettings, data: unknown) {
   const { vat_no } = vatNumberCheckRequestSchema.parse(data);
   try {
-    const c = await checkEuVatNumber(em, registers, vat_no);
+    const c = await checkEuVatNumber({ em }, registers, vat_no);
     return { check: { valid: c.valid, vat_no: c.vat_no, request_date: c.request_date, consultation_number: c.consultation_number }, problem: null };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

@@ -90,4 +90,45 @@ describe('AdmissionGate', () => {
     free.leave();
     expect(await later).toMatchObject({ admitted: true, waitedMs: 70 });
   });
+
+  it('gives the slot of a request waiting outside the process to the queue, and takes one again when it is back, even past the limit', async () => {
+    const g = gate();
+    const a = admitted(g.enter());
+    const b = admitted(g.enter());
+    const c = g.enter() as Promise<Admission>;
+    await advance(10);
+    const back = a.away();
+    const cc = admitted(await c);
+    expect(cc.waitedMs).toBe(10);
+    expect(g.load).toEqual({ running: 2, queued: 0, standing: false });
+    // away, the request holds nothing: another one queues behind the two working
+    const d = g.enter() as Promise<Admission>;
+    expect(g.load.queued).toBe(1);
+    back();
+    back(); // a second return takes nothing more
+    expect(g.load).toEqual({ running: 3, queued: 1, standing: false });
+    // the three leave; the queued one has its turn only once fewer than two work
+    b.leave();
+    expect(g.load).toEqual({ running: 2, queued: 1, standing: false });
+    cc.leave();
+    expect(await d).toMatchObject({ admitted: true });
+    a.leave();
+    a.leave();
+    expect(g.load).toEqual({ running: 1, queued: 0, standing: false });
+  });
+
+  it('leaving while away frees nothing twice; away after leaving, or twice at once, does nothing', async () => {
+    const g = gate();
+    const a = admitted(g.enter());
+    const b = admitted(g.enter());
+    const back = a.away();
+    expect(a.away()()).toBeUndefined(); // already away: nothing given back, nothing taken on return
+    expect(g.load.running).toBe(1);
+    a.leave(); // left while away: its slot was already given back
+    back(); // a return after leaving takes nothing
+    expect(g.load.running).toBe(1);
+    b.leave();
+    b.away()();
+    expect(g.load).toEqual({ running: 0, queued: 0, standing: false });
+  });
 });

@@ -37,8 +37,13 @@ export interface AdmissionOptions {
 /** Why a request was refused: the queue was full, it stands, or the request waited its longest. */
 export type Refusal = 'queue_full' | 'standing_queue' | 'waited_too_long';
 
-/** Admitted: call `leave` exactly once when the request's work is done. */
-export type Admission = { admitted: true; waitedMs: number; leave: () => void } | { admitted: false; reason: Refusal };
+/**
+ * Admitted: call `leave` exactly once when the request's work is done. `away` gives the slot back
+ * while the request waits on someone outside the process (a register, another service's answer,
+ * a bank); the `back` it returns takes a slot again at once, even past `maxConcurrent`: the
+ * request was admitted, and refusing it halfway would throw away its work.
+ */
+export type Admission = { admitted: true; waitedMs: number; leave: () => void; away: () => () => void } | { admitted: false; reason: Refusal };
 
 interface Waiter {
   since: number;
@@ -73,7 +78,7 @@ export class AdmissionGate {
     if (this.running < this.opts.maxConcurrent && this.queue.length === 0) {
       this.observe(0);
       this.running++;
-      return { admitted: true, waitedMs: 0, leave: this.leaveOnce() };
+      return this.admission(0);
     }
     if (this.queue.length >= this.opts.maxQueue) return { admitted: false, reason: 'queue_full' };
     const head = this.queue[0];
@@ -84,13 +89,33 @@ export class AdmissionGate {
     });
   }
 
-  private leaveOnce(): () => void {
-    let left = false;
-    return () => {
-      if (left) return;
-      left = true;
-      this.running--;
-      this.next();
+  /** An admitted request holding one slot: leaves once; away from its slot and back any number of times. */
+  private admission(waitedMs: number): Admission {
+    let state: 'working' | 'away' | 'left' = 'working';
+    return {
+      admitted: true,
+      waitedMs,
+      leave: () => {
+        if (state === 'left') return;
+        const held = state === 'working';
+        state = 'left';
+        if (!held) return;
+        this.running--;
+        this.next();
+      },
+      away: () => {
+        if (state !== 'working') return () => undefined;
+        state = 'away';
+        this.running--;
+        this.next();
+        let back = false;
+        return () => {
+          if (back || state !== 'away') return;
+          back = true;
+          state = 'working';
+          this.running++;
+        };
+      },
     };
   }
 
@@ -104,7 +129,7 @@ export class AdmissionGate {
       const waited = now - waiter.since;
       this.observe(waited);
       this.running++;
-      waiter.resolve({ admitted: true, waitedMs: waited, leave: this.leaveOnce() });
+      waiter.resolve(this.admission(waited));
     }
   }
 

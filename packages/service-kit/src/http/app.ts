@@ -203,7 +203,10 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
       shed.inc({ reason: entry.reason });
       throw new OverloadedError(opts.service);
     }
-    if (entry) queueWait.observe({}, entry.waitedMs / 1000);
+    if (entry) {
+      queueWait.observe({}, entry.waitedMs / 1000);
+      c.set('awayFromGate', entry.away);
+    }
     try {
       await admitted(c, next);
     } finally {

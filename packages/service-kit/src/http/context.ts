@@ -39,6 +39,11 @@ export type KitEnv = {
      * `traceparent` as sent (null without one). Events and calls made for the request carry it.
      */
     traceparent: string | null;
+    /**
+     * Requests admitted by the service's gate: gives the request's slot back while it waits on
+     * a party outside the process, until the function it answers is called (`ctx.outside`).
+     */
+    awayFromGate: (() => () => void) | undefined;
     /** Write requests: callbacks run once the request's transaction committed (wake a worker). */
     afterCommit: Array<() => void> | undefined;
     /**

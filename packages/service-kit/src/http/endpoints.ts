@@ -123,6 +123,7 @@ export function endpointContext(c: Context<KitEnv>, route: RouteSpec, auth: Auth
       },
       prepareEvent: (ev, dataJson) => prepareEvent(service, ev, dataJson),
       ask: (subject, orgId, data) => requestReply(bus, subject, orgId, data),
+      awayFromGate: c.get('awayFromGate'),
       commitGroup: c.get('commitGroup'),
       beginOwn: c.get('beginOwn'),
       writeLast: c.get('writeLast'),

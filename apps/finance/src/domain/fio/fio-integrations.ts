@@ -140,7 +140,8 @@ export async function fetchFio(ctx: TenantContext, fio: FioSettings, id: number)
   const from = r.last_result?.date_to ?? r.fetch_from;
   const to = today(now) < from ? from : today(now);
   const token = fio.box.open(r.token_enc, aad(ctx.orgId, id));
-  const call = await fetchFioPeriod(fio.apiUrl, token, from, to);
+  // the bank is waited on outside the process: a request gives its admission slot back meanwhile
+  const call = await ctx.outside(() => fetchFioPeriod(fio.apiUrl, token, from, to));
   const next = (afterMs: number) => new Date(now.getTime() + afterMs);
   const fail = async (code: string, message: string, retryMs: number) => {
     await sqlRows(ctx.em, `update fio_integrations set last_call_at = ?, last_fetch_at = ?, last_error = ?::jsonb, next_fetch_at = ?, updated_at = ? where org_id = ? and id = ?`, [
