@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { CommitGroups, dropDatabase, initOrm, prepareEvent, sqlRows, type CommitGroupMember } from '@ledgerline/service-kit';
+import { CommitGroups, auditRow, dropDatabase, initOrm, insertAuditRows, prepareEvent, sqlRows, type AtCommitBatch, type AuditRow, type CommitGroupMember } from '@ledgerline/service-kit';
 import { isolation } from '../support/stack.js';
 import { closeAfterSending, transactionConnection } from '../support/connection-faults.js';
 
@@ -177,6 +177,60 @@ describe('commit groups', () => {
     expect(() => lonely.emitAtCommit(prepareEvent('probe', { subject: 'probe.doc.noted', orgId: ORG, data: { amount: 2 } }))).toThrow(/after the member ended/);
     const after = await sqlRows(orm.em.fork(), "select 1 from kit_outbox where subject = 'probe.doc.noted'");
     expect(after).toHaveLength(3);
+  });
+
+  it("members' audit records are written together at the group's commit, in member order, an aborted member's never, whatever text they hold", async () => {
+    const statements: number[] = [];
+    // the kit's own writer, counted: one statement for the group however many records it holds
+    const audit: AtCommitBatch<AuditRow> = {
+      write: async (em, rows) => {
+        statements.push(rows.length);
+        await insertAuditRows(em, rows);
+      },
+    };
+    const recording = async (amount: number) => {
+      const member = await groups.join('AU', ORG);
+      try {
+        await sqlRows(member.em, NUMBER, ['AU', 'AU', amount, 1]);
+        member.writeAtCommit(
+          audit,
+          auditRow({
+            orgId: ORG,
+            credentialType: 'api_key',
+            credentialId: 'key:1',
+            requestId: `r-${amount}`,
+            operation: 'createDoc',
+            method: 'POST',
+            path: '/v1/docs',
+            resourceType: '/docs',
+            resourceId: String(amount),
+            status: 200,
+            before: null,
+            // a NUL and a lone surrogate, which jsonb refuses, in a value and in a name
+            after: { amount, note: `a\u0000b\uD800c`, ['k\u0000']: 'x', email: 'jan@example.cz' },
+          }),
+        );
+      } catch (err) {
+        await member.abort();
+        throw err;
+      }
+      await member.finish();
+    };
+    // held, so the other four queue behind it and share its group
+    const holder = await groups.join('AU', ORG);
+    await sqlRows(holder.em, NUMBER, ['AU', 'AU', 1, 1]);
+    const queued = Promise.allSettled([100, 5_000_000, 200, 300].map(recording));
+    await new Promise((r) => setTimeout(r, 200));
+    await holder.finish();
+    expect((await queued).map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(statements).toEqual([3]);
+    const rows = await sqlRows<{ request_id: string; after: string; changed_fields: string }>(
+      orm.em.fork(),
+      "select request_id, after::text as after, changed_fields::text as changed_fields from kit_audit_events where operation = 'createDoc' order by id",
+    );
+    expect(rows.map((r) => r.request_id)).toEqual(['r-100', 'r-200', 'r-300']);
+    expect(JSON.parse(rows[0].after)).toEqual({ amount: 100, note: 'a\uFFFDb\uFFFDc', 'k\uFFFD': 'x', email: '***' });
+    expect(rows[0].changed_fields).toBe('{amount,email,k\uFFFD,note}');
   });
 
   it('lanes of different organisations never share a transaction', async () => {

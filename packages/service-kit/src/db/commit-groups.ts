@@ -35,6 +35,36 @@ export interface CommitGroupMember {
    * member if it aborts.
    */
   emitAtCommit(event: PreparedEvent): void;
+  /**
+   * Records an item the group writes just before its commit together with its other members'
+   * items of the same batch (one statement for the group: the audit records); dropped with the
+   * member if it aborts.
+   */
+  writeAtCommit<T>(batch: AtCommitBatch<T>, item: T): void;
+}
+
+/** Items of one kind that a commit group writes together just before its commit, in its members' order. */
+export interface AtCommitBatch<T> {
+  write(em: EntityManager, items: readonly T[]): Promise<void>;
+}
+
+/** Each batch's items of a group or of one member, in the order they were recorded. */
+class AtCommitItems {
+  private readonly byBatch = new Map<AtCommitBatch<unknown>, unknown[]>();
+
+  add<T>(batch: AtCommitBatch<T>, item: T): void {
+    const items = this.byBatch.get(batch as AtCommitBatch<unknown>);
+    if (items) items.push(item);
+    else this.byBatch.set(batch as AtCommitBatch<unknown>, [item]);
+  }
+
+  addAll(other: AtCommitItems): void {
+    for (const [batch, items] of other.byBatch) for (const item of items) this.add(batch, item);
+  }
+
+  async write(em: EntityManager): Promise<void> {
+    for (const [batch, items] of this.byBatch) await batch.write(em, items);
+  }
 }
 
 interface Waiter {
@@ -110,6 +140,7 @@ export class CommitGroups {
     em.setFilterParams(TENANT_FILTER, { orgId });
     const kept: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
     const events: PreparedEvent[] = [];
+    const atCommit = new AtCommitItems();
     try {
       await em.begin();
     } catch (err) {
@@ -138,7 +169,7 @@ export class CommitGroups {
           break;
         }
       }
-      const outcome = await this.serve(em, waiter, kept, events, first);
+      const outcome = await this.serve(em, waiter, kept, events, atCommit, first);
       if (outcome === 'restarted') continue; // the first member aborted: the next one is first again
       if (outcome) broken = outcome;
       first = false;
@@ -146,6 +177,7 @@ export class CommitGroups {
     this.groupSize?.observe({}, members);
     if (!broken) {
       try {
+        await atCommit.write(em);
         await insertPreparedEvents(em, events);
       } catch (err) {
         broken = err;
@@ -191,11 +223,13 @@ export class CommitGroups {
     waiter: Waiter,
     kept: Array<{ resolve: () => void; reject: (e: unknown) => void }>,
     events: PreparedEvent[],
+    atCommit: AtCommitItems,
     first: boolean,
   ): Promise<unknown> {
     return new Promise<unknown>((settled) => {
       let ended = false;
       const own: PreparedEvent[] = [];
+      const ownAtCommit = new AtCommitItems();
       const claim = () => {
         if (ended) throw new UpstreamError(503, 'database', 'the write took too long and was rolled back; retry');
         ended = true;
@@ -229,6 +263,7 @@ export class CommitGroups {
           claim();
           const committed = new Promise<void>((resolve, reject) => kept.push({ resolve, reject }));
           events.push(...own);
+          atCommit.addAll(ownAtCommit);
           em.clear(); // the next member reads afresh, not what this one loaded
           settled(null);
           await committed;
@@ -241,6 +276,10 @@ export class CommitGroups {
         emitAtCommit: (event) => {
           if (ended) throw new Error('emitAtCommit after the member ended');
           own.push(event);
+        },
+        writeAtCommit: (batch, item) => {
+          if (ended) throw new Error('writeAtCommit after the member ended');
+          ownAtCommit.add(batch, item);
         },
       });
     });

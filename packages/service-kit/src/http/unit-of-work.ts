@@ -4,12 +4,12 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { BusinessRuleError, CommitOutcomeUnknownError, ConflictError, ValidationError } from '../errors.js';
 import { connectionLoss } from '../db/connection-loss.js';
 import { TENANT_FILTER, explainEndedTransaction, sqlRows } from '../db/orm.js';
-import type { CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
+import type { AtCommitBatch, CommitGroupMember, CommitGroups } from '../db/commit-groups.js';
 import { eventsInsert, eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 import { committedAfterLoss } from '../db/lost-commit.js';
 import type { AnswerSealer, KitEnv } from './context.js';
 import { auditEntryOf, auditedRouteOf, stateBefore, type AuditHook } from './audit-hook.js';
-import { insertAuditEntry } from '../audit/audit-record.js';
+import { auditRow, insertAuditEntry, insertAuditRows, type AuditRow } from '../audit/audit-record.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location'];
@@ -57,6 +57,9 @@ interface StoredResponse {
  * credential; a service without a sealer stores no body and answers a replay with 409
  * `secret_already_shown`.
  */
+/** The audit records a commit group writes together. */
+const AUDIT_RECORDS: AtCommitBatch<AuditRow> = { write: insertAuditRows };
+
 export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: AnswerSealer, groups?: CommitGroups, audit?: AuditHook): MiddlewareHandler<KitEnv> {
   return async (c, next) => {
     const auth = c.get('auth');
@@ -251,7 +254,8 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
       // the write's audit record, in the write's transaction (a request whose last write committed itself records it just after)
       const entry = audited ? await auditEntryOf(c, audited, before) : null;
-      if (entry && group) await insertAuditEntry(group.em, entry);
+      // in a group, written with the group's other records just before its commit: one statement for all
+      if (entry && group) group.writeAtCommit(AUDIT_RECORDS, auditRow(entry));
       else if (entry && !committedAlone) {
         await beginOwn();
         await insertAuditEntry(em, entry);
