@@ -12,6 +12,7 @@ import { createHttpApp } from './http/app.js';
 import { listen } from './http/listen.js';
 import type { AnswerSealer, KitEnv } from './http/context.js';
 import { unitOfWork } from './http/unit-of-work.js';
+import { answerText } from './http/answer-text.js';
 import { initOrm } from './db/orm.js';
 import { withDatabase } from './db/database-url.js';
 import type { LiveSql } from './db/live-sql.js';
@@ -256,7 +257,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
     routes: auditedRoutes(def.name),
     read: async (path, headers) => {
       const res = await app.request(path, { headers });
-      return res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('application/json') ? res.json() : null;
+      return res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(await answerText(res)) : null;
     },
   };
   app.use(

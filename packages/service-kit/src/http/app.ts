@@ -14,6 +14,7 @@ import {
   toProblem,
 } from '../errors.js';
 import { JsonText } from '../json-text.js';
+import { keepAnswerText } from './answer-text.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
@@ -89,10 +90,10 @@ const CARRIES_REQUEST_ID = Symbol('carriesRequestId');
  * problems, the gateway's forwarded answers. `headers` is taken over, not copied.
  */
 export function plainAnswer(body: string | Buffer | null, status: number, headers: Record<string, string | string[]>, requestId: string | undefined): Response {
-  if (requestId === undefined) return new Response(body, { status, headers: headers as Record<string, string> });
-  headers['x-request-id'] = requestId;
+  if (requestId !== undefined) headers['x-request-id'] = requestId;
   const res = new Response(body, { status, headers: headers as Record<string, string> });
-  (res as Response & { [CARRIES_REQUEST_ID]?: true })[CARRIES_REQUEST_ID] = true;
+  if (requestId !== undefined) (res as Response & { [CARRIES_REQUEST_ID]?: true })[CARRIES_REQUEST_ID] = true;
+  if (typeof body === 'string') keepAnswerText(res, body);
   return res;
 }
 

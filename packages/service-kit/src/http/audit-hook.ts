@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { INTERNAL_HEADERS, type KitEnv } from './context.js';
+import { answerText } from './answer-text.js';
 import type { AuditEntry, AuditedRoute } from '../audit/audit-record.js';
 
 /** What the unit of work needs to record a write: the service's write routes and a way to read a resource as it stands. */
@@ -39,7 +40,7 @@ export async function auditEntryOf(c: Context<KitEnv>, audited: AuditedRoute, be
   let after: unknown = null;
   if ((c.res.headers.get('content-type') ?? '').startsWith('application/json')) {
     try {
-      after = JSON.parse(await c.res.clone().text());
+      after = JSON.parse(await answerText(c.res));
     } catch {
       after = null;
     }

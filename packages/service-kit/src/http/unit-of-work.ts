@@ -8,6 +8,7 @@ import type { AtCommitBatch, CommitGroupMember, CommitGroups } from '../db/commi
 import { eventsInsert, eventsWrittenIn, insertPreparedEvents, type PreparedEvent } from '../events/outbox.js';
 import { committedAfterLoss } from '../db/lost-commit.js';
 import type { AnswerSealer, KitEnv } from './context.js';
+import { answerText } from './answer-text.js';
 import { auditEntryOf, auditedRouteOf, stateBefore, type AuditHook } from './audit-hook.js';
 import { auditRow, insertAuditEntry, insertAuditRows, type AuditRow } from '../audit/audit-record.js';
 
@@ -233,7 +234,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
       if (idemKey && auth) {
         const secret = c.get('secretAnswer') === true;
-        const answer = await c.res.clone().text();
+        const answer = await answerText(c.res);
         const body = !secret ? answer : sealer ? sealer.seal(answer, aadOf(auth.orgId, auth.credentialId, idemKey)) : '';
         const headers: Record<string, string> = {};
         for (const h of REPLAYED_HEADERS) {
