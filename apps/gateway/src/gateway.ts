@@ -3,7 +3,7 @@ import { ROUTES, type RouteSpec, type ServiceName } from '@ledgerline/contracts/
 import { hasScope, requiredScope } from '@ledgerline/contracts/scopes';
 // The kit by module, not by its index: the index re-exports the database layer (MikroORM, knex,
 // pg), which the gateway never uses and whose code would only lengthen its full collections.
-import { AppError, ForbiddenError, OVERLOADED_HEADER, RateLimitedError, UnauthorizedError, UpstreamError } from '@ledgerline/service-kit/errors';
+import { AppError, ForbiddenError, RateLimitedError, UnauthorizedError, UpstreamError } from '@ledgerline/service-kit/errors';
 import { ConfigError, loadConfig, uploadLimitOf } from '@ledgerline/service-kit/config';
 import { createLogger } from '@ledgerline/service-kit/logger';
 import { MetricsRegistry } from '@ledgerline/service-kit/metrics';
@@ -18,7 +18,6 @@ import { RateLimiter } from './auth/rate-limit.js';
 import { FailedAuthGuard, presentedKeyPrefix } from './auth/failed-auth.js';
 import { ClientAddressResolver } from './auth/client-address.js';
 import { forward, incomingHeaders, pathAndQuery } from './proxy/upstream.js';
-import { AdaptiveLimit } from './proxy/adaptive-limit.js';
 import { UpstreamSet } from './proxy/upstream-set.js';
 import { allowedMethods, routingOrder } from './http/routing.js';
 import { docsRoutes } from './http/docs.js';
@@ -55,7 +54,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   const config = loadConfig(gatewayConfigSchema, env);
   const log = createLogger('gateway', config.LOG_LEVEL);
   const metrics = new MetricsRegistry('ledgerline');
-  // as many connections to a replica as requests the gateway lets a service have in flight (decision 243)
+  // as many connections to a replica as requests the gateway lets it have in flight at most (decisions 243, 251)
   const upstream = (service: ServiceName, urls: string[]) => new UpstreamSet(service, urls, undefined, config.MAX_INFLIGHT_PER_SERVICE);
   const upstreams: Record<ServiceName, UpstreamSet> = {
     sales: upstream('sales', config.SALES_URL),
@@ -64,9 +63,6 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     accounting: upstream('accounting', config.ACCOUNTING_URL),
     settings: upstream('settings', config.SETTINGS_URL),
   };
-  const inflight = Object.fromEntries(Object.keys(upstreams).map((s) => [s, 0])) as Record<ServiceName, number>;
-  // how many of those a service may have, lowered by its overload answers (decision 243)
-  const limits = Object.fromEntries(Object.keys(upstreams).map((s) => [s, new AdaptiveLimit(config.MAX_INFLIGHT_PER_SERVICE)])) as Record<ServiceName, AdaptiveLimit>;
   const verifier = new CredentialVerifier(upstreams.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN);
   const limiter = new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   const failures = new FailedAuthGuard(config.AUTH_FAILURES_PER_MINUTE, config.AUTH_FAILURE_BURST);
@@ -171,12 +167,11 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       const bucket = auth ? auth.credentialId : `ip:${address}`;
       const decision = limiter.take(bucket);
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.headers);
-      if (!limits[route.service].allows(inflight[route.service])) {
-        throw new UpstreamError(503, route.service, `overloaded: ${inflight[route.service]} requests already in flight`);
-      }
+      // every replica at its limit: refused before the body is read (decision 243)
+      const target = upstreams[route.service];
+      if (!target.hasRoom()) throw new UpstreamError(503, route.service, `overloaded: ${target.inflight} requests already in flight`);
       const body = await requestBody(c, bodyLimit);
-      inflight[route.service]++;
-      const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), upstreams[route.service], {
+      const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), target, {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
         internalToken: config.INTERNAL_TOKEN,
         requestId: c.get('requestId'),
@@ -187,13 +182,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         body,
         // the rate headers go out with the service's answer
         answerHeaders: decision.headers,
-      })
-        .then((answer) => {
-          // the service's own early refusal says it is past its capacity (headers read only on a 503)
-          limits[route.service].answered(answer.status === 503 && answer.headers.get(OVERLOADED_HEADER) !== null, inflight[route.service]);
-          return answer;
-        })
-        .finally(() => inflight[route.service]--);
+      });
       // the token endpoint authenticates clients itself: its refusals count as failures too
       if (route.open && res.status === 401) failures.record(address, null);
       return res;

@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { AdaptiveLimit } from './adaptive-limit.js';
 
 /*
  * The replicas of one service (issue 15): `SALES_URL=http://a:8081,http://b:8081`. Requests go
@@ -6,6 +7,10 @@ import { Pool } from 'undici';
  * marked down for a short while and the request goes to the next one when that is safe (see
  * `forward`). With every replica marked down the gateway still tries them, so a restarted
  * service is found again at once.
+ *
+ * Each replica has its own adaptive limit (decision 251): its overload refusal says that process
+ * is past its capacity, not the service, so the other replicas keep taking what they can, and the
+ * gateway refuses a request itself only when no replica has room.
  */
 
 /**
@@ -24,6 +29,10 @@ export interface Replica {
   pool: Pool;
   /** Until when (epoch ms) the replica is skipped after a failure. */
   downUntil: number;
+  /** How many requests the gateway lets this replica have in flight (decision 243), lowered by its overload refusals. */
+  limit: AdaptiveLimit;
+  /** Requests sent to it and not yet answered. */
+  inflight: number;
 }
 
 export class UpstreamSet {
@@ -37,22 +46,58 @@ export class UpstreamSet {
     connections = 64,
   ) {
     if (urls.length === 0) throw new Error(`${service}: no upstream URL`);
-    this.replicas = urls.map((url) => ({ url, origin: new URL(url).origin, pool: createPool(url, connections), downUntil: 0 }));
+    this.replicas = urls.map((url) => ({
+      url,
+      origin: new URL(url).origin,
+      pool: createPool(url, connections),
+      downUntil: 0,
+      limit: new AdaptiveLimit(connections),
+      inflight: 0,
+    }));
   }
 
-  /** The replicas to try for one request, in order: the healthy ones from the round-robin position, then the rest. */
+  /** Requests in flight to all the replicas. */
+  get inflight(): number {
+    let n = 0;
+    for (const r of this.replicas) n += r.inflight;
+    return n;
+  }
+
+  /** Whether some replica's limit lets one more request go to it. */
+  hasRoom(): boolean {
+    return this.replicas.some(hasRoom);
+  }
+
+  /**
+   * The replicas to try for one request, in order: the healthy ones from the round-robin position,
+   * then the rest; only those whose limit lets one more request go (none: the gateway refuses).
+   */
   order(now = Date.now()): readonly Replica[] {
     const n = this.replicas.length;
     // one replica has no order to choose (most deployments): the same list every time
-    if (n === 1) return this.replicas;
+    if (n === 1) return hasRoom(this.replicas[0]) ? this.replicas : [];
     const start = this.next++ % n;
     const up: Replica[] = [];
     const down: Replica[] = [];
     for (let i = 0; i < n; i++) {
       const r = this.replicas[(start + i) % n];
-      (r.downUntil <= now ? up : down).push(r);
+      if (hasRoom(r)) (r.downUntil <= now ? up : down).push(r);
     }
     return up.concat(down);
+  }
+
+  /** A request goes to the replica: counted in its flight until `answered`. */
+  sent(replica: Replica): void {
+    replica.inflight++;
+  }
+
+  /**
+   * The replica answered (or failed): out of its flight; an overload refusal lowers its limit,
+   * any other answer raises it. A failure to reach it changes its limit in neither direction.
+   */
+  answered(replica: Replica, outcome: 'overloaded' | 'answered' | 'failed'): void {
+    if (outcome !== 'failed') replica.limit.answered(outcome === 'overloaded', replica.inflight);
+    replica.inflight--;
   }
 
   markDown(replica: Replica, now = Date.now()): void {
@@ -66,6 +111,10 @@ export class UpstreamSet {
   async close(): Promise<void> {
     await Promise.all(this.replicas.map((r) => r.pool.close()));
   }
+}
+
+function hasRoom(r: Replica): boolean {
+  return r.limit.allows(r.inflight);
 }
 
 /** `http://a:1,http://b:1` → its URLs (trimmed, empty parts dropped). */

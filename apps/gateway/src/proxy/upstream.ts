@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from 'hono';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { UpstreamError } from '@ledgerline/service-kit/errors';
+import { OVERLOADED_HEADER, UpstreamError } from '@ledgerline/service-kit/errors';
 import { INTERNAL_HEADERS, type AuthContext } from '@ledgerline/service-kit/http/context';
 import { plainAnswer } from '@ledgerline/service-kit/http/app';
 import type { UpstreamSet } from './upstream-set.js';
@@ -79,7 +79,9 @@ const DROPPED = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
  * returns its answer. A replica that cannot be reached is marked down and the request goes to the
  * next: always when the connection was refused (the request never arrived), and after a dropped
  * connection only when repeating it is safe (GET, PUT, DELETE, or a POST with an Idempotency-Key,
- * which the service answers once). No replica reachable is 503, a slow one 504, anything else 502.
+ * which the service answers once). A replica's early overload refusal (nothing done) goes to the
+ * next replica with room too (decision 251). No replica reachable is 503, a slow one 504, anything
+ * else 502.
  */
 export async function forward(
   method: string,
@@ -177,7 +179,13 @@ interface UpstreamRequest {
 async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatable: boolean): Promise<{ res: Dispatcher.ResponseData; redelivered: boolean }> {
   let failure: UpstreamError | null = null;
   let redelivered = false;
-  for (const replica of upstream.order()) {
+  const replicas = upstream.order();
+  // every replica at its limit: refused here, before anything is sent (decision 243)
+  if (replicas.length === 0) throw new UpstreamError(503, upstream.service, `overloaded: ${upstream.inflight} requests already in flight`);
+  for (let i = 0; i < replicas.length; i++) {
+    const replica = replicas[i];
+    upstream.sent(replica);
+    let outcome: 'overloaded' | 'answered' | 'failed' = 'failed';
     try {
       const res = await replica.pool.request({
         origin: replica.origin,
@@ -189,6 +197,14 @@ async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatab
         bodyTimeout: request.timeoutMs,
       });
       upstream.markUp(replica);
+      // the service's own early refusal says it is past its capacity (decision 243)
+      outcome = res.statusCode === 503 && res.headers[OVERLOADED_HEADER] !== undefined ? 'overloaded' : 'answered';
+      // refused before the replica read the request, so nothing was done: another replica with
+      // room is asked (each at most once); the last refusal is the answer
+      if (outcome === 'overloaded' && i < replicas.length - 1) {
+        await res.body.dump();
+        continue;
+      }
       return { res, redelivered };
     } catch (err) {
       if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
@@ -204,6 +220,9 @@ async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatab
         continue;
       }
       throw new UpstreamError(502, upstream.service, 'the service failed to answer');
+    } finally {
+      // out of the replica's flight once it answered: the body follows its headers at once
+      upstream.answered(replica, outcome);
     }
   }
   throw failure ?? new UpstreamError(503, upstream.service, 'the service is not reachable');
