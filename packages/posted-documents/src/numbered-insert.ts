@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NumberPattern } from '@ledgerline/documents';
-import { ConflictError } from '@ledgerline/service-kit';
+import { ConflictError, UpstreamError } from '@ledgerline/service-kit';
 import { sqlRows } from '@ledgerline/service-kit';
 import { isUniqueViolation, nextIds, rowSql, tableShape } from '@ledgerline/service-kit';
 import { OUTBOX_COLUMNS, noteEventsWritten, type PreparedEvent } from '@ledgerline/service-kit';
@@ -68,6 +68,13 @@ export function duplicateDocumentNumber(label: string, no: string): ConflictErro
   return new ConflictError(`A ${label} numbered ${no} already exists`, 'duplicate_number');
 }
 
+/** The constraint a database error names, as the driver gives it or the ORM wraps it. */
+function violatedConstraint(e: unknown): string | undefined {
+  const err = e as { constraint?: unknown; cause?: { constraint?: unknown } } | null | undefined;
+  const name = err?.constraint ?? err?.cause?.constraint;
+  return typeof name === 'string' ? name : undefined;
+}
+
 /** The id a new row of `schema` will have, taken from its sequence before the row is written. */
 export async function nextDocumentId(em: EntityManager, schema: EntitySchema<any, any>): Promise<number> {
   const [id] = await nextIds(em, schema, 1);
@@ -92,8 +99,17 @@ export async function insertNumberedDocument<T extends object>(em: EntityManager
     if (w.event) noteEventsWritten(em, [w.event.id]);
     return no;
   } catch (e) {
-    // Any other unique key of the document (its uid) colliding is as much a conflict as its number.
-    if (isUniqueViolation(e)) throw w.duplicate('given' in w.number ? w.number.given : '');
+    if (isUniqueViolation(e)) {
+      // The id, taken from its sequence before the transaction, used already: a sequence hands out
+      // values without making them durable, so on a standby just promoted it can stand behind ids
+      // the old primary gave out (a request drafted there, written here). Nothing was written, and
+      // the request sent again takes a new id: a 503 to retry, not a conflict of the client's.
+      if (violatedConstraint(e)?.endsWith('_pkey')) {
+        throw new UpstreamError(503, 'database', 'the id taken for the document was in use already (its sequence stood behind, as on a server just promoted); nothing was written, retry');
+      }
+      // Any other unique key of the document (its uid) colliding is as much a conflict as its number.
+      throw w.duplicate('given' in w.number ? w.number.given : '');
+    }
     throw e;
   }
 }
