@@ -154,8 +154,9 @@ describe('failover under load', () => {
     // the faults must meet writes in flight; how fast this machine writes is the bench's to measure
     // (the same commit gave 75-120 documents/s one day and 27 on a slower one), not this test's
     expect(steady).toBeGreaterThanOrEqual(10);
-    // the supervisor starts a killed replica again within its first back-off (0.5 s) and its start
-    expect(replicasBackMs).toBeLessThanOrEqual(20_000);
+    // the supervisor starts a killed replica again after its first back-off (0.5 s); five starting
+    // together under load took 8-13 s here and in CI, and the wait above gives them 30 s
+    expect(replicasBackMs).toBeLessThanOrEqual(30_000);
     // named in the assertion's own message: a failed one shows an array as its length ("[ …(3) ]"),
     // and CI's summary keeps only the message
     const unexpected = load.unexpectedAnswers().map((a) => `${a.key}: ${a.status} ${a.code ?? ''} ${a.detail ?? ''} at +${((a.end - natsFault) / 1000).toFixed(1)} s`);
