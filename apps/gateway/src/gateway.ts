@@ -169,7 +169,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.headers);
       // every replica at its limit: refused before the body is read (decision 243)
       const target = upstreams[route.service];
-      if (!target.hasRoom()) throw new UpstreamError(503, route.service, `overloaded: ${target.inflight} requests already in flight`);
+      if (!target.hasRoom()) throw target.overloaded();
       const body = await requestBody(c, bodyLimit);
       const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), target, {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,

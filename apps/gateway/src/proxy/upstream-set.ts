@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { UpstreamError } from '@ledgerline/service-kit/errors';
 import { AdaptiveLimit } from './adaptive-limit.js';
 
 /*
@@ -61,6 +62,11 @@ export class UpstreamSet {
     let n = 0;
     for (const r of this.replicas) n += r.inflight;
     return n;
+  }
+
+  /** The gateway's own refusal when no replica has room (decision 243): nothing was sent. */
+  overloaded(): UpstreamError {
+    return new UpstreamError(503, this.service, `overloaded: ${this.inflight} requests already in flight`);
   }
 
   /** Whether some replica's limit lets one more request go to it. */

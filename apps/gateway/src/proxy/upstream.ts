@@ -181,7 +181,7 @@ async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatab
   let redelivered = false;
   const replicas = upstream.order();
   // every replica at its limit: refused here, before anything is sent (decision 243)
-  if (replicas.length === 0) throw new UpstreamError(503, upstream.service, `overloaded: ${upstream.inflight} requests already in flight`);
+  if (replicas.length === 0) throw upstream.overloaded();
   for (let i = 0; i < replicas.length; i++) {
     const replica = replicas[i];
     upstream.sent(replica);
