@@ -133,3 +133,50 @@ describe('the payment block and headings of a printed invoice', () => {
     }
   });
 });
+
+describe('a tax document in a foreign currency (Czech VAT act § 29: its VAT in the legal currency too)', () => {
+  const TAXED = [
+    { title: 'Konzultace', qty: 1, rate: 100, taxes: [{ tax_code: 'S21', tax_rate: 21 }] },
+    { title: 'Kniha', qty: 2, rate: 50, taxes: [{ tax_code: 'S12', tax_rate: 12 }] },
+  ];
+
+  it('prints the recap in CZK at the rate used for tax beside the one in euros, rate by rate, with the total and the rate', async () => {
+    const inv = await invoice({ currency: 'EUR', fx_rate: 25.1, items: TAXED });
+    // 100 EUR at 21 % and 100 EUR at 12 %, at 25.100 CZK a euro
+    expect(inv.taxes.map((t: Record<string, unknown>) => [t.tax_rate, t.tax_base_leg, t.tax_amount_leg])).toEqual([
+      [21, 2510, 527.1],
+      [12, 2510, 301.2],
+    ]);
+    expect(inv).toMatchObject({ currency_leg: 'CZK', tax_amount_leg: 828.3 });
+    const pages = (await printedPages('invoices', inv.id)).map(oneLine);
+    // on one page: the second recap does not push an empty footer onto a blank second one
+    expect(pages).toHaveLength(1);
+    const [page] = pages;
+    // (headings print in capitals)
+    expect(page).toContain('REKAPITULACE DPH');
+    expect(page).toContain('DPH V CZK');
+    expect(page).toMatch(/21 % 2 510,00 Kč 527,10 Kč/);
+    expect(page).toMatch(/12 % 2 510,00 Kč 301,20 Kč/);
+    expect(page).toContain('DPH celkem 828,30 Kč');
+    expect(page).toContain('Kurz: 1 EUR = 25,100 CZK');
+    // the euro recap stays as it was
+    expect(page).toMatch(/21 % 100,00 € 21,00 €/);
+  });
+
+  it('states the tax rate when it differs from the invoice rate, in the culture of the document; none for a document in the legal currency', async () => {
+    const inv = await invoice({ currency: 'EUR', fx_rate: 25.1, tax_fx_rate: 24.95, culture: 'en-US', items: TAXED });
+    const [page] = (await printedPages('invoices', inv.id)).map(oneLine);
+    // 21 EUR × 24.95 = 523.95; 12 EUR × 24.95 = 299.40
+    expect(page).toContain('VAT IN CZK');
+    expect(page).toMatch(/21% CZK 2,495\.00 CZK 523\.95/);
+    expect(page).toMatch(/12% CZK 2,495\.00 CZK 299\.40/);
+    expect(page).toContain('VAT total CZK 823.35');
+    expect(page).toContain('Exchange rate: 1 EUR = 24.950 CZK');
+    const domestic = await invoice({ items: TAXED });
+    const [czk] = (await printedPages('invoices', domestic.id)).map(oneLine);
+    expect(czk).toContain('REKAPITULACE DPH');
+    expect(czk).not.toContain('DPH V CZK');
+    expect(czk).not.toContain('Kurz');
+  });
+});
+

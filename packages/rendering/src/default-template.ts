@@ -43,6 +43,9 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
   .bottom .right { width: 78mm; }
   table.recap th { text-align: left; font-size: 8pt; color: #52606d; border-bottom: 1px solid #9aa5b1; padding: 1.5mm 1mm; font-weight: 600; }
   table.recap td { padding: 1.5mm 1mm; border-bottom: 1px solid #e4e7eb; }
+  .recap-leg { margin-top: 5mm; }
+  table.recap tr.total td { font-weight: 600; border-bottom: none; }
+  .fx-rate { margin-top: 1.5mm; font-size: 8pt; color: #52606d; }
   table.totals td { padding: 1.6mm 0; }
   table.totals td.num { text-align: right; white-space: nowrap; }
   table.totals tr.grand td { border-top: 2px solid {{ brand.primary }}; font-size: 13pt; font-weight: 700; padding-top: 2.5mm; }
@@ -71,6 +74,10 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
     /* printed, the legal line stands in every page's bottom margin (below), not once at the end */
     footer .legal { display: none; }
     footer { border-top: 0; padding-top: 0; }
+    /* with nothing else in it, the footer is not printed at all: its empty line and margin alone
+       pushed a full page onto a second, blank one */
+    footer.legal-only { display: none; }
+    .recap-leg { margin-top: 4mm; }
   }
   /* the organisation's legal line (court register entry) at the foot of every printed page */
   {% if org.info_legal %}@page { @bottom-left { content: "{{ org.info_legal | css_string }}"; font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 7pt; color: #7b8794; vertical-align: top; padding-top: 3mm; white-space: pre-wrap; } }{% endif %}
@@ -187,6 +194,26 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
         </table>
       </div>
       {% endif %}
+      {% comment %} a tax document in a currency other than the organisation's legal one states its VAT in the legal currency too, at the rate used for tax (Czech VAT act § 29; Slovak § 74) {% endcomment %}
+      {% if doc.taxes.size > 0 and doc.currency_leg and doc.currency_leg != doc.currency %}
+      <div class="recap recap-leg">
+        <h2>{{ 'recap_leg' | t: 'currency', doc.currency_leg }}</h2>
+        <table class="recap">
+          <thead><tr><th>{{ 'tax_rate' | t }}</th><th class="num">{{ 'tax_base' | t }}</th><th class="num">{{ 'tax_amount' | t }}</th></tr></thead>
+          <tbody>
+          {% for tx in doc.taxes %}
+            <tr><td>{{ tx.tax_rate | percent }}</td><td class="num">{{ tx.tax_base_leg | money: doc.currency_leg }}</td><td class="num">{{ tx.tax_amount_leg | money: doc.currency_leg }}</td></tr>
+          {% endfor %}
+          {% for adv in doc.advances %}{% for tx in adv.taxes %}
+            <tr class="advance"><td>{{ 'advance_deducted' | t: 'no', adv.proforma_no }} {{ tx.tax_rate | percent }}</td><td class="num">-{{ tx.tax_base_leg | money: doc.currency_leg }}</td><td class="num">-{{ tx.tax_amount_leg | money: doc.currency_leg }}</td></tr>
+          {% endfor %}{% endfor %}
+            <tr class="total"><td>{{ 'tax_total' | t }}</td><td></td><td class="num tax-amount-leg">{{ doc.tax_amount_leg | money: doc.currency_leg }}</td></tr>
+          </tbody>
+        </table>
+        {% assign tax_fx = doc.tax_fx_rate | default: doc.fx_rate %}
+        <div class="fx-rate">{{ 'fx_rate' | t }}: {{ doc.currency_coef | default: 1 | number }} {{ doc.currency }} = {{ tax_fx | number: 3, 6 }} {{ doc.currency_leg }}</div>
+      </div>
+      {% endif %}
     </div>
     <div class="right">
       <table class="totals">
@@ -224,7 +251,7 @@ export const DEFAULT_TEMPLATE_HTML = `<!DOCTYPE html>
 
   {% if doc.notes %}<div class="notes"><strong>{{ 'notes' | t }}:</strong> {{ doc.notes }}</div>{% endif %}
 
-  <footer>{% if org.info_legal %}<span class="legal">{{ org.info_legal }}</span>{% endif %}{% if org.website %}
+  <footer{% unless org.website %} class="legal-only"{% endunless %}>{% if org.info_legal %}<span class="legal">{{ org.info_legal }}</span>{% endif %}{% if org.website %}
 {{ org.website }}{% endif %}</footer>
 </div>
 
