@@ -130,4 +130,27 @@ describe('sales credit notes', () => {
     for (const item of items) expect(event.envelope).toContain(item.title);
     expect((await (await api(`/v1/sales/credit-notes/${cn.id}`)).json()).items.map((i: any) => i.title)).toEqual(items.map((i) => i.title));
   });
+
+  it('an invoice named by its number alone is the invoice: linked, its customer, currency and total checked; a number of none stays a reference', async () => {
+    const inv = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody() })).json(); // 298.00
+    const byNo = await post(creditNote({ credited_doc_id: null, credited_doc_no: inv.no }));
+    expect(byNo.status, await byNo.clone().text()).toBe(200);
+    expect(await byNo.json()).toMatchObject({ credited_doc_id: inv.id, credited_doc_no: inv.no, total_amount: 121 });
+    // the credits by number count against the invoice's total as those by id do: 121 + 121 + 121 > 298
+    expect((await post(creditNote({ credited_doc_id: inv.id }))).status).toBe(200);
+    const before = await total();
+    const over = await expectProblem(await post(creditNote({ credited_doc_id: null, credited_doc_no: ` ${inv.no} ` })), 422, 'credit_exceeds_invoice');
+    expect(over.detail).toContain('56.00');
+    await expectProblem(await post(creditNote({ credited_doc_id: null, credited_doc_no: inv.no, customer: { id: 9, business_name: 'Other' } })), 422, 'customer_mismatch');
+    await expectProblem(await post(creditNote({ credited_doc_id: null, credited_doc_no: inv.no, currency: 'EUR', fx_rate: 25 })), 422, 'currency_mismatch');
+    expect(await total()).toBe(before);
+    // a number no invoice here has (one issued before the books moved here) is kept as the reference it is
+    const outside = await (await post(creditNote({ credited_doc_id: null, credited_doc_no: 'FV-2019-0042' }))).json();
+    expect(outside).toMatchObject({ credited_doc_id: null, credited_doc_no: 'FV-2019-0042', total_amount: 121 });
+    // another organisation's invoice number is none of this one's
+    const other = await secondOrganisation(stack);
+    const theirs = await (await api('/v1/sales/credit-notes', { method: 'POST', key: other.key, json: creditNote({ credited_doc_id: null, credited_doc_no: inv.no }) })).json();
+    expect(theirs).toMatchObject({ credited_doc_id: null, credited_doc_no: inv.no });
+  });
 });
+

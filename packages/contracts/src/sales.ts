@@ -345,7 +345,9 @@ export const creditNoteRequestSchema = z
   .object({
     ...salesDocumentRequestFields,
     credited_doc_id: nullish(id).describe('The credited invoice: same organisation, customer and currency; all credit notes of an invoice together may not exceed its total (422 credit_exceeds_invoice)'),
-    credited_doc_no: nullish(shortText(64)).describe('Number of the credited invoice; taken from it when credited_doc_id is given'),
+    credited_doc_no: nullish(shortText(64)).describe(
+      'Number of the credited invoice; taken from it when credited_doc_id is given. Given alone, the invoice of this organisation with that number is the one credited (credited_doc_id set, checked as credited_doc_id is); a number no invoice here has is kept as a reference',
+    ),
     ...buyerReferenceFields,
   })
   .meta({ id: 'CreditNoteRequest', description: 'Sales credit note to create: customer (or contact_id), currency, date_issued and items required' });

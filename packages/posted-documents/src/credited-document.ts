@@ -60,6 +60,19 @@ export function creditedDocumentStatement(rule: CreditRule): string {
 }
 
 /**
+ * The id of the document a credit may credit that is numbered `no` in the organisation, or null:
+ * a credit naming its credited document by number alone is checked as one naming its id when the
+ * number is one of the organisation's documents here; a number of none (a document issued before
+ * the books moved here) stays a reference.
+ */
+export async function creditedIdByNumber(em: EntityManager, rule: CreditRule, orgId: number, no: string): Promise<number | null> {
+  const [row] = await sqlRows<{ id: string | number }>(em, `select id from ${rule.table} where org_id = ? and ${rule.kindColumn} = ? and no = ?`, [orgId, rule.credited, no], {
+    prepared: true,
+  });
+  return row ? Number(row.id) : null;
+}
+
+/**
  * Checks a credit against the document it credits (same organisation, party and currency; its
  * credits may not exceed its total) and returns that document. Its row is locked until commit,
  * so concurrent credits of one document are judged one after another. One statement reads the
