@@ -117,12 +117,11 @@ describe('AdmissionGate', () => {
     expect(g.load).toEqual({ running: 1, queued: 0, standing: false });
   });
 
-  it('leaving while away frees nothing twice; away after leaving, or twice at once, does nothing', async () => {
+  it('leaving while away frees nothing twice; away after leaving does nothing', async () => {
     const g = gate();
     const a = admitted(g.enter());
     const b = admitted(g.enter());
     const back = a.away();
-    expect(a.away()()).toBeUndefined(); // already away: nothing given back, nothing taken on return
     expect(g.load.running).toBe(1);
     a.leave(); // left while away: its slot was already given back
     back(); // a return after leaving takes nothing
@@ -130,5 +129,28 @@ describe('AdmissionGate', () => {
     b.leave();
     b.away()();
     expect(g.load).toEqual({ running: 0, queued: 0, standing: false });
+  });
+
+  it('calls outside that overlap give the slot back once and take it again when the last is back', async () => {
+    const g = gate();
+    const a = admitted(g.enter());
+    admitted(g.enter());
+    const first = a.away();
+    const second = a.away(); // a second service asked while the first has not answered
+    expect(g.load.running).toBe(1);
+    first();
+    first(); // one return per call, however often it is called
+    // the request still waits on the second call: it holds no slot, so a newcomer is let in
+    expect(g.load.running).toBe(1);
+    const c = admitted(g.enter());
+    expect(g.load.running).toBe(2);
+    second();
+    expect(g.load.running).toBe(3);
+    // away again and left before the answer: its slot is not taken again by the late return
+    const late = a.away();
+    a.leave();
+    late();
+    c.leave();
+    expect(g.load).toEqual({ running: 1, queued: 0, standing: false });
   });
 });

@@ -89,31 +89,36 @@ export class AdmissionGate {
     });
   }
 
-  /** An admitted request holding one slot: leaves once; away from its slot and back any number of times. */
+  /**
+   * An admitted request holding one slot: leaves once; away from its slot and back any number of
+   * times. Calls outside may overlap (a request asking two services at once): the slot is given
+   * back when the first goes out and taken again when the last is back, not when the first is.
+   */
   private admission(waitedMs: number): Admission {
-    let state: 'working' | 'away' | 'left' = 'working';
+    let left = false;
+    /** Calls outside not back yet: the request holds its slot while there are none. */
+    let outside = 0;
     return {
       admitted: true,
       waitedMs,
       leave: () => {
-        if (state === 'left') return;
-        const held = state === 'working';
-        state = 'left';
-        if (!held) return;
+        if (left) return;
+        left = true;
+        if (outside > 0) return;
         this.running--;
         this.next();
       },
       away: () => {
-        if (state !== 'working') return () => undefined;
-        state = 'away';
-        this.running--;
-        this.next();
+        if (left) return () => undefined;
+        if (outside++ === 0) {
+          this.running--;
+          this.next();
+        }
         let back = false;
         return () => {
-          if (back || state !== 'away') return;
+          if (back) return;
           back = true;
-          state = 'working';
-          this.running++;
+          if (--outside === 0 && !left) this.running++;
         };
       },
     };
