@@ -36,4 +36,16 @@ describe('AdaptiveLimit', () => {
     for (let i = 0; i < 10_000; i++) l.answered(false, 10);
     expect(l.limit).toBe(64);
   });
+
+  it('never rises past a maximum set below the usual floor when the service refuses', () => {
+    let clock = 0;
+    const l = new AdaptiveLimit(4, 8, 100, () => clock);
+    l.answered(true, 4);
+    expect(l.limit).toBe(4);
+    expect(l.allows(4)).toBe(false);
+    clock += 200;
+    l.answered(true, 1);
+    expect(l.limit).toBe(4);
+  });
 });
+

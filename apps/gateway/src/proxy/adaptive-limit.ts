@@ -14,13 +14,17 @@ export class AdaptiveLimit {
   private current: number;
   private lastDecrease = -Infinity;
 
+  /** The least the limit falls to: `min`, or the maximum when that is smaller (a cap of 4 stays a cap of 4). */
+  private readonly floor: number;
+
   constructor(
     private readonly max: number,
-    private readonly min = 8,
+    min = 8,
     private readonly decreaseEveryMs = 100,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.current = max;
+    this.floor = Math.max(1, Math.min(min, max));
   }
 
   /** The limit now, in whole requests. */
@@ -39,7 +43,7 @@ export class AdaptiveLimit {
       const now = this.now();
       if (now - this.lastDecrease < this.decreaseEveryMs) return;
       this.lastDecrease = now;
-      this.current = Math.max(this.min, Math.min(this.current, inflight) / 2);
+      this.current = Math.max(this.floor, Math.min(this.current, inflight) / 2);
       return;
     }
     this.current = Math.min(this.max, this.current + 1 / this.current);
