@@ -124,6 +124,23 @@ describe('vendor credits', () => {
     );
   });
 
+  it("a vendor credit naming the vendor's invoice number alone credits the bill that recorded it; another vendor's number, or one of two bills, stays a reference", async () => {
+    const bill = await (await post('/v1/purchase/bills', billBody({ vendor_doc_no: 'ACME-FV-815', items: [{ qty: 1, rate: 2000, taxes: [VAT21] }] }))).json(); // 2420.00
+    const res = await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_no: 'ACME-FV-815' }));
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ credited_doc_id: bill.id, credited_doc_no: bill.no, total_amount: 1210 });
+    // counted against the bill as the credits by id are: 1210 + 1210 fits 2420, a third does not
+    expect((await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_id: bill.id }))).status).toBe(200);
+    await expectProblem(await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_no: ' ACME-FV-815 ' })), 422, 'credit_exceeds_document');
+    // the same number from another vendor is that vendor's invoice, not this bill
+    const globex = await (await post('/v1/purchase/vendor-credits', vendorCreditBody({ vendor: GLOBEX, credited_doc_no: 'ACME-FV-815' }))).json();
+    expect(globex).toMatchObject({ credited_doc_id: null, credited_doc_no: 'ACME-FV-815' });
+    // two bills of the vendor recorded under one number: which one is meant cannot be told
+    for (let i = 0; i < 2; i++) expect((await post('/v1/purchase/bills', billBody({ vendor_doc_no: 'ACME-TWICE' }))).status).toBe(200);
+    const twice = await (await post('/v1/purchase/vendor-credits', vendorCreditBody({ credited_doc_no: 'ACME-TWICE' }))).json();
+    expect(twice).toMatchObject({ credited_doc_id: null, credited_doc_no: 'ACME-TWICE' });
+  });
+
   it('a vendor credit reads its bill and the bill’s earlier credits from a few pages, however many documents the organisation has', async () => {
     const bill = await (await post('/v1/purchase/bills', billBody({ items: [{ qty: 1, rate: 500, taxes: [VAT21] }] }))).json();
     const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}purchase`) });

@@ -195,7 +195,9 @@ export const vendorCreditRequestSchema = z
   .object({
     ...purchaseRequestFields,
     credited_doc_id: nullish(id).describe('The credited vendor bill: same vendor and currency; all credits of a bill together may not exceed its total (422 credit_exceeds_document)'),
-    credited_doc_no: nullish(shortText(64)),
+    credited_doc_no: nullish(shortText(64)).describe(
+      "The vendor's number of the credited invoice. Given alone, the bill of the same vendor that recorded it as vendor_doc_no is the one credited (credited_doc_id set, checked as credited_doc_id is); a number no bill, or several, of the vendor carry is kept as a reference",
+    ),
   })
   .meta({ id: 'VendorCreditRequest', description: 'Vendor credit to create: type, vendor, currency, date_issued and items required' });
 export type VendorCreditRequestBody = z.infer<typeof vendorCreditRequestSchema>;

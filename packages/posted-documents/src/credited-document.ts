@@ -34,6 +34,12 @@ export interface CreditRule {
   otherParty: () => BusinessRuleError;
   /** `code` of the headroom check (credits above the credited total). */
   exceedsCode: string;
+  /**
+   * Where a credit naming its credited document by number alone (`credited_doc_no`) finds it: the
+   * column holding that number, and whether it is unique only per party (a vendor's own invoice
+   * number). Our own number (`no`, unique in the organisation) unless said.
+   */
+  numberedBy?: { column: string; perParty: boolean };
 }
 
 export interface CreditRequest {
@@ -59,17 +65,32 @@ export function creditedDocumentStatement(rule: CreditRule): string {
         for update of d`;
 }
 
+/** Documents of one number looked at, at most, when the number is unique only per party. */
+const SAME_NUMBER_LIMIT = 20;
+
 /**
- * The id of the document a credit may credit that is numbered `no` in the organisation, or null:
- * a credit naming its credited document by number alone is checked as one naming its id when the
- * number is one of the organisation's documents here; a number of none (a document issued before
- * the books moved here) stays a reference.
+ * The id of the document a credit may credit that is numbered `no` in the organisation (of the
+ * credit's `party` where numbers are the parties' own), or null: a credit naming its credited
+ * document by number alone is checked as one naming its id when the number is one document's
+ * here; a number of none (a document issued before the books moved here), or of several of one
+ * party's, stays a reference.
  */
-export async function creditedIdByNumber(em: EntityManager, rule: CreditRule, orgId: number, no: string): Promise<number | null> {
-  const [row] = await sqlRows<{ id: string | number }>(em, `select id from ${rule.table} where org_id = ? and ${rule.kindColumn} = ? and no = ?`, [orgId, rule.credited, no], {
-    prepared: true,
-  });
-  return row ? Number(row.id) : null;
+export async function creditedIdByNumber(
+  em: EntityManager,
+  rule: CreditRule,
+  orgId: number,
+  no: string,
+  party: Record<string, unknown> | null | undefined,
+): Promise<number | null> {
+  const by = rule.numberedBy ?? { column: 'no', perParty: false };
+  const rows = await sqlRows<{ id: string | number; party: Record<string, unknown> | null }>(
+    em,
+    `select d.id, ${rule.party} as party from ${rule.table} d where d.org_id = ? and d.${rule.kindColumn} = ? and d.${by.column} = ? order by d.id limit ${SAME_NUMBER_LIMIT + 1}`,
+    [orgId, rule.credited, no],
+    { prepared: true },
+  );
+  const own = by.perParty ? rows.filter((r) => rule.sameParty(typeof r.party === 'string' ? JSON.parse(r.party) : r.party, party)) : rows;
+  return own.length === 1 && rows.length <= SAME_NUMBER_LIMIT ? Number(own[0].id) : null;
 }
 
 /**

@@ -246,4 +246,14 @@ create index purchase_documents_advance_bill on purchase_documents (org_id, adva
 alter table purchase_documents add column payment_order_id bigint, add column payment_order_open boolean not null default false;
 `,
   ),
+  sqlMigration(
+    'purchase_0017_bills_by_vendor_number',
+    `
+-- Decision 254: a vendor credit naming only the vendor's invoice number (credited_doc_no) finds
+-- the bill that recorded it (vendor_doc_no) of the same vendor; without this index that read
+-- would go through every document of the organisation. (if not exists: an operator with a large
+-- table may build it beforehand with create index concurrently.)
+create index if not exists purchase_documents_vendor_doc_no on purchase_documents (org_id, kind, vendor_doc_no) where vendor_doc_no is not null;
+`,
+  ),
 ];

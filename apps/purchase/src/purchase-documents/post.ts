@@ -6,7 +6,7 @@ import { dec, ratePerUnit, tableRate, toDb, JsonText, postingDate, postingSettin
 import { documentCategories, documentParties, recapKey, supplyOf, type DocumentCategories } from '@ledgerline/documents/line-categories';
 import { withContactParty } from '@ledgerline/posted-documents';
 import { checkVendor } from './vendor-check.js';
-import { checkCreditedDocument, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
+import { checkCreditedDocument, creditedIdByNumber, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
 import { NOT_INPUT, omit } from './request.js';
@@ -142,7 +142,11 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   // documents of this kind (one commit for the group): a series number is taken under its row
   // lock, held until that commit.
   const numbered = (given ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(kind.kind)) as TenantContext;
-  const creditedId = kind.credits?.creditedId(req);
+  const creditedNo = (req as { credited_doc_no?: string | null }).credited_doc_no?.trim() || null;
+  // the vendor's invoice named by its number alone is the bill that recorded it, checked as by its id
+  const creditedId =
+    kind.credits?.creditedId(req) ??
+    (kind.credits && creditedNo ? await creditedIdByNumber(numbered.em, kind.credits.rule, numbered.orgId, creditedNo, req.vendor as Record<string, unknown>) : null);
   const credited =
     kind.credits && creditedId
       ? await checkCreditedDocument(numbered.em, kind.credits.rule, {
@@ -172,7 +176,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
     vendorDocNo: req.vendor_doc_no ?? null,
     creditedDocId: credited?.id ?? null,
     // without a bill of ours to point at, the credit keeps the number it names (the vendor's original invoice)
-    creditedDocNo: credited?.no ?? ((req as { credited_doc_no?: string | null }).credited_doc_no?.trim() || null),
+    creditedDocNo: credited?.no ?? creditedNo,
     copyFromId: req.copy_from_id ?? null,
     vendor,
     vendorName: (vendor.business_name as string | undefined) ?? (vendor.display_name as string | undefined) ?? null,

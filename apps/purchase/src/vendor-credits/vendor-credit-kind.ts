@@ -31,6 +31,8 @@ export const CREDITED_BILL: CreditRule = {
   notFound: (id) => invalidCredited(`Vendor bill ${id} does not exist`),
   otherParty: () => invalidCredited('The credited bill belongs to another vendor'),
   exceedsCode: 'credit_exceeds_document',
+  // a vendor's credit note names the vendor's own invoice number, which the bill recorded (decision 254)
+  numberedBy: { column: 'vendor_doc_no', perParty: true },
 };
 
 export const VENDOR_CREDITS: PurchaseDocumentKind<'vendor_credit', typeof vendorCreditRequestSchema> = {

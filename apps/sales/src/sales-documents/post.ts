@@ -107,7 +107,7 @@ async function creditedOf<R extends DocumentRequest>(ctx: TenantContext, kind: S
   if (!kind.credits) return null;
   const no = kind.credits.creditedNo(input)?.trim() || null;
   // an invoice named by its number alone is the invoice: checked and linked as by its id
-  const id = kind.credits.creditedId(input) ?? (no ? await creditedIdByNumber(ctx.em, kind.credits.rule, ctx.orgId, no) : null);
+  const id = kind.credits.creditedId(input) ?? (no ? await creditedIdByNumber(ctx.em, kind.credits.rule, ctx.orgId, no, input.customer as Record<string, unknown>) : null);
   if (id == null) return { id: null, no };
   const doc = await checkCreditedDocument(ctx.em, kind.credits.rule, {
     orgId: ctx.orgId,
