@@ -82,6 +82,29 @@ describe('bank transactions paying purchase documents', () => {
     expect(() => parseEventData('finance.payment.matched', matched.envelope.data)).not.toThrow();
   });
 
+  it('a recorded transaction, its events and its audit record are written by one transaction: none of them without the others', async () => {
+    const b = await newBill();
+    const res = await post('/v1/finance/bank/transactions', payment({ statement_id: 1, order: 77, paid_record: { type: 'purchase_bill', id: b.id } }));
+    expect(res.status, await res.clone().text()).toBe(200);
+    const bt = await res.json();
+    const em = stack.services.finance!.deps.orm.em.fork();
+    // now() is the transaction's start, to the microsecond: rows stamped with it by their defaults
+    // are of one transaction (xmin would not do: the relay and the chainer update these rows after)
+    const events = await sqlRows<{ at: string; type: string }>(em, 'select created_at::text as at, type from kit_outbox where resource = ? order by id', [String(bt.id)]);
+    const [record] = await sqlRows<{ at: string; resource_id: string; after: { id: number; amount: number } }>(
+      em,
+      "select recorded_at::text as at, resource_id, after from kit_audit_events where operation = 'recordBankTransaction' and resource_id = ?",
+      [String(bt.id)],
+    );
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining([expect.stringContaining('bank_transaction.recorded')]));
+    // the events went in the write's own statement (decision 123); the record of the write, with
+    // the answer as the state after it, with them (decision 255)
+    for (const e of events) expect(e.at).toBe(events[0].at);
+    expect(record).toMatchObject({ at: events[0].at, resource_id: String(bt.id), after: { id: bt.id, amount: -298 } });
+    // masked as every record is: the account is personal data
+    expect(record.after).toMatchObject({ account_number: '***', statement_id: 1, order: 77, match_status: 'matched' });
+  });
+
   it('paying 100.00 of it turns it partially_paid', async () => {
     const b = await newBill();
     await post('/v1/finance/bank/transactions', payment({ amount: -100, statement_id: 2, order: 1, paid_record: { type: 'purchase_bill', no: b.no } }));

@@ -10,6 +10,17 @@ import { sqlRows } from './db/orm.js';
  * Domain functions take this instead of a list of loose arguments, so a rule written for a
  * request runs unchanged in a consumer.
  */
+/** How a request's last write runs (`writeLast`). */
+export interface LastWriteOptions {
+  prepared?: boolean;
+  /**
+   * The value the handler answers (200) once the write returns. Given, the write's audit record
+   * goes in the write's own statement, made from it, and the write still commits alone; without
+   * it, an audited write runs in the request's transaction (decision 255).
+   */
+  answer?: unknown;
+}
+
 export interface OperationContext {
   /** The organisation acted for; null only for an operator call or an event that names none. */
   orgId: number | null;
@@ -60,7 +71,7 @@ export interface OperationContext {
    * commits them together. Otherwise it runs in the operation's transaction like any statement.
    * Nothing may be written or emitted after it, and nothing that can fail may follow it.
    */
-  writeLast: <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) => Promise<T[]>;
+  writeLast: <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: readonly unknown[], opts?: LastWriteOptions) => Promise<T[]>;
   now: () => Date;
   log: Logger;
 }
@@ -93,7 +104,7 @@ export interface ContextParts {
   /** Begins a deferred own transaction (HTTP write requests); absent elsewhere. */
   beginOwn?: () => Promise<void>;
   /** Runs a last write, alone with the events when no transaction is open (HTTP write requests); absent elsewhere. */
-  writeLast?: (em: EntityManager, sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) => Promise<Array<Record<string, unknown>>>;
+  writeLast?: (em: EntityManager, sql: string, params: readonly unknown[], opts?: LastWriteOptions) => Promise<Array<Record<string, unknown>>>;
 }
 
 /** Builds a context; events it records default to its organisation and trace. */
@@ -136,8 +147,8 @@ export function operationContext(p: ContextParts): OperationContext {
       await p.beginOwn?.();
       return ctx;
     },
-    writeLast: async <T extends Record<string, unknown>>(sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) =>
-      (p.writeLast ? p.writeLast(p.em, sql, params, opts) : sqlRows(p.em, sql, params, opts)) as Promise<T[]>,
+    writeLast: async <T extends Record<string, unknown>>(sql: string, params: readonly unknown[], opts?: LastWriteOptions) =>
+      (p.writeLast ? p.writeLast(p.em, sql, params, opts) : sqlRows(p.em, sql, params, { prepared: opts?.prepared })) as Promise<T[]>,
   };
   return ctx;
 }

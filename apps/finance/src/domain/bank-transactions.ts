@@ -172,7 +172,8 @@ export async function recordBankTransaction(
   // flush would compare all of them again
   const insert = insertStatement(em, BankTransactionSchema, [bt], { returning: ['id'] });
   try {
-    await ctx.writeLast(insert.sql, insert.params, { prepared: true });
+    // the answer is the view: the write's audit record goes in its statement (decision 255)
+    await ctx.writeLast(insert.sql, insert.params, { prepared: true, answer: view });
   } catch (e) {
     // A concurrent twin got in between the check and the insert.
     if (isUniqueViolation(e)) throw duplicate();

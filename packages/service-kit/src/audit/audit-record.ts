@@ -207,6 +207,29 @@ export function auditRow(e: AuditEntry): AuditRow {
 
 const AUDIT_COLUMNS = 'org_id, credential_type, credential_id, request_id, operation, method, path, resource_type, resource_id, status, before, after, changed_fields';
 
+/** The statement writing one record, to run alone or as a part of another (a request's last write). */
+export function auditInsert(row: AuditRow): { sql: string; params: unknown[] } {
+  const { entry: e, before, after, changedFields: fields } = row;
+  return {
+    sql: `insert into kit_audit_events (${AUDIT_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::text[])`,
+    params: [
+      e.orgId,
+      e.credentialType,
+      e.credentialId,
+      e.requestId,
+      e.operation,
+      e.method,
+      e.path.slice(0, 2000),
+      e.resourceType,
+      e.resourceId?.slice(0, 255) ?? null,
+      e.status,
+      before,
+      after,
+      `{${fields.map((f) => `"${f}"`).join(',')}}`,
+    ],
+  };
+}
+
 /** Writes one record (in the transaction `em` is in). */
 export async function insertAuditEntry(em: EntityManager, e: AuditEntry): Promise<void> {
   await insertAuditRows(em, [auditRow(e)]);
@@ -220,27 +243,8 @@ export async function insertAuditEntry(em: EntityManager, e: AuditEntry): Promis
 export async function insertAuditRows(em: EntityManager, rows: readonly AuditRow[]): Promise<void> {
   if (rows.length === 0) return;
   if (rows.length === 1) {
-    const { entry: e, before, after, changedFields: fields } = rows[0];
-    await sqlRows(
-      em,
-      `insert into kit_audit_events (${AUDIT_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::text[])`,
-      [
-        e.orgId,
-        e.credentialType,
-        e.credentialId,
-        e.requestId,
-        e.operation,
-        e.method,
-        e.path.slice(0, 2000),
-        e.resourceType,
-        e.resourceId?.slice(0, 255) ?? null,
-        e.status,
-        before,
-        after,
-        `{${fields.map((f) => `"${f}"`).join(',')}}`,
-      ],
-      { prepared: true },
-    );
+    const one = auditInsert(rows[0]);
+    await sqlRows(em, one.sql, one.params, { prepared: true });
     return;
   }
   // one JSON array of the records, the states set in as the JSON texts they already are (not

@@ -35,8 +35,6 @@ export async function stateBefore(hook: AuditHook, audited: AuditedRoute, c: Con
 
 /** The record of a write that succeeded: the answer is the state after (a JSON answer; other media types are not kept), a removal's the state before. */
 export async function auditEntryOf(c: Context<KitEnv>, audited: AuditedRoute, before: unknown): Promise<AuditEntry | null> {
-  const auth = c.get('auth');
-  if (!auth || auth.credentialType === 'operator') return null;
   let after: unknown = null;
   if ((c.res.headers.get('content-type') ?? '').startsWith('application/json')) {
     try {
@@ -45,6 +43,13 @@ export async function auditEntryOf(c: Context<KitEnv>, audited: AuditedRoute, be
       after = null;
     }
   }
+  return auditEntryFor(c, audited, before, after, c.res.status);
+}
+
+/** The record of a write answered `status` with `after` (parsed JSON), before the answer is made: a last write recorded in its own statement. */
+export function auditEntryFor(c: Context<KitEnv>, audited: AuditedRoute, before: unknown, after: unknown, status: number): AuditEntry | null {
+  const auth = c.get('auth');
+  if (!auth || auth.credentialType === 'operator') return null;
   const segments = c.req.path.replace(/^\/v1/, '').split('/');
   const idAt = audited.idParam ? audited.route.path.split('/').indexOf(`:${audited.idParam}`) : -1;
   const answeredId = after && typeof after === 'object' && !Array.isArray(after) ? (after as { id?: unknown }).id : undefined;
@@ -59,7 +64,7 @@ export async function auditEntryOf(c: Context<KitEnv>, audited: AuditedRoute, be
     path: c.req.path,
     resourceType: audited.resourceType,
     resourceId,
-    status: c.res.status,
+    status,
     // a removal leaves nothing after it; where the resource could not be read before (a file,
     // answered as its bytes), the removal's own answer is what was removed (issue 71)
     before: c.req.method === 'DELETE' ? (before ?? after) : before,

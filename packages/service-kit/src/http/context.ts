@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import type { PreparedEvent } from '../events/outbox.js';
+import type { LastWriteOptions } from '../context.js';
 
 /** What the gateway verified about the caller, passed to services in internal headers. */
 export interface AuthContext {
@@ -71,7 +72,7 @@ export type KitEnv = {
      * alone with the request's events in one statement that commits them when the request holds
      * no transaction, else in the transaction `em` belongs to.
      */
-    writeLast: ((em: EntityManager, sql: string, params: readonly unknown[], opts?: { prepared?: boolean }) => Promise<Array<Record<string, unknown>>>) | undefined;
+    writeLast: ((em: EntityManager, sql: string, params: readonly unknown[], opts?: LastWriteOptions) => Promise<Array<Record<string, unknown>>>) | undefined;
   };
 };
 

@@ -9,8 +9,8 @@ import { eventsInsert, eventsWrittenIn, insertPreparedEvents, type PreparedEvent
 import { committedAfterLoss } from '../db/lost-commit.js';
 import type { AnswerSealer, KitEnv } from './context.js';
 import { answerText } from './answer-text.js';
-import { auditEntryOf, auditedRouteOf, stateBefore, type AuditHook } from './audit-hook.js';
-import { auditRow, insertAuditEntry, insertAuditRows, type AuditRow } from '../audit/audit-record.js';
+import { auditEntryFor, auditEntryOf, auditedRouteOf, stateBefore, type AuditHook } from './audit-hook.js';
+import { auditInsert, auditRow, insertAuditEntry, insertAuditRows, type AuditRow } from '../audit/audit-record.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location'];
@@ -116,24 +116,42 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
       return false;
     });
+    // The write route's audit record (decision 211), when the write is recorded: looked up before
+    // the handler, which `writeLast` needs to know, as it needs the state before.
+    const audited = audit && auth && auth.credentialType !== 'operator' ? auditedRouteOf(audit, c.req.method, c.req.path) : null;
+    let before: unknown = null;
+    /** The answer a last write's record was written with, when it was (decision 255). */
+    let recordedAnswer: string | null = null;
     // A request that took no lock and wrote nothing before its one write (its handler deferred the
     // transaction, no Idempotency-Key) needs no transaction: the write and its events go as one
-    // statement, which commits them together, instead of BEGIN, write, events and COMMIT.
+    // statement, which commits them together, instead of BEGIN, write, events and COMMIT. Its
+    // audit record goes in that statement too, made from the answer the handler says it will
+    // give (`answer`); a handler that cannot say has its write run in the request's transaction,
+    // which the record, made from the answer once there is one, commits with (decision 255: a
+    // record written after a write that committed alone could be lost with the process, and a
+    // failure writing it answered an error for a write that had been made).
     c.set('writeLast', async (target, sql, params, opts) => {
-      if (target !== em) return sqlRows(target, sql, params, opts);
+      const { answer, ...sqlOpts } = opts ?? {};
+      if (target !== em) return sqlRows(target, sql, params, sqlOpts);
       if (ownEnded) throw ended();
-      if (ownBegun) return sqlRows(em, sql, params, opts);
+      if (audited && answer === undefined) await beginOwn();
+      if (ownBegun) return sqlRows(em, sql, params, sqlOpts);
       ownEnded = true;
       const outbox = events.length ? eventsInsert(events.splice(0)) : null;
+      const answerText = audited ? JSON.stringify(answer) : null;
+      const entry = audited && answerText !== null ? auditEntryFor(c, audited, before, JSON.parse(answerText), 200) : null;
+      const record = entry ? auditInsert(auditRow({ ...entry })) : null;
+      const parts = [outbox ? `announced as (${outbox.sql})` : null, record ? `recorded as (${record.sql})` : null].filter(Boolean);
       // the statement commits itself: a connection lost while it was with the server leaves it unknown
       const rows = await committing(
         () =>
-          outbox
-            ? sqlRows(em, `with last_write as (${sql}), announced as (${outbox.sql}) select * from last_write`, [...params, ...outbox.params], opts)
-            : sqlRows(em, sql, params, opts),
+          parts.length
+            ? sqlRows(em, `with last_write as (${sql}), ${parts.join(', ')} select * from last_write`, [...params, ...(outbox?.params ?? []), ...(record?.params ?? [])], sqlOpts)
+            : sqlRows(em, sql, params, sqlOpts),
         idemKey !== undefined,
       );
       committedAlone = true;
+      if (record) recordedAnswer = answerText;
       return rows;
     });
     let requestHash = '';
@@ -219,8 +237,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       }
 
       // the resource as it stood, read before the write takes any lock (decision 211)
-      const audited = audit && auth && auth.credentialType !== 'operator' ? auditedRouteOf(audit, c.req.method, c.req.path) : null;
-      const before = audited ? await stateBefore(audit!, audited, c) : null;
+      before = audited ? await stateBefore(audit!, audited, c) : null;
       await next();
       const group = member as CommitGroupMember | null;
 
@@ -253,11 +270,14 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
           [auth.orgId, auth.credentialId, idemKey, c.req.method, c.req.path, requestHash, c.res.status, JSON.stringify(headers), body, secret],
         );
       }
-      // the write's audit record, in the write's transaction (a request whose last write committed itself records it just after)
-      const entry = audited ? await auditEntryOf(c, audited, before) : null;
+      // the write's audit record, in the write's transaction (or already in its last write's statement)
+      const entry = audited && recordedAnswer === null ? await auditEntryOf(c, audited, before) : null;
+      if (recordedAnswer !== null && (c.res.status !== 200 || (await answerText(c.res)) !== recordedAnswer)) {
+        c.get('log').error('a last write was recorded with an answer other than the one given', { status: c.res.status, route: c.req.routePath });
+      }
       // in a group, written with the group's other records just before its commit: one statement for all
       if (entry && group) group.writeAtCommit(AUDIT_RECORDS, auditRow(entry));
-      else if (entry && !committedAlone) {
+      else if (entry) {
         await beginOwn();
         await insertAuditEntry(em, entry);
       }
@@ -270,7 +290,6 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         }
         if (ownBegun) await commitOwn(orm, em, idemKey !== undefined, c.get('log'));
       }
-      if (entry && committedAlone) await insertAuditEntry(em, entry);
       done = true;
       afterCommit();
       for (const f of committed) f();
