@@ -138,8 +138,8 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       if (ownBegun) return sqlRows(em, sql, params, sqlOpts);
       ownEnded = true;
       const outbox = events.length ? eventsInsert(events.splice(0)) : null;
-      const answerText = audited ? JSON.stringify(answer) : null;
-      const entry = audited && answerText !== null ? auditEntryFor(c, audited, before, JSON.parse(answerText), 200) : null;
+      const declared = audited ? JSON.stringify(answer) : null;
+      const entry = audited && declared !== null ? auditEntryFor(c, audited, before, JSON.parse(declared), 200) : null;
       const record = entry ? auditInsert(auditRow({ ...entry })) : null;
       const parts = [outbox ? `announced as (${outbox.sql})` : null, record ? `recorded as (${record.sql})` : null].filter(Boolean);
       // the statement commits itself: a connection lost while it was with the server leaves it unknown
@@ -151,7 +151,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
         idemKey !== undefined,
       );
       committedAlone = true;
-      if (record) recordedAnswer = answerText;
+      if (record) recordedAnswer = declared;
       return rows;
     });
     let requestHash = '';
