@@ -75,13 +75,7 @@ const SAME_NUMBER_LIMIT = 20;
  * here; a number of none (a document issued before the books moved here), or of several of one
  * party's, stays a reference.
  */
-export async function creditedIdByNumber(
-  em: EntityManager,
-  rule: CreditRule,
-  orgId: number,
-  no: string,
-  party: Record<string, unknown> | null | undefined,
-): Promise<number | null> {
+async function creditedIdByNumber(em: EntityManager, rule: CreditRule, orgId: number, no: string, party: Record<string, unknown> | null | undefined): Promise<number | null> {
   const by = rule.numberedBy ?? { column: 'no', perParty: false };
   const rows = await sqlRows<{ id: string | number; party: Record<string, unknown> | null }>(
     em,
@@ -89,8 +83,19 @@ export async function creditedIdByNumber(
     [orgId, rule.credited, no],
     { prepared: true },
   );
-  const own = by.perParty ? rows.filter((r) => rule.sameParty(typeof r.party === 'string' ? JSON.parse(r.party) : r.party, party)) : rows;
+  const own = by.perParty ? rows.filter((r) => rule.sameParty(r.party, party)) : rows;
   return own.length === 1 && rows.length <= SAME_NUMBER_LIMIT ? Number(own[0].id) : null;
+}
+
+/** The id of the document a credit credits: the one it names, else the one its number alone names (`creditedIdByNumber`), else null. */
+export async function creditedIdOf(
+  em: EntityManager,
+  rule: CreditRule,
+  orgId: number,
+  named: { id: number | null | undefined; no: string | null },
+  party: Record<string, unknown> | null | undefined,
+): Promise<number | null> {
+  return named.id ?? (named.no ? creditedIdByNumber(em, rule, orgId, named.no, party) : null);
 }
 
 /**

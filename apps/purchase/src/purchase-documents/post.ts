@@ -6,7 +6,7 @@ import { dec, ratePerUnit, tableRate, toDb, JsonText, postingDate, postingSettin
 import { documentCategories, documentParties, recapKey, supplyOf, type DocumentCategories } from '@ledgerline/documents/line-categories';
 import { withContactParty } from '@ledgerline/posted-documents';
 import { checkVendor } from './vendor-check.js';
-import { checkCreditedDocument, creditedIdByNumber, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
+import { checkCreditedDocument, creditedIdOf, duplicateDocumentNumber, insertNumberedDocument, NUMBER_PLACEHOLDER, nextDocumentId, withDocumentNumber } from '@ledgerline/posted-documents';
 import { PurchaseDocumentSchema, type PurchaseDocument, type PurchaseKind, type StoredItem, type StoredTaxLine } from '../db/entities.js';
 import type { PurchaseDocumentKind, PurchaseRequestSchema } from './kind.js';
 import { NOT_INPUT, omit } from './request.js';
@@ -144,9 +144,9 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   const numbered = (given ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(kind.kind)) as TenantContext;
   const creditedNo = (req as { credited_doc_no?: string | null }).credited_doc_no?.trim() || null;
   // the vendor's invoice named by its number alone is the bill that recorded it, checked as by its id
-  const creditedId =
-    kind.credits?.creditedId(req) ??
-    (kind.credits && creditedNo ? await creditedIdByNumber(numbered.em, kind.credits.rule, numbered.orgId, creditedNo, req.vendor as Record<string, unknown>) : null);
+  const creditedId = kind.credits
+    ? await creditedIdOf(numbered.em, kind.credits.rule, numbered.orgId, { id: kind.credits.creditedId(req), no: creditedNo }, req.vendor as Record<string, unknown>)
+    : null;
   const credited =
     kind.credits && creditedId
       ? await checkCreditedDocument(numbered.em, kind.credits.rule, {

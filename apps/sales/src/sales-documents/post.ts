@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FALLBACK_LEGAL_CURRENCY, JsonText, tableRate, NotFoundError, lockDateOf, postingDate, refuseClosedPeriod, sqlRows, toDb, type TenantContext, type TenantScope } from '@ledgerline/service-kit';
-import { NUMBER_PLACEHOLDER, checkCreditedDocument, creditedIdByNumber, figuresAfterPayment, insertNumberedDocument, withDocumentNumber, type CreditRule, type DocumentNumber } from '@ledgerline/posted-documents';
+import { NUMBER_PLACEHOLDER, checkCreditedDocument, creditedIdOf, figuresAfterPayment, insertNumberedDocument, withDocumentNumber, type CreditRule, type DocumentNumber } from '@ledgerline/posted-documents';
 import { assertDerivedFigures, computeDocument, numberPattern, type ComputedDocument } from '@ledgerline/documents';
 import type { DocumentKind } from '@ledgerline/rendering';
 import { SalesDocumentSchema, type SalesDocType, type SalesDocument } from '../db/entities.js';
@@ -107,7 +107,7 @@ async function creditedOf<R extends DocumentRequest>(ctx: TenantContext, kind: S
   if (!kind.credits) return null;
   const no = kind.credits.creditedNo(input)?.trim() || null;
   // an invoice named by its number alone is the invoice: checked and linked as by its id
-  const id = kind.credits.creditedId(input) ?? (no ? await creditedIdByNumber(ctx.em, kind.credits.rule, ctx.orgId, no, input.customer as Record<string, unknown>) : null);
+  const id = await creditedIdOf(ctx.em, kind.credits.rule, ctx.orgId, { id: kind.credits.creditedId(input), no }, input.customer as Record<string, unknown>);
   if (id == null) return { id: null, no };
   const doc = await checkCreditedDocument(ctx.em, kind.credits.rule, {
     orgId: ctx.orgId,

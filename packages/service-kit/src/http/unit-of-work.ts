@@ -140,7 +140,7 @@ export function unitOfWork(orm: MikroORM, afterCommit: () => void, sealer?: Answ
       const outbox = events.length ? eventsInsert(events.splice(0)) : null;
       const declared = audited ? JSON.stringify(answer) : null;
       const entry = audited && declared !== null ? auditEntryFor(c, audited, before, JSON.parse(declared), 200) : null;
-      const record = entry ? auditInsert(auditRow({ ...entry })) : null;
+      const record = entry ? auditInsert(auditRow(entry)) : null;
       const parts = [outbox ? `announced as (${outbox.sql})` : null, record ? `recorded as (${record.sql})` : null].filter(Boolean);
       // the statement commits itself: a connection lost while it was with the server leaves it unknown
       const rows = await committing(
