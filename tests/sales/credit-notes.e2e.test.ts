@@ -151,6 +151,13 @@ describe('sales credit notes', () => {
     const other = await secondOrganisation(stack);
     const theirs = await (await api('/v1/sales/credit-notes', { method: 'POST', key: other.key, json: creditNote({ credited_doc_id: null, credited_doc_no: inv.no }) })).json();
     expect(theirs).toMatchObject({ credited_doc_id: null, credited_doc_no: inv.no });
+    // a number that is no text a document could carry is refused at the door, naming the field, and writes nothing
+    const count = await total();
+    for (const bad of [`${inv.no}\u0000`, '\ud800', 'x'.repeat(65), 42, [inv.no], { no: inv.no }]) {
+      const problem = await expectProblem(await post(creditNote({ credited_doc_id: null, credited_doc_no: bad })), 400);
+      expect(problem.errors!.map((e) => e.path), JSON.stringify(bad)).toContain('credited_doc_no');
+    }
+    expect(await total()).toBe(count);
   });
 });
 
