@@ -93,6 +93,19 @@ describe('importing UBL e-invoices', () => {
     expect(body.vendor_credit.total_amount).toBeGreaterThan(0);
   });
 
+  it("the correcting credit note, imported after the invoice it corrects, credits that bill (decision 254)", async () => {
+    const key = await euroOrganisation('Corrected AB');
+    const invoice = await importXml(key, example('peppol-base-example.xml'));
+    expect(invoice.status, await invoice.clone().text()).toBe(200);
+    const { bill } = await invoice.json();
+    const credit = await importXml(key, example('peppol-base-creditnote-correction.xml'));
+    expect(credit.status, await credit.clone().text()).toBe(200);
+    const { vendor_credit } = await credit.json();
+    // the credit note's BillingReference names the invoice's own number (Snippet1), which the bill recorded as vendor_doc_no
+    expect(bill).toMatchObject({ vendor_doc_no: 'Snippet1', total_amount: 1656.25 });
+    expect(vendor_credit).toMatchObject({ credited_doc_id: bill.id, credited_doc_no: bill.no, total_amount: 1656.25, currency: 'EUR' });
+  });
+
   it('totals the lines do not give are 422 naming each total, and nothing is stored', async () => {
     const key = await euroOrganisation('Careful AB');
     const tampered = example('peppol-base-example.xml').replace('<cbc:PayableAmount currencyID="EUR">1656.25</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">1756.25</cbc:PayableAmount>');
