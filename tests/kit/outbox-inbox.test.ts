@@ -455,4 +455,52 @@ describe("a request's last write (ctx.writeLast)", () => {
     expect(await replay.json()).toEqual(answer);
     expect((await stored(answer.id)).events).toHaveLength(1);
   });
+  describe('an audited last write (decision 255)', () => {
+    /** The note's transaction, its event's and its audit record's (by `now()`, the chainer rewriting the record's xmin), and the record. */
+    const recorded = async (id: number) => {
+      const em = svc.deps.orm.em.fork();
+      const [note] = await sqlRows<{ tx: string }>(em, 'select xmin::text as tx from notes where id = ?', [id]);
+      const [event] = await sqlRows<{ tx: string; at: string }>(em, "select xmin::text as tx, to_char(created_at, 'YYYY-MM-DD HH24:MI:SS.US') as at from kit_outbox where subject = ? and resource = ?", [PROBE_SUBJECT, `last-${id}`]);
+      const records = await sqlRows<{ at: string; after: unknown; status: number; operation: string; resource_id: string }>(
+        em,
+        "select to_char(recorded_at, 'YYYY-MM-DD HH24:MI:SS.US') as at, after, status, operation, resource_id from kit_audit_events where org_id = ? and operation = 'recordNote' and resource_id = ?",
+        [ORG, String(id)],
+      );
+      return { note: note?.tx, event, records };
+    };
+
+    it('given its answer, the write commits alone with its event and its record of that answer', async () => {
+      const res = await call('/v1/notes/recorded', { method: 'POST', json: { text: 'declared', declare: true } });
+      expect(res.status).toBe(200);
+      const answer = await res.json();
+      expect(answer).toEqual({ id: expect.any(Number), text: 'declared' });
+      const { note, event, records } = await recorded(answer.id);
+      expect(event.tx).toBe(note);
+      expect(records).toEqual([{ at: event.at, after: answer, status: 200, operation: 'recordNote', resource_id: String(answer.id) }]);
+    });
+
+    it('without its answer, the write runs in the request transaction, which the record of the answer made after it commits with', async () => {
+      const res = await call('/v1/notes/recorded', { method: 'POST', json: { text: 'undeclared', declare: false } });
+      expect(res.status).toBe(200);
+      const answer = await res.json();
+      // not committed when the write returned: the request's transaction was still open
+      expect(answer).toEqual({ id: expect.any(Number), text: 'undeclared', committed_at_once: false });
+      const { note, event, records } = await recorded(answer.id);
+      expect(event.tx).toBe(note);
+      expect(records).toEqual([{ at: event.at, after: answer, status: 200, operation: 'recordNote', resource_id: String(answer.id) }]);
+    });
+
+    it('a write that fails leaves neither an event nor a record, either way', async () => {
+      const first = await (await call('/v1/notes/recorded', { method: 'POST', json: { text: 'kept', declare: true } })).json();
+      for (const declare of [true, false]) {
+        const again = await call('/v1/notes/recorded', { method: 'POST', json: { text: 'taken', declare, id: first.id } });
+        expect(again.status).toBe(409);
+        expect((await again.json()).code).toBe('duplicate_note');
+      }
+      const { event, records } = await recorded(first.id);
+      expect(event).toBeDefined();
+      expect(await sqlRows(svc.deps.orm.em.fork(), 'select 1 from kit_outbox where subject = ? and resource = ?', [PROBE_SUBJECT, `last-${first.id}`])).toHaveLength(1);
+      expect(records.map((r) => r.after)).toEqual([{ id: first.id, text: 'kept' }]);
+    });
+  });
 });

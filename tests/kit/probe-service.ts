@@ -1,5 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { z } from 'zod';
+import type { ServiceName } from '@ledgerline/contracts';
 import { closeAfterSending, transactionConnection } from '../support/connection-faults.js';
 import { ConflictError, caller, defineService, findAndCount, isUniqueViolation, parseOrThrow, prepareEvent, respond, sqlMigration, sqlRows, PoisonMessageError } from '@ledgerline/service-kit';
 
@@ -69,6 +70,10 @@ export const probeService = defineService({
   defaultPort: 0,
   stream: 'SALES',
   entities: [NoteSchema, EffectSchema],
+  // the one write whose audit record the kit keeps (decision 211): a service outside the shared route table names it
+  routeTable: [
+    { method: 'POST', path: '/notes/recorded', service: 'probe' as ServiceName, scope: 'sales', operationId: 'recordNote', summary: 'A note whose write is audited', tag: 'Probe' },
+  ],
   migrations: [
     sqlMigration(
       'probe_0001',
@@ -138,6 +143,26 @@ export const probeService = defineService({
       if (twice) await c.get('writeLast')!(em, 'insert into notes (id, org_id, text) values (?, ?, ?) returning id', [id + 1_000_000, auth.orgId, `${text} again`]);
       const seen = await sqlRows(deps.orm.em.fork(), 'select 1 from notes where id = ?', [id]);
       return respond(c, { id, committed_at_once: seen.length === 1 });
+    });
+    // an audited last write (decision 255): `declare` gives the kit the answer with the write, which
+    // then commits alone with its event and its audit record; without it the kit runs the write in
+    // the request's transaction and records the answer made after it, in that transaction
+    app.post('/v1/notes/recorded', async (c) => {
+      const auth = caller(c);
+      const { text, declare, id: given } = parseOrThrow(z.object({ text: z.string().min(1), declare: z.boolean(), id: z.number().int().positive().optional() }), c.get('body'));
+      const em = c.get('em');
+      const id = given ?? (await sqlRows<{ id: number }>(em, `select nextval('notes_id_seq')::bigint as id`))[0].id;
+      c.get('emitAtCommit')!(em, prepareEvent('probe', { subject: PROBE_SUBJECT, orgId: auth.orgId, resource: `last-${id}`, data: { note_id: id, text: `aside ${text}` } }));
+      const answer = { id, text };
+      try {
+        await c.get('writeLast')!(em, 'insert into notes (id, org_id, text) values (?, ?, ?) returning id', [id, auth.orgId, text], declare ? { answer } : undefined);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new ConflictError(`note ${id} exists`, 'duplicate_note');
+        throw e;
+      }
+      if (declare) return respond(c, answer);
+      const seen = await sqlRows(deps.orm.em.fork(), 'select 1 from notes where id = ?', [id]);
+      return respond(c, { ...answer, committed_at_once: seen.length === 1 });
     });
     app.get('/v1/notes/:id', async (c) => {
       caller(c);

@@ -1,5 +1,5 @@
 import { mediaPathsOf } from './http/media-paths.js';
-import type { ServiceName } from '@ledgerline/contracts';
+import type { RouteSpec, ServiceName } from '@ledgerline/contracts';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -91,6 +91,12 @@ export interface ServiceDefinition<S extends z.ZodObject = typeof baseConfigSche
   onStart?: (deps: DepsOf<S, R>) => Promise<void | (() => Promise<void>)>;
   /** The service's own tables whose old rows the retention sweep deletes (beside the kit's). */
   retention?: (deps: DepsOf<S, R>) => RetentionRule[];
+  /**
+   * The route table whose rows for this service name the writes the kit keeps an audit record of
+   * (decision 211): the shared table (`ROUTES`) unless given — a service outside it, such as the
+   * kit's own test service, names its audited routes here.
+   */
+  routeTable?: readonly RouteSpec[];
 }
 
 /**
@@ -254,7 +260,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
   });
   // a write's audit record reads the resource as it stood through this app's own GET (decision 211)
   const audit: AuditHook = {
-    routes: auditedRoutes(def.name),
+    routes: auditedRoutes(def.name, def.routeTable),
     read: async (path, headers) => {
       const res = await app.request(path, { headers });
       return res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(await answerText(res)) : null;
