@@ -38,7 +38,7 @@ export interface PurchaseDocumentKind<K extends PurchaseKind, S extends Purchase
   /** The mask of the kind's one numbering series (architecture §4): own number per kind, restarting yearly. */
   mask: string;
   /** The document a request credits (vendor credits), checked with the shared credit rule. */
-  credits?: { rule: CreditRule; creditedId: (req: z.output<S>) => number | null | undefined };
+  credits?: { rule: CreditRule; creditedId: (req: z.output<S>) => number | null | undefined; creditedNo: (req: z.output<S>) => string | null | undefined };
   /**
    * What the document counts as paid when it is written (a final bill's advances; a tax document
    * documents money already paid), checked in the transaction the document is written in, with the

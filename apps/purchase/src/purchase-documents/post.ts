@@ -142,7 +142,7 @@ export async function postPurchaseDocument<K extends PurchaseKind, S extends Pur
   // documents of this kind (one commit for the group): a series number is taken under its row
   // lock, held until that commit.
   const numbered = (given ? await ctx.inOwnTransaction() : await ctx.inCommitGroup(kind.kind)) as TenantContext;
-  const creditedNo = (req as { credited_doc_no?: string | null }).credited_doc_no?.trim() || null;
+  const creditedNo = kind.credits?.creditedNo(req)?.trim() || null;
   // the vendor's invoice named by its number alone is the bill that recorded it, checked as by its id
   const creditedId = kind.credits
     ? await creditedIdOf(numbered.em, kind.credits.rule, numbered.orgId, { id: kind.credits.creditedId(req), no: creditedNo }, req.vendor as Record<string, unknown>)

@@ -43,7 +43,7 @@ export const VENDOR_CREDITS: PurchaseDocumentKind<'vendor_credit', typeof vendor
   requestSchema: vendorCreditRequestSchema,
   responseSchema: vendorCreditSchema,
   mask: 'VC{YYYY}{#####}',
-  credits: { rule: CREDITED_BILL, creditedId: (req) => req.credited_doc_id },
+  credits: { rule: CREDITED_BILL, creditedId: (req) => req.credited_doc_id, creditedNo: (req) => req.credited_doc_no },
 };
 
 /** A vendor credit is applied to an open bill of its vendor, in its currency (decision 148; at other rates, decision 207). */
