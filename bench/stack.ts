@@ -268,9 +268,11 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       const c = new pg.Client({ connectionString: DATABASE_URL });
       await c.connect();
       const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);
-      // BENCH_KEEP_DATABASES=1 leaves them for a look afterwards (EXPLAIN, sizes)
+      // BENCH_KEEP_DATABASES=1 leaves them for a look afterwards (EXPLAIN, sizes, a rebuild run again)
       if (process.env.BENCH_KEEP_DATABASES !== '1') for (const row of dbs.rows) await c.query(`drop database if exists "${row.datname}" with (force)`).catch(() => undefined);
       await c.end();
+      // and their streams: a rebuild can be run against them again (`rebuild-ledger` with the stack's env)
+      if (process.env.BENCH_KEEP_DATABASES === '1') return;
       const n = await connect({ servers: NATS_URL });
       const jsm = await jetstreamManager(n);
       const streamPrefix = env.NATS_SUBJECT_PREFIX.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase();

@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { from as copyFrom } from 'pg-copy-streams';
 import { sqlRows } from '@ledgerline/service-kit';
 import type { SourceType } from './posting-map.js';
 
 /*
  * A ledger generation (decision 245): an organisation's rebuilt postings staged in tables of their
- * own — unlogged, without indexes, foreign keys or triggers — by several connections at once, while
- * the ledger the API reads stays as it is; then moved into the ledger in one statement per table,
- * inside the transaction that deletes the old postings, so the new generation becomes current in
- * one commit. The staged rows carry their final ids (taken from the ledger's own sequences), so the
- * move is a plain insert … select.
+ * own — unlogged, without indexes, foreign keys or triggers — by several connections at once, each
+ * batch loaded by COPY (decision 256), while the ledger the API reads stays as it is; then moved
+ * into the ledger in one statement per table, inside the transaction that deletes the old
+ * postings, so the new generation becomes current in one commit. The rows take the ledger's ids
+ * (its own sequences) as they are moved in: a plain insert … select.
  */
 
 /** Where generations' tables live: apart from the ledger's, so nothing that reads the ledger sees them. */
@@ -33,14 +36,29 @@ export interface TailEvent {
   credited?: { type: SourceType; id: number | null; no: string | null } | null;
 }
 
-/** The raw connection the organisation's lock is held on (the pool's driver connection). */
+/** A raw connection of the pool (the driver's client): the organisation's lock is held on one, a batch is staged on another. */
 interface LockConnection {
-  query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  /** A COPY … FROM STDIN: a stream the rows are written to. */
+  query<T extends NodeJS.WritableStream>(copy: T): T;
 }
 interface DriverClient {
   acquireConnection(): Promise<LockConnection>;
   releaseConnection(conn: LockConnection): Promise<void>;
 }
+
+/**
+ * The columns a staged line reads from its row, in order (`stage`): the moved ones but `org_id`,
+ * and a tax row's `row_ord` (its row's `ord`). Every line then ends with what places it:
+ * `org_id` and, for a header, `seq` (its place in the streams); for a row or tax row, `tx_uid`
+ * (its header's uid).
+ */
+export interface StagedColumns {
+  tx: string[];
+  rows: string[];
+  tax: string[];
+}
+const LINE_ENDS: Record<keyof StagedColumns, string[]> = { tx: ['org_id', 'seq'], rows: ['org_id', 'tx_uid'], tax: ['org_id', 'tx_uid'] };
 
 /** Another rebuild of the organisation holds its lock. */
 export class RebuildRunningError extends Error {}
@@ -116,15 +134,43 @@ export class LedgerGeneration {
     }
   }
 
+  /** Postings staged so far (those the move will take in). */
+  get stagedPostings(): number {
+    return this.staged.headers;
+  }
+
+  /** What a staged line reads from its row (`StagedColumns`). Ids are the ledger's, given as the rows are moved in. */
+  get columns(): StagedColumns {
+    const [tx, rows, tax] = this.tables.map((t) => t.columns.filter((c) => c !== 'org_id'));
+    return { tx, rows, tax: [...tax, 'row_ord'] };
+  }
+
   /**
-   * Stages postings on a connection of the pool (several calls run at once, each on its own), in
-   * one statement for the three tables: JSON arrays of headers (with `seq`, their place in the
-   * streams), rows and tax rows (with `tx_uid`, their header's uid; tax rows with `row_ord`, their
-   * row's `ord`), every row with `org_id`. Ids are the ledger's, given as they are moved in.
+   * Stages a batch of postings on a connection of the pool of its own (several batches load at
+   * once), as COPY text lines (`columns`, then what places each line): headers, rows and tax rows
+   * in one transaction, so a batch the database refuses leaves nothing staged.
    */
   async stage(headers: string, rows: string, taxes: string): Promise<void> {
-    const into = (suffix: MovedTable['suffix']) => `insert into ${this.prefix}_${suffix} select * from json_populate_recordset(null::${this.prefix}_${suffix}, ?::json) returning 1`;
-    const [{ n }] = await sqlRows<{ n: number }>(this.orm.em.fork(), `with h as (${into('tx')}), r as (${into('rows')}), x as (${into('tax')}) select (select count(*) from h)::int as n`, [headers, rows, taxes]);
+    const client = this.orm.em.getConnection().getKnex().client as unknown as DriverClient;
+    const conn = await client.acquireConnection();
+    const columns = this.columns;
+    const list = (suffix: keyof StagedColumns) => [...columns[suffix], ...LINE_ENDS[suffix]].map((c) => `"${c}"`).join(', ');
+    let n = 0;
+    try {
+      await conn.query('begin');
+      for (const [suffix, lines] of [['tx', headers], ['rows', rows], ['tax', taxes]] as const) {
+        if (lines === '') continue;
+        const copy = conn.query(copyFrom(`copy ${this.prefix}_${suffix} (${list(suffix)}) from stdin`));
+        await pipeline(Readable.from([lines]), copy);
+        if (suffix === 'tx') n = copy.rowCount;
+      }
+      await conn.query('commit');
+    } catch (err) {
+      await conn.query('rollback').catch(() => undefined);
+      throw err;
+    } finally {
+      await client.releaseConnection(conn);
+    }
     this.staged.headers += n;
   }
 

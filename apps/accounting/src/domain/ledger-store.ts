@@ -319,14 +319,14 @@ export async function replayEntries(scope: TenantScope, postings: Array<{ entry:
   const sent = postings
     .filter((_, i) => fresh[i])
     .map((p) => {
-      const { header, ...staged } = stagedEntry(shapes, orgId, p.entry, p.eventId);
+      const { header, ...staged } = replayedEntry(shapes, orgId, p.entry, p.eventId);
       return { tx: header, ...staged };
     });
   if (sent.length) await sqlRows(em, 'select ledger_replay_entries(?, ?::jsonb)', [orgId, JSON.stringify(sent)]);
   return fresh;
 }
 
-/** An entry's rows in their columns' form without their null columns, as a ledger generation stages them (`ledger-generation.ts`). */
+/** An entry's rows in their columns' form (keyed by column), with the accounts they name. */
 export interface StagedEntry {
   header: Record<string, unknown>;
   rows: Array<Record<string, unknown>>;
@@ -335,9 +335,15 @@ export interface StagedEntry {
   accounts: string[];
 }
 
-/** The rows of a new posting without their null columns: what a ledger generation stages and `replayEntries` sends to `ledger_replay_entries`. */
+/** The rows of a new posting, a column the entry leaves empty null or absent: what a ledger generation stages as COPY lines (`ledger-generation.ts`). */
 export function stagedEntry(shapes: LedgerShapes, orgId: number, entry: LedgerEntryDraft, eventId: string): StagedEntry {
   const p = entryPayloadOf(shapes, orgId, entry, eventId, null);
+  return { header: p.header, rows: p.rows, taxes: p.taxes, accounts: p.accounts };
+}
+
+/** `stagedEntry` without the null columns: what `replayEntries` sends to `ledger_replay_entries` as JSON (a missing key reads as null). */
+function replayedEntry(shapes: LedgerShapes, orgId: number, entry: LedgerEntryDraft, eventId: string): StagedEntry {
+  const p = stagedEntry(shapes, orgId, entry, eventId);
   return { header: withoutNulls(p.header), rows: p.rows.map(withoutNulls), taxes: p.taxes.map(withoutNulls), accounts: p.accounts };
 }
 

@@ -21,6 +21,12 @@ export interface RebuildResult {
   /** Threads that drafted some of the generation's postings (0: the rebuild's own thread drafted them all). */
   draftThreads: number;
   /**
+   * Postings moved in as the generation staged them (0 in order); the rest of the events took the
+   * ledger's own path after the move: credits, journal entries, later versions, and the postings of
+   * a batch the database refused to stage.
+   */
+  staged: number;
+  /**
    * How the ledger was rebuilt: `generation` (staged apart by several connections, then moved in,
    * decision 245) or `in_order` (every event replayed in its transaction, one after another: when
    * a credit names a document that comes after it in the streams).
@@ -207,7 +213,16 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
   const [{ count }] = (await em
     .getConnection()
     .execute('select count(*)::int as count from accounting_transactions where org_id = ?', [orgId], 'all')) as Array<{ count: number }>;
-  return { orgId, events, transactions: count, clearSeconds, stageSeconds: staged?.seconds ?? 0, draftThreads: staged?.threads ?? 0, method: staged ? 'generation' : 'in_order' };
+  return {
+    orgId,
+    events,
+    transactions: count,
+    clearSeconds,
+    stageSeconds: staged?.seconds ?? 0,
+    draftThreads: staged?.threads ?? 0,
+    staged: staged?.generation.stagedPostings ?? 0,
+    method: staged ? 'generation' : 'in_order',
+  };
 }
 
 /** One accounting transaction as a check compares it: everything it says but its row ids and clock times. */

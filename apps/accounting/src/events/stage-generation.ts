@@ -12,7 +12,7 @@ import { ledgerShapes } from '../domain/ledger-store.js';
  * switches the ledger to it (`rebuild.ts`).
  */
 
-/** Postings drafted, and staged, a batch at a time (one staging statement). */
+/** Postings drafted, and staged, a batch at a time (one staging transaction). */
 const STAGE_BATCH = 500;
 
 /** Connections staging a generation at once: drafting goes on while they store. */
@@ -59,7 +59,7 @@ export async function stageGeneration(source: GenerationSource, skipped: (eventI
   let drafting: DraftThreads | null = null;
   try {
     const em = orm.em.fork();
-    const setting: DraftSetting = { orgId, opts, organisation: await organisationReplica({ em, orgId }), shapes: ledgerShapes(em) };
+    const setting: DraftSetting = { orgId, opts, organisation: await organisationReplica({ em, orgId }), shapes: ledgerShapes(em), columns: generation.columns };
     const threadCount = threads ?? 0;
     // documents already staged: a later event of one (a new version, a repeat) takes the ledger's own path
     const stagedKeys = new Set<string>();
@@ -85,9 +85,9 @@ export async function stageGeneration(source: GenerationSource, skipped: (eventI
       while (storing.size >= STAGING_CONNECTIONS) await Promise.race(storing);
       if (failure) throw failure;
       if (batch.length === 0) return;
-      const join = (part: 'rows' | 'taxes') => `[${batch.map((d) => d[part]).filter((t) => t !== '').join(',')}]`;
+      const join = (part: 'header' | 'rows' | 'taxes') => batch.map((d) => d[part]).join('');
       const store = generation
-        .stage(`[${batch.map((d) => d.header).join(',')}]`, join('rows'), join('taxes'))
+        .stage(join('header'), join('rows'), join('taxes'))
         .catch(() => generation.stageTail(batch.map((d) => ({ seq: d.seq, type: d.message.type, event: organisationEvent(d.message.data, d.message.subject, orgId) }))))
         .catch((err) => void (failure ??= err))
         .finally(() => storing.delete(store));
