@@ -88,7 +88,11 @@ export async function stageGeneration(source: GenerationSource, skipped: (eventI
       const join = (part: 'header' | 'rows' | 'taxes') => batch.map((d) => d[part]).join('');
       const store = generation
         .stage(join('header'), join('rows'), join('taxes'))
-        .catch(() => generation.stageTail(batch.map((d) => ({ seq: d.seq, type: d.message.type, event: organisationEvent(d.message.data, d.message.subject, orgId) }))))
+        .catch((err) => {
+          // slower, never different: said, so a rebuild whose batches keep falling back is seen
+          log.warn('rebuild: the database refused a staged batch; its postings take the ledger\'s own path after the move', { org_id: orgId, postings: batch.length, err: String(err) });
+          return generation.stageTail(batch.map((d) => ({ seq: d.seq, type: d.message.type, event: organisationEvent(d.message.data, d.message.subject, orgId) })));
+        })
         .catch((err) => void (failure ??= err))
         .finally(() => storing.delete(store));
       storing.add(store);
