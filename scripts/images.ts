@@ -19,9 +19,9 @@
  * Needs a running Docker engine (and debootstrap, for the base image); builds use the host network.
  *
  * Steps that do not need each other run at once: the processes' contexts (bundles and packages) are
- * made while the base and runtimes are built, PostgreSQL, NATS and the runtimes are built side by
- * side, and two process images at a time. Each step's output is kept and printed when it fails
- * (`--verbose` prints it all as it comes, each line led by its step's name).
+ * made while the base is built, and the engine builds two images at a time, the longest path first.
+ * Each step's output is kept and printed when it fails (`--verbose` prints it all as it comes, each
+ * line led by its step's name).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,6 +37,9 @@ const version = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'ut
 const CONTEXTS = path.join(root, '.images');
 const DOCKERFILES = path.join(root, 'deploy/images');
 export const BASE_IMAGE = 'ledgerline/debian:bookworm';
+
+/** The images the container tests run beside the processes (deploy/images/<name>.Dockerfile). */
+const INFRASTRUCTURE = { postgres: 'ledgerline/postgres:15', nats: 'ledgerline/nats:2.9' };
 
 /** Debian packages a process needs beside Node.js: the sales service prints PDFs with Chromium. */
 const APT_PACKAGES: Partial<Record<ProcessName, string>> = {
@@ -251,10 +254,8 @@ const runtimes = new Map(
 );
 const infrastructure = only
   ? []
-  : (['postgres', 'nats'] as const).map((name) =>
-      node.then(() =>
-        engine(RANK.infrastructure, () => step(name, () => dockerBuild(name, [`ledgerline/${name}:${name === 'postgres' ? '15' : '2.9'}`], `${name}.Dockerfile`, DOCKERFILES, { BASE_IMAGE }))),
-      ),
+  : Object.entries(INFRASTRUCTURE).map(([name, tag]) =>
+      node.then(() => engine(RANK.infrastructure, () => step(name, () => dockerBuild(name, [tag], `${name}.Dockerfile`, DOCKERFILES, { BASE_IMAGE })))),
     );
 const images = processes.map(async (name) => {
   const [ctx] = await Promise.all([contexts.get(name)!, runtimes.get(APT_PACKAGES[name] ?? '')!]);
@@ -266,4 +267,4 @@ if (outcomes.some((o) => o.status === 'rejected')) {
   process.stdout.write(`images: ${failures.length} step(s) failed after ${Math.round((Date.now() - started) / 1000)} s\n`);
   process.exit(1);
 }
-process.stdout.write(`images built in ${Math.round((Date.now() - started) / 1000)} s: ${processes.map((p) => `ledgerline/${p}:${version}`).join(', ')}${only ? '' : ', ledgerline/postgres:15, ledgerline/nats:2.9'}\n`);
+process.stdout.write(`images built in ${Math.round((Date.now() - started) / 1000)} s: ${processes.map((p) => `ledgerline/${p}:${version}`).join(', ')}${only ? '' : `, ${Object.values(INFRASTRUCTURE).join(', ')}`}\n`);
