@@ -63,4 +63,4 @@ export async function publishPaymentMatched(
   return envelope;
 }
 
-export { apiOf, expectProblem, type JsonResponse } from '../support/assertions.js';
+export { apiOf, expectProblem, untilAdmitted, type JsonResponse } from '../support/assertions.js';

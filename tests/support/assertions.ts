@@ -21,6 +21,22 @@ export async function expectOk(res: Response | ApiResponse): Promise<any> {
 }
 
 /**
+ * Sends a request again, as an integration honouring Retry-After does, while the service sheds it
+ * (503 before any work, decision 243): a burst wider than the service's concurrency may be partly
+ * refused on a loaded machine, and what a test asserts is what the retried burst comes to — every
+ * refusal having changed nothing. At most `tries` sends; the last answer is returned whatever it is.
+ */
+export async function untilAdmitted<R extends Response | ApiResponse>(send: () => Promise<R>, tries = 20): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send();
+    const retryAfter = Number(res.headers.get('retry-after'));
+    if (res.status !== 503 || !(retryAfter > 0) || attempt >= tries) return res;
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, Math.min(retryAfter, 5) * 1000));
+  }
+}
+
+/**
  * Every event of `subject` (catalogue name, unprefixed) stored in `stream`, read by sequence
  * through a running service's connection (nats-server 2.9 has no multi-subject consumers).
  */
