@@ -37,21 +37,61 @@ export interface PreviousRelease {
   remove: () => void;
 }
 
+interface LockEntry {
+  version?: string;
+  resolved?: string;
+  integrity?: string;
+  link?: boolean;
+}
+interface Lockfile {
+  packages: Record<string, LockEntry>;
+}
+
+/**
+ * Whether the tree `installed` (the working tree's lockfile, installed by `npm ci`) holds every
+ * package `wanted` installs, at the same path, version, source and checksum, the release's own
+ * workspaces linked to the same folders. Packages HEAD added beside them are never required by the
+ * release's code, except those nested inside a package the release has: the release's copy of that
+ * package would then find HEAD's nested one, so such a tree does not hold the release's.
+ */
+export function installedTreeHolds(installed: Lockfile, wanted: Lockfile): boolean {
+  for (const [key, entry] of Object.entries(wanted.packages)) {
+    // "" and the workspaces' folders are the release's own checkout
+    if (!key.startsWith('node_modules/')) {
+      if (key === '' || !key.includes('/node_modules/')) continue;
+      return false; // a workspace's own nested packages: the working tree's are not linked there
+    }
+    const have = installed.packages[key];
+    if (!have) return false;
+    for (const field of ['version', 'resolved', 'integrity', 'link'] as const) if (have[field] !== entry[field]) return false;
+  }
+  for (const key of Object.keys(installed.packages)) {
+    const nested = key.lastIndexOf('/node_modules/');
+    if (key.startsWith('node_modules/') && nested > 0 && wanted.packages[key.slice(0, nested)] && !wanted.packages[key]) return false;
+  }
+  return true;
+}
+
 export async function checkOutPreviousRelease(): Promise<PreviousRelease> {
   const tag = previousReleaseTag();
   const dir = fs.mkdtempSync(path.join(tmpdir(), `ledgerline-${tag}-`));
   git('worktree', 'add', '--detach', '--force', dir, tag);
-  const lockOf = (d: string) => fs.readFileSync(path.join(d, 'package-lock.json'), 'utf8');
-  if (lockOf(dir) === lockOf(ROOT)) {
-    // the same third-party packages: the working tree's, and the release's own workspaces
+  const lockOf = (d: string): Lockfile => JSON.parse(fs.readFileSync(path.join(d, 'package-lock.json'), 'utf8'));
+  const release = lockOf(dir);
+  if (installedTreeHolds(lockOf(ROOT), release)) {
+    // every package the release's lockfile installs is in the working tree's node_modules at the
+    // same path and version (HEAD's tree grows by additions): link those rather than install 500
+    // packages again (23 s of the suite on two cores), and the release's own workspaces as its
+    // lockfile links them
     const modules = path.join(dir, 'node_modules');
     fs.mkdirSync(path.join(modules, '@ledgerline'), { recursive: true });
     for (const entry of fs.readdirSync(path.join(ROOT, 'node_modules'))) {
       if (entry !== '@ledgerline' && entry !== '.cache') fs.symlinkSync(path.join(ROOT, 'node_modules', entry), path.join(modules, entry));
     }
-    for (const link of fs.readdirSync(path.join(ROOT, 'node_modules', '@ledgerline'))) {
-      const target = fs.readlinkSync(path.join(ROOT, 'node_modules', '@ledgerline', link)); // ../../packages/x or ../../apps/x
-      fs.symlinkSync(target, path.join(modules, '@ledgerline', link));
+    for (const [key, entry] of Object.entries(release.packages)) {
+      if (key.startsWith('node_modules/@ledgerline/') && entry.link && entry.resolved) {
+        fs.symlinkSync(path.relative(path.dirname(path.join(dir, key)), path.join(dir, entry.resolved)), path.join(dir, key));
+      }
     }
   } else {
     execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, stdio: 'inherit', timeout: 300_000 });
