@@ -8,8 +8,9 @@
  *   2. `ledgerline/node:20`: that plus this machine's Node.js binary (deploy/images/node.Dockerfile);
  *   3. `ledgerline/runtime:20` (and `runtime-chromium:20`, for the sales service's PDFs): what
  *      every process image shares (deploy/images/runtime.Dockerfile);
- *   4. per process: its bundle, the third-party packages it imports and its start script, nothing
- *      else (deploy/images/process.Dockerfile), tagged with the release version and `latest`;
+ *   4. per process: its bundle (the third-party packages in it), the packages it still imports (those
+ *      that read files of their own, decision 257) and its start script, nothing else
+ *      (deploy/images/process.Dockerfile), tagged with the release version and `latest`;
  *   5. `ledgerline/postgres:15` and `ledgerline/nats:2.9` from Debian's packages.
  *
  *   npm run images                                  everything

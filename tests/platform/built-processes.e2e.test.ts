@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
@@ -17,11 +19,11 @@ const root = path.resolve(import.meta.dirname, '../..');
 const env = isolation();
 const children: ChildProcess[] = [];
 
-/** Starts a built process on a free port and answers its URL once it listens. */
-async function start(name: string, extra: Record<string, string> = {}): Promise<string> {
+/** Starts a built process on a free port and answers its URL once it listens (from `dist` unless `dir` says where). */
+async function start(name: string, extra: Record<string, string> = {}, dir = path.join(root, 'dist')): Promise<string> {
   // no tsx anywhere: plain node on the built module
-  const child = spawn(process.execPath, [path.join(root, 'dist', `${name}.mjs`)], {
-    cwd: root,
+  const child = spawn(process.execPath, [path.join(dir, `${name}.mjs`)], {
+    cwd: path.dirname(dir),
     env: { PATH: process.env.PATH, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,6 +54,33 @@ afterAll(async () => {
   await dropIsolation(env);
 });
 
+/** The files a built process loads: its bundle and the chunks it imports, transitively (decision 257). */
+async function filesOf(name: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const visit = async (file: string) => {
+    if (files.has(file)) return;
+    const code = await readFile(path.join(root, 'dist', file), 'utf8');
+    files.set(file, code);
+    for (const m of code.matchAll(/(?:^import\s[^;]*?from\s*|^import\s*|\bimport\()"\.\/([^"]+)"/gm)) await visit(m[1]);
+  };
+  await visit(`${name}.mjs`);
+  return files;
+}
+
+const packageOf = (specifier: string) => specifier.replace(/^(@[^/]+\/[^/]+|[^@/][^/]*).*$/, '$1');
+
+/** The packages whose code a built process holds or imports: esbuild heads each module it bundles with its path. */
+async function packagesIn(name: string): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const code of (await filesOf(name)).values()) {
+    for (const m of code.matchAll(/^import\s[^;]*?from\s*"((?:@[\w.-]+\/)?\w[^"]*)"/gm)) if (!m[1].startsWith('node:')) found.add(packageOf(m[1]));
+  }
+  for (const code of (await filesOf(name)).values()) {
+    for (const m of code.matchAll(/^\/\/ (?:.*\/)?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) found.add(m[1]);
+  }
+  return found;
+}
+
 describe('the built processes (dist/*.mjs)', () => {
   it('sales starts on plain node, posts an invoice, renders it in its worker and prints it; the gateway serves its documents', async () => {
     const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' });
@@ -73,21 +102,39 @@ describe('the built processes (dist/*.mjs)', () => {
     expect((await fetch(`${gateway}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
   }, 90_000);
 
-  it('the gateway loads no database layer: its bundle imports neither the ORM nor a Postgres driver', async () => {
+  it('the gateway loads no database layer: its bundle holds neither the ORM nor a Postgres driver', async () => {
     // Module code is live heap that every full collection marks: the database stack was about 14
     // of the gateway's 36 MB, for a process that never opens a database connection.
-    const imported = async (name: string) => {
-      const code = await readFile(path.join(root, 'dist', `${name}.mjs`), 'utf8');
-      return new Set([...code.matchAll(/^import\s[^;]*?from\s*"([^"]+)"|^import\s*"([^"]+)"/gm)].map((m) => (m[1] ?? m[2]).replace(/^(@[^/]+\/[^/]+|[^@/][^/]*).*$/, '$1')));
-    };
     const database = ['@mikro-orm/core', '@mikro-orm/postgresql', '@mikro-orm/knex', '@mikro-orm/migrations', 'knex', 'pg', 'decimal.js', 'fast-xml-parser'];
-    const gateway = await imported('gateway');
+    const gateway = await packagesIn('gateway');
     expect(gateway).toContain('hono');
     expect(gateway).toContain('undici');
     expect(database.filter((p) => gateway.has(p))).toEqual([]);
-    // the same reading finds them in a service's bundle, so it reads imports as esbuild writes them
-    const sales = await imported('sales');
+    // the same reading finds them in a service's bundle, so it reads the files as esbuild writes them
+    const sales = await packagesIn('sales');
     expect(sales).toContain('@mikro-orm/postgresql');
     expect(sales).toContain('pg');
   });
+
+  it('a service runs from its bundle alone, with no node_modules above it (decision 257)', async () => {
+    // as in its image: the bundle, the chunks and the workers beside it, and nothing installed
+    // (the packages kept as files are the browser driver and the docs page's assets, which
+    // neither the HTML nor an invoice needs)
+    const alone = await mkdtemp(path.join(tmpdir(), 'ledgerline-dist-'));
+    try {
+      await cp(path.join(root, 'dist'), path.join(alone, 'dist'), { recursive: true });
+      expect(existsSync(path.join(path.dirname(alone), 'node_modules'))).toBe(false);
+      const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' }, path.join(alone, 'dist'));
+      const headers = { [INTERNAL_HEADERS.orgId]: '2', [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' };
+      const res = await fetch(`${sales}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify(invoiceBody()) });
+      expect(res.status).toBe(200);
+      const invoice = (await res.json()) as { id: number; no: string; total_amount: number };
+      expect(invoice.total_amount).toBe(298);
+      const html = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/html?culture=en-US`, { headers });
+      expect(html.status).toBe(200);
+      expect(await html.text()).toContain(invoice.no);
+    } finally {
+      await rm(alone, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
