@@ -186,4 +186,20 @@ describe('a lost database connection', () => {
       (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from effects e join notes n on n.id = e.note_id where n.text = 'after the update'"))[0].n;
     await eventually(async () => (await effects()) === 1, 10_000, 100);
   }, 30_000);
+
+  it('a durable waits CONSUMER_ACK_WAIT_MS for an acknowledgement (30 s unless set), brought to the setting at each start', async () => {
+    const { bus } = svc.deps;
+    const stream = await bus.ensureStream(streamForSubject(PROBE_SUBJECT));
+    const durable = bus.durableName('probe-noted');
+    expect((await bus.jsm.consumers.info(stream, durable)).config.ack_wait).toBe(30_000_000_000);
+    // what a crashed consumer held is delivered again this much later: an operator shortens it
+    await svc.close();
+    svc = await startTestService({ ...probeService, name: 'connlossprobe' }, { ...env, CONSUMER_MAX_DELIVER: '2', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1500', CONSUMER_ACK_WAIT_MS: '12000' });
+    expect((await svc.deps.bus.jsm.consumers.info(stream, durable)).config.ack_wait).toBe(12_000_000_000);
+    expect((await svc.deps.bus.jsm.consumers.info(stream, durable)).config.max_deliver).toBe(-1);
+    expect((await call('/v1/notes', { text: 'under a shorter wait' })).status).toBe(200);
+    const effects = async () =>
+      (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from effects e join notes n on n.id = e.note_id where n.text = 'under a shorter wait'"))[0].n;
+    await eventually(async () => (await effects()) === 1, 10_000, 100);
+  }, 30_000);
 });

@@ -24,7 +24,8 @@ let key = '';
 let pids: Record<string, number> = {};
 
 beforeAll(async () => {
-  system = await startSystem('replicas', { REPLICAS: '2', MAX_OLD_SPACE_MB: '120', RECURRING_POLL_MS: '50' }, 150_000);
+  // what a killed replica's consumers held goes to the other after CONSUMER_ACK_WAIT_MS, the shortest allowed
+  system = await startSystem('replicas', { REPLICAS: '2', MAX_OLD_SPACE_MB: '120', RECURRING_POLL_MS: '50', CONSUMER_ACK_WAIT_MS: '10000' }, 150_000);
   ({ gateway, key, pids } = system);
 }, 180_000);
 afterAll(async () => system?.stop(), 60_000);

@@ -47,7 +47,9 @@ describe('npm start under the supervisor', () => {
 
   beforeAll(async () => {
     mkdirSync(LEFT_BEHIND, { recursive: true });
-    system = await startSystem('supervisor');
+    // what the killed accounting held is delivered to the restarted one after CONSUMER_ACK_WAIT_MS
+    // (the shortest allowed; 30 s by default, which the test then waited out two runs in three)
+    system = await startSystem('supervisor', { CONSUMER_ACK_WAIT_MS: '10000' });
     ({ gateway, key, pids } = system);
   }, 120_000);
   afterAll(async () => system?.stop(), 60_000);

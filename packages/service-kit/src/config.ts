@@ -115,6 +115,15 @@ export const baseConfigSchema = z.object({
    */
   OUTBOX_LEADER_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   CONSUMER_MAX_DELIVER: z.coerce.number().int().min(1).default(8),
+  /**
+   * How long the stream waits for a delivered event's acknowledgement before it delivers the event
+   * again: after a consumer's process dies, what it held reaches the restarted process (or another
+   * replica) this much later, so it bounds how long a crash delays, say, a document's ledger entry.
+   * It must outlast the longest handling of one event: a handler waiting on a lost database keeps
+   * its event (every pause of at most 5 s), and one that runs past it is handled again, which the
+   * inbox absorbs. Applied to the durables at each start.
+   */
+  CONSUMER_ACK_WAIT_MS: z.coerce.number().int().min(10_000).max(3_600_000).default(30_000),
   /** How long published outbox rows are kept (the stream holds the events). */
   OUTBOX_RETENTION: durationSetting('7d'),
   /** How long consumed event ids are kept against redelivery. */

@@ -219,7 +219,7 @@ export async function startService<S extends z.ZodObject, R extends ServiceResou
         bus,
         log,
         def.name,
-        { service: def.name, maxDeliver: config.CONSUMER_MAX_DELIVER, onCommitted: () => relay.kick(), onDeadLettered: () => deadLetters.kick() },
+        { service: def.name, maxDeliver: config.CONSUMER_MAX_DELIVER, ackWaitMs: config.CONSUMER_ACK_WAIT_MS, onCommitted: () => relay.kick(), onDeadLettered: () => deadLetters.kick() },
         metrics,
         commitGroups,
       ),

@@ -160,6 +160,8 @@ export class ConsumerSwitch {
 export interface ConsumerRuntimeOptions {
   service: string;
   maxDeliver: number;
+  /** `CONSUMER_ACK_WAIT_MS`: how long a delivered event waits for its acknowledgement before it is delivered again (30 s unless set). */
+  ackWaitMs?: number;
   /** Redelivery delays after a failure, in ms, by attempt (the last repeats). */
   backoffMs?: number[];
   onCommitted?: () => void;

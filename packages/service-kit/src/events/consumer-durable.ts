@@ -14,14 +14,21 @@ import type { ConsumerDefinition } from './consumer-definition.js';
  */
 export const SERVER_MAX_DELIVER = -1;
 
+/** The stream's wait for an acknowledgement unless `CONSUMER_ACK_WAIT_MS` says otherwise. */
+export const DEFAULT_ACK_WAIT_MS = 30_000;
+
 /** Where a new durable starts reading. */
 export interface DurableStart {
   policy: DeliverPolicy;
   since?: Date;
 }
 
-/** The stream's name, with the consumer's durable made on it if missing (`start`: where a new one starts). */
-export async function ensureDurable(bus: EventBus, def: ConsumerDefinition, durableName: string, start: DurableStart, log: Logger): Promise<string> {
+/**
+ * The stream's name, with the consumer's durable made on it if missing (`start`: where a new one
+ * starts) and its acknowledgement wait brought to `ackWaitMs`.
+ */
+export async function ensureDurable(bus: EventBus, def: ConsumerDefinition, durableName: string, start: DurableStart, log: Logger, ackWaitMs = DEFAULT_ACK_WAIT_MS): Promise<string> {
+  const ackWait = ackWaitMs * 1_000_000; // the server counts in nanoseconds
   const streamName = await bus.ensureStream(streamForSubject(def.subject));
   // every organisation's events of the subject: `<subject>.<org>`
   const filter = bus.subject(`${def.subject}.*`);
@@ -40,7 +47,7 @@ export async function ensureDurable(bus: EventBus, def: ConsumerDefinition, dura
         deliver_policy: start.policy,
         ...(start.since ? { opt_start_time: start.since.toISOString() } : {}),
         filter_subject: filter,
-        ack_wait: 30_000_000_000,
+        ack_wait: ackWait,
         max_deliver: SERVER_MAX_DELIVER,
         max_ack_pending: 1000,
       })
@@ -49,9 +56,10 @@ export async function ensureDurable(bus: EventBus, def: ConsumerDefinition, dura
           throw e;
         });
       });
-  } else if (existing.config.max_deliver !== SERVER_MAX_DELIVER) {
-    // a durable made when the server bounded deliveries too (CONSUMER_MAX_DELIVER + 1)
-    await bus.jsm.consumers.update(streamName, durableName, { max_deliver: SERVER_MAX_DELIVER });
+  } else if (existing.config.max_deliver !== SERVER_MAX_DELIVER || existing.config.ack_wait !== ackWait) {
+    // a durable made when the server bounded deliveries too (CONSUMER_MAX_DELIVER + 1), or
+    // under another CONSUMER_ACK_WAIT_MS
+    await bus.jsm.consumers.update(streamName, durableName, { max_deliver: SERVER_MAX_DELIVER, ack_wait: ackWait });
   }
   return streamName;
 }

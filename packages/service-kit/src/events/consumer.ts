@@ -88,7 +88,7 @@ export class IdempotentConsumer {
       await this.follow();
       return;
     }
-    const streamName = await ensureDurable(this.bus, this.def, this.durableName, { policy: DeliverPolicy.All }, this.log);
+    const streamName = await ensureDurable(this.bus, this.def, this.durableName, { policy: DeliverPolicy.All }, this.log, this.opts.ackWaitMs);
     this.consume(streamName);
   }
 
@@ -97,7 +97,7 @@ export class IdempotentConsumer {
    * from `since` — and consumed by this process. Safe to call again, and from several replicas at once.
    */
   async open(since?: Date): Promise<void> {
-    const streamName = await ensureDurable(this.bus, this.def, this.durableName, since ? { policy: DeliverPolicy.StartTime, since } : { policy: DeliverPolicy.New }, this.log);
+    const streamName = await ensureDurable(this.bus, this.def, this.durableName, since ? { policy: DeliverPolicy.StartTime, since } : { policy: DeliverPolicy.New }, this.log, this.opts.ackWaitMs);
     if (!this.loop) this.consume(streamName);
   }
 
