@@ -121,7 +121,7 @@ export const baseConfigSchema = z.object({
    * replica) this much later, so it bounds how long a crash delays, say, a document's ledger entry.
    * It must outlast the longest handling of one event: a handler waiting on a lost database keeps
    * its event (every pause of at most 5 s), and one that runs past it is handled again, which the
-   * inbox absorbs. Applied to the durables at each start.
+   * inbox absorbs. Applied to the durables at each start (decision 258).
    */
   CONSUMER_ACK_WAIT_MS: z.coerce.number().int().min(10_000).max(3_600_000).default(30_000),
   /** How long published outbox rows are kept (the stream holds the events). */
