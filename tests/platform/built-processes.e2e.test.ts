@@ -81,17 +81,23 @@ async function packagesIn(name: string): Promise<Set<string>> {
   return found;
 }
 
+/** An invoice of organisation `orgId` posted to a sales process (its figures checked) and rendered to HTML in its worker. */
+async function postAndRender(sales: string, orgId: number) {
+  const headers = { [INTERNAL_HEADERS.orgId]: String(orgId), [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' };
+  const res = await fetch(`${sales}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify(invoiceBody()) });
+  expect(res.status).toBe(200);
+  const invoice = (await res.json()) as { id: number; no: string; total_amount: number };
+  expect(invoice.total_amount).toBe(298);
+  const html = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/html?culture=en-US`, { headers });
+  expect(html.status).toBe(200);
+  expect(await html.text()).toContain(invoice.no);
+  return { invoice, headers };
+}
+
 describe('the built processes (dist/*.mjs)', () => {
   it('sales starts on plain node, posts an invoice, renders it in its worker and prints it; the gateway serves its documents', async () => {
     const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' });
-    const headers = { [INTERNAL_HEADERS.orgId]: '1', [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' };
-    const res = await fetch(`${sales}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify(invoiceBody()) });
-    expect(res.status).toBe(200);
-    const invoice = (await res.json()) as { id: number; no: string; total_amount: number };
-    expect(invoice.total_amount).toBe(298);
-    const html = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/html?culture=en-US`, { headers });
-    expect(html.status).toBe(200);
-    expect(await html.text()).toContain(invoice.no);
+    const { invoice, headers } = await postAndRender(sales, 1);
     const pdf = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/pdf`, { headers });
     expect(pdf.status).toBe(200);
     expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
@@ -125,14 +131,7 @@ describe('the built processes (dist/*.mjs)', () => {
       await cp(path.join(root, 'dist'), path.join(alone, 'dist'), { recursive: true });
       expect(existsSync(path.join(path.dirname(alone), 'node_modules'))).toBe(false);
       const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' }, path.join(alone, 'dist'));
-      const headers = { [INTERNAL_HEADERS.orgId]: '2', [INTERNAL_HEADERS.scopes]: 'admin', 'content-type': 'application/json' };
-      const res = await fetch(`${sales}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify(invoiceBody()) });
-      expect(res.status).toBe(200);
-      const invoice = (await res.json()) as { id: number; no: string; total_amount: number };
-      expect(invoice.total_amount).toBe(298);
-      const html = await fetch(`${sales}/v1/sales/invoices/${invoice.id}/html?culture=en-US`, { headers });
-      expect(html.status).toBe(200);
-      expect(await html.text()).toContain(invoice.no);
+      await postAndRender(sales, 2);
     } finally {
       await rm(alone, { recursive: true, force: true });
     }
