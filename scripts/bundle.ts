@@ -28,11 +28,12 @@ const KEPT_AS_FILES = new Set(['playwright-core', '@sparticuz/chromium', 'swagge
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
 const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
-/** Whether `name` is installed where Node would look for it from `dir` (a `node_modules` above it). */
-function installedFrom(name: string, dir: string): boolean {
-  for (let d = dir; ; d = path.dirname(d)) {
-    if (existsSync(path.join(d, 'node_modules', name, 'package.json'))) return true;
-    if (d === path.dirname(d)) return false;
+/** Where Node would find `name` from `from` (a package's folder), walking up to the repository's node_modules; null where it is not installed. */
+export function packageFolder(name: string, from: string): string | null {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (dir === root || dir === path.dirname(dir)) return null;
   }
 }
 
@@ -50,7 +51,7 @@ const dependencies: Plugin = {
       if (args.path.startsWith('node:') || BUILTIN.has(args.path) || BUILTIN.has(packageOf(args.path))) return undefined;
       const name = packageOf(args.path);
       if (name.startsWith('@ledgerline/')) return undefined;
-      if (KEPT_AS_FILES.has(name) || !installedFrom(name, args.resolveDir || root)) return { path: args.path, external: true };
+      if (KEPT_AS_FILES.has(name) || packageFolder(name, args.resolveDir || root) === null) return { path: args.path, external: true };
       return undefined;
     });
   },
@@ -142,14 +143,13 @@ export async function bundleOneProcess(name: ProcessName, out: string, opts: { p
       for (const imp of output.imports) {
         if (!imp.external || imp.path.startsWith('node:') || imp.path.startsWith('.')) continue;
         // a driver of another database, named behind a `require` never reached: not in the image either
-        if (!installedFrom(packageOf(imp.path), root)) continue;
+        if (packageFolder(packageOf(imp.path), root) === null) continue;
         imported.add(packageOf(imp.path));
       }
     }
   }
   return [...imported].filter((p) => !BUILTIN.has(p)).sort();
 }
-
 
 const RUNS = path.join(root, 'node_modules', '.cache', 'ledgerline');
 

@@ -27,7 +27,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROCESSES, bundleOneProcess, root, type ProcessName } from './bundle.js';
+import { PROCESSES, bundleOneProcess, packageFolder, root, type ProcessName } from './bundle.js';
 import { GATEWAY_MAX_OLD_SPACE_MB, MAX_OLD_SPACE_MB } from './node-flags.js';
 
 const args = new Map(process.argv.slice(2).map((a) => [a.replace(/^--/, '').split('=')[0], a.includes('=') ? a.slice(a.indexOf('=') + 1) : 'true']));
@@ -126,15 +126,6 @@ async function buildNode(): Promise<void> {
   await dockerBuild('node', [nodeImage], 'node.Dockerfile', ctx, { BASE_IMAGE });
 }
 
-/** Where Node would find `name` from `from` (a package's folder), walking up to the repository's node_modules. */
-function resolvePackage(name: string, from: string): string | null {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'node_modules', name);
-    if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
-    if (dir === root || dir === path.dirname(dir)) return null;
-  }
-}
-
 /**
  * The packages `imported` need at run time, each as the folder Node resolves it to: their
  * dependencies (and optional and peer ones installed), transitively. A package nested in
@@ -150,12 +141,12 @@ export function runtimePackages(imported: string[]): string[] {
     const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
     const deps = { ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies };
     for (const dep of Object.keys(deps)) {
-      const found = resolvePackage(dep, dir);
+      const found = packageFolder(dep, dir);
       if (found) visit(found);
     }
   };
   for (const name of imported) {
-    const found = resolvePackage(name, root);
+    const found = packageFolder(name, root);
     if (!found) throw new Error(`${name} is imported but not installed`);
     visit(found);
   }

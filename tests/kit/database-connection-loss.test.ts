@@ -29,6 +29,9 @@ const notesWith = async (text: string) =>
   (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), 'select count(*)::int as n from notes where text = ?', [text]))[0].n;
 const eventsOf = async (text: string) =>
   (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from kit_outbox where envelope::jsonb->'data'->>'text' = ?", [text]))[0].n;
+/** The effects the probe's consumer applied for the note of `text`. */
+const effectsOfNote = async (text: string) =>
+  (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), 'select count(*)::int as n from effects e join notes n on n.id = e.note_id where n.text = ?', [text]))[0].n;
 
 /** Sends a write whose connection is lost on purpose; expects the unknown outcome, the write in fact committed. */
 async function expectUnknownOutcome(path: string, text: string, lose: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
@@ -182,9 +185,7 @@ describe('a lost database connection', () => {
     expect((await svc.deps.bus.jsm.consumers.info(stream, durable)).config.max_deliver).toBe(-1);
     // and it still consumes
     expect((await call('/v1/notes', { text: 'after the update' })).status).toBe(200);
-    const effects = async () =>
-      (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from effects e join notes n on n.id = e.note_id where n.text = 'after the update'"))[0].n;
-    await eventually(async () => (await effects()) === 1, 10_000, 100);
+    await eventually(async () => (await effectsOfNote('after the update')) === 1, 10_000, 100);
   }, 30_000);
 
   it('a durable waits CONSUMER_ACK_WAIT_MS for an acknowledgement (30 s unless set), brought to the setting at each start', async () => {
@@ -195,11 +196,10 @@ describe('a lost database connection', () => {
     // what a crashed consumer held is delivered again this much later: an operator shortens it
     await svc.close();
     svc = await startTestService({ ...probeService, name: 'connlossprobe' }, { ...env, CONSUMER_MAX_DELIVER: '2', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1500', CONSUMER_ACK_WAIT_MS: '12000' });
-    expect((await svc.deps.bus.jsm.consumers.info(stream, durable)).config.ack_wait).toBe(12_000_000_000);
-    expect((await svc.deps.bus.jsm.consumers.info(stream, durable)).config.max_deliver).toBe(-1);
+    const updated = (await svc.deps.bus.jsm.consumers.info(stream, durable)).config;
+    expect(updated.ack_wait).toBe(12_000_000_000);
+    expect(updated.max_deliver).toBe(-1);
     expect((await call('/v1/notes', { text: 'under a shorter wait' })).status).toBe(200);
-    const effects = async () =>
-      (await sqlRows<{ n: number }>(svc.deps.orm.em.fork(), "select count(*)::int as n from effects e join notes n on n.id = e.note_id where n.text = 'under a shorter wait'"))[0].n;
-    await eventually(async () => (await effects()) === 1, 10_000, 100);
+    await eventually(async () => (await effectsOfNote('under a shorter wait')) === 1, 10_000, 100);
   }, 30_000);
 });
