@@ -1013,15 +1013,51 @@ benchmarks.push(trialBalance);
 
 // --- soak ------------------------------------------------------------------------------------------
 
-/** Bytes of V8 heap in use in a process, from its /metrics (null when it does not answer). */
-async function heapUsedMb(baseUrl: string): Promise<number | null> {
+/** What the soak reads off a process's /metrics: V8's heap in use, the event loop's longest lag, the admission gate's refusals. */
+interface ProcessReading {
+  heapMb: number;
+  loopLagMaxMs: number | null;
+  shed: Record<string, number>;
+}
+
+/** A process's reading from its /metrics (null when it does not answer). */
+async function readProcess(baseUrl: string): Promise<ProcessReading | null> {
   try {
     const text = await (await fetch(`${baseUrl}/metrics`)).text();
-    const m = /^nodejs_heap_used_bytes (\d+(?:\.\d+)?)$/m.exec(text);
-    return m ? Number(m[1]) / 1024 / 1024 : null;
+    const heap = /^nodejs_heap_used_bytes (\d+(?:\.\d+)?)$/m.exec(text);
+    if (!heap) return null;
+    const lag = /^nodejs_eventloop_lag_max_seconds ([\d.e+-]+)$/m.exec(text);
+    const shed: Record<string, number> = {};
+    for (const m of text.matchAll(/^\w+_http_requests_shed_total\{reason="(\w+)"\} (\d+)$/gm)) shed[m[1]] = Number(m[2]);
+    return { heapMb: Number(heap[1]) / 1024 / 1024, loopLagMaxMs: lag ? Number(lag[1]) * 1000 : null, shed };
   } catch {
     return null;
   }
+}
+
+/** A stall of the event loop this long or longer is named in the soak's note. */
+const SOAK_LOOP_STALL_MS = 50;
+
+/**
+ * The soak's account of its 5xx and of the stalls beside them: the seconds the 5xx came in, each
+ * process whose event loop's longest lag rose past SOAK_LOOP_STALL_MS (and when), and each
+ * process's admission-gate refusals by reason over the soak.
+ */
+function soakDiagnosis(
+  fivexxSeconds: Map<number, number>,
+  watched: Map<string, { first: ProcessReading; last: ProcessReading; lagRises: Array<{ second: number; ms: number }> }>,
+): string {
+  const parts: string[] = [];
+  if (fivexxSeconds.size) parts.push(`5xx in second ${[...fivexxSeconds].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s} (${n})`).join(', ')}`);
+  const stalls = [...watched].flatMap(([name, w]) => w.lagRises.filter((r) => r.ms >= SOAK_LOOP_STALL_MS).map((r) => `${name} ${r.ms.toFixed(0)} ms by second ${r.second}`));
+  parts.push(stalls.length ? `event loop held: ${stalls.join(', ')}` : `no event loop held ${SOAK_LOOP_STALL_MS} ms or more`);
+  for (const [name, w] of watched) {
+    const shed = Object.entries(w.last.shed)
+      .map(([reason, n]) => [reason, n - (w.first.shed[reason] ?? 0)] as const)
+      .filter(([, n]) => n > 0);
+    if (shed.length) parts.push(`${name} refused ${shed.map(([reason, n]) => `${n} ${reason}`).join(', ')}`);
+  }
+  return `; ${parts.join('; ')}`;
 }
 
 /** The share of the hour's document capacity the soak's writes are offered at (issue 59). */
@@ -1043,9 +1079,24 @@ const soak: Benchmark = {
     const headers = { ...ctx.auth, 'content-type': 'application/json' };
     const counts = { invoices: 0, creditNotes: 0, payments: 0, reads: 0, fivexx: 0, other: 0 };
     const invoices: Array<{ id: number; total: number }> = [];
+    // When the 5xx came (whole seconds into the soak), and what each process's /metrics said then:
+    // a stall of its event loop (the longest lag rising) and its gate's refusals, read once a
+    // second, name the process and the moment of a burst of 503s.
+    const fivexxSeconds = new Map<number, number>();
+    const watched = new Map<string, { first: ProcessReading; last: ProcessReading; lagRises: Array<{ second: number; ms: number }> }>();
+    const watchProcess = (name: string, second: number, r: ProcessReading) => {
+      const w = watched.get(name);
+      if (!w) return void watched.set(name, { first: r, last: r, lagRises: [] });
+      if (r.loopLagMaxMs !== null && w.last.loopLagMaxMs !== null && r.loopLagMaxMs > w.last.loopLagMaxMs) w.lagRises.push({ second, ms: r.loopLagMaxMs });
+      w.last = r;
+    };
     const call = async (path: string, init: RequestInit = {}) => {
       const res = await fetch(`${ctx.stack.gateway}${path}`, { ...init, headers });
-      if (res.status >= 500) counts.fivexx++;
+      if (res.status >= 500) {
+        counts.fivexx++;
+        const second = Math.floor((performance.now() - begin) / 1000);
+        fivexxSeconds.set(second, (fivexxSeconds.get(second) ?? 0) + 1);
+      }
       else if (res.status >= 300) counts.other++;
       return res;
     };
@@ -1070,10 +1121,17 @@ const soak: Benchmark = {
       const due = begin + tick * 100;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      if (tick >= seconds * 5 && tick % 10 === 0) {
+      if (tick % 10 === 0) {
+        const second = tick / 10;
         for (const p of ctx.stack.procs) {
-          (rssSeconds[p.name] ??= []).push(rssMb(p.child.pid));
-          track(heapUsedMb(processUrl(p.name)).then((mb) => mb !== null && (heapSeconds[p.name] ??= []).push(mb)));
+          if (tick >= seconds * 5) (rssSeconds[p.name] ??= []).push(rssMb(p.child.pid));
+          track(
+            readProcess(processUrl(p.name)).then((r) => {
+              if (!r) return;
+              if (tick >= seconds * 5) (heapSeconds[p.name] ??= []).push(r.heapMb);
+              watchProcess(p.name, second, r);
+            }),
+          );
         }
       }
       // the rounds due by the end of this tick
@@ -1158,7 +1216,7 @@ const soak: Benchmark = {
         unit: '',
         target: '0',
         met: counts.fivexx === 0,
-        note: `writes offered at ${offered.toFixed(0)}/s, ${(SOAK_SHARE_OF_CAPACITY * 100).toFixed(0)} % of the ${capacity.toFixed(0)} documents/s measured, reads at the same rate; ${counts.invoices} invoices, ${counts.creditNotes} credit notes, ${counts.payments} payments, ${counts.reads} reads, ${counts.other} 4xx`,
+        note: `writes offered at ${offered.toFixed(0)}/s, ${(SOAK_SHARE_OF_CAPACITY * 100).toFixed(0)} % of the ${capacity.toFixed(0)} documents/s measured, reads at the same rate; ${counts.invoices} invoices, ${counts.creditNotes} credit notes, ${counts.payments} payments, ${counts.reads} reads, ${counts.other} 4xx${soakDiagnosis(fivexxSeconds, watched)}`,
       },
       { name: 'soak: documents missing from the ledger', value: expected - inLedger, unit: '', target: '0', met: inLedger === expected, note: `${inLedger} of ${expected} in the ledger` },
       {

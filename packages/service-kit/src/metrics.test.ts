@@ -31,3 +31,19 @@ describe('metric label sets', () => {
     expect(text).toContain('t2_took_seconds_bucket{method="GET",route="/b",le="1"} 0');
   });
 });
+
+describe('event-loop lag', () => {
+  it('reports the longest the loop was held, past a synchronous stretch, and reading it twice reads the same', async () => {
+    const registry = new MetricsRegistry('t3');
+    const lag = (text: string, name: string) => Number(/ ([\d.e-]+)$/.exec(series(text, name)[0] ?? '')?.[1]);
+    await new Promise((r) => setTimeout(r, 50));
+    const start = performance.now();
+    while (performance.now() - start < 150);
+    await new Promise((r) => setTimeout(r, 40));
+    const text = registry.render();
+    const max = lag(text, 'nodejs_eventloop_lag_max_seconds');
+    expect(max).toBeGreaterThanOrEqual(0.12);
+    expect(lag(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+    expect(lag(registry.render(), 'nodejs_eventloop_lag_max_seconds')).toBe(max);
+  });
+});

@@ -1,4 +1,4 @@
-import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { PerformanceObserver, constants, monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
 /**
@@ -107,6 +107,32 @@ function observeCollections(): void {
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
+  loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+  loopDelay.enable();
+}
+
+/*
+ * How late the process's event loop ran a timer due every 10 ms, since the process started: a
+ * long synchronous stretch (a big answer serialised, a full collection, a machine that took the
+ * core away) holds every request of the process, and an admission gate whose queue waited on it
+ * refuses (decision 243). The maximum names the process and, read over time, the moment; never
+ * reset, so reading /metrics changes nothing.
+ */
+const LOOP_DELAY_RESOLUTION_MS = 10;
+let loopDelay: IntervalHistogram | null = null;
+
+function loopDelayLines(): string[] {
+  if (!loopDelay || loopDelay.count === 0) return [];
+  // the histogram holds nanoseconds and counts the resolution itself in every sample
+  const seconds = (ns: number) => Math.max(0, ns / 1e9 - LOOP_DELAY_RESOLUTION_MS / 1000);
+  return [
+    '# HELP nodejs_eventloop_lag_max_seconds The longest the event loop was late, since the process started',
+    '# TYPE nodejs_eventloop_lag_max_seconds gauge',
+    `nodejs_eventloop_lag_max_seconds ${seconds(loopDelay.max)}`,
+    '# HELP nodejs_eventloop_lag_p99_seconds The 99th percentile of how late the event loop was, since the process started',
+    '# TYPE nodejs_eventloop_lag_p99_seconds gauge',
+    `nodejs_eventloop_lag_p99_seconds ${seconds(loopDelay.percentile(99))}`,
+  ];
 }
 
 function collectionLines(): string[] {
@@ -164,6 +190,7 @@ export class MetricsRegistry {
       '# TYPE process_uptime_seconds gauge',
       `process_uptime_seconds ${process.uptime()}`,
       ...collectionLines(),
+      ...loopDelayLines(),
     ];
     return [...[...this.metrics.values()].map((m) => m.render()), ...proc].join('\n') + '\n';
   }
