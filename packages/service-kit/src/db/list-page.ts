@@ -142,9 +142,12 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
   // an empty page's placeholder row carries the count alone
   const found = rows.filter((r) => r.id !== null && r.id !== undefined);
   const shown = found.slice(0, q.take);
+  // the page's own columns, found once: every row of a result has the same fields, so each row is
+  // copied by one list of names rather than by its entries filtered again
+  const own = shown.length ? Object.keys(shown[0]).filter((k) => k !== 'list_total' && !k.startsWith('list_key_')) : [];
   const page = shown.map((r) => {
     const row: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(r)) if (k !== 'list_total' && !k.startsWith('list_key_')) row[k] = v;
+    for (const k of own) row[k] = r[k];
     return row as T;
   });
   const last = shown[shown.length - 1];
