@@ -1039,16 +1039,21 @@ async function readProcess(baseUrl: string): Promise<ProcessReading | null> {
 const SOAK_LOOP_STALL_MS = 50;
 
 /**
- * The soak's account of its 5xx and of the stalls beside them: the seconds the 5xx came in, each
+ * The soak's account of its 5xx and of the stalls beside them: the seconds the 5xx came in, who
+ * answered them (a service's gate or the gateway's own limit, decision 259), each
  * process whose event loop's longest lag rose past SOAK_LOOP_STALL_MS (and when), and each
  * process's admission-gate refusals by reason over the soak.
  */
 function soakDiagnosis(
   fivexxSeconds: Map<number, number>,
+  fivexxKinds: Map<string, number>,
   watched: Map<string, { first: ProcessReading; last: ProcessReading; lagRises: Array<{ second: number; ms: number }> }>,
 ): string {
   const parts: string[] = [];
-  if (fivexxSeconds.size) parts.push(`5xx in second ${[...fivexxSeconds].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s} (${n})`).join(', ')}`);
+  if (fivexxSeconds.size) {
+    parts.push(`5xx in second ${[...fivexxSeconds].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s} (${n})`).join(', ')}`);
+    parts.push(`by whom: ${[...fivexxKinds].map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
+  }
   const stalls = [...watched].flatMap(([name, w]) => w.lagRises.filter((r) => r.ms >= SOAK_LOOP_STALL_MS).map((r) => `${name} ${r.ms.toFixed(0)} ms by second ${r.second}`));
   parts.push(stalls.length ? `event loop held: ${stalls.join(', ')}` : `no event loop held ${SOAK_LOOP_STALL_MS} ms or more`);
   for (const [name, w] of watched) {
@@ -1083,6 +1088,7 @@ const soak: Benchmark = {
     // a stall of its event loop (the longest lag rising) and its gate's refusals, read once a
     // second, name the process and the moment of a burst of 503s.
     const fivexxSeconds = new Map<number, number>();
+    const fivexxKinds = new Map<string, number>();
     const watched = new Map<string, { first: ProcessReading; last: ProcessReading; lagRises: Array<{ second: number; ms: number }> }>();
     const watchProcess = (name: string, second: number, r: ProcessReading) => {
       const w = watched.get(name);
@@ -1096,6 +1102,9 @@ const soak: Benchmark = {
         counts.fivexx++;
         const second = Math.floor((performance.now() - begin) / 1000);
         fivexxSeconds.set(second, (fivexxSeconds.get(second) ?? 0) + 1);
+        // a service's early refusal carries its mark through the gateway; the gateway's own does not
+        const kind = res.status === 503 ? (res.headers.has('x-ledgerline-overloaded') ? "503 the service's gate" : '503 the gateway') : String(res.status);
+        fivexxKinds.set(kind, (fivexxKinds.get(kind) ?? 0) + 1);
       }
       else if (res.status >= 300) counts.other++;
       return res;
@@ -1216,7 +1225,7 @@ const soak: Benchmark = {
         unit: '',
         target: '0',
         met: counts.fivexx === 0,
-        note: `writes offered at ${offered.toFixed(0)}/s, ${(SOAK_SHARE_OF_CAPACITY * 100).toFixed(0)} % of the ${capacity.toFixed(0)} documents/s measured, reads at the same rate; ${counts.invoices} invoices, ${counts.creditNotes} credit notes, ${counts.payments} payments, ${counts.reads} reads, ${counts.other} 4xx${soakDiagnosis(fivexxSeconds, watched)}`,
+        note: `writes offered at ${offered.toFixed(0)}/s, ${(SOAK_SHARE_OF_CAPACITY * 100).toFixed(0)} % of the ${capacity.toFixed(0)} documents/s measured, reads at the same rate; ${counts.invoices} invoices, ${counts.creditNotes} credit notes, ${counts.payments} payments, ${counts.reads} reads, ${counts.other} 4xx${soakDiagnosis(fivexxSeconds, fivexxKinds, watched)}`,
       },
       { name: 'soak: documents missing from the ledger', value: expected - inLedger, unit: '', target: '0', met: inLedger === expected, note: `${inLedger} of ${expected} in the ledger` },
       {

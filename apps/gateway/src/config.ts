@@ -36,6 +36,13 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
    * the gateway answers 503 at once instead of queueing without bound until memory runs out.
    */
   MAX_INFLIGHT_PER_SERVICE: z.coerce.number().int().positive().default(512),
+  /**
+   * How long a request finding a service's replicas all at their limit (lowered by the service's
+   * overload refusals, decision 243) waits in line for room before the gateway refuses it, and how
+   * many wait at most per service (decision 259). 0: refused at once.
+   */
+  UPSTREAM_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(100),
+  UPSTREAM_QUEUE_LIMIT: z.coerce.number().int().min(0).max(100_000).default(1024),
   /** How long a verified API key is trusted without asking settings again (revocation events cut it short). */
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(30_000),
   PUBLIC_URL: z.string().url().optional(),

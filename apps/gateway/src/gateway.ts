@@ -55,7 +55,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   const log = createLogger('gateway', config.LOG_LEVEL);
   const metrics = new MetricsRegistry('ledgerline');
   // as many connections to a replica as requests the gateway lets it have in flight at most (decisions 243, 251)
-  const upstream = (service: ServiceName, urls: string[]) => new UpstreamSet(service, urls, undefined, config.MAX_INFLIGHT_PER_SERVICE);
+  const upstream = (service: ServiceName, urls: string[]) => new UpstreamSet(service, urls, undefined, config.MAX_INFLIGHT_PER_SERVICE, { waitMs: config.UPSTREAM_QUEUE_WAIT_MS, limit: config.UPSTREAM_QUEUE_LIMIT });
   const upstreams: Record<ServiceName, UpstreamSet> = {
     sales: upstream('sales', config.SALES_URL),
     purchase: upstream('purchase', config.PURCHASE_URL),
@@ -167,9 +167,11 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       const bucket = auth ? auth.credentialId : `ip:${address}`;
       const decision = limiter.take(bucket);
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.headers);
-      // every replica at its limit: refused before the body is read (decision 243)
+      // every replica at its limit: in line for a short while (decision 259), then refused before
+      // the body is read (decision 243)
       const target = upstreams[route.service];
-      if (!target.hasRoom()) throw target.overloaded();
+      const roomDeadline = performance.now() + target.roomQueue.waitMs;
+      if (!(await target.waitForRoom(roomDeadline))) throw target.overloaded();
       const body = await requestBody(c, bodyLimit);
       const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), target, {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -182,6 +184,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
         body,
         // the rate headers go out with the service's answer
         answerHeaders: decision.headers,
+        roomDeadline,
       });
       // the token endpoint authenticates clients itself: its refusals count as failures too
       if (route.open && res.status === 401) failures.record(address, null);

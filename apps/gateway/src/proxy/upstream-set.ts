@@ -36,15 +36,32 @@ export interface Replica {
   inflight: number;
 }
 
+/**
+ * How long a request finding every replica at its limit waits in line for room before the gateway
+ * refuses it, and how many wait at most (decision 259). 0 ms: refused at once.
+ */
+export interface RoomQueue {
+  waitMs: number;
+  limit: number;
+}
+
+interface RoomWaiter {
+  resolve: (room: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
 export class UpstreamSet {
   readonly replicas: readonly Replica[];
   private next = 0;
+  /** Requests waiting for a replica to have room, oldest first; one is woken per answer. */
+  private readonly waiting: RoomWaiter[] = [];
 
   constructor(
     readonly service: string,
     urls: readonly string[],
     private readonly downForMs = 2_000,
     connections = 64,
+    readonly roomQueue: RoomQueue = { waitMs: 0, limit: 0 },
   ) {
     if (urls.length === 0) throw new Error(`${service}: no upstream URL`);
     this.replicas = urls.map((url) => ({
@@ -72,6 +89,35 @@ export class UpstreamSet {
   /** Whether some replica's limit lets one more request go to it. */
   hasRoom(): boolean {
     return this.replicas.some(hasRoom);
+  }
+
+  /** Requests waiting in line for room now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Room for one more request (decision 259): at once while some replica has room and nobody is
+   * waiting; else in line, woken when an answer frees room, until `deadline` (performance.now's
+   * clock). False: the line is full or the deadline passed, and the gateway refuses. A burst past
+   * a limit that an overload refusal lowered is taken whole as the service answers, rather than
+   * refused while the limit climbs back one step per limit's worth of answers.
+   */
+  waitForRoom(deadline: number): boolean | Promise<boolean> {
+    if (this.waiting.length === 0 && this.hasRoom()) return true;
+    const wait = deadline - performance.now();
+    if (wait <= 0 || this.waiting.length >= this.roomQueue.limit) return false;
+    return new Promise<boolean>((resolve) => {
+      const waiter: RoomWaiter = {
+        resolve,
+        timer: setTimeout(() => {
+          const at = this.waiting.indexOf(waiter);
+          if (at >= 0) this.waiting.splice(at, 1);
+          resolve(false);
+        }, Math.ceil(wait)),
+      };
+      this.waiting.push(waiter);
+    });
   }
 
   /**
@@ -104,6 +150,12 @@ export class UpstreamSet {
   answered(replica: Replica, outcome: 'overloaded' | 'answered' | 'failed'): void {
     if (outcome !== 'failed') replica.limit.answered(outcome === 'overloaded', replica.inflight);
     replica.inflight--;
+    // the room this answer freed goes to the one waiting longest
+    if (this.waiting.length > 0 && this.hasRoom()) {
+      const waiter = this.waiting.shift()!;
+      clearTimeout(waiter.timer);
+      waiter.resolve(true);
+    }
   }
 
   markDown(replica: Replica, now = Date.now()): void {

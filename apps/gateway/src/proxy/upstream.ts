@@ -41,6 +41,8 @@ export interface ForwardOptions {
   body?: Buffer;
   /** Headers the gateway adds to the service's answer (its rate headers); the request id goes in too. */
   answerHeaders: Record<string, string>;
+  /** Until when (performance.now's clock) the request may wait in line for a replica with room (decision 259); at once by default. */
+  roomDeadline?: number;
 }
 
 /**
@@ -113,7 +115,7 @@ export async function forward(
   const body = method !== 'GET' && method !== 'HEAD' ? opts.body : undefined;
   const keyed = method === 'POST' && headers['idempotency-key'] !== undefined;
   const repeatable = method !== 'POST' || keyed;
-  const request = { path: pathAndSearch, method: method as Dispatcher.HttpMethod, headers, body, timeoutMs: opts.timeoutMs };
+  const request = { path: pathAndSearch, method: method as Dispatcher.HttpMethod, headers, body, timeoutMs: opts.timeoutMs, roomDeadline: opts.roomDeadline ?? 0 };
   let { res, redelivered } = await deliver(upstream, request, repeatable);
   // A keyed POST this gateway sent again after a dropped connection can find the key still
   // locked by the dropped attempt: a replica killed mid-request holds it until Postgres ends its
@@ -170,6 +172,8 @@ interface UpstreamRequest {
   headers: Record<string, string | string[]>;
   body: Buffer | undefined;
   timeoutMs: number;
+  /** Until when the request may wait for a replica with room. */
+  roomDeadline: number;
 }
 
 /**
@@ -179,9 +183,14 @@ interface UpstreamRequest {
 async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatable: boolean): Promise<{ res: Dispatcher.ResponseData; redelivered: boolean }> {
   let failure: UpstreamError | null = null;
   let redelivered = false;
-  const replicas = upstream.order();
-  // every replica at its limit: refused here, before anything is sent (decision 243)
-  if (replicas.length === 0) throw upstream.overloaded();
+  let replicas = upstream.order();
+  // every replica at its limit: in line until the deadline (decision 259), then refused here,
+  // before anything is sent (decision 243). Woken requests take the room before newcomers, but one
+  // woken while the request read its body may find it gone again: it waits again in line.
+  while (replicas.length === 0) {
+    if (!(await upstream.waitForRoom(request.roomDeadline))) throw upstream.overloaded();
+    replicas = upstream.order();
+  }
   for (let i = 0; i < replicas.length; i++) {
     const replica = replicas[i];
     upstream.sent(replica);
