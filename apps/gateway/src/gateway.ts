@@ -171,7 +171,9 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       // the body is read (decision 243)
       const target = upstreams[route.service];
       const roomDeadline = performance.now() + target.roomQueue.waitMs;
-      if (!(await target.waitForRoom(roomDeadline))) throw target.overloaded();
+      // room at once (the usual case) costs no await
+      const room = target.waitForRoom(roomDeadline);
+      if (room !== true && !(await room)) throw target.overloaded();
       const body = await requestBody(c, bodyLimit);
       const res = await forward(c.req.method, incomingHeaders(c), pathAndQuery(c.req.url), target, {
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,

@@ -188,7 +188,8 @@ async function deliver(upstream: UpstreamSet, request: UpstreamRequest, repeatab
   // before anything is sent (decision 243). Woken requests take the room before newcomers, but one
   // woken while the request read its body may find it gone again: it waits again in line.
   while (replicas.length === 0) {
-    if (!(await upstream.waitForRoom(request.roomDeadline))) throw upstream.overloaded();
+    const room = upstream.waitForRoom(request.roomDeadline);
+    if (room !== true && !(await room)) throw upstream.overloaded();
     replicas = upstream.order();
   }
   for (let i = 0; i < replicas.length; i++) {
