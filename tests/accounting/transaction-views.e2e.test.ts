@@ -18,6 +18,8 @@ import { accountingOnly, bankTransaction, bill, creditNote, invoice, payout, SUB
  */
 
 const file = accountingOnly();
+/** What decision 260's stored views mark slots with, and JSON's own quote and escape, as a document's text. */
+const FORGED = '\u0001s\u0001 \u0001g311\u0001 "\\ ☃';
 type Entry = Record<string, unknown> & { id: number; accounting_status: string; rows: Array<Record<string, unknown>> };
 
 async function page(query: string, lang?: string): Promise<{ entities: Entry[]; next_cursor: string | null; total: number }> {
@@ -54,6 +56,8 @@ describe('ledger entries as listed and as announced', () => {
     await p(SUBJECTS.purchaseBillPosted, bill({ id: 3, date: '2026-03-04', partner: { country: 'DE', vat_no: 'DE123456789' }, lines: [{ base: 5000, rate: 21, reverse_charge: true }, { base: 400, rate: 21, tax_deduction_ratio: 0.5 }, { base: 250, rate: 21, gl_account: '50199' }] }));
     await p(SUBJECTS.salesCreditNotePosted, creditNote({ id: 4, date: '2026-03-05', lines: [{ base: 100, rate: 21 }], credited_doc_id: 1 }));
     await p(SUBJECTS.financeBankTransactionRecorded, bankTransaction({ id: 5, amount: 400, date: '2026-03-06', paid: { type: 'sales_invoice', id: 1 } }));
+    // a text holding what a stored view marks its slots with (decision 260) is answered as written
+    await p(SUBJECTS.financeBankTransactionRecorded, bankTransaction({ id: 8, amount: 12.34, date: '2026-03-06', description: FORGED }));
     await p(SUBJECTS.salesInvoicePosted, invoice({ id: 7, date: '2026-03-02', lines: [{ base: 200, rate: 21 }] }));
     // a payout settling two invoices: two rows on 311, one act row
     await p(SUBJECTS.financePayoutPosted, payout({ id: 6, date: '2026-03-07', version: 1, lines: [{ amount: 50, paid: { type: 'sales_invoice', id: 1 } }, { amount: 20.1, paid: { type: 'sales_invoice', id: 7 } }, { amount: -2.5, gl_account: '568' }] }));
@@ -64,7 +68,7 @@ describe('ledger entries as listed and as announced', () => {
 
     const events = await eventually(async () => {
       const all = await postedEvents();
-      return all.length >= 9 ? all : null;
+      return all.length >= 10 ? all : null;
     }, 20_000, 100);
     const en = await eventually(async () => {
       const listed = await page('?take=100');
@@ -100,11 +104,32 @@ describe('ledger entries as listed and as announced', () => {
     ]);
     expect([replaced.debit, replaced.credit]).toEqual([70.1, 70.1]);
 
+    const forged = en.entities.find((e) => e.description === FORGED);
+    expect(forged, 'the entry whose text holds marks').toBeDefined();
+    expect((forged!.rows as Array<{ description: string | null }>).some((r) => r.description === FORGED)).toBe(true);
+
+    // each entry was stored with its view; a page mixing entries with and without one (posted
+    // before views were stored, or by a rebuild) answers the same, and a renamed account shows its
+    // new name in both
+    const em = () => file.stack.services.accounting!.deps.orm.em.fork();
+    const [{ n }] = await sqlRows<{ n: number }>(em(), `select count(*)::int as n from ledger_entry_views where org_id = 1`);
+    expect(n).toBe(events.length);
+    await sqlRows(em(), `update gl_accounts set name_en = 'Bank (renamed)' where org_id = 1 and number = '221'`);
+    const renamedBank = JSON.parse(JSON.stringify(en.entities), (key, value) => (key === 'gl_account' && value?.number === '221' ? { ...value, name: 'Bank (renamed)' } : value));
+    expect((await page('?take=100')).entities).toEqual(renamedBank);
+    await sqlRows(em(), `delete from ledger_entry_views where org_id = 1 and transaction_id % 2 = 0`);
+    const [{ left }] = await sqlRows<{ left: number }>(em(), `select count(*)::int as left from ledger_entry_views where org_id = 1`);
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(events.length);
+    expect((await page('?take=100')).entities).toEqual(renamedBank);
+
     // an account the chart no longer has (a ledger older than its chart) is named by its number
     await sqlRows(file.stack.services.accounting!.deps.orm.em.fork(), `delete from gl_accounts where org_id = 1 and number = '50199'`);
     const after = await page('?take=100');
     const orphan = after.entities.flatMap((e) => e.rows as Array<{ gl_account: { number: string } }>).find((r) => r.gl_account.number === '50199')!;
     expect(orphan.gl_account).toEqual({ id: null, number: '50199', name: 'Account 50199', description: null });
+
+    expect(after.entities).toEqual(JSON.parse(JSON.stringify(renamedBank), (key, value) => (key === 'gl_account' && value?.number === '50199' ? orphan.gl_account : value)));
 
     // in Czech only the accounts' names differ
     const { entities: chart } = (await (await file.stack.api('/v1/accounting/accounts?take=1000', { headers: { 'accept-language': 'cs-CZ' } })).json()) as { entities: Array<{ number: string; name: string }> };

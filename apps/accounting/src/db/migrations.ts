@@ -204,6 +204,21 @@ on conflict (org_id) do nothing;
 drop table organisation_profiles;
 `,
   ),
+  sqlMigration(
+    'accounting_0018_entry_views',
+    `
+-- Each posted entry's view as GET /v1/accounting/transactions answers it, written once at posting
+-- (decision 260): a page reads one text per entry instead of its header's, rows' and tax rows'
+-- sixteen thousand values. What changes after posting is not in it but marked: the entry's status
+-- and edited_at (its header's), each account's name (the chart's, in the reader's language). An
+-- entry without one (posted before this, or by a rebuild) is built from its rows as before.
+create table ledger_entry_views (
+  transaction_id bigint primary key,
+  org_id bigint not null,
+  view text not null
+);
+`,
+  ),
 ];
 
 /** Every migration of the service, in the order of their names (the order they ran in). */

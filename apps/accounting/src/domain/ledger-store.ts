@@ -5,6 +5,7 @@ import { AccountingTransactionSchema, BookSchema, GlAccountSchema, LedgerRowSche
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
 import type { SourceType } from './posting-map.js';
+import { entryViewTextOfInserted } from './transactions.js';
 
 /*
  * Writing the ledger. Plain SQL, always with `org_id` explicit; run inside the caller's
@@ -259,7 +260,25 @@ async function storeEntry(scope: TenantScope, entry: LedgerEntryDraft, eventId: 
     [orgId, p.lock, JSON.stringify(p.header), JSON.stringify(p.rows), JSON.stringify(p.taxes), p.accounts],
     { prepared: true },
   );
-  return outcomeOf(scope, p, answer);
+  const outcome = outcomeOf(scope, p, answer);
+  if ('stored' in outcome) await storeViews(scope, [outcome.stored]);
+  return outcome;
+}
+
+/**
+ * The views of entries just stored (decision 260), in one statement: what a page of the ledger
+ * reads for each of them instead of their rows. Written in the entry's transaction, so an entry
+ * and its view commit together.
+ */
+async function storeViews(scope: TenantScope, stored: StoredEntry[]): Promise<void> {
+  const { em, orgId } = scope;
+  if (stored.length === 0) return;
+  await sqlRows(
+    em,
+    'insert into ledger_entry_views (transaction_id, org_id, view) select t, ?, v from unnest(?::bigint[], ?::text[]) as u(t, v)',
+    [orgId, `{${stored.map((s) => s.id).join(',')}}`, stored.map((s) => entryViewTextOfInserted(s.stored))],
+    { prepared: true },
+  );
 }
 
 /**
@@ -278,6 +297,7 @@ export async function storeEntries(scope: TenantScope, postings: Array<{ entry: 
   const [{ answers }] = await sqlRows<{ answers: PostAnswer[] }>(em, 'select ledger_insert_entries(?, ?::jsonb) as answers', [orgId, JSON.stringify(sent)], { prepared: true });
   const outcomes: StoreOutcome[] = new Array(payloads.length);
   order.forEach((i, k) => (outcomes[i] = outcomeOf(scope, payloads[i], answers[k])));
+  await storeViews(scope, outcomes.flatMap((o) => ('stored' in o ? [o.stored] : [])));
   return outcomes;
 }
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { dec, entityColumns, isoDay, type DecimalInput, listEntityPage, propertiesOf, sqlRows, tableShape, toWire, where, type SortKey, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
+import { asEntities, dec, entityColumns, isoDay, type DecimalInput, listPage, propertiesOf, sqlRows, tableShape, toWire, where, type SortKey, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import {
   AccountingTransactionSchema,
   GlAccountSchema,
@@ -13,6 +13,7 @@ import {
 } from '../db/entities.js';
 import { unknownAccountName, type ChartLocale } from './chart.js';
 import { TAX_ROLES } from './posting-map.js';
+import { accountsMarked, filledView, slot, templateText } from './entry-view-text.js';
 
 /** Reading the ledger: the accounting transactions GET /v1/accounting/transactions answers. */
 
@@ -53,7 +54,7 @@ export function glAccountView(number: string, accounts: Map<string, GlAccount>, 
   };
 }
 
-function taxRowView(t: LedgerTaxRowRecord, accounts: Map<string, GlAccount>, locale: ChartLocale) {
+function taxRowView(t: LedgerTaxRowRecord, gl: (number: string) => unknown) {
   return {
     id: t.id,
     is_locked: true,
@@ -84,7 +85,7 @@ function taxRowView(t: LedgerTaxRowRecord, accounts: Map<string, GlAccount>, loc
     net_deduction_ratio: wire(t.netDeductionRatio),
     debit: toWire(t.debit),
     credit: toWire(t.credit),
-    gl_account: glAccountView(t.glAccountNumber, accounts, locale),
+    gl_account: gl(t.glAccountNumber),
     description: t.description ?? null,
   };
 }
@@ -96,7 +97,26 @@ export function transactionView(
   accounts: Map<string, GlAccount>,
   locale: ChartLocale,
 ): AccountingTransaction {
-  const gl = (n: string) => glAccountView(n, accounts, locale);
+  const editedAt = t.editedAt ? new Date(t.editedAt).toISOString() : null;
+  return entryView(t, rows, taxRows, (n) => glAccountView(n, accounts, locale), { status: t.accountingStatus, editedAt }) as AccountingTransaction;
+}
+
+/**
+ * The stored view of an entry just posted (decision 260): its view with marks where its status,
+ * `edited_at` and accounts go, as `filledView` fills them for each answer.
+ */
+export function entryViewText(t: AccountingTransactionRecord, rows: LedgerRowRecord[], taxRows: LedgerTaxRowRecord[]): string {
+  return templateText(entryView(t, rows, taxRows, slot.account, { status: slot.status(), editedAt: slot.editedAt() }));
+}
+
+/** An entry's view, each account as `gl` shows it, its status and `edited_at` as given. */
+function entryView(
+  t: AccountingTransactionRecord,
+  rows: LedgerRowRecord[],
+  taxRows: LedgerTaxRowRecord[],
+  gl: (number: string) => unknown,
+  live: { status: string; editedAt: string | null },
+) {
   const debit = rows.reduce((s, r) => s.plus(r.debit), dec(0));
   const credit = rows.reduce((s, r) => s.plus(r.credit), dec(0));
   // act_rows: the entry per account and role, one line each (what an accountant reads). Most
@@ -115,7 +135,7 @@ export function transactionView(
     id: t.id,
     uid: t.uid,
     created_at: new Date(t.createdAt).toISOString(),
-    edited_at: t.editedAt ? new Date(t.editedAt).toISOString() : null,
+    edited_at: live.editedAt,
     books: [{ id: t.bookId }],
     type: t.type,
     transaction_type: t.transactionType ?? null,
@@ -142,7 +162,7 @@ export function transactionView(
     closing_balance: null,
     amount_paid: wire(t.amountPaid),
     amount_due: wire(t.amountDue),
-    accounting_status: t.accountingStatus,
+    accounting_status: live.status,
     rows: rows.map((r) => ({
       id: r.id,
       order: r.ord,
@@ -155,7 +175,7 @@ export function transactionView(
       net_deduction_ratio: wire(r.netDeductionRatio),
       contact: r.contact ?? null,
       paid_record: r.paidRecord ?? null,
-      taxes: taxRows.filter((x) => x.rowId === r.id).map((x) => taxRowView(x, accounts, locale)),
+      taxes: taxRows.filter((x) => x.rowId === r.id).map((x) => taxRowView(x, gl)),
       fx_rates: r.fxRates ?? [],
       debit: toWire(r.debit),
       credit: toWire(r.credit),
@@ -183,11 +203,21 @@ export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccou
   return new Map(all.map((a) => [a.number, a]));
 }
 
+/** A page's entry as the page statement reads it: its id, what a stored view leaves out, the view if stored. */
+interface ListedEntry {
+  id: number;
+  accountingStatus: string;
+  editedAt: string | Date | null;
+  view: string | null;
+}
+
 /**
- * Accounting transactions of the caller's organisation, with their rows: plain rows read under
- * their entities' property names (decimals as Postgres' exact strings, days as text), nothing
- * hydrated (decision 105). The rows, tax rows and accounts of a page are read by statements
- * whose text does not change with the page, so each is planned once per connection.
+ * Accounting transactions of the caller's organisation as JSON texts, in the page's order. An
+ * entry posted with its view stored (decision 260) is that text with its marks filled; one
+ * without (posted before views were stored, or by a rebuild) is built from its header, rows and
+ * tax rows: plain rows read under their entities' property names (decimals as Postgres' exact
+ * strings, days as text), nothing hydrated (decision 105). Every statement's text is the same
+ * for every page, so each is planned once per connection.
  */
 export async function listTransactions(scope: TenantScope, q: TransactionQuery, locale: ChartLocale) {
   const { em, orgId } = scope;
@@ -196,7 +226,11 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
   if (q.source) conditions.push(where.eq('source_type', q.source.type));
   if (q.source?.id !== undefined) conditions.push(where.eq('source_id', q.source.id));
   if (q.accounts) conditions.push(onAccounts(orgId, q.accounts, q.datePosting));
-  const { rows: found, ...counted } = await listEntityPage(em, AccountingTransactionSchema, {
+  const table = tableShape(em, AccountingTransactionSchema).table;
+  const { rows: found, ...counted } = await listPage<ListedEntry>(em, {
+    table,
+    columns: `id, accounting_status as "accountingStatus", edited_at as "editedAt",
+      (select v.view from ledger_entry_views v where v.transaction_id = ${table}.id and v.org_id = ${table}.org_id) as view`,
     orgId,
     conditions,
     sort: q.sort,
@@ -208,26 +242,50 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
     cursor: q.cursor,
     exactTotal: q.exactTotal,
   });
-  if (found.length === 0) return { entities: [], ...counted };
-  const ids = `{${found.map((t) => t.id).join(',')}}`;
-  // sequential: the entity manager may sit on one transaction connection
-  const rows = await sqlRows<LedgerRowRecord>(em, rowsOfPage(em, LedgerRowSchema), [orgId, ids], { prepared: true });
-  const taxRows = await sqlRows<LedgerTaxRowRecord>(em, rowsOfPage(em, LedgerTaxRowSchema), [orgId, ids], { prepared: true });
+  if (found.length === 0) return { entities: [] as string[], ...counted };
   // the accounts the page names, not the whole chart
   const named = new Set<string>();
-  for (const r of rows) named.add(r.glAccountNumber);
-  for (const r of taxRows) named.add(r.glAccountNumber);
+  for (const e of found) if (e.view !== null) accountsMarked(e.view, named);
+  const built = await entriesBuilt(scope, found.filter((e) => e.view === null).map((e) => Number(e.id)), named);
   const accountRows = await sqlRows<GlAccount>(em, `select ${entityColumns(em, GlAccountSchema)} from gl_accounts where org_id = ? and number = any(?::text[])`, [orgId, [...named]], {
     prepared: true,
   });
   const accounts = new Map(accountRows.map((a) => [a.number, a]));
+  const accountTexts = new Map<string, string>();
+  const accountJson = (n: string) => {
+    let text = accountTexts.get(n);
+    if (text === undefined) accountTexts.set(n, (text = JSON.stringify(glAccountView(n, accounts, locale))));
+    return text;
+  };
+  const entities = found.map((e) => {
+    if (e.view !== null) return filledView(e.view, { status: e.accountingStatus, editedAt: e.editedAt ? new Date(e.editedAt).toISOString() : null, accountJson });
+    const b = built.get(Number(e.id))!;
+    return JSON.stringify(transactionView(b.header, b.rows, b.taxRows, accounts, locale));
+  });
+  return { ...counted, entities };
+}
+
+/** Entries without a stored view, read whole by id; the accounts their rows name are added to `named`. */
+async function entriesBuilt(scope: TenantScope, ids: number[], named: Set<string>) {
+  const { em, orgId } = scope;
+  const out = new Map<number, { header: AccountingTransactionRecord; rows: LedgerRowRecord[]; taxRows: LedgerTaxRowRecord[] }>();
+  if (ids.length === 0) return out;
+  const idList = `{${ids.join(',')}}`;
+  // sequential: the entity manager may sit on one transaction connection
+  const headers = asEntities(
+    em,
+    AccountingTransactionSchema,
+    await sqlRows<Record<string, unknown>>(em, `select ${entityColumns(em, AccountingTransactionSchema)} from ${tableShape(em, AccountingTransactionSchema).table} where org_id = ? and id = any(?::bigint[])`, [orgId, idList], { prepared: true }),
+  );
+  const rows = await sqlRows<LedgerRowRecord>(em, rowsOfPage(em, LedgerRowSchema), [orgId, idList], { prepared: true });
+  const taxRows = await sqlRows<LedgerTaxRowRecord>(em, rowsOfPage(em, LedgerTaxRowSchema), [orgId, idList], { prepared: true });
+  for (const r of rows) named.add(r.glAccountNumber);
+  for (const r of taxRows) named.add(r.glAccountNumber);
   // grouped once: filtering every row for every transaction grew with the square of the page
   const rowsOf = groupBy(rows, (r) => r.transactionId);
   const taxRowsOf = groupBy(taxRows, (r) => r.transactionId);
-  return {
-    ...counted,
-    entities: found.map((t) => transactionView(t, rowsOf.get(t.id) ?? [], taxRowsOf.get(t.id) ?? [], accounts, locale)),
-  };
+  for (const h of headers) out.set(Number(h.id), { header: h, rows: rowsOf.get(h.id) ?? [], taxRows: taxRowsOf.get(h.id) ?? [] });
+  return out;
 }
 
 /** The rows of a table that belong to a page's transactions (`{id,…}` bound second), in their order. */
@@ -274,4 +332,12 @@ export function transactionViewOfInserted(
   const taxRows = inserted.taxRows.map((r) => propertiesOf<LedgerTaxRowRecord>(r)).sort(byOrd);
   const accounts = new Map(inserted.accounts.map((a) => [String(a.number), propertiesOf<GlAccount>(a)]));
   return transactionView(propertiesOf<AccountingTransactionRecord>(inserted.transaction), rows, taxRows, accounts, locale);
+}
+
+/** The stored view (decision 260) of a transaction from its rows as just stored (database column names). */
+export function entryViewTextOfInserted(inserted: { transaction: Record<string, unknown>; rows: Array<Record<string, unknown>>; taxRows: Array<Record<string, unknown>> }): string {
+  const byOrd = (a: { ord: number }, b: { ord: number }) => a.ord - b.ord;
+  const rows = inserted.rows.map((r) => propertiesOf<LedgerRowRecord>(r)).sort(byOrd);
+  const taxRows = inserted.taxRows.map((r) => propertiesOf<LedgerTaxRowRecord>(r)).sort(byOrd);
+  return entryViewText(propertiesOf<AccountingTransactionRecord>(inserted.transaction), rows, taxRows);
 }

@@ -62,6 +62,8 @@ async function clearLedger(tem: EntityManager, orgId: number): Promise<void> {
   await sqlRows(tem, `select set_config('ledger.rebuild', 'on', true)`);
   // by their transactions (index ledger_tax_rows_tx), not by a read of every organisation's tax rows
   await sqlRows(tem, 'delete from ledger_tax_rows x using accounting_transactions t where t.org_id = ? and x.transaction_id = t.id', [orgId]);
+  // the stored views by their transactions too; the rebuilt entries have none (decision 260)
+  await sqlRows(tem, 'delete from ledger_entry_views v using accounting_transactions t where t.org_id = ? and v.transaction_id = t.id', [orgId]);
   await sqlRows(tem, 'delete from ledger_rows where org_id = ?', [orgId]);
   await sqlRows(tem, 'delete from accounting_transactions where org_id = ?', [orgId]);
   await sqlRows(tem, `select set_config('ledger.rebuild', 'off', true)`);

@@ -1,4 +1,4 @@
-import { ValidationError, keysetPage, page, pagingOf, parseRange, parseSort, type EndpointHandlers } from '@ledgerline/service-kit';
+import { ValidationError, keysetPageOfJson, page, pagingOf, parseRange, parseSort, type EndpointHandlers } from '@ledgerline/service-kit';
 import { chartLocale } from '../domain/chart.js';
 import { listTransactions, TRANSACTION_SORT_FIELDS } from '../domain/transactions.js';
 import { accountLedger } from '../domain/account-ledger.js';
@@ -23,7 +23,7 @@ export function ledgerRoutes(fallbackCurrency: string): Pick<EndpointHandlers<'a
         },
         chartLocale(ctx.c.req.header('accept-language')),
       );
-      return keysetPage(result.entities, result, q);
+      return keysetPageOfJson(result.entities, result, q);
     },
     getAccountLedger: async ({ ctx, input }) => accountLedger(ctx, input.query, chartLocale(ctx.c.req.header('accept-language')), fallbackCurrency),
     listAccounts: async ({ ctx, input: { query: q } }) => {
