@@ -293,6 +293,8 @@ describe('rebuild-ledger', () => {
     });
     // staged: two invoices, the bill, the payment and the payout's first version; its second (a reversal and a posting) after the move; the third invoice cannot post
     expect(stdout).toMatch(/^ledger of organisation 1 rebuilt as a generation: 7 events replayed \(5 postings staged\), 7 accounting transactions in \d+\.\d s \(staging \d+\.\d s, deleting the old ledger \d+\.\d s; this process's CPU \d+\.\d s\)$/m);
+    // then the five staged postings' views (decision 260); the tail's two were stored as posted
+    expect(stdout).toMatch(/^stored views of 5 entries written in \d+\.\d s$/m);
     const after = (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { uid: string }) => t.uid).sort();
     expect(after).toEqual(before);
   }, 60_000);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { baseConfigSchema, createLogger, EventBus, initOrm, loadConfig, serviceMigrations } from '@ledgerline/service-kit';
 import { accountingService } from '../service.js';
 import { checkLedger, rebuildLedger, type LedgerCheck } from '../events/rebuild.js';
+import { fillEntryViews } from '../domain/ledger-store.js';
 import { RebuildRunningError } from '../domain/ledger-generation.js';
 
 /**
@@ -54,6 +55,10 @@ async function main() {
       `ledger of organisation ${orgId} rebuilt ${result.method === 'generation' ? 'as a generation' : 'in order'}: ${result.events} events replayed${result.method === 'generation' ? ` (${result.staged} postings staged)` : ''}, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s ` +
         `(staging ${result.stageSeconds.toFixed(1)} s${result.draftThreads ? ` with ${result.draftThreads} drafting thread${result.draftThreads === 1 ? '' : 's'}` : ''}, deleting the old ledger ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
     );
+    // the entries' stored views after the switch, the API answering meanwhile (decision 260)
+    const viewsStarted = performance.now();
+    const views = await fillEntryViews(orm, orgId);
+    process.stdout.write(`stored views of ${views} entries written in ${((performance.now() - viewsStarted) / 1000).toFixed(1)} s\n`);
   } finally {
     await bus.close();
     await orm.close(true);

@@ -1,11 +1,11 @@
 import { hash } from 'node:crypto';
-import type { EntityManager, EntitySchema } from '@mikro-orm/postgresql';
+import type { EntityManager, EntitySchema, MikroORM } from '@mikro-orm/postgresql';
 import { dec, insertRows, rowJsonOf, sqlRows, tableShape, toDb, type TableShape, type TenantScope } from '@ledgerline/service-kit';
 import { AccountingTransactionSchema, BookSchema, GlAccountSchema, LedgerRowSchema, LedgerTaxRowSchema, type AccountingTransactionRecord, type LedgerRowRecord, type LedgerTaxRowRecord } from '../db/entities.js';
 import { DEFAULT_CHART, GENERAL_LEDGER_BOOK } from './chart.js';
 import { reversalOf, type DraftRow, type DraftTaxRow, type LedgerEntryDraft } from './posting.js';
 import type { SourceType } from './posting-map.js';
-import { entryViewTextOfInserted } from './transactions.js';
+import { entriesBuilt, entryViewText, entryViewTextOfInserted } from './transactions.js';
 
 /*
  * Writing the ledger. Plain SQL, always with `org_id` explicit; run inside the caller's
@@ -441,6 +441,42 @@ export async function postLedgerEntry(scope: TenantScope, entry: LedgerEntryDraf
   const posting = await storeEntry(scope, entry, eventId, null);
   const posted = 'stored' in posting ? posting.stored : null;
   return { posted, reversed: 'stored' in reversal ? reversal.stored : null, skipped: posted ? undefined : 'duplicate' };
+}
+
+/**
+ * Writes the stored views (decision 260) of an organisation's entries that have none — what a
+ * rebuild leaves, since it stages rows and not views — built from their rows as a page without
+ * them is. One transaction per batch, in id order, so the API reads the ledger meanwhile and a
+ * stop leaves what was written; a view that appeared meanwhile is kept. Answers how many.
+ */
+export async function fillEntryViews(orm: MikroORM, orgId: number, batch = 500): Promise<number> {
+  let after = 0;
+  let written = 0;
+  // bounded: each pass starts after the last id it read, and ids only grow
+  for (;;) {
+    const ids = (
+      await sqlRows<{ id: string }>(
+        orm.em.fork(),
+        `select t.id from accounting_transactions t
+          where t.org_id = ? and t.id > ? and not exists (select 1 from ledger_entry_views v where v.transaction_id = t.id)
+          order by t.id limit ?`,
+        [orgId, after, batch],
+      )
+    ).map((r) => Number(r.id));
+    if (ids.length === 0) return written;
+    await orm.em.fork().transactional(async (tem) => {
+      const built = await entriesBuilt({ em: tem, orgId }, ids, new Set());
+      const entries = [...built.values()];
+      await sqlRows(
+        tem,
+        'insert into ledger_entry_views (transaction_id, org_id, view) select t, ?, v from unnest(?::bigint[], ?::text[]) as u(t, v) on conflict (transaction_id) do nothing',
+        [orgId, `{${entries.map((e) => e.header.id).join(',')}}`, entries.map((e) => entryViewText(e.header, e.rows, e.taxRows))],
+      );
+      written += entries.length;
+    });
+    after = ids[ids.length - 1];
+    if (ids.length < batch) return written;
+  }
 }
 
 /** An entry's status once another entry reverses it (the one change the ledger's guard allows). */

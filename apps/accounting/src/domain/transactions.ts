@@ -266,7 +266,7 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
 }
 
 /** Entries without a stored view, read whole by id; the accounts their rows name are added to `named`. */
-async function entriesBuilt(scope: TenantScope, ids: number[], named: Set<string>) {
+export async function entriesBuilt(scope: TenantScope, ids: number[], named: Set<string>) {
   const { em, orgId } = scope;
   const out = new Map<number, { header: AccountingTransactionRecord; rows: LedgerRowRecord[]; taxRows: LedgerTaxRowRecord[] }>();
   if (ids.length === 0) return out;
