@@ -272,11 +272,16 @@ async function storeEntry(scope: TenantScope, entry: LedgerEntryDraft, eventId: 
  */
 async function storeViews(scope: TenantScope, stored: StoredEntry[]): Promise<void> {
   const { em, orgId } = scope;
-  if (stored.length === 0) return;
+  await insertViews(em, orgId, stored.map((s) => s.id), stored.map((s) => entryViewTextOfInserted(s.stored)));
+}
+
+/** Entry views in one statement, the i-th text for the i-th id; a view already there is kept (a fill racing a live posting). */
+async function insertViews(em: EntityManager, orgId: number, ids: number[], texts: string[]): Promise<void> {
+  if (ids.length === 0) return;
   await sqlRows(
     em,
-    'insert into ledger_entry_views (transaction_id, org_id, view) select t, ?, v from unnest(?::bigint[], ?::text[]) as u(t, v)',
-    [orgId, `{${stored.map((s) => s.id).join(',')}}`, stored.map((s) => entryViewTextOfInserted(s.stored))],
+    'insert into ledger_entry_views (transaction_id, org_id, view) select t, ?, v from unnest(?::bigint[], ?::text[]) as u(t, v) on conflict (transaction_id) do nothing',
+    [orgId, `{${ids.join(',')}}`, texts],
     { prepared: true },
   );
 }
@@ -467,11 +472,7 @@ export async function fillEntryViews(orm: MikroORM, orgId: number, batch = 500):
     await orm.em.fork().transactional(async (tem) => {
       const built = await entriesBuilt({ em: tem, orgId }, ids, new Set());
       const entries = [...built.values()];
-      await sqlRows(
-        tem,
-        'insert into ledger_entry_views (transaction_id, org_id, view) select t, ?, v from unnest(?::bigint[], ?::text[]) as u(t, v) on conflict (transaction_id) do nothing',
-        [orgId, `{${entries.map((e) => e.header.id).join(',')}}`, entries.map((e) => entryViewText(e.header, e.rows, e.taxRows))],
-      );
+      await insertViews(tem, orgId, entries.map((e) => Number(e.header.id)), entries.map((e) => entryViewText(e.header, e.rows, e.taxRows)));
       written += entries.length;
     });
     after = ids[ids.length - 1];
