@@ -286,6 +286,7 @@ describe('rebuild-ledger', () => {
 
   it('npm run rebuild-ledger -- --org 1 does the same from the command line', async () => {
     const before = (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { uid: string }) => t.uid).sort();
+    const started = new Date();
     const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'rebuild-ledger', '--', '--org', '1'], {
       cwd: new URL('../..', import.meta.url).pathname,
       env: { ...process.env, ...stack.env, LOG_LEVEL: 'error' },
@@ -293,6 +294,15 @@ describe('rebuild-ledger', () => {
     });
     // staged: two invoices, the bill, the payment and the payout's first version; its second (a reversal and a posting) after the move; the third invoice cannot post
     expect(stdout).toMatch(/^ledger of organisation 1 rebuilt as a generation: 7 events replayed \(5 postings staged\), 7 accounting transactions in \d+\.\d s \(staging \d+\.\d s, deleting the old ledger \d+\.\d s; this process's CPU \d+\.\d s\)$/m);
+    // then the planner's statistics of the moved rows, read anew (as after any bulk load)
+    expect(stdout).toMatch(/^statistics of the ledger's tables refreshed in \d+\.\d s$/m);
+    const analyzed = await sqlRows<{ relname: string; fresh: boolean | null }>(
+      stack.services.accounting!.deps.orm.em.fork(),
+      `select relname, last_analyze >= ?::timestamptz - interval '1 second' as fresh from pg_stat_user_tables
+        where relname in ('accounting_transactions', 'ledger_rows', 'ledger_tax_rows', 'ledger_entry_views') order by relname`,
+      [started.toISOString()],
+    );
+    expect(analyzed).toEqual(['accounting_transactions', 'ledger_entry_views', 'ledger_rows', 'ledger_tax_rows'].map((relname) => ({ relname, fresh: true })));
     // then the five staged postings' views (decision 260); the tail's two were stored as posted
     expect(stdout).toMatch(/^stored views of 5 entries written in \d+\.\d s$/m);
     const after = (await body(stack.api('/v1/accounting/transactions?take=1000'))).entities.map((t: { uid: string }) => t.uid).sort();

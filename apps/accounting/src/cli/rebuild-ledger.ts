@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { baseConfigSchema, createLogger, EventBus, initOrm, loadConfig, serviceMigrations } from '@ledgerline/service-kit';
 import { accountingService } from '../service.js';
 import { checkLedger, rebuildLedger, type LedgerCheck } from '../events/rebuild.js';
-import { fillEntryViews } from '../domain/ledger-store.js';
+import { fillEntryViews, refreshLedgerStatistics } from '../domain/ledger-store.js';
 import { RebuildRunningError } from '../domain/ledger-generation.js';
 
 /**
@@ -55,7 +55,10 @@ async function main() {
       `ledger of organisation ${orgId} rebuilt ${result.method === 'generation' ? 'as a generation' : 'in order'}: ${result.events} events replayed${result.method === 'generation' ? ` (${result.staged} postings staged)` : ''}, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s ` +
         `(staging ${result.stageSeconds.toFixed(1)} s${result.draftThreads ? ` with ${result.draftThreads} drafting thread${result.draftThreads === 1 ? '' : 's'}` : ''}, deleting the old ledger ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
     );
-    // the entries' stored views after the switch, the API answering meanwhile (decision 260)
+    // the planner's view of the moved rows, then the entries' stored views, the API answering meanwhile (decision 260)
+    const analyzeStarted = performance.now();
+    await refreshLedgerStatistics(orm);
+    process.stdout.write(`statistics of the ledger's tables refreshed in ${((performance.now() - analyzeStarted) / 1000).toFixed(1)} s\n`);
     const viewsStarted = performance.now();
     const views = await fillEntryViews(orm, orgId);
     process.stdout.write(`stored views of ${views} entries written in ${((performance.now() - viewsStarted) / 1000).toFixed(1)} s\n`);
