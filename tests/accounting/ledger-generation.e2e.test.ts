@@ -4,7 +4,7 @@ import { accountingOnly, bankTransaction, bill, creditNote, invoice, payout, SUB
 import { sqlRows, type Logger } from '@ledgerline/service-kit';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
 import { GENERATION_SCHEMA, RebuildRunningError } from '../../apps/accounting/src/domain/ledger-generation.js';
-import { fillEntryViews } from '../../apps/accounting/src/domain/ledger-store.js';
+import { fillEntryViews } from '../../apps/accounting/src/domain/entry-views.js';
 import { listTransactions } from '../../apps/accounting/src/domain/transactions.js';
 
 /*

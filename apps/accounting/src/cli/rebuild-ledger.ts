@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { baseConfigSchema, createLogger, EventBus, initOrm, loadConfig, serviceMigrations } from '@ledgerline/service-kit';
 import { accountingService } from '../service.js';
 import { checkLedger, rebuildLedger, type LedgerCheck } from '../events/rebuild.js';
-import { fillEntryViews, refreshLedgerStatistics } from '../domain/ledger-store.js';
+import { fillEntryViews, refreshLedgerStatistics } from '../domain/entry-views.js';
 import { RebuildRunningError } from '../domain/ledger-generation.js';
 
 /**
