@@ -183,7 +183,7 @@ export async function measureRebuild(ctx: BenchContext, accounting: pg.Client, d
     cpuBetween = ctx.stack.cpuMs()[postgres] ?? cpuAfter;
     // Postgres' CPU up to the rebuild's own line: what the command does after it (statistics, views) is apart
     run = await runRebuild(ctx, REBUILD_ORG, [], (out) => {
-      if (rebuiltAt === undefined && / rebuilt as a generation: .*\n/.test(out)) rebuiltAt = ctx.stack.cpuMs()[postgres] ?? cpuAfter;
+      if (rebuiltAt === undefined && /^ledger of organisation \d+ rebuilt .*\n/m.test(out)) rebuiltAt = ctx.stack.cpuMs()[postgres] ?? cpuAfter;
     });
   } finally {
     clearInterval(sampler);

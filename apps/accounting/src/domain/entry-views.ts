@@ -84,7 +84,9 @@ export async function fillEntryViews(orm: MikroORM, orgId: number, batch = 500):
       );
       const ids = found.map((r) => Number(r.id));
       const viewed = new Set(
-        (await sqlRows<{ id: string }>(tem, 'select transaction_id as id from ledger_entry_views where transaction_id = any(?::bigint[])', [`{${ids.join(',')}}`])).map((r) => Number(r.id)),
+        (
+          await sqlRows<{ id: string }>(tem, 'select transaction_id as id from ledger_entry_views where org_id = ? and transaction_id = any(?::bigint[])', [orgId, `{${ids.join(',')}}`])
+        ).map((r) => Number(r.id)),
       );
       const built = await entriesBuilt({ em: tem, orgId }, ids.filter((id) => !viewed.has(id)), new Set());
       const entries = [...built.values()];
