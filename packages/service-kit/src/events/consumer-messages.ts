@@ -2,7 +2,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { splitTenantSubject, type CloudEvent } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
-import { RESOURCE_HEADER } from './outbox.js';
+import { RESOURCE_HEADER } from './headers.js';
 
 /* Reading a delivered message: its envelope checked against its subject, and its ordering key. */
 

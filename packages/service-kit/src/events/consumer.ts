@@ -5,7 +5,7 @@ import { eventType, streamForSubject, type CloudEvent } from '@ledgerline/contra
 import type { EventBus } from './bus.js';
 import type { CommitGroups } from '../db/commit-groups.js';
 import { SpanKind, endSpan, startSpan, statementsParent, traceparentOf, withStatementsUnder } from '../tracing.js';
-import { RESOURCE_HEADER } from './outbox.js';
+import { RESOURCE_HEADER } from './headers.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { ConsumerBatches } from './consumer-batches.js';

@@ -1,9 +1,9 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { JetStreamApiCodes, JetStreamApiError, type StoredMsg, type StreamInfo, type StreamInfoRequestOptions } from '@nats-io/jetstream';
-import { splitTenantSubject } from '@ledgerline/contracts';
+import { splitTenantSubject } from '@ledgerline/contracts/events';
 import type { EventBus } from './bus.js';
 import { parseEnvelope } from './envelope.js';
-import { eventHeaders } from './outbox.js';
+import { eventHeaders } from './headers.js';
 import { Pump } from './pump.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import { createHash } from 'node:crypto';
 import { RETIRING_EVENT_VERSIONS, eventType, retiringVersionsOf, tenantSubject, type CloudEvent, type RetiringEventVersion } from '@ledgerline/contracts';
 import type { EventBus } from './bus.js';
@@ -13,7 +12,9 @@ import { sqlRows } from '../db/orm.js';
 import { insertPreparedEvents, recordPreparedEvent, type PreparedEvent } from '../db/outbox-rows.js';
 import { connectWritable } from '../db/connect-writable.js';
 import type { MetricsRegistry } from '../metrics.js';
+import { eventHeaders } from './headers.js';
 
+export { RESOURCE_HEADER, eventHeaders } from './headers.js';
 export { OUTBOX_COLUMNS, eventsInsert, eventsWrittenIn, insertPreparedEvents, noteEventsWritten, recordPreparedEvent, type PreparedEvent } from '../db/outbox-rows.js';
 
 /**
@@ -79,24 +80,6 @@ interface OutboxRow {
   traceparent: string | null;
   resource: string | null;
   created_at: Date;
-}
-
-/**
- * The header naming the resource an event is about (the CloudEvents `subject` attribute, as the
- * CloudEvents NATS binding names its headers): consumers order by it without parsing the envelope.
- */
-export const RESOURCE_HEADER = 'ce-subject';
-
-/**
- * The headers an event is published with beside its envelope: its trace context, organisation
- * and resource, so a consumer can route, order or pass over it without parsing the body.
- */
-export function eventHeaders(event: { traceparent?: string | null; orgId?: string | number | null; resource?: string | null }): MsgHdrs {
-  const h = natsHeaders();
-  if (event.traceparent) h.set('traceparent', event.traceparent);
-  if (event.orgId != null) h.set('ce-orgid', String(event.orgId));
-  if (event.resource != null) h.set(RESOURCE_HEADER, event.resource);
-  return h;
 }
 
 /** The advisory lock whose holder is the one relay of a database (decision 84, 102). */
