@@ -10,6 +10,7 @@ import { SOURCE_MAPS_FOLDER } from './profiles.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateSecret } from '@ledgerline/service-kit';
 import { nodeFlagsOf } from '../scripts/node-flags.js';
+import { autovacuumPass, autovacuumSettings, type TableVacuumed } from './autovacuum.js';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -41,6 +42,13 @@ export interface BenchStack {
    * that let index-only scans (a list's count) skip the table. Answers whether it had to.
    */
   vacuumIfNoAutovacuum(): Promise<boolean>;
+  /**
+   * When the server's autovacuum is off, what it would do during a long benchmark: its naptime and
+   * a pass over every service database by its own thresholds (bench/autovacuum.ts), answering the
+   * tables it vacuumed or analyzed (named `sales.sales_documents`); null when the server's own
+   * autovacuum runs.
+   */
+  autovacuumEmulation(): Promise<{ naptimeSeconds: number; pass(): Promise<TableVacuumed[]> } | null>;
   close(): Promise<void>;
 }
 
@@ -251,6 +259,26 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
           }
         }
         return true;
+      } finally {
+        await c.end();
+      }
+    },
+    autovacuumEmulation: async () => {
+      const c = new pg.Client({ connectionString: DATABASE_URL });
+      await c.connect();
+      try {
+        const settings = await autovacuumSettings(c);
+        if (settings.on) return null;
+        const dbs = (await c.query('select datname from pg_database where datname like $1 order by datname', [`${tag.replace(/_/g, '\\_')}%`])).rows.map((r) => String(r.datname).slice(tag.length));
+        return {
+          naptimeSeconds: settings.naptimeSeconds,
+          // one database after another, as one worker at a time would
+          pass: async () => {
+            const done: TableVacuumed[] = [];
+            for (const service of dbs) for (const d of await autovacuumPass(stack.dbUrl(service), settings)) done.push({ ...d, table: `${service}.${d.table}` });
+            return done;
+          },
+        };
       } finally {
         await c.end();
       }

@@ -1078,6 +1078,17 @@ function soakDiagnosis(
   return `; ${parts.join('; ')}`;
 }
 
+/** What the bench did in autovacuum's place during the soak, when the server's own is off. */
+function autovacuumNote(emulation: { naptimeSeconds: number } | null, passes: number, done: Map<string, { vacuumed: number; analyzed: number }>): string {
+  if (!emulation) return '';
+  const times = (n: number, what: string) => (n ? `${what} ${n}×` : '');
+  const tables = [...done]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([t, n]) => `${t} ${[times(n.vacuumed, 'vacuumed'), times(n.analyzed, 'analyzed')].filter(Boolean).join(', ')}`)
+    .join('; ');
+  return `; the server's autovacuum off, the bench's passes in its place every ${emulation.naptimeSeconds} s (decision 261): ${passes}${tables ? ` — ${tables}` : ', nothing past its thresholds'}`;
+}
+
 /** The share of the hour's document capacity the soak's writes are offered at (issue 59). */
 const SOAK_SHARE_OF_CAPACITY = 0.4;
 
@@ -1136,6 +1147,13 @@ const soak: Benchmark = {
       inflight.add(p);
       void p.finally(() => inflight.delete(p));
     };
+    // A deployment's autovacuum visits the tables the soak fills while it runs; on a server whose
+    // autovacuum is off the bench does what it would, by its thresholds, every naptime (decision
+    // 261), its CPU inside the soak's window as a real autovacuum's would be. One pass at a time.
+    const autovacuum = await ctx.stack.autovacuumEmulation();
+    const autovacuumDone = new Map<string, { vacuumed: number; analyzed: number }>();
+    let autovacuumPasses = 0;
+    let autovacuumRunning = false;
     const begin = performance.now();
     let statement = 1;
     let rounds = 0;
@@ -1143,6 +1161,21 @@ const soak: Benchmark = {
       const due = begin + tick * 100;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (autovacuum && tick > 0 && tick % (autovacuum.naptimeSeconds * 10) === 0 && !autovacuumRunning) {
+        autovacuumRunning = true;
+        autovacuumPasses++;
+        track(
+          autovacuum
+            .pass()
+            .then((done) => {
+              for (const d of done) {
+                const n = autovacuumDone.get(d.table) ?? { vacuumed: 0, analyzed: 0 };
+                autovacuumDone.set(d.table, { vacuumed: n.vacuumed + Number(d.vacuum), analyzed: n.analyzed + Number(d.analyze) });
+              }
+            })
+            .finally(() => (autovacuumRunning = false)),
+        );
+      }
       if (tick % 10 === 0) {
         const second = tick / 10;
         for (const p of ctx.stack.procs) {
@@ -1238,7 +1271,7 @@ const soak: Benchmark = {
         unit: '',
         target: '0',
         met: counts.fivexx === 0,
-        note: `writes offered at ${offered.toFixed(0)}/s, ${(SOAK_SHARE_OF_CAPACITY * 100).toFixed(0)} % of the ${capacity.toFixed(0)} documents/s measured, reads at the same rate; ${counts.invoices} invoices, ${counts.creditNotes} credit notes, ${counts.payments} payments, ${counts.reads} reads, ${counts.other} 4xx${soakDiagnosis(fivexxSeconds, fivexxKinds, watched)}`,
+        note: `writes offered at ${offered.toFixed(0)}/s, ${(SOAK_SHARE_OF_CAPACITY * 100).toFixed(0)} % of the ${capacity.toFixed(0)} documents/s measured, reads at the same rate; ${counts.invoices} invoices, ${counts.creditNotes} credit notes, ${counts.payments} payments, ${counts.reads} reads, ${counts.other} 4xx${soakDiagnosis(fivexxSeconds, fivexxKinds, watched)}${autovacuumNote(autovacuum, autovacuumPasses, autovacuumDone)}`,
       },
       { name: 'soak: documents missing from the ledger', value: expected - inLedger, unit: '', target: '0', met: inLedger === expected, note: `${inLedger} of ${expected} in the ledger` },
       {
