@@ -28,7 +28,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROCESSES, bundleOneProcess, packageFolder, root, type ProcessName } from './bundle.js';
-import { GATEWAY_MAX_OLD_SPACE_MB, MAX_OLD_SPACE_MB } from './node-flags.js';
+import { GATEWAY_MAX_OLD_SPACE_MB, IDLE_HEAP_FLAGS, MAX_OLD_SPACE_MB } from './node-flags.js';
 
 const args = new Map(process.argv.slice(2).map((a) => [a.replace(/^--/, '').split('=')[0], a.includes('=') ? a.slice(a.indexOf('=') + 1) : 'true']));
 const only = args.get('only')?.split(',') as ProcessName[] | undefined;
@@ -177,9 +177,10 @@ async function processContext(name: ProcessName): Promise<string> {
     const target = path.join(modules, path.relative(path.join(root, 'node_modules'), dir));
     await fs.promises.cp(dir, target, { recursive: true, dereference: true, filter: (src) => !src.endsWith('/.bin') });
   }
-  // the process's own old-space cap, as `npm start` gives it; MAX_OLD_SPACE_MB overrides it
+  // the process's own old-space cap, as `npm start` gives it (MAX_OLD_SPACE_MB overrides it), and
+  // the memory reducer off (decision 262; V8 refuses that flag in NODE_OPTIONS)
   const cap = name === 'gateway' ? GATEWAY_MAX_OLD_SPACE_MB : MAX_OLD_SPACE_MB;
-  await fs.promises.writeFile(path.join(ctx, 'start.sh'), `# ${name}: written by npm run images\nexec node --max-old-space-size="\${MAX_OLD_SPACE_MB:-${cap}}" dist/${name}.mjs\n`);
+  await fs.promises.writeFile(path.join(ctx, 'start.sh'), `# ${name}: written by npm run images\nexec node --max-old-space-size="\${MAX_OLD_SPACE_MB:-${cap}}" ${IDLE_HEAP_FLAGS.join(' ')} dist/${name}.mjs\n`);
   return ctx;
 }
 

@@ -46,6 +46,11 @@ describe('the images', () => {
     expect(modules.includes('playwright-core')).toBe(name === 'sales');
     expect(modules.includes('swagger-ui-dist')).toBe(name === 'gateway');
     for (const bundled of ['pg', 'zod', '@mikro-orm', 'knex', 'hono', '@nats-io']) expect(modules).not.toContain(bundled);
+    // the process runs with the flags `npm start` gives it: its old-space cap and the memory reducer off (decision 262)
+    const commands = inContainer(name, 'sh', '-c', "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done").split('\n');
+    const own = commands.find((c) => c.includes(`dist/${name}.mjs`));
+    expect(own).toMatch(/--max-old-space-size=\d+/);
+    expect(own).toContain('--no-memory-reducer');
   });
 
   it('every container of the stack is healthy', async () => {

@@ -71,6 +71,8 @@ describe('npm start under the supervisor', () => {
     // the services' old-space cap, and the gateway's own (decisions 41 and 178)
     expect(argsOf(pids.gateway)).toContain(`--max-old-space-size=${process.env.GATEWAY_MAX_OLD_SPACE_MB ?? 2048}`);
     for (const name of SERVICES) expect(argsOf(pids[name])).toContain(`--max-old-space-size=${process.env.MAX_OLD_SPACE_MB ?? 160}`);
+    // and V8's memory reducer off, so load after an idle spell is not served from a shrunken heap (decision 262)
+    for (const name of ['gateway', ...SERVICES]) expect(argsOf(pids[name])).toContain('--no-memory-reducer');
   });
 
   const call = (p: string, init: RequestInit = {}) =>
