@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { MetricsRegistry } from './metrics.js';
 
@@ -47,3 +49,30 @@ describe('event-loop lag', () => {
     expect(lag(registry.render(), 'nodejs_eventloop_lag_max_seconds')).toBe(max);
   });
 });
+
+describe('heap after a full collection', () => {
+  it('reads what the last full collection kept: a retained 32 MB shows, and is gone once released and collected', async () => {
+    // a full collection on demand, as --expose-gc would give it
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const registry = new MetricsRegistry('t4');
+    const after = () => Number(/ (\d+)$/.exec(series(registry.render(), 'nodejs_heap_used_after_major_gc_bytes')[0] ?? '')?.[1]);
+    // the observer is told of a collection a moment after it
+    const collected = async () => {
+      gc();
+      await new Promise((r) => setTimeout(r, 50));
+      return after();
+    };
+    let kept: number[][] | null = Array.from({ length: 32 }, () => new Array(128 * 1024).fill(1.5)); // 32 × 1 MB of doubles
+    const holding = await collected();
+    expect(kept.length).toBe(32);
+    kept = null;
+    const released = await collected();
+    expect(holding - released).toBeGreaterThan(30 * 1024 * 1024);
+    // garbage made since the collection is in the heap in use, not in what the collection left
+    const garbage = Array.from({ length: 16 }, () => new Array(128 * 1024).fill(2.5));
+    expect(garbage.length).toBe(16);
+    expect(after()).toBe(released);
+  });
+});
+

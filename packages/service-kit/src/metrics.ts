@@ -94,6 +94,13 @@ const GC_KINDS: Record<number, string> = {
 };
 const gcTotals = new Map<string, { collections: number; seconds: number }>();
 let gcObserver: PerformanceObserver | null = null;
+/**
+ * The V8 heap in use as the last full collection left it (read when its entry is observed, a few
+ * milliseconds after): what the process retains, where the heap in use also counts garbage not
+ * collected yet — which an idle process, its memory reducer off (decision 262), keeps for minutes.
+ * A leak shows here; null until the first full collection.
+ */
+let heapAfterMajorGc: number | null = null;
 
 function observeCollections(): void {
   if (gcObserver) return;
@@ -104,6 +111,7 @@ function observeCollections(): void {
       total.collections++;
       total.seconds += entry.duration / 1000;
       gcTotals.set(kind, total);
+      if (kind === 'major') heapAfterMajorGc = v8.getHeapStatistics().used_heap_size;
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
@@ -144,6 +152,13 @@ function collectionLines(): string[] {
     '# HELP nodejs_gc_pause_seconds_total Time V8 held the main thread collecting, by kind',
     '# TYPE nodejs_gc_pause_seconds_total counter',
     ...kinds.map((k) => `nodejs_gc_pause_seconds_total{kind="${k}"} ${gcTotals.get(k)!.seconds}`),
+    ...(heapAfterMajorGc === null
+      ? []
+      : [
+          '# HELP nodejs_heap_used_after_major_gc_bytes V8 heap in use as the last full collection left it (what the process retains)',
+          '# TYPE nodejs_heap_used_after_major_gc_bytes gauge',
+          `nodejs_heap_used_after_major_gc_bytes ${heapAfterMajorGc}`,
+        ]),
     '# HELP nodejs_heap_space_used_bytes V8 heap in use by space',
     '# TYPE nodejs_heap_space_used_bytes gauge',
     ...v8.getHeapSpaceStatistics().map((sp) => `nodejs_heap_space_used_bytes{space="${sp.space_name}"} ${sp.space_used_size}`),
