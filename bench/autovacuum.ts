@@ -35,7 +35,6 @@ export interface AutovacuumSettings {
 
 /** A table's counters as `pg_stat_user_tables` and `pg_class` give them. */
 export interface TableActivity {
-  table: string;
   reltuples: number;
   deadRows: number;
   insertedSinceVacuum: number;
@@ -111,7 +110,7 @@ export async function autovacuumPass(databaseUrl: string, s: AutovacuumSettings)
     await db.query(`set vacuum_cost_limit = ${Number(s.costLimit)}`);
     const done: TableVacuumed[] = [];
     for (const r of rows) {
-      const action = autovacuumAction(s, { table: r.name, reltuples: Number(r.reltuples), deadRows: Number(r.dead), insertedSinceVacuum: Number(r.ins), changedSinceAnalyze: Number(r.mod) });
+      const action = autovacuumAction(s, { reltuples: Number(r.reltuples), deadRows: Number(r.dead), insertedSinceVacuum: Number(r.ins), changedSinceAnalyze: Number(r.mod) });
       if (action.vacuum) await db.query(`vacuum${action.analyze ? ' (analyze)' : ''} ${r.t}`);
       else if (action.analyze) await db.query(`analyze ${r.t}`);
       if (action.vacuum || action.analyze) done.push({ table: r.name, ...action });

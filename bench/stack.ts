@@ -224,6 +224,10 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
   procs.push(spawnProc('gateway', bundles.entry('gateway'), ports.gateway, { ...env, ...urls }));
   await Promise.all(procs.map((p) => ready(p.port)));
 
+  /** The run's service databases, named by their service (the run's prefix left off), in name order. */
+  const runDatabases = async (c: pg.Client): Promise<string[]> =>
+    (await c.query<{ datname: string }>('select datname from pg_database where datname like $1 order by datname', [`${tag.replace(/_/g, '\\_')}%`])).rows.map((r) => r.datname.slice(tag.length));
+
   const stack: BenchStack = {
     procs,
     gateway: `http://127.0.0.1:${ports.gateway}`,
@@ -246,9 +250,8 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       await c.connect();
       try {
         if ((await c.query('show autovacuum')).rows[0].autovacuum === 'on') return false;
-        const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);
-        for (const row of dbs.rows) {
-          const db = new pg.Client({ connectionString: stack.dbUrl(String(row.datname).slice(tag.length)) });
+        for (const service of await runDatabases(c)) {
+          const db = new pg.Client({ connectionString: stack.dbUrl(service) });
           await db.connect();
           try {
             // only tables that hold rows: an empty table analyzed stays "empty" to the planner as it fills
@@ -269,7 +272,7 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       try {
         const settings = await autovacuumSettings(c);
         if (settings.on) return null;
-        const dbs = (await c.query('select datname from pg_database where datname like $1 order by datname', [`${tag.replace(/_/g, '\\_')}%`])).rows.map((r) => String(r.datname).slice(tag.length));
+        const dbs = await runDatabases(c);
         return {
           naptimeSeconds: settings.naptimeSeconds,
           // one database after another, as one worker at a time would
@@ -295,9 +298,9 @@ export async function startBenchStack(basePort = 18080): Promise<BenchStack> {
       await bundles.remove().catch(() => undefined);
       const c = new pg.Client({ connectionString: DATABASE_URL });
       await c.connect();
-      const dbs = await c.query('select datname from pg_database where datname like $1', [`${tag.replace(/_/g, '\\_')}%`]);
+      const dbs = await runDatabases(c);
       // BENCH_KEEP_DATABASES=1 leaves them for a look afterwards (EXPLAIN, sizes, a rebuild run again)
-      if (process.env.BENCH_KEEP_DATABASES !== '1') for (const row of dbs.rows) await c.query(`drop database if exists "${row.datname}" with (force)`).catch(() => undefined);
+      if (process.env.BENCH_KEEP_DATABASES !== '1') for (const service of dbs) await c.query(`drop database if exists "${tag}${service}" with (force)`).catch(() => undefined);
       await c.end();
       // and their streams: a rebuild can be run against them again (`rebuild-ledger` with the stack's env)
       if (process.env.BENCH_KEEP_DATABASES === '1') return;

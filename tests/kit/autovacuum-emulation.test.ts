@@ -22,7 +22,7 @@ const DEFAULTS: AutovacuumSettings = {
   costDelay: '2ms',
   costLimit: 200,
 };
-const table = (t: Partial<Parameters<typeof autovacuumAction>[1]>) => ({ table: 't', reltuples: 0, deadRows: 0, insertedSinceVacuum: 0, changedSinceAnalyze: 0, ...t });
+const table = (t: Partial<Parameters<typeof autovacuumAction>[1]>) => ({ reltuples: 0, deadRows: 0, insertedSinceVacuum: 0, changedSinceAnalyze: 0, ...t });
 
 describe("autovacuum's thresholds", () => {
   it('vacuums past dead rows of 50 + 20 % of the table, or inserts of 1 000 + 20 %; analyzes past changes of 50 + 10 %', () => {
