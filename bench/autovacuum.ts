@@ -15,8 +15,21 @@ import pg from 'pg';
  * inserted since its last vacuum pass `autovacuum_vacuum_insert_threshold +
  * autovacuum_vacuum_insert_scale_factor × reltuples`, and analyzed when the rows changed since its
  * last analyze pass `autovacuum_analyze_threshold + autovacuum_analyze_scale_factor × reltuples`;
- * the vacuum runs at autovacuum's cost delay and limit, not at a manual VACUUM's full speed.
+ * the vacuum runs at autovacuum's cost delay and limit, not at a manual VACUUM's full speed, and
+ * in one process: a manual VACUUM of a table with two indexes or more starts parallel workers for
+ * them (`max_parallel_maintenance_workers`), which an autovacuum worker never does before
+ * PostgreSQL 19, so `parallel 0` — the emulation's passes took a second core for the ledger's
+ * tables while the soak ran.
  */
+
+/**
+ * The statement an autovacuum worker's visit to a table amounts to, or null for none: one process
+ * (`parallel 0`, see above), the analyze in the same visit when both are due.
+ */
+export function autovacuumStatement(table: string, action: { vacuum: boolean; analyze: boolean }): string | null {
+  if (action.vacuum) return `vacuum (parallel 0${action.analyze ? ', analyze' : ''}) ${table}`;
+  return action.analyze ? `analyze ${table}` : null;
+}
 
 /** The server's autovacuum settings the emulation reads. */
 export interface AutovacuumSettings {
@@ -91,6 +104,9 @@ export interface TableVacuumed {
   table: string;
   vacuum: boolean;
   analyze: boolean;
+  /** When the visit began (performance.now) and how long it took, cost delays included. */
+  startedAt: number;
+  ms: number;
 }
 
 /**
@@ -111,9 +127,11 @@ export async function autovacuumPass(databaseUrl: string, s: AutovacuumSettings)
     const done: TableVacuumed[] = [];
     for (const r of rows) {
       const action = autovacuumAction(s, { reltuples: Number(r.reltuples), deadRows: Number(r.dead), insertedSinceVacuum: Number(r.ins), changedSinceAnalyze: Number(r.mod) });
-      if (action.vacuum) await db.query(`vacuum${action.analyze ? ' (analyze)' : ''} ${r.t}`);
-      else if (action.analyze) await db.query(`analyze ${r.t}`);
-      if (action.vacuum || action.analyze) done.push({ table: r.name, ...action });
+      const statement = autovacuumStatement(r.t, action);
+      if (!statement) continue;
+      const start = performance.now();
+      await db.query(statement);
+      done.push({ table: r.name, ...action, startedAt: start, ms: performance.now() - start });
     }
     return done;
   } finally {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
@@ -154,8 +154,11 @@ async function ready(port: number, timeoutMs = 90_000) {
  * The processes run with the same node flags as `npm start` (scripts/node-flags.ts), plus extra
  * flags for profiling, e.g.
  * `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` (`--cpu-prof` is refused in NODE_OPTIONS).
+ * What such flags print (`--trace-gc`) goes to `BENCH_STDOUT_DIR/<process>.log` when that folder is
+ * given; otherwise the processes' stdout is dropped (their logs are on stderr).
  */
 const extraNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const stdoutOf = (name: string) => (process.env.BENCH_STDOUT_DIR ? openSync(path.join(process.env.BENCH_STDOUT_DIR, `${name}.log`), 'w') : 'ignore');
 
 /**
  * Starts one process: a built bundle (`.mjs`, what the system runs) on plain node, or a TypeScript
@@ -168,7 +171,7 @@ export function spawnProc(name: string, file: string, port: number, env: Record<
   const child = spawn(process.execPath, [...nodeFlagsOf(name), ...extraNodeArgs, ...profile, ...entry], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdoutOf(name), 'inherit'],
   });
   return { name, port, child, peakRssMb: 0 };
 }

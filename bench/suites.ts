@@ -1088,14 +1088,24 @@ function soakDiagnosis(
 }
 
 /** What the bench did in autovacuum's place during the soak, when the server's own is off. */
-function autovacuumNote(emulation: { naptimeSeconds: number } | null, passes: number, done: Map<string, { vacuumed: number; analyzed: number }>): string {
+function autovacuumNote(
+  emulation: { naptimeSeconds: number } | null,
+  passes: number,
+  done: Map<string, { vacuumed: number; analyzed: number; longestMs: number; second: number }>,
+): string {
   if (!emulation) return '';
   const times = (n: number, what: string) => (n ? `${what} ${n}×` : '');
   const tables = [...done]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([t, n]) => `${t} ${[times(n.vacuumed, 'vacuumed'), times(n.analyzed, 'analyzed')].filter(Boolean).join(', ')}`)
     .join('; ');
-  return `; the server's autovacuum off, the bench's passes in its place every ${emulation.naptimeSeconds} s (decision 261): ${passes}${tables ? ` — ${tables}` : ', nothing past its thresholds'}`;
+  // the visits that took longest, and when: beside the 5xx seconds, they say which table's vacuum a burst came with
+  const longest = [...done]
+    .sort(([, a], [, b]) => b.longestMs - a.longestMs)
+    .slice(0, 4)
+    .map(([t, n]) => `${t} ${(n.longestMs / 1000).toFixed(1)} s (second ${n.second})`)
+    .join(', ');
+  return `; the server's autovacuum off, the bench's passes in its place every ${emulation.naptimeSeconds} s (decision 261): ${passes}${tables ? ` — ${tables}; the longest visits: ${longest}` : ', nothing past its thresholds'}`;
 }
 
 /** The share of the hour's document capacity the soak's writes are offered at (issue 59). */
@@ -1162,7 +1172,7 @@ const soak: Benchmark = {
     // autovacuum is off the bench does what it would, by its thresholds, every naptime (decision
     // 261), its CPU inside the soak's window as a real autovacuum's would be. One pass at a time.
     const autovacuum = await ctx.stack.autovacuumEmulation();
-    const autovacuumDone = new Map<string, { vacuumed: number; analyzed: number }>();
+    const autovacuumDone = new Map<string, { vacuumed: number; analyzed: number; longestMs: number; second: number }>();
     let autovacuumPasses = 0;
     let autovacuumRunning = false;
     const begin = performance.now();
@@ -1180,8 +1190,14 @@ const soak: Benchmark = {
             .pass()
             .then((done) => {
               for (const d of done) {
-                const n = autovacuumDone.get(d.table) ?? { vacuumed: 0, analyzed: 0 };
-                autovacuumDone.set(d.table, { vacuumed: n.vacuumed + Number(d.vacuum), analyzed: n.analyzed + Number(d.analyze) });
+                const n = autovacuumDone.get(d.table) ?? { vacuumed: 0, analyzed: 0, longestMs: 0, second: 0 };
+                const longest = d.ms > n.longestMs;
+                autovacuumDone.set(d.table, {
+                  vacuumed: n.vacuumed + Number(d.vacuum),
+                  analyzed: n.analyzed + Number(d.analyze),
+                  longestMs: longest ? d.ms : n.longestMs,
+                  second: longest ? Math.floor((d.startedAt - begin) / 1000) : n.second,
+                });
               }
             })
             .finally(() => (autovacuumRunning = false)),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { DATABASE_URL, isolation } from '../support/stack.js';
-import { autovacuumAction, autovacuumPass, autovacuumSettings, type AutovacuumSettings } from '../../bench/autovacuum.js';
+import { autovacuumAction, autovacuumPass, autovacuumSettings, autovacuumStatement, type AutovacuumSettings, type TableVacuumed } from '../../bench/autovacuum.js';
 
 /*
  * The bench's stand-in for the server's autovacuum during the soak (decision 261): it must do what
@@ -40,6 +40,15 @@ describe("autovacuum's thresholds", () => {
   });
 });
 
+describe("a worker's visit to a table", () => {
+  it('vacuums in one process, as autovacuum does: a manual VACUUM would start parallel workers for the indexes', () => {
+    expect(autovacuumStatement('public.t', { vacuum: true, analyze: false })).toBe('vacuum (parallel 0) public.t');
+    expect(autovacuumStatement('public.t', { vacuum: true, analyze: true })).toBe('vacuum (parallel 0, analyze) public.t');
+    expect(autovacuumStatement('public.t', { vacuum: false, analyze: true })).toBe('analyze public.t');
+    expect(autovacuumStatement('public.t', { vacuum: false, analyze: false })).toBeNull();
+  });
+});
+
 describe('a pass over a database', () => {
   const name = `${isolation().DATABASE_PREFIX}autovacuum`;
   const url = DATABASE_URL.replace(/\/[^/]*$/, `/${name}`);
@@ -68,6 +77,13 @@ describe('a pass over a database', () => {
   });
 
   const flushStats = () => db.query('select pg_stat_force_next_flush()');
+  /** What each visit did, its timing checked and left off. */
+  const visits = (done: TableVacuumed[]) =>
+    done.map(({ table, vacuum, analyze, startedAt, ms }) => {
+      expect(ms).toBeGreaterThan(0);
+      expect(startedAt).toBeLessThanOrEqual(performance.now() - ms);
+      return { table, vacuum, analyze };
+    });
   /** How many rows an index-only count of the day read from the table's pages rather than the visibility map. */
   const heapFetches = async () => {
     const { rows } = await db.query(`explain (analyze, format json) select count(*) from counted where day = '2032-02-02'`);
@@ -96,21 +112,21 @@ describe('a pass over a database', () => {
     // unvacuumed, the count reads every row's page: what the soak's list pages paid without it
     expect(await heapFetches()).toBe(5000);
 
-    expect(await autovacuumPass(url, settings)).toEqual([{ table: 'counted', vacuum: true, analyze: true }]);
+    expect(visits(await autovacuumPass(url, settings))).toEqual([{ table: 'counted', vacuum: true, analyze: true }]);
     const { rows } = await db.query<{ relpages: number; relallvisible: number; reltuples: number }>(`select relpages, relallvisible, reltuples from pg_class where relname = 'counted'`);
     expect(rows[0].reltuples).toBe(5000);
     expect(rows[0].relallvisible).toBe(rows[0].relpages);
     expect(await heapFetches()).toBe(0);
-    expect(await autovacuumPass(url, settings)).toEqual([]);
+    expect(visits(await autovacuumPass(url, settings))).toEqual([]);
   });
 
   it('vacuums after deletes past 50 + 20 % of the table, not before', async () => {
     await db.query('delete from counted where id <= 1000'); // 1 000 dead of 5 000: under 1 050
     await flushStats();
-    expect(await autovacuumPass(url, settings)).toEqual([{ table: 'counted', vacuum: false, analyze: true }]);
+    expect(visits(await autovacuumPass(url, settings))).toEqual([{ table: 'counted', vacuum: false, analyze: true }]);
     await db.query('delete from counted where id <= 1100'); // 100 more dead since the analyze
     await flushStats();
-    expect(await autovacuumPass(url, settings)).toEqual([{ table: 'counted', vacuum: true, analyze: false }]);
+    expect(visits(await autovacuumPass(url, settings))).toEqual([{ table: 'counted', vacuum: true, analyze: false }]);
     const { rows } = await db.query<{ dead: string }>(`select n_dead_tup::text as dead from pg_stat_user_tables where relname = 'counted'`);
     expect(rows[0].dead).toBe('0');
   });
