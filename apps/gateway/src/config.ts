@@ -45,6 +45,12 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   UPSTREAM_QUEUE_LIMIT: z.coerce.number().int().min(0).max(100_000).default(1024),
   /** How long a verified API key is trusted without asking settings again (revocation events cut it short). */
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * How long past CREDENTIAL_CACHE_TTL_MS a credential settings last let in still does, while
+   * settings is asked again in the background (stale-while-revalidate); what bounds a settings
+   * outage's reach into the rest of the API. 0: every expired answer is looked up first.
+   */
+  CREDENTIAL_CACHE_STALE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   PUBLIC_URL: z.string().url().optional(),
   /** Share of requests written to the access log, 0–1: every request by default at the gateway. */
   ACCESS_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(1),

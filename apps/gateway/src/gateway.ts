@@ -63,7 +63,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     accounting: upstream('accounting', config.ACCOUNTING_URL),
     settings: upstream('settings', config.SETTINGS_URL),
   };
-  const verifier = new CredentialVerifier(upstreams.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN);
+  const verifier = new CredentialVerifier(upstreams.settings, config.CREDENTIAL_CACHE_TTL_MS, config.OPERATOR_TOKEN, config.INTERNAL_TOKEN, config.CREDENTIAL_CACHE_STALE_MS);
   const limiter = new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   const failures = new FailedAuthGuard(config.AUTH_FAILURES_PER_MINUTE, config.AUTH_FAILURE_BURST);
   let addresses: ClientAddressResolver;

@@ -15,6 +15,9 @@ interface CachedKey {
   keyExpiresAt: number | null;
 }
 
+/** Only an answer that lets requests in is served stale: a refusal is looked up again at its TTL. */
+const letsIn = (k: CachedKey): boolean => k.auth !== null;
+
 const TOKEN_ISSUER = 'ledgerline-settings';
 /** How long "no such key" is remembered: a guessed key costs one lookup, not one per attempt. */
 const NEGATIVE_TTL_MS = 60_000;
@@ -48,6 +51,12 @@ interface CachedClient {
  * is looked up the way a key is (cached for the same TTL, dropped by `settings.api_client.revoked`),
  * so a revoked client's tokens stop working at once, and within the TTL on a gateway that missed
  * the event.
+ *
+ * Past its TTL, an answer that let requests in keeps doing so for up to `staleMs` while settings
+ * is asked again in the background (`LookupCache.current`): a settings that answers replaces it
+ * by the next request, so a missed revocation still takes effect a TTL later; a settings that is
+ * down or stalled holds none of the requests its cached credentials make, where each used to wait
+ * for the lookup (up to 5 s) and most were answered 503.
  */
 export class CredentialVerifier {
   private keys = new LookupCache<string, CachedKey>(MAX_CACHED_KEYS);
@@ -59,6 +68,8 @@ export class CredentialVerifier {
     private readonly ttlMs: number,
     private readonly operatorToken: string | undefined,
     private readonly internalToken: string | undefined,
+    /** How long past its TTL a cached answer that lets the request in still serves while it is looked up again (0: never). */
+    private readonly staleMs = 0,
   ) {
     // the signing keys are the same on every settings replica (they live in its database)
     this.jwks = new ReplicatedJwks(settings, internalToken ? { [INTERNAL_HEADERS.token]: internalToken } : {});
@@ -86,7 +97,7 @@ export class CredentialVerifier {
     const keyHash = secretHash(token);
     const entry = this.keys.peek(keyHash);
     const now = Date.now();
-    if (entry && entry.expiresAt > now) {
+    if (entry && (entry.expiresAt > now || this.keys.servesStale(entry, this.staleMs, letsIn, now))) {
       return { state: entry.auth && (entry.keyExpiresAt === null || entry.keyExpiresAt > now) ? 'known' : 'other', keyHash };
     }
     // a key cached as valid passed its checksum when it was looked up; only a new one is checked
@@ -129,11 +140,10 @@ export class CredentialVerifier {
 
   private async verifyApiKey(token: string, hash: string): Promise<AuthContext> {
     const now = Date.now();
-    let entry = this.keys.fresh(hash, now);
-    if (!entry) {
-      if (!wellFormedKey(token)) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
-      entry = await this.keys.load(hash, (h) => this.lookup(h));
-    }
+    const cached = this.keys.peek(hash);
+    // a key never looked up must carry its checksum before settings is asked; a cached one passed it
+    if (!cached && !wellFormedKey(token)) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
+    const entry = await this.keys.current(hash, (h) => this.lookup(h), this.staleMs, letsIn, now);
     if (!entry.auth) throw new UnauthorizedError('The API key is not valid', 'invalid_api_key');
     if (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now) throw new UnauthorizedError('The API key has expired', 'api_key_expired');
     return entry.auth;
@@ -165,7 +175,7 @@ export class CredentialVerifier {
 
   private client(id: number): Promise<CachedClient> {
     const entry = this.clients.fresh(id);
-    return entry ? Promise.resolve(entry) : this.clients.load(id, (i) => this.lookupClient(i));
+    return entry ? Promise.resolve(entry) : this.clients.current(id, (i) => this.lookupClient(i), this.staleMs, (c) => c.active);
   }
 
   private async lookupClient(id: number): Promise<CachedClient> {

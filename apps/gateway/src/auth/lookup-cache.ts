@@ -20,6 +20,29 @@ export class LookupCache<K, V extends { expiresAt: number }> {
     return this.entries.get(key);
   }
 
+  /**
+   * The answer to use now: a fresh one; else, when `staleMs` allows, one expired less than
+   * `staleMs` ago that `usable` accepts, while a lookup in the background replaces it
+   * (stale-while-revalidate, RFC 5861: settings leaves the request's path, and a settings that
+   * is slow or down holds no request whose answer is cached); else the lookup's own answer. A
+   * failed background lookup leaves the stale answer in place, and the next request tries again;
+   * one lookup per key at a time.
+   */
+  async current(key: K, lookup: (key: K) => Promise<V>, staleMs: number, usable: (v: V) => boolean, now = Date.now()): Promise<V> {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt > now) return entry;
+    if (entry && this.servesStale(entry, staleMs, usable, now)) {
+      if (!this.inflight.has(key)) this.load(key, lookup).catch(() => undefined);
+      return entry;
+    }
+    return this.load(key, lookup);
+  }
+
+  /** Whether `current` would answer this expired entry while it looks again. */
+  servesStale(entry: V, staleMs: number, usable: (v: V) => boolean, now = Date.now()): boolean {
+    return staleMs > 0 && now < entry.expiresAt + staleMs && usable(entry);
+  }
+
   isLookingUp(key: K): boolean {
     return this.inflight.has(key);
   }
