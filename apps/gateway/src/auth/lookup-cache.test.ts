@@ -15,25 +15,27 @@ function controlledLookup() {
 }
 
 const usable = (a: Answer) => a.ok;
+
+/** A cache holding settings' first answer for 'k' (looked up at 0), the lookup asked once so far. */
+async function seeded(first: Answer) {
+  const cache = new LookupCache<string, Answer>(10);
+  const { asked, lookup } = controlledLookup();
+  const pending = cache.current('k', lookup, 5_000, usable, 0);
+  asked[0].resolve(first);
+  await pending;
+  return { cache, asked, lookup };
+}
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('LookupCache.current: a credential answer past its TTL', () => {
   it('answers a fresh entry without a lookup', async () => {
-    const cache = new LookupCache<string, Answer>(10);
-    const { asked, lookup } = controlledLookup();
-    const first = cache.current('k', lookup, 5_000, usable, 1_000);
-    asked[0].resolve({ ok: true, expiresAt: 2_000, n: 1 });
-    expect(await first).toMatchObject({ n: 1 });
+    const { cache, asked, lookup } = await seeded({ ok: true, expiresAt: 2_000, n: 1 });
     expect(await cache.current('k', lookup, 5_000, usable, 1_999)).toMatchObject({ n: 1 });
     expect(asked).toHaveLength(1);
   });
 
   it('serves an expired answer that lets in for up to staleMs, looking it up once in the background; the new answer serves next', async () => {
-    const cache = new LookupCache<string, Answer>(10);
-    const { asked, lookup } = controlledLookup();
-    const first = cache.current('k', lookup, 5_000, usable, 0);
-    asked[0].resolve({ ok: true, expiresAt: 1_000, n: 1 });
-    await first;
+    const { cache, asked, lookup } = await seeded({ ok: true, expiresAt: 1_000, n: 1 });
     // expired at 1 000: answered at once from the stale entry, two requests, one lookup between them
     expect(await cache.current('k', lookup, 5_000, usable, 1_500)).toMatchObject({ n: 1 });
     expect(await cache.current('k', lookup, 5_000, usable, 1_600)).toMatchObject({ n: 1 });
@@ -45,11 +47,7 @@ describe('LookupCache.current: a credential answer past its TTL', () => {
   });
 
   it('keeps the stale answer when the background lookup fails, and tries again on the next request', async () => {
-    const cache = new LookupCache<string, Answer>(10);
-    const { asked, lookup } = controlledLookup();
-    const first = cache.current('k', lookup, 5_000, usable, 0);
-    asked[0].resolve({ ok: true, expiresAt: 1_000, n: 1 });
-    await first;
+    const { cache, asked, lookup } = await seeded({ ok: true, expiresAt: 1_000, n: 1 });
     expect(await cache.current('k', lookup, 5_000, usable, 2_000)).toMatchObject({ n: 1 });
     asked[1].reject(new Error('settings is down'));
     await settle();
@@ -58,11 +56,7 @@ describe('LookupCache.current: a credential answer past its TTL', () => {
   });
 
   it('waits for the lookup past the stale window, for an answer that refuses, and when staleMs is 0', async () => {
-    const cache = new LookupCache<string, Answer>(10);
-    const { asked, lookup } = controlledLookup();
-    const first = cache.current('k', lookup, 5_000, usable, 0);
-    asked[0].resolve({ ok: true, expiresAt: 1_000, n: 1 });
-    await first;
+    const { cache, asked, lookup } = await seeded({ ok: true, expiresAt: 1_000, n: 1 });
 
     // 1 000 + 5 000 is the window's end: no longer served
     let pending = cache.current('k', lookup, 5_000, usable, 6_000);
