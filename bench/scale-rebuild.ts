@@ -196,7 +196,7 @@ export async function measureRebuild(ctx: BenchContext, accounting: pg.Client, d
     throw new Error(`the rebuilt ledger differs: before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
   }
   // the rebuild's own time, as the command reports it (its start-up is not the rebuild's)
-  const said = / in (\d+(?:\.\d+)?) s \(staging (\d+(?:\.\d+)?) s(?: with \d+ drafting threads?)?, deleting the old ledger (\d+(?:\.\d+)?) s; this process's CPU (\d+(?:\.\d+)?) s\)$/m.exec(run.stdout);
+  const said = / in (\d+(?:\.\d+)?) s \(staging (\d+(?:\.\d+)?) s(?: with \d+ drafting threads?)?, (?:deleting the old ledger|comparing the old ledger and deleting what differs) (\d+(?:\.\d+)?) s; this process's CPU (\d+(?:\.\d+)?) s\)$/m.exec(run.stdout);
   const seconds = Number(said?.[1] ?? run.seconds);
   const stageSeconds = Number(said?.[2] ?? NaN);
   const clearSeconds = Number(said?.[3] ?? NaN);
@@ -231,7 +231,7 @@ export async function measureRebuild(ctx: BenchContext, accounting: pg.Client, d
         `${seconds.toFixed(1)} s for ${after.rows} rows (${Math.round(rowsPerSecond)} rows/s, ${Math.round(after.entries / seconds)} entries/s; the command ran ${run.seconds.toFixed(1)} s with its start); ` +
         viewsNote +
         `replaying every event in order instead (--in-order, just before, the same reader) ${inOrderSeconds.toFixed(1)} s; ` +
-        `staging the generation ${stageSeconds.toFixed(1)} s of it (the API's ledger untouched meanwhile), deleting the old ledger ${clearSeconds.toFixed(1)} s; CPU: the command ${commandCpu.toFixed(1)} s, Postgres' accounting backends ${postgresCpu.toFixed(1)} s (the API's ledger reads among them), ` +
+        `staging the generation ${stageSeconds.toFixed(1)} s of it (the API's ledger untouched meanwhile), comparing the old ledger and deleting what differs ${clearSeconds.toFixed(1)} s; CPU: the command ${commandCpu.toFixed(1)} s, Postgres' accounting backends ${postgresCpu.toFixed(1)} s (the API's ledger reads among them), ` +
         `${cpuPerRow.toFixed(0)} µs a row together, so 10 000 000 rows need ${((cpuPerRow * TEN_MILLION) / 1e6).toFixed(0)} CPU-seconds; ` +
         `the rebuilt ledger equals the live one (entries, rows, Σ debit); ${expected} events published in ${publishSeconds.toFixed(0)} s, posted live in ${liveSeconds.toFixed(0)} s; ` +
         `a plain COPY of the same rows (headers, rows, tax rows into tables like the ledger's, indexes included, no triggers or foreign keys, one transaction) ${copySeconds.toFixed(1)} s, ${Math.round(copyRowsPerSecond)} rows/s`,

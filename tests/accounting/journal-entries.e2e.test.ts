@@ -275,7 +275,7 @@ describe('manual journal entries (decision 165)', () => {
     const before = await snapshot();
     expect(before.some((r) => r.key.includes(' reversed '))).toBe(true);
     const result = await rebuildLedger(svc.deps.orm, svc.deps.bus, 1, opts);
-    expect(result).toEqual({ orgId: 1, events: entries, transactions: entries, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), draftThreads: 0, staged: 0, method: 'generation' });
+    expect(result).toEqual({ orgId: 1, events: entries, transactions: entries, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), draftThreads: 0, staged: 0, kept: 0, method: 'generation' });
     expect(await snapshot()).toEqual(before);
   });
 

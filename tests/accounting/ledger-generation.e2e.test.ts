@@ -96,6 +96,10 @@ describe('ledger generations (decision 245)', () => {
     // every document's first posting as staged (invoices 41, payments 11, the payout, bills 5), none
     // handed to the ledger's own path by a batch the database refused to stage; the rest in order
     expect(staged).toMatchObject({ method: 'generation', draftThreads: 0, events: inOrder.events, transactions: expected, staged: 41 + 11 + 1 + 5 });
+    // the ledger replayed in order held every staged posting as staged but two the tail changes
+    // after it (the fifth payment's and the payout's first versions, reversed by their later
+    // ones): kept (decision 264); those two made again and reversed again
+    expect(staged.kept).toBe(56);
     // uids, statuses, which entries reverse, every row and tax row: the same every way
     expect(await ledgerOf(org)).toEqual(replayed);
     expect(replayed).toEqual(live);
@@ -128,6 +132,39 @@ describe('ledger generations (decision 245)', () => {
     expect(cs).toEqual({ '5': 'A.4', '7': 'A.4', '501': 'A.4', '502': 'A.4', '503': 'A.5' });
     expect(await generationTables()).toEqual([]);
   }, 120_000);
+
+  it('keeps what the old ledger holds as staged, ids and views too, and replaces a posting that differs in any column of a row or a tax row', async () => {
+    const org = 19;
+    for (let id = 1; id <= 6; id++) await file.bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id, date: '2025-05-02', lines: [{ base: 100 * id, rate: 21 }] }), { orgId: org });
+    await file.bus.publish(SUBJECTS.salesCreditNotePosted, creditNote({ id: 701, date: '2025-05-20', lines: [{ base: -10, rate: 21 }], credited_doc_id: 2 }), { orgId: org });
+    await eventually(async () => (await entries(org)) === 7, 30_000);
+    const live = await ledgerOf(org);
+    const idsOf = async () => Object.fromEntries((await sqlRows<{ k: string; id: string }>(em(), `select source_type || ':' || source_id as k, id::text as id from accounting_transactions where org_id = ?`, [org])).map((r) => [r.k, r.id]));
+    const before = await idsOf();
+    await fillEntryViews(svc().deps.orm, org);
+    // the old ledger wrong in one row's description (invoice 3) and one tax row's base (invoice 5), as a changed rule would leave it
+    const tamper = async (sql: string, source: number) =>
+      em().transactional(async (tem) => {
+        await sqlRows(tem, `select set_config('ledger.rebuild', 'on', true)`);
+        await sqlRows(tem, sql, [org, source]);
+      });
+    await tamper(`update ledger_rows set description = 'wrong' where ord = 1 and transaction_id = (select id from accounting_transactions where org_id = ? and source_type = 'sales_invoice' and source_id = ?)`, 3);
+    await tamper(`update ledger_tax_rows set tax_base_out = tax_base_out + 1 where transaction_id = (select id from accounting_transactions where org_id = ? and source_type = 'sales_invoice' and source_id = ?)`, 5);
+    expect(await ledgerOf(org)).not.toEqual(live);
+    const result = await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts);
+    // six invoices staged, four kept; the credit note is the tail's, made again after the switch
+    expect(result).toMatchObject({ method: 'generation', staged: 6, kept: 4, transactions: 7 });
+    expect(await ledgerOf(org)).toEqual(live);
+    const after = await idsOf();
+    for (const k of ['sales_invoice:1', 'sales_invoice:2', 'sales_invoice:4', 'sales_invoice:6']) expect(after[k]).toBe(before[k]);
+    for (const k of ['sales_invoice:3', 'sales_invoice:5', 'sales_credit_note:701']) expect(Number(after[k])).toBeGreaterThan(Math.max(...Object.values(before).map(Number)));
+    // the kept postings' stored views stay; the replaced ones' went with them
+    const viewed = await sqlRows<{ id: string }>(em(), 'select transaction_id::text as id from ledger_entry_views where org_id = ? order by 1', [org]);
+    expect(viewed.map((v) => v.id).sort()).toEqual(['sales_invoice:1', 'sales_invoice:2', 'sales_invoice:4', 'sales_invoice:6'].map((k) => after[k]).sort());
+    // a second rebuild over the rebuilt ledger keeps all six
+    expect(await rebuildLedger(svc().deps.orm, svc().deps.bus, org, opts)).toMatchObject({ staged: 6, kept: 6, transactions: 7 });
+    expect(await ledgerOf(org)).toEqual(live);
+  }, 60_000);
 
   it('replays in order when a credit names a document that comes after it in the streams, and makes what the live ledger made', async () => {
     const org = 12;

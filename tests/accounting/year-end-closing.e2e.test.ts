@@ -244,7 +244,7 @@ describe('closing a year (decision 170)', () => {
     await eventually(async () => (await readEvents(stack, 'accounting', 'ACCOUNTING', SUBJECTS.accountingJournalEntryPosted)).filter((e) => e.orgid === '1').length === entries, 10_000);
     expect(await checkLedger(svc.deps.orm, svc.deps.bus, 1, opts)).toMatchObject({ events: entries, transactions: entries, missing: [], extra: [], changed: [], unpostable: [] });
     const sheetBefore = await ok(await send('GET', '/v1/reporting/financial/balance-sheet?as_of=2025-12-31'));
-    expect(await rebuildLedger(svc.deps.orm, svc.deps.bus, 1, opts)).toEqual({ orgId: 1, events: entries, transactions: entries, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), draftThreads: 0, staged: 0, method: 'generation' });
+    expect(await rebuildLedger(svc.deps.orm, svc.deps.bus, 1, opts)).toEqual({ orgId: 1, events: entries, transactions: entries, clearSeconds: expect.any(Number), stageSeconds: expect.any(Number), draftThreads: 0, staged: 0, kept: 0, method: 'generation' });
     expect(await ok(await send('GET', '/v1/reporting/financial/balance-sheet?as_of=2025-12-31'))).toEqual(sheetBefore);
     expect((await ok(await send('GET', '/v1/reporting/financial/profit-and-loss?date_from=2025-01-01&date_to=2025-12-31'))).profit).toBe(63000);
   });

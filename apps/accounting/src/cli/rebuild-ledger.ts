@@ -52,8 +52,8 @@ async function main() {
     const used = process.cpuUsage(cpu);
     // what the rebuild cost, for sizing one: its time, the old ledger's deletion in it, and this process's CPU (Postgres' is apart)
     process.stdout.write(
-      `ledger of organisation ${orgId} rebuilt ${result.method === 'generation' ? 'as a generation' : 'in order'}: ${result.events} events replayed${result.method === 'generation' ? ` (${result.staged} postings staged)` : ''}, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s ` +
-        `(staging ${result.stageSeconds.toFixed(1)} s${result.draftThreads ? ` with ${result.draftThreads} drafting thread${result.draftThreads === 1 ? '' : 's'}` : ''}, deleting the old ledger ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
+      `ledger of organisation ${orgId} rebuilt ${result.method === 'generation' ? 'as a generation' : 'in order'}: ${result.events} events replayed${result.method === 'generation' ? ` (${result.staged} postings staged, ${result.kept} of them already in the ledger as staged and kept)` : ''}, ${result.transactions} accounting transactions in ${seconds.toFixed(1)} s ` +
+        `(staging ${result.stageSeconds.toFixed(1)} s${result.draftThreads ? ` with ${result.draftThreads} drafting thread${result.draftThreads === 1 ? '' : 's'}` : ''}, ${result.method === 'generation' ? 'comparing the old ledger and deleting what differs' : 'deleting the old ledger'} ${result.clearSeconds.toFixed(1)} s; this process's CPU ${((used.user + used.system) / 1e6).toFixed(1)} s)\n`,
     );
     // the planner's view of the moved rows, then the entries' stored views, the API answering meanwhile (decision 260)
     const analyzeStarted = performance.now();

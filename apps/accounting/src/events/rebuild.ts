@@ -14,18 +14,23 @@ export interface RebuildResult {
   events: number;
   /** Accounting transactions in the rebuilt ledger. */
   transactions: number;
-  /** Seconds spent deleting the old ledger, before the replay. */
+  /** Seconds spent deleting the old ledger before the replay (with a generation: comparing it with the staged one and deleting what differs). */
   clearSeconds: number;
   /** Seconds spent reading the streams and staging the generation, before the ledger's transaction (0 in order). */
   stageSeconds: number;
   /** Threads that drafted some of the generation's postings (0: the rebuild's own thread drafted them all). */
   draftThreads: number;
   /**
-   * Postings moved in as the generation staged them (0 in order); the rest of the events took the
-   * ledger's own path after the move: credits, journal entries, later versions, and the postings of
-   * a batch the database refused to stage.
+   * Postings staged by the generation (0 in order); the rest of the events took the ledger's own
+   * path after the move: credits, journal entries, later versions, and the postings of a batch the
+   * database refused to stage.
    */
   staged: number;
+  /**
+   * Staged postings the old ledger already held exactly as staged, left in place with their ids and
+   * stored views (decision 264; 0 in order); the rest of the staged postings were moved in.
+   */
+  kept: number;
   /**
    * How the ledger was rebuilt: `generation` (staged apart by several connections, then moved in,
    * decision 245) or `in_order` (every event replayed in its transaction, one after another: when
@@ -143,24 +148,39 @@ async function replayInOrder(bus: EventBus, replay: Replay): Promise<number> {
   return events;
 }
 
+/** What building the ledger did: the events replayed, the staged postings kept as they were, and the seconds the old ledger's deletion took. */
+interface Built {
+  events: number;
+  kept: number;
+  clearSeconds: number;
+}
+
 /**
- * Builds the organisation's ledger into `tem`, which has deleted the old one: a staged generation
- * moved in, then its tail and what reached the streams since they were read, in order, through
- * the ledger's own path.
+ * Builds the organisation's ledger into `tem` from a staged generation: the old postings equal to
+ * staged ones kept, the rest deleted and the other staged ones moved in (`switchInto`), then its
+ * tail and what reached the streams since they were read, in order, through the ledger's own path.
  */
-async function applyGeneration(replay: Replay, bus: EventBus, staged: StagedGeneration): Promise<number> {
+async function applyGeneration(replay: Replay, bus: EventBus, staged: StagedGeneration): Promise<Built> {
   await ensureChart({ em: replay.tem, orgId: replay.orgId });
-  await staged.generation.moveInto(replay.tem);
+  const { kept, clearSeconds } = await staged.generation.switchInto(replay.tem);
   const inOrder = new InOrderReplay(replay);
   for await (const e of staged.generation.tail(replay.tem)) await inOrder.push(e.type, e.event as CloudEvent);
   const since = await readOrganisationEvents(bus, replay.orgId, staged.positions, (type, event) => inOrder.push(type, event));
   await inOrder.flush();
-  return staged.events + since.events;
+  return { events: staged.events + since.events, kept, clearSeconds };
 }
 
-/** The organisation's ledger built into `replay`'s transaction, which has deleted the old one: from the generation, or in order without one. Answers the events replayed. */
-function buildLedger(replay: Replay, bus: EventBus, staged: StagedGeneration | null): Promise<number> {
-  return staged ? applyGeneration(replay, bus, staged) : replayInOrder(bus, replay);
+/** The old ledger deleted and every event replayed in order into `replay`'s transaction. */
+async function rebuildInOrder(replay: Replay, bus: EventBus): Promise<Built> {
+  const started = performance.now();
+  await clearLedger(replay.tem, replay.orgId);
+  const clearSeconds = (performance.now() - started) / 1000;
+  return { events: await replayInOrder(bus, replay), kept: 0, clearSeconds };
+}
+
+/** The organisation's ledger rebuilt into `replay`'s transaction: from the generation, or in order without one. */
+function buildLedger(replay: Replay, bus: EventBus, staged: StagedGeneration | null): Promise<Built> {
+  return staged ? applyGeneration(replay, bus, staged) : rebuildInOrder(replay, bus);
 }
 
 /**
@@ -198,16 +218,12 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
   const em = tenantEm(orm, orgId);
   const logger = how.log ?? createLogger('accounting-rebuild', 'error');
   const skipped = (eventId: string, err: unknown) => logger.warn('rebuild: event skipped', { event_id: eventId, err: String(err) });
-  let events = 0;
-  let clearSeconds = 0;
+  let built: Built = { events: 0, kept: 0, clearSeconds: 0 };
   const staged = how.method === 'in_order' ? null : await usableGeneration({ orm, bus, orgId, opts, threads: how.draftThreads, log: logger }, skipped);
   try {
     if (staged) await how.onStaged?.();
     await em.transactional(async (tem) => {
-      const started = performance.now();
-      await clearLedger(tem, orgId);
-      clearSeconds = (performance.now() - started) / 1000;
-      events = await buildLedger({ tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log: logger, skipped }, bus, staged);
+      built = await buildLedger({ tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log: logger, skipped }, bus, staged);
     });
   } finally {
     await staged?.generation.close();
@@ -217,12 +233,13 @@ export async function rebuildLedger(orm: MikroORM, bus: EventBus, orgId: number,
     .execute('select count(*)::int as count from accounting_transactions where org_id = ?', [orgId], 'all')) as Array<{ count: number }>;
   return {
     orgId,
-    events,
+    events: built.events,
     transactions: count,
-    clearSeconds,
+    clearSeconds: built.clearSeconds,
     stageSeconds: staged?.seconds ?? 0,
     draftThreads: staged?.threads ?? 0,
     staged: staged?.generation.stagedPostings ?? 0,
+    kept: built.kept,
     method: staged ? 'generation' : 'in_order',
   };
 }
@@ -291,8 +308,7 @@ export async function checkLedger(orm: MikroORM, bus: EventBus, orgId: number, o
   try {
     await em.transactional(async (tem) => {
       const before = await entriesOf({ em: tem, orgId: orgId });
-      await clearLedger(tem, orgId);
-      const events = await buildLedger({ tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped }, bus, staged);
+      const { events } = await buildLedger({ tem, orgId, organisation: await organisationReplica({ em: tem, orgId }), opts, log, skipped }, bus, staged);
       const after = await entriesOf({ em: tem, orgId: orgId });
       const changed: LedgerCheck['changed'] = [];
       for (const [key, entry] of after) {
