@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
@@ -158,7 +158,12 @@ async function ready(port: number, timeoutMs = 90_000) {
  * given; otherwise the processes' stdout is dropped (their logs are on stderr).
  */
 const extraNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const stdoutOf = (name: string) => (process.env.BENCH_STDOUT_DIR ? openSync(path.join(process.env.BENCH_STDOUT_DIR, `${name}.log`), 'w') : 'ignore');
+const stdoutOf = (name: string) => {
+  const dir = process.env.BENCH_STDOUT_DIR;
+  if (!dir) return 'ignore';
+  mkdirSync(dir, { recursive: true });
+  return openSync(path.join(dir, `${name}.log`), 'w');
+};
 
 /**
  * Starts one process: a built bundle (`.mjs`, what the system runs) on plain node, or a TypeScript

@@ -738,7 +738,10 @@ const listReads: Benchmark = {
       const url = `${ctx.stack.gateway}${path}`;
       await load({ url, seconds: 2, headers: ctx.auth });
       const before = ctx.stack.cpuMs();
+      const fromUs = monotonicUs();
       const r = await load({ url, seconds, headers: ctx.auth });
+      // `--profile` reads each list's own stretch, per page
+      ctx.windows.push({ label: name, fromUs, toUs: monotonicUs(), per: { what: 'page', count: Math.max(1, r.total) } });
       const after = ctx.stack.cpuMs();
       const per = (proc: string) => ((after[proc] - before[proc]) / Math.max(1, r.total)).toFixed(2);
       ctx.figures.push({
@@ -762,7 +765,9 @@ const listReads: Benchmark = {
         const url = `http://127.0.0.1:18091${path}?org=${await busiestOrganisation(ctx, service)}&take=100`;
         await load({ url, seconds: 2 });
         const before = bareCpu();
+        const fromUs = monotonicUs();
         const r = await load({ url, seconds });
+        ctx.windows.push({ label: name, fromUs, toUs: monotonicUs(), per: { what: 'page', count: Math.max(1, r.total) } });
         const after = bareCpu();
         const bare = (after['bare Hono'] - before['bare Hono']) / Math.max(1, r.total);
         ctx.figures.push({

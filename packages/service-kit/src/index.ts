@@ -4,6 +4,7 @@ export * from './config.js';
 export * from './metrics.js';
 export * from './http/app.js';
 export * from './http/listen.js';
+export * from './http/answer-buffers.js';
 export * from './http/context.js';
 export * from './http/negotiation.js';
 export * from './http/validation.js';

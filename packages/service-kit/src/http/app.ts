@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   AppError,
   MalformedRequestError,
@@ -15,6 +15,7 @@ import {
 } from '../errors.js';
 import { JsonText } from '../json-text.js';
 import { keepAnswerText } from './answer-text.js';
+import { AnswerBuffers, answerAllocator } from './answer-buffers.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics.js';
 import { SpanKind, endSpan, startSpan, traceparentOf, withStatementsUnder } from '../tracing.js';
@@ -84,6 +85,9 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 const CARRIES_REQUEST_ID = Symbol('carriesRequestId');
 
+/** The process's buffers for large JSON answers (pages), one pool for every app it serves. */
+const ANSWER_BUFFERS = new AnswerBuffers();
+
 /**
  * An answer whose headers stay a plain object, written by the server as they are, with the
  * request's `x-request-id` among them (the middleware's job for any other answer): JSON answers,
@@ -111,12 +115,13 @@ export function problemResponse(c: Context, err: AppError | null): Response {
 /**
  * JSON response in the media type the client negotiated (application/json by default). A body
  * already serialised (`JsonText`, e.g. a posted document's view, written once for its event) is
- * sent as it is.
+ * sent as it is; a page of such texts as one buffer, encoded once (`JsonText.ofList`) into one of
+ * the process's answer buffers, used again after the answer is sent (answer-buffers.ts).
  */
 export function respond(c: Context, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   const type = negotiateJson(c.req.header('accept')) ?? 'application/json';
-  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
-  return plainAnswer(text, status, { ...headers, 'content-type': `${type}; charset=utf-8` }, c.get('requestId') as string | undefined);
+  const payload = body instanceof JsonText ? body.answerBody(answerAllocator(ANSWER_BUFFERS, (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing)) : JSON.stringify(body);
+  return plainAnswer(payload, status, { ...headers, 'content-type': `${type}; charset=utf-8` }, c.get('requestId') as string | undefined);
 }
 
 /**

@@ -116,11 +116,13 @@ export function keysetPage<T>(entities: T[], listed: { total: number; totalExact
   return { total: listed.total, total_exact: listed.totalExact, from: q.from, take: q.take, next_cursor: listed.nextCursor, entities, aggregations: [] };
 }
 
-/** `keysetPage` of entities already serialised as JSON text (as `pageOfJson`). */
-export function keysetPageOfJson(entities: string[], listed: { total: number; totalExact: boolean; nextCursor: string | null }, q: { from: number; take: number }): JsonText {
-  return new JsonText(
+/** `keysetPage` of entities already serialised as JSON text, answered without joining them into one string. */
+export function keysetPageOfJson(entities: readonly string[], listed: { total: number; totalExact: boolean; nextCursor: string | null }, q: { from: number; take: number }): JsonText {
+  return JsonText.ofList(
     `{"total":${JSON.stringify(listed.total)},"total_exact":${listed.totalExact},"from":${JSON.stringify(q.from)},"take":${JSON.stringify(q.take)},` +
-      `"next_cursor":${JSON.stringify(listed.nextCursor)},"entities":[${entities.join(',')}],"aggregations":[]}`,
+      `"next_cursor":${JSON.stringify(listed.nextCursor)},"entities":[`,
+    entities,
+    '],"aggregations":[]}',
   );
 }
 
