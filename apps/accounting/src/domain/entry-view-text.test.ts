@@ -29,4 +29,26 @@ describe('stored entry views (decision 260)', () => {
   it('refuses to answer a mark it does not know', () => {
     expect(() => filledView('{"a":\u0001zz\u0001}', values)).toThrow(/unknown mark/);
   });
+
+  it('finds the marks a regular expression over the text finds, in any arrangement of U+0001', () => {
+    // the reference: what the marks were found with before (one pass for accounts, one to fill)
+    const MARKS = /\u0001([^\u0001]*)\u0001/g;
+    const reference = (text: string) => ({
+      accounts: [...text.matchAll(MARKS)].filter((m) => m[1].startsWith('g')).map((m) => decodeURIComponent(m[1].slice(1))),
+      filled: text.replace(MARKS, (_, s: string) => (s === 's' ? '"reversed"' : s === 'e' ? '"2026-12-05T20:00:00.000Z"' : values.accountJson(decodeURIComponent(s.slice(1))))),
+    });
+    const pieces = ['\u0001', 's', 'e', 'g311', 'g343%2F01', 'x', '"', '{', ''];
+    let seed = 79;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % pieces.length;
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from({ length: 1 + (i % 12) }, () => pieces[next()]).join('');
+      const slots = [...text.matchAll(MARKS)].map((m) => m[1]);
+      if (slots.some((s) => s !== 's' && s !== 'e' && !s.startsWith('g'))) {
+        expect(() => filledView(text, values), JSON.stringify(text)).toThrow(/unknown mark/);
+        continue;
+      }
+      expect([...accountsMarked(text, new Set())], JSON.stringify(text)).toEqual([...new Set(reference(text).accounts)]);
+      expect(filledView(text, values), JSON.stringify(text)).toBe(reference(text).filled);
+    }
+  });
 });
