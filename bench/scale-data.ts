@@ -41,6 +41,11 @@ export interface ScaleShape {
   customers: number;
 }
 
+/** The fields of a document's view that change after posting, which its stored body holds last (decision 266). */
+const OVERLAY = ['amount_paid', 'amount_due', 'payment_status', 'edited_at', 'overdue_days'];
+const OVERLAY_KEYS = OVERLAY.map((k) => `'${k}'`).join(' - ');
+const OVERLAY_TAIL = OVERLAY.map((k) => `', "${k}": ' || (t.body::jsonb -> '${k}')::text`).join(' || ') + ` || '}'`;
+
 /**
  * `shape.invoices` copies of the template invoice in sales: numbers `SC00000001…`, customers
  * `1000 + g % customers`, days spread over the period. Answers the first copy's id.
@@ -66,8 +71,11 @@ export async function copyInvoices(db: pg.Client, templateId: number, shape: Sca
       payment_reference: `lpad(g::text, 8, '0')`,
       created_at: 'now()',
       updated_at: 'now()',
-      body: `(t.body::jsonb || jsonb_build_object('id', ${base - 1} + g, 'no', ${no}, 'date_issued', ${day}, 'date_taxable', ${day}, 'date_due', ${day} + 14,
-                'customer', (t.body::jsonb -> 'customer') || jsonb_build_object('id', ${customer}, 'business_name', 'Scale customer ' || ${customer})))::json`,
+      // the template's body with the copy's own fields, the view's overlay last as posting stores
+      // it (decision 266); jsonb orders the other keys its own way and writes spaces, as JSON may
+      body: `(left(((t.body::jsonb - ${OVERLAY_KEYS}) || jsonb_build_object('id', ${base - 1} + g, 'no', ${no}, 'date_issued', ${day}, 'date_taxable', ${day}, 'date_due', ${day} + 14,
+                'customer', (t.body::jsonb -> 'customer') || jsonb_build_object('id', ${customer}, 'business_name', 'Scale customer ' || ${customer})))::text, -1)
+              || ${OVERLAY_TAIL})::json`,
     },
     `from sales_documents t, generate_series(1, ${n}) g where t.id = ${templateId} and t.org_id = ${shape.orgId}`,
   );

@@ -62,7 +62,10 @@ describe('a document answered from its stored body', () => {
   });
 
   it('answers the figures a payment changed, and again after the payment is taken back', async () => {
-    const inv = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ notes: 'views paid' }) })).json();
+    const posted = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ notes: 'views paid' }) })).text();
+    const inv = JSON.parse(posted);
+    // the overlay is stored last (decision 266)
+    expect(Object.keys(inv).slice(-5)).toEqual(['amount_paid', 'amount_due', 'payment_status', 'edited_at', 'overdue_days']);
     await publishPaymentMatched(stack, orgId, { payment_id: 31, document: { type: 'sales_invoice', id: inv.id }, amount: 100, currency: 'CZK' });
     await eventually(async () => (await (await api(`/v1/sales/invoices/${inv.id}`)).json()).payment_status === 'partially_paid');
     expect(await viewIsBody(inv.id)).toBe(false);
@@ -70,6 +73,11 @@ describe('a document answered from its stored body', () => {
     const paid = await (await api(`/v1/sales/invoices/${inv.id}`)).json();
     expect(paid).toEqual({ ...inv, amount_paid: 100, amount_due: 198, payment_status: 'partially_paid' });
     expect((await (await api('/v1/sales/invoices?search=views%20paid')).json()).entities).toEqual([paid]);
+    // answered as the stored text up to the overlay and the overlay's values now: every other byte as posted
+    const overlayAt = posted.lastIndexOf(',"amount_paid":');
+    expect(await (await api(`/v1/sales/invoices/${inv.id}`)).text()).toBe(
+      `${posted.slice(0, overlayAt)},"amount_paid":100,"amount_due":198,"payment_status":"partially_paid","edited_at":null,"overdue_days":${inv.overdue_days}}`,
+    );
 
     await publishPaymentMatched(stack, orgId, { payment_id: 31, document: { type: 'sales_invoice', id: inv.id }, amount: -100, currency: 'CZK' });
     await eventually(async () => (await (await api(`/v1/sales/invoices/${inv.id}`)).json()).payment_status === 'unpaid');
@@ -96,6 +104,21 @@ describe('a document answered from its stored body', () => {
     expect(await (await api(`/v1/sales/invoices/${inv.id}`)).json()).toMatchObject({ overdue_days: 0, amount_due: 0 });
   });
 
+  it('answers a document posted before the overlay was stored last (decision 266) from its whole view', async () => {
+    const inv = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ notes: 'views older layout' }) })).json();
+    // the body as an earlier version stored it: the overlay's fields among the others
+    const { amount_paid, amount_due, payment_status, edited_at, overdue_days, ...rest } = inv;
+    const older = { amount_paid, amount_due, ...rest, payment_status, edited_at, overdue_days, urls: rest.urls };
+    await db.query("set session_replication_role = 'replica'");
+    await db.query('update sales_documents set body = $1, amount_paid = 50, amount_due = 248, payment_status = $2, view_is_body = false where id = $3', [JSON.stringify(older), 'partially_paid', inv.id]);
+    await db.query("set session_replication_role = 'origin'");
+    const expected = { ...inv, amount_paid: 50, amount_due: 248, payment_status: 'partially_paid' };
+    const got = await (await api(`/v1/sales/invoices/${inv.id}`)).text();
+    expect(JSON.parse(got)).toEqual(expected);
+    expect(Object.keys(JSON.parse(got))).toEqual(Object.keys(older));
+    expect((await (await api('/v1/sales/invoices?search=views%20older')).json()).entities).toEqual([expected]);
+  });
+
   it('posts a document already overdue with the flag clear and its days counted', async () => {
     const inv = await (await api('/v1/sales/invoices', { method: 'POST', json: invoiceBody({ date_issued: daysAgo(20), date_due: daysAgo(6), notes: 'views late' }) })).json();
     expect(inv.overdue_days).toBe(6);
@@ -108,7 +131,7 @@ describe('a document answered from its stored body', () => {
     const text = await page.text();
     const parsed = JSON.parse(text);
     expect(Object.keys(parsed)).toEqual(['total', 'total_exact', 'from', 'take', 'next_cursor', 'entities', 'aggregations']);
-    expect(parsed).toMatchObject({ total: 5, total_exact: true, from: 1, take: 2, next_cursor: expect.any(String) });
+    expect(parsed).toMatchObject({ total: 6, total_exact: true, from: 1, take: 2, next_cursor: expect.any(String) });
     expect(parsed.entities).toHaveLength(2);
     for (const e of parsed.entities) expect(e).toEqual(await (await api(`/v1/sales/invoices/${e.id}`)).json());
     // an empty page is still a page

@@ -85,15 +85,12 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
     id: ctx.id,
     uid: ctx.uid,
     created_at: ctx.createdAt.toISOString(),
-    edited_at: null,
     is_locked: false,
     total_amount: n(c.total_amount),
     subtotal_amount: n(c.subtotal_amount),
     tax_amount: n(c.tax_amount),
     rounding_increment: n(c.rounding_increment),
     rounding_amount: n(c.rounding_amount),
-    amount_paid: n(c.amount_paid),
-    amount_due: n(c.amount_due),
     bank_account: input.bank_account ?? null,
     billing_address: input.billing_address ?? null,
     shipping_address: input.shipping_address ?? null,
@@ -132,8 +129,6 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
     taxes_included: c.taxes_included,
     tax_nexus: input.tax_nexus ?? null,
     type: input.type ?? null,
-    payment_status: c.payment_status,
-    overdue_days: 0,
     shop_a_object_id: input.shop_a_object_id ?? null,
     items: input.items.map((it, i) => {
       const ci = c.items[i];
@@ -185,6 +180,13 @@ export function documentBody(input: DocumentRequest, c: ComputedDocument, ctx: B
       target_type: d.target_type,
     })),
     urls: [],
+    // Last, in this order (VIEW_OVERLAY): what changes after posting (payments, edits, time), so a
+    // view is the stored text up to them and their values now (`viewTextOfRow`, decision 266).
+    amount_paid: n(c.amount_paid),
+    amount_due: n(c.amount_due),
+    payment_status: c.payment_status,
+    edited_at: null,
+    overdue_days: 0,
   };
   return body;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { invoiceRequestSchema, type InvoiceRequest } from '@ledgerline/contracts';
 import { computeDocument } from '@ledgerline/documents';
 import { documentBody, documentInputOf } from './body.js';
-import { documentView, overdueDays } from './view.js';
+import { VIEW_OVERLAY, documentView, overdueDays, overlayTailAt, viewOfRow, viewTextOfRow, type SalesViewRow } from './view.js';
 import { issuerSnapshot } from './issuer.js';
 import { refuseDueBeforeIssue } from './dates.js';
 import { ValidationError } from '@ledgerline/service-kit';
@@ -64,6 +64,67 @@ describe('documentBody', () => {
   it('the view overlays the payment state kept in columns', () => {
     const doc = { body, amountPaid: '100.00', amountDue: '117.80', paymentStatus: 'partially_paid', dateDue: '2026-11-30', editedAt: null } as unknown as SalesDocument;
     expect(documentView(doc)).toMatchObject({ amount_paid: 100, amount_due: 117.8, payment_status: 'partially_paid', total_amount: 217.8 });
+  });
+});
+
+describe('viewTextOfRow (decision 266)', () => {
+  const body = documentBody(request, computeDocument(documentInputOf(request, 'CZK')), {
+    id: 7,
+    uid: '6f1c1a3e-8a3b-4b8e-9d44-1f0b7c0e2a11',
+    no: 'INV202600007',
+    counterId: 3,
+    createdAt: new Date('2026-11-20T10:00:00Z'),
+    org: { name: 'Alpha', note: 'ends "amount_paid":1}' },
+    own: INVOICES.ownFields(request, null, {}),
+    categories: documentCategories(request, documentParties(request.customer, null, 'CZ')),
+    defaultSupply: 'services',
+  });
+  const text = JSON.stringify(body);
+  const row = (over: Partial<SalesViewRow>, bodyText = text): SalesViewRow => ({
+    id: 7,
+    body: bodyText,
+    amount_paid: '0.00',
+    amount_due: '217.80',
+    payment_status: 'unpaid',
+    edited_at: null,
+    date_due: '2026-11-30',
+    body_is_view: false,
+    ...over,
+  });
+
+  it('stores the overlay last, in its order', () => {
+    expect(Object.keys(body).slice(-5)).toEqual([...VIEW_OVERLAY]);
+    expect(overlayTailAt(text)).toBe(text.lastIndexOf(',"amount_paid":'));
+  });
+
+  it('answers the stored text up to the overlay and its values now, as the whole view serialised', () => {
+    for (const over of [
+      {},
+      { amount_paid: '100.00', amount_due: '117.80', payment_status: 'partially_paid' },
+      { amount_paid: '217.80', amount_due: '0.00', payment_status: 'paid', edited_at: new Date('2026-12-01T08:30:00.123Z') },
+      { amount_paid: '-12.50', amount_due: '230.30', payment_status: 'overdue', date_due: '2020-02-29' },
+      { amount_paid: '0.00', amount_due: '0.10', edited_at: '2026-12-02T00:00:00.000Z', date_due: null },
+    ] as Array<Partial<SalesViewRow>>) {
+      const r = row(over);
+      expect(viewTextOfRow(r)).toBe(JSON.stringify(viewOfRow(r)));
+    }
+    // an overdue document counts its days now
+    expect(JSON.parse(viewTextOfRow(row({ date_due: '2020-02-29' }))).overdue_days).toBe(overdueDays('2020-02-29', '217.80'));
+  });
+
+  it('reads a body of another layout whole, and never takes a nested or unfinished overlay for the top-level one', () => {
+    const { amount_paid, amount_due, payment_status, edited_at, overdue_days, ...rest } = body;
+    const older = JSON.stringify({ amount_paid, amount_due, ...rest, payment_status, edited_at, overdue_days: { days: overdue_days } });
+    const nested = JSON.stringify({ ...rest, tail: { amount_paid, amount_due, payment_status, edited_at, overdue_days } });
+    const spaced = text.replace(',"amount_paid":', ' ,\n  "amount_paid" : ').replace('"overdue_days":0}', '"overdue_days": 0 }\n');
+    for (const other of [older, nested, JSON.stringify({ amount_paid, amount_due, payment_status, edited_at, overdue_days }), `${text.slice(0, -1)},"x":1}`]) {
+      expect(overlayTailAt(other), other.slice(-120)).toBe(-1);
+      const r = row({ amount_paid: '100.00', amount_due: '117.80', payment_status: 'partially_paid' }, other);
+      expect(viewTextOfRow(r)).toBe(JSON.stringify(viewOfRow(r)));
+    }
+    // JSON with whitespace (as Postgres' jsonb writes it) still has its overlay found
+    expect(overlayTailAt(spaced)).toBeGreaterThan(0);
+    expect(JSON.parse(viewTextOfRow(row({ amount_paid: '1.00' }, spaced)))).toEqual(JSON.parse(JSON.stringify(viewOfRow(row({ amount_paid: '1.00' }, spaced)))));
   });
 });
 

@@ -64,8 +64,47 @@ export function viewOfRow(row: SalesViewRow): Record<string, unknown> {
 /**
  * The view of a row read with `SALES_VIEW_COLUMNS` as JSON text: the stored text itself while it is
  * the view (decision 133: most documents, most of the time, answered without parsing and writing
- * out some 8 KB of JSON each), else `viewOfRow` serialised.
+ * out some 8 KB of JSON each); else, for a body that ends with the overlay's fields (every
+ * document posted since decision 266), the text up to them and their values now; else (a document
+ * posted before) `viewOfRow` serialised.
  */
 export function viewTextOfRow(row: SalesViewRow): string {
-  return row.body_is_view ? row.body : JSON.stringify(viewOfRow(row));
+  if (row.body_is_view) return row.body;
+  const tail = overlayTailAt(row.body);
+  return tail < 0 ? JSON.stringify(viewOfRow(row)) : row.body.slice(0, tail) + overlayText(row);
+}
+
+/**
+ * A JSON value the overlay's fields hold: null, a number, or a string with no quote or backslash
+ * (amounts, a status, an ISO time). With none of them able to hold a brace or a quote outside a
+ * string, five such pairs before the text's final `}` are members of the top-level object.
+ */
+const OVERLAY_VALUE = String.raw`(?:null|-?\d[\d.eE+-]*|"[^"\\]*")`;
+const OVERLAY_TAIL = new RegExp(
+  String.raw`"amount_paid"\s*:\s*${OVERLAY_VALUE}\s*,\s*"amount_due"\s*:\s*${OVERLAY_VALUE}\s*,\s*"payment_status"\s*:\s*${OVERLAY_VALUE}\s*,\s*` +
+    String.raw`"edited_at"\s*:\s*${OVERLAY_VALUE}\s*,\s*"overdue_days"\s*:\s*${OVERLAY_VALUE}\s*\}\s*$`,
+  'y',
+);
+
+/**
+ * Where a stored body's overlay begins (the comma before `"amount_paid"`) when the body ends with
+ * the overlay's five fields in `VIEW_OVERLAY`'s order, else -1 (a body of another layout).
+ */
+export function overlayTailAt(body: string): number {
+  const key = body.lastIndexOf('"amount_paid"');
+  if (key < 0) return -1;
+  let comma = key - 1;
+  while (comma > 0 && /\s/.test(body[comma])) comma--;
+  if (body[comma] !== ',') return -1;
+  OVERLAY_TAIL.lastIndex = key;
+  return OVERLAY_TAIL.test(body) ? comma : -1;
+}
+
+/** The overlay's fields as `documentView` gives them, written as JSON.stringify writes them, closing the object. */
+function overlayText(row: SalesViewRow): string {
+  const editedAt = row.edited_at === null ? null : row.edited_at instanceof Date ? row.edited_at : new Date(row.edited_at);
+  return (
+    `,"amount_paid":${JSON.stringify(n(row.amount_paid))},"amount_due":${JSON.stringify(n(row.amount_due))},"payment_status":${JSON.stringify(row.payment_status)}` +
+    `,"edited_at":${JSON.stringify(editedAt ? editedAt.toISOString() : null)},"overdue_days":${overdueDays(row.date_due, row.amount_due)}}`
+  );
 }
