@@ -14,16 +14,22 @@ export function overdueDays(dateDue: string | null | undefined, amountDue: strin
 /** Fields of the view that differ from the stored body only once payments arrive or time passes. */
 export const VIEW_OVERLAY = ['amount_paid', 'amount_due', 'payment_status', 'edited_at', 'overdue_days'] as const;
 
-/** The stored body with the current payment state (the only part that changes after posting). */
-export function documentView(d: SalesDocument): Record<string, unknown> {
+type OverlaySource = Pick<SalesDocument, 'amountPaid' | 'amountDue' | 'paymentStatus' | 'editedAt' | 'dateDue'>;
+
+/** The overlay's fields as they are now, in `VIEW_OVERLAY`'s order. */
+function overlayOf(d: OverlaySource) {
   return {
-    ...d.body,
     amount_paid: n(d.amountPaid),
     amount_due: n(d.amountDue),
     payment_status: d.paymentStatus,
     edited_at: d.editedAt ? d.editedAt.toISOString() : null,
     overdue_days: overdueDays(d.dateDue, d.amountDue),
   };
+}
+
+/** The stored body with the current payment state (the only part that changes after posting). */
+export function documentView(d: SalesDocument): Record<string, unknown> {
+  return { ...d.body, ...overlayOf(d) };
 }
 
 /**
@@ -49,16 +55,20 @@ export interface SalesViewRow {
   body_is_view: boolean;
 }
 
-/** `documentView` of a row read with `SALES_VIEW_COLUMNS`. */
-export function viewOfRow(row: SalesViewRow): Record<string, unknown> {
-  return documentView({
-    body: JSON.parse(row.body),
+/** What of a row read with `SALES_VIEW_COLUMNS` the overlay is made of, as the entity names it. */
+function overlaySourceOf(row: SalesViewRow): OverlaySource {
+  return {
     amountPaid: row.amount_paid,
     amountDue: row.amount_due,
     paymentStatus: row.payment_status,
     editedAt: row.edited_at === null ? null : row.edited_at instanceof Date ? row.edited_at : new Date(row.edited_at),
     dateDue: row.date_due,
-  } as unknown as SalesDocument);
+  } as OverlaySource;
+}
+
+/** `documentView` of a row read with `SALES_VIEW_COLUMNS`. */
+export function viewOfRow(row: SalesViewRow): Record<string, unknown> {
+  return documentView({ body: JSON.parse(row.body), ...overlaySourceOf(row) } as unknown as SalesDocument);
 }
 
 /**
@@ -80,11 +90,7 @@ export function viewTextOfRow(row: SalesViewRow): string {
  * string, five such pairs before the text's final `}` are members of the top-level object.
  */
 const OVERLAY_VALUE = String.raw`(?:null|-?\d[\d.eE+-]*|"[^"\\]*")`;
-const OVERLAY_TAIL = new RegExp(
-  String.raw`"amount_paid"\s*:\s*${OVERLAY_VALUE}\s*,\s*"amount_due"\s*:\s*${OVERLAY_VALUE}\s*,\s*"payment_status"\s*:\s*${OVERLAY_VALUE}\s*,\s*` +
-    String.raw`"edited_at"\s*:\s*${OVERLAY_VALUE}\s*,\s*"overdue_days"\s*:\s*${OVERLAY_VALUE}\s*\}\s*$`,
-  'y',
-);
+const OVERLAY_TAIL = new RegExp(VIEW_OVERLAY.map((k) => String.raw`"${k}"\s*:\s*${OVERLAY_VALUE}`).join(String.raw`\s*,\s*`) + String.raw`\s*\}\s*$`, 'y');
 
 /**
  * Where a stored body's overlay begins (the comma before `"amount_paid"`) when the body ends with
@@ -100,11 +106,7 @@ export function overlayTailAt(body: string): number {
   return OVERLAY_TAIL.test(body) ? comma : -1;
 }
 
-/** The overlay's fields as `documentView` gives them, written as JSON.stringify writes them, closing the object. */
+/** The overlay's fields as `documentView` gives them and JSON.stringify writes them, closing the object. */
 function overlayText(row: SalesViewRow): string {
-  const editedAt = row.edited_at === null ? null : row.edited_at instanceof Date ? row.edited_at : new Date(row.edited_at);
-  return (
-    `,"amount_paid":${JSON.stringify(n(row.amount_paid))},"amount_due":${JSON.stringify(n(row.amount_due))},"payment_status":${JSON.stringify(row.payment_status)}` +
-    `,"edited_at":${JSON.stringify(editedAt ? editedAt.toISOString() : null)},"overdue_days":${overdueDays(row.date_due, row.amount_due)}}`
-  );
+  return `,${JSON.stringify(overlayOf(overlaySourceOf(row))).slice(1)}`;
 }
