@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 
 /*
@@ -85,9 +86,10 @@ export async function copyInvoices(db: pg.Client, templateId: number, shape: Sca
 }
 
 /**
- * `count` copies of one posted accounting transaction with its ledger rows and tax rows: ids
- * given here (the rows' and tax rows' links kept), days spread over the period, numbers and
- * source ids from `no` and `sourceId` (SQL of `g`). Answers the number of ledger rows written.
+ * `count` copies of one posted accounting transaction with its ledger rows, tax rows and stored
+ * view (decision 260): ids given here (the rows' and tax rows' links kept), days spread over the
+ * period, numbers and source ids from `no` and `sourceId` (SQL of `g`). Answers the number of
+ * ledger rows written.
  */
 export async function copyTransaction(
   db: pg.Client,
@@ -100,11 +102,28 @@ export async function copyTransaction(
   const day = dayOf(shape.first, shape.days, count);
   const txBase = await nextId(db, 'accounting_transactions');
   const rowBase = await nextId(db, 'ledger_rows');
-  const rows = (await db.query('select id from ledger_rows where transaction_id = $1 order by id', [templateId])).rows.map((r: { id: string }) => Number(r.id));
+  const taxBase = await nextId(db, 'ledger_tax_rows');
+  const idsOf = async (table: string) =>
+    (await db.query(`select id from ${table} where transaction_id = $1 order by id`, [templateId])).rows.map((r: { id: string }) => Number(r.id));
+  const rows = await idsOf('ledger_rows');
+  const taxRows = await idsOf('ledger_tax_rows');
   const k = rows.length;
+  const kt = taxRows.length;
   // the template rows' places, so a copy's tax row points at its own copy of its row
   const place = `(array[${rows.join(',')}]::bigint[])`;
+  const taxPlace = `(array[${taxRows.join(',') || 'null'}]::bigint[])`;
   const rowId = (templateRowId: string) => `${rowBase - 1}::bigint + (g - 1)::bigint * ${k} + array_position(${place}, ${templateRowId})`;
+  const taxId = (templateTaxId: string) => `${taxBase - 1}::bigint + (g - 1)::bigint * ${kt} + array_position(${taxPlace}, ${templateTaxId})`;
+  const view = await viewCopySql(db, templateId, {
+    tx: `(${txBase - 1} + g)::text`,
+    uid: 'to_json(c.uid)::text',
+    created: `to_json(to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`,
+    no: `coalesce(to_json(c.no)::text, 'null')`,
+    day: 'to_json(c.date_posting)::text',
+    source: 'c.source_id::text',
+    row: (i) => `(${rowBase - 1}::bigint + (g - 1)::bigint * ${k} + ${i + 1})::text`,
+    tax: (i) => `(${taxBase - 1}::bigint + (g - 1)::bigint * ${kt} + ${i + 1})::text`,
+  }, rows, taxRows);
   await db.query('set session_replication_role = replica'); // the balance trigger: every copy balances as its template does
   try {
     await db.query(
@@ -127,14 +146,87 @@ export async function copyTransaction(
       await copySql(
         db,
         'ledger_tax_rows',
-        { row_id: rowId('t.row_id'), transaction_id: `${txBase - 1} + g` },
+        { id: taxId('t.id'), row_id: rowId('t.row_id'), transaction_id: `${txBase - 1} + g` },
         `from ledger_tax_rows t, generate_series(1, ${count}) g where t.transaction_id = ${templateId}`,
-        ['id'],
       ),
+    );
+    await db.query(
+      `insert into ledger_entry_views (transaction_id, org_id, view)
+         select c.id, c.org_id, ${view.sql} from generate_series(1, ${count}) g join accounting_transactions c on c.id = ${txBase - 1} + g`,
+      view.params,
     );
   } finally {
     await db.query('set session_replication_role = origin');
   }
   for (const t of ['accounting_transactions', 'ledger_rows', 'ledger_tax_rows']) await resetSequence(db, t);
   return count * k;
+}
+
+/** SQL of `g` and of the copied header `c` giving each value of an entry's view that a copy changes. */
+interface ViewValuesSql {
+  tx: string;
+  uid: string;
+  created: string;
+  no: string;
+  day: string;
+  source: string;
+  /** The copy of the template's i-th row (by id). */
+  row: (i: number) => string;
+  /** The copy of the template's i-th tax row (by id). */
+  tax: (i: number) => string;
+}
+
+/**
+ * The template entry's stored view (decision 260) as SQL writing a copy's: the text kept as it is
+ * stored, marks included, but for the values a copy changes — its id, uid, creation time, number,
+ * day, source id and its rows' and tax rows' ids — which come from `values`. The text's constant
+ * parts are parameters. Where the view holds them is read from the view itself (the bench imports
+ * no app code), and the bench compares a copy's answer with the same entry built from its rows
+ * (`copiedViewsAnswerAsBuilt`), so a view that changes shape is found, not measured.
+ */
+async function viewCopySql(db: pg.Client, templateId: number, values: ViewValuesSql, rows: number[], taxRows: number[]): Promise<{ sql: string; params: string[] }> {
+  const found = await db.query('select view from ledger_entry_views where transaction_id = $1', [templateId]);
+  if (found.rows.length === 0) throw new Error(`the template entry ${templateId} has no stored view`);
+  const nonce = randomUUID();
+  // a mark (decision 260) is a slot between two U+0001, raw in the text: made a JSON string to parse
+  const MARK = '\u0001';
+  const text = (found.rows[0].view as string).replace(/\u0001([^\u0001"\\]*)\u0001/g, (_, s: string) => `"${nonce}M${s}"`);
+  const v = JSON.parse(text);
+  const slot = (name: string) => `${nonce}P${name}`;
+  const rowSlot = (id: number) => {
+    const i = rows.indexOf(Number(id));
+    if (i < 0) throw new Error(`the template's view names a row ${id} it does not have`);
+    return slot(`row${i}`);
+  };
+  v.id = slot('tx');
+  v.uid = slot('uid');
+  v.created_at = slot('created');
+  v.no = slot('no');
+  v.date_posting = slot('day');
+  v.source.id = slot('source');
+  for (const r of v.rows) {
+    r.id = rowSlot(r.id);
+    r.date_posting = slot('day');
+    for (const t of r.taxes) {
+      const i = taxRows.indexOf(Number(t.id));
+      if (i < 0) throw new Error(`the template's view names a tax row ${t.id} it does not have`);
+      t.id = slot(`tax${i}`);
+    }
+  }
+  for (const r of [...v.act_rows, ...v.taxes]) r.id = rowSlot(r.id);
+  const copied = JSON.stringify(v).replace(new RegExp(`"${nonce}M([^"]*)"`, 'g'), (_, s: string) => MARK + s + MARK);
+  // the text between the slots as parameters, each slot's value as SQL
+  const parts = copied.split(new RegExp(`"${nonce}P([a-z0-9]+)"`));
+  const params: string[] = [];
+  const sql: string[] = [];
+  parts.forEach((part, i) => {
+    if (i % 2 === 0) {
+      params.push(part);
+      sql.push(`$${params.length}::text`);
+    } else {
+      const m = /^(row|tax)(\d+)$/.exec(part);
+      sql.push(m ? values[m[1] as 'row' | 'tax'](Number(m[2])) : values[part as Exclude<keyof ViewValuesSql, 'row' | 'tax'>]);
+    }
+  });
+  return { sql: sql.join(' || '), params };
 }
