@@ -115,14 +115,15 @@ export async function copyTransaction(
   const rowId = (templateRowId: string) => `${rowBase - 1}::bigint + (g - 1)::bigint * ${k} + array_position(${place}, ${templateRowId})`;
   const taxId = (templateTaxId: string) => `${taxBase - 1}::bigint + (g - 1)::bigint * ${kt} + array_position(${taxPlace}, ${templateTaxId})`;
   const view = await viewCopySql(db, templateId, {
-    tx: `(${txBase - 1} + g)::text`,
+    tx: 'c.id::text',
     uid: 'to_json(c.uid)::text',
     created: `to_json(to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`,
     no: `coalesce(to_json(c.no)::text, 'null')`,
     day: 'to_json(c.date_posting)::text',
     source: 'c.source_id::text',
-    row: (i) => `(${rowBase - 1}::bigint + (g - 1)::bigint * ${k} + ${i + 1})::text`,
-    tax: (i) => `(${taxBase - 1}::bigint + (g - 1)::bigint * ${kt} + ${i + 1})::text`,
+    // the same ids the rows' and tax rows' copies get, by the same expressions
+    row: (i) => `(${rowId(String(rows[i]))})::text`,
+    tax: (i) => `(${taxId(String(taxRows[i]))})::text`,
   }, rows, taxRows);
   await db.query('set session_replication_role = replica'); // the balance trigger: every copy balances as its template does
   try {
