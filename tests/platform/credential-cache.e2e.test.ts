@@ -9,7 +9,8 @@ import { expectProblem } from '../support/assertions.js';
  * background: a settings outage (or a settings process stalled, as a heap snapshot stalled one for
  * 35 s in the soak and 2 960 requests to sales were answered 503) no longer reaches the requests
  * of credentials already verified. A key never verified is 503, as before; a revocation the
- * gateway missed still takes effect once settings answers again.
+ * gateway missed still takes effect once settings answers again. The gateway stays ready
+ * meanwhile, naming settings as down (decision 267).
  */
 
 let stack: Stack;
@@ -42,6 +43,15 @@ describe('cached credentials while settings is down', () => {
     }
     const unknown = await expectProblem(await listInvoices(unused.key), 503);
     expect(unknown.detail).toContain('settings');
+    // the gateway stays in rotation, naming settings (decision 267): out of it, the keys above
+    // would be refused with the rest, by every replica at once
+    const readiness = await eventually(async () => {
+      const res = await fetch(`${stack.gateway.url}/readyz`);
+      const body = (await res.json()) as { status: string; checks: Record<string, boolean>; dependencies: Record<string, boolean>; down: string[] };
+      return body.dependencies.settings === false ? { code: res.status, ...body } : undefined;
+    }, 5000, 50);
+    expect(readiness).toMatchObject({ code: 200, status: 'degraded', checks: { nats: true }, dependencies: { sales: true, settings: false } });
+    expect((await listInvoices(used.key)).status).toBe(200);
 
     // revoked behind the API's back while the gateway could not ask: no event reaches it
     await stack.restartService('settings');

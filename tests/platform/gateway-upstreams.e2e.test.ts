@@ -244,9 +244,10 @@ describe('gateway in front of unhealthy services', () => {
     const readiness = (await ready.json()) as { status: string; down: string[]; dependencies: Record<string, boolean> };
     expect(readiness.status).toBe('degraded');
     expect(readiness.down).toContain('accounting');
-    // settings is the gateway's own readiness: without it no credential is checked
-    expect((readiness as unknown as { checks: Record<string, boolean> }).checks).toEqual({ nats: true, settings: true });
-    expect(Object.keys(readiness.dependencies).sort()).toEqual(['accounting', 'finance', 'purchase', 'sales']);
+    // the gateway's own readiness is its NATS (revocations); settings is a dependency like the rest (decision 267)
+    expect((readiness as unknown as { checks: Record<string, boolean> }).checks).toEqual({ nats: true });
+    expect(Object.keys(readiness.dependencies).sort()).toEqual(['accounting', 'finance', 'purchase', 'sales', 'settings']);
+    expect(readiness.dependencies.settings).toBe(true);
     const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/ledgerline_http_requests_total\{/);
     expect(metrics).toMatch(/process_resident_memory_bytes \d+/);

@@ -105,17 +105,16 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     trustInternalHeaders: false,
     accessLogSample: config.ACCESS_LOG_SAMPLE,
     failureLinesPerSecond: config.FAILURE_LOG_PER_SECOND,
-    // Ready: it can authenticate (settings answers; every call's credential is checked there, a
-    // cache aside) and hears revocations (NATS). A service down behind it takes only that
-    // service's routes (503 with Retry-After) out, so it is reported (`degraded`), not made the
-    // gateway's: out of rotation, the gateway could not answer the routes that still work.
+    // Ready: it hears revocations (NATS, its own connection). Every service behind it, settings
+    // too (decision 267), is a dependency: one down takes out what needs it (503 with
+    // Retry-After) and is reported (`degraded`), not made the gateway's. Settings down, the
+    // credentials verified before keep working from the cache (decision 263) and only one not
+    // verified is 503; out of rotation — every replica at once, since settings is shared by all —
+    // the gateway could answer neither those nor the routes that still work.
     readiness: {
       nats: () => bus.isConnected(),
-      settings: () => upstreamHealthy(upstreams.settings),
     },
-    dependencies: Object.fromEntries(
-      (Object.keys(upstreams) as ServiceName[]).filter((name) => name !== 'settings').map((name) => [name, () => upstreamHealthy(upstreams[name])]),
-    ),
+    dependencies: Object.fromEntries((Object.keys(upstreams) as ServiceName[]).map((name) => [name, () => upstreamHealthy(upstreams[name])])),
   });
   // the document names a server only when PUBLIC_URL says where the API is public; else it is relative
   app.route('/', docsRoutes(config.PUBLIC_URL));
