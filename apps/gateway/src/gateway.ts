@@ -109,8 +109,9 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     // too (decision 267), is a dependency: one down takes out what needs it (503 with
     // Retry-After) and is reported (`degraded`), not made the gateway's. Settings down, the
     // credentials verified before keep working from the cache (decision 263) and only one not
-    // verified is 503; out of rotation — every replica at once, since settings is shared by all —
-    // the gateway could answer neither those nor the routes that still work.
+    // verified, or past its stale window, is 503; out of rotation — every replica at once, since
+    // settings is shared by all — the gateway could answer neither those nor the routes that
+    // still work.
     readiness: {
       nats: () => bus.isConnected(),
     },
