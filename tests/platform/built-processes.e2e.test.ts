@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
 import { dropIsolation, eventually, isolation } from '../support/stack.js';
-import { invoiceBody } from '../sales/helpers.js';
+import { CUSTOMER, VAT21, invoiceBody } from '../sales/helpers.js';
 
 /*
  * The container image runs JavaScript, not TypeScript through a loader: `npm run build` bundles
@@ -18,16 +19,22 @@ import { invoiceBody } from '../sales/helpers.js';
 const root = path.resolve(import.meta.dirname, '../..');
 const env = isolation();
 const children: ChildProcess[] = [];
+/** What each started process wrote to stderr, by name. */
+const stderrOf = new Map<string, string>();
 
-/** Starts a built process on a free port and answers its URL once it listens (from `dist` unless `dir` says where). */
-async function start(name: string, extra: Record<string, string> = {}, dir = path.join(root, 'dist')): Promise<string> {
+/**
+ * Starts a built process on a free port and answers its URL once it listens (from `dist` unless
+ * `dir` says where; `nodeArgs` before the module; its stderr kept under `label`, its name unless given).
+ */
+async function start(name: string, extra: Record<string, string> = {}, dir = path.join(root, 'dist'), { nodeArgs = [] as string[], label = name } = {}): Promise<string> {
   // no tsx anywhere: plain node on the built module
-  const child = spawn(process.execPath, [path.join(dir, `${name}.mjs`)], {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(dir, `${name}.mjs`)], {
     cwd: path.dirname(dir),
     env: { PATH: process.env.PATH, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
+  child.stderr!.on('data', (chunk: Buffer) => stderrOf.set(label, (stderrOf.get(label) ?? '') + chunk.toString('utf8')));
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start`)), 30_000);
@@ -107,6 +114,46 @@ describe('the built processes (dist/*.mjs)', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect((await fetch(`${gateway}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
   }, 90_000);
+
+  it("a built service enters no AsyncLocalStorage while it posts, lists and renders: MikroORM's stores are replaced in the bundle too (decisions 128, 268)", async () => {
+    // Every entry into a store on the service's own thread is written to its stderr by a module
+    // loaded first. The bundle's copy of MikroORM is esbuild's rewrite of the library; the kit
+    // replaced its stores only where the code matched as installed, so a bundled process entered
+    // one on every transaction and flush and ran with async hooks on for its life.
+    const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-stores-'));
+    try {
+      const watch = path.join(dir, 'watch-stores.mjs');
+      await writeFile(
+        watch,
+        [
+          "import { AsyncLocalStorage } from 'node:async_hooks';",
+          "import { isMainThread } from 'node:worker_threads';",
+          "for (const method of ['run', 'enterWith']) {",
+          '  const original = AsyncLocalStorage.prototype[method];',
+          '  AsyncLocalStorage.prototype[method] = function (...args) {',
+          "    if (isMainThread) process.stderr.write(`STORE ENTERED ${method} ${(new Error().stack ?? '').split('\\n')[2]?.trim()}\\n`);",
+          '    return original.apply(this, args);',
+          '  };',
+          '}',
+        ].join('\n'),
+      );
+      const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' }, path.join(root, 'dist'), { nodeArgs: ['--import', pathToFileURL(watch).href], label: 'sales-watched' });
+      const { headers } = await postAndRender(sales, 3);
+      const credit = await fetch(`${sales}/v1/sales/credit-notes`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ customer: CUSTOMER, currency: 'CZK', date_issued: '2026-11-22', items: [{ title: 'Refund', qty: 1, rate: 100, taxes: [VAT21] }] }),
+      });
+      expect(credit.status).toBe(200);
+      for (const list of ['/v1/sales/invoices', '/v1/sales/credit-notes', '/v1/lists/items', '/v1/sales/numbering-series']) {
+        expect((await fetch(`${sales}${list}`, { headers })).status, list).toBe(200);
+      }
+      const written = stderrOf.get('sales-watched') ?? '';
+      expect(written.split('\n').filter((l) => l.startsWith('STORE ENTERED'))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('the gateway loads no database layer: its bundle holds neither the ORM nor a Postgres driver', async () => {
     // Module code is live heap that every full collection marks: the database stack was about 14

@@ -11,17 +11,36 @@ import { TransactionContext, UnitOfWork, type EntityManager, type EntityName, ty
  * one refuses context-dependent work (`allowGlobalContext: false`). With them gone, no process
  * enables async hooks unless tracing records; CPU per credit note fell by 12-15 % (decision 128).
  *
- * Each replacement is installed only over the exact source of the method it replaces, as MikroORM
- * 6.6.16 ships it (compared by hash): an upgrade that changes either method keeps the library's
- * own, and the test that no store is entered fails, so the change is looked at rather than
- * silently overridden.
+ * Each replacement is installed only over the exact code of the method it replaces, as MikroORM
+ * 6.6.16 ships it (compared by the hash of its fingerprint): an upgrade that changes either method
+ * keeps the library's own, and the test that no store is entered fails, so the change is looked
+ * at rather than silently overridden.
+ *
+ * The processes run from bundles (decision 257), in which esbuild has written the library's code
+ * again: indented its own way, names that collide renamed (`resolve` → `resolve2`, the class
+ * `TransactionContext` → `_TransactionContext` where its own methods name it). A hash of the
+ * source as written matched in `node_modules` and never in a bundle, so every bundled process ran
+ * with the library's stores, and async hooks on (decision 268). The fingerprint is the code
+ * without comments or whitespace, quotes made one kind, and each name without a leading
+ * underscore before a capital or trailing digits: what a bundler changes, and nothing a reader of
+ * the code would call a different method.
  */
 
-/** sha256 (first 16 hex digits) of each replaced method's source in MikroORM 6.6.16. */
-const UNIT_OF_WORK_COMMIT_SOURCE = '086c4514d47f2396';
-const TRANSACTION_CONTEXT_CREATE_SOURCE = 'ba04172251e799c2';
+/** sha256 (first 16 hex digits) of each replaced method's fingerprint in MikroORM 6.6.16. */
+const UNIT_OF_WORK_COMMIT_SOURCE = 'ce17ca76470818b9';
+const TRANSACTION_CONTEXT_CREATE_SOURCE = 'd68f2233caa540d3';
 
-const sourceHash = (fn: (...args: never[]) => unknown) => createHash('sha256').update(fn.toString()).digest('hex').slice(0, 16);
+/** A method's code as a bundler leaves it comparable (above): no comments or whitespace, one kind of quote, names without the suffixes and prefixes a bundler adds. */
+export function codeFingerprint(source: string): string {
+  return source
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:"'`\\])\/\/[^\n]*/g, '$1')
+    .replace(/[A-Za-z_$][\w$]*/g, (name) => name.replace(/^_(?=[A-Z])/, '').replace(/(?<=[A-Za-z_$])\d+$/, ''))
+    .replace(/\s+/g, '')
+    .replace(/'/g, '"');
+}
+
+const sourceHash = (fn: (...args: never[]) => unknown) => createHash('sha256').update(codeFingerprint(fn.toString())).digest('hex').slice(0, 16);
 
 interface UnitOfWorkInternals {
   working: boolean;
