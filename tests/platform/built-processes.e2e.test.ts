@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -120,39 +120,20 @@ describe('the built processes (dist/*.mjs)', () => {
     // loaded first. The bundle's copy of MikroORM is esbuild's rewrite of the library; the kit
     // replaced its stores only where the code matched as installed, so a bundled process entered
     // one on every transaction and flush and ran with async hooks on for its life.
-    const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-stores-'));
-    try {
-      const watch = path.join(dir, 'watch-stores.mjs');
-      await writeFile(
-        watch,
-        [
-          "import { AsyncLocalStorage } from 'node:async_hooks';",
-          "import { isMainThread } from 'node:worker_threads';",
-          "for (const method of ['run', 'enterWith']) {",
-          '  const original = AsyncLocalStorage.prototype[method];',
-          '  AsyncLocalStorage.prototype[method] = function (...args) {',
-          "    if (isMainThread) process.stderr.write(`STORE ENTERED ${method} ${(new Error().stack ?? '').split('\\n')[2]?.trim()}\\n`);",
-          '    return original.apply(this, args);',
-          '  };',
-          '}',
-        ].join('\n'),
-      );
-      const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' }, path.join(root, 'dist'), { nodeArgs: ['--import', pathToFileURL(watch).href], label: 'sales-watched' });
-      const { headers } = await postAndRender(sales, 3);
-      const credit = await fetch(`${sales}/v1/sales/credit-notes`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ customer: CUSTOMER, currency: 'CZK', date_issued: '2026-11-22', items: [{ title: 'Refund', qty: 1, rate: 100, taxes: [VAT21] }] }),
-      });
-      expect(credit.status).toBe(200);
-      for (const list of ['/v1/sales/invoices', '/v1/sales/credit-notes', '/v1/lists/items', '/v1/sales/numbering-series']) {
-        expect((await fetch(`${sales}${list}`, { headers })).status, list).toBe(200);
-      }
-      const written = stderrOf.get('sales-watched') ?? '';
-      expect(written.split('\n').filter((l) => l.startsWith('STORE ENTERED'))).toEqual([]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    const watch = pathToFileURL(path.join(root, 'tests/support/report-store-entries.mjs')).href;
+    const sales = await start('sales', { CHROMIUM_FALLBACK: 'none' }, path.join(root, 'dist'), { nodeArgs: ['--import', watch], label: 'sales-watched' });
+    const { headers } = await postAndRender(sales, 3);
+    const credit = await fetch(`${sales}/v1/sales/credit-notes`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ customer: CUSTOMER, currency: 'CZK', date_issued: '2026-11-22', items: [{ title: 'Refund', qty: 1, rate: 100, taxes: [VAT21] }] }),
+    });
+    expect(credit.status).toBe(200);
+    for (const list of ['/v1/sales/invoices', '/v1/sales/credit-notes', '/v1/lists/items', '/v1/sales/numbering-series']) {
+      expect((await fetch(`${sales}${list}`, { headers })).status, list).toBe(200);
     }
+    const written = stderrOf.get('sales-watched') ?? '';
+    expect(written.split('\n').filter((l) => l.startsWith('STORE ENTERED'))).toEqual([]);
   }, 60_000);
 
   it('the gateway loads no database layer: its bundle holds neither the ORM nor a Postgres driver', async () => {

@@ -27,8 +27,8 @@ import { TransactionContext, UnitOfWork, type EntityManager, type EntityName, ty
  */
 
 /** sha256 (first 16 hex digits) of each replaced method's fingerprint in MikroORM 6.6.16. */
-const UNIT_OF_WORK_COMMIT_SOURCE = 'ce17ca76470818b9';
-const TRANSACTION_CONTEXT_CREATE_SOURCE = 'd68f2233caa540d3';
+const UNIT_OF_WORK_COMMIT_FINGERPRINT = 'ce17ca76470818b9';
+const TRANSACTION_CONTEXT_CREATE_FINGERPRINT = 'd68f2233caa540d3';
 
 /** A method's code as a bundler leaves it comparable (above): no comments or whitespace, one kind of quote, names without the suffixes and prefixes a bundler adds. */
 export function codeFingerprint(source: string): string {
@@ -40,7 +40,7 @@ export function codeFingerprint(source: string): string {
     .replace(/'/g, '"');
 }
 
-const sourceHash = (fn: (...args: never[]) => unknown) => createHash('sha256').update(codeFingerprint(fn.toString())).digest('hex').slice(0, 16);
+const fingerprintHash = (fn: (...args: never[]) => unknown) => createHash('sha256').update(codeFingerprint(fn.toString())).digest('hex').slice(0, 16);
 
 interface UnitOfWorkInternals {
   working: boolean;
@@ -87,10 +87,10 @@ let installed: AsyncContextReplacements | null = null;
 export function withoutOrmAsyncContext(): AsyncContextReplacements {
   if (installed) return installed;
   const uow = UnitOfWork.prototype as unknown as { commit: (...args: unknown[]) => unknown };
-  const unitOfWorkCommit = sourceHash(uow.commit) === UNIT_OF_WORK_COMMIT_SOURCE;
+  const unitOfWorkCommit = fingerprintHash(uow.commit) === UNIT_OF_WORK_COMMIT_FINGERPRINT;
   if (unitOfWorkCommit) uow.commit = commitWithoutAsyncContext;
   const tc = TransactionContext as unknown as { create: (...args: unknown[]) => unknown };
-  const transactionContext = sourceHash(tc.create) === TRANSACTION_CONTEXT_CREATE_SOURCE;
+  const transactionContext = fingerprintHash(tc.create) === TRANSACTION_CONTEXT_CREATE_FINGERPRINT;
   if (transactionContext) tc.create = createWithoutAsyncContext as (...args: unknown[]) => unknown;
   installed = { unitOfWorkCommit, transactionContext };
   return installed;
