@@ -133,8 +133,11 @@ export const baseConfigSchema = z.object({
   /**
    * Early load shedding (decision 243): requests a service works on at once; the rest queue, and
    * a queued one is refused with 503 (Retry-After: 1, nothing done) once the queue stands — when
-   * even the shortest wait over REQUEST_QUEUE_INTERVAL_MS passed REQUEST_QUEUE_TARGET_MS — or after
+   * even the shortest wait over REQUEST_QUEUE_INTERVAL_MS passed REQUEST_QUEUE_TARGET_MS while as
+   * many came as finished, and the service was not stalled (decision 269) — or after
    * REQUEST_QUEUE_MAX_WAIT_MS, or beyond REQUEST_QUEUE_LIMIT waiting. 0: every request is taken.
+   * REQUEST_QUEUE_MAX_WAIT_MS is 2 s since decision 269: a stall of the database up to about that
+   * long is waited out whole rather than answered with 503s.
    * 16 (decision 248): about the process's ten database connections and its one thread keep busy;
    * more at once only queue inside the process, where no deadline sees them. A request waiting on
    * a register, a bank or another service's answer (`ctx.outside`, `ctx.ask`) does not count.
@@ -143,7 +146,7 @@ export const baseConfigSchema = z.object({
   REQUEST_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(1024),
   REQUEST_QUEUE_TARGET_MS: z.coerce.number().int().min(1).max(60_000).default(50),
   REQUEST_QUEUE_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-  REQUEST_QUEUE_MAX_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(1000),
+  REQUEST_QUEUE_MAX_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
   /** Share of requests written to the access log, 0–1 (services 0: the gateway's line covers a request). */
   ACCESS_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(0),
   /** Log lines a second for each kind of failed request (5xx); the rest are counted in one line a second. 0: every one. */

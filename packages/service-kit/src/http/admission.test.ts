@@ -24,12 +24,12 @@ describe('AdmissionGate', () => {
     expect([a.admitted, b.admitted, a.waitedMs]).toEqual([true, true, 0]);
     const c = g.enter() as Promise<Admission>;
     const d = g.enter() as Promise<Admission>;
-    expect(g.load).toEqual({ running: 2, queued: 2, standing: false });
+    expect(g.load).toEqual({ running: 2, queued: 2, standing: false, stalled: false });
     await advance(30);
     a.leave();
     a.leave(); // a second call frees nothing more
     expect(await c).toMatchObject({ admitted: true, waitedMs: 30 });
-    expect(g.load).toEqual({ running: 2, queued: 1, standing: false });
+    expect(g.load).toEqual({ running: 2, queued: 1, standing: false, stalled: false });
     b.leave();
     expect(await d).toMatchObject({ admitted: true, waitedMs: 30 });
   });
@@ -67,13 +67,13 @@ describe('AdmissionGate', () => {
     await advance(120);
     // the first interval saw requests admitted without waiting: not standing, the queue waits
     const second = g.enter() as Promise<Admission>;
-    expect(g.load).toMatchObject({ queued: 2, standing: false });
+    expect(g.load).toMatchObject({ queued: 2, standing: false, stalled: false });
     // a whole interval in which nobody got a turn and the head waited past the target: standing,
     // and whatever waited past the target is refused without waiting for a slot
     await advance(120);
     expect(await first).toEqual({ admitted: false, reason: 'standing_queue' });
     expect(await second).toEqual({ admitted: false, reason: 'standing_queue' });
-    expect(g.load).toEqual({ running: 2, queued: 0, standing: true });
+    expect(g.load).toEqual({ running: 2, queued: 0, standing: true, stalled: false });
     // nobody ahead: the next one queues; one arriving behind a head that waited past the target is refused at once
     const third = g.enter() as Promise<Admission>;
     clock += 60;
@@ -85,7 +85,7 @@ describe('AdmissionGate', () => {
     const free = admitted(g.enter());
     await advance(100);
     const later = g.enter() as Promise<Admission>;
-    expect(g.load).toMatchObject({ running: 2, queued: 1, standing: false });
+    expect(g.load).toMatchObject({ running: 2, queued: 1, standing: false, stalled: false });
     await advance(70);
     free.leave();
     expect(await later).toMatchObject({ admitted: true, waitedMs: 70 });
@@ -100,21 +100,21 @@ describe('AdmissionGate', () => {
     const back = a.away();
     const cc = admitted(await c);
     expect(cc.waitedMs).toBe(10);
-    expect(g.load).toEqual({ running: 2, queued: 0, standing: false });
+    expect(g.load).toEqual({ running: 2, queued: 0, standing: false, stalled: false });
     // away, the request holds nothing: another one queues behind the two working
     const d = g.enter() as Promise<Admission>;
     expect(g.load.queued).toBe(1);
     back();
     back(); // a second return takes nothing more
-    expect(g.load).toEqual({ running: 3, queued: 1, standing: false });
+    expect(g.load).toEqual({ running: 3, queued: 1, standing: false, stalled: false });
     // the three leave; the queued one has its turn only once fewer than two work
     b.leave();
-    expect(g.load).toEqual({ running: 2, queued: 1, standing: false });
+    expect(g.load).toEqual({ running: 2, queued: 1, standing: false, stalled: false });
     cc.leave();
     expect(await d).toMatchObject({ admitted: true });
     a.leave();
     a.leave();
-    expect(g.load).toEqual({ running: 1, queued: 0, standing: false });
+    expect(g.load).toEqual({ running: 1, queued: 0, standing: false, stalled: false });
   });
 
   it('leaving while away frees nothing twice; away after leaving does nothing', async () => {
@@ -128,7 +128,7 @@ describe('AdmissionGate', () => {
     expect(g.load.running).toBe(1);
     b.leave();
     b.away()();
-    expect(g.load).toEqual({ running: 0, queued: 0, standing: false });
+    expect(g.load).toEqual({ running: 0, queued: 0, standing: false, stalled: false });
   });
 
   it('calls outside that overlap give the slot back once and take it again when the last is back', async () => {
@@ -151,6 +151,121 @@ describe('AdmissionGate', () => {
     a.leave();
     late();
     c.leave();
-    expect(g.load).toEqual({ running: 1, queued: 0, standing: false });
+    expect(g.load).toEqual({ running: 1, queued: 0, standing: false, stalled: false });
+  });
+
+  describe('a stall and an overload told apart (decision 269)', () => {
+    // Two slots, intervals of 100 ms, target 50 ms, a request waits at most a second. A request
+    // arrives every 10 ms and takes 10 ms of the service's work: it could finish 200 a second,
+    // and is offered half of that.
+    const opts = { maxConcurrent: 2, maxQueue: 1000, targetMs: 50, intervalMs: 100, maxWaitMs: 1000 };
+    interface Traffic {
+      answered: Admission[];
+      working: Array<{ leave: () => void; doneAt: number }>;
+    }
+    const traffic = (): Traffic => ({ answered: [], working: [] });
+    /** Runs `ms` of traffic, `perStep` arrivals every 10 ms; a request finishes `workMs` after its turn, later while `stalled` holds the service. */
+    const run = async (g: AdmissionGate, t: Traffic, ms: number, { perStep = 1, workMs = 10, stalled = (_at: number): boolean => false } = {}) => {
+      for (let step = 0; step < ms; step += 10) {
+        for (let i = 0; i < perStep; i++) {
+          const a = g.enter();
+          const take = (x: Admission) => {
+            t.answered.push(x);
+            if (x.admitted) t.working.push({ leave: x.leave, doneAt: clock + workMs });
+          };
+          if (a instanceof Promise) void a.then(take);
+          else take(a);
+        }
+        await advance(10);
+        if (stalled(clock)) {
+          // held: nothing finishes; what was due finishes 10 ms after the stall
+          for (const w of t.working) w.doneAt = Math.max(w.doneAt, clock + 10);
+          continue;
+        }
+        const due = t.working.filter((w) => w.doneAt <= clock);
+        t.working = t.working.filter((w) => w.doneAt > clock);
+        for (const w of due) w.leave();
+        await Promise.resolve();
+      }
+    };
+    const refusals = (t: Traffic) => t.answered.flatMap((a) => (a.admitted ? [] : [a.reason]));
+    const waits = (answers: Admission[]) => answers.flatMap((a) => (a.admitted ? [a.waitedMs] : []));
+
+    it('waits out a stall of 600 ms: nothing refused, the queue drains once the service works again', async () => {
+      const stalls: number[] = [];
+      const g = new AdmissionGate({ ...opts, now: () => clock, onStall: () => stalls.push(clock) });
+      const t = traffic();
+      await run(g, t, 1000);
+      expect(g.load).toMatchObject({ queued: 0, standing: false, stalled: false });
+      // the service's database holds everything for 600 ms; requests keep coming at the same pace
+      const from = clock;
+      await run(g, t, 600, { stalled: (at) => at < from + 600 });
+      expect(g.load).toMatchObject({ standing: false, stalled: true });
+      expect(g.load.queued).toBeGreaterThan(50);
+      await run(g, t, 1500);
+      expect(refusals(t)).toEqual([]);
+      expect(t.answered.length).toBe(310);
+      expect(g.load).toMatchObject({ queued: 0, standing: false, stalled: false });
+      expect(stalls.length).toBeGreaterThanOrEqual(5);
+      // the longest wait was the stall's and the drain's, under a request's bound
+      expect(Math.max(...waits(t.answered))).toBeGreaterThan(500);
+      expect(Math.max(...waits(t.answered))).toBeLessThan(1000);
+    });
+
+    it('still refuses an overload early: more come than the working service finishes', async () => {
+      const g = new AdmissionGate({ ...opts, now: () => clock });
+      const t = traffic();
+      await run(g, t, 1000);
+      // three times what it can finish, the service working at its pace throughout
+      await run(g, t, 2000, { perStep: 6 });
+      expect(g.load).toMatchObject({ standing: true, stalled: false });
+      const refused = refusals(t);
+      expect(refused.length).toBeGreaterThan(700);
+      expect(new Set(refused)).toEqual(new Set(['standing_queue']));
+      // what was admitted waited about the target and one interval (the queue judged again), not a second
+      expect(Math.max(...waits(t.answered.slice(-300)))).toBeLessThanOrEqual(opts.targetMs + opts.intervalMs);
+    });
+
+    it('a service slowed to a quarter of its pace, still finishing work, is judged as an overload, not a stall', async () => {
+      const stalls: number[] = [];
+      const g = new AdmissionGate({ ...opts, now: () => clock, onStall: () => stalls.push(clock) });
+      const t = traffic();
+      await run(g, t, 1000);
+      // each request now takes 40 ms (the machine's cores taken by others, say): 50 a second finish, 100 come
+      await run(g, t, 3000, { workMs: 40 });
+      expect(stalls).toEqual([]);
+      expect(new Set(refusals(t))).toEqual(new Set(['standing_queue']));
+      expect(Math.max(...waits(t.answered.slice(-100)))).toBeLessThanOrEqual(opts.targetMs + opts.intervalMs);
+    });
+
+    it('an overload that begins during a stall is waited out no longer than a request may wait, then refused', async () => {
+      const g = new AdmissionGate({ ...opts, now: () => clock });
+      const t = traffic();
+      await run(g, t, 1000);
+      const from = clock;
+      await run(g, t, 300, { stalled: (at) => at < from + 300 });
+      expect(g.load.stalled).toBe(true);
+      // the service works again, but three times what it finishes keeps coming: the queue never drains
+      await run(g, t, 500, { perStep: 6 });
+      expect(g.load).toMatchObject({ stalled: true, standing: false });
+      expect(refusals(t)).toEqual([]);
+      // a second after the first request waited, the queue is judged as any other: refused early
+      await run(g, t, 1200, { perStep: 6 });
+      expect(g.load.stalled).toBe(false);
+      expect(refusals(t).filter((r) => r === 'standing_queue').length).toBeGreaterThan(300);
+    });
+
+    it('a stall longer than a request may wait becomes the pace the queue is judged by', async () => {
+      const g = new AdmissionGate({ ...opts, now: () => clock });
+      const t = traffic();
+      await run(g, t, 1000);
+      // held for three seconds: the requests that waited a second are refused, then the queue stands
+      const from = clock;
+      await run(g, t, 3000, { stalled: (at) => at < from + 3000 });
+      expect(g.load).toMatchObject({ standing: true, stalled: false });
+      expect(new Set(refusals(t))).toEqual(new Set(['waited_too_long', 'standing_queue']));
+      // nothing waits long any more: a standing queue, refused past the target
+      expect(g.load.queued).toBeLessThanOrEqual(7);
+    });
   });
 });

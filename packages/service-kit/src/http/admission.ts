@@ -15,8 +15,19 @@
  *   `targetMs` while anything waits, not only when a slot frees);
  * - the queue holds at most `maxQueue` requests; beyond them, refused at once.
  *
- * So a burst is absorbed, sustained overload is refused before any work is done (the body not
- * even read), and what is accepted waits at most about `targetMs` beyond its own work.
+ * A queue whose every wait passed the target is standing only when at least as many came as
+ * finished (decision 269): one that drains (more finished than came) shrinks by itself. And a
+ * stall is not an overload: when nothing has finished for a while — longer than the target and
+ * than four of the gaps between the requests the service usually finishes — while requests wait,
+ * the service's database is holding commits, say, or the machine the process; refusing them would
+ * not end the stall sooner, and the service takes them once it is over. The gate waits a stall
+ * out (requests wait up to `maxWaitMs`), and the drain after it, until the queue stops standing:
+ * for `maxWaitMs` from the first request that waited, and for as long as the queue drains after
+ * that. An overload keeps the service finishing work, so it is judged as before.
+ *
+ * So a burst is absorbed, a stall is waited out, sustained overload is refused before any work is
+ * done (the body not even read), and what is accepted waits at most about `targetMs` beyond its
+ * own work while the service is overloaded.
  */
 
 export interface AdmissionOptions {
@@ -32,7 +43,14 @@ export interface AdmissionOptions {
   maxWaitMs: number;
   /** The clock (milliseconds, monotonic); performance.now by default. */
   now?: () => number;
+  /** Told of each interval judged a stall, whose queue is waited out rather than refused (metrics). */
+  onStall?: () => void;
 }
+
+/** How fast the usual pace of finished requests follows a new interval's (exponential average; about five intervals' memory). */
+const PACE_WEIGHT = 0.2;
+/** A stall: nothing finished for this many of the usual gaps between finished requests (and for longer than the target). */
+const STALL_GAPS = 4;
 
 /** Why a request was refused: the queue was full, it stands, or the request waited its longest. */
 export type Refusal = 'queue_full' | 'standing_queue' | 'waited_too_long';
@@ -58,23 +76,37 @@ export class AdmissionGate {
   /** The shortest wait of the requests admitted in the current interval (0 when one did not queue). */
   private shortestWait = Infinity;
   private standing = false;
+  /** Requests that asked to be admitted in the current interval (queued, admitted or refused). */
+  private arrivals = 0;
+  /** Requests that finished in the current interval. */
+  private finished = 0;
+  /** Requests finished a millisecond, as the intervals that were not a stall saw it (null: none judged yet). */
+  private pace: number | null = null;
+  /** When a request last finished. */
+  private lastFinished: number;
+  /** When the first request waiting through the stall being waited out came (null: none). */
+  private stallSince: number | null = null;
+  /** `lastFinished` when a stall was waited out as long as it may be: the same quiet is not waited out twice. */
+  private stallOutlasted: number | null = null;
   /** Looks at the queue while anything waits: a waiter whose turn does not come is refused in time, not when a slot frees. */
   private ticker: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: AdmissionOptions) {
     this.now = opts.now ?? (() => performance.now());
     this.intervalStart = this.now();
+    this.lastFinished = this.intervalStart;
   }
 
   /** Requests working now and waiting now (for metrics and tests). */
-  get load(): { running: number; queued: number; standing: boolean } {
-    return { running: this.running, queued: this.queue.length, standing: this.standing };
+  get load(): { running: number; queued: number; standing: boolean; stalled: boolean } {
+    return { running: this.running, queued: this.queue.length, standing: this.standing, stalled: this.stallSince !== null };
   }
 
   /** Admits the request at once, queues it, or refuses it; a queued request is answered when its turn comes or it is refused. */
   enter(): Admission | Promise<Admission> {
     const now = this.now();
     this.judge(now);
+    this.arrivals++;
     if (this.running < this.opts.maxConcurrent && this.queue.length === 0) {
       this.observe(0);
       this.running++;
@@ -104,6 +136,8 @@ export class AdmissionGate {
       leave: () => {
         if (left) return;
         left = true;
+        this.finished++;
+        this.lastFinished = this.now();
         if (outside > 0) return;
         this.running--;
         this.next();
@@ -167,13 +201,42 @@ export class AdmissionGate {
     if (waited < this.shortestWait) this.shortestWait = waited;
   }
 
-  /** At each interval's end: the queue stands when even its shortest wait passed the target. */
+  /**
+   * At each interval's end: the queue stands when even its shortest wait passed the target and
+   * at least as many came as finished, unless a stall is being waited out: from an interval's end
+   * at which requests wait and nothing has finished for longer than the target and four usual
+   * gaps, until the queue stops standing — for `maxWaitMs` from the first request that waited,
+   * and while the queue drains after that.
+   */
   private judge(now: number): void {
-    if (now - this.intervalStart < this.opts.intervalMs) return;
+    const elapsed = now - this.intervalStart;
+    if (elapsed < this.opts.intervalMs) return;
     // an interval in which nothing was admitted judges by the queue's head (still waiting)
     const shortest = this.shortestWait === Infinity ? (this.queue.length ? now - this.queue[0].since : 0) : this.shortestWait;
-    this.standing = shortest > this.opts.targetMs;
+    const waitedPastTarget = shortest > this.opts.targetMs;
+    const draining = this.finished > this.arrivals;
+    if (!waitedPastTarget) this.stallSince = null;
+    const quiet =
+      this.queue.length > 0 &&
+      this.pace !== null &&
+      this.pace > 0 &&
+      this.lastFinished !== this.stallOutlasted &&
+      now - this.lastFinished > Math.max(this.opts.targetMs, STALL_GAPS / this.pace);
+    if (this.stallSince === null && quiet) this.stallSince = this.queue[0].since;
+    if (this.stallSince !== null && (now - this.stallSince <= this.opts.maxWaitMs || draining)) {
+      this.standing = false;
+      this.opts.onStall?.();
+    } else {
+      // a stall that outlasted a request's longest wait is judged as an overload until something finishes
+      if (this.stallSince !== null) this.stallOutlasted = this.lastFinished;
+      this.stallSince = null;
+      const pace = this.finished / elapsed;
+      this.pace = this.pace === null ? pace : this.pace + PACE_WEIGHT * (pace - this.pace);
+      this.standing = waitedPastTarget && !draining;
+    }
     this.shortestWait = Infinity;
+    this.arrivals = 0;
+    this.finished = 0;
     this.intervalStart = now;
   }
 }

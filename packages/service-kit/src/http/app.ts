@@ -134,8 +134,9 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   const requests = opts.metrics.counter('http_requests_total', 'HTTP requests by method, route and status');
   const duration = opts.metrics.histogram('http_request_duration_seconds', 'HTTP request duration');
   const failures = new FailureLines(opts.logger, opts.failureLinesPerSecond ?? DEFAULT_FAILURE_LINES_PER_SECOND);
-  const gate = opts.admission ? new AdmissionGate(opts.admission) : null;
   const shed = opts.metrics.counter('http_requests_shed_total', 'Requests refused with 503 before any work, by why (queue_full, standing_queue, waited_too_long)');
+  const stalls = opts.metrics.counter('http_request_queue_stalls_total', 'Intervals in which the service finished too little to judge its queue, whose waits were waited out rather than refused');
+  const gate = opts.admission ? new AdmissionGate({ ...opts.admission, onStall: () => stalls.inc() }) : null;
   const queueWait = opts.metrics.histogram('http_request_queue_wait_seconds', 'How long admitted requests waited for their turn');
 
   app.use('*', async (c, next) => {
