@@ -1329,6 +1329,84 @@ const soak: Benchmark = {
 };
 benchmarks.push(soak);
 
+/** How long the stall benchmark's lock holds sales' documents table, and when in its load it is taken. */
+const STALL_HOLD_MS = [700, 1500];
+const STALL_LOAD_SECONDS = 4;
+
+/**
+ * 8. A stall of sales' database under the soak's load (decision 269): invoices and reads at 40 %
+ * of the hour's capacity, and another session holding sales' documents table for a while, as a
+ * disk holding commits or an operator's statement would. A stall is not an overload: what comes
+ * in meanwhile waits and is answered once it is over, not refused. Two holds, each in a load of
+ * its own: one the gate waits out in full, and one near its longest wait.
+ */
+const stall: Benchmark = {
+  title: "Stall: sales' database held under the soak's load",
+  run: async (ctx) => {
+    const capacity = await documentCapacity(ctx);
+    const rate = Math.max(10, Math.round(capacity * SOAK_SHARE_OF_CAPACITY));
+    const headers = { ...ctx.auth, 'content-type': 'application/json' };
+    const { default: pg } = await import('pg');
+    const holder = new pg.Client({ connectionString: ctx.stack.dbUrl('sales') });
+    holder.on('error', () => undefined);
+    await holder.connect();
+    try {
+      for (const [n, holdMs] of STALL_HOLD_MS.entries()) {
+        const day = `2032-03-0${n + 1}`;
+        const answers: Array<Promise<{ status: number; ms: number; gate: boolean; write: boolean }>> = [];
+        const begin = performance.now();
+        const count = STALL_LOAD_SECONDS * rate * 2;
+        const hold = (async () => {
+          await new Promise((r) => setTimeout(r, 1000));
+          await holder.query('begin');
+          await holder.query('lock table sales_documents in access exclusive mode');
+          await new Promise((r) => setTimeout(r, holdMs));
+          await holder.query('commit');
+        })();
+        for (let i = 0; i < count; i++) {
+          const due = begin + (i * 1000) / (rate * 2);
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          const write = i % 2 === 0;
+          const t0 = performance.now();
+          const request = write
+            ? fetch(`${ctx.stack.gateway}/v1/sales/invoices`, { method: 'POST', headers, body: JSON.stringify({ ...invoiceBody(2), date_issued: day }) })
+            : fetch(`${ctx.stack.gateway}/v1/sales/invoices?take=20&date_issued=${day}`, { headers: ctx.auth });
+          answers.push(
+            request.then(async (res) => {
+              await res.arrayBuffer();
+              return { status: res.status, ms: performance.now() - t0, gate: res.headers.has('x-ledgerline-overloaded'), write };
+            }),
+          );
+        }
+        await hold;
+        const done = await Promise.all(answers);
+        const fivexx = done.filter((a) => a.status >= 500);
+        const written = done.filter((a) => a.write && a.status === 200).length;
+        let inLedger = 0;
+        const until = performance.now() + 30_000;
+        while (performance.now() < until) {
+          inLedger = ((await (await fetch(`${ctx.stack.gateway}/v1/accounting/transactions?date_posting=${day}&take=0&exact_total=true`, { headers: ctx.auth })).json()) as { total: number }).total;
+          if (inLedger >= written) break;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        const longest = Math.max(...done.map((a) => a.ms));
+        ctx.figures.push({
+          name: `stall: sales' documents held ${(holdMs / 1000).toFixed(1)} s at 40 % of the capacity, 5xx answers`,
+          value: fivexx.length,
+          unit: '',
+          target: '0',
+          met: fivexx.length === 0 && inLedger === written,
+          note: `${rate} invoices/s and as many reads for ${STALL_LOAD_SECONDS} s, ${(capacity * SOAK_SHARE_OF_CAPACITY).toFixed(0)} of the ${capacity.toFixed(0)} documents/s measured; the table held at second 1; ${done.length} requests, ${fivexx.length ? `${fivexx.filter((a) => a.gate).length} refused by sales' gate, ${fivexx.filter((a) => !a.gate).length} by the gateway` : 'none refused'}; the longest answer ${longest.toFixed(0)} ms, p99 ${percentile(done.map((a) => a.ms), 99).toFixed(0)} ms; ${inLedger} of ${written} invoices in the ledger`,
+        });
+      }
+    } finally {
+      await holder.end().catch(() => undefined);
+    }
+  },
+};
+benchmarks.push(stall);
+
 // --- a large organisation ------------------------------------------------------------------------
 
 // last: it leaves organisation 1 with a million invoices and ten million ledger rows
