@@ -134,7 +134,8 @@ export const baseConfigSchema = z.object({
    * Early load shedding (decision 243): requests a service works on at once; the rest queue, and
    * a queued one is refused with 503 (Retry-After: 1, nothing done) once the queue stands — when
    * even the shortest wait over REQUEST_QUEUE_INTERVAL_MS passed REQUEST_QUEUE_TARGET_MS while as
-   * many came as finished, and the service was not stalled (decision 269) — or after
+   * many came as finished, and the service was not stalled at its usual load (decisions 269,
+   * 270) — or after
    * REQUEST_QUEUE_MAX_WAIT_MS, or beyond REQUEST_QUEUE_LIMIT waiting. 0: every request is taken.
    * REQUEST_QUEUE_MAX_WAIT_MS is 2 s since decision 269: a stall of the database up to about that
    * long is waited out whole rather than answered with 503s.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AdmissionGate, type Admission } from './admission.js';
+import { AdmissionGate, type Admission, type StandingJudged } from './admission.js';
 
 let clock = 0;
 const gate = (over: Partial<ConstructorParameters<typeof AdmissionGate>[0]> = {}) =>
@@ -164,14 +164,22 @@ describe('AdmissionGate', () => {
       working: Array<{ leave: () => void; doneAt: number }>;
     }
     const traffic = (): Traffic => ({ answered: [], working: [] });
-    /** Runs `ms` of traffic, `perStep` arrivals every 10 ms; a request finishes `workMs` after its turn, later while `stalled` holds the service. */
-    const run = async (g: AdmissionGate, t: Traffic, ms: number, { perStep = 1, workMs = 10, stalled = (_at: number): boolean => false } = {}) => {
+    /**
+     * Runs `ms` of traffic, `perStep` arrivals every 10 ms; a request finishes `workMs` after its
+     * turn (a number, or the work of a turn taken at that moment), later while `stalled` holds the service.
+     */
+    const run = async (
+      g: AdmissionGate,
+      t: Traffic,
+      ms: number,
+      { perStep = 1, workMs = 10 as number | ((at: number) => number), stalled = (_at: number): boolean => false } = {},
+    ) => {
       for (let step = 0; step < ms; step += 10) {
         for (let i = 0; i < perStep; i++) {
           const a = g.enter();
           const take = (x: Admission) => {
             t.answered.push(x);
-            if (x.admitted) t.working.push({ leave: x.leave, doneAt: clock + workMs });
+            if (x.admitted) t.working.push({ leave: x.leave, doneAt: clock + (typeof workMs === 'number' ? workMs : workMs(clock)) });
           };
           if (a instanceof Promise) void a.then(take);
           else take(a);
@@ -193,7 +201,8 @@ describe('AdmissionGate', () => {
 
     it('waits out a stall of 600 ms: nothing refused, the queue drains once the service works again', async () => {
       const stalls: number[] = [];
-      const g = new AdmissionGate({ ...opts, now: () => clock, onStall: () => stalls.push(clock) });
+      const judged: StandingJudged[] = [];
+      const g = new AdmissionGate({ ...opts, now: () => clock, onStall: () => stalls.push(clock), onStanding: (seen) => judged.push(seen) });
       const t = traffic();
       await run(g, t, 1000);
       expect(g.load).toMatchObject({ queued: 0, standing: false, stalled: false });
@@ -207,18 +216,34 @@ describe('AdmissionGate', () => {
       expect(t.answered.length).toBe(310);
       expect(g.load).toMatchObject({ queued: 0, standing: false, stalled: false });
       expect(stalls.length).toBeGreaterThanOrEqual(5);
+      expect(judged).toEqual([]);
       // the longest wait was the stall's and the drain's, under a request's bound
       expect(Math.max(...waits(t.answered))).toBeGreaterThan(500);
       expect(Math.max(...waits(t.answered))).toBeLessThan(1000);
     });
 
     it('still refuses an overload early: more come than the working service finishes', async () => {
-      const g = new AdmissionGate({ ...opts, now: () => clock });
+      const judged: StandingJudged[] = [];
+      const g = new AdmissionGate({ ...opts, now: () => clock, onStanding: (seen) => judged.push(seen) });
       const t = traffic();
       await run(g, t, 1000);
       // three times what it can finish, the service working at its pace throughout
       await run(g, t, 2000, { perStep: 6 });
       expect(g.load).toMatchObject({ standing: true, stalled: false });
+      // told once, when it turned to refusing: more came than finished, the service finishing at its usual pace
+      // told at each turn to refusing (the queue drains between them, as CoDel's does), never more often than intervals
+      expect(judged.length).toBeGreaterThanOrEqual(1);
+      expect(judged.length).toBeLessThanOrEqual(20);
+      const [seen] = judged;
+      expect(seen.arrivals).toBeGreaterThan(seen.finished);
+      expect(seen.finished).toBeGreaterThanOrEqual(15);
+      expect(seen.shortestWaitMs).toBeGreaterThan(opts.targetMs);
+      expect(seen.sinceFinishedMs).toBeLessThanOrEqual(10);
+      // half the capacity came before the overload: a request finished every 10 ms
+      expect(seen.usualGapMs).toBeGreaterThan(5);
+      expect(seen.usualGapMs).toBeLessThanOrEqual(10);
+      expect(seen.running).toBe(2);
+      expect(seen.queued).toBeGreaterThan(0);
       const refused = refusals(t);
       expect(refused.length).toBeGreaterThan(700);
       expect(new Set(refused)).toEqual(new Set(['standing_queue']));
@@ -238,21 +263,45 @@ describe('AdmissionGate', () => {
       expect(Math.max(...waits(t.answered.slice(-100)))).toBeLessThanOrEqual(opts.targetMs + opts.intervalMs);
     });
 
-    it('an overload that begins during a stall is waited out no longer than a request may wait, then refused', async () => {
+    it('a surge that finds cold code finishing nothing is an overload, not a stall', async () => {
+      const stalls: number[] = [];
+      const g = new AdmissionGate({ ...opts, now: () => clock, onStall: () => stalls.push(clock) });
+      const t = traffic();
+      await run(g, t, 1000);
+      // six times the usual arrivals, and for its first 300 ms nothing finishes
+      const from = clock;
+      await run(g, t, 1500, { perStep: 6, stalled: (at) => at < from + 300 });
+      expect(stalls).toEqual([]);
+      expect(refusals(t).filter((r) => r === 'standing_queue').length).toBeGreaterThan(300);
+      expect(Math.max(...waits(t.answered.slice(-200)))).toBeLessThanOrEqual(opts.targetMs + opts.intervalMs);
+    });
+
+    it('a surge of what comes is an overload while the service is slower too', async () => {
+      const stalls: number[] = [];
+      const g = new AdmissionGate({ ...opts, now: () => clock, onStall: () => stalls.push(clock) });
+      const t = traffic();
+      await run(g, t, 1000);
+      // twice what came before, each request taking twice as long: the load rose, refused at once
+      await run(g, t, 1000, { perStep: 2, workMs: 20 });
+      expect(stalls).toEqual([]);
+      expect(refusals(t).filter((r) => r === 'standing_queue').length).toBeGreaterThan(50);
+    });
+
+    it('an overload that begins during a stall ends the wait: refused once more come than usually do', async () => {
       const g = new AdmissionGate({ ...opts, now: () => clock });
       const t = traffic();
       await run(g, t, 1000);
       const from = clock;
       await run(g, t, 300, { stalled: (at) => at < from + 300 });
       expect(g.load.stalled).toBe(true);
-      // the service works again, but three times what it finishes keeps coming: the queue never drains
-      await run(g, t, 500, { perStep: 6 });
-      expect(g.load).toMatchObject({ stalled: true, standing: false });
       expect(refusals(t)).toEqual([]);
-      // a second after the first request waited, the queue is judged as any other: refused early
-      await run(g, t, 1200, { perStep: 6 });
+      // the service works again, but three times what it finishes keeps coming: an overload, judged as one
+      await run(g, t, 200, { perStep: 6 });
       expect(g.load.stalled).toBe(false);
+      expect(refusals(t)).toContain('standing_queue');
+      await run(g, t, 1000, { perStep: 6 });
       expect(refusals(t).filter((r) => r === 'standing_queue').length).toBeGreaterThan(300);
+      expect(Math.max(...waits(t.answered.slice(-200)))).toBeLessThanOrEqual(opts.targetMs + opts.intervalMs);
     });
 
     it('a stall longer than a request may wait becomes the pace the queue is judged by', async () => {

@@ -25,6 +25,13 @@
  * for `maxWaitMs` from the first request that waited, and for as long as the queue drains after
  * that. An overload keeps the service finishing work, so it is judged as before.
  *
+ * Only at the usual load (decision 270): a stall is what stops the service while no more comes
+ * than usually does (at most twice the arrivals of the intervals in which the
+ * service kept up). A surge of arrivals is an overload even while nothing finishes — cold code
+ * meeting 400 requests a second first finishes nothing for a while — and ends a stall being
+ * waited out. A stall that outlasted `maxWaitMs` is not waited out again until the service keeps
+ * up (an interval with no wait past the target and nothing refused).
+ *
  * So a burst is absorbed, a stall is waited out, sustained overload is refused before any work is
  * done (the body not even read), and what is accepted waits at most about `targetMs` beyond its
  * own work while the service is overloaded.
@@ -45,12 +52,33 @@ export interface AdmissionOptions {
   now?: () => number;
   /** Told of each interval judged a stall, whose queue is waited out rather than refused (metrics). */
   onStall?: () => void;
+  /** Told when the queue is judged standing after it was not, with what the judgement saw (the operator's log). */
+  onStanding?: (seen: StandingJudged) => void;
+}
+
+/** What an interval judged standing looked like: what an operator reads to tell an overload from a stall the gate did not see as one. */
+export interface StandingJudged {
+  /** The interval's length. */
+  intervalMs: number;
+  /** Requests that came in it, and that finished in it. */
+  arrivals: number;
+  finished: number;
+  /** The shortest wait of the requests admitted in it (or the head's, when none was). */
+  shortestWaitMs: number;
+  /** Requests working and waiting at its end. */
+  running: number;
+  queued: number;
+  /** How long before its end a request last finished, and the usual gap between finished requests (null before any was measured). */
+  sinceFinishedMs: number;
+  usualGapMs: number | null;
 }
 
 /** How fast the usual pace of finished requests follows a new interval's (exponential average; about five intervals' memory). */
 const PACE_WEIGHT = 0.2;
 /** A stall: nothing finished for this many of the usual gaps between finished requests (and for longer than the target). */
 const STALL_GAPS = 4;
+/** The load rose: more came in an interval than this many times the usual arrivals (an overload, not a stall). */
+const SURGE = 2;
 
 /** Why a request was refused: the queue was full, it stands, or the request waited its longest. */
 export type Refusal = 'queue_full' | 'standing_queue' | 'waited_too_long';
@@ -80,14 +108,18 @@ export class AdmissionGate {
   private arrivals = 0;
   /** Requests that finished in the current interval. */
   private finished = 0;
+  /** Requests refused in the current interval. */
+  private refused = 0;
   /** Requests finished a millisecond, as the intervals that were not a stall saw it (null: none judged yet). */
   private pace: number | null = null;
+  /** Requests that came a millisecond over the intervals in which the service kept up: nothing waited past the target, nothing refused (null: none yet). */
+  private arrivalPace: number | null = null;
   /** When a request last finished. */
   private lastFinished: number;
   /** When the first request waiting through the stall being waited out came (null: none). */
   private stallSince: number | null = null;
-  /** `lastFinished` when a stall was waited out as long as it may be: the same quiet is not waited out twice. */
-  private stallOutlasted: number | null = null;
+  /** A stall was waited out as long as it may be: none is waited out again until the service keeps up again (an interval with no wait past the target and nothing refused). */
+  private outlasted = false;
   /** Looks at the queue while anything waits: a waiter whose turn does not come is refused in time, not when a slot frees. */
   private ticker: NodeJS.Timeout | null = null;
 
@@ -112,9 +144,9 @@ export class AdmissionGate {
       this.running++;
       return this.admission(0);
     }
-    if (this.queue.length >= this.opts.maxQueue) return { admitted: false, reason: 'queue_full' };
+    if (this.queue.length >= this.opts.maxQueue) return this.refuse('queue_full');
     const head = this.queue[0];
-    if (this.standing && head && now - head.since > this.opts.targetMs) return { admitted: false, reason: 'standing_queue' };
+    if (this.standing && head && now - head.since > this.opts.targetMs) return this.refuse('standing_queue');
     return new Promise<Admission>((resolve) => {
       this.queue.push({ since: now, resolve });
       this.tick();
@@ -177,7 +209,7 @@ export class AdmissionGate {
     const bound = this.standing ? this.opts.targetMs : this.opts.maxWaitMs;
     // FIFO: the head waited longest, so the overdue are a prefix of the queue
     while (this.queue.length > 0 && now - this.queue[0].since > bound) {
-      this.queue.shift()!.resolve({ admitted: false, reason: this.standing ? 'standing_queue' : 'waited_too_long' });
+      this.queue.shift()!.resolve(this.refuse(this.standing ? 'standing_queue' : 'waited_too_long'));
     }
   }
 
@@ -195,6 +227,11 @@ export class AdmissionGate {
       }
     }, every);
     this.ticker.unref?.();
+  }
+
+  private refuse(reason: Refusal): Admission {
+    this.refused++;
+    return { admitted: false, reason };
   }
 
   private observe(waited: number): void {
@@ -215,28 +252,51 @@ export class AdmissionGate {
     const shortest = this.shortestWait === Infinity ? (this.queue.length ? now - this.queue[0].since : 0) : this.shortestWait;
     const waitedPastTarget = shortest > this.opts.targetMs;
     const draining = this.finished > this.arrivals;
+    // the service kept up with what came: nothing waited past the target, nothing was refused
+    const keptUp = !waitedPastTarget && this.refused === 0;
     if (!waitedPastTarget) this.stallSince = null;
-    const quiet =
-      this.queue.length > 0 &&
-      this.pace !== null &&
-      this.pace > 0 &&
-      this.lastFinished !== this.stallOutlasted &&
-      now - this.lastFinished > Math.max(this.opts.targetMs, STALL_GAPS / this.pace);
-    if (this.stallSince === null && quiet) this.stallSince = this.queue[0].since;
-    if (this.stallSince !== null && (now - this.stallSince <= this.opts.maxWaitMs || draining)) {
+    if (keptUp) this.outlasted = false;
+    // what came stayed about what usually comes while the service kept up: its clients did not
+    // send more, so a queue is the service's doing; a surge is an overload, whatever else holds
+    const usualLoad = this.arrivalPace !== null && this.arrivals / elapsed <= SURGE * this.arrivalPace;
+    const known = usualLoad && this.pace !== null && this.pace > 0;
+    // nothing finished for several usual gaps: the service stalled
+    const quiet = known && this.queue.length > 0 && now - this.lastFinished > Math.max(this.opts.targetMs, STALL_GAPS / this.pace!);
+    if (this.stallSince === null && !this.outlasted && quiet) this.stallSince = this.queue[0].since;
+    if (this.stallSince !== null && usualLoad && (now - this.stallSince <= this.opts.maxWaitMs || draining)) {
       this.standing = false;
       this.opts.onStall?.();
     } else {
-      // a stall that outlasted a request's longest wait is judged as an overload until something finishes
-      if (this.stallSince !== null) this.stallOutlasted = this.lastFinished;
+      // a stall that outlasted a request's longest wait (or met a surge) is judged as an overload until the service keeps up again
+      if (this.stallSince !== null) this.outlasted = true;
       this.stallSince = null;
+      const usualGapMs = this.pace ? 1 / this.pace : null;
       const pace = this.finished / elapsed;
       this.pace = this.pace === null ? pace : this.pace + PACE_WEIGHT * (pace - this.pace);
+      // the usual load is what came while the service kept up: an overload's arrivals never become usual
+      if (keptUp) {
+        const arrivalPace = this.arrivals / elapsed;
+        this.arrivalPace = this.arrivalPace === null ? arrivalPace : this.arrivalPace + PACE_WEIGHT * (arrivalPace - this.arrivalPace);
+      }
+      const wasStanding = this.standing;
       this.standing = waitedPastTarget && !draining;
+      if (this.standing && !wasStanding) {
+        this.opts.onStanding?.({
+          intervalMs: elapsed,
+          arrivals: this.arrivals,
+          finished: this.finished,
+          shortestWaitMs: shortest,
+          running: this.running,
+          queued: this.queue.length,
+          sinceFinishedMs: now - this.lastFinished,
+          usualGapMs,
+        });
+      }
     }
     this.shortestWait = Infinity;
     this.arrivals = 0;
     this.finished = 0;
+    this.refused = 0;
     this.intervalStart = now;
   }
 }

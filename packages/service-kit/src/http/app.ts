@@ -26,6 +26,7 @@ import { mapDriverError } from './driver-errors.js';
 import { parseMultipart } from './multipart.js';
 import { assertExactNumbers, assertStorableJson, assertStorablePath, assertStorableQuery, unstorableText } from './hostile-input.js';
 import { AdmissionGate, type AdmissionOptions } from './admission.js';
+import { standingLines } from './standing-lines.js';
 
 export interface HttpAppOptions {
   service: string;
@@ -135,8 +136,14 @@ export function createHttpApp(opts: HttpAppOptions): Hono<KitEnv> {
   const duration = opts.metrics.histogram('http_request_duration_seconds', 'HTTP request duration');
   const failures = new FailureLines(opts.logger, opts.failureLinesPerSecond ?? DEFAULT_FAILURE_LINES_PER_SECOND);
   const shed = opts.metrics.counter('http_requests_shed_total', 'Requests refused with 503 before any work, by why (queue_full, standing_queue, waited_too_long)');
-  const stalls = opts.metrics.counter('http_request_queue_stalls_total', 'Intervals in which the service finished too little to judge its queue, whose waits were waited out rather than refused');
-  const gate = opts.admission ? new AdmissionGate({ ...opts.admission, onStall: () => stalls.inc() }) : null;
+  const stalls = opts.metrics.counter('http_request_queue_stalls_total', 'Intervals of a stall at the usual load (decisions 269, 270), whose queue was waited out rather than refused');
+  const gate = opts.admission
+    ? new AdmissionGate({
+        ...opts.admission,
+        onStall: () => stalls.inc(),
+        onStanding: standingLines(opts.logger),
+      })
+    : null;
   const queueWait = opts.metrics.histogram('http_request_queue_wait_seconds', 'How long admitted requests waited for their turn');
 
   app.use('*', async (c, next) => {
