@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../logger.js';
+import { warningsRecorder } from '../warnings-recorder.js';
 import { FailureLines } from './failure-lines.js';
 
 /* Failed requests' log lines: a few a second for each kind of failure, the rest counted exactly. */
-
-function recorder() {
-  const lines: Array<{ msg: string; fields: Record<string, unknown> }> = [];
-  const log: Logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (msg, fields = {}) => lines.push({ msg, fields }),
-    error: () => undefined,
-    child: () => log,
-  };
-  return { log, lines };
-}
 
 const shed = { method: 'POST', route: '/v1/sales/invoices', status: 503, code: 'service_unavailable' };
 const unreachable = { method: 'GET', route: '/v1/finance/payouts', status: 503, code: 'service_unavailable' };
@@ -22,7 +10,7 @@ const unreachable = { method: 'GET', route: '/v1/finance/payouts', status: 503, 
 describe('FailureLines', () => {
   it('writes the first lines of a second for each kind and counts the rest in one line when the second ends', () => {
     let now = 1_000_000;
-    const { log, lines } = recorder();
+    const { log, lines } = warningsRecorder();
     const failures = new FailureLines(log, 3, () => now);
     for (let i = 0; i < 10; i++) failures.write(log, shed, { request_id: `a${i}` });
     failures.write(log, unreachable, { request_id: 'b0' }); // another kind: written at once
@@ -42,7 +30,7 @@ describe('FailureLines', () => {
   });
 
   it('writes the count of a second after it ended though no failure followed', async () => {
-    const { log, lines } = recorder();
+    const { log, lines } = warningsRecorder();
     const failures = new FailureLines(log, 1);
     for (let i = 0; i < 5; i++) failures.write(log, shed, { request_id: `a${i}` });
     failures.write(log, unreachable, { request_id: 'b0' });
@@ -54,7 +42,7 @@ describe('FailureLines', () => {
   });
 
   it('writes every line when the limit is 0', () => {
-    const { log, lines } = recorder();
+    const { log, lines } = warningsRecorder();
     const failures = new FailureLines(log, 0);
     for (let i = 0; i < 50; i++) failures.write(log, shed, { request_id: `a${i}` });
     expect(lines).toHaveLength(50);

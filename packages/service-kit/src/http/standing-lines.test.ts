@@ -1,28 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../logger.js';
+import { warningsRecorder } from '../warnings-recorder.js';
 import type { StandingJudged } from './admission.js';
 import { STANDING_LINE_EVERY_MS, standingLines } from './standing-lines.js';
 
 /* The gate's turns to refusing, as an operator reads them: the first at once, then one line in ten seconds with the turns between. */
-
-function recorder() {
-  const lines: Array<{ msg: string; fields: Record<string, unknown> }> = [];
-  const log: Logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (msg, fields = {}) => lines.push({ msg, fields }),
-    error: () => undefined,
-    child: () => log,
-  };
-  return { log, lines };
-}
 
 const seen: StandingJudged = { intervalMs: 500.04, arrivals: 61, finished: 20, shortestWaitMs: 73.456, running: 16, queued: 41, sinceFinishedMs: 2.25, usualGapMs: null };
 
 describe('standingLines', () => {
   it('writes the first turn with what the gate saw, then at most one line per period counting the turns', () => {
     let now = 5_000;
-    const { log, lines } = recorder();
+    const { log, lines } = warningsRecorder();
     const turned = standingLines(log, () => now);
     turned(seen);
     expect(lines).toEqual([
