@@ -164,22 +164,14 @@ describe('AdmissionGate', () => {
       working: Array<{ leave: () => void; doneAt: number }>;
     }
     const traffic = (): Traffic => ({ answered: [], working: [] });
-    /**
-     * Runs `ms` of traffic, `perStep` arrivals every 10 ms; a request finishes `workMs` after its
-     * turn (a number, or the work of a turn taken at that moment), later while `stalled` holds the service.
-     */
-    const run = async (
-      g: AdmissionGate,
-      t: Traffic,
-      ms: number,
-      { perStep = 1, workMs = 10 as number | ((at: number) => number), stalled = (_at: number): boolean => false } = {},
-    ) => {
+    /** Runs `ms` of traffic, `perStep` arrivals every 10 ms; a request finishes `workMs` after its turn, later while `stalled` holds the service. */
+    const run = async (g: AdmissionGate, t: Traffic, ms: number, { perStep = 1, workMs = 10, stalled = (_at: number): boolean => false } = {}) => {
       for (let step = 0; step < ms; step += 10) {
         for (let i = 0; i < perStep; i++) {
           const a = g.enter();
           const take = (x: Admission) => {
             t.answered.push(x);
-            if (x.admitted) t.working.push({ leave: x.leave, doneAt: clock + (typeof workMs === 'number' ? workMs : workMs(clock)) });
+            if (x.admitted) t.working.push({ leave: x.leave, doneAt: clock + workMs });
           };
           if (a instanceof Promise) void a.then(take);
           else take(a);
@@ -230,7 +222,6 @@ describe('AdmissionGate', () => {
       // three times what it can finish, the service working at its pace throughout
       await run(g, t, 2000, { perStep: 6 });
       expect(g.load).toMatchObject({ standing: true, stalled: false });
-      // told once, when it turned to refusing: more came than finished, the service finishing at its usual pace
       // told at each turn to refusing (the queue drains between them, as CoDel's does), never more often than intervals
       expect(judged.length).toBeGreaterThanOrEqual(1);
       expect(judged.length).toBeLessThanOrEqual(20);

@@ -241,9 +241,10 @@ export class AdmissionGate {
   /**
    * At each interval's end: the queue stands when even its shortest wait passed the target and
    * at least as many came as finished, unless a stall is being waited out: from an interval's end
-   * at which requests wait and nothing has finished for longer than the target and four usual
-   * gaps, until the queue stops standing — for `maxWaitMs` from the first request that waited,
-   * and while the queue drains after that.
+   * at which requests wait, nothing has finished for longer than the target and four usual gaps
+   * and no more than twice the usual arrivals came, until the queue stops standing — for
+   * `maxWaitMs` from the first request that waited, and while the queue drains after that, as
+   * long as no surge comes.
    */
   private judge(now: number): void {
     const elapsed = now - this.intervalStart;
