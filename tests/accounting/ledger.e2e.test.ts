@@ -8,6 +8,7 @@ import { rowCopies } from '../support/bulk-copy.js';
 import { accountingTransactionPageSchema, parseEventData } from '@ledgerline/contracts';
 import { positional } from '@ledgerline/service-kit';
 import { CREDITED_SECTIONS_SQL } from '../../apps/accounting/src/domain/ledger-store.js';
+import { FIRST_PAGE_SQL } from '../../apps/accounting/src/domain/account-ledger.js';
 import { bankTransaction, creditNote, invoice, payout, publisher, vendorCredit, bill, SUBJECTS, type Publisher } from './support.js';
 
 let stack: Stack;
@@ -266,6 +267,49 @@ describe('the ledger at scale', () => {
       const neither = await lookup(-1, 'NO-SUCH-NUMBER');
       expect({ byId: byId.found, byNumber: byNumber.found, neither: neither.found }).toEqual({ byId: 1, byNumber: 1, neither: 0 });
       expect(Math.max(byId.pages, byNumber.pages, neither.pages)).toBeLessThan(30);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+
+  it("an account's ledger reads that account's rows of each day from the index, not every account's from the table (decision 271)", async () => {
+    const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+    await client.connect();
+    try {
+      // an organisation of its own: one entry with 3 000 rows on ten accounts on one day, 300 on
+      // each (debit = credit on every row, so it balances; the ledger is append-only, so they stay)
+      await client.query('begin');
+      const [{ id }] = (
+        await client.query(
+          `insert into accounting_transactions (uid, org_id, book_id, type, source_type, source_id, date_posting, currency, legal_currency, total)
+           values (gen_random_uuid(), 778, 1, 'journal_entry', 'journal_entry', 1, '2025-07-01', 'CZK', 'CZK', 3000) returning id`,
+        )
+      ).rows;
+      await client.query(
+        `insert into ledger_rows (org_id, transaction_id, book_id, ord, role, date_posting, gl_account_number, debit, credit)
+         select 778, $1, 1, g, 'journal', '2025-07-01', (310 + g % 10)::text, 1, 1 from generate_series(1, 3000) g`,
+        [id],
+      );
+      await client.query('commit');
+      await client.query('analyze ledger_rows');
+      // a table this small may be read whole by choice; what is asked is whether the index can
+      // pick the account, so the planner is kept to indexes
+      await client.query('set enable_seqscan = off');
+      const { text } = positional(FIRST_PAGE_SQL);
+      const [{ 'QUERY PLAN': [plan] }] = (await client.query(`explain (analyze, format json) ${text}`, [778, 1, '2025-07-01', '2025-07-31', '311', '311', 101, 778])).rows;
+      const nodes: Array<Record<string, any>> = [];
+      const visit = (n: Record<string, any>) => (nodes.push(n), (n.Plans ?? []).forEach(visit));
+      visit(plan.Plan);
+      // the rows' scan, and the index scan under it when the planner takes a bitmap
+      const scan = nodes.find((n) => n['Relation Name'] === 'ledger_rows')!;
+      const cond = nodes.some((n) => (n === scan || String(n['Index Name'] ?? '').startsWith('ledger_rows')) && String(n['Index Cond']).includes('gl_account_number'));
+      expect(plan.Plan['Actual Rows']).toBe(101);
+      // the account is a condition of the index: only 311's 300 rows of the day are read
+      expect({ cond, read: scan['Actual Rows'], thrownAway: scan['Rows Removed by Filter'] ?? 0 }).toEqual({
+        cond: true,
+        read: 300,
+        thrownAway: 0,
+      });
     } finally {
       await client.end();
     }

@@ -219,6 +219,22 @@ create table ledger_entry_views (
 );
 `,
   ),
+  sqlMigration(
+    'accounting_0019_rows_by_day_and_account_in_text_order',
+    `
+-- Decision 271. Every statement that picks ledger rows by account compares the numbers as strings
+-- in byte order (collate "C": 343 and [500;599] mean the same whatever the database's collation),
+-- and an index column of the database's own collation cannot answer such a comparison: the
+-- account ledger of 311 read every account's rows of each day from the table and threw away four
+-- in five (a 500-line page of a year: 10 045 rows read for 1 827, 41 ms cold, 11-16 ms warm;
+-- 10 ms and 6.6 ms from this index). The same columns, the account's in byte order: the
+-- trial balance's and the day's reads use it as they used the one it replaces.
+-- (if not exists: an operator with a large ledger may build it beforehand with create index
+-- concurrently, which a migration in a transaction cannot; 12 s for ten million rows.)
+create index if not exists ledger_rows_day_account on ledger_rows (org_id, book_id, date_posting, gl_account_number collate "C") include (debit, credit);
+drop index if exists ledger_rows_tb;
+`,
+  ),
 ];
 
 /** Every migration of the service, in the order of their names (the order they ran in). */

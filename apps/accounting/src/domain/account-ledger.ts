@@ -59,7 +59,8 @@ const pageAfterSql = (after: string) =>
              where r.org_id = ? and r.book_id = ? and r.date_posting between ?::date and ?::date and ${IN_RANGE} ${after}
              order by r.date_posting, r.transaction_id, r.ord
              limit ?) r`);
-const FIRST_PAGE_SQL = pageAfterSql('');
+/** The period's first page: parameters organisation, book, period's first and last day, range's low and high account, rows, organisation. */
+export const FIRST_PAGE_SQL = pageAfterSql('');
 const PAGE_AFTER_SQL = pageAfterSql('and r.date_posting >= ?::date and (r.date_posting, r.transaction_id, r.ord) > (?::date, ?::bigint, ?::int)');
 
 /** A page by offset: moved sums the period's rows from its start, so the page's balance follows from the opening one. */
