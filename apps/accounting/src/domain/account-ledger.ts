@@ -2,7 +2,7 @@ import { isoDate, type AccountLedger, type AccountLedgerQuery } from '@ledgerlin
 import { dec, decodeCursor, encodeCursor, invalidCursor, listDigest, parseRange, refuseReversedPeriod, sqlRows, toWire, type Dec, type TenantContext } from '@ledgerline/service-kit';
 import { GENERAL_LEDGER_BOOK, type ChartLocale } from './chart.js';
 import { daySums } from './day-sums.js';
-import { accountsOf, glAccountView } from './transactions.js';
+import { accountsNamed, glAccountView } from './transactions.js';
 import { legalCurrencyOf } from './trial-balance.js';
 
 /*
@@ -16,6 +16,12 @@ import { legalCurrencyOf } from './trial-balance.js';
  * the line: it costs what the first page costs, wherever it is. A page by offset (`from`) sums the
  * period's lines before it, as it always did.
  */
+
+/**
+ * The statements below are fixed texts, each parsed and planned once per connection (decision 83)
+ * rather than on every page.
+ */
+const PREPARED = { prepared: true };
 
 /** The order of the lines, and of a cursor's keys. */
 const ORDER = ['date_posting', 'transaction_id', 'ord'];
@@ -113,7 +119,7 @@ export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, l
     q.date_from,
     q.date_from,
     ...SUMS.params([orgId, book, q.date_to, low, high]),
-  ]);
+  ], PREPARED);
   const opening = dec(sums.opening);
   // one row more than the page, to know whether a page follows
   const period = [orgId, book, q.date_from, q.date_to, low, high];
@@ -129,18 +135,18 @@ export async function accountLedger(ctx: TenantContext, q: AccountLedgerQuery, l
       high,
       after.transactionId,
       after.ord,
-    ]);
+    ], PREPARED);
     start = dec(at.balance);
-    rows = await sqlRows<PageRow>(em, PAGE_AFTER_SQL, [...period, after.date, after.date, after.transactionId, after.ord, q.take + 1, orgId]);
+    rows = await sqlRows<PageRow>(em, PAGE_AFTER_SQL, [...period, after.date, after.date, after.transactionId, after.ord, q.take + 1, orgId], PREPARED);
   } else if (q.from > 0) {
-    rows = await sqlRows<PageRow>(em, PAGE_BY_OFFSET_SQL, [...period, q.take + 1, q.from, orgId]);
+    rows = await sqlRows<PageRow>(em, PAGE_BY_OFFSET_SQL, [...period, q.take + 1, q.from, orgId], PREPARED);
   } else {
-    rows = await sqlRows<PageRow>(em, FIRST_PAGE_SQL, [...period, q.take + 1, orgId]);
+    rows = await sqlRows<PageRow>(em, FIRST_PAGE_SQL, [...period, q.take + 1, orgId], PREPARED);
   }
   const more = rows.length > q.take;
   if (more) rows = rows.slice(0, q.take);
   const last = rows[rows.length - 1];
-  const accounts = await accountsOf(em);
+  const accounts = await accountsNamed(ctx, new Set(rows.map((r) => r.gl_account_number)));
   return {
     currency: await legalCurrencyOf(ctx, defaultCurrency),
     account_number: q.account_number,

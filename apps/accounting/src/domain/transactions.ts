@@ -203,6 +203,15 @@ export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccou
   return new Map(all.map((a) => [a.number, a]));
 }
 
+/** The organisation's accounts of these numbers, by number: what a page names, not the whole chart. */
+export async function accountsNamed(scope: TenantScope, numbers: Iterable<string>): Promise<Map<string, GlAccount>> {
+  const { em, orgId } = scope;
+  const rows = await sqlRows<GlAccount>(em, `select ${entityColumns(em, GlAccountSchema)} from gl_accounts where org_id = ? and number = any(?::text[])`, [orgId, [...numbers]], {
+    prepared: true,
+  });
+  return new Map(rows.map((a) => [a.number, a]));
+}
+
 /** A page's entry as the page statement reads it: its id, what a stored view leaves out, the view if stored. */
 interface ListedEntry {
   id: number;
@@ -247,10 +256,7 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
   const named = new Set<string>();
   for (const e of found) if (e.view !== null) accountsMarked(e.view, named);
   const built = await entriesBuilt(scope, found.filter((e) => e.view === null).map((e) => Number(e.id)), named);
-  const accountRows = await sqlRows<GlAccount>(em, `select ${entityColumns(em, GlAccountSchema)} from gl_accounts where org_id = ? and number = any(?::text[])`, [orgId, [...named]], {
-    prepared: true,
-  });
-  const accounts = new Map(accountRows.map((a) => [a.number, a]));
+  const accounts = await accountsNamed(scope, named);
   const accountTexts = new Map<string, string>();
   const accountJson = (n: string) => {
     let text = accountTexts.get(n);
