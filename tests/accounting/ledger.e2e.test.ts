@@ -8,7 +8,7 @@ import { rowCopies } from '../support/bulk-copy.js';
 import { accountingTransactionPageSchema, parseEventData } from '@ledgerline/contracts';
 import { positional } from '@ledgerline/service-kit';
 import { CREDITED_SECTIONS_SQL } from '../../apps/accounting/src/domain/ledger-store.js';
-import { FIRST_PAGE_SQL } from '../../apps/accounting/src/domain/account-ledger.js';
+import { FIRST_PAGE_SQL, SUMS, SUMS_SQL } from '../../apps/accounting/src/domain/account-ledger.js';
 import { bankTransaction, creditNote, invoice, payout, publisher, vendorCredit, bill, SUBJECTS, type Publisher } from './support.js';
 
 let stack: Stack;
@@ -310,6 +310,34 @@ describe('the ledger at scale', () => {
         read: 300,
         thrownAway: 0,
       });
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+  it("an account's opening balance sums that account's day sums, not every account's (decision 271)", async () => {
+    const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+    await client.connect();
+    try {
+      // an organisation of its own with 40 accounts' sums over 400 days (folded sums, as a long
+      // history leaves them: 10.00 debit, 4.00 credit and 2 lines each)
+      await client.query(
+        `insert into ledger_day_balances (org_id, book_id, date_posting, gl_account_number, debit, credit, lines)
+         select 779, 1, date '2024-01-01' + d, (300 + a)::text, 10, 4, 2 from generate_series(0, 399) d, generate_series(0, 39) a`,
+      );
+      await client.query('analyze ledger_day_balances');
+      await client.query('set enable_seqscan = off');
+      const { text } = positional(SUMS_SQL);
+      const params = ['2025-01-01', '2025-01-01', '2025-01-01', '2025-01-01', ...SUMS.params([779, 1, '2025-01-31', '311', '311'])];
+      // what a user reads: 366 days of 2024 before the period (6.00 each), 31 days of January in it
+      expect((await client.query(text, params)).rows[0]).toEqual({ opening: '2196', debit: '310', credit: '124', lines: '62' });
+      const [{ 'QUERY PLAN': [plan] }] = (await client.query(`explain (analyze, format json) ${text}`, params)).rows;
+      const nodes: Array<Record<string, any>> = [];
+      const visit = (n: Record<string, any>) => (nodes.push(n), (n.Plans ?? []).forEach(visit));
+      visit(plan.Plan);
+      const scan = nodes.find((n) => n['Relation Name'] === 'ledger_day_balances')!;
+      const cond = nodes.some((n) => (n === scan || String(n['Index Name'] ?? '').startsWith('ledger_day_balances')) && String(n['Index Cond']).includes('gl_account_number'));
+      // 311's 397 days up to the period's end, none of the other 39 accounts' 15 880
+      expect({ cond, read: scan['Actual Rows'], thrownAway: scan['Rows Removed by Filter'] ?? 0 }).toEqual({ cond: true, read: 397, thrownAway: 0 });
     } finally {
       await client.end();
     }

@@ -235,6 +235,18 @@ create index if not exists ledger_rows_day_account on ledger_rows (org_id, book_
 drop index if exists ledger_rows_tb;
 `,
   ),
+  sqlMigration(
+    'accounting_0020_day_sums_by_account',
+    `
+-- Decision 271. An account's ledger sums the account's day sums before and within its period for
+-- its opening balance and totals; the day sums are keyed by day first, so that read went through
+-- every account's days (300 accounts over five years: 540 000 sums read for 1 800, 50 ms a page;
+-- from this index 0.5 ms). By account, in byte order as the reads compare it, then day; the
+-- amounts included, so the sums are read from the index alone. The reports by day (the trial
+-- balance, the statements) keep the primary key.
+create index if not exists ledger_day_balances_account on ledger_day_balances (org_id, book_id, gl_account_number collate "C", date_posting) include (debit, credit, lines);
+`,
+  ),
 ];
 
 /** Every migration of the service, in the order of their names (the order they ran in). */

@@ -30,8 +30,9 @@ const ORDER = ['date_posting', 'transaction_id', 'ord'];
 const IN_RANGE = `r.gl_account_number collate "C" >= ? collate "C" and r.gl_account_number collate "C" <= ? collate "C"`;
 
 /** The balance before the period, the period's sums and its number of lines, from the day sums. */
-const SUMS = daySums(`r.org_id = ? and r.book_id = ? and r.date_posting <= ?::date and ${IN_RANGE}`);
-const SUMS_SQL = `
+export const SUMS = daySums(`r.org_id = ? and r.book_id = ? and r.date_posting <= ?::date and ${IN_RANGE}`);
+/** Parameters: the period's first day four times, then `SUMS.params` of organisation, book, the period's last day, the range's low and high account. */
+export const SUMS_SQL = `
   select coalesce(sum(r.debit - r.credit) filter (where r.date_posting < ?::date), 0)::text as opening,
          coalesce(sum(r.debit) filter (where r.date_posting >= ?::date), 0)::text as debit,
          coalesce(sum(r.credit) filter (where r.date_posting >= ?::date), 0)::text as credit,
