@@ -54,6 +54,20 @@ async function paced(day: string, perSecond: number, ms: number) {
   return Promise.all(answers);
 }
 
+/**
+ * Offers the steady pace until a whole stretch of it is answered 200: the gate learns the
+ * service's pace from intervals it kept up with, and on a machine busy with other tests the first
+ * stretch can meet code run for the first time and be refused (at most five stretches).
+ */
+async function warmed(day: string) {
+  let refused: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    refused = (await paced(day, 40, 1500)).filter((a) => a.status !== 200).map((a) => a.status);
+    if (refused.length === 0) return;
+  }
+  throw new Error(`the service did not keep up with 40 requests a second in five stretches: ${refused.join(', ')}`);
+}
+
 /** Holds sales' documents table for 700 ms under 40 requests a second: every answer 200, nothing shed, the stall counted, each invoice in the ledger once. */
 async function stallWaitedOut(day: string) {
   const shedBefore = await salesMetric('http_requests_shed_total');
@@ -88,8 +102,7 @@ describe('a stall of the database', () => {
   it('is waited out by the admission gate: nothing refused, every invoice posted once', async () => {
     const day = '2030-06-03';
     // the gate learns the service's pace first
-    const warm = await paced('2030-06-02', 40, 1500);
-    expect(warm.filter((a) => a.status !== 200)).toEqual([]);
+    await warmed('2030-06-02');
     await stallWaitedOut(day);
   }, 60_000);
 
