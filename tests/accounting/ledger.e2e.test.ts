@@ -238,6 +238,9 @@ describe('posting documents from the bus', () => {
   });
 });
 
+/** A client of the stack's accounting database, not yet connected. */
+const accountingDb = () => new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+
 /**
  * How a statement read `table` (decision 271): whether an index's condition named the account,
  * the rows the table's scan kept and those it fetched only to throw away; and the statement's rows.
@@ -261,7 +264,7 @@ describe('the ledger at scale', () => {
   it('a credit finds its credited document by id or number in a few pages, however many documents the organisation has', async () => {
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 80, date: '2025-06-30', lines: [{ base: 100, rate: 21 }] }));
     await entryFor('sales_invoice', 80, '2025-06-30');
-    const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+    const client = accountingDb();
     await client.connect();
     try {
       // 8 000 invoices of an organisation of their own (headers are enough for the lookup; the
@@ -292,7 +295,7 @@ describe('the ledger at scale', () => {
   }, 60_000);
 
   it("an account's ledger reads that account's rows of each day from the index, not every account's from the table (decision 271)", async () => {
-    const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+    const client = accountingDb();
     await client.connect();
     try {
       // an organisation of its own: one entry with 3 000 rows on ten accounts on one day, 300 on
@@ -321,7 +324,7 @@ describe('the ledger at scale', () => {
   }, 60_000);
 
   it("an account's opening balance sums that account's day sums, not every account's (decision 271)", async () => {
-    const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+    const client = accountingDb();
     await client.connect();
     try {
       // an organisation of its own with 40 accounts' sums over 400 days (folded sums, as a long
@@ -343,10 +346,9 @@ describe('the ledger at scale', () => {
 });
 
 describe('the database guards the ledger', () => {
-  const db = () => new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
 
   it('refuses to commit an unbalanced transaction (deferred constraint trigger)', async () => {
-    const c = db();
+    const c = accountingDb();
     await c.connect();
     try {
       await c.query('begin');
@@ -364,7 +366,7 @@ describe('the database guards the ledger', () => {
   });
 
   it('is append-only: rows are never updated or deleted, only a header status may change', async () => {
-    const c = db();
+    const c = accountingDb();
     await c.connect();
     try {
       await expect(c.query(`update ledger_rows set debit = debit + 1 where org_id = 1`)).rejects.toThrow(/append-only/);
@@ -377,7 +379,7 @@ describe('the database guards the ledger', () => {
   });
 
   it("a rebuild's set-based store refuses, storing nothing, a batch with an entry that does not balance or one already in the ledger; the guards hold outside it", async () => {
-    const c = db();
+    const c = accountingDb();
     await c.connect();
     // an entry as the rebuild sends it, copied from a posted one under a new source id
     const payload = (sourceId: number, extraDebit: string) =>
@@ -413,7 +415,7 @@ describe('the database guards the ledger', () => {
   });
 
   it("the storing functions write every column of the ledger's tables (its column lists are kept by hand)", async () => {
-    const c = db();
+    const c = accountingDb();
     await c.connect();
     try {
       const { rows: columns } = await c.query<{ table_name: string; column_name: string }>(
@@ -440,7 +442,7 @@ describe('the database guards the ledger', () => {
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-06-01', lines: [{ base: 10, rate: 21 }] }), { orgId: 2 });
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 77, date: '2025-06-01', lines: [{ base: 10, rate: 21 }] }));
     await entryFor('sales_invoice', 77, '2025-06-01');
-    const c = db();
+    const c = accountingDb();
     await c.connect();
     try {
       await eventually(async () => (await c.query(`select 1 from accounting_transactions where org_id = 2`)).rowCount === 1, 2000);
@@ -454,7 +456,7 @@ describe('the database guards the ledger', () => {
 
 describe('organisation profile replica', () => {
   it("posts in the organisation's legal currency from settings.organisation.updated", async () => {
-    const c = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+    const c = accountingDb();
     await c.connect();
     try {
       // the bootstrap organisation announced by the settings service

@@ -206,7 +206,10 @@ export async function accountsOf(em: EntityManager): Promise<Map<string, GlAccou
 /** The organisation's accounts of these numbers, by number: what a page names, not the whole chart. */
 export async function accountsNamed(scope: TenantScope, numbers: Iterable<string>): Promise<Map<string, GlAccount>> {
   const { em, orgId } = scope;
-  const rows = await sqlRows<GlAccount>(em, `select ${entityColumns(em, GlAccountSchema)} from gl_accounts where org_id = ? and number = any(?::text[])`, [orgId, [...numbers]], {
+  const wanted = [...numbers];
+  // a page without lines names none: no statement for it
+  if (wanted.length === 0) return new Map();
+  const rows = await sqlRows<GlAccount>(em, `select ${entityColumns(em, GlAccountSchema)} from gl_accounts where org_id = ? and number = any(?::text[])`, [orgId, wanted], {
     prepared: true,
   });
   return new Map(rows.map((a) => [a.number, a]));
