@@ -36,6 +36,34 @@ describe('JsonText.ofList', () => {
   });
 });
 
+describe('JsonText.ofList of spliced items', () => {
+  const fill = (s: string) => Buffer.from(s, 'utf8');
+  it('writes each cut stretch replaced by its fill, around text of any width', () => {
+    // stretches cut at the start, in the middle beside multi-byte text, and at the end
+    const parts: Array<string | [cut: string, fill: string]> = [['<a>', ''], '{"n":"ž🐎",', ['<b>', '"k"'], ':1,"m":', ['<c>', '{"name":"Účet"}'], '}', ['<d>', ' ']];
+    let text = '';
+    const cuts: number[] = [];
+    const fills: Buffer[] = [];
+    for (const p of parts) {
+      if (typeof p === 'string') text += p;
+      else (cuts.push(text.length, text.length + p[0].length), fills.push(fill(p[1])), (text += p[0]));
+    }
+    const expected = '{"n":"ž🐎","k":1,"m":{"name":"Účet"}} ';
+    const json = JsonText.ofList('[', [views[1], { text, cuts, fills }, '{"x":null}'], ']');
+    const body = json.answerBody() as Buffer;
+    expect(body.equals(Buffer.from(`[${views[1]},${expected},{"x":null}]`, 'utf8'))).toBe(true);
+    expect(json.text).toBe(`[${views[1]},${expected},{"x":null}]`);
+    // a text without cuts is written whole
+    expect(String(JsonText.ofList('', [{ text: views[0], cuts: [], fills: [] }], '').answerBody())).toBe(views[0]);
+  });
+
+  it('refuses a spliced item whose cuts and fills do not pair, or whose cut is not ASCII', () => {
+    expect(() => JsonText.ofList('', [{ text: 'abc', cuts: [0, 1], fills: [] }], '').answerBody()).toThrow(/1 cuts and 0 fills/);
+    // a cut over a two-byte character is measured a byte short: the check of every byte written says so
+    expect(() => JsonText.ofList('', [{ text: 'ažc', cuts: [1, 2], fills: [fill('b')] }], '').answerBody()).toThrow(/encoded to/);
+  });
+});
+
 describe('a keyset page answered through the kit', () => {
   it('reaches the client byte for byte, with its length and JSON media type', async () => {
     const app = new Hono();

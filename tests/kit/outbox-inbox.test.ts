@@ -155,9 +155,10 @@ describe('transactional outbox', () => {
         // the relay's scan in id order marks those entries dead the first time it meets them, so
         // the next pass (the relay's, or anyone's) reads a few index pages only
         // (an entry is marked only once no running transaction can need its row: a long one
-        // anywhere in the cluster, e.g. another test's bulk insert, holds the first passes back)
+        // anywhere in the cluster, e.g. another test's bulk insert, holds the first passes back:
+        // up to 8 s, as a ledger rebuild in a parallel test file took 2 s and more)
         let pages = await pagesRead(relaySession);
-        for (let pass = 0; pass < 10 && pages >= 10; pass++) {
+        for (let pass = 0; pass < 40 && pages >= 10; pass++) {
           await new Promise((r) => setTimeout(r, 200));
           pages = await pagesRead(relaySession);
         }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountingTransaction } from '@ledgerline/contracts';
-import { asEntities, dec, entityColumns, isoDay, type DecimalInput, listPage, propertiesOf, sqlRows, tableShape, toWire, where, type SortKey, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
+import { asEntities, dec, entityColumns, isoDay, type DecimalInput, type JsonItem, listPage, propertiesOf, sqlRows, tableShape, toWire, where, type SortKey, type SqlCondition, type TenantScope } from '@ledgerline/service-kit';
 import {
   AccountingTransactionSchema,
   GlAccountSchema,
@@ -13,7 +13,7 @@ import {
 } from '../db/entities.js';
 import { unknownAccountName, type ChartLocale } from './chart.js';
 import { TAX_ROLES } from './posting-map.js';
-import { accountsMarked, filledView, slot, templateText } from './entry-view-text.js';
+import { accountOfSlot, accountSlots, marksOf, slot, splicedView, templateText } from './entry-view-text.js';
 
 /** Reading the ledger: the accounting transactions GET /v1/accounting/transactions answers. */
 
@@ -103,7 +103,7 @@ export function transactionView(
 
 /**
  * The stored view of an entry just posted (decision 260): its view with marks where its status,
- * `edited_at` and accounts go, as `filledView` fills them for each answer.
+ * `edited_at` and accounts go, as `splicedView` fills them for each answer.
  */
 export function entryViewText(t: AccountingTransactionRecord, rows: LedgerRowRecord[], taxRows: LedgerTaxRowRecord[]): string {
   return templateText(entryView(t, rows, taxRows, slot.account, { status: slot.status(), editedAt: slot.editedAt() }));
@@ -254,25 +254,41 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
     cursor: q.cursor,
     exactTotal: q.exactTotal,
   });
-  if (found.length === 0) return { entities: [] as string[], ...counted };
-  // the accounts the page names, not the whole chart
+  if (found.length === 0) return { entities: [] as JsonItem[], ...counted };
+  // the accounts the page names, not the whole chart; each view's marks found once
+  const marked = found.map((e) => (e.view === null ? null : marksOf(e.view)));
+  const slots = new Set<string>();
+  for (const m of marked) if (m !== null) accountSlots(m, slots);
   const named = new Set<string>();
-  for (const e of found) if (e.view !== null) accountsMarked(e.view, named);
+  for (const s of slots) named.add(accountOfSlot(s));
   const built = await entriesBuilt(scope, found.filter((e) => e.view === null).map((e) => Number(e.id)), named);
   const accounts = await accountsNamed(scope, named);
-  const accountTexts = new Map<string, string>();
-  const accountJson = (n: string) => {
-    let text = accountTexts.get(n);
-    if (text === undefined) accountTexts.set(n, (text = JSON.stringify(glAccountView(n, accounts, locale))));
-    return text;
+  // each value a mark is filled with, encoded once a page
+  const accountFills = new Map<string, Uint8Array>();
+  const account = (s: string) => {
+    let fill = accountFills.get(s);
+    if (fill === undefined) accountFills.set(s, (fill = Buffer.from(JSON.stringify(glAccountView(accountOfSlot(s), accounts, locale)))));
+    return fill;
   };
-  const entities = found.map((e) => {
-    if (e.view !== null) return filledView(e.view, { status: e.accountingStatus, editedAt: e.editedAt ? new Date(e.editedAt).toISOString() : null, accountJson });
+  const statusFills = new Map<string, Uint8Array>();
+  const statusFill = (status: string) => {
+    let fill = statusFills.get(status);
+    if (fill === undefined) statusFills.set(status, (fill = Buffer.from(JSON.stringify(status))));
+    return fill;
+  };
+  const entities = found.map((e, i): JsonItem => {
+    const m = marked[i];
+    if (m !== null) {
+      const editedAt = e.editedAt ? Buffer.from(JSON.stringify(new Date(e.editedAt).toISOString())) : NULL_JSON;
+      return splicedView(m, { status: statusFill(e.accountingStatus), editedAt, account });
+    }
     const b = built.get(Number(e.id))!;
     return JSON.stringify(transactionView(b.header, b.rows, b.taxRows, accounts, locale));
   });
   return { ...counted, entities };
 }
+
+const NULL_JSON = Buffer.from('null');
 
 /** Entries without a stored view, read whole by id; the accounts their rows name are added to `named`. */
 export async function entriesBuilt(scope: TenantScope, ids: number[], named: Set<string>) {

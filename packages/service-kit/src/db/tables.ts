@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlRows } from './orm.js';
 import { JsonText } from '../json-text.js';
 
-export { JsonText } from '../json-text.js';
+export { JsonText, type JsonItem, type SplicedJson } from '../json-text.js';
 export { isUniqueViolation } from './unique-violation.js';
 
 /*

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from '@ledgerline/contracts';
 import { ValidationError } from '../errors.js';
-import { JsonText } from '../db/tables.js';
+import { JsonText, type JsonItem } from '../db/tables.js';
 import { parseRequest, unknownFieldsError } from './validation.js';
 
 /**
@@ -116,8 +116,8 @@ export function keysetPage<T>(entities: T[], listed: { total: number; totalExact
   return { total: listed.total, total_exact: listed.totalExact, from: q.from, take: q.take, next_cursor: listed.nextCursor, entities, aggregations: [] };
 }
 
-/** `keysetPage` of entities already serialised as JSON text, answered without joining them into one string. */
-export function keysetPageOfJson(entities: readonly string[], listed: { total: number; totalExact: boolean; nextCursor: string | null }, q: { from: number; take: number }): JsonText {
+/** `keysetPage` of entities already serialised as JSON text (or to be spliced as written), answered without joining them into one string. */
+export function keysetPageOfJson(entities: readonly JsonItem[], listed: { total: number; totalExact: boolean; nextCursor: string | null }, q: { from: number; take: number }): JsonText {
   return JsonText.ofList(
     `{"total":${JSON.stringify(listed.total)},"total_exact":${listed.totalExact},"from":${JSON.stringify(q.from)},"take":${JSON.stringify(q.take)},` +
       `"next_cursor":${JSON.stringify(listed.nextCursor)},"entities":[`,
