@@ -314,7 +314,7 @@ describe('the ledger at scale', () => {
       );
       await client.query('commit');
       await client.query('analyze ledger_rows');
-      const { answered, seen } = await accountScan(client, FIRST_PAGE_SQL, [778, 1, '2025-07-01', '2025-07-31', '311', '311', 101, 778], 'ledger_rows');
+      const { answered, seen } = await accountScan(client, FIRST_PAGE_SQL, [778, 1, '2025-07-01', '2025-07-31', '311', '311', 101, '0', 778], 'ledger_rows');
       expect(answered).toBe(101);
       // the account is a condition of the index: only 311's 300 rows of the day are read
       expect(seen).toEqual({ cond: true, read: 300, thrownAway: 0 });
