@@ -238,8 +238,16 @@ describe('posting documents from the bus', () => {
   });
 });
 
-/** A client of the stack's accounting database, not yet connected. */
-const accountingDb = () => new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+/** `fn` with a client of its own on the stack's accounting database, ended whatever `fn` does. */
+async function withAccountingDb<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, `/${stack.env.DATABASE_PREFIX}accounting`) });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * How a statement read `table` (decision 271): whether an index's condition named the account,
@@ -264,9 +272,7 @@ describe('the ledger at scale', () => {
   it('a credit finds its credited document by id or number in a few pages, however many documents the organisation has', async () => {
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 80, date: '2025-06-30', lines: [{ base: 100, rate: 21 }] }));
     await entryFor('sales_invoice', 80, '2025-06-30');
-    const client = accountingDb();
-    await client.connect();
-    try {
+    await withAccountingDb(async (client) => {
       // 8 000 invoices of an organisation of their own (headers are enough for the lookup; the
       // ledger is append-only, so they stay, apart from every other test's organisation)
       // (in short transactions: a long one anywhere in the cluster keeps other tests' dead index
@@ -289,15 +295,11 @@ describe('the ledger at scale', () => {
       const neither = await lookup(-1, 'NO-SUCH-NUMBER');
       expect({ byId: byId.found, byNumber: byNumber.found, neither: neither.found }).toEqual({ byId: 1, byNumber: 1, neither: 0 });
       expect(Math.max(byId.pages, byNumber.pages, neither.pages)).toBeLessThan(30);
-    } finally {
-      await client.end();
-    }
+    });
   }, 60_000);
 
   it("an account's ledger reads that account's rows of each day from the index, not every account's from the table (decision 271)", async () => {
-    const client = accountingDb();
-    await client.connect();
-    try {
+    await withAccountingDb(async (client) => {
       // an organisation of its own: one entry with 3 000 rows on ten accounts on one day, 300 on
       // each (debit = credit on every row, so it balances; the ledger is append-only, so they stay)
       await client.query('begin');
@@ -318,15 +320,11 @@ describe('the ledger at scale', () => {
       expect(answered).toBe(101);
       // the account is a condition of the index: only 311's 300 rows of the day are read
       expect(seen).toEqual({ cond: true, read: 300, thrownAway: 0 });
-    } finally {
-      await client.end();
-    }
+    });
   }, 60_000);
 
   it("an account's opening balance sums that account's day sums, not every account's (decision 271)", async () => {
-    const client = accountingDb();
-    await client.connect();
-    try {
+    await withAccountingDb(async (client) => {
       // an organisation of its own with 40 accounts' sums over 400 days (folded sums, as a long
       // history leaves them: 10.00 debit, 4.00 credit and 2 lines each)
       await client.query(
@@ -339,18 +337,14 @@ describe('the ledger at scale', () => {
       expect((await client.query(positional(SUMS_SQL).text, params)).rows[0]).toEqual({ opening: '2196', debit: '310', credit: '124', lines: '62' });
       // 311's 397 days up to the period's end, none of the other 39 accounts' 15 880
       expect((await accountScan(client, SUMS_SQL, params, 'ledger_day_balances')).seen).toEqual({ cond: true, read: 397, thrownAway: 0 });
-    } finally {
-      await client.end();
-    }
+    });
   }, 60_000);
 });
 
 describe('the database guards the ledger', () => {
 
   it('refuses to commit an unbalanced transaction (deferred constraint trigger)', async () => {
-    const c = accountingDb();
-    await c.connect();
-    try {
+    await withAccountingDb(async (c) => {
       await c.query('begin');
       const { rows } = await c.query(
         `insert into accounting_transactions (uid, org_id, book_id, type, source_type, source_id, date_posting, currency, legal_currency, total)
@@ -359,40 +353,32 @@ describe('the database guards the ledger', () => {
       await c.query(`insert into ledger_rows (org_id, transaction_id, book_id, ord, role, date_posting, gl_account_number, debit, credit) values (1, $1, 1, 1, 'x', '2025-05-01', '311', 100, 0)`, [rows[0].id]);
       await c.query(`insert into ledger_rows (org_id, transaction_id, book_id, ord, role, date_posting, gl_account_number, debit, credit) values (1, $1, 1, 2, 'x', '2025-05-01', '604', 0, 99.99)`, [rows[0].id]);
       await expect(c.query('commit')).rejects.toThrow(/does not balance/);
-    } finally {
-      await c.end();
-    }
+    });
     expect((await transactions('?date_posting=2025-05-01')).total).toBe(0);
   });
 
   it('is append-only: rows are never updated or deleted, only a header status may change', async () => {
-    const c = accountingDb();
-    await c.connect();
-    try {
+    await withAccountingDb(async (c) => {
       await expect(c.query(`update ledger_rows set debit = debit + 1 where org_id = 1`)).rejects.toThrow(/append-only/);
       await expect(c.query(`delete from ledger_rows where org_id = 1`)).rejects.toThrow(/append-only/);
       await expect(c.query(`update accounting_transactions set total = 0 where org_id = 1`)).rejects.toThrow(/append-only/);
       await expect(c.query(`delete from accounting_transactions where org_id = 1`)).rejects.toThrow(/append-only/);
-    } finally {
-      await c.end();
-    }
+    });
   });
 
   it("a rebuild's set-based store refuses, storing nothing, a batch with an entry that does not balance or one already in the ledger; the guards hold outside it", async () => {
-    const c = accountingDb();
-    await c.connect();
-    // an entry as the rebuild sends it, copied from a posted one under a new source id
-    const payload = (sourceId: number, extraDebit: string) =>
-      c.query<{ p: unknown }>(
-        `select jsonb_build_array(jsonb_build_object(
-            'tx', to_jsonb(t) - 'id' - 'created_at' || jsonb_build_object('uid', gen_random_uuid(), 'source_id', $1::bigint),
-            'rows', (select jsonb_agg(to_jsonb(r) - 'id' - 'transaction_id' || jsonb_build_object('debit', case when r.ord = 1 then r.debit + $2::numeric else r.debit end) order by r.ord)
-                       from ledger_rows r where r.transaction_id = t.id),
-            'taxes', '[]'::jsonb, 'accounts', '[]'::jsonb)) as p
-           from accounting_transactions t where t.org_id = 1 and t.entry_kind = 'posting' order by t.id limit 1`,
-        [sourceId, extraDebit],
-      );
-    try {
+    await withAccountingDb(async (c) => {
+      // an entry as the rebuild sends it, copied from a posted one under a new source id
+      const payload = (sourceId: number, extraDebit: string) =>
+        c.query<{ p: unknown }>(
+          `select jsonb_build_array(jsonb_build_object(
+              'tx', to_jsonb(t) - 'id' - 'created_at' || jsonb_build_object('uid', gen_random_uuid(), 'source_id', $1::bigint),
+              'rows', (select jsonb_agg(to_jsonb(r) - 'id' - 'transaction_id' || jsonb_build_object('debit', case when r.ord = 1 then r.debit + $2::numeric else r.debit end) order by r.ord)
+                         from ledger_rows r where r.transaction_id = t.id),
+              'taxes', '[]'::jsonb, 'accounts', '[]'::jsonb)) as p
+             from accounting_transactions t where t.org_id = 1 and t.entry_kind = 'posting' order by t.id limit 1`,
+          [sourceId, extraDebit],
+        );
       const count = async () => Number((await c.query(`select count(*) from accounting_transactions where org_id = 1`)).rows[0].count);
       const before = await count();
       const unbalanced = (await payload(990001, '0.01')).rows[0].p;
@@ -409,15 +395,11 @@ describe('the database guards the ledger', () => {
       await expect(c.query(`delete from ledger_rows where org_id = 1`)).rejects.toThrow(/append-only/);
       await c.query('rollback');
       expect(await count()).toBe(before);
-    } finally {
-      await c.end();
-    }
+    });
   });
 
   it("the storing functions write every column of the ledger's tables (its column lists are kept by hand)", async () => {
-    const c = accountingDb();
-    await c.connect();
-    try {
+    await withAccountingDb(async (c) => {
       const { rows: columns } = await c.query<{ table_name: string; column_name: string }>(
         `select table_name, column_name from information_schema.columns
           where table_schema = 'public' and table_name in ('accounting_transactions', 'ledger_rows', 'ledger_tax_rows')`,
@@ -433,22 +415,16 @@ describe('the database guards the ledger', () => {
           expect(listed!.split(',').map((s) => s.trim()).sort(), `${fn}: ${table}`).toEqual(expected.sort());
         }
       }
-    } finally {
-      await c.end();
-    }
+    });
   });
 
   it("keeps organisations apart: another organisation's events never show", async () => {
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 1, date: '2025-06-01', lines: [{ base: 10, rate: 21 }] }), { orgId: 2 });
     await bus.publish(SUBJECTS.salesInvoicePosted, invoice({ id: 77, date: '2025-06-01', lines: [{ base: 10, rate: 21 }] }));
     await entryFor('sales_invoice', 77, '2025-06-01');
-    const c = accountingDb();
-    await c.connect();
-    try {
+    await withAccountingDb(async (c) => {
       await eventually(async () => (await c.query(`select 1 from accounting_transactions where org_id = 2`)).rowCount === 1, 2000);
-    } finally {
-      await c.end();
-    }
+    });
     const { entities } = await transactions('?date_posting=2025-06-01');
     expect(entities.map((t) => t.source.id)).toEqual([77]);
   });
@@ -456,9 +432,7 @@ describe('the database guards the ledger', () => {
 
 describe('organisation profile replica', () => {
   it("posts in the organisation's legal currency from settings.organisation.updated", async () => {
-    const c = accountingDb();
-    await c.connect();
-    try {
+    await withAccountingDb(async (c) => {
       // the bootstrap organisation announced by the settings service
       await eventually(async () => (await c.query(`select 1 from kit_organisations where org_id = 1 and legal_currency = 'CZK' and country = 'CZ'`)).rowCount === 1, 3000);
       await bus.publish(
@@ -478,9 +452,7 @@ describe('organisation profile replica', () => {
         { legal_currency: 'EUR', gl_account_number: '604', debit: '0.00', credit: '100.00' },
         { legal_currency: 'EUR', gl_account_number: '343', debit: '0.00', credit: '23.00' },
       ]);
-    } finally {
-      await c.end();
-    }
+    });
   });
 });
 

@@ -259,15 +259,15 @@ export async function listTransactions(scope: TenantScope, q: TransactionQuery, 
   const marked = found.map((e) => (e.view === null ? null : marksOf(e.view)));
   const slots = new Set<string>();
   for (const m of marked) if (m !== null) accountSlots(m, slots);
-  const named = new Set<string>();
-  for (const s of slots) named.add(accountOfSlot(s));
+  const numberOf = new Map([...slots].map((s) => [s, accountOfSlot(s)]));
+  const named = new Set(numberOf.values());
   const built = await entriesBuilt(scope, found.filter((e) => e.view === null).map((e) => Number(e.id)), named);
   const accounts = await accountsNamed(scope, named);
   // each value a mark is filled with, encoded once a page
   const accountFills = new Map<string, Uint8Array>();
   const account = (s: string) => {
     let fill = accountFills.get(s);
-    if (fill === undefined) accountFills.set(s, (fill = Buffer.from(JSON.stringify(glAccountView(accountOfSlot(s), accounts, locale)))));
+    if (fill === undefined) accountFills.set(s, (fill = Buffer.from(JSON.stringify(glAccountView(numberOf.get(s) ?? accountOfSlot(s), accounts, locale)))));
     return fill;
   };
   const statusFills = new Map<string, Uint8Array>();
