@@ -1,6 +1,16 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlStatementSections, controlStatementSql, type SectionRow } from '../../apps/accounting/src/domain/control-statement.js';
+import { toWire } from '@ledgerline/core';
+import {
+  controlStatementJson,
+  controlStatementJsonSql,
+  controlStatementSections,
+  controlStatementSql,
+  type ControlStatementDocumentFigures,
+  type RateFigures,
+  type SectionJsonRow,
+  type SectionRow,
+} from '../../apps/accounting/src/domain/control-statement.js';
 
 /*
  * The control statement's rules, which the database applies (decision 218), run by Postgres on
@@ -41,8 +51,8 @@ function relation(columns: string[], values: unknown[][], first: number): string
   return `select * from (values ${values.map((_, k) => typed(k)).join(', ')}) as v(${names})`;
 }
 
-/** The sections Postgres sums from these rows, each row its own entry unless it names one, in the order given. */
-async function sections(rows: TaxRow[]) {
+/** The statement's SQL over these rows and its parameters, each row its own entry unless it names one, in the order given. */
+function statementOf(rows: TaxRow[]): { sql: string; params: unknown[] } {
   const taxRows = rows.map((r, i) => [
     r.section,
     r.type ?? (r.section.startsWith('A') ? 'sales_invoice' : 'purchase_bill'),
@@ -60,7 +70,29 @@ async function sections(rows: TaxRow[]) {
     entries.set(r.entry ?? i + 1, [r.entry ?? i + 1, r.documentNo === undefined ? `D${r.id}` : r.documentNo, r.partnerVatNo === undefined ? 'CZ11223344' : r.partnerVatNo, r.dateTaxable ?? '2026-10-05']),
   );
   const sql = controlStatementSql(relation(TAX_ROW, taxRows, 1), relation(ENTRY, [...entries.values()], 1 + taxRows.length * TAX_ROW.length));
-  return controlStatementSections((await db.query<SectionRow>(sql, [...taxRows.flat(), ...[...entries.values()].flat()])).rows);
+  return { sql, params: [...taxRows.flat(), ...[...entries.values()].flat()] };
+}
+
+/** The sections Postgres sums from these rows. */
+async function sections(rows: TaxRow[]) {
+  const { sql, params } = statementOf(rows);
+  return controlStatementSections((await db.query<SectionRow>(sql, params)).rows);
+}
+
+const STATE = { currency: 'CZK', date_from: '2026-10-01', date_to: '2026-10-31', closed: false };
+
+/** The answer's text as Postgres writes its lines (what the endpoint sends). */
+async function answerText(rows: TaxRow[]): Promise<string> {
+  const { sql, params } = statementOf(rows);
+  return controlStatementJson(STATE, (await db.query<SectionJsonRow>(controlStatementJsonSql(sql), params)).rows).text;
+}
+
+/** The same answer built from the sections in Node and serialised by JSON.stringify, as it was before Postgres wrote it. */
+async function answerOfSections(rows: TaxRow[]): Promise<string> {
+  const s = await sections(rows);
+  const wire = (f: RateFigures) => ({ base_basic: toWire(f.base_basic), tax_basic: toWire(f.tax_basic), base_reduced: toWire(f.base_reduced), tax_reduced: toWire(f.tax_reduced) });
+  const doc = (d: ControlStatementDocumentFigures) => ({ partner_vat_no: d.partnerVatNo, document_no: d.documentNo, date_taxable: d.dateTaxable, source: d.source, ...wire(d) });
+  return JSON.stringify({ currency: STATE.currency, date_from: STATE.date_from, date_to: STATE.date_to, a1: s.a1.map(doc), a2: s.a2.map(doc), a4: s.a4.map(doc), a5: wire(s.a5), b1: s.b1.map(doc), b2: s.b2.map(doc), b3: wire(s.b3), closed: STATE.closed });
 }
 
 const figures = (f: { base_basic: string; tax_basic: string; base_reduced: string; tax_reduced: string }) => [f.base_basic, f.tax_basic, f.base_reduced, f.tax_reduced].map((v) => Number(v).toFixed(2));
@@ -164,5 +196,55 @@ describe('control statement rules (summed by Postgres)', () => {
   it('answers empty sections for a period without tax rows', async () => {
     const s = await sections([]);
     expect(s).toEqual({ a1: [], a2: [], a4: [], a5: expect.objectContaining({ base_basic: '0' }), b1: [], b2: [], b3: expect.objectContaining({ tax_reduced: '0' }) });
+  });
+});
+
+describe('control statement answer (its lines written by Postgres)', () => {
+  /** A small deterministic generator, so a failure names an arrangement that can be run again. */
+  function random(seed: number) {
+    let x = seed;
+    return () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  }
+  // what a document number or VAT id may hold: quotes, backslashes, control characters, Czech, an
+  // emoji, the line separators JSON allows unescaped, an empty VAT id (none)
+  const TEXTS = ['FV-2026/001', 'a"b', 'back\\slash', 'tab\there\nnew', '\u0001\u001f\u007f', 'Příliš žluťoučký', '🧾 1', '\u2028\u2029', '</script>', 'CZ12345678', null, ''];
+  const SECTIONS = ['A.1', 'A.2', 'A.4', 'A.5', 'B.1', 'B.2', 'B.3', 'A.3'];
+  const RATES = [21, 15, 12, 10, 0, 20];
+
+  it('is byte for byte the answer built from the sections, over 40 arrangements of documents, rates, signs and texts', async () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const next = random(seed);
+      const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)];
+      const rows: TaxRow[] = [];
+      for (let i = 0; i < 30; i++) {
+        const id = 1 + Math.floor(next() * 12);
+        const cents = BigInt(Math.floor(next() * 2_000_000_000)) * (next() < 0.2 ? -1n : 1n);
+        const base = `${cents / 100n}.${String((cents < 0n ? -cents : cents) % 100n).padStart(2, '0')}`.replace(/^0\./, cents < 0n ? '-0.' : '0.');
+        rows.push({ section: pick(SECTIONS), id, rate: pick(RATES), base, tax: (Number(base) / 5).toFixed(2), documentNo: pick(TEXTS), partnerVatNo: pick(TEXTS), day: `2026-10-${String(1 + Math.floor(next() * 28)).padStart(2, '0')}` });
+      }
+      const expected = await answerOfSections(rows);
+      expect(await answerText(rows), `arrangement ${seed}`).toBe(expected);
+    }
+  });
+
+  it('writes the figures as exact JSON numbers: trailing zeros trimmed, zero as 0, negatives signed', async () => {
+    const text = await answerText([
+      { section: 'A.4', id: 1, rate: 21, base: '12600.00', tax: '2646.10' },
+      { section: 'A.4', id: 2, rate: 12, base: '-0.50', tax: '-0.06' },
+      { section: 'A.5', id: 3, rate: 21, base: '0.00', tax: '0.00' },
+    ]);
+    const answer = JSON.parse(text);
+    expect(answer.a4.map((d: RateFigures) => [d.base_basic, d.tax_basic, d.base_reduced, d.tax_reduced])).toEqual([
+      [12600, 2646.1, 0, 0],
+      [0, 0, -0.5, -0.06],
+    ]);
+    expect(text).toContain('"base_basic":12600,"tax_basic":2646.1,"base_reduced":0,"tax_reduced":0}');
+    expect(answer.a5).toEqual({ base_basic: 0, tax_basic: 0, base_reduced: 0, tax_reduced: 0 });
+    expect(answer.b3).toEqual({ base_basic: 0, tax_basic: 0, base_reduced: 0, tax_reduced: 0 });
+  });
+
+  it('answers the empty statement with every section present', async () => {
+    expect(JSON.parse(await answerText([]))).toEqual({ ...STATE, a1: [], a2: [], a4: [], a5: { base_basic: 0, tax_basic: 0, base_reduced: 0, tax_reduced: 0 }, b1: [], b2: [], b3: { base_basic: 0, tax_basic: 0, base_reduced: 0, tax_reduced: 0 } });
+    expect(await answerText([])).toBe(await answerOfSections([]));
   });
 });
