@@ -160,4 +160,42 @@ describe('keyset paging', () => {
     const halfCounted = Number((await sqlRows<{ n: string }>(orm.em.fork(), 'select count(*) as n from docs where org_id = 3 and id % 2 = 0'))[0].n);
     expect({ total: half.total, exact: half.totalExact }).toEqual({ total: halfCounted, exact: true });
   });
+
+  it('carries a first page’s estimate in its cursor: the pages after it answer it without counting, unless asked to count', async () => {
+    const first = await listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 1000 }));
+    expect(first.totalExact).toBe(false);
+    // rows added while the list is walked: a page by cursor keeps the walk's estimate, as it
+    // would not if it counted and estimated again
+    const em = orm.em.fork();
+    await sqlRows(em, `insert into docs (org_id, rank, label, day, amount, stamp) select 3, 1, 'x', date '2026-02-01', 1, now() from generate_series(1, 30000)`);
+    await sqlRows(em, 'analyze docs');
+    try {
+      const fresh = await listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 5 }));
+      expect(fresh.total).toBeGreaterThan(first.total + 20000);
+      const second = await listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 1000, cursor: first.nextCursor! }));
+      expect({ total: second.total, exact: second.totalExact }).toEqual({ total: first.total, exact: false });
+      expect(Number(second.rows[0].id)).toBeGreaterThan(Number(first.rows.at(-1)!.id));
+      const third = await listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 1000, cursor: second.nextCursor! }));
+      expect(third.total).toBe(first.total);
+      // asked to count, a page by the same cursor counts every match
+      const counted = await listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 1000, cursor: second.nextCursor!, exactTotal: true }));
+      expect({ total: counted.total, exact: counted.totalExact }).toEqual({ total: EXACT_TOTAL_LIMIT + 50 + 30000, exact: true });
+    } finally {
+      await sqlRows(em, `delete from docs where org_id = 3 and id > (select min(id) + ${EXACT_TOTAL_LIMIT + 49} from docs where org_id = 3)`);
+      await sqlRows(em, 'analyze docs');
+    }
+  });
+
+  it('refuses a cursor whose carried total is not a whole number past the counted limit', async () => {
+    const first = await listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 5 }));
+    const content = JSON.parse(Buffer.from(first.nextCursor!, 'base64url').toString('utf8'));
+    expect(content.t).toBe(first.total);
+    for (const t of [EXACT_TOTAL_LIMIT, 5, -1, 1.5, '20000', null, 2 ** 60, [20000]]) {
+      const forged = Buffer.from(JSON.stringify({ ...content, t }), 'utf8').toString('base64url');
+      await expect(listPage<Row>(orm.em.fork(), base({ orgId: 3, take: 5, cursor: forged })), JSON.stringify(t)).rejects.toMatchObject({ code: 'invalid_cursor' });
+    }
+    // a cursor of a counted list carries none
+    const counted = await listPage<Row>(orm.em.fork(), base({ orgId: 1, take: 5 }));
+    expect(JSON.parse(Buffer.from(counted.nextCursor!, 'base64url').toString('utf8')).t).toBeUndefined();
+  });
 });

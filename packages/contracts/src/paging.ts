@@ -35,11 +35,17 @@ export const EXACT_TOTAL_LIMIT = 10_000;
 /**
  * A page of a list that pages by cursor as well as by offset: `next_cursor` continues after its
  * last entity at the cost of the first page, wherever that is; `total` is exact up to
- * EXACT_TOTAL_LIMIT matches and an estimate beyond (decision 213).
+ * EXACT_TOTAL_LIMIT matches and an estimate beyond (decision 213), which the cursor carries to the
+ * pages after it (decision 274).
  */
 export function keysetPagedEnvelope<T extends z.ZodType>(item: T) {
   const schema = z.object({
-    total: z.int().min(0).describe(`Number of matching records: counted up to ${EXACT_TOTAL_LIMIT.toLocaleString('en')} (total_exact true), the database's estimate beyond (total_exact false) unless exact_total=true`),
+    total: z
+      .int()
+      .min(0)
+      .describe(
+        `Number of matching records: counted up to ${EXACT_TOTAL_LIMIT.toLocaleString('en')} (total_exact true), the database's estimate beyond (total_exact false; the pages after a next_cursor repeat the first page's estimate) unless exact_total=true`,
+      ),
     total_exact: z.boolean().describe('Whether total was counted (true) or estimated (false)'),
     from: z.int().min(0).describe('Offset of the first entity (0 when the page was asked for by cursor)'),
     take: z.int().min(0).describe('Page size'),

@@ -70,6 +70,8 @@ interface CursorContent {
   f: string;
   /** The last row's value of each key of the order. */
   v: Array<string | null>;
+  /** The list's estimated total, when it was past the counted limit (`listPage`); absent when counted. */
+  t?: number;
 }
 
 /** A digest of a list's table, filters and order: a cursor continues only the list it came from. */
@@ -80,8 +82,8 @@ export function listDigest(table: string, whereSql: string, params: readonly unk
     .slice(0, 16);
 }
 
-export function encodeCursor(order: readonly string[], digest: string, values: ReadonlyArray<string | null>): string {
-  const content: CursorContent = { o: [...order], f: digest, v: [...values] };
+export function encodeCursor(order: readonly string[], digest: string, values: ReadonlyArray<string | null>, estimatedTotal?: number): string {
+  const content: CursorContent = { o: [...order], f: digest, v: [...values], ...(estimatedTotal === undefined ? {} : { t: estimatedTotal }) };
   return Buffer.from(JSON.stringify(content), 'utf8').toString('base64url');
 }
 
@@ -95,6 +97,14 @@ export function invalidCursor(why: string): ValidationError {
  * parameters, so a forged one can only be a value the column refuses (also 400, from the query).
  */
 export function decodeCursor(cursor: string, order: readonly string[], digest: string): Array<string | null> {
+  return readCursor(cursor, order, digest).values;
+}
+
+/**
+ * `decodeCursor`'s keys, and the estimated total the cursor carries (a whole number past
+ * `estimatedAbove`, else 400 `invalid_cursor`), when it carries one.
+ */
+export function readCursor(cursor: string, order: readonly string[], digest: string, estimatedAbove = Infinity): { values: Array<string | null>; estimatedTotal?: number } {
   let content: unknown;
   try {
     content = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -108,5 +118,7 @@ export function decodeCursor(cursor: string, order: readonly string[], digest: s
   if (c.v.length !== order.length || c.v.some((v) => v !== null && (typeof v !== 'string' || v.length > 512 || v.includes('\u0000')))) {
     throw invalidCursor('not a cursor this list answered');
   }
-  return c.v as Array<string | null>;
+  if (c.t === undefined) return { values: c.v as Array<string | null> };
+  if (!Number.isSafeInteger(c.t) || !(c.t > estimatedAbove)) throw invalidCursor('not a cursor this list answered');
+  return { values: c.v as Array<string | null>, estimatedTotal: c.t };
 }

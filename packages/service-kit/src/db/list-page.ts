@@ -3,7 +3,7 @@ import { parseSort, type SortKey } from './sort-keys.js';
 import type { EntitySchema } from '@mikro-orm/core';
 import { EXACT_TOTAL_LIMIT } from '@ledgerline/contracts';
 import { sqlRows } from './orm.js';
-import { afterKeys, decodeCursor, encodeCursor, invalidCursor, listDigest } from './keyset.js';
+import { afterKeys, encodeCursor, invalidCursor, listDigest, readCursor } from './keyset.js';
 import { asEntities, entityColumns, tableShape } from './tables.js';
 import type { SqlCondition } from './sql-condition.js';
 
@@ -99,6 +99,9 @@ export function pagingOf(q: { from: number; take: number; cursor?: string; exact
  * cursor is read from where the last one stopped (an offset reads every row before it), and the
  * count stops after EXACT_TOTAL_LIMIT matches, beyond which the planner's estimate stands for it
  * (an exact count of a million rows costs more than the page) unless `exactTotal` asks for it.
+ * An estimate rides in the cursor: the pages after it answer the first page's estimate without
+ * counting again (a count to the limit and the planner's estimate were most of a large list's
+ * page in Postgres, issue 79); a list counted exactly is counted again on every page.
  */
 export async function listPage<T extends { id: unknown }>(em: EntityManager, q: ListPageQuery): Promise<ListedPage<T>> {
   const conditions = [{ sql: 'org_id = ?', params: [q.orgId] }, ...q.conditions];
@@ -114,9 +117,12 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
   const digest = listDigest(q.table, whereSql, whereParams, orderNames);
   let pageSql = whereSql;
   let pageParams = whereParams;
+  let carried: number | undefined;
   if (q.cursor !== undefined) {
     if (q.from !== 0) throw invalidCursor('a cursor continues a list by itself; leave from out (or 0)');
-    const values = decodeCursor(q.cursor, orderNames, digest);
+    const { values, estimatedTotal } = readCursor(q.cursor, orderNames, digest, EXACT_TOTAL_LIMIT);
+    // asked to count, it counts; else an estimate the list's first page made stands for the walk
+    carried = q.exactTotal ? undefined : estimatedTotal;
     const after = afterKeys(keys.map((k, i) => ({ column: k.column, direction: k.direction, notNull: k.field === 'id' || (q.notNull ?? []).includes(k.field), value: values[i] })));
     pageSql = `${whereSql} and ${after.sql}`;
     pageParams = [...whereParams, ...after.params];
@@ -125,14 +131,14 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
   const countQuery = q.exactTotal
     ? `select count(*)::int as list_total from ${q.table} where ${countSql}`
     : `select count(*)::int as list_total from (select 1 from ${q.table} where ${countSql} limit ${EXACT_TOTAL_LIMIT + 1}) m`;
+  const pageQuery = `select ${q.columns}, ${keyColumns} from ${q.table} where ${pageSql} order by ${order.join(', ')} limit ? offset ?`;
   // The count and the page are separate subqueries (each planned on its own: the count from an
   // index alone, the page reading only its rows), joined so that an empty page still answers
   // the count on its one placeholder row. One row more than the page tells whether another follows.
-  const sql = `select n.list_total, p.* from (${countQuery}) n
-    left join lateral (select ${q.columns}, ${keyColumns} from ${q.table} where ${pageSql} order by ${order.join(', ')} limit ? offset ?) p on true`;
+  const sql = carried !== undefined ? pageQuery : `select n.list_total, p.* from (${countQuery}) n left join lateral (${pageQuery}) p on true`;
   let rows: Array<T & Record<string, unknown>>;
   try {
-    rows = await sqlRows<T & Record<string, unknown>>(em, sql, [...countParams, ...pageParams, q.take + 1, q.from]);
+    rows = await sqlRows<T & Record<string, unknown>>(em, sql, [...(carried !== undefined ? [] : countParams), ...pageParams, q.take + 1, q.from]);
   } catch (err) {
     // a forged cursor's value the column's type refuses (22xxx: data exceptions)
     if (q.cursor !== undefined && /^22/.test(String((err as { code?: string }).code ?? ''))) throw invalidCursor('not a cursor this list answered');
@@ -151,10 +157,12 @@ export async function listPage<T extends { id: unknown }>(em: EntityManager, q: 
     return row as T;
   });
   const last = shown[shown.length - 1];
-  const nextCursor = found.length > q.take && last ? encodeCursor(orderNames, digest, keys.map((_, i) => (last[`list_key_${i}`] ?? null) as string | null)) : null;
-  if (q.exactTotal || counted <= EXACT_TOTAL_LIMIT) return { rows: page, total: counted, totalExact: true, nextCursor };
-  const estimate = await plannedRows(em, `select 1 from ${q.table} where ${countSql}`, countParams);
-  return { rows: page, total: Math.max(EXACT_TOTAL_LIMIT + 1, estimate), totalExact: false, nextCursor };
+  const cursorAfter = (estimatedTotal?: number) =>
+    found.length > q.take && last ? encodeCursor(orderNames, digest, keys.map((_, i) => (last[`list_key_${i}`] ?? null) as string | null), estimatedTotal) : null;
+  if (carried !== undefined) return { rows: page, total: carried, totalExact: false, nextCursor: cursorAfter(carried) };
+  if (q.exactTotal || counted <= EXACT_TOTAL_LIMIT) return { rows: page, total: counted, totalExact: true, nextCursor: cursorAfter() };
+  const estimate = Math.max(EXACT_TOTAL_LIMIT + 1, await plannedRows(em, `select 1 from ${q.table} where ${countSql}`, countParams));
+  return { rows: page, total: estimate, totalExact: false, nextCursor: cursorAfter(estimate) };
 }
 
 /** The planner's estimate of how many rows a query answers (what EXPLAIN reads from the statistics). */
