@@ -51,9 +51,9 @@ const BALANCE_AT_SQL = `
 /**
  * A line's JSON (`AccountLedgerLine`) after its day and account, as Postgres writes it: its entry's
  * header, its figures and the balance after it, `balance` an expression. A 500-line page read as
- * fourteen columns a line, built into views and serialised cost accounting about twice the CPU of
- * reading this one text a line (issue 79); the day and the account's view (named by the locale,
- * made once a page) are joined to it in the service.
+ * fourteen columns a line, built into views and serialised cost accounting half as much CPU again
+ * as reading this one text a line (decision 273); the day and the account's view (named by the
+ * locale, made once a page) are joined to it in the service.
  */
 export function accountLineRestSql(balance: string): string {
   return `',' || ${jsonMembers([
