@@ -11,6 +11,7 @@ import {
   type SectionJsonRow,
   type SectionRow,
 } from '../../apps/accounting/src/domain/control-statement.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /*
  * The control statement's rules, which the database applies (decision 218), run by Postgres on
@@ -200,11 +201,6 @@ describe('control statement rules (summed by Postgres)', () => {
 });
 
 describe('control statement answer (its lines written by Postgres)', () => {
-  /** A small deterministic generator, so a failure names an arrangement that can be run again. */
-  function random(seed: number) {
-    let x = seed;
-    return () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  }
   // what a document number or VAT id may hold: quotes, backslashes, control characters, Czech, an
   // emoji, the line separators JSON allows unescaped, an empty VAT id (none)
   const TEXTS = ['FV-2026/001', 'a"b', 'back\\slash', 'tab\there\nnew', '\u0001\u001f\u007f', 'Příliš žluťoučký', '🧾 1', '\u2028\u2029', '</script>', 'CZ12345678', null, ''];
@@ -213,7 +209,7 @@ describe('control statement answer (its lines written by Postgres)', () => {
 
   it('is byte for byte the answer built from the sections, over 40 arrangements of documents, rates, signs and texts', async () => {
     for (let seed = 1; seed <= 40; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)];
       const rows: TaxRow[] = [];
       for (let i = 0; i < 30; i++) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toWire } from '@ledgerline/core';
 import { jsonInteger, jsonMembers, jsonNumber, jsonString } from '../../apps/accounting/src/domain/json-sql.js';
 import { accountLineRestSql } from '../../apps/accounting/src/domain/account-ledger.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /*
  * The JSON Postgres writes of a report's lines (json-sql.ts) is what JSON.stringify writes of the
@@ -20,12 +21,6 @@ afterAll(async () => db?.end());
 async function written(values: readonly unknown[], type: string, expression: (column: string) => string): Promise<string[]> {
   const { rows } = await db.query<{ json: string }>(`select ${expression('v')} as json from unnest($1::${type}[]) with ordinality as u(v, i) order by i`, [values]);
   return rows.map((r) => r.json);
-}
-
-/** A small deterministic generator, so a failure names a value that can be made again. */
-function random(seed: number) {
-  let x = seed;
-  return () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
 }
 
 // every control character, quotes and backslashes, the separators JSON leaves unescaped, Czech,
@@ -51,7 +46,7 @@ describe('JSON written by Postgres', () => {
   });
 
   it('writes decimals as JSON.stringify writes their wire numbers, over 2 000 values of money and rates within a double’s 15 digits', async () => {
-    const next = random(79);
+    const next = seededRandom(79);
     const values = ['0', '0.00', '-0.00', '0.01', '-0.01', '0.50', '1', '10', '100.10', '12600.00', '-12600.00', '1e3', '0.125', '21.0000', '99999999999.99', '-1234567890123.45'];
     for (let i = 0; i < 2000; i++) {
       const scale = [0, 2, 2, 2, 4, 6][Math.floor(next() * 6)];
@@ -74,7 +69,7 @@ describe('JSON written by Postgres', () => {
   });
 
   it('writes an account ledger line as the line view serialised, byte for byte', async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const lines = Array.from({ length: 300 }, (_, i) => {
       const ord = i;
       const cents = Math.floor(next() * 10_000_000);

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { EXACT_TOTAL_LIMIT } from '@ledgerline/contracts';
 import { dropDatabase, initOrm, listPage, sqlRows, where, type ListPageQuery, type SortKey } from '@ledgerline/service-kit';
 import { isolation } from '../support/stack.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /*
  * Keyset paging (decision 213) on the real Postgres: following next_cursor from the first page
@@ -14,17 +15,6 @@ import { isolation } from '../support/stack.js';
 const env = isolation();
 const databaseName = `${env.DATABASE_PREFIX}keyset`;
 let orm: MikroORM;
-
-/** A small deterministic generator, so a failing case can be run again. */
-function random(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 beforeAll(async () => {
   orm = await initOrm({ databaseUrl: env.DATABASE_URL, databaseName, entities: [], migrations: [], poolMax: 4 });
@@ -87,7 +77,7 @@ async function followCursors(q: ListPageQuery): Promise<{ ids: string[]; pages: 
 
 describe('keyset paging', () => {
   it('following next_cursor answers the whole list in its order, for any sort, filter and page size', async () => {
-    const next = random(20261129);
+    const next = seededRandom(20261129);
     const fields = Object.keys(SORTABLE);
     const filters = [[], [where.eq('rank', 2)], where.within('day', { from: '2026-01-02', to: '2026-01-04' }), [{ sql: 'label is null', params: [] }]];
     for (let round = 0; round < 60; round++) {
