@@ -726,7 +726,16 @@ const listReads: Benchmark = {
   title: 'Lists (invoices and ledger, through the gateway)',
   run: async (ctx) => {
     const { total } = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices?take=0`, { headers: ctx.auth })).json()) as { total: number };
-    if (total < 1000) await createInvoices(ctx, 1000 - total);
+    if (total < 1000) {
+      await createInvoices(ctx, 1000 - total);
+      // Run alone (`--only=Lists`), the lists' tables were empty at the bench's vacuum before this
+      // benchmark and never analyzed: the planner took 1 000 entries for two and read and sorted
+      // them all for a page (2.5 ms against 0.9 by the index, EXPLAIN ANALYZE). A server's
+      // autovacuum analyzes them within a naptime of the seeding; so does the bench, once the
+      // ledger has posted what was seeded.
+      await settledCpu(ctx);
+      await ctx.stack.vacuumIfNoAutovacuum();
+    }
     const day = (await (await fetch(`${ctx.stack.gateway}/v1/sales/invoices?take=1`, { headers: ctx.auth })).json()) as { entities: Array<{ date_issued: string }> };
     const seconds = ctx.quick ? 4 : 10;
     const perPage: Record<string, number> = {};
