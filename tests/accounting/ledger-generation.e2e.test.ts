@@ -3,7 +3,7 @@ import { eventually } from '../support/stack.js';
 import { accountingOnly, bankTransaction, bill, creditNote, invoice, payout, SUBJECTS, vendorCredit, type Publisher } from './support.js';
 import { JsonText, sqlRows, type JsonItem, type Logger } from '@ledgerline/service-kit';
 import { checkLedger, rebuildLedger } from '../../apps/accounting/src/events/rebuild.js';
-import { GENERATION_SCHEMA, RebuildRunningError } from '../../apps/accounting/src/domain/ledger-generation.js';
+import { GENERATION_SCHEMA, LedgerGeneration, RebuildRunningError } from '../../apps/accounting/src/domain/ledger-generation.js';
 import { fillEntryViews } from '../../apps/accounting/src/domain/entry-views.js';
 import { listTransactions } from '../../apps/accounting/src/domain/transactions.js';
 
@@ -292,5 +292,27 @@ describe('ledger generations (decision 245)', () => {
       msg: "rebuild: the database refused a staged batch; its postings take the ledger's own path after the move",
       fields: { org_id: org, postings: 20, err: expect.stringMatching(/unsupported Unicode escape sequence/) },
     });
+  }, 60_000);
+  it('finds a staged posting that does not balance, and leaves nothing behind when closed while the staged side is being digested (decision 275)', async () => {
+    const org = 18;
+    const generation = await LedgerGeneration.open(svc().deps.orm, org);
+    try {
+      const { tx, rows } = generation.columns;
+      // COPY lines of a header and its rows: every column null (\N) but those named; the staged tables take them unchecked
+      const line = (columns: string[], values: Record<string, string>, ends: string[]) => [...columns.map((c) => values[c] ?? '\\N'), ...ends].join('\t') + '\n';
+      const header = (uid: string, seq: number) => line(tx, { uid, book_id: '1', no: `FV-${seq}` }, [String(org), String(seq)]);
+      const row = (uid: string, ord: number, debit: string, credit: string) =>
+        line(rows, { book_id: '1', ord: String(ord), role: 'x', date_posting: '2025-06-01', gl_account_number: '311', debit, credit }, [String(org), uid]);
+      const [a, b, c] = ['0000aaaa-0000-4000-8000-000000000001', '0000aaaa-0000-4000-8000-000000000002', '0000aaaa-0000-4000-8000-000000000003'];
+      // two postings in one batch, their rows interleaved; a third in a batch of its own
+      await generation.stage(header(a, 1) + header(b, 2), row(a, 1, '100.00', '0') + row(b, 1, '50', '0') + row(a, 2, '0', '100.00') + row(b, 2, '0', '49.99'), '');
+      await generation.stage(header(c, 3), row(c, 1, '7.5', '0') + row(c, 2, '0', '7.50'), '');
+      expect(await generation.unbalanced()).toEqual({ id: b, debit: '50.00', credit: '49.99' });
+      generation.digestStaged();
+    } finally {
+      await generation.close();
+    }
+    // the digests' table too, though it was being made when the generation closed
+    expect(await generationTables()).toEqual([]);
   }, 60_000);
 });

@@ -60,6 +60,12 @@ export interface StagedColumns {
 }
 const LINE_ENDS: Record<keyof StagedColumns, string[]> = { tx: ['org_id', 'seq'], rows: ['org_id', 'tx_uid'], tax: ['org_id', 'tx_uid'] };
 
+/** A row's columns as the text of their row type: the same text for the same values on both sides of the comparison. */
+const recordText = (cols: string[], alias: string, extra = '') => `row(${cols.map((c) => `${alias}.${c}`).join(', ')}${extra})::text`;
+const digestOf = (text: string) => `sha256(convert_to(${text}, 'UTF8'))`;
+/** The digest of a posting's rows (or tax rows), each row's text in `order`. */
+const aggregateDigest = (text: string, order: string) => digestOf(`string_agg(${text}, E'\\n' order by ${order})`);
+
 /** Another rebuild of the organisation holds its lock. */
 export class RebuildRunningError extends Error {}
 
@@ -72,6 +78,8 @@ export class GenerationLostError extends Error {}
 export class LedgerGeneration {
   /** Headers and tail events staged so far (what the switch must find). */
   private staged = { headers: 0, tail: 0 };
+  /** The staged side's digests being made on a connection of their own (`digestStaged`); null until started. */
+  private stagedDigests: Promise<void> | null = null;
 
   private constructor(
     private readonly orm: MikroORM,
@@ -217,6 +225,48 @@ export class LedgerGeneration {
   }
 
   /**
+   * Starts digesting the staged postings into `<prefix>_digests` (uid, then the digests of the
+   * header, its rows and its tax rows, as `keptPostings` digests the old ledger's), on a
+   * connection of the pool of its own, and answers at once (decision 275). Started once staging
+   * is done, it runs while the rebuild checks the generation and digests the old ledger in the
+   * switching transaction: the two sides of the comparison on two cores at once, where they took
+   * one after the other while the organisation's ledger was locked. The switch waits for it.
+   */
+  digestStaged(): void {
+    if (this.stagedDigests) return;
+    const [tx, rows, tax] = this.tables.map((t) => t.columns.map((c) => `"${c}"`));
+    const client = this.orm.em.getConnection().getKnex().client as unknown as DriverClient;
+    const made = (async () => {
+      const conn = await client.acquireConnection();
+      try {
+        await conn.query('begin');
+        // the aggregates' row counts are guesses to the planner (see keptPostings): no nested loops
+        await conn.query('set local enable_nestloop = off');
+        await conn.query(
+          `create unlogged table ${this.prefix}_digests as
+           with new_h as (
+             select s.uid, ${digestOf(recordText(tx, 's'))} as d from ${this.prefix}_tx s
+           ), new_r as (
+             select s.tx_uid as uid, ${aggregateDigest(recordText(rows, 's'), 's.ord')} as d from ${this.prefix}_rows s group by s.tx_uid
+           ), new_x as (
+             select s.tx_uid as uid, ${aggregateDigest(recordText(tax, 's', ', s.row_ord'), 's.ord')} as d from ${this.prefix}_tax s group by s.tx_uid
+           )
+           select h.uid, h.d as hd, r.d as rd, x.d as xd from new_h h left join new_r r on r.uid = h.uid left join new_x x on x.uid = h.uid`,
+        );
+        await conn.query('commit');
+      } catch (err) {
+        await conn.query('rollback').catch(() => undefined);
+        throw err;
+      } finally {
+        await client.releaseConnection(conn);
+      }
+    })();
+    // awaited by the switch, which reports a failure, and by close(); never left unhandled meanwhile
+    made.catch(() => undefined);
+    this.stagedDigests = made;
+  }
+
+  /**
    * Makes the staged postings the organisation's ledger in the caller's transaction (decision 264):
    * what the old ledger already holds exactly as staged — the header, every row and tax row, each
    * column but the ids and the time it was stored — stays as it is, with its id and stored view;
@@ -251,38 +301,39 @@ export class LedgerGeneration {
    * (id, uid): matched by uid (the source fact's, the same in every rebuild), then by a digest of
    * the header's columns, of its rows' in order and of its tax rows' in order with their rows'
    * `ord`, each as the same row type's text on both sides (the staged tables are made from the
-   * ledger's), so a value differing in any column differs. Answers how many.
+   * ledger's), so a value differing in any column differs. The old side is digested in the
+   * switching transaction while the staged side is on another connection (`digestStaged`).
+   * Answers how many.
    */
   private async keptPostings(tem: EntityManager): Promise<number> {
     const [tx, rows, tax] = this.tables.map((t) => t.columns.map((c) => `"${c}"`));
-    const record = (cols: string[], alias: string, extra = '') => `row(${cols.map((c) => `${alias}.${c}`).join(', ')}${extra})::text`;
-    const digest = (text: string) => `sha256(convert_to(${text}, 'UTF8'))`;
-    const agg = (text: string, order: string) => digest(`string_agg(${text}, E'\\n' order by ${order})`);
+    this.digestStaged();
     // the aggregates' row counts are guesses to the planner: a nested loop over two of them is
     // quadratic (tens of minutes for 40 000 postings, tried); hash and merge joins are not
     await sqlRows(tem, 'set local enable_nestloop = off');
+    // the old side, in this transaction, while the staged side is digested on another connection
+    await sqlRows(
+      tem,
+      `create temp table ledger_old_digests on commit drop as
+       with old_h as (
+         select t.id, t.uid, ${digestOf(recordText(tx, 't'))} as d from public.accounting_transactions t where t.org_id = ?
+       ), old_r as (
+         select r.transaction_id as id, ${aggregateDigest(recordText(rows, 'r'), 'r.ord')} as d from public.ledger_rows r where r.org_id = ? group by r.transaction_id
+       ), old_x as (
+         select x.transaction_id as id, ${aggregateDigest(recordText(tax, 'x', ', o.ord'), 'x.ord')} as d
+           from public.ledger_tax_rows x join public.ledger_rows o on o.id = x.row_id where x.org_id = ? group by x.transaction_id
+       )
+       select h.id, h.uid, h.d as hd, r.d as rd, x.d as xd from old_h h left join old_r r on r.id = h.id left join old_x x on x.id = h.id`,
+      [this.orgId, this.orgId, this.orgId],
+    );
+    await this.stagedDigests;
+    // a kept posting is one found staged: its header in the staged table, not its digest alone
     await sqlRows(
       tem,
       `create temp table ledger_kept on commit drop as
-       with old_h as (
-         select t.id, t.uid, ${digest(record(tx, 't'))} as d from public.accounting_transactions t where t.org_id = ?
-       ), old_r as (
-         select r.transaction_id as id, ${agg(record(rows, 'r'), 'r.ord')} as d from public.ledger_rows r where r.org_id = ? group by r.transaction_id
-       ), old_x as (
-         select x.transaction_id as id, ${agg(record(tax, 'x', ', o.ord'), 'x.ord')} as d
-           from public.ledger_tax_rows x join public.ledger_rows o on o.id = x.row_id where x.org_id = ? group by x.transaction_id
-       ), new_h as (
-         select s.uid, ${digest(record(tx, 's'))} as d from ${this.prefix}_tx s
-       ), new_r as (
-         select s.tx_uid as uid, ${agg(record(rows, 's'), 's.ord')} as d from ${this.prefix}_rows s group by s.tx_uid
-       ), new_x as (
-         select s.tx_uid as uid, ${agg(record(tax, 's', ', s.row_ord'), 's.ord')} as d from ${this.prefix}_tax s group by s.tx_uid
-       )
-       select o.id, o.uid from old_h o join new_h n on n.uid = o.uid and n.d = o.d
-         left join old_r r on r.id = o.id left join new_r nr on nr.uid = n.uid
-         left join old_x x on x.id = o.id left join new_x nx on nx.uid = n.uid
-        where r.d is not distinct from nr.d and x.d is not distinct from nx.d`,
-      [this.orgId, this.orgId, this.orgId],
+       select o.id, o.uid from pg_temp.ledger_old_digests o join ${this.prefix}_digests n on n.uid = o.uid and n.hd = o.hd
+         join ${this.prefix}_tx s on s.uid = n.uid
+        where o.rd is not distinct from n.rd and o.xd is not distinct from n.xd`,
     );
     await sqlRows(tem, 'set local enable_nestloop = default');
     await sqlRows(tem, 'alter table pg_temp.ledger_kept add primary key (id)');
@@ -345,8 +396,10 @@ export class LedgerGeneration {
   /** Drops the generation's tables and releases the organisation's lock. */
   async close(): Promise<void> {
     try {
+      // the staged side's digests made first, or their table would outlive the drop
+      await this.stagedDigests?.catch(() => undefined);
       const em = this.orm.em.fork();
-      for (const suffix of ['tx', 'rows', 'tax', 'tail']) await sqlRows(em, `drop table if exists ${this.prefix}_${suffix}`);
+      for (const suffix of ['tx', 'rows', 'tax', 'tail', 'digests']) await sqlRows(em, `drop table if exists ${this.prefix}_${suffix}`);
     } finally {
       await this.lock.conn.query('select pg_advisory_unlock($1, $2)', [LOCK_CLASS, this.orgId]).catch(() => undefined);
       await this.lock.client.releaseConnection(this.lock.conn);

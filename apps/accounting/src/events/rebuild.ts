@@ -192,6 +192,8 @@ async function usableGeneration(source: GenerationSource, skipped: (eventId: str
   // told once the generation is used: a replay in order tells them itself
   const notDrafted: Array<[string, unknown]> = [];
   const staged = await stageGeneration(source, (eventId, reason) => notDrafted.push([eventId, reason]));
+  // the staged side of the switch's comparison, digested meanwhile on a connection of its own
+  staged.generation.digestStaged();
   const later = await staged.generation.creditsOfLaterDocuments();
   if (later > 0) {
     log.info('rebuild: replaying in order, a credit names a document later in the streams', { org_id: orgId, credits: later });
