@@ -159,19 +159,27 @@ export class LedgerGeneration {
    * in one transaction, so a batch the database refuses leaves nothing staged.
    */
   async stage(headers: string, rows: string, taxes: string): Promise<void> {
-    const client = this.orm.em.getConnection().getKnex().client as unknown as DriverClient;
-    const conn = await client.acquireConnection();
     const columns = this.columns;
     const list = (suffix: keyof StagedColumns) => [...columns[suffix], ...LINE_ENDS[suffix]].map((c) => `"${c}"`).join(', ');
     let n = 0;
-    try {
-      await conn.query('begin');
+    await this.inTransactionOfItsOwn(async (conn) => {
       for (const [suffix, lines] of [['tx', headers], ['rows', rows], ['tax', taxes]] as const) {
         if (lines === '') continue;
         const copy = conn.query(copyFrom(`copy ${this.prefix}_${suffix} (${list(suffix)}) from stdin`));
         await pipeline(Readable.from([lines]), copy);
         if (suffix === 'tx') n = copy.rowCount;
       }
+    });
+    this.staged.headers += n;
+  }
+
+  /** `work` in a transaction on a connection of the pool of its own: committed when it ends, rolled back when it throws. */
+  private async inTransactionOfItsOwn(work: (conn: LockConnection) => Promise<void>): Promise<void> {
+    const client = this.orm.em.getConnection().getKnex().client as unknown as DriverClient;
+    const conn = await client.acquireConnection();
+    try {
+      await conn.query('begin');
+      await work(conn);
       await conn.query('commit');
     } catch (err) {
       await conn.query('rollback').catch(() => undefined);
@@ -179,7 +187,6 @@ export class LedgerGeneration {
     } finally {
       await client.releaseConnection(conn);
     }
-    this.staged.headers += n;
   }
 
   /** Stages events for the ledger's own path after the move, in their streams' order. */
@@ -235,32 +242,21 @@ export class LedgerGeneration {
   digestStaged(): void {
     if (this.stagedDigests) return;
     const [tx, rows, tax] = this.tables.map((t) => t.columns.map((c) => `"${c}"`));
-    const client = this.orm.em.getConnection().getKnex().client as unknown as DriverClient;
-    const made = (async () => {
-      const conn = await client.acquireConnection();
-      try {
-        await conn.query('begin');
-        // the aggregates' row counts are guesses to the planner (see keptPostings): no nested loops
-        await conn.query('set local enable_nestloop = off');
-        await conn.query(
-          `create unlogged table ${this.prefix}_digests as
-           with new_h as (
-             select s.uid, ${digestOf(recordText(tx, 's'))} as d from ${this.prefix}_tx s
-           ), new_r as (
-             select s.tx_uid as uid, ${aggregateDigest(recordText(rows, 's'), 's.ord')} as d from ${this.prefix}_rows s group by s.tx_uid
-           ), new_x as (
-             select s.tx_uid as uid, ${aggregateDigest(recordText(tax, 's', ', s.row_ord'), 's.ord')} as d from ${this.prefix}_tax s group by s.tx_uid
-           )
-           select h.uid, h.d as hd, r.d as rd, x.d as xd from new_h h left join new_r r on r.uid = h.uid left join new_x x on x.uid = h.uid`,
-        );
-        await conn.query('commit');
-      } catch (err) {
-        await conn.query('rollback').catch(() => undefined);
-        throw err;
-      } finally {
-        await client.releaseConnection(conn);
-      }
-    })();
+    const made = this.inTransactionOfItsOwn(async (conn) => {
+      // the aggregates' row counts are guesses to the planner (see keptPostings): no nested loops
+      await conn.query('set local enable_nestloop = off');
+      await conn.query(
+        `create unlogged table ${this.prefix}_digests as
+         with new_h as (
+           select s.uid, ${digestOf(recordText(tx, 's'))} as d from ${this.prefix}_tx s
+         ), new_r as (
+           select s.tx_uid as uid, ${aggregateDigest(recordText(rows, 's'), 's.ord')} as d from ${this.prefix}_rows s group by s.tx_uid
+         ), new_x as (
+           select s.tx_uid as uid, ${aggregateDigest(recordText(tax, 's', ', s.row_ord'), 's.ord')} as d from ${this.prefix}_tax s group by s.tx_uid
+         )
+         select h.uid, h.d as hd, r.d as rd, x.d as xd from new_h h left join new_r r on r.uid = h.uid left join new_x x on x.uid = h.uid`,
+      );
+    });
     // awaited by the switch, which reports a failure, and by close(); never left unhandled meanwhile
     made.catch(() => undefined);
     this.stagedDigests = made;
