@@ -1,4 +1,5 @@
 import { INTERNAL_HEADERS } from '@ledgerline/service-kit';
+import { OVERLOADED_HEADER } from '@ledgerline/service-kit/errors';
 import type { Benchmark, BenchContext, Figure } from './context.js';
 import { load, percentile, postEach } from './load.js';
 import { pacedLoad, stallNote, stallProbe, type PacedResult } from './paced.js';
@@ -1173,7 +1174,7 @@ const soak: Benchmark = {
         const second = Math.floor((performance.now() - begin) / 1000);
         fivexxSeconds.set(second, (fivexxSeconds.get(second) ?? 0) + 1);
         // a service's early refusal carries its mark through the gateway; the gateway's own does not
-        const kind = res.status === 503 ? (res.headers.has('x-ledgerline-overloaded') ? "503 the service's gate" : '503 the gateway') : String(res.status);
+        const kind = res.status === 503 ? (res.headers.has(OVERLOADED_HEADER) ? "503 the service's gate" : '503 the gateway') : String(res.status);
         fivexxKinds.set(kind, (fivexxKinds.get(kind) ?? 0) + 1);
       }
       else if (res.status >= 300) counts.other++;
@@ -1393,7 +1394,7 @@ const stall: Benchmark = {
           answers.push(
             request.then(async (res) => {
               await res.arrayBuffer();
-              return { status: res.status, ms: performance.now() - t0, gate: res.headers.has('x-ledgerline-overloaded'), write };
+              return { status: res.status, ms: performance.now() - t0, gate: res.headers.has(OVERLOADED_HEADER), write };
             }),
           );
         }

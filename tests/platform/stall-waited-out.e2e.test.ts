@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, eventually, startStack, type Stack } from '../support/stack.js';
 import { invoiceBody } from '../sales/helpers.js';
+import { OVERLOADED_HEADER } from '@ledgerline/service-kit/errors';
 
 /*
  * A stall is not an overload (decision 269). Sales is offered invoices and reads at a steady pace
@@ -48,7 +49,7 @@ async function paced(day: string, perSecond: number, ms: number) {
       request.then(async (res) => {
         const body = (await res.json()) as { id?: number; code?: string; entities?: unknown };
         // a refusal says whose it was: the service's gate marks its own, the gateway's limit does not
-        const by = res.status === 503 ? (res.headers.has('x-ledgerline-overloaded') ? "the service's gate" : 'the gateway') : undefined;
+        const by = res.status === 503 ? (res.headers.has(OVERLOADED_HEADER) ? "the service's gate" : 'the gateway') : undefined;
         return { status: res.status, id: i % 2 === 0 ? body.id : undefined, code: body.code, by };
       }),
     );
