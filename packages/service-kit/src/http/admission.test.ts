@@ -165,9 +165,15 @@ describe('AdmissionGate', () => {
     }
     const traffic = (): Traffic => ({ answered: [], working: [] });
     /** Runs `ms` of traffic, `perStep` arrivals every 10 ms; a request finishes `workMs` after its turn, later while `stalled` holds the service. */
-    const run = async (g: AdmissionGate, t: Traffic, ms: number, { perStep = 1, workMs = 10, stalled = (_at: number): boolean => false } = {}) => {
+    const run = async (
+      g: AdmissionGate,
+      t: Traffic,
+      ms: number,
+      { perStep = 1 as number | ((at: number) => number), workMs = 10, stalled = (_at: number): boolean => false } = {},
+    ) => {
       for (let step = 0; step < ms; step += 10) {
-        for (let i = 0; i < perStep; i++) {
+        const arriving = typeof perStep === 'number' ? perStep : perStep(clock);
+        for (let i = 0; i < arriving; i++) {
           const a = g.enter();
           const take = (x: Admission) => {
             t.answered.push(x);
@@ -187,6 +193,22 @@ describe('AdmissionGate', () => {
         for (const w of due) w.leave();
         await Promise.resolve();
       }
+    };
+    /**
+     * Arrivals a client means to send every `everyMs`, from a process whose event loop is held
+     * for `heldMs` of every `periodMs` (its own work, a busy machine): what fell due while it was
+     * held goes out at once when it is free, in a lump.
+     */
+    const lumps = (everyMs: number, heldMs: number, periodMs: number) => {
+      const origin = clock;
+      let sent = 0;
+      return (at: number) => {
+        if ((at - origin) % periodMs < heldMs) return 0;
+        const due = Math.floor((at - origin) / everyMs) + 1;
+        const now = due - sent;
+        sent = due;
+        return now;
+      };
     };
     const refusals = (t: Traffic) => t.answered.flatMap((a) => (a.admitted ? [] : [a.reason]));
     const waits = (answers: Admission[]) => answers.flatMap((a) => (a.admitted ? [a.waitedMs] : []));
@@ -212,6 +234,39 @@ describe('AdmissionGate', () => {
       // the longest wait was the stall's and the drain's, under a request's bound
       expect(Math.max(...waits(t.answered))).toBeGreaterThan(500);
       expect(Math.max(...waits(t.answered))).toBeLessThan(1000);
+    });
+
+    it.each([
+      // 4 a usual interval, each 25 ms, but held for 150 ms of every 300: lumps of six between quiet
+      // stretches, so an interval sees none or twice the usual and more, and the slots fill at once
+      { what: 'in lumps', slots: 2, targetMs: 50, maxWaitMs: 1000, everyMs: 25, heldMs: 150 },
+      // the same with the service's settings in tests/platform/stall-waited-out.e2e.test.ts
+      { what: 'in lumps', slots: 4, targetMs: 20, maxWaitMs: 2000, everyMs: 25, heldMs: 150 },
+      // 2 a usual interval, evenly: the two slots fill and a request waits past the target before
+      // four usual gaps (200 ms) pass without a request finishing
+      { what: 'evenly at a low pace', slots: 2, targetMs: 50, maxWaitMs: 1000, everyMs: 50, heldMs: 0 },
+    ])('waits out a stall whenever it begins while the usual load comes $what: $slots slots, target $targetMs ms', async ({ slots, targetMs, maxWaitMs, everyMs, heldMs }) => {
+      // the usual pace learned over a stretch, a pause, and 700 ms before the stall
+      for (let onset = 0; onset < 300; onset += 10) {
+        clock = 0;
+        const judged: StandingJudged[] = [];
+        const stalls: number[] = [];
+        const g = new AdmissionGate({ ...opts, maxConcurrent: slots, targetMs, maxWaitMs, now: () => clock, onStall: () => stalls.push(clock), onStanding: (seen) => judged.push(seen) });
+        const t = traffic();
+        await run(g, t, 1500, { perStep: lumps(everyMs, heldMs, 300) });
+        expect(refusals(t)).toEqual([]);
+        await run(g, t, 300, { perStep: 0 });
+        const arrivals = lumps(everyMs, heldMs, 300);
+        const from = clock + 700 + onset;
+        await run(g, t, 700 + onset + 700 + 1300, { perStep: arrivals, stalled: (at) => at >= from && at < from + 700 });
+        expect({ onset, refused: refusals(t), judged }).toEqual({ onset, refused: [], judged: [] });
+        expect(stalls.length).toBeGreaterThan(0);
+        expect(g.load).toMatchObject({ standing: false, stalled: false });
+        // what waited, waited through most of the stall and no longer than a request may
+        expect(Math.max(...waits(t.answered))).toBeGreaterThan(400);
+        expect(Math.max(...waits(t.answered))).toBeLessThan(maxWaitMs);
+        await vi.runOnlyPendingTimersAsync();
+      }
     });
 
     it('still refuses an overload early: more come than the working service finishes', async () => {

@@ -32,6 +32,13 @@
  * waited out. A stall that outlasted `maxWaitMs` is not waited out again until the service keeps
  * up (an interval with no wait past the target and nothing refused).
  *
+ * Robust to how load really comes (decision 276): a surge is more than twice the usual arrivals
+ * and more than chance adds to that (three standard deviations of a Poisson count), since at a
+ * few arrivals an interval twice the usual is chance, and a client held by a busy machine sends
+ * what fell due in a lump. And an interval in which requests worked or waited and none finished,
+ * at the usual load, before four usual gaps have passed, leaves the queue judged as it was: at a
+ * low pace a few slots fill and a request waits past the target before the gaps can tell a stall.
+ *
  * So a burst is absorbed, a stall is waited out, sustained overload is refused before any work is
  * done (the body not even read), and what is accepted waits at most about `targetMs` beyond its
  * own work while the service is overloaded.
@@ -77,8 +84,15 @@ export interface StandingJudged {
 const PACE_WEIGHT = 0.2;
 /** A stall: nothing finished for this many of the usual gaps between finished requests (and for longer than the target). */
 const STALL_GAPS = 4;
-/** The load rose: more came in an interval than this many times the usual arrivals (an overload, not a stall). */
+/** The load rose: more came in an interval than this many times the usual arrivals (an overload, not a stall)... */
 const SURGE = 2;
+/**
+ * ...and more than chance brings above that: this many standard deviations of a Poisson count of
+ * that mean. At a few arrivals an interval, twice the usual is chance (four a usual interval: nine
+ * or more in about one interval of fifty), and a client whose event loop is held sends what fell
+ * due in a lump; a stall judged a surge is refused for its whole length (decision 276).
+ */
+const CHANCE_SDS = 3;
 
 /** Why a request was refused: the queue was full, it stands, or the request waited its longest. */
 export type Refusal = 'queue_full' | 'standing_queue' | 'waited_too_long';
@@ -242,7 +256,7 @@ export class AdmissionGate {
    * At each interval's end: the queue stands when even its shortest wait passed the target and
    * at least as many came as finished, unless a stall is being waited out: from an interval's end
    * at which requests wait, nothing has finished for longer than the target and four usual gaps
-   * and no more than twice the usual arrivals came, until the queue stops standing — for
+   * and no surge came (twice the usual arrivals and what chance adds), until the queue stops standing — for
    * `maxWaitMs` from the first request that waited, and while the queue drains after that, as
    * long as no surge comes.
    */
@@ -259,11 +273,16 @@ export class AdmissionGate {
     if (keptUp) this.outlasted = false;
     // what came stayed about what usually comes while the service kept up: its clients did not
     // send more, so a queue is the service's doing; a surge is an overload, whatever else holds
-    const usualLoad = this.arrivalPace !== null && this.arrivals / elapsed <= SURGE * this.arrivalPace;
+    const usualLoad = this.arrivalPace !== null && this.arrivals <= surgeBound(SURGE * this.arrivalPace * elapsed);
     const known = usualLoad && this.pace !== null && this.pace > 0;
     // nothing finished for several usual gaps: the service stalled
     const quiet = known && this.queue.length > 0 && now - this.lastFinished > Math.max(this.opts.targetMs, STALL_GAPS / this.pace!);
     if (this.stallSince === null && !this.outlasted && quiet) this.stallSince = this.queue[0].since;
+    // requests worked or waited through the interval at the usual load and none finished, but not
+    // yet for four usual gaps: a stall may be beginning (a few slots fill before four gaps pass at
+    // a low pace); the queue is judged as it was until the gaps tell, and the interval does not
+    // teach the pace (decision 276)
+    const undecided = known && this.finished === 0 && this.running + this.queue.length > 0 && this.stallSince === null && !this.outlasted;
     if (this.stallSince !== null && usualLoad && (now - this.stallSince <= this.opts.maxWaitMs || draining)) {
       this.standing = false;
       this.opts.onStall?.();
@@ -273,14 +292,14 @@ export class AdmissionGate {
       this.stallSince = null;
       const usualGapMs = this.pace ? 1 / this.pace : null;
       const pace = this.finished / elapsed;
-      this.pace = this.pace === null ? pace : this.pace + PACE_WEIGHT * (pace - this.pace);
+      if (!undecided) this.pace = this.pace === null ? pace : this.pace + PACE_WEIGHT * (pace - this.pace);
       // the usual load is what came while the service kept up: an overload's arrivals never become usual
       if (keptUp) {
         const arrivalPace = this.arrivals / elapsed;
         this.arrivalPace = this.arrivalPace === null ? arrivalPace : this.arrivalPace + PACE_WEIGHT * (arrivalPace - this.arrivalPace);
       }
       const wasStanding = this.standing;
-      this.standing = waitedPastTarget && !draining;
+      this.standing = undecided ? wasStanding : waitedPastTarget && !draining;
       if (this.standing && !wasStanding) {
         this.opts.onStanding?.({
           intervalMs: elapsed,
@@ -300,4 +319,9 @@ export class AdmissionGate {
     this.refused = 0;
     this.intervalStart = now;
   }
+}
+
+/** The most arrivals an interval whose expected count is `mean` brings by chance: the mean and CHANCE_SDS standard deviations of a Poisson count. */
+function surgeBound(mean: number): number {
+  return mean + CHANCE_SDS * Math.sqrt(mean);
 }
