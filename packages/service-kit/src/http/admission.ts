@@ -36,8 +36,9 @@
  * and more than chance adds to that (three standard deviations of a Poisson count), since at a
  * few arrivals an interval twice the usual is chance, and a client held by a busy machine sends
  * what fell due in a lump. And an interval in which requests worked or waited and none finished,
- * at the usual load, before four usual gaps have passed, leaves the queue judged as it was: at a
- * low pace a few slots fill and a request waits past the target before the gaps can tell a stall.
+ * at the usual load, before four usual gaps have passed, leaves a waiting queue judged as it was:
+ * at a low pace a few slots fill and a request waits past the target before the gaps can tell a
+ * stall.
  *
  * So a burst is absorbed, a stall is waited out, sustained overload is refused before any work is
  * done (the body not even read), and what is accepted waits at most about `targetMs` beyond its
@@ -280,8 +281,8 @@ export class AdmissionGate {
     if (this.stallSince === null && !this.outlasted && quiet) this.stallSince = this.queue[0].since;
     // requests worked or waited through the interval at the usual load and none finished, but not
     // yet for four usual gaps: a stall may be beginning (a few slots fill before four gaps pass at
-    // a low pace); the queue is judged as it was until the gaps tell, and the interval does not
-    // teach the pace (decision 276)
+    // a low pace); the interval does not teach the pace, and a queue waiting is judged as it was
+    // until the gaps tell (decision 276) — an empty one stands for nothing
     const undecided = known && this.finished === 0 && this.running + this.queue.length > 0 && this.stallSince === null && !this.outlasted;
     if (this.stallSince !== null && usualLoad && (now - this.stallSince <= this.opts.maxWaitMs || draining)) {
       this.standing = false;
@@ -299,7 +300,7 @@ export class AdmissionGate {
         this.arrivalPace = this.arrivalPace === null ? arrivalPace : this.arrivalPace + PACE_WEIGHT * (arrivalPace - this.arrivalPace);
       }
       const wasStanding = this.standing;
-      this.standing = undecided ? wasStanding : waitedPastTarget && !draining;
+      this.standing = undecided && this.queue.length > 0 ? wasStanding : waitedPastTarget && !draining;
       if (this.standing && !wasStanding) {
         this.opts.onStanding?.({
           intervalMs: elapsed,
